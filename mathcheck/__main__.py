@@ -1,0 +1,3 @@
+from mathcheck.cli import main
+
+main()

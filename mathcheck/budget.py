@@ -1,0 +1,170 @@
+"""Time budgets that really stop SymPy.
+
+SymPy catches ``Exception`` in places (inside ``simplify``, assumptions, ``evalf``), so a timeout
+raised as an ordinary exception can be swallowed and the work goes on. :class:`BudgetExceeded`
+derives from ``BaseException`` and is delivered asynchronously: by ``SIGALRM`` in the main thread,
+by ``PyThreadState_SetAsyncExc`` in any other thread. SymPy is pure Python, so it is interrupted
+between two bytecodes. (A single long C call, such as multiplying two huge integers, finishes first;
+:func:`mathcheck.budget.run_in_child` kills a whole process where that matters.)
+
+Budgets nest: an inner budget never outlives an outer one, and when an outer deadline fires inside
+an inner attempt the exception is re-raised to the outer caller, not mistaken for the inner one's.
+
+    >>> ok, value = attempt(lambda: 1 + 1, seconds=1.0)
+    >>> ok, value
+    (True, 2)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+from typing import Any, Callable
+
+
+class BudgetExceeded(BaseException):
+    """The time budget ran out. A ``BaseException`` so that ``except Exception`` cannot swallow it."""
+
+    deadline: float = 0.0
+
+
+_local = threading.local()
+
+
+def _stack() -> list[float]:
+    s = getattr(_local, "stack", None)
+    if s is None:
+        s = _local.stack = []
+    return s
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
+def _on_alarm(signum, frame):
+    stack = _stack()
+    if not stack:
+        return
+    if time.monotonic() < min(stack) - 1e-3:  # a stale alarm from a budget that has just closed
+        _arm()
+        return
+    exc = BudgetExceeded()
+    exc.deadline = min(stack)
+    raise exc
+
+
+class _ThreadTimer:
+    """Fallback outside the main thread: inject the exception into the thread that owns the budget."""
+
+    def __init__(self):
+        self.timer: threading.Timer | None = None
+
+    def arm(self, delay: float, deadline: float, thread_id: int):
+        self.cancel()
+        kind = type("BudgetExceeded", (BudgetExceeded,), {"deadline": deadline})
+        t = threading.Timer(max(delay, 0.0), ctypes.pythonapi.PyThreadState_SetAsyncExc,
+                            (ctypes.c_ulong(thread_id), ctypes.py_object(kind)))
+        t.daemon = True
+        t.start()
+        self.timer = t
+
+    def cancel(self):
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
+def _arm() -> None:
+    stack = _stack()
+    if _in_main_thread():
+        if not stack:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return
+        if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+            signal.signal(signal.SIGALRM, _on_alarm)
+        remaining = min(stack) - time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, max(remaining, 1e-6))
+    else:
+        timer = getattr(_local, "timer", None)
+        if timer is None:
+            timer = _local.timer = _ThreadTimer()
+        if not stack:
+            timer.cancel()
+            return
+        deadline = min(stack)
+        timer.arm(deadline - time.monotonic(), deadline, threading.get_ident())
+
+
+class budget:
+    """Context manager: the block is interrupted with :class:`BudgetExceeded` after ``seconds``."""
+
+    def __init__(self, seconds: float):
+        self.seconds = float(seconds)
+        self.deadline = 0.0
+
+    def __enter__(self) -> "budget":
+        self.deadline = time.monotonic() + self.seconds
+        _stack().append(self.deadline)
+        _arm()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        stack = _stack()
+        stack.remove(self.deadline)
+        _arm()
+        return False
+
+    def owns(self, exc: BudgetExceeded) -> bool:
+        """Whether ``exc`` is this budget running out (not an enclosing one)."""
+        return exc.deadline == self.deadline
+
+
+def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
+    """Run ``fn()`` within ``seconds``: ``(True, value)``, or ``(False, None)`` when it ran out.
+
+    If an *enclosing* budget runs out meanwhile, its :class:`BudgetExceeded` propagates.
+    """
+    b = budget(seconds)
+    try:
+        with b:
+            return True, fn()
+    except BudgetExceeded as exc:
+        if b.owns(exc):
+            return False, None
+        raise
+
+
+def run_in_child(fn: Callable[[], Any], seconds: float) -> tuple[str, Any]:
+    """Run ``fn()`` in a forked child killed after ``seconds``: ``("ok", value)``, ``("timeout", None)``
+    or ``("error", message)``. For work that may sit in one long C call (huge integers)."""
+    import multiprocessing as mp
+    import pickle
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            send.send(("ok", fn()))
+        except BaseException as exc:  # report anything, including our own budget, to the parent
+            try:
+                send.send(("error", f"{type(exc).__name__}: {exc}"))
+            except (pickle.PicklingError, OSError):
+                pass
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if recv.poll(seconds):
+            return recv.recv()
+        return "timeout", None
+    except EOFError:
+        return "error", "the child process died"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()

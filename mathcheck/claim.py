@@ -1,0 +1,182 @@
+"""The values a claim is made of: Source, Step, Part, Mutant, Claim.
+
+A claim is data, not a procedure. Its mathematics is a tuple of *parts*; each part is a chain of
+steps ``e0 = e1 = ... = en`` whose every link the step checker must show, so the part states
+``Eq(e0, en)``. Mutants replace a part's statement with a mistake people really make; the same
+symbolic and numeric machinery must refute every one of them.
+
+Nothing here imports SymPy at module level (``mathcheck list`` reads claim metadata without it);
+the fields hold SymPy objects once a claim is built.
+
+Example (a two-step chain)::
+
+    >>> from mathcheck.lazy import sympy as sp
+    >>> x = sp.Symbol("x", positive=True)
+    >>> part = Part("log-product", (Step(sp.log(2 * x), "start"),
+    ...                             Step(sp.log(2) + sp.log(x), "log of a product")))
+    >>> part.statement
+    Eq(log(2*x), log(x) + log(2))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mathcheck.lazy import sympy as sp
+
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from: the seed's section, its sentence in Chinese, an English gloss."""
+
+    section: str
+    zh: str
+    en: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One link of a chain: an expression and why it equals the previous one.
+
+    ``rule`` names a transformation (see :mod:`mathcheck.rules`); when given, the checker applies
+    it to the previous expression and shows the result equals ``expr``. Without a rule the step
+    must follow by algebra alone.
+    """
+
+    expr: Any
+    reason: str
+    rule: Any = None
+
+    def __repr__(self) -> str:
+        how = f", rule={self.rule!r}" if self.rule is not None else ""
+        return f"Step({sp.sstr(self.expr)}, {self.reason!r}{how})"
+
+
+@dataclass(frozen=True)
+class Part:
+    """A named chain of steps proving ``Eq(steps[0].expr, steps[-1].expr)``.
+
+    ``general`` says the chain holds for a symbolic dimension; ``free_of`` names symbols the
+    final expression must not contain (e.g. "depends on k only" is ``free_of=(pos,)``).
+    """
+
+    name: str
+    steps: tuple[Step, ...]
+    general: bool = True
+    free_of: tuple = ()
+
+    def __post_init__(self):
+        if len(self.steps) < 1:
+            raise ValueError(f"part {self.name!r} has no steps")
+
+    @property
+    def lhs(self):
+        return self.steps[0].expr
+
+    @property
+    def rhs(self):
+        return self.steps[-1].expr
+
+    @property
+    def statement(self):
+        return sp.Eq(self.lhs, self.rhs, evaluate=False)
+
+    def __repr__(self) -> str:
+        return f"Part({self.name!r}: {sp.sstr(self.lhs)} = {sp.sstr(self.rhs)}, {len(self.steps)} steps)"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A mistake people make, as a replacement statement for one or more parts.
+
+    ``replace`` maps a part name to the wrong equation ``Eq(lhs, rhs)``.
+    """
+
+    name: str
+    mistake: str
+    replace: tuple[tuple[str, Any], ...]
+
+    def __repr__(self) -> str:
+        return f"Mutant({self.name!r}: {self.mistake})"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the checker may assume about the claim's symbols beyond their SymPy assumptions.
+
+    ``indices`` gives each free index symbol its range, e.g. ``((i, 1, n), (j, 1, n))``;
+    ``sample`` overrides how the counterexample search draws a symbol, e.g. ``((p, (0.1, 1)),)``;
+    ``definitions`` are unfolded before every zero test (so ``KL(p, q)`` can be compared with a sum).
+    """
+
+    indices: tuple = ()
+    sample: tuple = ()
+    definitions: tuple = ()  # rules.Rule values unfolded before every zero test
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement of the seed, its derivation, its mutants and the numeric check that tests it."""
+
+    id: str
+    title: str
+    source: Source
+    assumptions: tuple[str, ...]
+    parts: tuple[Part, ...]
+    mutants: tuple[Mutant, ...]
+    check: str  # "module:function" in mathcheck.verify (torch stays out of derivations/)
+    context: Context = field(default_factory=Context)
+    seed_verdict: tuple[str, str] = ("exact", "")
+
+    def __post_init__(self):
+        if not _ID.match(self.id):
+            raise ValueError(f"claim id {self.id!r} is not kebab-case")
+        names = [p.name for p in self.parts]
+        if len(set(names)) != len(names):
+            raise ValueError(f"claim {self.id}: part names repeat: {names}")
+        if len(self.mutants) < 2:
+            raise ValueError(f"claim {self.id}: needs at least two mutants, has {len(self.mutants)}")
+        for m in self.mutants:
+            for name, _ in m.replace:
+                if name not in names:
+                    raise ValueError(f"claim {self.id}: mutant {m.name!r} replaces unknown part {name!r}")
+
+    @property
+    def general(self) -> bool:
+        return all(p.general for p in self.parts)
+
+    def part(self, name: str) -> Part:
+        for p in self.parts:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def statements(self) -> dict[str, Any]:
+        """The statement of every part, by name: what the numeric check tests."""
+        return {p.name: p.statement for p in self.parts}
+
+    def mutated(self, mutant: Mutant) -> dict[str, Any]:
+        out = self.statements()
+        out.update(dict(mutant.replace))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Claim({self.id!r}, {self.source.section}, {len(self.parts)} parts, {len(self.mutants)} mutants)"
+
+
+@dataclass(frozen=True)
+class Body:
+    """What a derivation module's builder returns; the registry adds the metadata to make a Claim."""
+
+    assumptions: tuple[str, ...]
+    parts: tuple[Part, ...]
+    mutants: tuple[Mutant, ...]
+    context: Context = field(default_factory=Context)
+    seed_verdict: tuple[str, str] = ("exact", "")
+
+
+Builder = Callable[[], Body]

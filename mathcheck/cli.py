@@ -1,0 +1,150 @@
+"""The command line: parse, call, print. No mathematics here.
+
+Exit codes: 0 all proved (``refute``: every mutant refuted); 1 something refuted (``refute``: a
+mutant survived); 2 bad input; 3 inconclusive; 4 the machinery failed (a verdict ``error``).
+
+SymPy and torch are imported inside the commands that need them, so ``mathcheck --help`` and
+``mathcheck list`` start as fast as click itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mathcheck import __version__
+
+EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3, "error": 4}
+
+
+def fail(message: str, code: int = 2):
+    """One line on stderr, no traceback, and the exit code."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _entries(ids: tuple[str, ...], all_: bool):
+    from mathcheck import registry
+
+    if all_ and ids:
+        fail("give claim ids or --all, not both")
+    if not all_ and not ids:
+        fail("name at least one claim (mathcheck list shows them) or use --all")
+    try:
+        return registry.entries(plugins=True) if all_ else [registry.entry(i) for i in ids]
+    except (registry.UnknownClaim, registry.LoadError) as exc:
+        fail(str(exc))
+
+
+def _print_json(verdicts, kind: str, seed: int) -> None:
+    from mathcheck.render import json as rj
+
+    click.echo(json.dumps(rj.report(verdicts, kind, seed), ensure_ascii=False, indent=2))
+
+
+seed_option = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                           help="Seed of every random draw: same seed, same report.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mathcheck")
+def main():
+    """The mathematics behind Transformers: derived by SymPy, checked against PyTorch."""
+
+
+@main.command("list")
+@json_option
+def list_(as_json: bool):
+    """List the claims: id, seed section, title."""
+    from mathcheck import registry
+
+    try:
+        entries = registry.entries(plugins=True)
+    except registry.LoadError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps({"claims": [{"id": e.id, "title": e.title, "section": e.section}
+                                          for e in entries]}, ensure_ascii=False, indent=2))
+        return
+    width = max(len(e.id) for e in entries)
+    for e in entries:
+        click.echo(f"{e.id:<{width}}  {e.section:<5}  {e.title}")
+
+
+@main.command()
+@click.argument("claim_id")
+def show(claim_id: str):
+    """Show a claim: its source, assumptions, derivation and mutants (nothing is checked)."""
+    from mathcheck import registry
+    from mathcheck.render import text
+
+    try:
+        c = registry.get(claim_id)
+    except registry.UnknownClaim as exc:
+        fail(str(exc))
+    click.echo("\n".join(text.claim_description(c)))
+
+
+@main.command()
+@click.argument("claim_ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Prove every claim.")
+@seed_option
+@json_option
+def prove(claim_ids, all_, seed, as_json):
+    """Derive each claim symbolically and check it numerically against PyTorch."""
+    entries = _entries(claim_ids, all_)
+    from mathcheck.engine import prove_entry
+    from mathcheck.render import text
+    from mathcheck.verify import Options
+
+    options = Options(seed=seed)
+    verdicts = []
+    for e in entries:
+        v = prove_entry(e, options)
+        verdicts.append(v)
+        if not as_json:
+            click.echo("\n".join(text.claim_verdict(v)))
+    if as_json:
+        _print_json(verdicts, "prove", seed)
+    else:
+        click.echo(text.summary(verdicts, "prove"))
+    statuses = {v.status for v in verdicts}
+    for worst in ("error", "refuted", "inconclusive"):
+        if worst in statuses:
+            sys.exit(EXIT[worst])
+
+
+@main.command()
+@click.argument("claim_ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Refute the mutants of every claim.")
+@seed_option
+@json_option
+def refute(claim_ids, all_, seed, as_json):
+    """Show that every mutant (a mistake people make) of each claim is refuted."""
+    entries = _entries(claim_ids, all_)
+    from mathcheck.engine import refute_entry
+    from mathcheck.render import text
+    from mathcheck.verify import Options
+
+    options = Options(seed=seed)
+    verdicts = []
+    for e in entries:
+        r = refute_entry(e, options)
+        verdicts.append(r)
+        if not as_json:
+            click.echo("\n".join(text.refute_verdict(r)))
+    if as_json:
+        _print_json(verdicts, "refute", seed)
+    else:
+        click.echo(text.summary(verdicts, "refute"))
+    if any(r.error for r in verdicts):
+        sys.exit(EXIT["error"])
+    if not all(r.all_refuted for r in verdicts):
+        sys.exit(EXIT["refuted"])
+
+
+if __name__ == "__main__":
+    main()

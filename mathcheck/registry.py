@@ -1,0 +1,167 @@
+"""Where claims are registered and found.
+
+A derivation module registers each claim with the :func:`claim` decorator; the metadata (id, title,
+seed section and sentence) is known without running the builder, so ``mathcheck list`` neither builds
+a claim nor imports SymPy. ``get(id)`` builds the :class:`~mathcheck.claim.Claim` on demand.
+
+Claims come from three places: the modules of :mod:`mathcheck.derivations`, installed packages that
+declare an entry point in the group ``mathcheck.claims``, and files a user loads with
+:func:`load_from`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import pkgutil
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+_SECTION = re.compile(r"§(\d+)(?:\.(\d+))?")
+
+
+class UnknownClaim(LookupError):
+    """An id that names no registered claim; ``str()`` is the one line the CLI prints."""
+
+
+class LoadError(Exception):
+    """A user's claim file or module that cannot be loaded; ``str()`` is one line for the CLI."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    title: str
+    section: str
+    zh: str
+    en: str
+    check: str
+    module: str
+    builder: Callable
+
+    @property
+    def order(self) -> tuple:
+        m = _SECTION.match(self.section)
+        return (int(m.group(1)), int(m.group(2) or 0)) if m else (99, 0)
+
+    def build(self):
+        return _build(self)
+
+
+_ENTRIES: dict[str, Entry] = {}
+_LOADED = False
+
+
+def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str):
+    """Register the decorated builder as the derivation of claim ``id``.
+
+    ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
+    is proved, so derivation modules never import torch.
+    """
+
+    def register(builder):
+        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder)
+        old = _ENTRIES.get(id)
+        if old is not None and old.module != entry.module:
+            raise ValueError(f"claim id {id!r} is registered twice: in {old.module} and {entry.module}")
+        _ENTRIES[id] = entry
+        return builder
+
+    return register
+
+
+@lru_cache(maxsize=None)
+def _build(entry: Entry):
+    from mathcheck.claim import Claim, Source
+
+    body = entry.builder()
+    return Claim(
+        id=entry.id,
+        title=entry.title,
+        source=Source(entry.section, entry.zh, entry.en),
+        check=entry.check,
+        assumptions=tuple(body.assumptions),
+        parts=tuple(body.parts),
+        mutants=tuple(body.mutants),
+        context=body.context,
+        seed_verdict=body.seed_verdict,
+    )
+
+
+def _load_builtin() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    import mathcheck.derivations as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+    _LOADED = True
+
+
+def load_entry_points() -> None:
+    """Import the claim modules that installed packages declare under ``mathcheck.claims``."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="mathcheck.claims"):
+        try:
+            ep.load()
+        except Exception as exc:  # a broken plug-in must not take the built-in catalog down
+            raise LoadError(f"entry point {ep.name!r} ({ep.value}) failed to load: {exc}") from None
+
+
+def load_from(spec: str) -> list[str]:
+    """Load claims from a Python file path or an importable module name; return their ids."""
+    before = set(_ENTRIES)
+    path = Path(spec)
+    try:
+        if spec.endswith(".py") or path.exists():
+            if not path.is_file():
+                raise LoadError(f"--from {spec!r}: no such file; give a path to a .py file or a module name")
+            name = f"mathcheck_user_{abs(hash(str(path.resolve())))}"
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[name] = module
+            module_spec.loader.exec_module(module)
+        else:
+            importlib.import_module(spec)
+    except LoadError:
+        raise
+    except ModuleNotFoundError as exc:
+        raise LoadError(f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module") from None
+    except Exception as exc:
+        raise LoadError(f"--from {spec!r}: {type(exc).__name__}: {exc}") from None
+    added = sorted(set(_ENTRIES) - before, key=lambda i: list(_ENTRIES).index(i))
+    if not added:
+        raise LoadError(f"--from {spec!r}: defines no claim; decorate a builder with @mathcheck.registry.claim")
+    return added
+
+
+def entries(plugins: bool = False) -> list[Entry]:
+    """Every registered claim, ordered by the seed's sections."""
+    _load_builtin()
+    if plugins:
+        load_entry_points()
+    builtin_order = list(_ENTRIES)
+    return sorted(_ENTRIES.values(), key=lambda e: (e.order, builtin_order.index(e.id)))
+
+
+def entry(claim_id: str) -> Entry:
+    _load_builtin()
+    try:
+        return _ENTRIES[claim_id]
+    except KeyError:
+        close = difflib.get_close_matches(claim_id, list(_ENTRIES), n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownClaim(f"unknown claim {claim_id!r}{hint} (mathcheck list shows every id)") from None
+
+
+def get(claim_id: str):
+    """Build and return the claim with this id."""
+    return entry(claim_id).build()

@@ -1,0 +1,142 @@
+"""Verdicts: what proving a claim or refuting its mutants found, as plain immutable values.
+
+The renderers (terminal, JSON, LaTeX, Markdown) all read these objects and nothing else.
+
+Honesty rules, enforced by :func:`combine`:
+
+* ``proved``: every symbolic step checked **and** the numeric check passed;
+* ``refuted``: a symbolic step shown false, or the numeric check found a counterexample;
+* ``inconclusive``: anything else (a step out of budget, numeric agreement without a proof, ...);
+* ``error``: the machinery itself failed (a bug or a broken environment), reported, never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = ("proved", "refuted", "inconclusive", "error")
+NUMERIC_STATUSES = ("passed", "refuted", "inconclusive", "error")
+
+
+@dataclass(frozen=True)
+class NumericVerdict:
+    """The numeric check of a set of statements against PyTorch.
+
+    ``status`` is ``passed`` (agreement within tolerance / the test did not reject), ``refuted``
+    (a counterexample), ``inconclusive`` or ``error``. Agreement is evidence, never a proof.
+    """
+
+    status: str
+    reference: str
+    trials: int
+    max_abs_err: float | None
+    atol: float | None = None
+    rtol: float | None = None
+    seed: int = 0
+    counterexample: tuple = ()  # ((name, value), ...)
+    details: tuple[str, ...] = ()
+    test: str = ""  # the statistical test, for Monte Carlo checks
+    dtype: str = "float64"
+    device: str = "cpu"
+    seconds: float = 0.0
+
+    def __post_init__(self):
+        if self.status not in NUMERIC_STATUSES:
+            raise ValueError(f"numeric status {self.status!r} not in {NUMERIC_STATUSES}")
+
+
+@dataclass(frozen=True)
+class SymbolicVerdict:
+    status: str
+    general: bool
+    parts: tuple  # of checker.PartResult
+    seconds: float = 0.0
+
+    @property
+    def failing(self):
+        for p in self.parts:
+            s = p.failing
+            if s is not None:
+                return s
+        return None
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    claim: Any  # mathcheck.claim.Claim
+    status: str
+    symbolic: SymbolicVerdict
+    numeric: NumericVerdict
+    seed: int
+    error: str = ""
+
+    @property
+    def replay(self) -> str:
+        return f"mathcheck prove {self.claim.id} --seed {self.seed}"
+
+
+@dataclass(frozen=True)
+class MutantVerdict:
+    mutant: Any  # mathcheck.claim.Mutant
+    status: str
+    symbolic: Any  # checker.Decision | None (None: no symbolic counterpart could be derived)
+    numeric: NumericVerdict
+    counterexample: tuple = ()
+
+    @property
+    def name(self) -> str:
+        return self.mutant.name
+
+
+@dataclass(frozen=True)
+class RefuteVerdict:
+    claim: Any
+    mutants: tuple[MutantVerdict, ...]
+    seed: int
+    error: str = ""
+
+    @property
+    def all_refuted(self) -> bool:
+        return not self.error and all(m.status == "refuted" for m in self.mutants)
+
+    @property
+    def replay(self) -> str:
+        return f"mathcheck refute {self.claim.id} --seed {self.seed}"
+
+
+def combine(symbolic: str, numeric: str) -> str:
+    """The claim's status from its symbolic and numeric statuses.
+
+    >>> combine("proved", "passed"), combine("inconclusive", "passed"), combine("proved", "refuted")
+    ('proved', 'inconclusive', 'refuted')
+    """
+    if "error" in (symbolic, numeric):
+        return "error"
+    if "refuted" in (symbolic, numeric):
+        return "refuted"
+    if symbolic == "proved" and numeric == "passed":
+        return "proved"
+    return "inconclusive"
+
+
+def mutant_status(symbolic, numeric: str) -> str:
+    """A mutant is refuted when either machine refutes it; if the checker *proves* it, the
+    "mistake" is true and the mutant is mislabelled, which is reported as ``proved``."""
+    sym = None if symbolic is None else symbolic.value
+    if numeric == "error":
+        return "error"
+    if sym is False or numeric == "refuted":
+        return "refuted"
+    if sym is True:
+        return "proved"
+    return "inconclusive"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one CLI command found: the verdicts, in order."""
+
+    verdicts: tuple
+    kind: str = "prove"  # or "refute"
+    extras: dict = field(default_factory=dict)

@@ -1,0 +1,35 @@
+"""The numeric layer: each claim's statements checked against PyTorch in float64, seeded.
+
+A check is a function ``check(statements, options) -> NumericVerdict`` where ``statements`` maps a
+part name to its SymPy equation, as derived, or as a mutant states it. The check evaluates the
+side that *is* the mathematics with PyTorch's own functions and autograd, the derived side with
+:mod:`mathcheck.verify.evaluate`, and compares. Checks are named by ``"module:function"`` strings
+in the claims, so importing a derivation never imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to run numeric checks. Same options, same seed: same verdict."""
+
+    seed: int = 0
+    device: str = "cpu"
+    dtype: str = "float64"
+
+
+def resolve(path: str):
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def symbol(expr, name: str):
+    """The free symbol of ``expr`` called ``name`` (checks find a statement's symbols by name)."""
+    for s in expr.free_symbols:
+        if getattr(s, "name", None) == name:
+            return s
+    raise KeyError(f"no symbol {name!r} in {expr}")

@@ -1,0 +1,25 @@
+import functools
+
+import pytest
+
+from mathcheck import registry
+from mathcheck.engine import prove_entry, refute_entry
+from mathcheck.verify import Options
+
+
+@functools.lru_cache(maxsize=None)
+def proved(claim_id: str, seed: int = 0):
+    return prove_entry(registry.entry(claim_id), Options(seed=seed))
+
+
+@functools.lru_cache(maxsize=None)
+def refuted(claim_id: str, seed: int = 0):
+    return refute_entry(registry.entry(claim_id), Options(seed=seed))
+
+
+CLAIM_IDS = [e.id for e in registry.entries()]
+
+
+@pytest.fixture(params=CLAIM_IDS)
+def claim_id(request):
+    return request.param

@@ -1,0 +1,97 @@
+import sympy as sp
+
+from mathcheck import checker, rules
+from mathcheck.checker import check_part, zero_test
+from mathcheck.claim import Context, Part, Step
+
+x = sp.Symbol("x", positive=True)
+y = sp.Symbol("y", real=True)
+n = sp.Symbol("n", integer=True, positive=True)
+i, j, k = sp.symbols("i j k", integer=True)
+z = sp.IndexedBase("z")
+
+
+def test_true_identities_are_proved():
+    assert zero_test(sp.log(2 * x) - sp.log(2) - sp.log(x)).value is True
+    assert zero_test(sp.sin(x + y) - sp.sin(x) * sp.cos(y) - sp.cos(x) * sp.sin(y)).value is True
+    assert zero_test(sp.Sum(sp.KroneckerDelta(i, k) * z[k], (k, 1, n)) - z[i],
+                     Context(indices=((i, 1, n),))).value is True
+
+
+def test_false_identity_is_refuted_with_a_counterexample():
+    d = zero_test(sp.log(2 * x) - sp.log(x))
+    assert d.value is False
+    assert d.status == "refuted"
+    assert dict(d.counterexample)["difference"].startswith("0.693")
+
+
+def test_a_difference_of_1e_minus_9_is_still_refuted():
+    d = zero_test(sp.sin(x) - sp.sin(x) - sp.Rational(1, 10**9))
+    assert d.value is False
+
+
+def test_sum_counterexample_uses_concrete_dimensions_and_index_ranges():
+    d = zero_test(sp.Sum(z[k], (k, 1, n)) - n * z[1])
+    assert d.value is False
+    point = dict(d.counterexample)
+    assert "n" in point and "z[1]" in point
+
+
+def test_budget_overrun_is_inconclusive(monkeypatch):
+    def hang(e):
+        while True:
+            pass
+
+    monkeypatch.setattr(checker, "plan", lambda e: [("hang", hang), ("simplify", hang)])
+    d = zero_test(x - x + 1, attempt_s=0.1, total_s=0.3)
+    assert d.value is None
+    assert d.timed_out
+    assert d.status == "inconclusive"
+
+
+def test_part_with_a_false_step_is_refuted():
+    part = Part("p", (Step(sp.log(2 * x), "start"), Step(sp.log(x) + 2, "wrong: log 2 is not 2")),
+                general=False)
+    r = check_part(part)
+    assert r.status == "refuted"
+    assert r.failing.index == 1
+    assert r.failing.decision.counterexample
+
+
+def test_part_whose_step_runs_out_of_budget_is_inconclusive(monkeypatch):
+    def hang(e):
+        while True:
+            pass
+
+    monkeypatch.setattr(checker, "plan", lambda e: [("hang", hang)])
+    part = Part("p", (Step(x, "start"), Step(x + 0 * y, "same")), general=False)
+    r = check_part(part, attempt_s=0.1, step_s=0.2)
+    assert r.status == "inconclusive"
+
+
+def test_rule_misapplied_is_never_proved():
+    q, kk = sp.IndexedBase("q"), sp.IndexedBase("k")
+    d = sp.Symbol("d", integer=True, positive=True)
+    dot = sp.Sum(q[i] * kk[i], (i, 1, d))
+    # E is uninterpreted: 2·E(q·k)² is not shown zero, and no point can refute it either.
+    part = Part("p", (Step(rules.Var(dot), "start"),
+                      Step(rules.E(dot ** 2) + rules.E(dot) ** 2, "wrong sign", rules.variance_definition())))
+    assert check_part(part).status == "inconclusive"
+    # Once the moments make it concrete, a wrong moment is refuted with a counterexample.
+    mu = sp.Symbol("mu", real=True)
+    part = Part("p", (Step(rules.E(q[i]), "start"),
+                      Step(mu ** 2, "wrong first moment", rules.moments({q: (mu, sp.Integer(1))}))),
+                general=False)
+    assert check_part(part).status == "refuted"
+
+
+def test_general_part_without_symbolic_dimension_is_not_proved():
+    part = Part("p", (Step(x + x, "start"), Step(2 * x, "collect")), general=True)
+    r = check_part(part)
+    assert r.status == "inconclusive"
+    assert any("no symbolic dimension" in note for note in r.notes)
+
+
+def test_free_of_is_enforced():
+    part = Part("p", (Step(x + y - y, "start"), Step(x, "cancel")), general=False, free_of=(x,))
+    assert check_part(part).status == "refuted"

@@ -1,0 +1,122 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck import registry
+from mathcheck.cli import main
+from mathcheck.render.json import without_timings
+from tests import false_claims
+
+HEADLINE = ["qk-variance", "softmax-jacobian", "cross-entropy-decomposition", "sinusoidal-relative-position"]
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+@pytest.fixture
+def false_claim():
+    registry.claim(**false_claims.META)(false_claims.build)
+    yield false_claims.META["id"]
+    registry._ENTRIES.pop(false_claims.META["id"])
+
+
+def test_list_names_every_claim_in_seed_order(runner):
+    r = runner.invoke(main, ["list"])
+    assert r.exit_code == 0
+    ids = [line.split()[0] for line in r.output.splitlines()]
+    assert ids == [e.id for e in registry.entries()]
+    assert set(HEADLINE) <= set(ids)
+
+
+def test_list_json(runner):
+    r = runner.invoke(main, ["list", "--json"])
+    assert r.exit_code == 0
+    claims = json.loads(r.output)["claims"]
+    assert {"id", "title", "section"} <= set(claims[0])
+    assert [c["id"] for c in claims] == [e.id for e in registry.entries()]
+
+
+def test_unknown_claim_is_one_line_and_exit_2(runner):
+    r = runner.invoke(main, ["prove", "softmax-jacobain"])
+    assert r.exit_code == 2
+    assert r.output == ("error: unknown claim 'softmax-jacobain'; did you mean 'softmax-jacobian'? "
+                        "(mathcheck list shows every id)\n")
+
+
+@pytest.mark.parametrize("args", [["prove"], ["refute"], ["prove", "--all", "qk-variance"]])
+def test_bad_selection_exit_2(runner, args):
+    r = runner.invoke(main, args)
+    assert r.exit_code == 2
+    assert len(r.output.strip().splitlines()) == 1
+    assert r.output.startswith("error: ")
+
+
+def test_prove_json_contract(runner):
+    r = runner.invoke(main, ["prove", "softmax-jacobian", "cross-entropy-decomposition", "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert [c["id"] for c in report["claims"]] == ["softmax-jacobian", "cross-entropy-decomposition"]
+    for c in report["claims"]:
+        assert {"id", "title", "section", "status", "symbolic", "numeric"} <= set(c)
+        assert c["status"] == "proved"
+        assert {"status", "general", "steps"} <= set(c["symbolic"])
+        assert c["symbolic"]["general"] is True
+        assert all({"expr", "reason", "status"} <= set(s) for s in c["symbolic"]["steps"])
+        assert {"status", "max_abs_err", "trials", "reference"} <= set(c["numeric"])
+        assert c["numeric"]["status"] == "passed"
+
+
+def test_refute_json_contract(runner):
+    r = runner.invoke(main, ["refute", "cross-entropy-decomposition", "--json"])
+    assert r.exit_code == 0, r.output
+    (c,) = json.loads(r.output)["claims"]
+    assert c["id"] == "cross-entropy-decomposition"
+    assert len(c["mutants"]) >= 2
+    for m in c["mutants"]:
+        assert m["status"] == "refuted"
+        assert m["counterexample"]
+        assert {"name", "status", "counterexample"} <= set(m)
+
+
+def test_same_seed_same_report(runner):
+    a = runner.invoke(main, ["prove", "qk-variance", "--seed", "7", "--json"])
+    b = runner.invoke(main, ["prove", "qk-variance", "--seed", "7", "--json"])
+    assert a.exit_code == b.exit_code == 0
+    assert without_timings(json.loads(a.output)) == without_timings(json.loads(b.output))
+    c = runner.invoke(main, ["prove", "qk-variance", "--seed", "8", "--json"])
+    assert without_timings(json.loads(a.output)) != without_timings(json.loads(c.output))
+
+
+def test_false_claim_is_refuted_with_step_counterexample_and_replay(runner, false_claim):
+    r = runner.invoke(main, ["prove", false_claim, "--seed", "3"])
+    assert r.exit_code == 1
+    assert "✘ refuted" in r.output
+    assert "step square[1] refuted: x**2 + 1" in r.output
+    assert "counterexample: x=" in r.output
+    assert "replay: mathcheck prove test-false-square --seed 3" in r.output
+
+
+def test_refute_exit_1_when_a_mutant_survives(runner, false_claim, monkeypatch):
+    from mathcheck import engine
+
+    def nothing_refutes(claim, statements, options):
+        from mathcheck.verdict import NumericVerdict
+        return NumericVerdict("passed", "stub", 1, 0.0)
+
+    monkeypatch.setattr(engine, "verify", nothing_refutes)
+    monkeypatch.setattr(engine, "_symbolic_refutation", lambda claim, mutant: None)
+    r = runner.invoke(main, ["refute", false_claim])
+    assert r.exit_code == 1
+    assert "inconclusive" in r.output
+    assert "mutants: 0 of 2 refuted" in r.output
+
+
+def test_show_prints_steps_and_mutants(runner):
+    r = runner.invoke(main, ["show", "softmax-jacobian"])
+    assert r.exit_code == 0
+    assert "quotient rule" in r.output
+    assert "sign-flip" in r.output
+    assert "§4.1" in r.output
