@@ -283,8 +283,14 @@ def _assign(e, ctx: Context, rng: random.Random):
     return point, concrete.xreplace(values), values
 
 
-def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0):
-    """A point where ``e`` is nonzero beyond doubt (40-digit evaluation), or None."""
+def _nonzero(v: float, scale: float) -> bool:
+    return abs(v) > 1e-12 * scale
+
+
+def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero):
+    """A point where ``bad(value, scale)`` holds beyond doubt (40-digit evaluation), or None.
+
+    By default: where ``e`` is nonzero. :func:`sign_test` passes "is negative"."""
     rng = random.Random(seed)
     for _ in range(tries):
         assigned = _assign(e, ctx, rng)
@@ -298,9 +304,15 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
             v = sp.N(entry, 40)
             if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
                 continue
+            if not v.is_real:
+                if bad is not _nonzero:
+                    continue
+                value = abs(complex(v))
+            else:
+                value = float(v)
             scale = max([1.0] + [abs(float(sp.N(t, 20))) for t in sp.Add.make_args(entry)
-                                 if sp.N(t, 20).is_number and sp.N(t, 20).is_finite])
-            if abs(complex(v)) > 1e-12 * scale:
+                                 if sp.N(t, 20).is_number and sp.N(t, 20).is_finite and sp.N(t, 20).is_real])
+            if bad(value, scale):
                 shown = {str(k): str(val) for k, val in point.items()}
                 shown.update({str(k): str(val) for k, val in values.items()})
                 shown["difference"] = sp.sstr(sp.N(v, 12))
@@ -353,6 +365,146 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out)
 
 
+# --- the sign test (for ≥ and > links) ------------------------------------------------------------
+
+def _domain(sym):
+    if sym.is_positive:
+        return sp.Interval.open(0, sp.oo)
+    if sym.is_nonnegative:
+        return sp.Interval(0, sp.oo)
+    if sym.is_negative:
+        return sp.Interval.open(-sp.oo, 0)
+    return sp.S.Reals if sym.is_real else None
+
+
+def _variables(e) -> set:
+    labels = {b.label for b in e.atoms(sp.IndexedBase)}
+    indices = set().union(*[set().union(*[i.free_symbols for i in x.indices]) for x in e.atoms(sp.Indexed)]) \
+        if e.atoms(sp.Indexed) else set()
+    plain = {x for x in e.free_symbols if isinstance(x, sp.Symbol)} - labels - indices
+    return plain | e.atoms(sp.Indexed)
+
+
+def _univariate_minimum(e, strict: bool) -> bool | None:
+    """``e`` in one variable with a domain from its assumptions: SymPy's minimum over that domain."""
+    from sympy.calculus.util import minimum
+
+    vs = _variables(e)
+    if len(vs) != 1:
+        return None
+    (v,) = vs
+    x = v if isinstance(v, sp.Symbol) else sp.Dummy("x", positive=bool(v.is_positive), real=True)
+    domain = _domain(x if x is not v else v) if isinstance(v, sp.Symbol) else _domain(x)
+    if domain is None:
+        return None
+    m = minimum(e.xreplace({v: x}), x, domain)
+    if m is None or not m.is_number:
+        return None
+    return bool(m > 0) if strict else bool(m >= 0)
+
+
+def _generalisations(e):
+    """Replace the argument g of a logarithm (a positive quantity) by a positive variable x:
+    ``p(q/p − 1 − log(q/p))`` → ``x − 1 − log x`` for its non-constant factor."""
+    for lg in sorted(e.atoms(sp.log), key=sp.default_sort_key):
+        g = lg.args[0]
+        if g.is_positive:
+            x = sp.Dummy("x", positive=True)
+            yield e.xreplace({g: x, 1 / g: 1 / x})
+
+
+def _positive_atoms(e) -> list:
+    return sorted((v for v in _variables(e) if v.is_positive), key=sp.default_sort_key)
+
+
+def _nonneg(e, strict: bool, divide: bool = True) -> bool:
+    """Whether ``e ≥ 0`` (``> 0`` if strict) follows from its structure. Rules of ours, each sound:
+    a sum or product of nonnegative terms, an even power, a finite sum of nonnegative terms (each
+    term ≥ 0 ⇒ Σ ≥ 0, which SymPy's assumptions do not derive), a one-variable expression whose
+    minimum over its domain is ≥ 0, or the same after generalising a logarithm's argument."""
+    known = e.is_positive if strict else e.is_nonnegative
+    if known:
+        return True
+    if known is False:
+        return False
+    if isinstance(e, sp.Add):
+        if all(_nonneg(t, False, divide) for t in e.args):
+            return not strict or any(_nonneg(t, True, divide) for t in e.args)
+        if divide:  # a positive factor v: e ≥ 0 ⇔ e/v ≥ 0 (p_i(q_i/p_i − 1 − log(q_i/p_i)))
+            for v in _positive_atoms(e):
+                if _nonneg(sp.logcombine(sp.expand(e / v)), strict, divide=False):
+                    return True
+    if isinstance(e, sp.Mul):
+        negatives = [f for f in e.args if f.is_negative]
+        others = [f for f in e.args if not f.is_negative]
+        if len(negatives) % 2 == 0 and all(_nonneg(f, strict, divide) for f in others):
+            return True
+    if isinstance(e, sp.Pow) and e.exp.is_integer and e.exp.is_even and e.base.is_real and not strict:
+        return True
+    if isinstance(e, sp.Pow) and e.exp.is_real and _nonneg(e.base, strict, divide):
+        return True
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        (_, a, b), = e.limits
+        if _nonneg(e.function, strict, divide) and (not strict or (b - a).is_nonnegative):
+            return True
+    if _univariate_minimum(e, strict):
+        return True
+    for g in _generalisations(e):
+        if _univariate_minimum(sp.together(g), strict) or _univariate_minimum(g, strict):
+            return True
+    return False
+
+
+SIGN_STRATEGIES: tuple[tuple[str, Callable], ...] = (
+    ("sign from structure", lambda e: e),
+    ("sign after expand", lambda e: sp.expand(e)),
+    ("sign after factor", lambda e: sp.factor(e)),
+    ("sign of the combined sum", lambda e: combine_sums(e)),
+    ("sign after cancel", lambda e: sp.cancel(sp.together(e))),
+)
+
+
+def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: float = DEFAULT_ATTEMPT_S,
+              total_s: float = DEFAULT_STEP_S) -> Decision:
+    """Decide ``e ≥ 0`` (``e > 0`` if ``strict``): True (shown), False (a point where it fails), None."""
+    start = time.perf_counter()
+    timed_out = False
+    for definition in ctx.definitions:
+        e = definition.apply(e)
+    for name, form in SIGN_STRATEGIES:
+        budget_left = total_s - (time.perf_counter() - start)
+        if budget_left <= 0:
+            timed_out = True
+            break
+        try:
+            ok, shown = attempt(lambda: _nonneg(form(e), strict), min(attempt_s, budget_left))
+        except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError, ZeroDivisionError):
+            continue
+        timed_out |= not ok
+        if ok and shown:
+            return Decision(True, name, seconds=time.perf_counter() - start)
+        if ok and name == "sign from structure":
+            bad = (lambda v, scale: v <= 1e-30) if strict else (lambda v, scale: v < -1e-12 * scale)
+            try:
+                ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, budget_left))
+            except (TypeError, ValueError, NotImplementedError, AttributeError, ZeroDivisionError):
+                ok, cex = True, None
+            if ok and cex:
+                return Decision(False, "counterexample", cex, time.perf_counter() - start)
+    why = "time budget ran out" if timed_out else "no rule showed the sign and no counterexample was found"
+    return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out)
+
+
+def relation_test(lhs, rhs, rel: str, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
+                  total_s: float = DEFAULT_STEP_S) -> Decision:
+    """Decide ``lhs REL rhs`` for REL in ``= >= > <= <``."""
+    if rel == "=":
+        return zero_test(difference(lhs, rhs), ctx, attempt_s, total_s)
+    if rel in (">=", ">"):
+        return sign_test(lhs - rhs, ctx, rel == ">", attempt_s, total_s)
+    return sign_test(rhs - lhs, ctx, rel == "<", attempt_s, total_s)
+
+
 def _matrix_zero_test(m, ctx, attempt_s, total_s) -> Decision:
     start = time.perf_counter()
     decisions = []
@@ -387,6 +539,7 @@ class StepResult:
     reason: str
     rule: str
     decision: Decision | None  # None for the first step, which states what is being derived
+    relation: str = "="  # how the previous expression relates to this one
 
     @property
     def status(self) -> str:
@@ -401,6 +554,7 @@ class PartResult:
     status: str
     steps: tuple[StepResult, ...]
     notes: tuple[str, ...] = field(default=())
+    relation: str = "="
 
     @property
     def failing(self) -> StepResult | None:
@@ -419,7 +573,7 @@ def _has_symbolic_dimension(statement, ctx: Context) -> bool:
 def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
                step_s: float = DEFAULT_STEP_S) -> PartResult:
     """Check every link of ``part``; the part is proved only if every link is."""
-    results = [StepResult(part.name, 0, part.steps[0].expr, part.steps[0].reason, "", None)]
+    results = [StepResult(part.name, 0, part.steps[0].expr, part.steps[0].reason, "", None, "")]
     prev = part.steps[0].expr
     for n, step in enumerate(part.steps[1:], start=1):
         target, current = prev, step.expr
@@ -429,12 +583,13 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
                 ok, current = attempt(lambda: step.rule.apply(step.expr), attempt_s)
             if not ok:
                 d = Decision(None, f"applying {step.rule.name} ran out of time", timed_out=True)
-                results.append(StepResult(part.name, n, step.expr, step.reason, step.rule.name, d))
+                results.append(StepResult(part.name, n, step.expr, step.reason, step.rule.name, d,
+                                          step.relation))
                 prev = step.expr
                 continue
-        d = zero_test(difference(target, current), ctx, attempt_s, step_s)
+        d = relation_test(target, current, step.relation, ctx, attempt_s, step_s)
         results.append(StepResult(part.name, n, step.expr, step.reason,
-                                  step.rule.name if step.rule is not None else "", d))
+                                  step.rule.name if step.rule is not None else "", d, step.relation))
         prev = step.expr
     notes = []
     statuses = [r.status for r in results[1:]]
@@ -448,7 +603,8 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
     if part.general and not _has_symbolic_dimension(part.statement, ctx):
         status = "inconclusive" if status == "proved" else status
         notes.append("marked general, but the statement has no symbolic dimension")
-    return PartResult(part.name, part.statement, part.general, status, tuple(results), tuple(notes))
+    return PartResult(part.name, part.statement, part.general, status, tuple(results), tuple(notes),
+                      part.relation)
 
 
 def replay(part: Part, lhs, attempt_s: float = DEFAULT_ATTEMPT_S):

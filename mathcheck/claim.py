@@ -45,15 +45,41 @@ class Step:
     ``rule`` names a transformation (see :mod:`mathcheck.rules`); when given, the checker applies
     it to the previous expression and shows the result equals ``expr``. Without a rule the step
     must follow by algebra alone.
+
+    ``relation`` is how the previous expression relates to this one: ``"="`` (the default),
+    ``">="``, ``">"``, ``"<="`` or ``"<"``; e.g. ``Step(0, "...", relation=">=")`` after
+    ``KL(p‖q)`` states ``KL(p‖q) ≥ 0``. The checker shows ``prev − expr ≥ 0`` for ``">="``.
     """
 
     expr: Any
     reason: str
     rule: Any = None
+    relation: str = "="
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation {self.relation!r} not in {RELATIONS}")
 
     def __repr__(self) -> str:
         how = f", rule={self.rule!r}" if self.rule is not None else ""
-        return f"Step({sp.sstr(self.expr)}, {self.reason!r}{how})"
+        rel = f", relation={self.relation!r}" if self.relation != "=" else ""
+        return f"Step({sp.sstr(self.expr)}, {self.reason!r}{how}{rel})"
+
+
+RELATIONS = ("=", ">=", ">", "<=", "<")
+
+
+def compose_relations(relations) -> str:
+    """The relation of a chain: ``=`` and ``>=`` compose to ``>=``; ``>`` wins over ``>=``;
+    a chain may not mix the two directions."""
+    rels = set(relations) - {"="}
+    if not rels:
+        return "="
+    if rels <= {">=", ">"}:
+        return ">" if ">" in rels else ">="
+    if rels <= {"<=", "<"}:
+        return "<" if "<" in rels else "<="
+    raise ValueError(f"a chain mixes ≥ and ≤: {sorted(rels)}")
 
 
 @dataclass(frozen=True)
@@ -72,6 +98,11 @@ class Part:
     def __post_init__(self):
         if len(self.steps) < 1:
             raise ValueError(f"part {self.name!r} has no steps")
+        compose_relations(s.relation for s in self.steps[1:])
+
+    @property
+    def relation(self) -> str:
+        return compose_relations(s.relation for s in self.steps[1:])
 
     @property
     def lhs(self):
@@ -83,10 +114,22 @@ class Part:
 
     @property
     def statement(self):
-        return sp.Eq(self.lhs, self.rhs, evaluate=False)
+        return relation(self.lhs, self.rhs, self.relation)
 
     def __repr__(self) -> str:
-        return f"Part({self.name!r}: {sp.sstr(self.lhs)} = {sp.sstr(self.rhs)}, {len(self.steps)} steps)"
+        return (f"Part({self.name!r}: {sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)}, "
+                f"{len(self.steps)} steps)")
+
+
+def relation(lhs, rhs, rel: str = "="):
+    """``lhs REL rhs`` as an unevaluated SymPy relational (Eq, Ge, Gt, Le, Lt)."""
+    cls = {"=": sp.Eq, ">=": sp.Ge, ">": sp.Gt, "<=": sp.Le, "<": sp.Lt}[rel]
+    return cls(lhs, rhs, evaluate=False)
+
+
+def relation_of(statement) -> str:
+    """The relation symbol of a SymPy relational."""
+    return {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[statement.rel_op]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import traceback
 from mathcheck import checker
 from dataclasses import dataclass
 
-from mathcheck.claim import Claim, Mutant, Source
+from mathcheck.claim import Claim, Mutant, Source, relation_of
 from mathcheck.verdict import (ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict,
                                SymbolicVerdict, combine, mutant_status)
 from mathcheck.verify import Options, resolve
@@ -51,18 +51,24 @@ def prove(claim: Claim, options: Options = Options()) -> ClaimVerdict:
 
 
 def _symbolic_refutation(claim: Claim, mutant: Mutant):
-    """Compare each replaced statement with what the claim's own derivation gives for its lhs.
+    """Decide each replaced statement with the claim's own machinery.
 
-    Same left-hand side: decide ``derived rhs − mutant rhs``. Another left-hand side: replay the
-    part's rules on it first. Returns the first decisive Decision, or None when nothing applies.
+    For an equation whose left-hand side the part derives (the same lhs, or one its rules can
+    replay), decide ``derived rhs − mutant rhs``. Otherwise decide the mutant's statement as it
+    stands (its relation, after the claim's definitions). Returns the first refuting Decision,
+    else the most informative one, or None when nothing applies.
     """
     found = None
-    for name, eq in mutant.replace:
+    for name, stmt in mutant.replace:
         part = claim.part(name)
-        derived = part.rhs if eq.lhs == part.lhs else checker.replay(part, eq.lhs)
-        if derived is None:
-            continue
-        d = checker.zero_test(checker.difference(derived, eq.rhs), claim.context)
+        rel = relation_of(stmt)
+        derived = None
+        if rel == "=" and part.relation == "=":
+            derived = part.rhs if stmt.lhs == part.lhs else checker.replay(part, stmt.lhs)
+        if derived is not None:
+            d = checker.zero_test(checker.difference(derived, stmt.rhs), claim.context)
+        else:
+            d = checker.relation_test(stmt.lhs, stmt.rhs, rel, claim.context)
         if d.value is False:
             return d
         found = d if found is None or d.value is True else found

@@ -95,3 +95,41 @@ def test_general_part_without_symbolic_dimension_is_not_proved():
 def test_free_of_is_enforced():
     part = Part("p", (Step(x + y - y, "start"), Step(x, "cancel")), general=False, free_of=(x,))
     assert check_part(part).status == "refuted"
+
+
+p = sp.IndexedBase("p", positive=True)
+q = sp.IndexedBase("q", positive=True)
+
+
+def test_gibbs_inequality_link_is_proved_for_symbolic_n():
+    kl = -sp.Sum(p[i] * sp.log(q[i] / p[i]), (i, 1, n))
+    part = Part("gibbs", (Step(kl, "KL(p‖q)"),
+                          Step(-sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "log y ≤ y − 1", relation=">="),
+                          Step(sp.Sum(p[i], (i, 1, n)) - sp.Sum(q[i], (i, 1, n)), "expand")))
+    r = check_part(part)
+    assert r.status == "proved"
+    assert part.relation == ">="
+    assert isinstance(part.statement, sp.GreaterThan)
+
+
+def test_false_inequality_link_is_refuted():
+    kl = -sp.Sum(p[i] * sp.log(q[i] / p[i]), (i, 1, n))
+    part = Part("bad", (Step(kl, "KL"), Step(sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "wrong",
+                                            relation=">=")))
+    r = check_part(part)
+    assert r.status == "refuted"
+    assert float(dict(r.failing.decision.counterexample)["difference"]) < 0
+
+
+def test_sign_test_three_values():
+    from mathcheck.checker import sign_test
+    assert sign_test(x ** 2 - 2 * x + 1).value is True
+    assert sign_test(y ** 2 - 3 * y + 1).value is False
+    assert sign_test(y ** 2 + 1, strict=True).value is True
+    assert sign_test(sp.Symbol("a", real=True) * sp.Symbol("b", real=True) + sp.sin(y), strict=True).value is not True
+
+
+def test_chain_may_not_mix_directions():
+    import pytest
+    with pytest.raises(ValueError):
+        Part("p", (Step(x, "a"), Step(x, "b", relation=">="), Step(x, "c", relation="<=")))

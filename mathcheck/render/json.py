@@ -57,11 +57,12 @@ def symbolic(s) -> dict:
     steps, parts = [], []
     for p in s.parts:
         parts.append({"name": p.name, "status": p.status, "general": p.general,
+                      "relation": p.relation,
                       "statement": _expr(p.statement), "notes": list(p.notes)})
         for r in p.steps:
             d = decision(r.decision)
             steps.append({
-                "part": r.part, "index": r.index, "expr": _expr(r.expr)["text"],
+                "part": r.part, "index": r.index, "relation": r.relation, "expr": _expr(r.expr)["text"],
                 "latex": _expr(r.expr)["latex"], "reason": r.reason, "rule": r.rule or None,
                 "status": r.status, "how": d["how"] if d else None,
                 "counterexample": d["counterexample"] if d else None,

@@ -92,7 +92,7 @@ def claim_description(c) -> list[str]:
     for p in c.parts:
         lines.append(f"  part {p.name}{'' if p.general else ' (general: false)'}:")
         for n, step in enumerate(p.steps):
-            rel = "   " if n == 0 else " = "
+            rel = "   " if n == 0 else f" {step.relation.replace('>=', '≥').replace('<=', '≤'):<2}"
             rule = f" [{step.rule.name}]" if step.rule is not None else ""
             lines.append(f"   {rel}{sp.sstr(step.expr)}")
             lines.append(f"        ({step.reason}{rule})")
@@ -102,6 +102,6 @@ def claim_description(c) -> list[str]:
     for m in c.mutants:
         lines.append(f"    - {m.name}: {m.mistake}")
         for name, eq in m.replace:
-            lines.append(f"        {name}: {sp.sstr(eq.lhs)} = {sp.sstr(eq.rhs)}")
+            lines.append(f"        {name}: {sp.sstr(eq)}")
     lines.append(f"  numeric check: {c.check}")
     return lines
