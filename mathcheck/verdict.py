@@ -20,6 +20,21 @@ NUMERIC_STATUSES = ("passed", "refuted", "inconclusive", "error")
 
 
 @dataclass(frozen=True)
+class Plot:
+    """Data a writeup draws: one figure, one or more series of (x, y) points. Checks attach plots
+    where a reader would rather look than read (saturation against d_k, entropy against T, ...)."""
+
+    name: str  # a file-name-safe id, e.g. "max-weight-vs-dk"
+    title: str
+    xlabel: str
+    ylabel: str
+    series: tuple  # ((label, (x, ...), (y, ...)), ...)
+    logx: bool = False
+    logy: bool = False
+    kind: str = "line"  # or "heatmap": series = (("values", rows, ()),) with rows a tuple of tuples
+
+
+@dataclass(frozen=True)
 class NumericVerdict:
     """The numeric check of a set of statements against PyTorch.
 
@@ -40,6 +55,7 @@ class NumericVerdict:
     dtype: str = "float64"
     device: str = "cpu"
     seconds: float = 0.0
+    plots: tuple = ()  # Plot values, for writeups
 
     def __post_init__(self):
         if self.status not in NUMERIC_STATUSES:

@@ -23,6 +23,7 @@ class Comparison:
     max_err: float = 0.0
     details: list = field(default_factory=list)
     counterexample: tuple = ()
+    plots: list = field(default_factory=list)  # mathcheck.verdict.Plot values
     start: float = field(default_factory=time.perf_counter)
 
     def compare(self, case: str, expected: torch.Tensor, got, **where) -> bool:
@@ -59,6 +60,7 @@ class Comparison:
             dtype=self.options.dtype,
             device=self.options.device,
             seconds=time.perf_counter() - self.start,
+            plots=tuple(self.plots),
         )
 
 
