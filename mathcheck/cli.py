@@ -146,5 +146,30 @@ def refute(claim_ids, all_, seed, as_json):
         sys.exit(EXIT["refuted"])
 
 
+@main.command()
+@json_option
+def audit(as_json: bool):
+    """The seed's statements, each with its verdict: exact, holds-with-conditions or imprecise."""
+    from mathcheck import registry
+
+    try:
+        claims = [e.build() for e in registry.entries(plugins=True)]
+    except registry.LoadError as exc:
+        fail(str(exc))
+    rows = [{"id": c.id, "section": c.source.section, "zh": c.source.zh, "en": c.source.en,
+             "verdict": c.seed_verdict[0], "note": c.seed_verdict[1]} for c in claims]
+    if as_json:
+        click.echo(json.dumps({"claims": rows}, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        click.echo(f"{r['section']:<5} {r['id']}: {r['verdict']}")
+        click.echo(f"      seed: {r['zh']}")
+        click.echo(f"      gloss: {r['en']}")
+        if r["note"]:
+            click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in ("exact", "holds-with-conditions", "imprecise")}
+    click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+
+
 if __name__ == "__main__":
     main()

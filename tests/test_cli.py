@@ -120,3 +120,18 @@ def test_show_prints_steps_and_mutants(runner):
     assert "quotient rule" in r.output
     assert "sign-flip" in r.output
     assert "§4.1" in r.output
+
+
+def test_audit_gives_a_verdict_for_every_claim(runner):
+    r = runner.invoke(main, ["audit", "--json"])
+    assert r.exit_code == 0
+    rows = json.loads(r.output)["claims"]
+    assert [row["id"] for row in rows] == [e.id for e in registry.entries()]
+    for row in rows:
+        assert row["verdict"] in ("exact", "holds-with-conditions", "imprecise")
+        assert row["zh"] and row["en"] and row["section"].startswith("§")
+        if row["verdict"] != "exact":
+            assert row["note"], row["id"]  # a condition or a correction must be named
+    text = runner.invoke(main, ["audit"])
+    assert text.exit_code == 0
+    assert text.output.strip().splitlines()[-1].startswith("verdicts: ")
