@@ -88,29 +88,56 @@ def show(claim_id: str):
     click.echo("\n".join(text.claim_description(c)))
 
 
+def run_options(f):
+    """The options every proving command shares: what to run on, how many at once, the cache."""
+    f = click.option("--no-cache", is_flag=True, help="Prove again even if a cached verdict is current.")(f)
+    f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Claims proved in parallel processes (same report as -j 1).")(f)
+    f = click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
+                     show_default=True, help="dtype of Monte Carlo draws (exact comparisons stay float64).")(f)
+    f = click.option("--device", default="cpu", show_default=True,
+                     help="torch device for Monte Carlo draws, e.g. cuda (needs a GPU).")(f)
+    return f
+
+
+def _options(seed: int, device: str, dtype: str):
+    from mathcheck.verify import Options
+
+    if device != "cpu":
+        if not (device == "cuda" or device.startswith("cuda:")):
+            fail(f"--device {device!r}: use cpu or cuda[:N]")
+        import torch
+
+        if not torch.cuda.is_available():
+            fail(f"--device {device!r}: no CUDA device is available here; use --device cpu")
+    return Options(seed=seed, device=device, dtype=dtype)
+
+
+def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
+    entries = _entries(claim_ids, all_)
+    options = _options(seed, device, dtype)
+    from mathcheck.engine import run
+    from mathcheck.render import text
+
+    render = text.claim_verdict if kind == "prove" else text.refute_verdict
+    echo = None if as_json else (lambda v: click.echo("\n".join(render(v))))
+    verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo)
+    if as_json:
+        _print_json(verdicts, kind, seed)
+    else:
+        click.echo(text.summary(verdicts, kind))
+    return verdicts
+
+
 @main.command()
 @click.argument("claim_ids", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Prove every claim.")
 @seed_option
 @json_option
-def prove(claim_ids, all_, seed, as_json):
+@run_options
+def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
     """Derive each claim symbolically and check it numerically against PyTorch."""
-    entries = _entries(claim_ids, all_)
-    from mathcheck.engine import prove_entry
-    from mathcheck.render import text
-    from mathcheck.verify import Options
-
-    options = Options(seed=seed)
-    verdicts = []
-    for e in entries:
-        v = prove_entry(e, options)
-        verdicts.append(v)
-        if not as_json:
-            click.echo("\n".join(text.claim_verdict(v)))
-    if as_json:
-        _print_json(verdicts, "prove", seed)
-    else:
-        click.echo(text.summary(verdicts, "prove"))
+    verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache)
     statuses = {v.status for v in verdicts}
     for worst in ("error", "refuted", "inconclusive"):
         if worst in statuses:
@@ -122,24 +149,10 @@ def prove(claim_ids, all_, seed, as_json):
 @click.option("--all", "all_", is_flag=True, help="Refute the mutants of every claim.")
 @seed_option
 @json_option
-def refute(claim_ids, all_, seed, as_json):
+@run_options
+def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
     """Show that every mutant (a mistake people make) of each claim is refuted."""
-    entries = _entries(claim_ids, all_)
-    from mathcheck.engine import refute_entry
-    from mathcheck.render import text
-    from mathcheck.verify import Options
-
-    options = Options(seed=seed)
-    verdicts = []
-    for e in entries:
-        r = refute_entry(e, options)
-        verdicts.append(r)
-        if not as_json:
-            click.echo("\n".join(text.refute_verdict(r)))
-    if as_json:
-        _print_json(verdicts, "refute", seed)
-    else:
-        click.echo(text.summary(verdicts, "refute"))
+    verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache)
     if any(r.error for r in verdicts):
         sys.exit(EXIT["error"])
     if not all(r.all_refuted for r in verdicts):

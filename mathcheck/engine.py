@@ -105,20 +105,100 @@ def _broken(entry, exc: BaseException):
     return claim, SymbolicVerdict("error", False, ()), numeric, line
 
 
-def prove_entry(entry, options: Options = Options()) -> ClaimVerdict:
-    """Build the registered claim and prove it; a builder that raises gives an ``error`` verdict."""
+def compute(entry, kind: str, options: Options = Options()):
+    """Prove (or refute) a registered claim; return a picklable payload (no Claim inside: claims
+    hold rule functions, which do not pickle). :func:`assemble` turns it into a verdict."""
     try:
         claim = entry.build()
     except Exception as exc:
-        claim, symbolic, numeric, line = _broken(entry, exc)
-        return ClaimVerdict(claim, "error", symbolic, numeric, options.seed, error=line)
-    return prove(claim, options)
+        line = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return ("error", line)
+    if kind == "prove":
+        v = prove(claim, options)
+        return ("prove", v.status, v.symbolic, v.numeric)
+    return ("refute", refute(claim, options).mutants)
+
+
+def assemble(entry, kind: str, payload, options: Options = Options()):
+    if payload[0] == "error":
+        claim, symbolic, numeric, line = _broken(entry, RuntimeError(payload[1]))
+        if kind == "prove":
+            return ClaimVerdict(claim, "error", symbolic, numeric, options.seed, error=payload[1])
+        return RefuteVerdict(claim, (), options.seed, error=payload[1])
+    claim = entry.build()
+    if kind == "prove":
+        _, status, symbolic, numeric = payload
+        return ClaimVerdict(claim, status, symbolic, numeric, options.seed)
+    return RefuteVerdict(claim, payload[1], options.seed)
+
+
+def _cached_compute(entry, kind: str, options: Options, use_cache: bool):
+    from mathcheck import cache
+
+    k = cache.key(entry, kind, options) if use_cache else None
+    payload = cache.load(k)
+    if payload is None:
+        payload = compute(entry, kind, options)
+        ok = payload[0] != "error" and (kind != "prove" or payload[1] != "error")
+        if ok:
+            cache.store(k, payload)
+    return payload
+
+
+def _worker(claim_id: str, kind: str, options: Options, use_cache: bool):
+    from mathcheck import registry
+
+    return _cached_compute(registry.entry(claim_id), kind, options, use_cache)
+
+
+def _init_worker(threads: int):
+    import os
+
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # no oversubscription: jobs × threads ≤ cores
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+
+
+def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cache: bool = True,
+        on_verdict=None):
+    """Prove or refute ``entries`` (in this order), ``jobs`` claims at a time in forked processes.
+
+    The report is the same for any ``jobs``: each claim's work depends only on the claim and the
+    options, and verdicts are returned in the order of ``entries``.
+    """
+    entries = list(entries)
+    verdicts = []
+    if jobs <= 1 or len(entries) <= 1:
+        for e in entries:
+            v = assemble(e, kind, _cached_compute(e, kind, options, use_cache), options)
+            verdicts.append(v)
+            if on_verdict:
+                on_verdict(v)
+        return verdicts
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
+                             initializer=_init_worker, initargs=(threads,)) as pool:
+        futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
+        for e, f in zip(entries, futures):
+            v = assemble(e, kind, f.result(), options)
+            verdicts.append(v)
+            if on_verdict:
+                on_verdict(v)
+    return verdicts
+
+
+def prove_entry(entry, options: Options = Options()) -> ClaimVerdict:
+    """Build the registered claim and prove it; a builder that raises gives an ``error`` verdict."""
+    return assemble(entry, "prove", compute(entry, "prove", options), options)
 
 
 def refute_entry(entry, options: Options = Options()) -> RefuteVerdict:
-    try:
-        claim = entry.build()
-    except Exception as exc:
-        claim, _, _, line = _broken(entry, exc)
-        return RefuteVerdict(claim, (), options.seed, error=line)
-    return refute(claim, options)
+    return assemble(entry, "refute", compute(entry, "refute", options), options)

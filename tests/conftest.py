@@ -23,3 +23,11 @@ CLAIM_IDS = [e.id for e in registry.entries()]
 @pytest.fixture(params=CLAIM_IDS)
 def claim_id(request):
     return request.param
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    # Tests prove claims afresh: a cache shared with the user's runs would test the cache instead.
+    import os
+
+    os.environ["MATHCHECK_CACHE_DIR"] = str(tmp_path_factory.mktemp("mathcheck-cache"))

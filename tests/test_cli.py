@@ -135,3 +135,16 @@ def test_audit_gives_a_verdict_for_every_claim(runner):
     text = runner.invoke(main, ["audit"])
     assert text.exit_code == 0
     assert text.output.strip().splitlines()[-1].startswith("verdicts: ")
+
+
+def test_device_without_cuda_is_bad_input(runner):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    r = runner.invoke(main, ["prove", "softmax-jacobian", "--device", "cuda"])
+    assert r.exit_code == 2
+    assert r.output == "error: --device 'cuda': no CUDA device is available here; use --device cpu\n"
+    r = runner.invoke(main, ["prove", "softmax-jacobian", "--device", "tpu"])
+    assert r.exit_code == 2
+    assert r.output == "error: --device 'tpu': use cpu or cuda[:N]\n"

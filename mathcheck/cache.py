@@ -1,0 +1,105 @@
+"""A proof cache: a claim's verdict is reused while nothing it depends on has changed.
+
+The key of a claim is a SHA-256 over: the source of the module that derives it, the source of
+the module that checks it, the source of the shared core (every ``mathcheck/*.py`` and
+``mathcheck/verify/_*.py``/``evaluate.py``/``stats.py`` except the renderers and the CLI), the
+versions of Python, SymPy, torch and NumPy (read from package metadata, so a warm run imports
+neither SymPy's evaluators nor torch), the command (prove or refute) and the options (seed,
+device, dtype). Change any of them and the claim is proved again.
+
+The cache lives in ``$MATHCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/mathcheck``, else
+``~/.cache/mathcheck``. ``--no-cache`` bypasses it. An unreadable entry is ignored and replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import pickle
+import sys
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent
+_NOT_CORE = {"cli.py", "__main__.py", "cache.py", "pytest_plugin.py", "testing.py", "writeup.py"}
+
+
+def directory() -> Path:
+    if os.environ.get("MATHCHECK_CACHE_DIR"):
+        return Path(os.environ["MATHCHECK_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mathcheck"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@lru_cache(maxsize=None)
+def _core_digest() -> str:
+    h = hashlib.sha256()
+    files = [p for p in PKG.glob("*.py") if p.name not in _NOT_CORE]
+    files += [p for p in (PKG / "verify").glob("*.py")
+              if p.name.startswith("_") or p.name in ("evaluate.py", "stats.py")]
+    for p in sorted(files):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    for dist in ("sympy", "torch", "numpy", "mpmath"):
+        h.update(f"{dist}={_version(dist)};".encode())
+    h.update(sys.version.encode())
+    return h.hexdigest()
+
+
+def _module_file(name: str) -> Path | None:
+    module = sys.modules.get(name)
+    if module is not None and getattr(module, "__file__", None):
+        return Path(module.__file__)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def key(entry, kind: str, options) -> str | None:
+    """The cache key of a registered claim, or None when its sources cannot be read."""
+    h = hashlib.sha256(_core_digest().encode())
+    for name in (entry.module, entry.check.partition(":")[0]):
+        path = _module_file(name)
+        if path is None or not path.is_file():
+            return None
+        h.update(path.read_bytes())
+    h.update(f"{entry.id};{kind};{options.seed};{options.device};{options.dtype}".encode())
+    return h.hexdigest()
+
+
+def load(k: str | None):
+    if k is None:
+        return None
+    path = directory() / f"{k}.pickle"
+    try:
+        with path.open("rb") as f:
+            return pickle.load(f)
+    except FileNotFoundError:
+        return None
+    except Exception:  # a truncated or stale-format entry: recompute and overwrite it
+        return None
+
+
+def store(k: str | None, payload) -> None:
+    if k is None:
+        return
+    d = directory()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp = d / f".{k}.{os.getpid()}.tmp"
+        with tmp.open("wb") as f:
+            pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(d / f"{k}.pickle")  # atomic: parallel workers never see half a file
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        pass  # a cache that cannot be written only costs time

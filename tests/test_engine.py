@@ -1,0 +1,70 @@
+import json
+
+import pytest
+
+from mathcheck import cache, engine, registry
+from mathcheck.render.json import report, without_timings
+from mathcheck.verify import Options
+
+IDS = ["softmax-jacobian", "cross-entropy-decomposition"]
+
+
+def entries():
+    return [registry.entry(i) for i in IDS]
+
+
+def as_json(verdicts, kind):
+    return without_timings(json.loads(json.dumps(report(verdicts, kind, 0), default=str)))
+
+
+@pytest.mark.parametrize("kind", ["prove", "refute"])
+def test_parallel_report_equals_serial_report(kind):
+    serial = engine.run(entries(), kind, Options(seed=1), jobs=1, use_cache=False)
+    parallel = engine.run(entries(), kind, Options(seed=1), jobs=2, use_cache=False)
+    assert as_json(serial, kind) == as_json(parallel, kind)
+
+
+def test_warm_run_reads_the_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path))
+    cold = engine.run(entries(), "prove", Options(), use_cache=True)
+    assert len(list(tmp_path.glob("*.pickle"))) == len(IDS)
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("a current cache entry was recomputed")
+
+    monkeypatch.setattr(engine, "compute", must_not_run)
+    warm = engine.run(entries(), "prove", Options(), use_cache=True)
+    assert as_json(cold, "prove") == as_json(warm, "prove")
+    with pytest.raises(AssertionError):
+        engine.run(entries()[:1], "prove", Options(), use_cache=False)  # --no-cache bypasses it
+
+
+def test_key_changes_with_source_seed_and_versions(monkeypatch):
+    e = registry.entry("softmax-jacobian")
+    base = cache.key(e, "prove", Options())
+    assert base == cache.key(e, "prove", Options())
+    assert base != cache.key(e, "prove", Options(seed=1))
+    assert base != cache.key(e, "refute", Options())
+    real_read = cache.Path.read_bytes
+
+    def edited(path):
+        data = real_read(path)
+        return data + b"\n# edited" if path.name == "calculus.py" and "derivations" in str(path) else data
+
+    monkeypatch.setattr(cache.Path, "read_bytes", edited)
+    assert cache.key(e, "prove", Options()) != base
+    monkeypatch.undo()
+    cache._core_digest.cache_clear()
+    monkeypatch.setattr(cache, "_version", lambda dist: "9.9" if dist == "sympy" else "x")
+    assert cache.key(e, "prove", Options()) != base
+    monkeypatch.undo()
+    cache._core_digest.cache_clear()
+
+
+def test_a_corrupt_cache_entry_is_recomputed(monkeypatch, tmp_path):
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path))
+    e = registry.entry("cross-entropy-decomposition")
+    k = cache.key(e, "prove", Options())
+    (tmp_path / f"{k}.pickle").write_bytes(b"not a pickle")
+    (v,) = engine.run([e], "prove", Options(), use_cache=True)
+    assert v.status == "proved"
