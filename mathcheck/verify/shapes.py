@@ -1,0 +1,307 @@
+"""Numeric checks for §7 (shapes, multi-head split and merge, masks) and the attention backward pass.
+
+References are PyTorch's own modules and functions in float64: ``nn.MultiheadAttention``
+(batch_first, its ``in_proj_weight`` and ``out_proj``), ``F.scaled_dot_product_attention``,
+``F.softmax`` and autograd. The statements' right-hand sides are evaluated from the derived SymPy
+results with :mod:`mathcheck.verify.evaluate`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from mathcheck.verdict import NumericVerdict
+from mathcheck.verify import Options
+from mathcheck.verify._compare import Comparison, dtype, generator
+from mathcheck.verify.evaluate import Indexed, evaluate
+
+ATOL, RTOL = 1e-12, 1e-9
+# (B, L, D, H): the seed's example (§7.2) first, then uneven sizes, one-wide heads and one head.
+MHA_SIZES = ((2, 4, 8, 2), (3, 5, 12, 3), (1, 7, 16, 4), (2, 3, 6, 6), (2, 4, 8, 1))
+
+
+def _names(expr) -> dict:
+    """Free symbols and IndexedBases of ``expr`` by name (checks bind values by name)."""
+    out = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+    out.update({b.label.name: b for b in expr.atoms(sp.IndexedBase)})
+    return out
+
+
+def _grid(names: dict, sizes: dict, base: int = 0) -> dict:
+    """Each free index named in ``sizes`` as an arange on its own broadcast axis, in ``sizes``' order."""
+    env, order = {}, list(sizes)
+    for axis, name in enumerate(order):
+        if name in names:
+            shape = [1] * len(order)
+            shape[axis] = sizes[name]
+            env[names[name]] = torch.arange(base, base + sizes[name], dtype=torch.float64).reshape(shape)
+    return env
+
+
+def _integer_functions(expr):
+    """floor and Mod as named functions, so the evaluator maps them to torch.floor / torch.remainder."""
+    expr = expr.replace(lambda x: isinstance(x, sp.floor), lambda x: sp.Function("floor")(*x.args))
+    return expr.replace(lambda x: isinstance(x, sp.Mod), lambda x: sp.Function("Mod")(*x.args))
+
+
+_INT_FUNCS = {"floor": torch.floor, "Mod": torch.remainder}
+
+
+def _rhs(eq, values: dict, tensors: dict, grid: dict, base: int, dt, device):
+    """Evaluate ``eq.rhs``: dimensions from ``values``, IndexedBases from ``tensors`` (index base
+    ``base``), the free indices on the axes given by ``grid`` (name -> size)."""
+    rhs = _integer_functions(eq.rhs)
+    names = _names(rhs)
+    env = {names[k]: v for k, v in values.items() if k in names}
+    env.update({names[k]: Indexed(t, base) for k, t in tensors.items() if k in names})
+    env.update(_grid(names, grid, base))
+    out = evaluate(rhs, env, _INT_FUNCS, dtype=dt, device=device)
+    if out.ndim == 0 and grid:
+        out = out.expand(*grid.values())
+    return out
+
+
+# --- multihead-split-merge ------------------------------------------------------------------------
+
+def _mha(B, L, D, H, g, dt):
+    """An nn.MultiheadAttention with seeded random weights and biases, and three inputs."""
+    mha = nn.MultiheadAttention(D, H, batch_first=True, dtype=dt)
+    with torch.no_grad():
+        for p in mha.parameters():
+            p.copy_(torch.randn(p.shape, generator=g, dtype=dt) / math.sqrt(D))
+    xq, xk, xv = (torch.randn(B, L, D, generator=g, dtype=dt) for _ in range(3))
+    return mha, xq, xk, xv
+
+
+def _projections(mha, xq, xk, xv):
+    wq, wk, wv = mha.in_proj_weight.chunk(3)
+    bq, bk, bv = mha.in_proj_bias.chunk(3)
+    return F.linear(xq, wq, bq), F.linear(xk, wk, bk), F.linear(xv, wv, bv)
+
+
+def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
+    """Each part against PyTorch, at the seed's (B, L, D, H) = (2, 4, 8, 2) and four other sizes.
+
+    ``split-merge`` / ``merge-split``: the index maps against ``torch.unravel_index`` and the
+    entries of ``arange(D).view(H, D_head)``. ``split-layout``: heads gathered at the statement's
+    flat positions, attended, scattered back and projected, against ``nn.MultiheadAttention``'s
+    per-head weights and output. ``head-scores``: the statement's scores, softmaxed, against the
+    same. Also pinned: ``F.scaled_dot_product_attention`` on the heads equals the module.
+    """
+    cmp = Comparison("torch.nn.MultiheadAttention(batch_first=True) / F.scaled_dot_product_attention",
+                     options, atol=ATOL, rtol=RTOL)
+    g, dt = generator(options, salt=71), dtype(options)
+    with torch.no_grad():
+        for B, L, D, H in MHA_SIZES:
+            Dh = D // H
+            where = {"B": B, "L": L, "D": D, "H": H}
+            label = f"B={B} L={L} D={D} H={H}"
+            values = {"B": B, "L": L, "H": H, "D_head": Dh}
+            mha, xq, xk, xv = _mha(B, L, D, H, g, dt)
+            out_ref, w_ref = mha(xq, xk, xv, need_weights=True, average_attn_weights=False)
+            q, k, v = _projections(mha, xq, xk, xv)
+            heads = [t.view(B, L, H, Dh).transpose(1, 2) for t in (q, k, v)]
+            o = F.scaled_dot_product_attention(*heads)
+            out_sdpa = mha.out_proj(o.transpose(1, 2).reshape(B, L, D))
+            cmp.compare(f"SDPA heads vs nn.MultiheadAttention {label}", out_ref, out_sdpa, **where)
+
+            def project(per_head):
+                return mha.out_proj(per_head.transpose(1, 2).reshape(B, L, D))
+
+            for part, eq in statements.items():
+                case = f"{part} {label}"
+                if part == "split-merge":
+                    got = _rhs(eq, values, {}, {"h": H, "e": Dh}, 0, dt, options.device).reshape(2, H, Dh)
+                    hs, es = torch.unravel_index(torch.arange(D).view(H, Dh), (H, Dh))
+                    cmp.compare(case, torch.stack([hs, es]).to(dt), got, **where)
+                elif part == "merge-split":
+                    got = _rhs(eq, values, {}, {"c": D}, 0, dt, options.device)
+                    hs, es = torch.unravel_index(torch.arange(D), (H, Dh))
+                    cmp.compare(case, torch.arange(D).view(H, Dh)[hs, es].to(dt), got, **where)
+                elif part == "split-layout":
+                    pos = _rhs(eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0, dt,
+                               options.device).round().long()
+                    if int(pos.min()) < 0 or int(pos.max()) >= B * L * D:
+                        cmp.compare(case, torch.zeros(()), torch.tensor(float("inf")), **where)
+                        continue
+                    qh, kh, vh = (t.reshape(-1)[pos] for t in (q, k, v))
+                    w = F.softmax(qh @ kh.transpose(-1, -2) / math.sqrt(Dh), dim=-1)
+                    merged = torch.zeros(B * L * D, dtype=dt).index_put((pos.reshape(-1),), (w @ vh).reshape(-1))
+                    cmp.compare(case + " weights", w_ref, w, **where)
+                    cmp.compare(case + " output", out_ref, mha.out_proj(merged.view(B, L, D)), **where)
+                elif part == "head-scores":
+                    s = _rhs(eq, values, {"Q": q, "K": k}, {"b": B, "h": H, "l": L, "j": L}, 0, dt,
+                             options.device)
+                    w = F.softmax(s, dim=-1)
+                    cmp.compare(case + " weights", w_ref, w, **where)
+                    cmp.compare(case + " output", out_ref, project(w @ heads[2]), **where)
+                else:
+                    raise KeyError(f"multihead_split_merge: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- mask-negative-infinity -----------------------------------------------------------------------
+
+MASK_SIZES = (3, 8, 64, 1)
+SHIFTS = (-50.0, -745.0, -1000.0)  # -745: e^{-745} underflows to 0 in float64; softmax must not care
+
+
+def _pinned_behaviours(cmp: Comparison, dt) -> None:
+    """What the installed torch does with a fully masked row; a change fails the claim.
+
+    ``F.softmax`` of an all −∞ row is NaN (0/0); ``F.scaled_dot_product_attention`` returns zeros
+    for it ("safe softmax", pytorch PRs #131060/#133882); ``nn.MultiheadAttention`` with every key
+    padded gives NaN with ``need_weights=True`` (pytorch#160064) and zeros (plus out_proj.bias)
+    without.
+    """
+    g = torch.Generator().manual_seed(5)
+    row = torch.full((4,), float("-inf"), dtype=dt)
+    seen = {"F.softmax(all -inf row) is NaN": bool(torch.isnan(F.softmax(row, dim=0)).all())}
+    q, k, v = (torch.randn(1, 1, 2, 4, generator=g, dtype=dt) for _ in range(3))
+    mask = torch.tensor([[True, True], [False, False]])
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    seen["SDPA fully masked row is zeros"] = bool((o[..., 1, :] == 0).all())
+    mha = nn.MultiheadAttention(4, 2, batch_first=True, dtype=dt)
+    x = torch.randn(1, 3, 4, generator=g, dtype=dt)
+    pad = torch.ones(1, 3, dtype=torch.bool)
+    out, w = mha(x, x, x, key_padding_mask=pad, need_weights=True)
+    seen["MultiheadAttention all keys padded, need_weights=True: NaN"] = bool(torch.isnan(out).all() and torch.isnan(w).all())
+    out, _ = mha(x, x, x, key_padding_mask=pad, need_weights=False)
+    seen["MultiheadAttention all keys padded, need_weights=False: out_proj.bias"] = bool(
+        torch.equal(out, mha.out_proj.bias.detach().expand_as(out)))
+    for name, ok in seen.items():
+        cmp.compare(f"pinned torch {torch.__version__}: {name}", torch.ones((), dtype=dt),
+                    torch.tensor(float(ok), dtype=dt), behaviour=name)
+
+
+def _masked_row(g, n, dt):
+    """n kept scores and one masked score, the masked one last."""
+    z = torch.randn(n, generator=g, dtype=dt) * 3
+    a = torch.randn((), generator=g, dtype=dt) * 3
+    return z, a
+
+
+def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict:
+    """Masks through ``F.softmax``, ``F.scaled_dot_product_attention`` (boolean ``attn_mask``) and
+    ``nn.MultiheadAttention`` (``key_padding_mask``), against the statements; and the pinned
+    behaviours of a fully masked row."""
+    cmp = Comparison("F.softmax / F.scaled_dot_product_attention / nn.MultiheadAttention masks",
+                     options, atol=ATOL, rtol=RTOL)
+    g, dt, dev = generator(options, salt=73), dtype(options), options.device
+    _pinned_behaviours(cmp, dt)
+    with torch.no_grad():
+        for n in MASK_SIZES:
+            z, a = _masked_row(g, n, dt)
+            where = {"n": n}
+            for part, eq in statements.items():
+                case = f"{part} n={n}"
+                if part in ("neg-inf-weight", "neg-inf-rest"):
+                    w = F.softmax(torch.cat([z, torch.tensor([float("-inf")], dtype=dt)]), dim=0)
+                    got = _rhs(eq, {"n": n, "a": a}, {"z": z}, {"i": n}, 1, dt, dev)
+                    expected = w[n] if part == "neg-inf-weight" else w[:n]
+                    cmp.compare(case, expected, got, **where)
+                elif part == "zero-weight":
+                    w = F.softmax(torch.cat([z, torch.zeros(1, dtype=dt)]), dim=0)
+                    cmp.compare(case, w[n], _rhs(eq, {"n": n}, {"z": z}, {}, 1, dt, dev), **where)
+                elif part == "full-mask-shift":
+                    got = _rhs(eq, {"n": n}, {"z": z}, {"i": n}, 1, dt, dev)
+                    for mu in SHIFTS:
+                        cmp.compare(f"{case} mu={mu}", F.softmax(z + mu, dim=0), got, mu=mu, **where)
+                elif part == "boolean-mask":
+                    _boolean_mask(cmp, eq, g, n, dt, dev)
+                elif part == "key-padding-mask":
+                    _key_padding_mask(cmp, eq, g, n, dt, dev)
+                else:
+                    raise KeyError(f"mask_negative_infinity: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+def _keep(g, rows, n):
+    """A random boolean mask (True = keep) with at least one kept entry per row."""
+    keep = torch.rand(rows, n, generator=g) < 0.6
+    keep[torch.arange(rows), torch.randint(0, n, (rows,), generator=g)] = True
+    return keep
+
+
+def _boolean_mask(cmp, eq, g, n, dt, dev, rows=3, d=4):
+    """SDPA's weights, read off with V = I, against the statement with α = the boolean mask; and the
+    boolean mask against the additive −∞ mask."""
+    q = torch.randn(1, 1, rows, d, generator=g, dtype=dt)
+    k = torch.randn(1, 1, n, d, generator=g, dtype=dt)
+    eye = torch.eye(n, dtype=dt).reshape(1, 1, n, n)
+    keep = _keep(g, rows, n)
+    weights = F.scaled_dot_product_attention(q, k, eye, attn_mask=keep)[0, 0]
+    additive = torch.zeros(rows, n, dtype=dt).masked_fill(~keep, float("-inf"))
+    cmp.compare(f"boolean-mask n={n}: SDPA bool mask vs additive -inf mask", weights,
+                F.scaled_dot_product_attention(q, k, eye, attn_mask=additive)[0, 0], n=n)
+    scores = (q @ k.transpose(-1, -2))[0, 0] / math.sqrt(d)
+    for r in range(rows):
+        got = _rhs(eq, {"n": n}, {"z": scores[r], "alpha": keep[r].to(dt)}, {"i": n}, 1, dt, dev)
+        cmp.compare(f"boolean-mask n={n} row {r}", weights[r], got, n=n, row=r,
+                    mask=keep[r].int().tolist())
+
+
+def _key_padding_mask(cmp, eq, g, n, dt, dev, d=4):
+    """nn.MultiheadAttention (one head, identity projections) with key_padding_mask, against the
+    statement with p = the padding mask."""
+    mha = nn.MultiheadAttention(d, 1, batch_first=True, dtype=dt)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.eye(d, dtype=dt).repeat(3, 1))
+        mha.in_proj_bias.zero_()
+    x = torch.randn(1, n, d, generator=g, dtype=dt)
+    pad = ~_keep(g, 1, n)
+    _, w = mha(x, x, x, key_padding_mask=pad, need_weights=True)
+    scores = (x[0] @ x[0].T) / math.sqrt(d)
+    for r in range(n):
+        got = _rhs(eq, {"n": n}, {"z": scores[r], "p": pad[0].to(dt)}, {"i": n}, 1, dt, dev)
+        cmp.compare(f"key-padding-mask n={n} query {r}", w[0, r], got, n=n, query=r,
+                    key_padding_mask=pad[0].int().tolist())
+
+
+# --- attention-backward ---------------------------------------------------------------------------
+
+# (B, H, L, d): tiny, one-wide, the seed's per-head size, and a wider one.
+BACKWARD_SIZES = ((1, 1, 2, 1), (1, 1, 3, 2), (2, 2, 4, 4), (1, 2, 9, 16))
+
+
+def attention_backward(statements: dict, options: Options) -> NumericVerdict:
+    """Autograd of ``F.scaled_dot_product_attention`` (dQ, dK, dV) and of ``F.softmax`` (dS) and of
+    ``P @ V`` (dP), against the statements evaluated on each (batch, head) slice."""
+    cmp = Comparison("torch.autograd of F.scaled_dot_product_attention / F.softmax", options,
+                     atol=ATOL, rtol=RTOL)
+    g, dt, dev = generator(options, salt=79), dtype(options), options.device
+    for B, H, L, d in BACKWARD_SIZES:
+        Q, K, V, dO = (torch.randn(B, H, L, d, generator=g, dtype=dt) for _ in range(4))
+        leaves = [t.clone().requires_grad_() for t in (Q, K, V)]
+        O = F.scaled_dot_product_attention(*leaves)
+        dQ, dK, dV = torch.autograd.grad(O, leaves, dO)
+        S = (Q @ K.transpose(-1, -2) / math.sqrt(d)).requires_grad_()
+        P = F.softmax(S, dim=-1)
+        (dS,) = torch.autograd.grad(P @ V, S, dO)
+        P = P.detach().requires_grad_()
+        (dP,) = torch.autograd.grad(P @ V, P, dO)
+        ref = {"dV": (dV, ("j", "a")), "dP": (dP, ("i", "j")), "dS": (dS, ("i", "j")),
+               "dQ": (dQ, ("i", "a")), "dK": (dK, ("j", "a"))}
+        O = O.detach()
+        for part, eq in statements.items():
+            if part == "rowsum":
+                expected = (P.detach() * dP).sum(-1)
+                free = ("i",)
+            elif part in ref:
+                expected, free = ref[part]
+            else:
+                raise KeyError(f"attention_backward: no numeric check for part {part!r}")
+            sizes = {"i": L, "j": L, "a": d}
+            got = torch.empty_like(expected)
+            for b in range(B):
+                for h in range(H):
+                    tensors = {"Q": Q[b, h], "K": K[b, h], "V": V[b, h], "dO": dO[b, h], "O": O[b, h],
+                               "P": P[b, h].detach(), "dP": dP[b, h], "dS": dS[b, h]}
+                    got[b, h] = _rhs(eq, {"L": L, "d": d}, tensors, {f: sizes[f] for f in free}, 1, dt, dev)
+            cmp.compare(f"{part} (B, H, L, d) = {(B, H, L, d)}", expected, got, B=B, H=H, L=L, d=d)
+    return cmp.verdict()
