@@ -25,13 +25,30 @@ def fail(message: str, code: int = 2):
     sys.exit(code)
 
 
-def _entries(ids: tuple[str, ...], all_: bool):
+def _load_from(specs) -> list[str]:
+    """Load the user's claim modules named by ``--from`` (paths or module names); their ids."""
     from mathcheck import registry
 
+    ids = []
+    for spec in specs:
+        try:
+            ids += registry.load_from(spec)
+        except registry.LoadError as exc:
+            fail(str(exc))
+    return ids
+
+
+def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
+    from mathcheck import registry
+
+    loaded = _load_from(from_)
     if all_ and ids:
         fail("give claim ids or --all, not both")
     if not all_ and not ids:
-        fail("name at least one claim (mathcheck list shows them) or use --all")
+        if loaded:  # `prove --from my_claims.py` proves the claims that file defines
+            ids = tuple(loaded)
+        else:
+            fail("name at least one claim (mathcheck list shows them) or use --all")
     try:
         return registry.entries(plugins=True) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
@@ -47,6 +64,8 @@ def _print_json(verdicts, kind: str, seed: int) -> None:
 seed_option = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                            help="Seed of every random draw: same seed, same report.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+from_option = click.option("--from", "from_", multiple=True, metavar="FILE.py|MODULE",
+                           help="Also load the claims of this file or module (repeatable).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -57,10 +76,12 @@ def main():
 
 @main.command("list")
 @json_option
-def list_(as_json: bool):
+@from_option
+def list_(as_json: bool, from_):
     """List the claims: id, seed section, title."""
     from mathcheck import registry
 
+    _load_from(from_)
     try:
         entries = registry.entries(plugins=True)
     except registry.LoadError as exc:
@@ -113,8 +134,8 @@ def _options(seed: int, device: str, dtype: str):
     return Options(seed=seed, device=device, dtype=dtype)
 
 
-def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
-    entries = _entries(claim_ids, all_)
+def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=()):
+    entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     from mathcheck.engine import run
     from mathcheck.render import text
@@ -135,9 +156,10 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 @seed_option
 @json_option
 @run_options
-def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
+@from_option
+def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
     """Derive each claim symbolically and check it numerically against PyTorch."""
-    verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache)
+    verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
     statuses = {v.status for v in verdicts}
     for worst in ("error", "refuted", "inconclusive"):
         if worst in statuses:
@@ -150,9 +172,10 @@ def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
 @seed_option
 @json_option
 @run_options
-def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache):
+@from_option
+def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
     """Show that every mutant (a mistake people make) of each claim is refuted."""
-    verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache)
+    verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
     if any(r.error for r in verdicts):
         sys.exit(EXIT["error"])
     if not all(r.all_refuted for r in verdicts):
@@ -182,6 +205,35 @@ def audit(as_json: bool):
             click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("exact", "holds-with-conditions", "imprecise")}
     click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+
+
+@main.command()
+@click.argument("lhs")
+@click.argument("rhs")
+@click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]",
+              help="Properties of a symbol: real, positive, nonnegative, negative, nonzero, integer "
+                   "(repeatable; symbols are real otherwise).")
+@seed_option
+@json_option
+@click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
+              help="Wall-clock budget of the whole check, in seconds.")
+def check(lhs, rhs, assume, seed, as_json, timeout):
+    """Check your own identity LHS = RHS: symbolic proof, float64 test, verdict.
+
+    The grammar (docs/check.md): numbers, names, + - * / ** ^, exp log sqrt sin cos tan tanh Abs
+    sigmoid factorial, binomial(n, k), diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
+    Put `--` before a side that starts with a minus sign.
+    """
+    from mathcheck.usercheck import check as run_check
+
+    result = run_check(lhs, rhs, assume=list(assume), seed=seed, timeout=timeout)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    elif result.status == "bad-input":
+        click.echo(f"error: {result.message}", err=True)
+    else:
+        click.echo("\n".join(result.lines()))
+    sys.exit(result.exit_code)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,412 @@
+"""A whitelist parser for the formulas a user types: Python's ``ast`` in, SymPy objects out.
+
+User strings never reach ``eval``, ``exec``, ``sympify`` or ``parse_expr`` (they execute code).
+:func:`parse` reads the text with :func:`ast.parse` (which only *parses*), walks the tree, and builds
+each SymPy object itself from a node type on the whitelist; anything else is a :class:`ParseError`
+whose ``str()`` is one line naming the offending token and what is allowed. The parser knows
+nothing of tensors.
+
+The grammar (``^`` is accepted for ``**``)::
+
+    expr    := number | name | name[index, ...] | expr OP expr | -expr | +expr | (expr)
+               | FUNC(expr) | binomial(expr, expr) | diff(expr, name[, order])
+               | Sum(expr, (name, expr, expr)[, (name, expr, expr)...])
+    OP      := + - * / ** ^
+    FUNC    := exp log sqrt sin cos tan tanh Abs sigmoid factorial
+    const   := pi E
+
+Symbols are real unless ``assume`` says otherwise; a name used as a summation index or bound is an
+integer. Work is bounded before SymPy sees it: input length, nesting depth, size of numbers,
+exponents, factorials and binomials, derivative order and numeric sum bounds (see ``LIMITS``).
+
+    >>> e = parse("sigmoid(x) + log(exp(y))", {"y": ("positive",)})
+    >>> sorted(str(s) for s in e.free_symbols)
+    ['x', 'y']
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from mathcheck.lazy import sympy as sp
+
+
+class ParseError(ValueError):
+    """Input outside the grammar or the limits; ``str()`` is one line for the CLI."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    length: int = 2000          # characters per formula
+    depth: int = 60             # nesting of brackets
+    tree_depth: int = 200       # nesting of the syntax tree (a long sum nests one level a term)
+    digits: int = 60            # digits of a numeric literal
+    exponent: int = 100         # |numeric exponent|
+    number_bits: int = 20000    # size of a number SymPy would compute eagerly (base ** exponent)
+    factorial: int = 300        # largest numeric argument of factorial / binomial
+    order: int = 4              # largest derivative order
+    sum_bound: int = 1000       # |numeric sum bound|
+    nodes: int = 600            # syntax-tree nodes per formula
+
+
+LIMITS = Limits()
+
+PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
+FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "Abs", "sigmoid", "factorial")
+SPECIAL = ("binomial", "diff", "Sum")
+CONSTANTS = ("pi", "E")
+RESERVED = set(FUNCTIONS) | set(SPECIAL) | set(CONSTANTS)
+ALLOWED = ("numbers, names, + - * / ** ^, parentheses, " + " ".join(FUNCTIONS)
+           + ", binomial(n, k), diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E")
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+
+
+def _token(node: ast.AST, text: str) -> str:
+    """The source text of ``node``, shortened, for the one-line error."""
+    seg = ast.get_source_segment(text, node) or type(node).__name__
+    seg = " ".join(seg.split())
+    return seg if len(seg) <= 40 else seg[:37] + "..."
+
+
+def _reject(node: ast.AST, text: str, what: str | None = None):
+    raise ParseError(f"{what or 'not allowed'}: {_token(node, text)!r}; allowed: {ALLOWED}")
+
+
+def _prescan(text: str, limits: Limits) -> str:
+    if not isinstance(text, str):
+        raise ParseError(f"a formula must be a string, not {type(text).__name__}")
+    if len(text) > limits.length:
+        raise ParseError(f"formula too long: {len(text)} characters, at most {limits.length}")
+    if not text.strip():
+        raise ParseError("empty formula")
+    bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
+    if bad:
+        raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
+    for c in "'\"`;:\\@$!?{}&|~<>=%#":
+        if c in text:
+            raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
+    depth = worst = 0
+    for c in text:
+        depth += c in "(["
+        depth -= c in ")]"
+        worst = max(worst, depth)
+    if worst > limits.depth:
+        raise ParseError(f"nesting too deep: {worst} levels of brackets, at most {limits.depth}")
+    return text.replace("^", "**")
+
+
+def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
+    src = _prescan(text, limits).strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError as exc:
+        raise ParseError(f"not a formula: {exc.msg} at column {exc.offset or 0} of {text.strip()!r}; "
+                         f"allowed: {ALLOWED}") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise ParseError(f"not a formula ({type(exc).__name__}); allowed: {ALLOWED}") from None
+    count = 0
+    stack = [(tree.body, 1)]
+    while stack:  # iterative, so a deep tree cannot blow the Python stack before it is refused
+        node, depth = stack.pop()
+        count += 1
+        if depth > limits.tree_depth:
+            raise ParseError(f"formula nested too deeply (over {limits.tree_depth} levels)")
+        if count > limits.nodes:
+            raise ParseError(f"formula too large (over {limits.nodes} syntax nodes)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return tree.body, src
+
+
+# --- which names are what ----------------------------------------------------------------------
+
+@dataclass
+class _Roles:
+    integer: set
+    indexed: set
+    plain: set
+    called: set
+
+
+def _roles(trees) -> _Roles:
+    r = _Roles(set(), set(), set(), set())
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                r.called.add(node.func.id)
+                if node.func.id == "Sum":
+                    for lim in node.args[1:]:
+                        if isinstance(lim, ast.Tuple):
+                            for x in lim.elts:
+                                r.integer |= {n.id for n in ast.walk(x) if isinstance(n, ast.Name)}
+            elif isinstance(node, ast.Subscript):
+                if isinstance(node.value, ast.Name):
+                    r.indexed.add(node.value.id)
+                idx = node.slice
+                r.integer |= {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id not in r.called:
+                r.plain.add(node.id)
+    return r
+
+
+def _symbol_assumptions(name: str, props, integer: bool) -> dict:
+    kw = {"real": True}
+    for p in props:
+        if p not in PROPERTIES:
+            raise ParseError(f"unknown property {p!r} for {name}; allowed: {', '.join(PROPERTIES)}")
+        kw[p] = True
+    if integer:
+        kw["integer"] = True
+    return kw
+
+
+class _Builder:
+    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits):
+        self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
+        self.bound: dict[str, object] = {}
+
+    def fail(self, node, what=None):
+        _reject(node, self.text, what)
+
+    def build(self, node):
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node)
+        return method(node)
+
+    def _Constant(self, node):
+        v = node.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.fail(node, "only real numbers are allowed as constants")
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                self.fail(node, "number out of range")
+            f = Fraction(repr(v))  # the literal as written (0.1 is 1/10), exact
+            if len(str(f.numerator)) > self.limits.digits or len(str(f.denominator)) > self.limits.digits:
+                self.fail(node, f"number has more than {self.limits.digits} digits")
+            return sp.Rational(f.numerator, f.denominator)
+        if v.bit_length() > self.limits.digits * 3.33:
+            self.fail(node, f"number has more than {self.limits.digits} digits")
+        return sp.Integer(v)
+
+    def _Name(self, node):
+        name = node.id
+        if name == "pi":
+            return sp.pi
+        if name == "E":
+            return sp.E
+        if name in self.bound:
+            return self.bound[name]
+        if name in RESERVED:
+            self.fail(node, f"{name} is a function; call it")
+        if name in self.bases:
+            self.fail(node, f"{name} is indexed elsewhere; write {name}[i]")
+        return self.symbols[name]
+
+    def _UnaryOp(self, node):
+        if isinstance(node.op, ast.USub):
+            return -self.build(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return self.build(node.operand)
+        self.fail(node, "operator not allowed")
+
+    def _BinOp(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            self.fail(node, "operator not allowed")
+        a, b = self.build(node.left), self.build(node.right)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            self._number_size(node, a, b)
+            return a * b
+        if op == "/":
+            if b == 0:
+                self.fail(node, "division by zero")
+            return a / b
+        return self._pow(node, a, b)
+
+    def _number_size(self, node, *xs):
+        bits = sum(math.log2(abs(int(x.p)) + 1) + math.log2(int(x.q) + 1) for x in xs if x.is_Rational)
+        if bits > self.limits.number_bits:
+            self.fail(node, "number too large")
+
+    def _pow(self, node, base, exponent):
+        if exponent.is_number:
+            if not exponent.is_real or exponent.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                self.fail(node, "exponent must be a finite real number")
+            if abs(float(exponent)) > self.limits.exponent:
+                self.fail(node, f"exponent too large (|exponent| ≤ {self.limits.exponent})")
+            if exponent.is_Rational and exponent.q > self.limits.exponent:
+                self.fail(node, f"exponent's denominator too large (≤ {self.limits.exponent})")
+            if base.is_Rational:
+                size = (math.log2(abs(int(base.p)) + 1) + math.log2(int(base.q) + 1)) * abs(float(exponent))
+                if size > self.limits.number_bits:
+                    self.fail(node, "number too large")
+            if base == 0 and exponent.is_negative:
+                self.fail(node, "division by zero")
+        return sp.Pow(base, exponent)
+
+    def _Subscript(self, node):
+        if not isinstance(node.value, ast.Name) or node.value.id not in self.bases:
+            self.fail(node, "only a name may be indexed")
+        idx = node.slice
+        parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        indices = [self.build(p) for p in parts]
+        for i, p in zip(indices, parts):
+            if i.is_integer is not True:
+                self.fail(p, "an index must be an integer expression")
+        return self.bases[node.value.id][tuple(indices) if len(indices) > 1 else indices[0]]
+
+    def _Call(self, node):
+        if not isinstance(node.func, ast.Name):
+            self.fail(node.func, "only the listed functions may be called")
+        name = node.func.id
+        if node.keywords:
+            self.fail(node.keywords[0].value, "keyword arguments are not allowed")
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self.fail(node, "starred arguments are not allowed")
+        if name == "Sum":
+            return self._sum(node)
+        if name == "diff":
+            return self._diff(node)
+        if name == "binomial":
+            if len(node.args) != 2:
+                self.fail(node, "binomial takes two arguments")
+            n, k = (self.build(a) for a in node.args)
+            for x, a in ((n, node.args[0]), (k, node.args[1])):
+                if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
+                    self.fail(a, f"binomial argument too large (≤ {self.limits.factorial})")
+            return sp.binomial(n, k)
+        if name not in FUNCTIONS:
+            self.fail(node.func, f"unknown function {name}")
+        if len(node.args) != 1:
+            self.fail(node, f"{name} takes one argument")
+        x = self.build(node.args[0])
+        if name == "factorial":
+            if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
+                self.fail(node.args[0], f"factorial argument too large (≤ {self.limits.factorial})")
+            return sp.factorial(x)
+        if name == "sigmoid":
+            return 1 / (1 + sp.exp(-x))  # σ(x) = 1/(1 + e^{−x}); SymPy has no sigmoid of its own
+        if name in ("exp",) and x.is_number and x.is_real and abs(float(x)) > 10**6:
+            self.fail(node.args[0], "argument too large")
+        return {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
+                "tan": sp.tan, "tanh": sp.tanh, "Abs": sp.Abs}[name](x)
+
+    def _sum(self, node):
+        if len(node.args) < 2 or not all(isinstance(a, ast.Tuple) for a in node.args[1:]):
+            self.fail(node, "write Sum(f, (i, a, b))")
+        limits = []
+        saved = dict(self.bound)
+        try:
+            for lim in node.args[1:]:
+                if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name):
+                    self.fail(lim, "a sum's range is (i, a, b) with i a name")
+                var = lim.elts[0].id
+                if var in RESERVED or var in self.bases:
+                    self.fail(lim.elts[0], "a summation index must be a plain name")
+                a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
+                for x, el in ((a, lim.elts[1]), (b, lim.elts[2])):
+                    if x.is_integer is not True:
+                        self.fail(el, "a sum bound must be an integer expression")
+                    if x.is_number and abs(int(x)) > self.limits.sum_bound:
+                        self.fail(el, f"sum bound too large (|bound| ≤ {self.limits.sum_bound})")
+                sym = self.symbols[var]
+                self.bound[var] = sym
+                limits.append((sym, a, b))
+            f = self.build(node.args[0])
+        finally:
+            self.bound = saved
+        return sp.Sum(f, *limits)
+
+    def _diff(self, node):
+        if len(node.args) not in (2, 3):
+            self.fail(node, "write diff(f, x) or diff(f, x, order)")
+        var = node.args[1]
+        if not isinstance(var, ast.Name) or var.id in RESERVED or var.id in self.bases:
+            self.fail(var, "differentiate with respect to a plain name")
+        order = 1
+        if len(node.args) == 3:
+            o = node.args[2]
+            if not (isinstance(o, ast.Constant) and type(o.value) is int and 1 <= o.value <= self.limits.order):
+                self.fail(o, f"the order of a derivative is a whole number 1..{self.limits.order}")
+            order = o.value
+        x = self.build(var)
+        if x.is_integer:
+            self.fail(var, "cannot differentiate with respect to an integer")
+        return sp.Derivative(self.build(node.args[0]), (x, order))
+
+
+def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tuple:
+    """Parse several formulas that share their symbols (a check's two sides)."""
+    assume = {k: tuple(v) for k, v in (assume or {}).items()}
+    parsed = [_tree(t, limits) for t in texts]
+    trees = [t for t, _ in parsed]
+    roles = _roles(trees)
+    for name in sorted(roles.called):
+        if name not in RESERVED:
+            raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
+    names = (roles.plain | roles.indexed | roles.integer) - set(CONSTANTS)
+    for name in sorted(names):
+        if not _NAME.match(name) or "__" in name:
+            raise ParseError(f"name {name!r} not allowed: a letter then letters, digits or single "
+                             f"underscores; allowed: {ALLOWED}")
+    for name in sorted(names & RESERVED):
+        raise ParseError(f"{name!r} is a function name, not a variable; allowed: {ALLOWED}")
+    for name in sorted(set(assume) - names):
+        raise ParseError(f"--assume names {name!r}, which the formulas do not use")
+    symbols, bases = {}, {}
+    try:
+        for name in sorted(names):
+            props = assume.get(name, ())
+            if name in roles.indexed:
+                if name in roles.integer:
+                    raise ParseError(f"{name!r} is used both as an indexed name and as an index")
+                bases[name] = sp.IndexedBase(name, **_symbol_assumptions(name, props, False))
+            else:
+                symbols[name] = sp.Symbol(name, **_symbol_assumptions(name, props, name in roles.integer))
+    except ParseError:
+        raise
+    except Exception as exc:  # SymPy's InconsistentAssumptions and friends
+        raise ParseError(f"inconsistent assumptions: {exc}") from None
+    out = []
+    for text, (tree, src) in zip(texts, parsed):
+        try:
+            out.append(_Builder(src, symbols, bases, limits).build(tree))
+        except ParseError:
+            raise
+        except RecursionError:
+            raise ParseError("formula nested too deeply") from None
+        except (TypeError, ValueError, ArithmeticError, AttributeError, KeyError) as exc:
+            raise ParseError(f"cannot build {text.strip()[:40]!r}: {type(exc).__name__}: {exc}"[:300]) from None
+    return tuple(out)
+
+
+def parse(text: str, assume: dict | None = None, limits: Limits = LIMITS):
+    """One formula as a SymPy expression (see the module docstring for the grammar)."""
+    return parse_many([text], assume, limits)[0]
+
+
+def parse_assumption(spec: str) -> tuple[str, tuple[str, ...]]:
+    """``"n=positive,integer"`` → ``("n", ("positive", "integer"))``."""
+    name, sep, props = spec.partition("=")
+    name = name.strip()
+    if not sep or not _NAME.match(name) or "__" in name:
+        raise ParseError(f"--assume {spec!r}: write NAME=PROP[,PROP], e.g. n=positive,integer")
+    out = tuple(p.strip() for p in props.split(",") if p.strip())
+    if not out:
+        raise ParseError(f"--assume {spec!r}: no property; allowed: {', '.join(PROPERTIES)}")
+    for p in out:
+        if p not in PROPERTIES:
+            raise ParseError(f"--assume {spec!r}: unknown property {p!r}; allowed: {', '.join(PROPERTIES)}")
+    return name, out
