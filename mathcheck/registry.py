@@ -105,15 +105,39 @@ def _load_builtin() -> None:
     _LOADED = True
 
 
+def _declared_entry_points(group: str):
+    """``(name, "module:attr")`` pairs of ``group`` from installed distributions.
+
+    Reads ``*.dist-info/entry_points.txt`` on ``sys.path`` directly: importing
+    ``importlib.metadata`` alone costs more than all of ``mathcheck list`` (it pulls in the email
+    package), and listing must stay as fast as click.
+    """
+    seen = set()
+    for base in sys.path:
+        root = Path(base or ".")
+        if not root.is_dir():
+            continue
+        for ep_file in root.glob("*.dist-info/entry_points.txt"):
+            section = None
+            for raw in ep_file.read_text(encoding="utf-8", errors="replace").splitlines():
+                line = raw.strip()
+                if line.startswith("[") and line.endswith("]"):
+                    section = line[1:-1].strip()
+                elif section == group and "=" in line and not line.startswith(("#", ";")):
+                    name, value = (x.strip() for x in line.split("=", 1))
+                    if (name, value) not in seen:
+                        seen.add((name, value))
+                        yield name, value
+
+
 def load_entry_points() -> None:
     """Import the claim modules that installed packages declare under ``mathcheck.claims``."""
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group="mathcheck.claims"):
+    for name, value in _declared_entry_points("mathcheck.claims"):
+        module = value.split(":", 1)[0].strip()
         try:
-            ep.load()
-        except Exception as exc:  # a broken plug-in must not take the built-in catalog down
-            raise LoadError(f"entry point {ep.name!r} ({ep.value}) failed to load: {exc}") from None
+            importlib.import_module(module)
+        except Exception as exc:  # a broken plug-in must not take the built-in catalog down silently
+            raise LoadError(f"entry point {name!r} ({value}) failed to load: {exc}") from None
 
 
 def load_from(spec: str) -> list[str]:
