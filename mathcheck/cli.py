@@ -236,5 +236,27 @@ def check(lhs, rhs, assume, seed, as_json, timeout):
     sys.exit(result.exit_code)
 
 
+@main.command()
+@click.option("--B", "B", default="2", show_default=True, metavar="INT", help="Batch size.")
+@click.option("--L", "L", default="4", show_default=True, metavar="INT", help="Sequence length.")
+@click.option("--D", "D", default="8", show_default=True, metavar="INT", help="Model width (divisible by H).")
+@click.option("--H", "H", default="2", show_default=True, metavar="INT", help="Number of heads.")
+@json_option
+def shapes(B, L, D, H, as_json):
+    """The forward pass's tensor shapes (seed §7.1): derived in B, L, D, H, observed in PyTorch."""
+    from mathcheck.derivations.shapes import parse_sizes
+
+    try:
+        sizes = parse_sizes(B=B, L=L, D=D, H=H)
+    except ValueError as exc:
+        fail(str(exc))
+    from mathcheck.verify.shapes import shape_lines, shape_table
+
+    report = shape_table(**sizes)
+    click.echo(json.dumps(report, ensure_ascii=False, indent=2) if as_json else "\n".join(shape_lines(report)))
+    if report["status"] != "ok":
+        sys.exit(EXIT["refuted"])
+
+
 if __name__ == "__main__":
     main()

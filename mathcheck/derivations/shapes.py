@@ -14,50 +14,84 @@ from mathcheck.registry import claim
 
 # --- the forward pass's shapes (for `mathcheck shapes`) ---------------------------------------------
 
+MAX_SCORES = 10**7  # entries of the (B, H, L, L) scores: what `mathcheck shapes` will run on a CPU
+
+
 def shape_symbols():
     """B, L, H, D_head as positive integer symbols; D = H·D_head is derived, not a fifth symbol."""
     B, L, H, Dh = sp.symbols("B L H D_head", integer=True, positive=True)
     return B, L, H, Dh
 
 
-def forward_shapes():
-    r"""The shape of every tensor of one multi-head attention forward pass, in B, L, H, D_head.
+def parse_sizes(**given) -> dict:
+    """``{"B": .., "L": .., "D": .., "H": ..}`` from the user's strings; ValueError with one line."""
+    sizes = {}
+    for name, text in given.items():
+        try:
+            sizes[name] = int(str(text).strip())
+        except ValueError:
+            raise ValueError(f"--{name} must be a positive integer, got {text!r}") from None
+        if sizes[name] < 1:
+            raise ValueError(f"--{name} must be a positive integer, got {sizes[name]}")
+    if sizes["D"] % sizes["H"]:
+        raise ValueError(f"D = {sizes['D']} is not divisible by H = {sizes['H']}: "
+                         f"each head needs D_head = D/H columns")
+    scores = sizes["B"] * sizes["H"] * sizes["L"] ** 2
+    if scores > MAX_SCORES:
+        raise ValueError(f"the scores tensor (B, H, L, L) would have {scores} entries; the limit is {MAX_SCORES}")
+    return sizes
 
-    Each shape follows from the one before by a named operation (a product contracts the shared
-    axis; a view keeps the number of entries; a transpose swaps two axes), and the checks below
-    hold for every B, L, H, D_head:
+
+def _view(shape, new_shape):
+    """A view keeps the number of entries: checked by the zero test, for symbolic sizes."""
+    if checker.zero_test(sp.Mul(*shape) - sp.Mul(*new_shape)).value is not True:
+        raise ValueError(f"cannot view {shape} as {new_shape}")
+    return tuple(new_shape)
+
+
+def forward_shapes():
+    r"""The shape of every tensor of one multi-head attention forward pass, derived in B, L, H, D_head.
+
+    Products are SymPy matrix products of one sequence (``MatrixSymbol`` checks that the shared axis
+    agrees, else ``ShapeError``), with the batch axis in front; views keep the number of entries
+    (zero test); transposes swap two axes:
 
     .. math:: \underbrace{(B, L, D)}_{X} \to (B, L, H, D_h) \to (B, H, L, D_h)
               \to \underbrace{(B, H, L, L)}_{QK^\top} \to (B, H, L, D_h) \to (B, L, D)
+
+    Returns ``((B, L, H, D_head), rows)``, each row ``(name, shape, reason)``.
     """
     B, L, H, Dh = shape_symbols()
     D = H * Dh
+    M = sp.MatrixSymbol
+    x = (B,) + M("X", L, D).shape
+    qkv = (B,) + (M("X", *x[1:]) * M("W_Q", D, D).T).shape
+    split = _view(qkv, (B, L, H, Dh))
+    heads = (split[0], split[2], split[1], split[3])
+    q_h = M("Q_h", *heads[2:])
+    scores = heads[:2] + (q_h * M("K_h", *heads[2:]).T).shape
+    per_head = heads[:2] + (M("P_h", *scores[2:]) * M("V_h", *heads[2:])).shape
+    back = (per_head[0], per_head[2], per_head[1], per_head[3])
+    merged = _view(back, (B, L, D))
+    out = (B,) + (M("O", *merged[1:]) * M("W_O", D, D).T).shape
     rows = (
-        ("X", (B, L, D), "the input: B sequences of L tokens of width D"),
-        ("Q, K, V = X W^T", (B, L, D), "X (B, L, D) times W_Q^T (D, D): the shared axis D contracts"),
-        ("view (B, L, H, D_head)", (B, L, H, Dh), "the last axis D = H·D_head read as H blocks of D_head"),
-        ("heads: transpose(1, 2)", (B, H, L, Dh), "swap the token and head axes"),
-        ("scores Q_h K_h^T / sqrt(D_head)", (B, H, L, L), "(L, D_head) times (D_head, L): D_head contracts"),
-        ("weights softmax(scores)", (B, H, L, L), "softmax over the last axis keeps the shape"),
-        ("per-head output P_h V_h", (B, H, L, Dh), "(L, L) times (L, D_head): L contracts"),
-        ("merge: transpose(1, 2), view (B, L, D)", (B, L, D), "the inverse of the split"),
-        ("output projection W_O", (B, L, D), "(B, L, D) times W_O^T (D, D)"),
+        ("X", x, "the input: B sequences of L tokens of width D = H·D_head"),
+        ("Q = X W_Q^T (also K, V)", qkv, "(L, D) times (D, D): the shared axis D contracts"),
+        ("view (B, L, H, D_head)", split, "D = H·D_head read as H blocks of D_head (same entries)"),
+        ("heads: transpose(1, 2)", heads, "swap the token and head axes"),
+        ("scores Q_h K_h^T / sqrt(D_head)", scores, "(L, D_head) times (D_head, L): D_head contracts"),
+        ("weights softmax(scores, -1)", scores, "softmax over the keys keeps the shape"),
+        ("per-head output P_h V_h", per_head, "(L, L) times (L, D_head): L contracts"),
+        ("merge: transpose(1, 2), view (B, L, D)", merged, "the inverse of the split (same entries)"),
+        ("output X' = merged W_O^T", out, "(L, D) times (D, D)"),
     )
     return (B, L, H, Dh), rows
 
 
-def numel(shape):
-    return sp.Mul(*shape)
-
-
-def check_forward_shapes():
-    """Every view and merge keeps the number of entries, for symbolic B, L, H, D_head."""
-    (B, L, H, Dh), rows = forward_shapes()
-    by = {name: shape for name, shape, _ in rows}
-    pairs = (("Q, K, V = X W^T", "view (B, L, H, D_head)"),
-             ("view (B, L, H, D_head)", "heads: transpose(1, 2)"),
-             ("per-head output P_h V_h", "merge: transpose(1, 2), view (B, L, D)"))
-    return tuple((a, b, checker.zero_test(numel(by[a]) - numel(by[b])).value) for a, b in pairs)
+def show_shape(shape) -> str:
+    """``(B, L, D)`` with ``H·D_head`` written as ``D``."""
+    B, L, H, Dh = shape_symbols()
+    return "(" + ", ".join("D" if s == H * Dh else sp.sstr(s) for s in shape) + ")"
 
 
 def offset(index, shape):

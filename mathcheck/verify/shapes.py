@@ -305,3 +305,61 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
                     got[b, h] = _rhs(eq, {"L": L, "d": d}, tensors, {f: sizes[f] for f in free}, 1, dt, dev)
             cmp.compare(f"{part} (B, H, L, d) = {(B, H, L, d)}", expected, got, B=B, H=H, L=L, d=d)
     return cmp.verdict()
+
+
+# --- `mathcheck shapes`: the seed's §7.1 table --------------------------------------------------------
+
+def shape_table(B: int, L: int, D: int, H: int, seed: int = 0) -> dict:
+    """Each tensor's shape derived in B, L, D, H (SymPy), evaluated at the sizes, and observed on the
+    tensors of a real forward pass: ``nn.MultiheadAttention``'s projections split into heads,
+    ``F.scaled_dot_product_attention`` per head, merged and projected by its ``out_proj``.
+
+    A row is ``ok`` when the observed shape is the derived one; the weights and output rows also
+    need their values to match the module's own (``need_weights=True, average_attn_weights=False``)
+    within atol 1e-12, rtol 1e-9. Sizes must have passed ``parse_sizes``.
+    """
+    from mathcheck.derivations.shapes import forward_shapes, show_shape
+
+    (Bs, Ls, Hs, Dhs), rows = forward_shapes()
+    Dh = D // H
+    at = {Bs: B, Ls: L, Hs: H, Dhs: Dh}
+    g, dt = torch.Generator().manual_seed(seed), torch.float64
+    with torch.no_grad():
+        mha, x, _, _ = _mha(B, L, D, H, g, dt)
+        out_ref, w_ref = mha(x, x, x, need_weights=True, average_attn_weights=False)
+        q, k, v = _projections(mha, x, x, x)
+        split = q.view(B, L, H, Dh)
+        qh, kh, vh = (t.view(B, L, H, Dh).transpose(1, 2) for t in (q, k, v))
+        scores = qh @ kh.transpose(-1, -2) / math.sqrt(Dh)
+        weights = F.softmax(scores, dim=-1)
+        per_head = F.scaled_dot_product_attention(qh, kh, vh)
+        merged = per_head.transpose(1, 2).reshape(B, L, D)
+        out = mha.out_proj(merged)
+    observed = (x, q, split, qh, scores, weights, per_head, merged, out)
+    agree = {5: (w_ref, weights), 8: (out_ref, out)}
+    table = []
+    for n, ((name, shape, _), t) in enumerate(zip(rows, observed)):
+        expected = [int(s.xreplace(at)) for s in shape]
+        ok = list(t.shape) == expected
+        if n in agree:
+            ref, got = agree[n]
+            ok = ok and ref.shape == got.shape and bool(torch.allclose(got, ref, atol=ATOL, rtol=RTOL))
+        table.append({"name": name, "symbolic": show_shape(shape), "shape": expected,
+                      "observed": list(t.shape), "ok": ok})
+    return {"sizes": {"B": B, "L": L, "D": D, "H": H, "D_head": Dh}, "rows": table,
+            "status": "ok" if all(r["ok"] for r in table) else "mismatch"}
+
+
+def shape_lines(report: dict) -> list[str]:
+    """The table as text, one row per tensor."""
+    s = report["sizes"]
+    shown = lambda xs: "(" + ", ".join(map(str, xs)) + ")"  # noqa: E731
+    w = max(len(r["name"]) for r in report["rows"])
+    ws = max(len(r["symbolic"]) for r in report["rows"])
+    lines = [f"B={s['B']} L={s['L']} D={s['D']} H={s['H']} D_head={s['D_head']}",
+             f"{'tensor':<{w}}  {'symbolic':<{ws}}  {'shape':<14}  {'observed':<14}  ok"]
+    for r in report["rows"]:
+        lines.append(f"{r['name']:<{w}}  {r['symbolic']:<{ws}}  {shown(r['shape']):<14}  "
+                     f"{shown(r['observed']):<14}  {'yes' if r['ok'] else 'NO'}")
+    lines.append(f"status: {report['status']}")
+    return lines
