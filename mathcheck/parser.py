@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -88,8 +89,8 @@ def _prescan(text: str, limits: Limits) -> str:
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
-    for c in "'\"`;:\\@$!?{}&|~<>=%#":
-        if c in text:
+    for c in text:  # the first character no formula needs (strings, statements, comparisons, ...)
+        if c in "'\"`;:\\@$!?{}&|~<>=%#":
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
     depth = worst = 0
     for c in text:
@@ -104,7 +105,9 @@ def _prescan(text: str, limits: Limits) -> str:
 def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
     src = _prescan(text, limits).strip()
     try:
-        tree = ast.parse(src, mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and friends: we refuse anyway
+            warnings.simplefilter("ignore")
+            tree = ast.parse(src, mode="eval")
     except SyntaxError as exc:
         raise ParseError(f"not a formula: {exc.msg} at column {exc.offset or 0} of {text.strip()!r}; "
                          f"allowed: {ALLOWED}") from None
