@@ -86,3 +86,232 @@ def qk_variance() -> Body:
                       "'each component has mean 0 and variance 1'. With nonzero means the variance is "
                       "d_k(σ_q²σ_k² + μ_q²σ_k² + μ_k²σ_q²)."),
     )
+
+# --- qkv-projection-shapes ------------------------------------------------------------------------
+
+def shape_rule() -> rules.Rule:
+    """``Shape(M)`` → ``[rows, cols]`` as SymPy's matrix-expression algebra computes them; it refuses
+    a product whose inner sizes differ, so the rule is the definition of the product's shape."""
+
+    def fn(e):
+        return e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "Shape",
+                         lambda x: sp.ImmutableMatrix([[*x.args[0].shape]]))
+
+    return rules.Rule("shape of a matrix expression: (m×p)(p×n) is m×n, (m×n)ᵀ is n×m", "definition", fn)
+
+
+@claim(
+    id="qkv-projection-shapes",
+    title="X(L×D)·W(D×d_k) is L×d_k, QKᵀ is L×L, and row r of Q depends on row r of X alone",
+    section="§2.1",
+    zh="QKV 变换本质上就是三次矩阵乘法：X (10, 512) @ W_Q (512, 64) -> Q (10, 64) "
+       "X (10, 512) @ W_K (512, 64) -> K (10, 64) X (10, 512) @ W_V (512, 64) -> V (10, 64)",
+    en="The QKV transform is in essence three matrix products: X (10, 512) @ W_Q (512, 64) -> Q (10, 64), "
+       "and likewise for K and V.",
+    check="mathcheck.verify.linear_algebra:qkv_projection_shapes",
+)
+def qkv_projection_shapes() -> Body:
+    r"""Shapes and row-locality of the projections, for symbolic L, D, d_k.
+
+    .. math::
+        X \in \mathbb{R}^{L\times D},\ W_Q, W_K \in \mathbb{R}^{D\times d_k}:\quad
+        XW_Q \in \mathbb{R}^{L\times d_k},\quad (XW_Q)(XW_K)^\top \in \mathbb{R}^{L\times L},\quad
+        \frac{\partial Q_{rc}}{\partial X_{st}} = \delta_{rs} W_{tc}.
+    """
+    L, D, dk = sp.symbols("L D d_k", integer=True, positive=True)
+    X = sp.MatrixSymbol("X", L, D)
+    WQ, WK = sp.MatrixSymbol("W_Q", D, dk), sp.MatrixSymbol("W_K", D, dk)
+    Shape = sp.Function("Shape")
+    shape = shape_rule()
+    Q, K = X * WQ, X * WK
+
+    Xe, W = sp.IndexedBase("X", real=True), sp.IndexedBase("W", real=True)
+    r, c, s, t, m = sp.symbols("r c s t m", integer=True)
+    q_rc = sp.Sum(Xe[r, m] * W[m, c], (m, 1, D))
+
+    q_shape = Part("q-shape", (
+        Step(Shape(Q), "the shape of Q = X W_Q"),
+        Step(sp.ImmutableMatrix([[L, dk]]), "(L×D)(D×d_k) is L×d_k", shape),
+    ))
+    scores_shape = Part("scores-shape", (
+        Step(Shape(Q * K.T), "the shape of the scores Q Kᵀ"),
+        Step(sp.ImmutableMatrix([[L, L]]), "(L×d_k)(d_k×L) is L×L: one score per (query, key) pair", shape),
+    ))
+    rows = Part("row-locality", (
+        Step(sp.Derivative(q_rc, Xe[s, t]), "∂Q_rc/∂X_st with Q_rc = Σ_m X_rm W_mc"),
+        Step(sp.Sum(sp.KroneckerDelta(r, s) * sp.KroneckerDelta(m, t) * W[m, c], (m, 1, D)),
+             "∂X_rm/∂X_st = δ_rs δ_mt", rules.differentiate(Xe[s, t])),
+        Step(sp.KroneckerDelta(r, s) * W[t, c], "the δ_mt keeps the term m = t"),
+    ))
+    return Body(
+        assumptions=("L, D, d_k positive integers; X is L×D (one row per token), W_Q, W_K are D×d_k",
+                     "r, s ∈ {1, …, L}, t ∈ {1, …, D}, c ∈ {1, …, d_k}"),
+        parts=(q_shape, scores_shape, rows),
+        mutants=(
+            Mutant("scores-d-by-d", "QKᵀ is D×D, a matrix over the model's features (confusing it with XᵀX)",
+                   (("scores-shape", sp.Eq(scores_shape.lhs, sp.ImmutableMatrix([[D, D]]), evaluate=False)),)),
+            Mutant("scores-dk-by-dk", "the scores are d_k×d_k: QᵀK computed in place of QKᵀ",
+                   (("scores-shape", sp.Eq(scores_shape.lhs, sp.ImmutableMatrix([[dk, dk]]), evaluate=False)),)),
+            Mutant("rows-mix", "a row of Q mixes all rows of X: ∂Q_rc/∂X_st = W_tc for every s",
+                   (("row-locality", sp.Eq(rows.lhs, W[t, c], evaluate=False)),)),
+        ),
+        context=Context(indices=((r, 1, L), (s, 1, L), (t, 1, D), (c, 1, dk))),
+        seed_verdict=("exact", "the shapes hold for any L, D, d_k, and each row of Q, K, V is its own "
+                               "token's projection: tokens first interact in QKᵀ (L×L)"),
+    )
+
+
+# --- dot-product-cosine -------------------------------------------------------------------------
+
+@claim(
+    id="dot-product-cosine",
+    title="a·b = ‖a‖‖b‖cos θ in any dimension, so the sign of a·b is the sign of cos θ",
+    section="§2.2",
+    zh="点积的数学意义是两个向量在方向上有多一致：夹角越小，点积越大；夹角接近 90 度，点积趋近于零；"
+       "夹角为钝角，点积为负。",
+    en="The dot product measures how far two vectors agree in direction: the smaller the angle, the "
+       "larger the dot product; near 90 degrees it tends to zero; for an obtuse angle it is negative.",
+    check="mathcheck.verify.linear_algebra:dot_product_cosine",
+)
+def dot_product_cosine() -> Body:
+    r"""For a, b ∈ ℝⁿ with symbolic n, θ the angle at 0 of the triangle (0, a, b):
+
+    .. math::
+        \|a-b\|^2 = \|a\|^2 + \|b\|^2 - 2\,a\cdot b, \qquad a\cdot b = \|a\|\|b\|\cos\theta, \qquad
+        \operatorname{sign}(a\cdot b) = \operatorname{sign}(\cos\theta)\ (a, b \ne 0).
+    """
+    a, b = sp.IndexedBase("a", real=True), sp.IndexedBase("b", real=True)
+    i = sp.Symbol("i", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    theta = sp.Symbol("theta", real=True)
+
+    def S(f):
+        return sp.Sum(f, (i, 1, n))
+
+    dot, aa, bb, diff = S(a[i] * b[i]), S(a[i] ** 2), S(b[i] ** 2), S((a[i] - b[i]) ** 2)
+    norms_cos = sp.sqrt(aa) * sp.sqrt(bb) * sp.cos(theta)
+    law_of_cosines = rules.Rule(
+        "law of cosines in the plane through 0, a, b: ‖a−b‖² = ‖a‖² + ‖b‖² − 2‖a‖‖b‖cos θ", "axiom",
+        lambda e: e.xreplace({diff: aa + bb - 2 * sp.sqrt(aa) * sp.sqrt(bb) * sp.cos(theta)}))
+    na, nb = sp.symbols("‖a‖ ‖b‖", positive=True)
+    nonzero = rules.Rule("a, b ≠ 0: ‖a‖‖b‖ > 0", "assumption",
+                         lambda e: e.xreplace({sp.sqrt(aa): na, sp.sqrt(bb): nb}))
+
+    expansion = Part("expansion", (
+        Step(diff, "‖a − b‖² = Σ_i (a_i − b_i)²"),
+        Step(aa + bb - 2 * dot, "expand the square and split the sum"),
+    ))
+    cosine = Part("cosine", (
+        Step(dot, "a·b = Σ_i a_i b_i"),
+        Step((aa + bb - diff) / 2, "solve part 'expansion' for a·b"),
+        Step(norms_cos, "the law of cosines", law_of_cosines),
+    ))
+    sign = Part("sign", (
+        Step(sp.sign(dot), "the sign of a·b"),
+        Step(sp.sign(norms_cos), "part 'cosine'", rules.lemma("part 'cosine'", dot, norms_cos)),
+        Step(sp.sign(sp.cos(theta)), "a positive factor does not change the sign", nonzero),
+    ))
+    return Body(
+        assumptions=("a, b ∈ R^n, n a positive integer, a ≠ 0, b ≠ 0",
+                     "θ ∈ [0, π] is the angle at 0 of the triangle (0, a, b), in the plane that contains "
+                     "it (Euclidean geometry: the law of cosines)"),
+        parts=(expansion, cosine, sign),
+        mutants=(
+            Mutant("cosine-only", "the dot product is the cosine: a·b = cos θ (it measures direction alone)",
+                   (("cosine", sp.Eq(dot, sp.cos(theta), evaluate=False)),)),
+            Mutant("sine", "a·b = ‖a‖‖b‖ sin θ (the cross product's magnitude)",
+                   (("cosine", sp.Eq(dot, sp.sqrt(aa) * sp.sqrt(bb) * sp.sin(theta), evaluate=False)),)),
+            Mutant("plus-2ab", "‖a − b‖² = ‖a‖² + ‖b‖² + 2a·b (the sign of the cross term)",
+                   (("expansion", sp.Eq(diff, aa + bb + 2 * dot, evaluate=False)),)),
+            Mutant("never-negative", "scores are similarities, so a·b > 0 for every pair "
+                                     "(the score confused with its softmax weight)",
+                   (("sign", sp.Eq(sp.sign(dot), 1, evaluate=False)),)),
+        ),
+        context=Context(sample=((theta, (0, 3.14)),)),
+        seed_verdict=("imprecise", "a·b = ‖a‖‖b‖cos θ: the sign follows the angle (acute > 0, right = 0, "
+                                   "obtuse < 0) for all nonzero a, b, but 'smaller angle, larger dot product' "
+                                   "holds only at fixed norms; direction alone is the cosine a·b/(‖a‖‖b‖)"),
+    )
+
+
+# --- scaling-prevents-saturation ------------------------------------------------------------------
+
+@claim(
+    id="scaling-prevents-saturation",
+    title="Unscaled logits saturate softmax as d_k grows; ‖J‖ ≤ tr J = 1 − Σ s_i² ≤ 2(1 − max s) vanishes",
+    section="§2.2",
+    zh="当向量维度 d_k 比较大时，点积的结果会随着维度增大而变得非常大。多个大的数值同时进入 softmax，"
+       "会直接把 softmax 推向极端：最大的那个数概率接近 1，其他数概率接近 0，梯度几乎消失。",
+    en="When d_k is large, the dot products grow with the dimension. Several large values entering "
+       "softmax push it to the extreme: the largest gets probability close to 1, the others close to 0, "
+       "and the gradient almost vanishes.",
+    check="mathcheck.verify.linear_algebra:scaling_prevents_saturation",
+)
+def scaling_prevents_saturation() -> Body:
+    r"""The softmax Jacobian :math:`J = \operatorname{diag}(s) - ss^\top` (claim softmax-jacobian) is
+    positive semidefinite, so its trace is its nuclear norm and bounds its Frobenius and spectral
+    norms; the trace vanishes as the largest weight goes to 1. For every r, with symbolic n:
+
+    .. math::
+        x^\top J x = \sum_i s_i (x_i - \bar x)^2 \ge 0, \qquad
+        \|J\|_2 \le \|J\|_F \le \operatorname{tr} J = 1 - \sum_{i=1}^{n} s_i^2 \le 1 - s_r^2 \le 2(1 - s_r),
+
+    and :math:`\operatorname{Var}(q\cdot k/\sqrt{d_k}) = 1` (claim qk-variance) keeps the logits'
+    spread, hence the saturation, from growing with :math:`d_k`.
+    """
+    z, s, x = sp.IndexedBase("z", real=True), sp.IndexedBase("s", positive=True), sp.IndexedBase("x", real=True)
+    i, j, l, r = sp.symbols("i j l r", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    define_s = rules.unfold_indexed("definition of s (softmax)", s,
+                                    lambda a: sp.exp(z[a]) / sp.Sum(sp.exp(z[l]), (l, 1, n)))
+    delta = sp.KroneckerDelta
+    J = s[i] * (delta(i, j) - s[j])  # claim softmax-jacobian
+    xbar = sp.Sum(s[j] * x[j], (j, 1, n))
+
+    def S(f, v=i):
+        return sp.Sum(f, (v, 1, n))
+
+    psd = Part("psd", (
+        Step(S(S(x[i] * J * x[j], j)), "xᵀJx with J_ij = s_i(δ_ij − s_j)"),
+        Step(S(s[i] * x[i] ** 2) - xbar ** 2, "the δ_ij keeps j = i; the rest factors into a square"),
+        Step(S(s[i] * (x[i] - xbar) ** 2), "complete the square about x̄ = Σ_j s_j x_j, using Σ_i s_i = 1"),
+        Step(sp.Integer(0), "a sum of s_i > 0 times squares", relation=">="),
+    ))
+    bound = Part("bound", (
+        Step(S(s[i] * (1 - s[i])), "tr J = Σ_i J_ii, J_ii = s_i(1 − s_i)"),
+        Step(1 - S(s[i] ** 2), "Σ_i s_i = 1"),
+        Step(1 - s[r] ** 2 - S((1 - delta(i, r)) ** 2 * s[i] ** 2), "take the term i = r out of the sum"),
+        Step(1 - s[r] ** 2, "drop a sum of squares", relation="<="),
+        Step(2 * (1 - s[r]), "2(1 − s_r) − (1 − s_r²) = (1 − s_r)² ≥ 0", relation="<="),
+    ))
+    q, k = sp.IndexedBase("q"), sp.IndexedBase("k")
+    d = sp.Symbol("d_k", integer=True, positive=True)
+    dot = sp.Sum(q[i] * k[i], (i, 1, d))
+    scaled = Part("scaled", (
+        Step(rules.Var(dot / sp.sqrt(d)), "the variance of a scaled logit q·k/√d_k"),
+        Step(rules.Var(dot) / d, "Var(cX) = c² Var(X)", rules.variance_scaling((q, k))),
+        Step(d / d, "Var(q·k) = d_k (claim qk-variance, part 'standard')",
+             rules.lemma("claim qk-variance", rules.Var(dot), d)),
+        Step(sp.Integer(1), "cancel"),
+    ))
+    wrong = lambda rhs: sp.Le(bound.lhs, rhs, evaluate=False)  # noqa: E731
+    return Body(
+        assumptions=("z ∈ R^n, n a positive integer, s = softmax(z), r ∈ {1, …, n}",
+                     "J = diag(s) − s sᵀ, the softmax Jacobian (claim softmax-jacobian)",
+                     "for a positive semidefinite J, ‖J‖_2 ≤ ‖J‖_F ≤ tr J (its eigenvalues are ≥ 0)",
+                     "q, k independent with i.i.d. components of mean 0 and variance 1 (claim qk-variance)"),
+        parts=(psd, bound, scaled),
+        mutants=(
+            Mutant("divide-by-dk", "dividing the scores by d_k (not √d_k) keeps their variance at 1",
+                   (("scaled", sp.Eq(rules.Var(dot / d), 1, evaluate=False)),)),
+            Mutant("bound-constant-one", "the Jacobian is at most 1 − max s (the constant 2 dropped)",
+                   (("bound", wrong(1 - s[r])),)),
+            Mutant("bound-quadratic", "the gradient dies quadratically: tr J ≤ (1 − max s)²",
+                   (("bound", wrong((1 - s[r]) ** 2)),)),
+        ),
+        context=Context(indices=((i, 1, n), (j, 1, n), (r, 1, n)), definitions=(define_s,)),
+        seed_verdict=("holds-with-conditions",
+                      "for q, k with independent zero-mean unit-variance components the logits' spread grows "
+                      "like √d_k, so E[max s] → 1 and ‖J‖ ≤ tr J ≤ 2(1 − max s) → 0; dividing by √d_k keeps "
+                      "Var = 1 at every d_k, which removes the growth with d_k, not saturation in general"),
+    )

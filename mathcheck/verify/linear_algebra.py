@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import time
 import zlib
 from functools import lru_cache
 
 import sympy as sp
 import torch
+import torch.nn.functional as F
 
-from mathcheck.verdict import NumericVerdict
+from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify import stats
+from mathcheck.verify._compare import Comparison, dtype, generator
+from mathcheck.verify.evaluate import evaluate
 
 # (distribution, d_k, mu_q, sigma_q, mu_k, sigma_k): the seed's case at d_k from 16 to 4096, a
 # non-Gaussian case (Rademacher components have the same first two moments), and nonzero means.
@@ -98,3 +102,339 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
         device=options.device,
         seconds=time.perf_counter() - start,
     )
+
+
+# --- qkv-projection-shapes ------------------------------------------------------------------------
+
+QKV_SIZES = ((10, 512, 64), (7, 48, 16))  # (L, D, d_k): the seed's sizes, and another
+
+
+def _projection(d_in: int, d_out: int, g: torch.Generator, dt) -> torch.nn.Linear:
+    """An ``nn.Linear`` without bias (the seed's ``X @ W``), its weight drawn from ``g`` (deterministic)."""
+    lin = torch.nn.Linear(d_in, d_out, bias=False, dtype=dt)
+    with torch.no_grad():
+        lin.weight.copy_(torch.randn(d_out, d_in, generator=g, dtype=dt) / math.sqrt(d_in))
+    return lin.requires_grad_(False)  # derivatives are taken with respect to X only
+
+
+def _named(eq) -> tuple[dict, dict]:
+    """The statement's plain symbols and IndexedBases, by name."""
+    syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+    bases = {b.label.name: b for b in eq.atoms(sp.IndexedBase)}
+    return syms, bases
+
+
+def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
+    """The statements against real ``nn.Linear`` projections at the seed's sizes (L, D, d_k) = (10, 512, 64).
+
+    ``q-shape``: the shape of ``W_Q(X)``; ``scores-shape``: the shape of ``Q @ K.transpose(-2, -1)``,
+    both against the statement's [rows, cols]; ``row-locality``: ``torch.func.jacrev`` of the
+    projection, entry ∂Q[r, c]/∂X[s, t] for every (r, c, s, t), against the statement with W the
+    layer's weight (transposed to D×d_k).
+    """
+    cmp = Comparison("torch.nn.Linear(bias=False), Tensor.__matmul__, torch.func.jacrev", options,
+                     atol=1e-12, rtol=1e-9)
+    g = generator(options, salt=1)
+    dt = dtype(options)
+    for L, D, dk in QKV_SIZES:
+        X = torch.randn(L, D, generator=g, dtype=dt)
+        w_q, w_k = _projection(D, dk, g, dt), _projection(D, dk, g, dt)
+        Q, K = w_q(X), w_k(X)
+        dims = {"L": L, "D": D, "d_k": dk}
+        where = {"L": L, "D": D, "d_k": dk}
+        for part, eq in statements.items():
+            syms, bases = _named(eq)
+            env = {syms[k]: v for k, v in dims.items() if k in syms}
+            case = f"{part} L={L} D={D} d_k={dk}"
+            if part == "q-shape":
+                cmp.compare(case, torch.tensor([list(Q.shape)], dtype=dt), evaluate(eq.rhs, env, dtype=dt), **where)
+            elif part == "scores-shape":
+                scores = Q @ K.transpose(-2, -1)
+                cmp.compare(case, torch.tensor([list(scores.shape)], dtype=dt), evaluate(eq.rhs, env, dtype=dt),
+                            **where)
+            elif part == "row-locality":
+                J = torch.func.jacrev(w_q)(X)  # (L, d_k, L, D): ∂Q[r, c]/∂X[s, t]
+                axes = {"r": (L, 0), "c": (dk, 1), "s": (L, 2), "t": (D, 3)}
+                for name, (size, axis) in axes.items():
+                    if name in syms:
+                        shape = [1, 1, 1, 1]
+                        shape[axis] = size
+                        env[syms[name]] = torch.arange(1, size + 1, dtype=dt).reshape(shape)
+                if "W" in bases:
+                    env[bases["W"]] = w_q.weight.detach().T  # X @ W with W = weight.T, D×d_k
+                cmp.compare(case, J, evaluate(eq.rhs, env, dtype=dt), **where)
+            else:
+                raise KeyError(f"qkv_projection_shapes: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- dot-product-cosine ---------------------------------------------------------------------------
+
+DOT_SIZES = (2, 3, 64, 4096)
+ANGLES = tuple(math.pi * k / 6 for k in range(7))  # 0°, 30°, …, 180°: acute, right and obtuse
+SIGN_ATOL = 1e-9  # |a·b| below this (relative to ‖a‖‖b‖) is a zero: float error is ~n·1e-16
+
+
+def plane_angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The angle at 0 of the triangle (0, a, b), read off in the plane of a and b.
+
+    A Householder QR of [a b] rotates that plane onto the first two axes: a = (R00, 0),
+    b = (R01, R11) there, and ``atan2`` gives the angle with no dot product formula involved.
+    """
+    R = torch.linalg.qr(torch.stack([a, b], 1)).R
+    return torch.atan2(R[1, 1].abs(), R[0, 1] * torch.sign(R[0, 0]))
+
+
+def _pairs(g: torch.Generator, dt):
+    """(n, a, b, θ, how): random pairs (θ measured by :func:`plane_angle`) and pairs built at the exact
+    angles of ``ANGLES`` with random norms (b = ρ(cos θ u + sin θ v), u ⟂ v unit vectors)."""
+    for n in DOT_SIZES:
+        for m in range(3):
+            a, b = torch.randn(n, generator=g, dtype=dt), torch.randn(n, generator=g, dtype=dt)
+            if n <= 3:  # low dimensions: shift b towards a or -a so that acute and obtuse pairs both occur
+                b = b + (1 if m % 2 else -1) * a
+            yield n, a, b, float(plane_angle(a, b)), "random"
+        for theta in ANGLES:
+            a = torch.randn(n, generator=g, dtype=dt) * 3
+            u = a / torch.linalg.vector_norm(a)
+            v = torch.randn(n, generator=g, dtype=dt)
+            v = v - (v @ u) * u
+            v = v / torch.linalg.vector_norm(v)
+            rho = float(torch.rand((), generator=g, dtype=dt)) * 4 + 0.25
+            yield n, a, rho * (math.cos(theta) * u + math.sin(theta) * v), theta, "built"
+
+
+def _tolerant_sign(x):
+    x = torch.as_tensor(x, dtype=torch.float64)
+    return torch.where(x.abs() <= SIGN_ATOL, torch.zeros_like(x), torch.sign(x))
+
+
+def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
+    """The statements against ``torch.dot``, ``F.cosine_similarity`` and ``torch.linalg.vector_norm``.
+
+    θ comes from :func:`plane_angle` (random pairs) or from the construction (pairs at 0°, 30°, …, 180°).
+    ``expansion``: ‖a − b‖² (vector_norm) against the statement; ``cosine``: ``torch.dot(a, b)`` and
+    ``F.cosine_similarity(a, b)`` against the statement and the statement / (‖a‖‖b‖); ``sign``: the
+    sign of ``torch.dot`` against the statement's sign, both with zero meaning |x| ≤ 1e-9 relative
+    (a right angle is not lost to rounding).
+    """
+    cmp = Comparison("torch.dot, torch.nn.functional.cosine_similarity, torch.linalg.vector_norm", options,
+                     atol=1e-10, rtol=1e-9)
+    g = generator(options, salt=2)
+    dt = dtype(options)
+    tolerant = sp.Function("SignTol")
+    named = {part: _named(eq) for part, eq in statements.items()}
+    for n, a, b, theta, how in _pairs(g, dt):
+        norm_a, norm_b = torch.linalg.vector_norm(a), torch.linalg.vector_norm(b)
+        where = {"n": n, "pair": how, "theta": f"{theta:.6g}"}
+        for part, eq in statements.items():
+            syms, bases = named[part]
+            env = {bases[k]: v for k, v in (("a", a), ("b", b)) if k in bases}
+            env.update({syms[k]: v for k, v in (("n", n), ("theta", theta)) if k in syms})
+            case = f"{part} n={n} {how} θ={theta:.4f}"
+            if part == "expansion":
+                cmp.compare(case, torch.linalg.vector_norm(a - b) ** 2, evaluate(eq.rhs, env, dtype=dt), **where)
+            elif part == "cosine":
+                rhs = evaluate(eq.rhs, env, dtype=dt)
+                cmp.compare(case + " dot", torch.dot(a, b), rhs, **where)
+                cmp.compare(case + " cosine_similarity", F.cosine_similarity(a, b, dim=0),
+                            rhs / (norm_a * norm_b), **where)
+            elif part == "sign":
+                rhs = evaluate(eq.rhs.replace(sp.sign, tolerant), env, {"SignTol": _tolerant_sign}, dtype=dt)
+                cmp.compare(case, _tolerant_sign(torch.dot(a, b) / (norm_a * norm_b)), rhs, **where)
+            else:
+                raise KeyError(f"dot_product_cosine: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- scaling-prevents-saturation ------------------------------------------------------------------
+
+SAT_DKS = (16, 64, 256, 1024, 4096)
+SAT_KEYS = 10  # the seed's sentence of 10 tokens: each query meets 10 keys
+SAT_TRIALS = 400  # queries per d_k (see the power statement in the verdict's ``test``)
+FLAT = 0.20  # "roughly flat": within ±20% of the value at the smallest d_k
+SATURATED = 0.95  # unscaled, the mean largest weight at the largest d_k exceeds this
+UNSATURATED = 0.5  # scaled, it stays below this
+VAR_DELTA = 0.5  # relative error of a claimed logit variance the test must catch
+BOUND_ATOL = 1e-12  # 1 − s_r loses ~1e-16 to rounding when s_r → 1
+
+
+def _scores(d: int, g: torch.Generator, dt) -> torch.Tensor:
+    """(SAT_TRIALS, SAT_KEYS) unscaled scores q·k_j, q and k_j with i.i.d. N(0, 1) components, drawn
+    in chunks of about 2^20 numbers."""
+    per = max(1, stats.CHUNK_ELEMENTS // (SAT_KEYS * d))
+    out, done = [], 0
+    while done < SAT_TRIALS:
+        m = min(per, SAT_TRIALS - done)
+        q = torch.randn(m, d, 1, generator=g, dtype=dt)
+        keys = torch.randn(m, SAT_KEYS, d, generator=g, dtype=dt)
+        out.append((keys @ q).squeeze(-1))
+        done += m
+    return torch.cat(out)
+
+
+def _holds(small: torch.Tensor, big: torch.Tensor, rel: str, atol: float) -> torch.Tensor:
+    """Elementwise ``small REL big`` with slack ``atol`` (ties within ``atol`` count as equal)."""
+    if rel in ("<=", "<"):
+        return small <= big + atol
+    if rel in (">=", ">"):
+        return small >= big - atol
+    return (small - big).abs() <= atol
+
+
+def _refute(cmp: Comparison, ok: torch.Tensor, case: str, values: dict | None = None, **where) -> None:
+    """Record a relation checked on every value; the first failure (with ``values`` there) is the
+    counterexample."""
+    cmp.trials += 1
+    cmp.details.append(f"{case}: {'holds' if bool(ok.all()) else 'fails'} on {ok.numel()} values")
+    if not bool(ok.all()) and not cmp.counterexample:
+        idx = tuple(torch.nonzero(~ok)[0].tolist())
+        shown = tuple((k, f"{float(torch.broadcast_to(v, ok.shape)[idx]):.12g}") for k, v in (values or {}).items())
+        cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
+            ("entry", str(idx)),) + shown
+
+
+def _mean_se(x: torch.Tensor) -> tuple[float, float]:
+    return float(x.mean()), float(x.std() / math.sqrt(x.numel()))
+
+
+def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVerdict:
+    """Softmax saturation measured against d_k, with and without the statement's scale, in float64.
+
+    For each d_k in 16…4096: 400 queries q, each against 10 keys k_j (i.i.d. N(0, 1) components); the
+    unscaled scores z = q·k_j and the scaled ones c·z with c read from part ``scaled`` (1/√d_k as
+    derived). On every sample, with ``F.softmax`` and the Jacobian ``torch.func.jacrev(F.softmax)``:
+
+    * ``bound``: tr J (torch) equals the statement's left-hand side, and tr J ≤ its right-hand side at
+      every r; ‖J‖_2 ≤ ‖J‖_F ≤ tr J (``torch.linalg.matrix_norm``), the consequence of ``psd``;
+    * ``psd``: xᵀJx (torch, random x) against the statement (≥ 0) on every sample, its left-hand side
+      evaluated on the first samples; the least eigenvalue (``eigvalsh``) ≥ −1e-15;
+    * ``scaled``: E[(c·q·k)²] (mean 0) z-tested against the claimed variance at every d_k;
+    * the trend, z-tested: unscaled, the mean largest weight rises from d_k = 16 to 4096 and exceeds
+      0.95, the mean ‖J‖_F falls; scaled, the mean of 1 − max weight and of ‖J‖_F stay within ±20% of
+      their values at d_k = 16 and the largest weight stays below 0.5.
+    """
+    for part in statements:
+        if part not in ("bound", "psd", "scaled"):
+            raise KeyError(f"scaling_prevents_saturation: no numeric check for part {part!r}")
+    cmp = Comparison("torch.nn.functional.softmax, torch.func.jacrev, torch.linalg.matrix_norm / eigvalsh",
+                     options, atol=1e-12, rtol=1e-9)
+    dt = dtype(options)
+    n = SAT_KEYS
+    tests = 6 + len(SAT_DKS)
+    critical = stats.z_critical(stats.FAMILY_ALPHA, tests)
+    scale = None
+    if "scaled" in statements:
+        c_expr, d_sym = _scale(statements["scaled"].lhs)
+        scale = lambda d: float(c_expr.xreplace({d_sym: d}))  # noqa: E731
+    else:
+        scale = lambda d: d ** -0.5  # noqa: E731
+    jac = torch.vmap(torch.func.jacrev(lambda v: F.softmax(v, dim=-1)))
+    measured: dict = {}  # (series, d) -> ((mean, se) of max weight, (mean, se) of ‖J‖_F)
+    zs: list = []  # (test, z, passed)
+    for d in SAT_DKS:
+        raw = _scores(d, generator(options, salt=100 + d), dt)
+        for series, c in (("unscaled", 1.0), ("scaled", scale(d))):
+            z = raw * c
+            s = F.softmax(z, dim=-1)
+            J = jac(z)  # (T, n, n)
+            tr = J.diagonal(dim1=-2, dim2=-1).sum(-1)
+            fro = torch.linalg.matrix_norm(J, "fro")
+            spec = torch.linalg.matrix_norm(J, 2)
+            where = {"d_k": d, "series": series}
+            measured[series, d] = (_mean_se(s.max(-1).values), _mean_se(fro))
+            if "bound" in statements:
+                eq = statements["bound"]
+                syms, bases = _named(eq)
+                env = {bases["s"]: s.T} if "s" in bases else {}
+                if "n" in syms:
+                    env[syms["n"]] = n
+                lhs = evaluate(eq.lhs, env, dtype=dt)
+                cmp.compare(f"bound d_k={d} {series}: tr J against the left-hand side", tr, lhs, **where)
+                if "r" in syms:
+                    env[syms["r"]] = torch.arange(1, n + 1, dtype=dt)  # rows: r, columns: samples
+                rhs = evaluate(eq.rhs, env, dtype=dt)
+                rel = {"<=": "<=", "<": "<", ">=": ">=", ">": ">", "==": "="}[eq.rel_op]
+                _refute(cmp, _holds(tr, rhs, rel, BOUND_ATOL), f"bound d_k={d} {series}: tr J {rel} rhs at every r",
+                        {"tr J": tr, "statement": rhs}, **where)
+                _refute(cmp, (spec <= fro + BOUND_ATOL) & (fro <= tr + BOUND_ATOL),
+                        f"bound d_k={d} {series}: ‖J‖_2 ≤ ‖J‖_F ≤ tr J", **where)
+            if "psd" in statements:
+                eq = statements["psd"]
+                syms, bases = _named(eq)
+                x = torch.randn(SAT_TRIALS, n, generator=generator(options, salt=200 + d), dtype=dt)
+                quad = torch.einsum("ti,tij,tj->t", x, J, x)
+                for t in range(2):
+                    env = {bases[k]: v for k, v in (("s", s[t]), ("x", x[t])) if k in bases}
+                    env.update({syms[k]: n for k in ("n",) if k in syms})
+                    cmp.compare(f"psd d_k={d} {series} sample {t}: xᵀJx against the left-hand side", quad[t],
+                                evaluate(eq.lhs, env, dtype=dt), **where)
+                rhs = evaluate(eq.rhs, {syms["n"]: n} if "n" in syms else {}, dtype=dt)
+                rel = {"<=": "<=", "<": "<", ">=": ">=", ">": ">", "==": "="}[eq.rel_op]
+                _refute(cmp, _holds(quad, rhs, rel, BOUND_ATOL), f"psd d_k={d} {series}: xᵀJx {rel} rhs",
+                        {"xᵀJx": quad, "statement": rhs}, **where)
+                _refute(cmp, torch.linalg.eigvalsh(J).min(-1).values >= -1e-15,
+                        f"psd d_k={d} {series}: least eigenvalue of J ≥ −1e-15", **where)
+        if "scaled" in statements:
+            eq = statements["scaled"]
+            c_expr, d_sym = _scale(eq.lhs)
+            c = float(c_expr.xreplace({d_sym: d}))
+            claimed = float(eq.rhs.xreplace({d_sym: d}))
+            second = ((raw * c) ** 2).mean(-1)  # one value per query: its keys share q
+            mean, se = _mean_se(second)
+            zv = (mean - claimed) / se
+            zs.append((f"scaled d_k={d}: E[(c q·k)²] = {mean:.4g} (c = {c:.4g}), claimed {claimed:.4g}",
+                       zv, abs(zv) <= critical))
+    first, last = SAT_DKS[0], SAT_DKS[-1]
+
+    def diff(series, which, sign):
+        (m0, s0), (m1, s1) = measured[series, first][which], measured[series, last][which]
+        return sign * (m1 - m0), math.hypot(s0, s1), m0
+
+    up, se_up, _ = diff("unscaled", 0, +1)
+    down, se_down, _ = diff("unscaled", 1, -1)
+    (top, se_top), _ = measured["unscaled", last]
+    zs += [(f"unscaled: mean max weight rises by {up:.4f} from d_k={first} to {last}", up / se_up,
+            up / se_up > critical),
+           (f"unscaled: mean ‖J‖_F falls by {down:.4f} from d_k={first} to {last}", down / se_down,
+            down / se_down > critical),
+           (f"unscaled: mean max weight {top:.4f} > {SATURATED} at d_k={last}", (top - SATURATED) / se_top,
+            (top - SATURATED) / se_top > critical)]
+    # flat: the room left to the other keys, 1 − max s (what the bound ties J to), and ‖J‖_F itself
+    for which, label in ((0, "1 − max weight"), (1, "‖J‖_F")):
+        change, se_change, base = diff("scaled", which, +1)
+        base = 1 - base if which == 0 else base
+        zv = (FLAT * abs(base) - abs(change)) / se_change
+        zs.append((f"scaled: mean {label} changes by {abs(change):.4f} (within ±{FLAT:.0%} of {base:.4f})", zv,
+                   zv > critical))
+    (top_s, se_s), _ = measured["scaled", last]
+    zs.append((f"scaled: mean max weight {top_s:.4f} < {UNSATURATED} at d_k={last}", (UNSATURATED - top_s) / se_s,
+               (UNSATURATED - top_s) / se_s > critical))
+    for line, zv, passed in zs:
+        cmp.trials += 1
+        cmp.details.append(f"{line}: z = {zv:+.2f} ({'passes' if passed else 'FAILS'})")
+        if not passed and not cmp.counterexample:
+            cmp.counterexample = (("test", line), ("z", f"{zv:+.2f}"), ("critical", f"{critical:.2f}"))
+    dks = tuple(float(d) for d in SAT_DKS)
+    for which, name, title, ylabel in (
+            (0, "max-weight-vs-dk", "Largest softmax weight against d_k (10 keys, q, k ~ N(0, I))", "mean max_j s_j"),
+            (1, "jacobian-norm-vs-dk", "Softmax Jacobian norm against d_k (10 keys, q, k ~ N(0, I))",
+             "mean ‖J‖_F")):
+        cmp.plots.append(Plot(name, title, "d_k", ylabel, tuple(
+            (label, dks, tuple(measured[series, d][which][0] for d in SAT_DKS))
+            for series, label in (("unscaled", "q·k"), ("scaled", "c·q·k (c from part 'scaled')"))),
+            logx=True, logy=which == 1))
+    verdict = cmp.verdict()
+    worst = max(_sat_power(d) for d in SAT_DKS)
+    test = (f"{tests} one- or two-sided z-tests on means over {SAT_TRIALS} queries (trend: difference of means; "
+            f"flatness: equivalence within ±{FLAT:.0%}; scaled variance: E[(c q·k)²] from each query's "
+            f"{SAT_KEYS} keys), Bonferroni |z| > {critical:.2f}: family false-alarm rate <= 1e-6; "
+            f"{worst} queries reject a {VAR_DELTA:.0%} relative error in the variance with power 1 - 1e-6")
+    return NumericVerdict(**{**verdict.__dict__, "test": test})
+
+
+def _sat_power(d: int) -> int:
+    """Queries the variance test needs: one query's E[z²] over n keys has relative variance
+    (1 + 2/d)(1 + 2/n) − 1 for Gaussian components (E‖q‖⁴ = d² + 2d, E[(χ²_n/n)²] = 1 + 2/n)."""
+    rel_var = (1 + 2 / d) * (1 + 2 / SAT_KEYS) - 1
+    return stats.sample_size(VAR_DELTA, 6 + len(SAT_DKS), kurtosis_minus_one=rel_var)
