@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import sympy as sp
 import torch
 import torch.nn.functional as F
 
-from mathcheck.verdict import NumericVerdict
+from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.verify.evaluate import evaluate
@@ -58,3 +61,377 @@ def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVe
             rhs = evaluate(eq.rhs, env, TORCH_FUNCTIONS, dtype=p.dtype)
             cmp.compare(f"{part} {case}", lhs, rhs, n=n)
     return cmp.verdict()
+
+
+# --- shared by the §5 inequality claims ---------------------------------------------------------------
+
+_HOLDS = {"=": None, ">=": lambda a, b, tol, rel: a >= b - tol, ">": lambda a, b, tol, rel: a > b + rel,
+          "<=": lambda a, b, tol, rel: a <= b + tol, "<": lambda a, b, tol, rel: a < b - rel}
+
+
+def relate(cmp: Comparison, case: str, rel: str, expected, got, atol: float | None = None,
+           rtol: float | None = None, **where) -> bool:
+    """``expected REL got`` elementwise: PyTorch's side (``expected``) against the statement's.
+
+    ``=`` is :meth:`Comparison.compare`; a weak inequality may miss by ``atol + rtol·|got|``
+    (rounding), a strict one must hold by more than ``rtol·|got|`` (so 10⁻¹⁶ > 0 counts).
+    ``atol``/``rtol`` override the comparison's own where a part is a limit or a fit.
+    """
+    if rel == "=" and atol is None and rtol is None:
+        return cmp.compare(case, expected, got, **where)
+    atol = cmp.atol if atol is None else atol
+    rtol = cmp.rtol if rtol is None else rtol
+    expected = torch.as_tensor(expected, dtype=torch.float64)
+    got = torch.as_tensor(got, dtype=expected.dtype)
+    expected, got = torch.broadcast_tensors(expected, got)
+    cmp.trials += 1
+    if rel == "=":
+        cmp.max_err = max(cmp.max_err, float((expected - got).abs().max()) if got.numel() else 0.0)
+        ok = torch.isclose(expected, got, atol=atol, rtol=rtol)
+        margin = -(expected - got).abs()
+        case = f"{case} (atol {atol:g}, rtol {rtol:g})"
+    else:
+        ok = _HOLDS[rel](expected, got, atol + rtol * got.abs(), rtol * got.abs())
+    ok = ok & ~expected.isnan() & ~got.isnan()
+    if rel != "=":
+        margin = (expected - got) if rel in (">=", ">") else (got - expected)
+    worst = float(margin.min()) if margin.numel() else 0.0
+    cmp.details.append(f"{case}: {rel} with least margin {worst:.3g}")
+    if not bool(ok.all()) and not cmp.counterexample:
+        idx = tuple(torch.nonzero(~ok)[0].tolist())
+        cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
+            ("entry", str(idx)), ("pytorch", f"{float(expected[idx]):.12g}"), ("relation", rel),
+            ("statement", f"{float(got[idx]):.12g}"))
+        return False
+    return True
+
+
+def _part(check: str, part: str):
+    raise KeyError(f"{check}: no numeric check for part {part!r}")
+
+
+def _by_name(eq, name: str):
+    for s in eq.free_symbols:
+        if getattr(s, "name", None) == name:
+            return s
+    return None
+
+
+def _bind(eq, **values) -> dict:
+    """Bind the statement's symbols and IndexedBases (also bare ones, as in H(p)) by name."""
+    env = {}
+    for b in eq.atoms(sp.IndexedBase):
+        if b.label.name in values:
+            env[b] = values[b.label.name]
+    for s in eq.free_symbols:
+        name = getattr(s, "name", None)
+        if name in values and not isinstance(s, sp.Indexed):
+            env[s] = values[name]
+    for f in eq.atoms(sp.core.function.AppliedUndef):
+        for a in f.args:
+            if isinstance(a, sp.IndexedBase) and a.label.name in values:
+                env[a] = values[a.label.name]
+    return env
+
+
+# --- information-content ------------------------------------------------------------------------------
+
+def torch_information(a) -> torch.Tensor:
+    """−log P(event) from PyTorch: the event is outcome 0 of the two-outcome distribution (a, 1 − a)."""
+    a = torch.as_tensor(a, dtype=torch.float64)
+    probs = torch.stack([a, 1 - a], -1)
+    return -torch.distributions.Categorical(probs=probs).log_prob(torch.zeros(a.shape, dtype=torch.long))
+
+
+def _nll_information(a: torch.Tensor) -> torch.Tensor:
+    """The same through F.nll_loss on log-probabilities (the loss a language model reports)."""
+    logp = torch.stack([a, 1 - a], -1).log().reshape(-1, 2)
+    return F.nll_loss(logp, torch.zeros(logp.shape[0], dtype=torch.long), reduction="none").reshape(a.shape)
+
+
+def information_content(statements: dict, options: Options) -> NumericVerdict:
+    """I(p) from ``Categorical.log_prob`` and ``F.nll_loss``; dI/dp by autograd; the joint event of
+    two independent events from the product distribution's ``log_prob``.
+
+    A statement with a free constant ``c`` (the "inversely proportional" reading, I = c/p) is given
+    its best chance: c is fitted by least squares to PyTorch's −log p on the ``definition`` grid.
+    """
+    cmp = Comparison("torch.distributions.Categorical(probs).log_prob, F.nll_loss, autograd",
+                     options, atol=1e-12, rtol=1e-10)
+    g = generator(options, salt=51)
+    dt = dtype(options)
+    grid = torch.cat([torch.logspace(-12, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
+    other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6)
+    funcs = {"I": torch_information}
+    c_fit = None
+    if "definition" in statements and _by_name(statements["definition"], "c") is not None:
+        # argmin_c Σ (I_k − c/p_k)²
+        c_fit = float((torch_information(grid) / grid).sum() / (1 / grid ** 2).sum())
+        cmp.details.append(f"constant c fitted to PyTorch's −log p: {c_fit:.6g}")
+    for part, eq in statements.items():
+        env = {}
+        for name, value in (("p", grid), ("q", other), ("c", c_fit)):
+            s = _by_name(eq, name)
+            if s is not None:
+                env[s] = value
+        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
+        rhs = evaluate(eq.rhs, env, funcs, dtype=dt)
+        if part == "definition":
+            relate(cmp, "definition: Categorical.log_prob", rel, torch_information(grid), rhs, p="grid")
+            relate(cmp, "definition: F.nll_loss", rel, _nll_information(grid), rhs, p="grid")
+        elif part == "certain-event":
+            relate(cmp, "certain-event", rel, torch_information(torch.ones((), dtype=dt)), rhs, p=1)
+        elif part == "decreasing":
+            # p < 1: at p = 1 Categorical clamps its probabilities and autograd reports dI/dp = 0
+            inner = grid < 1
+            x = grid[inner].clone().requires_grad_(True)
+            (dI,) = torch.autograd.grad(torch_information(x).sum(), x)
+            relate(cmp, "decreasing: autograd dI/dp", rel, dI, rhs[inner] if rhs.ndim else rhs, p="grid")
+        elif part == "additive":
+            joint = torch.stack([torch.stack([grid, 1 - grid], -1)[:, :, None]
+                                 * torch.stack([other, 1 - other], -1)[:, None, :]]).reshape(-1, 4)
+            I_joint = -torch.distributions.Categorical(probs=joint).log_prob(
+                torch.zeros(joint.shape[0], dtype=torch.long))
+            relate(cmp, "additive: product distribution", rel, I_joint, rhs, p="grid", q="random")
+        else:
+            _part("information_content", part)
+    return cmp.verdict()
+
+
+# --- entropy-bounds -----------------------------------------------------------------------------------
+
+ENTROPY_FUNCTIONS = {
+    "H": lambda a: torch.distributions.Categorical(probs=a).entropy(),
+    "KL": lambda a, b: F.kl_div(b.log(), a, reduction="sum"),
+}
+TEMPERATURES = tuple(float(t) for t in torch.logspace(-2, 3, 26, dtype=torch.float64))
+
+
+def _distributions(options: Options, salt: int):
+    """Random, peaked, near-one-hot and uniform distributions, and softmax(z/T) over a range of T."""
+    g = generator(options, salt=salt)
+    dt = dtype(options)
+    for n in (2, 10, 1000):
+        z = torch.randn(n, generator=g, dtype=dt)
+        yield f"n={n} softmax(randn)", n, F.softmax(z, 0)
+        yield f"n={n} peaked softmax(8·randn)", n, F.softmax(8 * z, 0)
+        yield f"n={n} near one-hot softmax(200·randn)", n, F.softmax(200 * z, 0)
+        yield f"n={n} uniform", n, torch.full((n,), 1.0 / n, dtype=dt)
+
+
+def entropy_bounds(statements: dict, options: Options) -> NumericVerdict:
+    """``Categorical(probs=p).entropy()`` against the bounds, ``F.kl_div(log u, p, 'sum')`` against
+    log n − H(p), and ``exp(F.cross_entropy)`` of the uniform model as its perplexity.
+
+    Also sweeps softmax(z/T) for T from 10⁻² to 10³ (n = 10): the entropy climbs from ≈ 0 to log n,
+    every point checked against both bounds; the curve is attached as a plot.
+    """
+    cmp = Comparison("torch.distributions.Categorical(probs).entropy(), F.kl_div(log u, p, 'sum'), "
+                     "exp(F.cross_entropy) (perplexity)", options, atol=1e-12, rtol=1e-10)
+    dt = dtype(options)
+    g = generator(options, salt=52)
+    sweep_z = torch.randn(10, generator=g, dtype=dt)
+    sweep = [(f"n=10 softmax(z/T) T={t:.3g}", 10, F.softmax(sweep_z / t, 0)) for t in TEMPERATURES]
+    for part, eq in statements.items():
+        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
+        if part in ("kl-to-uniform", "upper-bound", "lower-bound"):
+            cases = list(_distributions(options, salt=53)) + (sweep if part != "kl-to-uniform" else [])
+            for case, n, p in cases:
+                env = _bind(eq, n=n, p=p, u=torch.full((n,), 1.0 / n, dtype=dt))
+                rhs = evaluate(eq.rhs, env, ENTROPY_FUNCTIONS, dtype=dt)
+                lhs = evaluate(eq.lhs, env, ENTROPY_FUNCTIONS, dtype=dt)  # H, KL: PyTorch's
+                relate(cmp, f"{part} {case}", rel, lhs, rhs, n=n)
+        elif part in ("uniform-entropy", "uniform-perplexity"):
+            for n in (1, 2, 10, 1000, 50257):
+                u = torch.full((n,), 1.0 / n, dtype=dt)
+                env = {s: n for s in eq.free_symbols if getattr(s, "name", None) == "n"}
+                rhs = evaluate(eq.rhs, env, dtype=dt)
+                if part == "uniform-entropy":
+                    torch_side = torch.distributions.Categorical(probs=u).entropy()
+                else:  # a uniform model (all logits equal) scored on any targets: exp(mean NLL)
+                    targets = torch.randint(0, n, (64,), generator=g)
+                    torch_side = torch.exp(F.cross_entropy(torch.zeros(64, n, dtype=dt), targets))
+                relate(cmp, f"{part} n={n}", rel, torch_side, rhs, n=n)
+        else:
+            _part("entropy_bounds", part)
+    H = [float(ENTROPY_FUNCTIONS["H"](p)) for _, _, p in sweep]
+    cmp.plots.append(Plot("entropy-vs-temperature", "Entropy of softmax(z/T), n = 10",
+                          "temperature T", "H (nats)",
+                          (("H(softmax(z/T))", TEMPERATURES, tuple(H)),
+                           ("log n", TEMPERATURES, (math.log(10),) * len(TEMPERATURES)),
+                           ("0", TEMPERATURES, (0.0,) * len(TEMPERATURES))), logx=True))
+    return cmp.verdict()
+
+
+# --- gibbs-inequality ---------------------------------------------------------------------------------
+
+def _lemma_function(x: torch.Tensor) -> torch.Tensor:
+    return x - 1 - torch.log(x)
+
+
+def _pairs(options: Options, normalised: bool):
+    """Random pairs (p, q): distributions, or positive vectors of any total (q = c·p among them)."""
+    g = generator(options, salt=54)
+    dt = dtype(options)
+    for n in (1, 2, 10, 1000):
+        for trial in range(16):
+            scale = (1.0, 4.0, 12.0)[trial % 3]
+            if normalised:
+                p = F.softmax(torch.randn(n, generator=g, dtype=dt) * scale, 0)
+                q = F.softmax(torch.randn(n, generator=g, dtype=dt) * scale, 0)
+                yield f"n={n} pair {trial} softmax(randn·{scale:g})", n, p, q
+            else:
+                p = torch.exp(torch.randn(n, generator=g, dtype=dt) * scale / 4)
+                q = torch.exp(torch.randn(n, generator=g, dtype=dt) * scale / 4)
+                yield f"n={n} pair {trial} exp(randn)", n, p, q
+                c = float(torch.rand((), generator=g, dtype=dt)) * 3
+                yield f"n={n} pair {trial} q = {c:.3g}·p", n, p, c * p
+
+
+def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
+    """``F.kl_div(log q, p, reduction='sum')`` on many random pairs (distributions for 'gibbs',
+    unnormalised positive vectors for 'link'), at q = p for 'equality'; ``torch.log`` and autograd's
+    first and second derivatives of x − 1 − log x on x ∈ [10⁻⁸, 10⁸] for the lemma's parts."""
+    cmp = Comparison("F.kl_div(log q, p, reduction='sum'), torch.log, autograd", options,
+                     atol=1e-12, rtol=1e-10)
+    dt = dtype(options)
+    xs = torch.cat([torch.logspace(-8, 8, 161, dtype=dt), torch.linspace(0.5, 2, 31, dtype=dt)])
+    for part, eq in statements.items():
+        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
+        if part in ("link", "gibbs", "equality"):
+            for case, n, p, q in _pairs(options, normalised=(part != "link")):
+                if part == "equality":
+                    q = p
+                env = _bind(eq, n=n, p=p, q=q)
+                lhs = evaluate(eq.lhs, env, ENTROPY_FUNCTIONS, dtype=dt)  # KL: F.kl_div
+                rhs = evaluate(eq.rhs, env, ENTROPY_FUNCTIONS, dtype=dt)
+                relate(cmp, f"{part} {case}", rel, lhs, rhs, n=n)
+        elif part == "lemma":
+            env = _bind(eq, x=xs)
+            relate(cmp, "lemma: torch.log on [1e-8, 1e8]", rel, evaluate(eq.lhs, env, dtype=dt),
+                   evaluate(eq.rhs, env, dtype=dt), x="grid")
+        elif part == "critical-point":
+            x_star = evaluate(eq.rhs, {}, dtype=dt)
+            x = torch.cat([xs, x_star.reshape(1)]).clone().requires_grad_(True)
+            (df,) = torch.autograd.grad(_lemma_function(x).sum(), x)
+            # f′ vanishes at x* and has the sign of x − x* everywhere else on the grid
+            relate(cmp, "critical-point: autograd f′(x*) = 0", "=", df[-1], 0.0, x=float(x_star))
+            off = (x.detach() - x_star).abs() > 1e-9
+            relate(cmp, "critical-point: sign f′(x) = sign(x − x*)", "=", torch.sign(df[off]),
+                   torch.sign(x.detach()[off] - x_star), x="grid")
+        elif part == "convex":
+            x = xs.clone().requires_grad_(True)
+            (df,) = torch.autograd.grad(_lemma_function(x).sum(), x, create_graph=True)
+            (d2f,) = torch.autograd.grad(df.sum(), x)
+            relate(cmp, "convex: autograd f″", rel, d2f, evaluate(eq.rhs, _bind(eq, x=xs), dtype=dt), x="grid")
+        else:
+            _part("gibbs_inequality", part)
+    return cmp.verdict()
+
+
+# --- kl-distillation ----------------------------------------------------------------------------------
+
+def _flat(x: torch.Tensor) -> torch.Tensor:
+    return x.reshape(-1)
+
+
+# KL comes from torch.distributions' own KL registry, so F.kl_div is tested against an independent
+# implementation, not against itself.
+DISTILLATION_FUNCTIONS = {
+    "KL": lambda a, b: torch.distributions.kl_divergence(
+        torch.distributions.Categorical(probs=_flat(a)), torch.distributions.Categorical(probs=_flat(b))),
+    "KLDiv": lambda x, t: F.kl_div(x, t, reduction="sum"),
+    "KLDivBatchmean": lambda x, t: F.kl_div(x, t, reduction="batchmean"),
+    "KLDivMean": lambda x, t: _kl_div_mean(x, t),
+}
+
+
+def _kl_div_mean(x, t):
+    # PyTorch warns that 'mean' is not the KL ("divides ... by both the batch size and the support
+    # size"); the check measures exactly that, so the warning is expected here
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="reduction: 'mean' divides", category=UserWarning)
+        return F.kl_div(x, t, reduction="mean")
+HIGH_T = (1e4, 2e4)  # Richardson: 2·A(2T) − A(T) cancels the 1/T term of A(T) = T²·gradient
+SWEEP_T = tuple(float(t) for t in torch.logspace(-1, 4, 21, dtype=torch.float64))
+
+
+def _soft_ce_grad(z: torch.Tensor, p: torch.Tensor, T: float, via: str = "cross_entropy") -> torch.Tensor:
+    """∂/∂z of the soft-target loss at temperature T, by autograd through PyTorch's loss."""
+    z = z.detach().clone().requires_grad_(True)
+    if via == "cross_entropy":
+        loss = F.cross_entropy((z / T).unsqueeze(0), p.unsqueeze(0))
+    else:  # the distillation loss people write: KL(teacher‖student) per sample
+        loss = F.kl_div(F.log_softmax(z / T, -1).unsqueeze(0), p.unsqueeze(0), reduction="batchmean")
+    (grad,) = torch.autograd.grad(loss, z)
+    return grad
+
+
+def _teacher_gradient(z, v, T):
+    return _soft_ce_grad(z, F.softmax(v / T, -1), T)
+
+
+def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
+    """F.kl_div with each reduction against torch.distributions.kl_divergence and the statement's
+    sums; autograd of F.cross_entropy / F.kl_div with soft targets against (q − p)/T; the
+    high-temperature limit of T²·gradient by Richardson extrapolation at T = 10⁴, 2·10⁴; the slope
+    of log‖gradient‖ against log T at high T (must be −2), plotted over T ∈ [0.1, 10⁴]."""
+    cmp = Comparison("F.kl_div (sum, batchmean, mean), torch.distributions.kl_divergence, autograd "
+                     "of F.cross_entropy / F.kl_div with soft targets", options, atol=1e-12, rtol=1e-10)
+    g = generator(options, salt=55)
+    dt = dtype(options)
+    fns = DISTILLATION_FUNCTIONS
+    for part, eq in statements.items():
+        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
+        if part == "asymmetry":
+            relate(cmp, part, rel, evaluate(eq.lhs, {}, fns, dtype=dt), evaluate(eq.rhs, {}, fns, dtype=dt))
+        elif part in ("kl-div-convention", "batchmean", "mean"):
+            for n in (2, 10, 1000):
+                for B in ((1,) if part == "kl-div-convention" else (1, 3, 32)):
+                    shape = (n,) if part == "kl-div-convention" else (B, n)
+                    p = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
+                    q = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
+                    env = _bind(eq, n=n, B=B, p=p, q=q, l=q.log())
+                    lhs = evaluate(eq.lhs, env, fns, dtype=dt)  # F.kl_div
+                    rhs = evaluate(eq.rhs, env, fns, dtype=dt)
+                    relate(cmp, f"{part} n={n} B={B}", rel, lhs, rhs, n=n, B=B)
+        elif part == "soft-ce-gradient":
+            for n in (2, 10, 1000):
+                for T in (0.5, 1.0, 4.0, 20.0):
+                    z = torch.randn(n, generator=g, dtype=dt) * 3
+                    p = F.softmax(torch.randn(n, generator=g, dtype=dt) * 3, -1)
+                    q = F.softmax(z / T, -1)
+                    idx = torch.arange(1, n + 1, dtype=dt)
+                    rhs = evaluate(eq.rhs, _bind(eq, n=n, T=T, p=p, q=q, i=idx), dtype=dt)
+                    for via in ("cross_entropy", "kl_div"):
+                        relate(cmp, f"{part} F.{via} n={n} T={T:g}", rel, _soft_ce_grad(z, p, T, via), rhs,
+                               n=n, T=T)
+        elif part == "high-temperature":
+            for n in (2, 10, 100):
+                for shift in (0.0, 3.0):
+                    z = torch.randn(n, generator=g, dtype=dt) + shift
+                    v = torch.randn(n, generator=g, dtype=dt) - shift / 3
+                    a1, a2 = (T ** 2 * _teacher_gradient(z, v, T) for T in HIGH_T)
+                    limit = 2 * a2 - a1
+                    idx = torch.arange(1, n + 1, dtype=dt)
+                    rhs = evaluate(eq.rhs, _bind(eq, n=n, z=z, v=v, i=idx), dtype=dt)
+                    relate(cmp, f"{part} n={n} logit means {shift:g}, {-shift / 3:g}", rel, limit, rhs,
+                           atol=1e-9, rtol=1e-7, n=n, shift=shift)
+            _gradient_scaling(cmp, g, dt)
+        else:
+            _part("kl_distillation", part)
+    return cmp.verdict()
+
+
+def _gradient_scaling(cmp: Comparison, g, dt) -> None:
+    """‖∂L/∂z‖ against T for one student/teacher pair (n = 10); the high-T slope must be −2."""
+    z, v = torch.randn(10, generator=g, dtype=dt) * 3, torch.randn(10, generator=g, dtype=dt) * 3
+    norms = [float(_teacher_gradient(z, v, T).norm()) for T in SWEEP_T]
+    slope = math.log(norms[-1] / norms[-5]) / math.log(SWEEP_T[-1] / SWEEP_T[-5])
+    relate(cmp, f"log-log slope of ‖gradient‖ over T ∈ [{SWEEP_T[-5]:g}, {SWEEP_T[-1]:g}]", "=",
+           torch.tensor(slope, dtype=dt), -2.0, atol=1e-2, rtol=0.0, n=10)
+    cmp.plots.append(Plot("distillation-gradient-vs-temperature",
+                          "Soft-target gradient norm against temperature (n = 10)", "temperature T",
+                          "‖∂L/∂z‖", (("‖(q − p)/T‖, autograd", SWEEP_T, tuple(norms)),
+                                      ("T²·‖(q − p)/T‖", SWEEP_T, tuple(n * t * t for n, t in zip(norms, SWEEP_T)))),
+                          logx=True, logy=True))
