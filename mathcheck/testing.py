@@ -1,0 +1,99 @@
+"""Assertions for ordinary tests: keep your derivations green as your code changes.
+
+    from mathcheck.testing import assert_identity, assert_proved
+
+    def test_softplus_derivative():
+        assert_identity("diff(log(1 + exp(x)), x)", "sigmoid(x)")
+
+    def test_my_attention_claim():
+        import my_claims                      # registers its claims with @mathcheck.registry.claim
+        assert_proved("alibi-query-term-cancels")
+
+A failure is an ``AssertionError`` whose message is the failing step or the counterexample and the
+command that replays it, not a traceback into mathcheck. Nothing heavy is imported until called.
+"""
+
+from __future__ import annotations
+
+__all__ = ["assert_proved", "assert_identity", "ClaimFailed"]
+
+
+class ClaimFailed(AssertionError):
+    """A claim that is not proved, a mutant that survived, or an identity that is not proved."""
+
+
+def _entry(claim_or_id):
+    from mathcheck import registry
+
+    if isinstance(claim_or_id, str):
+        return registry.entry(claim_or_id)
+    if isinstance(claim_or_id, registry.Entry):
+        return claim_or_id
+    return None  # a Claim value
+
+
+def _plain(lines) -> str:
+    import click
+
+    return "\n".join(click.unstyle(line) for line in lines)
+
+
+def prove_message(verdict, replay_suffix: str = "") -> str:
+    from mathcheck.render import text
+
+    lines = text.claim_verdict(verdict)
+    lines = [ln for ln in lines if "replay:" not in click_unstyle(ln)]
+    lines.append(f"    replay: {verdict.replay}{replay_suffix}")
+    return _plain(lines)
+
+
+def refute_message(verdict, replay_suffix: str = "") -> str:
+    from mathcheck.render import text
+
+    lines = [ln for ln in text.refute_verdict(verdict) if "replay:" not in click_unstyle(ln)]
+    if verdict.error:
+        lines.append(f"    error: {verdict.error}")
+    survivors = [m.name for m in verdict.mutants if m.status != "refuted"]
+    if survivors:
+        lines.append(f"    not refuted: {', '.join(survivors)}")
+    lines.append(f"    replay: {verdict.replay}{replay_suffix}")
+    return _plain(lines)
+
+
+def click_unstyle(line: str) -> str:
+    import click
+
+    return click.unstyle(line)
+
+
+def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True):
+    """Prove a claim (its id, a registry entry, or a :class:`~mathcheck.claim.Claim`) and, unless
+    ``mutants=False``, refute every one of its mutants. Returns the claim's verdict."""
+    from mathcheck import engine
+    from mathcheck.verify import Options
+
+    options = Options(seed=seed)
+    entry = _entry(claim_or_id)
+    verdict = engine.prove_entry(entry, options) if entry is not None else engine.prove(claim_or_id, options)
+    if verdict.status != "proved":
+        raise ClaimFailed(f"claim {verdict.claim.id} is {verdict.status}\n" + prove_message(verdict))
+    if mutants:
+        r = engine.refute_entry(entry, options) if entry is not None else engine.refute(claim_or_id, options)
+        if not r.all_refuted:
+            raise ClaimFailed(f"claim {r.claim.id}: a mutant was not refuted\n" + refute_message(r))
+    return verdict
+
+
+def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0):
+    """Assert that ``lhs = rhs`` is *proved* by ``mathcheck check`` (symbolically and numerically).
+
+    ``assume`` maps names to properties, e.g. ``{"n": ("positive", "integer")}``. Returns the
+    :class:`~mathcheck.usercheck.CheckResult`.
+    """
+    from mathcheck.usercheck import check
+
+    result = check(lhs, rhs, assume=assume, seed=seed, timeout=timeout)
+    if result.status != "proved":
+        raise ClaimFailed("\n".join(result.lines()) if result.status != "bad-input"
+                          else f"bad input: {result.message}")
+    return result
