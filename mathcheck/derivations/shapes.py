@@ -146,7 +146,8 @@ def multihead_split_merge() -> Body:
     split_merge = Part("split-merge", (
         Step(sp.Matrix([sp.floor(merge / Dh), sp.Mod(merge, Dh)]),
              "split the merged column c = h·D_head + e: (⌊c/D_head⌋, c mod D_head)"),
-        Step(sp.Matrix([h + sp.floor(e / Dh), sp.Mod(e, Dh)]), "h is an integer: it leaves the floor and the remainder"),
+        Step(sp.Matrix([h + sp.floor(e / Dh), sp.Mod(e, Dh)]),
+             "h is an integer: it leaves the floor and the remainder"),
         Step(sp.Matrix([h, e]), "e is a column inside a head", _in_head_range(e, Dh)),
     ))
     merge_split = Part("merge-split", (
@@ -292,7 +293,8 @@ def mask_negative_infinity() -> Body:
                                         / sp.Sum((1 - alpha[k]) * sp.exp(z[k]), (k, 1, n)))),)),
             Mutant("padding-true-attends", "nn.MultiheadAttention's key_padding_mask True means attend, like SDPA",
                    (("key-padding-mask", eq(padding, p[i] * sp.exp(z[i]) / sp.Sum(p[k] * sp.exp(z[k]), (k, 1, n)))),)),
-            Mutant("full-mask-gives-zeros", "a fully masked row gets zero weights (what SDPA returns is the limit)",
+            Mutant("full-mask-gives-zeros",
+                   "a fully masked row has zero weights in the limit μ → −∞ (SDPA's zeros taken for the mathematics)",
                    (("full-mask-shift", eq(full, sp.Integer(0))),)),
         ),
         context=Context(indices=((i, 1, n),), sample=((p, (0, 1)),)),
@@ -400,7 +402,8 @@ def attention_backward() -> Body:
     ))
     eq = lambda part, rhs: sp.Eq(part.lhs, rhs, evaluate=False)  # noqa: E731
     return Body(
-        assumptions=("Q, K, V, dO ∈ R^{L×d}, L and d positive integers", "S = QKᵀ/√d, P = softmax(S) row by row, O = PV",
+        assumptions=("Q, K, V, dO ∈ R^{L×d}, L and d positive integers",
+                     "S = QKᵀ/√d, P = softmax(S) row by row, O = PV",
                      "dO = ∂ℓ/∂O is the upstream gradient; dP, dS are ∂ℓ/∂P, ∂ℓ/∂S",
                      "i, j, k ∈ {1, …, L}, a, b ∈ {1, …, d}"),
         parts=(dV, dP_part, rowsum, dS_part, dQ, dK),
