@@ -178,14 +178,14 @@ def cross_entropy_softmax_gradient(statements: dict, options: Options) -> Numeri
                 s = F.softmax(z, dim=0)
                 case, where = f"n={n} {name} row {b} target {y}", {"n": n, "logits": name, "y": y}
                 for part, eq in statements.items():
+                    if part not in ("gradient", "sums-to-zero"):
+                        raise KeyError(f"cross_entropy_softmax_gradient: no numeric check for part {part!r}")
                     rhs = evaluate(eq.rhs, _env(eq, n=n, z=z, s=s, j=idx, y=y), dtype=dt)
                     if part == "gradient":
                         cmp.compare(f"{part} {case} reduction='sum'", sum_grad[b], rhs, **where)
                         cmp.compare(f"{part} {case} reduction='mean' × B", mean_grad[b] * BATCH, rhs, **where)
-                    elif part == "sums-to-zero":
-                        cmp.compare(f"{part} {case}", sum_grad[b].sum(), rhs, **where)
                     else:
-                        raise KeyError(f"cross_entropy_softmax_gradient: no numeric check for part {part!r}")
+                        cmp.compare(f"{part} {case}", sum_grad[b].sum(), rhs, **where)
     return cmp.verdict()
 
 
@@ -209,7 +209,8 @@ def mle_equals_cross_entropy(statements: dict, options: Options) -> NumericVerdi
     ``log-likelihood``: ``F.cross_entropy(reduction='sum')`` and ``F.nll_loss(log_softmax,
     reduction='sum')`` against both sides (Π by ``torch.prod``); the argmax over 16 candidate models
     of Π p against the argmin of the loss; and, for 1000 tokens, Π p = 0.0 in float64 while the
-    loss is finite. ``decreasing``: autograd of ``F.nll_loss(log P)`` in each target's probability.
+    loss is finite. ``strictly-decreasing``: autograd of −torch.log at L = Π p; ``decreasing``:
+    autograd of ``F.nll_loss(log P)`` in each target's probability.
     ``per-token``: ``F.cross_entropy`` with a class-index and with a one-hot probability target.
     ``mean-reduction``: the default ``reduction='mean'`` against both sides.
     """
@@ -229,6 +230,11 @@ def mle_equals_cross_entropy(statements: dict, options: Options) -> NumericVerdi
                     cmp.compare(f"{part} {case} F.cross_entropy sum", total, got, **where)
                     cmp.compare(f"{part} {case} F.nll_loss sum",
                                 F.nll_loss(F.log_softmax(logits, -1), w, reduction="sum"), got, **where)
+            elif part == "strictly-decreasing":  # the slope of −log at L = Π p, by autograd
+                lik = torch.prod(p).detach().requires_grad_()
+                grad, = torch.autograd.grad(-torch.log(lik), lik)
+                rhs = evaluate(eq.rhs, _env(eq, p=p, T=T), FUNCTIONS, dtype=dt)
+                _relation(cmp, f"{part} {case} at L = Π p", eq, grad, rhs, **where)
             elif part == "decreasing":
                 P = q.detach().clone().requires_grad_()
                 grad, = torch.autograd.grad(F.nll_loss(P.log(), w, reduction="sum"), P)
