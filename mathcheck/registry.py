@@ -178,6 +178,8 @@ def entries(plugins: bool = False) -> list[Entry]:
 
 def entry(claim_id: str) -> Entry:
     _load_builtin()
+    if claim_id not in _ENTRIES:  # an installed package's claim: `mathcheck prove its-id` must find it
+        load_entry_points()
     try:
         return _ENTRIES[claim_id]
     except KeyError:

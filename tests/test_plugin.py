@@ -1,0 +1,51 @@
+"""The pytest plugin, run as a user would: pytest in a fresh directory that merely installed mathcheck."""
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+from tests.test_user_claims import ALIBI, FALSE_CLAIM
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_plugin_is_registered_under_pytest11():
+    eps = [e for e in entry_points(group="pytest11") if e.name == "mathcheck"]
+    assert [e.value for e in eps] == ["mathcheck.pytest_plugin"]
+
+
+def test_the_plugin_imports_neither_sympy_nor_torch():
+    out = subprocess.run([sys.executable, "-c", "import sys, mathcheck.pytest_plugin; "
+                          "print('sympy' in sys.modules, 'torch' in sys.modules)"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_mathcheck_collects_the_catalog_in_a_fresh_project(pytester):
+    r = pytester.runpytest_subprocess("--mathcheck", "-k", "softmax-jacobian", "-v", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=2)
+    r.stdout.fnmatch_lines(["*mathcheck::softmax-jacobian PASSED*", "*mathcheck::softmax-jacobian::mutants PASSED*"])
+
+
+def test_user_claims_under_xdist_and_a_failure_is_a_report_not_a_traceback(pytester):
+    pytester.makepyfile(my_false_claims=FALSE_CLAIM)
+    r = pytester.runpytest_subprocess("--mathcheck-from", "my_false_claims.py", "--mathcheck-from", ALIBI,
+                                      "-n", "2", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=3, failed=1)
+    out = r.stdout.str()
+    assert "mathcheck::user-softmax-scale" in out
+    assert "counterexample" in out
+    assert "replay: mathcheck prove user-softmax-scale --seed 0 --from my_false_claims.py" in out
+    assert "Traceback" not in out and "site-packages" not in out
+
+
+def test_a_bad_spec_is_a_usage_error(pytester):
+    r = pytester.runpytest_subprocess("--mathcheck-from", "nowhere.py", "-p", "no:cacheprovider")
+    assert r.ret == 4  # pytest's usage error
+    r.stderr.fnmatch_lines(["*--from 'nowhere.py': no such file*"])
+
+
+def test_without_the_options_the_plugin_adds_nothing(pytester):
+    pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    r.assert_outcomes(passed=1)

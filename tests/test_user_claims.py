@@ -1,0 +1,159 @@
+"""Claims of the user's own: --from a file or module, an installed package's entry point, and
+mathcheck.testing's assertions. A false user claim is refuted like any other."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck import registry
+from mathcheck.cli import main
+from mathcheck.testing import ClaimFailed, assert_identity, assert_proved
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ALIBI = str(ROOT / "examples" / "alibi_claims.py")
+
+FALSE_CLAIM = textwrap.dedent('''
+    """A user's claim that is false: softmax is NOT invariant to scaling its logits."""
+    from mathcheck.claim import Body, Context, Mutant, Part, Step
+    from mathcheck.lazy import sympy as sp
+    from mathcheck.registry import claim
+
+
+    @claim(id="user-softmax-scale", title="softmax(2z) = softmax(z) (false)", section="§9.9",
+           zh="用户", en="user", check=f"{__name__}:check")
+    def build():
+        z = sp.IndexedBase("z", real=True)
+        j, k = sp.symbols("j k", integer=True)
+        n = sp.Symbol("n", integer=True, positive=True)
+        lhs = sp.exp(2 * z[j]) / sp.Sum(sp.exp(2 * z[k]), (k, 1, n))
+        rhs = sp.exp(z[j]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
+        part = Part("scale", (Step(lhs, "softmax of doubled logits"), Step(rhs, "scaling cancels (it does not)")))
+        return Body(assumptions=("z real",), parts=(part,), mutants=(
+            Mutant("m1", "times two", (("scale", sp.Eq(lhs, 2 * rhs)),)),
+            Mutant("m2", "squared", (("scale", sp.Eq(lhs, rhs ** 2 + 1)),)),
+        ), context=Context(indices=((j, 1, n),)))
+
+
+    def check(statements, options):
+        import torch
+        import torch.nn.functional as F
+        from mathcheck.verify import symbol
+        from mathcheck.verify._compare import Comparison
+        from mathcheck.verify.evaluate import evaluate
+
+        cmp = Comparison("torch.nn.functional.softmax", options, atol=1e-12, rtol=1e-9)
+        g = torch.Generator().manual_seed(options.seed)
+        z = torch.randn(6, generator=g, dtype=torch.float64)
+        for name, eq in statements.items():
+            if name != "scale":
+                raise KeyError(name)
+            env = {symbol(eq, "n"): 6, symbol(eq, "j"): torch.arange(1, 7, dtype=torch.float64),
+                   next(iter(eq.atoms(__import__("sympy").IndexedBase))): z}
+            cmp.compare(name, F.softmax(2 * z, dim=0), evaluate(eq.rhs, env))
+        return cmp.verdict()
+''')
+
+
+@pytest.fixture
+def clean_registry():
+    """Claims loaded by a test are forgotten afterwards (other tests see the catalog only)."""
+    saved = dict(registry._ENTRIES)
+    yield
+    registry._ENTRIES.clear()
+    registry._ENTRIES.update(saved)
+
+
+@pytest.fixture
+def false_file(tmp_path):
+    p = tmp_path / "my_false_claims.py"
+    p.write_text(FALSE_CLAIM)
+    return str(p)
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_prove_from_a_file(runner, clean_registry):
+    r = runner.invoke(main, ["prove", "--from", ALIBI, "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert "proved" in r.output and "alibi-query-term-cancels" in r.output
+
+
+def test_refute_from_a_file(runner, clean_registry):
+    r = runner.invoke(main, ["refute", "--from", ALIBI, "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert "mutants: 3 of 3 refuted" in r.output
+
+
+def test_a_false_user_claim_is_refuted(runner, clean_registry, false_file):
+    r = runner.invoke(main, ["prove", "--from", false_file, "--no-cache"])
+    assert r.exit_code == 1, r.output
+    assert "refuted" in r.output and "counterexample" in r.output
+    assert "replay: mathcheck prove user-softmax-scale --seed 0" in r.output
+
+
+def test_list_from_shows_the_user_claims(runner, clean_registry):
+    r = runner.invoke(main, ["list", "--from", ALIBI])
+    assert r.exit_code == 0
+    assert any(line.startswith("alibi-query-term-cancels") for line in r.output.splitlines())
+
+
+@pytest.mark.parametrize("spec, what", [("no/such/file.py", "no such file"),
+                                        ("no_such_module_xyz", "module not found")])
+def test_bad_from_is_one_line_exit_2(runner, spec, what):
+    r = runner.invoke(main, ["prove", "--from", spec])
+    assert r.exit_code == 2
+    assert r.output.startswith("error: ") and what in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_a_file_without_claims_is_bad_input(runner, tmp_path):
+    p = tmp_path / "empty.py"
+    p.write_text("x = 1\n")
+    r = runner.invoke(main, ["prove", "--from", str(p)])
+    assert r.exit_code == 2 and "defines no claim" in r.output
+
+
+def test_an_installed_package_contributes_claims_by_entry_point(tmp_path):
+    """A package declaring `mathcheck.claims` in its metadata is listed and proved by id."""
+    (tmp_path / "userpkg_claims.py").write_text((ROOT / "examples" / "alibi_claims.py").read_text())
+    dist = tmp_path / "userpkg-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: userpkg\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[mathcheck.claims]\nuserpkg = userpkg_claims\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    out = subprocess.run([sys.executable, "-m", "mathcheck", "list"], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "alibi-query-term-cancels" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "mathcheck", "prove", "alibi-query-term-cancels", "--no-cache"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_assert_proved_and_its_failure_message(clean_registry, false_file):
+    registry.load_from(ALIBI)
+    v = assert_proved("alibi-query-term-cancels")
+    assert v.status == "proved"
+    registry.load_from(false_file)
+    with pytest.raises(ClaimFailed) as info:
+        assert_proved("user-softmax-scale")
+    message = str(info.value)
+    assert "is refuted" in message and "counterexample" in message
+    assert "replay: mathcheck prove user-softmax-scale --seed 0" in message
+    assert "\x1b[" not in message  # plain text, no terminal colours
+
+
+def test_assert_identity():
+    r = assert_identity("diff(log(1 + exp(x)), x)", "sigmoid(x)")
+    assert r.status == "proved"
+    with pytest.raises(ClaimFailed, match="counterexample: x = "):
+        assert_identity("tanh(x)", "2*sigmoid(x) - 1")
+    with pytest.raises(ClaimFailed, match="bad input"):
+        assert_identity("__import__('os')", "1")
