@@ -89,15 +89,34 @@ def qk_variance() -> Body:
 
 # --- qkv-projection-shapes ------------------------------------------------------------------------
 
+def matrix_shape(M):
+    """``(rows, cols)`` of a matrix expression, or None when a product's inner sizes are not the same
+    symbol (SymPy itself accepts ``X·X`` for an L×D matrix X with symbolic L ≠ D)."""
+    if isinstance(M, sp.MatMul):
+        shapes = [matrix_shape(a) for a in M.args if getattr(a, "is_Matrix", False)]
+        if any(x is None for x in shapes) or any(a[1] != b[0] for a, b in zip(shapes, shapes[1:])):
+            return None
+        return shapes[0][0], shapes[-1][1]
+    if isinstance(M, sp.Transpose):
+        inner = matrix_shape(M.arg)
+        return None if inner is None else (inner[1], inner[0])
+    if isinstance(M, sp.MatPow):  # SymPy writes X·X as X**2: square matrices only
+        inner = matrix_shape(M.base)
+        return inner if inner is not None and inner[0] == inner[1] else None
+    return M.shape
+
+
 def shape_rule() -> rules.Rule:
-    """``Shape(M)`` → ``[rows, cols]`` as SymPy's matrix-expression algebra computes them; it refuses
-    a product whose inner sizes differ, so the rule is the definition of the product's shape."""
+    """``Shape(M)`` → ``[rows, cols]``: the definition of a product's shape, (m×p)(p×n) is m×n, and
+    of a transpose's; a product whose inner sizes differ keeps its ``Shape`` (nothing is derived)."""
 
-    def fn(e):
-        return e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "Shape",
-                         lambda x: sp.ImmutableMatrix([[*x.args[0].shape]]))
+    def unfold(x):
+        shape = matrix_shape(x.args[0])
+        return x if shape is None else sp.ImmutableMatrix([[*shape]])
 
-    return rules.Rule("shape of a matrix expression: (m×p)(p×n) is m×n, (m×n)ᵀ is n×m", "definition", fn)
+    return rules.Rule("shape of a matrix expression: (m×p)(p×n) is m×n, (m×n)ᵀ is n×m", "definition",
+                      lambda e: e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef)
+                                          and x.func.__name__ == "Shape", unfold))
 
 
 @claim(
