@@ -279,7 +279,7 @@ def _definitions(name, *defs):
 
 # --- Gibbs' inequality ----------------------------------------------------------------------------
 
-def unique_zero(x, domain_name: str = "(0, ∞)") -> rules.Rule:
+def unique_zero() -> rules.Rule:
     """``UniqueZero(g, x)`` → the single solution of g = 0 on x > 0 that ``solveset`` finds.
 
     Left unevaluated when the solution set is not one point (then the step cannot be shown).
@@ -292,7 +292,7 @@ def unique_zero(x, domain_name: str = "(0, ∞)") -> rules.Rule:
             return next(iter(found))
         return call
 
-    return rules.Rule(f"the zeros on {domain_name} (solveset)", "lemma", lambda e: e.replace(
+    return rules.Rule("the zeros on (0, ∞) (solveset)", "lemma", lambda e: e.replace(
         lambda a: isinstance(a, sp.core.function.AppliedUndef) and a.func.__name__ == "UniqueZero", solve))
 
 
@@ -330,7 +330,7 @@ def gibbs_inequality() -> Body:
     critical = Part("critical-point", (
         Step(zero(sp.Derivative(f, x), x), "the critical points of f(x) = x − 1 − log x on x > 0"),
         Step(zero(1 - 1 / x, x), "f′(x) = 1 − 1/x", rules.differentiate(x)),
-        Step(sp.Integer(1), "1 − 1/x = 0 only at x = 1", unique_zero(x)),
+        Step(sp.Integer(1), "1 − 1/x = 0 only at x = 1", unique_zero()),
     ))
     convex = Part("convex", (
         Step(sp.Derivative(f, (x, 2)), "the curvature of f"),

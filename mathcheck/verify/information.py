@@ -415,7 +415,7 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
                     limit = 2 * a2 - a1
                     idx = torch.arange(1, n + 1, dtype=dt)
                     rhs = evaluate(eq.rhs, _bind(eq, n=n, z=z, v=v, i=idx), dtype=dt)
-                    relate(cmp, f"{part} n={n} logit means {shift:g}, {-shift / 3:g}", rel, limit, rhs,
+                    relate(cmp, f"{part} n={n} z = randn + {shift:g}, v = randn − {shift / 3:g}", rel, limit, rhs,
                            atol=1e-9, rtol=1e-7, n=n, shift=shift)
             _gradient_scaling(cmp, g, dt)
         else:
