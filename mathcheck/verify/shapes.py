@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mathcheck.verdict import NumericVerdict
+from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.verify.evaluate import Indexed, evaluate
@@ -214,6 +214,8 @@ def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict
                     got = _rhs(eq, {"n": n, "a": a}, {"z": z}, {"i": n}, 1, dt, dev)
                     expected = w[n] if part == "neg-inf-weight" else w[:n]
                     cmp.compare(case, expected, got, **where)
+                    if part == "neg-inf-weight" and n == 8:
+                        _weight_against_mask(cmp, z, a, dt)
                 elif part == "zero-weight":
                     w = F.softmax(torch.cat([z, torch.zeros(1, dtype=dt)]), dim=0)
                     cmp.compare(case, w[n], _rhs(eq, {"n": n}, {"z": z}, {}, 1, dt, dev), **where)
@@ -228,6 +230,22 @@ def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict
                 else:
                     raise KeyError(f"mask_negative_infinity: no numeric check for part {part!r}")
     return cmp.verdict()
+
+
+MASK_VALUES = (0.0, -1.0, -2.0, -5.0, -10.0, -20.0, -50.0, -100.0, -200.0, -400.0, -600.0)
+
+
+def _weight_against_mask(cmp: Comparison, z, a, dt) -> None:
+    """The masked position's F.softmax weight as the additive mask μ falls: it must fall strictly and
+    stay positive down to μ = −600 (only −∞ gives exactly 0: part 'neg-inf-weight'). Drawn on a log
+    scale for the writeup."""
+    weights = [float(F.softmax(torch.cat([z, (a + mu).reshape(1)]), dim=0)[-1]) for mu in MASK_VALUES]
+    falling = all(later < earlier for earlier, later in zip(weights, weights[1:])) and weights[-1] > 0
+    cmp.compare("masked weight falls strictly with the mask mu (n=8)", torch.ones((), dtype=dt),
+                torch.tensor(float(falling), dtype=dt), weights=[f"{w:.3g}" for w in weights])
+    cmp.plots.append(Plot("masked-weight-vs-mask", "weight of a masked position, n = 8 kept scores",
+                          "additive mask μ", "F.softmax weight",
+                          (("masked position", MASK_VALUES, tuple(weights)),), logy=True))
 
 
 def _keep(g, rows, n):
