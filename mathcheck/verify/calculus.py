@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import torch
 import torch.nn.functional as F
 
-from mathcheck.verdict import NumericVerdict
+from mathcheck.claim import relation_of
+from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options, symbol
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.verify.evaluate import evaluate
@@ -62,4 +65,415 @@ def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
                     cmp.compare(f"{part} n={n} {name}", s.sum(), rhs, **where)
                 else:
                     raise KeyError(f"softmax_jacobian: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- shared helpers for the §4 checks below -------------------------------------------------------
+
+@lru_cache(maxsize=256)
+def _names(eq) -> dict:
+    """The statement's symbols and IndexedBases by name (a check binds values by name)."""
+    import sympy as sp
+
+    out = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+    out.update({b.label.name: b for b in eq.atoms(sp.IndexedBase)})
+    return out
+
+
+def _bind(eq, **values) -> dict:
+    """``{symbol: value}`` for each named value the statement uses (others are ignored)."""
+    names = _names(eq)
+    return {names[k]: v for k, v in values.items() if k in names}
+
+
+def _evaluate_or_mismatch(cmp: Comparison, case: str, expr, env, dt, **where):
+    """Evaluate ``expr``; a statement that indexes a tensor outside its shape is a counterexample
+    (its sizes cannot match PyTorch's), recorded as such instead of crashing the check."""
+    from mathcheck.verify.evaluate import EvaluationError
+
+    try:
+        return evaluate(expr, env, dtype=dt)
+    except (IndexError, RuntimeError, EvaluationError) as exc:
+        cmp.trials += 1
+        cmp.details.append(f"{case}: the statement cannot be evaluated at these sizes ({exc})")
+        if not cmp.counterexample:
+            cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
+                ("statement", f"shape mismatch: {exc}"),)
+        return None
+
+
+def _holds(cmp: Comparison, case: str, lhs: torch.Tensor, rhs, rel: str, **where) -> bool:
+    """Check ``lhs REL rhs`` (REL in <=, <, >=, >) with the comparison's tolerances; the worst
+    violation is recorded like an error, the first failing entry as the counterexample."""
+    rhs = torch.as_tensor(rhs, dtype=lhs.dtype)
+    lhs, rhs = torch.broadcast_tensors(lhs, rhs)
+    slack = cmp.atol + cmp.rtol * rhs.abs()
+    gap = (lhs - rhs) if rel in ("<=", "<") else (rhs - lhs)  # > 0 is a violation
+    cmp.trials += 1
+    worst = float(gap.max()) if gap.numel() else 0.0
+    cmp.max_err = max(cmp.max_err, max(worst, 0.0))
+    cmp.details.append(f"{case}: lhs {rel} rhs, worst violation {worst:.3g}")
+    bad = (gap > slack) if rel in ("<=", ">=") else (gap >= 0)
+    if bool(bad.any()) and not cmp.counterexample:
+        idx = tuple(torch.nonzero(bad)[0].tolist())
+        cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
+            ("entry", str(idx)), ("lhs (pytorch)", f"{float(lhs[idx]):.12g}"),
+            ("rhs (statement)", f"{float(rhs[idx]):.12g}"), ("relation", rel))
+        return False
+    return True
+
+
+# --- chain-rule-linear-layer -------------------------------------------------------------------------
+
+# (N, d, h): square sizes first (every index mistake is then a wrong *value*), then rectangular ones.
+LINEAR_SIZES = ((4, 4, 4), (7, 5, 3), (16, 32, 8))
+
+
+def chain_rule_linear_layer(statements: dict, options: Options) -> NumericVerdict:
+    """Each gradient formula against autograd through ``nn.Linear`` and a real loss.
+
+    ``nn.Linear`` stores its weight as (out, in) and computes ``x Wᵀ + b``, so the W of
+    ``y = XW + b`` is ``linear.weight.T`` and ∂L/∂W is ``linear.weight.grad.T``. g = ∂L/∂y is
+    autograd's (``y.retain_grad()``), for F.cross_entropy and F.mse_loss.
+    """
+    cmp = Comparison("autograd through torch.nn.Linear with F.cross_entropy / F.mse_loss",
+                     options, atol=1e-12, rtol=1e-9)
+    g = generator(options, salt=41)
+    dt = dtype(options)
+    for N, d, h in LINEAR_SIZES:
+        for loss_name in ("cross_entropy", "mse_loss"):
+            linear = torch.nn.Linear(d, h, dtype=dt)
+            with torch.no_grad():
+                linear.weight.copy_(torch.randn(h, d, generator=g, dtype=dt))
+                linear.bias.copy_(torch.randn(h, generator=g, dtype=dt))
+            X = torch.randn(N, d, generator=g, dtype=dt).requires_grad_(True)
+            y = linear(X)
+            y.retain_grad()
+            if loss_name == "cross_entropy":
+                loss = F.cross_entropy(y, torch.randint(0, h, (N,), generator=g))
+            else:
+                loss = F.mse_loss(y, torch.randn(N, h, generator=g, dtype=dt))
+            loss.backward()
+            G, W = y.grad.detach(), linear.weight.detach().T
+            where = {"N": N, "d": d, "h": h, "loss": loss_name}
+            grids = {"u": torch.arange(1, d + 1, dtype=dt)[:, None], "v": torch.arange(1, h + 1, dtype=dt)[None, :],
+                     "r": torch.arange(1, N + 1, dtype=dt)[:, None], "s": torch.arange(1, d + 1, dtype=dt)[None, :]}
+            expected = {"weight-gradient": linear.weight.grad.T, "input-gradient": X.grad,
+                        "bias-gradient": linear.bias.grad}
+            for part, eq in statements.items():
+                if part not in expected:
+                    raise KeyError(f"chain_rule_linear_layer: no numeric check for part {part!r}")
+                idx = dict(grids)
+                if part == "bias-gradient":
+                    idx["v"] = torch.arange(1, h + 1, dtype=dt)
+                env = _bind(eq, X=X.detach(), W=W, g=G, N=N, d=d, h=h, **idx)
+                case = f"{part} N={N} d={d} h={h} {loss_name}"
+                rhs = _evaluate_or_mismatch(cmp, case, eq.rhs, env, dt, **where)
+                if rhs is not None:
+                    cmp.compare(case, expected[part], rhs, **where)
+    return cmp.verdict()
+
+
+# --- gradient-descent-decrease ------------------------------------------------------------------------
+
+STEP_FRACTIONS = (0.05, 0.25, 0.5, 1.0)  # η = c/β: inside the claim's range 0 < η ≤ 1/β
+
+
+def _descent_cases(options: Options):
+    """(name, loss of a flat parameter vector, point, β) with β a smoothness constant of the loss:
+    λ_max of the Hessian 2AᵀA/m for the mean squared error; λ_max(XᵀX)/(2m) for the mean softmax
+    cross-entropy of a linear model (its logit Hessian diag(p) − ppᵀ is at most I/2)."""
+    g = generator(options, salt=43)
+    dt = dtype(options)
+    m, n = 20, 8
+    A, b = torch.randn(m, n, generator=g, dtype=dt), torch.randn(m, generator=g, dtype=dt)
+    evals, evecs = torch.linalg.eigh(2 * A.T @ A / m)
+    w_star = torch.linalg.lstsq(A, b[:, None]).solution[:, 0]
+    mse = lambda w: F.mse_loss(A @ w, b)  # noqa: E731
+    yield "F.mse_loss, random w", mse, torch.randn(n, generator=g, dtype=dt), float(evals[-1])
+    # at w* + (top eigenvector) the gradient is an eigenvector of the largest curvature: the worst case
+    yield "F.mse_loss, w* + top eigenvector", mse, w_star + evecs[:, -1], float(evals[-1])
+    k, d, K = 30, 5, 4
+    X, labels = torch.randn(k, d, generator=g, dtype=dt), torch.randint(0, K, (k,), generator=g)
+    ce = lambda w: F.cross_entropy(X @ w.view(d, K), labels)  # noqa: E731
+    beta = float(torch.linalg.eigvalsh(X.T @ X)[-1]) / (2 * k)
+    yield "F.cross_entropy, linear model", ce, torch.randn(d * K, generator=g, dtype=dt), beta
+
+
+def _bind_losses(expr, loss, w_value, g_value, env):
+    """Replace each ``L(point)`` by PyTorch's loss at that point; the point (e.g. ``w − η g``) is
+    evaluated with w and g bound to the parameter and gradient vectors."""
+    import sympy as sp
+
+    names = _names(expr)
+    w, G = names.get("w"), names.get("g")
+    W_, G_ = sp.Symbol("w_vector"), sp.Symbol("g_vector")
+    values = {}
+    for app in expr.atoms(sp.core.function.AppliedUndef):
+        if app.func.__name__ != "L":
+            continue
+        (arg,) = app.args
+        point = evaluate(arg.xreplace({k: v for k, v in ((w, W_), (G, G_)) if k is not None}),
+                         {**env, W_: w_value, G_: g_value}, dtype=w_value.dtype)
+        sym = sp.Dummy("L_value")
+        values[app] = sym
+        env[sym] = loss(point).detach()
+    return expr.xreplace(values), env
+
+
+def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerdict:
+    """The slope and the decrease bound on real losses, gradients by autograd.
+
+    ``first-order``: d/dt L(w − t∇L) at t = 0 by autograd against the statement's right-hand side;
+    ``descent-lemma``: L(w − η∇L) ≤ the right-hand side at η = c/β, c ∈ STEP_FRACTIONS, with each
+    L(·) evaluated by the loss itself; ``step-factor``: both sides at the same η.
+    """
+    cmp = Comparison("F.mse_loss / F.cross_entropy, torch.autograd, torch.linalg.eigh", options,
+                     atol=1e-12, rtol=1e-9)
+    dt = dtype(options)
+    import sympy as sp
+
+    for name, loss, w0, beta in _descent_cases(options):
+        w = w0.clone().requires_grad_(True)
+        (grad,) = torch.autograd.grad(loss(w), w)
+        t = torch.zeros((), dtype=dt, requires_grad=True)
+        (slope,) = torch.autograd.grad(loss(w0 - t * grad), t)
+        n = grad.numel()
+        for part, eq in statements.items():
+            if part not in ("first-order", "descent-lemma", "step-factor"):
+                raise KeyError(f"gradient_descent_decrease: no numeric check for part {part!r}")
+            if part == "first-order":
+                env = _bind(eq, g=grad, w=w0, n=n)
+                cmp.compare(f"{part} {name}", slope, evaluate(eq.rhs, env, dtype=dt), loss=name)
+                continue
+            for c in STEP_FRACTIONS:
+                env = _bind(eq, g=grad, w=w0, n=n, eta=c / beta, beta=beta)
+                lhs, rhs = eq.lhs, eq.rhs
+                if part == "descent-lemma":
+                    both, env = _bind_losses(sp.Tuple(lhs, rhs), loss, w0, grad, env)
+                    lhs, rhs = both
+                where = {"loss": name, "eta": f"{c}/beta", "beta": f"{beta:.6g}"}
+                _holds(cmp, f"{part} {name} eta={c}/beta", evaluate(lhs, env, dtype=dt),
+                       evaluate(rhs, env, dtype=dt), relation_of(eq), **where)
+    # What a reader should see: the real change of the loss against η, with the two bounds.
+    name, loss, w0, beta = next(_descent_cases(options))
+    w = w0.clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad(loss(w), w)
+    cs = tuple(round(0.1 * k, 2) for k in range(1, 31))
+    sq, l0 = float(grad @ grad), float(loss(w0))
+    actual = tuple(float(loss(w0 - c / beta * grad)) - l0 for c in cs)
+    cmp.plots.append(Plot("loss-change-vs-step", f"L(w − η∇L) − L(w), {name}", "η·β", "change of the loss",
+                          (("measured", cs, actual),
+                           ("smoothness bound −(η − βη²/2)‖∇L‖²", cs, tuple(-(c - c * c / 2) / beta * sq for c in cs)),
+                           ("guarantee −(η/2)‖∇L‖² (η ≤ 1/β)", cs[:10], tuple(-c / 2 / beta * sq for c in cs[:10])))))
+    return cmp.verdict()
+
+
+# --- adam-update --------------------------------------------------------------------------------------
+
+# (lr, β1, β2, ε, gradient scale): the defaults; a large ε against small gradients (where the place
+# of ε matters); other betas. Each parameter's gradients get their own scale, 10^-3 … 10^3.
+ADAM_CASES = ((1e-3, 0.9, 0.999, 1e-8, 1.0), (1e-2, 0.9, 0.999, 1e-3, 1e-3), (0.1, 0.5, 0.9, 1e-6, 1.0))
+ADAM_PARAMS, ADAM_STEPS = 7, 6
+ADAM_SCALES = (1e-4, 1e3)  # c for scale-invariance
+
+
+def _run_adam(grads: torch.Tensor, p0: torch.Tensor, lr, betas, eps):
+    """torch.optim.Adam fed the gradient rows of ``grads`` (steps × params); per step: the change of
+    the parameter, exp_avg and exp_avg_sq."""
+    p = torch.nn.Parameter(p0.clone())
+    opt = torch.optim.Adam([p], lr=lr, betas=betas, eps=eps)
+    out = []
+    for row in grads:
+        before = p.detach().clone()
+        p.grad = row.clone()
+        opt.step()
+        state = opt.state[p]
+        out.append((p.detach() - before, state["exp_avg"].clone(), state["exp_avg_sq"].clone()))
+    return out
+
+
+def adam_update(statements: dict, options: Options) -> NumericVerdict:
+    """Every statement against ``torch.optim.Adam`` run for several steps in float64.
+
+    The moments against its ``exp_avg``/``exp_avg_sq`` state, the update and the first step against
+    the change of the parameters, the ε → 0 limit against ``eps=0``, the scale invariance against
+    Adam (``eps=0``) fed c·g, with the statement evaluated on g.
+    """
+    cmp = Comparison("torch.optim.Adam (float64, several steps)", options, atol=1e-15, rtol=1e-9)
+    gen = generator(options, salt=47)
+    dt = dtype(options)
+    idx = torch.arange(1, ADAM_PARAMS + 1, dtype=dt)
+    column_scale = 10.0 ** torch.linspace(-3, 3, ADAM_PARAMS, dtype=dt)
+    for lr, b1, b2, eps, scale in ADAM_CASES:
+        grads = torch.randn(ADAM_STEPS, ADAM_PARAMS, generator=gen, dtype=dt) * column_scale * scale
+        p0 = torch.randn(ADAM_PARAMS, generator=gen, dtype=dt)
+        runs = {"eps": _run_adam(grads, p0, lr, (b1, b2), eps), "zero": _run_adam(grads, p0, lr, (b1, b2), 0.0)}
+        runs.update({c: _run_adam(grads * c, p0, lr, (b1, b2), 0.0) for c in ADAM_SCALES})
+        base = dict(g=grads.T, i=idx, n=ADAM_PARAMS, beta1=b1, beta2=b2, lr=lr)
+        for part, eq in statements.items():
+            plan = {  # part -> (run, which record, steps, extra bindings)
+                "first-moment": [("eps", 1, s, {}) for s in range(1, ADAM_STEPS + 1)],
+                "second-moment": [("eps", 2, s, {}) for s in range(1, ADAM_STEPS + 1)],
+                "update": [("eps", 0, s, {"epsilon": eps}) for s in range(1, ADAM_STEPS + 1)],
+                "first-step": [("eps", 0, 1, {"epsilon": eps})],
+                "sign-limit": [("zero", 0, 1, {})],
+                "scale-invariance": [(c, 0, s, {"c": c}) for c in ADAM_SCALES for s in range(1, ADAM_STEPS + 1)],
+            }.get(part)
+            if plan is None:
+                raise KeyError(f"adam_update: no numeric check for part {part!r}")
+            for run, record, step, extra in plan:
+                env = _bind(eq, t=step, **base, **extra)
+                where = {"lr": lr, "betas": (b1, b2), "eps": 0.0 if run != "eps" else eps, "step": step,
+                         "gradient scale": scale if run in ("eps", "zero") else f"{scale}·c, c={run}"}
+                cmp.compare(f"{part} lr={lr} eps={where['eps']} step={step} run={run}",
+                            runs[run][step - 1][record], evaluate(eq.rhs, env, dtype=dt), **where)
+    return cmp.verdict()
+
+
+# --- layernorm-statistics -----------------------------------------------------------------------------
+
+LN_SIZES = (2, 8, 64)
+LN_EPS = (1e-5, 1e-2)  # nn.LayerNorm's default, and a large one
+# (name, scale, shift): σ² ≫ ε, σ² ≪ ε (where ε dominates), and a large offset
+LN_INPUTS = (("randn", 1.0, 0.0), ("1e-3·randn", 1e-3, 0.0), ("100·randn + 50", 100.0, 50.0))
+LN_AFFINE = ((7.0, -3.0), (0.1, 2.0))  # (a > 0, b); a tiny a·x against a large b loses digits to rounding
+
+
+def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
+    """The statements against ``nn.LayerNorm(n, eps, elementwise_affine=False)`` and autograd.
+
+    ``mean``, ``variance``: the left-hand side (a statistic of the outputs) evaluated on the real
+    LayerNorm output, the right-hand side on x; ``variance-limit``: the biased variance of
+    ``nn.LayerNorm(eps=0)``'s output; ``affine-invariance``: ``nn.LayerNorm(eps=0)(a·x + b)``;
+    ``jacobian``: ``torch.autograd.functional.jacobian`` of the module, entry (i, j) (not
+    ``torch.func.jacrev``, whose first call costs seconds of set-up here).
+    """
+    cmp = Comparison("torch.nn.LayerNorm (elementwise_affine=False), torch.autograd.functional.jacobian", options,
+                     atol=1e-12, rtol=1e-9)
+    gen = generator(options, salt=53)
+    dt = dtype(options)
+    for n in LN_SIZES:
+        idx = torch.arange(1, n + 1, dtype=dt)
+        for name, scale, shift in LN_INPUTS:
+            x = torch.randn(n, generator=gen, dtype=dt) * scale + shift
+            exact = torch.nn.LayerNorm(n, eps=0.0, elementwise_affine=False, dtype=dt)
+            for eps in LN_EPS:
+                ln = torch.nn.LayerNorm(n, eps=eps, elementwise_affine=False, dtype=dt)
+                y = ln(x).detach()
+                where = {"n": n, "x": name, "eps": eps}
+                for part, eq in statements.items():
+                    case = f"{part} n={n} x={name} eps={eps}"
+                    env = _bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx, j=idx)
+                    if part in ("mean", "variance"):
+                        cmp.compare(case, evaluate(eq.lhs, env, dtype=dt), evaluate(eq.rhs, env, dtype=dt), **where)
+                    elif part == "variance-limit":
+                        cmp.compare(case, exact(x).var(correction=0), evaluate(eq.rhs, env, dtype=dt), **where)
+                    elif part == "affine-invariance":
+                        for a, b in LN_AFFINE:
+                            env = _bind(eq, x=x, n=n, i=idx, a=a, b=b)
+                            cmp.compare(f"{case} a={a} b={b}", exact(a * x + b).detach(),
+                                        evaluate(eq.rhs, env, dtype=dt), a=a, b=b, **where)
+                    elif part == "jacobian":
+                        env = _bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                        cmp.compare(case, torch.autograd.functional.jacobian(ln, x), evaluate(eq.rhs, env, dtype=dt),
+                                    **where)
+                    else:
+                        raise KeyError(f"layernorm_statistics: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- residual-gradient-path ---------------------------------------------------------------------------
+
+RESIDUAL_WIDTHS = (3, 16)
+RESIDUAL_GAINS = (0.5, 2.0)  # W ~ N(0, gain²/n): small and large branch Jacobians
+DEPTHS = (1, 2, 4, 8, 16, 32, 64)
+TREND_WIDTH, TREND_GAIN = 32, 0.5
+PLAIN_DECAY = 1e-6  # the plain stack's input gradient at depth 64 must fall below this × depth 1
+RESIDUAL_FLOOR = 0.5  # the residual stack's must stay above this × ‖∂L/∂x_L‖ at every depth
+
+
+def _tanh_block(W: torch.Tensor) -> torch.nn.Module:
+    linear = torch.nn.Linear(W.shape[1], W.shape[0], bias=False, dtype=W.dtype)
+    with torch.no_grad():
+        linear.weight.copy_(W)
+    return torch.nn.Sequential(linear, torch.nn.Tanh())
+
+
+def _input_gradient_norms(residual: bool, options: Options) -> tuple:
+    """‖∂(u·x_L)/∂x_0‖ / ‖u‖ by autograd for stacks of tanh layers of each depth in DEPTHS."""
+    gen = generator(options, salt=61)
+    dt = dtype(options)
+    n = TREND_WIDTH
+    weights = [torch.randn(n, n, generator=gen, dtype=dt) * TREND_GAIN / n ** 0.5 for _ in range(max(DEPTHS))]
+    x0, u = torch.randn(n, generator=gen, dtype=dt), torch.randn(n, generator=gen, dtype=dt)
+    blocks = [_tanh_block(W) for W in weights]
+    out = []
+    for depth in DEPTHS:
+        x = x0.clone().requires_grad_(True)
+        h = x
+        for block in blocks[:depth]:
+            h = h + block(h) if residual else block(h)
+        (grad,) = torch.autograd.grad(h @ u, x)
+        out.append(float(grad.norm() / u.norm()))
+    return tuple(out)
+
+
+def residual_gradient_path(statements: dict, options: Options) -> NumericVerdict:
+    """The Jacobians against autograd through ``nn.Linear`` + ``nn.Tanh`` residual blocks, and the
+    measured trend of the input gradient against depth.
+
+    ``one-block``: ``torch.autograd.functional.jacobian`` of x ↦ x + f(x) against the statement
+    evaluated with the block's weight; ``two-blocks``/``three-blocks``: the Jacobian of the
+    composed blocks (autograd's chain rule) against the statement evaluated with each branch's own
+    Jacobian at its input. Trend (always checked): the plain stack's gradient at depth 64 is below
+    PLAIN_DECAY × its depth-1 value; the residual stack's stays above RESIDUAL_FLOOR at every depth.
+    """
+    cmp = Comparison("torch.autograd.functional.jacobian through nn.Linear + nn.Tanh blocks", options,
+                     atol=1e-12, rtol=1e-9)
+    gen = generator(options, salt=59)
+    dt = dtype(options)
+    jac = torch.autograd.functional.jacobian
+    for n in RESIDUAL_WIDTHS:
+        idx = torch.arange(1, n + 1, dtype=dt)
+        for gain in RESIDUAL_GAINS:
+            Ws = [torch.randn(n, n, generator=gen, dtype=dt) * gain / n ** 0.5 for _ in range(3)]
+            fs = [_tanh_block(W) for W in Ws]
+            x = torch.randn(n, generator=gen, dtype=dt)
+            hs = [x]
+            for f in fs:
+                hs.append((hs[-1] + f(hs[-1])).detach())
+            branch = [jac(f, h) for f, h in zip(fs, hs)]  # J_f of each branch at its own input
+            where = {"n": n, "gain": gain}
+            for part, eq in statements.items():
+                case = f"{part} n={n} gain={gain}"
+                if part == "one-block":
+                    env = _bind(eq, x=x, W=Ws[0], n=n, i=idx[:, None], j=idx[None, :])
+                    expected = jac(lambda z: z + fs[0](z), x)
+                elif part in ("two-blocks", "three-blocks"):
+                    depth = 2 if part == "two-blocks" else 3
+                    # the statement's B, A, C are the first, second and third branch's Jacobians
+                    env = _bind(eq, B=branch[0], A=branch[1], C=branch[2], n=n, i=idx[:, None], j=idx[None, :])
+
+                    def composed(z, depth=depth):
+                        for f in fs[:depth]:
+                            z = z + f(z)
+                        return z
+
+                    expected = jac(composed, x)
+                else:
+                    raise KeyError(f"residual_gradient_path: no numeric check for part {part!r}")
+                cmp.compare(case, expected, evaluate(eq.rhs, env, dtype=dt), **where)
+    plain, residual = _input_gradient_norms(False, options), _input_gradient_norms(True, options)
+    _holds(cmp, f"trend: plain stack, gradient at depth {DEPTHS[-1]} / depth 1 <= {PLAIN_DECAY}",
+           torch.tensor(plain[-1] / plain[0], dtype=dt), PLAIN_DECAY, "<=", stack="plain")
+    _holds(cmp, f"trend: residual stack, min over depth of ‖∂L/∂x‖/‖u‖ >= {RESIDUAL_FLOOR}",
+           torch.tensor(min(residual), dtype=dt), RESIDUAL_FLOOR, ">=", stack="residual")
+    cmp.details.append("input-gradient norm / ‖u‖ by depth " + str(DEPTHS) + ": plain "
+                       + ", ".join(f"{v:.3g}" for v in plain) + "; residual " + ", ".join(f"{v:.3g}" for v in residual))
+    cmp.plots.append(Plot("input-gradient-vs-depth",
+                          f"‖∂(u·x_L)/∂x_0‖/‖u‖, tanh layers of width {TREND_WIDTH}, W ~ N(0, {TREND_GAIN}²/n)",
+                          "depth L", "input-gradient norm", (("plain x ← tanh(Wx)", DEPTHS, plain),
+                                                             ("residual x ← x + tanh(Wx)", DEPTHS, residual)),
+                          logx=True, logy=True))
     return cmp.verdict()
