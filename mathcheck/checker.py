@@ -273,6 +273,9 @@ def _assign(e, ctx: Context, rng: random.Random):
         if not (lo_v.is_Integer and hi_v.is_Integer) or hi_v < lo_v:
             return None
         point[sym] = sp.Integer(rng.randint(int(lo_v), int(hi_v)))
+    # Differentiate before substituting: d/dT at T = 2 is not d/d2. (doit() on the whole expression
+    # could try closed forms of symbolic sums for minutes; derivatives alone are cheap.)
+    e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
     labels = {b.label for b in e.atoms(sp.IndexedBase)}
     for sym in sorted(e.free_symbols - set(point) - labels, key=str):
         if isinstance(sym, sp.Symbol):

@@ -133,3 +133,10 @@ def test_chain_may_not_mix_directions():
     import pytest
     with pytest.raises(ValueError):
         Part("p", (Step(x, "a"), Step(x, "b", relation=">="), Step(x, "c", relation="<=")))
+
+
+def test_derivatives_are_taken_before_the_counterexample_point_is_substituted():
+    T = sp.Symbol("T", positive=True)
+    d = zero_test(sp.Derivative(T * sp.log(T), T) - sp.log(T))  # the derivative is log T + 1
+    assert d.value is False
+    assert float(dict(d.counterexample)["difference"]) == 1.0
