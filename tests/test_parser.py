@@ -1,5 +1,6 @@
 """The whitelist parser: what it builds, what it refuses, and that hostile input never runs code."""
 
+import os
 import sys
 import time
 
@@ -18,7 +19,11 @@ _DANGEROUS = ("exec", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exe
 
 
 def _hook(event, args):
-    if _WATCHING and (event in _DANGEROUS or (event == "open" and args and "w" in str(args[1:2]))):
+    if not _WATCHING:
+        return
+    if event == "exec" and os.path.isfile(getattr(args[0], "co_filename", "")):
+        return  # a library module imported lazily (SymPy does), not code made from a string
+    if event in _DANGEROUS or (event == "open" and args and "w" in str(args[1:2])):
         _SEEN.append(event)
 
 
