@@ -135,10 +135,10 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
     cmp = Comparison("torch.nn.Linear(bias=False), Tensor.__matmul__, torch.func.jacrev", options,
                      atol=1e-12, rtol=1e-9)
     g = generator(options, salt=1)
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     for L, D, dk in QKV_SIZES:
-        X = torch.randn(L, D, generator=g, dtype=dt)
-        w_q, w_k = _projection(D, dk, g, dt), _projection(D, dk, g, dt)
+        X = torch.randn(L, D, generator=g, dtype=dt).to(dev)  # drawn on the CPU: the same numbers anywhere
+        w_q, w_k = _projection(D, dk, g, dt).to(dev), _projection(D, dk, g, dt).to(dev)
         Q, K = w_q(X), w_k(X)
         dims = {"L": L, "D": D, "d_k": dk}
         where = {"L": L, "D": D, "d_k": dk}
@@ -147,11 +147,12 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
             env = {syms[k]: v for k, v in dims.items() if k in syms}
             case = f"{part} L={L} D={D} d_k={dk}"
             if part == "q-shape":
-                cmp.compare(case, torch.tensor([list(Q.shape)], dtype=dt), evaluate(eq.rhs, env, dtype=dt), **where)
+                cmp.compare(case, torch.tensor([list(Q.shape)], dtype=dt, device=dev),
+                            evaluate(eq.rhs, env, dtype=dt, device=dev), **where)
             elif part == "scores-shape":
                 scores = Q @ K.transpose(-2, -1)
-                cmp.compare(case, torch.tensor([list(scores.shape)], dtype=dt), evaluate(eq.rhs, env, dtype=dt),
-                            **where)
+                cmp.compare(case, torch.tensor([list(scores.shape)], dtype=dt, device=dev),
+                            evaluate(eq.rhs, env, dtype=dt, device=dev), **where)
             elif part == "row-locality":
                 J = torch.func.jacrev(w_q)(X)  # (L, d_k, L, D): ∂Q[r, c]/∂X[s, t]
                 axes = {"r": (L, 0), "c": (dk, 1), "s": (L, 2), "t": (D, 3)}
@@ -159,10 +160,10 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
                     if name in syms:
                         shape = [1, 1, 1, 1]
                         shape[axis] = size
-                        env[syms[name]] = torch.arange(1, size + 1, dtype=dt).reshape(shape)
+                        env[syms[name]] = torch.arange(1, size + 1, dtype=dt, device=dev).reshape(shape)
                 if "W" in bases:
                     env[bases["W"]] = w_q.weight.detach().T  # X @ W with W = weight.T, D×d_k
-                cmp.compare(case, J, evaluate(eq.rhs, env, dtype=dt), **where)
+                cmp.compare(case, J, evaluate(eq.rhs, env, dtype=dt, device=dev), **where)
             else:
                 raise KeyError(f"qkv_projection_shapes: no numeric check for part {part!r}")
     return cmp.verdict()
@@ -205,7 +206,7 @@ def _pairs(g: torch.Generator, dt):
 
 
 def _tolerant_sign(x):
-    x = torch.as_tensor(x, dtype=torch.float64)
+    x = x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
     return torch.where(x.abs() <= SIGN_ATOL, torch.zeros_like(x), torch.sign(x))
 
 
@@ -221,10 +222,11 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
     cmp = Comparison("torch.dot, torch.nn.functional.cosine_similarity, torch.linalg.vector_norm", options,
                      atol=1e-10, rtol=1e-9)
     g = generator(options, salt=2)
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     tolerant = sp.Function("SignTol")
     named = {part: _named(eq) for part, eq in statements.items()}
     for n, a, b, theta, how in _pairs(g, dt):
+        a, b = a.to(dev), b.to(dev)
         norm_a, norm_b = torch.linalg.vector_norm(a), torch.linalg.vector_norm(b)
         where = {"n": n, "pair": how, "theta": f"{theta:.6g}"}
         for part, eq in statements.items():
@@ -233,14 +235,16 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
             env.update({syms[k]: v for k, v in (("n", n), ("theta", theta)) if k in syms})
             case = f"{part} n={n} {how} θ={theta:.4f}"
             if part == "expansion":
-                cmp.compare(case, torch.linalg.vector_norm(a - b) ** 2, evaluate(eq.rhs, env, dtype=dt), **where)
+                cmp.compare(case, torch.linalg.vector_norm(a - b) ** 2, evaluate(eq.rhs, env, dtype=dt, device=dev),
+                            **where)
             elif part == "cosine":
-                rhs = evaluate(eq.rhs, env, dtype=dt)
+                rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
                 cmp.compare(case + " dot", torch.dot(a, b), rhs, **where)
                 cmp.compare(case + " cosine_similarity", F.cosine_similarity(a, b, dim=0),
                             rhs / (norm_a * norm_b), **where)
             elif part == "sign":
-                rhs = evaluate(eq.rhs.replace(sp.sign, tolerant), env, {"SignTol": _tolerant_sign}, dtype=dt)
+                rhs = evaluate(eq.rhs.replace(sp.sign, tolerant), env, {"SignTol": _tolerant_sign}, dtype=dt,
+                               device=dev)
                 cmp.compare(case, _tolerant_sign(torch.dot(a, b) / (norm_a * norm_b)), rhs, **where)
             else:
                 raise KeyError(f"dot_product_cosine: no numeric check for part {part!r}")
@@ -319,7 +323,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             raise KeyError(f"scaling_prevents_saturation: no numeric check for part {part!r}")
     cmp = Comparison("torch.nn.functional.softmax, torch.func.jacrev, torch.linalg.matrix_norm / eigvalsh",
                      options, atol=1e-12, rtol=1e-9)
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     n = SAT_KEYS
     tests = 6 + len(SAT_DKS)
     critical = stats.z_critical(stats.FAMILY_ALPHA, tests)
@@ -333,7 +337,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
     measured: dict = {}  # (series, d) -> ((mean, se) of max weight, (mean, se) of ‖J‖_F)
     zs: list = []  # (test, z, passed)
     for d in SAT_DKS:
-        raw = _scores(d, generator(options, salt=100 + d), dt)
+        raw = _scores(d, generator(options, salt=100 + d), dt).to(dev)  # drawn on the CPU: same numbers anywhere
         for series, c in (("unscaled", 1.0), ("scaled", scale(d))):
             z = raw * c
             s = F.softmax(z, dim=-1)
@@ -349,11 +353,11 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
                 env = {bases["s"]: s.T} if "s" in bases else {}
                 if "n" in syms:
                     env[syms["n"]] = n
-                lhs = evaluate(eq.lhs, env, dtype=dt)
+                lhs = evaluate(eq.lhs, env, dtype=dt, device=dev)
                 cmp.compare(f"bound d_k={d} {series}: tr J against the left-hand side", tr, lhs, **where)
                 if "r" in syms:
-                    env[syms["r"]] = torch.arange(1, n + 1, dtype=dt)  # rows: r, columns: samples
-                rhs = evaluate(eq.rhs, env, dtype=dt)
+                    env[syms["r"]] = torch.arange(1, n + 1, dtype=dt, device=dev)  # rows: r, columns: samples
+                rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
                 rel = {"<=": "<=", "<": "<", ">=": ">=", ">": ">", "==": "="}[eq.rel_op]
                 _refute(cmp, _holds(tr, rhs, rel, BOUND_ATOL), f"bound d_k={d} {series}: tr J {rel} rhs at every r",
                         {"tr J": tr, "statement": rhs}, **where)
@@ -362,14 +366,14 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             if "psd" in statements:
                 eq = statements["psd"]
                 syms, bases = _named(eq)
-                x = torch.randn(SAT_TRIALS, n, generator=generator(options, salt=200 + d), dtype=dt)
+                x = torch.randn(SAT_TRIALS, n, generator=generator(options, salt=200 + d), dtype=dt).to(dev)
                 quad = torch.einsum("ti,tij,tj->t", x, J, x)
                 for t in range(2):
                     env = {bases[k]: v for k, v in (("s", s[t]), ("x", x[t])) if k in bases}
                     env.update({syms[k]: n for k in ("n",) if k in syms})
                     cmp.compare(f"psd d_k={d} {series} sample {t}: xᵀJx against the left-hand side", quad[t],
-                                evaluate(eq.lhs, env, dtype=dt), **where)
-                rhs = evaluate(eq.rhs, {syms["n"]: n} if "n" in syms else {}, dtype=dt)
+                                evaluate(eq.lhs, env, dtype=dt, device=dev), **where)
+                rhs = evaluate(eq.rhs, {syms["n"]: n} if "n" in syms else {}, dtype=dt, device=dev)
                 rel = {"<=": "<=", "<": "<", ">=": ">=", ">": ">", "==": "="}[eq.rel_op]
                 _refute(cmp, _holds(quad, rhs, rel, BOUND_ATOL), f"psd d_k={d} {series}: xᵀJx {rel} rhs",
                         {"xᵀJx": quad, "statement": rhs}, **where)
