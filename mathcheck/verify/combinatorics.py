@@ -6,10 +6,11 @@ import math
 
 import sympy as sp
 import torch
+import torch.nn.functional as F
 
-from mathcheck.verdict import NumericVerdict
+from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
-from mathcheck.verify._compare import Comparison, dtype
+from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.verify.evaluate import evaluate
 
 D_MODEL = 512
@@ -71,4 +72,308 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
                 cmp.compare(f"dot k={k}", table, rhs.expand_as(table), k=k)
             else:
                 raise KeyError(f"sinusoidal_relative_position: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- §6.1 attention and permutations ------------------------------------------------------------
+
+ATTN_LENGTHS = (2, 5, 8)
+ATTN_WIDTH = 8  # even: the sinusoidal table pairs channels
+
+
+def _function_names(expr) -> set:
+    return {type(a).__name__ for a in expr.atoms(sp.Function)}
+
+
+def _as_named(expr):
+    """The table ``PE(a, ch, d)`` evaluates itself at integer arguments in SymPy; here it is a name
+    bound to the PyTorch table (``funcs``), like every other function of a statement."""
+    return expr.replace(lambda e: isinstance(e, sp.Function) and type(e).__name__ == "PE"
+                        and not isinstance(e, sp.core.function.AppliedUndef),
+                        lambda e: sp.Function("PE")(*e.args))
+
+
+def _attention_setting(eq) -> tuple:
+    """What the left-hand side applies attention to: which permutation of the tokens (the
+    function it names: ``sigma`` any, ``shift`` the cyclic shift), a causal mask, the sinusoidal table."""
+    names = _function_names(eq.lhs)
+    perm = "shift" if "shift" in names else "sigma" if "sigma" in names else None
+    if perm is None:
+        raise ValueError(f"the left-hand side permutes no tokens: {eq.lhs}")
+    return perm, "causal" in names, "PE" in names
+
+
+def _permutations(kind: str, L: int, g: torch.Generator) -> list:
+    """0-based p with (PX)_a = X_{p[a]}: two random permutations and the reversal, or the cyclic shift."""
+    if kind == "shift":
+        return [(torch.arange(L) + 1) % L]
+    return [torch.randperm(L, generator=g), torch.randperm(L, generator=g), torch.arange(L).flip(0)]
+
+
+def _references(d: int, g: torch.Generator, dt):
+    """(name, attention(Y, causal) -> (L, d), W_QK, W_VO): nn.MultiheadAttention with random weights
+    and F.scaled_dot_product_attention on Y itself (identity projections)."""
+    mha = torch.nn.MultiheadAttention(d, 1, bias=False, batch_first=True, dtype=dt)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.randn(3 * d, d, generator=g, dtype=dt) / d ** 0.5)
+        mha.out_proj.weight.copy_(torch.randn(d, d, generator=g, dtype=dt) / d ** 0.5)
+    wq, wk, wv = mha.in_proj_weight.detach().chunk(3)
+    wo = mha.out_proj.weight.detach()
+
+    def run_mha(y, causal):
+        mask = torch.ones(len(y), len(y), dtype=torch.bool).triu(1) if causal else None  # True: masked
+        with torch.no_grad():
+            return mha(y[None], y[None], y[None], attn_mask=mask, need_weights=False)[0][0]
+
+    def run_sdpa(y, causal):
+        return F.scaled_dot_product_attention(y[None], y[None], y[None], is_causal=causal)[0]
+
+    # torch stores W such that q = y Wᵀ: in the statement's convention W_Q = wqᵀ, so W_QK = wqᵀ wk
+    eye = torch.eye(d, dtype=dt)
+    return (("nn.MultiheadAttention(1 head, bias=False)", run_mha, wq.T @ wk, wv.T @ wo.T),
+            ("F.scaled_dot_product_attention (Q = K = V = Y)", run_sdpa, eye, eye))
+
+
+def attention_permutation_equivariance(statements: dict, options: Options) -> NumericVerdict:
+    """Each statement's left-hand side is attention applied to permuted tokens (and the causal mask or
+    the sinusoidal table when it names them): PyTorch computes it with ``nn.MultiheadAttention`` and
+    ``F.scaled_dot_product_attention``; the right-hand side is evaluated on the unpermuted X.
+
+    ``equivariance``: every (row, channel) of the output; ``pooled``: the sum over rows.
+    Lengths 2, 5, 8, width 8, two random permutations and the reversal per length.
+    """
+    dt = dtype(options)
+    g = generator(options, salt=61)
+    d = ATTN_WIDTH
+    refs = _references(d, g, dt)
+    table = sinusoidal_table(max(ATTN_LENGTHS), d, dt)
+    cmp = Comparison("torch.nn.MultiheadAttention, F.scaled_dot_product_attention (float64)", options,
+                     atol=1e-12, rtol=1e-10)
+    for L in ATTN_LENGTHS:
+        X = torch.randn(L, d, generator=g, dtype=dt)
+        perms = {kind: _permutations(kind, L, g) for kind in ("sigma", "shift")}
+        for part, eq in statements.items():
+            if part not in ("equivariance", "pooled"):
+                raise KeyError(f"attention_permutation_equivariance: no numeric check for part {part!r}")
+            kind, causal, positions = _attention_setting(eq)
+            syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+            for p in perms[kind]:
+                Y = X[p] + (table[:L] if positions else 0)
+                funcs = {kind: lambda a, p=p: (p[a.long() - 1] + 1).to(dt),
+                         "causal": lambda a, b: (b <= a).to(dt),
+                         "PE": lambda a, ch, _d: table[a.long() - 1, ch.long() - 1]}
+                for name, attend, w_qk, w_vo in refs:
+                    out = attend(Y, causal)
+                    env = {sp.IndexedBase("x", real=True): X, sp.IndexedBase("W_QK", real=True): w_qk,
+                           sp.IndexedBase("W_VO", real=True): w_vo}
+                    env.update({syms[n]: v for n, v in (("L", L), ("d", d)) if n in syms})
+                    if "i" in syms:
+                        env[syms["i"]] = torch.arange(1, L + 1, dtype=dt)[:, None]
+                    if "c" in syms:
+                        env[syms["c"]] = torch.arange(1, d + 1, dtype=dt)[None, :]
+                    rhs = evaluate(_as_named(eq.rhs), env, funcs, dtype=dt)
+                    expected = out if part == "equivariance" else out.sum(0, keepdim=True)
+                    cmp.compare(f"{part} L={L} {kind}={p.tolist()} {name}", expected, rhs,
+                                L=L, permutation=p.tolist(), reference=name)
+    return cmp.verdict()
+
+
+# --- rotary position embeddings ------------------------------------------------------------------
+
+ROPE_DIM = 64
+ROPE_BASE = 10000.0
+ROPE_POSITIONS = tuple(range(0, 16)) + (100, 1000, 4095)
+ROPE_VECTORS = 3
+
+
+def rope_inverse_frequencies(d: int, dt) -> torch.Tensor:
+    """θ_b = base^(−2(b−1)/d), b = 1..d/2, as every RoPE implementation computes it."""
+    return 1.0 / (ROPE_BASE ** (torch.arange(0, d, 2, dtype=dt) / d))
+
+
+def rope_rotate_half(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """GPT-NeoX / Hugging Face LLaMA: channels b and b + d/2 form a pair; x cos + rotate_half(x) sin."""
+    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype)
+    emb = torch.cat([freqs, freqs], dim=-1)
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return x * emb.cos() + torch.cat([-x2, x1], dim=-1) * emb.sin()
+
+
+def rope_interleaved(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """Meta's LLaMA reference: channels (2b, 2b+1) are one complex number, multiplied by
+    ``torch.polar(1, pθ_b)``."""
+    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype)
+    cis = torch.polar(torch.ones_like(freqs), freqs)
+    xc = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+    return torch.view_as_real(xc * cis).flatten(-2)
+
+
+ROPE_IMPLEMENTATIONS = (
+    ("rotate-half (GPT-NeoX / HF LLaMA)", rope_rotate_half, lambda v: torch.stack(v.chunk(2), dim=1)),
+    ("interleaved (Meta LLaMA, torch.polar)", rope_interleaved, lambda v: v.reshape(-1, 2)),
+)  # (name, rotate, the vector's blocks as an (h, 2) tensor)
+
+
+def rope_relative_position(statements: dict, options: Options) -> NumericVerdict:
+    """Both common RoPE implementations at d = 64 on random q, k, at every pair of positions in
+    ROPE_POSITIONS (0..15, 100, 1000, 4095).
+
+    ``inner``: PyTorch's ⟨rope(q, m), rope(k, n)⟩ for every (m, n) against the right-hand side;
+    ``relative``: ⟨rope(q, m), rope(k, m + t)⟩ for every m and offset t.
+    """
+    dt = dtype(options)
+    g = generator(options, salt=67)
+    pos = torch.tensor(ROPE_POSITIONS, dtype=dt)
+    theta = rope_inverse_frequencies(ROPE_DIM, dt)
+    cmp = Comparison("RoPE in torch (rotate-half; interleaved with torch.polar), d=64, float64",
+                     options, atol=1e-10, rtol=1e-10)
+    for v in range(ROPE_VECTORS):
+        q = torch.randn(ROPE_DIM, generator=g, dtype=dt)
+        k = torch.randn(ROPE_DIM, generator=g, dtype=dt)
+        for name, rope, blocks in ROPE_IMPLEMENTATIONS:
+            rq = rope(q.expand(len(pos), -1), pos)  # row p: R_p q
+            for part, eq in statements.items():
+                syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+                env = {sp.IndexedBase("q", real=True): blocks(q), sp.IndexedBase("k", real=True): blocks(k),
+                       sp.IndexedBase("theta", real=True): theta, syms["h"]: ROPE_DIM // 2}
+                if part == "inner":
+                    expected = rq @ rope(k.expand(len(pos), -1), pos).T  # (m, n)
+                    env.update({syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("n", (1, -1)))
+                                if s in syms})
+                elif part == "relative":
+                    later = pos[:, None] + pos[None, :]  # (m, t): position m + t
+                    rk = rope(k.expand(later.numel(), -1), later.reshape(-1)).reshape(len(pos), len(pos), -1)
+                    expected = (rq[:, None, :] * rk).sum(-1)
+                    env.update({syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("t", (1, -1)))
+                                if s in syms})
+                else:
+                    raise KeyError(f"rope_relative_position: no numeric check for part {part!r}")
+                rhs = evaluate(eq.rhs, env, dtype=dt)
+                cmp.compare(f"{part} {name} vector {v}", expected, rhs, implementation=name)
+    return cmp.verdict()
+
+
+# --- §6.3 the cost of attention ------------------------------------------------------------------
+
+COST_SIZES = ((1, 1), (2, 3), (7, 5), (16, 8), (48, 64))  # (n, d)
+PLOT_LENGTHS = (16, 32, 64, 128, 256)  # at d = PLOT_WIDTH, checked like the others
+PLOT_WIDTH = 32
+WINDOW_MAX_N = 32
+PLOT_WINDOW = 8
+
+
+def _flops(fn) -> int:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        fn()
+    return int(counter.get_total_flops())
+
+
+def _count(expr, **values) -> int:
+    """The statement's count at integer sizes, exactly (SymPy rationals, then an int)."""
+    by_name = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+    v = sp.nsimplify(expr.xreplace({by_name[k]: sp.Integer(x) for k, x in values.items() if k in by_name}).doit())
+    if not v.is_Rational:
+        raise ValueError(f"not a number at {values}: {v}")
+    return float(v)
+
+
+def _window_mask(n: int, w: int) -> torch.Tensor:
+    """Causal sliding window (as in Mistral/Longformer-style code): key j visible from query i iff
+    i − w < j ≤ i. True = attend (the convention of F.scaled_dot_product_attention)."""
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    return (j <= i) & (j > i - w)
+
+
+def _attention_flops(n: int, d: int, g, dt) -> dict:
+    """FlopCounterMode on real attention calls, (1, 1, n, d) tensors as models pass them."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v = (torch.randn(1, 1, n, d, generator=g, dtype=dt) for _ in range(3))
+    out = {"manual softmax(QKᵀ/√d)V": _flops(lambda: torch.softmax(q @ k.mT / math.sqrt(d), -1) @ v),
+           "default F.scaled_dot_product_attention": _flops(lambda: F.scaled_dot_product_attention(q, k, v))}
+    with sdpa_kernel(SDPBackend.MATH):
+        out["F.scaled_dot_product_attention, SDPBackend.MATH"] = _flops(
+            lambda: F.scaled_dot_product_attention(q, k, v))
+    return out
+
+
+DEFAULT_SDPA = "default F.scaled_dot_product_attention"
+
+
+def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
+    """Counts against PyTorch, exactly (atol = rtol = 0).
+
+    ``unordered``: ``torch.combinations(arange(n), r=2)``; ``ordered``: the positive weights
+    ``nn.MultiheadAttention`` returns; ``qk``, ``av``, ``projections`` (four ``nn.Linear``),
+    ``attention`` (a manual softmax(QKᵀ/√d)V and ``F.scaled_dot_product_attention`` under
+    ``SDPBackend.MATH``): ``FlopCounterMode``; ``window``: the sum of a causal window mask, every
+    1 ≤ w ≤ n ≤ 32. The default CPU SDPA kernel has no FLOP formula: while it counts 0 that is
+    recorded in the details; once it counts anything it is compared like the others.
+    """
+    dt = dtype(options)
+    g = generator(options, salt=71)
+    cmp = Comparison("torch.utils.flop_counter.FlopCounterMode, torch.combinations, "
+                     "nn.MultiheadAttention weights, boolean window masks", options, atol=0.0, rtol=0.0)
+    sizes = COST_SIZES + tuple((n, PLOT_WIDTH) for n in PLOT_LENGTHS)
+    measured_attention: dict = {}
+    for part, eq in statements.items():
+        if part == "window":
+            for n in range(1, WINDOW_MAX_N + 1):
+                got = [_count(eq.rhs, n=n, w=w) for w in range(1, n + 1)]
+                mask = torch.tensor([float(_window_mask(n, w).sum()) for w in range(1, n + 1)], dtype=dt)
+                cmp.compare(f"window n={n}, w=1..{n}", mask, torch.tensor(got, dtype=dt), n=n)
+            continue
+        for n, d in sizes:
+            if part == "unordered":
+                expected = torch.combinations(torch.arange(n), r=2).shape[0]
+            elif part == "ordered":
+                mha = torch.nn.MultiheadAttention(d, 1, batch_first=True, dtype=dt)
+                x = torch.randn(1, n, d, generator=g, dtype=dt)
+                with torch.no_grad():
+                    _, weights = mha(x, x, x, need_weights=True)
+                expected = int((weights > 0).sum())
+            elif part in ("qk", "av"):
+                a, b = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, d, generator=g, dtype=dt)
+                p = torch.softmax(a @ b.T, -1)
+                expected = _flops(lambda: a @ b.T) if part == "qk" else _flops(lambda: p @ b)
+            elif part == "projections":
+                layers = [torch.nn.Linear(d, d, bias=False, dtype=dt) for _ in range(4)]  # W_Q, W_K, W_V, W_O
+                x = torch.randn(n, d, generator=g, dtype=dt)
+                with torch.no_grad():
+                    expected = _flops(lambda: [layer(x) for layer in layers])
+            elif part == "attention":
+                counts = measured_attention.setdefault((n, d), _attention_flops(n, d, g, dt))
+                derived = _count(eq.rhs, n=n, d=d)
+                for name, flops in counts.items():
+                    if name == DEFAULT_SDPA and flops == 0:
+                        cmp.details.append(f"attention n={n} d={d}: {name} counts 0 FLOPs (no formula for "
+                                           f"its CPU kernel); derived {derived:.0f}")
+                        continue
+                    cmp.compare(f"attention n={n} d={d} {name}", torch.tensor(float(flops), dtype=dt),
+                                derived, n=n, d=d, reference=name)
+                continue
+            else:
+                raise KeyError(f"attention_complexity: no numeric check for part {part!r}")
+            cmp.compare(f"{part} n={n} d={d}", torch.tensor(float(expected), dtype=dt),
+                        _count(eq.rhs, n=n, d=d), n=n, d=d)
+    if "attention" in statements:
+        xs = tuple(PLOT_LENGTHS)
+        series = tuple((name, xs, tuple(float(measured_attention[(n, PLOT_WIDTH)][name]) for n in xs))
+                       for name in measured_attention[(PLOT_LENGTHS[0], PLOT_WIDTH)])
+        series += (("the statement's right-hand side", xs,
+                    tuple(_count(statements["attention"].rhs, n=n, d=PLOT_WIDTH) for n in xs)),)
+        cmp.plots.append(Plot("attention-flops-vs-length", f"FLOPs of softmax(QKᵀ/√d)V, d = {PLOT_WIDTH}",
+                              "sequence length n", "FLOPs (FlopCounterMode)", series))
+    if "window" in statements:
+        ns = tuple(range(PLOT_WINDOW, WINDOW_MAX_N + 1))
+        cmp.plots.append(Plot(
+            "window-pairs-vs-length", f"(query, key) pairs kept, causal window w = {PLOT_WINDOW}",
+            "sequence length n", "pairs",
+            (("window mask sum", ns, tuple(float(_window_mask(n, PLOT_WINDOW).sum()) for n in ns)),
+             ("the statement's right-hand side", ns,
+              tuple(_count(statements["window"].rhs, n=n, w=PLOT_WINDOW) for n in ns)),
+             ("n·w", ns, tuple(float(n * PLOT_WINDOW) for n in ns)),
+             ("n² (full attention)", ns, tuple(float(n * n) for n in ns)))))
     return cmp.verdict()
