@@ -51,6 +51,7 @@ class Limits:
     factorial: int = 300        # largest numeric argument of factorial / binomial
     order: int = 4              # largest derivative order
     sum_bound: int = 1000       # |numeric sum bound|
+    sum_terms: int = 20000      # terms of nested sums together (a symbolic range counts as 6)
     nodes: int = 600            # syntax-tree nodes per formula
 
 
@@ -174,6 +175,7 @@ class _Builder:
     def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits):
         self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
         self.bound: dict[str, object] = {}
+        self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
 
     def fail(self, node, what=None):
         _reject(node, self.text, what)
@@ -310,7 +312,7 @@ class _Builder:
         if len(node.args) < 2 or not all(isinstance(a, ast.Tuple) for a in node.args[1:]):
             self.fail(node, "write Sum(f, (i, a, b))")
         limits = []
-        saved = dict(self.bound)
+        saved, saved_terms = dict(self.bound), self.terms
         try:
             for lim in node.args[1:]:
                 if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name):
@@ -327,9 +329,13 @@ class _Builder:
                 sym = self.symbols[var]
                 self.bound[var] = sym
                 limits.append((sym, a, b))
+                span = int(b - a) + 1 if (b - a).is_number else 6
+                self.terms *= max(span, 1)
+                if self.terms > self.limits.sum_terms:
+                    self.fail(node, f"sums too large (over {self.limits.sum_terms} terms together)")
             f = self.build(node.args[0])
         finally:
-            self.bound = saved
+            self.bound, self.terms = saved, saved_terms
         return sp.Sum(f, *limits)
 
     def _diff(self, node):

@@ -319,9 +319,11 @@ def symbolic(lhs, rhs, seed: int, seconds: float) -> dict:
         return {**out, "status": "refuted", "how": f"the sides differ at a point ({DPS} digits)",
                 "counterexample": _report_point(point, (lhs, rhs)),
                 "values": {"lhs": _shown(L), "rhs": _shown(R)}, "seconds": time.perf_counter() - start}
-    if d.is_number and d != 0:  # e.g. sin(x) vs sin(x) + 1e-10: the difference is a constant
-        return {**out, "status": "refuted", "how": "the difference is a nonzero constant",
-                "seconds": time.perf_counter() - start}
+    if d.is_number:  # e.g. sin(x) vs sin(x) + 1e-10: a constant difference, decided by its value
+        ok, v = attempt(lambda: sp.N(d.doit(), DPS), max(left() * 0.3, 0.1))
+        if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
+            return {**out, "status": "refuted", "how": "the difference is a nonzero constant",
+                    "values": {"difference": _shown(v)}, "seconds": time.perf_counter() - start}
     budget = max(left(), 0.1)
     decision = checker.zero_test(d, Context(), attempt_s=min(checker.DEFAULT_ATTEMPT_S, budget / 2),
                                  total_s=budget)

@@ -71,12 +71,11 @@ class UserEvaluator(Evaluator):
         if not isinstance(pending, _Pending):
             return self.ev(pending)
         var, order = pending.var, pending.order
-        if var not in self.env:
-            raise EvaluationError(f"no value for {var}")
-        x0 = torch.as_tensor(self.env[var], dtype=DT)
+        # f may not depend on var at all (diff(x, y) = 0): any point of var will do
+        x0 = torch.as_tensor(self.env.get(var, 0.5), dtype=DT)
         # a derivative inside another one must stay on the outer graph, so take a non-leaf view
         x = x0 * 1.0 if x0.requires_grad else x0.detach().clone().requires_grad_(True)
-        old = self.env[var]
+        had, old = var in self.env, self.env.get(var)
         self.env[var] = x
         try:
             y = torch.as_tensor(self._grad(pending.inner), dtype=DT)
@@ -87,7 +86,10 @@ class UserEvaluator(Evaluator):
                 (g,) = torch.autograd.grad(y.sum(), x, create_graph=True, allow_unused=True)
                 y = torch.zeros_like(x) if g is None else g
         finally:
-            self.env[var] = old
+            if had:
+                self.env[var] = old
+            else:
+                del self.env[var]
         return y
 
 
