@@ -110,18 +110,18 @@ def _permutations(kind: str, L: int, g: torch.Generator) -> list:
     return [torch.randperm(L, generator=g), torch.randperm(L, generator=g), torch.arange(L).flip(0)]
 
 
-def _references(d: int, g: torch.Generator, dt):
+def _references(d: int, g: torch.Generator, dt, dev):
     """(name, attention(Y, causal) -> (L, d), W_QK, W_VO): nn.MultiheadAttention with random weights
     and F.scaled_dot_product_attention on Y itself (identity projections)."""
-    mha = torch.nn.MultiheadAttention(d, 1, bias=False, batch_first=True, dtype=dt)
-    with torch.no_grad():
+    mha = torch.nn.MultiheadAttention(d, 1, bias=False, batch_first=True, dtype=dt).to(dev)
+    with torch.no_grad():  # drawn on the CPU generator: the same weights on any device
         mha.in_proj_weight.copy_(torch.randn(3 * d, d, generator=g, dtype=dt) / d ** 0.5)
         mha.out_proj.weight.copy_(torch.randn(d, d, generator=g, dtype=dt) / d ** 0.5)
     wq, wk, wv = mha.in_proj_weight.detach().chunk(3)
     wo = mha.out_proj.weight.detach()
 
     def run_mha(y, causal):
-        mask = torch.ones(len(y), len(y), dtype=torch.bool).triu(1) if causal else None  # True: masked
+        mask = torch.ones(len(y), len(y), dtype=torch.bool, device=dev).triu(1) if causal else None  # True: masked
         with torch.no_grad():
             return mha(y[None], y[None], y[None], attn_mask=mask, need_weights=False)[0][0]
 
@@ -129,7 +129,7 @@ def _references(d: int, g: torch.Generator, dt):
         return F.scaled_dot_product_attention(y[None], y[None], y[None], is_causal=causal)[0]
 
     # torch stores W such that q = y Wᵀ: in the statement's convention W_Q = wqᵀ, so W_QK = wqᵀ wk
-    eye = torch.eye(d, dtype=dt)
+    eye = torch.eye(d, dtype=dt, device=dev)
     return (("nn.MultiheadAttention(1 head, bias=False)", run_mha, wq.T @ wk, wv.T @ wo.T),
             ("F.scaled_dot_product_attention (Q = K = V = Y)", run_sdpa, eye, eye))
 
@@ -142,16 +142,16 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
     ``equivariance``: every (row, channel) of the output; ``pooled``: the sum over rows.
     Lengths 2, 5, 8, width 8, two random permutations and the reversal per length.
     """
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     g = generator(options, salt=61)
     d = ATTN_WIDTH
-    refs = _references(d, g, dt)
-    table = sinusoidal_table(max(ATTN_LENGTHS), d, dt)
+    refs = _references(d, g, dt, dev)
+    table = sinusoidal_table(max(ATTN_LENGTHS), d, dt).to(dev)
     cmp = Comparison("torch.nn.MultiheadAttention, F.scaled_dot_product_attention (float64)", options,
                      atol=1e-12, rtol=1e-10)
     for L in ATTN_LENGTHS:
-        X = torch.randn(L, d, generator=g, dtype=dt)
-        perms = {kind: _permutations(kind, L, g) for kind in ("sigma", "shift")}
+        X = torch.randn(L, d, generator=g, dtype=dt).to(dev)
+        perms = {kind: [p.to(dev) for p in _permutations(kind, L, g)] for kind in ("sigma", "shift")}
         for part, eq in statements.items():
             if part not in ("equivariance", "pooled"):
                 raise KeyError(f"attention_permutation_equivariance: no numeric check for part {part!r}")
@@ -168,10 +168,10 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
                            sp.IndexedBase("W_VO", real=True): w_vo}
                     env.update({syms[n]: v for n, v in (("L", L), ("d", d)) if n in syms})
                     if "i" in syms:
-                        env[syms["i"]] = torch.arange(1, L + 1, dtype=dt)[:, None]
+                        env[syms["i"]] = torch.arange(1, L + 1, dtype=dt, device=dev)[:, None]
                     if "c" in syms:
-                        env[syms["c"]] = torch.arange(1, d + 1, dtype=dt)[None, :]
-                    rhs = evaluate(_as_named(eq.rhs), env, funcs, dtype=dt)
+                        env[syms["c"]] = torch.arange(1, d + 1, dtype=dt, device=dev)[None, :]
+                    rhs = evaluate(_as_named(eq.rhs), env, funcs, dtype=dt, device=dev)
                     expected = out if part == "equivariance" else out.sum(0, keepdim=True)
                     cmp.compare(f"{part} L={L} {kind}={p.tolist()} {name}", expected, rhs,
                                 L=L, permutation=p.tolist(), reference=name)
@@ -186,14 +186,14 @@ ROPE_POSITIONS = tuple(range(0, 16)) + (100, 1000, 4095)
 ROPE_VECTORS = 3
 
 
-def rope_inverse_frequencies(d: int, dt) -> torch.Tensor:
+def rope_inverse_frequencies(d: int, dt, device="cpu") -> torch.Tensor:
     """θ_b = base^(−2(b−1)/d), b = 1..d/2, as every RoPE implementation computes it."""
-    return 1.0 / (ROPE_BASE ** (torch.arange(0, d, 2, dtype=dt) / d))
+    return 1.0 / (ROPE_BASE ** (torch.arange(0, d, 2, dtype=dt, device=device) / d))
 
 
 def rope_rotate_half(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """GPT-NeoX / Hugging Face LLaMA: channels b and b + d/2 form a pair; x cos + rotate_half(x) sin."""
-    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype)
+    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype, x.device)
     emb = torch.cat([freqs, freqs], dim=-1)
     x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
     return x * emb.cos() + torch.cat([-x2, x1], dim=-1) * emb.sin()
@@ -202,7 +202,7 @@ def rope_rotate_half(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
 def rope_interleaved(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """Meta's LLaMA reference: channels (2b, 2b+1) are one complex number, multiplied by
     ``torch.polar(1, pθ_b)``."""
-    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype)
+    freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype, x.device)
     cis = torch.polar(torch.ones_like(freqs), freqs)
     xc = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
     return torch.view_as_real(xc * cis).flatten(-2)
@@ -221,15 +221,15 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
     ``inner``: PyTorch's ⟨rope(q, m), rope(k, n)⟩ for every (m, n) against the right-hand side;
     ``relative``: ⟨rope(q, m), rope(k, m + t)⟩ for every m and offset t.
     """
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     g = generator(options, salt=67)
-    pos = torch.tensor(ROPE_POSITIONS, dtype=dt)
-    theta = rope_inverse_frequencies(ROPE_DIM, dt)
+    pos = torch.tensor(ROPE_POSITIONS, dtype=dt, device=dev)
+    theta = rope_inverse_frequencies(ROPE_DIM, dt, dev)
     cmp = Comparison("RoPE in torch (rotate-half; interleaved with torch.polar), d=64, float64",
                      options, atol=1e-10, rtol=1e-10)
     for v in range(ROPE_VECTORS):
-        q = torch.randn(ROPE_DIM, generator=g, dtype=dt)
-        k = torch.randn(ROPE_DIM, generator=g, dtype=dt)
+        q = torch.randn(ROPE_DIM, generator=g, dtype=dt).to(dev)  # drawn on the CPU: same numbers anywhere
+        k = torch.randn(ROPE_DIM, generator=g, dtype=dt).to(dev)
         for name, rope, blocks in ROPE_IMPLEMENTATIONS:
             rq = rope(q.expand(len(pos), -1), pos)  # row p: R_p q
             for part, eq in statements.items():
@@ -248,7 +248,7 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
                                 if s in syms})
                 else:
                     raise KeyError(f"rope_relative_position: no numeric check for part {part!r}")
-                rhs = evaluate(eq.rhs, env, dtype=dt)
+                rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
                 cmp.compare(f"{part} {name} vector {v}", expected, rhs, implementation=name)
     return cmp.verdict()
 
@@ -286,11 +286,11 @@ def _window_mask(n: int, w: int) -> torch.Tensor:
     return (j <= i) & (j > i - w)
 
 
-def _attention_flops(n: int, d: int, g, dt) -> dict:
+def _attention_flops(n: int, d: int, g, dt, dev="cpu") -> dict:
     """FlopCounterMode on real attention calls, (1, 1, n, d) tensors as models pass them."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    q, k, v = (torch.randn(1, 1, n, d, generator=g, dtype=dt) for _ in range(3))
+    q, k, v = (torch.randn(1, 1, n, d, generator=g, dtype=dt).to(dev) for _ in range(3))
     out = {"manual softmax(QKᵀ/√d)V": _flops(lambda: torch.softmax(q @ k.mT / math.sqrt(d), -1) @ v),
            "default F.scaled_dot_product_attention": _flops(lambda: F.scaled_dot_product_attention(q, k, v))}
     with sdpa_kernel(SDPBackend.MATH):
@@ -312,7 +312,7 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
     1 ≤ w ≤ n ≤ 32. The default CPU SDPA kernel has no FLOP formula: while it counts 0 that is
     recorded in the details; once it counts anything it is compared like the others.
     """
-    dt = dtype(options)
+    dt, dev = dtype(options), options.device
     g = generator(options, salt=71)
     cmp = Comparison("torch.utils.flop_counter.FlopCounterMode, torch.combinations, "
                      "nn.MultiheadAttention weights, boolean window masks", options, atol=0.0, rtol=0.0)
@@ -327,24 +327,24 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
             continue
         for n, d in sizes:
             if part == "unordered":
-                expected = torch.combinations(torch.arange(n), r=2).shape[0]
+                expected = torch.combinations(torch.arange(n, device=dev), r=2).shape[0]
             elif part == "ordered":
-                mha = torch.nn.MultiheadAttention(d, 1, batch_first=True, dtype=dt)
-                x = torch.randn(1, n, d, generator=g, dtype=dt)
+                mha = torch.nn.MultiheadAttention(d, 1, batch_first=True, dtype=dt).to(dev)
+                x = torch.randn(1, n, d, generator=g, dtype=dt).to(dev)
                 with torch.no_grad():
                     _, weights = mha(x, x, x, need_weights=True)
                 expected = int((weights > 0).sum())
             elif part in ("qk", "av"):
-                a, b = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, d, generator=g, dtype=dt)
+                a, b = (torch.randn(n, d, generator=g, dtype=dt).to(dev) for _ in range(2))
                 p = torch.softmax(a @ b.T, -1)
                 expected = _flops(lambda: a @ b.T) if part == "qk" else _flops(lambda: p @ b)
             elif part == "projections":
-                layers = [torch.nn.Linear(d, d, bias=False, dtype=dt) for _ in range(4)]  # W_Q, W_K, W_V, W_O
-                x = torch.randn(n, d, generator=g, dtype=dt)
+                layers = [torch.nn.Linear(d, d, bias=False, dtype=dt).to(dev) for _ in range(4)]  # W_Q, W_K, W_V, W_O
+                x = torch.randn(n, d, generator=g, dtype=dt).to(dev)
                 with torch.no_grad():
                     expected = _flops(lambda: [layer(x) for layer in layers])
             elif part == "attention":
-                counts = measured_attention.setdefault((n, d), _attention_flops(n, d, g, dt))
+                counts = measured_attention.setdefault((n, d), _attention_flops(n, d, g, dt, dev))
                 derived = _count(eq.rhs, n=n, d=d)
                 for name, flops in counts.items():
                     if name == DEFAULT_SDPA and flops == 0:
