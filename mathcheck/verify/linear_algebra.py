@@ -263,9 +263,11 @@ VAR_DELTA = 0.5  # relative error of a claimed logit variance the test must catc
 BOUND_ATOL = 1e-12  # 1 − s_r loses ~1e-16 to rounding when s_r → 1
 
 
-def _scores(d: int, g: torch.Generator, dt) -> torch.Tensor:
+@lru_cache(maxsize=16)
+def _scores(d: int, seed: int, dtype_name: str) -> torch.Tensor:
     """(SAT_TRIALS, SAT_KEYS) unscaled scores q·k_j, q and k_j with i.i.d. N(0, 1) components, drawn
-    in chunks of about 2^20 numbers."""
+    in chunks of about 2^20 numbers. Cached: the claim and each mutant see the same draws (read only)."""
+    g, dt = generator(Options(seed=seed), salt=100 + d), getattr(torch, dtype_name)
     per = max(1, stats.CHUNK_ELEMENTS // (SAT_KEYS * d))
     out, done = [], 0
     while done < SAT_TRIALS:
@@ -337,7 +339,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
     measured: dict = {}  # (series, d) -> ((mean, se) of max weight, (mean, se) of ‖J‖_F)
     zs: list = []  # (test, z, passed)
     for d in SAT_DKS:
-        raw = _scores(d, generator(options, salt=100 + d), dt).to(dev)  # drawn on the CPU: same numbers anywhere
+        raw = _scores(d, options.seed, options.dtype).to(dev)  # drawn on the CPU: same numbers anywhere
         for series, c in (("unscaled", 1.0), ("scaled", scale(d))):
             z = raw * c
             s = F.softmax(z, dim=-1)
