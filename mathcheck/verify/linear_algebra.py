@@ -423,7 +423,8 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             cmp.counterexample = (("test", line), ("z", f"{zv:+.2f}"), ("critical", f"{critical:.2f}"))
     dks = tuple(float(d) for d in SAT_DKS)
     for which, name, title, ylabel in (
-            (0, "max-weight-vs-dk", "Largest softmax weight against d_k (10 keys; q, k with N(0, 1) components)", "mean max_j s_j"),
+            (0, "max-weight-vs-dk", "Largest softmax weight against d_k (10 keys; q, k with N(0, 1) components)",
+             "mean max_j s_j"),
             (1, "jacobian-norm-vs-dk", "Softmax Jacobian norm against d_k (10 keys; q, k with N(0, 1) components)",
              "mean ‖J‖_F")):
         cmp.plots.append(Plot(name, title, "d_k", ylabel, tuple(
