@@ -93,6 +93,7 @@ def test_both_sides_share_symbols():
     ("((((2**100)**100)**100)**100)", "number too large"),
     ("factorial(100000)", "factorial argument too large"),
     ("Sum(x, (i, 1, 10**9))", "sum bound too large"),
+    ("Sum(Sum(Sum(i*j*k, (k, 1, 1000)), (j, 1, 1000)), (i, 1, 1000))", "sums too large"),
     ("diff(x, x, 9)", "order of a derivative"),
     ("(" * 500 + "x" + ")" * 500, "nesting too deep"),
     ("-" * 1500 + "x", "nested too deeply"),
