@@ -32,38 +32,34 @@ def _entry(claim_or_id):
     return None  # a Claim value
 
 
-def _plain(lines) -> str:
+def _plain(lines) -> list[str]:
+    """Without terminal colours, and without the renderer's replay line (ours adds ``--from``)."""
     import click
 
-    return "\n".join(click.unstyle(line) for line in lines)
+    return [click.unstyle(line) for line in lines if "replay:" not in click.unstyle(line)]
 
 
 def prove_message(verdict, replay_suffix: str = "") -> str:
+    """The failing step or counterexample of a claim verdict, and the command that replays it."""
     from mathcheck.render import text
 
-    lines = text.claim_verdict(verdict)
-    lines = [ln for ln in lines if "replay:" not in click_unstyle(ln)]
+    lines = _plain(text.claim_verdict(verdict))
     lines.append(f"    replay: {verdict.replay}{replay_suffix}")
-    return _plain(lines)
+    return "\n".join(lines)
 
 
 def refute_message(verdict, replay_suffix: str = "") -> str:
+    """The mutants that survived, with their evidence, and the command that replays them."""
     from mathcheck.render import text
 
-    lines = [ln for ln in text.refute_verdict(verdict) if "replay:" not in click_unstyle(ln)]
+    lines = _plain(text.refute_verdict(verdict))
     if verdict.error:
         lines.append(f"    error: {verdict.error}")
     survivors = [m.name for m in verdict.mutants if m.status != "refuted"]
     if survivors:
         lines.append(f"    not refuted: {', '.join(survivors)}")
     lines.append(f"    replay: {verdict.replay}{replay_suffix}")
-    return _plain(lines)
-
-
-def click_unstyle(line: str) -> str:
-    import click
-
-    return click.unstyle(line)
+    return "\n".join(lines)
 
 
 def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True):
