@@ -325,7 +325,7 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
                 mask = torch.tensor([float(_window_mask(n, w).sum()) for w in range(1, n + 1)], dtype=dt)
                 cmp.compare(f"window n={n}, w=1..{n}", mask, torch.tensor(got, dtype=dt), n=n)
             continue
-        for n, d in sizes:
+        for n, d in (sizes if part == "attention" else COST_SIZES):  # the plot's lengths: attention only
             if part == "unordered":
                 expected = torch.combinations(torch.arange(n, device=dev), r=2).shape[0]
             elif part == "ordered":
