@@ -403,11 +403,13 @@ def attention_complexity() -> Body:
         \sum_{i,j=1}^{n} 1 = n^2 = 2\binom n2 + n,\qquad
         F(QK^\top) = F(AV) = 2n^2d,\qquad F(\text{Q, K, V, O}) = 8nd^2,
 
-    and the causal sliding window :math:`i - w < j \le i` keeps :math:`nw - \binom w2` pairs.
+    the causal sliding window :math:`i - w < j \le i` keeps :math:`nw - \binom w2` pairs, and the
+    centred window :math:`|i - j| \le r` (w = 2r + 1) keeps :math:`nw - r(r+1)`.
     """
     n = sp.Symbol("n", integer=True, positive=True)
     d = sp.Symbol("d", integer=True, positive=True)
     w = sp.Symbol("w", integer=True, positive=True)
+    r = sp.Symbol("r", integer=True, nonnegative=True)
     i, j, e = sp.symbols("i j e", integer=True)
     C = sp.binomial(n, 2)
     by_binomial = binomial_definition()
@@ -450,11 +452,18 @@ def attention_complexity() -> Body:
         Step(w * (w - 1) / 2 + w * (n - w + 1), "1 + … + (w − 1), and n − w + 1 full rows"),
         Step(n * w - sp.binomial(w, 2), "n·w minus the C(w, 2) keys missing at the start", by_binomial),
     ))
+    centred = Part("window-centred", (
+        Step(sp.Sum(2 * r + 1, (i, 1, n)) - sp.Sum(r + 1 - i, (i, 1, r)) - sp.Sum(i + r - n, (i, n - r + 1, n)),
+             "window |i − j| ≤ r (w = 2r + 1 keys around i): each row's 2r + 1 slots, minus the r + 1 − i "
+             "hanging over the start (i ≤ r) and the i + r − n over the end (i > n − r)"),
+        Step(n * (2 * r + 1) - r * (r + 1) / 2 - r * (r + 1) / 2, "1 + … + r at each end"),
+        Step(n * (2 * r + 1) - r * (r + 1), "n·w minus r(r + 1) = (w² − 1)/4 keys cut at the two ends"),
+    ))
     return Body(
-        assumptions=("n, d positive integers; 1 ≤ w ≤ n",
+        assumptions=("n, d positive integers; 1 ≤ w ≤ n; 0 ≤ r ≤ n (centred window of w = 2r + 1)",
                      "a multiply-add counts as 2 FLOPs; softmax, scaling and masking are not matrix FLOPs",
                      "one head of width d (h heads of width d/h give the same totals)"),
-        parts=(unordered, ordered, qk, av, projections, attention, window),
+        parts=(unordered, ordered, qk, av, projections, attention, window, centred),
         mutants=(
             Mutant("qk-without-multiply-add", "QKᵀ costs n²d FLOPs (one per multiply-add, not two)",
                    (("qk", sp.Eq(qk.lhs, n ** 2 * d, evaluate=False)),)),
@@ -463,7 +472,7 @@ def attention_complexity() -> Body:
             Mutant("pairs-forget-the-diagonal", "n² = 2·C(n, 2): the pairs i = j forgotten",
                    (("ordered", sp.Eq(ordered.lhs, 2 * C, evaluate=False)),)),
         ),
-        context=Context(indices=((w, 1, n),)),
+        context=Context(indices=((w, 1, n), (r, 0, n))),
         seed_verdict=("imprecise",
                       "attention scores all n² ordered (query, key) pairs, self-pairs included: "
                       "n² = 2·C(n, 2) + n, where C(n, 2) = n(n−1)/2 exactly counts unordered distinct "

@@ -286,6 +286,12 @@ def _window_mask(n: int, w: int) -> torch.Tensor:
     return (j <= i) & (j > i - w)
 
 
+def _centred_mask(n: int, r: int) -> torch.Tensor:
+    """Local window around each token (Longformer-style): key j visible from query i iff |i − j| ≤ r."""
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    return (i - j).abs() <= r
+
+
 def _attention_flops(n: int, d: int, g, dt, dev="cpu") -> dict:
     """FlopCounterMode on real attention calls, (1, 1, n, d) tensors as models pass them."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -309,7 +315,7 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
     ``nn.MultiheadAttention`` returns; ``qk``, ``av``, ``projections`` (four ``nn.Linear``),
     ``attention`` (a manual softmax(QKᵀ/√d)V and ``F.scaled_dot_product_attention`` under
     ``SDPBackend.MATH``): ``FlopCounterMode``; ``window``: the sum of a causal window mask, every
-    1 ≤ w ≤ n ≤ 32. The default CPU SDPA kernel has no FLOP formula: while it counts 0 that is
+    1 ≤ w ≤ n ≤ 32 (``window-centred``: |i − j| ≤ r, 0 ≤ r ≤ n ≤ 32). The default CPU SDPA kernel has no FLOP formula: while it counts 0 that is
     recorded in the details; once it counts anything it is compared like the others.
     """
     dt, dev = dtype(options), options.device
@@ -319,11 +325,12 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
     sizes = COST_SIZES + tuple((n, PLOT_WIDTH) for n in PLOT_LENGTHS)
     measured_attention: dict = {}
     for part, eq in statements.items():
-        if part == "window":
+        if part in ("window", "window-centred"):
+            name, make, lo = ("w", _window_mask, 1) if part == "window" else ("r", _centred_mask, 0)
             for n in range(1, WINDOW_MAX_N + 1):
-                got = [_count(eq.rhs, n=n, w=w) for w in range(1, n + 1)]
-                mask = torch.tensor([float(_window_mask(n, w).sum()) for w in range(1, n + 1)], dtype=dt)
-                cmp.compare(f"window n={n}, w=1..{n}", mask, torch.tensor(got, dtype=dt), n=n)
+                got = [_count(eq.rhs, n=n, **{name: v}) for v in range(lo, n + 1)]
+                mask = torch.tensor([float(make(n, v).sum()) for v in range(lo, n + 1)], dtype=dt)
+                cmp.compare(f"{part} n={n}, {name}={lo}..{n}", mask, torch.tensor(got, dtype=dt), n=n)
             continue
         for n, d in (sizes if part == "attention" else COST_SIZES):  # the plot's lengths: attention only
             if part == "unordered":
