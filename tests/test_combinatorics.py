@@ -137,3 +137,19 @@ def test_pooled_output_is_invariant_but_rows_are_not_in_pytorch():
     torch.testing.assert_close(out_p, out[p], atol=1e-12, rtol=0)
     torch.testing.assert_close(out_p.mean(0), out.mean(0), atol=1e-12, rtol=0)
     assert not torch.allclose(out_p, out)
+
+
+def test_additive_sinusoidal_scores_depend_on_absolute_position_rope_scores_do_not():
+    """The rope claim's seed note: with additive sinusoidal PE and generic projections the score
+    between positions m and m + t changes with m; with RoPE it does not."""
+    g = torch.Generator().manual_seed(0)
+    d, t = check.ROPE_DIM, 5
+    pe = check.sinusoidal_table(64, d)
+    wq, wk = (torch.randn(d, d, generator=g, dtype=torch.float64) / d ** 0.5 for _ in range(2))
+    m = torch.arange(0, 40)
+    additive = ((pe[m] @ wq) * (pe[m + t] @ wk)).sum(-1)
+    assert float(additive.max() - additive.min()) > 1e-2
+    q, k = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
+    mp = m.to(torch.float64)
+    rope = (check.rope_rotate_half(q.expand(len(m), -1), mp) * check.rope_rotate_half(k.expand(len(m), -1), mp + t)).sum(-1)
+    assert float(rope.max() - rope.min()) < 1e-10

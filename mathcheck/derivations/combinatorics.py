@@ -374,7 +374,8 @@ def rope_relative_position() -> Body:
         seed_verdict=("holds-with-conditions",
                       "relative position reaches the attention score exactly when the encoding rotates q "
                       "and k (RoPE: ⟨R_m q, R_n k⟩ = ⟨q, R_{n−m} k⟩); with the seed's additive sinusoidal "
-                      "code only PE(pos)·PE(pos+k) depends on k alone, not the projected scores"),
+                      "code only PE(pos)·PE(pos+k) depends on k alone, the projected score "
+                      "(PE_m W_Q)·(PE_{m+k} W_K) changes with m for generic W_Q, W_K"),
     )
 
 
