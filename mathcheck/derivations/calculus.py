@@ -476,15 +476,30 @@ def layernorm_statistics() -> Body:
         Step((x[i] - mu) / sp.sqrt(var), "√(a²) = a for a > 0"),
     ))
     J = (sp.KroneckerDelta(i, j) - 1 / n - y[i] * y[j] / n) / sd
+    delta_sum = sp.Sum(sp.KroneckerDelta(j, m), (m, 1, n))  # n ∂μ/∂x_j, as differentiation leaves it
+    var_sum = sp.Sum((2 * sp.KroneckerDelta(j, k) - 2 * delta_sum / n) * (x[k] - mu), (k, 1, n))  # n ∂σ²/∂x_j
+    dmean = Part("mean-derivative", (
+        Step(sp.Derivative(mu, x[j]), "∂μ/∂x_j"),
+        Step(delta_sum / n, "∂x_m/∂x_j = δ_mj", rules.differentiate(x[j])),
+        Step(1 / n, "δ_mj keeps m = j (j ∈ {1..n})"),
+    ))
+    dvar = Part("variance-derivative", (
+        Step(sp.Derivative(var, x[j]), "∂σ²/∂x_j"),
+        Step(var_sum / n, "chain rule; ∂(x_k − μ)/∂x_j = δ_jk − 1/n", rules.differentiate(x[j])),
+        Step(2 * (x[j] - mu) / n, "δ_jk keeps k = j; Σ_k (x_k − μ) = 0"),
+    ))
     jacobian = Part("jacobian", (
         Step(sp.Derivative((x[i] - mu) / sd, x[j]), "∂y_i/∂x_j"),
-        Step((sp.KroneckerDelta(i, j) - sp.Sum(sp.KroneckerDelta(j, m), (m, 1, n)) / n) / sd
-             - (x[i] - mu) * sp.Sum((2 * sp.KroneckerDelta(j, k) - 2 * sp.Sum(sp.KroneckerDelta(j, m), (m, 1, n)) / n)
-                                     * (x[k] - mu), (k, 1, n)) / (2 * n * (var + eps) ** sp.Rational(3, 2)),
+        Step((sp.KroneckerDelta(i, j) - delta_sum / n) / sd
+             - (x[i] - mu) * var_sum / (2 * n * (var + eps) ** sp.Rational(3, 2)),
              "quotient and chain rules; ∂x_m/∂x_j = δ_mj", rules.differentiate(x[j])),
-        Step((sp.KroneckerDelta(i, j) - 1 / n - (x[i] - mu) * (x[j] - mu) / (n * (var + eps))) / sd,
-             "Σ_m δ_mj = 1 (j ∈ {1..n}); Σ_k (δ_jk − 1/n)(x_k − μ) = x_j − μ since Σ_k (x_k − μ) = 0"),
-        Step(J, "write y_i, y_j", define_y),
+        Step((sp.KroneckerDelta(i, j) - 1 / n) / sd - (x[i] - mu) * (x[j] - mu) / (n * (var + eps) ** sp.Rational(3, 2)),
+             "∂μ/∂x_j = 1/n and ∂σ²/∂x_j = 2(x_j − μ)/n (parts 'mean-derivative', 'variance-derivative')",
+             rules.Rule("parts 'mean-derivative' and 'variance-derivative'", "lemma",
+                        lambda e: e.xreplace({var_sum: sp.Mul(2, x[j] - mu, evaluate=False)})
+                        .xreplace({delta_sum: 1}))),
+        Step((sp.KroneckerDelta(i, j) - 1 / n) / sd - y[i] * y[j] / (n * sd), "write y_i, y_j", define_y),
+        Step(J, "factor out 1/√(σ²+ε)"),
     ))
     wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
     unbiased = sp.Sum((x[k] - mu) ** 2, (k, 1, n)) / (n - 1)
@@ -492,7 +507,7 @@ def layernorm_statistics() -> Body:
         assumptions=("x ∈ R^n, n a positive integer, x not constant", "ε > 0 (nn.LayerNorm's eps)",
                      "y = LN(x) without the affine part (elementwise_affine=False, or weight 1, bias 0)",
                      "a > 0, b real"),
-        parts=(mean, variance, limit, affine, jacobian),
+        parts=(mean, variance, limit, affine, dmean, dvar, jacobian),
         mutants=(
             Mutant("unbiased-variance", "torch.var(LN(x)) (unbiased, n − 1) is the variance LayerNorm "
                    "makes σ²/(σ²+ε) ≈ 1",
