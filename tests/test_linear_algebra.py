@@ -28,13 +28,22 @@ def test_checks_reject_parts_they_do_not_know(claim_id):
 def test_shape_rule_derives_nothing_for_a_misaligned_product():
     L, D, dk = sp.symbols("L D d_k", integer=True, positive=True)
     X, W = sp.MatrixSymbol("X", L, D), sp.MatrixSymbol("W", D, dk)
-    Shape = sp.Function("Shape")
+    Rows, Cols = sp.Function("Rows"), sp.Function("Cols")
     rule = shape_rule()
-    assert rule.apply(Shape(X * W)) == sp.ImmutableMatrix([[L, dk]])
-    assert rule.apply(Shape(W.T * X.T)) == sp.ImmutableMatrix([[dk, L]])
+    assert (rule.apply(Rows(X * W)), rule.apply(Cols(X * W))) == (L, dk)
+    assert (rule.apply(Rows(W.T * X.T)), rule.apply(Cols(W.T * X.T))) == (dk, L)
     # SymPy accepts X·X for L×D with L ≠ D (it becomes X**2); the rule must not give it a shape
-    assert rule.apply(Shape(X * X)).has(Shape)
-    assert rule.apply(Shape(X * W * X)).has(Shape)
+    assert rule.apply(Rows(X * X)).has(Rows)
+    assert rule.apply(Cols(X * W * X)).has(Cols)
+
+
+def test_statements_survive_a_parallel_run():
+    """Verdicts cross process boundaries pickled; SymPy rebuilds each equation with evaluation on,
+    which turns ``Eq(f(M), Matrix(...))`` into ``False``. Scalar size statements stay as they are."""
+    import pickle
+    for claim_id in CHECKS:
+        for part, statement in registry.get(claim_id).statements().items():
+            assert pickle.loads(pickle.dumps(statement)) == statement, (claim_id, part)
 
 
 def test_projection_rows_are_local_but_attention_output_rows_mix():

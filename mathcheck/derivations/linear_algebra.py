@@ -106,17 +106,23 @@ def matrix_shape(M):
     return M.shape
 
 
+_AXES = {"Rows": 0, "Cols": 1}
+
+
 def shape_rule() -> rules.Rule:
-    """``Shape(M)`` → ``[rows, cols]``: the definition of a product's shape, (m×p)(p×n) is m×n, and
-    of a transpose's; a product whose inner sizes differ keeps its ``Shape`` (nothing is derived)."""
+    """``Rows(M)``, ``Cols(M)`` → the sizes: the definition of a product's shape, (m×p)(p×n) is m×n,
+    and of a transpose's; a product whose inner sizes differ keeps them (nothing is derived).
+
+    Sizes are scalars, one statement each: ``Eq(f, Matrix)`` would be rebuilt as ``False`` when a
+    verdict is unpickled (a parallel run), as SymPy evaluates the equation then."""
 
     def unfold(x):
         shape = matrix_shape(x.args[0])
-        return x if shape is None else sp.ImmutableMatrix([[*shape]])
+        return x if shape is None else shape[_AXES[x.func.__name__]]
 
     return rules.Rule("shape of a matrix expression: (m×p)(p×n) is m×n, (m×n)ᵀ is n×m", "definition",
                       lambda e: e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef)
-                                          and x.func.__name__ == "Shape", unfold))
+                                          and x.func.__name__ in _AXES, unfold))
 
 
 @claim(
@@ -140,7 +146,7 @@ def qkv_projection_shapes() -> Body:
     L, D, dk = sp.symbols("L D d_k", integer=True, positive=True)
     X = sp.MatrixSymbol("X", L, D)
     WQ, WK = sp.MatrixSymbol("W_Q", D, dk), sp.MatrixSymbol("W_K", D, dk)
-    Shape = sp.Function("Shape")
+    Rows, Cols = sp.Function("Rows"), sp.Function("Cols")
     shape = shape_rule()
     Q, K = X * WQ, X * WK
 
@@ -148,13 +154,21 @@ def qkv_projection_shapes() -> Body:
     r, c, s, t, m = sp.symbols("r c s t m", integer=True)
     q_rc = sp.Sum(Xe[r, m] * W[m, c], (m, 1, D))
 
-    q_shape = Part("q-shape", (
-        Step(Shape(Q), "the shape of Q = X W_Q"),
-        Step(sp.ImmutableMatrix([[L, dk]]), "(L×D)(D×d_k) is L×d_k", shape),
+    q_rows = Part("q-rows", (
+        Step(Rows(Q), "the rows of Q = X W_Q"),
+        Step(L, "(L×D)(D×d_k) is L×d_k: one row per token", shape),
     ))
-    scores_shape = Part("scores-shape", (
-        Step(Shape(Q * K.T), "the shape of the scores Q Kᵀ"),
-        Step(sp.ImmutableMatrix([[L, L]]), "(L×d_k)(d_k×L) is L×L: one score per (query, key) pair", shape),
+    q_cols = Part("q-cols", (
+        Step(Cols(Q), "the columns of Q = X W_Q"),
+        Step(dk, "(L×D)(D×d_k) is L×d_k", shape),
+    ))
+    scores_rows = Part("scores-rows", (
+        Step(Rows(Q * K.T), "the rows of the scores Q Kᵀ"),
+        Step(L, "(L×d_k)(d_k×L) is L×L: one score per (query, key) pair", shape),
+    ))
+    scores_cols = Part("scores-cols", (
+        Step(Cols(Q * K.T), "the columns of the scores Q Kᵀ"),
+        Step(L, "(L×d_k)(d_k×L) is L×L", shape),
     ))
     rows = Part("row-locality", (
         Step(sp.Derivative(q_rc, Xe[s, t]), "∂Q_rc/∂X_st with Q_rc = Σ_m X_rm W_mc"),
@@ -165,12 +179,14 @@ def qkv_projection_shapes() -> Body:
     return Body(
         assumptions=("L, D, d_k positive integers; X is L×D (one row per token), W_Q, W_K are D×d_k",
                      "r, s ∈ {1, …, L}, t ∈ {1, …, D}, c ∈ {1, …, d_k}"),
-        parts=(q_shape, scores_shape, rows),
+        parts=(q_rows, q_cols, scores_rows, scores_cols, rows),
         mutants=(
             Mutant("scores-d-by-d", "QKᵀ is D×D, a matrix over the model's features (confusing it with XᵀX)",
-                   (("scores-shape", sp.Eq(scores_shape.lhs, sp.ImmutableMatrix([[D, D]]), evaluate=False)),)),
+                   (("scores-rows", sp.Eq(scores_rows.lhs, D, evaluate=False)),
+                    ("scores-cols", sp.Eq(scores_cols.lhs, D, evaluate=False)))),
             Mutant("scores-dk-by-dk", "the scores are d_k×d_k: QᵀK computed in place of QKᵀ",
-                   (("scores-shape", sp.Eq(scores_shape.lhs, sp.ImmutableMatrix([[dk, dk]]), evaluate=False)),)),
+                   (("scores-rows", sp.Eq(scores_rows.lhs, dk, evaluate=False)),
+                    ("scores-cols", sp.Eq(scores_cols.lhs, dk, evaluate=False)))),
             Mutant("rows-mix", "a row of Q mixes all rows of X: ∂Q_rc/∂X_st = W_tc for every s",
                    (("row-locality", sp.Eq(rows.lhs, W[t, c], evaluate=False)),)),
         ),

@@ -127,8 +127,8 @@ def _named(eq) -> tuple[dict, dict]:
 def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
     """The statements against real ``nn.Linear`` projections at the seed's sizes (L, D, d_k) = (10, 512, 64).
 
-    ``q-shape``: the shape of ``W_Q(X)``; ``scores-shape``: the shape of ``Q @ K.transpose(-2, -1)``,
-    both against the statement's [rows, cols]; ``row-locality``: ``torch.func.jacrev`` of the
+    ``q-rows``, ``q-cols``: the sizes of ``W_Q(X)``; ``scores-rows``, ``scores-cols``: those of
+    ``Q @ K.transpose(-2, -1)``, against the statement; ``row-locality``: ``torch.func.jacrev`` of the
     projection, entry ∂Q[r, c]/∂X[s, t] for every (r, c, s, t), against the statement with W the
     layer's weight (transposed to D×d_k).
     """
@@ -146,12 +146,10 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
             syms, bases = _named(eq)
             env = {syms[k]: v for k, v in dims.items() if k in syms}
             case = f"{part} L={L} D={D} d_k={dk}"
-            if part == "q-shape":
-                cmp.compare(case, torch.tensor([list(Q.shape)], dtype=dt, device=dev),
-                            evaluate(eq.rhs, env, dtype=dt, device=dev), **where)
-            elif part == "scores-shape":
-                scores = Q @ K.transpose(-2, -1)
-                cmp.compare(case, torch.tensor([list(scores.shape)], dtype=dt, device=dev),
+            if part in ("q-rows", "q-cols", "scores-rows", "scores-cols"):
+                observed = Q if part.startswith("q-") else Q @ K.transpose(-2, -1)
+                size = observed.shape[0 if part.endswith("rows") else 1]
+                cmp.compare(case, torch.tensor(float(size), dtype=dt, device=dev),
                             evaluate(eq.rhs, env, dtype=dt, device=dev), **where)
             elif part == "row-locality":
                 J = torch.func.jacrev(w_q)(X)  # (L, d_k, L, D): ∂Q[r, c]/∂X[s, t]
