@@ -105,3 +105,13 @@ def test_descent_check_attaches_the_loss_change_plot():
     (plot,) = v.plots
     measured = dict(zip(plot.series[0][1], plot.series[0][2]))
     assert measured[1.0] < 0 < measured[3.0]  # η = 1/β decreases the loss, η = 3/β (worst case) does not
+
+
+def test_adam_first_step_sweep_shows_where_the_normalisation_stops():
+    v = checks.adam_update(registry.get("adam-update").statements(), Options())
+    assert v.status == "passed"
+    (plot,) = [p for p in v.plots if p.name == "adam-first-step-vs-gradient"]
+    ((_, mags, ratio),) = plot.series
+    by_mag = dict(zip(mags, ratio))
+    assert all(abs(by_mag[m] - 1) < 1e-3 for m in mags if m >= 1e-4)  # |Δ₁| ≈ lr while |g| ≫ ε
+    assert by_mag[1e-12] < 1e-3  # |Δ₁| ≈ lr·|g|/ε when |g| ≪ ε

@@ -148,7 +148,9 @@ def chain_rule_linear_layer() -> Body:
     a, c, k, r, s, u, v = sp.symbols("a c k r s u v", integer=True)
     N, d, h = sp.symbols("N d h", integer=True, positive=True)
     y = sp.Sum(X[a, k] * W[k, c], (k, 1, d)) + b[c]
-    diff = rules.differentiate(None, "differentiate; ∂X_ak/∂X_rs = δ_ar δ_ks, ∂W_kc/∂W_uv = δ_ku δ_cv")
+    def diff(wrt):
+        return rules.differentiate(wrt, f"differentiate with respect to {wrt}; ∂X_ak/∂X_rs = δ_ar δ_ks, "
+                                        "∂W_kc/∂W_uv = δ_ku δ_cv, ∂b_c/∂b_v = δ_cv")
 
     def chain(wrt):
         return sp.Sum(g[a, c] * sp.Derivative(y, wrt), (c, 1, h), (a, 1, N))
@@ -156,13 +158,13 @@ def chain_rule_linear_layer() -> Body:
     weight = Part("weight-gradient", (
         Step(chain(W[u, v]), "chain rule: ∂L/∂W_uv = Σ_{a,c} (∂L/∂y_ac)(∂y_ac/∂W_uv), g = ∂L/∂y"),
         Step(sp.Sum(g[a, c] * sp.Sum(sp.KroneckerDelta(c, v) * sp.KroneckerDelta(k, u) * X[a, k], (k, 1, d)),
-                    (c, 1, h), (a, 1, N)), "differentiate y_ac = Σ_k X_ak W_kc + b_c", diff),
+                    (c, 1, h), (a, 1, N)), "differentiate y_ac = Σ_k X_ak W_kc + b_c", diff(W[u, v])),
         Step(sp.Sum(X[a, u] * g[a, v], (a, 1, N)), "δ_ku keeps k = u, δ_cv keeps c = v"),
     ))
     inputs = Part("input-gradient", (
         Step(chain(X[r, s]), "chain rule: ∂L/∂X_rs = Σ_{a,c} (∂L/∂y_ac)(∂y_ac/∂X_rs)"),
         Step(sp.Sum(g[a, c] * sp.Sum(sp.KroneckerDelta(a, r) * sp.KroneckerDelta(k, s) * W[k, c], (k, 1, d)),
-                    (c, 1, h), (a, 1, N)), "differentiate y_ac", diff),
+                    (c, 1, h), (a, 1, N)), "differentiate y_ac", diff(X[r, s])),
         Step(sp.Sum(g[a, c] * sp.KroneckerDelta(a, r) * W[s, c], (c, 1, h), (a, 1, N)), "δ_ks keeps k = s"),
         Step(sp.Sum(g[a, c] * sp.KroneckerDelta(a, r) * W[s, c], (a, 1, N), (c, 1, h)),
              "sum over a first", _exchange_sums()),
@@ -170,7 +172,7 @@ def chain_rule_linear_layer() -> Body:
     ))
     bias = Part("bias-gradient", (
         Step(chain(b[v]), "chain rule: ∂L/∂b_v = Σ_{a,c} (∂L/∂y_ac)(∂y_ac/∂b_v)"),
-        Step(sp.Sum(g[a, c] * sp.KroneckerDelta(c, v), (c, 1, h), (a, 1, N)), "∂b_c/∂b_v = δ_cv", diff),
+        Step(sp.Sum(g[a, c] * sp.KroneckerDelta(c, v), (c, 1, h), (a, 1, N)), "∂b_c/∂b_v = δ_cv", diff(b[v])),
         Step(sp.Sum(g[a, v], (a, 1, N)), "δ_cv keeps c = v: the bias gradient sums over the rows"),
     ))
     wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731

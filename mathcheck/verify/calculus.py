@@ -330,7 +330,27 @@ def adam_update(statements: dict, options: Options) -> NumericVerdict:
                          "gradient scale": scale if run in ("eps", "zero") else f"{scale}·c, c={run}"}
                 cmp.compare(f"{part} lr={lr} eps={where['eps']} step={step} run={run}",
                             runs[run][step - 1][record], evaluate(eq.rhs, env, dtype=dt), **where)
+    if "first-step" in statements:
+        _adam_first_step_sweep(cmp, statements["first-step"], options)
     return cmp.verdict()
+
+
+def _adam_first_step_sweep(cmp: Comparison, eq, options: Options) -> None:
+    """The seed's 'per-parameter step size', measured: Adam's first step for one parameter per
+    gradient magnitude 10^-12 … 10^2 (ε = 1e-8), each checked against the statement and plotted.
+    It is ≈ lr while |g| ≫ ε and ≈ lr·|g|/ε below: the normalisation needs √v̂ ≫ ε."""
+    dt = dtype(options)
+    lr, eps = 1e-3, 1e-8
+    mags = tuple(10.0 ** e for e in range(-12, 3))
+    grads = torch.tensor(mags, dtype=dt) * torch.where(torch.arange(len(mags)) % 2 == 0, 1.0, -1.0).to(dt)
+    (step, _, _), = _run_adam(grads[None, :], torch.zeros(len(mags), dtype=dt), lr, (0.9, 0.999), eps)
+    env = _bind(eq, g=grads[:, None], i=torch.arange(1, len(mags) + 1, dtype=dt), n=len(mags), lr=lr,
+                epsilon=eps, beta1=0.9, beta2=0.999)
+    cmp.compare("first-step sweep |g| = 1e-12 … 1e2, eps=1e-8", step, evaluate(eq.rhs, env, dtype=dt),
+                lr=lr, eps=eps)
+    cmp.plots.append(Plot("adam-first-step-vs-gradient", "|first Adam step| / lr against |g| (ε = 1e-8)",
+                          "|g|", "|Δ₁| / lr", (("torch.optim.Adam", mags, tuple(float(v) / lr for v in step.abs())),),
+                          logx=True, logy=True))
 
 
 # --- layernorm-statistics -----------------------------------------------------------------------------
