@@ -99,6 +99,14 @@ def test_a_false_user_claim_is_refuted(runner, clean_registry, false_file):
     assert "replay: mathcheck prove user-softmax-scale --seed 0" in r.output
 
 
+def test_prove_from_a_module_name(runner, clean_registry, tmp_path, monkeypatch):
+    (tmp_path / "my_team_claims.py").write_text(FALSE_CLAIM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = runner.invoke(main, ["prove", "--from", "my_team_claims", "--no-cache"])
+    assert r.exit_code == 1, r.output  # the false claim, found by module name, is refuted
+    assert "user-softmax-scale" in r.output and "counterexample" in r.output
+
+
 def test_list_from_shows_the_user_claims(runner, clean_registry):
     r = runner.invoke(main, ["list", "--from", ALIBI])
     assert r.exit_code == 0
