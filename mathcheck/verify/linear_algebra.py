@@ -140,8 +140,7 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
         X = torch.randn(L, D, generator=g, dtype=dt).to(dev)  # drawn on the CPU: the same numbers anywhere
         w_q, w_k = _projection(D, dk, g, dt).to(dev), _projection(D, dk, g, dt).to(dev)
         Q, K = w_q(X), w_k(X)
-        dims = {"L": L, "D": D, "d_k": dk}
-        where = {"L": L, "D": D, "d_k": dk}
+        where = dims = {"L": L, "D": D, "d_k": dk}
         for part, eq in statements.items():
             syms, bases = _named(eq)
             env = {syms[k]: v for k, v in dims.items() if k in syms}
