@@ -164,3 +164,16 @@ def test_the_claims_are_general():
 
     for cid in ("multihead-split-merge", "mask-negative-infinity", "attention-backward"):
         assert proved(cid).symbolic.general is True
+
+
+def test_statements_survive_pickling():
+    """The proof cache and -j N pickle verdicts; an Eq that SymPy can decide would come back as
+    True/False, so no statement or mutant of these claims may be decidable on construction."""
+    import pickle
+
+    for cid in ("multihead-split-merge", "mask-negative-infinity", "attention-backward"):
+        claim = registry.get(cid)
+        statements = [claim.statements()] + [claim.mutated(m) for m in claim.mutants]
+        for st in statements:
+            for name, eq in st.items():
+                assert pickle.loads(pickle.dumps(eq)) == eq, (cid, name)

@@ -235,7 +235,8 @@ def mask_negative_infinity() -> Body:
     with :math:`\alpha_k = 1` (attend) or :math:`0` (masked: :math:`\log 0 = -\infty`).
     """
     z = sp.IndexedBase("z", real=True)
-    alpha = sp.IndexedBase("alpha", positive=True)
+    alpha = sp.IndexedBase("alpha", nonnegative=True)
+    m = sp.IndexedBase("m")  # the additive mask: 0 or −∞, so not declared real
     p = sp.IndexedBase("p", nonnegative=True)
     i, k = sp.symbols("i k", integer=True)
     n = sp.Symbol("n", integer=True, positive=True)
@@ -264,11 +265,17 @@ def mask_negative_infinity() -> Body:
              _factor_out_of_limit(mu)),
         Step(sp.exp(z[i]) / total, "nothing depends on μ: the limit is the unmasked softmax, not 0", _LIMIT),
     ))
+    def exp_of_mask(e):
+        e = sp.expand(e, power_exp=True, mul=False, multinomial=False)
+        return e.replace(lambda x: isinstance(x, sp.exp) and isinstance(x.args[0], sp.Indexed)
+                         and x.args[0].base == m, lambda x: alpha[x.args[0].indices])
+
     boolean = Part("boolean-mask", (
-        Step(sp.exp(z[i] + sp.log(alpha[i])) / sp.Sum(sp.exp(z[k] + sp.log(alpha[k])), (k, 1, n)),
-             "a boolean mask α (1 = attend) as the additive mask log α (0 or −∞)"),
+        Step(sp.exp(z[i] + m[i]) / sp.Sum(sp.exp(z[k] + m[k]), (k, 1, n)),
+             "softmax with the additive mask m_k = 0 where the boolean mask α_k = 1 (attend), −∞ where α_k = 0"),
         Step(alpha[i] * sp.exp(z[i]) / sp.Sum(alpha[k] * sp.exp(z[k]), (k, 1, n)),
-             "e^{z + log α} = α e^z; at α = 0 both sides are 0 by part 'neg-inf-weight'"),
+             "e^{z+m} = e^z e^m, and e^m = α: e^0 = 1, e^{−∞} = 0 (part 'neg-inf-weight')",
+             rules.Rule("e^{z+m} = e^z·e^m; e^{m_k} = α_k", "definition", exp_of_mask)),
     ))
     padding = Part("key-padding-mask", (
         Step(boolean.rhs, "the masked softmax with α = 1 on the attended keys"),
@@ -283,11 +290,11 @@ def mask_negative_infinity() -> Body:
         assumptions=("z ∈ R^n (kept scores), a ∈ R (the masked position's score), n a positive integer",
                      "α_k ∈ {0, 1}: 1 = attend (the boolean mask of F.scaled_dot_product_attention)",
                      "p_k ∈ {0, 1}: 1 = ignore (nn.MultiheadAttention's key_padding_mask)",
-                     "the symbolic boolean-mask step takes α > 0; both sides are continuous as α → 0"),
+                     "m_k ∈ {0, −∞} is the additive form of α_k: e^{m_k} = α_k"),
         parts=(weight, rest, zero, full, boolean, padding),
         mutants=(
-            Mutant("zero-mask-zero-weight", "replacing the masked score by 0 gives it zero weight",
-                   (("zero-weight", eq(zero, sp.Integer(0))),)),
+            Mutant("zero-mask-zero-weight", "replacing the masked score by 0 clears its weight, as −∞ does",
+                   (("zero-weight", eq(zero, weight.lhs)),)),
             Mutant("sdpa-true-ignores", "in F.scaled_dot_product_attention a boolean mask's True means ignore",
                    (("boolean-mask", eq(boolean, (1 - alpha[i]) * sp.exp(z[i])
                                         / sp.Sum((1 - alpha[k]) * sp.exp(z[k]), (k, 1, n)))),)),
@@ -297,7 +304,7 @@ def mask_negative_infinity() -> Body:
                    "a fully masked row has zero weights in the limit μ → −∞ (SDPA's zeros taken for the mathematics)",
                    (("full-mask-shift", eq(full, sp.Integer(0))),)),
         ),
-        context=Context(indices=((i, 1, n),), sample=((p, (0, 1)),)),
+        context=Context(indices=((i, 1, n),), sample=((p, (0, 1)), (alpha, (0, 1)))),
         seed_verdict=("holds-with-conditions",
                       "holds when the row keeps at least one position: a fully masked row is 0/0 "
                       "(F.softmax gives NaN, F.scaled_dot_product_attention returns zeros), and the "

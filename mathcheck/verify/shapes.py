@@ -61,6 +61,7 @@ def _rhs(eq, values: dict, tensors: dict, grid: dict, base: int, dt, device):
     """Evaluate ``eq.rhs``: dimensions from ``values``, IndexedBases from ``tensors`` (index base
     ``base``), the free indices on the axes given by ``grid`` (name -> size)."""
     rhs = _integer_functions(eq.rhs)
+    rhs = rhs.replace(lambda x: isinstance(x, sp.Limit), lambda x: x.doit())  # a statement may cite a limit
     names = _names(rhs)
     env = {names[k]: v for k, v in values.items() if k in names}
     env.update({names[k]: Indexed(t, base) for k, t in tensors.items() if k in names})
