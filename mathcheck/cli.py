@@ -258,5 +258,54 @@ def shapes(B, L, D, H, as_json):
         sys.exit(EXIT["refuted"])
 
 
+@main.command()
+@click.argument("claim_ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Write up every claim.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to FILE (plots go beside it); default: print to stdout, without plots.")
+@click.option("--format", "fmt", type=click.Choice(["latex", "markdown"]), default=None,
+              help="Default: markdown for a .md FILE, else latex.")
+@click.option("--pdf", is_flag=True, help="Compile the LaTeX FILE with latexmk/pdflatex (needs -o).")
+@click.option("--docs", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Regenerate DIR/claims.md, DIR/plots/ and DIR/catalog.pdf (the committed catalog).")
+@seed_option
+def writeup(claim_ids, all_, output, fmt, pdf, docs, seed):
+    """A publishable writeup: LaTeX (or Markdown) with derivations, evidence, mutants and plots."""
+    from pathlib import Path
+
+    if docs and (output or fmt or pdf):
+        fail("--docs writes claims.md and catalog.pdf itself; drop -o/--format/--pdf")
+    fmt = fmt or ("markdown" if output and output.endswith(".md") else "latex")
+    if pdf and (fmt != "latex" or not output):
+        fail("--pdf compiles a LaTeX file: give -o FILE.tex")
+    entries = _entries(claim_ids, all_)
+    from mathcheck import writeup as w
+
+    if pdf and w.tex_tool() is None:
+        fail(w.INSTALL_HINT, EXIT["error"])
+    items = w.collect(entries, seed)
+    if docs:
+        try:
+            md, pdf_path = w.write_docs(items, Path(docs), seed)
+        except RuntimeError as exc:
+            fail(str(exc), EXIT["error"])
+        click.echo(f"wrote {md}" + (f" and {pdf_path}" if pdf_path else f"; no PDF: {w.INSTALL_HINT}"))
+        return
+    out = Path(output) if output else None
+    rendered = (w.markdown if fmt == "markdown" else w.latex)(items, out, seed)
+    if out is None:
+        click.echo(rendered, nl=False)
+        return
+    out.write_text(rendered, encoding="utf-8")
+    click.echo(f"wrote {out}")
+    if pdf:
+        result = w.compile_pdf(out)
+        for line in result.errors[:10] + tuple(f"undefined reference: {r}" for r in result.undefined):
+            click.echo(f"  {line}", err=True)
+        if not result.ok:
+            fail(f"{out} did not compile cleanly; see {out.with_suffix('.log')}", EXIT["error"])
+        click.echo(f"wrote {result.pdf}")
+
+
 if __name__ == "__main__":
     main()

@@ -91,6 +91,16 @@ class ClaimVerdict:
     def replay(self) -> str:
         return f"mathcheck prove {self.claim.id} --seed {self.seed}"
 
+    def _repr_latex_(self) -> str:  # Jupyter display
+        from mathcheck.render.latex import mathjax_verdict
+
+        return mathjax_verdict(self)
+
+    def _repr_markdown_(self) -> str:
+        from mathcheck.render.markdown import notebook_verdict
+
+        return notebook_verdict(self)
+
 
 @dataclass(frozen=True)
 class MutantVerdict:
@@ -119,6 +129,11 @@ class RefuteVerdict:
     @property
     def replay(self) -> str:
         return f"mathcheck refute {self.claim.id} --seed {self.seed}"
+
+    def _repr_markdown_(self) -> str:  # Jupyter display
+        from mathcheck.render.markdown import notebook_refute
+
+        return notebook_refute(self)
 
 
 def combine(symbolic: str, numeric: str) -> str:

@@ -72,6 +72,21 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
                 cmp.compare(f"dot k={k}", table, rhs.expand_as(table), k=k)
             else:
                 raise KeyError(f"sinusoidal_relative_position: no numeric check for part {part!r}")
+    # What a reader would rather see: the table's dot product against k is the same curve from
+    # every pos (and the derived Σ cos(ω_i k) on it), and the table itself.
+    ks = torch.arange(0, 257)
+    series = tuple((f"table, pos = {p}", tuple(ks.tolist()), tuple((pe[p] * pe[p + ks]).sum(-1).tolist()))
+                   for p in (0, 1000))
+    if "dot" in statements:
+        env = _env(statements["dot"], pos[:1], 0, m, dt)
+        env[next(s for s in statements["dot"].free_symbols if s.name == "k")] = ks.to(dt).reshape(-1, 1)
+        derived = evaluate(statements["dot"].rhs, env, dtype=dt).reshape(-1)
+        series += (("the statement's right-hand side", tuple(ks.tolist()), tuple(derived.tolist())),)
+    cmp.plots.append(Plot("dot-vs-k", f"PE(pos)·PE(pos+k), d = {D_MODEL}", "k", "PE(pos)·PE(pos+k)", series))
+    by_kind = torch.cat([pe[:128, 0::2], pe[:128, 1::2]], dim=1)  # sines, then cosines: smooth halves
+    cmp.plots.append(Plot("pe-heatmap", f"PE(pos, channel), d = {D_MODEL}, pos < 128",
+                          f"channel: sin(ω_i pos) for i = 0…{m - 1}, then cos(ω_i pos)", "pos",
+                          (("values", tuple(map(tuple, by_kind.tolist())), ()),), kind="heatmap"))
     return cmp.verdict()
 
 

@@ -1,0 +1,477 @@
+r"""Claims and verdicts as LaTeX: a standalone document for pdflatex, and MathJax snippets.
+
+Renderers compute nothing. Every expression is printed by SymPy's LaTeX printer (:class:`Printer`
+only gives the undefined functions ``E``, ``Var``, ``KL``, ``CrossEntropy`` their usual notation);
+every piece of prose goes through :func:`text`, which escapes LaTeX's specials and maps the Unicode
+the claims use (``−``, ``Σ``, ``ω``, ``≥``, ``ᵀ``, ...) to commands pdflatex can set. Chinese runs
+are set with CJKutf8 (``\begin{CJK}{UTF8}{gbsn}``).
+
+A step chain is a displayed ``aligned`` (scaled down by adjustbox when wider than the line): the
+relation of each link, the expression, and the reason beside it::
+
+    &\mathrel{\phantom{=}} e_0 && \parbox[t]{0.36\linewidth}{what is derived}\\
+    &= e_1 && \parbox[t]{0.36\linewidth}{why e_0 = e_1}
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from mathcheck.lazy import sympy as sp
+
+REL = {"=": "=", ">=": r"\geq", ">": ">", "<=": r"\leq", "<": "<"}
+MARK = {"proved": r"\checkmark", "passed": r"\checkmark", "refuted": r"\times", "inconclusive": "?",
+        "error": "!", "given": ""}
+
+_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+            "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}", "<": r"\ensuremath{<}", ">": r"\ensuremath{>}",
+            "|": r"\ensuremath{|}"}
+_UNICODE = {
+    "−": "-", "–": "--", "—": "---", "…": r"\dots{}", "“": "``", "”": "''", "‘": "`", "’": "'",
+    "§": r"\S{}", "·": r"\ensuremath{\cdot}", "×": r"\ensuremath{\times}", "÷": r"\ensuremath{\div}",
+    "≥": r"\ensuremath{\geq}", "≤": r"\ensuremath{\leq}", "≠": r"\ensuremath{\neq}", "≈": r"\ensuremath{\approx}",
+    "≡": r"\ensuremath{\equiv}", "∝": r"\ensuremath{\propto}", "→": r"\ensuremath{\to}", "←": r"\ensuremath{\leftarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}", "⇔": r"\ensuremath{\Leftrightarrow}", "↦": r"\ensuremath{\mapsto}",
+    "∈": r"\ensuremath{\in}", "∉": r"\ensuremath{\notin}", "⊂": r"\ensuremath{\subset}", "⊆": r"\ensuremath{\subseteq}",
+    "∞": r"\ensuremath{\infty}", "∂": r"\ensuremath{\partial}", "∇": r"\ensuremath{\nabla}", "∑": r"\ensuremath{\sum}",
+    "∏": r"\ensuremath{\prod}", "√": r"\ensuremath{\surd}", "∫": r"\ensuremath{\int}", "±": r"\ensuremath{\pm}",
+    "‖": r"\ensuremath{\|}", "∣": r"\ensuremath{\mid}", "⊙": r"\ensuremath{\odot}", "⊗": r"\ensuremath{\otimes}",
+    "⊕": r"\ensuremath{\oplus}", "∘": r"\ensuremath{\circ}", "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}",
+    "∧": r"\ensuremath{\wedge}", "∨": r"\ensuremath{\vee}", "¬": r"\ensuremath{\neg}", "∅": r"\ensuremath{\emptyset}",
+    "ℝ": r"\ensuremath{\mathbb{R}}", "ℕ": r"\ensuremath{\mathbb{N}}", "ℤ": r"\ensuremath{\mathbb{Z}}",
+    "𝔼": r"\ensuremath{\mathbb{E}}", "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}",
+    "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
+    "°": r"\ensuremath{^\circ}", "′": r"\ensuremath{'}", "″": r"\ensuremath{''}", "½": r"\ensuremath{\tfrac12}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
+    "∼": r"\ensuremath{\sim}", "≃": r"\ensuremath{\simeq}", "⊤": r"\ensuremath{\top}", "⊥": r"\ensuremath{\perp}",
+    "ℓ": r"\ensuremath{\ell}", "ℒ": r"\ensuremath{\mathcal{L}}", "⋅": r"\ensuremath{\cdot}",
+    "∗": r"\ensuremath{\ast}", "≔": r"\ensuremath{:=}", "∩": r"\ensuremath{\cap}", "∪": r"\ensuremath{\cup}",
+    "↔": r"\ensuremath{\leftrightarrow}", "⟹": r"\ensuremath{\Longrightarrow}", "✓": r"\ensuremath{\checkmark}",
+    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "≅": r"\ensuremath{\cong}",
+    "∓": r"\ensuremath{\mp}", "∖": r"\ensuremath{\setminus}", "⊇": r"\ensuremath{\supseteq}",
+    "⊃": r"\ensuremath{\supset}", "≜": r"\ensuremath{\triangleq}", "⟂": r"\ensuremath{\perp}",
+    "ᵀ": r"\ensuremath{^{\top}}", "✔": r"\ensuremath{\checkmark}", "✘": r"\ensuremath{\times}",
+    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,",
+}
+_COMBINING = {"\u0300": r"\grave", "\u0301": r"\acute", "\u0302": r"\hat", "\u0303": r"\tilde",
+              "\u0304": r"\bar", "\u0305": r"\overline", "\u0307": r"\dot", "\u0308": r"\ddot",
+              "\u20d7": r"\vec"}
+_VARIANTS = {"ϵ": r"\epsilon", "ε": r"\varepsilon", "ϕ": r"\phi", "φ": r"\varphi", "ϑ": r"\vartheta",
+             "ς": r"\varsigma", "ϱ": r"\varrho"}
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3000 <= o <= 0x303F or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
+            or 0xF900 <= o <= 0xFAFF or 0xFF00 <= o <= 0xFFEF)
+
+
+def _greek(ch: str) -> str | None:
+    if ch in _VARIANTS:
+        return _VARIANTS[ch]
+    name = unicodedata.name(ch, "")
+    m = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER ([A-Z]+)", name)
+    if not m:
+        return None
+    word = m.group(2).lower()
+    if m.group(1) == "SMALL":
+        return "o" if word == "omicron" else "\\" + word
+    latin = {"alpha": "A", "beta": "B", "epsilon": "E", "zeta": "Z", "eta": "H", "iota": "I", "kappa": "K",
+             "mu": "M", "nu": "N", "omicron": "O", "rho": "P", "tau": "T", "chi": "X"}
+    return latin.get(word, "\\" + word.capitalize())
+
+
+def _char(ch: str) -> str | None:
+    """One non-CJK character as LaTeX text, or None when pdflatex has no way to set it."""
+    if ch in _SPECIAL:
+        return _SPECIAL[ch]
+    if ord(ch) < 128:
+        return ch
+    if ch in _UNICODE:
+        return _UNICODE[ch]
+    g = _greek(ch)
+    if g is not None:
+        return rf"\ensuremath{{{g}}}" if g.startswith("\\") else g
+    decomposition = unicodedata.decomposition(ch)
+    m = re.fullmatch(r"<(sub|super)> ([0-9A-F]+)", decomposition)
+    if m:  # ₖ, ², ⁻¹ ... as sub/superscripts of what they decompose to
+        inner = _char(chr(int(m.group(2), 16))) or "?"
+        inner = inner.removeprefix(r"\ensuremath{").removesuffix("}") if inner.startswith(r"\ensuremath") else inner
+        return rf"\ensuremath{{{'_' if m.group(1) == 'sub' else '^'}{{{inner}}}}}"
+    if decomposition and not decomposition.startswith("<"):  # é, ü, ...: inputenc maps them to accents
+        return ch
+    return None
+
+
+_EMPH = re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])")  # *word*, as Markdown writes emphasis
+
+
+def text(s: str) -> str:
+    """Prose as LaTeX: specials escaped, math Unicode mapped, ``*emphasis*`` as ``\\emph``, Chinese
+    (and anything else pdflatex cannot set by itself) inside a CJK environment, whose font covers
+    the symbols of GB 2312."""
+    pieces = _EMPH.split(s)
+    if len(pieces) > 1:  # odd pieces were between asterisks
+        return "".join(rf"\emph{{{_text(p)}}}" if n % 2 else _text(p) for n, p in enumerate(pieces))
+    return _text(s)
+
+
+def _text(s: str) -> str:
+    out, cjk = [], []
+
+    def flush():
+        if cjk:
+            out.append(r"\begin{CJK}{UTF8}{gbsn}" + "".join(cjk) + r"\end{CJK}")
+            cjk.clear()
+
+    for ch in s:
+        accent = _COMBINING.get(ch)
+        if accent and out and not cjk:  # x̄: the accent goes over what precedes it
+            base = out.pop()
+            base = base.removeprefix(r"\ensuremath{").removesuffix("}") if base.startswith(r"\ensuremath") else base
+            out.append(rf"\ensuremath{{{accent}{{{base}}}}}")
+            continue
+        tex = None if _is_cjk(ch) else _char(ch)
+        if tex is None:
+            cjk.append(ch)
+        else:
+            flush()
+            out.append(tex)
+    flush()
+    return "".join(out)
+
+
+# --- math ---------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _printer_class():
+    from sympy.printing.latex import LatexPrinter
+
+    class Printer(LatexPrinter):
+        """SymPy's printer with the usual notation for the claims' undefined functions."""
+
+        def _print_Function(self, expr, exp=None):
+            name = type(expr).__name__
+            args = [self._print(a) for a in expr.args]
+            if name == "E" and len(args) == 1:
+                tex = rf"\mathbb{{E}}\left[{args[0]}\right]"
+            elif name == "Var" and len(args) == 1:
+                tex = rf"\operatorname{{Var}}\left[{args[0]}\right]"
+            elif name == "Cov" and len(args) == 2:
+                tex = rf"\operatorname{{Cov}}\left[{args[0]}, {args[1]}\right]"
+            elif name == "KL" and len(args) == 2:
+                tex = rf"D_{{\mathrm{{KL}}}}\left({args[0]} \,\middle\|\, {args[1]}\right)"
+            elif name == "H" and len(args) == 1:
+                tex = rf"H\left({args[0]}\right)"
+            elif name == "CrossEntropy" and len(args) == 2:
+                tex = rf"H\left({args[0]}, {args[1]}\right)"
+            else:
+                return super()._print_Function(expr, exp)
+            return rf"{tex}^{{{exp}}}" if exp is not None else tex
+
+        def _print_Symbol(self, expr, style="plain"):
+            out = super()._print_Symbol(expr, style)
+            name = expr.name
+            if out == name and len(name) > 1 and name.isalpha():  # "pos": a word, not p·o·s
+                return rf"\mathrm{{{name}}}"
+            return out
+
+    return Printer
+
+
+def math(expr) -> str:
+    """``expr`` as LaTeX math (no delimiters), by SymPy's printer."""
+    return _printer_class()(settings={}).doprint(expr)
+
+
+def statement(stmt) -> str:
+    """A relational (Eq, Ge, ...) printed as ``lhs REL rhs``; SymPy relationals print themselves."""
+    return math(stmt)
+
+
+# --- pieces -------------------------------------------------------------------------------------
+
+def _label(claim_id: str) -> str:
+    return f"claim:{claim_id}"
+
+
+def _width(e) -> float:
+    """A rough printed width of a SymPy expression, in characters (scripts count 0.6, a fraction
+    its wider line, a matrix its widest row): enough to tell whether a reason fits beside it."""
+    if isinstance(e, sp.MatrixBase):
+        return sum(max((_width(e[r, c]) for r in range(e.rows)), default=0) + 2 for c in range(e.cols)) + 2
+    if isinstance(e, (sp.Symbol, sp.Number, sp.Indexed, sp.NumberSymbol)):
+        return max(1.0, 0.8 * len(re.sub(r"[{}_^ ]", "", re.sub(r"\\[a-zA-Z]+", "x", math(e)))))
+    if isinstance(e, sp.Add):
+        return sum(_width(a) + 2 for a in e.args)
+    if isinstance(e, sp.Mul):
+        num, den = e.as_numer_denom()
+        if den != 1:
+            return max(_width(num), _width(den)) + 1
+        return sum(_width(a) for a in e.args) + 0.5 * len(e.args)
+    if isinstance(e, sp.Pow):
+        return _width(e.base) + 0.6 * _width(e.exp) + 1
+    if isinstance(e, (sp.Sum, sp.Product)):
+        return 3 + _width(e.function)
+    if isinstance(e, sp.Derivative):
+        return 4 + _width(e.expr)
+    if isinstance(e, sp.KroneckerDelta):
+        return 2.0
+    if isinstance(e, sp.Basic) and e.args:
+        return min(len(type(e).__name__), 4) * 0.8 + 2 + sum(_width(a) + 1 for a in e.args)
+    return len(str(e))
+
+
+WIDE = 60  # math wider than this (see _width) leaves no room for the reason beside it
+
+
+def _reason(s) -> str:
+    reason = text(s.reason)
+    rule = getattr(s, "rule", None)
+    rule_name = rule if isinstance(rule, str) else getattr(rule, "name", "")
+    if rule_name:
+        reason += r" \textsf{[" + text(rule_name) + "]}"
+    status = getattr(s, "status", "given")
+    if status not in ("given", "proved"):
+        reason += rf" \textbf{{({text(status)})}}"
+    return reason
+
+
+def chain(steps) -> str:
+    r"""Steps (claim.Step or checker.StepResult values) as a displayed ``aligned`` chain, scaled
+    down when wider than the line: the relation, the expression, and the reason beside it (or
+    above it, in small italics, when the expressions are too wide to leave room)."""
+    exprs = [math(s.expr) for s in steps]
+    wide = max(_width(s.expr) for s in steps) > WIDE
+    rows = []
+    for n, (s, e) in enumerate(zip(steps, exprs)):
+        rel = r"\mathrel{\phantom{=}}" if n == 0 else REL[s.relation]
+        if wide:
+            rows.append(rf"  &\parbox[t]{{0.8\linewidth}}{{\raggedright\small\itshape {_reason(s)}}}")
+            rows.append(rf"  &{rel} {e}")
+        else:
+            rows.append(rf"  &{rel} {e} && \parbox[t]{{0.36\linewidth}}{{\raggedright\small {_reason(s)}}}")
+    body = "\\\\\n".join(rows)
+    return (r"\[\adjustbox{max width=\linewidth}{$\displaystyle\begin{aligned}" + "\n" + body
+            + "\n" + r"\end{aligned}$}\]")
+
+
+def displayed(tex: str) -> str:
+    """Display math, scaled down when wider than the line."""
+    return rf"\[\adjustbox{{max width=\linewidth}}{{$\displaystyle {tex}$}}\]"
+
+
+def _itemize(items) -> str:
+    if not items:
+        return ""
+    return "\\begin{itemize}\n" + "\n".join(rf"  \item {x}" for x in items) + "\n\\end{itemize}\n"
+
+
+def claim_body(claim) -> str:
+    r"""The seed sentence, the assumptions and the derivation of every part, from the Claim alone."""
+    src = claim.source
+    out = [rf"\paragraph{{The seed, {text(src.section)}.}} {text(src.zh)}", "",
+           rf"\emph{{In English:}} {text(src.en)}", "",
+           r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
+    out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)." if claim.general
+                                             else " For a concrete size (not a general dimension)."))
+    for p in claim.parts:
+        out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")
+        out.append(chain(p.steps))
+        notes = []
+        if not p.general:
+            notes.append("concrete size: not claimed for a general dimension")
+        for sym in p.free_of:
+            notes.append(rf"the result does not depend on ${math(sym)}$ (checked on the last step)")
+        if notes:
+            out.append("\\noindent " + "; ".join(n[0].upper() + n[1:] for n in notes) + ".\n")
+    return "\n".join(out) + "\n"
+
+
+def mutants(claim, refuted=None) -> str:
+    """The mutants: the mistake, its statement, and (given the RefuteVerdict) how each was refuted."""
+    results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
+    items = []
+    for m in claim.mutants:
+        eqs = "".join(rf"part \texttt{{{text(name)}}}: {displayed(statement(eq))}" for name, eq in m.replace)
+        item = rf"\textbf{{{text(m.name)}}}: {text(m.mistake)}. \newline {eqs}"
+        if m.name in results:
+            item += _mutant_result(results[m.name])
+        items.append(item)
+    out = r"\paragraph{Mutants (mistakes people make).}" + "\n" + _itemize(items)
+    if refuted is not None and refuted.error:
+        out += rf"\paragraph{{Refuting the mutants failed.}} {text(refuted.error)}" + "\n"
+    return out
+
+
+def seed_wording(claim) -> str:
+    kind, note = claim.seed_verdict
+    return rf"\paragraph{{The seed's wording: {text(kind)}.}} {text(note)}" + "\n"
+
+
+def claim_latex(claim) -> str:
+    """Everything the Claim itself says, in LaTeX (what the snapshot tests keep stable)."""
+    return claim_body(claim) + mutants(claim) + seed_wording(claim)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _pairs(pairs) -> str:
+    return ", ".join(rf"\texttt{{{text(str(k))}}}\,=\,\texttt{{{text(str(v))}}}" for k, v in pairs)
+
+
+def _err(x) -> str:
+    return "n/a" if x is None else f"{x:.3g}"
+
+
+def numeric_evidence(n, versions: dict | None = None) -> str:
+    rows = [rf"\item[Status] {text(n.status)}",
+            rf"\item[Reference] {text(n.reference)}",
+            rf"\item[Trials] {n.trials}, {text(n.dtype)} on {text(n.device)}, seed {n.seed}",
+            rf"\item[Largest error] {_err(n.max_abs_err)}" + (
+                rf" (tolerances: atol $= {n.atol:g}$, rtol $= {n.rtol:g}$)" if n.atol is not None else "")]
+    if n.test:
+        rows.append(rf"\item[Test] {text(n.test)}")
+    if n.counterexample:
+        rows.append(rf"\item[Counterexample] {_pairs(n.counterexample)}")
+    if n.status == "error":
+        rows.append(rf"\item[Error] {text('; '.join(n.details))}")
+    if versions:
+        rows.append(r"\item[Versions] " + ", ".join(f"{text(k)} {text(v)}" for k, v in versions.items()))
+    return "\\begin{description}\n" + "\n".join("  " + r for r in rows) + "\n\\end{description}\n"
+
+
+def symbolic_summary(s) -> str:
+    steps = sum(max(len(p.steps) - 1, 0) for p in s.parts)
+    out = rf"{_n(steps, 'link')} in {_n(len(s.parts), 'part')}, {text(s.status)}"
+    failing = s.failing
+    if failing is not None:
+        d = failing.decision
+        out += rf"; part \texttt{{{text(failing.part)}}}, step {failing.index} is {text(failing.status)}"
+        if d is not None:
+            out += f" ({text(d.how)})"
+            if d.counterexample:
+                out += rf", counterexample {_pairs(d.counterexample)}"
+    return out
+
+
+def _mutant_result(m) -> str:
+    line = rf"${MARK.get(m.status, '')}$ \textbf{{{text(m.status)}}}"
+    if m.counterexample:
+        line += rf"; counterexample: {_pairs(m.counterexample)}"
+    if m.symbolic is not None:
+        line += rf". Symbolically: {text(m.symbolic.status)}"
+        if m.symbolic.value is False and m.symbolic.counterexample and m.numeric.counterexample:
+            line += rf" at {_pairs(m.symbolic.counterexample)}"
+    return line + "."
+
+
+def figure(path: str, caption: str) -> str:
+    return ("\\begin{figure}[!htbp]\n  \\centering\n"
+            f"  \\includegraphics[width=0.75\\linewidth]{{{path}}}\n"
+            f"  \\caption{{{text(caption)}}}\n\\end{{figure}}\n")
+
+
+def claim_section(item, versions: dict | None = None, figures=()) -> str:
+    """One claim of the catalog: title, verdict, what it says, the evidence, the mutants, the plots.
+
+    ``item`` has ``claim``, ``proved`` (ClaimVerdict) and ``refuted`` (RefuteVerdict);
+    ``figures`` are (path, caption) pairs of plot files already written."""
+    c, v, r = item.claim, item.proved, item.refuted
+    title = rf"\texorpdfstring{{{text(c.title)}}}{{{c.id}}}"
+    out = [rf"\section{{{title}}}\label{{{_label(c.id)}}}",
+           rf"\noindent\texttt{{{text(c.id)}}} \hfill {text(c.source.section)} \hfill "
+           rf"verdict: \textbf{{{text(v.status)}}} ${MARK.get(v.status, '')}$", ""]
+    if v.error:
+        out.append(rf"\paragraph{{Building the claim failed.}} {text(v.error)}")
+        return "\n".join(out) + "\n"
+    out.append(rf"\noindent Symbolic: {symbolic_summary(v.symbolic)}. "
+               rf"Numeric: {text(v.numeric.status)} against {text(v.numeric.reference)}. "
+               rf"Replay: \texttt{{{text(v.replay)}}}.")
+    out.append(claim_body(c))
+    out.append(r"\paragraph{Numeric evidence.}")
+    out.append(numeric_evidence(v.numeric, versions))
+    out.extend(figure(path, caption) for path, caption in figures)
+    out.append(mutants(c, r))
+    out.append(seed_wording(c))
+    return "\n".join(out) + "\n"
+
+
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{CJKutf8}
+\usepackage{amsmath,amssymb}
+\usepackage{graphicx}
+\usepackage{adjustbox}
+\usepackage[margin=2.2cm]{geometry}
+\usepackage[hidelinks]{hyperref}
+\allowdisplaybreaks
+\sloppy
+\setcounter{secnumdepth}{1}
+\setlength{\parindent}{0pt}
+\setlength{\parskip}{0.4em}
+"""
+
+
+def document(items, versions: dict | None = None, figures: dict | None = None, seed: int = 0,
+             title: str = "mathcheck: the claims") -> str:
+    """A standalone document: every item's section, a table of contents when there are several."""
+    figures = figures or {}
+    out = [PREAMBLE, rf"\title{{{text(title)}}}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle"]
+    out.append("Each claim below was derived step by step by SymPy for a general dimension (unless stated), "
+               "checked numerically against PyTorch's own functions in float64, and ships mutants "
+               rf"(mistakes people make) that the same machinery refutes. Seed {seed}; replay any claim with "
+               r"\texttt{mathcheck prove ID --seed " + str(seed) + "}.")
+    if versions:
+        out.append(r"\par Versions: " + ", ".join(f"{text(k)} {text(v)}" for k, v in versions.items()) + ".")
+    if len(items) > 1:
+        out += [r"\par", _summary_table(items), r"\tableofcontents", r"\clearpage"]
+    for n, item in enumerate(items):
+        if n:
+            out.append(r"\clearpage")
+        out.append(claim_section(item, versions, figures.get(item.claim.id, ())))
+    out.append(r"\end{document}")
+    return "\n".join(out) + "\n"
+
+
+def _summary_table(items) -> str:
+    rows = []
+    for it in items:
+        r = it.refuted
+        refuted = sum(m.status == "refuted" for m in r.mutants)
+        rows.append(rf"\hyperref[{_label(it.claim.id)}]{{\texttt{{{text(it.claim.id)}}}}} & "
+                    rf"{text(it.claim.source.section)} & {text(it.proved.status)} & "
+                    rf"{refuted}/{len(r.mutants)} & {text(it.claim.seed_verdict[0])} \\")
+    return ("\\begin{center}\\small\n\\begin{tabular}{llllp{0.22\\linewidth}}\n"
+            "claim & \\S & verdict & mutants refuted & the seed's wording \\\\ \\hline\n"
+            + "\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
+
+
+# --- notebook display (MathJax) ------------------------------------------------------------------
+
+def mathjax_claim(claim) -> str:
+    r"""The claim's parts as one MathJax display (``_repr_latex_``): ``aligned`` chains, reasons as ``\text``."""
+    blocks = []
+    for p in claim.parts:
+        rows = []
+        for n, s in enumerate(p.steps):
+            rel = "" if n == 0 else REL[s.relation]
+            rows.append(rf"&{rel} {math(s.expr)} && \text{{{_mathjax_text(s.reason)}}}")
+        blocks.append(rf"\text{{{_mathjax_text(p.name)}:}} && \\" + "\n" + " \\\\\n".join(rows))
+    return "$$\\begin{aligned}\n" + " \\\\[1ex]\n".join(blocks) + "\n\\end{aligned}$$"
+
+
+def _mathjax_text(s: str) -> str:
+    """Prose inside MathJax's ``\\text{}``: Unicode is fine, only the specials are escaped."""
+    return re.sub(r"([\\{}$&#%_^])", lambda m: r"\backslash " if m.group(1) == "\\" else "\\" + m.group(1), s)
+
+
+def mathjax_verdict(v) -> str:
+    mark = MARK.get(v.status, "")
+    head = rf"\text{{{_mathjax_text(v.claim.id)}: {v.status}}}\ {mark}"
+    if v.error or not getattr(v.claim, "parts", ()):
+        return f"$${head}$$"
+    body = mathjax_claim(v.claim)
+    return f"$${head}$$\n" + body

@@ -1,0 +1,209 @@
+r"""Claims and verdicts as Markdown with math that GitHub (and Jupyter) render.
+
+Math is inline: ``$`…`$`` on GitHub, ``$…$`` in Jupyter (``style="jupyter"``), always printed by
+:func:`mathcheck.render.latex.math` (SymPy's printer). A derivation is a table (relation,
+expression, reason), so prose never sits inside math, where renderers disagree on escaping.
+
+The catalog is deterministic: no timings, no dates, no full versions, and the largest numeric error
+as the power of ten above it (``< 1e-13``), which does not move with the last bits of a CPU's
+floating point; the PDF carries the exact figures.
+"""
+
+from __future__ import annotations
+
+import math as _m
+import re
+
+from mathcheck.render.latex import _EMPH, REL, _n, math, statement
+
+EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?", "error": "!"}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>$|~])")
+
+
+def prose(s: str) -> str:
+    """Text as Markdown that shows what it says: ``*emphasis*`` kept, every other special escaped
+    (``__matmul__`` must not turn bold, nor ``$`` start math)."""
+    pieces = [_MD_SPECIAL.sub(r"\\\1", p) for p in _EMPH.split(s)]  # odd pieces were between asterisks
+    return "".join(f"*{p}*" if n % 2 else p for n, p in enumerate(pieces))
+
+
+def inline(tex: str, style: str = "github") -> str:
+    return f"$`{tex}`$" if style == "github" else f"${tex}$"
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def anchor(claim) -> str:
+    return f"claim-{claim.id}"
+
+
+def chain(steps, style: str = "github") -> str:
+    """Steps as a table: the relation, the expression (inline math), and the reason as prose, so
+    no renderer has to set text inside math. A ``|`` in math is escaped for the table."""
+    rows = ["| | step | why |", "|---|---|---|"]
+    for n, s in enumerate(steps):
+        rel = "" if n == 0 else inline(REL[s.relation], style)
+        reason = prose(s.reason)
+        rule = getattr(s, "rule", None)
+        rule_name = rule if isinstance(rule, str) else getattr(rule, "name", "")
+        if rule_name:
+            reason += f" [{prose(rule_name)}]"
+        status = getattr(s, "status", "given")
+        if status not in ("given", "proved"):
+            reason += f" (**{status}**)"
+        rows.append(f"| {rel} | {_cell(inline(math(s.expr), style))} | {_cell(reason)} |")
+    return "\n".join(rows)
+
+
+def claim_body(claim, style: str = "github") -> list[str]:
+    """What the claim says (from the Claim alone): seed, assumptions, derivation, mutants."""
+    src = claim.source
+    out = [f"> **Seed, {src.section}:** {prose(src.zh)}", ">", f"> *In English:* {prose(src.en)}", "",
+           "**Assumptions**", ""]
+    out += [f"- {prose(a)}" for a in claim.assumptions] or ["- none stated"]
+    out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)." if claim.general
+                                       else "for a concrete size (not a general dimension)."), ""]
+    for p in claim.parts:
+        out += [f"*Part `{p.name}`*", "", chain(p.steps, style), ""]
+        for sym in p.free_of:
+            out += [f"and the result does not depend on {inline(math(sym), style)} (checked on the last step).", ""]
+    return out
+
+
+def mutants(claim, refuted=None, style: str = "github") -> list[str]:
+    """The mutants: the mistake, its statement, and (given the RefuteVerdict) how each was refuted."""
+    results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
+    out = ["**Mutants** (mistakes people make)", ""]
+    for m in claim.mutants:
+        eqs = "; ".join(f"part `{name}`: {inline(statement(eq), style)}" for name, eq in m.replace)
+        out.append(f"- **{m.name}**: {prose(m.mistake)}. {eqs}")
+        if m.name in results:
+            out.append(f"  <br>{_mutant_result(results[m.name])}")
+    if refuted is not None and refuted.error:
+        out += ["", f"**Refuting the mutants failed:** {refuted.error}"]
+    return out + [""]
+
+
+def seed_wording(claim) -> list[str]:
+    kind, note = claim.seed_verdict
+    return [f"**The seed's wording: {kind}.** {prose(note)}".rstrip(), ""]
+
+
+def error_bound(x) -> str:
+    """The largest error as the power of ten just above it (deterministic across CPUs)."""
+    if x is None:
+        return "n/a"
+    if x == 0:
+        return "0"
+    if not _m.isfinite(x):
+        return str(x)
+    return f"< 1e{_m.floor(_m.log10(x)) + 1}"
+
+
+def _pairs(pairs) -> str:
+    return ", ".join(f"`{k}` = `{v}`" for k, v in pairs)
+
+
+def numeric_evidence(n, versions: dict | None = None) -> list[str]:
+    tol = f" (atol {n.atol:g}, rtol {n.rtol:g})" if n.atol is not None else ""
+    out = [f"- status: **{n.status}** against {prose(n.reference)}",
+           f"- trials: {n.trials}, {n.dtype} on {n.device}, seed {n.seed}",
+           f"- largest error: {error_bound(n.max_abs_err)}{tol}"]
+    if n.test:
+        out.append(f"- test: {prose(n.test)}")
+    if n.counterexample:
+        out.append(f"- counterexample: {_pairs(n.counterexample)}")
+    if n.status == "error":
+        out.append(f"- error: {prose('; '.join(n.details))}")
+    if versions:
+        out.append("- versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    return out
+
+
+def symbolic_summary(s) -> str:
+    links = sum(max(len(p.steps) - 1, 0) for p in s.parts)
+    out = f"{_n(links, 'link')} in {_n(len(s.parts), 'part')}, {s.status}"
+    f = s.failing
+    if f is not None:
+        out += f"; part `{f.part}`, step {f.index} is {f.status}"
+        if f.decision is not None and f.decision.counterexample:
+            out += f" (counterexample {_pairs(f.decision.counterexample)})"
+    return out
+
+
+def _mutant_result(m) -> str:
+    line = f"{EMOJI.get(m.status, '')} **{m.status}**"
+    if m.counterexample:
+        line += f"; counterexample: {_pairs(m.counterexample)}"
+    if m.symbolic is not None:
+        line += f"; symbolically {m.symbolic.status}"
+    return line
+
+
+def claim_section(item, versions: dict | None = None, images=(), style: str = "github") -> list[str]:
+    """One claim with its verdict; ``images`` are (relative path, caption) pairs."""
+    c, v, r = item.claim, item.proved, item.refuted
+    out = [f'<a id="{anchor(c)}"></a>', "", f"## {c.source.section} · {prose(c.title)}", "",
+           f"`{c.id}` — verdict: **{EMOJI.get(v.status, '')} {v.status}**", ""]
+    if v.error:
+        return out + [f"**Building the claim failed:** {v.error}", ""]
+    out += [f"Symbolic: {symbolic_summary(v.symbolic)}. Numeric: {v.numeric.status} against "
+            f"{prose(v.numeric.reference)}. Replay: `{v.replay}`.", ""]
+    out += claim_body(c, style)
+    out += ["**Numeric evidence**", ""] + numeric_evidence(v.numeric, versions) + [""]
+    for path, caption in images:
+        out += [f"![{caption}]({path})", ""]
+    return out + mutants(c, r, style) + seed_wording(c)
+
+
+def catalog(items, versions: dict | None = None, images: dict | None = None, seed: int = 0,
+            command: str = "mathcheck writeup --all --docs docs") -> str:
+    """The whole catalog: a summary table linking to every claim, then the claims in the seed's order."""
+    images = images or {}
+    out = ["# The mathcheck catalog", "",
+           f"Generated by `{command}` (seed {seed}); do not edit by hand. "
+           "Every claim is derived step by step by SymPy, checked numerically against PyTorch in float64, "
+           "and ships mutants that the same machinery refutes. The PDF with exact errors and the plots: "
+           "[catalog.pdf](catalog.pdf).", ""]
+    if versions:
+        out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", ""]
+    out += ["| claim | § | verdict | mutants refuted | the seed's wording |", "|---|---|---|---|---|"]
+    for it in items:
+        r = it.refuted
+        refuted = sum(m.status == "refuted" for m in r.mutants)
+        out.append(f"| [{it.claim.id}](#{anchor(it.claim)}) | {it.claim.source.section} | "
+                   f"{EMOJI.get(it.proved.status, '')} {it.proved.status} | {refuted}/{len(r.mutants)} | "
+                   f"{_cell(it.claim.seed_verdict[0])} |")
+    out.append("")
+    for it in items:
+        out += claim_section(it, None, images.get(it.claim.id, ()))
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- notebook display ---------------------------------------------------------------------------
+
+def notebook_claim(claim) -> str:
+    return "\n".join([f"### {claim.source.section} · {prose(claim.title)}", "", f"`{claim.id}`", ""]
+                     + claim_body(claim, "jupyter") + mutants(claim, None, "jupyter") + seed_wording(claim))
+
+
+def notebook_verdict(v) -> str:
+    c = v.claim
+    out = [f"### {c.source.section} · {prose(c.title)}", "", f"`{c.id}` — **{EMOJI.get(v.status, '')} {v.status}**", ""]
+    if v.error:
+        return "\n".join(out + [f"**Building the claim failed:** {v.error}"])
+    out += [f"Symbolic: {symbolic_summary(v.symbolic)}.", ""]
+    out += ["Numeric evidence:", ""] + numeric_evidence(v.numeric) + [""]
+    for p in c.parts:
+        out += [f"*Part `{p.name}`*", "", chain(p.steps, "jupyter"), ""]
+    return "\n".join(out)
+
+
+def notebook_refute(r) -> str:
+    if r.error:
+        return f"### {r.claim.id}: mutants\n\n**Refuting the mutants failed:** {r.error}"
+    return "\n".join([f"### {r.claim.id}: mutants", ""] + mutants(r.claim, r, "jupyter"))

@@ -1,0 +1,204 @@
+"""Writeups: LaTeX and Markdown from verdicts, plots, the PDF of the whole catalog, notebook display.
+
+Snapshots of each claim's LaTeX live in tests/snapshots/latex/<id>.tex. After an intended change
+(or for a new claim) regenerate them and review the diff:
+
+    MATHCHECK_UPDATE_SNAPSHOTS=1 python -m pytest -q tests/test_writeup.py -k snapshot
+"""
+
+import os
+import pathlib
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck import registry, writeup
+from mathcheck.cli import main
+from mathcheck.render import latex as rl
+from mathcheck.render import markdown as rm
+from mathcheck.verdict import Plot
+from tests.conftest import CLAIM_IDS, proved, refuted
+
+SNAPSHOTS = pathlib.Path(__file__).parent / "snapshots" / "latex"
+UPDATE = os.environ.get("MATHCHECK_UPDATE_SNAPSHOTS") == "1"
+FAST = "cross-entropy-decomposition"  # a claim that proves and refutes in seconds
+
+
+def item(claim_id):
+    v = proved(claim_id)
+    return writeup.Item(v.claim, v, refuted(claim_id))
+
+
+# --- prose and math -------------------------------------------------------------------------------
+
+def test_text_escapes_latex_specials():
+    assert rl.text("50% of $x_1 & {a}#~^\\") == (
+        r"50\% of \$x\_1 \& \{a\}\#\~{}\^{}\textbackslash{}")
+
+
+def test_text_maps_math_unicode_and_wraps_chinese():
+    assert rl.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega}\_i "
+                                          r"\ensuremath{\to} \ensuremath{\infty}")
+    assert rl.text("Mᵀ, d²") == r"M\ensuremath{^{\top}}, d\ensuremath{^{2}}"
+    assert rl.text("the *minus* sign, a*b*c") == r"the \emph{minus} sign, a*b*c"
+    assert rl.text("除以 √d") == r"\begin{CJK}{UTF8}{gbsn}除以\end{CJK} \ensuremath{\surd}d"
+
+
+def test_printer_gives_the_usual_notation():
+    import sympy as sp
+
+    p, q, x = sp.IndexedBase("p"), sp.IndexedBase("q"), sp.Symbol("x")
+    assert rl.math(sp.Function("KL")(p, q)) == r"D_{\mathrm{KL}}\left(p \,\middle\|\, q\right)"
+    assert rl.math(sp.Function("CrossEntropy")(p, q)) == r"H\left(p, q\right)"
+    assert rl.math(sp.Function("E")(x) ** 2) == r"\mathbb{E}\left[x\right]^{2}"
+    assert rl.math(sp.Function("Var")(x)) == r"\operatorname{Var}\left[x\right]"
+    assert rl.math(sp.Symbol("pos") + x) == r"\mathrm{pos} + x"
+    assert rl.math(sp.Symbol("d_k")) == "d_{k}"  # SymPy's own printing where it is already right
+
+
+def test_markdown_error_bound_is_a_power_of_ten_above():
+    assert [rm.error_bound(x) for x in (3.2e-14, 1e-13, 0.5, 0.0, None)] == [
+        "< 1e-13", "< 1e-12", "< 1e0", "0", "n/a"]
+
+
+# --- snapshots of each claim's LaTeX ------------------------------------------------------------
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_latex_snapshot(claim_id):
+    got = rl.claim_latex(registry.get(claim_id))
+    path = SNAPSHOTS / f"{claim_id}.tex"
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+    assert path.exists(), (f"no LaTeX snapshot for {claim_id}: run "
+                           "MATHCHECK_UPDATE_SNAPSHOTS=1 python -m pytest -q tests/test_writeup.py -k snapshot")
+    assert got == path.read_text(encoding="utf-8"), (
+        f"the LaTeX of {claim_id} changed; if intended, regenerate the snapshot (see this file's docstring)")
+
+
+def test_no_snapshot_without_a_claim():
+    stale = {p.stem for p in SNAPSHOTS.glob("*.tex")} - set(CLAIM_IDS)
+    assert not stale, f"snapshots of claims that no longer exist: {sorted(stale)}"
+
+
+# --- a claim's writeup holds what its verdicts hold -------------------------------------------
+
+def test_latex_section_carries_the_evidence_and_every_mutant():
+    it = item(FAST)
+    versions = {"sympy": "1.14.0", "torch": "2.13.0"}
+    tex = rl.claim_section(it, versions)
+    n = it.proved.numeric
+    assert rl.text(n.reference) in tex and f"Trials] {n.trials}," in tex and f"seed {n.seed}" in tex
+    assert f"{n.max_abs_err:.3g}" in tex and "sympy 1.14.0" in tex and "torch 2.13.0" in tex
+    assert r"\begin{CJK}{UTF8}{gbsn}" in tex  # the seed's sentence, in Chinese
+    for m in it.refuted.mutants:
+        assert rl.text(m.name) in tex and m.status == "refuted"
+        assert rl.text(str(m.counterexample[0][1])) in tex  # its counterexample is shown
+    for p in it.claim.parts:  # each step: SymPy's printing of its expression, and its reason
+        for s in p.steps:
+            assert rl.math(s.expr) in tex and rl.text(s.reason) in tex
+
+
+def test_markdown_section_carries_the_verdict_and_math():
+    it = item(FAST)
+    md = "\n".join(rm.claim_section(it))
+    assert f"verdict: **✔ {it.proved.status}**" in md and rm.prose(it.claim.source.zh) in md
+    assert "| | step | why |" in md and rm.inline(rl.math(it.claim.parts[0].rhs)).replace("|", "\\|") in md
+    assert md.count("✘ **refuted**") == len(it.claim.mutants)
+    assert "seconds" not in md
+
+
+def test_markdown_is_deterministic():
+    items = [item(FAST)]
+    assert writeup.markdown(items, seed=0) == writeup.markdown(items, seed=0)
+
+
+# --- plots ---------------------------------------------------------------------------------------
+
+def test_plots_draw_lines_and_heatmaps(tmp_path):
+    from mathcheck.render import plots
+
+    line = Plot("entropy", "H against T", "T", "H", (("a", (1, 2, 3), (0.1, 0.5, 0.7)),
+                                                       ("b", (1, 2, 3), (0.1, 0.4, 0.6))), logx=True)
+    heat = Plot("pe", "PE", "channel", "pos", (("values", ((0.0, 1.0), (1.0, 0.0)), ()),), kind="heatmap")
+    for p in (line, heat):
+        for suffix in (".png", ".pdf"):
+            path = plots.draw(p, tmp_path / plots.file_name("my-claim", p, suffix))
+            assert path.stat().st_size > 1000
+    again = plots.draw(line, tmp_path / "again.png")
+    assert again.read_bytes() == (tmp_path / "my-claim-entropy.png").read_bytes()  # no dates inside
+
+
+def test_sinusoidal_check_attaches_its_plots():
+    plots = {p.name: p for p in proved("sinusoidal-relative-position").numeric.plots}
+    assert set(plots) == {"dot-vs-k", "pe-heatmap"}
+    (_, k0, at0), (_, k1, at1000), (_, k2, derived) = plots["dot-vs-k"].series
+    assert k0 == k1 == k2 and at0[0] == pytest.approx(256)  # PE(pos)·PE(pos) = d/2
+    assert max(abs(a - b) for a, b in zip(at0, at1000)) < 1e-9  # the same curve from every pos
+    assert max(abs(a - b) for a, b in zip(at0, derived)) < 1e-9  # and it is the derived Σ cos(ω_i k)
+    (_, rows, _), = plots["pe-heatmap"].series
+    assert len(rows) == 128 and len(rows[0]) == 512
+
+
+# --- notebook display ----------------------------------------------------------------------------
+
+def test_notebook_display():
+    c = registry.get(FAST)
+    assert c._repr_latex_().startswith("$$\\begin{aligned}") and c._repr_latex_().endswith("$$")
+    assert rm.prose(c.source.zh) in c._repr_markdown_() and "| | step | why |" in c._repr_markdown_()
+    v, r = proved(FAST), refuted(FAST)
+    assert v.status in v._repr_latex_() and "| | step | why |" in v._repr_markdown_()
+    assert all(m.name in r._repr_markdown_() for m in c.mutants)
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+def test_writeup_command_needs_claims_and_a_file_for_pdf():
+    runner = CliRunner()
+    assert runner.invoke(main, ["writeup"]).exit_code == 2
+    out = runner.invoke(main, ["writeup", FAST, "--pdf"])
+    assert out.exit_code == 2 and "-o FILE.tex" in out.output
+    assert runner.invoke(main, ["writeup", "no-such-claim"]).exit_code == 2
+
+
+def test_writeup_command_writes_markdown(tmp_path):
+    out = CliRunner().invoke(main, ["writeup", FAST, "-o", str(tmp_path / "c.md")])
+    assert out.exit_code == 0, out.output
+    assert "## §5.2" in (tmp_path / "c.md").read_text(encoding="utf-8")
+
+
+def test_help_and_list_do_not_import_matplotlib():
+    from tests.test_layering import _imported_at_startup
+
+    for args in (["--help"], ["list"]):
+        assert "matplotlib" not in _imported_at_startup(*args), args
+
+
+# --- the whole catalog compiles --------------------------------------------------------------------
+
+def _need_tex():
+    if writeup.tex_tool() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must compile the catalog, but pdflatex is missing (.ci/system-packages installs it)")
+        pytest.skip("pdflatex is not installed (and CI is not set): " + writeup.INSTALL_HINT)
+
+
+def test_pdf_without_tex_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    out = CliRunner().invoke(main, ["writeup", FAST, "-o", str(tmp_path / "c.tex"), "--pdf"])
+    assert out.exit_code == 4 and "apt-get install" in out.output
+
+
+def test_whole_catalog_compiles_without_errors(tmp_path):
+    _need_tex()
+    items = [item(i) for i in CLAIM_IDS]
+    tex = tmp_path / "catalog.tex"
+    tex.write_text(writeup.latex(items, tex, seed=0), encoding="utf-8")
+    result = writeup.compile_pdf(tex)
+    assert result.errors == () and result.undefined == (), result.errors[:5] + result.undefined
+    assert result.missing_characters == (), f"characters no font has: {result.missing_characters}"
+    assert result.ok and result.pdf.stat().st_size > 10_000
+    figures = list((tmp_path / "catalog-plots").glob("*.pdf"))
+    assert any("sinusoidal-relative-position" in f.name for f in figures)
+    assert all(f.name in tex.read_text(encoding="utf-8") for f in figures)  # each plot is embedded
