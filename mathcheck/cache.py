@@ -78,10 +78,60 @@ def key(entry, kind: str, options) -> str | None:
     return h.hexdigest()
 
 
+def _rebuild_relational(cls, args):
+    return cls(*args, evaluate=False)
+
+
+def register_reducers() -> None:
+    """Pickle SymPy relationals as they were built. By default SymPy rebuilds ``Eq(a, b)`` with
+    evaluation on when unpickling, so ``Eq(f(M), Matrix(...))`` comes back as ``False``: a cached
+    or parallel report would then differ from a fresh serial one."""
+    import copyreg
+
+    import sympy as sp
+
+    for cls in (sp.Equality, sp.Unequality, sp.GreaterThan, sp.StrictGreaterThan, sp.LessThan,
+                sp.StrictLessThan):
+        copyreg.pickle(cls, lambda e: (_rebuild_relational, (type(e), e.args)))
+
+
+def fingerprint(obj) -> str:
+    """A text that changes whenever a payload's content does (SymPy objects by ``srepr``)."""
+    import dataclasses
+
+    import sympy as sp
+
+    if isinstance(obj, sp.Basic):
+        return sp.srepr(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return f"{type(obj).__name__}(" + ",".join(
+            fingerprint(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "seconds") + ")"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ",".join(fingerprint(x) for x in obj) + ")"
+    if isinstance(obj, dict):
+        return "{" + ",".join(f"{fingerprint(k)}:{fingerprint(v)}" for k, v in obj.items()) + "}"
+    if callable(obj):
+        return f"<callable {getattr(obj, '__qualname__', type(obj).__name__)}>"
+    return repr(obj)
+
+
+def dumps(payload) -> bytes | None:
+    """The payload pickled, if it comes back exactly as it went in; else None (recompute instead)."""
+    register_reducers()
+    try:
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        if fingerprint(pickle.loads(data)) != fingerprint(payload):
+            return None
+    except Exception:  # local functions, SymPy objects without a pickle form, ...
+        return None
+    return data
+
+
 def load(k: str | None):
     if k is None:
         return None
     path = directory() / f"{k}.pickle"
+    register_reducers()
     try:
         with path.open("rb") as f:
             return pickle.load(f)
@@ -94,12 +144,14 @@ def load(k: str | None):
 def store(k: str | None, payload) -> None:
     if k is None:
         return
+    data = dumps(payload)
+    if data is None:
+        return  # what cannot be stored faithfully is proved afresh next time
     d = directory()
     try:
         d.mkdir(parents=True, exist_ok=True)
         tmp = d / f".{k}.{os.getpid()}.tmp"
-        with tmp.open("wb") as f:
-            pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.write_bytes(data)
         tmp.replace(d / f"{k}.pickle")  # atomic: parallel workers never see half a file
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+    except OSError:
         pass  # a cache that cannot be written only costs time

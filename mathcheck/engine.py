@@ -145,10 +145,12 @@ def _cached_compute(entry, kind: str, options: Options, use_cache: bool):
     return payload
 
 
-def _worker(claim_id: str, kind: str, options: Options, use_cache: bool):
-    from mathcheck import registry
+def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> bytes | None:
+    """Runs in a forked process; returns the pickled payload, or None when it does not survive
+    pickling exactly (the parent then proves that claim itself)."""
+    from mathcheck import cache, registry
 
-    return _cached_compute(registry.entry(claim_id), kind, options, use_cache)
+    return cache.dumps(_cached_compute(registry.entry(claim_id), kind, options, use_cache))
 
 
 def _init_worker(threads: int):
@@ -181,14 +183,21 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
         return verdicts
     import multiprocessing as mp
     import os
+    import pickle
     from concurrent.futures import ProcessPoolExecutor
+
+    from mathcheck.cache import register_reducers
+
+    register_reducers()
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
                              initializer=_init_worker, initargs=(threads,)) as pool:
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
-            v = assemble(e, kind, f.result(), options)
+            data = f.result()
+            payload = pickle.loads(data) if data is not None else compute(e, kind, options)
+            v = assemble(e, kind, payload, options)
             verdicts.append(v)
             if on_verdict:
                 on_verdict(v)

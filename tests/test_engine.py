@@ -68,3 +68,31 @@ def test_a_corrupt_cache_entry_is_recomputed(monkeypatch, tmp_path):
     (tmp_path / f"{k}.pickle").write_bytes(b"not a pickle")
     (v,) = engine.run([e], "prove", Options(), use_cache=True)
     assert v.status == "proved"
+
+
+def test_relationals_survive_the_cache_as_built():
+    import pickle
+
+    import sympy as sp
+
+    M = sp.MatrixSymbol("M", 2, 2)
+    eq = sp.Eq(sp.Trace(M), sp.Integer(3), evaluate=False)
+    decided = sp.Eq(sp.Integer(1), sp.Integer(2), evaluate=False)  # SymPy would rebuild this as False
+    data = cache.dumps((eq, decided))
+    assert data is not None
+    back = pickle.loads(data)
+    assert back[1] is not sp.false and isinstance(back[1], sp.Equality)
+    assert cache.fingerprint(back) == cache.fingerprint((eq, decided))
+
+
+def test_a_payload_that_does_not_pickle_is_not_cached_and_parallel_falls_back():
+    def local():
+        return 1
+
+    assert cache.dumps(("prove", local)) is None
+    # the refute payload of this claim holds a local function: -j 2 must still give the serial report
+    ids = [registry.entry("attention-permutation-equivariance")] if "attention-permutation-equivariance" in \
+        [e.id for e in registry.entries()] else entries()
+    serial = engine.run(ids, "refute", Options(), jobs=1, use_cache=False)
+    parallel = engine.run(ids + entries()[:1], "refute", Options(), jobs=2, use_cache=False)[:len(ids)]
+    assert as_json(serial, "refute") == as_json(parallel, "refute")
