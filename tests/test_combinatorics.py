@@ -153,3 +153,16 @@ def test_additive_sinusoidal_scores_depend_on_absolute_position_rope_scores_do_n
     mp = m.to(torch.float64)
     rope = (check.rope_rotate_half(q.expand(len(m), -1), mp) * check.rope_rotate_half(k.expand(len(m), -1), mp + t)).sum(-1)
     assert float(rope.max() - rope.min()) < 1e-10
+
+
+@pytest.mark.parametrize("claim_id", ["attention-permutation-equivariance", "rope-relative-position",
+                                      "attention-complexity"])
+def test_statements_survive_pickling(claim_id):
+    """The cache and -j N pickle statements; PE is a local SymPy class that must rebuild by name."""
+    import pickle
+
+    c = registry.get(claim_id)
+    for m in (None,) + c.mutants:
+        statements = c.statements() if m is None else c.mutated(m)
+        for name, st in statements.items():
+            assert pickle.loads(pickle.dumps(st)) == st, (m, name)

@@ -208,7 +208,14 @@ def sinusoidal_function():
                 return sinusoidal_entry(a, ch, d)
             return None
 
+        def __reduce_ex__(self, protocol):  # a local class: pickle (cache, -j N) rebuilds it by name
+            return (_pe, self.args)
+
     return PE
+
+
+def _pe(a, ch, d):
+    return sinusoidal_function()(a, ch, d)
 
 
 @claim(
