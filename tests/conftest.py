@@ -20,7 +20,9 @@ def refuted(claim_id: str, seed: int = 0):
 CLAIM_IDS = [e.id for e in registry.entries()]
 
 
-@pytest.fixture(params=CLAIM_IDS)
+# Every test of one claim runs on the same xdist worker (`--dist loadgroup`), so the claim is
+# proved and refuted once per run, not once per test.
+@pytest.fixture(params=[pytest.param(c, marks=pytest.mark.xdist_group(c)) for c in CLAIM_IDS])
 def claim_id(request):
     return request.param
 

@@ -38,20 +38,24 @@ def _env(eq, z_values, s_values, n):
 
 
 def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
-    """The statements against ``torch.func.jacrev(F.softmax)`` on random float64 logits.
+    """The statements against the autograd Jacobian of ``F.softmax`` on random float64 logits.
+
+    (``torch.autograd.functional.jacobian``: ``torch.func.jacrev`` gives the same matrix but its
+    first call in a process costs ≈ 1 s of set-up here.)
 
     ``jacobian``: the closed form (s = F.softmax(z)) against the autograd Jacobian, entry (i, j);
     ``rows``: each row sum of the autograd Jacobian against the statement's right-hand side;
     ``symmetric``: J − Jᵀ from autograd against the right-hand side; ``normalised``: Σ F.softmax(z).
     """
-    cmp = Comparison("torch.func.jacrev(torch.nn.functional.softmax)", options, atol=1e-12, rtol=1e-9)
+    cmp = Comparison("torch.autograd.functional.jacobian(torch.nn.functional.softmax, vectorize=True)",
+                     options, atol=1e-12, rtol=1e-9)
     g = generator(options)
     dt = dtype(options)
     for n in SIZES:
         for name, scale, shift in LOGITS:
             z = (torch.randn(n, generator=g, dtype=dt) * scale + shift).to(options.device)
             s = F.softmax(z, dim=0)
-            J = torch.func.jacrev(lambda x: F.softmax(x, dim=0))(z)
+            J = torch.autograd.functional.jacobian(lambda x: F.softmax(x, dim=0), z, vectorize=True)
             where = {"n": n, "logits": name}
             for part, eq in statements.items():
                 rhs = evaluate(eq.rhs, _env(eq, z, s, n), dtype=dt, device=options.device)
