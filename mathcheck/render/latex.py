@@ -122,7 +122,10 @@ def _text(s: str) -> str:
 
     def flush():
         if cjk:
-            out.append(r"\begin{CJK}{UTF8}{gbsn}" + "".join(cjk) + r"\end{CJK}")
+            # \mbox{} starts the paragraph first: a run-in heading (\paragraph) set inside the CJK
+            # environment makes CJKutf8 attach its ToUnicode map to the Latin font, and the PDF's
+            # text no longer copies or searches
+            out.append(r"\mbox{}\begin{CJK}{UTF8}{gbsn}" + "".join(cjk) + r"\end{CJK}")
             cjk.clear()
 
     for ch in s:

@@ -4,9 +4,9 @@ Math is inline: ``$`…`$`` on GitHub, ``$…$`` in Jupyter (``style="jupyter"``
 :func:`mathcheck.render.latex.math` (SymPy's printer). A derivation is a table (relation,
 expression, reason), so prose never sits inside math, where renderers disagree on escaping.
 
-The catalog is deterministic: no timings, no dates, no full versions, and the largest numeric error
-as the power of ten above it (``< 1e-13``), which does not move with the last bits of a CPU's
-floating point; the PDF carries the exact figures.
+The catalog is deterministic: no timings, no dates, no full versions, and a passed comparison's
+error as "within tolerance" (the exact figure moves with the order of a CPU's reductions); the PDF
+carries the exact figures.
 """
 
 from __future__ import annotations
@@ -93,15 +93,16 @@ def seed_wording(claim) -> list[str]:
     return [f"**The seed's wording: {kind}.** {prose(note)}".rstrip(), ""]
 
 
-def error_bound(x) -> str:
-    """The largest error as the power of ten just above it (deterministic across CPUs)."""
-    if x is None:
+def largest_error(n) -> str:
+    """What the catalog says about the numeric error, deterministically: a passed comparison is
+    "within tolerance" (its exact figure moves with the order of a CPU's reductions; the PDF has
+    it); a statistic (no tolerance) or a failed check gives 3 significant digits."""
+    if n.max_abs_err is None:
         return "n/a"
-    if x == 0:
-        return "0"
-    if not _m.isfinite(x):
-        return str(x)
-    return f"< 1e{_m.floor(_m.log10(x)) + 1}"
+    if n.atol is not None and n.status == "passed":
+        return f"within tolerance (atol {n.atol:g}, rtol {n.rtol:g})"
+    tol = f" (atol {n.atol:g}, rtol {n.rtol:g})" if n.atol is not None else ""
+    return f"{n.max_abs_err:.3g}{tol}"
 
 
 def _pairs(pairs) -> str:
@@ -109,10 +110,9 @@ def _pairs(pairs) -> str:
 
 
 def numeric_evidence(n, versions: dict | None = None) -> list[str]:
-    tol = f" (atol {n.atol:g}, rtol {n.rtol:g})" if n.atol is not None else ""
     out = [f"- status: **{n.status}** against {prose(n.reference)}",
            f"- trials: {n.trials}, {n.dtype} on {n.device}, seed {n.seed}",
-           f"- largest error: {error_bound(n.max_abs_err)}{tol}"]
+           f"- largest error: {largest_error(n)}"]
     if n.test:
         out.append(f"- test: {prose(n.test)}")
     if n.counterexample:
