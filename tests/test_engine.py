@@ -27,7 +27,9 @@ def test_parallel_report_equals_serial_report(kind):
 def test_warm_run_reads_the_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path))
     cold = engine.run(entries(), "prove", Options(), use_cache=True)
-    assert len(list(tmp_path.glob("*.pickle"))) == len(IDS)
+    assert [v.status for v in cold] == ["proved"] * len(IDS)
+    for e in entries():
+        assert (tmp_path / f"{cache.key(e, 'prove', Options())}.pickle").exists(), e.id
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("a current cache entry was recomputed")
