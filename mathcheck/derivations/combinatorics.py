@@ -49,9 +49,11 @@ def derive_rotation(omega, pos, k):
     title="PE(pos+k) is a rotation of PE(pos) that depends on k only; PE(pos)·PE(pos+k) depends on k only",
     section="§6.2",
     zh="sin(a+b) 可以写成 sin(a)cos(b) + cos(a)sin(b)，这意味着位置 pos+k 的编码，"
-       "可以由位置 pos 的编码通过一个线性变换计算出来。",
+       "可以由位置 pos 的编码通过一个线性变换计算出来。也就是说，模型不需要额外学习，"
+       "就能从 pos 的编码推算出“往前 k 个位置会是什么样”。",
     en="sin(a+b) = sin(a)cos(b) + cos(a)sin(b), which means the encoding of position pos+k can be "
-       "computed from the encoding of position pos by a linear transformation.",
+       "computed from the encoding of position pos by a linear transformation. That is, without extra "
+       "learning the model can work out from the encoding of pos 'what k positions ahead looks like'.",
     check="mathcheck.verify.combinatorics:sinusoidal_relative_position",
 )
 def sinusoidal_relative_position() -> Body:
