@@ -27,22 +27,24 @@ DELTA = 0.10  # smallest relative error the test must catch, with power 1 - 1e-6
 
 def _draw(dist: str, d: int, mq: float, sq: float, mk: float, sk: float, dtype):
     def draw(g: torch.Generator, size: int) -> torch.Tensor:
+        dev = g.device  # draws happen where the generator lives (--device)
         if dist == "normal":
-            q = torch.randn(size, d, generator=g, dtype=dtype).mul_(sq).add_(mq)
-            k = torch.randn(size, d, generator=g, dtype=dtype).mul_(sk).add_(mk)
+            q = torch.randn(size, d, generator=g, dtype=dtype, device=dev).mul_(sq).add_(mq)
+            k = torch.randn(size, d, generator=g, dtype=dtype, device=dev).mul_(sk).add_(mk)
         else:
-            q = (torch.randint(0, 2, (size, d), generator=g).to(dtype) * 2 - 1).mul_(sq).add_(mq)
-            k = (torch.randint(0, 2, (size, d), generator=g).to(dtype) * 2 - 1).mul_(sk).add_(mk)
+            q = (torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype) * 2 - 1).mul_(sq).add_(mq)
+            k = (torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype) * 2 - 1).mul_(sk).add_(mk)
         return (q * k).sum(-1)
     return draw
 
 
 @lru_cache(maxsize=64)
-def _moments(setting: tuple, n: int, seed: int, dtype_name: str) -> stats.Moments:
+def _moments(setting: tuple, n: int, seed: int, dtype_name: str, device: str = "cpu") -> stats.Moments:
     dist, d, mq, sq, mk, sk = setting
     chunk = max(1, stats.CHUNK_ELEMENTS // d)
     return stats.stream_moments(_draw(dist, d, mq, sq, mk, sk, getattr(torch, dtype_name)), n, chunk,
-                                seed=seed * 1_000_003 + zlib.crc32(repr(setting).encode()) % 1_000_003)
+                                seed=seed * 1_000_003 + zlib.crc32(repr(setting).encode()) % 1_000_003,
+                                device=device)
 
 
 def _scale(lhs) -> tuple:
@@ -74,7 +76,7 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
                        if s.name in names})
         claimed = float(eq.rhs.xreplace(values))
         scale = float(c_expr.xreplace(values))
-        m = _moments(setting, n, options.seed, options.dtype)
+        m = _moments(setting, n, options.seed, options.dtype, options.device)
         t = stats.variance_test(m, claimed, critical, scale)
         max_err = max(max_err, abs(t.estimate - t.claimed))
         line = (f"{part}: {dist} d_k={d} mu=({mq},{mk}) sigma=({sq},{sk}): estimate {t.estimate:.6g}, "
