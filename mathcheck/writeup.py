@@ -91,7 +91,7 @@ def latex(items, out: Path | None = None, seed: int = 0) -> str:
     return rl.document(items, versions(), figures, seed)
 
 
-def markdown(items, out: Path | None = None, seed: int = 0, command: str = DOCS_COMMAND,
+def markdown(items, out: Path | None = None, seed: int = 0, command: str | None = None,
              draw: bool = True) -> str:
     """The Markdown catalog; with ``out``, plots go to ``plots/`` beside it (as PNG; ``draw=False``
     links them without drawing, which is how the staleness test renders)."""
@@ -158,7 +158,7 @@ def write_docs(items, directory: Path, seed: int = 0) -> tuple[Path, Path | None
     md = directory / "claims.md"
     for stale in (directory / "plots").glob("*.png"):  # plots of claims that changed or left
         stale.unlink()
-    md.write_text(markdown(items, md, seed), encoding="utf-8")
+    md.write_text(markdown(items, md, seed, DOCS_COMMAND), encoding="utf-8")
     if tex_tool() is None:
         return md, None
     with tempfile.TemporaryDirectory() as tmp:

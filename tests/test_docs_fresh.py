@@ -17,7 +17,7 @@ DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
 
 def fresh_markdown() -> str:
     items = writeup.collect(registry.entries(), 0, prove=lambda e: proved(e.id), refute=lambda e: refuted(e.id))
-    return writeup.markdown(items, DOCS / "claims.md", seed=0, draw=False)
+    return writeup.markdown(items, DOCS / "claims.md", seed=0, command=writeup.DOCS_COMMAND, draw=False)
 
 
 def test_committed_markdown_catalog_is_current():
