@@ -9,6 +9,8 @@ catalog is stale: regenerate it (and docs/plots/, docs/catalog.pdf) with
 import difflib
 import pathlib
 
+import pytest
+
 from mathcheck import registry, writeup
 from tests.conftest import proved, refuted
 
@@ -20,6 +22,7 @@ def fresh_markdown() -> str:
     return writeup.markdown(items, DOCS / "claims.md", seed=0, command=writeup.DOCS_COMMAND, draw=False)
 
 
+@pytest.mark.xdist_group("catalog")  # with the PDF test of test_writeup: the catalog is proved once per run
 def test_committed_markdown_catalog_is_current():
     committed = (DOCS / "claims.md").read_text(encoding="utf-8")
     fresh = fresh_markdown()

@@ -197,6 +197,7 @@ def test_pdf_without_tex_says_how_to_install(monkeypatch, tmp_path):
     assert out.exit_code == 4 and "apt-get install" in out.output
 
 
+@pytest.mark.xdist_group("catalog")  # with test_docs_fresh: the whole catalog is proved once per run
 def test_whole_catalog_compiles_without_errors(tmp_path):
     _need_tex()
     items = [item(i) for i in CLAIM_IDS]
