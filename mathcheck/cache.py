@@ -95,14 +95,35 @@ def register_reducers() -> None:
         copyreg.pickle(cls, lambda e: (_rebuild_relational, (type(e), e.args)))
 
 
+_FACTS = ("commutative", "complex", "real", "rational", "integer", "even", "odd", "positive",
+          "nonnegative", "negative", "nonpositive", "nonzero", "zero", "finite")
+
+
+@lru_cache(maxsize=1)
+def _canonical_printer():
+    from sympy.printing.repr import ReprPrinter
+
+    class Canonical(ReprPrinter):
+        """``srepr``, but a symbol shows the closure of its assumptions: an unpickled symbol
+        lists the facts SymPy had derived (``integer=True`` comes back as ``integer=True,
+        real=True``) although it is the same symbol."""
+
+        def _print_Symbol(self, expr):
+            facts = ",".join(f"{p}={getattr(expr, 'is_' + p)}" for p in _FACTS)
+            index = f",{expr.dummy_index}" if hasattr(expr, "dummy_index") else ""
+            return f"{type(expr).__name__}({expr.name!r}{index},{facts})"
+
+    return Canonical()
+
+
 def fingerprint(obj) -> str:
-    """A text that changes whenever a payload's content does (SymPy objects by ``srepr``)."""
+    """A text that changes whenever a payload's content does (SymPy objects by canonical ``srepr``)."""
     import dataclasses
 
     import sympy as sp
 
     if isinstance(obj, sp.Basic):
-        return sp.srepr(obj)
+        return _canonical_printer().doprint(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return f"{type(obj).__name__}(" + ",".join(
             fingerprint(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "seconds") + ")"
