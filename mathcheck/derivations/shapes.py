@@ -6,7 +6,7 @@ D_head with D = H·D_head, attended per head, merged back and projected by W_O.
 
 from __future__ import annotations
 
-from mathcheck import checker, rules
+from mathcheck import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -44,6 +44,8 @@ def parse_sizes(**given) -> dict:
 
 def _view(shape, new_shape):
     """A view keeps the number of entries: checked by the zero test, for symbolic sizes."""
+    from mathcheck import checker  # here, not at the top: `mathcheck list` imports this module
+
     if checker.zero_test(sp.Mul(*shape) - sp.Mul(*new_shape)).value is not True:
         raise ValueError(f"cannot view {shape} as {new_shape}")
     return tuple(new_shape)
@@ -201,6 +203,8 @@ def multihead_split_merge() -> Body:
 def _factor_out_of_limit(mu):
     """Inside a limit over μ: e^{x+μ} = e^x e^μ, and e^μ leaves every sum and cancels."""
     def fn(e):
+        from mathcheck import checker
+
         return e.replace(lambda x: isinstance(x, sp.Limit),
                          lambda x: sp.Limit(sp.cancel(checker.pull_sums(sp.expand(x.args[0], power_exp=True))),
                                             *x.args[1:]))
