@@ -11,9 +11,7 @@ declare an entry point in the group ``mathcheck.claims``, and files a user loads
 
 from __future__ import annotations
 
-import difflib
 import importlib
-import importlib.util
 import pkgutil
 import re
 import sys
@@ -142,6 +140,8 @@ def load_entry_points() -> None:
 
 def load_from(spec: str) -> list[str]:
     """Load claims from a Python file path or an importable module name; return their ids."""
+    import importlib.util
+
     before = set(_ENTRIES)
     path = Path(spec)
     try:
@@ -183,6 +183,8 @@ def entry(claim_id: str) -> Entry:
     try:
         return _ENTRIES[claim_id]
     except KeyError:
+        import difflib  # only for the hint: importing it costs `mathcheck list` a few ms
+
         close = difflib.get_close_matches(claim_id, list(_ENTRIES), n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UnknownClaim(f"unknown claim {claim_id!r}{hint} (mathcheck list shows every id)") from None
