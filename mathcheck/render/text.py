@@ -17,6 +17,10 @@ def _pairs(pairs) -> str:
     return ", ".join(f"{k}={v}" for k, v in pairs)
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _err(x) -> str:
     return "n/a" if x is None else f"{x:.3g}"
 
@@ -29,7 +33,7 @@ def claim_verdict(v) -> list[str]:
     steps = sum(len(p.steps) - 1 for p in s.parts)
     dim = "general dimension" if s.general else "concrete size (general: false)"
     lines = [f"{_status(v.status)} {c.id}  {c.source.section}  {c.title}",
-             f"    symbolic: {s.status}, {steps} steps in {len(s.parts)} parts, {dim}",
+             f"    symbolic: {s.status}, {_n(steps, 'step')} in {_n(len(s.parts), 'part')}, {dim}",
              f"    numeric:  {n.status} against {n.reference}; {n.trials} trials, "
              f"max |err| {_err(n.max_abs_err)}" + (f", atol={n.atol:g}, rtol={n.rtol:g}" if n.atol is not None else "")]
     if n.test:
