@@ -22,15 +22,10 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from mathcheck.cache_dir import directory
+
 PKG = Path(__file__).resolve().parent
-_NOT_CORE = {"cli.py", "__main__.py", "cache.py", "pytest_plugin.py", "testing.py", "writeup.py"}
-
-
-def directory() -> Path:
-    if os.environ.get("MATHCHECK_CACHE_DIR"):
-        return Path(os.environ["MATHCHECK_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mathcheck"
+_NOT_CORE = {"cli.py", "__main__.py", "cache.py", "cache_dir.py", "pytest_plugin.py", "testing.py", "writeup.py"}
 
 
 def _version(dist: str) -> str:

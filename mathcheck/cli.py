@@ -83,7 +83,7 @@ def list_(as_json: bool, from_):
 
     _load_from(from_)
     try:
-        entries = registry.entries(plugins=True)
+        entries = registry.listing(plugins=True)
     except registry.LoadError as exc:
         fail(str(exc))
     if as_json:

@@ -42,12 +42,18 @@ class Entry:
     module: str
     builder: Callable
 
+    def is_placeholder(self) -> bool:
+        return self.builder is None
+
     @property
     def order(self) -> tuple:
         m = _SECTION.match(self.section)
         return (int(m.group(1)), int(m.group(2) or 0)) if m else (99, 0)
 
     def build(self):
+        if self.builder is None:  # listed from the index: import the module for the real entry
+            importlib.import_module(self.module)
+            return _ENTRIES[self.id].build()
         return _build(self)
 
 
@@ -101,6 +107,61 @@ def _load_builtin() -> None:
         if not info.name.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{info.name}")
     _LOADED = True
+
+
+def _index_file() -> Path:
+    from mathcheck.cache_dir import directory
+
+    return directory() / "claims-index.json"
+
+
+def listing(plugins: bool = False) -> list[Entry]:
+    """Like :func:`entries`, for ``mathcheck list``: metadata of an unchanged derivation module is
+    read from a small index (keyed by the file's size and mtime) instead of importing the module,
+    which would import the claim machinery. A changed or new module is imported and re-indexed."""
+    if _LOADED:
+        return entries(plugins)
+    import json
+
+    import mathcheck.derivations as pkg
+
+    try:
+        index = json.loads(_index_file().read_text())
+    except (OSError, ValueError):
+        index = {}
+    fresh, changed = {}, False
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        name = f"{pkg.__name__}.{info.name}"
+        try:
+            st = (Path(pkg.__path__[0]) / f"{info.name}.py").stat()
+            stamp = [st.st_mtime_ns, st.st_size]
+        except OSError:
+            stamp = None
+        record = index.get(name)
+        if stamp is not None and record and record.get("stamp") == stamp and name not in sys.modules:
+            for meta in record["entries"]:
+                _ENTRIES.setdefault(meta[0], Entry(*meta, name, None))
+        else:
+            importlib.import_module(name)
+            record = {"stamp": stamp, "entries": [[e.id, e.title, e.section, e.zh, e.en, e.check]
+                                                   for e in _ENTRIES.values() if e.module == name]}
+            changed = True
+        fresh[name] = record
+    if changed or set(fresh) != set(index):
+        try:
+            path = _index_file()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{id(fresh)}.tmp")
+            tmp.write_text(json.dumps(fresh, ensure_ascii=False))
+            tmp.replace(path)
+        except OSError:
+            pass  # an index that cannot be written only costs time
+    if plugins:
+        load_entry_points()
+    order = list(_ENTRIES)
+    return sorted(_ENTRIES.values(), key=lambda e: (e.order, order.index(e.id)))
 
 
 def _declared_entry_points(group: str):

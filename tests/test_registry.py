@@ -42,3 +42,45 @@ def test_broken_plugin_is_one_clear_error(tmp_path, monkeypatch):
 def test_unknown_id_suggests_the_closest():
     with pytest.raises(registry.UnknownClaim, match="did you mean 'qk-variance'"):
         registry.entry("qk-varience")
+
+
+def _list_in_fresh_process(cache_dir):
+    import json
+    import os
+    import subprocess
+
+    env = dict(os.environ, MATHCHECK_CACHE_DIR=str(cache_dir))
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "list", "--json"],
+                         capture_output=True, text=True, env=env, check=True)
+    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+    return json.loads(out.stdout)["claims"], imported
+
+
+def test_list_reads_an_index_and_matches_the_registry(tmp_path):
+    expected = [{"id": e.id, "title": e.title, "section": e.section} for e in registry.entries()]
+    first, _ = _list_in_fresh_process(tmp_path)  # builds the index
+    second, imported = _list_in_fresh_process(tmp_path)
+    assert first == second == expected
+    assert "mathcheck.claim" not in imported  # unchanged modules were not imported
+
+
+def test_a_stale_index_is_not_believed(tmp_path):
+    import json
+
+    _list_in_fresh_process(tmp_path)
+    index_file = tmp_path / "claims-index.json"
+    index = json.loads(index_file.read_text())
+    for record in index.values():
+        record["stamp"][0] -= 1  # as if the module had been edited since
+        for meta in record["entries"]:
+            meta[1] = "a stale title"
+    index_file.write_text(json.dumps(index))
+    claims, imported = _list_in_fresh_process(tmp_path)
+    assert all(c["title"] != "a stale title" for c in claims)
+    assert "mathcheck.claim" in imported
+
+
+def test_a_listed_placeholder_builds_the_real_claim():
+    e = registry.Entry("qk-variance", "t", "§2.2", "", "", "x:y", "mathcheck.derivations.linear_algebra", None)
+    assert e.is_placeholder()
+    assert e.build().parts[0].name == "general"
