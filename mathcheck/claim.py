@@ -84,8 +84,12 @@ def compose_relations(relations) -> str:
 
 @dataclass(frozen=True)
 class Part:
-    """A named chain of steps proving ``Eq(steps[0].expr, steps[-1].expr)``.
+    """A named chain of steps proving ``given ⇒ steps[0].expr REL steps[-1].expr``.
 
+    ``given`` are the part's hypotheses (SymPy relationals and predicates such as
+    ``Eq(Sum(p[i], (i, 1, n)), 1)``, ``z[i] > z[j]``, ``(1 <= j) & (j <= n)``): they are part of
+    the statement, printed with it, and the only facts beyond the symbols' declared assumptions
+    that the checker and the counterexample search may use.
     ``general`` says the chain holds for a symbolic dimension; ``free_of`` names symbols the
     final expression must not contain (e.g. "depends on k only" is ``free_of=(pos,)``).
     """
@@ -94,6 +98,7 @@ class Part:
     steps: tuple[Step, ...]
     general: bool = True
     free_of: tuple = ()
+    given: tuple = ()
 
     def __post_init__(self):
         if len(self.steps) < 1:
