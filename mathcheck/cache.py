@@ -8,15 +8,24 @@ neither SymPy's evaluators nor torch), the command (prove or refute) and the opt
 device, dtype). Change any of them and the claim is proved again.
 
 The cache lives in ``$MATHCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/mathcheck``, else
-``~/.cache/mathcheck``. ``--no-cache`` bypasses it. An unreadable entry is ignored and replaced.
+``~/.cache/mathcheck``, one file ``<key>.json`` per verdict. ``--no-cache`` bypasses it.
+
+An entry is data, never code: JSON written by :mod:`mathcheck.serial` (SymPy expressions as
+``srepr`` text rebuilt by a reader of ours), holding the key it was written under, the mathcheck
+version, the claim and kind, and the SHA-256 of its own content. Reading one checks all of them,
+then that the verdict agrees with its own evidence (``proved`` needs every part proved and the
+numeric check passed); an entry that fails any check is ignored, recomputed and replaced, with a
+one-line note under ``-v``. The digest catches corruption, not forgery: someone who can write the
+folder can write a consistent entry, which is why ``--no-cache`` exists (docs/cache.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import logging
 import os
-import pickle
 import sys
 from functools import lru_cache
 from importlib import metadata
@@ -73,101 +82,191 @@ def key(entry, kind: str, options) -> str | None:
     return h.hexdigest()
 
 
-def _rebuild_relational(cls, args):
-    return cls(*args, evaluate=False)
+FORMAT = "mathcheck-cache/1"
+MAX_BYTES = 64 << 20  # larger than any real entry (the largest is ~1.3 MB): refused unread
+_FIELDS = {"format", "key", "mathcheck", "claim", "kind", "payload", "sha256"}
+
+log = logging.getLogger("mathcheck.cache")
 
 
-def register_reducers() -> None:
-    """Pickle SymPy relationals as they were built. By default SymPy rebuilds ``Eq(a, b)`` with
-    evaluation on when unpickling, so ``Eq(f(M), Matrix(...))`` comes back as ``False``: a cached
-    or parallel report would then differ from a fresh serial one."""
-    import copyreg
-
-    import sympy as sp
-
-    for cls in (sp.Equality, sp.Unequality, sp.GreaterThan, sp.StrictGreaterThan, sp.LessThan,
-                sp.StrictLessThan):
-        copyreg.pickle(cls, lambda e: (_rebuild_relational, (type(e), e.args)))
+class Invalid(ValueError):
+    """An entry that cannot be trusted; ``str()`` says why, in a few words."""
 
 
-_FACTS = ("commutative", "complex", "real", "rational", "integer", "even", "odd", "positive",
-          "nonnegative", "negative", "nonpositive", "nonzero", "zero", "finite")
+def path(k: str) -> Path:
+    return directory() / f"{k}.json"
 
 
-@lru_cache(maxsize=1)
-def _canonical_printer():
-    from sympy.printing.repr import ReprPrinter
+def _digest(fields: dict) -> str:
+    from mathcheck.serial import canonical
 
-    class Canonical(ReprPrinter):
-        """``srepr``, but a symbol shows the closure of its assumptions: an unpickled symbol
-        lists the facts SymPy had derived (``integer=True`` comes back as ``integer=True,
-        real=True``) although it is the same symbol."""
-
-        def _print_Symbol(self, expr):
-            facts = ",".join(f"{p}={getattr(expr, 'is_' + p)}" for p in _FACTS)
-            index = f",{expr.dummy_index}" if hasattr(expr, "dummy_index") else ""
-            return f"{type(expr).__name__}({expr.name!r}{index},{facts})"
-
-    return Canonical()
+    return hashlib.sha256(canonical({n: v for n, v in fields.items() if n != "sha256"}).encode()).hexdigest()
 
 
-def fingerprint(obj) -> str:
-    """A text that changes whenever a payload's content does (SymPy objects by canonical ``srepr``)."""
-    import dataclasses
+def encode(k: str, entry, kind: str, payload) -> bytes:
+    """The entry file for ``payload``; :class:`mathcheck.serial.Unserializable` if it cannot be
+    stored exactly."""
+    from mathcheck import __version__, serial
 
-    import sympy as sp
-
-    if isinstance(obj, sp.Basic):
-        return _canonical_printer().doprint(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return f"{type(obj).__name__}(" + ",".join(
-            fingerprint(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "seconds") + ")"
-    if isinstance(obj, (tuple, list)):
-        return "(" + ",".join(fingerprint(x) for x in obj) + ")"
-    if isinstance(obj, dict):
-        return "{" + ",".join(f"{fingerprint(k)}:{fingerprint(v)}" for k, v in obj.items()) + "}"
-    if callable(obj):
-        return f"<callable {getattr(obj, '__qualname__', type(obj).__name__)}>"
-    return repr(obj)
+    text = serial.dumps(payload, entry.build())  # raises unless it reads back exactly
+    fields = {"format": FORMAT, "key": k, "mathcheck": __version__, "claim": entry.id, "kind": kind,
+              "payload": json.loads(text)}
+    fields["sha256"] = _digest(fields)
+    return serial.canonical(fields).encode("ascii")
 
 
-def dumps(payload) -> bytes | None:
-    """The payload pickled, if it comes back exactly as it went in; else None (recompute instead)."""
-    register_reducers()
+def decode(data: bytes, k: str, entry, kind: str):
+    """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
+    from mathcheck import __version__, serial
+
+    if len(data) > MAX_BYTES:
+        raise Invalid(f"larger than {MAX_BYTES} bytes")
     try:
-        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-        if fingerprint(pickle.loads(data)) != fingerprint(payload):
-            return None
-    except Exception:  # local functions, SymPy objects without a pickle form, ...
-        return None
-    return data
+        fields = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
+    if type(fields) is not dict or set(fields) != _FIELDS:
+        raise Invalid("not a mathcheck cache entry (wrong fields)")
+    if fields["format"] != FORMAT:
+        raise Invalid(f"format {fields['format']!r}, not {FORMAT!r}")
+    if fields["sha256"] != _digest(fields):
+        raise Invalid("its SHA-256 does not match its content")
+    if fields["key"] != k:
+        raise Invalid("written under another key (copied from another entry?)")
+    if fields["mathcheck"] != __version__:
+        raise Invalid(f"written by mathcheck {fields['mathcheck']!r}, this is {__version__}")
+    if (fields["claim"], fields["kind"]) != (entry.id, kind):
+        raise Invalid(f"holds {fields['kind']!r} of {fields['claim']!r}")
+    claim = entry.build()
+    try:
+        payload = serial.decode(fields["payload"], claim)
+    except serial.Malformed as exc:
+        raise Invalid(str(exc)) from None
+    check(kind, payload, claim)
+    return payload
 
 
-def load(k: str | None):
+def _check_symbolic(symbolic, claim) -> None:
+    from mathcheck.checker import PartResult, StepResult
+    from mathcheck.verdict import STATUSES, SymbolicVerdict
+
+    if type(symbolic) is not SymbolicVerdict or symbolic.status not in STATUSES:
+        raise Invalid("a symbolic verdict of the wrong type")
+    parts = symbolic.parts
+    if type(parts) is not tuple or not all(type(p) is PartResult for p in parts):
+        raise Invalid("symbolic parts of the wrong type")
+    if [p.name for p in parts] != [p.name for p in claim.parts]:
+        raise Invalid("symbolic parts that are not this claim's")
+    for p in parts:
+        if type(p.steps) is not tuple or not all(type(s) is StepResult for s in p.steps):
+            raise Invalid(f"part {p.name!r}: steps of the wrong type")
+        if p.status == "proved" and any(s.decision is not None and s.decision.value is not True
+                                        for s in p.steps):
+            raise Invalid(f"part {p.name!r} is proved although a step is not")
+    statuses = {p.status for p in parts}
+    if symbolic.status == "proved" and statuses - {"proved"}:
+        raise Invalid("symbolic status proved although a part is not")
+    if "refuted" in statuses and symbolic.status not in ("refuted", "error"):
+        raise Invalid(f"symbolic status {symbolic.status} although a part is refuted")
+
+
+def check(kind: str, payload, claim) -> None:
+    """:class:`Invalid` unless ``payload`` is a well-formed ``kind`` payload of ``claim`` whose
+    verdicts agree with their own evidence (what :func:`mathcheck.verdict.combine` and
+    :func:`mathcheck.verdict.mutant_status` would say of it)."""
+    from mathcheck.checker import Decision
+    from mathcheck.verdict import MutantVerdict, NumericVerdict, combine, mutant_status
+
+    if type(payload) is not tuple or not payload or payload[0] != kind:
+        raise Invalid(f"not a {kind} result")
+    if kind == "prove":
+        if len(payload) != 4:
+            raise Invalid("not a prove result")
+        _, status, symbolic, numeric = payload
+        _check_symbolic(symbolic, claim)
+        if type(numeric) is not NumericVerdict:
+            raise Invalid("a numeric verdict of the wrong type")
+        if status != combine(symbolic.status, numeric.status):
+            raise Invalid(f"status {status!r} contradicts its evidence (symbolic {symbolic.status}, "
+                          f"numeric {numeric.status})")
+        return
+    if len(payload) != 2 or type(payload[1]) is not tuple:
+        raise Invalid("not a refute result")
+    mutants = payload[1]
+    if not all(type(m) is MutantVerdict for m in mutants):
+        raise Invalid("mutant verdicts of the wrong type")
+    if [m.mutant.name for m in mutants] != [m.name for m in claim.mutants]:
+        raise Invalid("mutant verdicts that are not this claim's mutants")
+    for m in mutants:
+        if not (m.symbolic is None or type(m.symbolic) is Decision) or type(m.numeric) is not NumericVerdict:
+            raise Invalid(f"mutant {m.name!r}: evidence of the wrong type")
+        if m.status != mutant_status(m.symbolic, m.numeric.status):
+            raise Invalid(f"mutant {m.name!r}: status {m.status!r} contradicts its evidence")
+
+
+def load(k: str | None, entry, kind: str):
+    """The cached payload of ``entry`` under key ``k``, or None (absent, or not to be trusted)."""
     if k is None:
         return None
-    path = directory() / f"{k}.pickle"
-    register_reducers()
     try:
-        with path.open("rb") as f:
-            return pickle.load(f)
+        with path(k).open("rb") as f:
+            data = f.read(MAX_BYTES + 1)  # an oversized file is refused without reading it all
     except FileNotFoundError:
         return None
-    except Exception:  # a truncated or stale-format entry: recompute and overwrite it
+    except OSError as exc:
+        log.info(f"cache: cannot read the {kind} entry of {entry.id}: {exc.strerror}; recomputing it")
+        return None
+    try:
+        return decode(data, k, entry, kind)
+    except Invalid as exc:
+        reason = str(exc)
+    except Exception as exc:  # a check of ours that did not foresee this content: still not trusted
+        reason = f"unreadable ({type(exc).__name__})"
+    log.info(f"cache: ignoring the {kind} entry of {entry.id}: {reason}; recomputing and replacing it")
+    return None
+
+
+def store(k: str | None, entry, kind: str, payload) -> None:
+    """Write the entry atomically (a temporary file renamed over it: a reader, or a second process
+    writing the same entry, never sees half a file). What cannot be stored exactly is not stored."""
+    if k is None:
+        return
+    from mathcheck.serial import Unserializable
+
+    try:
+        data = encode(k, entry, kind, payload)
+    except Unserializable as exc:
+        log.info(f"cache: the {kind} result of {entry.id} is not cached: {exc}")
+        return
+    d = directory()
+    tmp = d / f".{k}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path(k))
+    except OSError as exc:  # a cache that cannot be written only costs time
+        log.info(f"cache: cannot write {path(k)}: {exc.strerror}")
+        tmp.unlink(missing_ok=True)
+
+
+def _claim(entry):
+    try:
+        return entry.build()
+    except Exception:  # a broken claim's payload is ("error", line): it refers to no claim
         return None
 
 
-def store(k: str | None, payload) -> None:
-    if k is None:
-        return
-    data = dumps(payload)
-    if data is None:
-        return  # what cannot be stored faithfully is proved afresh next time
-    d = directory()
+def pack(entry, payload) -> str | None:
+    """A payload as text for the parent process (``-j N``), or None if it cannot travel exactly."""
+    from mathcheck import serial
+
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        tmp = d / f".{k}.{os.getpid()}.tmp"
-        tmp.write_bytes(data)
-        tmp.replace(d / f"{k}.pickle")  # atomic: parallel workers never see half a file
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+        return serial.dumps(payload, _claim(entry))
+    except serial.Unserializable:
+        return None
+
+
+def unpack(entry, text: str):
+    from mathcheck import serial
+
+    return serial.loads(text, _claim(entry))

@@ -1,11 +1,17 @@
 """Where mathcheck keeps what it may recompute: ``$MATHCHECK_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/mathcheck``, else ``~/.cache/mathcheck``. (Its own module so that ``mathcheck
-list`` can find its index without importing the proof cache.)"""
+list`` and ``mathcheck cache`` can find their files without importing the proof cache.)"""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+ENTRY = re.compile(r"^[0-9a-f]{64}\.json$")  # one verdict (mathcheck.cache)
+LEGACY = re.compile(r"^[0-9a-f]{64}\.pickle$")  # a verdict of mathcheck ≤ 0.1: never read, only removed
+TEMPORARY = re.compile(r"^\.[0-9a-f]{64}\.[0-9]+\.[0-9a-f]+\.tmp$")  # a write in progress (or killed)
+INDEX = "claims-index.json"  # mathcheck list's metadata index (mathcheck.registry)
 
 
 def directory() -> Path:
@@ -13,3 +19,56 @@ def directory() -> Path:
         return Path(os.environ["MATHCHECK_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "mathcheck"
+
+
+def files() -> tuple[list[Path], list[Path]]:
+    """(verdict entries, mathcheck's other files) in the cache folder; nothing else in it is ours.
+    Files are matched by name, so a cache folder shared with other data loses only ours."""
+    entries, others = [], []
+    try:
+        names = sorted(os.listdir(directory()))
+    except OSError:  # no folder yet
+        return [], []
+    for name in names:
+        p = directory() / name
+        if not p.is_file() or p.is_symlink():
+            continue
+        if ENTRY.match(name):
+            entries.append(p)
+        elif LEGACY.match(name) or TEMPORARY.match(name) or name == INDEX:
+            others.append(p)
+    return entries, others
+
+
+def size(paths) -> int:
+    total = 0
+    for p in paths:
+        try:
+            total += p.stat().st_size
+        except OSError:  # removed meanwhile by another process
+            pass
+    return total
+
+
+def human(n: int) -> str:
+    """``1304477`` → ``1.3 MB (1304477 bytes)``."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def clear() -> tuple[int, int, int]:
+    """Remove mathcheck's files from the cache folder: (entries, other files, bytes) removed."""
+    entries, others = files()
+    removed, freed = [0, 0], 0
+    for n, group in enumerate((entries, others)):
+        for p in group:
+            try:
+                st = p.stat().st_size
+                p.unlink()
+            except OSError:
+                continue
+            removed[n] += 1
+            freed += st
+    return removed[0], removed[1], freed

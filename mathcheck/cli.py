@@ -109,9 +109,34 @@ def show(claim_id: str):
     click.echo("\n".join(text.claim_description(c)))
 
 
+def _verbose(ctx, param, value):
+    """``-v``: mathcheck's notes (e.g. a cache entry ignored, and why) as ``note: ...`` lines on stderr."""
+    if not value:
+        return
+    import logging
+
+    class Echo(logging.Handler):
+        def emit(self, record):
+            click.echo(f"note: {record.getMessage()}", err=True)
+
+    logger, handler = logging.getLogger("mathcheck"), Echo()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+    def restore():
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+    ctx.call_on_close(restore)
+
+
 def run_options(f):
     """The options every proving command shares: what to run on, how many at once, the cache."""
-    f = click.option("--no-cache", is_flag=True, help="Prove again even if a cached verdict is current.")(f)
+    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
+                     help="Print notes: e.g. a cache entry ignored, and why.")(f)
+    f = click.option("--no-cache", is_flag=True,
+                     help="Compute every verdict here and now: the cache is neither read nor written.")(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Claims proved in parallel processes (same report as -j 1).")(f)
     f = click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
@@ -305,6 +330,34 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed):
         if not result.ok:
             fail(f"{out} did not compile cleanly; see {out.with_suffix('.log')}", EXIT["error"])
         click.echo(f"wrote {result.pdf}")
+
+
+@main.group()
+def cache():
+    """The proof cache: where it is, what it holds; clear it (docs/cache.md)."""
+
+
+@cache.command("info")
+def cache_info():
+    """Where the cache is, how many verdicts it holds, its size."""
+    from mathcheck import cache_dir as cd
+
+    entries, others = cd.files()
+    where = cd.directory()
+    click.echo(f"directory  {where}" + ("" if where.is_dir() else " (not created yet)"))
+    click.echo(f"entries    {len(entries)}")
+    click.echo(f"size       {cd.human(cd.size(entries + others))}")
+
+
+@cache.command("clear")
+def cache_clear():
+    """Remove mathcheck's files from the cache folder (nothing else there)."""
+    from mathcheck import cache_dir as cd
+
+    entries, others, freed = cd.clear()
+    others_text = f" and {others} other file{'s' * (others != 1)}" if others else ""
+    click.echo(f"removed {entries} entr{'y' if entries == 1 else 'ies'}{others_text} from {cd.directory()}: "
+               f"{cd.human(freed)}")
 
 
 if __name__ == "__main__":

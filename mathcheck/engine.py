@@ -106,8 +106,8 @@ def _broken(entry, exc: BaseException):
 
 
 def compute(entry, kind: str, options: Options = Options()):
-    """Prove (or refute) a registered claim; return a picklable payload (no Claim inside: claims
-    hold rule functions, which do not pickle). :func:`assemble` turns it into a verdict."""
+    """Prove (or refute) a registered claim; return a payload that :mod:`mathcheck.serial` can store
+    (no Claim inside: claims hold rule functions). :func:`assemble` turns it into a verdict."""
     try:
         claim = entry.build()
     except Exception as exc:
@@ -136,21 +136,22 @@ def _cached_compute(entry, kind: str, options: Options, use_cache: bool):
     from mathcheck import cache
 
     k = cache.key(entry, kind, options) if use_cache else None
-    payload = cache.load(k)
+    payload = cache.load(k, entry, kind)
     if payload is None:
         payload = compute(entry, kind, options)
         ok = payload[0] != "error" and (kind != "prove" or payload[1] != "error")
         if ok:
-            cache.store(k, payload)
+            cache.store(k, entry, kind, payload)
     return payload
 
 
-def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> bytes | None:
-    """Runs in a forked process; returns the pickled payload, or None when it does not survive
-    pickling exactly (the parent then proves that claim itself)."""
+def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str | None:
+    """Runs in a forked process; returns the payload as text (mathcheck.serial), or None when it
+    does not survive that exactly (the parent then proves that claim itself)."""
     from mathcheck import cache, registry
 
-    return cache.dumps(_cached_compute(registry.entry(claim_id), kind, options, use_cache))
+    entry = registry.entry(claim_id)
+    return cache.pack(entry, _cached_compute(entry, kind, options, use_cache))
 
 
 def _init_worker(threads: int):
@@ -183,12 +184,9 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
         return verdicts
     import multiprocessing as mp
     import os
-    import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from mathcheck.cache import register_reducers
-
-    register_reducers()
+    from mathcheck.cache import unpack
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
@@ -196,7 +194,7 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
             data = f.result()
-            payload = pickle.loads(data) if data is not None else compute(e, kind, options)
+            payload = unpack(e, data) if data is not None else compute(e, kind, options)
             v = assemble(e, kind, payload, options)
             verdicts.append(v)
             if on_verdict:

@@ -1,0 +1,174 @@
+"""mathcheck.serial: verdicts as JSON that reads back exactly, and a reader that runs nothing."""
+
+import json
+import math
+
+import pytest
+import sympy as sp
+
+from mathcheck import registry, serial
+from mathcheck.checker import Decision, PartResult, StepResult
+from mathcheck.verdict import NumericVerdict, Plot
+
+
+def roundtrip(value, claim=None):
+    back = serial.loads(serial.dumps(value, claim), claim)
+    assert serial.same(back, value), (back, value)
+    return back
+
+
+def test_unevaluated_relationals_stay_equations():
+    M = sp.MatrixSymbol("M", 2, 2)
+    decided = sp.Eq(sp.Integer(1), sp.Integer(2), evaluate=False)  # evaluated, SymPy makes it False
+    trace = sp.Eq(sp.Trace(M), 3, evaluate=False)
+    for rel in (decided, trace, sp.Ge(sp.Integer(0), sp.Integer(0), evaluate=False),
+                sp.Eq(sp.Function("f")(M), sp.ImmutableMatrix([[1, 0], [0, 1]]), evaluate=False)):
+        back = roundtrip(rel)
+        assert isinstance(back, sp.Rel) and back.args == rel.args
+
+
+def test_assumptions_indexed_sums_derivatives_and_matrices():
+    z = sp.IndexedBase("z", real=True)
+    p = sp.IndexedBase("p", positive=True)
+    i, k = sp.symbols("i k", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    f = sp.Function("f", real=True)
+    x = sp.Symbol("x")
+    values = [
+        sp.exp(z[i]) / sp.Sum(sp.exp(z[k]), (k, 1, n)),
+        sp.Derivative(sp.log(p[i]) * f(x), x, 2),
+        sp.Sum(p[k] * sp.log(p[k]), (k, 1, n)),
+        sp.KroneckerDelta(i, k) - p[k],
+        sp.Matrix([[1, x], [sp.Rational(1, 3), -sp.oo]]),
+        sp.ImmutableMatrix([[x, 2]]),
+        sp.Piecewise((x, x > 0), (0, True)),
+        sp.Dummy("t", integer=True) + 1,
+        sp.Limit(sp.exp(x), x, -sp.oo),
+        sp.Float("0.1") + sp.pi * sp.E + sp.I,
+        sp.Mul(2, sp.Add(x, 1, evaluate=False), evaluate=False),  # as built, not as SymPy would
+    ]
+    for v in values:
+        back = roundtrip(v)
+        assert sp.srepr(back) == sp.srepr(v)
+    assert roundtrip(f(x)).func == f and roundtrip(f(x)).func.is_real
+
+
+def test_the_sinusoidal_table_function_is_rebuilt_by_name():
+    from mathcheck.derivations.combinatorics import sinusoidal_function
+
+    PE = sinusoidal_function()
+    a = sp.Symbol("a", integer=True, positive=True)
+    back = roundtrip(sp.Eq(PE(a, 2 * a, sp.Symbol("d")), 0, evaluate=False))
+    assert back.lhs.func is PE
+
+
+def test_floats_come_back_bit_for_bit():
+    values = (0.1, 1 / 3, -0.0, 5e-324, float("inf"), float("nan"), 1e308)
+    back = roundtrip(values)
+    assert [math.copysign(1, x) for x in back] == [math.copysign(1, x) for x in values]
+    assert not serial.same(0.0, -0.0) and not serial.same(1, 1.0) and not serial.same(True, 1)
+
+
+def test_verdict_dataclasses_round_trip_with_every_field():
+    x = sp.Symbol("x", real=True)
+    d = Decision(False, "counterexample", (("x", "0.5"),), 0.25, False)
+    part = PartResult("p", sp.Eq(x, x + 1, evaluate=False), True, "refuted",
+                      (StepResult("p", 0, x, "start", "", None), StepResult("p", 1, x + 1, "oops", "", d)))
+    numeric = NumericVerdict("passed", "torch", 3, 1e-17, 1e-12, 1e-9, 7, (("x", 0.1),), ("a",),
+                             plots=(Plot("n", "t", "x", "y", (("s", (1.0, 2.0), (3.0, float("nan"))),)),))
+    assert roundtrip((part, numeric, {"k": [1, 2]})) is not None
+
+
+def test_mutants_and_claims_are_references_resolved_by_the_claim():
+    c = registry.get("cross-entropy-decomposition")
+    text = serial.dumps((c, c.mutants[1]), c)
+    assert json.loads(text) == [{"$": "claim", "id": c.id}, {"$": "mutant", "name": c.mutants[1].name}]
+    back = serial.loads(text, c)
+    assert back[0] is c and back[1] is c.mutants[1]
+    other = registry.get("softmax-jacobian")
+    with pytest.raises(serial.Malformed, match="not the claim being read|not one of this claim's"):
+        serial.loads(text, other)
+
+
+def test_what_cannot_come_back_exactly_is_refused():
+    class Local(sp.Function):  # no name the reader could rebuild it by
+        pass
+
+    x = sp.Symbol("x")
+    for value in (lambda: 1, object(), Local(x), [sp.Eq(x, 1)] * 0 + [print], 1j):
+        with pytest.raises(serial.Unserializable):
+            serial.dumps(value)
+
+
+HOSTILE = [
+    "__import__('os').system('touch {canary}')",
+    "Symbol('x').__class__",
+    "Add(Integer(1), '__import__(\"os\").system(\"touch {canary}\")')",  # SymPy would sympify (eval) it
+    "Tuple('__import__(\"os\").system(\"touch {canary}\")')",
+    "MutableDenseMatrix([['__import__(\"os\").system(\"touch {canary}\")']])",
+    "Symbol('x', evaluate=__import__('os'))",
+    "Symbol(*['x'])",
+    "Symbol(**{{'x': 1}})",
+    "(lambda: 1)()",
+    "exec('1')",
+    "sympify('x')",
+    "Function(Symbol('x'))",
+    "Symbol('x')[0]",
+    "Symbol('x') + 1",
+    "Q.__class__",
+    "Integer(1)(2)",
+    "Add(" * 400 + "Integer(1)" + ")" * 400,
+    "Symbol('x'",
+    "Symbol('x', positive=True)",  # a legal expression, but not as the printer writes it (canonical form)
+    "Pow(Integer(10), Integer(10000000000), evaluate=True)",  # would compute 10^(10^10)
+    "Poly(Pow(Add(Symbol('x'), Integer(1)), Integer(100000000)), Symbol('x'))",  # would expand it
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_reader_runs_nothing_and_rejects_what_is_not_a_printed_expression(text, tmp_path):
+    canary = tmp_path / "canary"
+    text = text.format(canary=canary)
+    if text == "Symbol('x', positive=True)":
+        text = "Symbol('x',positive=True)"
+    with pytest.raises(serial.Malformed):
+        serial.read_sympy(text)
+    assert not canary.exists()
+
+
+def test_the_reader_accepts_what_the_printer_writes():
+    x = sp.Symbol("x", positive=True)
+    text = serial.print_sympy(sp.Eq(x, x, evaluate=False))
+    assert text == "Equality(Symbol('x', positive=True), Symbol('x', positive=True))"
+    assert serial.read_sympy(text) == sp.Eq(x, x, evaluate=False)
+
+
+@pytest.mark.parametrize("data, why", [
+    ({"$": "data", "type": "os.system", "fields": {}}, "not one mathcheck stores"),
+    ({"$": "data", "type": "verdict.__builtins__", "fields": {}}, "not one mathcheck stores"),
+    ({"$": "data", "type": "claim.Claim", "fields": {}}, "not one mathcheck stores"),
+    ({"$": "data", "type": "checker.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
+                                                         "seconds": 0.0, "timed_out": False, "extra": 1}},
+     "with fields"),
+    ({"$": "data", "type": "checker.Decision", "fields": {"value": True, "how": 3, "counterexample": [],
+                                                         "seconds": 0.0, "timed_out": False}},
+     "Decision.how is a int"),
+    ({"$": "data", "type": "verdict.NumericVerdict", "fields": dict(
+        status="passed", reference="r", trials=True, max_abs_err=None, atol=None, rtol=None, seed=0,
+        counterexample=[], details=[], test="", dtype="float64", device="cpu", seconds=0.0, plots=[])},
+     "trials is a bool"),
+    ({"$": "pickle", "data": "gASV"}, "unknown object type"),
+    ({"$": "sympy", "srepr": "Symbol('x')", "extra": 1}, "keys"),
+    ({"$": "dict", "items": [[{"$": "list", "items": [1]}, 2]]}, "cannot be a key"),
+    ({"no": "tag"}, "where a value was expected"),
+])
+def test_decoding_rejects_the_wrong_shape(data, why):
+    with pytest.raises(serial.Malformed, match=why):
+        serial.decode(data)
+
+
+def test_a_verdict_that_fails_its_own_validation_is_rejected():
+    good = json.loads(serial.dumps(NumericVerdict("passed", "r", 1, 0.0)))
+    good["fields"]["status"] = "certainly"
+    with pytest.raises(serial.Malformed, match="rejects its fields"):
+        serial.decode(good)
