@@ -87,10 +87,18 @@ MAX_BYTES = 64 << 20  # larger than any real entry (the largest is ~1.3 MB): ref
 _FIELDS = {"format", "key", "mathcheck", "claim", "kind", "payload", "sha256"}
 
 log = logging.getLogger("mathcheck.cache")
+_TEXT: dict = {}  # id(payload) → (payload, its serial text): what was just read or written needs no
+# second encoding (and round-trip check) to travel to the parent process under -j N
 
 
 class Invalid(ValueError):
     """An entry that cannot be trusted; ``str()`` says why, in a few words."""
+
+
+def _remember(payload, text: str) -> None:
+    if len(_TEXT) > 64:  # a serial run never packs: keep only the latest
+        _TEXT.clear()
+    _TEXT[id(payload)] = (payload, text)
 
 
 def path(k: str) -> Path:
@@ -109,6 +117,7 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
     from mathcheck import __version__, serial
 
     text = serial.dumps(payload, entry.build())  # raises unless it reads back exactly
+    _remember(payload, text)
     fields = {"format": FORMAT, "key": k, "mathcheck": __version__, "claim": entry.id, "kind": kind,
               "payload": json.loads(text)}
     fields["sha256"] = _digest(fields)
@@ -143,6 +152,7 @@ def decode(data: bytes, k: str, entry, kind: str):
     except serial.Malformed as exc:
         raise Invalid(str(exc)) from None
     check(kind, payload, claim)
+    _remember(payload, serial.canonical(fields["payload"]))
     return payload
 
 
@@ -170,6 +180,46 @@ def _check_symbolic(symbolic, claim) -> None:
         raise Invalid(f"symbolic status {symbolic.status} although a part is refuted")
 
 
+def _pairs(t) -> bool:
+    return type(t) is tuple and all(type(p) is tuple and len(p) == 2 and type(p[0]) is str for p in t)
+
+
+def _strings(t) -> bool:
+    return type(t) is tuple and all(type(x) is str for x in t)
+
+
+def _check_shapes(value) -> None:
+    """The containers the renderers walk hold what they expect (``((name, value), ...)`` pairs,
+    lines of text, Plot values), so a well-typed but odd entry cannot crash a report."""
+    import dataclasses
+
+    from mathcheck.checker import Decision, PartResult
+    from mathcheck.verdict import MutantVerdict, NumericVerdict, Plot
+
+    if type(value) is tuple:
+        for v in value:
+            _check_shapes(v)
+        return
+    if not dataclasses.is_dataclass(value):
+        return
+    ok = True
+    if type(value) is NumericVerdict:
+        ok = _pairs(value.counterexample) and _strings(value.details) and \
+            type(value.plots) is tuple and all(type(p) is Plot for p in value.plots)
+    elif type(value) is Plot:
+        ok = type(value.series) is tuple and all(
+            type(s) is tuple and len(s) == 3 and type(s[0]) is str and type(s[1]) is tuple and type(s[2]) is tuple
+            for s in value.series)
+    elif type(value) in (Decision, MutantVerdict):
+        ok = _pairs(value.counterexample)
+    elif type(value) is PartResult:
+        ok = _strings(value.notes)
+    if not ok:
+        raise Invalid(f"a {type(value).__name__} whose contents are not of the expected shape")
+    for f in dataclasses.fields(value):
+        _check_shapes(getattr(value, f.name))
+
+
 def check(kind: str, payload, claim) -> None:
     """:class:`Invalid` unless ``payload`` is a well-formed ``kind`` payload of ``claim`` whose
     verdicts agree with their own evidence (what :func:`mathcheck.verdict.combine` and
@@ -179,6 +229,7 @@ def check(kind: str, payload, claim) -> None:
 
     if type(payload) is not tuple or not payload or payload[0] != kind:
         raise Invalid(f"not a {kind} result")
+    _check_shapes(payload)
     if kind == "prove":
         if len(payload) != 4:
             raise Invalid("not a prove result")
@@ -260,6 +311,9 @@ def pack(entry, payload) -> str | None:
     """A payload as text for the parent process (``-j N``), or None if it cannot travel exactly."""
     from mathcheck import serial
 
+    known = _TEXT.pop(id(payload), None)
+    if known is not None and known[0] is payload:
+        return known[1]
     try:
         return serial.dumps(payload, _claim(entry))
     except serial.Unserializable:

@@ -145,6 +145,13 @@ def _names() -> tuple[dict, dict]:
     return classes, constants
 
 
+@lru_cache(maxsize=1)
+def _assumptions() -> frozenset:
+    from sympy.core.assumptions import _assume_defined
+
+    return frozenset(_assume_defined)
+
+
 def _our_function(name: str):
     module, factory = _OUR_FUNCTIONS[name]
     return getattr(importlib.import_module(module), factory)()
@@ -253,10 +260,12 @@ def _call(node: ast.Call, depth: int):
         else:
             args.append(_build(a, depth + 1))
     kwargs = {}
-    for kw in node.keywords:
-        if kw.arg is None or kw.arg == "evaluate":  # the printer writes neither
-            raise Malformed(f"keyword {kw.arg or '**'} in an expression")
-        kwargs[kw.arg] = _literal(kw.value)
+    for kw in node.keywords:  # only what the printer writes: assumptions, a Dummy's index, a precision
+        value = _literal(kw.value)
+        if not (kw.arg in _assumptions() and type(value) is bool
+                or kw.arg in ("dummy_index", "precision") and type(value) is int):
+            raise Malformed(f"keyword {kw.arg or '**'}={value!r} in an expression")
+        kwargs[kw.arg] = value
     if name == "Function" and (len(args) != 1 or not isinstance(args[0], str)):
         raise Malformed("Function takes one name")
     try:

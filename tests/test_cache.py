@@ -243,6 +243,10 @@ def _wrong_type(fields):
     fields["payload"][3]["fields"]["trials"] = "many"
 
 
+def _odd_contents(fields):
+    fields["payload"][3]["fields"]["counterexample"] = [[1, 2, 3]]  # the report would print pairs
+
+
 def _foreign_class(fields):
     fields["payload"][3]["type"] = "engine.BrokenClaim"
 
@@ -264,6 +268,7 @@ def _other_claim(fields):
     (_numeric_refuted, "status 'proved' contradicts its evidence (symbolic proved, numeric refuted)"),
     (_extra_field, "verdict.NumericVerdict with fields"),
     (_wrong_type, "verdict.NumericVerdict.trials is a str"),
+    (_odd_contents, "a NumericVerdict whose contents are not of the expected shape"),
     (_foreign_class, "type 'engine.BrokenClaim' is not one mathcheck stores"),
     (_code_in_expression, "a call of something other than a SymPy class"),
     (_other_version, "written by mathcheck '0.0.1', this is"),

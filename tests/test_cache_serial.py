@@ -107,6 +107,9 @@ HOSTILE = [
     "Tuple('__import__(\"os\").system(\"touch {canary}\")')",
     "MutableDenseMatrix([['__import__(\"os\").system(\"touch {canary}\")']])",
     "Symbol('x', evaluate=__import__('os'))",
+    "Function('f', _sympystr=1)(Symbol('x'))",  # would become a class attribute, and crash the printer
+    "Symbol('x', real=1)",
+    "Symbol('x', dummy_index=True)",
     "Symbol(*['x'])",
     "Symbol(**{{'x': 1}})",
     "(lambda: 1)()",
