@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ENTRY = re.compile(r"^[0-9a-f]{64}\.json$")  # one verdict (mathcheck.cache)
-LEGACY = re.compile(r"^[0-9a-f]{64}\.pickle$")  # a verdict of mathcheck ≤ 0.1: never read, only removed
+LEGACY = re.compile(r"^[0-9a-f]{64}\.pickle$")  # a pickled verdict of an earlier mathcheck: never read, only removed
 TEMPORARY = re.compile(r"^\.[0-9a-f]{64}\.[0-9]+\.[0-9a-f]+\.tmp$")  # a write in progress (or killed)
 INDEX = "claims-index.json"  # mathcheck list's metadata index (mathcheck.registry)
 
