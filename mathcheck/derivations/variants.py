@@ -162,7 +162,7 @@ def online_softmax() -> Body:
     lA, lB = ell(1, b, mA), ell(b + 1, c, mB)
     oA, oB = o(1, b, mA), o(b + 1, c, mB)
     block = lambda f, a, z: sp.Sum(f, (k, a, z))  # noqa: E731
-    given = (sp.Le(1, b), sp.Le(b, c))
+    given = (sp.Le(1, b), sp.Lt(b, c))  # both blocks nonempty: o of an empty block is 0/0
 
     merge_sum = Part("merge-sum", (
         Step(eA * lA + eB * lB, "FlashAttention's running sum after merging block b+1..c into block 1..b"),
@@ -170,7 +170,7 @@ def online_softmax() -> Body:
              "definition of ℓ", unfold_ell),
         Step(block(sp.exp(s[k] - m), 1, b) + block(sp.exp(s[k] - m), b + 1, c),
              "e^{m_A−m} e^{s_k−m_A} = e^{s_k−m}: a factor free of k enters the sum"),
-        Step(block(sp.exp(s[k] - m), 1, c), "the ranges 1..b and b+1..c are adjacent (1 ≤ b ≤ c)", join_ranges()),
+        Step(block(sp.exp(s[k] - m), 1, c), "the ranges 1..b and b+1..c are adjacent (1 ≤ b < c)", join_ranges()),
         Step(ell(1, c, m), "definition of ℓ", unfold_ell),
     ), given=given)
     merged = (eA * lA * oA + eB * lB * oB) / (eA * lA + eB * lB)
@@ -181,7 +181,7 @@ def online_softmax() -> Body:
         Step((block(sp.exp(s[k] - m) * v[k], 1, b) + block(sp.exp(s[k] - m) * v[k], b + 1, c))
              / (eA * lA + eB * lB), "e^{m_A−m} e^{s_k−m_A} = e^{s_k−m}: a factor free of k enters the sum"),
         Step(block(sp.exp(s[k] - m) * v[k], 1, c) / (eA * lA + eB * lB),
-             "the ranges 1..b and b+1..c are adjacent (1 ≤ b ≤ c)", join_ranges()),
+             "the ranges 1..b and b+1..c are adjacent (1 ≤ b < c)", join_ranges()),
         Step(block(sp.exp(s[k] - m) * v[k], 1, c) / ell(1, c, m), "part 'merge-sum'",
              rules.lemma("part 'merge-sum'", merge_sum.lhs, merge_sum.rhs)),
         Step(o(1, c, m), "definition of o", unfold_o),
@@ -196,7 +196,7 @@ def online_softmax() -> Body:
     inverted = (sp.exp(m - mA) * lA * oA + sp.exp(m - mB) * lB * oB) / (sp.exp(m - mA) * lA + sp.exp(m - mB) * lB)
     return Body(
         assumptions=("s ∈ R^n (one query's scores q·k_j/√d), v ∈ R^n (one value column), n ≥ 1",
-                     "blocks 1..b and b+1..c with 1 ≤ b ≤ c ≤ n; m_A, m_B, m any real shifts "
+                     "blocks 1..b and b+1..c with 1 ≤ b < c ≤ n; m_A, m_B, m any real shifts "
                      "(FlashAttention: the block maxima and their maximum)",
                      "ℓ(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ}, o(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ} v_k / ℓ(a, b, μ)"),
         parts=(merge_sum, merge_out, final),
@@ -208,7 +208,7 @@ def online_softmax() -> Body:
             Mutant("mean-of-blocks", "the blocks' outputs averaged: (o_A + o_B)/2",
                    (("merge-output", sp.Eq((oA + oB) / 2, merge_out.rhs, evaluate=False)),)),
         ),
-        context=Context(indices=((b, 1, c),), definitions=(unfold_ell, unfold_o)),
+        context=Context(indices=((b, 1, c - 1),), definitions=(unfold_o, unfold_ell)),  # o unfolds into ℓ
         seed_verdict=("exact", "the merge is exact for any shifts; the running maximum only keeps every "
                       "e^{s_k−m} ≤ 1, and the output is divided by ℓ once at the end in FlashAttention-2"),
     )
@@ -341,7 +341,9 @@ def grouped_query_attention() -> Body:
             Mutant("keys-only", "only the keys counted in the cache: n·G·d against 2·n·H·d",
                    (("cache-ratio", sp.Eq(ratio.lhs, G / (2 * H), evaluate=False)),)),
         ),
-        context=Context(indices=((g, 1, G), (j, 1, r)), definitions=(repeat, define_cache)),
+        context=Context(indices=((g, 1, G), (j, 1, r)), definitions=(repeat, define_cache, rules.unfold(
+            "definition: tile(h) = ((h − 1) mod G) + 1, the group torch.Tensor.repeat gives head h", "tile",
+            lambda h: sp.Mod(h - 1, G) + 1))),
         seed_verdict=("exact", "GQA is multi-head attention on repeated K, V heads, exactly; MQA (G = 1) and "
                       "MHA (G = H) are its ends; the saving is in the cache and its bandwidth, not in FLOPs"),
     )
