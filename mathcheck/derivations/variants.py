@@ -304,7 +304,7 @@ def grouped_query_attention() -> Body:
         w = sp.exp(score(KK, g))
         return sp.Sum(w * VV, (k, 1, n)) / sp.Sum(w, (k, 1, n))
 
-    repeat = rules.Rule("definition of repeat_interleave: K̃[g, j] = K[g], Ṽ[g, j] = V[g] for j = 1..r",
+    repeat = rules.Rule("definition of repeat_interleave: K_rep[g, j] = K[g], V_rep[g, j] = V[g] for j = 1..r",
                         "definition", lambda x: x.replace(
                             lambda z: isinstance(z, sp.Indexed) and z.base in (Kr, Vr),
                             lambda z: (K if z.base == Kr else V)[z.indices[0], z.indices[2], z.indices[3]]),
@@ -328,7 +328,7 @@ def grouped_query_attention() -> Body:
                                                                          (sp.Symbol("i", integer=True), 1, r)) / r})
     return Body(
         assumptions=("H = G·r query heads in G groups of r; query head h = (g−1)r + j, 1 ≤ g ≤ G, 1 ≤ j ≤ r",
-                     "Q ∈ R^{G×r×d}, K, V ∈ R^{G×n×d}; K̃ = K.repeat_interleave(r, dim=head)",
+                     "Q ∈ R^{G×r×d}, K, V ∈ R^{G×n×d}; K_rep = K.repeat_interleave(r, dim=head)",
                      "cache(heads) = 2·n·heads·d: keys and values of n tokens (per layer, per batch row)"),
         parts=(heads, ratio),
         mutants=(
