@@ -100,11 +100,6 @@ def delta_outside(name="δ_{ku} = 0 for every k in 1..t when u > t"):
         lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1, vanish))
 
 
-def refold(name: str, fn):
-    """Fold a sum back into the name that defines it (a definition read right to left)."""
-    return rules.Rule(name, "definition", fn)
-
-
 def attention_row(s, v, k, lo, hi):
     """One query's attention output over keys lo..hi (one value column): Σ e^{s_k} v_k / Σ e^{s_k}."""
     return sp.Sum(sp.exp(s[k]) * v[k], (k, lo, hi)) / sp.Sum(sp.exp(s[k]), (k, lo, hi))
@@ -143,9 +138,8 @@ def online_softmax() -> Body:
     """
     s, v, k, _, _, n = _scores()
     b, c = sp.symbols("b c", integer=True, positive=True)
-    m, mA, mB, mu = sp.symbols("m m_A m_B mu", real=True)
+    m, mA, mB = sp.symbols("m m_A m_B", real=True)
     ell, o = sp.Function("ell"), sp.Function("o")
-    lo, hi = sp.symbols("lo hi", integer=True)
 
     def ell_def(a, z, w):
         return sp.Sum(sp.exp(s[k] - w), (k, a, z))
@@ -298,10 +292,8 @@ def grouped_query_attention() -> Body:
     g, j, k, c, e = sp.symbols("g j k c e", integer=True)
     n, d, G, r, H = sp.symbols("n d G r H", integer=True, positive=True)
     tile = sp.Function("tile")
-    score = lambda KK, gg: sp.Sum(Q[g, j, c] * KK, (c, 1, d)) / sp.sqrt(d)  # noqa: E731
-
-    def head(KK, VV):
-        w = sp.exp(score(KK, g))
+    def head(KK, VV):  # softmax over the n keys of the scaled scores, times one value column e
+        w = sp.exp(sp.Sum(Q[g, j, c] * KK, (c, 1, d)) / sp.sqrt(d))
         return sp.Sum(w * VV, (k, 1, n)) / sp.Sum(w, (k, 1, n))
 
     repeat = rules.Rule("definition of repeat_interleave: K_rep[g, j] = K[g], V_rep[g, j] = V[g] for j = 1..r",
@@ -324,8 +316,8 @@ def grouped_query_attention() -> Body:
         Step(G / H, "n, d and the factor 2 (K and V) cancel"),
     ))
     tiled = head(K[tile((g - 1) * r + j), k, c], V[tile((g - 1) * r + j), k, e])
-    pooled = head(K[g, k, c], V[g, k, e]).xreplace({Q[g, j, c]: sp.Sum(Q[g, sp.Symbol("i", integer=True), c],
-                                                                         (sp.Symbol("i", integer=True), 1, r)) / r})
+    i = sp.Symbol("i", integer=True)
+    pooled = head(K[g, k, c], V[g, k, e]).xreplace({Q[g, j, c]: sp.Sum(Q[g, i, c], (i, 1, r)) / r})
     return Body(
         assumptions=("H = G·r query heads in G groups of r; query head h = (g−1)r + j, 1 ≤ g ≤ G, 1 ≤ j ≤ r",
                      "Q ∈ R^{G×r×d}, K, V ∈ R^{G×n×d}; K_rep = K.repeat_interleave(r, dim=head)",
@@ -454,7 +446,6 @@ def linear_attention_associativity() -> Body:
     full = assoc(n, "associativity", "row i, column e of (φ(Q)φ(K)ᵀ)V")
     causal = assoc(i, "causal-prefix", "row i of causal linear attention: keys 1..i")
     mm = sp.Function("mm")
-    p, q, w = sp.symbols("p q w", positive=True)
     define_mm = rules.unfold("definition: mm(p, q, r) = 2pqr FLOPs (a p×q by q×r product)", "mm",
                              lambda x, y, z: 2 * x * y * z)
     cost = Part("cost", (
