@@ -31,11 +31,14 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 @dataclass(frozen=True)
 class Source:
-    """Where a claim comes from: the seed's section, its sentence in Chinese, an English gloss."""
+    """Where a claim comes from: the seed's section, its sentence in Chinese, an English gloss.
+
+    ``paper`` cites the paper a claim beyond the article (§9) checks; "" for the seed's own claims."""
 
     section: str
     zh: str
     en: str
+    paper: str = ""
 
 
 @dataclass(frozen=True)

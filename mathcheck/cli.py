@@ -210,7 +210,10 @@ def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
 @main.command()
 @json_option
 def audit(as_json: bool):
-    """The seed's statements, each with its verdict: exact, holds-with-conditions or imprecise."""
+    """The seed's statements, each with its verdict: exact, holds-with-conditions or imprecise.
+
+    Claims beyond the article (§9) cite a paper instead of a seed sentence; they are listed after
+    the seed's own, with the citation."""
     from mathcheck import registry
 
     try:
@@ -218,18 +221,31 @@ def audit(as_json: bool):
     except registry.LoadError as exc:
         fail(str(exc))
     rows = [{"id": c.id, "section": c.source.section, "zh": c.source.zh, "en": c.source.en,
-             "verdict": c.seed_verdict[0], "note": c.seed_verdict[1]} for c in claims]
+             "verdict": c.seed_verdict[0], "note": c.seed_verdict[1],
+             "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]
     if as_json:
         click.echo(json.dumps({"claims": rows}, ensure_ascii=False, indent=2))
         return
     for r in rows:
+        if r["beyond_article"]:
+            continue
         click.echo(f"{r['section']:<5} {r['id']}: {r['verdict']}")
         click.echo(f"      seed: {r['zh']}")
         click.echo(f"      gloss: {r['en']}")
         if r["note"]:
             click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
+    beyond = [r for r in rows if r["beyond_article"]]
+    if beyond:
+        click.echo("beyond the article (each checks a paper's statement, not a seed sentence):")
+    for r in beyond:
+        click.echo(f"{r['section']:<5} {r['id']}: {r['verdict']} (beyond the article)")
+        click.echo(f"      claim: {r['title']}")
+        click.echo(f"      paper: {r['paper']}")
+        if r["note"]:
+            click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("exact", "holds-with-conditions", "imprecise")}
-    click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+               + (f" ({len(beyond)} beyond the article)" if beyond else ""))
 
 
 @main.command()

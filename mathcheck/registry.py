@@ -41,6 +41,7 @@ class Entry:
     check: str
     module: str
     builder: Callable
+    paper: str = ""  # the citation of a claim beyond the article (§9); not in the list index
 
     def is_placeholder(self) -> bool:
         return self.builder is None
@@ -61,15 +62,16 @@ _ENTRIES: dict[str, Entry] = {}
 _LOADED = False
 
 
-def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str):
+def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str, paper: str = ""):
     """Register the decorated builder as the derivation of claim ``id``.
 
     ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
-    is proved, so derivation modules never import torch.
+    is proved, so derivation modules never import torch. ``paper`` cites the paper a claim beyond
+    the article checks (``mathcheck audit`` lists it so).
     """
 
     def register(builder):
-        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder)
+        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, paper)
         old = _ENTRIES.get(id)
         if old is not None and old.module != entry.module:
             raise ValueError(f"claim id {id!r} is registered twice: in {old.module} and {entry.module}")
@@ -87,7 +89,7 @@ def _build(entry: Entry):
     return Claim(
         id=entry.id,
         title=entry.title,
-        source=Source(entry.section, entry.zh, entry.en),
+        source=Source(entry.section, entry.zh, entry.en, entry.paper),
         check=entry.check,
         assumptions=tuple(body.assumptions),
         parts=tuple(body.parts),

@@ -274,7 +274,9 @@ def _itemize(items) -> str:
 def claim_body(claim) -> str:
     r"""The seed sentence, the assumptions and the derivation of every part, from the Claim alone."""
     src = claim.source
-    out = [rf"\paragraph{{The seed, {text(src.section)}.}} {text(src.zh)}", "",
+    seed = (rf"\paragraph{{Beyond the article, {text(src.section)}.}} {text(src.paper)}. The seed's pointer: "
+            if src.paper else rf"\paragraph{{The seed, {text(src.section)}.}} ")
+    out = [seed + text(src.zh), "",
            rf"\emph{{In English:}} {text(src.en)}", "",
            r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
     out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)." if claim.general

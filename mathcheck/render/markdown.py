@@ -62,7 +62,9 @@ def chain(steps, style: str = "github") -> str:
 def claim_body(claim, style: str = "github") -> list[str]:
     """What the claim says (from the Claim alone): seed, assumptions, derivation, mutants."""
     src = claim.source
-    out = [f"> **Seed, {src.section}:** {prose(src.zh)}", ">", f"> *In English:* {prose(src.en)}", "",
+    seed = f"**Beyond the article, {src.section}** — {prose(src.paper)}. The seed's pointer:" if src.paper \
+        else f"**Seed, {src.section}:**"
+    out = [f"> {seed} {prose(src.zh)}", ">", f"> *In English:* {prose(src.en)}", "",
            "**Assumptions**", ""]
     out += [f"- {prose(a)}" for a in claim.assumptions] or ["- none stated"]
     out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)." if claim.general

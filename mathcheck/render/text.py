@@ -88,7 +88,8 @@ def claim_description(c) -> list[str]:
     import sympy as sp
 
     lines = [f"{c.id}  {c.source.section}  {c.title}",
-             f"  seed ({c.source.section}): {c.source.zh}",
+             *([f"  beyond the article; paper: {c.source.paper}"] if c.source.paper else []),
+             f"  seed ({'its pointer to the papers' if c.source.paper else c.source.section}): {c.source.zh}",
              f"  gloss: {c.source.en}",
              f"  verdict on the seed's wording: {c.seed_verdict[0]}" + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
              "  assumptions:"]

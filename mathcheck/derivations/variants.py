@@ -1,0 +1,818 @@
+"""§9 Beyond the article: the attention variants and training identities engineers meet next.
+
+The article closes (§8.2) by sending its reader to the papers: "每读一篇新论文，先用路线图里的数学地图
+定位它……". These claims are the next stops on that map — FlashAttention's online softmax, the KV
+cache, grouped-query attention, RMSNorm, linear attention, ALiBi, label smoothing, perplexity, the
+log-sum-exp shift and the causal mask. Each cites its paper (``Source.paper``) instead of a sentence
+of the seed, is derived for symbolic sizes (n keys, a block split point b, d, G groups of r heads),
+and is checked against PyTorch's own implementation.
+
+Hypotheses a part needs are in its ``given``; the finite-sum laws it cites (joining adjacent ranges,
+appending a term, a causal mask on its two ranges, a Kronecker delta outside a range) are local rules
+whose side conditions are exactly those hypotheses.
+"""
+
+from __future__ import annotations
+
+from mathcheck import rules
+from mathcheck.claim import Body, Context, Mutant, Part, Step
+from mathcheck.lazy import sympy as sp
+from mathcheck.registry import claim
+
+# The seed's own pointer to this branch (§8.2): every §9 claim quotes it and cites its paper.
+ZH = ("之后的三到四周：沿着论文里的 Transformer 变体逐步展开。每读一篇新论文，先用路线图里的数学地图定位它是"
+      "对应线性代数改了、概率部分改了、还是位置编码的组合结构改了。")
+EN = ("(§8.2, what comes next) In the following three to four weeks, work through the Transformer "
+      "variants in the papers; for each new paper, first use the map to locate whether it changed the "
+      "linear algebra, the probability part, or the combinatorial structure of the positions.")
+
+
+# --- finite-sum laws (local rules; their side conditions are the parts' `given`) ------------------------
+
+def _sum_parts(x):
+    (k, a, b), = x.limits
+    return x.function, k, a, b
+
+
+def join_ranges(name="adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)"):
+    """Join two sums of the same summand over adjacent ranges into one (a law of finite sums)."""
+
+    def join(e):
+        terms = list(e.args)
+        for x in terms:
+            for y in terms:
+                if x is y or not (isinstance(x, sp.Sum) and isinstance(y, sp.Sum)):
+                    continue
+                if len(x.limits) != 1 or len(y.limits) != 1:
+                    continue
+                f, k, a, b = _sum_parts(x)
+                g, k2, a2, c = _sum_parts(y)
+                if sp.expand(a2 - (b + 1)) == 0 and sp.expand(g.xreplace({k2: k}) - f) == 0:
+                    rest = [t for t in terms if t is not x and t is not y]
+                    return sp.Add(*rest, sp.Sum(f, (k, a, c)))
+        return e
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(lambda x: isinstance(x, sp.Add), join))
+
+
+def append_term(name="append a term: Σ_{k=a}^{b} f(k) + f(b+1) = Σ_{k=a}^{b+1} f(k) (b ≥ a−1)"):
+    """Absorb the term ``f(b+1)`` into ``Σ_{k=a}^{b} f(k)`` (a law of finite sums)."""
+
+    def absorb(e):
+        terms = list(e.args)
+        for x in terms:
+            if not (isinstance(x, sp.Sum) and len(x.limits) == 1):
+                continue
+            f, k, a, b = _sum_parts(x)
+            nxt = f.xreplace({k: b + 1})
+            for y in terms:
+                if y is not x and sp.expand(y - nxt) == 0:
+                    rest = [t for t in terms if t is not x and t is not y]
+                    return sp.Add(*rest, sp.Sum(f, (k, a, b + 1)))
+        return e
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(lambda x: isinstance(x, sp.Add), absorb))
+
+
+def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); 1 ≤ t ≤ n"):
+    """``Σ_{k=1}^{n} causal(t, k) f(k) = Σ_{k=1}^{t} f(k) + Σ_{k=t+1}^{n} 0``: split at t, the mask is
+    1 on the first range and 0 on the second (the definition of the causal mask, for 1 ≤ t ≤ n)."""
+    mask = sp.Function("causal")
+
+    def split(x):
+        f, k, a, b = _sum_parts(x)
+        on = f.replace(lambda z: isinstance(z, sp.core.function.AppliedUndef) and z.func == mask
+                       and z.args == (t, k), lambda z: sp.Integer(1))
+        return sp.Sum(on, (k, a, t))  # the second range's terms are all 0
+
+    return rules.Rule(name, "definition", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.function.has(mask), split))
+
+
+def delta_outside(name="δ_{ku} = 0 for every k in 1..t when u > t"):
+    """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b (the part's ``given`` puts u > t = b)."""
+
+    def vanish(x):
+        return sp.Integer(0) if x.function.has(sp.KroneckerDelta) and x.function.is_Mul and any(
+            isinstance(f, sp.KroneckerDelta) for f in x.function.args) else x
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1, vanish))
+
+
+def attention_row(s, v, k, lo, hi):
+    """One query's attention output over keys lo..hi (one value column): Σ e^{s_k} v_k / Σ e^{s_k}."""
+    return sp.Sum(sp.exp(s[k]) * v[k], (k, lo, hi)) / sp.Sum(sp.exp(s[k]), (k, lo, hi))
+
+
+def _scores():
+    s, v = sp.IndexedBase("s", real=True), sp.IndexedBase("v", real=True)
+    k, t, u = sp.symbols("k t u", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    return s, v, k, t, u, n
+
+
+# --- §9.1 online softmax (FlashAttention) ----------------------------------------------------------------
+
+@claim(
+    id="online-softmax",
+    title="Online softmax: merging two blocks' running (m, ℓ, o) with the e^{m_A−m}, e^{m_B−m} rescaling "
+          "gives the state of their union, so any split of the keys ends at softmax(s)·v",
+    section="§9.1", zh=ZH, en=EN,
+    paper="Milakov & Gimelshein 2018, Online normalizer calculation for softmax; Dao et al. 2022, "
+          "FlashAttention (NeurIPS), Algorithm 1",
+    check="mathcheck.verify.variants:online_softmax",
+)
+def online_softmax() -> Body:
+    r"""Block states over keys a..b at a shift μ: :math:`\ell(a,b,\mu) = \sum_{k=a}^{b} e^{s_k-\mu}`,
+    :math:`o(a,b,\mu) = \sum_{k=a}^{b} e^{s_k-\mu} v_k / \ell(a,b,\mu)`. For blocks 1..b and b+1..c,
+
+    .. math::
+        e^{m_A-m}\ell_A + e^{m_B-m}\ell_B = \ell(1,c,m),\qquad
+        \frac{e^{m_A-m}\ell_A o_A + e^{m_B-m}\ell_B o_B}{e^{m_A-m}\ell_A + e^{m_B-m}\ell_B} = o(1,c,m),
+        \qquad o(1,n,m) = \frac{\sum_k e^{s_k} v_k}{\sum_k e^{s_k}}
+
+    for any shifts (FlashAttention takes the running maxima, so no e^x overflows). By induction over
+    the blocks, any split of 1..n ends at softmax(s)·v. Example: s = (0, 1), v = (1, 3), blocks {1}, {2}:
+    (e^{−1}·1·1 + 1·1·3)/(e^{−1} + 1) = (1 + 3e)/(1 + e) = softmax(s)·v.
+    """
+    s, v, k, _, _, n = _scores()
+    b, c = sp.symbols("b c", integer=True, positive=True)
+    m, mA, mB = sp.symbols("m m_A m_B", real=True)
+    ell, o = sp.Function("ell"), sp.Function("o")
+
+    def ell_def(a, z, w):
+        return sp.Sum(sp.exp(s[k] - w), (k, a, z))
+
+    def o_def(a, z, w):
+        return sp.Sum(sp.exp(s[k] - w) * v[k], (k, a, z)) / ell(a, z, w)
+
+    unfold_o = rules.Rule("definition of o(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ} v_k / ℓ(a, b, μ)", "definition",
+                          lambda e: e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef)
+                                              and x.func == o, lambda x: o_def(*x.args)), both_sides=True)
+    unfold_ell = rules.unfold("definition of ℓ(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ}", "ell", ell_def)
+
+    eA, eB = sp.exp(mA - m), sp.exp(mB - m)
+    lA, lB = ell(1, b, mA), ell(b + 1, c, mB)
+    oA, oB = o(1, b, mA), o(b + 1, c, mB)
+    block = lambda f, a, z: sp.Sum(f, (k, a, z))  # noqa: E731
+    given = (sp.Le(1, b), sp.Lt(b, c))  # both blocks nonempty: o of an empty block is 0/0
+
+    merge_sum = Part("merge-sum", (
+        Step(eA * lA + eB * lB, "FlashAttention's running sum after merging block b+1..c into block 1..b"),
+        Step(eA * block(sp.exp(s[k] - mA), 1, b) + eB * block(sp.exp(s[k] - mB), b + 1, c),
+             "definition of ℓ", unfold_ell),
+        Step(block(sp.exp(s[k] - m), 1, b) + block(sp.exp(s[k] - m), b + 1, c),
+             "e^{m_A−m} e^{s_k−m_A} = e^{s_k−m}: a factor free of k enters the sum"),
+        Step(block(sp.exp(s[k] - m), 1, c), "the ranges 1..b and b+1..c are adjacent (1 ≤ b < c)", join_ranges()),
+        Step(ell(1, c, m), "definition of ℓ", unfold_ell),
+    ), given=given)
+    merged = (eA * lA * oA + eB * lB * oB) / (eA * lA + eB * lB)
+    merge_out = Part("merge-output", (
+        Step(merged, "FlashAttention's rescaled output after merging block b+1..c into block 1..b"),
+        Step((eA * block(sp.exp(s[k] - mA) * v[k], 1, b) + eB * block(sp.exp(s[k] - mB) * v[k], b + 1, c))
+             / (eA * lA + eB * lB), "definition of o: ℓ·o is the block's weighted sum", unfold_o),
+        Step((block(sp.exp(s[k] - m) * v[k], 1, b) + block(sp.exp(s[k] - m) * v[k], b + 1, c))
+             / (eA * lA + eB * lB), "e^{m_A−m} e^{s_k−m_A} = e^{s_k−m}: a factor free of k enters the sum"),
+        Step(block(sp.exp(s[k] - m) * v[k], 1, c) / (eA * lA + eB * lB),
+             "the ranges 1..b and b+1..c are adjacent (1 ≤ b < c)", join_ranges()),
+        Step(block(sp.exp(s[k] - m) * v[k], 1, c) / ell(1, c, m), "part 'merge-sum'",
+             rules.lemma("part 'merge-sum'", merge_sum.lhs, merge_sum.rhs)),
+        Step(o(1, c, m), "definition of o", unfold_o),
+    ), given=given)
+    final = Part("final", (
+        Step(o(1, n, m), "the state after the last block, at any shift m"),
+        Step(block(sp.exp(s[k] - m) * v[k], 1, n) / block(sp.exp(s[k] - m), 1, n), "definitions of o and ℓ",
+             unfold_o),
+        Step(attention_row(s, v, k, 1, n), "e^{−m} leaves both sums and cancels: softmax(s)·v"),
+    ))
+    plain = (lA * oA + lB * oB) / (lA + lB)
+    inverted = (sp.exp(m - mA) * lA * oA + sp.exp(m - mB) * lB * oB) / (sp.exp(m - mA) * lA + sp.exp(m - mB) * lB)
+    return Body(
+        assumptions=("s ∈ R^n (one query's scores q·k_j/√d), v ∈ R^n (one value column), n ≥ 1",
+                     "blocks 1..b and b+1..c with 1 ≤ b < c ≤ n; m_A, m_B, m any real shifts "
+                     "(FlashAttention: the block maxima and their maximum)",
+                     "ℓ(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ}, o(a, b, μ) = Σ_{k=a}^{b} e^{s_k−μ} v_k / ℓ(a, b, μ)"),
+        parts=(merge_sum, merge_out, final),
+        mutants=(
+            Mutant("no-rescale", "blocks merged without the e^{m_A−m}, e^{m_B−m} factors: each block's ℓ, o "
+                   "kept at its own maximum", (("merge-output", sp.Eq(plain, merge_out.rhs, evaluate=False)),)),
+            Mutant("inverted-rescale", "the rescaling factor inverted: e^{m−m_A} instead of e^{m_A−m}",
+                   (("merge-output", sp.Eq(inverted, merge_out.rhs, evaluate=False)),)),
+            Mutant("mean-of-blocks", "the blocks' outputs averaged: (o_A + o_B)/2",
+                   (("merge-output", sp.Eq((oA + oB) / 2, merge_out.rhs, evaluate=False)),)),
+        ),
+        context=Context(indices=((b, 1, c - 1),), definitions=(unfold_o, unfold_ell)),  # o unfolds into ℓ
+        seed_verdict=("exact", "the merge is exact for any shifts; the running maximum only keeps every "
+                      "e^{s_k−m} ≤ 1, and the output is divided by ℓ once at the end in FlashAttention-2"),
+    )
+
+
+# --- §9.2 the KV cache -------------------------------------------------------------------------------------
+
+@claim(
+    id="kv-cache-equivalence",
+    title="Decoding token t against the cached keys and values of tokens 1..t−1 plus its own equals row t "
+          "of full causal attention",
+    section="§9.2", zh=ZH, en=EN,
+    paper="Pope et al. 2023, Efficiently Scaling Transformer Inference (KV cache); Vaswani et al. 2017 "
+          "(causal decoder)",
+    check="mathcheck.verify.variants:kv_cache_equivalence",
+)
+def kv_cache_equivalence() -> Body:
+    r"""With scores :math:`s_k = q_t\cdot k_k/\sqrt d` and one value column v:
+
+    .. math::
+        \frac{\sum_{k=1}^{t-1} e^{s_k} v_k + e^{s_t} v_t}{\sum_{k=1}^{t-1} e^{s_k} + e^{s_t}}
+        = \frac{\sum_{k=1}^{t} e^{s_k} v_k}{\sum_{k=1}^{t} e^{s_k}}
+        = \frac{\sum_{k=1}^{n} \mathrm{causal}(t,k) e^{s_k} v_k}{\sum_{k=1}^{n} \mathrm{causal}(t,k) e^{s_k}}
+
+    for 1 ≤ t ≤ n. Example: t = 1 reads only its own value: e^{s_1} v_1 / e^{s_1} = v_1.
+    """
+    s, v, k, t, _, n = _scores()
+    causal = sp.Function("causal")
+    given = (sp.Le(1, t), sp.Le(t, n))
+    cached = ((sp.Sum(sp.exp(s[k]) * v[k], (k, 1, t - 1)) + sp.exp(s[t]) * v[t])
+              / (sp.Sum(sp.exp(s[k]), (k, 1, t - 1)) + sp.exp(s[t])))
+    decode = Part("decode-step", (
+        Step(cached, "token t attends to the cache (keys, values of 1..t−1) with its own key and value appended"),
+        Step(attention_row(s, v, k, 1, t), "the cache's t−1 terms and the new one are the terms 1..t",
+             append_term()),
+    ), given=given)
+    masked = (sp.Sum(causal(t, k) * sp.exp(s[k]) * v[k], (k, 1, n))
+              / sp.Sum(causal(t, k) * sp.exp(s[k]), (k, 1, n)))
+    row = Part("causal-row", (
+        Step(masked, "row t of full attention over n keys with the causal mask (is_causal=True)"),
+        Step(attention_row(s, v, k, 1, t), "the mask keeps keys 1..t and removes t+1..n", causal_mask(t)),
+    ), given=given)
+    return Body(
+        assumptions=("s ∈ R^n: token t's scores q_t·k_k/√d against every key; v ∈ R^n: one value column",
+                     "1 ≤ t ≤ n; causal(t, k) = 1 if k ≤ t else 0 (e^{−∞} = 0 of the additive mask)"),
+        parts=(decode, row),
+        mutants=(
+            Mutant("attend-before-append", "the new token attends to the cache before its own key and value "
+                   "are appended",
+                   (("decode-step", sp.Eq(attention_row(s, v, k, 1, t - 1), decode.rhs, evaluate=False)),)),
+            Mutant("no-causal-mask", "row t of full attention without the mask (is_causal forgotten at prefill)",
+                   (("causal-row", sp.Eq(masked, attention_row(s, v, k, 1, n), evaluate=False)),)),
+            Mutant("diagonal-masked", "the mask also hides the token itself (k < t instead of k ≤ t)",
+                   (("causal-row", sp.Eq(masked, attention_row(s, v, k, 1, t - 1), evaluate=False)),)),
+        ),
+        context=Context(indices=((t, 1, n),)),
+        seed_verdict=("exact", "exact in exact arithmetic; in floating point the cached and full paths sum "
+                      "in different orders and agree to rounding"),
+    )
+
+
+# --- §9.3 grouped-query attention ---------------------------------------------------------------------------
+
+@claim(
+    id="grouped-query-attention",
+    title="GQA with G key/value heads equals multi-head attention with each K, V head repeated r = H/G times "
+          "(repeat_interleave); MQA is G = 1; the KV cache shrinks by G/H",
+    section="§9.3", zh=ZH, en=EN,
+    paper="Ainslie et al. 2023, GQA: Training Generalized Multi-Query Transformer Models; Shazeer 2019, "
+          "Fast Transformer Decoding: One Write-Head is All You Need (MQA)",
+    check="mathcheck.verify.variants:grouped_query_attention",
+)
+def grouped_query_attention() -> Body:
+    r"""Query head j of group g (head h = (g−1)r + j of H = G·r) with keys K_g, values V_g over n keys:
+
+    .. math::
+        \frac{\sum_k e^{\sum_c Q_{gjc} \tilde K_{gjkc}/\sqrt d}\, \tilde V_{gjke}}{\sum_k e^{\sum_c Q_{gjc}
+        \tilde K_{gjkc}/\sqrt d}}
+        = \frac{\sum_k e^{\sum_c Q_{gjc} K_{gkc}/\sqrt d}\, V_{gke}}{\sum_k e^{\sum_c Q_{gjc} K_{gkc}/\sqrt d}},
+        \qquad \frac{2 n G d}{2 n H d} = \frac{G}{H}
+
+    where :math:`\tilde K_{gj} = K_g` is K repeated r times along the heads (``repeat_interleave``).
+    Example: Llama-2-70B, H = 64, G = 8: the cache is 1/8 of multi-head attention's.
+    """
+    Q, K, V = (sp.IndexedBase(x, real=True) for x in "QKV")
+    Kr, Vr = sp.IndexedBase("Kt", real=True), sp.IndexedBase("Vt", real=True)
+    g, j, k, c, e = sp.symbols("g j k c e", integer=True)
+    n, d, G, r, H = sp.symbols("n d G r H", integer=True, positive=True)
+    tile = sp.Function("tile")
+    def head(KK, VV):  # softmax over the n keys of the scaled scores, times one value column e
+        w = sp.exp(sp.Sum(Q[g, j, c] * KK, (c, 1, d)) / sp.sqrt(d))
+        return sp.Sum(w * VV, (k, 1, n)) / sp.Sum(w, (k, 1, n))
+
+    repeat = rules.Rule("definition of repeat_interleave: K_rep[g, j] = K[g], V_rep[g, j] = V[g] for j = 1..r",
+                        "definition", lambda x: x.replace(
+                            lambda z: isinstance(z, sp.Indexed) and z.base in (Kr, Vr),
+                            lambda z: (K if z.base == Kr else V)[z.indices[0], z.indices[2], z.indices[3]]),
+                        both_sides=True)
+    mha = head(Kr[g, j, k, c], Vr[g, j, k, e])
+    gqa = head(K[g, k, c], V[g, k, e])
+    heads = Part("head-output", (
+        Step(mha, "multi-head attention, head h = (g−1)r + j, on K, V repeated r times along the heads"),
+        Step(gqa, "definition of repeat_interleave: the repeated head is K_g, V_g", repeat),
+    ), given=(sp.Le(1, g), sp.Le(g, G), sp.Le(1, j), sp.Le(j, r)))
+    cache = sp.Function("cache")
+    define_cache = rules.unfold("definition: cache(heads) = 2·n·heads·d numbers (K and V, n tokens)",
+                                "cache", lambda a: 2 * n * a * d)
+    ratio = Part("cache-ratio", (
+        Step(cache(G) / cache(H), "KV-cache size of G key/value heads over that of H (multi-head)"),
+        Step(2 * n * G * d / (2 * n * H * d), "definition of the cache size", define_cache),
+        Step(G / H, "n, d and the factor 2 (K and V) cancel"),
+    ))
+    tiled = head(K[tile((g - 1) * r + j), k, c], V[tile((g - 1) * r + j), k, e])
+    i = sp.Symbol("i", integer=True)
+    pooled = head(K[g, k, c], V[g, k, e]).xreplace({Q[g, j, c]: sp.Sum(Q[g, i, c], (i, 1, r)) / r})
+    return Body(
+        assumptions=("H = G·r query heads in G groups of r; query head h = (g−1)r + j, 1 ≤ g ≤ G, 1 ≤ j ≤ r",
+                     "Q ∈ R^{G×r×d}, K, V ∈ R^{G×n×d}; K_rep = K.repeat_interleave(r, dim=head)",
+                     "cache(heads) = 2·n·heads·d: keys and values of n tokens (per layer, per batch row)"),
+        parts=(heads, ratio),
+        mutants=(
+            Mutant("tiled-heads", "K, V expanded with repeat (tiling) instead of repeat_interleave: head h "
+                   "reads group ((h−1) mod G) + 1", (("head-output", sp.Eq(mha, tiled, evaluate=False)),)),
+            Mutant("pooled-queries", "GQA read as pooling the queries of a group (the paper mean-pools K, V heads "
+                   "when uptraining, never Q)", (("head-output", sp.Eq(mha, pooled, evaluate=False)),)),
+            Mutant("cache-inverse", "the cache grows by H/G instead of shrinking by G/H",
+                   (("cache-ratio", sp.Eq(ratio.lhs, H / G, evaluate=False)),)),
+            Mutant("keys-only", "only the keys counted in the cache: n·G·d against 2·n·H·d",
+                   (("cache-ratio", sp.Eq(ratio.lhs, G / (2 * H), evaluate=False)),)),
+        ),
+        context=Context(indices=((g, 1, G), (j, 1, r)), definitions=(repeat, define_cache, rules.unfold(
+            "definition: tile(h) = ((h − 1) mod G) + 1, the group torch.Tensor.repeat gives head h", "tile",
+            lambda h: sp.Mod(h - 1, G) + 1))),
+        seed_verdict=("exact", "GQA is multi-head attention on repeated K, V heads, exactly; MQA (G = 1) and "
+                      "MHA (G = H) are its ends; the saving is in the cache and its bandwidth, not in FLOPs"),
+    )
+
+
+# --- §9.4 RMSNorm ---------------------------------------------------------------------------------------------
+
+@claim(
+    id="rmsnorm-statistics",
+    title="RMSNorm y = x/√(mean(x²)+ε): mean(y²) = m/(m+ε), mean(y) = mean(x)/√(m+ε) (not centred), "
+          "∂y_i/∂x_j = (δ_ij − y_i y_j/n)/√(m+ε)",
+    section="§9.4", zh=ZH, en=EN,
+    paper="Zhang & Sennrich 2019, Root Mean Square Layer Normalization (NeurIPS)",
+    check="mathcheck.verify.variants:rmsnorm_statistics",
+)
+def rmsnorm_statistics() -> Body:
+    r"""For :math:`x \in \mathbb{R}^n`, :math:`m = \frac1n \sum_k x_k^2`, :math:`y_i = x_i/\sqrt{m+\varepsilon}`:
+
+    .. math::
+        \frac1n\sum_i y_i^2 = \frac{m}{m+\varepsilon},\quad
+        \frac1n\sum_i y_i = \frac{\frac1n\sum_i x_i}{\sqrt{m+\varepsilon}},\quad
+        \frac{\partial y_i}{\partial x_j} = \frac{\delta_{ij} - y_i y_j / n}{\sqrt{m+\varepsilon}}
+
+    Example: x = (1, 1), ε = 0: m = 1, y = x, mean(y) = 1 ≠ 0 — RMSNorm does not centre.
+    """
+    x, y = sp.IndexedBase("x", real=True), sp.IndexedBase("y", real=True)
+    i, j, k = sp.symbols("i j k", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    eps = sp.Symbol("epsilon", positive=True)
+    ms = sp.Sum(x[k] ** 2, (k, 1, n)) / n
+    rms = sp.sqrt(ms + eps)
+    define_y = rules.unfold_indexed("definition of y = RMSNorm(x)", y, lambda a: x[a] / rms)
+    square = Part("mean-square", (
+        Step(sp.Sum(y[i] ** 2, (i, 1, n)) / n, "the mean square of the outputs"),
+        Step(sp.Sum(x[i] ** 2 / (ms + eps), (i, 1, n)) / n, "definition of y", define_y),
+        Step(ms / (ms + eps), "1/(m + ε) does not depend on i: Σ_i x_i²/n = m"),
+    ))
+    mean = Part("mean", (
+        Step(sp.Sum(y[i], (i, 1, n)) / n, "the mean of the outputs"),
+        Step(sp.Sum(x[i] / rms, (i, 1, n)) / n, "definition of y", define_y),
+        Step((sp.Sum(x[i], (i, 1, n)) / n) / rms, "the root does not depend on i"),
+    ))
+    dsum = sp.Sum(2 * x[k] * sp.KroneckerDelta(j, k), (k, 1, n))
+    jac = Part("jacobian", (
+        Step(sp.Derivative(x[i] / rms, x[j]), "∂y_i/∂x_j"),
+        Step(sp.KroneckerDelta(i, j) / rms - x[i] * dsum / (2 * n * (ms + eps) ** sp.Rational(3, 2)),
+             "quotient and chain rules; ∂x_k/∂x_j = δ_kj", rules.differentiate(x[j])),
+        Step(sp.KroneckerDelta(i, j) / rms - x[i] * x[j] / (n * (ms + eps) ** sp.Rational(3, 2)),
+             "δ_kj keeps k = j (1 ≤ j ≤ n)"),
+        Step((sp.KroneckerDelta(i, j) - y[i] * y[j] / n) / rms, "write y_i, y_j; factor out 1/√(m+ε)", define_y),
+    ), given=(sp.Le(1, i), sp.Le(i, n), sp.Le(1, j), sp.Le(j, n)))
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("x ∈ R^n, n a positive integer; i, j ∈ {1, …, n}", "ε > 0 (nn.RMSNorm's eps)",
+                     "y = RMSNorm(x) with weight 1 (elementwise_affine=False)"),
+        parts=(square, mean, jac),
+        mutants=(
+            Mutant("unit-mean-square", "RMSNorm makes mean(y²) exactly 1 (ε forgotten)", (wrong(square, 1),)),
+            Mutant("centred", "RMSNorm centres like LayerNorm: mean(y) = 0", (wrong(mean, 0),)),
+            Mutant("jacobian-diagonal", "the Jacobian is diagonal, δ_ij/√(m+ε) (the rms treated as a constant)",
+                   (wrong(jac, sp.KroneckerDelta(i, j) / rms),)),
+            Mutant("jacobian-layernorm", "LayerNorm's Jacobian with its −1/n centring term",
+                   (wrong(jac, (sp.KroneckerDelta(i, j) - 1 / n - y[i] * y[j] / n) / rms),)),
+        ),
+        context=Context(indices=((i, 1, n), (j, 1, n)), definitions=(define_y,)),
+        seed_verdict=("holds-with-conditions", "mean(y²) = m/(m+ε) < 1, near 1 only when m ≫ ε; RMSNorm "
+                      "rescales but does not centre (mean(y) = mean(x)/rms), which is the paper's point"),
+    )
+
+
+# --- §9.5 linear attention ------------------------------------------------------------------------------------
+
+@claim(
+    id="linear-attention-associativity",
+    title="Linear attention: (φ(Q)φ(K)ᵀ)V = φ(Q)(φ(K)ᵀV), costing 4n²d against 4nd² FLOPs; the causal form "
+          "is a prefix sum S_i = Σ_{k≤i} φ(k_k)v_kᵀ",
+    section="§9.5", zh=ZH, en=EN,
+    paper="Katharopoulos et al. 2020, Transformers are RNNs: Fast Autoregressive Transformers with Linear "
+          "Attention (ICML)",
+    check="mathcheck.verify.variants:linear_attention_associativity",
+)
+def linear_attention_associativity() -> Body:
+    r"""With a = φ(Q) ∈ R^{n×d}, b = φ(K) ∈ R^{n×d}, V ∈ R^{n×d}:
+
+    .. math::
+        \sum_{k=1}^{n} \Bigl(\sum_{c=1}^{d} a_{ic} b_{kc}\Bigr) V_{ke}
+        = \sum_{c=1}^{d} a_{ic} \sum_{k=1}^{n} b_{kc} V_{ke},\qquad
+        \frac{\mathrm{mm}(n,d,n) + \mathrm{mm}(n,n,d)}{\mathrm{mm}(d,n,d) + \mathrm{mm}(n,d,d)} = \frac{n}{d}
+
+    with mm(p, q, r) = 2pqr the FLOPs of a p×q by q×r product; the causal sum runs to k = i.
+    Example: n = 4096, d = 64: the quadratic order costs 64 times more.
+    """
+    a, b, V = sp.IndexedBase("a", real=True), sp.IndexedBase("b", real=True), sp.IndexedBase("V", real=True)
+    i, k, c, e = sp.symbols("i k c e", integer=True)
+    n, d = sp.symbols("n d", integer=True, positive=True)
+
+    def assoc(upper, name, what):
+        return Part(name, (
+            Step(sp.Sum(sp.Sum(a[i, c] * b[k, c], (c, 1, d)) * V[k, e], (k, 1, upper)), what),
+            Step(sp.Sum(sp.Sum(a[i, c] * b[k, c] * V[k, e], (c, 1, d)), (k, 1, upper)),
+                 "V_ke does not depend on c: it enters the inner sum", _factor_in()),
+            Step(sp.Sum(sp.Sum(a[i, c] * b[k, c] * V[k, e], (k, 1, upper)), (c, 1, d)),
+                 "exchange the two finite sums (bounds independent of each other's index)", _exchange()),
+            Step(sp.Sum(a[i, c] * sp.Sum(b[k, c] * V[k, e], (k, 1, upper)), (c, 1, d)),
+                 "a_ic does not depend on k: it leaves the inner sum", _factor_out()),
+        ), given=(sp.Le(1, i), sp.Le(i, n)))
+
+    full = assoc(n, "associativity", "row i, column e of (φ(Q)φ(K)ᵀ)V")
+    causal = assoc(i, "causal-prefix", "row i of causal linear attention: keys 1..i")
+    mm = sp.Function("mm")
+    define_mm = rules.unfold("definition: mm(p, q, r) = 2pqr FLOPs (a p×q by q×r product)", "mm",
+                             lambda x, y, z: 2 * x * y * z)
+    cost = Part("cost", (
+        Step((mm(n, d, n) + mm(n, n, d)) / (mm(d, n, d) + mm(n, d, d)),
+             "FLOPs of (φ(Q)φ(K)ᵀ)V over those of φ(Q)(φ(K)ᵀV)"),
+        Step((2 * n * d * n + 2 * n * n * d) / (2 * d * n * d + 2 * n * d * d), "definition of mm", define_mm),
+        Step(n / d, "4n²d / 4nd²"),
+    ))
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("a = φ(Q), b = φ(K), V ∈ R^{n×d} (a feature map φ ≥ 0, e.g. elu + 1); n, d positive",
+                     "mm(p, q, r) = 2pqr: the multiply-adds of a p×q by q×r product, as FlopCounterMode counts"),
+        parts=(full, causal, cost),
+        mutants=(
+            Mutant("cost-inverted", "the linear order is the expensive one: ratio d/n", (wrong(cost, d / n),)),
+            Mutant("cost-squared", "the quadratic order costs (n/d)² times more", (wrong(cost, (n / d) ** 2),)),
+            Mutant("prefix-includes-future", "the causal prefix sum taken over all n keys",
+                   (wrong(causal, sp.Sum(a[i, c] * sp.Sum(b[k, c] * V[k, e], (k, 1, n)), (c, 1, d))),)),
+            Mutant("prefix-excludes-self", "the prefix sum stops at i − 1 (the state read before the update)",
+                   (wrong(causal, sp.Sum(a[i, c] * sp.Sum(b[k, c] * V[k, e], (k, 1, i - 1)), (c, 1, d))),)),
+        ),
+        context=Context(indices=((i, 1, n), (e, 1, d))),
+        seed_verdict=("holds-with-conditions", "exact without the softmax (a kernel feature map φ); softmax "
+                      "attention itself is not associative, and the normaliser needs the same prefix sum of φ(k)"),
+    )
+
+
+def _factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c free of k"):
+    """Move the factors of a summand that are free of an inner sum's index into that inner sum."""
+
+    def push(x):
+        f = x.function
+        if not isinstance(f, sp.Mul):
+            return x
+        inner = [a for a in f.args if isinstance(a, sp.Sum) and len(a.limits) == 1]
+        if len(inner) != 1:
+            return x
+        s_, = inner
+        rest = [a for a in f.args if a is not s_]
+        if any(a.has(s_.limits[0][0]) for a in rest):
+            return x
+        return sp.Sum(sp.Sum(s_.function * sp.Mul(*rest), *s_.limits), *x.limits)
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(lambda x: isinstance(x, sp.Sum), push))
+
+
+def _factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c free of k"):
+    """Pull the factors of a summand that are free of the sum's index out of the sum."""
+
+    def pull(x):  # the innermost index is the first limit (SymPy flattens nested sums)
+        f = x.function
+        if not isinstance(f, sp.Mul):
+            return x
+        var = x.limits[0][0]
+        const = [a for a in f.args if not a.has(var)]
+        if not const:
+            return x
+        inner = sp.Mul(*const) * sp.Sum(sp.Mul(*[a for a in f.args if a.has(var)]), x.limits[0])
+        return sp.Sum(inner, *x.limits[1:]) if len(x.limits) > 1 else inner
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(lambda x: isinstance(x, sp.Sum), pull))
+
+
+def _exchange(name: str = "exchange the order of two finite sums"):
+    """``Σ_a Σ_c f = Σ_c Σ_a f`` for nested sums whose bounds are free of each other's variables."""
+
+    def swap(x):  # SymPy keeps Σ_k Σ_c f as one Sum with limits ((c, ...), (k, ...))
+        if len(x.limits) == 2:
+            (v1, a1, b1), (v2, a2, b2) = x.limits
+            if not ({v1, v2} & (a1.free_symbols | b1.free_symbols | a2.free_symbols | b2.free_symbols)):
+                return sp.Sum(x.function, x.limits[1], x.limits[0])
+        return x
+
+    return rules.Rule(name, "axiom", lambda e: e.replace(lambda x: isinstance(x, sp.Sum), swap))
+
+
+# --- §9.6 ALiBi ---------------------------------------------------------------------------------------------
+
+@claim(
+    id="alibi-distance-bias",
+    title="ALiBi: the query-position term of the bias −m(i − j) cancels in softmax; the weights depend on the "
+          "keys' positions (and so on the distance) only",
+    section="§9.6", zh=ZH, en=EN,
+    paper="Press, Smith & Lewis 2022, Train Short, Test Long: Attention with Linear Biases (ALiBi, ICLR)",
+    check="mathcheck.verify.variants:alibi_distance_bias",
+)
+def alibi_distance_bias() -> Body:
+    r"""Softmax over keys j of :math:`s_j - m(i - j)` equals softmax of :math:`s_j + m j`, for any n:
+
+    .. math::
+        \frac{e^{s_j - m(i-j)}}{\sum_{k=1}^{n} e^{s_k - m(i-k)}} = \frac{e^{s_j + m j}}{\sum_{k=1}^{n} e^{s_k + m k}},
+        \qquad \frac{w_{ij}}{w_{ik}} = e^{s_j - s_k - m(k - j)}
+
+    Example: equal scores, m = 1: the weight ratio of keys one apart is e, whatever the query.
+    """
+    s = sp.IndexedBase("s", real=True)
+    m = sp.Symbol("m", real=True)
+    i, j, k, l = sp.symbols("i j k l", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    row = lambda f: sp.Sum(f(k), (k, 1, n))  # noqa: E731
+    given = (sp.Le(1, i), sp.Le(i, n), sp.Le(1, j), sp.Le(j, n))
+    weights = Part("weights", (
+        Step(sp.exp(s[j] - m * (i - j)) / row(lambda k: sp.exp(s[k] - m * (i - k))),
+             "ALiBi attention weight of key j for query i (slope m)"),
+        Step(sp.exp(-m * i) * sp.exp(s[j] + m * j) / (sp.exp(-m * i) * row(lambda k: sp.exp(s[k] + m * k))),
+             "e^{a+b} = e^a e^b; e^{−m i} does not depend on k, so it leaves the sum"),
+        Step(sp.exp(s[j] + m * j) / row(lambda k: sp.exp(s[k] + m * k)), "the common factor e^{−m i} cancels"),
+    ), free_of=(i,), given=given)
+    w = lambda jj: sp.exp(s[jj] - m * (i - jj)) / row(lambda k: sp.exp(s[k] - m * (i - k)))  # noqa: E731
+    ratio = Part("distance-ratio", (
+        Step(w(j) / w(l), "the ratio of two keys' weights for query i"),
+        Step(sp.exp(s[j] - m * (i - j)) / sp.exp(s[l] - m * (i - l)), "the normaliser cancels"),
+        Step(sp.exp(s[j] - s[l] - m * (l - j)), "e^a/e^b = e^{a−b}: only the keys' distance l − j remains"),
+    ), free_of=(i,), given=given + (sp.Le(1, l), sp.Le(l, n)))
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("s ∈ R^n (query i's scores q_i·k_j/√d), m ∈ R (the head's slope), n a positive integer",
+                     "i, j, l ∈ {1, …, n}"),
+        parts=(weights, ratio),
+        mutants=(
+            Mutant("query-term-survives", "the query term kept as a factor e^{−m i} on the weights",
+                   (wrong(weights, sp.exp(-m * i) * weights.rhs),)),
+            Mutant("slope-sign", "the bias's sign flipped: far keys favoured instead of penalised",
+                   (wrong(weights, sp.exp(s[j] - m * j) / row(lambda k: sp.exp(s[k] - m * k))),)),
+            Mutant("bias-after-softmax", "the bias added to the weights instead of the logits",
+                   (wrong(weights, sp.exp(s[j]) / row(lambda k: sp.exp(s[k])) - m * (i - j)),)),
+            Mutant("absolute-distance", "the ratio depends on |i − j| − |i − l| — true only for keys on one side",
+                   (wrong(ratio, sp.exp(s[j] - s[l] - m * (sp.Abs(i - j) - sp.Abs(i - l)))),)),
+        ),
+        context=Context(indices=((i, 1, n), (j, 1, n), (l, 1, n))),
+        seed_verdict=("exact", "exact for the causal form the paper uses (keys j ≤ i, bias −m(i−j) ≤ 0); a "
+                      "symmetric −m|i−j| bias is a different model whose query term does not cancel"),
+    )
+
+
+# --- §9.7 label smoothing -----------------------------------------------------------------------------------
+
+@claim(
+    id="label-smoothing-decomposition",
+    title="Cross-entropy with smoothed targets (1−ε)·onehot(y) + ε/C = (1−ε)·CE(onehot) + ε·CE(uniform), "
+          "PyTorch's convention",
+    section="§9.7", zh=ZH, en=EN,
+    paper="Szegedy et al. 2016, Rethinking the Inception Architecture for Computer Vision (label smoothing); "
+          "Müller, Kornblith & Hinton 2019, When Does Label Smoothing Help?",
+    check="mathcheck.verify.variants:label_smoothing_decomposition",
+)
+def label_smoothing_decomposition() -> Body:
+    r"""For C classes, target y, predictions p ∈ (0, 1]^C and ε ∈ R:
+
+    .. math::
+        -\sum_{i=1}^{C}\Bigl((1-\varepsilon)\delta_{iy} + \frac{\varepsilon}{C}\Bigr)\log p_i
+        = (1-\varepsilon)(-\log p_y) + \varepsilon\Bigl(-\frac1C\sum_{i=1}^{C}\log p_i\Bigr)
+
+    Example: C = 2, p = (1/2, 1/2): both sides are log 2 for every ε.
+    """
+    p = sp.IndexedBase("p", positive=True)
+    i, y = sp.symbols("i y", integer=True)
+    C = sp.Symbol("C", integer=True, positive=True)
+    eps = sp.Symbol("epsilon", real=True)
+    target = (1 - eps) * sp.KroneckerDelta(i, y) + eps / C
+    uniform = -sp.Sum(sp.log(p[i]), (i, 1, C)) / C
+    decomposition = Part("decomposition", (
+        Step(-sp.Sum(target * sp.log(p[i]), (i, 1, C)), "cross-entropy against the smoothed target"),
+        Step(-(1 - eps) * sp.Sum(sp.KroneckerDelta(i, y) * sp.log(p[i]), (i, 1, C))
+             - eps * sp.Sum(sp.log(p[i]), (i, 1, C)) / C, "linearity of the finite sum"),
+        Step((1 - eps) * (-sp.log(p[y])) + eps * uniform, "δ_iy keeps i = y (1 ≤ y ≤ C)"),
+    ), given=(sp.Le(1, y), sp.Le(y, C)))
+    wrong = lambda rhs: (decomposition.name, sp.Eq(decomposition.lhs, rhs, evaluate=False))  # noqa: E731
+    other = -sp.Sum(sp.log(p[i]), (i, 1, C)) + sp.log(p[y])  # Σ_{i≠y} −log p_i
+    return Body(
+        assumptions=("C classes, a positive integer; target y ∈ {1, …, C}; p_i > 0 the predicted probabilities",
+                     "ε ∈ [0, 1] (label_smoothing); the smoothed target (1−ε)·onehot(y) + ε/C sums to 1"),
+        parts=(decomposition,),
+        mutants=(
+            Mutant("eps-over-c-minus-1", "the other classes get ε/(C−1) and the true class 1−ε (a convention "
+                   "other libraries use, not F.cross_entropy's)",
+                   (wrong((1 - eps) * (-sp.log(p[y])) + eps * other / (C - 1)),)),
+            Mutant("no-one-minus-eps", "the true class keeps weight 1: CE(onehot) + ε·CE(uniform)",
+                   (wrong(-sp.log(p[y]) + eps * uniform),)),
+            Mutant("smoothing-scales-loss", "label smoothing just scales the loss: (1−ε)·CE(onehot)",
+                   (wrong((1 - eps) * (-sp.log(p[y]))),)),
+        ),
+        context=Context(indices=((y, 1, C),), sample=((eps, (0, 1)),)),
+        seed_verdict=("exact", "PyTorch's label_smoothing=ε puts ε/C on every class, the true one included "
+                      "(its weight is 1 − ε + ε/C), as in Szegedy et al.; the ε/(C−1) convention differs"),
+    )
+
+
+# --- §9.8 perplexity ---------------------------------------------------------------------------------------
+
+@claim(
+    id="perplexity-exp-cross-entropy",
+    title="Perplexity (Π p_t)^{−1/T} = exp(mean token cross-entropy); a uniform model over V tokens has "
+          "perplexity V; perplexity ≥ 1",
+    section="§9.8", zh=ZH, en=EN,
+    paper="Jelinek et al. 1977, Perplexity — a measure of the difficulty of speech recognition tasks; "
+          "Jurafsky & Martin, Speech and Language Processing, §3.3",
+    check="mathcheck.verify.variants:perplexity_exp_cross_entropy",
+)
+def perplexity_exp_cross_entropy() -> Body:
+    r"""For T tokens with model probabilities :math:`p_t \in (0, 1]`:
+
+    .. math::
+        \Bigl(\prod_{t=1}^{T} p_t\Bigr)^{-1/T} = \exp\Bigl(-\frac1T\sum_{t=1}^{T}\log p_t\Bigr),\qquad
+        \exp\Bigl(-\frac1T\sum_{t=1}^{T}\log\frac1V\Bigr) = V
+
+    and with every token's loss :math:`u_t = -\log p_t \ge 0`, perplexity :math:`e^{\frac1T\sum u_t} \ge 1`.
+    Example: T = 2, p = (1/2, 1/8): (1/16)^{−1/2} = 4 = exp((log 2 + log 8)/2).
+    """
+    p = sp.IndexedBase("p", positive=True)
+    uu = sp.IndexedBase("u", nonnegative=True)
+    t = sp.Symbol("t", integer=True)
+    T, V = sp.symbols("T V", integer=True, positive=True)
+    product_as_sum = rules.Rule("Π_t p_t = exp(Σ_t log p_t) for p_t > 0", "lemma", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Product), lambda x: x.rewrite(sp.Sum)))
+    mean_ce = -sp.Sum(sp.log(p[t]), (t, 1, T)) / T
+    definition = Part("exp-cross-entropy", (
+        Step(sp.Product(p[t], (t, 1, T)) ** (-1 / T), "perplexity: the inverse geometric mean of the p_t"),
+        Step(sp.exp(sp.Sum(sp.log(p[t]), (t, 1, T))) ** (-1 / T),
+             "a product of positive numbers is exp of the sum of their logs", product_as_sum),
+        Step(sp.exp(mean_ce), "(e^a)^b = e^{ab} for real a, b"),
+    ))
+    uniform = Part("uniform", (
+        Step(sp.exp(-sp.Sum(sp.log(1 / V), (t, 1, T)) / T), "perplexity of the uniform model p_t = 1/V"),
+        Step(sp.exp(T * sp.log(V) / T), "log(1/V) = −log V; the sum has T equal terms"),
+        Step(V, "e^{log V} = V"),
+    ))
+    lower = Part("at-least-one", (
+        Step(sp.log(sp.exp(sp.Sum(uu[t], (t, 1, T)) / T)),
+             "log of the perplexity, with token losses u_t = −log p_t ≥ 0 (p_t ≤ 1)"),
+        Step(sp.Sum(uu[t], (t, 1, T)) / T, "log ∘ exp = id on the reals"),
+        Step(sp.Integer(0), "a mean of nonnegative numbers is ≥ 0; so perplexity = e^{≥ 0} ≥ 1", relation=">="),
+    ), given=(sp.Ge(uu[t], 0),))
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("T tokens, a positive integer; p_t ∈ (0, 1] the model's probability of token t",
+                     "V ≥ 1 vocabulary entries; u_t = −log p_t ≥ 0 the token's cross-entropy"),
+        parts=(definition, uniform, lower),
+        mutants=(
+            Mutant("exp-of-sum", "exp of the summed loss (reduction='sum') instead of the mean",
+                   (wrong(definition, sp.exp(-sp.Sum(sp.log(p[t]), (t, 1, T)))),)),
+            Mutant("base-two", "2 to the power of a loss measured in nats", (wrong(definition, 2 ** mean_ce),)),
+            Mutant("mean-inverse-probability", "the mean of 1/p_t (arithmetic instead of geometric mean)",
+                   (wrong(definition, sp.Sum(1 / p[t], (t, 1, T)) / T),)),
+            Mutant("uniform-log-v", "the uniform model's perplexity is log V (its cross-entropy)",
+                   (wrong(uniform, sp.log(V)),)),
+        ),
+        context=Context(sample=((p, (0.05, 1)),)),
+        seed_verdict=("exact", "with the natural log of F.cross_entropy; 1 ≤ PPL always, PPL = V for the uniform "
+                      "model, and PPL ≤ V is not a law: a confidently wrong model exceeds V"),
+    )
+
+
+# --- §9.9 the log-sum-exp shift -------------------------------------------------------------------------------
+
+@claim(
+    id="logsumexp-shift",
+    title="log Σ e^{x_i} = c + log Σ e^{x_i − c} for every real c; with c = max x every term e^{x_i − c} ≤ 1",
+    section="§9.9", zh=ZH, en=EN,
+    paper="Blanchard, Higham & Higham 2021, Accurately computing the log-sum-exp and softmax functions "
+          "(IMA J. Numer. Anal.)",
+    check="mathcheck.verify.variants:logsumexp_shift",
+)
+def logsumexp_shift() -> Body:
+    r"""For :math:`x \in \mathbb{R}^n` and any real c:
+
+    .. math::
+        \log\sum_{i=1}^{n} e^{x_i} = c + \log\sum_{i=1}^{n} e^{x_i - c},\qquad
+        x_i = c - g_i^2 \Rightarrow \sum_{i=1}^{n} e^{x_i - c} = \sum_{i=1}^{n} e^{-g_i^2} \le n
+
+    Example: x = (1000, 1000): e^{1000} overflows float64, but 1000 + log(1 + 1) = 1000.693….
+    """
+    x, g = sp.IndexedBase("x", real=True), sp.IndexedBase("g", real=True)
+    i = sp.Symbol("i", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    c = sp.Symbol("c", real=True)
+    lse = sp.log(sp.Sum(sp.exp(x[i]), (i, 1, n)))
+    shift = Part("shift", (
+        Step(lse, "log-sum-exp of n logits"),
+        Step(sp.log(sp.exp(c) * sp.Sum(sp.exp(x[i] - c), (i, 1, n))), "e^{x_i} = e^c e^{x_i−c}; e^c leaves the sum"),
+        Step(c + sp.log(sp.Sum(sp.exp(x[i] - c), (i, 1, n))), "log(ab) = log a + log b for a, b > 0; log e^c = c"),
+    ))
+    bounded = Part("no-overflow", (
+        Step(sp.Sum(sp.exp(x[i] - c), (i, 1, n)), "the shifted terms, with c = max x"),
+        Step(sp.Sum(sp.exp(-g[i] ** 2), (i, 1, n)),
+             "every gap c − x_i ≥ 0 is a square: x_i = c − g_i² (given); c cancels",
+             rules.substitute({x[i]: c - g[i] ** 2}, "given x_i = c − g_i²")),
+        Step(sp.Sum(1, (i, 1, n)), "each term e^{−g_i²} ≤ 1", relation="<="),
+        Step(n, "n terms of 1"),
+    ), given=(sp.Eq(x[i], c - g[i] ** 2),))
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("x ∈ R^n, n a positive integer; c ∈ R",
+                     "no-overflow: c = max_i x_i, so every gap c − x_i ≥ 0, written g_i² with g_i real"),
+        parts=(shift, bounded),
+        mutants=(
+            Mutant("shift-dropped", "the shift is subtracted but never added back", (wrong(shift, sp.log(sp.Sum(
+                sp.exp(x[i] - c), (i, 1, n)))),)),
+            Mutant("shift-sign", "the shift added back with the wrong sign: −c + log Σ e^{x_i−c}",
+                   (wrong(shift, -c + sp.log(sp.Sum(sp.exp(x[i] - c), (i, 1, n)))),)),
+            Mutant("shift-inside-log", "c added inside the log: log(c + Σ e^{x_i−c})",
+                   (wrong(shift, sp.log(c + sp.Sum(sp.exp(x[i] - c), (i, 1, n)))),)),
+        ),
+        context=Context(),
+        seed_verdict=("exact", "exact for every c; c = max x makes every term ≤ 1 and one term = 1, so the sum "
+                      "lies in [1, n] and neither overflows nor underflows to log 0"),
+    )
+
+
+# --- §9.10 the causal mask -------------------------------------------------------------------------------
+
+@claim(
+    id="causal-mask-autoregressive",
+    title="With a causal mask, output t does not depend on tokens after t: ∂out_t/∂v_u = ∂out_t/∂s_u = 0 for u > t",
+    section="§9.10", zh=ZH, en=EN,
+    paper="Vaswani et al. 2017, Attention Is All You Need (§3.2.3, masked decoder self-attention)",
+    check="mathcheck.verify.variants:causal_mask_autoregressive",
+)
+def causal_mask_autoregressive() -> Body:
+    r"""Row t of causal attention over n keys (scores s_k = q_t·k_k/√d, one value column v):
+
+    .. math::
+        \mathrm{out}_t = \frac{\sum_{k=1}^{n} \mathrm{causal}(t,k) e^{s_k} v_k}{\sum_{k=1}^{n}
+        \mathrm{causal}(t,k) e^{s_k}} = \frac{\sum_{k=1}^{t} e^{s_k} v_k}{\sum_{k=1}^{t} e^{s_k}},\qquad
+        u > t \Rightarrow \frac{\partial\,\mathrm{out}_t}{\partial v_u} = 0
+
+    Example: out_1 = v_1 whatever the later tokens are.
+    """
+    s, v, k, t, u, n = _scores()
+    causal = sp.Function("causal")
+    masked = (sp.Sum(causal(t, k) * sp.exp(s[k]) * v[k], (k, 1, n))
+              / sp.Sum(causal(t, k) * sp.exp(s[k]), (k, 1, n)))
+    row = Part("masked-row", (
+        Step(masked, "row t of attention with the causal mask"),
+        Step(attention_row(s, v, k, 1, t), "the mask keeps keys 1..t and removes t+1..n", causal_mask(t)),
+    ), given=(sp.Le(1, t), sp.Le(t, n)))
+    out = attention_row(s, v, k, 1, t)
+    future = (sp.Le(1, t), sp.Lt(t, u), sp.Le(u, n))
+    dv = Part("future-value", (
+        Step(sp.Derivative(out, v[u]), "how output t moves with the value of a later token u > t"),
+        Step(sp.Sum(sp.exp(s[k]) * sp.KroneckerDelta(k, u), (k, 1, t)) / sp.Sum(sp.exp(s[k]), (k, 1, t)),
+             "∂v_k/∂v_u = δ_ku", rules.differentiate(v[u])),
+        Step(sp.Integer(0), "δ_ku = 0 for every k ≤ t < u", delta_outside()),
+    ), given=future)
+    ds = Part("future-score", (
+        Step(sp.Derivative(out, s[u]), "how output t moves with its score against a later key u > t"),
+        Step(sp.Sum(sp.exp(s[k]) * sp.KroneckerDelta(k, u) * v[k], (k, 1, t)) / sp.Sum(sp.exp(s[k]), (k, 1, t))
+             - sp.Sum(sp.exp(s[k]) * v[k], (k, 1, t)) * sp.Sum(sp.exp(s[k]) * sp.KroneckerDelta(k, u), (k, 1, t))
+             / sp.Sum(sp.exp(s[k]), (k, 1, t)) ** 2,
+             "quotient rule; ∂s_k/∂s_u = δ_ku", rules.differentiate(s[u])),
+        Step(sp.Integer(0), "δ_ku = 0 for every k ≤ t < u", delta_outside()),
+    ), given=future)
+    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
+    return Body(
+        assumptions=("s ∈ R^n: token t's scores against every key; v ∈ R^n: one value column",
+                     "1 ≤ t ≤ n; causal(t, k) = 1 if k ≤ t else 0; u > t a later position"),
+        parts=(row, dv, ds),
+        mutants=(
+            Mutant("mask-transposed", "the mask built with triu instead of tril: token t sees keys t..n",
+                   (wrong(row, attention_row(s, v, k, t, n)),)),
+            Mutant("diagonal-masked", "the mask also hides the token itself (k < t)",
+                   (wrong(row, attention_row(s, v, k, 1, t - 1)),)),
+            Mutant("future-leaks", "output t moves with a later value as with its own: ∂out_t/∂v_u = softmax weight",
+                   (("future-value", sp.Eq(dv.lhs, sp.exp(s[u]) / sp.Sum(sp.exp(s[k]), (k, 1, t)),
+                                           evaluate=False)),)),
+        ),
+        context=Context(indices=((t, 1, n), (u, 1, n))),
+        seed_verdict=("exact", "holds for every input; SDPA's is_causal=True is the upper-left aligned mask, "
+                      "which for a square L×L attention is the tril mask this claim uses"),
+    )

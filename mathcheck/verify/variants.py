@@ -1,0 +1,570 @@
+"""Numeric checks for §9 (beyond the article): each statement's left side AND right side against
+PyTorch's own implementation of the variant.
+
+Every comparison is three-way: the statement's left-hand side and its right-hand side are evaluated
+from the SymPy expressions (:mod:`mathcheck.verify.evaluate`; derivatives by autograd through the
+evaluated expression; products by ``torch.prod``), and each is compared with PyTorch's reference
+(``F.scaled_dot_product_attention`` with ``is_causal``, ``enable_gqa`` or a float mask,
+``nn.RMSNorm``, ``F.cross_entropy(label_smoothing=…)``, ``torch.logsumexp``, ``FlopCounterMode``,
+autograd). Float64 by default, seeded; the tolerance is derived from the dtype's machine epsilon and
+the largest size a case sums over, ``tol = 16·N·eps`` (printed in the reference line), because a
+sum of N rounded terms drifts by at most about N·eps relative to its magnitude.
+"""
+
+from __future__ import annotations
+
+import random
+
+import sympy as sp
+import torch
+import torch.nn.functional as F
+
+from mathcheck.verdict import NumericVerdict
+from mathcheck.verify import Options
+from mathcheck.verify._compare import Comparison, dtype, generator
+from mathcheck.verify.evaluate import evaluate
+from mathcheck.verify.probability import _env, _fact, _relation
+
+
+def _comparison(reference: str, options: Options, size: int) -> Comparison:
+    """A Comparison whose atol = rtol = 16·size·eps(dtype), stated in its reference line."""
+    eps = torch.finfo(dtype(options)).eps
+    tol = 16 * size * eps
+    return Comparison(f"{reference}; tolerance 16·N·eps = 16·{size}·{eps:.3g} = {tol:.3g} (atol = rtol)",
+                      options, atol=tol, rtol=tol)
+
+
+def _sides(cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float64, **where) -> None:
+    """Compare the statement's left and right side, each evaluated, with PyTorch's ``ref``."""
+    for name, side in (("lhs", eq.lhs), ("rhs", eq.rhs)):
+        try:
+            got = evaluate(_products(side, env, funcs, dt), env, funcs, dtype=dt)
+        except ZeroDivisionError:  # e.g. 0/0 over an empty range of keys: undefined where PyTorch is not
+            got = float("nan")
+        cmp.compare(f"{case} {name}", ref, got, **where)
+
+
+def _products(e, env, funcs=None, dt=torch.float64):
+    """Replace each ``Product(f, (t, a, b))`` by its value, ``torch.prod`` of f over t = a..b."""
+    for prod in sorted(e.atoms(sp.Product), key=sp.default_sort_key):
+        (t, a, b), = prod.limits
+        lo, hi = int(evaluate(a, env, funcs, dtype=dt)), int(evaluate(b, env, funcs, dtype=dt))
+        inner = dict(env)
+        inner[t] = torch.arange(lo, hi + 1, dtype=dt)
+        value = evaluate(prod.function, inner, funcs, dtype=dt)
+        e = e.xreplace({prod: sp.Symbol(f"_prod{id(prod)}")})
+        env[sp.Symbol(f"_prod{id(prod)}")] = torch.prod(value)
+    return e
+
+
+def _named(eq, name):
+    for s in eq.free_symbols:
+        if getattr(s, "name", None) == name:
+            return s
+    return None
+
+
+def _derivative(cmp, case, eq, wrt_name: str, tensor, at, env, funcs, dt, ref, **where):
+    """``Derivative(f, x[u])`` on the left: autograd of the evaluated f in x, entries ``at`` (the
+    values of u, 1-based, a tensor); the right side evaluated at them; both against ``ref``."""
+    d = eq.lhs
+    if not isinstance(d, sp.Derivative):
+        raise KeyError(f"{case}: the left side is not a derivative: {d}")
+    x = tensor.detach().clone().requires_grad_()
+    base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == wrt_name)
+    env = dict(env)
+    env[base] = x
+    f = evaluate(d.expr, env, funcs, dtype=dt)
+    grad, = torch.autograd.grad(f, x)
+    cmp.compare(f"{case} lhs (autograd)", ref, grad[at.long() - 1], **where)
+    rhs = evaluate(eq.rhs, env, funcs, dtype=dt)
+    cmp.compare(f"{case} rhs", ref, rhs.detach(), **where)
+
+
+# --- online-softmax ---------------------------------------------------------------------------------------
+
+ONLINE_CASES = ((1, (1,)), (7, (3, 7)), (33, (5, 6, 20, 33)), (64, (16, 32, 48, 64)))  # (n, block ends)
+
+
+def online_softmax(statements: dict, options: Options) -> NumericVerdict:
+    """A blockwise loop whose merges are the statements, against ``F.scaled_dot_product_attention``.
+
+    Per query and value column, for keys split into blocks: ``merge-sum`` / ``merge-output``: both
+    sides at every merge of the running state (blocks 1..b and b+1..c) against ``exp(logsumexp(s_{1..c})
+    − m)`` and SDPA over keys 1..c; the running state is the statement's own merge, so a wrong merge
+    propagates; ``final``: both sides against SDPA over all keys. Scores are scaled ×20 so the block
+    maxima differ widely.
+    """
+    dt = dtype(options)
+    cmp = _comparison("torch.nn.functional.scaled_dot_product_attention over keys 1..c; torch.logsumexp",
+                      options, max(n for n, _ in ONLINE_CASES))
+    g = generator(options, salt=901)
+    d, dv, queries = 8, 2, 2
+    for n, ends in ONLINE_CASES:
+        Q = torch.randn(queries, d, generator=g, dtype=dt) * 20
+        K, V = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, dv, generator=g, dtype=dt)
+        for qi in range(queries):
+            s = Q[qi] @ K.T / d ** 0.5
+            for e in range(dv):
+                v = V[:, e]
+                _online_loop(cmp, statements, s, v, Q[qi], K, V[:, e:e + 1], ends, dt,
+                             where={"n": n, "query": qi + 1, "column": e + 1, "blocks": str(ends)})
+    for part in statements:
+        if part not in ("merge-sum", "merge-output", "final"):
+            raise KeyError(f"online_softmax: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
+    def sdpa(c):
+        return F.scaled_dot_product_attention(q[None, None], K[None, :c], Vcol[None, :c])[0, 0, 0]
+
+    def block(a, b, mu):
+        w = torch.exp(s[a - 1:b] - mu)
+        return w.sum(), (w * v[a - 1:b]).sum() / w.sum()
+
+    state = {}  # the running state over 1..b at shift m, as the statements merged it
+
+    def running(a, b, mu, key, which):
+        if (int(a), int(b)) == (1, state.get("b")) and float(mu) == float(state["m"]) and key in state:
+            return state[key]
+        return block(int(a), int(b), mu)[which]
+
+    def ell(a, b, mu):
+        return running(a, b, mu, "l", 0)
+
+    def o(a, b, mu):
+        return running(a, b, mu, "o", 1)
+
+    funcs = {"ell": ell, "o": o}
+    b = ends[0]
+    mA = s[:b].max()
+    state.update(b=b, m=mA, l=block(1, b, mA)[0], o=block(1, b, mA)[1])
+    for c in ends[1:]:
+        mB = s[b:c].max()
+        m = torch.maximum(state["m"], mB)
+        names = {"b": b, "c": c, "m": m, "m_A": state["m"], "m_B": mB, "n": len(s)}
+        new = {}
+        for part in ("merge-sum", "merge-output"):
+            eq = statements.get(part)
+            if eq is None:
+                continue
+            env = _env(eq, s=s, v=v, **names)
+            ref = torch.exp(torch.logsumexp(s[:c], 0) - m) if part == "merge-sum" else sdpa(c)
+            case = f"{part} blocks 1..{b} + {b + 1}..{c}"
+            _sides(cmp, case, eq, ref, env, funcs, dt, **where)
+            new["l" if part == "merge-sum" else "o"] = evaluate(eq.lhs, env, funcs, dtype=dt)
+        state.clear()
+        state.update(b=c, m=m, **new)
+        b = c
+    eq = statements.get("final")
+    if eq is not None:
+        n = len(s)
+        env = _env(eq, s=s, v=v, n=n, m=state["m"])
+        _sides(cmp, f"final n={n}", eq, sdpa(n), env, funcs, dt, **where)
+    if "o" in state and "merge-output" in statements:
+        cmp.compare(f"blockwise loop {ends} against SDPA over all keys", sdpa(len(s)), state["o"], **where)
+
+
+# --- kv-cache-equivalence ------------------------------------------------------------------------------
+
+def _causal(t, k):
+    return (torch.as_tensor(k) <= torch.as_tensor(t)).to(torch.float64)
+
+
+def kv_cache_equivalence(statements: dict, options: Options) -> NumericVerdict:
+    """A decoding loop with a growing KV cache (``torch.cat``) against SDPA(is_causal=True) on the
+    whole sequence. ``decode-step``: both sides with the scores of token t against the cache after
+    its own key is appended, against row t of causal SDPA and against SDPA of q_t on the cache;
+    ``causal-row``: both sides with the scores against all n keys (causal(t, k) = [k ≤ t])."""
+    dt = dtype(options)
+    sizes = (1, 6, 17)
+    cmp = _comparison("torch.nn.functional.scaled_dot_product_attention(is_causal=True), row t", options,
+                      max(sizes) * 8)
+    g = generator(options, salt=902)
+    d, dv = 8, 2
+    for n in sizes:
+        X = torch.randn(n, 16, generator=g, dtype=dt)
+        Wq, Wk, Wv = (torch.randn(16, w, generator=g, dtype=dt) / 4 for w in (d, d, dv))
+        q, k, v = X @ Wq, X @ Wk, X @ Wv
+        full = F.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True)[0]
+        Kc, Vc = torch.zeros(0, d, dtype=dt), torch.zeros(0, dv, dtype=dt)
+        for t in range(1, n + 1):
+            Kc, Vc = torch.cat([Kc, k[t - 1:t]]), torch.cat([Vc, v[t - 1:t]])  # append, then attend
+            decoded = F.scaled_dot_product_attention(q[None, t - 1:t], Kc[None], Vc[None])[0, 0]
+            cmp.compare(f"SDPA on the cache against causal SDPA n={n} t={t}", full[t - 1], decoded, n=n, t=t)
+            for part, eq in statements.items():
+                if part not in ("decode-step", "causal-row"):
+                    raise KeyError(f"kv_cache_equivalence: no numeric check for part {part!r}")
+                keys = Kc if part == "decode-step" else k
+                s = q[t - 1] @ keys.T / d ** 0.5
+                for e in range(dv):
+                    env = _env(eq, s=s, v=(Vc if part == "decode-step" else v)[:, e], t=t, n=n)
+                    _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, full[t - 1, e], env,
+                           {"causal": _causal}, dt, n=n, t=t, column=e + 1)
+    return cmp.verdict()
+
+
+# --- grouped-query-attention ----------------------------------------------------------------------------
+
+GQA_CONFIGS = ((2, 3), (1, 4), (3, 1))  # (G, r): GQA, MQA (G = 1), MHA (r = 1)
+
+
+def grouped_query_attention(statements: dict, options: Options) -> NumericVerdict:
+    """``head-output``: both sides against ``F.scaled_dot_product_attention(enable_gqa=True)`` head
+    h = (g−1)r + j, with K̃ = K.repeat_interleave(r, dim=head) (and SDPA on K̃ against enable_gqa);
+    ``cache-ratio``: both sides against the numel of K, V caches filled by a decoding loop."""
+    dt = dtype(options)
+    n, d, dv, nq = 5, 4, 2, 2
+    cmp = _comparison("F.scaled_dot_product_attention(enable_gqa=True); cache tensors' numel", options, n * d)
+    g = generator(options, salt=903)
+    for G, r in GQA_CONFIGS:
+        H = G * r
+        Q = torch.randn(1, H, nq, d, generator=g, dtype=dt)
+        K, V = torch.randn(1, G, n, d, generator=g, dtype=dt), torch.randn(1, G, n, dv, generator=g, dtype=dt)
+        ref = F.scaled_dot_product_attention(Q, K, V, enable_gqa=True)[0]
+        Kr, Vr = K.repeat_interleave(r, dim=1), V.repeat_interleave(r, dim=1)
+        cmp.compare(f"SDPA on repeat_interleave K, V against enable_gqa G={G} r={r}", ref,
+                    F.scaled_dot_product_attention(Q, Kr, Vr)[0], G=G, r=r)
+        for part, eq in statements.items():
+            if part == "head-output":
+                funcs = {"tile": lambda h, G=G: torch.remainder(torch.as_tensor(h) - 1, G) + 1}
+                for qp in range(nq):
+                    for gg in range(1, G + 1):
+                        for j in range(1, r + 1):
+                            for e in range(1, dv + 1):
+                                env = _env(eq, Q=Q[0, :, qp].reshape(G, r, d), K=K[0], V=V[0],
+                                           Kt=Kr[0].reshape(G, r, n, d), Vt=Vr[0].reshape(G, r, n, dv),
+                                           g=gg, j=j, e=e, n=n, d=d, r=r, G=G)
+                                h = (gg - 1) * r + j
+                                _sides(cmp, f"{part} G={G} r={r} head {h} query {qp + 1} column {e}", eq,
+                                       ref[h - 1, qp, e - 1], env, funcs, dt, G=G, r=r, head=h)
+            elif part == "cache-ratio":
+                sizes = {}
+                for heads in (G, H):
+                    Kc = torch.zeros(1, heads, 0, d, dtype=dt)
+                    Vc = torch.zeros(1, heads, 0, d, dtype=dt)
+                    for _ in range(n):
+                        Kc = torch.cat([Kc, torch.randn(1, heads, 1, d, generator=g, dtype=dt)], dim=2)
+                        Vc = torch.cat([Vc, torch.randn(1, heads, 1, d, generator=g, dtype=dt)], dim=2)
+                    sizes[heads] = Kc.numel() + Vc.numel()
+                env = _env(eq, G=G, H=H, n=n, d=d, r=r)
+                funcs = {"cache": lambda a: 2 * n * a * d}
+                _sides(cmp, f"{part} G={G} H={H} (cache numel {sizes[G]} / {sizes[H]})", eq,
+                       torch.tensor(sizes[G] / sizes[H], dtype=dt), env, funcs, dt, G=G, H=H)
+            else:
+                raise KeyError(f"grouped_query_attention: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- rmsnorm-statistics ---------------------------------------------------------------------------------
+
+RMS_CASES = ((1, 1e-6), (4, 0.5), (64, 1e-5))
+
+
+def rmsnorm_statistics(statements: dict, options: Options) -> NumericVerdict:
+    """The statements against ``torch.nn.RMSNorm(n, eps, elementwise_affine=False)`` and autograd.
+
+    ``mean-square`` / ``mean``: the left side with y = RMSNorm(x), the right side in x, against the
+    mean square / mean of PyTorch's output; ``jacobian``: the left side by autograd through the
+    evaluated expression, the right side evaluated, against ``autograd.functional.jacobian`` of
+    ``nn.RMSNorm``. Inputs have mean 1 (so RMSNorm visibly does not centre) and small scale at ε = 0.5.
+    """
+    dt = dtype(options)
+    cmp = _comparison("torch.nn.RMSNorm(elementwise_affine=False) and autograd", options, 64)
+    g = generator(options, salt=904)
+    for n, eps in RMS_CASES:
+        norm = torch.nn.RMSNorm(n, eps=eps, elementwise_affine=False, dtype=dt)
+        for trial in range(2):
+            x = torch.randn(n, generator=g, dtype=dt) * (0.3 if eps > 0.1 else 2.0) + 1.0
+            y = norm(x)
+            idx = torch.arange(1, n + 1, dtype=dt)
+            where = {"n": n, "eps": eps, "trial": trial}
+            for part, eq in statements.items():
+                if part == "mean-square":
+                    env = _env(eq, x=x, y=y, n=n, epsilon=eps)
+                    _sides(cmp, f"{part} n={n} eps={eps}", eq, (y ** 2).mean(), env, None, dt, **where)
+                elif part == "mean":
+                    env = _env(eq, x=x, y=y, n=n, epsilon=eps)
+                    _sides(cmp, f"{part} n={n} eps={eps}", eq, y.mean(), env, None, dt, **where)
+                elif part == "jacobian":
+                    ref = torch.autograd.functional.jacobian(norm, x)
+                    d = eq.lhs
+                    base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == "x")
+
+                    def f(xx, eq=eq, base=base):
+                        env = _env(eq, n=n, epsilon=eps, i=idx)
+                        env[base] = xx
+                        return evaluate(eq.lhs.expr, env, dtype=dt)
+
+                    lhs = torch.autograd.functional.jacobian(f, x)
+                    cmp.compare(f"{part} n={n} eps={eps} lhs (autograd)", ref, lhs, **where)
+                    env = _env(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                    cmp.compare(f"{part} n={n} eps={eps} rhs", ref, evaluate(eq.rhs, env, dtype=dt), **where)
+                else:
+                    raise KeyError(f"rmsnorm_statistics: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- linear-attention-associativity ------------------------------------------------------------------------
+
+LINEAR_SIZES = ((1, 1), (6, 3), (16, 4))  # (n, d)
+FLOP_SIZES = ((64, 8), (256, 16), (32, 32))
+
+
+def linear_attention_associativity(statements: dict, options: Options) -> NumericVerdict:
+    """φ = elu + 1. ``associativity``: both sides per (i, e) against torch ``(φ(Q) @ φ(K).T) @ V``;
+    ``causal-prefix``: against ``tril(φ(Q)φ(K)ᵀ) @ V`` (and the ``cumsum`` of φ(k)vᵀ against it);
+    ``cost``: both sides (mm = 2pqr) against the FLOPs ``FlopCounterMode`` counts for the two orders."""
+    dt = dtype(options)
+    cmp = _comparison("torch matmul orders, torch.cumsum, torch.utils.flop_counter.FlopCounterMode", options,
+                      max(n * d for n, d in LINEAR_SIZES))
+    g = generator(options, salt=905)
+    for n, d in LINEAR_SIZES:
+        a = F.elu(torch.randn(n, d, generator=g, dtype=dt)) + 1
+        b = F.elu(torch.randn(n, d, generator=g, dtype=dt)) + 1
+        V = torch.randn(n, d, generator=g, dtype=dt)
+        full, causal = (a @ b.T) @ V, torch.tril(a @ b.T) @ V
+        prefix = torch.einsum("ic,ice->ie", a, torch.cumsum(b[:, :, None] * V[:, None, :], 0))
+        cmp.compare(f"cumsum prefix state against tril(φQφKᵀ)V n={n} d={d}", causal, prefix, n=n, d=d)
+        for part, eq in statements.items():
+            if part in ("associativity", "causal-prefix"):
+                ref = full if part == "associativity" else causal
+                cols = torch.arange(1, d + 1, dtype=dt)  # every column e at once
+                for i in range(1, n + 1):
+                    env = _env(eq, a=a, b=b, V=V, i=i, e=cols, n=n, d=d)
+                    _sides(cmp, f"{part} n={n} d={d} row {i} (entry = column e − 1)", eq, ref[i - 1], env, None,
+                           dt, n=n, d=d, i=i)
+            elif part != "cost":
+                raise KeyError(f"linear_attention_associativity: no numeric check for part {part!r}")
+    if "cost" in statements:
+        from torch.utils.flop_counter import FlopCounterMode
+
+        eq = statements["cost"]
+        for n, d in FLOP_SIZES:
+            a, b, V = (torch.randn(n, d, generator=g, dtype=dt) for _ in range(3))
+            counts = []
+            for order in (lambda: (a @ b.T) @ V, lambda: a @ (b.T @ V)):
+                with FlopCounterMode(display=False) as counter:
+                    order()
+                counts.append(counter.get_total_flops())
+            env = _env(eq, n=n, d=d)
+            _sides(cmp, f"cost n={n} d={d} (FlopCounterMode {counts[0]} / {counts[1]})", eq,
+                   torch.tensor(counts[0] / counts[1], dtype=dt), env, {"mm": lambda p, q, r: 2 * p * q * r},
+                   dt, n=n, d=d)
+    return cmp.verdict()
+
+
+# --- alibi-distance-bias ----------------------------------------------------------------------------------
+
+ALIBI_CASES = ((1, 0.5), (4, 0.5), (16, 0.0625), (9, 2.0))  # (n, slope m)
+
+
+def alibi_distance_bias(statements: dict, options: Options) -> NumericVerdict:
+    """``F.scaled_dot_product_attention`` with the bias −m(i − j) as a float mask and V = I, so its
+    output is the weight matrix. ``weights``: both sides (j over all keys) against row i;
+    ``distance-ratio``: both sides against the ratio of two entries of row i."""
+    dt = dtype(options)
+    cmp = _comparison("F.scaled_dot_product_attention(attn_mask = −m(i − j)), V = I", options,
+                      max(n for n, _ in ALIBI_CASES))
+    g = generator(options, salt=906)
+    d = 8
+    for n, slope in ALIBI_CASES:
+        q, k = (torch.randn(n, d, generator=g, dtype=dt) for _ in range(2))
+        pos = torch.arange(1, n + 1, dtype=dt)
+        bias = -slope * (pos[:, None] - pos[None, :])
+        W = F.scaled_dot_product_attention(q[None], k[None], torch.eye(n, dtype=dt)[None], attn_mask=bias[None])[0]
+        scores = q @ k.T / d ** 0.5
+        for i in range(1, n + 1):
+            where = {"n": n, "m": slope, "query": i}
+            for part, eq in statements.items():
+                if part == "weights":
+                    env = _env(eq, s=scores[i - 1], m=slope, i=i, j=pos, n=n)
+                    _sides(cmp, f"{part} n={n} m={slope} query {i}", eq, W[i - 1], env, None, dt, **where)
+                elif part == "distance-ratio":
+                    env = _env(eq, s=scores[i - 1], m=slope, i=i, j=pos[:, None], l=pos[None, :], n=n)
+                    ref = W[i - 1][:, None] / W[i - 1][None, :]
+                    _sides(cmp, f"{part} n={n} m={slope} query {i}", eq, ref, env, None, dt, **where)
+                else:
+                    raise KeyError(f"alibi_distance_bias: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- label-smoothing-decomposition -----------------------------------------------------------------------
+
+SMOOTHING = (0.0, 0.1, 0.3, 1.0)
+CLASSES = (2, 10, 1000)
+
+
+def label_smoothing_decomposition(statements: dict, options: Options) -> NumericVerdict:
+    """Both sides (p = softmax(z)) against ``F.cross_entropy(z, y, label_smoothing=ε, reduction='none')``
+    for ε ∈ {0, 0.1, 0.3, 1} and C ∈ {2, 10, 1000}, three rows each."""
+    dt = dtype(options)
+    cmp = _comparison("F.cross_entropy(label_smoothing=ε, reduction='none')", options, max(CLASSES))
+    g = generator(options, salt=907)
+    for C in CLASSES:
+        Z = torch.randn(3, C, generator=g, dtype=dt) * 3
+        Y = torch.randint(0, C, (3,), generator=g)
+        P = F.softmax(Z, dim=-1)
+        for eps in SMOOTHING:
+            ref = F.cross_entropy(Z, Y, label_smoothing=eps, reduction="none")
+            for part, eq in statements.items():
+                if part != "decomposition":
+                    raise KeyError(f"label_smoothing_decomposition: no numeric check for part {part!r}")
+                for row in range(3):
+                    env = _env(eq, p=P[row], y=int(Y[row]) + 1, C=C, epsilon=eps)
+                    _sides(cmp, f"{part} C={C} eps={eps} row {row}", eq, ref[row], env, None, dt,
+                           C=C, eps=eps, row=row)
+    return cmp.verdict()
+
+
+# --- perplexity-exp-cross-entropy ---------------------------------------------------------------------
+
+PPL_CASES = ((1, 50), (8, 50), (64, 1000))  # (T tokens, V vocabulary)
+
+
+def perplexity_exp_cross_entropy(statements: dict, options: Options) -> NumericVerdict:
+    """``exp(F.cross_entropy(logits, w))`` as perplexity. ``exp-cross-entropy``: both sides (Π by
+    ``torch.prod``) against it; ``uniform``: both sides against it for all-zero logits (uniform over V);
+    ``at-least-one``: both sides against log of it, and the relation ≥ on the per-token losses."""
+    dt = dtype(options)
+    cmp = _comparison("torch.exp(F.cross_entropy(logits, targets))", options, max(T for T, _ in PPL_CASES))
+    g = generator(options, salt=908)
+    for T, Vocab in PPL_CASES:
+        logits = torch.randn(T, Vocab, generator=g, dtype=dt) * 2
+        w = torch.randint(0, Vocab, (T,), generator=g)
+        p = F.softmax(logits, -1)[torch.arange(T), w]
+        ppl = torch.exp(F.cross_entropy(logits, w))
+        where = {"T": T, "V": Vocab}
+        for part, eq in statements.items():
+            if part == "exp-cross-entropy":
+                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl, _env(eq, p=p, T=T), None, dt, **where)
+            elif part == "uniform":
+                ref = torch.exp(F.cross_entropy(torch.zeros(T, Vocab, dtype=dt), w))
+                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ref, _env(eq, T=T, V=Vocab), None, dt, **where)
+            elif part == "at-least-one":
+                u = F.cross_entropy(logits, w, reduction="none")
+                env = _env(eq, u=u, T=T)
+                lhs = evaluate(eq.lhs, env, dtype=dt)
+                cmp.compare(f"{part} T={T} V={Vocab} lhs", torch.log(ppl), lhs, **where)
+                _relation(cmp, f"{part} T={T} V={Vocab}", eq, lhs, evaluate(eq.rhs, env, dtype=dt), **where)
+                _fact(cmp, f"perplexity {float(ppl):.4g} ≥ 1 at T={T}, V={Vocab}", float(ppl) >= 1.0)
+            else:
+                raise KeyError(f"perplexity_exp_cross_entropy: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- logsumexp-shift --------------------------------------------------------------------------------
+
+LSE_SIZES = (1, 5, 100)
+
+
+def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
+    """Both sides against ``torch.logsumexp``. ``shift``: at moderate logits for c ∈ {0, max x, −7.3,
+    a random c}; at logits ±1e4 the right side with c = max x (the naive left side overflows there to
+    ±inf — a checked fact); ``no-overflow``: the left side with c = max x against
+    ``exp(logsumexp(x) − max x)``, the relation ≤ n, and every term ≤ 1 at ±1e4."""
+    dt = dtype(options)
+    cmp = _comparison("torch.logsumexp", options, max(LSE_SIZES))
+    g = generator(options, salt=909)
+    rng = random.Random(options.seed)
+    for n in LSE_SIZES:
+        for name, scale in (("randn x3", 3.0), ("±1e4", 1e4)):
+            # ±1e4: from +1e4 down to −1e4, so e^x overflows at the top and underflows at the bottom
+            x = (torch.rand(n, generator=g, dtype=dt) * 2 - 1) * scale if scale < 100 else \
+                torch.linspace(1, -1, n, dtype=dt) * scale
+            ref = torch.logsumexp(x, 0)
+            mx = float(x.max())
+            where = {"n": n, "logits": name}
+            for part, eq in statements.items():
+                if part == "shift":
+                    shifts = (mx,) if scale > 100 else (0.0, mx, -7.3, rng.uniform(-10, 10))
+                    for c in shifts:
+                        env = _env(eq, x=x, c=c, n=n)
+                        case = f"{part} n={n} {name} c={c:.4g}"
+                        if scale > 100:  # the naive left side is not computable here: that is the point
+                            naive = evaluate(eq.lhs, env, dtype=dt)
+                            _fact(cmp, f"naive log Σ e^x is not finite at n={n} {name} (torch.logsumexp "
+                                       f"{float(ref):.6g})", not bool(torch.isfinite(naive)))
+                            cmp.compare(f"{case} rhs", ref, evaluate(eq.rhs, env, dtype=dt), **where)
+                        else:
+                            _sides(cmp, case, eq, ref, env, None, dt, **where)
+                elif part == "no-overflow":
+                    env = _env(eq, x=x, c=mx, n=n)
+                    lhs = evaluate(eq.lhs, env, dtype=dt)
+                    cmp.compare(f"{part} n={n} {name} lhs", torch.exp(ref - mx), lhs, **where)
+                    _relation(cmp, f"{part} n={n} {name}", eq, lhs, evaluate(eq.rhs, env, dtype=dt), **where)
+                    _fact(cmp, f"every e^(x_i − max x) ≤ 1 and finite at n={n} {name}",
+                          bool((torch.exp(x - mx) <= 1).all()))
+                else:
+                    raise KeyError(f"logsumexp_shift: no numeric check for part {part!r}")
+    return cmp.verdict()
+
+
+# --- causal-mask-autoregressive -----------------------------------------------------------------------
+
+def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVerdict:
+    """Autograd through SDPA(is_causal=True) and ``nn.MultiheadAttention`` with a causal mask.
+
+    ``masked-row``: both sides against row t of causal SDPA; ``future-value``: the left side by autograd
+    through the evaluated expression in v, the right side, against ∂out_t/∂V[u] from SDPA;
+    ``future-score``: the same in s, against √d (∂out_t/∂k_u · q_t)/|q_t|² from SDPA (exact, since
+    ∂out_t/∂k_u = ∂out_t/∂s_u · q_t/√d). Plus: the Jacobian blocks ∂out_t/∂x_s of
+    ``nn.MultiheadAttention(attn_mask=causal)`` vanish for s > t and not for s ≤ t.
+    """
+    dt = dtype(options)
+    sizes = (2, 7)
+    cmp = _comparison("autograd through F.scaled_dot_product_attention(is_causal=True)", options, max(sizes) * 8)
+    g = generator(options, salt=910)
+    d, dv = 8, 2
+    for n in sizes:
+        q, k = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, d, generator=g, dtype=dt)
+        V = torch.randn(n, dv, generator=g, dtype=dt)
+        def sdpa(kk, VV):
+            return F.scaled_dot_product_attention(q[None], kk[None], VV[None], is_causal=True)[0]
+
+        out = sdpa(k, V)
+        J_k, J_V = torch.autograd.functional.jacobian(sdpa, (k, V), vectorize=True)  # (n, dv, n, d), (n, dv, n, dv)
+        for t in range(1, n + 1):
+            s = q[t - 1] @ k.T / d ** 0.5
+            for e in range(dv):
+                dV, dk = J_V[t - 1, e], J_k[t - 1, e]
+                ds = d ** 0.5 * (dk @ q[t - 1]) / (q[t - 1] @ q[t - 1])
+                where = {"n": n, "t": t, "column": e + 1}
+                for part, eq in statements.items():
+                    env = _env(eq, s=s, v=V[:, e], t=t, n=n)
+                    funcs = {"causal": _causal}
+                    if part == "masked-row":
+                        _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, out[t - 1, e], env, funcs, dt, **where)
+                    elif part in ("future-value", "future-score"):
+                        if t == n:
+                            continue
+                        u = torch.arange(t + 1, n + 1, dtype=dt)  # every later position at once
+                        env_u = dict(env)
+                        env_u[_named(eq, "u")] = u
+                        name, tensor, ref = ("v", V[:, e], dV[t:, e]) if part == "future-value" \
+                            else ("s", s, ds[t:])
+                        _derivative(cmp, f"{part} n={n} t={t} u={t + 1}..{n} (entry = u − t − 1) column {e + 1}",
+                                    eq, name, tensor, u, env_u, funcs, dt, ref, **where)
+                    else:
+                        raise KeyError(f"causal_mask_autoregressive: no numeric check for part {part!r}")
+    if "masked-row" in statements:
+        _mha_blocks(cmp, g, dt)
+    return cmp.verdict()
+
+
+def _mha_blocks(cmp, g, dt, L=4, D=8):
+    """∂out_t/∂x_s of nn.MultiheadAttention with a causal mask: zero for s > t, nonzero for s ≤ t."""
+    with torch.random.fork_rng():  # the module's initialisation draws from the global RNG: seed it, then restore
+        torch.manual_seed(int(torch.randint(0, 2 ** 31, (1,), generator=g)))
+        mha = torch.nn.MultiheadAttention(D, 2, batch_first=True, dtype=dt)
+    mask = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)  # True = not allowed
+    x = torch.randn(1, L, D, generator=g, dtype=dt)
+    J = torch.autograd.functional.jacobian(lambda z: mha(z, z, z, attn_mask=mask, need_weights=False)[0], x,
+                                           vectorize=True)
+    J = J[0, :, :, 0, :, :]  # (t, out feature, s, in feature)
+    block = J.abs().amax(dim=(1, 3))
+    future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
+    cmp.compare(f"nn.MultiheadAttention causal: ∂out_t/∂x_s = 0 for s > t (L={L})", torch.zeros_like(block[future]),
+                block[future])
+    _fact(cmp, f"nn.MultiheadAttention causal: ∂out_t/∂x_s ≠ 0 for every s ≤ t (L={L})", bool((block[~future] > 0).all()))

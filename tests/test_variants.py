@@ -1,0 +1,167 @@
+"""§9 (beyond the article): what is specific to these claims beyond tests/test_claims.py.
+
+The checks catch wrong statements with PyTorch's own functions (not only the registered mutants),
+the local finite-sum rules refuse to show false steps, the PyTorch conventions the claims pin
+(label_smoothing's ε/C, repeat_interleave's head order, logsumexp at ±1e4) hold in this torch, and
+``mathcheck audit`` lists the ten claims as beyond the article with their papers.
+"""
+
+import json
+
+import pytest
+import sympy as sp
+import torch
+import torch.nn.functional as F
+from click.testing import CliRunner
+
+from mathcheck import checker, registry
+from mathcheck.claim import Context, Part, Step
+from mathcheck.cli import main
+from mathcheck.derivations import variants as derivations
+from mathcheck.verify import Options
+from mathcheck.verify import variants as checks
+
+IDS = ("online-softmax", "kv-cache-equivalence", "grouped-query-attention", "rmsnorm-statistics",
+       "linear-attention-associativity", "alibi-distance-bias", "label-smoothing-decomposition",
+       "perplexity-exp-cross-entropy", "logsumexp-shift", "causal-mask-autoregressive")
+
+
+def check_of(cid):
+    return getattr(checks, registry.get(cid).check.split(":")[1])
+
+
+def statements(cid, **replace):
+    out = registry.get(cid).statements()
+    out.update(replace)
+    return out
+
+
+def test_the_ten_ids_are_section_9_after_the_article_in_order():
+    ids = [e.id for e in registry.entries()]
+    nine = [i for i in ids if registry.entry(i).section.startswith("§9")]
+    assert nine == list(IDS)
+    assert ids[-len(IDS):] == list(IDS)  # after §8 and everything before it; §9.10 after §9.9
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_a_check_refuses_a_part_it_does_not_know(cid):
+    with pytest.raises(KeyError):
+        check_of(cid)({"no-such-part": sp.Eq(sp.Symbol("x"), 1)}, Options())
+
+
+@pytest.mark.parametrize("cid", ("online-softmax", "logsumexp-shift", "rmsnorm-statistics"))
+def test_the_tolerance_is_derived_and_printed(cid):
+    v = check_of(cid)(statements(cid), Options())
+    eps = torch.finfo(torch.float64).eps
+    assert "16·N·eps" in v.reference and v.atol == v.rtol and eps < v.atol < 1e-11
+    assert v.status == "passed"
+
+
+def test_a_merge_without_rescaling_is_caught_and_propagates_through_the_loop():
+    c = registry.get("online-softmax")
+    part = c.part("merge-output")
+    # the same merge, with the second block's factor forgotten: a mistake no registered mutant makes
+    wrong = part.lhs.xreplace({sp.exp(sp.Symbol("m_B", real=True) - sp.Symbol("m", real=True)): 1})
+    assert wrong != part.lhs
+    v = checks.online_softmax(statements("online-softmax", **{"merge-output": sp.Eq(wrong, part.rhs)}), Options())
+    assert v.status == "refuted" and "merge-output" in dict(v.counterexample)["case"]
+    assert any(d.startswith("blockwise loop") and "max |error| 0" not in d for d in v.details)
+
+
+def test_a_wrong_merge_step_is_not_shown_symbolically():
+    c = registry.get("online-softmax")
+    part = c.part("merge-sum")
+    m, mA = sp.Symbol("m", real=True), sp.Symbol("m_A", real=True)
+    bad_steps = list(part.steps)
+    bad_steps[2] = Step(bad_steps[2].expr.xreplace({m: mA}), "rescaled to the wrong shift")
+    r = checker.check_part(Part("bad", tuple(bad_steps), given=part.given), c.context)
+    assert r.status == "refuted"
+
+
+def test_the_finite_sum_rules_refuse_false_steps():
+    f, k = sp.IndexedBase("f", real=True), sp.Symbol("k", integer=True)
+    b, c, t, n = sp.symbols("b c t n", integer=True, positive=True)
+    gap = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 2, c))  # not adjacent: k = b + 1 is missing
+    assert derivations.join_ranges().apply(gap) == gap
+    joined = Part("join", (Step(gap, "two ranges"), Step(sp.Sum(f[k], (k, 1, c)), "joined", derivations.join_ranges())))
+    assert checker.check_part(joined, Context(indices=((b, 1, c),))).status != "proved"
+    wrong_term = sp.Sum(f[k], (k, 1, t - 1)) + f[t + 1]
+    assert derivations.append_term().apply(wrong_term) == wrong_term
+    causal = sp.Function("causal")
+    masked = sp.Sum(causal(t, k) * f[k], (k, 1, n))
+    assert derivations.causal_mask(t).apply(masked) == sp.Sum(f[k], (k, 1, t))
+    keeps_all = Part("mask", (Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, n)), "all keys",
+                                                             derivations.causal_mask(t))))
+    assert checker.check_part(keeps_all, Context(indices=((t, 1, n),))).status == "refuted"
+
+
+def test_pytorch_label_smoothing_puts_eps_over_c_on_every_class():
+    z = torch.tensor([[2.0, -1.0, 0.5, 0.0]], dtype=torch.float64)
+    y, eps, C = torch.tensor([2]), 0.2, 4
+    target = (1 - eps) * F.one_hot(y, C).to(torch.float64) + eps / C
+    assert torch.allclose(F.cross_entropy(z, y, label_smoothing=eps), F.cross_entropy(z, target), rtol=1e-15, atol=0)
+    other = (1 - eps) * F.one_hot(y, C).to(torch.float64) + eps / (C - 1) * (1 - F.one_hot(y, C).to(torch.float64))
+    assert abs(float(F.cross_entropy(z, y, label_smoothing=eps) - F.cross_entropy(z, other))) > 1e-3
+
+
+def test_repeat_interleave_not_repeat_matches_enable_gqa():
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(1, 6, 3, 4, generator=g, dtype=torch.float64)
+    k, v = (torch.randn(1, 2, 5, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    gqa = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+    interleaved = F.scaled_dot_product_attention(q, k.repeat_interleave(3, 1), v.repeat_interleave(3, 1))
+    tiled = F.scaled_dot_product_attention(q, k.repeat(1, 3, 1, 1), v.repeat(1, 3, 1, 1))
+    assert torch.allclose(gqa, interleaved, rtol=0, atol=1e-15)
+    assert not torch.allclose(gqa, tiled, atol=1e-3)
+
+
+def test_logsumexp_at_1e4_the_naive_side_overflows_and_the_shifted_side_does_not():
+    v = checks.logsumexp_shift(statements("logsumexp-shift"), Options())
+    facts = [d for d in v.details if d.startswith("fact:")]
+    assert any("naive log Σ e^x is not finite" in d and "±1e4" in d for d in facts)
+    assert any("±1e4 c=" in d and " rhs" in d for d in v.details)
+    assert v.status == "passed"
+
+
+def test_kv_cache_checks_decode_against_causal_sdpa_and_catches_attending_before_append():
+    c = registry.get("kv-cache-equivalence")
+    dec = c.part("decode-step")
+    s, v = sp.IndexedBase("s", real=True), sp.IndexedBase("v", real=True)
+    k, t = sp.Symbol("k", integer=True), sp.Symbol("t", integer=True)
+    stale = sp.Eq(dec.lhs, derivations.attention_row(s, v, k, 1, t - 1))  # the cache read before appending
+    r = checks.kv_cache_equivalence(statements("kv-cache-equivalence", **{"decode-step": stale}), Options())
+    assert r.status == "refuted" and dict(r.counterexample)["case"].endswith("rhs")
+
+
+def test_causal_check_sees_a_leak_that_autograd_finds():
+    c = registry.get("causal-mask-autoregressive")
+    part = c.part("future-score")
+    s, k, t, u = sp.IndexedBase("s", real=True), sp.Symbol("k", integer=True), sp.Symbol("t", integer=True), \
+        sp.Symbol("u", integer=True)
+    # a "causal" row that leaks key t+1: its derivative in s_u is not 0 for u = t + 1
+    v = sp.IndexedBase("v", real=True)
+    leaky = derivations.attention_row(s, v, k, 1, t + 1)
+    wrong = sp.Eq(sp.Derivative(leaky, s[u]), 0)
+    r = checks.causal_mask_autoregressive(statements("causal-mask-autoregressive", **{"future-score": wrong}), Options())
+    assert r.status == "refuted" and "future-score" in dict(r.counterexample)["case"]
+    assert part.given  # the hypothesis u > t is on the part, not hidden in a rule
+
+
+def test_audit_lists_section_9_as_beyond_the_article_with_papers():
+    runner = CliRunner()
+    r = runner.invoke(main, ["audit", "--json"])
+    assert r.exit_code == 0
+    rows = json.loads(r.output)["claims"]
+    beyond = [row for row in rows if row["beyond_article"]]
+    assert [row["id"] for row in beyond] == list(IDS)
+    assert all(row["paper"] and row["section"].startswith("§9") for row in beyond)
+    assert not any(row["paper"] for row in rows if not row["beyond_article"])
+    text = runner.invoke(main, ["audit"]).output
+    lines = text.splitlines()
+    start = lines.index("beyond the article (each checks a paper's statement, not a seed sentence):")
+    assert "§9.1  online-softmax: exact (beyond the article)" in lines[start + 1]
+    for cite in ("Dao et al. 2022", "Milakov & Gimelshein 2018", "Ainslie et al. 2023", "Shazeer 2019",
+                 "Zhang & Sennrich 2019", "Katharopoulos et al. 2020", "Press, Smith & Lewis 2022",
+                 "Szegedy et al. 2016"):
+        assert cite in "\n".join(lines[start:]), cite
+    assert lines[-1].startswith("verdicts: ") and lines[-1].endswith("(10 beyond the article)")
