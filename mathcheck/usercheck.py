@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 
 from mathcheck.budget import attempt
-from mathcheck.parser import ParseError, parse_assumption, parse_many
+from mathcheck.parser import ParseError, check_consistent, parse_assumption, parse_many
 from mathcheck.userexpr.numeric import ATOL, POINTS, RTOL  # noqa: F401 - part of this module's API
 from mathcheck.userexpr.points import OFFSET, SPAN, sample_points, variables  # noqa: F401
 from mathcheck.userexpr.precise import DPS, HP_REL, hp_compare, hp_value  # noqa: F401
@@ -45,6 +45,7 @@ def normalise_assumptions(assume) -> dict:
     for spec in ([assume] if isinstance(assume, str) else assume):
         name, props = parse_assumption(spec)
         out[name] = tuple(dict.fromkeys(out.get(name, ()) + props))
+        check_consistent(name, out[name])  # --assume x=positive --assume x=negative
     return out
 
 

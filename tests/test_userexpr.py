@@ -4,6 +4,7 @@ the torch-free float64 evaluator, hypotheses restricting the points, and one-way
 import ast
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -97,7 +98,7 @@ def test_scalar_check_never_imports_torch():
 
 
 def test_float_evaluator_agrees_with_sympy():
-    L, = parse_many(["exp(x) + factorial(y) + Abs(x - y) + Sum(k*x, (k, 1, n))"],
+    L, = parse_many(["erf(x) + gamma(y) + atan2(x, y) + Max(x, y) + Sum(k*x, (k, 1, n))"],
                     {"y": ("positive",), "n": ("positive",)})
     env = {sym(L, "x"): 0.3, sym(L, "y"): 1.7, sym(L, "n"): 4}
     exact = float(L.subs({sym(L, "x"): sp.Rational(3, 10), sym(L, "y"): sp.Rational(17, 10),
@@ -126,3 +127,70 @@ def test_userexpr_is_one_layer_below_the_cli():
         if path.name != "autograd.py":
             assert "torch" not in {m.split(".")[0] for m in mods}, path
     assert "mathcheck.usercheck" not in _imports(PKG / "verify" / "user.py")
+
+
+# --- each function of the grammar, on every numeric side --------------------------------------------
+
+FUNCTIONS = [  # (true identity, assumptions, false one)
+    ("cosh(x)^2 - sinh(x)^2", "1", None, "cosh(x)^2 + sinh(x)^2", "1"),
+    ("tanh(x)", "sinh(x)/cosh(x)", None, "tanh(x)", "cosh(x)/sinh(x)"),
+    ("asinh(x)", "log(x + sqrt(x^2 + 1))", None, "asinh(x)", "log(x + sqrt(x^2 - 1))"),
+    ("acosh(x)", "log(x + sqrt(x^2 - 1))", {"x": ("positive",)}, "acosh(x)", "log(x + sqrt(x^2 + 1))"),
+    ("tanh(atanh(x/(1 + x^2)))", "x/(1 + x^2)", None, "atanh(x)", "atan(x)"),
+    ("sin(asin(x))", "x", None, "asin(x)", "acos(x)"),
+    ("cos(acos(x))", "x", None, "acos(x)", "pi/2 + asin(x)"),
+    ("tan(atan(x))", "x", None, "atan(x)", "atan(1/x)"),
+    ("atan2(y, x)", "atan(y/x)", {"x": ("positive",)}, "atan2(y, x)", "atan(x/y)"),
+    ("cot(x)", "cos(x)/sin(x)", None, "cot(x)", "sin(x)/cos(x)"),
+    ("sec(x)^2", "1 + tan(x)^2", None, "sec(x)", "1/sin(x)"),
+    ("csc(x)^2", "1 + cot(x)^2", None, "csc(x)^2", "1 + tan(x)^2"),
+    ("erf(x) + erfc(x)", "1", None, "erf(x)", "1 - erf(x)"),
+    ("erfc(-x)", "2 - erfc(x)", None, "erfc(-x)", "erfc(x)"),
+    ("gamma(x + 1)", "x*gamma(x)", {"x": ("positive",)}, "gamma(x + 1)", "gamma(x)"),
+    ("lgamma(x + 1)", "log(x) + lgamma(x)", {"x": ("positive",)}, "lgamma(x)", "log(gamma(x + 1))"),
+    ("softplus(x) - softplus(-x)", "x", None, "softplus(x)", "log(1 + exp(-x))"),
+    ("logsumexp(a + c, b + c)", "c + logsumexp(a, b)", None, "logsumexp(a, b)", "Max(a, b)"),
+    ("Max(x, 0)", "(x + Abs(x))/2", None, "Max(x, 0)", "Abs(x)"),
+    ("relu(x) - relu(-x)", "x", None, "relu(x)", "Min(x, 0)"),
+    ("Min(x, y)", "-Max(-x, -y)", None, "Min(x, y)", "Max(-x, -y)"),
+    ("0.1*x + 0.2*x", "0.3*x", None, "0.1 + 0.2", "0.30000000000000004"),
+    ("diff(erf(x), x)", "2*exp(-x^2)/sqrt(pi)", None, "diff(erfc(x), x)", "2*exp(-x^2)/sqrt(pi)"),
+    ("diff(softplus(x), x)", "sigmoid(x)", None, "diff(softplus(x), x)", "sigmoid(-x)"),
+    ("diff(acosh(x), x)", "1/sqrt(x^2 - 1)", {"x": ("positive",)}, "diff(asinh(x), x)", "1/sqrt(x^2 - 1)"),
+]
+
+
+@pytest.mark.parametrize("a, b, assume, fa, fb", FUNCTIONS)
+def test_each_function_true_proved_false_refuted(a, b, assume, fa, fb):
+    from mathcheck.usercheck import check
+
+    good = check(a, b, assume)
+    assert good.status == "proved", good.lines()
+    bad = check(fa, fb, assume)
+    assert bad.status == "refuted", bad.lines()
+    assert bad.counterexample is not None
+
+
+EVALUABLE = ["sinh(x)", "cosh(x)", "tanh(x)", "asinh(x)", "acosh(x + 2)", "atanh(x/4)", "asin(x/4)",
+             "acos(x/4)", "atan(x)", "atan2(x, y)", "cot(x)", "sec(x)", "csc(x)", "erf(x)", "erfc(x)",
+             "gamma(x)", "lgamma(y)", "softplus(x)", "logsumexp(x, y, 1)", "Max(x, y)", "Min(x, y, 0)",
+             "relu(x)", "0.125*x", "factorial(n) + binomial(n, 2)", "factorial(x)", "binomial(x, 2)",
+             "Sum(x^k, (k, 0, n))"]
+
+
+@pytest.mark.parametrize("text", EVALUABLE)
+def test_float64_torch_and_50_digits_agree_on_each_function(text):
+    from mathcheck.userexpr import autograd
+    from mathcheck.userexpr.precise import hp_value
+
+    assume = {k: v for k, v in {"y": ("positive",), "n": ("nonnegative", "integer")}.items()
+              if re.search(rf"\b{k}\b", text)}
+    (e,) = parse_many([text], assume)
+    for point in sample_points((e,), 3, 6):
+        exact = hp_value(e, point)
+        if not exact.is_real:
+            continue
+        f = floats.evaluate(e, point)
+        t = autograd.evaluator(point)(e)
+        assert f == pytest.approx(float(exact), rel=1e-12, abs=1e-12), point
+        assert t == pytest.approx(float(exact), rel=1e-9, abs=1e-12), point

@@ -101,10 +101,10 @@ class UserEvaluator(Evaluator):
                 if n >= 0:
                     return float(math.comb(n, k)) if 0 <= k <= n else 0.0
         ts = [torch.as_tensor(v, dtype=DT) for v in vals]
-        out = torch.lgamma(ts[0] + 1)
+        out = _gamma(ts[0] + 1)  # signed: Γ is negative on (−1, 0), (−3, −2), ...
         for t in ts[1:]:
-            out = out - torch.lgamma(t + 1)
-        return torch.exp(out)
+            out = out / _gamma(t + 1)
+        return out
 
     def _derivative(self, e):
         f = e.expr
