@@ -63,8 +63,13 @@ def _binomial(n: float, k: float) -> float:
     return _gamma(n + 1) / (_gamma(k + 1) * _gamma(n - k + 1))
 
 
-def _unary():
-    return {
+_UNARY: dict = {}
+
+
+def _unary() -> dict:
+    if _UNARY:
+        return _UNARY
+    _UNARY.update({
         sp.exp: math.exp, sp.log: math.log, sp.sin: math.sin, sp.cos: math.cos, sp.tan: math.tan,
         sp.sinh: math.sinh, sp.cosh: math.cosh, sp.tanh: math.tanh,
         sp.asin: math.asin, sp.acos: math.acos, sp.atan: math.atan,
@@ -73,16 +78,18 @@ def _unary():
         sp.csc: lambda x: 1 / math.sin(x),
         sp.erf: math.erf, sp.erfc: math.erfc, sp.gamma: _gamma, sp.loggamma: _loggamma,
         sp.Abs: abs, sp.sign: lambda x: float((x > 0) - (x < 0)), sp.factorial: _factorial,
-    }
+    })
+    return _UNARY
 
 
 class FloatEvaluator:
     """``FloatEvaluator(env)(e)``: ``env`` maps Symbols to numbers and IndexedBases to nested lists
     (as :func:`mathcheck.userexpr.points.sample_points` draws them)."""
 
-    def __init__(self, env: dict):
+    def __init__(self, env: dict, constants: dict | None = None):
         self.env = dict(env)
         self.unary = _unary()
+        self.constants = {} if constants is None else constants  # shared across points
 
     def __call__(self, e) -> float:
         try:
@@ -126,6 +133,10 @@ class FloatEvaluator:
         if isinstance(e, sp.binomial):
             return _binomial(*(_real(self.ev(a)) for a in e.args))
         if isinstance(e, sp.Sum):
+            if not e.free_symbols:  # a constant sum (Σ_{j≤100} Σ_{k≤100} kj): once for all points
+                if e not in self.constants:
+                    self.constants[e] = self._sum(e.function, e.limits)
+                return self.constants[e]
             return self._sum(e.function, e.limits)
         if isinstance(e, sp.Derivative):
             raise Undefined("derivatives are evaluated by torch's autograd")
@@ -164,6 +175,7 @@ class FloatEvaluator:
         return sign * math.fsum(terms)
 
 
-def evaluate(e, env: dict) -> float:
-    """``e`` at ``env`` in float64; raises :class:`Undefined` where it has no real value."""
-    return FloatEvaluator(env)(e)
+def evaluate(e, env: dict, constants: dict | None = None) -> float:
+    """``e`` at ``env`` in float64; raises :class:`Undefined` where it has no real value.
+    ``constants`` (a dict kept across calls) remembers sums without free symbols."""
+    return FloatEvaluator(env, constants)(e)

@@ -31,15 +31,15 @@ def needs_torch(*exprs) -> bool:
     return any(isinstance(e, sp.Basic) and e.has(sp.Derivative) for e in exprs)
 
 
-def _float_side(point: dict):
-    env = {s: v for s, v in point.items()}
-
-    def value(e):
-        try:
-            return floats.evaluate(e, env)
-        except floats.Undefined:
-            return None
-    return value
+def _float_side(constants: dict):
+    def at(point: dict):
+        def value(e):
+            try:
+                return floats.evaluate(e, point, constants)
+            except floats.Undefined:
+                return None
+        return value
+    return at
 
 
 def _failure(a: float, b: float, relation: str) -> float:
@@ -58,7 +58,7 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
 
         name, side, errors_caught = autograd.NAME, autograd.evaluator, autograd.ERRORS
     else:
-        name, side, errors_caught = floats.NAME, _float_side, (floats.Undefined,)
+        name, side, errors_caught = floats.NAME, _float_side({}), (floats.Undefined,)
     points = sample_points((lhs, rhs), seed, count, given)
     used = skipped = unconfirmed = 0
     worst = 0.0

@@ -29,8 +29,9 @@ import shlex
 import time
 from dataclasses import dataclass, field
 
-from mathcheck.budget import attempt, run_in_child
+from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr import child
 
 EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
 RELATIONS = ("=", "<=", "<", ">=", ">")
@@ -148,7 +149,7 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         >>> check_relation(a, b, ">=", {}).status      # doctest: +SKIP
         'proved'
     """
-    from mathcheck.userexpr.numeric import EVALUATORS, POINTS, numeric
+    from mathcheck.userexpr.numeric import EVALUATORS, POINTS, needs_torch, numeric
     from mathcheck.userexpr.symbolic import symbolic
 
     start = time.perf_counter()
@@ -164,11 +165,12 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         return CheckResult("bad-input", message="lhs, rhs and given must be SymPy expressions "
                            "(from mathcheck.parser); evaluator one of " + ", ".join(EVALUATORS), **base)
     sym_s = timeout * SYMBOLIC_SHARE
-    state, sym = run_in_child(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s), sym_s + 1.0)
-    if state != "ok":
-        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
-        sym = {"status": "inconclusive", "how": why, "difference": ""}
-    remaining = max(timeout - (time.perf_counter() - start), 1.0)
+    # the symbolic side runs in a child while this process does the numeric side
+    proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
+    remaining = max(timeout - sym_s, 1.0)
+    if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
+        # outside any budget: an import interrupted halfway leaves torch unusable in this process
+        from mathcheck.userexpr import autograd  # noqa: F401
     try:
         ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), remaining)
     except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
@@ -177,6 +179,10 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     if not ok:
         num = {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
                "note": "time budget ran out"}
+    state, sym = child.join(proc, sym_s + 1.0)
+    if state != "ok":
+        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
+        sym = {"status": "inconclusive", "how": why, "difference": ""}
     num.setdefault("evaluator", "")
     counterexample, values = None, None
     if sym["status"] == "refuted":
