@@ -236,6 +236,8 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
         _check_file(file_, seed, as_json, timeout, jobs)
     if lhs is None or rhs is None:
         fail("give LHS and RHS (e.g. mathcheck check 'x*(x+1)' 'x**2+x'), or --file FILE")
+    if jobs != 1:
+        fail("-j/--jobs runs the rows of --file FILE in parallel; one identity takes no -j")
     from mathcheck.usercheck import check as run_check
 
     result = run_check(lhs, rhs, assume=list(assume), seed=seed, timeout=timeout)

@@ -108,6 +108,8 @@ def test_missing_file_and_mixed_arguments(runner, tmp_path):
     assert r.exit_code == 2 and r.output.startswith("error: --file reads the identities from FILE")
     r = runner.invoke(main, ["check", "x"])
     assert r.exit_code == 2 and r.output.startswith("error: give LHS and RHS")
+    r = runner.invoke(main, ["check", "x", "x", "-j", "2"])
+    assert r.exit_code == 2 and r.output.startswith("error: -j/--jobs runs the rows of --file FILE")
 
 
 def test_parse_rows_assume_column():

@@ -200,3 +200,15 @@ def test_plurals_and_the_evaluator_in_the_text(runner):
     assert "  numeric:  refuted; 1 point in float64 (Python math) (0 undefined skipped)" in r.output
     r = runner.invoke(main, ["check", "x*(x+1)", "x**2+x"])
     assert r.exit_code == 0 and "24 points in float64 (Python math)" in r.output
+
+
+def test_a_scalar_identity_is_checked_without_importing_torch():
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "sin(2*x)",
+                        "2*sin(x)*cos(x)"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "24 points in float64 (Python math)" in p.stdout
+    imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
+    assert "sympy" in imported and "torch" not in imported
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "diff(x^2, x)", "2*x"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "torch float64 (diff by autograd)" in p.stdout
+    assert "torch" in {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
