@@ -207,7 +207,7 @@ def test_a_scalar_identity_is_checked_without_importing_torch():
                         "2*sin(x)*cos(x)"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "24 points in float64 (Python math)" in p.stdout
     imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
-    assert "sympy" in imported and "torch" not in imported
+    assert any(m.startswith("sympy") for m in imported) and "torch" not in imported
     p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "diff(x^2, x)", "2*x"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "torch float64 (diff by autograd)" in p.stdout
