@@ -127,6 +127,10 @@ def test_userexpr_is_one_layer_below_the_cli():
         if path.name != "autograd.py":
             assert "torch" not in {m.split(".")[0] for m in mods}, path
     assert "mathcheck.usercheck" not in _imports(PKG / "verify" / "user.py")
+    # from verify/, only the leaf bridge SymPy → torch, which itself imports nothing of mathcheck
+    used = {m for path in (PKG / "userexpr").glob("*.py") for m in _imports(path) if m.startswith("mathcheck.verify")}
+    assert used == {"mathcheck.verify.evaluate"}
+    assert not {m for m in _imports(PKG / "verify" / "evaluate.py") if m.startswith("mathcheck")}
 
 
 # --- each function of the grammar, on every numeric side --------------------------------------------
@@ -194,3 +198,18 @@ def test_float64_torch_and_50_digits_agree_on_each_function(text):
         t = autograd.evaluator(point)(e)
         assert f == pytest.approx(float(exact), rel=1e-12, abs=1e-12), point
         assert t == pytest.approx(float(exact), rel=1e-9, abs=1e-12), point
+
+
+def test_the_forked_child_answers_fails_or_is_killed_on_time():
+    import time
+
+    from mathcheck.userexpr import child
+
+    assert child.join(child.start(lambda: {"a": 1}), 30) == ("ok", {"a": 1})
+    state, message = child.join(child.start(lambda: 1 / 0), 30)
+    assert state == "error" and message.startswith("ZeroDivisionError")
+    start = time.monotonic()
+    assert child.join(child.start(lambda: time.sleep(30)), 0.5) == ("timeout", None)
+    assert time.monotonic() - start < 5
+    proc = child.start(lambda: time.sleep(30))
+    child.kill(proc)  # returns at once, the child reaped

@@ -52,6 +52,19 @@ def start(fn: Callable[[], Any]) -> Child:
     return Child(pid, r, time.monotonic())
 
 
+def kill(child: Child) -> None:
+    """Stop the child now (the caller is leaving: an interrupt, an outer budget)."""
+    try:
+        os.kill(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.close(child.fd)
+    except OSError:
+        pass
+    os.waitpid(child.pid, 0)
+
+
 def join(child: Child, seconds: float) -> tuple[str, Any]:
     """Wait until ``seconds`` after the child started: ``("ok", value)``, ``("timeout", None)`` or
     ``("error", message)``; a child still running then is killed."""

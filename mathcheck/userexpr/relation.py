@@ -127,6 +127,23 @@ def _text(e) -> str:
     return e if isinstance(e, str) else sp.sstr(e)
 
 
+def _numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
+    from mathcheck.userexpr.numeric import POINTS, needs_torch, numeric
+
+    if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
+        # outside any budget: an import interrupted halfway leaves torch unusable in this process
+        from mathcheck.userexpr import autograd  # noqa: F401
+    try:
+        ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), seconds)
+    except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
+        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
+                "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
+    if not ok:
+        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
+                "note": "time budget ran out"}
+    return num
+
+
 def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0,
                    timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
                    evaluator: str = "auto") -> CheckResult:
@@ -149,7 +166,7 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         >>> check_relation(a, b, ">=", {}).status      # doctest: +SKIP
         'proved'
     """
-    from mathcheck.userexpr.numeric import EVALUATORS, POINTS, needs_torch, numeric
+    from mathcheck.userexpr.numeric import EVALUATORS
     from mathcheck.userexpr.symbolic import symbolic
 
     start = time.perf_counter()
@@ -167,21 +184,19 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     sym_s = timeout * SYMBOLIC_SHARE
     # the symbolic side runs in a child while this process does the numeric side
     proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
-    remaining = max(timeout - sym_s, 1.0)
-    if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
-        # outside any budget: an import interrupted halfway leaves torch unusable in this process
-        from mathcheck.userexpr import autograd  # noqa: F401
     try:
-        ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), remaining)
-    except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
-        ok, num = True, {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-                         "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
-    if not ok:
-        num = {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-               "note": "time budget ran out"}
-    state, sym = child.join(proc, sym_s + 1.0)
+        num = _numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
+        wait = sym_s + 1.0
+        if num["status"] == "refuted":  # decided: give the symbolic side one more second, not its budget
+            wait = min(wait, time.monotonic() - proc.started + 1.0)
+        state, sym = child.join(proc, wait)
+    except BaseException:
+        child.kill(proc)
+        raise
     if state != "ok":
         why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
+        if state == "timeout" and num["status"] == "refuted":
+            why = "stopped: the numeric side had refuted it"
         sym = {"status": "inconclusive", "how": why, "difference": ""}
     num.setdefault("evaluator", "")
     counterexample, values = None, None
