@@ -128,7 +128,9 @@ TOKENS = ["x", "y", "n", "i", "k", "z[i]", "x[k]", "(", ")", "[", "]", ",", "+",
           "(i, 1, n)", "1", "2.5", "0", "1e308", "9999999999", "-", "pi", "E", "__import__", "'os'",
           ".system", "('echo pwned')", "().__class__", "__class__", "__builtins__", "lambda", ":",
           "for", "in", "if", "else", "getattr(", "open(", "eval(", "exec(", "\"", "\\", "@", ";",
-          "__subclasses__()", ".", "=", " ", "\n", "#", "%", "~", "not", "and", "yield", "await"]
+          "__subclasses__()", ".", "=", " ", "\n", "#", "%", "~", "not", "and", "yield", "await",
+          "logsumexp(", "Max(", "Min(", "atan2(", "gamma(", "lgamma(", "erf(", "acosh(", "softplus(",
+          "relu(", "cot(", "0.5", "1e-3"]
 
 
 @settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])

@@ -213,3 +213,44 @@ def test_the_forked_child_answers_fails_or_is_killed_on_time():
     assert time.monotonic() - start < 5
     proc = child.start(lambda: time.sleep(30))
     child.kill(proc)  # returns at once, the child reaped
+
+
+# --- the float64 evaluator against 50 digits on random formulas of the grammar ------------------------
+
+from hypothesis import HealthCheck, given as hgiven, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "cot", "sinh", "cosh", "tanh", "asin", "atan",
+         "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "Abs", "sigmoid", "softplus", "relu"]
+LEAVES = st.sampled_from(["x", "y", "2", "0.5", "pi", "3"])
+
+
+def _formula(children):
+    return st.one_of(
+        st.tuples(st.sampled_from(UNARY), children).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(children, st.sampled_from(["+", "-", "*", "/"]), children).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(children, st.sampled_from(["2", "3", "-1", "0.5"])).map(lambda t: f"({t[0]})^{t[1]}"),
+        st.tuples(st.sampled_from(["Max", "Min", "logsumexp", "atan2"]), children, children)
+          .map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+    )
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@hgiven(st.recursive(LEAVES, _formula, max_leaves=6), st.integers(0, 1000))
+def test_float64_agrees_with_50_digits_wherever_both_are_real(text, seed):
+    from mathcheck.parser import ParseError
+    from mathcheck.userexpr.precise import hp_value
+
+    try:
+        (e,) = parse_many([text])
+    except ParseError:
+        return
+    for point in sample_points((e,), seed, 3):
+        try:
+            f = floats.evaluate(e, point)
+        except floats.Undefined:
+            continue
+        exact = hp_value(e, point)
+        if not (exact.is_number and exact.is_real and exact.is_finite):
+            continue
+        assert f == pytest.approx(float(exact), rel=1e-9, abs=1e-9), (text, point)
