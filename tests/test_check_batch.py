@@ -142,3 +142,22 @@ def test_progress_bar_on_a_terminal_only(tmp_path):
     assert p.returncode == 0
     assert b"checking" in seen and b"100%" in seen
     assert out.decode().splitlines()[-1] == "2 rows: 2 proved, 0 refuted, 0 inconclusive, 0 bad input"
+
+
+def test_a_worker_that_dies_makes_its_row_inconclusive_not_a_crash(monkeypatch):
+    import signal
+
+    from mathcheck.userexpr import batch
+
+    rows = parse_rows("x\tx\ny\ty\n", "F")
+    real = batch._check_row
+
+    def dying(args):
+        if args[0].line == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(args)
+
+    monkeypatch.setattr(batch, "_check_row", dying)
+    results = batch.check_rows(rows, jobs=2)
+    assert results[1].status == "inconclusive" and "worker process failed" in results[1].message
+    assert batch.exit_code(results) == 3

@@ -142,10 +142,20 @@ def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int 
     with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context("fork")) as ex:
         futures = {ex.submit(_check_row, t): i for i, t in enumerate(tasks)}
         for f in cf.as_completed(futures):
-            results[futures[f]] = f.result()
+            i = futures[f]
+            try:
+                results[i] = f.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died is that row's inconclusive, not a crash
+                results[i] = _failed(rows[i], seed, f"the worker process failed: {type(exc).__name__}: {exc}"[:200])
             if on_done:
                 on_done()
     return results
+
+
+def _failed(row: Row, seed: int, why: str):
+    from mathcheck.userexpr.relation import CheckResult
+
+    return CheckResult("inconclusive", row.lhs, row.rhs, {}, seed, message=why, how=why)
 
 
 def totals(results) -> dict:
