@@ -222,7 +222,7 @@ def audit(as_json: bool):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --file: rows checked in parallel processes (same report as -j 1).")
 def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
-    """Check your own identity LHS = RHS: symbolic proof, float64 test, verdict.
+    """Check your identity LHS = RHS (or each row of --file FILE): symbolic proof, float64 test, verdict.
 
     The grammar (docs/check.md): numbers, names, + - * / ** ^, exp log sqrt, sin cos tan cot sec
     csc, sinh cosh tanh, asin acos atan atan2, asinh acosh atanh, erf erfc gamma lgamma, Abs
