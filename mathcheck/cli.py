@@ -249,22 +249,36 @@ def audit(as_json: bool):
 
 
 @main.command()
-@click.argument("lhs")
-@click.argument("rhs")
+@click.argument("lhs", required=False)
+@click.argument("rhs", required=False)
 @click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]",
               help="Properties of a symbol: real, positive, nonnegative, negative, nonzero, integer "
                    "(repeatable; symbols are real otherwise).")
 @seed_option
 @json_option
 @click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
-              help="Wall-clock budget of the whole check, in seconds.")
-def check(lhs, rhs, assume, seed, as_json, timeout):
-    """Check your own identity LHS = RHS: symbolic proof, float64 test, verdict.
+              help="Wall-clock budget of the whole check (with --file: of each row), in seconds.")
+@click.option("--file", "file_", metavar="FILE",
+              help="Check every row of FILE: TSV lhs<TAB>rhs[<TAB>assume] or JSON lines {lhs, rhs, assume}.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --file: rows checked in parallel processes (same report as -j 1).")
+def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
+    """Check your identity LHS = RHS (or each row of --file FILE): symbolic proof, float64 test, verdict.
 
-    The grammar (docs/check.md): numbers, names, + - * / ** ^, exp log sqrt sin cos tan tanh Abs
-    sigmoid factorial, binomial(n, k), diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
+    The grammar (docs/check.md): numbers, names, + - * / ** ^, exp log sqrt, sin cos tan cot sec
+    csc, sinh cosh tanh, asin acos atan atan2, asinh acosh atanh, erf erfc gamma lgamma, Abs
+    sigmoid softplus relu factorial, binomial(n, k), logsumexp/Max/Min(a, b, ...),
+    diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
     Put `--` before a side that starts with a minus sign.
     """
+    if file_ is not None:
+        if lhs is not None or assume:
+            fail("--file reads the identities from FILE: drop LHS RHS and --assume (put them in the file)")
+        _check_file(file_, seed, as_json, timeout, jobs)
+    if lhs is None or rhs is None:
+        fail("give LHS and RHS (e.g. mathcheck check 'x*(x+1)' 'x**2+x'), or --file FILE")
+    if jobs != 1:
+        fail("-j/--jobs runs the rows of --file FILE in parallel; one identity takes no -j")
     from mathcheck.usercheck import check as run_check
 
     result = run_check(lhs, rhs, assume=list(assume), seed=seed, timeout=timeout)
@@ -275,6 +289,26 @@ def check(lhs, rhs, assume, seed, as_json, timeout):
     else:
         click.echo("\n".join(result.lines()))
     sys.exit(result.exit_code)
+
+
+def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
+    """``check --file``: every row, in file order; a progress bar on a terminal only; worst exit code."""
+    from mathcheck.userexpr import batch
+
+    try:
+        rows = batch.read_rows(path)
+    except batch.FileError as exc:
+        fail(str(exc))
+    if sys.stderr.isatty():
+        with click.progressbar(length=len(rows), label="checking", file=sys.stderr) as bar:
+            results = batch.check_rows(rows, seed, timeout, jobs, on_done=lambda: bar.update(1))
+    else:
+        results = batch.check_rows(rows, seed, timeout, jobs)
+    if as_json:
+        click.echo(json.dumps(batch.report(rows, results), ensure_ascii=False, indent=2))
+    else:
+        click.echo("\n".join(batch.lines(rows, results)))
+    sys.exit(batch.exit_code(results))
 
 
 @main.command()

@@ -9,11 +9,18 @@ nothing of tensors.
 The grammar (``^`` is accepted for ``**``)::
 
     expr    := number | name | name[index, ...] | expr OP expr | -expr | +expr | (expr)
-               | FUNC(expr) | binomial(expr, expr) | diff(expr, name[, order])
+               | FUNC(expr) | binomial(expr, expr) | atan2(expr, expr) | diff(expr, name[, order])
+               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...)
                | Sum(expr, (name, expr, expr)[, (name, expr, expr)...])
     OP      := + - * / ** ^
-    FUNC    := exp log sqrt sin cos tan tanh Abs sigmoid factorial
+    FUNC    := exp log sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh acosh
+               atanh erf erfc gamma lgamma loggamma Abs sigmoid softplus relu factorial
     const   := pi E
+    number  := 2 | 0.25 | 1e-10   (a decimal is the exact fraction written: 0.1 is 1/10)
+
+Definitions: ``sigmoid(x) = 1/(1 + exp(−x))``, ``softplus(x) = log(1 + exp(x))``,
+``relu(x) = Max(x, 0)``, ``logsumexp(a, b, …) = log(exp(a) + exp(b) + …)``; ``lgamma`` is
+SymPy's ``loggamma`` (log Γ(x), real for x > 0).
 
 Symbols are real unless ``assume`` says otherwise; a name used as a summation index or bound is an
 integer. Work is bounded before SymPy sees it: input length, nesting depth, size of numbers,
@@ -58,12 +65,16 @@ class Limits:
 LIMITS = Limits()
 
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
-FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "Abs", "sigmoid", "factorial")
-SPECIAL = ("binomial", "diff", "Sum")
+FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh",
+             "asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "lgamma",
+             "loggamma", "Abs", "sigmoid", "softplus", "relu", "factorial")
+VARIADIC = ("logsumexp", "Max", "Min")  # one or more arguments
+SPECIAL = ("binomial", "atan2", "diff", "Sum") + VARIADIC
 CONSTANTS = ("pi", "E")
 RESERVED = set(FUNCTIONS) | set(SPECIAL) | set(CONSTANTS)
 ALLOWED = ("numbers, names, + - * / ** ^, parentheses, " + " ".join(FUNCTIONS)
-           + ", binomial(n, k), diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E")
+           + ", binomial(n, k), atan2(y, x), logsumexp(a, b, ...), Max(a, b, ...), Min(a, b, ...)"
+           + ", diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E")
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
@@ -76,8 +87,11 @@ def _token(node: ast.AST, text: str) -> str:
     return seg if len(seg) <= 40 else seg[:37] + "..."
 
 
-def _reject(node: ast.AST, text: str, what: str | None = None):
-    raise ParseError(f"{what or 'not allowed'}: {_token(node, text)!r}; allowed: {ALLOWED}")
+def _reject(node: ast.AST, text: str, what: str | None = None, grammar: bool = False):
+    """One line naming the offending token; the grammar follows only for a grammar error (an
+    unknown construct), not for a limit or a value (``division by zero: 'x/0'``)."""
+    tail = f"; allowed: {ALLOWED}" if grammar or what is None else ""
+    raise ParseError(f"{what or 'not allowed'}: {_token(node, text)!r}{tail}")
 
 
 def _prescan(text: str, limits: Limits) -> str:
@@ -160,6 +174,26 @@ def _roles(trees) -> _Roles:
     return r
 
 
+def _conflict(props) -> tuple[str, str] | None:
+    """The first two properties that cannot hold together (``positive`` and ``negative``), or None."""
+    props = tuple(dict.fromkeys(props))
+    for i, p in enumerate(props):
+        for q in props[i + 1:]:
+            try:
+                sp.Dummy(real=True, **{p: True, q: True})
+            except Exception:  # noqa: BLE001 - SymPy's InconsistentAssumptions
+                return p, q
+    return None
+
+
+def check_consistent(name: str, props) -> None:
+    """One line naming the two conflicting properties, before any work is done."""
+    pair = _conflict(props)
+    if pair:
+        raise ParseError(f"inconsistent assumptions for {name}: {pair[0]} and {pair[1]} cannot both hold; "
+                         f"keep one")
+
+
 def _symbol_assumptions(name: str, props, integer: bool) -> dict:
     kw = {"real": True}
     for p in props:
@@ -168,6 +202,7 @@ def _symbol_assumptions(name: str, props, integer: bool) -> dict:
         kw[p] = True
     if integer:
         kw["integer"] = True
+    check_consistent(name, [p for p in kw if p != "real"])
     return kw
 
 
@@ -177,8 +212,8 @@ class _Builder:
         self.bound: dict[str, object] = {}
         self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
 
-    def fail(self, node, what=None):
-        _reject(node, self.text, what)
+    def fail(self, node, what=None, grammar: bool = False):
+        _reject(node, self.text, what, grammar)
 
     def build(self, node):
         method = getattr(self, "_" + type(node).__name__, None)
@@ -220,12 +255,12 @@ class _Builder:
             return -self.build(node.operand)
         if isinstance(node.op, ast.UAdd):
             return self.build(node.operand)
-        self.fail(node, "operator not allowed")
+        self.fail(node, "operator not allowed", grammar=True)
 
     def _BinOp(self, node):
         op = _BINOPS.get(type(node.op))
         if op is None:
-            self.fail(node, "operator not allowed")
+            self.fail(node, "operator not allowed", grammar=True)
         a, b = self.build(node.left), self.build(node.right)
         if op == "+":
             return a + b
@@ -263,7 +298,7 @@ class _Builder:
 
     def _Subscript(self, node):
         if not isinstance(node.value, ast.Name) or node.value.id not in self.bases:
-            self.fail(node, "only a name may be indexed")
+            self.fail(node, "only a name may be indexed", grammar=True)
         idx = node.slice
         parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         indices = [self.build(p) for p in parts]
@@ -274,39 +309,64 @@ class _Builder:
 
     def _Call(self, node):
         if not isinstance(node.func, ast.Name):
-            self.fail(node.func, "only the listed functions may be called")
+            self.fail(node.func, "only the listed functions may be called", grammar=True)
         name = node.func.id
         if node.keywords:
-            self.fail(node.keywords[0].value, "keyword arguments are not allowed")
+            self.fail(node.keywords[0].value, "keyword arguments are not allowed", grammar=True)
         if any(isinstance(a, ast.Starred) for a in node.args):
-            self.fail(node, "starred arguments are not allowed")
+            self.fail(node, "starred arguments are not allowed", grammar=True)
         if name == "Sum":
             return self._sum(node)
         if name == "diff":
             return self._diff(node)
         if name == "binomial":
             if len(node.args) != 2:
-                self.fail(node, "binomial takes two arguments")
+                self.fail(node, "binomial takes two arguments, binomial(n, k)")
             n, k = (self.build(a) for a in node.args)
             for x, a in ((n, node.args[0]), (k, node.args[1])):
                 if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
                     self.fail(a, f"binomial argument too large (≤ {self.limits.factorial})")
             return sp.binomial(n, k)
+        if name == "atan2":
+            if len(node.args) != 2:
+                self.fail(node, "atan2 takes two arguments, atan2(y, x)")
+            y, x = (self.build(a) for a in node.args)
+            return sp.atan2(y, x)
+        if name in VARIADIC:
+            if not node.args:
+                self.fail(node, f"{name} takes one or more arguments, e.g. {name}(a, b)")
+            xs = [self.build(a) for a in node.args]
+            if name == "logsumexp":  # log Σ exp(a_i), over the listed arguments
+                for x, a in zip(xs, node.args):
+                    self._exp_argument(x, a)
+                return sp.log(sp.Add(*[sp.exp(x) for x in xs]))
+            return (sp.Max if name == "Max" else sp.Min)(*xs)
         if name not in FUNCTIONS:
-            self.fail(node.func, f"unknown function {name}")
+            self.fail(node.func, f"unknown function {name}", grammar=True)
         if len(node.args) != 1:
             self.fail(node, f"{name} takes one argument")
         x = self.build(node.args[0])
-        if name == "factorial":
+        if name in ("factorial", "gamma", "lgamma", "loggamma"):
             if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
-                self.fail(node.args[0], f"factorial argument too large (≤ {self.limits.factorial})")
-            return sp.factorial(x)
+                self.fail(node.args[0], f"{name} argument too large (≤ {self.limits.factorial})")
+        if name in ("exp", "sigmoid", "softplus", "sinh", "cosh"):
+            self._exp_argument(x, node.args[0])
         if name == "sigmoid":
             return 1 / (1 + sp.exp(-x))  # σ(x) = 1/(1 + e^{−x}); SymPy has no sigmoid of its own
-        if name in ("exp",) and x.is_number and x.is_real and abs(float(x)) > 10**6:
-            self.fail(node.args[0], "argument too large")
+        if name == "softplus":
+            return sp.log(1 + sp.exp(x))
+        if name == "relu":
+            return sp.Max(x, 0)
         return {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
-                "tan": sp.tan, "tanh": sp.tanh, "Abs": sp.Abs}[name](x)
+                "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc, "sinh": sp.sinh,
+                "cosh": sp.cosh, "tanh": sp.tanh, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
+                "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "erf": sp.erf, "erfc": sp.erfc,
+                "gamma": sp.gamma, "lgamma": sp.loggamma, "loggamma": sp.loggamma, "Abs": sp.Abs,
+                "factorial": sp.factorial}[name](x)
+
+    def _exp_argument(self, x, node):
+        if x.is_number and x.is_real and abs(float(x)) > 10**6:
+            self.fail(node, "argument too large (|argument| ≤ 10^6)")
 
     def _sum(self, node):
         if len(node.args) < 2 or not all(isinstance(a, ast.Tuple) for a in node.args[1:]):
@@ -369,9 +429,10 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tu
     for name in sorted(names):
         if not _NAME.match(name) or "__" in name:
             raise ParseError(f"name {name!r} not allowed: a letter then letters, digits or single "
-                             f"underscores; allowed: {ALLOWED}")
+                             f"underscores (at most 31)")
     for name in sorted(names & RESERVED):
-        raise ParseError(f"{name!r} is a function name, not a variable; allowed: {ALLOWED}")
+        raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or "
+                         f"rename the variable")
     for name in sorted(set(assume) - names):
         raise ParseError(f"--assume names {name!r}, which the formulas do not use")
     symbols, bases = {}, {}
@@ -387,7 +448,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tu
     except ParseError:
         raise
     except Exception as exc:  # SymPy's InconsistentAssumptions and friends
-        raise ParseError(f"inconsistent assumptions: {exc}") from None
+        raise ParseError(f"inconsistent assumptions: {' '.join(str(exc).split())}"[:200]) from None
     out = []
     for text, (tree, src) in zip(texts, parsed):
         try:
@@ -418,4 +479,5 @@ def parse_assumption(spec: str) -> tuple[str, tuple[str, ...]]:
     for p in out:
         if p not in PROPERTIES:
             raise ParseError(f"--assume {spec!r}: unknown property {p!r}; allowed: {', '.join(PROPERTIES)}")
+    check_consistent(name, out)
     return name, out

@@ -169,3 +169,46 @@ def test_injection_in_a_real_process_runs_nothing(tmp_path):
         assert p.returncode == 2
         assert "Traceback" not in p.stderr and p.stdout == ""
         assert not marker.exists()
+
+
+# --- messages (issue 13 item 7) ----------------------------------------------------------------------
+
+def test_inconsistent_assumptions_one_line_naming_them(runner):
+    r = runner.invoke(main, ["check", "x", "x", "--assume", "x=positive,negative"])
+    assert r.exit_code == 2
+    assert r.output == "error: inconsistent assumptions for x: positive and negative cannot both hold; keep one\n"
+    r = runner.invoke(main, ["check", "x", "x", "--assume", "x=positive", "--assume", "x=negative"])
+    assert r.exit_code == 2 and r.output.startswith("error: inconsistent assumptions for x: positive and negative")
+
+
+def test_division_by_zero_one_line_without_the_grammar(runner):
+    r = runner.invoke(main, ["check", "x/0", "1"])
+    assert r.exit_code == 2
+    assert r.output == "error: division by zero: 'x/0'\n"
+
+
+def test_a_grammar_error_prints_the_grammar(runner):
+    r = runner.invoke(main, ["check", "foo(x)", "1"])
+    assert r.exit_code == 2
+    assert r.output.startswith("error: unknown function 'foo'; allowed: numbers, names, ")
+    assert len(r.output.splitlines()) == 1
+
+
+def test_plurals_and_the_evaluator_in_the_text(runner):
+    r = runner.invoke(main, ["check", "Sum(k, (k, 1, n))", "n^2/2", "--assume", "n=positive"])
+    assert r.exit_code == 1
+    assert "  numeric:  refuted; 1 point in float64 (Python math) (0 undefined skipped)" in r.output
+    r = runner.invoke(main, ["check", "x*(x+1)", "x**2+x"])
+    assert r.exit_code == 0 and "24 points in float64 (Python math)" in r.output
+
+
+def test_a_scalar_identity_is_checked_without_importing_torch():
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "sin(2*x)",
+                        "2*sin(x)*cos(x)"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "24 points in float64 (Python math)" in p.stdout
+    imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
+    assert any(m.startswith("sympy") for m in imported) and "torch" not in imported
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "diff(x^2, x)", "2*x"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "torch float64 (diff by autograd)" in p.stdout
+    assert "torch" in {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}

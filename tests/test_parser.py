@@ -128,7 +128,9 @@ TOKENS = ["x", "y", "n", "i", "k", "z[i]", "x[k]", "(", ")", "[", "]", ",", "+",
           "(i, 1, n)", "1", "2.5", "0", "1e308", "9999999999", "-", "pi", "E", "__import__", "'os'",
           ".system", "('echo pwned')", "().__class__", "__class__", "__builtins__", "lambda", ":",
           "for", "in", "if", "else", "getattr(", "open(", "eval(", "exec(", "\"", "\\", "@", ";",
-          "__subclasses__()", ".", "=", " ", "\n", "#", "%", "~", "not", "and", "yield", "await"]
+          "__subclasses__()", ".", "=", " ", "\n", "#", "%", "~", "not", "and", "yield", "await",
+          "logsumexp(", "Max(", "Min(", "atan2(", "gamma(", "lgamma(", "erf(", "acosh(", "softplus(",
+          "relu(", "cot(", "0.5", "1e-3"]
 
 
 @settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
@@ -165,3 +167,63 @@ def test_the_audit_hook_would_see_code_running():
 
 def test_limits_are_stated():
     assert LIMITS.length >= 1000 and LIMITS.exponent >= 10 and LIMITS.order >= 2
+
+
+# --- the grammar people need (issue 13 item 6) -----------------------------------------------------
+
+X = sp.Symbol("x", real=True)
+Y = sp.Symbol("y", real=True)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("sinh(x)", sp.sinh(X)), ("cosh(x)", sp.cosh(X)), ("tanh(x)", sp.tanh(X)),
+    ("asinh(x)", sp.asinh(X)), ("acosh(x)", sp.acosh(X)), ("atanh(x)", sp.atanh(X)),
+    ("asin(x)", sp.asin(X)), ("acos(x)", sp.acos(X)), ("atan(x)", sp.atan(X)),
+    ("atan2(y, x)", sp.atan2(Y, X)),
+    ("cot(x)", sp.cot(X)), ("sec(x)", sp.sec(X)), ("csc(x)", sp.csc(X)),
+    ("erf(x)", sp.erf(X)), ("erfc(x)", sp.erfc(X)),
+    ("gamma(x)", sp.gamma(X)), ("lgamma(x)", sp.loggamma(X)), ("loggamma(x)", sp.loggamma(X)),
+    ("softplus(x)", sp.log(1 + sp.exp(X))),
+    ("logsumexp(x, y, 0)", sp.log(sp.exp(X) + sp.exp(Y) + 1)),
+    ("Max(x, y)", sp.Max(X, Y)), ("Min(x, y, 1)", sp.Min(X, Y, 1)), ("relu(x)", sp.Max(X, 0)),
+    ("0.25*x + 1.5e-3", X / 4 + sp.Rational(3, 2000)),
+])
+def test_each_added_function_builds_its_sympy_object(text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize("text, what", [
+    ("atan2(x)", "atan2 takes two arguments"),
+    ("Max()", "Max takes one or more arguments"),
+    ("logsumexp()", "logsumexp takes one or more arguments"),
+    ("gamma(1000)", "gamma argument too large"),
+    ("lgamma(x, y)", "lgamma takes one argument"),
+    ("cosh(10**7)", "argument too large"),
+    ("logsumexp(x, 10**7)", "argument too large"),
+    ("erf", "is a function name"),
+])
+def test_added_functions_refuse_bad_calls(text, what):
+    result = parse_watched(text)
+    assert isinstance(result, ParseError) and what in str(result), result
+
+
+@pytest.mark.parametrize("text", ["1/0", "x**9999999999", "factorial(100000)", "sin(x, y)", "x___y",
+                                  "sin", "Sum(x, (i, 1, 10**9))", "diff(x, x, 9)"])
+def test_the_grammar_is_printed_only_for_grammar_errors(text):
+    assert "; allowed:" not in str(parse_watched(text))
+
+
+@pytest.mark.parametrize("text", ["open(x)", "x.y", "[x for x in y]", "x if y else z", "x @ y", "exec(x)"])
+def test_grammar_errors_print_the_grammar(text):
+    message = str(parse_watched(text))
+    assert "; allowed:" in message and "logsumexp" in message and "\n" not in message
+
+
+def test_inconsistent_assumptions_name_the_conflicting_properties():
+    for assume in ({"x": ("positive", "negative")}, {"x": ("nonnegative", "negative")}):
+        with pytest.raises(ParseError) as info:
+            parse("x", assume)
+        a, b = assume["x"]
+        assert str(info.value) == f"inconsistent assumptions for x: {a} and {b} cannot both hold; keep one"
+    with pytest.raises(ParseError, match="^inconsistent assumptions for n: positive and negative"):
+        parse_assumption("n=positive,integer,negative")

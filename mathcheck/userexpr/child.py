@@ -1,0 +1,100 @@
+"""The symbolic side in a forked child that runs while the parent does the numeric side.
+
+Like :func:`mathcheck.budget.run_in_child` (a child is killed when its budget runs out, so a long C
+call cannot outlive it), but split into :func:`start` and :func:`join` so that the parent's
+float64 evaluation overlaps the child's SymPy work, and built on ``os.fork`` and a pipe, without
+importing ``multiprocessing`` (a single ``check`` should start as fast as SymPy allows).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass
+class Child:
+    pid: int
+    fd: int
+    started: float
+
+
+def start(fn: Callable[[], Any]) -> Child:
+    """Fork; the child sends ``("ok", fn())`` or ``("error", message)`` down a pipe and exits."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never return into the caller's code
+        os.close(r)
+        code = 0
+        try:
+            try:
+                payload = ("ok", fn())
+            except BaseException as exc:  # noqa: BLE001 - report anything, including a budget, to the parent
+                payload = ("error", f"{type(exc).__name__}: {exc}"[:500])
+            try:
+                data = pickle.dumps(payload)
+            except Exception as exc:  # noqa: BLE001
+                data = pickle.dumps(("error", f"unpicklable result: {exc}"[:500]))
+            view = memoryview(data)
+            while view:
+                n = os.write(w, view)
+                view = view[n:]
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    return Child(pid, r, time.monotonic())
+
+
+def kill(child: Child) -> None:
+    """Stop the child now (the caller is leaving: an interrupt, an outer budget)."""
+    try:
+        os.kill(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.close(child.fd)
+    except OSError:
+        pass
+    os.waitpid(child.pid, 0)
+
+
+def join(child: Child, seconds: float) -> tuple[str, Any]:
+    """Wait until ``seconds`` after the child started: ``("ok", value)``, ``("timeout", None)`` or
+    ``("error", message)``; a child still running then is killed."""
+    deadline = child.started + seconds
+    chunks = []
+    state: tuple[str, Any] | None = None
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                state = ("timeout", None)
+                break
+            ready, _, _ = select.select([child.fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(child.fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(child.fd)
+        if state is not None:
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.waitpid(child.pid, 0)
+    if state is not None:
+        return state
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - the child died before it could answer
+        return "error", "the child process died"

@@ -1,0 +1,181 @@
+"""A float64 evaluator without torch: SymPy expression trees walked with Python's ``math``.
+
+Python floats are IEEE-754 binary64, the same numbers as NumPy's or torch's float64; ``math``
+also has ``erf``, ``erfc``, ``gamma`` and ``lgamma``, which NumPy lacks, and costs nothing to
+import. This is what ``mathcheck check`` uses for identities without ``diff`` (torch's autograd is
+loaded only for those). A value that is undefined in the reals (``log`` of a negative number, a
+pole, an overflow, a complex power) raises :class:`Undefined`, and the point is skipped.
+
+    >>> from mathcheck.parser import parse
+    >>> e = parse("sigmoid(x) + Sum(k, (k, 1, n))", {"n": ("positive",)})
+    >>> env = {s: (3 if s.is_integer else 0.0) for s in e.free_symbols}
+    >>> evaluate(e, env)
+    6.5
+"""
+
+from __future__ import annotations
+
+import math
+
+from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr.points import lookup
+
+NAME = "float64 (Python math)"
+
+
+class Undefined(ValueError):
+    """The expression has no real float64 value at this point."""
+
+
+def _real(v) -> float:
+    if isinstance(v, complex):
+        raise Undefined("complex value")
+    v = float(v)
+    if not math.isfinite(v):
+        raise Undefined("not finite")
+    return v
+
+
+def _gamma(x: float) -> float:
+    if x <= 0 and x == int(x):
+        raise Undefined("pole of gamma")
+    return math.gamma(x)
+
+
+def _loggamma(x: float) -> float:
+    if x <= 0:  # SymPy's loggamma is complex there; math.lgamma would give log|Γ| instead
+        raise Undefined("loggamma of a nonpositive number")
+    return math.lgamma(x)
+
+
+def _factorial(n: float) -> float:
+    if n == int(n):
+        if n < 0:
+            raise Undefined("factorial of a negative integer")
+        return float(math.factorial(int(n)))
+    return _gamma(n + 1)
+
+
+def _binomial(n: float, k: float) -> float:
+    if n == int(n) and k == int(k) and n >= 0:  # exact; 0 outside 0 ≤ k ≤ n
+        n, k = int(n), int(k)
+        return float(math.comb(n, k)) if 0 <= k <= n else 0.0
+    return _gamma(n + 1) / (_gamma(k + 1) * _gamma(n - k + 1))
+
+
+_UNARY: dict = {}
+
+
+def _unary() -> dict:
+    if _UNARY:
+        return _UNARY
+    _UNARY.update({
+        sp.exp: math.exp, sp.log: math.log, sp.sin: math.sin, sp.cos: math.cos, sp.tan: math.tan,
+        sp.sinh: math.sinh, sp.cosh: math.cosh, sp.tanh: math.tanh,
+        sp.asin: math.asin, sp.acos: math.acos, sp.atan: math.atan,
+        sp.asinh: math.asinh, sp.acosh: math.acosh, sp.atanh: math.atanh,
+        sp.cot: lambda x: 1 / math.tan(x), sp.sec: lambda x: 1 / math.cos(x),
+        sp.csc: lambda x: 1 / math.sin(x),
+        sp.erf: math.erf, sp.erfc: math.erfc, sp.gamma: _gamma, sp.loggamma: _loggamma,
+        sp.Abs: abs, sp.sign: lambda x: float((x > 0) - (x < 0)), sp.factorial: _factorial,
+    })
+    return _UNARY
+
+
+class FloatEvaluator:
+    """``FloatEvaluator(env)(e)``: ``env`` maps Symbols to numbers and IndexedBases to nested lists
+    (as :func:`mathcheck.userexpr.points.sample_points` draws them)."""
+
+    def __init__(self, env: dict, constants: dict | None = None):
+        self.env = dict(env)
+        self.unary = _unary()
+        self.constants = {} if constants is None else constants  # shared across points
+
+    def __call__(self, e) -> float:
+        try:
+            return _real(self.ev(e))
+        except (ValueError, OverflowError, ZeroDivisionError, IndexError, TypeError) as exc:
+            raise Undefined(str(exc) or type(exc).__name__) from None
+
+    def ev(self, e):
+        if e.is_Number:
+            if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
+                raise Undefined(f"{e}")
+            return float(e)
+        if e is sp.pi:
+            return math.pi
+        if e is sp.E:
+            return math.e
+        if e.is_Symbol:
+            if e not in self.env:
+                raise Undefined(f"no value for {e}")
+            return self.env[e]
+        if isinstance(e, sp.Indexed):
+            return lookup(self.env[e.base], [self._int(self.ev(i)) for i in e.indices])
+        if e.is_Add:
+            return math.fsum(_real(self.ev(a)) for a in e.args)
+        if e.is_Mul:
+            out = 1.0
+            for a in e.args:
+                out *= self.ev(a)
+            return out
+        if e.is_Pow:
+            base, ex = self.ev(e.base), self.ev(e.exp)
+            return _real(float(base) ** float(ex))
+        fn = self.unary.get(e.func)
+        if fn is not None:
+            return fn(_real(self.ev(e.args[0])))
+        if isinstance(e, sp.atan2):
+            return math.atan2(_real(self.ev(e.args[0])), _real(self.ev(e.args[1])))
+        if isinstance(e, (sp.Max, sp.Min)):
+            vals = [_real(self.ev(a)) for a in e.args]
+            return max(vals) if isinstance(e, sp.Max) else min(vals)
+        if isinstance(e, sp.binomial):
+            return _binomial(*(_real(self.ev(a)) for a in e.args))
+        if isinstance(e, sp.Sum):
+            if not e.free_symbols:  # a constant sum (Σ_{j≤100} Σ_{k≤100} kj): once for all points
+                if e not in self.constants:
+                    self.constants[e] = self._sum(e.function, e.limits)
+                return self.constants[e]
+            return self._sum(e.function, e.limits)
+        if isinstance(e, sp.Derivative):
+            raise Undefined("derivatives are evaluated by torch's autograd")
+        if e.is_number:  # a constant SymPy produced on its own (EulerGamma, ...)
+            v = complex(sp.N(e, 20))
+            if v.imag:
+                raise Undefined("complex value")
+            return v.real
+        raise Undefined(f"cannot evaluate {type(e).__name__}")
+
+    def _int(self, v) -> int:
+        if float(v) != int(v):
+            raise Undefined(f"non-integer index {v}")
+        return int(v)
+
+    def _sum(self, f, limits):
+        """Σ over ``limits`` (SymPy order: the last limit is the outermost), Karr's convention."""
+        if not limits:
+            return _real(self.ev(f))
+        (var, a, b), inner = limits[-1], limits[:-1]
+        lo, hi = self._int(self.ev(a)), self._int(self.ev(b))
+        sign = 1.0
+        if hi < lo:  # Σ_{a}^{b} = −Σ_{b+1}^{a−1} (SymPy's convention; 0 when b = a − 1)
+            lo, hi, sign = hi + 1, lo - 1, -1.0
+        had, old = var in self.env, self.env.get(var)
+        terms = []
+        try:
+            for k in range(lo, hi + 1):
+                self.env[var] = k
+                terms.append(self._sum(f, inner))
+        finally:
+            if had:
+                self.env[var] = old
+            else:
+                self.env.pop(var, None)
+        return sign * math.fsum(terms)
+
+
+def evaluate(e, env: dict, constants: dict | None = None) -> float:
+    """``e`` at ``env`` in float64; raises :class:`Undefined` where it has no real value.
+    ``constants`` (a dict kept across calls) remembers sums without free symbols."""
+    return FloatEvaluator(env, constants)(e)

@@ -1,0 +1,99 @@
+"""The numeric side: both sides at seeded points, in float64, with the cheapest evaluator that can.
+
+* no ``diff`` anywhere: :mod:`mathcheck.userexpr.floats` (Python's ``math``, IEEE float64), so a
+  scalar identity is checked without importing torch;
+* a ``diff``: :mod:`mathcheck.userexpr.autograd` (torch float64, the derivative by autograd of the
+  evaluated function, independent of SymPy's ``diff``).
+
+A point where a side is undefined (NaN, ±inf, complex, a pole) is skipped and counted. A
+disagreement beyond ``ATOL + RTOL·max(|lhs|, |rhs|)`` (for ``<=``/``<``/``>=``/``>``: the relation
+failing by more than that) becomes a counterexample only once
+:func:`mathcheck.userexpr.precise.hp_violates` confirms it at 50 digits at the very same point.
+The result names the evaluator that ran (``"evaluator"``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr import floats
+from mathcheck.userexpr.points import sample_points
+from mathcheck.userexpr.precise import DPS, hp_violates, report_point, shown
+
+ATOL, RTOL = 1e-12, 1e-9  # float64 screening; a flagged point must still be confirmed at DPS digits
+POINTS = 24               # numeric sample points
+EVALUATORS = ("auto", "float64", "torch")
+
+
+def needs_torch(*exprs) -> bool:
+    """Whether an expression needs autograd (a ``diff``): only then is torch imported."""
+    return any(isinstance(e, sp.Basic) and e.has(sp.Derivative) for e in exprs)
+
+
+def _float_side(constants: dict):
+    def at(point: dict):
+        def value(e):
+            try:
+                return floats.evaluate(e, point, constants)
+            except floats.Undefined:
+                return None
+        return value
+    return at
+
+
+def _failure(a: float, b: float, relation: str) -> float:
+    """How much ``a REL b`` fails by in float64 (≤ 0: it holds)."""
+    if relation == "=":
+        return abs(a - b)
+    return a - b if relation in ("<=", "<") else b - a
+
+
+def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, given=(),
+            evaluator: str = "auto") -> dict:
+    """Both sides at ``count`` seeded points (satisfying ``given``); a confirmed failure refutes."""
+    use_torch = evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs))
+    if use_torch:
+        from mathcheck.userexpr import autograd  # torch, only now
+
+        name, side, errors_caught = autograd.NAME, autograd.evaluator, autograd.ERRORS
+    else:
+        name, side, errors_caught = floats.NAME, _float_side({}), (floats.Undefined,)
+    points = sample_points((lhs, rhs), seed, count, given)
+    used = skipped = unconfirmed = 0
+    worst = 0.0
+    errors = set()
+    for point in points:
+        at = side(point)
+        try:
+            a, b = at(lhs), at(rhs)
+        except errors_caught as exc:
+            errors.add(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
+            skipped += 1
+            continue
+        if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
+            skipped += 1
+            continue
+        used += 1
+        fails_by = _failure(a, b, relation)
+        worst = max(worst, fails_by)
+        if fails_by > ATOL + RTOL * max(abs(a), abs(b)):
+            try:
+                confirmed = hp_violates(lhs, rhs, relation, point)
+            except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
+                confirmed = None
+            if confirmed is not None and confirmed[0]:
+                return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": worst,
+                        "evaluator": name, "reference": f"{name}, confirmed at {DPS} digits",
+                        "counterexample": report_point(point, (lhs, rhs)),
+                        "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2]),
+                                   "lhs_float64": a, "rhs_float64": b}}
+            unconfirmed += 1
+    out = {"status": "passed" if used else "inconclusive", "points": used, "skipped": skipped,
+           "max_abs_err": worst if used else None, "unconfirmed": unconfirmed,
+           "evaluator": name, "reference": name}
+    if given and len(points) < count:
+        out["note"] = f"{len(points)} of {count} points satisfied the hypotheses"
+    if errors and not used:
+        out["note"] = "; ".join(sorted(errors))[:300]
+    return out

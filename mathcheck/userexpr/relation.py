@@ -1,0 +1,218 @@
+"""One link ``lhs REL rhs`` checked end to end: the entry point every user-expression command shares.
+
+``mathcheck check`` (one identity), ``check --file`` (a batch) and ``mathcheck derive`` (each link of
+a chain) all call :func:`check_relation` on expressions built by the whitelist parser
+(:mod:`mathcheck.parser`). The pipeline is
+
+1. **symbolic** (:mod:`mathcheck.userexpr.symbolic`), in a forked child that is killed when its
+   share of the budget (60%) runs out: SymPy's derivatives taken, a 50-digit search for a point
+   where the relation fails, then the step checker (``zero_test`` for ``=``, the sign rules for
+   ``<=``/``<``/``>=``/``>``);
+2. **numeric** (:mod:`mathcheck.userexpr.numeric`): 24 seeded points that respect the assumptions
+   and the hypotheses, in float64 by Python's ``math`` — or torch with autograd where a ``diff``
+   needs it — every float64 failure confirmed at 50 digits before it counts.
+
+Verdicts: ``proved`` (shown symbolically *and* the numeric test passed), ``refuted`` (a point where
+it fails, confirmed at high precision, or a nonzero constant difference), ``inconclusive`` (anything
+else: a budget ran out, or numeric agreement without a proof), ``bad-input``.
+
+    >>> from mathcheck.parser import parse_many
+    >>> lhs, rhs = parse_many(["x*(x + 1)", "x**2 + x"])
+    >>> r = check_relation(lhs, rhs, "=", {})        # doctest: +SKIP
+    >>> r.status, r.how, r.evaluator                  # doctest: +SKIP
+    ('proved', 'expand', 'float64 (Python math)')
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass, field
+
+from mathcheck.budget import attempt
+from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr import child
+
+EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
+RELATIONS = ("=", "<=", "<", ">=", ">")
+SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 point``, ``2 points``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on ``lhs REL rhs``: plain values, JSON-ready (see :meth:`to_json`).
+
+    ``status`` is ``proved``/``refuted``/``inconclusive``/``bad-input``; ``how`` says which strategy
+    showed it; ``counterexample`` is ``{name: value}`` (or None); ``evaluator`` names the numeric
+    side that ran (``"float64 (Python math)"`` or ``"torch float64 (diff by autograd)"``)."""
+
+    status: str
+    lhs: str
+    rhs: str
+    assumptions: dict
+    seed: int
+    symbolic: dict = field(default_factory=dict)
+    numeric: dict = field(default_factory=dict)
+    counterexample: dict | None = None
+    values: dict | None = None       # both sides at the counterexample
+    message: str = ""                # the one line for bad input
+    seconds: float = 0.0
+    relation: str = "="
+    how: str = ""
+    evaluator: str = ""
+    given: tuple = ()                # the hypotheses, as strings
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.status]
+
+    @property
+    def replay(self) -> str:
+        if self.relation != "=" or self.given:
+            return ""
+        args = ["mathcheck", "check", self.lhs, self.rhs]
+        for name, props in self.assumptions.items():
+            args += ["--assume", f"{name}={','.join(props)}"]
+        args += ["--seed", str(self.seed)]
+        return " ".join(shlex.quote(a) for a in args)
+
+    def to_json(self, timings: bool = True) -> dict:
+        """The JSON report; ``timings=False`` leaves out the seconds (for byte-identical batches)."""
+        sym = dict(self.symbolic)
+        if not timings:
+            sym.pop("seconds", None)
+        out = {"status": self.status, "lhs": self.lhs, "rhs": self.rhs, "relation": self.relation,
+               "assumptions": {k: list(v) for k, v in self.assumptions.items()},
+               "given": list(self.given), "seed": self.seed, "how": self.how, "evaluator": self.evaluator,
+               "symbolic": sym, "numeric": self.numeric,
+               "counterexample": self.counterexample, "values": self.values,
+               "message": self.message, "replay": self.replay}
+        if timings:
+            out["seconds"] = round(self.seconds, 3)
+        return out
+
+    def lines(self) -> list[str]:
+        """The verdict as terminal text."""
+        if self.status == "bad-input":
+            return [f"error: {self.message}"]
+        s, n = self.symbolic, self.numeric
+        given = f"  (given {', '.join(self.given)})" if self.given else ""
+        out = [f"{self.status}: {self.lhs} {self.relation} {self.rhs}{given}",
+               f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
+        from mathcheck.userexpr.numeric import ATOL, RTOL
+
+        err = n.get("max_abs_err")
+        what = "max |lhs − rhs|" if self.relation == "=" else "largest failure"
+        out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
+                   f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
+                   f"{'n/a' if err is None else f'{err:.3g}'}, atol={ATOL:g}, rtol={RTOL:g}")
+        if n.get("note"):
+            out.append(f"            {n['note']}")
+        if self.counterexample is not None:
+            where = ", ".join(f"{k} = {v}" for k, v in self.counterexample.items())
+            out.append(f"  counterexample: {where}")
+            if self.values:
+                out.append("    " + ", ".join(f"{k} = {v}" for k, v in self.values.items()))
+        if self.status != "proved" and self.replay:
+            out.append(f"  replay: {self.replay}")
+        return out
+
+
+def _text(e) -> str:
+    return e if isinstance(e, str) else sp.sstr(e)
+
+
+def _numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
+    from mathcheck.userexpr.numeric import POINTS, needs_torch, numeric
+
+    if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
+        # outside any budget: an import interrupted halfway leaves torch unusable in this process
+        from mathcheck.userexpr import autograd  # noqa: F401
+    try:
+        ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), seconds)
+    except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
+        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
+                "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
+    if not ok:
+        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
+                "note": "time budget ran out"}
+    return num
+
+
+def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0,
+                   timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
+                   evaluator: str = "auto") -> CheckResult:
+    """Check ``given ⇒ lhs REL rhs`` for parsed SymPy expressions; the ``derive`` helper's entry point.
+
+    ``lhs``, ``rhs``: expressions built by :func:`mathcheck.parser.parse_many` (their symbols carry
+    the assumptions); ``relation``: one of ``= <= < >= >``; ``assumptions``: the normalised
+    ``--assume`` dict (``{"n": ("positive", "integer")}``, see
+    :func:`mathcheck.usercheck.normalise_assumptions`), reported and used in the replay line;
+    ``given``: SymPy hypotheses (relationals, ``And``) that every sampled point must satisfy;
+    ``seed``: every random draw; ``timeout``: the wall-clock budget of the whole check, in seconds.
+    ``lhs_text``/``rhs_text``: how to print the sides (default ``sstr``); ``evaluator``: ``"auto"``
+    (torch only for ``diff``), ``"float64"`` or ``"torch"``.
+
+    Never raises on SymPy's account: a time-out or a SymPy exception is ``inconclusive``; an unknown
+    relation or non-SymPy sides are ``bad-input``.
+
+        >>> from mathcheck.parser import parse_many
+        >>> a, b = parse_many(["x^2 + 1", "2*x"])
+        >>> check_relation(a, b, ">=", {}).status      # doctest: +SKIP
+        'proved'
+    """
+    from mathcheck.userexpr.numeric import EVALUATORS
+    from mathcheck.userexpr.symbolic import symbolic
+
+    start = time.perf_counter()
+    given = tuple(given or ())
+    lhs_s, rhs_s = lhs_text or _text(lhs), rhs_text or _text(rhs)
+    assumptions = {k: tuple(v) for k, v in (assumptions or {}).items()}
+    base = dict(lhs=lhs_s, rhs=rhs_s, assumptions=assumptions, seed=seed, relation=relation,
+                given=tuple(sp.sstr(g) for g in given))
+    if relation not in RELATIONS:
+        return CheckResult("bad-input", message=f"relation {relation!r} not allowed; use one of "
+                           f"{' '.join(RELATIONS)}", **base)
+    if not all(isinstance(x, sp.Basic) for x in (lhs, rhs, *given)) or evaluator not in EVALUATORS:
+        return CheckResult("bad-input", message="lhs, rhs and given must be SymPy expressions "
+                           "(from mathcheck.parser); evaluator one of " + ", ".join(EVALUATORS), **base)
+    sym_s = timeout * SYMBOLIC_SHARE
+    # the symbolic side runs in a child while this process does the numeric side
+    proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
+    try:
+        num = _numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
+        wait = sym_s + 1.0
+        if num["status"] == "refuted":  # decided: give the symbolic side one more second, not its budget
+            wait = min(wait, time.monotonic() - proc.started + 1.0)
+        state, sym = child.join(proc, wait)
+    except BaseException:
+        child.kill(proc)
+        raise
+    if state != "ok":
+        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
+        if state == "timeout" and num["status"] == "refuted":
+            why = "stopped: the numeric side had refuted it"
+        sym = {"status": "inconclusive", "how": why, "difference": ""}
+    num.setdefault("evaluator", "")
+    counterexample, values = None, None
+    if sym["status"] == "refuted":
+        status, how = "refuted", sym.get("how", "")
+        counterexample, values = sym.get("counterexample") or {}, sym.get("values")
+    elif num["status"] == "refuted":
+        status = "refuted"
+        how = f"{num['evaluator']} at a sampled point, confirmed at 50 digits"
+        counterexample, values = num["counterexample"], num["values"]
+    elif sym["status"] == "proved" and num["status"] == "passed":
+        status, how = "proved", sym.get("how", "")
+    else:
+        status = "inconclusive"
+        how = sym.get("how", "") if sym["status"] != "proved" else num.get("note", "numeric check did not pass")
+    sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
+    num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
+    return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
+                       seconds=time.perf_counter() - start, how=how, evaluator=num["evaluator"], **base)

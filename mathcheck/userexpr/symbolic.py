@@ -1,0 +1,130 @@
+"""The symbolic side: decide ``lhs REL rhs`` with SymPy, within a time budget.
+
+For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
+sides are compared at 6 seeded points to 50 digits (a relative difference above 1e-30 refutes, so a
+false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the step
+checker's multi-strategy :func:`~mathcheck.checker.zero_test` runs (expand, ``expand_log`` under the
+assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
+and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
+``>``: the same 50-digit search for a violation, then :func:`~mathcheck.checker.relation_test`
+(the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
+checker's own search (which does not know them) is not trusted: the answer is then undecided.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mathcheck.budget import attempt
+from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr.points import sample_points
+from mathcheck.userexpr.precise import DPS, HP_REL, hp_violates, report_point, shown, take_derivatives
+
+HP_POINTS = 6            # high-precision points in the symbolic search
+
+
+def short(e, limit: int = 300) -> str:
+    s = sp.sstr(e)
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def _piecewise_zero(d) -> bool:
+    """``Max``/``Min``/``Abs`` rewritten as a ``Piecewise``, folded and simplified to 0."""
+    if not d.has(sp.Max, sp.Min, sp.Abs):
+        return False
+    return sp.simplify(sp.piecewise_fold(d.rewrite(sp.Piecewise))) == 0
+
+
+def _special_zero(d) -> bool:
+    """The functions the step checker has no strategy for, in elementary form, simplified to 0:
+    ``asinh``/``acosh``/``atanh`` as logarithms, ``erfc`` as ``1 − erf``, ``loggamma(a)`` as
+    ``log Γ(a)`` where ``a > 0``, then ``expand_func`` (Γ(x + 1) = xΓ(x)) and ``expand_log``."""
+    inverse = (sp.asinh, sp.acosh, sp.atanh)
+    if not d.has(*inverse, sp.erfc, sp.loggamma, sp.gamma):
+        return False
+    e = d.replace(lambda t: isinstance(t, inverse), lambda t: t.rewrite(sp.log))
+    e = e.replace(lambda t: isinstance(t, sp.erfc), lambda t: 1 - sp.erf(t.args[0]))
+    e = e.replace(lambda t: isinstance(t, sp.loggamma) and t.args[0].is_positive,
+                  lambda t: sp.log(sp.gamma(t.args[0])))
+    e = sp.expand_log(sp.expand_func(e))
+    return sp.expand(e) == 0 or sp.simplify(e) == 0
+
+
+EXTRA = (("piecewise (Max/Min/Abs by cases)", _piecewise_zero),
+         ("special functions in elementary form", _special_zero))
+
+
+def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: float = 18.0) -> dict:
+    """``{"status", "how", "difference", "seconds"[, "counterexample", "values"]}``."""
+    start = time.perf_counter()
+    left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
+    given = tuple(given)
+    ok, taken = attempt(lambda: (take_derivatives(lhs), take_derivatives(rhs)), max(left() * 0.2, 0.1))
+    if not ok:
+        return {"status": "inconclusive", "how": "taking SymPy's derivatives ran out of time",
+                "difference": "", "seconds": time.perf_counter() - start}
+    L, R = taken
+    d = L - R
+    out = {"difference": short(d)}
+    done = lambda status, how, **kw: {**out, "status": status, "how": how, **kw,  # noqa: E731
+                                      "seconds": time.perf_counter() - start}
+    if relation in ("=", "<=", ">=") and d == 0:
+        return done("proved", "structural")
+    if relation == "=" and not d.has(sp.Sum, sp.Derivative):  # a polynomial identity: no search needed
+        ok, expanded = attempt(lambda: sp.expand(d), min(max(left() * 0.1, 0.05), 1.0))
+        if ok and expanded == 0:
+            return done("proved", "expand")
+    if d == 0:  # identical sides are never strictly ordered, wherever the hypotheses hold
+        points = sample_points((lhs, rhs), seed + 1, 1, given)
+        if points:
+            return done("refuted", "the sides are identical, so never strictly ordered",
+                        counterexample=report_point(points[0], (lhs, rhs)), values={"difference": 0})
+
+    def search():
+        for point in sample_points((lhs, rhs), seed + 1, HP_POINTS, given):
+            try:
+                r = hp_violates(lhs, rhs, relation, point)
+            except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
+                continue
+            if r is not None and r[0]:
+                return point, r[1], r[2]
+        return None
+
+    ok, found = attempt(search, max(left() * 0.3, 0.1))
+    if ok and found:
+        point, Lv, Rv = found
+        how = f"the sides differ at a point ({DPS} digits)" if relation == "=" \
+            else f"the relation fails at a point ({DPS} digits)"
+        return done("refuted", how, counterexample=report_point(point, (lhs, rhs)),
+                    values={"lhs": shown(Lv), "rhs": shown(Rv)})
+    if relation == "=" and d.is_number and not given:
+        # e.g. sin(x) vs sin(x) + 1e-10: a constant difference, decided by its value
+        ok, v = attempt(lambda: sp.N(d.doit(), DPS), max(left() * 0.3, 0.1))
+        if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
+            return done("refuted", "the difference is a nonzero constant", values={"difference": shown(v)})
+    from mathcheck import checker  # only now: the quick paths above need none of it
+    from mathcheck.claim import Context
+
+    budget = max(left(), 0.1)
+    attempt_s = min(checker.DEFAULT_ATTEMPT_S, budget / 2)
+    if relation == "=":
+        decision = checker.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
+    else:
+        decision = checker.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
+    if decision.value is None and relation == "=":
+        for how, strategy in EXTRA:
+            if left() < 0.2:
+                break
+            try:
+                ok, zero = attempt(lambda: strategy(d), max(left(), 0.1))
+            except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError):
+                ok, zero = True, False
+            if ok and zero:
+                return done("proved", how)
+    if decision.value is False and given:  # the checker's own points ignore the hypotheses
+        return done("inconclusive", f"{decision.how} (found without the hypotheses, so not trusted)")
+    res = done(decision.status, decision.how)
+    if decision.value is False:
+        res["counterexample"] = {k: v for k, v in decision.counterexample if k != "difference"}
+        res["values"] = {"difference": dict(decision.counterexample).get("difference")}
+    return res
