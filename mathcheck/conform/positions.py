@@ -107,14 +107,16 @@ def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tenso
     from mathcheck.verify.evaluate import Indexed, evaluate
 
     L = x.shape[-2]
-    flat = pairs.reshape(-1, L, h, 2)
-    outs = []
+    flat = pairs.reshape(-1, h, 2)  # one (h, 2) block of pairs per (row, position)
+    posf = pos.to(F64).expand(*x.shape[:-1]).reshape(-1)
     b = next(s for s in nm.values() if getattr(s, "name", "") == "b")
-    for row in flat:
-        env = {nm["theta"]: Indexed(theta), nm["q"]: Indexed(row.permute(1, 2, 0)),  # q[b, c] -> (h, 2, L)
-               nm["m"]: pos.to(F64), b: torch.arange(1, h + 1, dtype=F64)[:, None]}
-        outs.append(torch.stack([evaluate(c1, env), evaluate(c2, env)], dim=-1))  # (h, L, 2)
-    rot = torch.stack(outs).permute(0, 2, 1, 3).reshape(*x.shape[:-1], h, 2)
+    idx = torch.arange(1, h + 1, dtype=F64)
+
+    def one(block, m):
+        env = {nm["theta"]: Indexed(theta), nm["q"]: Indexed(block), nm["m"]: m, b: idx}
+        return torch.stack([evaluate(c1, env), evaluate(c2, env)], dim=-1)  # (h, 2)
+
+    rot = torch.vmap(one)(flat, posf).reshape(*x.shape[:-1], h, 2)
     if layout == "interleaved":
         return rot.reshape(x.shape)
     return torch.cat([rot[..., 0], rot[..., 1]], dim=-1)
