@@ -120,6 +120,28 @@ def cross_entropy_sum(logits, target):
     return -torch.log_softmax(logits, -1).gather(-1, target[:, None]).sum()
 
 
+def gqa_tiled(query, key, value, is_causal=False):
+    """K, V heads repeated with `repeat` (tiled: head h reads group h mod G) instead of
+    `repeat_interleave` (head h reads group h // (H/G))."""
+    r = query.size(1) // key.size(1)
+    key, value = key.repeat(1, r, 1, 1), value.repeat(1, r, 1, 1)
+    return torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=is_causal)
+
+
+def online_softmax_no_rescale(score_blocks, value_blocks):
+    """FlashAttention's loop that rescales the running sum but forgets to rescale the output."""
+    m = torch.full(score_blocks[0].shape[:-1] + (1,), float("-inf"), dtype=score_blocks[0].dtype)
+    total = torch.zeros_like(m)
+    o = torch.zeros(score_blocks[0].shape[:-1] + value_blocks[0].shape[-1:], dtype=score_blocks[0].dtype)
+    for s, v in zip(score_blocks, value_blocks):
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        p = (s - m_new).exp()
+        total = total * (m - m_new).exp() + p.sum(-1, keepdim=True)
+        o = o + p @ v  # the bug: o * exp(m − m_new) + p @ v
+        m = m_new
+    return o / total
+
+
 ZOO = {
     "mask_filled_with_zero": ("attention", (), "masked-keys-zero-weight"),
     "scale_by_d": ("attention", (), "scale"),
@@ -132,4 +154,6 @@ ZOO = {
     "softmax_without_shift": ("softmax", (), "finite-large-logits"),
     "make_centred_rmsnorm": ("rmsnorm", (), "not-mean-centred"),
     "cross_entropy_sum": ("cross-entropy", (), "matches-derived"),
+    "gqa_tiled": ("gqa", (), "matches-derived"),
+    "online_softmax_no_rescale": ("online-softmax", (), "matches-derived"),
 }
