@@ -198,7 +198,7 @@ def _fully_masked_row(fn, s, gen, simple, variant):
     elif bool((row == 0).all()):
         note = "the fully masked row is 0 (safe softmax, like F.scaled_dot_product_attention)"
     elif torch.allclose(row, v.mean(-2), atol=1e-9):
-        note = "the fully masked row is the mean of V (a finite fill such as −1e9: uniform weights)"
+        note = "the fully masked row is the mean of V (masked scores filled with a finite value: uniform weights)"
     else:
         note = "the fully masked row is finite but neither 0 nor the mean of V"
     return Outcome(True, note=note, what="report")

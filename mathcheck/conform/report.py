@@ -19,8 +19,8 @@ def lines(report) -> list[str]:
     wc = max(len(r.claim) for r in report.results)
     for r in report.results:
         head = f"  {LABEL[r.status]:<20}  {r.name:<{wn}}  {r.claim:<{wc}}"
-        if r.status in ("holds", "fails") and r.tolerance and r.max_abs_err is not None \
-                and r.expected == "holds":
+        if r.status in ("holds", "fails") and r.tolerance is not None and r.max_abs_err is not None \
+                and r.expected == "holds" and (r.tolerance or r.max_abs_err):
             head += f"  max |err| {_num(r.max_abs_err)}, tolerance {_num(r.tolerance)}"
         out.append(head.rstrip())
         if r.note:
