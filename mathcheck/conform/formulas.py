@@ -152,6 +152,13 @@ def log_softmax():
 
 
 @lru_cache(maxsize=None)
+def log_softmax_expanded():
+    """``expand_log`` of :func:`log_softmax`: z_y − log Σ_k exp(z_k) (z real), which stays finite at
+    logits up to ±1e4 once z is shifted by its maximum."""
+    return sp.expand_log(log_softmax(), force=True)
+
+
+@lru_cache(maxsize=None)
 def cross_entropy():
     """cross-entropy-decomposition, part ``decomposition``, step 1: H(p, q) = −Σ_i p_i log q_i."""
     return _step("cross-entropy-decomposition", "decomposition", 1)

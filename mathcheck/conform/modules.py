@@ -16,7 +16,6 @@ import copy
 import torch
 
 from mathcheck.conform import attention as att
-from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, first_output, tolerance, worst
 
 

@@ -13,7 +13,7 @@ import copy
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, first_output, tolerance, worst
+from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, first_output, tolerance
 
 EPS = 0.1  # large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ visibly
 

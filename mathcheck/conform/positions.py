@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Property, call, compare, draw, tolerance, worst
+from mathcheck.conform.property import F64, Property, call, compare, draw, tolerance
 
 
 def _table(fn, L, d, offset=0):
