@@ -185,3 +185,24 @@ def test_cli_exit_codes_and_output():
     assert sig.exit_code == 2 and sig.output.count("\n") == 1 and "needs a callable taking (x, dim)" in sig.output
     kind = r.invoke(main, ["conform", "examples/bug_zoo.py:kl_swapped", "--kind", "attn"])
     assert kind.exit_code == 2 and kind.output.startswith("error: unknown kind 'attn'")
+
+
+def test_cli_replay_prints_exactly_the_counterexample():
+    args = ["conform", "examples/bug_zoo.py:scale_by_d", "--kind", "attention", "--property", "scale",
+            "--sizes", "B=1,H=1,D=2"]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 1
+    assert out.output == (
+        "conform examples/bug_zoo.py:scale_by_d  kind attention  seed 0\n"
+        "  FAILS                 scale  multihead-split-merge  max |err| 0.621, tolerance 2.23e-14\n"
+        "      property: two keys: log(p₁/p₂) = (q·k₁ − q·k₂)/√D_head (the score scale)\n"
+        "      smallest input found: B=1 H=1 D=2 (standard normal values)\n"
+        "      compared: log(p₁/p₂) = z₁ − z₂ with z = q·k·scale (scale 1/√D_head unless --scale)\n"
+        "      first differing entry (0, 0): derived -2.12, yours -1.5\n"
+        "      claim: multihead-split-merge (mathcheck show multihead-split-merge)\n"
+        "      replay: mathcheck conform examples/bug_zoo.py:scale_by_d --kind attention --seed 0 --property scale "
+        "--sizes B=1,H=1,D=2\n"
+        "status: fails (1 property fails: scale)\n")
+    bad = CliRunner().invoke(main, args[:-2] + ["--sizes", "B=0"])
+    assert (bad.exit_code, bad.output) == (2, "error: --sizes 'B=0': write NAME=N pairs with N ≥ 1, e.g. "
+                                              "--sizes B=1,L=2\n")
