@@ -28,11 +28,14 @@ def load(target: str):
         spec = importlib.util.spec_from_file_location(mod_name, file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[mod_name] = module  # dataclasses and pickling look modules up by name
+        sys.path.insert(0, str(file.resolve().parent))  # the file's sibling modules import as they would there
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # the user's file failed to import: say where, in one line
             sys.modules.pop(mod_name, None)
             raise BadInput(f"target {target!r}: importing {path} raised {type(exc).__name__}: {exc}") from None
+        finally:
+            sys.path.remove(str(file.resolve().parent))
     else:
         try:
             module = importlib.import_module(path)
