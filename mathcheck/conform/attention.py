@@ -16,7 +16,7 @@ import math
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Outcome, Property, call, compare, draw, first_output,
+from mathcheck.conform.property import (F64, Outcome, Property, call_tensor, compare, draw, first_output,
                                         tolerance, worst)
 
 # --- the derived reference ------------------------------------------------------------------------
@@ -106,8 +106,7 @@ def _out_tol(z, v, L, D):
 
 def _attend(fn, q, k, v, variant, **kw):
     kw.setdefault("is_causal", variant.masked)
-    out, err = call(fn, q, k, v, **kw)
-    return out, err
+    return call_tensor(fn, q, k, v, **kw)
 
 
 # --- attention properties ------------------------------------------------------------------------------
@@ -154,7 +153,7 @@ def _masked_keys(fn, s, gen, simple, variant):
     for label, mask, P in (("boolean", keep, derived_weights(z, keep)),
                            ("additive", torch.where(keep, 0.0, -torch.inf).to(F64),
                             derived_weights(z, additive=torch.where(keep, 0.0, -torch.inf).to(F64)))):
-        got, err = call(fn, q, k, V, attn_mask=mask, is_causal=False)
+        got, err = _attend(fn, q, k, V, variant, attn_mask=mask, is_causal=False)
         if err:
             return err
         got = torch.as_tensor(got).detach().to(F64)
@@ -189,7 +188,7 @@ def _fully_masked_row(fn, s, gen, simple, variant):
     q, k, v = _qkv(gen, B, H, L, D, simple)
     keep = torch.ones(B, H, L, L, dtype=torch.bool)
     keep[..., 0, :] = False
-    out, err = call(fn, q, k, v, attn_mask=keep, is_causal=False)
+    out, err = _attend(fn, q, k, v, variant, attn_mask=keep, is_causal=False)
     if err:
         return Outcome(True, note=err.note)
     row = torch.as_tensor(out).detach().to(F64)[..., 0, :]

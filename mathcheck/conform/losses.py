@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, tolerance, worst
+from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, tolerance, worst
 
 
 def derived_softmax(z: torch.Tensor) -> torch.Tensor:
@@ -48,7 +48,7 @@ def _values(log: bool):
         ref = derived_log_softmax(z) if log else derived_softmax(z)
         outs = []
         for dim, x, back in ((-1, z, lambda t: t), (0, z.T.contiguous(), lambda t: t.T)):
-            out, err = call(fn, x, dim)
+            out, err = call_tensor(fn, x, dim)
             if err:
                 return err
             outs.append(compare(back(_as(out)), ref, tolerance(s["N"], 1 + float(z.abs().max())),
@@ -60,7 +60,7 @@ def _values(log: bool):
 def _simplex(log: bool):
     def check(fn, s, gen, simple, variant):
         z = _logits(gen, s, simple, 3.0)
-        out, err = call(fn, z, -1)
+        out, err = call_tensor(fn, z, -1)
         if err:
             return err
         p = _as(out).exp() if log else _as(out)
@@ -74,10 +74,10 @@ def _simplex(log: bool):
 def _shift(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple, 3.0)
     c = draw(gen, s["B"], 1, simple=simple) * 10
-    a, err = call(fn, z, -1)
+    a, err = call_tensor(fn, z, -1)
     if err:
         return err
-    b, err = call(fn, z + c, -1)
+    b, err = call_tensor(fn, z + c, -1)
     if err:
         return err
     return compare(_as(b), _as(a), tolerance(s["N"], 1 + float((z + c).abs().max())),
@@ -100,7 +100,7 @@ def _log_gradient(fn, s, gen, simple, variant):
     n = z.shape[0]
     y = int(torch.randint(n, (1,), generator=gen))
     x = z.clone().requires_grad_()
-    out, err = call(fn, x, -1)
+    out, err = call_tensor(fn, x, -1)
     if err:
         return err
     (g,) = torch.autograd.grad(-out[y], x)
@@ -113,7 +113,7 @@ def _large(log: bool):
     def check(fn, s, gen, simple, variant):
         z = _logits(gen, s, simple)
         z = z / z.abs().max() * 1e4
-        out, err = call(fn, z, -1)
+        out, err = call_tensor(fn, z, -1)
         if err:
             return err
         out = _as(out)
@@ -130,10 +130,10 @@ def _large(log: bool):
 def _float32(kind_call):
     def check(fn, s, gen, simple, variant):
         args64, n, scale = kind_call(gen, s, simple)
-        a, err = call(fn, *args64)
+        a, err = call_tensor(fn, *args64)
         if err:
             return err
-        b, err = call(fn, *[x.float() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+        b, err = call_tensor(fn, *[x.float() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                            for x in args64])
         if err:
             return err
@@ -189,7 +189,7 @@ def _row_sum(expr, p, q):
 def _ce_index(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple, 3.0)
     y = torch.randint(s["N"], (s["B"],), generator=gen)
-    out, err = call(fn, z, y)
+    out, err = call_tensor(fn, z, y)
     if err:
         return err
     p = torch.nn.functional.one_hot(y, s["N"]).to(F64)
@@ -201,7 +201,7 @@ def _ce_index(fn, s, gen, simple, variant):
 def _ce_probs(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple, 3.0)
     p = derived_softmax(draw(gen, s["B"], s["N"], simple=simple))
-    out, err = call(fn, z, p)
+    out, err = call_tensor(fn, z, p)
     if err:
         return err
     ref = _row_sum(fm.entropy_plus_kl(), p, derived_softmax(z)).mean()
@@ -213,7 +213,7 @@ def _ce_gradient(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple, 2.0)
     y = torch.randint(s["N"], (s["B"],), generator=gen)
     x = z.clone().requires_grad_()
-    out, err = call(fn, x, y)
+    out, err = call_tensor(fn, x, y)
     if err:
         return err
     try:
@@ -230,7 +230,7 @@ def _ce_large(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple)
     z = z / z.abs().max() * 1e4
     y = torch.randint(s["N"], (s["B"],), generator=gen)
-    out, err = call(fn, z, y)
+    out, err = call_tensor(fn, z, y)
     if err:
         return err
     out = _as(out)
@@ -271,7 +271,7 @@ def _dists(gen, s, simple):
 
 def _kl_value(fn, s, gen, simple, variant):
     p, q = _dists(gen, s, simple)
-    out, err = call(fn, q.log(), p)
+    out, err = call_tensor(fn, q.log(), p)
     if err:
         return err
     ref = fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": s["N"], "B": s["B"]})
@@ -282,7 +282,7 @@ def _kl_value(fn, s, gen, simple, variant):
 def _kl_direction(fn, s, gen, simple, variant):
     pl, ql = fm.kl_asymmetric_pair()
     p, q = torch.tensor([pl], dtype=F64), torch.tensor([ql], dtype=F64)
-    out, err = call(fn, q.log(), p)
+    out, err = call_tensor(fn, q.log(), p)
     if err:
         return err
     ref = fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": 2, "B": 1})
@@ -292,10 +292,10 @@ def _kl_direction(fn, s, gen, simple, variant):
 
 def _kl_gibbs(fn, s, gen, simple, variant):
     p, q = _dists(gen, s, simple)
-    a, err = call(fn, q.log(), p)
+    a, err = call_tensor(fn, q.log(), p)
     if err:
         return err
-    b, err = call(fn, p.log(), p)
+    b, err = call_tensor(fn, p.log(), p)
     if err:
         return err
     tol = tolerance(s["N"] * s["B"])

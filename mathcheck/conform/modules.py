@@ -16,7 +16,7 @@ import copy
 import torch
 
 from mathcheck.conform import attention as att
-from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, first_output, tolerance, worst
+from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, tolerance, worst
 
 
 def build(make, s, gen, dtype=F64):
@@ -34,8 +34,7 @@ def build(make, s, gen, dtype=F64):
 
 
 def _run(module, x):
-    out, err = call(module, x)
-    return (first_output(out) if out is not None else None), err
+    return call_tensor(module, x)
 
 
 def _x(gen, s, simple, L=None):
@@ -229,7 +228,7 @@ def _gqa_output(fn, s, gen, simple, variant):
     the derived attention output with K, V repeated along the head axis (query head h reads group
     h // (H/G), as `repeat_interleave` and SDPA's enable_gqa do)."""
     q, k, v = _gqa_qkv(gen, s, simple)
-    out, err = call(fn, q, k, v, is_causal=variant.masked)
+    out, err = call_tensor(fn, q, k, v, is_causal=variant.masked)
     if err:
         return err
     kr, vr = (t.repeat_interleave(s["R"], dim=1) for t in (k, v))
@@ -259,7 +258,7 @@ def _online(fn, s, gen, simple, variant, large=False):
     if large:
         scores = scores / scores.abs().max() * 1e4
     values = draw(gen, nb * bs, D, simple=simple)
-    out, err = call(fn, list(scores.split(bs, dim=-1)), list(values.split(bs, dim=0)))
+    out, err = call_tensor(fn, list(scores.split(bs, dim=-1)), list(values.split(bs, dim=0)))
     if err:
         return err
     from mathcheck.conform.losses import derived_softmax

@@ -13,7 +13,7 @@ import copy
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, compare, draw, first_output, tolerance
+from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, first_output, tolerance
 
 EPS = 0.1  # large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ visibly
 
@@ -33,8 +33,7 @@ def build(make, D, eps, gen, dtype=F64):
 
 
 def _apply(module, x):
-    out, err = call(module, x)
-    return (first_output(out) if out is not None else None), err
+    return call_tensor(module, x)
 
 
 def _rows(expr, x, n, extra=None, grid=None):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Property, call, compare, draw, tolerance
+from mathcheck.conform.property import F64, Property, call_tensor, compare, draw, tolerance
 
 
 def _table(fn, L, d, offset=0):
     pos = torch.arange(offset, offset + L, dtype=F64)
-    out, err = call(fn, pos, d)
+    out, err = call_tensor(fn, pos, d)
     return (torch.as_tensor(out).detach().to(F64) if out is not None else None), err
 
 
@@ -126,7 +126,7 @@ def _rope_values(fn, s, gen, simple, variant):
     L, d = s["L"], 2 * s["m"]
     x = draw(gen, s["B"], L, d, simple=simple)
     pos = torch.arange(L, dtype=F64)
-    out, err = call(fn, x, pos)
+    out, err = call_tensor(fn, x, pos)
     if err:
         return err
     outs = [compare(out, derived_rope(x, pos, lay), tolerance(d, float(L) * float(x.abs().max())),
@@ -142,10 +142,10 @@ def _rope_relative(fn, s, gen, simple, variant):
     rows = []
     for offset in (0, shift):
         p = pos + offset
-        qs, err = call(fn, q.expand(L, d).contiguous(), p)
+        qs, err = call_tensor(fn, q.expand(L, d).contiguous(), p)
         if err:
             return err
-        ks, err = call(fn, k.expand(L, d).contiguous(), p)
+        ks, err = call_tensor(fn, k.expand(L, d).contiguous(), p)
         if err:
             return err
         rows.append(torch.as_tensor(qs).detach().to(F64) @ torch.as_tensor(ks).detach().to(F64).T)
@@ -156,7 +156,7 @@ def _rope_relative(fn, s, gen, simple, variant):
 def _rope_norm(fn, s, gen, simple, variant):
     L, d = s["L"], 2 * s["m"]
     x = draw(gen, s["B"], L, d, simple=simple)
-    out, err = call(fn, x, torch.arange(L, dtype=F64) * 7)
+    out, err = call_tensor(fn, x, torch.arange(L, dtype=F64) * 7)
     if err:
         return err
     return compare(torch.as_tensor(out).detach().to(F64).norm(dim=-1), x.norm(dim=-1), tolerance(d, float(L * 7)),

@@ -64,7 +64,11 @@ def tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
 
 def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     """|user − derived| ≤ tol + rtol·|derived| entrywise (NaN/inf never pass unless both are equal infs)."""
-    user = torch.as_tensor(user).detach().to(F64)
+    try:
+        user = torch.as_tensor(user).detach().to(F64)
+    except Exception:  # None, a tuple of tensors, a string...: the callable returned something else
+        return Outcome(False, float("inf"), tol, what=what, crashed=True,
+                       note=f"the callable returned a {type(user).__name__}, not a tensor")
     derived = torch.as_tensor(derived).detach().to(F64)
     if user.shape != derived.shape:
         return Outcome(False, float("inf"), tol, None, None, None, what,
@@ -88,6 +92,18 @@ def call(fn, *args, **kwargs):
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
                              crashed=True)
+
+
+def call_tensor(fn, *args, **kwargs):
+    """:func:`call` for a callable that must return a tensor (a tuple's first element is used)."""
+    out, err = call(fn, *args, **kwargs)
+    if err:
+        return None, err
+    out = first_output(out)
+    if not isinstance(out, torch.Tensor):
+        return None, Outcome(False, float("inf"), note=f"the callable returned a {type(out).__name__}, not a tensor",
+                             crashed=True)
+    return out, None
 
 
 def first_output(out):

@@ -128,6 +128,9 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
     except (EvaluationError, LookupError, ArithmeticError) as exc:  # our side could not decide
         return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
                       note=f"the derived side could not be evaluated: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # e.g. a result of an unexpected shape met our reference: undecided, said so
+        return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
+                      note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
 
 def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(), sizes=None,
