@@ -116,3 +116,22 @@ def test_spec_and_target_import_no_torch():
         for node in top:
             mod = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
             assert not (mod or "").startswith(("torch", "sympy")), f"{name} imports {mod} at module level"
+
+
+class WindowMHA(torch.nn.Module):
+    def __init__(self, D, H, W):
+        super().__init__()
+        self.mha = torch.nn.MultiheadAttention(D, H, batch_first=True)
+        self.W = W
+
+    def forward(self, x):
+        L = x.shape[1]
+        i, j = torch.arange(L)[:, None], torch.arange(L)[None]
+        ignore = (j > i) | (j <= i - self.W)  # nn.MultiheadAttention's bool mask: True = ignore
+        return self.mha(x, x, x, attn_mask=ignore, need_weights=False)[0]
+
+
+def test_mha_window_declared_and_a_too_narrow_declaration_fails():
+    assert conform(lambda D, H: WindowMHA(D, H, 2), "mha", Variant(causal=True, window=2)).status == "holds"
+    report = conform(lambda D, H: WindowMHA(D, H, 3), "mha", Variant(causal=True, window=2))
+    assert report.failed == ["causal-no-future"], "\n".join(report.lines())
