@@ -409,6 +409,49 @@ def cache_clear():
     click.echo(f"removed {entries} entr{'y' if entries == 1 else 'ies'}{others_text} from {cd.directory()}: "
                f"{cd.human(freed)}")
 
+@main.command()
+@click.argument("target")
+@click.option("--kind", required=True, metavar="KIND",
+              help="attention, mha, gqa, online-softmax, softmax, log-softmax, cross-entropy, kl, "
+                   "layernorm, rmsnorm, positional or rotary (docs/conform.md).")
+@click.option("--causal", is_flag=True, help="The implementation masks the future (is_causal=True).")
+@click.option("--window", type=int, default=None, metavar="W", help="Causal sliding window of W keys.")
+@click.option("--positions", default="none", show_default=True, metavar="none|sinusoidal|rotary|alibi",
+              help="Positions the implementation adds inside.")
+@click.option("--scale", type=float, default=None, metavar="S", help="Score scale used instead of 1/sqrt(D_head).")
+@click.option("--property", "only", multiple=True, metavar="NAME", help="Check only this property (repeatable).")
+@click.option("--sizes", default=None, metavar="B=1,L=2", help="Sizes to check at (no shrinking), e.g. a replay.")
+@click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
+@seed_option
+@json_option
+def conform(target, kind, causal, window, positions, scale, only, sizes, simple_values, seed, as_json):
+    """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
+
+    Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
+    found and a replay line); 2: bad input; 3: inconclusive.
+    """
+    from mathcheck.conform.spec import BadInput, Variant, check_kind, check_variant, parse_sizes
+
+    try:
+        check_kind(kind)
+        variant = Variant(causal=causal, window=window, positions=positions, scale=scale)
+        check_variant(kind, variant)
+        size_map = parse_sizes(sizes)
+        from mathcheck.conform.target import check_signature, load
+
+        fn = load(target)
+        check_signature(fn, kind, target)
+        from mathcheck.conform.run import conform as run_conform
+
+        report = run_conform(fn, kind, variant, seed, only, size_map, simple_values, target)
+    except BadInput as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        click.echo("\n".join(report.lines()))
+    sys.exit(report.exit_code)
+
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,7 @@ command that replays it, not a traceback into mathcheck. Nothing heavy is import
 
 from __future__ import annotations
 
-__all__ = ["assert_proved", "assert_identity", "ClaimFailed"]
+__all__ = ["assert_proved", "assert_identity", "assert_conforms", "ClaimFailed"]
 
 
 class ClaimFailed(AssertionError):
@@ -93,3 +93,27 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
         raise ClaimFailed("\n".join(result.lines()) if result.status != "bad-input"
                           else f"bad input: {result.message}")
     return result
+
+
+def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
+                    scale=None, seed: int = 0):
+    """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
+    :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
+
+        def test_my_attention():
+            assert_conforms(my_model.attention, kind="attention", causal=True)
+
+    Each call draws from its own seeded generators (no global state), so it runs the same under
+    pytest-xdist.
+    """
+    from mathcheck.conform.run import conform
+    from mathcheck.conform.spec import BadInput, Variant
+
+    variant = Variant(causal=causal, window=window, positions=positions, scale=scale)
+    try:
+        report = conform(fn, kind, variant, seed=seed)
+    except BadInput as exc:
+        raise ClaimFailed(f"bad input: {exc}") from None
+    if report.status != "holds":
+        raise ClaimFailed("\n".join(report.lines()))
+    return report

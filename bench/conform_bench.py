@@ -1,0 +1,66 @@
+"""Cost of `mathcheck conform`: each row runs the command in a fresh process (imports included, as a
+user runs it) three times and reports the median wall time, the exit code, and the target.
+
+    python bench/conform_bench.py            # prints the rows
+    from bench.conform_bench import rows     # bench/run.py includes them in docs/performance.md
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = [
+    ("correct causal attention (examples/gpt_attention.py)",
+     ["examples/gpt_attention.py:attention", "--kind", "attention", "--causal"], 10.0),
+    ("F.scaled_dot_product_attention", ["torch.nn.functional:scaled_dot_product_attention", "--kind", "attention"], 10.0),
+    ("zoo: scale 1/d (five properties fail and shrink)", ["examples/bug_zoo.py:scale_by_d", "--kind", "attention"], 10.0),
+    ("GPT block, mha (examples/gpt_attention.py)", ["examples/gpt_attention.py:make_block", "--kind", "mha", "--causal"],
+     None),
+    ("F.softmax", ["torch.nn.functional:softmax", "--kind", "softmax"], None),
+    ("zoo: LayerNorm with the unbiased variance", ["examples/bug_zoo.py:make_unbiased_layernorm", "--kind", "layernorm"],
+     None),
+]
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(args: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system of the child: less sensitive to a loaded machine), exit code."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cpu, start = _cpu(), time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mathcheck", "conform", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    return time.perf_counter() - start, _cpu() - cpu, proc.returncode
+
+
+def rows(runs: int = 3) -> list[dict]:
+    out = []
+    for name, args, target in CASES:
+        times, cpus, codes = [], [], set()
+        for _ in range(runs):
+            t, c, rc = _run(args)
+            times.append(t)
+            cpus.append(c)
+            codes.add(rc)
+        out.append({"case": name, "command": "mathcheck conform " + " ".join(args), "exit": sorted(codes),
+                    "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
+                    "median_cpu_s": round(statistics.median(cpus), 2),
+                    "target_s": target, "cores": os.cpu_count(),
+                    "within_target": None if target is None else max(times) <= target})
+    return out
+
+
+if __name__ == "__main__":
+    for row in rows():
+        print(row)

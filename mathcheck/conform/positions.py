@@ -1,0 +1,174 @@
+"""Properties of sinusoidal position tables ``fn(positions, d) -> (L, d)`` and rotary embeddings
+``fn(x, positions)`` on (…, L, d).
+
+References: sinusoidal-relative-position's (sin(pos·ω_i), cos(pos·ω_i)) at k = 0 (columns 2i,
+2i + 1), its derived rotation M(k) with PE(pos + k) = M(k)·PE(pos), its dot product Σ_i cos(k·ω_i);
+rope-relative-position's R_m q (read off the derived inner product) and its statement that the
+score depends on n − m only.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mathcheck.conform import formulas as fm
+from mathcheck.conform.property import F64, Property, call_tensor, compare, draw, tolerance
+
+
+def _table(fn, L, d, offset=0):
+    pos = torch.arange(offset, offset + L, dtype=F64)
+    out, err = call_tensor(fn, pos, d)
+    return (torch.as_tensor(out).detach().to(F64) if out is not None else None), err
+
+
+def derived_table(pos: torch.Tensor, d: int) -> torch.Tensor:
+    """(L, d): column 2i = sin(pos·10000^(−i/m)), column 2i + 1 = cos(…), m = d/2, i from 0."""
+    m = d // 2
+    pair = fm.sinusoidal_pair()  # Matrix([sin], [cos]) in pos, i, m
+    nm = fm.names(pair)
+    from mathcheck.verify.evaluate import evaluate
+
+    i = torch.arange(m, dtype=F64)[None, :]
+    vals = evaluate(pair, {nm["pos"]: pos[:, None], nm["i"]: i, nm["m"]: m})  # (2, 1, L, m)
+    return torch.stack([vals[0, 0], vals[1, 0]], dim=-1).reshape(pos.shape[0], 2 * m)
+
+
+def _pos_values(fn, s, gen, simple, variant):
+    L, d = s["L"], 2 * s["m"]
+    out, err = _table(fn, L, d)
+    if err:
+        return err
+    ref = derived_table(torch.arange(L, dtype=F64), d)
+    return compare(out, ref, tolerance(d, float(L)), "PE[pos, 2i] = sin(pos/10000^(2i/d)), PE[pos, 2i+1] = cos(…)")
+
+
+def _pos_rotation(fn, s, gen, simple, variant):
+    L, m = s["L"], s["m"]
+    d = 2 * m
+    k = int(torch.randint(1, 50, (1,), generator=gen))
+    base, err = _table(fn, L, d)
+    if err:
+        return err
+    shifted, err = _table(fn, L, d, offset=k)
+    if err:
+        return err
+    M = fm.sinusoidal_rotation()
+    nm = fm.names(M)
+    from mathcheck.verify.evaluate import evaluate
+
+    Mk = evaluate(M, {nm["k"]: float(k), nm["i"]: torch.arange(m, dtype=F64), nm["m"]: m})  # (2, 2, m)
+    pairs = base.reshape(L, m, 2)  # (sin, cos) per frequency
+    rotated = torch.einsum("abi,lib->lia", Mk, pairs).reshape(L, d)
+    return compare(shifted, rotated, tolerance(d, float(L + k)),
+                   f"PE(pos + {k}) = M({k})·PE(pos), M the derived rotation, applied to the callable's own table")
+
+
+def _pos_dot(fn, s, gen, simple, variant):
+    L, m = s["L"], s["m"]
+    d = 2 * m
+    k = int(torch.randint(1, 50, (1,), generator=gen))
+    a, err = _table(fn, L, d)
+    if err:
+        return err
+    b, err = _table(fn, L, d, offset=k)
+    if err:
+        return err
+    ref = fm.ev(fm.sinusoidal_dot(), {"k": float(k), "m": m})
+    return compare((a * b).sum(-1), ref.expand(L), tolerance(d, float(L + k)),
+                   f"PE(pos)·PE(pos + {k}) = Σ_i cos({k}·ω_i), the same for every pos")
+
+
+def positional_properties() -> list[Property]:
+    sizes, lo = {"L": 6, "m": 4}, {"L": 1, "m": 1}
+    return [
+        Property("matches-derived", "sinusoidal-relative-position", "the table is the derived (sin, cos) pairs",
+                 _pos_values, sizes, lo),
+        Property("relative-rotation", "sinusoidal-relative-position", "PE(pos + k) = M(k)·PE(pos)",
+                 _pos_rotation, sizes, lo),
+        Property("dot-depends-on-k", "sinusoidal-relative-position", "PE(pos)·PE(pos + k) depends on k only",
+                 _pos_dot, sizes, lo),
+    ]
+
+
+# --- rotary -------------------------------------------------------------------------------------------
+
+def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tensor:
+    """R_pos x from the rope-relative-position derivation, θ_b = 10000^(−2(b−1)/d); ``layout``
+    'interleaved' pairs (x_{2b}, x_{2b+1}) as the claim (RoFormer), 'half' pairs (x_b, x_{b+d/2})."""
+    d = x.shape[-1]
+    h = d // 2
+    c1, c2 = fm.rope_rotated()
+    nm = {**fm.names(c1), **fm.names(c2)}
+    theta = 10000.0 ** (-2.0 * torch.arange(h, dtype=F64) / d)
+    if layout == "interleaved":
+        pairs = x.reshape(*x.shape[:-1], h, 2)
+    else:
+        pairs = torch.stack([x[..., :h], x[..., h:]], dim=-1)
+    from mathcheck.verify.evaluate import Indexed, evaluate
+
+    L = x.shape[-2]
+    flat = pairs.reshape(-1, h, 2)  # one (h, 2) block of pairs per (row, position)
+    posf = pos.to(F64).expand(*x.shape[:-1]).reshape(-1)
+    b = next(s for s in nm.values() if getattr(s, "name", "") == "b")
+    idx = torch.arange(1, h + 1, dtype=F64)
+
+    def one(block, m):
+        env = {nm["theta"]: Indexed(theta), nm["q"]: Indexed(block), nm["m"]: m, b: idx}
+        return torch.stack([evaluate(c1, env), evaluate(c2, env)], dim=-1)  # (h, 2)
+
+    rot = torch.vmap(one)(flat, posf).reshape(*x.shape[:-1], h, 2)
+    if layout == "interleaved":
+        return rot.reshape(x.shape)
+    return torch.cat([rot[..., 0], rot[..., 1]], dim=-1)
+
+
+def _rope_values(fn, s, gen, simple, variant):
+    L, d = s["L"], 2 * s["m"]
+    x = draw(gen, s["B"], L, d, simple=simple)
+    pos = torch.arange(L, dtype=F64)
+    out, err = call_tensor(fn, x, pos)
+    if err:
+        return err
+    outs = [compare(out, derived_rope(x, pos, lay), tolerance(d, float(L) * float(x.abs().max())),
+                    f"R_pos·x with θ_b = 10000^(−2(b−1)/d), {lay} pairs, derived") for lay in ("interleaved", "half")]
+    return outs[0] if outs[0].ok else (outs[1] if outs[1].ok else outs[0])
+
+
+def _rope_relative(fn, s, gen, simple, variant):
+    L, d = s["L"], 2 * s["m"]
+    q, k = draw(gen, 1, d, simple=simple), draw(gen, 1, d, simple=simple)
+    shift = int(torch.randint(1, 20, (1,), generator=gen))
+    pos = torch.arange(L, dtype=F64)
+    rows = []
+    for offset in (0, shift):
+        p = pos + offset
+        qs, err = call_tensor(fn, q.expand(L, d).contiguous(), p)
+        if err:
+            return err
+        ks, err = call_tensor(fn, k.expand(L, d).contiguous(), p)
+        if err:
+            return err
+        rows.append(torch.as_tensor(qs).detach().to(F64) @ torch.as_tensor(ks).detach().to(F64).T)
+    return compare(rows[1], rows[0], tolerance(d, float(L + shift) * float(q.abs().max() * k.abs().max())),
+                   f"⟨R_m q, R_n k⟩ unchanged when m and n both move by {shift} (depends on n − m only)")
+
+
+def _rope_norm(fn, s, gen, simple, variant):
+    L, d = s["L"], 2 * s["m"]
+    x = draw(gen, s["B"], L, d, simple=simple)
+    out, err = call_tensor(fn, x, torch.arange(L, dtype=F64) * 7)
+    if err:
+        return err
+    return compare(torch.as_tensor(out).detach().to(F64).norm(dim=-1), x.norm(dim=-1), tolerance(d, float(L * 7)),
+                   "‖R_m x‖ = ‖x‖ (each R_m is a rotation)")
+
+
+def rotary_properties() -> list[Property]:
+    sizes, lo = {"B": 2, "L": 5, "m": 4}, {"B": 1, "L": 1, "m": 1}
+    return [
+        Property("matches-derived", "rope-relative-position",
+                 "R_pos·x with the standard θ (interleaved or half-split pairs)", _rope_values, sizes, lo),
+        Property("relative-position", "rope-relative-position", "scores depend on n − m only",
+                 _rope_relative, {"L": 5, "m": 4}, {"L": 2, "m": 1}),
+        Property("norm-preserving", "rope-relative-position", "‖R x‖ = ‖x‖", _rope_norm, sizes, lo),
+    ]

@@ -1,0 +1,119 @@
+"""A property: a check of the user's callable against a derived formula, at given sizes and seed.
+
+``check(fn, sizes, gen, simple, variant) -> Outcome``. ``sizes`` maps names (B, H, L, D, ...) to
+integers, ``gen`` is the seeded generator of every draw, ``simple`` asks for small-integer values
+(the shrinker's "simpler values"). Comparisons are in float64 with a tolerance derived from the
+dtype and the size of the reduction (see :func:`tolerance`).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+F64 = torch.float64
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    max_abs_err: float = 0.0
+    tolerance: float = 0.0
+    entry: tuple | None = None
+    derived: float | None = None
+    user: float | None = None
+    what: str = ""        # what was compared (the derived side), shown with the counterexample
+    note: str = ""        # e.g. the fully masked row's behaviour, or the exception the user's code raised
+    crashed: bool = False  # the user's code raised (a failure of another kind for the shrinker)
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    claim: str
+    doc: str
+    check: Callable
+    sizes: dict
+    minimum: dict = field(default_factory=dict)
+    expect: Callable = staticmethod(lambda variant: "holds")  # -> "holds" | "breaks" | "skip: why" | "report"
+
+    def salt(self) -> int:
+        return zlib.crc32(self.name.encode())
+
+
+def generator(seed: int, prop: Property, sizes: dict, simple: bool) -> torch.Generator:
+    """Deterministic in the seed, the property and the sizes (each shrink candidate its own draw)."""
+    key = f"{seed}|{prop.name}|{sorted(sizes.items())}|{simple}".encode()
+    return torch.Generator().manual_seed(zlib.crc32(key))
+
+
+def draw(gen, *shape, simple: bool = False, dtype=F64) -> torch.Tensor:
+    if simple:  # small integers: the simplest values that keep a failure, easy to read back
+        return torch.randint(-2, 3, shape, generator=gen).to(dtype)
+    return torch.randn(*shape, generator=gen, dtype=dtype)
+
+
+def tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
+    """A floating-point sum of n terms of size ≤ scale is off by at most ≈ n·u·scale (u the unit
+    roundoff); we allow 16× that so reordered reductions and fused kernels pass."""
+    return 16.0 * max(n, 1) * torch.finfo(dtype).eps * max(scale, 1.0)
+
+
+def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
+    """|user − derived| ≤ tol + rtol·|derived| entrywise (NaN/inf never pass unless both are equal infs)."""
+    try:
+        user = torch.as_tensor(user).detach().to(F64)
+    except Exception:  # None, a tuple of tensors, a string...: the callable returned something else
+        return Outcome(False, float("inf"), tol, what=what, crashed=True,
+                       note=f"the callable returned a {type(user).__name__}, not a tensor")
+    derived = torch.as_tensor(derived).detach().to(F64)
+    if user.shape != derived.shape:
+        return Outcome(False, float("inf"), tol, None, None, None, what,
+                       note=f"shape {tuple(user.shape)}, derived shape {tuple(derived.shape)}")
+    diff = (user - derived).abs()
+    diff = torch.where(user == derived, torch.zeros_like(diff), diff)  # equal infinities
+    diff = torch.nan_to_num(diff, nan=float("inf"), posinf=float("inf"))
+    err = float(diff.max()) if diff.numel() else 0.0
+    bad = diff > tol + rtol * derived.abs().nan_to_num(0.0)
+    if not bool(bad.any()):
+        return Outcome(True, err, tol, what=what)
+    idx = tuple(torch.nonzero(bad)[0].tolist())
+    return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
+
+
+def call(fn, *args, **kwargs):
+    """The user's call; an exception becomes a failing outcome, not a crash of ours."""
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:  # their code raised: a failure to report with its message
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
+                             crashed=True)
+
+
+def call_tensor(fn, *args, **kwargs):
+    """:func:`call` for a callable that must return a tensor (a tuple's first element is used)."""
+    out, err = call(fn, *args, **kwargs)
+    if err:
+        return None, err
+    out = first_output(out)
+    if not isinstance(out, torch.Tensor):
+        return None, Outcome(False, float("inf"), note=f"the callable returned a {type(out).__name__}, not a tensor",
+                             crashed=True)
+    return out, None
+
+
+def first_output(out):
+    """``nn.MultiheadAttention`` returns (output, weights): use the first element of a tuple."""
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def worst(*outcomes: Outcome) -> Outcome:
+    """The first failing outcome, else the passing one with the largest relative error."""
+    for o in outcomes:
+        if not o.ok:
+            return o
+    return max(outcomes, key=lambda o: o.max_abs_err / o.tolerance if o.tolerance else 0.0)

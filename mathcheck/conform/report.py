@@ -1,0 +1,46 @@
+"""The conform report as text (the JSON is ``Report.to_json``)."""
+
+from __future__ import annotations
+
+LABEL = {"holds": "holds", "fails": "FAILS", "not expected to hold": "not expected to hold",
+         "reported": "reported", "inconclusive": "inconclusive"}
+
+
+def _num(x) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3g}"
+
+
+def lines(report) -> list[str]:
+    flags = " ".join(report.variant.flags())
+    out = [f"conform {report.target}  kind {report.kind}{'  ' + flags if flags else ''}  seed {report.seed}"]
+    wn = max(len(r.name) for r in report.results)
+    wc = max(len(r.claim) for r in report.results)
+    for r in report.results:
+        head = f"  {LABEL[r.status]:<20}  {r.name:<{wn}}  {r.claim:<{wc}}"
+        if r.status in ("holds", "fails") and r.tolerance is not None and r.max_abs_err is not None \
+                and r.expected == "holds" and (r.tolerance or r.max_abs_err):
+            head += f"  max |err| {_num(r.max_abs_err)}, tolerance {_num(r.tolerance)}"
+        out.append(head.rstrip())
+        if r.note:
+            out.append(f"      {r.note}")
+        cx = r.counterexample
+        if r.status == "fails" and cx:
+            sizes = " ".join(f"{k}={v}" for k, v in cx["sizes"].items())
+            out.append(f"      property: {r.doc}")
+            out.append(f"      smallest input found: {sizes} ({cx['values']} values)")
+            if cx.get("compared"):
+                out.append(f"      compared: {cx['compared']}")
+            if cx.get("entry") is not None:
+                out.append(f"      first differing entry {tuple(cx['entry'])}: derived {_num(cx['derived'])}, "
+                           f"yours {_num(cx['user'])}")
+            out.append(f"      claim: {r.claim} (mathcheck show {r.claim})")
+            out.append(f"      replay: {cx['replay']}")
+    n_fail = len(report.failed)
+    tail = {"holds": "every expected property holds",
+            "fails": f"{n_fail} propert{'y' if n_fail == 1 else 'ies'} fail{'s' if n_fail == 1 else ''}: "
+                     + ", ".join(report.failed),
+            "inconclusive": "inconclusive: a derived side could not be evaluated"}[report.status]
+    out.append(f"status: {report.status} ({tail})")
+    return out

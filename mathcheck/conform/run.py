@@ -1,0 +1,161 @@
+"""Run every property of a kind on the user's callable, shrink failures, and collect the report."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from mathcheck.conform.spec import BadInput, Variant, check_kind, check_variant
+
+PROPERTIES = {
+    "attention": "mathcheck.conform.attention:attention_properties",
+    "mha": "mathcheck.conform.modules:mha_properties",
+    "gqa": "mathcheck.conform.modules:gqa_properties",
+    "online-softmax": "mathcheck.conform.modules:online_softmax_properties",
+    "softmax": "mathcheck.conform.losses:softmax_properties",
+    "log-softmax": "mathcheck.conform.losses:log_softmax_properties",
+    "cross-entropy": "mathcheck.conform.losses:cross_entropy_properties",
+    "kl": "mathcheck.conform.losses:kl_properties",
+    "layernorm": "mathcheck.conform.norms:layernorm_properties",
+    "rmsnorm": "mathcheck.conform.norms:rmsnorm_properties",
+    "positional": "mathcheck.conform.positions:positional_properties",
+    "rotary": "mathcheck.conform.positions:rotary_properties",
+}
+
+
+def properties(kind: str):
+    module, _, name = PROPERTIES[kind].partition(":")
+    return getattr(importlib.import_module(module), name)()
+
+
+@dataclass
+class Result:
+    name: str
+    claim: str
+    doc: str
+    expected: str           # holds | breaks | not checked | report
+    status: str             # holds | fails | not expected to hold | reported | inconclusive
+    max_abs_err: float | None = None
+    tolerance: float | None = None
+    counterexample: dict | None = None
+    note: str = ""
+
+    def to_json(self) -> dict:
+        num = lambda x: None if x is None or x != x or x in (float("inf"), -float("inf")) else x  # noqa: E731
+        return {"name": self.name, "claim": self.claim, "expected": self.expected, "status": self.status,
+                "max_abs_err": num(self.max_abs_err), "tolerance": num(self.tolerance),
+                "counterexample": self.counterexample, "note": self.note or None}
+
+
+@dataclass
+class Report:
+    target: str
+    kind: str
+    variant: Variant
+    seed: int
+    results: list = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        statuses = {r.status for r in self.results}
+        if "fails" in statuses:
+            return "fails"
+        if "inconclusive" in statuses:
+            return "inconclusive"
+        return "holds"
+
+    @property
+    def exit_code(self) -> int:
+        return {"holds": 0, "fails": 1, "inconclusive": 3}[self.status]
+
+    @property
+    def failed(self) -> list[str]:
+        return [r.name for r in self.results if r.status == "fails"]
+
+    def to_json(self) -> dict:
+        return {"target": self.target, "kind": self.kind, "variant": self.variant.flags(), "seed": self.seed,
+                "properties": [r.to_json() for r in self.results], "status": self.status}
+
+    def lines(self) -> list[str]:
+        from mathcheck.conform.report import lines
+
+        return lines(self)
+
+
+def replay_line(target: str, kind: str, variant: Variant, seed: int, prop: str, sizes: dict, simple: bool) -> str:
+    parts = ["mathcheck conform", target, "--kind", kind, *variant.flags(), "--seed", str(seed),
+             "--property", prop, "--sizes", ",".join(f"{k}={v}" for k, v in sizes.items())]
+    if simple:
+        parts.append("--simple-values")
+    return " ".join(parts)
+
+
+def _counterexample(target, kind, variant, seed, prop, sizes, simple, o) -> dict:
+    return {"sizes": dict(sizes), "values": "small-integer" if simple else "standard normal",
+            "entry": list(o.entry) if o.entry is not None else None,
+            "derived": o.derived, "user": o.user, "compared": o.what or None, "claim": prop.claim,
+            "replay": replay_line(target, kind, variant, seed, prop.name, sizes, simple)}
+
+
+def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) -> Result:
+    from mathcheck.conform.shrink import run_once, shrink
+    from mathcheck.verify.evaluate import EvaluationError
+
+    expect = prop.expect(variant)
+    sizes = {k: sizes_override.get(k, v) for k, v in prop.sizes.items()}
+    if expect.startswith("skip"):
+        return Result(prop.name, prop.claim, prop.doc, "not checked", "not expected to hold",
+                      note=expect.partition(": ")[2])
+    try:
+        o = run_once(prop, fn, sizes, seed, simple, variant)
+        if expect == "report":
+            return Result(prop.name, prop.claim, prop.doc, "report", "reported", note=o.note)
+        if expect == "breaks":
+            why = "declared " + " ".join(variant.flags()) if variant.flags() else prop.doc
+            if o.ok:
+                cx = _counterexample(target, kind, variant, seed, prop, sizes, simple, o)
+                cx["compared"] = o.what
+                return Result(prop.name, prop.claim, prop.doc, "breaks", "fails", o.max_abs_err, o.tolerance, cx,
+                              note=f"expected to break ({why}), but it holds")
+            return Result(prop.name, prop.claim, prop.doc, "breaks", "not expected to hold", o.max_abs_err,
+                          o.tolerance, note=f"breaks, as expected ({why})")
+        if o.ok:
+            return Result(prop.name, prop.claim, prop.doc, "holds", "holds", o.max_abs_err, o.tolerance, note=o.note)
+        if not sizes_override:
+            sizes, simple, o = shrink(prop, fn, sizes, seed, variant, o, simple)
+        return Result(prop.name, prop.claim, prop.doc, "holds", "fails", o.max_abs_err, o.tolerance,
+                      _counterexample(target, kind, variant, seed, prop, sizes, simple, o), note=o.note)
+    except (EvaluationError, LookupError, ArithmeticError) as exc:  # our side could not decide
+        return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
+                      note=f"the derived side could not be evaluated: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # e.g. a result of an unexpected shape met our reference: undecided, said so
+        return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
+                      note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(), sizes=None,
+            simple: bool = False, target: str | None = None) -> Report:
+    """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
+    on a wrong kind, variant, property name or signature."""
+    from mathcheck.conform.target import check_signature
+
+    check_kind(kind)
+    check_variant(kind, variant)
+    label = target or getattr(fn, "__qualname__", repr(fn))
+    check_signature(fn, kind, label)
+    props = properties(kind)
+    if only:
+        known = [p.name for p in props]
+        for name in only:
+            if name not in known:
+                raise BadInput(f"--property {name!r}: kind {kind} has {', '.join(known)}")
+        props = [p for p in props if p.name in only]
+    sizes = dict(sizes or {})
+    known_sizes = {k for p in props for k in p.sizes}
+    for k in sizes:
+        if k not in known_sizes:
+            raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
+    report = Report(label, kind, variant, seed)
+    for prop in props:
+        report.results.append(run_property(prop, fn, label, kind, variant, seed, sizes, simple))
+    return report

@@ -1,0 +1,54 @@
+"""Shrink a failing input like Hypothesis does: smaller sizes first, then simpler values, keeping
+the failure (of the same kind: a mismatch stays a mismatch, an exception stays an exception).
+
+Candidates for a size n, smallest first: the property's minimum, n // 2, n − 1. A candidate is
+kept when the property still fails; the search restarts from the new point and stops when no
+candidate fails (or after ``budget`` runs). Deterministic: every run draws from
+:func:`~mathcheck.conform.property.generator` of (seed, property, sizes, simple).
+"""
+
+from __future__ import annotations
+
+from mathcheck.conform.property import Outcome, Property, generator
+
+
+def run_once(prop: Property, fn, sizes: dict, seed: int, simple: bool, variant) -> Outcome:
+    gen = generator(seed, prop, sizes, simple)
+    return prop.check(fn, dict(sizes), gen, simple, variant)
+
+
+def shrink(prop: Property, fn, sizes: dict, seed: int, variant, outcome: Outcome,
+           simple: bool = False, budget: int = 40):
+    """The smallest (sizes, simple, outcome) found that still fails like ``outcome``."""
+    def fails(o: Outcome) -> bool:
+        return (not o.ok) and o.crashed == outcome.crashed
+
+    runs = 0
+    improved = True
+    while improved and runs < budget:
+        improved = False
+        for name in sizes:
+            lo = prop.minimum.get(name, 1)
+            n = sizes[name]
+            for cand in sorted({lo, n // 2, n - 1}):
+                if cand < lo or cand >= n or runs >= budget:
+                    continue
+                trial = dict(sizes, **{name: cand})
+                runs += 1
+                try:
+                    o = run_once(prop, fn, trial, seed, simple, variant)
+                except (LookupError, ArithmeticError, ValueError):  # our side cannot take this size
+                    continue
+                if fails(o):
+                    sizes, outcome, improved = trial, o, True
+                    break
+            if improved:
+                break
+    if not simple and runs < budget:
+        try:
+            o = run_once(prop, fn, sizes, seed, True, variant)
+        except (LookupError, ArithmeticError, ValueError):
+            o = outcome
+        if fails(o) and o is not outcome:
+            simple, outcome = True, o
+    return sizes, simple, outcome

@@ -1,0 +1,109 @@
+"""What ``conform`` accepts: the kinds, the callables they take, the declared variant. No torch here.
+
+Everything a user types is checked here before any work, with one line that says what was wrong
+and how to fix it (:class:`BadInput`, exit 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# kind -> (what the target is, the positional parameters it must accept)
+KINDS = {
+    "attention": ("fn(query, key, value, attn_mask=None, is_causal=False) on (B, H, L, D_head), "
+                  "like F.scaled_dot_product_attention", ("query", "key", "value", "attn_mask", "is_causal")),
+    "mha": ("make(D, H) -> nn.Module whose forward(x) maps (B, L, D) to (B, L, D)", ("D", "H")),
+    "gqa": ("fn(query, key, value, is_causal=False): query (B, H, L, D_head), key/value (B, G, L, D_head)",
+            ("query", "key", "value", "is_causal")),
+    "online-softmax": ("fn(score_blocks, value_blocks) -> softmax(concat scores) @ concat values, "
+                       "blocks split along the keys", ("score_blocks", "value_blocks")),
+    "softmax": ("fn(x, dim)", ("x", "dim")),
+    "log-softmax": ("fn(x, dim)", ("x", "dim")),
+    "cross-entropy": ("fn(logits, target): logits (B, C), target class indices (B,) or probabilities "
+                      "(B, C); mean over the batch", ("logits", "target")),
+    "kl": ("fn(log_q, p) = KL(p ‖ q) summed over classes, mean over the batch, like "
+           "F.kl_div(log_q, p, reduction='batchmean')", ("log_q", "p")),
+    "layernorm": ("make(D, eps) -> nn.Module normalising the last axis (affine part at its initial "
+                  "identity)", ("D", "eps")),
+    "rmsnorm": ("make(D, eps) -> nn.Module, y = x/sqrt(mean(x²) + eps) (weight at its initial 1)", ("D", "eps")),
+    "positional": ("fn(positions, d) -> (L, d) sinusoidal table, sin in even columns, cos in odd",
+                   ("positions", "d")),
+    "rotary": ("fn(x, positions) applying RoPE to x (..., L, d)", ("x", "positions")),
+}
+
+POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
+
+
+class BadInput(ValueError):
+    """One line: what was wrong with the user's input and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What the implementation is declared to be; properties it must break follow from it."""
+
+    causal: bool = False
+    window: int | None = None
+    positions: str = "none"
+    scale: float | None = None
+
+    @property
+    def masked(self) -> bool:
+        return self.causal or self.window is not None
+
+    def flags(self) -> list[str]:
+        out = []
+        if self.causal:
+            out.append("--causal")
+        if self.window is not None:
+            out.append(f"--window {self.window}")
+        if self.positions != "none":
+            out.append(f"--positions {self.positions}")
+        if self.scale is not None:
+            out.append(f"--scale {self.scale!r}")
+        return out
+
+
+def check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise BadInput(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
+
+
+def check_variant(kind: str, variant: Variant) -> None:
+    if variant.window is not None and variant.window < 1:
+        raise BadInput(f"--window {variant.window}: a window keeps at least the token itself, give W ≥ 1")
+    if variant.positions not in POSITIONS:
+        raise BadInput(f"--positions {variant.positions!r}: choose one of {', '.join(POSITIONS)}")
+    if variant.scale is not None and not (variant.scale > 0 and variant.scale < float("inf")):
+        raise BadInput(f"--scale {variant.scale!r}: the score scale must be a positive finite number")
+    attention_like = kind in ("attention", "mha", "gqa")
+    if not attention_like and (variant.masked or variant.positions != "none" or variant.scale is not None):
+        raise BadInput(f"--causal/--window/--positions/--scale describe attention; kind {kind!r} takes none of them")
+    if kind == "mha" and variant.scale is not None:
+        raise BadInput("--scale: an mha module's scale is not observable from outside; use --kind attention")
+
+
+def parse_sizes(text: str | None) -> dict:
+    """``"B=1,L=2"`` -> ``{"B": 1, "L": 2}`` (the replay line's sizes)."""
+    if not text:
+        return {}
+    out = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip().isidentifier() or not value.strip().isdigit() or int(value) < 1:
+            raise BadInput(f"--sizes {text!r}: write NAME=N pairs with N ≥ 1, e.g. --sizes B=1,L=2")
+        out[name.strip()] = int(value)
+    return out
+
+
+@dataclass(frozen=True)
+class Request:
+    """One conform run: the target, its kind, the variant, the seed, optionally one property at sizes."""
+
+    target: str
+    kind: str
+    variant: Variant = field(default_factory=Variant)
+    seed: int = 0
+    only: tuple = ()
+    sizes: dict = field(default_factory=dict)
+    simple: bool = False

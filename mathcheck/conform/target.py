@@ -1,0 +1,76 @@
+"""Load the user's callable from ``FILE.py:NAME`` or ``package.module:NAME`` and check its signature.
+
+Loading runs the user's module (their code, their choice); nothing they pass is evaluated as a
+string. Each failure is one :class:`~mathcheck.conform.spec.BadInput` line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from mathcheck.conform.spec import KINDS, BadInput
+
+
+def load(target: str):
+    """The callable named by ``target``."""
+    path, colon, name = target.rpartition(":")
+    if not colon or not path or not name:
+        raise BadInput(f"target {target!r}: write FILE.py:FUNCTION or package.module:FUNCTION")
+    if path.endswith(".py") or "/" in path or "\\" in path:
+        file = Path(path)
+        if not file.is_file():
+            raise BadInput(f"target {target!r}: no file {path}")
+        mod_name = "mathcheck_conform_target_" + "".join(c if c.isalnum() else "_" for c in file.stem)
+        spec = importlib.util.spec_from_file_location(mod_name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module  # dataclasses and pickling look modules up by name
+        sys.path.insert(0, str(file.resolve().parent))  # the file's sibling modules import as they would there
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # the user's file failed to import: say where, in one line
+            sys.modules.pop(mod_name, None)
+            raise BadInput(f"target {target!r}: importing {path} raised {type(exc).__name__}: {exc}") from None
+        finally:
+            sys.path.remove(str(file.resolve().parent))
+    else:
+        try:
+            module = importlib.import_module(path)
+        except ImportError as exc:
+            raise BadInput(f"target {target!r}: cannot import {path} ({exc})") from None
+    fn = module
+    for part in name.split("."):
+        if not hasattr(fn, part):
+            public = sorted(n for n in vars(module) if not n.startswith("_") and callable(getattr(module, n)))
+            raise BadInput(f"target {target!r}: {path} has no {name!r} (callables there: "
+                           f"{', '.join(public[:12]) or 'none'})")
+        fn = getattr(fn, part)
+    if not callable(fn):
+        raise BadInput(f"target {target!r}: {name} is a {type(fn).__name__}, not a callable")
+    return fn
+
+
+def check_signature(fn, kind: str, label: str) -> None:
+    """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
+    wanted = KINDS[kind][1]
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return  # a builtin without a signature: let the first call speak
+    args = list(range(len(wanted)))
+    if "is_causal" in wanted:
+        args = args[:wanted.index("is_causal")]
+        kwargs = {"is_causal": False}
+        if "attn_mask" in wanted:
+            args, kwargs = args[:3], {"attn_mask": None, "is_causal": False}
+    else:
+        kwargs = {}
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        call = ", ".join(wanted)
+        raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {getattr(fn, '__name__', fn)}"
+                       f"{sig} does not ({exc})") from None
