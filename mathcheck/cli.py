@@ -50,7 +50,7 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         else:
             fail("name at least one claim (mathcheck list shows them) or use --all")
     try:
-        return registry.entries(plugins=True) if all_ else [registry.entry(i) for i in ids]
+        return registry.entries(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
         fail(str(exc))
 
@@ -81,9 +81,9 @@ def list_(as_json: bool, from_):
     """List the claims: id, seed section, title."""
     from mathcheck import registry
 
-    _load_from(from_)
+    loaded = _load_from(from_)
     try:
-        entries = registry.listing(plugins=True)
+        entries = registry.listing(plugins=True, user=loaded)
     except registry.LoadError as exc:
         fail(str(exc))
     if as_json:
