@@ -41,6 +41,7 @@ class Entry:
     check: str
     module: str
     builder: Callable
+    reference: object = None  # PyTorch's value of the left-hand side, for the generic check
 
     def is_placeholder(self) -> bool:
         return self.builder is None
@@ -63,15 +64,28 @@ _USER: dict[str, tuple] = {}  # --from spec (resolved) -> its entries: loaded on
 _USER_IDS: set[str] = set()   # claims of --from modules: not part of the catalog (entries())
 
 
-def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str):
+GENERIC_CHECK = "mathcheck.verify.generic:check"
+
+
+def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | None = None,
+          reference=None):
     """Register the decorated builder as the derivation of claim ``id``.
 
     ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
-    is proved, so derivation modules never import torch.
+    is proved, so derivation modules never import torch. Without ``check``, the generic check
+    (:func:`mathcheck.verify.generic.check`) evaluates both sides of every part with torch at
+    n ∈ {1, 2, 3, 8, 33}; ``reference`` (a function, ``"module:function"``, or a dict of them by
+    part name) adds PyTorch's own value of the left-hand side, e.g.
+    ``reference=lambda s, m, n: my_attention_weights(s, m, n)``.
     """
+    if check is None:
+        check = GENERIC_CHECK
+    elif reference is not None:
+        raise ValueError(f"claim {id!r}: reference= is for the generic check; a check= of your own "
+                         f"compares with PyTorch itself")
 
     def register(builder):
-        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder)
+        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, reference)
         old = _ENTRIES.get(id)
         if old is not None and old.module != entry.module:
             raise ValueError(f"claim id {id!r} is registered twice: in {old.module} and {entry.module}")

@@ -140,8 +140,28 @@ def claim_description(c) -> list[str]:
         lines.append(f"    - {m.name}: {m.mistake}")
         for name, eq in m.replace:
             lines.append(f"        {name}: {math(eq)}")
-    lines.append(f"  numeric check: {c.check}")
+    lines.append(f"  numeric check: {_check_name(c)}")
     return lines
+
+
+def _check_name(c) -> str:
+    from mathcheck import registry
+
+    if c.check != registry.GENERIC_CHECK:
+        return c.check
+    text = "generic: both sides of each part in torch float64 at n ∈ {1, 2, 3, 8, 33} (diff by autograd)"
+    try:
+        ref = registry.entry(c.id).reference
+    except registry.UnknownClaim:
+        ref = None
+    if ref is not None:
+        import inspect
+
+        refs = ref.items() if isinstance(ref, dict) else [(None, ref)]
+        for part, fn in refs:
+            doc = fn if isinstance(fn, str) else ((inspect.getdoc(fn) or "").splitlines() or [fn.__qualname__])[0]
+            text += f"; reference{f' ({part})' if part else ''}: {doc}"
+    return text
 
 
 # --- expressions as compact one-line math ---------------------------------------------------------
