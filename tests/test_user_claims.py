@@ -284,3 +284,28 @@ def test_pytest_mathcheck_from_in_the_repository_root_leaves_the_projects_tests_
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "failed" not in out.stdout.splitlines()[-1]
+
+
+def test_the_generic_check_takes_derivatives_by_autograd():
+    """A Claim value with no check of its own: diff by autograd, the x2 mistake refuted."""
+    import sympy as sp
+
+    from mathcheck import engine
+    from mathcheck.claim import Claim, Mutant, Part, Source, Step
+    from mathcheck.verify import Options
+
+    x = sp.Symbol("x", real=True)
+    lhs = sp.Derivative(sp.log(1 + sp.exp(x)), x)
+    part = Part("d", (Step(lhs, "softplus'"), Step(sp.exp(x) / (1 + sp.exp(x)), "chain rule"),
+                      Step(1 / (1 + sp.exp(-x)), "divide by e^x")), general=False)
+    c = Claim("user-softplus", "softplus' = σ", Source("§0", "z", "e"), (), (part,),
+              (Mutant("twice", "x2", (("d", sp.Eq(lhs, 2 / (1 + sp.exp(-x)), evaluate=False)),)),
+               Mutant("sign", "σ(−x)", (("d", sp.Eq(lhs, 1 / (1 + sp.exp(x)), evaluate=False)),))),
+              "mathcheck.verify.generic:check")
+    v = engine.prove(c, Options())
+    assert (v.status, v.numeric.status) == ("proved", "passed")
+    assert v.numeric.details == ("d at concrete: 20 values compared, max |lhs − rhs| " +
+                                 v.numeric.details[0].rsplit(" ", 1)[1],)
+    assert v.numeric.max_abs_err < 1e-12
+    r = engine.refute(c, Options())
+    assert [m.numeric.status for m in r.mutants] == ["refuted", "refuted"]

@@ -254,7 +254,10 @@ def _reference_for(claim_id: str, part: str):
     from mathcheck import registry
     from mathcheck.verify import resolve
 
-    ref = registry.entry(claim_id).reference
+    try:
+        ref = registry.entry(claim_id).reference
+    except registry.UnknownClaim:  # a Claim value proved directly (engine.prove): no reference
+        return None
     if isinstance(ref, dict):
         ref = ref.get(part)
     if isinstance(ref, str):
@@ -292,7 +295,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
     for size in plan.sizes():
         worst, compared, ref_worst = 0.0, 0, 0.0
         n = max(size.values()) if size else 0
-        for _ in range(POINTS_PER_SIZE):
+        for _ in range(POINTS_PER_SIZE if size else POINTS_PER_SIZE * len(SIZES)):  # same budget
             env, shown = dict(size), {str(k): v for k, v in size.items()}
             env = {k: float(v) for k, v in env.items()}
             for s in plan.scalars:
