@@ -191,6 +191,22 @@ def _printer():
         _print_ImmutableDenseMatrix = _print_MutableDenseMatrix = _print_ImmutableMatrix = _print_MatrixBase
         _print_Matrix = _print_MutableSparseMatrix = _print_ImmutableSparseMatrix = _print_MatrixBase
 
+        def _print_Mul(self, e):
+            nested = any(a.is_Mul or (a.is_Pow and a.exp == -1 and a.base.is_Mul) for a in e.args)
+            if not nested:  # an evaluated product: SymPy's own layout
+                return super()._print_Mul(e)
+            # a product built with evaluate=False (a step in the form its author wrote): keep
+            # its factors, one fraction bar, and no doubled parentheses
+            den = [a.base if a.exp == -1 else a.base ** -a.exp for a in e.args if a.is_Pow and a.exp.is_negative]
+            num = [a for a in e.args if not (a.is_Pow and a.exp.is_negative)]
+            join = lambda xs: "*".join(f"({self._print(x)})" if x.is_Add else  # noqa: E731
+                                       self._print(x) if x.is_Mul else self.parenthesize(x, 50) for x in xs) or "1"
+            out = join(num)
+            if den:
+                d = join(den)
+                out += "/" + (d if len(den) == 1 and not (den[0].is_Mul or den[0].is_Add) else f"({d})")
+            return out
+
         def _print_IndexedBase(self, e):
             return self._print(e.label)
 
