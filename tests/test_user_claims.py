@@ -309,3 +309,29 @@ def test_the_generic_check_takes_derivatives_by_autograd():
     assert v.numeric.max_abs_err < 1e-12
     r = engine.refute(c, Options())
     assert [m.numeric.status for m in r.mutants] == ["refuted", "refuted"]
+
+
+def test_the_generic_check_leaves_out_points_outside_the_hypotheses():
+    """√((x−1)²) = x − 1 given x ≥ 1: true on the hypothesis, false off it."""
+    import sympy as sp
+
+    from mathcheck.claim import Claim, Mutant, Part, Source, Step
+    from mathcheck.verify import Options
+    from mathcheck.verify.generic import check
+
+    x = sp.Symbol("x", real=True)
+
+    def claim_with(given):
+        part = Part("abs", (Step(sp.sqrt((x - 1) ** 2), "start"), Step(x - 1, "x ≥ 1")), general=False,
+                    given=given)
+        return Claim("user-abs", "t", Source("§0", "z", "e"), (), (part,),
+                     (Mutant("a", "a", (("abs", sp.Eq(part.lhs, x, evaluate=False)),)),
+                      Mutant("b", "b", (("abs", sp.Eq(part.lhs, 1 - x, evaluate=False)),))),
+                     "mathcheck.verify.generic:check")
+
+    c = claim_with((sp.Ge(x, 1),))
+    v = check(c.statements(), Options(), claim=c)
+    assert v.status == "passed", v
+    assert v.details[-1].endswith("values outside the hypotheses left out")
+    c = claim_with(())
+    assert check(c.statements(), Options(), claim=c).status == "refuted"
