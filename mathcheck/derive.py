@@ -362,14 +362,13 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     start = time.perf_counter()
     given = tuple(given)
     try:
-        hyp_sides = [x for g in given for x in _given_relations(g, "given")[0][::2]]
-        hyp_rels = [_given_relations(g, "given")[0][1] for g in given]
-        texts = [lhs, rhs] + hyp_sides
+        rels = [r for g in given for r in _given_relations(g, "given")]  # "1 <= j <= n": two
+        texts = [lhs, rhs] + [x for a, _, b in rels for x in (a, b)]
         parsed = parse_many(texts, _used(assumptions, *texts))
     except (ParseError, DeriveError) as exc:
         return LinkResult("bad-input", message=str(exc), seconds=time.perf_counter() - start)
     L, R = parsed[:2]
-    hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, r in enumerate(hyp_rels))
+    hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
     sym_s = timeout * 0.6
     state, sym = run_in_child(lambda: _symbolic_relation(L, R, relation, seed, sym_s), sym_s + 1.0)
     if state != "ok":
@@ -463,7 +462,7 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainRepo
     for prev, cur in zip(chain.steps, chain.steps[1:]):
         r = _check_link(prev.text, cur.text, cur.relation, chain.assumptions, givens, seed, timeout)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status,
-                                r.how or r.message, r.counterexample, r.values))
+                                r.how or getattr(r, "message", ""), r.counterexample, getattr(r, "values", None)))
     num = numeric_relation(exprs[0], exprs[-1], chain.relation, hyps, seed)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
