@@ -180,7 +180,7 @@ def _printer():
         printmethod = "_compactstr"  # not "_sympystr": Indexed would print itself as z[i]
 
         def parenthesize(self, item, level, strict=False):
-            if getattr(item, "is_Relational", False) is False and type(item).__name__ == "Sum" and level >= 50:
+            if getattr(item, "is_Relational", False) is False and type(item).__name__ == "Sum" and level >= 40:
                 return f"({self._print(item)})"  # (Σ_k a_k)·b and (Σ_k a_k)², never ambiguous
             return super().parenthesize(item, level, strict)
 
