@@ -186,3 +186,20 @@ def test_a_glob_that_matches_nothing_is_a_usage_error(pytester):
     r = pytester.runpytest_subprocess("--mathcheck-derivations", "nothing/*.md", "-p", "no:cacheprovider")
     assert r.ret == 4
     r.stderr.fnmatch_lines(["*--mathcheck-derivations 'nothing/*.md': no file matches*"])
+
+
+def test_expressions_print_as_compact_math():
+    import sympy as sp
+
+    from mathcheck.render.text import math
+
+    z, s = sp.IndexedBase("z"), sp.IndexedBase("s")
+    i, j, k, n = sp.symbols("i j k n", integer=True)
+    x = sp.Symbol("x")
+    softmax = sp.exp(z[i]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
+    assert math(sp.Eq(sp.Derivative(softmax, z[j]), (sp.KroneckerDelta(i, j) - s[j]) * s[i], evaluate=False)) \
+        == "∂(exp(z_i)/(Σ_{k=1}^{n} exp(z_k)))/∂z_j = (δ_ij - s_j)·s_i"
+    assert math(sp.Ge(sp.sqrt(x) + x ** 2, 0, evaluate=False)) == "√x + x² ≥ 0"
+    assert math(sp.Derivative(sp.sin(x), (x, 2))) == "∂²sin(x)/∂x²"
+    assert math(sp.Sum(z[k], (k, 1, n)) ** 2) == "(Σ_{k=1}^{n} z_k)²"
+    assert math(sp.Matrix([[1, x], [0, 1]])) == "[1, x; 0, 1]"
