@@ -94,7 +94,8 @@ def refute_verdict(r) -> list[str]:
     for m in r.mutants:
         lines.append(f"  {_status(m.status)} {m.name}: {m.mutant.mistake}")
         for name, eq in m.mutant.replace:
-            lines.append(f"      {name}: {math(eq)}")
+            shown = math(eq)  # the whole statement is in `show`; here enough to recognise it
+            lines.append(f"      {name}: {shown if len(shown) <= 160 else shown[:157] + '...'}")
         if m.counterexample:
             lines.append(f"      counterexample: {_pairs(m.counterexample)}")
         if m.symbolic is not None and m.symbolic.value is False and m.numeric.counterexample:
