@@ -335,3 +335,21 @@ def test_the_generic_check_leaves_out_points_outside_the_hypotheses():
     assert v.details[-1].endswith("values outside the hypotheses left out")
     c = claim_with(())
     assert check(c.statements(), Options(), claim=c).status == "refuted"
+
+
+def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_path, clean_registry):
+    from mathcheck.engine import prove_entry
+    from mathcheck.verify import Options
+
+    src = pathlib.Path(ALIBI).read_text()
+    (tmp_path / "bad_param.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, q, n: s)")
+                                           .replace("alibi-query-term-cancels", "alibi-bad-param"))
+    (tmp_path / "wrong_ref.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)")
+                                           .replace("alibi-query-term-cancels", "alibi-wrong-ref"))
+    (bad,) = registry.load_from(str(tmp_path / "bad_param.py"))
+    v = prove_entry(registry.entry(bad), Options())
+    assert v.status == "error"
+    assert "parameter 'q' names no symbol of the statement (its symbols: i, j, m, n, s)" in v.numeric.details[0]
+    (wrong,) = registry.load_from(str(tmp_path / "wrong_ref.py"))
+    v = prove_entry(registry.entry(wrong), Options())
+    assert v.status == "refuted" and dict(v.numeric.counterexample)["reference"]

@@ -270,13 +270,22 @@ def _reference_name(ref) -> str:
     return doc[0].rstrip(".") if doc else getattr(ref, "__qualname__", "the claim's reference")
 
 
-def _call_reference(ref, part: str, values: dict):
+class ReferenceFailed(Exception):
+    """The claim's reference does not fit its statement: a verdict ``error``, never a skip."""
+
+
+def _call_reference(ref, part: str, values: dict, shape):
     params = list(inspect.signature(ref).parameters)
     unknown = [p for p in params if p not in values]
     if unknown:
-        raise TypeError(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
-                        f"statement (its symbols: {', '.join(sorted(values))})")
-    return torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT)
+        raise ReferenceFailed(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
+                              f"statement (its symbols: {', '.join(sorted(values))})")
+    try:
+        out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
+        return torch.broadcast_to(out, shape)
+    except Exception as exc:  # noqa: BLE001 - the user's code: report it, do not skip the point
+        raise ReferenceFailed(f"reference of part {part!r} ({_reference_name(ref)}): "
+                              f"{type(exc).__name__}: {exc}"[:300]) from None
 
 
 class _Tally:
@@ -348,7 +357,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                             cut = binding.tensor[(slice(MARGIN, MARGIN + n),) * binding.tensor.ndim] if size \
                                 else binding.tensor
                             values[str(base)] = cut
-                        r = torch.broadcast_to(_call_reference(ref, name, values).detach(), cshape)
+                        r = _call_reference(ref, name, values, cshape)
                 except _SKIP as exc:
                     tally.notes.append(f"{name}: {str(exc).splitlines()[0][:160] or type(exc).__name__}")
                     tally.skipped += 1
