@@ -50,7 +50,7 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         else:
             fail("name at least one claim (mathcheck list shows them) or use --all")
     try:
-        return registry.entries(plugins=True) if all_ else [registry.entry(i) for i in ids]
+        return registry.entries(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
         fail(str(exc))
 
@@ -81,9 +81,9 @@ def list_(as_json: bool, from_):
     """List the claims: id, seed section, title."""
     from mathcheck import registry
 
-    _load_from(from_)
+    loaded = _load_from(from_)
     try:
-        entries = registry.listing(plugins=True)
+        entries = registry.listing(plugins=True, user=loaded)
     except registry.LoadError as exc:
         fail(str(exc))
     if as_json:
@@ -97,11 +97,13 @@ def list_(as_json: bool, from_):
 
 @main.command()
 @click.argument("claim_id")
-def show(claim_id: str):
+@from_option
+def show(claim_id: str, from_):
     """Show a claim: its source, assumptions, derivation and mutants (nothing is checked)."""
     from mathcheck import registry
     from mathcheck.render import text
 
+    _load_from(from_)
     try:
         c = registry.get(claim_id)
     except registry.UnknownClaim as exc:
@@ -159,13 +161,13 @@ def _options(seed: int, device: str, dtype: str):
     return Options(seed=seed, device=device, dtype=dtype)
 
 
-def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=()):
+def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=(), verbose=False):
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     from mathcheck.engine import run
     from mathcheck.render import text
 
-    render = text.claim_verdict if kind == "prove" else text.refute_verdict
+    render = (lambda v: text.claim_verdict(v, verbose)) if kind == "prove" else text.refute_verdict
     echo = None if as_json else (lambda v: click.echo("\n".join(render(v))))
     verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo)
     if as_json:
@@ -182,9 +184,11 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 @json_option
 @run_options
 @from_option
-def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
+@click.option("-v", "--verbose", is_flag=True, help="Every step with its reason and how it was shown; "
+                                                    "the numeric check's dtype and cases.")
+def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
     """Derive each claim symbolically and check it numerically against PyTorch."""
-    verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
+    verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
     statuses = {v.status for v in verdicts}
     for worst in ("error", "refuted", "inconclusive"):
         if worst in statuses:
@@ -309,6 +313,37 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     else:
         click.echo("\n".join(batch.lines(rows, results)))
     sys.exit(batch.exit_code(results))
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@seed_option
+@json_option
+@click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
+              help="Wall-clock budget of each link, in seconds.")
+@click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
+def derive(files, seed, as_json, timeout, verbose):
+    """Check the derivation chains in FILE... (plain text, or ```mathcheck fences in Markdown).
+
+    A chain: an optional '## name', 'assume: x=real' and 'given: x >= 1' lines, the first
+    expression, then one line per link starting with =, <=, <, >= or >, each with an optional
+    '# reason'. Every link is checked (symbolic proof + float64 test), and the chain's statement
+    numerically. Exit codes: 0 proved, 1 refuted, 2 bad input, 3 inconclusive (docs/derive.md).
+    """
+    from mathcheck import derive as d
+    from mathcheck.render import text
+
+    try:
+        d.load(files)  # every file read and parsed before anything is proved
+    except d.DeriveError as exc:
+        fail(str(exc))
+    echo = None if as_json else (lambda path, r: click.echo("\n".join(text.derive_chain(path, r, verbose))))
+    report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(text.derive_summary(report))
+    sys.exit(report.exit_code)
 
 
 @main.command()

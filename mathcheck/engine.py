@@ -38,7 +38,10 @@ def _numeric_error(claim: Claim, options: Options, exc: BaseException) -> Numeri
 def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
     """Run the claim's numeric check on ``statements`` (the derived ones or a mutant's)."""
     try:
-        return resolve(claim.check)(statements, options)
+        fn = resolve(claim.check)
+        if getattr(fn, "wants_claim", False):  # the generic check reads the claim's parts and context
+            return fn(statements, options, claim=claim)
+        return fn(statements, options)
     except Exception as exc:  # reported as an "error" verdict, never as a pass
         return _numeric_error(claim, options, exc)
 

@@ -3,9 +3,14 @@
     pytest --mathcheck                          # the built-in catalog (and installed plug-ins)
     pytest --mathcheck-from my_claims.py        # a user's claims (a path or a module; repeatable)
     pytest --mathcheck -n auto                  # spread over all cores with pytest-xdist
+    pytest --mathcheck-derivations 'docs/**/*.md'   # every ```mathcheck chain (and *.derivation file)
 
 Each claim becomes two items, ``mathcheck::<id>`` (proved: every step and the numeric check) and
-``mathcheck::<id>::mutants`` (every mutant refuted). A failing item reports the failing step or the
+``mathcheck::<id>::mutants`` (every mutant refuted); each derivation chain one item,
+``derive::<file>::<chain name>``. Claims loaded with ``--mathcheck-from`` are the user's: the
+project's own tests (which read the catalog) never see them.
+
+A failing item reports the failing step or the
 counterexample and the command that replays it, not a traceback. pytest loads this module for
 every run, so it imports neither SymPy nor torch until a claim item runs.
 """
@@ -21,6 +26,9 @@ def pytest_addoption(parser):
                     help="collect mathcheck's claims (built-in and installed plug-ins) as test items")
     group.addoption("--mathcheck-from", action="append", default=[], metavar="FILE.py|MODULE",
                     help="collect the claims of this file or module as test items (repeatable)")
+    group.addoption("--mathcheck-derivations", action="append", default=[], metavar="GLOB",
+                    help="collect the chains of these derivation files (Markdown ```mathcheck fences, "
+                         "*.derivation text) as test items, e.g. 'docs/**/*.md' (repeatable)")
     group.addoption("--mathcheck-seed", type=int, default=0, help="seed of the numeric checks (default 0)")
 
 
@@ -59,6 +67,66 @@ class ClaimItem(pytest.Item):
         return self.path, None, f"mathcheck {self.kind} {self.claim_id}"
 
 
+class DerivationItem(pytest.Item):
+    """One chain of a derivation file: passes when every link and its statement are proved."""
+
+    def __init__(self, *, chain, seed: int, **kw):
+        super().__init__(**kw)
+        self.chain, self.seed = chain, seed
+        self.add_marker("mathcheck")
+
+    def runtest(self):
+        import click
+
+        from mathcheck import derive
+        from mathcheck.render import text
+
+        r = derive.check_chain(self.chain, self.seed)
+        if r.status != "proved":
+            lines = [click.unstyle(x) for x in text.derive_chain(self.chain.path, r)]
+            lines.append(f"    replay: mathcheck derive {self.chain.path} --seed {self.seed}")
+            raise ClaimFailed("\n".join(lines))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ClaimFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.chain.line - 1, f"mathcheck derive {self.chain.path}:{self.chain.line}"
+
+
+def _derivation_files(config) -> list[str]:
+    import glob
+    import os
+
+    root = str(config.invocation_params.dir)
+    files: list[str] = []
+    for pattern in config.getoption("mathcheck_derivations"):
+        found = sorted(glob.glob(os.path.join(root, pattern), recursive=True))
+        found = [f for f in found if os.path.isfile(f)]
+        if not found:
+            raise pytest.UsageError(f"--mathcheck-derivations {pattern!r}: no file matches")
+        files += [os.path.relpath(f, root) for f in found if os.path.relpath(f, root) not in files]
+    return files
+
+
+def _derivation_items(session, config) -> list:
+    from mathcheck import derive
+
+    seed = config.getoption("mathcheck_seed")
+    try:
+        loaded = derive.load(_derivation_files(config))
+    except derive.DeriveError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    items = []
+    for path, chains in loaded:
+        for chain in chains:
+            name = f"derive::{path}::{chain.name}"
+            items.append(DerivationItem.from_parent(session, name=name, nodeid=name, chain=chain, seed=seed))
+    return items
+
+
 def _wanted(config) -> list[tuple[str, str | None]]:
     """(claim id, the --from spec it came from) for every claim the options ask for."""
     from mathcheck import registry
@@ -85,6 +153,8 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, so they select claim items too
 def pytest_collection_modifyitems(session, config, items):
+    if config.getoption("mathcheck_derivations"):
+        items += _derivation_items(session, config)
     if not (config.getoption("mathcheck") or config.getoption("mathcheck_from")):
         return
     seed = config.getoption("mathcheck_seed")

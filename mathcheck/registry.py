@@ -42,6 +42,7 @@ class Entry:
     module: str
     builder: Callable
     paper: str = ""  # the citation of a claim beyond the article (§9); not in the list index
+    reference: object = None  # PyTorch's value of the left-hand side, for the generic check
 
     def is_placeholder(self) -> bool:
         return self.builder is None
@@ -60,18 +61,33 @@ class Entry:
 
 _ENTRIES: dict[str, Entry] = {}
 _LOADED = False
+_USER: dict[str, tuple] = {}  # --from spec (resolved) -> its entries: loaded once per process
+_USER_IDS: set[str] = set()   # claims of --from modules: not part of the catalog (entries())
 
 
-def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str, paper: str = ""):
+GENERIC_CHECK = "mathcheck.verify.generic:check"
+
+
+def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | None = None,
+          reference=None, paper: str = ""):
     """Register the decorated builder as the derivation of claim ``id``.
 
     ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
-    is proved, so derivation modules never import torch. ``paper`` cites the paper a claim beyond
-    the article checks (``mathcheck audit`` lists it so).
+    is proved, so derivation modules never import torch. Without ``check``, the generic check
+    (:func:`mathcheck.verify.generic.check`) evaluates both sides of every part with torch at
+    n ∈ {1, 2, 3, 8, 33}; ``reference`` (a function, ``"module:function"``, or a dict of them by
+    part name) adds PyTorch's own value of the left-hand side, e.g.
+    ``reference=lambda s, m, n: my_attention_weights(s, m, n)``. ``paper`` cites the paper a claim
+    beyond the article checks (``mathcheck audit`` lists it so).
     """
+    if check is None:
+        check = GENERIC_CHECK
+    elif reference is not None:
+        raise ValueError(f"claim {id!r}: reference= is for the generic check; a check= of your own "
+                         f"compares with PyTorch itself")
 
     def register(builder):
-        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, paper)
+        entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, paper, reference)
         old = _ENTRIES.get(id)
         if old is not None and old.module != entry.module:
             raise ValueError(f"claim id {id!r} is registered twice: in {old.module} and {entry.module}")
@@ -117,12 +133,12 @@ def _index_file() -> Path:
     return directory() / "claims-index.json"
 
 
-def listing(plugins: bool = False) -> list[Entry]:
+def listing(plugins: bool = False, user=()) -> list[Entry]:
     """Like :func:`entries`, for ``mathcheck list``: metadata of an unchanged derivation module is
     read from a small index (keyed by the file's size and mtime) instead of importing the module,
     which would import the claim machinery. A changed or new module is imported and re-indexed."""
     if _LOADED:
-        return entries(plugins)
+        return entries(plugins, user)
     import json
 
     import mathcheck.derivations as pkg
@@ -162,8 +178,9 @@ def listing(plugins: bool = False) -> list[Entry]:
             pass  # an index that cannot be written only costs time
     if plugins:
         load_entry_points()
-    order = list(_ENTRIES)
-    return sorted(_ENTRIES.values(), key=lambda e: (e.order, order.index(e.id)))
+    order, keep = list(_ENTRIES), set(user)
+    return sorted((e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
+                  key=lambda e: (e.order, order.index(e.id)))
 
 
 def _declared_entry_points(group: str):
@@ -201,42 +218,74 @@ def load_entry_points() -> None:
             raise LoadError(f"entry point {name!r} ({value}) failed to load: {exc}") from None
 
 
+def module_name(path) -> str:
+    """The stable module name of a claim file: the same in every process and every run, so the
+    ``check=f"{__name__}:fn"`` it names, the proof cache and pickled verdicts agree."""
+    import hashlib
+
+    resolved = Path(path).resolve()
+    stem = re.sub(r"\W", "_", resolved.stem)
+    return f"mathcheck_user_{stem}_{hashlib.sha1(str(resolved).encode()).hexdigest()[:10]}"
+
+
 def load_from(spec: str) -> list[str]:
-    """Load claims from a Python file path or an importable module name; return their ids."""
+    """Load claims from a Python file path or an importable module name; return their ids.
+
+    A file is executed once per process, as module :func:`module_name`; loading it again (a second
+    ``--from``, ``assert_proved(..., from_=...)``, a test that restored the registry) returns the
+    same ids. Its claims are *user* claims: :func:`entry` finds them, :func:`entries` (the
+    catalog: ``prove --all``, the docs, the project's tests) leaves them out unless asked.
+    """
     import importlib.util
 
-    before = set(_ENTRIES)
     path = Path(spec)
+    is_file = spec.endswith(".py") or path.exists()
+    key = str(path.resolve()) if is_file else spec
+    if key in _USER:
+        for e in _USER[key]:
+            _ENTRIES.setdefault(e.id, e)
+        _USER_IDS.update(e.id for e in _USER[key])
+        return [e.id for e in _USER[key]]
     try:
-        if spec.endswith(".py") or path.exists():
+        if is_file:
             if not path.is_file():
                 raise LoadError(f"--from {spec!r}: no such file; give a path to a .py file or a module name")
-            name = f"mathcheck_user_{abs(hash(str(path.resolve())))}"
-            module_spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[name] = module
-            module_spec.loader.exec_module(module)
+            name = module_name(path)
+            if name not in sys.modules:
+                module_spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(module_spec)
+                sys.modules[name] = module
+                try:
+                    module_spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[name]
+                    raise
         else:
-            importlib.import_module(spec)
+            name = importlib.import_module(spec).__name__
     except LoadError:
         raise
     except ModuleNotFoundError as exc:
         raise LoadError(f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module") from None
     except Exception as exc:
         raise LoadError(f"--from {spec!r}: {type(exc).__name__}: {exc}") from None
-    added = sorted(set(_ENTRIES) - before, key=lambda i: list(_ENTRIES).index(i))
+    added = tuple(e for e in _ENTRIES.values() if e.module == name)
     if not added:
         raise LoadError(f"--from {spec!r}: defines no claim; decorate a builder with @mathcheck.registry.claim")
-    return added
+    _USER[key] = added
+    _USER_IDS.update(e.id for e in added)
+    return [e.id for e in added]
 
 
-def entries(plugins: bool = False) -> list[Entry]:
-    """Every registered claim, ordered by the seed's sections."""
+def entries(plugins: bool = False, user=()) -> list[Entry]:
+    """Every registered claim, ordered by the seed's sections; of the claims loaded with
+    :func:`load_from`, only the ids in ``user``."""
     _load_builtin()
     if plugins:
         load_entry_points()
     builtin_order = list(_ENTRIES)
-    return sorted(_ENTRIES.values(), key=lambda e: (e.order, builtin_order.index(e.id)))
+    keep = set(user)
+    return sorted((e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
+                  key=lambda e: (e.order, builtin_order.index(e.id)))
 
 
 def entry(claim_id: str) -> Entry:

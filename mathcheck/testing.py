@@ -6,8 +6,7 @@
         assert_identity("diff(log(1 + exp(x)), x)", "sigmoid(x)")
 
     def test_my_attention_claim():
-        import my_claims                      # registers its claims with @mathcheck.registry.claim
-        assert_proved("alibi-query-term-cancels")
+        assert_proved("alibi-query-term-cancels", from_="examples/alibi_claims.py")
 
 A failure is an ``AssertionError`` whose message is the failing step or the counterexample and the
 command that replays it, not a traceback into mathcheck. Nothing heavy is imported until called.
@@ -22,11 +21,19 @@ class ClaimFailed(AssertionError):
     """A claim that is not proved, a mutant that survived, or an identity that is not proved."""
 
 
-def _entry(claim_or_id):
+def _entry(claim_or_id, from_=None):
     from mathcheck import registry
 
     if isinstance(claim_or_id, str):
-        return registry.entry(claim_or_id)
+        try:
+            if from_ is not None:
+                registry.load_from(str(from_))
+            return registry.entry(claim_or_id)
+        except registry.LoadError as exc:
+            raise ClaimFailed(str(exc)) from None
+        except registry.UnknownClaim as exc:
+            hint = "" if from_ is not None else "; if it is yours, name its file: assert_proved(id, from_='my_claims.py')"
+            raise ClaimFailed(f"{exc}{hint}") from None
     if isinstance(claim_or_id, registry.Entry):
         return claim_or_id
     return None  # a Claim value
@@ -62,14 +69,17 @@ def refute_message(verdict, replay_suffix: str = "") -> str:
     return "\n".join(lines)
 
 
-def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True):
+def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None):
     """Prove a claim (its id, a registry entry, or a :class:`~mathcheck.claim.Claim`) and, unless
-    ``mutants=False``, refute every one of its mutants. Returns the claim's verdict."""
+    ``mutants=False``, refute every one of its mutants. Returns the claim's verdict.
+
+    ``from_`` names the file (or module) that defines the claim, as ``--from`` does; it is loaded
+    once per process. An id that names no claim is an ``AssertionError`` saying so."""
     from mathcheck import engine
     from mathcheck.verify import Options
 
     options = Options(seed=seed)
-    entry = _entry(claim_or_id)
+    entry = _entry(claim_or_id, from_)
     verdict = engine.prove_entry(entry, options) if entry is not None else engine.prove(claim_or_id, options)
     if verdict.status != "proved":
         raise ClaimFailed(f"claim {verdict.claim.id} is {verdict.status}\n" + prove_message(verdict))

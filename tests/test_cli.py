@@ -94,7 +94,7 @@ def test_false_claim_is_refuted_with_step_counterexample_and_replay(runner, fals
     r = runner.invoke(main, ["prove", false_claim, "--seed", "3"])
     assert r.exit_code == 1
     assert "✘ refuted" in r.output
-    assert "step square[1] refuted: x**2 + 1" in r.output
+    assert "step square[1] refuted: x² + 1" in r.output
     assert "counterexample: x=" in r.output
     assert "replay: mathcheck prove test-false-square --seed 3" in r.output
 

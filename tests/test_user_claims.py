@@ -165,3 +165,191 @@ def test_assert_identity():
         assert_identity("tanh(x)", "2*sigmoid(x) - 1")
     with pytest.raises(ClaimFailed, match="bad input"):
         assert_identity("__import__('os')", "1")
+
+
+NO_CHECK_CLAIM = textwrap.dedent('''
+    """A user's claim with no hand-written check: softmax is invariant to a shift of its logits."""
+    from mathcheck.claim import Body, Context, Mutant, Part, Step
+    from mathcheck.lazy import sympy as sp
+    from mathcheck.registry import claim
+
+
+    def softmax(z, c, n):
+        """torch.softmax of the shifted logits"""
+        import torch
+
+        return torch.softmax(z + c, dim=0)
+
+
+    @claim(id="user-softmax-shift", title="softmax(z + c) = softmax(z)", section="§9.8",
+           zh="用户", en="user", reference=softmax)
+    def build():
+        z = sp.IndexedBase("z", real=True)
+        c = sp.Symbol("c", real=True)
+        j, k = sp.symbols("j k", integer=True)
+        n = sp.Symbol("n", integer=True, positive=True)
+        lhs = sp.exp(z[j] + c) / sp.Sum(sp.exp(z[k] + c), (k, 1, n))
+        rhs = sp.exp(z[j]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
+        part = Part("shift", (Step(lhs, "softmax of shifted logits"),
+                              Step(rhs, "e^c leaves the sum and cancels")))
+        return Body(assumptions=("z real",), parts=(part,), mutants=(
+            Mutant("times-two", "the weights doubled", (("shift", sp.Eq(lhs, 2 * rhs, evaluate=False)),)),
+            Mutant("shift-kept", "the shift kept on top", (("shift", sp.Eq(lhs, sp.exp(c) * rhs, evaluate=False)),)),
+        ), context=Context(indices=((j, 1, n),)))
+''')
+
+
+def test_a_claim_without_check_is_proved_and_its_times_two_mutant_refuted(tmp_path, clean_registry):
+    from mathcheck.engine import prove_entry, refute_entry
+    from mathcheck.verify import Options
+
+    p = tmp_path / "no_check_claims.py"
+    p.write_text(NO_CHECK_CLAIM)
+    (cid,) = registry.load_from(str(p))
+    entry = registry.entry(cid)
+    assert entry.check == "mathcheck.verify.generic:check"
+    v = prove_entry(entry, Options())
+    assert v.status == "proved", v
+    assert v.symbolic.status == "proved" and v.numeric.status == "passed"
+    assert v.numeric.reference.startswith("torch.softmax of the shifted logits")
+    sizes = [d.split(":")[0] for d in v.numeric.details]
+    assert sizes == [f"shift at n={n}" for n in (1, 2, 3, 8, 33)]
+    assert v.numeric.max_abs_err < 1e-12
+    r = refute_entry(entry, Options())
+    by_name = {m.name: m for m in r.mutants}
+    assert r.all_refuted
+    twice = by_name["times-two"]
+    assert twice.numeric.status == "refuted" and dict(twice.numeric.counterexample)["part"] == "shift"
+
+
+def test_from_files_load_once_and_stay_out_of_the_catalog(clean_registry):
+    first = registry.load_from(ALIBI)
+    assert registry.load_from(ALIBI) == first == ["alibi-query-term-cancels"]  # not "defines no claim"
+    name = registry.entry(first[0]).module
+    assert name == registry.module_name(ALIBI) and name.startswith("mathcheck_user_alibi_claims_")
+    assert first[0] not in [e.id for e in registry.entries()]
+    assert first[0] in [e.id for e in registry.entries(user=first)]
+    registry._ENTRIES.pop(first[0])  # a test that restored the registry: loading again restores it
+    assert registry.load_from(ALIBI) == first and registry.entry(first[0]).module == name
+
+
+def test_show_from_prints_the_chain_as_written(runner, clean_registry):
+    r = runner.invoke(main, ["show", "alibi-query-term-cancels", "--from", ALIBI])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert "    = exp(-i·m)·exp(j·m + s_j)/(exp(-i·m)·(Σ_{k=1}^{n} exp(k·m + s_k)))" in lines
+    assert "        weights: exp(-m·(i - j) + s_j)/(Σ_{k=1}^{n} exp(-m·(i - k) + s_k)) = " \
+           "exp(-i·m)·exp(j·m + s_j)/(Σ_{k=1}^{n} exp(k·m + s_k))" in lines
+    assert lines[-1] == ("  numeric check: generic: both sides of each part in torch float64 at n ∈ {1, 2, 3, 8, 33} "
+                         "(diff by autograd); reference: torch.nn.functional.scaled_dot_product_attention "
+                         "with the ALiBi bias as attn_mask.")
+    assert "Eq(" not in r.output and "Derivative(" not in r.output
+
+
+def test_the_factored_step_is_a_real_step(clean_registry):
+    """SymPy would merge the factored middle step into its neighbours; built unevaluated, the
+    cancellation has to be shown by the checker."""
+    registry.load_from(ALIBI)
+    part = registry.get("alibi-query-term-cancels").parts[0]
+    middle, last = part.steps[1].expr, part.steps[2].expr
+    assert (middle - last) != 0 and middle != last
+
+
+def test_prove_verbose_shows_steps_how_and_the_numeric_sizes(runner, clean_registry):
+    r = runner.invoke(main, ["prove", "--from", ALIBI, "--no-cache", "-v"])
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert "(the common factor e^{−m i} cancels) ✔ expand" in out
+    assert "    numeric check: 20 cases in float64 on cpu, seed 0" in out
+    assert "      weights at n=33: 4356 values compared" in out
+
+
+def test_assert_proved_from_a_file_and_an_unknown_id(clean_registry):
+    v = assert_proved("alibi-query-term-cancels", from_=ALIBI, mutants=False)
+    assert v.status == "proved"
+    with pytest.raises(AssertionError, match=r"unknown claim 'no-such-claim'.*from_="):
+        assert_proved("no-such-claim")
+    with pytest.raises(AssertionError, match="no such file"):
+        assert_proved("x", from_="nowhere/claims.py")
+
+
+def test_pytest_mathcheck_from_in_the_repository_root_leaves_the_projects_tests_alone():
+    """The user's claims run beside this project's tests that read the catalog and load the same
+    file again; none of them sees the user's claim."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "--mathcheck-from", "examples/alibi_claims.py",
+                          "tests/test_registry.py", "tests/test_user_claims.py::test_list_from_shows_the_user_claims",
+                          "tests/test_cli.py::test_list_json"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "failed" not in out.stdout.splitlines()[-1]
+
+
+def test_the_generic_check_takes_derivatives_by_autograd():
+    """A Claim value with no check of its own: diff by autograd, the x2 mistake refuted."""
+    import sympy as sp
+
+    from mathcheck import engine
+    from mathcheck.claim import Claim, Mutant, Part, Source, Step
+    from mathcheck.verify import Options
+
+    x = sp.Symbol("x", real=True)
+    lhs = sp.Derivative(sp.log(1 + sp.exp(x)), x)
+    part = Part("d", (Step(lhs, "softplus'"), Step(sp.exp(x) / (1 + sp.exp(x)), "chain rule"),
+                      Step(1 / (1 + sp.exp(-x)), "divide by e^x")), general=False)
+    c = Claim("user-softplus", "softplus' = σ", Source("§0", "z", "e"), (), (part,),
+              (Mutant("twice", "x2", (("d", sp.Eq(lhs, 2 / (1 + sp.exp(-x)), evaluate=False)),)),
+               Mutant("sign", "σ(−x)", (("d", sp.Eq(lhs, 1 / (1 + sp.exp(x)), evaluate=False)),))),
+              "mathcheck.verify.generic:check")
+    v = engine.prove(c, Options())
+    assert (v.status, v.numeric.status) == ("proved", "passed")
+    assert v.numeric.details == ("d at concrete: 20 values compared, max |lhs − rhs| " +
+                                 v.numeric.details[0].rsplit(" ", 1)[1],)
+    assert v.numeric.max_abs_err < 1e-12
+    r = engine.refute(c, Options())
+    assert [m.numeric.status for m in r.mutants] == ["refuted", "refuted"]
+
+
+def test_the_generic_check_leaves_out_points_outside_the_hypotheses():
+    """√((x−1)²) = x − 1 given x ≥ 1: true on the hypothesis, false off it."""
+    import sympy as sp
+
+    from mathcheck.claim import Claim, Mutant, Part, Source, Step
+    from mathcheck.verify import Options
+    from mathcheck.verify.generic import check
+
+    x = sp.Symbol("x", real=True)
+
+    def claim_with(given):
+        part = Part("abs", (Step(sp.sqrt((x - 1) ** 2), "start"), Step(x - 1, "x ≥ 1")), general=False,
+                    given=given)
+        return Claim("user-abs", "t", Source("§0", "z", "e"), (), (part,),
+                     (Mutant("a", "a", (("abs", sp.Eq(part.lhs, x, evaluate=False)),)),
+                      Mutant("b", "b", (("abs", sp.Eq(part.lhs, 1 - x, evaluate=False)),))),
+                     "mathcheck.verify.generic:check")
+
+    c = claim_with((sp.Ge(x, 1),))
+    v = check(c.statements(), Options(), claim=c)
+    assert v.status == "passed", v
+    assert v.details[-1].endswith("values outside the hypotheses left out")
+    c = claim_with(())
+    assert check(c.statements(), Options(), claim=c).status == "refuted"
+
+
+def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_path, clean_registry):
+    from mathcheck.engine import prove_entry
+    from mathcheck.verify import Options
+
+    src = pathlib.Path(ALIBI).read_text()
+    (tmp_path / "bad_param.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, q, n: s)")
+                                           .replace("alibi-query-term-cancels", "alibi-bad-param"))
+    (tmp_path / "wrong_ref.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)")
+                                           .replace("alibi-query-term-cancels", "alibi-wrong-ref"))
+    (bad,) = registry.load_from(str(tmp_path / "bad_param.py"))
+    v = prove_entry(registry.entry(bad), Options())
+    assert v.status == "error"
+    assert "parameter 'q' names no symbol of the statement (its symbols: i, j, m, n, s)" in v.numeric.details[0]
+    (wrong,) = registry.load_from(str(tmp_path / "wrong_ref.py"))
+    v = prove_entry(registry.entry(wrong), Options())
+    assert v.status == "refuted" and dict(v.numeric.counterexample)["reference"]

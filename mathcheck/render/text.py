@@ -25,9 +25,9 @@ def _err(x) -> str:
     return "n/a" if x is None else f"{x:.3g}"
 
 
-def claim_verdict(v) -> list[str]:
-    import sympy as sp
-
+def claim_verdict(v, verbose: bool = False) -> list[str]:
+    """A claim's verdict; ``verbose`` adds every step with its reason and how it was shown, and
+    the numeric check's dtype, device and cases (sizes)."""
     c = v.claim
     s, n = v.symbolic, v.numeric
     steps = sum(len(p.steps) - 1 for p in s.parts)
@@ -38,10 +38,12 @@ def claim_verdict(v) -> list[str]:
              f"max |err| {_err(n.max_abs_err)}" + (f", atol={n.atol:g}, rtol={n.rtol:g}" if n.atol is not None else "")]
     if n.test:
         lines.append(f"    test:     {n.test}")
+    if verbose:
+        lines += _verbose_steps(s) + _verbose_numeric(n)
     failing = s.failing
     if failing is not None:
         d = failing.decision
-        lines.append(f"    step {failing.part}[{failing.index}] {failing.status}: {sp.sstr(failing.expr)}")
+        lines.append(f"    step {failing.part}[{failing.index}] {failing.status}: {math(failing.expr)}")
         lines.append(f"      reason: {failing.reason}; checker: {d.how}")
         if d.counterexample:
             lines.append(f"      counterexample: {_pairs(d.counterexample)}")
@@ -58,10 +60,42 @@ def claim_verdict(v) -> list[str]:
     return lines
 
 
+def _verbose_steps(s) -> list[str]:
+    lines = []
+    for p in s.parts:
+        lines.append(f"    part {p.name}: {math(p.statement)}")
+        for st in p.steps:
+            rel = "  " if st.decision is None else f"{_REL.get(st.relation, st.relation):<2}"
+            lines.append(f"      {rel} {math(st.expr)}")
+            how = "" if st.decision is None else f" {_mark(st.status)} {st.decision.how}"
+            rule = f" [{st.rule}]" if st.rule else ""
+            lines.append(f"           ({st.reason}{rule}){how}")
+    return lines
+
+
+def _verbose_numeric(n) -> list[str]:
+    lines = [f"    numeric check: {n.trials} cases in {n.dtype} on {n.device}, seed {n.seed}"]
+    shown = list(n.details[:8])
+    lines += [f"      {d}" for d in shown]
+    if len(n.details) > len(shown):
+        lines.append(f"      … {len(n.details) - len(shown)} more cases")
+    return lines
+
+
+def _mark(status: str) -> str:
+    return click.style(MARK.get(status, ("·", None))[0], fg=MARK.get(status, ("·", None))[1])
+
+
+_REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
+
+
 def refute_verdict(r) -> list[str]:
     lines = [f"{r.claim.id}  {r.claim.source.section}  ({len(r.mutants)} mutants)"]
     for m in r.mutants:
         lines.append(f"  {_status(m.status)} {m.name}: {m.mutant.mistake}")
+        for name, eq in m.mutant.replace:
+            shown = math(eq)  # the whole statement is in `show`; here enough to recognise it
+            lines.append(f"      {name}: {shown if len(shown) <= 160 else shown[:157] + '...'}")
         if m.counterexample:
             lines.append(f"      counterexample: {_pairs(m.counterexample)}")
         if m.symbolic is not None and m.symbolic.value is False and m.numeric.counterexample:
@@ -85,8 +119,6 @@ def summary(verdicts, kind: str) -> str:
 
 def claim_description(c) -> list[str]:
     """A claim as text: where it comes from, what it assumes, its steps and its mutants."""
-    import sympy as sp
-
     lines = [f"{c.id}  {c.source.section}  {c.title}",
              *([f"  beyond the article; paper: {c.source.paper}"] if c.source.paper else []),
              f"  seed ({'its pointer to the papers' if c.source.paper else c.source.section}): {c.source.zh}",
@@ -96,10 +128,12 @@ def claim_description(c) -> list[str]:
     lines += [f"    - {a}" for a in c.assumptions]
     for p in c.parts:
         lines.append(f"  part {p.name}{'' if p.general else ' (general: false)'}:")
+        for g in getattr(p, "given", ()):
+            lines.append(f"    given {math(g)}")
         for n, step in enumerate(p.steps):
             rel = "   " if n == 0 else f" {step.relation.replace('>=', '≥').replace('<=', '≤'):<2}"
             rule = f" [{step.rule.name}]" if step.rule is not None else ""
-            lines.append(f"   {rel}{sp.sstr(step.expr)}")
+            lines.append(f"   {rel}{math(step.expr)}")
             lines.append(f"        ({step.reason}{rule})")
         for sym in p.free_of:
             lines.append(f"    and the result does not depend on {sym}")
@@ -107,6 +141,182 @@ def claim_description(c) -> list[str]:
     for m in c.mutants:
         lines.append(f"    - {m.name}: {m.mistake}")
         for name, eq in m.replace:
-            lines.append(f"        {name}: {sp.sstr(eq)}")
-    lines.append(f"  numeric check: {c.check}")
+            lines.append(f"        {name}: {math(eq)}")
+    lines.append(f"  numeric check: {_check_name(c)}")
     return lines
+
+
+def _check_name(c) -> str:
+    from mathcheck import registry
+
+    if c.check != registry.GENERIC_CHECK:
+        return c.check
+    text = "generic: both sides of each part in torch float64 at n ∈ {1, 2, 3, 8, 33} (diff by autograd)"
+    try:
+        ref = registry.entry(c.id).reference
+    except registry.UnknownClaim:
+        ref = None
+    if ref is not None:
+        import inspect
+
+        refs = ref.items() if isinstance(ref, dict) else [(None, ref)]
+        for part, fn in refs:
+            doc = fn if isinstance(fn, str) else ((inspect.getdoc(fn) or "").splitlines() or [fn.__qualname__])[0]
+            text += f"; reference{f' ({part})' if part else ''}: {doc}"
+    return text
+
+
+# --- expressions as compact one-line math ---------------------------------------------------------
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_RELATION = {"==": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "!=": "≠"}
+
+
+def _printer():
+    from sympy.printing.str import StrPrinter
+
+    class Compact(StrPrinter):
+        """SymPy's ``sstr`` with the notation of a blackboard: z_i, δ_ij, Σ_{k=1}^{n}, ∂/∂x, a·b,
+        x², √x, and relations as ``lhs = rhs``. One line, so chains and mutants line up."""
+
+        printmethod = "_compactstr"  # not "_sympystr": Indexed would print itself as z[i]
+
+        def parenthesize(self, item, level, strict=False):
+            if getattr(item, "is_Relational", False) is False and type(item).__name__ == "Sum" and level >= 40:
+                return f"({self._print(item)})"  # (Σ_k a_k)·b and (Σ_k a_k)², never ambiguous
+            return super().parenthesize(item, level, strict)
+
+        def _print_MatrixBase(self, e):
+            rows = ("; ".join(", ".join(self._print(e[r, c]) for c in range(e.cols)) for r in range(e.rows)))
+            return f"[{rows}]"
+
+        _print_ImmutableDenseMatrix = _print_MutableDenseMatrix = _print_ImmutableMatrix = _print_MatrixBase
+        _print_Matrix = _print_MutableSparseMatrix = _print_ImmutableSparseMatrix = _print_MatrixBase
+
+        def _print_Mul(self, e):
+            nested = any(a.is_Mul or (a.is_Pow and a.exp == -1 and a.base.is_Mul) for a in e.args)
+            if not nested:  # an evaluated product: SymPy's own layout
+                return super()._print_Mul(e)
+            # a product built with evaluate=False (a step in the form its author wrote): keep
+            # its factors, one fraction bar, and no doubled parentheses
+            den = [a.base if a.exp == -1 else a.base ** -a.exp for a in e.args if a.is_Pow and a.exp.is_negative]
+            num = [a for a in e.args if not (a.is_Pow and a.exp.is_negative)]
+            join = lambda xs: "*".join(f"({self._print(x)})" if x.is_Add else  # noqa: E731
+                                       self._print(x) if x.is_Mul else self.parenthesize(x, 50) for x in xs) or "1"
+            out = join(num)
+            if den:
+                d = join(den)
+                out += "/" + (d if len(den) == 1 and not (den[0].is_Mul or den[0].is_Add) else f"({d})")
+            return out
+
+        def _print_IndexedBase(self, e):
+            return self._print(e.label)
+
+        def _print_Indexed(self, e):
+            idx = [self._print(i) for i in e.indices]
+            simple = all(len(i) == 1 for i in idx)
+            return f"{self._print(e.base)}_{''.join(idx)}" if simple else f"{self._print(e.base)}[{', '.join(idx)}]"
+
+        def _print_KroneckerDelta(self, e):
+            a, b = (self._print(x) for x in e.args)
+            return f"δ_{a}{b}" if len(a) == len(b) == 1 else f"δ({a}, {b})"
+
+        def _print_Sum(self, e):
+            f = self.parenthesize(e.function, 45)  # above Add: "Σ (a + b)", below Mul: "Σ a·b"
+            for var, lo, hi in e.limits:
+                f = f"Σ_{{{self._print(var)}={self._print(lo)}}}^{{{self._print(hi)}}} {f}"
+            return f
+
+        def _print_Derivative(self, e):
+            out = self._print(e.expr)
+            out = out if e.expr.is_Atom or e.expr.is_Function else f"({out})"
+            den = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPT) if c != 1 else "")
+                          for v, c in e.variable_count)
+            order = sum(int(c) for _, c in e.variable_count)
+            return f"∂{str(order).translate(_SUPERSCRIPT) if order > 1 else ''}{out}/{den}"
+
+        def _print_Pow(self, e, rational=False):
+            from sympy import Rational, S
+
+            if e.exp == S.Half:
+                arg = self._print(e.base)
+                return f"√{arg}" if e.base.is_Atom else f"√({arg})"
+            if e.exp.is_Integer and 1 < int(e.exp) < 10:
+                return self.parenthesize(e.base, 60) + str(int(e.exp)).translate(_SUPERSCRIPT)
+            if e.exp == -1 or (isinstance(e.exp, Rational) and e.exp < 0):
+                return super()._print_Pow(e, rational)
+            return super()._print_Pow(e, rational)
+
+        def _print_Relational(self, e):
+            return f"{self._print(e.lhs)} {_RELATION.get(e.rel_op, e.rel_op)} {self._print(e.rhs)}"
+
+        def _print_Exp1(self, e):
+            return "e"
+
+        def _print_Pi(self, e):
+            return "π"
+
+        def _print_Infinity(self, e):
+            return "∞"
+
+    return Compact({"order": None})
+
+
+def math(e) -> str:
+    """``e`` as one line of readable math, e.g. ``∂z_j(exp(z_i)/Σ_{k=1}^{n} exp(z_k))``,
+    ``(δ_ij − s_j)·s_i``, ``Eq(a, b)`` as ``a = b``. Not for parsing back: for reading."""
+    if isinstance(e, str):
+        return e
+    s = _printer().doprint(e)
+    return s.replace("**", "^").replace("*", "·")
+
+
+# --- derivation files (mathcheck derive) ---------------------------------------------------------
+
+def _point(cex: dict | None, values: dict | None) -> list[str]:
+    out = []
+    if cex:
+        out.append("counterexample: " + ", ".join(f"{k} = {_num(v)}" for k, v in cex.items()))
+    if values:
+        out.append("  where " + ", ".join(f"{k} = {_num(v)}" for k, v in values.items() if "float64" not in k))
+    return out
+
+
+def _num(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
+    """One checked chain: each link with its reason and mark; the failing links with their point;
+    with ``verbose``, how each link was shown. Expressions are printed as the author wrote them."""
+    c = r.chain
+    lines = [f"{_status(r.status)} {path}:{c.line}  {c.name}"]
+    if c.assumptions:
+        lines.append("    assume: " + " ".join(f"{k}={','.join(v)}" for k, v in c.assumptions.items()))
+    for g in c.given:
+        lines.append(f"    given: {g[1]}")
+    width = min(max(len(s.expr) for s in r.steps), 60)
+    for s in r.steps:
+        rel = "  " if s.relation is None else f"{_REL.get(s.relation, s.relation):<2}"
+        mark = "" if s.relation is None else f" {_mark(s.status)}"
+        reason = f"  # {s.reason}" if s.reason else ""
+        lines.append(f"    {rel} {s.expr:<{width}}{mark}{reason}".rstrip())
+        if s.relation is not None and (verbose or s.status != "proved"):
+            lines.append(f"         line {s.line}: {s.status}: {s.how}")
+            lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
+    st = r.statement
+    rel = _REL.get(st["relation"], st["relation"])
+    lines.append(f"    statement (first {rel} last): {st['status']}, {st['how']}")
+    if st["status"] == "refuted":
+        lines += [f"      {x}" for x in _point(st.get("counterexample"), st.get("values"))]
+    return lines
+
+
+def derive_summary(report) -> str:
+    counts: dict[str, int] = {}
+    for _, chains in report.files:
+        for c in chains:
+            counts[c.status] = counts.get(c.status, 0) + 1
+    total = sum(counts.values())
+    parts = ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "inconclusive") if k in counts)
+    return f"chains: {parts} (of {total}, seed {report.seed})"

@@ -1,0 +1,508 @@
+"""Derivation files: chains ``e0 = e1 ≤ e2 …`` written as plain text, checked link by link.
+
+A chain, in a ``.derivation`` (or any text) file, or in a ```` ```mathcheck ```` fence of a
+Markdown file::
+
+    ## softplus' is the sigmoid
+    assume: x=real
+      diff(log(1 + exp(x)), x)
+    = exp(x)/(1 + exp(x))        # chain rule
+    = 1/(1 + exp(-x))            # divide by exp(x)
+    = sigmoid(x)
+
+* ``## name`` starts a chain (a file or fence may hold several); ``# text`` after an expression
+  is the reason for that link; a line that is only ``# text`` is a comment.
+* ``assume: NAME=PROP[,PROP] …`` — the ``--assume`` syntax of ``mathcheck check`` (``x real`` and
+  ``n positive,integer`` are read the same way); ``given: lhs REL rhs[; …]`` — hypotheses, e.g.
+  ``given: x >= 1`` or ``given: 1 <= j <= n``.
+* the first expression, then one line per link starting with ``=``, ``<=``, ``<``, ``>=`` or
+  ``>`` (``≤``, ``≥`` too). A chain may not mix ≤ and ≥.
+
+Expressions go through :mod:`mathcheck.parser` (a whitelist ``ast`` parser; nothing is evaluated
+as code). Every file is read and every expression parsed before anything is proved, so bad input
+is one line ``path:line: what is wrong`` (exit 2). Then each link is checked by
+:func:`_check_link` (symbolic proof + float64 test, see :mod:`mathcheck.usercheck`), every link
+even after a failing one, and the chain's statement ``first REL last`` gets a numeric check of its
+own (:func:`mathcheck.verify.generic.numeric_relation`).
+
+    >>> chains = parse_text("## square\\n  (x + 1)^2\\n= x^2 + 2*x + 1  # expand\\n", "ex.derivation")
+    >>> [(c.name, [(s.line, s.relation, s.text, s.reason) for s in c.steps]) for c in chains]
+    [('square', [(2, None, '(x + 1)^2', ''), (3, '=', 'x^2 + 2*x + 1', 'expand')])]
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
+RELATIONS = ("<=", ">=", "==", "≤", "≥", "=", "<", ">")  # longest first
+_CANON = {"==": "=", "≤": "<=", "≥": ">="}
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+class DeriveError(ValueError):
+    """Bad input in a derivation file; ``str()`` is the one line ``path:line: message``."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One expression of a chain: where it is, how it relates to the previous one, and why."""
+
+    line: int
+    relation: str | None  # None for the first expression
+    text: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Chain:
+    name: str
+    path: str
+    line: int
+    assumptions: dict = field(default_factory=dict)  # name -> tuple of properties
+    given: tuple = ()                                # ((line, "lhs REL rhs"), ...)
+    steps: tuple = ()                                # Line values
+
+    @property
+    def relation(self) -> str:
+        from mathcheck.claim import compose_relations
+
+        return compose_relations(s.relation for s in self.steps[1:])
+
+    @property
+    def replay(self) -> str:
+        return f"mathcheck derive {self.path}"
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+def _split_relation(text: str) -> tuple[str | None, str]:
+    for rel in RELATIONS:
+        if text.startswith(rel):
+            return _CANON.get(rel, rel), text[len(rel):].strip()
+    return None, text
+
+
+def _split_top(text: str, seps) -> list[tuple[str | None, str]]:
+    """Split ``text`` at the top-level (unbracketed) occurrences of ``seps``: [(sep before, part)]."""
+    out, depth, start, sep, i = [], 0, 0, None, 0
+    while i < len(text):
+        c = text[i]
+        depth += c in "(["
+        depth -= c in ")]"
+        if depth == 0:
+            hit = next((s for s in seps if text.startswith(s, i)), None)
+            if hit is not None:
+                out.append((sep, text[start:i].strip()))
+                sep, start, i = hit, i + len(hit), i + len(hit)
+                continue
+        i += 1
+    out.append((sep, text[start:].strip()))
+    return out
+
+
+def _assumptions(spec: str, where: str) -> dict:
+    """``x=real n=positive,integer`` or ``x real; n positive, integer`` → ``{"x": ("real",), ...}``."""
+    from mathcheck.parser import PROPERTIES, ParseError, parse_assumption
+
+    out: dict = {}
+    tokens = spec.replace(";", " ").replace(", ", ",").split()
+    name = None
+    try:
+        for tok in tokens:
+            if "=" in tok:
+                n, props = parse_assumption(tok)
+                out[n], name = tuple(dict.fromkeys(out.get(n, ()) + props)), None
+            elif all(p in PROPERTIES for p in tok.strip(",").split(",")) and name is not None:
+                props = tuple(p for p in tok.strip(",").split(",") if p)
+                out[name] = tuple(dict.fromkeys(out.get(name, ()) + props))
+            elif _WORD.fullmatch(tok):
+                name = tok
+                out.setdefault(name, ())
+            else:
+                raise ParseError(f"assume: cannot read {tok!r}")
+    except ParseError as exc:
+        raise DeriveError(f"{where}: {exc}; write e.g. 'assume: x=real n=positive,integer'") from None
+    for n, props in out.items():
+        if not props:
+            raise DeriveError(f"{where}: assume: {n!r} has no property; write e.g. 'assume: {n}=positive' "
+                              f"(properties: {', '.join(PROPERTIES)})")
+    return out
+
+
+def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
+    """The chains in ``text`` (chain syntax, not Markdown); ``first_line`` numbers its first line."""
+    chains: list[Chain] = []
+    cur: dict | None = None
+
+    def close():
+        nonlocal cur
+        if cur is None:
+            return
+        if not cur["steps"]:
+            if cur["named"]:
+                raise DeriveError(f"{path}:{cur['line']}: chain {cur['name']!r} has no expression")
+        elif len(cur["steps"]) == 1:
+            s = cur["steps"][0]
+            raise DeriveError(f"{path}:{s.line}: chain {cur['name']!r} has one expression and no link; "
+                              f"continue it with a line starting with = (or <=, <, >=, >)")
+        else:
+            chain = Chain(cur["name"], path, cur["line"], cur["assume"], tuple(cur["given"]), tuple(cur["steps"]))
+            try:
+                chain.relation
+            except ValueError:
+                raise DeriveError(f"{path}:{cur['line']}: chain {cur['name']!r} mixes ≤ and ≥; "
+                                  f"a chain goes one way") from None
+            chains.append(chain)
+        cur = None
+
+    def new(name: str, line: int, named: bool):
+        nonlocal cur
+        close()
+        cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": []}
+
+    for number, raw in enumerate(text.splitlines(), start=first_line):
+        where = f"{path}:{number}"
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("##"):
+            name = stripped.lstrip("#").strip()
+            if not name:
+                raise DeriveError(f"{where}: a chain header needs a name: '## my chain'")
+            new(name, number, True)
+            continue
+        if stripped.startswith("#"):
+            continue  # a comment line
+        body, _, reason = stripped.partition("#")
+        body, reason = body.strip(), reason.strip()
+        key, colon, rest = body.partition(":")
+        if colon and key.strip() in ("assume", "given"):
+            if cur is None or cur["steps"]:
+                new(f"line {number}", number, False)
+            if key.strip() == "assume":
+                for n, props in _assumptions(rest, where).items():
+                    cur["assume"][n] = tuple(dict.fromkeys(cur["assume"].get(n, ()) + props))
+            else:
+                for part in rest.split(";"):
+                    if not part.strip():
+                        raise DeriveError(f"{where}: given: an empty hypothesis; write e.g. 'given: x >= 1'")
+                    cur["given"].append((number, part.strip()))
+            continue
+        rel, expr = _split_relation(body)
+        if rel is None:
+            if cur is None or cur["steps"]:
+                new(f"line {number}", number, False)
+            cur["steps"].append(Line(number, None, body, reason))
+        else:
+            if cur is None or not cur["steps"]:
+                raise DeriveError(f"{where}: {body[:40]!r} continues a chain that has no first expression; "
+                                  f"write the expression being derived on the line before")
+            if not expr:
+                raise DeriveError(f"{where}: nothing after {rel!r}; write '{rel} expression'")
+            cur["steps"].append(Line(number, rel, expr, reason))
+    close()
+    return chains
+
+
+def markdown_chains(text: str, path: str) -> list[Chain]:
+    """The chains of every ```` ```mathcheck ```` fence in a Markdown text (line numbers of the file)."""
+    chains, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, start, j = m.group(1), i + 1, i + 1
+        while j < len(lines) and not lines[j].strip().startswith(fence):
+            j += 1
+        if j == len(lines):
+            raise DeriveError(f"{path}:{i + 1}: a ```mathcheck fence is not closed")
+        found = parse_text("\n".join(lines[start:j]), path, first_line=start + 1)
+        if not found:
+            raise DeriveError(f"{path}:{i + 1}: a ```mathcheck fence holds no chain")
+        chains += found
+        i = j + 1
+    return chains
+
+
+def read(path: str) -> list[Chain]:
+    """The chains of one file: Markdown fences for ``.md``/``.markdown``, the whole file otherwise."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DeriveError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DeriveError(f"{path}: cannot read it ({type(exc).__name__})") from None
+    if p.suffix.lower() in (".md", ".markdown"):
+        return markdown_chains(text, path)
+    return parse_text(text, path)
+
+
+# --- validating (before any proving) ----------------------------------------------------------------
+
+def _given_relations(text: str, where: str):
+    """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]."""
+    parts = _split_top(text, RELATIONS)
+    if len(parts) < 2:
+        raise DeriveError(f"{where}: given: {text!r} is not a relation; write e.g. 'given: x >= 1'")
+    out = []
+    for (_, a), (rel, b) in zip(parts, parts[1:]):
+        if not a or not b:
+            raise DeriveError(f"{where}: given: {text!r}: a side of {rel!r} is empty")
+        out.append((a, _CANON.get(rel, rel), b))
+    return out
+
+
+def _used(assumptions: dict, *texts) -> dict:
+    words = {w for t in texts for w in _WORD.findall(t)}
+    return {k: v for k, v in assumptions.items() if k in words}
+
+
+def validate(chain: Chain):
+    """Parse every expression and hypothesis of ``chain`` (one shared set of symbols);
+    return ``(expressions, hypotheses)`` as SymPy objects or raise :class:`DeriveError`."""
+    from mathcheck.claim import relation
+    from mathcheck.parser import ParseError, parse_many
+
+    givens = [(line, rels) for line, text in chain.given
+              for rels in [_given_relations(text, f"{chain.path}:{line}")]]
+    texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
+    lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
+    for text, line in zip(texts, lines):  # one at a time first, so the error names its line
+        try:
+            parse_many([text], _used(chain.assumptions, text))
+        except ParseError as exc:
+            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    try:
+        parsed = parse_many(texts, chain.assumptions)
+    except ParseError as exc:
+        raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {exc}") from None
+    exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
+    hyps = tuple(relation(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
+    return exprs, hyps
+
+
+def given_texts(chain: Chain) -> tuple[str, ...]:
+    """The hypotheses as ``"lhs REL rhs"`` strings, one relation each."""
+    return tuple(f"{a} {rel} {b}" for line, text in chain.given
+                 for a, rel, b in _given_relations(text, f"{chain.path}:{line}"))
+
+
+def load(paths) -> list[tuple[str, list[Chain]]]:
+    """Read and validate every file; raise :class:`DeriveError` on the first bad input."""
+    out = []
+    for path in paths:
+        chains = read(str(path))
+        if not chains:
+            where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
+            raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
+        for chain in chains:
+            validate(chain)
+        out.append((str(path), chains))
+    return out
+
+
+# --- checking ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LinkResult:
+    """The verdict on one relation ``lhs REL rhs``: the same fields as ``check_relation``'s result."""
+
+    status: str                      # proved / refuted / inconclusive / bad-input
+    how: str = ""
+    counterexample: dict | None = None
+    values: dict | None = None
+    symbolic: dict = field(default_factory=dict)
+    numeric: dict = field(default_factory=dict)
+    message: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "how": self.how, "counterexample": self.counterexample,
+                "values": self.values, "symbolic": self.symbolic, "numeric": self.numeric,
+                "message": self.message, "seconds": round(self.seconds, 3)}
+
+
+def _symbolic_relation(L, R, rel: str, seed: int, seconds: float) -> dict:
+    """Runs in a killable child: usercheck's search + zero test for ``=``, the sign test otherwise."""
+    from mathcheck import checker, usercheck
+    from mathcheck.claim import Context
+
+    if rel == "=":
+        return usercheck.symbolic(L, R, seed, seconds)
+    start = time.perf_counter()
+    d = checker.relation_test(usercheck._take_derivatives(L), usercheck._take_derivatives(R), rel, Context(),
+                              attempt_s=min(checker.DEFAULT_ATTEMPT_S, seconds / 2), total_s=seconds)
+    out = {"status": d.status, "how": d.how, "seconds": time.perf_counter() - start}
+    if d.value is False:
+        out["counterexample"] = {k: v for k, v in d.counterexample}
+    return out
+
+
+def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), seed: int = 0,
+                timeout: float = 30.0) -> LinkResult:
+    """Decide ``given ⇒ lhs RELATION rhs`` for user expressions (strings in the parser's grammar).
+
+    Symbolically in a forked child killed at 60% of ``timeout`` (for ``=``: 50-digit
+    counterexample search, then the step checker's zero test; for inequalities: the sign test),
+    then numerically in float64 at seeded points that satisfy ``given`` (a violation confirmed at
+    50 digits). ``proved`` needs both; a symbolic counterexample that ignores the hypotheses does not
+    refute. Interface of the user-expression layer's ``check_relation``, which replaces it.
+    """
+    from mathcheck.budget import attempt, run_in_child
+    from mathcheck.claim import relation as make_relation
+    from mathcheck.parser import ParseError, parse_many
+
+    start = time.perf_counter()
+    given = tuple(given)
+    try:
+        rels = [r for g in given for r in _given_relations(g, "given")]  # "1 <= j <= n": two
+        texts = [lhs, rhs] + [x for a, _, b in rels for x in (a, b)]
+        parsed = parse_many(texts, _used(assumptions, *texts))
+    except (ParseError, DeriveError) as exc:
+        return LinkResult("bad-input", message=str(exc), seconds=time.perf_counter() - start)
+    L, R = parsed[:2]
+    hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
+    sym_s = timeout * 0.6
+    state, sym = run_in_child(lambda: _symbolic_relation(L, R, relation, seed, sym_s), sym_s + 1.0)
+    if state != "ok":
+        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
+        sym = {"status": "inconclusive", "how": why}
+    if sym["status"] == "refuted" and hyps:
+        sym = {**sym, "status": "inconclusive",
+               "how": f"{sym['how']}, at a point that may violate the hypotheses"}
+    from mathcheck.verify.generic import numeric_relation  # torch, only now
+
+    remaining = max(timeout - (time.perf_counter() - start), 1.0)
+    ok, num = attempt(lambda: numeric_relation(L, R, relation, hyps, seed), remaining)
+    if not ok:
+        num = {"status": "inconclusive", "points": 0, "note": "time budget ran out"}
+    cex = values = None
+    if sym["status"] == "refuted":
+        status, cex, values = "refuted", sym.get("counterexample") or {}, sym.get("values")
+        how = f"symbolic: {sym['how']}"
+    elif num["status"] == "refuted":
+        status, cex, values = "refuted", num["counterexample"], num["values"]
+        how = f"numeric: {num['reference']}"
+    else:
+        status = "proved" if sym["status"] == "proved" and num["status"] == "passed" else "inconclusive"
+        how = f"{sym['how']}; {_numeric_summary(num)}"
+    sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
+    num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
+    return LinkResult(status, how, cex, values, sym, num, seconds=time.perf_counter() - start)
+
+
+def _numeric_summary(num: dict) -> str:
+    if num.get("status") == "passed":
+        extra = f" ({num['rejected']} drawn points outside the hypotheses rejected)" if num.get("rejected") else ""
+        return f"float64 agrees at {num['points']} points{extra}"
+    if num.get("status") == "refuted":
+        return "float64 disagrees at a point, confirmed at 50 digits"
+    return f"numeric {num.get('status')}" + (f" ({num['note']})" if num.get("note") else "")
+
+
+@dataclass(frozen=True)
+class StepReport:
+    line: int
+    expr: str
+    relation: str | None
+    reason: str
+    status: str               # "start" for the first expression
+    how: str = ""
+    counterexample: dict | None = None
+    values: dict | None = None
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
+                "status": self.status, "how": self.how, "counterexample": self.counterexample,
+                "values": self.values}
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    chain: Chain
+    status: str
+    steps: tuple
+    statement: dict            # the numeric check of first REL last
+
+    @property
+    def failing(self) -> StepReport | None:
+        return next((s for s in self.steps if s.status in ("refuted", "inconclusive", "bad-input")), None)
+
+    def to_json(self) -> dict:
+        c = self.chain
+        return {"name": c.name, "line": c.line, "status": self.status,
+                "assumptions": {k: list(v) for k, v in c.assumptions.items()},
+                "given": list(given_texts(c)), "relation": c.relation,
+                "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
+
+
+def _status(statuses) -> str:
+    statuses = set(statuses)
+    for worst in ("bad-input", "refuted", "inconclusive"):
+        if worst in statuses:
+            return worst
+    return "proved"
+
+
+def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainReport:
+    """Check every link of ``chain`` and its statement ``first REL last`` (numerically)."""
+    from mathcheck.verify.generic import numeric_relation
+
+    exprs, hyps = validate(chain)
+    givens = given_texts(chain)
+    first = chain.steps[0]
+    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived")]
+    for prev, cur in zip(chain.steps, chain.steps[1:]):
+        r = _check_link(prev.text, cur.text, cur.relation, chain.assumptions, givens, seed, timeout)
+        steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status,
+                                r.how or getattr(r, "message", ""), r.counterexample, getattr(r, "values", None)))
+    num = numeric_relation(exprs[0], exprs[-1], chain.relation, hyps, seed)
+    statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
+                 "counterexample": num.get("counterexample"), "values": num.get("values")}
+    status = _status([s.status for s in steps[1:]])
+    if num["status"] == "refuted":
+        status = "refuted"
+    elif status == "proved" and num["status"] != "passed":
+        status = "inconclusive"
+    return ChainReport(chain, status, tuple(steps), statement)
+
+
+@dataclass(frozen=True)
+class DeriveReport:
+    files: tuple   # ((path, (ChainReport, ...)), ...)
+    seed: int = 0
+
+    @property
+    def status(self) -> str:
+        return _status(c.status for _, chains in self.files for c in chains)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.status]
+
+    def to_json(self) -> dict:
+        return {"files": [{"path": path, "chains": [c.to_json() for c in chains]} for path, chains in self.files],
+                "status": self.status, "seed": self.seed}
+
+
+def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None) -> DeriveReport:
+    """Read and validate every file (bad input raises :class:`DeriveError` before any proving),
+    then check every chain; ``on_chain(path, report)`` is called as each chain is decided."""
+    loaded = load(paths)
+    files = []
+    for path, chains in loaded:
+        reports = []
+        for chain in chains:
+            r = check_chain(chain, seed, timeout)
+            reports.append(r)
+            if on_chain:
+                on_chain(path, r)
+        files.append((path, tuple(reports)))
+    return DeriveReport(tuple(files), seed)

@@ -1,0 +1,451 @@
+"""Generic numeric checks: a statement checked by evaluating both of its sides with torch.
+
+Two users:
+
+* :func:`numeric_relation` — the numeric side of a user's relation ``lhs REL rhs`` (``mathcheck
+  derive``'s links and chains): seeded points that respect the assumptions, points that violate a
+  hypothesis (``given:``) rejected, ``diff`` by autograd, a float64 disagreement confirmed at 50
+  digits before it counts;
+* :func:`check` — the numeric check of a registered claim that names no ``check=``: every part's
+  both sides at several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension), on seeded
+  values that respect the symbols' assumptions and the part's hypotheses, optionally against a
+  PyTorch reference the claim supplies (``@claim(reference=...)``, see :func:`check`).
+
+Agreement is evidence, never a proof: a claim is ``proved`` only if its steps are shown too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import operator
+import time
+
+import sympy as sp
+import torch
+
+from mathcheck.verify.evaluate import EvaluationError, Indexed
+
+DT = torch.float64
+SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
+POINTS_PER_SIZE = 4           # seeded draws of the other variables per size
+ATOL, RTOL = 1e-10, 1e-9      # float64: ~1e-13 relative round-off in a 33-term sum of exps, with margin
+MARGIN = 8                    # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
+_SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError,
+         ZeroDivisionError, KeyError)
+_OPS = {"=": None, ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
+_REL = {sp.Eq: "=", sp.Ge: ">=", sp.Gt: ">", sp.Le: "<=", sp.Lt: "<"}
+
+
+def _evaluator(env):
+    from mathcheck.verify.user import UserEvaluator  # Derivative by autograd, bounds-checked indices
+
+    return UserEvaluator(env)
+
+
+def _violation(a, b, rel: str, atol: float, rtol: float):
+    """Where ``a REL b`` fails beyond the tolerance (elementwise bool tensor) and the margin."""
+    a, b = torch.broadcast_tensors(torch.as_tensor(a, dtype=DT), torch.as_tensor(b, dtype=DT))
+    tol = atol + rtol * torch.maximum(a.abs(), b.abs())
+    d = a - b
+    if rel == "=":
+        bad = d.abs() > tol
+    elif rel in (">=", ">"):
+        bad = d < -tol if rel == ">=" else d <= 0  # strict: equality is a violation (confirmed later)
+    else:
+        bad = d > tol if rel == "<=" else d >= 0
+    bad = bad | ~torch.isfinite(d)
+    return bad, d
+
+
+# --- a user's relation (derive) ---------------------------------------------------------------
+
+def _user_env(point: dict) -> dict:
+    from mathcheck.usercheck import OFFSET
+
+    env = {}
+    for s, v in point.items():
+        if isinstance(s, sp.IndexedBase):
+            env[s] = Indexed(torch.tensor(v, dtype=DT), offset=OFFSET)
+        elif isinstance(v, int):  # integers stay numbers: sum bounds must not be tensors
+            env[s] = float(v)
+        else:
+            env[s] = torch.tensor(float(v), dtype=DT)
+    return env
+
+
+def _scalar(v):
+    t = torch.as_tensor(v)
+    if t.numel() != 1 or t.is_complex():
+        return None
+    return float(t.detach().reshape(()).item())
+
+
+def _holds(given, env) -> bool | None:
+    """Whether every hypothesis holds at the point (float64); None where one cannot be evaluated."""
+    for g in given:
+        a = _scalar(_evaluator(dict(env))(g.lhs))
+        b = _scalar(_evaluator(dict(env))(g.rhs))
+        if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
+            return None
+        rel = _REL[type(g)]
+        ok = abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b)) if rel == "=" else _OPS[rel](a, b)
+        if not ok:
+            return False
+    return True
+
+
+def _hp_violates(lhs, rhs, rel: str, point: dict):
+    """Confirm a float64 violation at 50 digits: ``(violated, L, R)`` or None where undefined."""
+    from mathcheck.usercheck import DPS, HP_REL, hp_value
+
+    L, R = hp_value(lhs, point), hp_value(rhs, point)
+    if not (L.is_number and R.is_number) or L.has(sp.nan, sp.zoo, sp.oo, -sp.oo) \
+            or R.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return None
+    if rel == "=":
+        d = abs(complex(sp.N(L - R, DPS)))
+        return d > HP_REL * max(1.0, abs(complex(L)), abs(complex(R))), L, R
+    if not (L.is_real and R.is_real):
+        return None
+    d = float(sp.N(L - R, DPS))
+    scale = HP_REL * max(1.0, abs(float(L)), abs(float(R)))
+    bad = {">=": d < -scale, ">": d <= scale, "<=": d > scale, "<": d >= -scale}[rel]
+    return bad, L, R
+
+
+def numeric_relation(lhs, rhs, rel: str = "=", given=(), seed: int = 0, count: int = 24) -> dict:
+    """``lhs REL rhs`` (parsed user expressions) at ``count`` seeded points in torch float64.
+
+    Points come from :func:`mathcheck.usercheck.sample_points` (respecting the assumptions);
+    a point where a hypothesis in ``given`` (SymPy relationals) fails is rejected, and up to
+    ``4·count`` are drawn. A violation beyond ``atol + rtol·max(|lhs|, |rhs|)`` (usercheck's
+    1e-12, 1e-9) is a counterexample once confirmed at 50 digits.
+    """
+    from mathcheck.usercheck import ATOL as U_ATOL, RTOL as U_RTOL, _report_point, _shown, sample_points
+
+    exprs = (lhs, rhs) + tuple(x for g in given for x in (g.lhs, g.rhs))
+    points = sample_points(exprs, seed, count * 4)
+    used = skipped = rejected = unconfirmed = 0
+    max_err = 0.0
+    for point in points:
+        if used >= count:
+            break
+        env = _user_env(point)
+        try:
+            holds = _holds(given, env)
+            a = _scalar(_evaluator(dict(env))(lhs))
+            b = _scalar(_evaluator(dict(env))(rhs))
+        except _SKIP:
+            skipped += 1
+            continue
+        if holds is None or a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
+            skipped += 1
+            continue
+        if not holds:
+            rejected += 1
+            continue
+        used += 1
+        if rel == "=":
+            max_err = max(max_err, abs(a - b))
+        bad, _ = _violation(a, b, rel, U_ATOL, U_RTOL)
+        if bool(bad):
+            try:
+                confirmed = _hp_violates(lhs, rhs, rel, point)
+            except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
+                confirmed = None
+            if confirmed is not None and confirmed[0]:
+                return {"status": "refuted", "points": used, "skipped": skipped, "rejected": rejected,
+                        "max_abs_err": max_err if rel == "=" else None,
+                        "reference": "torch float64 (diff by autograd), confirmed at 50 digits",
+                        "counterexample": _report_point(point, exprs),
+                        "values": {"lhs": _shown(confirmed[1]), "rhs": _shown(confirmed[2]),
+                                   "lhs_float64": a, "rhs_float64": b}}
+            unconfirmed += 1
+    out = {"status": "passed" if used else "inconclusive", "points": used, "skipped": skipped,
+           "rejected": rejected, "max_abs_err": max_err if used and rel == "=" else None,
+           "unconfirmed": unconfirmed, "reference": "torch float64 (diff by autograd)"}
+    if not used and rejected:
+        out["note"] = "no sample point satisfied the hypotheses"
+    return out
+
+
+# --- a registered claim with no check= of its own ----------------------------------------------------
+
+def _draw(sym, g: torch.Generator, shape=()) -> torch.Tensor:
+    """Values a symbol's assumptions allow: positive in (0.1, 3), negative in (−3, −0.1), real
+    normal with scale 1.5 (both signs)."""
+    u = torch.rand(shape, generator=g, dtype=DT)
+    if sym.is_positive or (sym.is_nonnegative and not sym.is_zero):
+        return 0.1 + 2.9 * u
+    if sym.is_negative:
+        return -(0.1 + 2.9 * u)
+    return 1.5 * torch.randn(shape, generator=g, dtype=DT)
+
+
+def _draw_int(sym, g: torch.Generator) -> int:
+    lo, hi = (1, 5) if sym.is_positive else (-5, -1) if sym.is_negative else (0, 5) if sym.is_nonnegative else (-5, 5)
+    return int(torch.randint(lo, hi + 1, (), generator=g))
+
+
+def _probe(base):
+    return base[sp.Dummy("probe", integer=True)]
+
+
+class _Plan:
+    """What to draw for one statement: dimensions, index ranges, scalars, indexed names."""
+
+    def __init__(self, exprs, context):
+        exprs = [e for e in exprs if e is not None]
+        self.bases: dict = {}
+        for e in exprs:
+            for x in e.atoms(sp.Indexed):
+                self.bases[x.base] = max(self.bases.get(x.base, 0), len(x.indices))
+        free = set().union(*(e.free_symbols for e in exprs)) - {b.label for b in self.bases}
+        free = {s for s in free if isinstance(s, sp.Symbol)}
+        dims = set()
+        for e in exprs:
+            for s in e.atoms(sp.Sum):
+                for _, a, b in s.limits:
+                    dims |= (a.free_symbols | b.free_symbols)
+        ranges = [(i, lo, hi) for i, lo, hi in context.indices if i in free]
+        for _, lo, hi in ranges:
+            dims |= set(getattr(lo, "free_symbols", ())) | set(getattr(hi, "free_symbols", ()))
+        self.dims = sorted((d for d in dims if d.is_integer and d not in {r[0] for r in ranges}), key=str)
+        self.ranges = ranges
+        self.scalars = sorted(free - set(self.dims) - {r[0] for r in ranges}, key=str)
+        self.has_derivative = any(e.has(sp.Derivative) for e in exprs)
+
+    def sizes(self):
+        return [dict(zip(self.dims, [n] * len(self.dims))) for n in SIZES] if self.dims else [{}]
+
+
+def _holds_mask(given, ev, shape) -> torch.Tensor:
+    """Where every hypothesis holds (elementwise over the index grid)."""
+    mask = torch.ones(shape, dtype=torch.bool)
+    for g in given:
+        mask = mask & _truth(g, ev, shape)
+    return mask
+
+
+def _truth(g, ev, shape) -> torch.Tensor:
+    if isinstance(g, sp.And):
+        out = torch.ones(shape, dtype=torch.bool)
+        for a in g.args:
+            out = out & _truth(a, ev, shape)
+        return out
+    if isinstance(g, sp.Or):
+        out = torch.zeros(shape, dtype=torch.bool)
+        for a in g.args:
+            out = out | _truth(a, ev, shape)
+        return out
+    if g is sp.true:
+        return torch.ones(shape, dtype=torch.bool)
+    if type(g) not in _REL:
+        raise EvaluationError(f"cannot evaluate the hypothesis {g}")
+    a, b = (torch.broadcast_to(torch.as_tensor(ev(x), dtype=DT), shape) for x in (g.lhs, g.rhs))
+    rel = _REL[type(g)]
+    if rel == "=":
+        return (a - b).abs() <= 1e-12 * torch.maximum(torch.ones_like(a), torch.maximum(a.abs(), b.abs()))
+    return _OPS[rel](a, b)
+
+
+def _reference_for(claim_id: str, part: str):
+    from mathcheck import registry
+    from mathcheck.verify import resolve
+
+    try:
+        ref = registry.entry(claim_id).reference
+    except registry.UnknownClaim:  # a Claim value proved directly (engine.prove): no reference
+        return None
+    if isinstance(ref, dict):
+        ref = ref.get(part)
+    if isinstance(ref, str):
+        ref = resolve(ref)
+    return ref
+
+
+def _reference_name(ref) -> str:
+    doc = (inspect.getdoc(ref) or "").strip().splitlines()
+    return doc[0].rstrip(".") if doc else getattr(ref, "__qualname__", "the claim's reference")
+
+
+class ReferenceFailed(Exception):
+    """The claim's reference does not fit its statement: a verdict ``error``, never a skip."""
+
+
+def _call_reference(ref, part: str, values: dict, shape):
+    params = list(inspect.signature(ref).parameters)
+    unknown = [p for p in params if p not in values]
+    if unknown:
+        raise ReferenceFailed(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
+                              f"statement (its symbols: {', '.join(sorted(values))})")
+    try:
+        out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
+        return torch.broadcast_to(out, shape)
+    except Exception as exc:  # noqa: BLE001 - the user's code: report it, do not skip the point
+        raise ReferenceFailed(f"reference of part {part!r} ({_reference_name(ref)}): "
+                              f"{type(exc).__name__}: {exc}"[:300]) from None
+
+
+class _Tally:
+    def __init__(self):
+        self.trials, self.max_err, self.details, self.counterexample = 0, 0.0, [], ()
+        self.compared = self.rejected = self.skipped = 0
+        self.notes: list[str] = []
+
+
+def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> None:
+    import zlib
+
+    rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[stmt.rel_op]
+    plan = _Plan([stmt.lhs, stmt.rhs, *given], context)
+    g = torch.Generator().manual_seed(seed * 7919 + zlib.crc32(name.encode()))
+    for size in plan.sizes():
+        worst, compared, ref_worst = 0.0, 0, 0.0
+        n = max(size.values()) if size else 0
+        for _ in range(POINTS_PER_SIZE if size else POINTS_PER_SIZE * len(SIZES)):  # same budget
+            env, shown = dict(size), {str(k): v for k, v in size.items()}
+            env = {k: float(v) for k, v in env.items()}
+            for s in plan.scalars:
+                if s.is_integer:
+                    env[s] = float(_draw_int(s, g))
+                    shown[str(s)] = int(env[s])
+                else:
+                    env[s] = _draw(s, g)
+                    shown[str(s)] = float(env[s])
+            length = (n if size else 8) + 2 * MARGIN
+            for b, rank in sorted(plan.bases.items(), key=lambda kv: str(kv[0])):
+                env[b] = Indexed(_draw(_probe(b), g, (length,) * rank), offset=1 - MARGIN)
+            grids, shape = [], ()
+            spans = []
+            for i, lo, hi in plan.ranges:
+                a, b = (int(x.subs(size)) if hasattr(x, "subs") else int(x) for x in (lo, hi))
+                spans.append((i, a, b))
+            k = len(spans)
+            for axis, (i, a, b) in enumerate(spans):
+                view = [1] * k
+                view[axis] = max(b - a + 1, 0)
+                grids.append(torch.arange(a, b + 1, dtype=DT).reshape(view))
+            shape = tuple(max(b - a + 1, 0) for _, a, b in spans)
+            if 0 in shape:
+                continue
+            if plan.has_derivative and shape:  # autograd of a scalar: one index point at a time
+                combos = [tuple(int(torch.randint(a, b + 1, (), generator=g)) for _, a, b in spans)
+                          for _ in range(6)]
+            else:
+                combos = [None]
+            for combo in combos:
+                local = dict(env)
+                if combo is None:
+                    local.update({i: t for (i, _, _), t in zip(spans, grids)})
+                    cshape = shape
+                else:
+                    local.update({i: float(v) for (i, _, _), v in zip(spans, combo)})
+                    cshape = ()
+                ev = lambda e: _evaluator(dict(local))(e)  # noqa: E731
+                try:
+                    mask = _holds_mask(given, ev, cshape)
+                    a = torch.broadcast_to(torch.as_tensor(ev(stmt.lhs), dtype=DT), cshape)
+                    b = torch.broadcast_to(torch.as_tensor(ev(stmt.rhs), dtype=DT), cshape)
+                    r = None
+                    if ref is not None and rel == "=":
+                        values = {str(s): local[s] for s in plan.scalars + plan.dims}
+                        values.update({str(s): int(v) for s, v in size.items()})
+                        values.update({str(i): local[i] for i, _, _ in spans})
+                        for base, binding in ((bb, local[bb]) for bb in plan.bases):
+                            cut = binding.tensor[(slice(MARGIN, MARGIN + n),) * binding.tensor.ndim] if size \
+                                else binding.tensor
+                            values[str(base)] = cut
+                        r = _call_reference(ref, name, values, cshape)
+                except _SKIP as exc:
+                    tally.notes.append(f"{name}: {str(exc).splitlines()[0][:160] or type(exc).__name__}")
+                    tally.skipped += 1
+                    continue
+                a, b = a.detach(), b.detach()
+                finite = torch.isfinite(a) & torch.isfinite(b)
+                tally.rejected += int((~mask).sum())
+                use = mask & finite
+                if r is not None:
+                    use = use & torch.isfinite(r)
+                if not bool(use.any()):
+                    continue
+                tally.trials += 1
+                compared += int(use.sum())
+                bad, d = _violation(a, b, rel, ATOL, RTOL)
+                bad = bad & use
+                err = float(d[use].abs().max()) if rel == "=" else 0.0
+                worst = max(worst, err)
+                which, other = "lhs", b
+                if r is not None:
+                    bad_r, dr = _violation(r, b, "=", ATOL, RTOL)
+                    bad_r = bad_r & use
+                    ref_worst = max(ref_worst, float(dr[use].abs().max()))
+                    if bool(bad_r.any()) and not bool(bad.any()):
+                        bad, which, a = bad_r, "reference", r
+                if bool(bad.any()) and not tally.counterexample:
+                    idx = tuple(torch.nonzero(bad)[0].tolist()) if bad.ndim else ()
+                    at = dict(shown)
+                    if combo is not None:
+                        at.update({str(i): v for (i, _, _), v in zip(spans, combo)})
+                    else:
+                        at.update({str(i): a0 + j for (i, a0, _), j in zip(spans, idx)})
+                    for base in sorted(plan.bases, key=str):  # the entries a reader needs, if few
+                        t = local[base].tensor
+                        if t.ndim == 1 and size and n <= 8:
+                            at[str(base)] = "[" + ", ".join(f"{float(x):.6g}" for x in t[MARGIN:MARGIN + n]) + "]"
+                    tally.counterexample = (("part", name),) + tuple((k, str(v)) for k, v in at.items()) + (
+                        (which, f"{float(a[idx]):.12g}"), ("rhs", f"{float(b[idx]):.12g}"))
+        tally.max_err = max(tally.max_err, worst, ref_worst)
+        tally.compared += compared
+        where = ", ".join(f"{k}={v}" for k, v in size.items()) or "concrete"
+        ref_txt = f", max |reference − rhs| {ref_worst:.3g}" if ref is not None and rel == "=" else ""
+        what = f"max |lhs − rhs| {worst:.3g}" if rel == "=" else f"lhs {rel} rhs within tolerance"
+        tally.details.append(f"{name} at {where}: {compared} values compared, {what}{ref_txt}")
+
+
+def check(statements: dict, options, claim=None):
+    """The numeric check of a claim registered without ``check=``.
+
+    Every part's statement ``lhs REL rhs`` (derived or a mutant's) is evaluated with torch in
+    float64 (``diff`` by autograd): each symbolic dimension (a sum bound, or a bound of an index
+    range in ``Context.indices``) at n ∈ {1, 2, 3, 8, 33}, the free indices over their whole range,
+    the other symbols at 4 seeded draws per size that respect their assumptions; index points
+    where the part's hypotheses (``Part.given``) fail are left out. Tolerance: ``|lhs − rhs| ≤
+    1e-10 + 1e-9·max(|lhs|, |rhs|)``.
+
+    With ``@claim(reference=fn)`` (or ``{part: fn}``), PyTorch's own value of the left-hand side
+    is compared with the right-hand side too: ``fn``'s parameters are named after the statement's
+    symbols and receive their values — an indexed name as the tensor of its entries 1..n, a
+    dimension as an ``int``, a scalar as a 0-d tensor, a free index as its range (one axis per
+    index, in ``Context.indices`` order) — and ``fn`` returns the left-hand side's values on that
+    grid. Example (ALiBi, examples/alibi_claims.py)::
+
+        reference=lambda s, m, n: sdpa_weights(s, m, n)   # (n, n): weight of key j for query i
+    """
+    from mathcheck.verdict import NumericVerdict
+
+    start = time.perf_counter()
+    if claim is None:
+        raise TypeError("the generic check needs the claim (engine.verify passes it)")
+    tally = _Tally()
+    refs = []
+    for name, stmt in statements.items():
+        part = claim.part(name)  # KeyError for a part the claim does not have
+        ref = _reference_for(claim.id, name)
+        if ref is not None:
+            refs.append(_reference_name(ref))
+        _check_part(name, stmt, tuple(getattr(part, "given", ())), claim.context, ref, options.seed, tally)
+    reference = "torch float64, both sides of each part (diff by autograd)"
+    if refs:
+        reference = f"{'; '.join(dict.fromkeys(refs))}, and " + reference
+    status = "refuted" if tally.counterexample else "passed" if tally.compared else "inconclusive"
+    details = tuple(tally.details) + tuple(dict.fromkeys(tally.notes))[:5]
+    if tally.rejected:
+        details += (f"{tally.rejected} values outside the hypotheses left out",)
+    return NumericVerdict(status, reference, tally.trials, tally.max_err if tally.compared else None,
+                          ATOL, RTOL, options.seed, tally.counterexample, details,
+                          dtype="float64", device="cpu", seconds=time.perf_counter() - start)
+
+
+check.wants_claim = True  # engine.verify passes the claim: its parts' hypotheses, indices, reference

@@ -1,0 +1,205 @@
+"""`mathcheck derive`: derivation chains in text files and Markdown fences, checked link by link;
+bad input is one line with its file and line, before anything is proved."""
+
+import json
+import pathlib
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck import derive
+from mathcheck.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MIXED = str(ROOT / "tests" / "fixtures" / "three_true_one_false.derivation")
+EXAMPLES = str(ROOT / "examples" / "derivations.md")
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_parse_chains_headers_reasons_assumptions_and_hypotheses():
+    text = ("# a comment line\n"
+            "## first\n"
+            "assume: x=real n positive,integer\n"
+            "given: 1 <= j <= n; x >= 0\n"
+            "  (x + 1)^2\n"
+            "= x^2 + 2*x + 1   # expand\n"
+            "≥ 2*x + 1         # drop a square\n"
+            "\n"
+            "## second\n"
+            "  a\n"
+            "== a\n")
+    first, second = derive.parse_text(text, "f.derivation")
+    assert (first.name, first.line, first.relation) == ("first", 2, ">=")
+    assert first.assumptions == {"x": ("real",), "n": ("positive", "integer")}
+    assert first.given == ((4, "1 <= j <= n"), (4, "x >= 0"))
+    assert derive.given_texts(first) == ("1 <= j", "j <= n", "x >= 0")
+    assert [(s.line, s.relation, s.text, s.reason) for s in first.steps] == [
+        (5, None, "(x + 1)^2", ""), (6, "=", "x^2 + 2*x + 1", "expand"), (7, ">=", "2*x + 1", "drop a square")]
+    assert (second.name, [s.relation for s in second.steps]) == ("second", [None, "="])
+
+
+def test_markdown_fences_are_chains_with_the_file_line_numbers():
+    chains = derive.read(EXAMPLES)
+    assert [c.name for c in chains] == ["softplus' is the sigmoid", "softmax is shift-invariant",
+                                        "the sigmoid's slope is at most 1/4"]
+    lines = pathlib.Path(EXAMPLES).read_text().splitlines()
+    for c in chains:
+        for s in c.steps:
+            assert s.text in lines[s.line - 1]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("## c\n  x\n= __import__('os')\n", "f.derivation:3: character \"'\" not allowed"),
+    ("## c\n  x\n= x.real\n", "f.derivation:3: not allowed: 'x.real'"),
+    ("## c\n= x\n", "f.derivation:2: '= x' continues a chain that has no first expression"),
+    ("## c\n  x\n<= x + 1\n>= x\n", "f.derivation:1: chain 'c' mixes ≤ and ≥"),
+    ("## c\nassume: x=huge\n  x\n= x\n", "f.derivation:2: --assume 'x=huge': unknown property 'huge'"),
+    ("## c\ngiven: x\n  x\n= x\n", "f.derivation:2: given: 'x' is not a relation"),
+    ("## c\n  x\n", "f.derivation:2: chain 'c' has one expression and no link"),
+    ("## c\n  x\n=\n", "f.derivation:3: nothing after '='"),
+])
+def test_bad_input_is_one_line_with_file_and_line(runner, tmp_path, monkeypatch, text, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.derivation").write_text(text)
+    r = runner.invoke(main, ["derive", "f.derivation"])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith(f"error: {message}"), r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_bad_input_anywhere_stops_before_any_proving(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.md").write_text("text\n```mathcheck\n  x\n= exec(x)\n```\n")
+    monkeypatch.setattr(derive, "_check_link", lambda *a, **k: pytest.fail("proved before validating"))
+    r = runner.invoke(main, ["derive", MIXED, "bad.md"])
+    assert r.exit_code == 2
+    assert r.output == ("error: bad.md:4: unknown function 'exec'; allowed: numbers, names, + - * / ** ^, "
+                        "parentheses, exp log sqrt sin cos tan tanh Abs sigmoid factorial, binomial(n, k), "
+                        "diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E\n")
+
+
+def test_missing_file_and_markdown_without_chains(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plain.md").write_text("# no fences here\n")
+    assert runner.invoke(main, ["derive", "nope.derivation"]).output == "error: nope.derivation: no such file\n"
+    r = runner.invoke(main, ["derive", "plain.md"])
+    assert r.exit_code == 2 and r.output.startswith("error: plain.md: no ```mathcheck fence")
+
+
+def test_three_true_chains_and_a_false_middle_step(runner):
+    """The must-show: exit 1, and the JSON marks exactly the false link, with its point."""
+    r = runner.invoke(main, ["derive", MIXED, "--json"])
+    assert r.exit_code == 1, r.output
+    report = json.loads(r.output)
+    assert report["status"] == "refuted"
+    (f,) = report["files"]
+    assert [c["status"] for c in f["chains"]] == ["proved", "refuted", "proved", "proved"]
+    steps = [(c["name"], s) for c in f["chains"] for s in c["steps"] if s["relation"] is not None]
+    bad = [(name, s) for name, s in steps if s["status"] != "proved"]
+    assert len(bad) == 1
+    name, s = bad[0]
+    assert (name, s["line"], s["expr"]) == ("log-sum-exp with the max pulled out", 14,
+                                             "c + log(exp(x - c)) + log(exp(y - c))")
+    assert s["status"] == "refuted" and set(s["counterexample"]) == {"c", "x", "y"}
+    assert s["values"]["lhs"] != s["values"]["rhs"]
+    chain = f["chains"][1]
+    assert chain["steps"][-1]["status"] == "proved"  # the link after the false one is still checked
+    assert chain["statement"]["status"] == "refuted" and chain["statement"]["counterexample"]
+
+
+def test_true_chains_alone_exit_0(runner):
+    r = runner.invoke(main, ["derive", EXAMPLES])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1] == "chains: 3 proved (of 3, seed 0)"
+
+
+def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sq.derivation").write_text("## square\nassume: x=real\n  (x + 1)^2\n"
+                                            "= x^2 + 2*x + 1   # expand\n= x^2 + 1   # forgot 2x\n")
+    r = runner.invoke(main, ["derive", "sq.derivation"])
+    assert r.exit_code == 1
+    lines = r.output.splitlines()
+    assert lines[:6] == [
+        "✘ refuted      sq.derivation:1  square",
+        "    assume: x=real",
+        "       (x + 1)^2",
+        "    =  x^2 + 2*x + 1 ✔  # expand",
+        "    =  x^2 + 1       ✘  # forgot 2x",
+        "         line 5: refuted: symbolic: the sides differ at a point (50 digits)",
+    ]
+    assert lines[6].startswith("         counterexample: x = ")
+    assert lines[-4] == "    statement (first = last): refuted, float64 disagrees at a point, confirmed at 50 digits"
+    assert lines[-3].startswith("      counterexample: x = ")
+    assert lines[-1] == "chains: 1 refuted (of 1, seed 0)"
+    v = runner.invoke(main, ["derive", "sq.derivation", "-v"])
+    assert "         line 4: proved: expand; float64 agrees at 24 points" in v.output.splitlines()
+
+
+def test_hypotheses_restrict_the_points():
+    """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
+    free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
+    assert free.status == "refuted"
+    given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
+    assert given.status == "inconclusive", given
+    assert given.numeric["status"] == "passed" and given.numeric["rejected"] > 0
+
+
+def test_inequality_links_and_a_false_one():
+    assert derive._check_link("x^2 + 1", "2*x", ">=", {}).status == "proved"
+    r = derive._check_link("x^2", "4*x", ">=", {})  # false on (0, 4)
+    assert r.status == "refuted" and r.counterexample
+
+
+def test_pytest_collects_one_item_per_chain_with_the_failing_link_as_report(pytester):
+    shutil.copy(MIXED, pytester.path / "mixed.derivation")
+    shutil.copy(EXAMPLES, pytester.path / "notes.md")
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "*.derivation",
+                                      "--mathcheck-derivations", "**/*.md", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=6, failed=1)
+    out = r.stdout.str()
+    assert "FAILED derive::mixed.derivation::log-sum-exp with the max pulled out" in out
+    assert "line 14: refuted" in out and "counterexample: c = " in out
+    assert "replay: mathcheck derive mixed.derivation --seed 0" in out
+    assert "Traceback" not in out
+
+
+def test_the_projects_own_markdown_chains_pass(pytester):
+    for name in ("README.md", "docs/derive.md"):
+        target = pytester.path / name
+        target.parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, target)
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "README.md",
+                                      "--mathcheck-derivations", "docs/**/*.md", "-p", "no:cacheprovider")
+    outcomes = r.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 3 and "failed" not in outcomes, r.stdout.str()
+
+
+def test_a_glob_that_matches_nothing_is_a_usage_error(pytester):
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "nothing/*.md", "-p", "no:cacheprovider")
+    assert r.ret == 4
+    r.stderr.fnmatch_lines(["*--mathcheck-derivations 'nothing/*.md': no file matches*"])
+
+
+def test_expressions_print_as_compact_math():
+    import sympy as sp
+
+    from mathcheck.render.text import math
+
+    z, s = sp.IndexedBase("z"), sp.IndexedBase("s")
+    i, j, k, n = sp.symbols("i j k n", integer=True)
+    x = sp.Symbol("x")
+    softmax = sp.exp(z[i]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
+    assert math(sp.Eq(sp.Derivative(softmax, z[j]), (sp.KroneckerDelta(i, j) - s[j]) * s[i], evaluate=False)) \
+        == "∂(exp(z_i)/(Σ_{k=1}^{n} exp(z_k)))/∂z_j = (δ_ij - s_j)·s_i"
+    assert math(sp.Ge(sp.sqrt(x) + x ** 2, 0, evaluate=False)) == "√x + x² ≥ 0"
+    assert math(sp.Derivative(sp.sin(x), (x, 2))) == "∂²sin(x)/∂x²"
+    assert math(sp.Sum(z[k], (k, 1, n)) ** 2) == "(Σ_{k=1}^{n} z_k)²"
+    assert math(sp.Matrix([[1, x], [0, 1]])) == "[1, x; 0, 1]"
