@@ -34,12 +34,40 @@ def item(claim_id):
 # --- prose and math -------------------------------------------------------------------------------
 
 def test_text_escapes_latex_specials():
-    assert rl.text("50% of $x_1 & {a}#~^\\") == (
-        r"50\% of \$x\_1 \& \{a\}\#\~{}\^{}\textbackslash{}")
+    # _ ^ ~ outside math take cmtt's ASCII glyphs, which a PDF's text layer copies as _ ^ ~
+    assert rl.text("50% of $x & {a}#~^\\ key_padding_mask") == (
+        r"50\% of \$x \& \{a\}\#{\ttfamily\char126}{\ttfamily\char94}\textbackslash{} "
+        r"key{\ttfamily\char95}padding{\ttfamily\char95}mask")
+
+
+@pytest.mark.parametrize("prose, pieces", [
+    ("two random d_k-vectors", [("text", "two random "), ("math", "d_{k}"), ("text", "-vectors")]),
+    ("q ∈ R^{d_k}", [("text", "q ∈ "), ("math", "R^{d_{k}}")]),
+    ("variance σ_q²", [("text", "variance "), ("math", r"\sigma_{q}^{2}")]),
+    ("chunks of 2^20 numbers", [("text", "chunks of "), ("math", "2^{20}"), ("text", " numbers")]),
+    ("ω_i = 10000^(−2i/d)", [("math", r"\omega_{i}"), ("text", " = "), ("math", "10000^{-2i/d}")]),
+    ("s_i/s_j = e^{z_i − z_j}", [("math", "s_{i}"), ("text", "/"), ("math", "s_{j}"), ("text", " = "),
+                                 ("math", "e^{z_{i} - z_{j}}")]),
+    ("atol 1e-12, eps=2.5e-8", [("text", "atol "), ("math", "10^{-12}"), ("text", ", eps="),
+                                ("math", r"2.5 \cdot 10^{-8}")]),
+    ("Σ_i p_i = 1 on (0, 1]^n", [("math", r"\sum_{i}"), ("text", " "), ("math", "p_{i}"), ("text", " = 1 on (0, 1]"),
+                                 ("math", "{}^{n}")]),
+    ("D_head-dimensional, Var_p(z), ‖J‖_F", [("math", r"D_{\mathrm{head}}"), ("text", "-dimensional, "),
+                                             ("math", r"\mathrm{Var}_{p}"), ("text", "(z), ‖J"), ("math", r"\|_{F}")]),
+    ("F.kl_div, key_padding_mask, __matmul__", [("text", "F.kl_div, key_padding_mask, __matmul__")]),
+    ("no math here: x² and e.g. 3.5", [("text", "no math here: x² and e.g. 3.5")]),
+])
+def test_segments_find_the_math_written_in_prose(prose, pieces):
+    assert rl.segments(prose) == pieces
+
+
+def test_numbers_in_e_notation_are_powers_of_ten():
+    assert [rl.sci(x) for x in (1e-12, 1e-09, 3.2e-15, 0.5, "1e2", 16.2)] == [
+        "10^{-12}", "10^{-9}", r"3.2 \cdot 10^{-15}", "0.5", "10^{2}", "16.2"]
 
 
 def test_text_maps_math_unicode_and_wraps_chinese():
-    assert rl.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega}\_i "
+    assert rl.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega_{i}} "
                                           r"\ensuremath{\to} \ensuremath{\infty}")
     assert rl.text("Mᵀ, d²") == r"M\ensuremath{^{\top}}, d\ensuremath{^{2}}"
     assert rl.text("the *minus* sign, a*b*c") == r"the \emph{minus} sign, a*b*c"
@@ -64,9 +92,38 @@ def test_markdown_reports_errors_deterministically():
     passed = NumericVerdict("passed", "F.softmax", 3, 3.2e-15, atol=1e-12, rtol=1e-9)
     statistic = NumericVerdict("passed", "Monte Carlo", 3, 16.2345)
     refuted = NumericVerdict("refuted", "F.softmax", 3, 0.012345, atol=1e-12, rtol=1e-9)
-    assert rm.largest_error(passed) == "within tolerance (atol 1e-12, rtol 1e-09)"
+    assert rm.largest_error(passed) == "within tolerance (atol $`10^{-12}`$, rtol $`10^{-9}`$)"
     assert rm.largest_error(statistic) == "16.2"
-    assert rm.largest_error(refuted) == "0.0123 (atol 1e-12, rtol 1e-09)"
+    assert rm.largest_error(refuted) == "0.0123 (atol $`10^{-12}`$, rtol $`10^{-9}`$)"
+    tiny = NumericVerdict("refuted", "F.softmax", 3, 3.2e-15, atol=1e-12, rtol=1e-9)
+    assert rm.largest_error(tiny).startswith(r"$`3.2 \cdot 10^{-15}`$ (")
+
+
+def _with_given(claim_id):
+    """The claim with a hypothesis on its first part (as Part.given states them)."""
+    import dataclasses
+
+    import sympy as sp
+
+    c = registry.get(claim_id)
+    i, n, p = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True), sp.IndexedBase("p")
+    first = dataclasses.replace(c.parts[0], given=(sp.Eq(sp.Sum(p[i], (i, 1, n)), 1),))
+    return dataclasses.replace(c, parts=(first,) + c.parts[1:]), first
+
+
+def test_hypotheses_are_printed_before_the_statement():
+    c, part = _with_given(FAST)
+    hyp = r"\sum_{i=1}^{n} {p}_{i} = 1"
+    assert rl.math(part.given[0]) == hyp
+    tex = rl.claim_latex(c)
+    assert rf"\noindent Given ${hyp}$:" + "\n" + rl.chain(part.steps) in tex
+    md = "\n".join(rm.claim_body(c))
+    assert f"Given {rm.inline(hyp)}:\n\n| | step | why |" in md
+    replacing = [m for m in c.mutants if part.name in dict(m.replace)]
+    for m in replacing:  # a mutant's statement keeps the part's hypotheses
+        assert f"part `{part.name}`: given {rm.inline(hyp)}: " in "\n".join(rm.mutants(c))
+        assert rf"part \texttt{{{part.name}}}: given ${hyp}$: " in rl.mutants(c)
+    assert "Given" not in rl.claim_latex(registry.get(FAST))  # no hypotheses, no line
 
 
 # --- snapshots of each claim's LaTeX ------------------------------------------------------------
@@ -97,7 +154,7 @@ def test_latex_section_carries_the_evidence_and_every_mutant():
     tex = rl.claim_section(it, versions)
     n = it.proved.numeric
     assert rl.text(n.reference) in tex and f"Trials] {n.trials}," in tex and f"seed {n.seed}" in tex
-    assert f"{n.max_abs_err:.3g}" in tex and "sympy 1.14.0" in tex and "torch 2.13.0" in tex
+    assert rl.sci(f"{n.max_abs_err:.3g}") in tex and "sympy 1.14.0" in tex and "torch 2.13.0" in tex
     assert r"\begin{CJK}{UTF8}{gbsn}" in tex  # the seed's sentence, in Chinese
     for m in it.refuted.mutants:
         assert rl.text(m.name) in tex and m.status == "refuted"
@@ -153,7 +210,7 @@ def test_sinusoidal_check_attaches_its_plots():
 def test_notebook_display():
     c = registry.get(FAST)
     assert c._repr_latex_().startswith("$$\\begin{aligned}") and c._repr_latex_().endswith("$$")
-    assert rm.prose(c.source.zh) in c._repr_markdown_() and "| | step | why |" in c._repr_markdown_()
+    assert rm.prose(c.source.zh, "jupyter") in c._repr_markdown_() and "| | step | why |" in c._repr_markdown_()
     v, r = proved(FAST), refuted(FAST)
     assert v.status in v._repr_latex_() and "| | step | why |" in v._repr_markdown_()
     assert all(m.name in r._repr_markdown_() for m in c.mutants)
