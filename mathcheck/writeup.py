@@ -262,17 +262,25 @@ def draw_figures(items, directory: Path, suffix: str, relative_to: Path, draw: b
 
 # --- rendering -----------------------------------------------------------------------------------
 
-_STAMP = re.compile(r"/MathcheckSource \(([0-9a-f]{64})\)")
+_STAMP_LINE = re.compile(r"^\\ifdefined\\pdftrailer\\pdftrailer\{/MathcheckSource \(([0-9a-f]{64})\)\}\\fi\n", re.M)
+_GRAPHICS = re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]+)\}")
 
 
-def _stamped(tex: str, files) -> str:
-    """The document with the digest of its text and its plot files stamped into the PDF's trailer
-    (pdfTeX only; other engines skip the line): a PDF that carries the digest is current."""
+def _digest(tex: str, directory: Path) -> str:
+    """The digest of a document: its text (without the stamp) and the plot files it includes."""
+    tex = _STAMP_LINE.sub("", tex, count=1)
     h = hashlib.sha256(tex.encode("utf-8"))
-    for f in sorted(Path(p) for p in files):
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    for name in _GRAPHICS.findall(tex):
+        h.update(name.encode() + b"\0" + (Path(directory) / name).read_bytes())
+    return h.hexdigest()
+
+
+def _stamped(tex: str, directory: Path) -> str:
+    """The document with its digest (:func:`_digest`) stamped into the PDF's trailer (pdfTeX only;
+    other engines skip the line): a PDF that carries the digest of its .tex is current."""
     first, _, rest = tex.partition("\n")
-    return f"{first}\n\\ifdefined\\pdftrailer\\pdftrailer{{/MathcheckSource ({h.hexdigest()})}}\\fi\n{rest}"
+    line = f"\\ifdefined\\pdftrailer\\pdftrailer{{/MathcheckSource ({_digest(tex, directory)})}}\\fi\n"
+    return f"{first}\n{line}{rest}"
 
 
 def pdf_is_current(tex: Path, pdf: Path | None = None) -> bool:
@@ -280,11 +288,11 @@ def pdf_is_current(tex: Path, pdf: Path | None = None) -> bool:
     tex = Path(tex)
     pdf = Path(pdf) if pdf is not None else tex.with_suffix(".pdf")
     try:
-        want = _STAMP.search(tex.read_text(encoding="utf-8"))
+        want = _digest(tex.read_text(encoding="utf-8"), tex.parent)
         have = re.search(rb"/MathcheckSource \(([0-9a-f]{64})\)", pdf.read_bytes())
     except OSError:
         return False
-    return bool(want and have and have.group(1).decode() == want.group(1))
+    return bool(have and have.group(1).decode() == want)
 
 
 def latex(items, out: Path | None = None, seed: int = 0, jobs: int = 1) -> str:
@@ -297,7 +305,7 @@ def latex(items, out: Path | None = None, seed: int = 0, jobs: int = 1) -> str:
     out = Path(out)
     figures = draw_figures(items, out.parent / f"{out.stem}-plots", ".pdf", out.parent, jobs=jobs)
     tex = rl.document(items, versions(), figures, seed)
-    return _stamped(tex, [out.parent / p for figs in figures.values() for p, _ in figs])
+    return _stamped(tex, out.parent)
 
 
 def markdown(items, out: Path | None = None, seed: int = 0, command: str | None = None,
