@@ -240,6 +240,15 @@ def test_help_and_list_do_not_import_matplotlib():
         assert "matplotlib" not in _imported_at_startup(*args), args
 
 
+def test_gitignore_hides_latex_by_products_not_the_committed_catalog():
+    root = pathlib.Path(__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    names = ["c.aux", "c.log", "c.out", "c.toc", "c.fls", "c.fdb_latexmk", "c.synctex.gz", "docs/catalog.pdf"]
+    out = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=root, capture_output=True, text=True)
+    assert out.stdout.split() == names[:-1]
+
+
 # --- bad paths and missing tools fail before any proving -----------------------------------------
 
 def _no_proving(monkeypatch):
