@@ -350,12 +350,25 @@ def missing_in_log(log: str) -> tuple[tuple[str, str | None], ...]:
 
 
 MAX_PASSES = 4
+_AUX = (".aux", ".toc", ".out")
+
+
+def _aux_cache(tex: Path) -> Path | None:
+    """Where the settled .aux/.toc/.out of this document (by its digest) are kept, or None."""
+    from mathcheck.cache_dir import directory
+
+    try:
+        return directory() / "tex" / _digest(tex.read_text(encoding="utf-8"), tex.parent)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def compile_pdf(tex: Path, timeout: float = 300) -> Compiled:
     """Compile ``tex`` in its directory with pdflatex: once, and again while the table of contents,
     the references or the outline (.aux/.toc/.out) still change, at most :data:`MAX_PASSES` times.
-    Raises FileNotFoundError (the message says what to install) without pdflatex."""
+    Where this very document (same digest) was compiled before, its settled .aux/.toc/.out are
+    taken from the cache, and one pass does. Raises FileNotFoundError (the message says what to
+    install) without pdflatex."""
     tool = tex_tool()
     if tool is None:
         raise FileNotFoundError(INSTALL_HINT)
@@ -364,8 +377,13 @@ def compile_pdf(tex: Path, timeout: float = 300) -> Compiled:
     log_path, pdf = tex.with_suffix(".log"), tex.with_suffix(".pdf")
 
     def state():
-        return tuple(p.read_bytes() if p.exists() else None for p in map(tex.with_suffix, (".aux", ".toc", ".out")))
+        return tuple(p.read_bytes() if p.exists() else None for p in map(tex.with_suffix, _AUX))
 
+    aux_cache = _aux_cache(tex)
+    if aux_cache is not None and not any(tex.with_suffix(x).exists() for x in _AUX):
+        for x in _AUX:  # settled by an earlier compile of this very document: one pass will do
+            if (aux_cache / x).is_file():
+                shutil.copyfile(aux_cache / x, tex.with_suffix(x))
     passes, log = 0, ""
     while passes < MAX_PASSES:
         before = state()
@@ -379,6 +397,14 @@ def compile_pdf(tex: Path, timeout: float = 300) -> Compiled:
     if "There were undefined references" in log and not undefined:
         undefined = ("(see the log)",)
     missing = tuple(sorted(set(re.findall(r"Missing character: There is no (.+? in font \S+?)!", log))))
+    if aux_cache is not None and pdf.exists() and not errors and not undefined:
+        try:
+            aux_cache.mkdir(parents=True, exist_ok=True)
+            for x in _AUX:
+                if tex.with_suffix(x).exists():
+                    shutil.copyfile(tex.with_suffix(x), aux_cache / x)
+        except OSError:
+            pass  # a cache that cannot be written only costs passes
     return Compiled(pdf if pdf.exists() else None, log, errors, undefined, missing, missing_in_log(log), passes)
 
 

@@ -373,8 +373,9 @@ def _pdftotext(pdf):
     return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True).stdout
 
 
-def test_compile_once_then_only_when_changed(tmp_path):
+def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     _need_tex()
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path / "cache"))
     items = [item(FAST)]
     tex = tmp_path / "c.tex"
     tex.write_text(writeup.latex(items, tex, seed=0), encoding="utf-8")
@@ -384,6 +385,11 @@ def test_compile_once_then_only_when_changed(tmp_path):
     assert writeup.pdf_is_current(tex)
     again = writeup.compile_pdf(tex)  # .aux/.toc/.out already settled: one pass
     assert again.ok and again.passes == 1
+    elsewhere = tmp_path / "elsewhere" / "c.tex"  # the same document in a new directory: settled
+    elsewhere.parent.mkdir()                       # .aux/.toc/.out from the cache, one pass
+    elsewhere.write_text(tex.read_text(encoding="utf-8"), encoding="utf-8")
+    third = writeup.compile_pdf(elsewhere)
+    assert third.ok and third.passes == 1 and third.pdf.read_bytes() == first.pdf.read_bytes()
     tex.write_text(tex.read_text(encoding="utf-8").replace("Each claim below", "Every claim below"), encoding="utf-8")
     assert not writeup.pdf_is_current(tex)  # the stamp is of the text the PDF was compiled from
 
