@@ -404,6 +404,14 @@ def _printer_class():
 
 def math(expr) -> str:
     """``expr`` as LaTeX math (no delimiters), by SymPy's printer."""
+    try:
+        return _math_cached(expr)
+    except TypeError:  # unhashable (a mutable Matrix)
+        return _printer_class()(settings={}).doprint(expr)
+
+
+@functools.lru_cache(maxsize=8192, typed=True)  # a catalog prints the same symbols and steps many times over
+def _math_cached(expr) -> str:
     return _printer_class()(settings={}).doprint(expr)
 
 
