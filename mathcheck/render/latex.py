@@ -163,8 +163,15 @@ def _unicode_script(ch: str) -> tuple[str, str] | None:
     return (None if inner is None else ("_" if m.group(1) == "sub" else "^", inner.strip()))
 
 
+_GREEK_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+                "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"}
+
+
 def _word(w: str) -> str:
-    """A run of letters as math: a word of three or more (head, rows, max) upright, else variables."""
+    """A run of letters as math: a Greek letter's name (SymPy prints σ as sigma) as the letter, a
+    word of three or more (head, rows, max) upright, else variables."""
+    if w in _GREEK_NAMES or w.lower() in _GREEK_NAMES and w[0].isupper() and w[1:].islower():
+        return "\\" + w + " "
     return rf"\mathrm{{{w}}}" if len(w) >= 3 and w.isalpha() else w
 
 
@@ -202,11 +209,12 @@ def _scripts(s: str, i: int) -> tuple[str, int, int]:
     """Sub/superscripts from ``s[i]``: their LaTeX, where they end, how many were ASCII."""
     out, ascii_scripts, last = [], 0, None
     while i < len(s):
-        if s[i] in "_^":
-            a = _arg(s, i + 1, s[i])
+        if s[i] in "_^" or s.startswith("**", i):  # x**2, as SymPy prints a power
+            op = 2 if s[i] == "*" else 1
+            a = _arg(s, i + op, "^" if op == 2 else s[i])
             if a is None:
                 break
-            kind, tex, i = s[i], a[0], a[1]
+            kind, tex, i = "^" if op == 2 else s[i], a[0], a[1]
             ascii_scripts += 1
         else:
             u = _unicode_script(s[i])
@@ -256,7 +264,7 @@ def _token(s: str, i: int) -> tuple[str, int] | None:
     m = _BASE.match(s, i)
     if m:
         base, j = m.group(), m.end()
-        base = base if len(base) < 2 or not base.isalpha() else rf"\mathrm{{{base}}}"
+        base = base if len(base) < 2 or not base.isalpha() else _word(base).strip()
     elif s[i] in "_^":
         base, j = "{}", i
     else:
