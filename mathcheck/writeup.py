@@ -224,9 +224,10 @@ def _draw_all(todo, jobs: int) -> None:
     try:
         cache.mkdir(parents=True, exist_ok=True)
         keyed = [(plot, path, cache / (_plot_key(plot, path.suffix) + path.suffix)) for plot, path in todo]
-    except OSError:  # no cache: draw in place
+        draw = list({c: (plot, c) for plot, _, c in keyed if not c.is_file()}.values())
+    except OSError:  # no cache: draw everything in place
         keyed = [(plot, path, path) for plot, path in todo]
-    draw = list({c: (plot, c) for plot, _, c in keyed if not c.is_file()}.values())
+        draw = [(plot, path) for plot, path in todo]
     for _, c in draw:
         c.parent.mkdir(parents=True, exist_ok=True)
     if jobs > 1 and len(draw) > 1:
