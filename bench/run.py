@@ -1,7 +1,13 @@
-"""mathcheck's benchmarks: every figure a ratio measured in one run, written to docs/performance.md.
+"""mathcheck's benchmarks: every figure a ratio measured in one run.
 
-    python bench/run.py            # everything (several minutes on 2 cores)
-    python bench/run.py --quick    # smaller sizes, for a smoke run
+    python bench/run.py --write-docs   # everything (several minutes on 2 cores), into docs/performance.md
+    python bench/run.py --quick        # smaller sizes, for a smoke run, into a scratch file
+    python bench/run.py --only 1 8     # some sections (numbers as printed)
+
+Without ``--write-docs`` (or ``-o FILE``) the report goes to a scratch file in the temporary
+directory, so a smoke run never rewrites the committed docs/performance.md. Other benchmark
+modules join in when present: bench/check_bench.py and bench/conform_bench.py, each with a
+``rows()`` function that returns a list of dicts (one table row each).
 
 Targets live here, not in timed tests (tests assert behaviour; machines are shared and noisy).
 """
@@ -35,14 +41,40 @@ def median_time(cmd: list[str], runs: int, env=None) -> float:
     return statistics.median(times)
 
 
+def paired(cmd: list[str], base: list[str], runs: int, env=None) -> tuple[float, float, float]:
+    """Median seconds of ``cmd`` and of ``base``, and the median of their ratios, the two run
+    alternately (each ratio from neighbouring runs: a shared machine's load cancels out)."""
+    a, b, ratios = [], [], []
+    for _ in range(runs):
+        for cmd_, out in ((base, b), (cmd, a)):
+            t = time.perf_counter()
+            subprocess.run(cmd_, check=True, capture_output=True, env=env, cwd=ROOT)
+            out.append(time.perf_counter() - t)
+        ratios.append(a[-1] / b[-1])
+    return statistics.median(a), statistics.median(b), statistics.median(ratios)
+
+
+def user_env(**extra) -> dict:
+    """The environment as a user has it: bytecode caching on (a CI or sandbox may switch it off with
+    PYTHONDONTWRITEBYTECODE; click's .pyc files exist from its install, mathcheck's then would not)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.update(extra)
+    return env
+
+
 # --- 1. start-up ---------------------------------------------------------------------------------
 
 def startup(quick: bool) -> tuple[list[str], dict]:
-    runs = 5 if quick else 9
+    runs = 7 if quick else 15
     py = sys.executable
-    base = median_time([py, "-c", "import click"], runs)
-    helps = median_time([py, "-m", "mathcheck", "--help"], runs)
-    lists = median_time([py, "-m", "mathcheck", "list"], runs)
+    env = user_env()
+    click_cmd = [py, "-c", "import click"]
+    for cmd in ([py, "-m", "mathcheck", "--help"], [py, "-m", "mathcheck", "list"]):  # .pyc files, list's index
+        subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+    helps, base_h, help_ratio = paired([py, "-m", "mathcheck", "--help"], click_cmd, runs, env)
+    lists, base_l, list_ratio = paired([py, "-m", "mathcheck", "list"], click_cmd, runs, env)
+    base = statistics.median([base_h, base_l])
     imported = subprocess.run([py, "-X", "importtime", "-m", "mathcheck", "list"], capture_output=True,
                               text=True).stderr
     heavy = sorted({m for m in ("sympy", "torch", "numpy", "matplotlib")
@@ -54,14 +86,16 @@ def startup(quick: bool) -> tuple[list[str], dict]:
         "| command | median (s) | ratio to `python -c \"import click\"` | target |",
         "|---|---|---|---|",
         f"| `python -c \"import click\"` | {base:.3f} | 1.00 | |",
-        f"| `mathcheck --help` | {helps:.3f} | {helps / base:.2f} | ≤ 1.3 |",
-        f"| `mathcheck list` | {lists:.3f} | {lists / base:.2f} | ≤ 1.3 |",
+        f"| `mathcheck --help` | {helps:.3f} | {help_ratio:.2f} | ≤ 1.3 |",
+        f"| `mathcheck list` | {lists:.3f} | {list_ratio:.2f} | ≤ 1.3 |",
         "",
+        f"Each ratio is the median of {runs} ratios of neighbouring runs (the commands alternate, so the load of a "
+        "shared machine cancels out), with bytecode caching on as a user has it. "
         f"Heavy modules imported by `mathcheck list`: {', '.join(heavy) or 'none'}. "
         f"`mathcheck prove cross-entropy-decomposition` imports {', '.join(used)} (it needs SymPy to derive "
         "and torch to check; matplotlib is not imported).",
     ]
-    return lines, {"help_ratio": helps / base, "list_ratio": lists / base}
+    return lines, {"help_ratio": help_ratio, "list_ratio": list_ratio}
 
 
 # --- 2. symbolic cost against the explicit way ---------------------------------------------------
@@ -322,23 +356,124 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
     return lines, {}
 
 
+# --- 8. writeups ----------------------------------------------------------------------------------
+
+def _timed(cmd: list[str], env) -> tuple[float, float]:
+    """Wall and CPU seconds (the process and its children, e.g. pdflatex) of one run that must succeed."""
+    r0, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    wall, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()[-500:]}")
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def writeups(quick: bool) -> tuple[list[str], dict]:
+    """`writeup --all` cold and warm (verdicts and plots cached), as PDF, Markdown and --docs."""
+    py = sys.executable
+    runs = 1 if quick else 3
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        env = user_env(MATHCHECK_CACHE_DIR=str(tmp / "cache"))
+        w = [py, "-m", "mathcheck", "writeup", "--all"]
+        (tmp / "cold").mkdir()
+        cold, cold_cpu = _timed(w + ["-o", str(tmp / "cold" / "catalog.tex"), "--pdf", "-j", "2"], env)
+        prove_warm = median_time([py, "-m", "mathcheck", "prove", "--all"], runs, env=env)
+        rows = []
+
+        def measure(label, make_cmd, note=""):
+            walls, cpus = zip(*(_timed(make_cmd(n), env) for n in range(runs)))
+            med = statistics.median(walls)
+            rows.append((label, med, statistics.median(cpus), note))
+            return med
+
+        for n in range(runs):
+            (tmp / f"pdf{n}").mkdir()
+            (tmp / f"md{n}").mkdir()
+        pdf_new = measure("warm, `-o catalog.tex --pdf` into a new directory (one pdflatex pass: the settled "
+                          ".aux/.toc come from the cache)",
+                          lambda n: w + ["-o", str(tmp / f"pdf{n}" / "catalog.tex"), "--pdf"], "≤ 20")
+        pdf_same = measure("warm, `-o catalog.tex --pdf` again, nothing changed (PDF current: no pdflatex)",
+                           lambda n: w + ["-o", str(tmp / "pdf0" / "catalog.tex"), "--pdf"], "≤ 20")
+        _timed(w + ["-o", str(tmp / "claims.md")], env)  # the PNG plots (the cold run drew PDFs)
+        md = measure("warm, `-o claims.md` into a new directory", lambda n: w + ["-o", str(tmp / f"md{n}" / "claims.md")])
+        subprocess.run(w + ["--docs", str(tmp / "docs")], capture_output=True, env=env, cwd=ROOT)
+        before = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
+        docs = measure("warm, `--docs DIR` again, nothing changed", lambda n: w + ["--docs", str(tmp / "docs")])
+        after = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
+    lines = [f"`mathcheck writeup --all` over the whole catalog, each in its own process (all exit 0); warm = "
+             "every verdict and plot in the cache, filled by the cold run. CPU = user + system seconds of the "
+             "command and its children (pdflatex): on a loaded machine the wall time grows, the CPU time does not. "
+             f"The ratio is to `mathcheck prove --all` warm ({prove_warm:.2f} s wall), measured in the same run.", "",
+             "| run | wall (s) | CPU (s) | wall ratio to `prove --all` warm | target, wall (s) |", "|---|---|---|---|---|",
+             f"| cold (empty cache), `-o catalog.tex --pdf -j 2` | {cold:.1f} | {cold_cpu:.1f} | {cold / prove_warm:.1f} | |"]
+    lines += [f"| {label} | {sec:.2f} | {cpu:.2f} | {sec / prove_warm:.1f} | {note} |" for label, sec, cpu, note in rows]
+    lines += ["", f"`--docs` on an unchanged catalog rewrote {sum(before[p] != after.get(p) for p in before)} "
+              f"of its {len(before)} files (files are written only when their content changes; catalog.pdf is "
+              "compiled only when the digest of its .tex and plots, stamped into the PDF, changed)."]
+    return lines, {"cold": cold, "pdf_warm": pdf_new, "pdf_current": pdf_same, "markdown": md, "docs": docs}
+
+
+# --- other benchmark modules (bench/check_bench.py, bench/conform_bench.py), when present --------------
+
+EXTRA = (("check_bench", "Checking your own identities"), ("conform_bench", "Conformance"))
+
+
+def _table(rows) -> list[str]:
+    """Rows (dicts) as a Markdown table, columns in the order the rows name them."""
+    rows = list(rows)
+    if not rows or not isinstance(rows[0], dict):
+        return [str(r) for r in rows]
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    cell = lambda v: (f"{v:.3g}" if isinstance(v, float) else "" if v is None else str(v)).replace("|", "\\|")  # noqa: E731
+    return (["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+            + ["| " + " | ".join(cell(r.get(k)) for k in keys) + " |" for r in rows])
+
+
+def _extra(module_name: str):
+    def section(quick: bool) -> tuple[list[str], dict]:
+        import importlib
+        import inspect
+
+        module = importlib.import_module(module_name)
+        params = inspect.signature(module.rows).parameters
+        rows = module.rows(quick=quick) if "quick" in params else module.rows()
+        return [f"From `bench/{module_name}.py` (`rows()`):", "", *_table(rows)], {}
+    return section
+
+
+def _extra_sections() -> tuple:
+    import importlib.util
+
+    bench = str(Path(__file__).resolve().parent)
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return tuple((title, _extra(name)) for name, title in EXTRA if importlib.util.find_spec(name) is not None)
+
+
 SECTIONS = (("Start-up", startup), ("Symbolic cost that does not grow with the dimension", symbolic),
             ("Monte Carlo at scale", monte_carlo), ("The whole catalog", catalog),
-            ("Numeric checks", numeric), ("Time budgets", budgets), ("Where the time goes", slowest))
+            ("Numeric checks", numeric), ("Time budgets", budgets), ("Where the time goes", slowest),
+            ("Writeups", writeups))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("-o", "--output", default=str(ROOT / "docs" / "performance.md"))
-    ap.add_argument("--only", nargs="*", help="section numbers to run (1-7)")
+    ap.add_argument("--write-docs", action="store_true", help="write docs/performance.md (the committed report)")
+    ap.add_argument("-o", "--output", default=None, help="write here (default: a scratch file, or with "
+                    "--write-docs docs/performance.md)")
+    ap.add_argument("--only", nargs="*", help="section numbers to run (as printed)")
     args = ap.parse_args()
+    if args.output is None:
+        args.output = str(ROOT / "docs" / "performance.md" if args.write_docs else
+                          Path(tempfile.gettempdir()) / "mathcheck-performance.md")
     out = ["# Performance", "",
-           f"Measured by `python bench/run.py{' --quick' if args.quick else ''}` on {dt.date.today().isoformat()}: "
+           f"Measured by `python bench/run.py{' --quick' if args.quick else ''}{' --write-docs' if args.write_docs else ''}` on {dt.date.today().isoformat()}: "
            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
            f"sympy {metadata.version('sympy')}, torch {metadata.version('torch')}. "
            "The machine is shared and noisy: compare the ratios, not the seconds.", ""]
-    for number, (title, fn) in enumerate(SECTIONS, start=1):
+    for number, (title, fn) in enumerate(SECTIONS + _extra_sections(), start=1):
         if args.only and str(number) not in args.only:
             continue
         print(f"[{number}] {title} ...", file=sys.stderr, flush=True)

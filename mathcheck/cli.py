@@ -375,45 +375,57 @@ def shapes(B, L, D, H, as_json):
               help="Write to FILE (plots go beside it); default: print to stdout, without plots.")
 @click.option("--format", "fmt", type=click.Choice(["latex", "markdown"]), default=None,
               help="Default: markdown for a .md FILE, else latex.")
-@click.option("--pdf", is_flag=True, help="Compile the LaTeX FILE with latexmk/pdflatex (needs -o).")
+@click.option("--pdf", is_flag=True, help="Compile the LaTeX FILE with pdflatex (needs -o; skipped when FILE.pdf is current).")
 @click.option("--docs", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Regenerate DIR/claims.md, DIR/plots/ and DIR/catalog.pdf (the committed catalog).")
 @seed_option
-def writeup(claim_ids, all_, output, fmt, pdf, docs, seed):
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Claims proved (and plots drawn) in parallel processes.")
+@click.option("--no-cache", is_flag=True, help="Prove again even if a cached verdict is current.")
+def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
     """A publishable writeup: LaTeX (or Markdown) with derivations, evidence, mutants and plots."""
     from pathlib import Path
+
+    from mathcheck import writeup as w
 
     if docs and (output or fmt or pdf):
         fail("--docs writes claims.md and catalog.pdf itself; drop -o/--format/--pdf")
     fmt = fmt or ("markdown" if output and output.endswith(".md") else "latex")
     if pdf and (fmt != "latex" or not output):
         fail("--pdf compiles a LaTeX file: give -o FILE.tex")
+    problem = (w.output_problem(Path(output)) if output else
+               w.output_problem(Path(docs), directory=True) if docs else None)
+    if problem:  # before any proving
+        fail(f"{'-o ' + output if output else '--docs ' + docs}: {problem}")
     entries = _entries(claim_ids, all_)
-    from mathcheck import writeup as w
-
-    if pdf and w.tex_tool() is None:
-        fail(w.INSTALL_HINT, EXIT["error"])
-    items = w.collect(entries, seed)
+    if pdf and (problem := w.tex_problem()):
+        fail(problem, EXIT["error"])
+    items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache)
     if docs:
         try:
-            md, pdf_path = w.write_docs(items, Path(docs), seed)
+            result = w.write_docs(items, Path(docs), seed, jobs)
         except RuntimeError as exc:
             fail(str(exc), EXIT["error"])
-        click.echo(f"wrote {md}" + (f" and {pdf_path}" if pdf_path else f"; no PDF: {w.INSTALL_HINT}"))
+        click.echo(("wrote " + ", ".join(map(str, result.written)) if result.written else
+                    f"{docs}: up to date, nothing written") + (f"; no PDF: {result.no_pdf}" if result.no_pdf else ""))
         return
     out = Path(output) if output else None
-    rendered = (w.markdown if fmt == "markdown" else w.latex)(items, out, seed)
+    rendered = (w.markdown(items, out, seed, jobs=jobs) if fmt == "markdown" else w.latex(items, out, seed, jobs))
     if out is None:
         click.echo(rendered, nl=False)
         return
-    out.write_text(rendered, encoding="utf-8")
-    click.echo(f"wrote {out}")
+    click.echo(f"wrote {out}" if w.write_if_changed(out, rendered) else f"{out} is unchanged")
     if pdf:
+        if w.pdf_is_current(out):
+            click.echo(f"{out.with_suffix('.pdf')} is current (compiled from this very {out.name} and plots)")
+            return
         result = w.compile_pdf(out)
+        if result.missing:  # one line: the file and the package to install
+            fail(w.compile_failure(result, out), EXIT["error"])
         for line in result.errors[:10] + tuple(f"undefined reference: {r}" for r in result.undefined):
             click.echo(f"  {line}", err=True)
         if not result.ok:
-            fail(f"{out} did not compile cleanly; see {out.with_suffix('.log')}", EXIT["error"])
+            fail(w.compile_failure(result, out), EXIT["error"])
         click.echo(f"wrote {result.pdf}")
 
 

@@ -25,8 +25,11 @@ REL = {"=": "=", ">=": r"\geq", ">": ">", "<=": r"\leq", "<": "<"}
 MARK = {"proved": r"\checkmark", "passed": r"\checkmark", "refuted": r"\times", "inconclusive": "?",
         "error": "!", "given": ""}
 
+# "_", "^" and "~" outside math (code such as F.kl_div) take cmtt's ASCII glyphs: OT1's \_ is a rule
+# and \^{} an accent, which a PDF's text layer turns into a space and "ˆ"
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-            "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}", "<": r"\ensuremath{<}", ">": r"\ensuremath{>}",
+            "%": r"\%", "_": r"{\ttfamily\char95}", "^": r"{\ttfamily\char94}", "~": r"{\ttfamily\char126}",
+            "<": r"\ensuremath{<}", ">": r"\ensuremath{>}",
             "|": r"\ensuremath{|}"}
 _UNICODE = {
     "−": "-", "–": "--", "—": "---", "…": r"\dots{}", "“": "``", "”": "''", "‘": "`", "’": "'",
@@ -107,10 +110,229 @@ def _char(ch: str) -> str | None:
 _EMPH = re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])")  # *word*, as Markdown writes emphasis
 
 
+# --- math written in prose ------------------------------------------------------------------------
+# Claims write math in their prose the way people type it: d_k, R^{d_k}, σ_q², e^{z_i − z_j}, 2^20,
+# 10000^(−2i/d), 1e-12. :func:`segments` finds it, so LaTeX and Markdown set it as math, while the
+# identifiers of code (F.kl_div, key_padding_mask, __matmul__) stay text.
+
+_MAYBE_MATH = re.compile(r"[_^]|\d[eE][-+−]?\d")
+_WORD = re.compile(r"[A-Za-z0-9_.]+")
+_BASE = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]+")
+_E_NUMBER = re.compile(r"(\d+(?:\.\d+)?)[eE]([-+−]?)(\d+)(?![A-Za-z0-9_])")
+_ARG_WORD = re.compile(r"[<>]?(?:[-−]?\d+|[A-Za-z]+)")
+_CLOSERS = ")]}|"
+
+
+def sci(x) -> str:
+    r"""A number as LaTeX math, e-notation as a power of ten: ``1e-12`` → ``10^{-12}``,
+    ``3.2e-15`` → ``3.2 \cdot 10^{-15}``, ``0.5`` → ``0.5``."""
+    s = x if isinstance(x, str) else f"{x:g}"
+    m = re.fullmatch(r"([-−]?)(\d+(?:\.\d+)?)[eE]([-+−]?)(\d+)", s)
+    if not m:
+        return s.replace("−", "-")
+    sign, mantissa, esign, exponent = m.groups()
+    power = "10^{" + ("-" if esign in "-−" and esign else "") + str(int(exponent)) + "}"
+    return ("-" if sign else "") + (power if mantissa == "1" else rf"{mantissa} \cdot {power}")
+
+
+def _math_char(ch: str) -> str | None:
+    """One non-ASCII character as math (no ``\\ensuremath``), or None."""
+    if ch == "−":
+        return "-"
+    if ch == "…":
+        return r"\dots "
+    tex = _UNICODE.get(ch)
+    if tex and tex.startswith(r"\ensuremath{"):
+        inner = tex[len(r"\ensuremath{"):-1]
+        return inner + " " if inner[-1].isalpha() else inner
+    g = _greek(ch)
+    if g is not None:
+        return g + " " if g.startswith("\\") else g
+    return None
+
+
+def _unicode_script(ch: str) -> tuple[str, str] | None:
+    """``²`` → ("^", "2"), ``ₖ`` → ("_", "k"), ``ᵀ`` → ("^", r"\top")."""
+    if ch == "ᵀ":
+        return "^", r"\top"
+    m = re.fullmatch(r"<(sub|super)> ([0-9A-F]+)", unicodedata.decomposition(ch))
+    if not m:
+        return None
+    inner = chr(int(m.group(2), 16))
+    inner = inner if inner.isascii() and (inner.isalnum() or inner in "+-=()") else _math_char(inner)
+    return (None if inner is None else ("_" if m.group(1) == "sub" else "^", inner.strip()))
+
+
+_GREEK_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+                "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"}
+
+
+def _word(w: str) -> str:
+    """A run of letters as math: a Greek letter's name (SymPy prints σ as sigma) as the letter, a
+    word of three or more (head, rows, max) upright, else variables."""
+    if w in _GREEK_NAMES or w.lower() in _GREEK_NAMES and w[0].isupper() and w[1:].islower():
+        return "\\" + w + " "
+    return rf"\mathrm{{{w}}}" if len(w) >= 3 and w.isalpha() else w
+
+
+def _balanced(s: str, i: int) -> int | None:
+    """The index just past the bracket that closes ``s[i]``, or None."""
+    close = {"{": "}", "(": ")"}[s[i]]
+    depth = 0
+    for j in range(i, len(s)):
+        depth += (s[j] == s[i]) - (s[j] == close)
+        if depth == 0:
+            return j + 1
+    return None
+
+
+def _arg(s: str, i: int, kind: str) -> tuple[str, int] | None:
+    """The argument of a ``_`` or ``^`` at ``s[i]``: {…}, (…) (a superscript drops the
+    parentheses: 10000^(−2i/d)), a number, a word, or a Greek letter."""
+    if i >= len(s):
+        return None
+    if s[i] in "{(":
+        end = _balanced(s, i)
+        inner = None if end is None else _math_run(s[i + 1:end - 1])
+        if inner is None:
+            return None
+        return (inner if s[i] == "{" or kind == "^" else f"({inner})"), end
+    m = _ARG_WORD.match(s, i)
+    if m:
+        w = m.group().replace("−", "-")
+        return (w[0] + _word(w[1:]) if w[0] in "<>" else _word(w)), m.end()
+    g = _greek(s[i])
+    return (g, i + 1) if g is not None else None
+
+
+def _scripts(s: str, i: int) -> tuple[str, int, int]:
+    """Sub/superscripts from ``s[i]``: their LaTeX, where they end, how many were ASCII."""
+    out, ascii_scripts, last = [], 0, None
+    while i < len(s):
+        if s[i] in "_^" or s.startswith("**", i):  # x**2, as SymPy prints a power
+            op = 2 if s[i] == "*" else 1
+            a = _arg(s, i + op, "^" if op == 2 else s[i])
+            if a is None:
+                break
+            kind, tex, i = "^" if op == 2 else s[i], a[0], a[1]
+            ascii_scripts += 1
+        else:
+            u = _unicode_script(s[i])
+            if u is None:
+                break
+            kind, tex, i = u[0], u[1], i + 1
+            while i < len(s) and (v := _unicode_script(s[i])) is not None and v[0] == kind:  # ⁻¹
+                tex, i = tex + v[1], i + 1
+        out.append(("{}" if kind == last else "") + f"{kind}{{{tex}}}")  # x^{2}{}^{2}, never a double script
+        last = kind
+    return "".join(out), i, ascii_scripts
+
+
+def _math_run(s: str) -> str | None:
+    """All of ``s`` (what stood inside braces) as math, or None when it is not math."""
+    out, i = [], 0
+    while i < len(s):
+        ch = s[i]
+        if ch in "_^" or _unicode_script(ch) is not None:
+            tex, j, _ = _scripts(s, i)
+            if j == i:
+                return None
+            out.append(tex)
+            i = j
+            continue
+        if ch.isascii() and ch.isalpha():
+            m = _BASE.match(s, i)
+            out.append(_word(m.group()))
+            i = m.end()
+            continue
+        if ch.isascii():
+            if ch in "\\$&#%~\"":
+                return None
+            out.append(ch)
+        else:
+            tex = _math_char(ch)
+            if tex is None:
+                return None
+            out.append(tex)
+        i += 1
+    return "".join(out).strip()
+
+
+def _token(s: str, i: int) -> tuple[str, int] | None:
+    """Math that starts at ``s[i]``: a base (letters, a number, a Greek letter, a math symbol such
+    as ‖ or ∑, or nothing after a closing bracket) with at least one ``_`` or ``^``."""
+    m = _BASE.match(s, i)
+    if m:
+        base, j = m.group(), m.end()
+        base = base if len(base) < 2 or not base.isalpha() else _word(base).strip()
+    elif s[i] in "_^":
+        base, j = "{}", i
+    else:
+        base = r"\sum" if s[i] == "Σ" else _math_char(s[i])  # Σ_i p_i is a sum
+        if base is None or s[i] in "−…":
+            return None
+        base, j = base.strip(), i + 1
+    tex, end, ascii_scripts = _scripts(s, j)
+    return (base + tex, end) if ascii_scripts else None
+
+
+def _is_code(word: str) -> bool:
+    """``F.kl_div``, ``key_padding_mask``, ``__matmul__`` are code; ``d_k``, ``W_QK``, ``D_head``,
+    ``Var_p`` are math."""
+    word = word.rstrip(".")
+    head, _, rest = word.partition("_")
+    if "_" not in word or not rest and not head:
+        return False
+    return not head or "." in head or "_" in rest or (len(head) >= 2 and len(rest) >= 2 and not head.isdigit())
+
+
+def segments(s: str) -> list[tuple[str, str]]:
+    """Prose split into ("text", piece) and ("math", LaTeX math without delimiters)::
+
+        >>> segments("q ∈ R^{d_k}, atol 1e-12")
+        [('text', 'q ∈ '), ('math', 'R^{d_{k}}'), ('text', ', atol '), ('math', '10^{-12}')]
+    """
+    if not _MAYBE_MATH.search(s):
+        return [("text", s)] if s else []
+    out: list[tuple[str, str]] = []
+
+    def emit(kind, piece):
+        if out and out[-1][0] == kind == "text":
+            out[-1] = ("text", out[-1][1] + piece)
+        else:
+            out.append((kind, piece))
+
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        boundary = i == 0 or not re.match(r"[A-Za-z0-9_.]", s[i - 1])
+        word = ch.isascii() and ch.isalnum() or ch == "_" and s.startswith("__", i)
+        if boundary and word and (w := _WORD.match(s, i)) and "_" in w.group() and _is_code(w.group()):
+            emit("text", w.group())
+            i = w.end()
+            continue
+        if boundary and (m := _E_NUMBER.match(s, i)):
+            emit("math", sci(m.group()))
+            i = m.end()
+            continue
+        # a letter or number starts math only at the start of a word; ‖ and ∑ anywhere; a bare
+        # _ or ^ after a closing bracket: (PX)_a, (0, 1]^n
+        if (boundary if not ch.isascii() and ch not in "‖∑" or ch.isalnum() else
+                ch in "‖∑" or ch in "_^" and i and s[i - 1] in _CLOSERS):
+            t = _token(s, i)
+            if t is not None:
+                emit("math", t[0])
+                i = t[1]
+                continue
+        emit("text", ch)
+        i += 1
+    return out
+
+
 def text(s: str) -> str:
-    """Prose as LaTeX: specials escaped, math Unicode mapped, ``*emphasis*`` as ``\\emph``, Chinese
-    (and anything else pdflatex cannot set by itself) inside a CJK environment, whose font covers
-    the symbols of GB 2312."""
+    """Prose as LaTeX: specials escaped, math Unicode mapped, ``*emphasis*`` as ``\\emph``, math
+    written in the prose (:func:`segments`) as math, Chinese (and anything else pdflatex cannot
+    set by itself) inside a CJK environment, whose font covers the symbols of GB 2312."""
     pieces = _EMPH.split(s)
     if len(pieces) > 1:  # odd pieces were between asterisks
         return "".join(rf"\emph{{{_text(p)}}}" if n % 2 else _text(p) for n, p in enumerate(pieces))
@@ -118,6 +340,11 @@ def text(s: str) -> str:
 
 
 def _text(s: str) -> str:
+    return "".join(rf"\ensuremath{{{piece}}}" if kind == "math" else _plain(piece)
+                   for kind, piece in segments(s))
+
+
+def _plain(s: str) -> str:
     out, cjk = [], []
 
     def flush():
@@ -185,6 +412,14 @@ def _printer_class():
 
 def math(expr) -> str:
     """``expr`` as LaTeX math (no delimiters), by SymPy's printer."""
+    try:
+        return _math_cached(expr)
+    except TypeError:  # unhashable (a mutable Matrix)
+        return _printer_class()(settings={}).doprint(expr)
+
+
+@functools.lru_cache(maxsize=8192, typed=True)  # a catalog prints the same symbols and steps many times over
+def _math_cached(expr) -> str:
     return _printer_class()(settings={}).doprint(expr)
 
 
@@ -283,6 +518,8 @@ def claim_body(claim) -> str:
                                              else " For a concrete size (not a general dimension)."))
     for p in claim.parts:
         out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")
+        if given(p):
+            out.append(rf"\noindent Given {given(p)}:")
         out.append(chain(p.steps))
         notes = []
         if not p.general:
@@ -299,7 +536,8 @@ def mutants(claim, refuted=None) -> str:
     results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
     items = []
     for m in claim.mutants:
-        eqs = "".join(rf"part \texttt{{{text(name)}}}: {displayed(statement(eq))}" for name, eq in m.replace)
+        eqs = "".join(rf"part \texttt{{{text(name)}}}: {_given_of(claim, name)}{displayed(statement(eq))}"
+                      for name, eq in m.replace)
         item = rf"\textbf{{{text(m.name)}}}: {text(m.mistake)}. \newline {eqs}"
         if m.name in results:
             item += _mutant_result(results[m.name])
@@ -308,6 +546,12 @@ def mutants(claim, refuted=None) -> str:
     if refuted is not None and refuted.error:
         out += rf"\paragraph{{Refuting the mutants failed.}} {text(refuted.error)}" + "\n"
     return out
+
+
+def _given_of(claim, part_name: str) -> str:
+    """``given …: `` for the part a mutant replaces (its hypotheses still hold)."""
+    part = next((p for p in claim.parts if p.name == part_name), None)
+    return f"given {given(part)}: " if part is not None and given(part) else ""
 
 
 def seed_wording(claim) -> str:
@@ -325,11 +569,16 @@ def _n(count: int, noun: str) -> str:
 
 
 def _pairs(pairs) -> str:
-    return ", ".join(rf"\texttt{{{text(str(k))}}}\,=\,\texttt{{{text(str(v))}}}" for k, v in pairs)
+    return ", ".join(rf"{text(str(k))}\,=\,{text(str(v))}" for k, v in pairs)
 
 
 def _err(x) -> str:
-    return "n/a" if x is None else f"{x:.3g}"
+    return "n/a" if x is None else rf"${sci(f'{x:.3g}')}$"
+
+
+def given(part) -> str:
+    """A part's hypotheses as math, ``Σ_i p_i = 1, z_i > z_j`` (empty when it has none)."""
+    return ", ".join(f"${math(h)}$" for h in getattr(part, "given", ()))
 
 
 def numeric_evidence(n, versions: dict | None = None) -> str:
@@ -337,7 +586,7 @@ def numeric_evidence(n, versions: dict | None = None) -> str:
             rf"\item[Reference] {text(n.reference)}",
             rf"\item[Trials] {n.trials}, {text(n.dtype)} on {text(n.device)}, seed {n.seed}",
             rf"\item[Largest error] {_err(n.max_abs_err)}" + (
-                rf" (tolerances: atol $= {n.atol:g}$, rtol $= {n.rtol:g}$)" if n.atol is not None else "")]
+                rf" (tolerances: atol $= {sci(n.atol)}$, rtol $= {sci(n.rtol)}$)" if n.atol is not None else "")]
     if n.test:
         rows.append(rf"\item[Test] {text(n.test)}")
     if n.counterexample:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math as _m
 import re
 
-from mathcheck.render.latex import _EMPH, REL, _n, math, statement
+from mathcheck.render.latex import _EMPH, REL, _n, math, sci, segments, statement
 
 EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?", "error": "!"}
 
@@ -22,11 +22,17 @@ EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>$|~])")
 
 
-def prose(s: str) -> str:
-    """Text as Markdown that shows what it says: ``*emphasis*`` kept, every other special escaped
-    (``__matmul__`` must not turn bold, nor ``$`` start math)."""
-    pieces = [_MD_SPECIAL.sub(r"\\\1", p) for p in _EMPH.split(s)]  # odd pieces were between asterisks
+def prose(s: str, style: str = "github") -> str:
+    """Text as Markdown that shows what it says: ``*emphasis*`` kept, math written in it (``d_k``,
+    ``R^{d_k}``, ``1e-12``: :func:`mathcheck.render.latex.segments`) as inline math, every other
+    special escaped (``__matmul__`` must not turn bold, nor ``$`` start math)."""
+    pieces = [_prose(p, style) for p in _EMPH.split(s)]  # odd pieces were between asterisks
     return "".join(f"*{p}*" if n % 2 else p for n, p in enumerate(pieces))
+
+
+def _prose(s: str, style: str) -> str:
+    return "".join(inline(piece, style) if kind == "math" else _MD_SPECIAL.sub(r"\\\1", piece)
+                   for kind, piece in segments(s))
 
 
 def inline(tex: str, style: str = "github") -> str:
@@ -47,11 +53,11 @@ def chain(steps, style: str = "github") -> str:
     rows = ["| | step | why |", "|---|---|---|"]
     for n, s in enumerate(steps):
         rel = "" if n == 0 else inline(REL[s.relation], style)
-        reason = prose(s.reason)
+        reason = prose(s.reason, style)
         rule = getattr(s, "rule", None)
         rule_name = rule if isinstance(rule, str) else getattr(rule, "name", "")
         if rule_name:
-            reason += f" [{prose(rule_name)}]"
+            reason += f" [{prose(rule_name, style)}]"
         status = getattr(s, "status", "given")
         if status not in ("given", "proved"):
             reason += f" (**{status}**)"
@@ -62,15 +68,18 @@ def chain(steps, style: str = "github") -> str:
 def claim_body(claim, style: str = "github") -> list[str]:
     """What the claim says (from the Claim alone): seed, assumptions, derivation, mutants."""
     src = claim.source
-    seed = f"**Beyond the article, {src.section}** — {prose(src.paper)}. The seed's pointer:" if src.paper \
-        else f"**Seed, {src.section}:**"
-    out = [f"> {seed} {prose(src.zh)}", ">", f"> *In English:* {prose(src.en)}", "",
-           "**Assumptions**", ""]
-    out += [f"- {prose(a)}" for a in claim.assumptions] or ["- none stated"]
+    seed = f"**Beyond the article, {src.section}** — {prose(src.paper, style)}. The seed's pointer:" \
+        if getattr(src, "paper", "") else f"**Seed, {src.section}:**"
+    out = [f"> {seed} {prose(src.zh, style)}", ">", f"> *In English:* {prose(src.en, style)}",
+           "", "**Assumptions**", ""]
+    out += [f"- {prose(a, style)}" for a in claim.assumptions] or ["- none stated"]
     out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)." if claim.general
                                        else "for a concrete size (not a general dimension)."), ""]
     for p in claim.parts:
-        out += [f"*Part `{p.name}`*", "", chain(p.steps, style), ""]
+        out += [f"*Part `{p.name}`*", ""]
+        if given(p, style):
+            out += [f"Given {given(p, style)}:", ""]
+        out += [chain(p.steps, style), ""]
         for sym in p.free_of:
             out += [f"and the result does not depend on {inline(math(sym), style)} (checked on the last step).", ""]
     return out
@@ -81,8 +90,9 @@ def mutants(claim, refuted=None, style: str = "github") -> list[str]:
     results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
     out = ["**Mutants** (mistakes people make)", ""]
     for m in claim.mutants:
-        eqs = "; ".join(f"part `{name}`: {inline(statement(eq), style)}" for name, eq in m.replace)
-        out.append(f"- **{m.name}**: {prose(m.mistake)}. {eqs}")
+        eqs = "; ".join(f"part `{name}`: {_given_of(claim, name, style)}{inline(statement(eq), style)}"
+                        for name, eq in m.replace)
+        out.append(f"- **{m.name}**: {prose(m.mistake, style)}. {eqs}")
         if m.name in results:
             out.append(f"  <br>{_mutant_result(results[m.name])}")
     if refuted is not None and refuted.error:
@@ -90,37 +100,48 @@ def mutants(claim, refuted=None, style: str = "github") -> list[str]:
     return out + [""]
 
 
-def seed_wording(claim) -> list[str]:
+def given(part, style: str = "github") -> str:
+    """A part's hypotheses as inline math, comma-separated (empty when it has none)."""
+    return ", ".join(inline(math(h), style) for h in getattr(part, "given", ()))
+
+
+def _given_of(claim, part_name: str, style: str) -> str:
+    part = next((p for p in claim.parts if p.name == part_name), None)
+    return f"given {given(part, style)}: " if part is not None and given(part, style) else ""
+
+
+def seed_wording(claim, style: str = "github") -> list[str]:
     kind, note = claim.seed_verdict
-    return [f"**The seed's wording: {kind}.** {prose(note)}".rstrip(), ""]
+    return [f"**The seed's wording: {kind}.** {prose(note, style)}".rstrip(), ""]
 
 
-def largest_error(n) -> str:
+def largest_error(n, style: str = "github") -> str:
     """What the catalog says about the numeric error, deterministically: a passed comparison is
     "within tolerance" (its exact figure moves with the order of a CPU's reductions; the PDF has
     it); a statistic (no tolerance) or a failed check gives 3 significant digits."""
     if n.max_abs_err is None:
         return "n/a"
+    tol = f"atol {inline(sci(n.atol), style)}, rtol {inline(sci(n.rtol), style)}" if n.atol is not None else ""
     if n.atol is not None and n.status == "passed":
-        return f"within tolerance (atol {n.atol:g}, rtol {n.rtol:g})"
-    tol = f" (atol {n.atol:g}, rtol {n.rtol:g})" if n.atol is not None else ""
-    return f"{n.max_abs_err:.3g}{tol}"
+        return f"within tolerance ({tol})"
+    err = sci(f"{n.max_abs_err:.3g}")
+    return (inline(err, style) if "10^" in err else err) + (f" ({tol})" if tol else "")
 
 
 def _pairs(pairs) -> str:
     return ", ".join(f"`{k}` = `{v}`" for k, v in pairs)
 
 
-def numeric_evidence(n, versions: dict | None = None) -> list[str]:
-    out = [f"- status: **{n.status}** against {prose(n.reference)}",
+def numeric_evidence(n, versions: dict | None = None, style: str = "github") -> list[str]:
+    out = [f"- status: **{n.status}** against {prose(n.reference, style)}",
            f"- trials: {n.trials}, {n.dtype} on {n.device}, seed {n.seed}",
-           f"- largest error: {largest_error(n)}"]
+           f"- largest error: {largest_error(n, style)}"]
     if n.test:
-        out.append(f"- test: {prose(n.test)}")
+        out.append(f"- test: {prose(n.test, style)}")
     if n.counterexample:
         out.append(f"- counterexample: {_pairs(n.counterexample)}")
     if n.status == "error":
-        out.append(f"- error: {prose('; '.join(n.details))}")
+        out.append(f"- error: {prose('; '.join(n.details), style)}")
     if versions:
         out.append("- versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     return out
@@ -193,19 +214,20 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
 # --- notebook display ---------------------------------------------------------------------------
 
 def notebook_claim(claim) -> str:
-    return "\n".join([f"### {claim.source.section} · {prose(claim.title)}", "", f"`{claim.id}`", ""]
-                     + claim_body(claim, "jupyter") + mutants(claim, None, "jupyter") + seed_wording(claim))
+    return "\n".join([f"### {claim.source.section} · {prose(claim.title, 'jupyter')}", "", f"`{claim.id}`", ""]
+                     + claim_body(claim, "jupyter") + mutants(claim, None, "jupyter") + seed_wording(claim, "jupyter"))
 
 
 def notebook_verdict(v) -> str:
     c = v.claim
-    out = [f"### {c.source.section} · {prose(c.title)}", "", f"`{c.id}` — **{EMOJI.get(v.status, '')} {v.status}**", ""]
+    out = [f"### {c.source.section} · {prose(c.title, 'jupyter')}", "", f"`{c.id}` — **{EMOJI.get(v.status, '')} {v.status}**", ""]
     if v.error:
         return "\n".join(out + [f"**Building the claim failed:** {v.error}"])
     out += [f"Symbolic: {symbolic_summary(v.symbolic)}.", ""]
-    out += ["Numeric evidence:", ""] + numeric_evidence(v.numeric) + [""]
+    out += ["Numeric evidence:", ""] + numeric_evidence(v.numeric, None, "jupyter") + [""]
     for p in c.parts:
-        out += [f"*Part `{p.name}`*", "", chain(p.steps, "jupyter"), ""]
+        out += [f"*Part `{p.name}`*", ""] + ([f"Given {given(p, 'jupyter')}:", ""] if given(p) else [])
+        out += [chain(p.steps, "jupyter"), ""]
     return "\n".join(out)
 
 

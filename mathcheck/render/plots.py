@@ -27,6 +27,23 @@ def _pyplot():
     return plt
 
 
+def label(s: str) -> str:
+    """A title or label with the math written in it (``d_k``, ``‖J‖_F``, ``1e-8``) as matplotlib
+    mathtext, so plots set it as the writeups do; the plain string when mathtext cannot parse it."""
+    from mathcheck.render.latex import segments
+
+    out = "".join(f"${piece}$" if kind == "math" else piece.replace("$", r"\$") for kind, piece in segments(s))
+    if out == s:
+        return s
+    from matplotlib.mathtext import MathTextParser
+
+    try:
+        MathTextParser("path").parse(out)
+    except Exception:  # mathtext knows a subset of TeX: better plain text than no plot
+        return s
+    return out
+
+
 def draw(plot, path: Path) -> Path:
     """Draw one Plot to ``path`` (.pdf for LaTeX, .png for Markdown)."""
     plt = _pyplot()
@@ -37,8 +54,8 @@ def draw(plot, path: Path) -> Path:
             image = ax.imshow(rows, aspect="auto", origin="lower", cmap="RdBu_r", interpolation="nearest")
             fig.colorbar(image, ax=ax)
         else:
-            for n, (label, xs, ys) in enumerate(plot.series):  # styles differ: equal curves stay visible
-                ax.plot(xs, ys, label=label, linestyle=STYLES[n % len(STYLES)], linewidth=2.2 - 0.4 * (n % 3),
+            for n, (name, xs, ys) in enumerate(plot.series):  # styles differ: equal curves stay visible
+                ax.plot(xs, ys, label=label(name), linestyle=STYLES[n % len(STYLES)], linewidth=2.2 - 0.4 * (n % 3),
                         marker="o" if len(xs) <= 30 else None, markersize=3)
             if len(plot.series) > 1:
                 ax.legend(fontsize="small")
@@ -47,9 +64,9 @@ def draw(plot, path: Path) -> Path:
             ax.set_xscale("log")
         if plot.logy:
             ax.set_yscale("log")
-        ax.set_title(plot.title, fontsize="medium")
-        ax.set_xlabel(plot.xlabel)
-        ax.set_ylabel(plot.ylabel)
+        ax.set_title(label(plot.title), fontsize="medium")
+        ax.set_xlabel(label(plot.xlabel))
+        ax.set_ylabel(label(plot.ylabel))
         fig.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
