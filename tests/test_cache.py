@@ -421,8 +421,17 @@ def test_the_cache_commands_import_neither_sympy_nor_torch(cache_dir):
     assert p.stdout == "[]\n", p.stderr
 
 
+# The one pickle channel left in the package: a forked child of ours hands its result back through a
+# pipe it shares only with its parent (mathcheck check's symbolic side). Nothing there is read from disk.
+PIPE_ONLY = {"mathcheck/userexpr/child.py"}
+
+
 def test_no_module_reads_the_cache_folder_with_pickle_or_marshal():
     for path in (ROOT / "mathcheck").rglob("*.py"):
         text = path.read_text()
+        rel = path.relative_to(ROOT).as_posix()
         for bad in ("pickle.load", "marshal.load", "shelve.", "torch.load"):
-            assert bad not in text, f"{path.relative_to(ROOT)} uses {bad}"
+            if rel in PIPE_ONLY and bad == "pickle.load":
+                assert "cache_dir" not in text and "open(" not in text, f"{rel} must unpickle only its pipe"
+                continue
+            assert bad not in text, f"{rel} uses {bad}"
