@@ -180,9 +180,43 @@ def concrete(e, point: dict):
     (derivatives are taken before anything is substituted: d/dT at T = 2 is not d/d2), then entries."""
     syms = {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}
     entries = {k: v for k, v in point.items() if isinstance(k, sp.Indexed)}
-    e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
-    e = e.xreplace(syms).doit()
-    return e.xreplace(entries)
+    if hasattr(e, "has") and e.has(sp.Derivative):
+        e = _differentiated(e)
+    e = expand_sums(e.xreplace(syms)).xreplace(entries)
+    if hasattr(e, "has") and e.has(sp.Sum, sp.Product, sp.Limit, sp.Subs, sp.Derivative, sp.Piecewise):
+        e = e.doit()
+    return e
+
+
+_DIFFERENTIATED: dict = {}
+
+
+def _differentiated(e):
+    """``e`` with its derivatives taken by ``sympy.diff`` (once per expression: points reuse it)."""
+    if e not in _DIFFERENTIATED:
+        if len(_DIFFERENTIATED) > 256:
+            _DIFFERENTIATED.clear()
+        _DIFFERENTIATED[e] = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
+    return _DIFFERENTIATED[e]
+
+
+def expand_sums(e):
+    """Every Sum and Product with integer bounds written out term by term (no closed forms tried)."""
+    if not getattr(e, "args", None) or isinstance(e, (sp.Indexed, sp.IndexedBase)):
+        return e
+    if isinstance(e, (sp.Sum, sp.Product)):
+        f = expand_sums(e.function)
+        for v, a, b in e.limits:
+            a, b = sp.sympify(a), sp.sympify(b)
+            if not (a.is_Integer and b.is_Integer) or b - a > 10000:
+                return e.func(f, *e.limits)
+            terms = [f.xreplace({v: sp.Integer(k)}) for k in range(int(a), int(b) + 1)]
+            if b < a - 1:  # SymPy's (Karr's) convention for reversed ranges
+                return e.doit()
+            f = sp.Add(*terms) if isinstance(e, sp.Sum) else sp.Mul(*terms)
+        return expand_sums(f)
+    args = tuple(expand_sums(a) for a in e.args)
+    return e.func(*args) if args != e.args else e
 
 
 def _holds(h, point: dict, dps: int = 30) -> bool | None:
@@ -292,13 +326,27 @@ def _solve_remaining(hyps, point, order) -> None:
                 continue
             rest = {k: v for k, v in point.items() if k != sym}
             try:
-                eq = concrete(h.lhs - h.rhs, rest)
-                sols = [x for x in sp.solve(eq, sym) if x.is_real]
+                sols = [concrete(x, rest) for x in _solutions(h.lhs - h.rhs, sym)]
+                sols = [x for x in sols if x.is_real]
             except Exception:  # noqa: BLE001
                 continue
             if sols:
                 point[sym] = sols[0]
                 break
+
+
+_SOLVED: dict = {}
+
+
+def _solutions(e, sym) -> list:
+    """``sympy.solve(e, sym)``, symbolically and once per equation (the point is put in after)."""
+    key = (e, sym)
+    if key not in _SOLVED:
+        try:
+            _SOLVED[key] = list(sp.solve(e, sym))
+        except Exception:  # noqa: BLE001 — an equation SymPy cannot solve gives no solution
+            _SOLVED[key] = []
+    return _SOLVED[key]
 
 
 def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = None):
@@ -387,8 +435,11 @@ def _unfold_context(e, ctx: Context):
 
 
 def statement_of(part: Part, ctx: Context = Context()):
-    """The part's statement with the Context's notation unfolded (H, KL, the softmax s, …)."""
-    return _unfold_context(part.statement, ctx)
+    """The part's statement with the Context's notation unfolded (H, KL, the softmax s, …); each
+    side is unfolded on its own, so SymPy does not evaluate the relation meanwhile."""
+    from mathcheck.claim import relation
+
+    return relation(_unfold_context(part.lhs, ctx), _unfold_context(part.rhs, ctx), part.relation)
 
 
 def holds_at(statement, given, point: dict, dps: int = 30) -> bool | None:
@@ -401,12 +452,14 @@ def holds_at(statement, given, point: dict, dps: int = 30) -> bool | None:
     for h in given:
         if _holds(h, point, dps) is not True:
             return None
-    st = unfold_definitions(statement, given)
+    if statement in (sp.true, sp.false):  # SymPy evaluated it when it was built
+        return bool(statement)
     try:
-        lhs, rhs = concrete(st.lhs, point), concrete(st.rhs, point)
+        lhs = concrete(unfold_definitions(statement.lhs, given), point)
+        rhs = concrete(unfold_definitions(statement.rhs, given), point)
     except Exception:  # noqa: BLE001
         return None
-    return _compare(lhs, rhs, st.rel_op, dps)
+    return _compare(lhs, rhs, statement.rel_op, dps)
 
 
 # --- generality -------------------------------------------------------------------------------------
