@@ -45,20 +45,22 @@ def _in_main_thread() -> bool:
 
 
 _FOREIGN_FILES = ("weakref.py", "_weakrefset.py", "threading.py", "atexit", "logging/__init__.py")
-_FOREIGN_NAMES = ("__del__", "_remove_dead_weakref", "_commit_removals", "__exit__")
+_FOREIGN_NAMES = ("__del__", "_remove_dead_weakref", "_commit_removals", "__enter__", "__exit__")
 _RETRY_S = 0.002
+_REFIRE_S = 0.05
 
 
 def _in_foreign_code(frame) -> bool:
     """Whether ``frame`` (or a caller up to the guarded call) is code an exception must not land in:
-    a weakref callback, a finaliser, a budget's own bookkeeping. Python prints an exception raised
-    there as "Exception ignored in ..." and the guarded work goes on, so the alarm waits instead."""
+    a weakref callback, a finaliser, a context manager's entry or exit (a budget's own bookkeeping:
+    raised in ``__enter__`` it would leave its deadline behind). Python prints an exception raised
+    in a callback as "Exception ignored in ..." and the guarded work goes on, so the alarm waits."""
     f = frame
     while f is not None:
         code = f.f_code
         if code.co_name in _FOREIGN_NAMES or code.co_filename.endswith(_FOREIGN_FILES):
             return True
-        if code is attempt.__code__ or code is budget.__enter__.__code__:
+        if code is attempt.__code__:
             return False  # reached the guarded call: everything below it is ours
         f = f.f_back
     return False
@@ -74,6 +76,9 @@ def _on_alarm(signum, frame):
     if _in_foreign_code(frame):  # deliver it a moment later, back in the guarded code
         signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
         return
+    # If this exception is swallowed (an `except BaseException`, a callback Python reports as
+    # "Exception ignored"), the alarm comes again; leaving the budget disarms it.
+    signal.setitimer(signal.ITIMER_REAL, _REFIRE_S)
     exc = BudgetExceeded()
     exc.deadline = min(stack)
     raise exc

@@ -333,7 +333,10 @@ def _assign(e, ctx: Context, rng: random.Random):
     concrete = e.xreplace(syms).doit()
     values = {}
     for idx in sorted(concrete.atoms(sp.Indexed), key=str):
-        values[idx] = point[idx] if idx in point else _sample_value(idx, rng, dict(ctx.sample).get(idx.base))
+        if idx in point:
+            values[idx] = point[idx]
+        elif all(ix.is_number for ix in idx.indices):
+            values[idx] = _sample_value(idx, rng, dict(ctx.sample).get(idx.base))
     return syms, concrete.xreplace(values), values
 
 

@@ -124,12 +124,17 @@ def is_definition(h, point=()) -> bool:
 
 
 def unfold_definitions(e, hyps):
-    """``e`` with every entry of a defined base replaced by its definition."""
-    for h in hyps:
-        if is_definition(h):
+    """``e`` with every entry of a defined base replaced by its definition (repeatedly: O = PV
+    brings in P, which has its own definition)."""
+    defs = [h for h in hyps if is_definition(h)]
+    for _ in range(len(defs) + 1):
+        before = e
+        for h in defs:
             base, xs = h.lhs.base, h.lhs.indices
             e = e.replace(lambda x, b=base: isinstance(x, sp.Indexed) and x.base == b,
                           lambda x, xs=xs, rhs=h.rhs: rhs.xreplace(dict(zip(xs, x.indices))))
+        if e == before:
+            break
     return e
 
 
@@ -196,7 +201,7 @@ def _differentiated(e):
     if e not in _DIFFERENTIATED:
         if len(_DIFFERENTIATED) > 256:
             _DIFFERENTIATED.clear()
-        _DIFFERENTIATED[e] = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
+        _DIFFERENTIATED[e] = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False))
     return _DIFFERENTIATED[e]
 
 
@@ -397,8 +402,8 @@ def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = Non
             c = concrete(e, {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)})
         except Exception:  # noqa: BLE001
             continue
-        if hasattr(c, "atoms"):
-            entries |= c.atoms(sp.Indexed)
+        if hasattr(c, "atoms"):  # an entry at an undefined index (x[σ(1), f]) has no value to draw
+            entries |= {x for x in c.atoms(sp.Indexed) if all(ix.is_number for ix in x.indices)}
     for idx in sorted(entries, key=str):
         if idx not in point:
             point[idx] = sample_value(idx, rng, hints.get(idx.base))

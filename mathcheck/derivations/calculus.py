@@ -453,7 +453,7 @@ def layernorm_statistics() -> Body:
         Step(sp.Integer(1), "σ²/(σ² + ε) is continuous at ε = 0 when σ² > 0 (x not constant)",
              rules.Rule("evaluate the limit", "calculus",
                         lambda e: e.replace(lambda z: isinstance(z, sp.Limit), lambda z: z.doit()))),
-    ), free_of=())
+    ), free_of=(), given=(sp.Gt(var, 0),))  # σ² = 0 (x constant) gives 0/(0 + ε) = 0 for every ε
     a, b = sp.Symbol("a", positive=True), sp.Symbol("b", real=True)
     ax = lambda idx: a * x[idx] + b  # noqa: E731
     mu_ax = sp.Sum(ax(m), (m, 1, n)) / n
@@ -462,7 +462,7 @@ def layernorm_statistics() -> Body:
              "LN(ax + b)_i at ε = 0"),
         Step(a * (x[i] - mu) / sp.sqrt(a ** 2 * var), "the mean of ax + b is aμ + b: b cancels, a factors out"),
         Step((x[i] - mu) / sp.sqrt(var), "√(a²) = a for a > 0"),
-    ))
+    ), given=(sp.Gt(var, 0),))  # at ε = 0 both sides are 0/0 when x is constant
     J = (sp.KroneckerDelta(i, j) - 1 / n - y[i] * y[j] / n) / sd
     delta_sum = sp.Sum(sp.KroneckerDelta(j, m), (m, 1, n))  # n ∂μ/∂x_j, as differentiation leaves it
     var_sum = sp.Sum((2 * sp.KroneckerDelta(j, k) - 2 * delta_sum / n) * (x[k] - mu), (k, 1, n))  # n ∂σ²/∂x_j

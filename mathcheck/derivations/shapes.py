@@ -375,15 +375,15 @@ def attention_backward() -> Body:
     softmax_row = sp.exp(S[i, k]) / sp.Sum(sp.exp(S[i, m]), (m, 1, L))
     define_P = rules.unfold_indexed("P = softmax of the rows of S", P,
                                     lambda r, c: sp.exp(S[r, c]) / sp.Sum(sp.exp(S[r, m]), (m, 1, L)))
+    define_dP = rules.unfold_indexed("dP = dO Vᵀ (part 'dP')", dP,
+                                     lambda r, c: sp.Sum(dO[r, b] * V[c, b], (b, 1, d)))
+    define_O = rules.unfold_indexed("O = PV", O, lambda r, c: sp.Sum(P[r, k] * V[k, c], (k, 1, L)))
     rowsum = Part("rowsum", (
         Step(sp.Sum(P[i, k] * dP[i, k], (k, 1, L)), "Σ_k P_ik dP_ik"),
-        Step(sp.Sum(P[i, k] * sp.Sum(dO[i, b] * V[k, b], (b, 1, d)), (k, 1, L)), "part 'dP'",
-             rules.unfold_indexed("dP = dO Vᵀ (part 'dP')", dP,
-                                  lambda r, c: sp.Sum(dO[r, b] * V[c, b], (b, 1, d)))),
+        Step(sp.Sum(P[i, k] * sp.Sum(dO[i, b] * V[k, b], (b, 1, d)), (k, 1, L)), "part 'dP'", define_dP),
         Step(sp.Sum(dO[i, b] * sp.Sum(P[i, k] * V[k, b], (k, 1, L)), (b, 1, d)), "exchange the sums",
              _exchange_sums()),
-        Step(sp.Sum(dO[i, b] * O[i, b], (b, 1, d)), "O = PV",
-             rules.unfold_indexed("O = PV", O, lambda r, c: sp.Sum(P[r, k] * V[k, c], (k, 1, L)))),
+        Step(sp.Sum(dO[i, b] * O[i, b], (b, 1, d)), "O = PV", define_O),
     ))
     dS_rhs = P[i, j] * (dP[i, j] - sp.Sum(dO[i, b] * O[i, b], (b, 1, d)))
     dS_part = Part("dS", (
@@ -395,7 +395,7 @@ def attention_backward() -> Body:
                         lambda e: define_P.apply(rules.differentiate(S[i, j]).apply(e)), both_sides=True)),
         Step(P[i, j] * dP[i, j] - P[i, j] * sp.Sum(P[i, k] * dP[i, k], (k, 1, L)), "δ_kj keeps k = j"),
         Step(dS_rhs, "part 'rowsum'", rules.lemma("part 'rowsum'", rowsum.lhs, rowsum.rhs)),
-    ))
+    ), given=(define_P.statement, define_dP.statement, define_O.statement))
     loss_S = sp.Sum(dS[m, k] * sp.Sum(Q[m, b] * K[k, b], (b, 1, d)) * rs, (k, 1, L), (m, 1, L))
     loss_Q = sp.Sum(dS[m, k] * sp.Sum(Q[m, b] * K[k, b], (b, 1, d)) * rs, (m, 1, L), (k, 1, L))
     dQ = Part("dQ", (
