@@ -217,7 +217,8 @@ def test_sample_points_satisfy_the_hypotheses():
 
 
 # statements about undefined operators only: the evaluator cannot give them a value
-NOT_EVALUABLE = {"qkv-projection-shapes": "Rows, Cols", "qk-variance": "E, Var"}
+NOT_EVALUABLE = {"qkv-projection-shapes": "Rows, Cols", "qk-variance": "E, Var",
+                 "attention-permutation-equivariance": "σ, an arbitrary permutation"}
 
 
 @pytest.mark.parametrize("claim_id", [pytest.param(e.id, marks=pytest.mark.xdist_group(e.id))
