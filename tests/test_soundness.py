@@ -309,11 +309,12 @@ def test_a_swallowed_alarm_comes_again():
 @pytest.mark.xdist_group("catalog-under-xdist")
 def test_catalog_under_xdist_prints_no_exception_ignored(tmp_path):
     """The whole catalog as pytest items on two xdist workers: no "Exception ignored" anywhere."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, MATHCHECK_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-m", "pytest", "--mathcheck", "-n", "2", "-q", "-p", "no:cacheprovider",
                         "-W", "error::pytest.PytestUnraisableExceptionWarning", "--rootdir", str(tmp_path),
-                        str(tmp_path)], capture_output=True, text=True, timeout=1200, env=env)
+                        str(tmp_path)], capture_output=True, text=True, timeout=1800, env=env, cwd=tmp_path)
     out = r.stdout + r.stderr
     assert "Exception ignored" not in out, out[-3000:]
     assert r.returncode == 0, out[-3000:]
