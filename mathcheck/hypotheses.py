@@ -212,7 +212,7 @@ def expand_sums(e):
     if isinstance(e, (sp.Sum, sp.Product)):
         f = expand_sums(e.function)
         for v, a, b in e.limits:
-            a, b = sp.sympify(a), sp.sympify(b)
+            a, b = _basic(a), _basic(b)
             if not (a.is_Integer and b.is_Integer) or b - a > 10000:
                 return e.func(f, *e.limits)
             terms = [f.xreplace({v: sp.Integer(k)}) for k in range(int(a), int(b) + 1)]
