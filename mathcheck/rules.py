@@ -215,21 +215,26 @@ def unfold_indexed(name: str, base, definition: Callable) -> Rule:
         both_sides=True, statement=statement)
 
 
-def _instance(pattern_lhs, pattern_rhs, lhs, rhs, fixed) -> bool:
-    """Whether ``lhs = rhs`` is ``pattern_lhs = pattern_rhs`` with some of its free symbols (those
-    not in ``fixed``) replaced: SymPy's structural ``match`` with every such symbol a Wild."""
+def _instance(pattern_lhs, pattern_rhs, lhs, rhs, fixed) -> dict | None:
+    """The substitution of free symbols (those not in ``fixed``) that makes ``pattern_lhs =
+    pattern_rhs`` into ``lhs = rhs`` ({} when they are the same), or None: SymPy's structural
+    ``match`` with every such symbol a Wild."""
     pl, pr = canonical(pattern_lhs), canonical(pattern_rhs)
     l, r = canonical(lhs), canonical(rhs)
     if (pl, pr) == (l, r):
-        return True
+        return {}
     free = sorted((pl.free_symbols | pr.free_symbols) - set(fixed), key=str)
     wilds = {s: sp.Wild(f"w_{n}") for n, s in enumerate(free)}
     pair = sp.Tuple(pl, pr).xreplace(wilds)
-    m = pair.match(sp.Tuple(l, r)) if wilds else None
+    m = pair.matches(sp.Tuple(l, r)) if wilds else None
     if not m:
-        return False
+        return None
     back = {s: m.get(w, s) for s, w in wilds.items()}
-    return sp.Tuple(pl, pr).xreplace(back) == sp.Tuple(l, r)
+    for s, v in back.items():  # a lemma proved for positive σ says nothing at σ = −1
+        for fact, holds in s.assumptions0.items():
+            if holds and getattr(v, f"is_{fact}", None) is not True:
+                return None
+    return back if sp.Tuple(pl, pr).xreplace(back) == sp.Tuple(l, r) else None
 
 
 def _rearranged(a, b) -> bool:
@@ -263,10 +268,15 @@ def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
         stmt, hyps = got
         if not isinstance(stmt, sp.Equality):
             raise SideCondition(f"part {cited!r} is not an equation; it cannot replace {sp.sstr(lhs)}")
-        if not (_instance(stmt.lhs, stmt.rhs, lhs, rhs, ()) or _instance(stmt.rhs, stmt.lhs, lhs, rhs, ())
-                or _rearranged(stmt.lhs - stmt.rhs, lhs - rhs)):
+        at = _instance(stmt.lhs, stmt.rhs, lhs, rhs, ())
+        if at is None:
+            at = _instance(stmt.rhs, stmt.lhs, lhs, rhs, ())
+        if at is None and _rearranged(stmt.lhs - stmt.rhs, lhs - rhs):
+            at = {}
+        if at is None:
             raise SideCondition(f"{sp.sstr(lhs)} = {sp.sstr(rhs)} is not an instance of part {cited!r}: "
                                 f"{sp.sstr(stmt)}")
+        hyps = tuple(h.xreplace(at) for h in hyps)  # the cited hypotheses, instantiated the same way
         from mathcheck.hypotheses import is_definition
 
         mine = {canonical(h) for h in env.hypotheses + env.claim_wide}

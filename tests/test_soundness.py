@@ -318,3 +318,26 @@ def test_catalog_under_xdist_prints_no_exception_ignored(tmp_path):
     out = r.stdout + r.stderr
     assert "Exception ignored" not in out, out[-3000:]
     assert r.returncode == 0, out[-3000:]
+
+
+def test_a_lemma_instantiated_carries_its_hypotheses_instantiated():
+    """Cited at w, a lemma proved under y = 1 needs w = 1, not y = 1."""
+    y, w = sp.symbols("y w", real=True)
+    lem = Part("lem", (Step(y + 1, ""), Step(sp.Integer(2), "")), given=(sp.Eq(y, 1),))
+    step = Step(sp.Integer(2), "part 'lem'", rules.lemma("part 'lem'", w + 1, 2))
+    uses = Part("uses", (Step(w + 1, ""), step), given=(sp.Eq(y, 1),))
+    v = not_proved(claim_of(lem, uses))
+    assert v.parts[0].status == "proved"
+    assert "assumes Eq(w, 1)" in v.parts[1].failing.decision.how
+    ok = Part("uses", uses.steps, given=(sp.Eq(w, 1),))
+    assert engine.derive(claim_of(lem, ok)).status == "proved"
+
+
+def test_a_lemma_is_instantiated_only_where_its_symbols_assumptions_hold():
+    y = sp.Symbol("y", positive=True)
+    r = sp.Symbol("r", real=True)
+    lem = Part("lem", (Step(sp.sqrt(y ** 2), ""), Step(y, "")))
+    uses = Part("uses", (Step(sp.sqrt(r ** 2), ""), Step(r, "part 'lem'", rules.lemma("part 'lem'", sp.sqrt(r ** 2), r))))
+    v = not_proved(claim_of(lem, uses))
+    assert v.parts[0].status == "proved"
+    assert "not an instance" in v.parts[1].failing.decision.how
