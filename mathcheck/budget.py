@@ -44,6 +44,28 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
 
 
+_FOREIGN_FILES = ("weakref.py", "_weakrefset.py", "threading.py", "atexit", "logging/__init__.py")
+_FOREIGN_NAMES = ("__del__", "_remove_dead_weakref", "_commit_removals", "__enter__", "__exit__")
+_RETRY_S = 0.002
+_REFIRE_S = 0.05
+
+
+def _in_foreign_code(frame) -> bool:
+    """Whether ``frame`` (or a caller up to the guarded call) is code an exception must not land in:
+    a weakref callback, a finaliser, a context manager's entry or exit (a budget's own bookkeeping:
+    raised in ``__enter__`` it would leave its deadline behind). Python prints an exception raised
+    in a callback as "Exception ignored in ..." and the guarded work goes on, so the alarm waits."""
+    f = frame
+    while f is not None:
+        code = f.f_code
+        if code.co_name in _FOREIGN_NAMES or code.co_filename.endswith(_FOREIGN_FILES):
+            return True
+        if code is attempt.__code__:
+            return False  # reached the guarded call: everything below it is ours
+        f = f.f_back
+    return False
+
+
 def _on_alarm(signum, frame):
     stack = _stack()
     if not stack:
@@ -51,6 +73,12 @@ def _on_alarm(signum, frame):
     if time.monotonic() < min(stack) - 1e-3:  # a stale alarm from a budget that has just closed
         _arm()
         return
+    if _in_foreign_code(frame):  # deliver it a moment later, back in the guarded code
+        signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
+        return
+    # If this exception is swallowed (an `except BaseException`, a callback Python reports as
+    # "Exception ignored"), the alarm comes again; leaving the budget disarms it.
+    signal.setitimer(signal.ITIMER_REAL, _REFIRE_S)
     exc = BudgetExceeded()
     exc.deadline = min(stack)
     raise exc
@@ -113,8 +141,9 @@ class budget:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         stack = _stack()
-        stack.remove(self.deadline)
-        _arm()
+        if self.deadline in stack:
+            stack.remove(self.deadline)
+        _arm()  # with the stack empty this disarms; _on_alarm ignores a signal already on its way
         return False
 
     def owns(self, exc: BudgetExceeded) -> bool:
@@ -135,6 +164,11 @@ def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
         if b.owns(exc):
             return False, None
         raise
+    finally:  # whatever left the block (an exception in __exit__ included), this budget is closed
+        stack = _stack()
+        if b.deadline in stack:
+            stack.remove(b.deadline)
+            _arm()
 
 
 def run_in_child(fn: Callable[[], Any], seconds: float) -> tuple[str, Any]:

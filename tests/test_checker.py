@@ -38,11 +38,11 @@ def test_sum_counterexample_uses_concrete_dimensions_and_index_ranges():
 
 
 def test_budget_overrun_is_inconclusive(monkeypatch):
-    def hang(e):
+    def hang(e, ranges):
         while True:
             pass
 
-    monkeypatch.setattr(checker, "plan", lambda e: [("hang", hang), ("simplify", hang)])
+    monkeypatch.setattr(checker, "plan", lambda e, hypotheses=(): [("hang", hang), ("simplify", hang)])
     d = zero_test(x - x + 1, attempt_s=0.1, total_s=0.3)
     assert d.value is None
     assert d.timed_out
@@ -59,11 +59,11 @@ def test_part_with_a_false_step_is_refuted():
 
 
 def test_part_whose_step_runs_out_of_budget_is_inconclusive(monkeypatch):
-    def hang(e):
+    def hang(e, ranges):
         while True:
             pass
 
-    monkeypatch.setattr(checker, "plan", lambda e: [("hang", hang)])
+    monkeypatch.setattr(checker, "plan", lambda e, hypotheses=(): [("hang", hang)])
     part = Part("p", (Step(x, "start"), Step(x + 0 * y, "same")), general=False)
     r = check_part(part, attempt_s=0.1, step_s=0.2)
     assert r.status == "inconclusive"
@@ -85,11 +85,13 @@ def test_rule_misapplied_is_never_proved():
     assert check_part(part).status == "refuted"
 
 
-def test_general_part_without_symbolic_dimension_is_not_proved():
+def test_declared_general_part_without_symbolic_dimension_is_an_error():
     part = Part("p", (Step(x + x, "start"), Step(2 * x, "collect")), general=True)
     r = check_part(part)
-    assert r.status == "inconclusive"
-    assert any("no symbolic dimension" in note for note in r.notes)
+    assert r.status == "error"
+    assert r.general is None  # computed: the statement has no size
+    assert any("declared general=True, but the computed generality is None" in note for note in r.notes)
+    assert check_part(Part("p", part.steps)).status == "proved"  # no expectation declared
 
 
 def test_free_of_is_enforced():

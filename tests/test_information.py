@@ -71,8 +71,8 @@ def test_general_where_the_mathematics_allows():
     assert proved("entropy-bounds").symbolic.general is True
     assert proved("gibbs-inequality").symbolic.general is True
     assert proved("information-content").symbolic.general is False  # a scalar statement
-    parts = {p.name: p.general for p in registry.get("kl-distillation").parts}
-    assert parts.pop("asymmetry") is False and all(parts.values())
+    parts = {p.name: p.general for p in proved("kl-distillation").symbolic.parts}  # computed
+    assert parts.pop("asymmetry") is None and all(parts.values())  # an example on two outcomes: no size
 
 
 def test_inverse_proportional_reading_fails_even_with_its_best_constant():

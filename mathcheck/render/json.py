@@ -58,6 +58,7 @@ def symbolic(s) -> dict:
     for p in s.parts:
         parts.append({"name": p.name, "status": p.status, "general": p.general,
                       "relation": p.relation,
+                      "given": [_expr(h) for h in getattr(p, "given", ())],
                       "statement": _expr(p.statement), "notes": list(p.notes)})
         for r in p.steps:
             d = decision(r.decision)

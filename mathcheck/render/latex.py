@@ -516,13 +516,15 @@ def claim_body(claim) -> str:
            r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
     out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)." if claim.general
                                              else " For a concrete size (not a general dimension)."))
+    from mathcheck.hypotheses import generality
+
     for p in claim.parts:
         out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")
         if given(p):
             out.append(rf"\noindent Given {given(p)}:")
         out.append(chain(p.steps))
         notes = []
-        if not p.general:
+        if generality(p, claim.context)[0] is False:  # computed, not declared
             notes.append("concrete size: not claimed for a general dimension")
         for sym in p.free_of:
             notes.append(rf"the result does not depend on ${math(sym)}$ (checked on the last step)")

@@ -51,6 +51,9 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
         for note in p.notes:
             if "but" in note:
                 lines.append(f"    {p.name}: {note}")
+    for p in c.parts if hasattr(c, "parts") else ():
+        if p.given:
+            lines.append(f"    {p.name}: given {', '.join(sp.sstr(h) for h in p.given)}")
     if n.counterexample:
         lines.append(f"    numeric counterexample: {_pairs(n.counterexample)}")
     if n.status == "error":
@@ -126,10 +129,15 @@ def claim_description(c) -> list[str]:
              f"  verdict on the seed's wording: {c.seed_verdict[0]}" + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
              "  assumptions:"]
     lines += [f"    - {a}" for a in c.assumptions]
+    from mathcheck.hypotheses import generality, hypotheses
+
     for p in c.parts:
-        lines.append(f"  part {p.name}{'' if p.general else ' (general: false)'}:")
-        for g in getattr(p, "given", ()):
-            lines.append(f"    given {math(g)}")
+        general = generality(p, c.context)[0]
+        size = {True: "", False: " (concrete size)", None: " (no size)"}[general]
+        lines.append(f"  part {p.name}{size}:")
+        hyps = hypotheses(p, c.context)
+        if hyps:
+            lines.append(f"    given {'; '.join(math(h) for h in hyps)}:")
         for n, step in enumerate(p.steps):
             rel = "   " if n == 0 else f" {step.relation.replace('>=', '≥').replace('<=', '≤'):<2}"
             rule = f" [{step.rule.name}]" if step.rule is not None else ""
