@@ -53,7 +53,7 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
                 lines.append(f"    {p.name}: {note}")
     for p in c.parts if hasattr(c, "parts") else ():
         if p.given:
-            lines.append(f"    {p.name}: given {', '.join(sp.sstr(h) for h in p.given)}")
+            lines.append(f"    {p.name}: given {', '.join(math(h) for h in p.given)}")
     if n.counterexample:
         lines.append(f"    numeric counterexample: {_pairs(n.counterexample)}")
     if n.status == "error":
