@@ -77,11 +77,13 @@ def test_bad_input_is_one_line_with_file_and_line(runner, tmp_path, monkeypatch,
 def test_bad_input_anywhere_stops_before_any_proving(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.md").write_text("text\n```mathcheck\n  x\n= exec(x)\n```\n")
-    monkeypatch.setattr(derive, "_check_link", lambda *a, **k: pytest.fail("proved before validating"))
+    monkeypatch.setattr(derive, "_relation", lambda *a, **k: pytest.fail("proved before validating"))
     r = runner.invoke(main, ["derive", MIXED, "bad.md"])
     assert r.exit_code == 2
     assert r.output == ("error: bad.md:4: unknown function 'exec'; allowed: numbers, names, + - * / ** ^, "
-                        "parentheses, exp log sqrt sin cos tan tanh Abs sigmoid factorial, binomial(n, k), "
+                        "parentheses, exp log sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh acosh "
+                        "atanh erf erfc gamma lgamma loggamma Abs sigmoid softplus relu factorial, binomial(n, k), "
+                        "atan2(y, x), logsumexp(a, b, ...), Max(a, b, ...), Min(a, b, ...), "
                         "diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E\n")
 
 
@@ -146,10 +148,12 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
 def test_hypotheses_restrict_the_points():
     """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
     free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
-    assert free.status == "refuted"
+    assert free.status == "refuted" and free.counterexample["x"] < 1
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
     assert given.status == "inconclusive", given
-    assert given.numeric["status"] == "passed" and given.numeric["rejected"] > 0
+    # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
+    assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
+    assert given.given == ("x >= 1",)
 
 
 def test_inequality_links_and_a_false_one():
