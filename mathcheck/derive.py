@@ -293,11 +293,16 @@ def given_texts(chain: Chain) -> tuple[str, ...]:
                  for a, rel, b in _given_relations(text, f"{chain.path}:{line}"))
 
 
-def load(paths) -> list[tuple[str, list[Chain]]]:
-    """Read and validate every file; raise :class:`DeriveError` on the first bad input."""
+def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
+    """Read and validate every file; raise :class:`DeriveError` on the first bad input.
+
+    A file named in ``optional`` (one a glob such as ``docs/**/*.md`` matched) may hold no chain: it
+    is left out; any other file without a chain is bad input."""
     out = []
     for path in paths:
         chains = read(str(path))
+        if not chains and str(path) in optional:
+            continue
         if not chains:
             where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
             raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")

@@ -176,7 +176,7 @@ def test_pytest_collects_one_item_per_chain_with_the_failing_link_as_report(pyte
 
 
 def test_the_projects_own_markdown_chains_pass(pytester):
-    for name in ("README.md", "docs/derive.md"):
+    for name in ("README.md", "docs/derive.md", "docs/cache.md"):  # cache.md: a doc with no chain
         target = pytester.path / name
         target.parent.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, target)
@@ -184,6 +184,18 @@ def test_the_projects_own_markdown_chains_pass(pytester):
                                       "--mathcheck-derivations", "docs/**/*.md", "-p", "no:cacheprovider")
     outcomes = r.parseoutcomes()
     assert outcomes.get("passed", 0) >= 3 and "failed" not in outcomes, r.stdout.str()
+
+
+def test_a_glob_leaves_out_markdown_without_chains_a_named_file_may_not(pytester):
+    """docs/**/*.md matches every doc; most hold no ```mathcheck fence and are not an error."""
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "docs" / "plain.md").write_text("# Notes\n\nNo chain here.\n")
+    (pytester.path / "docs" / "one.md").write_text("```mathcheck\n## sq\n  (x + 1)^2\n= x^2 + 2*x + 1\n```\n")
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "docs/**/*.md", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=1)
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "docs/plain.md", "-p", "no:cacheprovider")
+    assert r.ret == 4
+    r.stderr.fnmatch_lines(["*docs/plain.md: no ```mathcheck fence; see docs/derive.md for the syntax*"])
 
 
 def test_a_glob_that_matches_nothing_is_a_usage_error(pytester):
