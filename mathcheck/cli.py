@@ -114,7 +114,7 @@ def show(claim_id: str, from_):
 def _verbose(ctx, param, value):
     """``-v``: mathcheck's notes (e.g. a cache entry ignored, and why) as ``note: ...`` lines on stderr."""
     if not value:
-        return
+        return value
     import logging
 
     class Echo(logging.Handler):
@@ -131,12 +131,14 @@ def _verbose(ctx, param, value):
         logger.setLevel(level)
 
     ctx.call_on_close(restore)
+    return value
 
 
 def run_options(f):
     """The options every proving command shares: what to run on, how many at once, the cache."""
-    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
-                     help="Print notes: e.g. a cache entry ignored, and why.")(f)
+    if not any(p.name == "verbose" for p in getattr(f, "__click_params__", ())):  # prove's -v prints them too
+        f = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
+                         help="Print notes: e.g. a cache entry ignored, and why.")(f)
     f = click.option("--no-cache", is_flag=True,
                      help="Compute every verdict here and now: the cache is neither read nor written.")(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
@@ -184,8 +186,9 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 @json_option
 @run_options
 @from_option
-@click.option("-v", "--verbose", is_flag=True, help="Every step with its reason and how it was shown; "
-                                                    "the numeric check's dtype and cases.")
+@click.option("-v", "--verbose", is_flag=True, callback=_verbose,
+              help="Every step with its reason and how it was shown; the numeric check's dtype and cases; "
+                   "notes (e.g. a cache entry ignored, and why).")
 def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)

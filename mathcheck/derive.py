@@ -21,9 +21,9 @@ Markdown file::
 Expressions go through :mod:`mathcheck.parser` (a whitelist ``ast`` parser; nothing is evaluated
 as code). Every file is read and every expression parsed before anything is proved, so bad input
 is one line ``path:line: what is wrong`` (exit 2). Then each link is checked by
-:func:`_check_link` (symbolic proof + float64 test, see :mod:`mathcheck.usercheck`), every link
-even after a failing one, and the chain's statement ``first REL last`` gets a numeric check of its
-own (:func:`mathcheck.verify.generic.numeric_relation`).
+:func:`mathcheck.userexpr.check_relation` (the pipeline ``mathcheck check`` shares: symbolic proof
++ float64 test), every link even after a failing one, and the chain's statement ``first REL last``
+gets a numeric check of its own (:func:`mathcheck.userexpr.relation.numeric_side`).
 
     >>> chains = parse_text("## square\\n  (x + 1)^2\\n= x^2 + 2*x + 1  # expand\\n", "ex.derivation")
     >>> [(c.name, [(s.line, s.relation, s.text, s.reason) for s in c.steps]) for c in chains]
@@ -33,7 +33,6 @@ own (:func:`mathcheck.verify.generic.numeric_relation`).
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -294,11 +293,16 @@ def given_texts(chain: Chain) -> tuple[str, ...]:
                  for a, rel, b in _given_relations(text, f"{chain.path}:{line}"))
 
 
-def load(paths) -> list[tuple[str, list[Chain]]]:
-    """Read and validate every file; raise :class:`DeriveError` on the first bad input."""
+def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
+    """Read and validate every file; raise :class:`DeriveError` on the first bad input.
+
+    A file named in ``optional`` (one a glob such as ``docs/**/*.md`` matched) may hold no chain: it
+    is left out; any other file without a chain is bad input."""
     out = []
     for path in paths:
         chains = read(str(path))
+        if not chains and str(path) in optional:
+            continue
         if not chains:
             where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
             raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
@@ -310,97 +314,54 @@ def load(paths) -> list[tuple[str, list[Chain]]]:
 
 # --- checking ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class LinkResult:
-    """The verdict on one relation ``lhs REL rhs``: the same fields as ``check_relation``'s result."""
-
-    status: str                      # proved / refuted / inconclusive / bad-input
-    how: str = ""
-    counterexample: dict | None = None
-    values: dict | None = None
-    symbolic: dict = field(default_factory=dict)
-    numeric: dict = field(default_factory=dict)
-    message: str = ""
-    seconds: float = 0.0
-
-    def to_json(self) -> dict:
-        return {"status": self.status, "how": self.how, "counterexample": self.counterexample,
-                "values": self.values, "symbolic": self.symbolic, "numeric": self.numeric,
-                "message": self.message, "seconds": round(self.seconds, 3)}
-
-
-def _symbolic_relation(L, R, rel: str, seed: int, seconds: float) -> dict:
-    """Runs in a killable child: usercheck's search + zero test for ``=``, the sign test otherwise."""
-    from mathcheck import checker, usercheck
-    from mathcheck.claim import Context
-
-    if rel == "=":
-        return usercheck.symbolic(L, R, seed, seconds)
-    start = time.perf_counter()
-    d = checker.relation_test(usercheck._take_derivatives(L), usercheck._take_derivatives(R), rel, Context(),
-                              attempt_s=min(checker.DEFAULT_ATTEMPT_S, seconds / 2), total_s=seconds)
-    out = {"status": d.status, "how": d.how, "seconds": time.perf_counter() - start}
-    if d.value is False:
-        out["counterexample"] = {k: v for k, v in d.counterexample}
-    return out
-
-
 def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), seed: int = 0,
-                timeout: float = 30.0) -> LinkResult:
-    """Decide ``given ⇒ lhs RELATION rhs`` for user expressions (strings in the parser's grammar).
+                timeout: float = 30.0):
+    """Decide ``given ⇒ lhs RELATION rhs`` for two strings in the parser's grammar.
 
-    Symbolically in a forked child killed at 60% of ``timeout`` (for ``=``: 50-digit
-    counterexample search, then the step checker's zero test; for inequalities: the sign test),
-    then numerically in float64 at seeded points that satisfy ``given`` (a violation confirmed at
-    50 digits). ``proved`` needs both; a symbolic counterexample that ignores the hypotheses does not
-    refute. Interface of the user-expression layer's ``check_relation``, which replaces it.
+    Parses them (and the hypotheses, ``"1 <= j <= n"`` style) with :mod:`mathcheck.parser`, then
+    hands them to :func:`mathcheck.userexpr.check_relation`, the pipeline ``check`` shares: a
+    :class:`~mathcheck.userexpr.relation.CheckResult` (``bad-input`` with a one-line message if a
+    string does not parse).
+
+        >>> _check_link("x^2 + 1", "2*x", ">=", {}).status          # doctest: +SKIP
+        'proved'
     """
-    from mathcheck.budget import attempt, run_in_child
     from mathcheck.claim import relation as make_relation
     from mathcheck.parser import ParseError, parse_many
+    from mathcheck.userexpr.relation import CheckResult
 
-    start = time.perf_counter()
     given = tuple(given)
     try:
         rels = [r for g in given for r in _given_relations(g, "given")]  # "1 <= j <= n": two
         texts = [lhs, rhs] + [x for a, _, b in rels for x in (a, b)]
-        parsed = parse_many(texts, _used(assumptions, *texts))
+        used = _used(assumptions, *texts)
+        parsed = parse_many(texts, used)
     except (ParseError, DeriveError) as exc:
-        return LinkResult("bad-input", message=str(exc), seconds=time.perf_counter() - start)
-    L, R = parsed[:2]
+        return CheckResult("bad-input", lhs, rhs, dict(assumptions), seed, message=str(exc),
+                           relation=relation, given=given)
     hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
-    sym_s = timeout * 0.6
-    state, sym = run_in_child(lambda: _symbolic_relation(L, R, relation, seed, sym_s), sym_s + 1.0)
-    if state != "ok":
-        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
-        sym = {"status": "inconclusive", "how": why}
-    if sym["status"] == "refuted" and hyps:
-        sym = {**sym, "status": "inconclusive",
-               "how": f"{sym['how']}, at a point that may violate the hypotheses"}
-    from mathcheck.verify.generic import numeric_relation  # torch, only now
+    return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
-    remaining = max(timeout - (time.perf_counter() - start), 1.0)
-    ok, num = attempt(lambda: numeric_relation(L, R, relation, hyps, seed), remaining)
-    if not ok:
-        num = {"status": "inconclusive", "points": 0, "note": "time budget ran out"}
-    cex = values = None
-    if sym["status"] == "refuted":
-        status, cex, values = "refuted", sym.get("counterexample") or {}, sym.get("values")
-        how = f"symbolic: {sym['how']}"
-    elif num["status"] == "refuted":
-        status, cex, values = "refuted", num["counterexample"], num["values"]
-        how = f"numeric: {num['reference']}"
-    else:
-        status = "proved" if sym["status"] == "proved" and num["status"] == "passed" else "inconclusive"
-        how = f"{sym['how']}; {_numeric_summary(num)}"
-    sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
-    num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
-    return LinkResult(status, how, cex, values, sym, num, seconds=time.perf_counter() - start)
+
+def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str):
+    from mathcheck.userexpr import check_relation
+
+    return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs)
+
+
+def _how(r) -> str:
+    """How a link was decided, for the report: which side refuted it, or both sides' account."""
+    if r.status == "bad-input":
+        return r.message
+    if r.status == "refuted":
+        side = "symbolic" if r.symbolic.get("status") == "refuted" else "numeric"
+        return f"{side}: {r.how}"
+    return f"{r.symbolic.get('how', '')}; {_numeric_summary(r.numeric)}"
 
 
 def _numeric_summary(num: dict) -> str:
     if num.get("status") == "passed":
-        extra = f" ({num['rejected']} drawn points outside the hypotheses rejected)" if num.get("rejected") else ""
+        extra = f" ({num['note']})" if num.get("note") else ""
         return f"float64 agrees at {num['points']} points{extra}"
     if num.get("status") == "refuted":
         return "float64 disagrees at a point, confirmed at 50 digits"
@@ -452,18 +413,20 @@ def _status(statuses) -> str:
 
 
 def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainReport:
-    """Check every link of ``chain`` and its statement ``first REL last`` (numerically)."""
-    from mathcheck.verify.generic import numeric_relation
+    """Check every link of ``chain`` (:func:`mathcheck.userexpr.check_relation`) and its statement
+    ``first REL last`` (the same pipeline's numeric side)."""
+    from mathcheck.userexpr.relation import numeric_side
 
     exprs, hyps = validate(chain)
-    givens = given_texts(chain)
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived")]
-    for prev, cur in zip(chain.steps, chain.steps[1:]):
-        r = _check_link(prev.text, cur.text, cur.relation, chain.assumptions, givens, seed, timeout)
-        steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status,
-                                r.how or getattr(r, "message", ""), r.counterexample, getattr(r, "values", None)))
-    num = numeric_relation(exprs[0], exprs[-1], chain.relation, hyps, seed)
+    givens = given_texts(chain)
+    for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
+        used = _used(chain.assumptions, prev.text, cur.text, *givens)
+        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
+        steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
+                                r.counterexample, r.values))
+    num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
     status = _status([s.status for s in steps[1:]])

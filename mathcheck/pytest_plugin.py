@@ -96,19 +96,23 @@ class DerivationItem(pytest.Item):
         return self.path, self.chain.line - 1, f"mathcheck derive {self.chain.path}:{self.chain.line}"
 
 
-def _derivation_files(config) -> list[str]:
+def _derivation_files(config) -> tuple[list[str], set[str]]:
+    """The files to read, and those only a glob matched (they may hold no chain: most docs do not)."""
     import glob
     import os
 
     root = str(config.invocation_params.dir)
     files: list[str] = []
+    named: set[str] = set()
     for pattern in config.getoption("mathcheck_derivations"):
         found = sorted(glob.glob(os.path.join(root, pattern), recursive=True))
         found = [f for f in found if os.path.isfile(f)]
         if not found:
             raise pytest.UsageError(f"--mathcheck-derivations {pattern!r}: no file matches")
         files += [os.path.relpath(f, root) for f in found if os.path.relpath(f, root) not in files]
-    return files
+        if not glob.has_magic(pattern):
+            named |= {os.path.relpath(f, root) for f in found}
+    return files, set(files) - named
 
 
 def _derivation_items(session, config) -> list:
@@ -116,7 +120,7 @@ def _derivation_items(session, config) -> list:
 
     seed = config.getoption("mathcheck_seed")
     try:
-        loaded = derive.load(_derivation_files(config))
+        loaded = derive.load(*_derivation_files(config))
     except derive.DeriveError as exc:
         raise pytest.UsageError(str(exc)) from None
     items = []

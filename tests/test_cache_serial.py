@@ -53,6 +53,23 @@ def test_assumptions_indexed_sums_derivatives_and_matrices():
     assert roundtrip(f(x)).func == f and roundtrip(f(x)).func.is_real
 
 
+def test_an_unevaluated_factored_step_comes_back_as_written():
+    """examples/alibi_claims.py's middle step: e^{−mi}·e^{s_j+mj} / (e^{−mi}·Σ_k e^{s_k+mk}), built with
+    evaluate=False; evaluated, SymPy would merge the exponentials and cancel e^{−mi}."""
+    s = sp.IndexedBase("s", real=True)
+    m = sp.Symbol("m", real=True)
+    i, j, k = sp.symbols("i j k", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    factor = sp.exp(-m * i)
+    total = sp.Sum(sp.exp(s[k] + m * k), (k, 1, n))
+    factored = sp.Mul(sp.Mul(factor, sp.exp(s[j] + m * j), evaluate=False),
+                      sp.Pow(sp.Mul(factor, total, evaluate=False), -1, evaluate=False), evaluate=False)
+    back = roundtrip(factored)
+    assert sp.srepr(back) == sp.srepr(factored)
+    assert sp.srepr(back) != sp.srepr(sp.Mul(*factored.args))  # the evaluated form differs: not a no-op
+    assert back.args[1].func is sp.Pow and back.args[1].args[0].args[0] == factor
+
+
 def test_the_sinusoidal_table_function_is_rebuilt_by_name():
     from mathcheck.derivations.combinatorics import sinusoidal_function
 

@@ -77,11 +77,13 @@ def test_bad_input_is_one_line_with_file_and_line(runner, tmp_path, monkeypatch,
 def test_bad_input_anywhere_stops_before_any_proving(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.md").write_text("text\n```mathcheck\n  x\n= exec(x)\n```\n")
-    monkeypatch.setattr(derive, "_check_link", lambda *a, **k: pytest.fail("proved before validating"))
+    monkeypatch.setattr(derive, "_relation", lambda *a, **k: pytest.fail("proved before validating"))
     r = runner.invoke(main, ["derive", MIXED, "bad.md"])
     assert r.exit_code == 2
     assert r.output == ("error: bad.md:4: unknown function 'exec'; allowed: numbers, names, + - * / ** ^, "
-                        "parentheses, exp log sqrt sin cos tan tanh Abs sigmoid factorial, binomial(n, k), "
+                        "parentheses, exp log sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh acosh "
+                        "atanh erf erfc gamma lgamma loggamma Abs sigmoid softplus relu factorial, binomial(n, k), "
+                        "atan2(y, x), logsumexp(a, b, ...), Max(a, b, ...), Min(a, b, ...), "
                         "diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E\n")
 
 
@@ -146,10 +148,12 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
 def test_hypotheses_restrict_the_points():
     """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
     free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
-    assert free.status == "refuted"
+    assert free.status == "refuted" and free.counterexample["x"] < 1
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
     assert given.status == "inconclusive", given
-    assert given.numeric["status"] == "passed" and given.numeric["rejected"] > 0
+    # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
+    assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
+    assert given.given == ("x >= 1",)
 
 
 def test_inequality_links_and_a_false_one():
@@ -172,7 +176,7 @@ def test_pytest_collects_one_item_per_chain_with_the_failing_link_as_report(pyte
 
 
 def test_the_projects_own_markdown_chains_pass(pytester):
-    for name in ("README.md", "docs/derive.md"):
+    for name in ("README.md", "docs/derive.md", "docs/cache.md"):  # cache.md: a doc with no chain
         target = pytester.path / name
         target.parent.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, target)
@@ -180,6 +184,18 @@ def test_the_projects_own_markdown_chains_pass(pytester):
                                       "--mathcheck-derivations", "docs/**/*.md", "-p", "no:cacheprovider")
     outcomes = r.parseoutcomes()
     assert outcomes.get("passed", 0) >= 3 and "failed" not in outcomes, r.stdout.str()
+
+
+def test_a_glob_leaves_out_markdown_without_chains_a_named_file_may_not(pytester):
+    """docs/**/*.md matches every doc; most hold no ```mathcheck fence and are not an error."""
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "docs" / "plain.md").write_text("# Notes\n\nNo chain here.\n")
+    (pytester.path / "docs" / "one.md").write_text("```mathcheck\n## sq\n  (x + 1)^2\n= x^2 + 2*x + 1\n```\n")
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "docs/**/*.md", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=1)
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "docs/plain.md", "-p", "no:cacheprovider")
+    assert r.ret == 4
+    r.stderr.fnmatch_lines(["*docs/plain.md: no ```mathcheck fence; see docs/derive.md for the syntax*"])
 
 
 def test_a_glob_that_matches_nothing_is_a_usage_error(pytester):

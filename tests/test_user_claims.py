@@ -1,6 +1,7 @@
 """Claims of the user's own: --from a file or module, an installed package's entry point, and
 mathcheck.testing's assertions. A false user claim is refuted like any other."""
 
+import json
 import os
 import pathlib
 import subprocess
@@ -84,6 +85,25 @@ def test_prove_from_a_file(runner, clean_registry):
     r = runner.invoke(main, ["prove", "--from", ALIBI, "--no-cache"])
     assert r.exit_code == 0, r.output
     assert "proved" in r.output and "alibi-query-term-cancels" in r.output
+
+
+def test_a_user_claim_with_an_unevaluated_step_is_cached_and_read_back(runner, clean_registry, tmp_path,
+                                                                       monkeypatch):
+    """The ALiBi example's factored step (built with evaluate=False) is stored in the JSON cache
+    and the second run reads it: nothing recomputed, no note, the same report."""
+    from mathcheck import engine
+    from mathcheck.render.json import without_timings
+
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    cold = runner.invoke(main, ["prove", "--from", ALIBI, "--json", "-v"])
+    assert cold.exit_code == 0, cold.output
+    assert cold.stderr == ""  # -v prints "note: cache: ... is not cached" where a result is refused
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1
+    monkeypatch.setattr(engine, "compute", lambda *a, **k: pytest.fail("a cached result was recomputed"))
+    warm = runner.invoke(main, ["prove", "--from", ALIBI, "--json", "-v"])
+    assert warm.exit_code == 0, warm.output
+    assert warm.stderr == ""
+    assert without_timings(json.loads(warm.stdout)) == without_timings(json.loads(cold.stdout))
 
 
 def test_refute_from_a_file(runner, clean_registry):

@@ -208,6 +208,8 @@ def test_the_forked_child_answers_fails_or_is_killed_on_time():
     assert child.join(child.start(lambda: {"a": 1}), 30) == ("ok", {"a": 1})
     state, message = child.join(child.start(lambda: 1 / 0), 30)
     assert state == "error" and message.startswith("ZeroDivisionError")
+    state, message = child.join(child.start(lambda: object()), 30)  # answers are JSON data, never pickles
+    assert state == "error" and message.startswith("a result that is not plain data")
     start = time.monotonic()
     assert child.join(child.start(lambda: time.sleep(30)), 0.5) == ("timeout", None)
     assert time.monotonic() - start < 5

@@ -3,13 +3,15 @@
 Like :func:`mathcheck.budget.run_in_child` (a child is killed when its budget runs out, so a long C
 call cannot outlive it), but split into :func:`start` and :func:`join` so that the parent's
 float64 evaluation overlaps the child's SymPy work, and built on ``os.fork`` and a pipe, without
-importing ``multiprocessing`` (a single ``check`` should start as fast as SymPy allows).
+importing ``multiprocessing`` (a single ``check`` should start as fast as SymPy allows). The answer
+comes back as JSON (plain data: strings, numbers, lists, dicts), never as a pickle: nothing the
+parent reads can run code.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
 import select
 import signal
 import time
@@ -25,7 +27,7 @@ class Child:
 
 
 def start(fn: Callable[[], Any]) -> Child:
-    """Fork; the child sends ``("ok", fn())`` or ``("error", message)`` down a pipe and exits."""
+    """Fork; the child sends ``("ok", fn())`` or ``("error", message)`` down a pipe, as JSON, and exits."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code
@@ -37,9 +39,9 @@ def start(fn: Callable[[], Any]) -> Child:
             except BaseException as exc:  # noqa: BLE001 - report anything, including a budget, to the parent
                 payload = ("error", f"{type(exc).__name__}: {exc}"[:500])
             try:
-                data = pickle.dumps(payload)
+                data = json.dumps(payload).encode()
             except Exception as exc:  # noqa: BLE001
-                data = pickle.dumps(("error", f"unpicklable result: {exc}"[:500]))
+                data = json.dumps(("error", f"a result that is not plain data: {exc}"[:500])).encode()
             view = memoryview(data)
             while view:
                 n = os.write(w, view)
@@ -95,6 +97,7 @@ def join(child: Child, seconds: float) -> tuple[str, Any]:
     if state is not None:
         return state
     try:
-        return pickle.loads(b"".join(chunks))
-    except Exception:  # noqa: BLE001 - the child died before it could answer
+        state, value = json.loads(b"".join(chunks))
+        return state, value
+    except (ValueError, TypeError):  # nothing, or half an answer: the child died before it could answer
         return "error", "the child process died"

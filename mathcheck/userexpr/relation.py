@@ -127,7 +127,8 @@ def _text(e) -> str:
     return e if isinstance(e, str) else sp.sstr(e)
 
 
-def _numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
+def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
+    """The numeric side within ``seconds``: never raises (a failure or time-out is ``inconclusive``)."""
     from mathcheck.userexpr.numeric import POINTS, needs_torch, numeric
 
     if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
@@ -185,7 +186,7 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     # the symbolic side runs in a child while this process does the numeric side
     proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
     try:
-        num = _numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
+        num = numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
         wait = sym_s + 1.0
         if num["status"] == "refuted":  # decided: give the symbolic side one more second, not its budget
             wait = min(wait, time.monotonic() - proc.started + 1.0)
