@@ -56,6 +56,10 @@ class NumericVerdict:
     device: str = "cpu"
     seconds: float = 0.0
     plots: tuple = ()  # Plot values, for writeups
+    tolerance: str = ""  # how the tolerances were set (derived per comparison, or fixed)
+    comparisons: tuple = ()  # ((case, max |err|, tolerance), ...), one per comparison
+    unevaluated: tuple = ()  # ((part, why its left side was not evaluated), ...)
+    power: str = ""  # statistical checks: the smallest relative error detected with power ≥ 1 − 1e-6
 
     def __post_init__(self):
         if self.status not in NUMERIC_STATUSES:
