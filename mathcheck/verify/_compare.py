@@ -177,13 +177,15 @@ class Comparison:
         return lhs, (rhs_v.detach(), rhs_e.detach()), terms
 
     def agree(self, case: str, reference, eq, env, funcs=None, part: str | None = None,
-              reference_side: str = "both", dtype=None, device=None, **where) -> bool:
+              reference_side: str = "both", reference_bound=0.0, dtype=None, device=None, **where) -> bool:
         """Check ``eq`` (``lhs REL rhs``) against PyTorch's ``reference`` three ways (see the module).
 
         ``reference`` denotes both sides of an equation (``"both"``), only its left side (``"lhs"``,
         e.g. PyTorch's entropy for ``H(p) ≤ log n``), or is None (no PyTorch counterpart: the two
         sides are compared with each other). A right side that cannot be evaluated at these sizes is a
-        counterexample (its sizes cannot match PyTorch's)."""
+        counterexample (its sizes cannot match PyTorch's). ``reference_bound``: what the check knows
+        of the reference's own rounding beyond that (e.g. a parameter change read off as p₁ − p₀
+        carries ε(|p₀| + |p₁|))."""
         from mathcheck.claim import relation_of
         from mathcheck.verify.evaluate import EvaluationError
 
@@ -202,7 +204,7 @@ class Comparison:
             ref = _tensor(reference, rhs)
             worst = _tensor(e_rhs, rhs) if lhs is None else torch.maximum(
                 *torch.broadcast_tensors(_tensor(lhs[1], rhs), _tensor(e_rhs, rhs)))
-            values.insert(0, ("pytorch", ref, worst + self.bound(ref, terms)))
+            values.insert(0, ("pytorch", ref, worst + self.bound(ref, terms) + _tensor(reference_bound, rhs)))
         shape = torch.broadcast_shapes(*[v.shape for _, v, _ in values] + [torch.as_tensor(e).shape for *_, e in values])
         vals = {k: (torch.broadcast_to(_tensor(v, rhs), shape), torch.broadcast_to(_tensor(e, rhs), shape))
                 for k, v, e in values}

@@ -277,6 +277,9 @@ class BoundedEvaluator(Evaluator):
                 v = self.env[e]
                 return v, self._input(v)
             raise EvaluationError(f"no value for symbol {e}")
+        if isinstance(e, sp.IndexedBase) and e in self.indexed:  # a whole vector, e.g. L(w − t·g)
+            v = self.indexed[e].tensor
+            return v, self._input(v)
         if isinstance(e, sp.Indexed):
             binding = self.indexed.get(e.base)
             if binding is None:
@@ -445,15 +448,21 @@ class BoundedEvaluator(Evaluator):
                 self.indexed[var.base] = binding
 
         value = fn(X)
-        J = torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True,
-                                               strategy="forward-mode") if X.numel() < value.numel() else \
-            torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True)
+        if X.numel() < value.numel():  # fewer inputs than outputs: one forward pass per input
+            J = torch.autograd.functional.jacobian(fn, X, vectorize=True, strategy="forward-mode")
+        else:
+            J = torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True)
         out_shape = torch.broadcast_shapes(value.shape, *[i.shape for i in idx if isinstance(i, torch.Tensor)])
-        J = J.expand(out_shape + X.shape) if value.shape != out_shape else J
-        flat = J.reshape(-1, *X.shape)
-        rows = torch.arange(flat.shape[0], device=flat.device)
-        cols = [torch.as_tensor(i, device=flat.device).expand(out_shape).reshape(-1) for i in idx]
-        return flat[(rows, *cols)].reshape(out_shape)
+        lead = len(out_shape) - value.dim()
+        J = J.reshape((1,) * lead + tuple(value.shape) + tuple(X.shape))
+        grid = []  # entry (o1, …, ok) of f: broadcast index tensors, no copy of J
+        for d, size in enumerate(J.shape[:len(out_shape)]):
+            shape = [1] * len(out_shape)
+            shape[d] = size
+            grid.append(torch.arange(size, device=J.device).reshape(shape) if size > 1
+                        else torch.zeros(shape, dtype=torch.long, device=J.device))
+        cols = [torch.as_tensor(i, device=J.device) for i in idx]
+        return J[tuple(grid) + tuple(cols)].expand(out_shape)
 
     def _subs(self, e):
         values = [self.pair(p)[0] for p in e.point]
