@@ -205,7 +205,8 @@ def unit(dtype) -> float:
 
 
 def _mag(x) -> torch.Tensor | float:
-    return x.detach().abs() if isinstance(x, torch.Tensor) else abs(float(x))
+    """|x|, differentiable: a derivative's bound is read off the derivative of f's bound."""
+    return x.abs() if isinstance(x, torch.Tensor) else abs(float(x))
 
 
 def _safe(a, b):
@@ -305,11 +306,12 @@ class BoundedEvaluator(Evaluator):
             return v, err
         if isinstance(e, sp.Pow):
             (b, eb), (p, ep) = self.pair(e.base), self.pair(e.exp)
-            if not isinstance(b, torch.Tensor) and not isinstance(p, torch.Tensor):
+            if not isinstance(b, torch.Tensor) and not isinstance(p, torch.Tensor) and float(b) != 0:
                 v = float(b) ** float(p)
+                v = float("nan") if isinstance(v, complex) else v
             elif e.exp == sp.Rational(1, 2):
                 v = torch.sqrt(_t(b, self.dtype, self.device))
-            else:
+            else:  # IEEE: 0^-1 = inf (a limit point), not an exception
                 v = torch.pow(_t(b, self.dtype, self.device), p)
             vb = _t(b, self.dtype, self.device).detach()
             pv = p.detach() if isinstance(p, torch.Tensor) else p
@@ -398,17 +400,23 @@ class BoundedEvaluator(Evaluator):
     # -- calculus: autograd, substitution, limits ------------------------------------------------------
 
     def _derivative(self, e):
-        v = self._diff(e.expr, [(var, int(c)) for var, c in e.variable_count])
-        av = _mag(_t(v, self.dtype, self.device))
-        top = float(av.max()) if isinstance(av, torch.Tensor) and av.numel() else float(av)
-        return v, (self.terms + 1) * self.eps * (av + top)
+        return self._diff(e.expr, [(var, int(c)) for var, c in e.variable_count])
+
+    def _deriv_err(self, g, dedx):
+        """The rounding bound of an autograd derivative g: the derivative of f's own bound (how the
+        magnitudes of the terms that cancel in f change with x: those of f′'s terms) plus
+        (N + 1)·ε·(|g| + max|g|)."""
+        ag = _mag(g)
+        top = float(ag.detach().max()) if isinstance(ag, torch.Tensor) and ag.numel() else float(ag)
+        return _mag(dedx) + (self.terms + 1) * self.eps * (ag + top)
 
     def _diff(self, f, variables):
-        """∂f/∂var by autograd; ``var`` a Symbol (treated as a scalar at every evaluation point:
-        its value is broadcast to f's shape and each entry differentiated on its own) or ``x[j]``
-        (the Jacobian of f with respect to the bound tensor, read at index j of each entry)."""
+        """(∂f/∂var, its bound) by autograd; ``var`` a Symbol (treated as a scalar at every evaluation
+        point: its value is broadcast to f's shape and each entry differentiated on its own) or
+        ``x[j]`` (the Jacobian of f with respect to the bound tensor, read at index j of each entry)."""
         if not variables:
-            return self.pair(f)[0]
+            v, err = self.pair(f)
+            return _t(v, self.dtype, self.device), _t(err, self.dtype, self.device)
         (var, count), rest = variables[0], variables[1:]
         if count > 1:
             rest = [(var, count - 1)] + rest
@@ -417,19 +425,24 @@ class BoundedEvaluator(Evaluator):
         if var not in self.env:
             raise EvaluationError(f"no value for the variable {var} of a derivative")
         old = self.env[var]
-        shape = _t(self._diff(f, rest), self.dtype, self.device).shape
+        shape = self._diff(f, rest)[0].shape
         base = _t(old, self.dtype, self.device)
         shape = torch.broadcast_shapes(shape, base.shape)
         x = base.expand(shape).clone() if not base.requires_grad else base.expand(shape) * 1.0
         if not x.requires_grad:
             x.requires_grad_(True)
         self.env[var] = x
+        zero = torch.zeros(shape, dtype=self.dtype, device=self.device)
         try:
-            out = _t(self._diff(f, rest), self.dtype, self.device)
+            out, err = self._diff(f, rest)
             if not out.requires_grad:
-                return torch.zeros(shape, dtype=self.dtype, device=self.device)
+                return zero, zero
             (g,) = torch.autograd.grad(out.sum(), x, create_graph=True, allow_unused=True)
-            return torch.zeros(shape, dtype=self.dtype, device=self.device) if g is None else g
+            g = zero if g is None else g
+            dedx = None
+            if err.requires_grad:
+                (dedx,) = torch.autograd.grad(err.sum(), x, create_graph=True, allow_unused=True)
+            return g, self._deriv_err(g, zero if dedx is None else dedx)
         finally:
             self.env[var] = old
 
@@ -443,26 +456,32 @@ class BoundedEvaluator(Evaluator):
         def fn(t):
             self.indexed[var.base] = Indexed(t, binding.offset)
             try:
-                return _t(self._diff(f, rest), self.dtype, self.device)
+                v, err = self._diff(f, rest)
+                return v, err.expand_as(v) if err.shape != v.shape else err
             finally:
                 self.indexed[var.base] = binding
 
-        value = fn(X)
+        value = fn(X)[0]
         if X.numel() < value.numel():  # fewer inputs than outputs: one forward pass per input
-            J = torch.autograd.functional.jacobian(fn, X, vectorize=True, strategy="forward-mode")
+            J, Je = torch.autograd.functional.jacobian(fn, X, vectorize=True, strategy="forward-mode")
         else:
-            J = torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True)
+            J, Je = torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True)
         out_shape = torch.broadcast_shapes(value.shape, *[i.shape for i in idx if isinstance(i, torch.Tensor)])
         lead = len(out_shape) - value.dim()
-        J = J.reshape((1,) * lead + tuple(value.shape) + tuple(X.shape))
         grid = []  # entry (o1, …, ok) of f: broadcast index tensors, no copy of J
-        for d, size in enumerate(J.shape[:len(out_shape)]):
+        for d, size in enumerate((1,) * lead + tuple(value.shape)):
             shape = [1] * len(out_shape)
             shape[d] = size
             grid.append(torch.arange(size, device=J.device).reshape(shape) if size > 1
                         else torch.zeros(shape, dtype=torch.long, device=J.device))
-        cols = [torch.as_tensor(i, device=J.device) for i in idx]
-        return J[tuple(grid) + tuple(cols)].expand(out_shape)
+        cols = tuple(torch.as_tensor(i, device=J.device) for i in idx)
+
+        def read(M):
+            M = M.reshape((1,) * lead + tuple(value.shape) + tuple(X.shape))
+            return M[tuple(grid) + cols].expand(out_shape)
+
+        g = read(J)
+        return g, self._deriv_err(g, read(Je))
 
     def _subs(self, e):
         values = [self.pair(p)[0] for p in e.point]
