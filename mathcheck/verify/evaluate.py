@@ -40,6 +40,16 @@ class Indexed:
     offset: int = 1
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A binding computed from the others each time it is read, so that a derivative sees it move:
+    ``Derived(lambda b: F.log_softmax(b["z"] / T, -1))`` for ``ls[j]`` in ∂(−Σ p_j ls_j)/∂z_i
+    (``b`` maps the names of the other IndexedBases to their current tensors)."""
+
+    fn: Callable
+    offset: int = 1
+
+
 _UNARY: dict[type, Callable] = {
     sp.exp: torch.exp,
     sp.log: torch.log,
@@ -65,7 +75,7 @@ class Evaluator:
         self.indexed = {}
         for key, value in env.items():
             if isinstance(key, sp.IndexedBase):
-                self.indexed[key] = value if isinstance(value, Indexed) else Indexed(value)
+                self.indexed[key] = value if isinstance(value, (Indexed, Derived)) else Indexed(value)
             else:
                 self.env[key] = value
         self.funcs = dict(funcs or {})
@@ -279,14 +289,17 @@ class BoundedEvaluator(Evaluator):
                 return v, self._input(v)
             raise EvaluationError(f"no value for symbol {e}")
         if isinstance(e, sp.IndexedBase) and e in self.indexed:  # a whole vector, e.g. L(w − t·g)
-            v = self.indexed[e].tensor
+            v = self._tensor_of(e)
             return v, self._input(v)
         if isinstance(e, sp.Indexed):
             binding = self.indexed.get(e.base)
             if binding is None:
                 raise EvaluationError(f"no tensor for {e.base}")
             idx = tuple(self._index(self.pair(i)[0]) - binding.offset for i in e.indices)
-            v = binding.tensor[idx]
+            full = self._tensor_of(e.base)
+            v = full[idx]
+            if isinstance(binding, Derived):  # computed by a reduction over the whole tensor
+                return v, self.eps * (full.shape[-1] + 1) * _mag(v)
             return v, self._input(v)
         if isinstance(e, sp.Add):
             v, err = 0.0, 0.0
@@ -330,6 +343,9 @@ class BoundedEvaluator(Evaluator):
             return self._subs(e)
         if isinstance(e, sp.Limit):
             return self._limit(e)
+        if isinstance(e, sp.core.function.AppliedUndef) and e.func.__name__ == "UniqueZero" \
+                and "UniqueZero" not in self.funcs:
+            return self._unique_zero(*e.args)
         if isinstance(e, sp.core.function.AppliedUndef):
             fn = self.funcs.get(e.func.__name__)
             if fn is None:
@@ -358,6 +374,43 @@ class BoundedEvaluator(Evaluator):
                     return v, ex
                 return v, ex + eps * av  # sin, cos, tanh: 1-Lipschitz
         raise EvaluationError(f"cannot evaluate {type(e).__name__}: {e}")
+
+    def _tensor_of(self, base):
+        binding = self.indexed[base]
+        if isinstance(binding, Derived):
+            return binding.fn({b.label.name: v.tensor for b, v in self.indexed.items() if isinstance(v, Indexed)})
+        return binding.tensor
+
+    def _unique_zero(self, f, x, lo=1e-8, hi=1e8, points=161):
+        """UniqueZero(f, x): the one sign change of f on a log grid [1e-8, 1e8], refined by 60
+        bisections; NaN unless there is exactly one. Bound: the final bracket."""
+        had, old = x in self.env, self.env.get(x)
+        try:
+            def at(v):
+                self.env[x] = v
+                return _t(self.pair(f)[0], self.dtype, self.device).detach()
+            grid = torch.logspace(math.log10(lo), math.log10(hi), points, dtype=self.dtype, device=self.device)
+            sgn = torch.sign(at(grid))
+            flips = torch.nonzero(sgn[1:] * sgn[:-1] < 0).flatten()
+            zeros = torch.nonzero(sgn == 0).flatten()
+            if flips.numel() + zeros.numel() != 1:
+                return torch.tensor(float("nan"), dtype=self.dtype), 0.0
+            if zeros.numel():
+                return grid[zeros[0]], 0.0
+            a, b = grid[flips[0]].clone(), grid[flips[0] + 1].clone()
+            fa = torch.sign(at(a))
+            for _ in range(60):
+                m = (a + b) / 2
+                if torch.sign(at(m)) == fa:
+                    a = m
+                else:
+                    b = m
+            return (a + b) / 2, (b - a).abs() + self.eps * (a + b).abs()
+        finally:
+            if had:
+                self.env[x] = old
+            else:
+                self.env.pop(x, None)
 
     def ev_delta(self, e):
         a, b = (self.pair(x)[0] for x in e.args)
