@@ -67,6 +67,18 @@ def _tensor(x, like: torch.Tensor | None = None, dtype=torch.float64, device="cp
     return torch.as_tensor(x, dtype=dtype, device=device)
 
 
+def _align_matrices(lhs, rhs, e_rhs, reference):
+    """Insert singleton axes after the two matrix axes so that all values have the same rank."""
+    tensors = [t for t in (rhs, e_rhs, reference, *(lhs or ())) if isinstance(t, torch.Tensor)]
+    rank = max(t.dim() for t in tensors)
+
+    def pad(t):
+        if not isinstance(t, torch.Tensor) or t.dim() < 2 or t.dim() == rank:
+            return t
+        return t.reshape(*t.shape[:2], *([1] * (rank - t.dim())), *t.shape[2:])
+    return (None if lhs is None else (pad(lhs[0]), pad(lhs[1]))), pad(rhs), pad(e_rhs), pad(reference)
+
+
 @dataclass
 class Comparison:
     """Accumulates case-by-case comparisons; the first mismatch becomes the counterexample.
@@ -199,6 +211,9 @@ class Comparison:
             self.details.append(f"{case}: the statement cannot be evaluated at these sizes ({exc})")
             self._fail(case, where, None, (("statement", f"cannot be evaluated: {exc}"),))
             return False
+        if getattr(eq.lhs, "is_Matrix", False) or getattr(eq.rhs, "is_Matrix", False):
+            # matrices evaluate to (rows, cols, *entry shape): a constant one has no entry shape
+            lhs, rhs, e_rhs, reference = _align_matrices(lhs, rhs, e_rhs, reference)
         values = [("rhs", rhs, e_rhs)]
         if lhs is not None:
             values.insert(0, ("lhs", lhs[0], lhs[1]))
