@@ -571,11 +571,15 @@ class BoundedEvaluator(Evaluator):
             return v, err
         # Richardson: f(x_k) = L + c·h_k + O(h²) with h_k = 2^-k h0 (h = 1/x for x → ±∞)
         sign = -1.0 if str(direction) == "-" else 1.0
-        if math.isinf(at):
-            points = [math.copysign(1e4 * 2 ** k, at) for k in range(4)]
+        if math.isinf(at):  # far points first; where f over- or underflows there, nearer ones
+            starts = [math.copysign(s * 2 ** k, at) for k in range(4) for s in (1e4,)], \
+                [math.copysign(10 * 2 ** k, at) for k in range(4)]
         else:
-            points = [at + sign * 1e-4 * 2 ** -k for k in range(4)]
-        table = [at_point(p) for p in points]
+            starts = [at + sign * 1e-4 * 2 ** -k for k in range(4)], [at + sign * 1e-2 * 2 ** -k for k in range(4)]
+        for points in starts:
+            table = [at_point(p) for p in points]
+            if all(bool(torch.isfinite(t[0]).all()) for t in table):
+                break
         vals = [t[0] for t in table]
         noise = sum(t[1] for t in table)
         r1 = [2 * vals[k + 1] - vals[k] for k in range(3)]
