@@ -90,10 +90,11 @@ class ClaimVerdict:
     numeric: NumericVerdict
     seed: int
     error: str = ""
+    flags: str = ""  # the other options that change a result (--dtype, --device, --from), as flags
 
     @property
     def replay(self) -> str:
-        return f"mathcheck prove {self.claim.id} --seed {self.seed}"
+        return f"mathcheck prove {self.claim.id} --seed {self.seed}{self.flags}"
 
     def _repr_latex_(self) -> str:  # Jupyter display
         from mathcheck.render.latex import mathjax_verdict
@@ -125,6 +126,7 @@ class RefuteVerdict:
     mutants: tuple[MutantVerdict, ...]
     seed: int
     error: str = ""
+    flags: str = ""  # as ClaimVerdict.flags
 
     @property
     def all_refuted(self) -> bool:
@@ -132,7 +134,7 @@ class RefuteVerdict:
 
     @property
     def replay(self) -> str:
-        return f"mathcheck refute {self.claim.id} --seed {self.seed}"
+        return f"mathcheck refute {self.claim.id} --seed {self.seed}{self.flags}"
 
     def _repr_markdown_(self) -> str:  # Jupyter display
         from mathcheck.render.markdown import notebook_refute

@@ -67,6 +67,11 @@ def _tensor(x, like: torch.Tensor | None = None, dtype=torch.float64, device="cp
     return torch.as_tensor(x, dtype=dtype, device=device)
 
 
+def _usable(v, e) -> bool:
+    """A side can be compared where its value and its error bound are finite."""
+    return bool(torch.isfinite(_tensor(v)).all()) and bool(torch.isfinite(_tensor(e)).all())
+
+
 def _align_matrices(lhs, rhs, e_rhs, reference):
     """Insert singleton axes after the two matrix axes so that all values have the same rank."""
     tensors = [t for t in (rhs, e_rhs, reference, *(lhs or ())) if isinstance(t, torch.Tensor)]
@@ -99,6 +104,7 @@ class Comparison:
     plots: list = field(default_factory=list)  # mathcheck.verdict.Plot values
     comparisons: list = field(default_factory=list)  # (case, max |err|, tolerance)
     lhs_cases: dict = field(default_factory=dict)  # part -> [evaluated, not evaluated, last reason]
+    rhs_cases: dict = field(default_factory=dict)  # part -> [evaluated, out of the dtype's range]
     start: float = field(default_factory=time.perf_counter)
 
     # -- the tolerance -------------------------------------------------------------------------------
@@ -112,8 +118,10 @@ class Comparison:
         magnitudes sum to at most ``scale`` (default: the value itself):
         ``(terms + 1)·ε·max(|value|, scale)``, with ε of the value's dtype."""
         v = _tensor(value)
-        eps = float(torch.finfo(v.dtype).eps) if v.is_floating_point() else 0.0
-        return (terms + 1) * eps * torch.maximum(v.abs(), _tensor(scale, v))
+        if not v.is_floating_point():
+            return torch.zeros_like(v, dtype=torch.float64)
+        fi = torch.finfo(v.dtype)
+        return (terms + 1) * (fi.eps * torch.maximum(v.abs(), _tensor(scale, v)) + fi.tiny)
 
     def _record(self, case: str, err: float, tol: float) -> None:
         self.trials += 1
@@ -175,8 +183,8 @@ class Comparison:
         try:
             lv, le, lt = evaluate_bounded(eq.lhs, env, funcs, dtype=dt, device=dev)
             terms = max(terms, lt)
-            if not bool(torch.isfinite(lv.detach()).all()) and bool(torch.isfinite(rhs_v.detach()).all()):
-                reason = f"the left side overflows in {str(dt).replace('torch.', '')} at {case}"
+            if not _usable(lv, le):
+                reason = f"the left side leaves the range of {str(dt).replace('torch.', '')} at {case}"
             else:
                 lhs = (lv.detach(), le.detach())
         except (EvaluationError, NotImplementedError, TypeError) as exc:
@@ -206,11 +214,22 @@ class Comparison:
         rel = relation_of(eq)
         try:
             lhs, (rhs, e_rhs), terms = self.sides(eq, env, funcs, part, case, dtype, device)
+
         except (IndexError, RuntimeError, EvaluationError) as exc:
             self.trials += 1
             self.details.append(f"{case}: the statement cannot be evaluated at these sizes ({exc})")
             self._fail(case, where, None, (("statement", f"cannot be evaluated: {exc}"),))
             return False
+        if not _usable(rhs, e_rhs):  # the formula, not the mathematics, leaves the dtype's range here
+            row = self.rhs_cases.setdefault(part or case, [0, 0])
+            row[1] += 1
+            if lhs is None:
+                self.details.append(f"{case}: skipped, both sides leave the range of {self.options.dtype}")
+                return True
+            rhs, e_rhs = lhs  # compare the left side with the reference alone
+            self.details.append(f"{case}: the right side leaves the range of {self.options.dtype}; left side only")
+        else:
+            self.rhs_cases.setdefault(part or case, [0, 0])[0] += 1
         if getattr(eq.lhs, "is_Matrix", False) or getattr(eq.rhs, "is_Matrix", False):
             # matrices evaluate to (rows, cols, *entry shape): a constant one has no entry shape
             lhs, rhs, e_rhs, reference = _align_matrices(lhs, rhs, e_rhs, reference)
@@ -293,6 +312,10 @@ class Comparison:
 
     def verdict(self, **extra) -> NumericVerdict:
         derived = self.atol is None
+        for part, (ok, skipped) in self.rhs_cases.items():
+            if ok == 0 and skipped and not self.counterexample:  # a statement never checked is not passed
+                self.counterexample = (("part", part), ("statement", f"the right side is not finite in "
+                                                                      f"{self.options.dtype} at any case"))
         return NumericVerdict(
             status="refuted" if self.counterexample else "passed",
             reference=self.reference,

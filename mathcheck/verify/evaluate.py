@@ -38,6 +38,7 @@ class Indexed:
 
     tensor: torch.Tensor
     offset: int = 1
+    err: Any = None  # a known rounding bound of the entries (else one rounding, ε|x|)
 
 
 @dataclass(frozen=True)
@@ -259,18 +260,46 @@ class BoundedEvaluator(Evaluator):
     def __init__(self, env, funcs=None, dtype=torch.float64, device="cpu"):
         super().__init__(env, funcs, dtype, device)
         self.eps = unit(dtype)
+        self.tiny = float(torch.finfo(dtype).tiny)
         self.terms = 1  # the longest reduction seen (for derivative and reference bounds)
+        self.peak = 0.0  # the largest |exp(x)| seen (a derivative's intermediates may overflow)
 
     def ev(self, e):
         return self.pair(e)[0]
 
     def _input(self, v):
+        """One rounding, relative ε|v| plus the absolute underflow level (the smallest normal)."""
         if isinstance(v, Indexed):
             return v
-        return 0.0 if _exact(v) else self.eps * _mag(v)
+        return 0.0 if _exact(v) else self.eps * _mag(v) + self.tiny
 
     def pair(self, e):
         eps = self.eps
+        if isinstance(e, sp.MatrixSymbol):
+            if e in self.env:
+                v = self.env[e]
+                return v, self._input(v)
+            raise EvaluationError(f"no tensor for the matrix {e}")
+        if isinstance(e, sp.Transpose):
+            v, err = self.pair(e.arg)
+            return v.mT, _t(err, self.dtype, self.device).mT if _t(err, self.dtype, self.device).dim() >= 2 else err
+        if isinstance(e, sp.MatMul) and e.atoms(sp.MatrixSymbol):  # symbolic shapes: X W_Q, bound to tensors
+            v, err = None, None
+            for a in e.args:
+                av, ae = self.pair(a)
+                if not isinstance(av, torch.Tensor) or av.dim() < 2:  # a scalar factor
+                    v, err = (av, ae) if v is None else (v * av, _safe(err, _mag(av)) + _safe(_mag(v), ae))
+                    continue
+                if v is None or not isinstance(v, torch.Tensor) or v.dim() < 2:
+                    v, err = (av, ae) if v is None else (v * av, _safe(err, _mag(av)) + _safe(_mag(v), ae))
+                    continue
+                inner = av.shape[-2]
+                self.terms = max(self.terms, inner)
+                mv, ma = _mag(v), _mag(av)
+                err = (_t(err, self.dtype, self.device).expand_as(v) @ ma + mv @ _t(ae, self.dtype, self.device).expand_as(av)
+                       + inner * eps * (mv @ ma))
+                v = v @ av
+            return v, err
         if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
             m = sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e
             pairs = [self.pair(x) for x in m]
@@ -300,6 +329,8 @@ class BoundedEvaluator(Evaluator):
             v = full[idx]
             if isinstance(binding, Derived):  # computed by a reduction over the whole tensor
                 return v, self.eps * (full.shape[-1] + 1) * _mag(v)
+            if binding.err is not None:
+                return v, binding.err[idx]
             return v, self._input(v)
         if isinstance(e, sp.Add):
             v, err = 0.0, 0.0
@@ -362,6 +393,8 @@ class BoundedEvaluator(Evaluator):
                 v = _UNARY[cls](_t(x, self.dtype, self.device))
                 av = _mag(v)
                 if cls is sp.exp:
+                    if isinstance(v, torch.Tensor) and v.numel():
+                        self.peak = max(self.peak, float(v.detach().abs().max()))
                     return v, _safe(av, ex) + eps * av
                 if cls is sp.log:
                     return v, _safe(ex, 1 / _mag(_t(x, self.dtype, self.device))) + eps * av
@@ -469,7 +502,12 @@ class BoundedEvaluator(Evaluator):
         ``x[j]`` (the Jacobian of f with respect to the bound tensor, read at index j of each entry)."""
         if not variables:
             v, err = self.pair(f)
-            return _t(v, self.dtype, self.device), _t(err, self.dtype, self.device)
+            v = _t(v, self.dtype, self.device)
+            # autograd squares what f divides by: beyond √max an intermediate overflows unseen
+            if v.numel() and float(v.detach().abs().max()) > math.sqrt(torch.finfo(self.dtype).max) \
+                    or self.peak > math.sqrt(torch.finfo(self.dtype).max):
+                raise EvaluationError(f"an intermediate exceeds √(largest {self.dtype}) (overflow under autograd)")
+            return v, _t(err, self.dtype, self.device)
         (var, count), rest = variables[0], variables[1:]
         if count > 1:
             rest = [(var, count - 1)] + rest

@@ -213,8 +213,11 @@ def information_content(statements: dict, options: Options) -> NumericVerdict:
     cmp = Comparison("torch.distributions.Categorical(probs).log_prob, F.nll_loss, autograd", options)
     g = generator(options, salt=51)
     dt = dtype(options)
-    grid = torch.cat([torch.logspace(-12, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
-    other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6)
+    # Categorical clamps probabilities below the dtype's ε: in float32 the grid starts at √ε so that
+    # products p·q stay above it (float64: 1e-12, as always)
+    low = -12 if dt == torch.float64 else math.log10(math.sqrt(torch.finfo(dt).eps))
+    grid = torch.cat([torch.logspace(low, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
+    other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6 if dt == torch.float64 else 10 ** low)
     funcs = {"I": torch_information}
     c_fit = None
     if "definition" in statements and _by_name(statements["definition"], "c") is not None:

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.verify.evaluate import Indexed, evaluate
 
 _RELATIONS = {"==": operator.eq, ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -105,9 +105,16 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
                     if shift:
                         _max_subtraction(cmp, eq, n, z, idx, s, case)
                 elif part == "ratio":
-                    env = _env(eq, n=n, z=z, s=s, i=idx[:, None], j=idx[None, :])
+                    gap = (z - z.max()).abs() + n
+                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively, not one rounding
+                    s_known = Indexed(s, 1, s * torch.finfo(dt).eps * gap)
+                    env = _env(eq, n=n, z=z, s=s_known, i=idx[:, None], j=idx[None, :])
                     # the ratios span e^{±180} at scale 30: the bounds are relative, so that is fine
-                    cmp.agree(f"{part} {case}", s[:, None] / s[None, :], eq, env, part=part, **where)
+                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively: the ratio, twice that
+                    gap = (z - z.max()).abs() + n
+                    read = (s[:, None] / s[None, :]) * torch.finfo(dt).eps * (gap[:, None] + gap[None, :])
+                    cmp.agree(f"{part} {case}", s[:, None] / s[None, :], eq, env, part=part, reference_bound=read,
+                              **where)
                 elif part == "order-preserving":  # every pair with z_i > z_j
                     I, J = torch.nonzero(z[:, None] > z[None, :], as_tuple=True)
                     if I.numel():
@@ -320,8 +327,11 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                     env = _env(eq, n=n, z=z, p=F.softmax(z / T, dim=0), T=T, i=idx)
                     case = f"{part} n={n} T={T:.3g}"
                     ref = h.detach() if part == "entropy" else dH
+                    # autograd's dH/dT cancels terms of size E_p[z²]/T³ (H itself: log-sum-exp ~ max|z|/T)
+                    p_T = F.softmax(z / T, dim=0)
+                    scale = float((p_T * z * z).sum()) / T ** 3 if part != "entropy" else float(z.abs().max()) / T
                     cmp.agree(case, ref, eq, env, part=part, reference_side="lhs" if part == "sharpness" else "both",
-                              T=T, **where)
+                              reference_bound=cmp.bound(ref, n, scale), T=T, **where)
                 if part == "sharpness":
                     Hs = torch.tensor(H, dtype=dt)
                     # each H carries the rounding of its n-term sum of |p log p| ≤ log-terms of size |z|/T
@@ -334,8 +344,9 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                 # the reference at T = 1e14 is the limit up to |p − 1/n| ≤ 2 max|z| / T
                 cmp.agree(f"{part} n={n} T=1e14", F.softmax(z / 1e14, 0), eq, _env(eq, n=n, z=z, i=idx), part=part,
                           reference_bound=2 * float(z.abs().max()) / 1e14, T=1e14, **where)
+                floor = 4 * n * torch.finfo(dt).eps  # once the distance is rounding, it cannot shrink further
                 _fact(cmp, f"max |softmax(z/T) − limit| shrinks as T grows, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",
-                      all(a > b for a, b in zip(dist, dist[1:])) or dist[0] == 0)
+                      all(a > b or a <= floor for a, b in zip(dist, dist[1:])) or dist[0] == 0)
             elif part in ("argmax-weight", "cold-limit"):
                 gaps = 0.05 + torch.rand(n - 1, generator=g, dtype=dt) * 3  # a unique maximum
                 zm = float(z.max())
@@ -351,8 +362,9 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                     # the reference at T = 1e-3 is the limit up to Σ e^{−gap/T} ≤ n e^{−min gap/T}
                     cmp.agree(f"{part} n={n} T=1e-3", F.softmax(logits / 1e-3, 0)[0], eq, _env(eq, **env), part=part,
                               reference_bound=n * math.exp(-float(gaps.min()) / 1e-3) if n > 1 else 0.0, T=1e-3, **where)
+                    floor = 4 * n * torch.finfo(dt).eps
                     _fact(cmp, f"|p_max(T) − limit| shrinks as T → 0⁺, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",
-                          all(a > b for a, b in zip(dist, dist[1:]) if a > 0) and n > 1 or n == 1)
+                          all(a > b or a <= floor for a, b in zip(dist, dist[1:]) if a > 0) and n > 1 or n == 1)
             else:
                 raise KeyError(f"temperature_sharpness: no numeric check for part {part!r}")
     if series:
