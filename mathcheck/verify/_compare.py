@@ -170,7 +170,8 @@ class Comparison:
 
     # -- a statement, three ways ---------------------------------------------------------------------
 
-    def sides(self, eq, env, funcs=None, part: str | None = None, case: str = "", dtype=None, device=None):
+    def sides(self, eq, env, funcs=None, part: str | None = None, case: str = "", dtype=None, device=None,
+              evaluate_lhs: bool = True):
         """Evaluate both sides of ``eq`` with error bounds: ``((lhs, e_lhs) or None, (rhs, e_rhs), terms)``.
         A left side that cannot be evaluated is counted against ``part`` (with the reason)."""
         from mathcheck.verify.evaluate import EvaluationError, evaluate_bounded
@@ -179,8 +180,10 @@ class Comparison:
         dev = device or self.options.device
         rhs_v, rhs_e, terms = evaluate_bounded(eq.rhs, env, funcs, dtype=dt, device=dev)
         lhs = None
-        reason = ""
+        reason = "not evaluated at this case (its cost)"
         try:
+            if not evaluate_lhs:
+                raise EvaluationError(reason)
             lv, le, lt = evaluate_bounded(eq.lhs, env, funcs, dtype=dt, device=dev)
             terms = max(terms, lt)
             if not _usable(lv, le):
@@ -199,7 +202,8 @@ class Comparison:
         return lhs, (rhs_v.detach(), rhs_e.detach()), terms
 
     def agree(self, case: str, reference, eq, env, funcs=None, part: str | None = None,
-              reference_side: str = "both", reference_bound=0.0, dtype=None, device=None, **where) -> bool:
+              reference_side: str = "both", reference_bound=0.0, dtype=None, device=None, evaluate_lhs: bool = True,
+              **where) -> bool:
         """Check ``eq`` (``lhs REL rhs``) against PyTorch's ``reference`` three ways (see the module).
 
         ``reference`` denotes both sides of an equation (``"both"``), only its left side (``"lhs"``,
@@ -213,7 +217,7 @@ class Comparison:
 
         rel = relation_of(eq)
         try:
-            lhs, (rhs, e_rhs), terms = self.sides(eq, env, funcs, part, case, dtype, device)
+            lhs, (rhs, e_rhs), terms = self.sides(eq, env, funcs, part, case, dtype, device, evaluate_lhs)
 
         except (IndexError, RuntimeError, EvaluationError) as exc:
             self.trials += 1

@@ -235,6 +235,9 @@ def _exact(v) -> bool:
     return float(v) == int(v) if math.isfinite(float(v)) else False
 
 
+JACOBIAN_CHUNK = 16  # outputs per vectorised backward pass (memory: 16 × the graph of f)
+
+
 class BoundedEvaluator(Evaluator):
     r"""Evaluates ``e`` and, alongside, a first-order bound on its rounding error (running error
     analysis, Wilkinson): every input that is not an integer carries one rounding, ``ε|x|``; then
@@ -555,8 +558,10 @@ class BoundedEvaluator(Evaluator):
         value = fn(X)[0]
         if X.numel() < value.numel():  # fewer inputs than outputs: one forward pass per input
             J, Je = torch.autograd.functional.jacobian(fn, X, vectorize=True, strategy="forward-mode")
-        else:
+        elif value.numel() * X.numel() <= 1 << 16:
             J, Je = torch.autograd.functional.jacobian(fn, X, create_graph=True, vectorize=True)
+        else:  # many outputs of a large graph: backward passes in chunks, so memory stays bounded
+            J, Je = torch.func.jacrev(fn, chunk_size=JACOBIAN_CHUNK)(X)
         out_shape = torch.broadcast_shapes(value.shape, *[i.shape for i in idx if isinstance(i, torch.Tensor)])
         lead = len(out_shape) - value.dim()
         grid = []  # entry (o1, …, ok) of f: broadcast index tensors, no copy of J
