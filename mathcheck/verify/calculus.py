@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
+
 import torch
 import torch.nn.functional as F
 
@@ -180,8 +182,10 @@ def _descent_cases(options: Options):
     dt = dtype(options)
     m, n = 20, 8
     A, b = torch.randn(m, n, generator=g, dtype=dt), torch.randn(m, generator=g, dtype=dt)
-    evals, evecs = torch.linalg.eigh(2 * A.T @ A / m)
-    w_star = torch.linalg.lstsq(A, b[:, None]).solution[:, 0]
+    # LAPACK through numpy: MKL's eigh/lstsq (torch's) differ in the last bits from call to call in
+    # one process, which would break "same seed, same report"
+    evals, evecs = (torch.from_numpy(t).to(dt) for t in np.linalg.eigh((2 * A.T @ A / m).double().numpy()))
+    w_star = torch.from_numpy(np.linalg.lstsq(A.double().numpy(), b.double().numpy(), rcond=None)[0]).to(dt)
     mse = lambda w: F.mse_loss(A @ w, b)  # noqa: E731
     yield "F.mse_loss, random w", mse, torch.randn(n, generator=g, dtype=dt), float(evals[-1])
     # at w* + (top eigenvector) the gradient is an eigenvector of the largest curvature: the worst case
@@ -189,7 +193,7 @@ def _descent_cases(options: Options):
     k, d, K = 30, 5, 4
     X, labels = torch.randn(k, d, generator=g, dtype=dt), torch.randint(0, K, (k,), generator=g)
     ce = lambda w: F.cross_entropy(X @ w.view(d, K), labels)  # noqa: E731
-    beta = float(torch.linalg.eigvalsh(X.T @ X)[-1]) / (2 * k)
+    beta = float(np.linalg.eigvalsh((X.T @ X).double().numpy())[-1]) / (2 * k)
     yield "F.cross_entropy, linear model", ce, torch.randn(d * K, generator=g, dtype=dt), beta
 
 
@@ -221,7 +225,7 @@ def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerd
     ``descent-lemma``: L(w − η∇L) ≤ the right-hand side at η = c/β, c ∈ STEP_FRACTIONS, with each
     L(·) evaluated by the loss itself; ``step-factor``: both sides at the same η.
     """
-    cmp = Comparison("F.mse_loss / F.cross_entropy, torch.autograd, torch.linalg.eigh (float64)", options)
+    cmp = Comparison("F.mse_loss / F.cross_entropy, torch.autograd, numpy.linalg.eigh (float64)", options)
     dt = dtype(options)
     import sympy as sp
 

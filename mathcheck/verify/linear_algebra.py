@@ -7,6 +7,7 @@ import time
 import zlib
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 import torch
 import torch.nn.functional as F
@@ -243,8 +244,8 @@ def plane_angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     A Householder QR of [a b] rotates that plane onto the first two axes: a = (R00, 0),
     b = (R01, R11) there, and ``atan2`` gives the angle with no dot product formula involved.
     """
-    R = torch.linalg.qr(torch.stack([a, b], 1)).R
-    return torch.atan2(R[1, 1].abs(), R[0, 1] * torch.sign(R[0, 0]))
+    R = torch.from_numpy(np.linalg.qr(torch.stack([a, b], 1).double().cpu().numpy(), mode="r"))  # numpy: reproducible
+    return torch.atan2(R[1, 1].abs(), R[0, 1] * torch.sign(R[0, 0])).to(a.dtype)
 
 
 def _pairs(g: torch.Generator, dt):
@@ -411,9 +412,10 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             tr = J.diagonal(dim1=-2, dim2=-1).sum(-1)
             # norms and eigenvalues are iterative (SVD, eigh): in float64 whatever --dtype, whose
             # float32 eigh fails to converge on these nearly singular matrices
+            # (through numpy's LAPACK: MKL's differ in the last bits between calls in one process)
             J64 = J.double()
             fro = torch.linalg.matrix_norm(J64, "fro")
-            spec = torch.linalg.matrix_norm(J64, 2)
+            spec = torch.from_numpy(np.linalg.norm(J64.cpu().numpy(), 2, axis=(-2, -1)))
             # J's entries s_i(δ_ij − s_j) carry ε(|s_i|δ_ij + |s_i s_j|) in --dtype: ‖ΔJ‖_F ≤ ε(‖s‖ + ‖s‖²)
             s_norm = s.double().norm(dim=-1)
             norm_bound = (n + 1) * torch.finfo(dt).eps * (s_norm + s_norm ** 2) + cmp.bound(tr, n).double()
@@ -444,7 +446,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
                               part="psd", reference_side="lhs", device=dev, **where)
                 cmp.holds(f"psd d_k={d} {series}: xᵀJx >= 0 on all {SAT_TRIALS} samples", quad,
                           torch.zeros_like(quad), ">=", bound=cmp.bound(quad, n * n, (x * x).sum(-1)), **where)
-                least = torch.linalg.eigvalsh(J64).min(-1).values
+                least = torch.from_numpy(np.linalg.eigvalsh(J64.cpu().numpy()).min(-1))
                 cmp.holds(f"psd d_k={d} {series}: least eigenvalue of J ≥ 0 (eigvalsh, float64)", least,
                           # J's entries s_i(δ_ij − s_j) carry ε(|s_i|δ_ij + |s_i s_j|): ‖ΔJ‖_F ≤ ε(‖s‖ + ‖s‖²)
                           torch.zeros_like(least), ">=", bound=(n + 1) * torch.finfo(dt).eps
