@@ -55,10 +55,13 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         fail(str(exc))
 
 
-def _print_json(verdicts, kind: str, seed: int) -> None:
+def _print_json(verdicts, kind: str, seed: int, options=None, from_=()) -> None:
     from mathcheck.render import json as rj
 
-    click.echo(json.dumps(rj.report(verdicts, kind, seed), ensure_ascii=False, indent=2))
+    report = rj.report(verdicts, kind, seed)
+    if options is not None:  # every option that changes a result
+        report["options"] = {"seed": seed, "dtype": options.dtype, "device": options.device, "from": list(from_)}
+    click.echo(json.dumps(report, ensure_ascii=False, indent=2))
 
 
 seed_option = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
@@ -144,7 +147,9 @@ def run_options(f):
     f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Claims proved in parallel processes (same report as -j 1).")(f)
     f = click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
-                     show_default=True, help="dtype of Monte Carlo draws (exact comparisons stay float64).")(f)
+                     show_default=True, help="dtype of the numeric checks' torch computations, with "
+                     "tolerances derived from its epsilon (Monte Carlo moments accumulate, eigenvalues, "
+                     "norms and §7's checks run in float64).")(f)
     f = click.option("--device", default="cpu", show_default=True,
                      help="torch device for Monte Carlo draws, e.g. cuda (needs a GPU).")(f)
     return f
@@ -171,9 +176,9 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 
     render = (lambda v: text.claim_verdict(v, verbose)) if kind == "prove" else text.refute_verdict
     echo = None if as_json else (lambda v: click.echo("\n".join(render(v))))
-    verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo)
+    verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo, from_=from_)
     if as_json:
-        _print_json(verdicts, kind, seed)
+        _print_json(verdicts, kind, seed, options, from_)
     else:
         click.echo(text.summary(verdicts, kind))
     return verdicts

@@ -38,7 +38,15 @@ def _numeric_error(claim: Claim, options: Options, exc: BaseException) -> Numeri
 
 
 def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
-    """Run the claim's numeric check on ``statements`` (the derived ones or a mutant's)."""
+    """Run the claim's numeric check on ``statements`` (the derived ones or a mutant's).
+
+    On one intra-op thread: torch splits a reduction across threads in chunks that depend on the
+    thread count, which changes the last bits of a sum; with one thread the same seed and options
+    give the same numbers in any process and for any ``-j``."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     try:
         fn = resolve(claim.check)
         if getattr(fn, "wants_claim", False):  # the generic check reads the claim's parts and context
@@ -46,6 +54,20 @@ def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
         return fn(statements, options)
     except Exception as exc:  # reported as an "error" verdict, never as a pass
         return _numeric_error(claim, options, exc)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def replay_flags(options: Options, from_=()) -> str:
+    """The options that change a result, as command-line flags (the seed is always written)."""
+    flags = ""
+    if options.dtype != "float64":
+        flags += f" --dtype {options.dtype}"
+    if options.device != "cpu":
+        flags += f" --device {options.device}"
+    for spec in from_:
+        flags += f" --from {spec}"
+    return flags
 
 
 def prove(claim: Claim, options: Options = Options()) -> ClaimVerdict:
@@ -129,17 +151,17 @@ def compute(entry, kind: str, options: Options = Options()):
     return ("refute", refute(claim, options).mutants)
 
 
-def assemble(entry, kind: str, payload, options: Options = Options()):
+def assemble(entry, kind: str, payload, options: Options = Options(), flags: str = ""):
     if payload[0] == "error":
         claim, symbolic, numeric, line = _broken(entry, RuntimeError(payload[1]))
         if kind == "prove":
-            return ClaimVerdict(claim, "error", symbolic, numeric, options.seed, error=payload[1])
-        return RefuteVerdict(claim, (), options.seed, error=payload[1])
+            return ClaimVerdict(claim, "error", symbolic, numeric, options.seed, error=payload[1], flags=flags)
+        return RefuteVerdict(claim, (), options.seed, error=payload[1], flags=flags)
     claim = entry.build()
     if kind == "prove":
         _, status, symbolic, numeric = payload
-        return ClaimVerdict(claim, status, symbolic, numeric, options.seed)
-    return RefuteVerdict(claim, payload[1], options.seed)
+        return ClaimVerdict(claim, status, symbolic, numeric, options.seed, flags=flags)
+    return RefuteVerdict(claim, payload[1], options.seed, flags=flags)
 
 
 def _cached_compute(entry, kind: str, options: Options, use_cache: bool):
@@ -177,7 +199,7 @@ def _init_worker(threads: int):
 
 
 def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cache: bool = True,
-        on_verdict=None):
+        on_verdict=None, from_=()):
     """Prove or refute ``entries`` (in this order), ``jobs`` claims at a time in forked processes.
 
     The report is the same for any ``jobs``: each claim's work depends only on the claim and the
@@ -185,9 +207,10 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
     """
     entries = list(entries)
     verdicts = []
+    flags = replay_flags(options, from_)
     if jobs <= 1 or len(entries) <= 1:
         for e in entries:
-            v = assemble(e, kind, _cached_compute(e, kind, options, use_cache), options)
+            v = assemble(e, kind, _cached_compute(e, kind, options, use_cache), options, flags)
             verdicts.append(v)
             if on_verdict:
                 on_verdict(v)
@@ -205,7 +228,7 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
         for e, f in zip(entries, futures):
             data = f.result()
             payload = unpack(e, data) if data is not None else compute(e, kind, options)
-            v = assemble(e, kind, payload, options)
+            v = assemble(e, kind, payload, options, flags)
             verdicts.append(v)
             if on_verdict:
                 on_verdict(v)

@@ -56,6 +56,10 @@ class NumericVerdict:
     device: str = "cpu"
     seconds: float = 0.0
     plots: tuple = ()  # Plot values, for writeups
+    tolerance: str = ""  # how the tolerances were set (derived per comparison, or fixed)
+    comparisons: tuple = ()  # ((case, max |err|, tolerance), ...), one per comparison
+    unevaluated: tuple = ()  # ((part, why its left side was not evaluated), ...)
+    power: str = ""  # statistical checks: the smallest relative error detected with power ≥ 1 − 1e-6
 
     def __post_init__(self):
         if self.status not in NUMERIC_STATUSES:
@@ -86,10 +90,11 @@ class ClaimVerdict:
     numeric: NumericVerdict
     seed: int
     error: str = ""
+    flags: str = ""  # the other options that change a result (--dtype, --device, --from), as flags
 
     @property
     def replay(self) -> str:
-        return f"mathcheck prove {self.claim.id} --seed {self.seed}"
+        return f"mathcheck prove {self.claim.id} --seed {self.seed}{self.flags}"
 
     def _repr_latex_(self) -> str:  # Jupyter display
         from mathcheck.render.latex import mathjax_verdict
@@ -121,6 +126,7 @@ class RefuteVerdict:
     mutants: tuple[MutantVerdict, ...]
     seed: int
     error: str = ""
+    flags: str = ""  # as ClaimVerdict.flags
 
     @property
     def all_refuted(self) -> bool:
@@ -128,7 +134,7 @@ class RefuteVerdict:
 
     @property
     def replay(self) -> str:
-        return f"mathcheck refute {self.claim.id} --seed {self.seed}"
+        return f"mathcheck refute {self.claim.id} --seed {self.seed}{self.flags}"
 
     def _repr_markdown_(self) -> str:  # Jupyter display
         from mathcheck.render.markdown import notebook_refute

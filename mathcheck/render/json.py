@@ -49,6 +49,10 @@ def numeric(n) -> dict:
         "test": n.test or None,
         "counterexample": _pairs(n.counterexample),
         "details": list(n.details),
+        "tolerance": n.tolerance or None,
+        "power": n.power or None,
+        "unevaluated": _pairs(n.unevaluated),
+        "comparisons": [{"case": c, "max_abs_err": _num(e), "tolerance": _num(t)} for c, e, t in n.comparisons],
         "seconds": round(n.seconds, 4),
     }
 

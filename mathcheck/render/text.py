@@ -25,9 +25,23 @@ def _err(x) -> str:
     return "n/a" if x is None else f"{x:.3g}"
 
 
+def _tolerance(n) -> str:
+    """The tolerance as the summary states it: derived (the largest per-comparison tolerance, and
+    the worst error as a fraction of its own), fixed, or statistical (the test line says it)."""
+    if n.comparisons and n.tolerance.startswith("per entry"):
+        worst = max((e / t if t > 0 else (0.0 if e == 0 else float("inf"))) for _, e, t in n.comparisons)
+        return (f", tolerance derived per comparison from {n.dtype} ε (largest {n.atol:.3g}); "
+                f"worst |err|/tol {worst:.2g}")
+    if n.atol is not None:
+        return f", atol={n.atol:g}, rtol={n.rtol:g}"
+    return f"; {n.tolerance}" if n.tolerance else ""
+
+
 def claim_verdict(v, verbose: bool = False) -> list[str]:
     """A claim's verdict; ``verbose`` adds every step with its reason and how it was shown, and
     the numeric check's dtype, device and cases (sizes)."""
+    import sympy as sp
+
     c = v.claim
     s, n = v.symbolic, v.numeric
     steps = sum(len(p.steps) - 1 for p in s.parts)
@@ -35,11 +49,13 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
     lines = [f"{_status(v.status)} {c.id}  {c.source.section}  {c.title}",
              f"    symbolic: {s.status}, {_n(steps, 'step')} in {_n(len(s.parts), 'part')}, {dim}",
              f"    numeric:  {n.status} against {n.reference}; {n.trials} trials, "
-             f"max |err| {_err(n.max_abs_err)}" + (f", atol={n.atol:g}, rtol={n.rtol:g}" if n.atol is not None else "")]
+             f"max |err| {_err(n.max_abs_err)}" + _tolerance(n)]
     if n.test:
         lines.append(f"    test:     {n.test}")
     if verbose:
         lines += _verbose_steps(s) + _verbose_numeric(n)
+    for part, why in n.unevaluated:
+        lines.append(f"    left side of {part} not evaluated: {why}")
     failing = s.failing
     if failing is not None:
         d = failing.decision

@@ -52,24 +52,22 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
     dt = dtype(options)
     m = D_MODEL // 2
     pe = sinusoidal_table(POSITIONS + max(SHIFTS), D_MODEL, dt)
-    cmp = Comparison("sinusoidal table (torch.sin/torch.cos, float64), d=512, pos < 2048",
-                     options, atol=1e-9, rtol=1e-9)
+    cmp = Comparison("sinusoidal table (torch.sin/torch.cos), d=512, pos < 2048", options)
     pos = torch.arange(POSITIONS)
     for k in SHIFTS:
         for part, eq in statements.items():
             env = _env(eq, pos, k, m, dt)
-            if part == "shift":
-                rhs = evaluate(eq.rhs, env, dtype=dt)  # (2, 1, positions, m)
+            # the table's rows carry the rounding of sin/cos at arguments up to pos·ω ≤ 3048: ε·3048
+            read = torch.finfo(dt).eps * float(POSITIONS + max(SHIFTS))
+            if part == "shift":  # (2, 1, positions, m): [sin, cos] of PE(pos + k), frequency by frequency
                 table = torch.stack([pe[pos + k, 0::2], pe[pos + k, 1::2]]).unsqueeze(1)
-                cmp.compare(f"shift k={k}", table, rhs, k=k)
-            elif part == "rotation":
-                MtM = evaluate(eq.lhs, env, dtype=dt)  # (2, 2, 1, m): MᵀM at every frequency
-                rhs = evaluate(eq.rhs, env, dtype=dt)
-                cmp.compare(f"rotation k={k}", MtM, rhs.reshape(2, 2, *([1] * (MtM.ndim - 2))), k=k)
+                cmp.agree(f"shift k={k}", table, eq, env, part=part, reference_bound=read, k=k)
+            elif part == "rotation":  # MᵀM at every frequency: the identity (torch.eye)
+                eye = torch.eye(2, dtype=dt).reshape(2, 2, 1, 1)
+                cmp.agree(f"rotation k={k}", eye, eq, env, part=part, k=k)
             elif part == "dot":
-                rhs = evaluate(eq.rhs, env, dtype=dt).reshape(-1)
-                table = (pe[pos] * pe[pos + k]).sum(-1)
-                cmp.compare(f"dot k={k}", table, rhs.expand_as(table), k=k)
+                table = (pe[pos] * pe[pos + k]).sum(-1).reshape(-1, 1)
+                cmp.agree(f"dot k={k}", table, eq, env, part=part, reference_bound=2 * D_MODEL * read, k=k)
             else:
                 raise KeyError(f"sinusoidal_relative_position: no numeric check for part {part!r}")
     # What a reader would rather see: the table's dot product against k is the same curve from
@@ -162,8 +160,7 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
     d = ATTN_WIDTH
     refs = _references(d, g, dt, dev)
     table = sinusoidal_table(max(ATTN_LENGTHS), d, dt).to(dev)
-    cmp = Comparison("torch.nn.MultiheadAttention, F.scaled_dot_product_attention (float64)", options,
-                     atol=1e-12, rtol=1e-10)
+    cmp = Comparison("torch.nn.MultiheadAttention, F.scaled_dot_product_attention", options)
     for L in ATTN_LENGTHS:
         X = torch.randn(L, d, generator=g, dtype=dt).to(dev)
         perms = {kind: [p.to(dev) for p in _permutations(kind, L, g)] for kind in ("sigma", "shift")}
@@ -186,10 +183,10 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
                         env[syms["i"]] = torch.arange(1, L + 1, dtype=dt, device=dev)[:, None]
                     if "c" in syms:
                         env[syms["c"]] = torch.arange(1, d + 1, dtype=dt, device=dev)[None, :]
-                    rhs = evaluate(_as_named(eq.rhs), env, funcs, dtype=dt, device=dev)
+                    named = sp.Eq(_as_named(eq.lhs), _as_named(eq.rhs), evaluate=False)
                     expected = out if part == "equivariance" else out.sum(0, keepdim=True)
-                    cmp.compare(f"{part} L={L} {kind}={p.tolist()} {name}", expected, rhs,
-                                L=L, permutation=p.tolist(), reference=name)
+                    cmp.agree(f"{part} L={L} {kind}={p.tolist()} {name}", expected, named, env, funcs, part=part,
+                              device=dev, L=L, permutation=p.tolist(), module=name)
     return cmp.verdict()
 
 
@@ -240,8 +237,7 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
     g = generator(options, salt=67)
     pos = torch.tensor(ROPE_POSITIONS, dtype=dt, device=dev)
     theta = rope_inverse_frequencies(ROPE_DIM, dt, dev)
-    cmp = Comparison("RoPE in torch (rotate-half; interleaved with torch.polar), d=64, float64",
-                     options, atol=1e-10, rtol=1e-10)
+    cmp = Comparison("RoPE in torch (rotate-half; interleaved with torch.polar), d=64", options)
     for v in range(ROPE_VECTORS):
         q = torch.randn(ROPE_DIM, generator=g, dtype=dt).to(dev)  # drawn on the CPU: same numbers anywhere
         k = torch.randn(ROPE_DIM, generator=g, dtype=dt).to(dev)
@@ -263,8 +259,10 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
                                 if s in syms})
                 else:
                     raise KeyError(f"rope_relative_position: no numeric check for part {part!r}")
-                rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
-                cmp.compare(f"{part} {name} vector {v}", expected, rhs, implementation=name)
+                # the rotations' angles p·θ reach 4095 rad: sin/cos carry ε·4095 each, over d terms
+                read = torch.finfo(dt).eps * 2 * max(ROPE_POSITIONS) * float(q.abs().sum() * k.abs().max())
+                cmp.agree(f"{part} {name} vector {v}", expected, eq, env, part=part, reference_bound=read,
+                          device=dev, implementation=name)
     return cmp.verdict()
 
 
@@ -275,6 +273,7 @@ PLOT_LENGTHS = (16, 32, 64, 128, 256)  # at d = PLOT_WIDTH, checked like the oth
 PLOT_WIDTH = 32
 WINDOW_MAX_N = 32
 PLOT_WINDOW = 8
+LHS_MAX_N = 12  # the window parts' left sides are summed by SymPy at every (n, w) up to here
 
 
 def _flops(fn) -> int:
@@ -288,8 +287,8 @@ def _flops(fn) -> int:
 def _count(expr, **values) -> int:
     """The statement's count at integer sizes, exactly (SymPy rationals, then an int)."""
     by_name = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
-    v = sp.nsimplify(expr.xreplace({by_name[k]: sp.Integer(x) for k, x in values.items() if k in by_name}).doit())
-    if not v.is_Rational:
+    v = expr.xreplace({by_name[k]: sp.Integer(x) for k, x in values.items() if k in by_name}).doit()
+    if not v.is_number:
         raise ValueError(f"not a number at {values}: {v}")
     return float(v)
 
@@ -346,6 +345,10 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
                 got = [_count(eq.rhs, n=n, **{name: v}) for v in range(lo, n + 1)]
                 mask = torch.tensor([float(make(n, v).sum()) for v in range(lo, n + 1)], dtype=dt)
                 cmp.compare(f"{part} n={n}, {name}={lo}..{n}", mask, torch.tensor(got, dtype=dt), n=n)
+                if n <= LHS_MAX_N:  # the left side's sums, done at these concrete sizes
+                    lhs = [_count(eq.lhs, n=n, **{name: v}) for v in range(lo, n + 1)]
+                    cmp.compare(f"{part} n={n}, {name}={lo}..{n}: left side (sums at these sizes)", mask,
+                                torch.tensor(lhs, dtype=dt), n=n)
             continue
         for n, d in (sizes if part == "attention" else COST_SIZES):  # the plot's lengths: attention only
             if part == "unordered":
@@ -375,11 +378,15 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
                         continue
                     cmp.compare(f"attention n={n} d={d} {name}", torch.tensor(float(flops), dtype=dt),
                                 derived, n=n, d=d, reference=name)
+                    cmp.compare(f"attention n={n} d={d} {name}: left side (sums at these sizes)",
+                                torch.tensor(float(flops), dtype=dt), _count(eq.lhs, n=n, d=d), n=n, d=d, reference=name)
                 continue
             else:
                 raise KeyError(f"attention_complexity: no numeric check for part {part!r}")
             cmp.compare(f"{part} n={n} d={d}", torch.tensor(float(expected), dtype=dt),
                         _count(eq.rhs, n=n, d=d), n=n, d=d)
+            cmp.compare(f"{part} n={n} d={d}: left side (sums at these sizes)", torch.tensor(float(expected), dtype=dt),
+                        _count(eq.lhs, n=n, d=d), n=n, d=d)
     if "attention" in statements:
         xs = tuple(PLOT_LENGTHS)
         series = tuple((name, xs, tuple(float(measured_attention[(n, PLOT_WIDTH)][name]) for n in xs))

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.verify.evaluate import Indexed, evaluate
 
 _RELATIONS = {"==": operator.eq, ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -28,7 +28,7 @@ _RELATIONS = {"==": operator.eq, ">": operator.gt, ">=": operator.ge, "<": opera
 def _env(eq, **values):
     """Bind the statement's symbols and IndexedBases by name; names it lacks are ignored."""
     env = {}
-    for s in eq.free_symbols | eq.atoms(sp.Dummy):
+    for s in eq.atoms(sp.Symbol):  # atoms: the u of Derivative(f, p[u]) is not free in SymPy's sense
         if getattr(s, "name", None) in values:
             env[s] = values[s.name]
     for b in eq.atoms(sp.IndexedBase):
@@ -78,7 +78,7 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
     ``ratio``: F.softmax(z)_i / F.softmax(z)_j, and the seed's e³/e² ≈ 2.72;
     ``order-preserving``: s_i − s_j > 0 on every pair with z_i > z_j.
     """
-    cmp = Comparison("torch.nn.functional.softmax", options, atol=1e-12, rtol=1e-9)
+    cmp = Comparison("torch.nn.functional.softmax", options)
     g = generator(options, salt=31)
     dt = dtype(options)
     for n in SIZES:
@@ -89,12 +89,10 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
             case, where = f"n={n} {name}", {"n": n, "logits": name}
             for part, eq in statements.items():
                 if part == "normalised":
-                    rhs = evaluate(eq.rhs, _env(eq, n=n, z=z, s=s), dtype=dt)
-                    cmp.compare(f"{part} {case}", s.sum(), rhs, **where)
+                    cmp.agree(f"{part} {case}", s.sum(), eq, _env(eq, n=n, z=z, s=s), part=part, **where)
                 elif part in ("positive", "at-most-one"):
-                    env = _env(eq, n=n, z=z, s=s, i=idx)
-                    _relation(cmp, f"{part} {case}", eq, evaluate(eq.lhs, env, dtype=dt),
-                              evaluate(eq.rhs, env, dtype=dt), **where)
+                    cmp.agree(f"{part} {case}", s, eq, _env(eq, n=n, z=z, s=s, i=idx), part=part,
+                              reference_side="lhs", **where)
                     if part == "at-most-one" and scale == 1:  # strict below one when there is another
                         # class (at gaps > 37, 1 + e^{−gap} rounds to 1 in float64: hence scale 1)
                         _fact(cmp, f"max F.softmax(z) {'< 1' if n > 1 else '= 1'} at {case}",
@@ -102,27 +100,35 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
                 elif part == "shift-invariant":
                     for c in (-float(z.max()), 2.5, -7.0):
                         env = _env(eq, n=n, z=z, s=s, i=idx, c=c)
-                        cmp.compare(f"{part} {case} c={c:.4g}", F.softmax(z + c, dim=0),
-                                    evaluate(eq.rhs, env, dtype=dt), c=c, **where)
+                        cmp.agree(f"{part} {case} c={c:.4g}", F.softmax(z + c, dim=0), eq, env, part=part,
+                                  c=c, **where)
                     if shift:
                         _max_subtraction(cmp, eq, n, z, idx, s, case)
                 elif part == "ratio":
-                    env = _env(eq, n=n, z=z, s=s, i=idx[:, None], j=idx[None, :])
-                    # in log space: the ratios span e^{±180} at scale 30
-                    cmp.compare(f"{part} {case} (log of both sides)", torch.log(s[:, None] / s[None, :]),
-                                torch.log(evaluate(eq.rhs, env, dtype=dt)), **where)
-                elif part == "order-preserving":
-                    env = _env(eq, n=n, z=z, s=s, i=idx[:, None], j=idx[None, :])
-                    _relation(cmp, f"{part} {case}", eq, evaluate(eq.lhs, env, dtype=dt),
-                              evaluate(eq.rhs, env, dtype=dt), mask=z[:, None] > z[None, :], **where)
+                    gap = (z - z.max()).abs() + n
+                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively, not one rounding
+                    s_known = Indexed(s, 1, s * torch.finfo(dt).eps * gap)
+                    env = _env(eq, n=n, z=z, s=s_known, i=idx[:, None], j=idx[None, :])
+                    # the ratios span e^{±180} at scale 30: the bounds are relative, so that is fine
+                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively: the ratio, twice that
+                    gap = (z - z.max()).abs() + n
+                    read = (s[:, None] / s[None, :]) * torch.finfo(dt).eps * (gap[:, None] + gap[None, :])
+                    cmp.agree(f"{part} {case}", s[:, None] / s[None, :], eq, env, part=part, reference_bound=read,
+                              **where)
+                elif part == "order-preserving":  # every pair with z_i > z_j
+                    I, J = torch.nonzero(z[:, None] > z[None, :], as_tuple=True)
+                    if I.numel():
+                        env = _env(eq, n=n, z=z, s=s, i=(I + 1).to(dt), j=(J + 1).to(dt))
+                        cmp.agree(f"{part} {case}", s[I] - s[J], eq, env, part=part, reference_side="lhs",
+                                  **where)
                 else:
                     raise KeyError(f"softmax_simplex: no numeric check for part {part!r}")
     for part, eq in statements.items():
         if part == "ratio":  # the seed's number: scores 2 and 3, "e^3 is about 2.72 times e^2"
             z = torch.tensor([2.0, 3.0], dtype=dt)
             s = F.softmax(z, dim=0)
-            rhs = evaluate(eq.rhs, _env(eq, n=2, z=z, s=s, i=2, j=1), dtype=dt)
-            cmp.compare(f"{part} seed's scores (2, 3)", s[1] / s[0], rhs, n=2, logits="(2, 3)")
+            cmp.agree(f"{part} seed's scores (2, 3)", s[1] / s[0], eq, _env(eq, n=2, z=z, s=s, i=2, j=1), part=part,
+                      n=2, logits="(2, 3)")
             _fact(cmp, "F.softmax([2, 3]) ratio rounds to the seed's 2.72",
                   torch.round(s[1] / s[0] * 100) / 100 == 2.72)
         if part == "positive":  # the open interval is exact arithmetic only
@@ -136,9 +142,9 @@ def _max_subtraction(cmp, eq, n, z, idx, s, case):
     """The derived left-hand side, exp(z_i + c)/Σ exp(z_k + c), as a formula in floating point."""
     naive = evaluate(eq.lhs, _env(eq, n=n, z=z, i=idx, c=0.0), dtype=z.dtype)
     _fact(cmp, f"naive exp(z)/Σ exp(z) is not finite at {case} (float64)", not bool(torch.isfinite(naive).all()))
-    shifted = evaluate(eq.lhs, _env(eq, n=n, z=z, i=idx, c=-float(z.max())), dtype=z.dtype)
-    cmp.compare(f"max-subtraction trick {case}: F.softmax(z) vs the shifted formula", s, shifted,
-                n=n, logits=case)
+    shifted = sp.Eq(eq.lhs, eq.lhs, evaluate=False)  # the left side alone, against F.softmax
+    cmp.agree(f"max-subtraction trick {case}: F.softmax(z) vs the shifted formula", s, shifted,
+              _env(eq, n=n, z=z, i=idx, c=-float(z.max())), n=n, logits=case)
     z32 = (z - 900).float()  # z ≈ 100: exp overflows float32 (max ≈ 3.4e38 = e^88.7)
     naive32 = evaluate(eq.lhs, _env(eq, n=n, z=z32, i=idx.float(), c=0.0), dtype=torch.float32)
     s32 = F.softmax(z32, dim=0)
@@ -161,8 +167,7 @@ def cross_entropy_softmax_gradient(statements: dict, options: Options) -> Numeri
     times the batch size (the mean divides every row's gradient by B), against the right-hand side
     with s = F.softmax(z); ``sums-to-zero``: each row's gradient sum against the right-hand side.
     """
-    cmp = Comparison("autograd of torch.nn.functional.cross_entropy (class-index targets)", options,
-                     atol=1e-12, rtol=1e-9)
+    cmp = Comparison("autograd of torch.nn.functional.cross_entropy (class-index targets)", options)
     g = generator(options, salt=37)
     dt = dtype(options)
     for n in GRAD_SIZES:
@@ -180,12 +185,14 @@ def cross_entropy_softmax_gradient(statements: dict, options: Options) -> Numeri
                 for part, eq in statements.items():
                     if part not in ("gradient", "sums-to-zero"):
                         raise KeyError(f"cross_entropy_softmax_gradient: no numeric check for part {part!r}")
-                    rhs = evaluate(eq.rhs, _env(eq, n=n, z=z, s=s, j=idx, y=y), dtype=dt)
+                    env = _env(eq, n=n, z=z, s=s, j=idx, y=y)
                     if part == "gradient":
-                        cmp.compare(f"{part} {case} reduction='sum'", sum_grad[b], rhs, **where)
-                        cmp.compare(f"{part} {case} reduction='mean' × B", mean_grad[b] * BATCH, rhs, **where)
+                        cmp.agree(f"{part} {case} reduction='sum'", sum_grad[b], eq, env, part=part, **where)
+                        cmp.agree(f"{part} {case} reduction='mean' × B", mean_grad[b] * BATCH, eq, env, part=part,
+                                  **where)
                     else:
-                        cmp.compare(f"{part} {case}", sum_grad[b].sum(), rhs, **where)
+                        cmp.agree(f"{part} {case}", sum_grad[b].sum(), eq, env, part=part,
+                                  reference_bound=cmp.bound(sum_grad[b].abs().sum(), n), **where)
     return cmp.verdict()
 
 
@@ -214,7 +221,7 @@ def mle_equals_cross_entropy(statements: dict, options: Options) -> NumericVerdi
     ``per-token``: ``F.cross_entropy`` with a class-index and with a one-hot probability target.
     ``mean-reduction``: the default ``reduction='mean'`` against both sides.
     """
-    cmp = Comparison("torch.nn.functional.cross_entropy / nll_loss", options, atol=1e-12, rtol=1e-10)
+    cmp = Comparison("torch.nn.functional.cross_entropy / nll_loss", options)
     g = generator(options, salt=41)
     dt = dtype(options)
     for n, T, scale in SEQUENCES:
@@ -225,37 +232,35 @@ def mle_equals_cross_entropy(statements: dict, options: Options) -> NumericVerdi
         for part, eq in statements.items():
             if part == "log-likelihood":
                 env = _env(eq, p=p, T=T)
-                for side in (eq.lhs, eq.rhs):
-                    got = evaluate(side, env, FUNCTIONS, dtype=dt)
-                    cmp.compare(f"{part} {case} F.cross_entropy sum", total, got, **where)
-                    cmp.compare(f"{part} {case} F.nll_loss sum",
-                                F.nll_loss(F.log_softmax(logits, -1), w, reduction="sum"), got, **where)
+                cmp.agree(f"{part} {case} F.cross_entropy sum", total, eq, env, FUNCTIONS, part=part, **where)
+                cmp.agree(f"{part} {case} F.nll_loss sum", F.nll_loss(F.log_softmax(logits, -1), w, reduction="sum"),
+                          eq, env, FUNCTIONS, part=part, **where)
             elif part == "strictly-decreasing":  # the slope of −log at L = Π p, by autograd
                 lik = torch.prod(p).detach().requires_grad_()
                 grad, = torch.autograd.grad(-torch.log(lik), lik)
-                rhs = evaluate(eq.rhs, _env(eq, p=p, T=T), FUNCTIONS, dtype=dt)
-                _relation(cmp, f"{part} {case} at L = Π p", eq, grad, rhs, **where)
+                cmp.agree(f"{part} {case} at L = Π p", grad, eq, _env(eq, p=p, T=T), FUNCTIONS, part=part,
+                          reference_side="lhs", **where)
             elif part == "decreasing":
                 P = q.detach().clone().requires_grad_()
                 grad, = torch.autograd.grad(F.nll_loss(P.log(), w, reduction="sum"), P)
-                lhs = grad[torch.arange(T), w]
-                rhs = evaluate(eq.rhs, _env(eq, p=p, T=T, u=torch.arange(1, T + 1, dtype=dt)), dtype=dt)
-                _relation(cmp, f"{part} {case}", eq, lhs, rhs, **where)
+                cmp.agree(f"{part} {case}", grad[torch.arange(T), w], eq,
+                          _env(eq, p=p, T=T, u=torch.arange(1, T + 1, dtype=dt)), part=part, reference_side="lhs",
+                          **where)
             elif part == "per-token":
                 onehot = F.one_hot(w, n).to(dt)
                 by_index = F.cross_entropy(logits, w, reduction="none")
                 by_probs = F.cross_entropy(logits, onehot, reduction="none")
                 for t in range(min(T, 8)):
-                    got = evaluate(eq.rhs, _env(eq, q=q[t], w=int(w[t]) + 1, n=n), dtype=dt)
-                    cmp.compare(f"{part} {case} token {t} class index", by_index[t], got, token=t, **where)
-                    cmp.compare(f"{part} {case} token {t} one-hot target", by_probs[t], got, token=t, **where)
+                    env = _env(eq, q=q[t], w=int(w[t]) + 1, n=n)
+                    cmp.agree(f"{part} {case} token {t} class index", by_index[t], eq, env, part=part, token=t, **where)
+                    cmp.agree(f"{part} {case} token {t} one-hot target", by_probs[t], eq, env, part=part, token=t,
+                              **where)
             elif part == "mean-reduction":
                 env = _env(eq, p=p, T=T)
-                for side in (eq.lhs, eq.rhs):
-                    got = evaluate(side, env, FUNCTIONS, dtype=dt)
-                    cmp.compare(f"{part} {case} F.cross_entropy mean", F.cross_entropy(logits, w), got, **where)
-                    cmp.compare(f"{part} {case} F.nll_loss mean",
-                                F.nll_loss(F.log_softmax(logits, -1), w), got, **where)
+                cmp.agree(f"{part} {case} F.cross_entropy mean", F.cross_entropy(logits, w), eq, env, FUNCTIONS,
+                          part=part, **where)
+                cmp.agree(f"{part} {case} F.nll_loss mean", F.nll_loss(F.log_softmax(logits, -1), w), eq, env,
+                          FUNCTIONS, part=part, **where)
             else:
                 raise KeyError(f"mle_equals_cross_entropy: no numeric check for part {part!r}")
     if "log-likelihood" in statements:
@@ -303,8 +308,7 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
     the distance shrinking along T = 1, 10², …, 10¹⁴; ``argmax-weight``: F.softmax(z/T) at the
     largest logit; ``cold-limit``: the same at T = 10⁻³, the distance shrinking along T = 1 … 10⁻³.
     """
-    cmp = Comparison("torch.distributions.Categorical(logits=z/T).entropy(), F.softmax, autograd", options,
-                     atol=1e-11, rtol=1e-8)
+    cmp = Comparison("torch.distributions.Categorical(logits=z/T).entropy(), F.softmax, autograd", options)
     g = generator(options, salt=43)
     dt = dtype(options)
     series = []
@@ -321,25 +325,28 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                     dH, = torch.autograd.grad(h, Tt)
                     H.append(float(h.detach()))
                     env = _env(eq, n=n, z=z, p=F.softmax(z / T, dim=0), T=T, i=idx)
-                    rhs = evaluate(eq.rhs, env, dtype=dt)
                     case = f"{part} n={n} T={T:.3g}"
-                    if part == "entropy":
-                        cmp.compare(case, h.detach(), rhs, T=T, **where)
-                    elif part == "derivative":
-                        cmp.compare(case, dH, rhs, T=T, **where)
-                    else:
-                        _relation(cmp, case, eq, dH, rhs, slack=1e-12, T=T, **where)
+                    ref = h.detach() if part == "entropy" else dH
+                    # autograd's dH/dT cancels terms of size E_p[z²]/T³ (H itself: log-sum-exp ~ max|z|/T)
+                    p_T = F.softmax(z / T, dim=0)
+                    scale = float((p_T * z * z).sum()) / T ** 3 if part != "entropy" else float(z.abs().max()) / T
+                    cmp.agree(case, ref, eq, env, part=part, reference_side="lhs" if part == "sharpness" else "both",
+                              reference_bound=cmp.bound(ref, n, scale), T=T, **where)
                 if part == "sharpness":
-                    steps = torch.diff(torch.tensor(H, dtype=dt))
-                    _fact(cmp, f"H(softmax(z/T)) is non-decreasing along the T grid, n={n}",
-                          bool((steps >= -1e-12).all()))
+                    Hs = torch.tensor(H, dtype=dt)
+                    # each H carries the rounding of its n-term sum of |p log p| ≤ log-terms of size |z|/T
+                    cmp.holds(f"H(softmax(z/T)) is non-decreasing along the T grid, n={n}", Hs[1:], Hs[:-1], ">=",
+                              bound=cmp.bound(Hs[1:], n, float(z.abs().max()) / TEMPS[0]), **where)
                     series.append((f"n={n}", TEMPS, tuple(H)))
             elif part == "hot-limit":
                 rhs = evaluate(eq.rhs, _env(eq, n=n, z=z, i=idx), dtype=dt)
                 dist = [float((F.softmax(z / T, 0) - rhs).abs().max()) for T in (1.0, 1e2, 1e4, 1e8, 1e14)]
-                cmp.compare(f"{part} n={n} T=1e14", F.softmax(z / 1e14, 0), rhs, T=1e14, **where)
+                # the reference at T = 1e14 is the limit up to |p − 1/n| ≤ 2 max|z| / T
+                cmp.agree(f"{part} n={n} T=1e14", F.softmax(z / 1e14, 0), eq, _env(eq, n=n, z=z, i=idx), part=part,
+                          reference_bound=2 * float(z.abs().max()) / 1e14, T=1e14, **where)
+                floor = 4 * n * torch.finfo(dt).eps  # once the distance is rounding, it cannot shrink further
                 _fact(cmp, f"max |softmax(z/T) − limit| shrinks as T grows, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",
-                      all(a > b for a, b in zip(dist, dist[1:])) or dist[0] == 0)
+                      all(a > b or a <= floor for a, b in zip(dist, dist[1:])) or dist[0] == 0)
             elif part in ("argmax-weight", "cold-limit"):
                 gaps = 0.05 + torch.rand(n - 1, generator=g, dtype=dt) * 3  # a unique maximum
                 zm = float(z.max())
@@ -347,14 +354,17 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                 env = dict(n=n, r=n - 1, g=gaps, z=logits, m=1)
                 if part == "argmax-weight":
                     for T in (0.1, 1.0, 10.0):
-                        rhs = evaluate(eq.rhs, _env(eq, T=T, **env), dtype=dt)
-                        cmp.compare(f"{part} n={n} T={T}", F.softmax(logits / T, 0)[0], rhs, T=T, **where)
+                        cmp.agree(f"{part} n={n} T={T}", F.softmax(logits / T, 0)[0], eq, _env(eq, T=T, **env), part=part,
+                                  T=T, **where)
                 else:
                     rhs = evaluate(eq.rhs, _env(eq, **env), dtype=dt)
                     dist = [float((F.softmax(logits / T, 0)[0] - rhs).abs()) for T in (1.0, 0.1, 0.01, 1e-3)]
-                    cmp.compare(f"{part} n={n} T=1e-3", F.softmax(logits / 1e-3, 0)[0], rhs, T=1e-3, **where)
+                    # the reference at T = 1e-3 is the limit up to Σ e^{−gap/T} ≤ n e^{−min gap/T}
+                    cmp.agree(f"{part} n={n} T=1e-3", F.softmax(logits / 1e-3, 0)[0], eq, _env(eq, **env), part=part,
+                              reference_bound=n * math.exp(-float(gaps.min()) / 1e-3) if n > 1 else 0.0, T=1e-3, **where)
+                    floor = 4 * n * torch.finfo(dt).eps
                     _fact(cmp, f"|p_max(T) − limit| shrinks as T → 0⁺, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",
-                          all(a > b for a, b in zip(dist, dist[1:]) if a > 0) and n > 1 or n == 1)
+                          all(a > b or a <= floor for a, b in zip(dist, dist[1:]) if a > 0) and n > 1 or n == 1)
             else:
                 raise KeyError(f"temperature_sharpness: no numeric check for part {part!r}")
     if series:

@@ -37,6 +37,10 @@ def _names(expr) -> dict:
     return out
 
 
+def _bounds(dt):
+    return float(torch.finfo(dt).eps)
+
+
 def _grid(names: dict, sizes: dict, base: int = 0) -> dict:
     """Each free index named in ``sizes`` as an arange on its own broadcast axis, in ``sizes``' order."""
     env, order = {}, list(sizes)
@@ -55,6 +59,21 @@ def _integer_functions(expr):
 
 
 _INT_FUNCS = {"floor": torch.floor, "Mod": torch.remainder}
+
+
+def _agree(cmp: Comparison, case: str, expected, eq, values: dict, tensors: dict, grid: dict, base: int,
+           part: str, **where) -> bool:
+    """Both sides of ``eq`` (floor and Mod as torch functions) against ``expected``: dimensions
+    from ``values``, IndexedBases from ``tensors`` (index base ``base``), the free indices on the
+    axes given by ``grid`` (name -> size). See :meth:`Comparison.agree`."""
+    stmt = sp.Eq(_integer_functions(eq.lhs), _integer_functions(eq.rhs), evaluate=False)
+    names = _names(stmt)
+    for s in stmt.atoms(sp.Symbol):  # the j of Derivative(f, V[j, a]) is not free in SymPy's sense
+        names.setdefault(s.name, s)
+    env = {names[k]: v for k, v in values.items() if k in names}
+    env.update({names[k]: Indexed(t, base) for k, t in tensors.items() if k in names})
+    env.update(_grid(names, grid, base))
+    return cmp.agree(case, expected, stmt, env, _INT_FUNCS, part=part, **where)
 
 
 def _rhs(eq, values: dict, tensors: dict, grid: dict, base: int, dt, device):
@@ -100,8 +119,7 @@ def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
     same. Also pinned: ``F.scaled_dot_product_attention`` on the heads equals the module.
     """
     options = _exact(options)
-    cmp = Comparison("torch.nn.MultiheadAttention(batch_first=True) / F.scaled_dot_product_attention",
-                     options, atol=ATOL, rtol=RTOL)
+    cmp = Comparison("torch.nn.MultiheadAttention(batch_first=True) / F.scaled_dot_product_attention", options)
     g, dt = generator(options, salt=71), dtype(options)
     with torch.no_grad():
         for B, L, D, H in MHA_SIZES:
@@ -115,7 +133,9 @@ def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
             heads = [t.view(B, L, H, Dh).transpose(1, 2) for t in (q, k, v)]
             o = F.scaled_dot_product_attention(*heads)
             out_sdpa = mha.out_proj(o.transpose(1, 2).reshape(B, L, D))
-            cmp.compare(f"SDPA heads vs nn.MultiheadAttention {label}", out_ref, out_sdpa, **where)
+            # two routes through D-term projections and L-term softmax sums: rounding of order (D + L)·ε
+            sdpa_bound = float(cmp.bound(out_ref, D + L, out_ref.abs().max() + 1).max())
+            cmp.compare(f"SDPA heads vs nn.MultiheadAttention {label}", out_ref, out_sdpa, bound=sdpa_bound, **where)
 
             def project(per_head):
                 return mha.out_proj(per_head.transpose(1, 2).reshape(B, L, D))
@@ -123,13 +143,13 @@ def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
             for part, eq in statements.items():
                 case = f"{part} {label}"
                 if part == "split-merge":
-                    got = _rhs(eq, values, {}, {"h": H, "e": Dh}, 0, dt, options.device).reshape(2, H, Dh)
                     hs, es = torch.unravel_index(torch.arange(D).view(H, Dh), (H, Dh))
-                    cmp.compare(case, torch.stack([hs, es]).to(dt), got, **where)
+                    _agree(cmp, case, torch.stack([hs, es]).to(dt).reshape(2, 1, H, Dh), eq, values, {},
+                           {"h": H, "e": Dh}, 0, part, **where)
                 elif part == "merge-split":
-                    got = _rhs(eq, values, {}, {"c": D}, 0, dt, options.device)
                     hs, es = torch.unravel_index(torch.arange(D), (H, Dh))
-                    cmp.compare(case, torch.arange(D).view(H, Dh)[hs, es].to(dt), got, **where)
+                    _agree(cmp, case, torch.arange(D).view(H, Dh)[hs, es].to(dt), eq, values, {}, {"c": D}, 0, part,
+                           **where)
                 elif part == "split-layout":
                     pos = _rhs(eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0, dt,
                                options.device).round().long()
@@ -137,17 +157,24 @@ def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
                         cmp.compare(case + " position out of range", torch.zeros((), dtype=dt),
                                     torch.tensor(float("inf"), dtype=dt), **where)
                         continue
+                    # both sides against PyTorch's own layout: the flat offset of view(B, L, H, D_head).transpose(1, 2)
+                    layout = torch.arange(B * L * D).view(B, L, H, Dh).transpose(1, 2).to(dt)
+                    _agree(cmp, case + " flat positions", layout, eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0,
+                           part, **where)
                     qh, kh, vh = (t.reshape(-1)[pos] for t in (q, k, v))
                     w = F.softmax(qh @ kh.transpose(-1, -2) / math.sqrt(Dh), dim=-1)
                     merged = torch.zeros(B * L * D, dtype=dt).index_put((pos.reshape(-1),), (w @ vh).reshape(-1))
-                    cmp.compare(case + " weights", w_ref, w, **where)
-                    cmp.compare(case + " output", out_ref, mha.out_proj(merged.view(B, L, D)), **where)
+                    cmp.compare(case + " weights", w_ref, w, bound=sdpa_bound, **where)
+                    cmp.compare(case + " output", out_ref, mha.out_proj(merged.view(B, L, D)), bound=sdpa_bound, **where)
                 elif part == "head-scores":
                     s = _rhs(eq, values, {"Q": q, "K": k}, {"b": B, "h": H, "l": L, "j": L}, 0, dt,
                              options.device)
+                    scores = heads[0] @ heads[1].transpose(-1, -2) / math.sqrt(Dh)  # PyTorch's per-head scores
+                    _agree(cmp, case + " scores", scores, eq, values, {"Q": q, "K": k, "Q_h": heads[0], "K_h": heads[1]},
+                           {"b": B, "h": H, "l": L, "j": L}, 0, part, **where)
                     w = F.softmax(s, dim=-1)
-                    cmp.compare(case + " weights", w_ref, w, **where)
-                    cmp.compare(case + " output", out_ref, project(w @ heads[2]), **where)
+                    cmp.compare(case + " weights", w_ref, w, bound=sdpa_bound, **where)
+                    cmp.compare(case + " output", out_ref, project(w @ heads[2]), bound=sdpa_bound, **where)
                 else:
                     raise KeyError(f"multihead_split_merge: no numeric check for part {part!r}")
     return cmp.verdict()
@@ -200,8 +227,7 @@ def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict
     ``nn.MultiheadAttention`` (``key_padding_mask``), against the statements; and the pinned
     behaviours of a fully masked row."""
     options = _exact(options)
-    cmp = Comparison("F.softmax / F.scaled_dot_product_attention / nn.MultiheadAttention masks",
-                     options, atol=ATOL, rtol=RTOL)
+    cmp = Comparison("F.softmax / F.scaled_dot_product_attention / nn.MultiheadAttention masks", options)
     g, dt, dev = generator(options, salt=73), dtype(options), options.device
     _pinned_behaviours(cmp, dt)
     with torch.no_grad():
@@ -212,18 +238,18 @@ def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict
                 case = f"{part} n={n}"
                 if part in ("neg-inf-weight", "neg-inf-rest"):
                     w = F.softmax(torch.cat([z, torch.tensor([float("-inf")], dtype=dt)]), dim=0)
-                    got = _rhs(eq, {"n": n, "a": a}, {"z": z}, {"i": n}, 1, dt, dev)
                     expected = w[n] if part == "neg-inf-weight" else w[:n]
-                    cmp.compare(case, expected, got, **where)
+                    _agree(cmp, case, expected, eq, {"n": n, "a": a}, {"z": z}, {"i": n}, 1, part, **where)
                     if part == "neg-inf-weight" and n == 8:
                         _weight_against_mask(cmp, z, a, dt)
                 elif part == "zero-weight":
                     w = F.softmax(torch.cat([z, torch.zeros(1, dtype=dt)]), dim=0)
-                    cmp.compare(case, w[n], _rhs(eq, {"n": n}, {"z": z}, {}, 1, dt, dev), **where)
+                    # the masked score replaced by 0: a = 0 on the left side, as in F.softmax's input
+                    _agree(cmp, case, w[n], eq, {"n": n, "a": 0.0}, {"z": z}, {}, 1, part, **where)
                 elif part == "full-mask-shift":
-                    got = _rhs(eq, {"n": n}, {"z": z}, {"i": n}, 1, dt, dev)
                     for mu in SHIFTS:
-                        cmp.compare(f"{case} mu={mu}", F.softmax(z + mu, dim=0), got, mu=mu, **where)
+                        _agree(cmp, f"{case} mu={mu}", F.softmax(z + mu, dim=0), eq, {"n": n}, {"z": z}, {"i": n}, 1,
+                               part, mu=mu, **where)
                 elif part == "boolean-mask":
                     _boolean_mask(cmp, eq, g, n, dt, dev)
                 elif part == "key-padding-mask":
@@ -243,7 +269,7 @@ def _weight_against_mask(cmp: Comparison, z, a, dt) -> None:
     weights = [float(F.softmax(torch.cat([z, (a + mu).reshape(1)]), dim=0)[-1]) for mu in MASK_VALUES]
     falling = all(later < earlier for earlier, later in zip(weights, weights[1:])) and weights[-1] > 0
     cmp.compare("masked weight falls strictly with the mask mu (n=8)", torch.ones((), dtype=dt),
-                torch.tensor(float(falling), dtype=dt), weights=[f"{w:.3g}" for w in weights])
+                torch.tensor(float(falling), dtype=dt), bound=0.0, weights=[f"{w:.3g}" for w in weights])
     cmp.plots.append(Plot("masked-weight-vs-mask", "weight of a masked position, n = 8 kept scores",
                           "additive mask μ", "F.softmax weight",
                           (("masked position", MASK_VALUES, tuple(weights)),), logy=True))
@@ -266,12 +292,14 @@ def _boolean_mask(cmp, eq, g, n, dt, dev, rows=3, d=4):
     weights = F.scaled_dot_product_attention(q, k, eye, attn_mask=keep)[0, 0]
     additive = torch.zeros(rows, n, dtype=dt).masked_fill(~keep, float("-inf"))
     cmp.compare(f"boolean-mask n={n}: SDPA bool mask vs additive -inf mask", weights,
-                F.scaled_dot_product_attention(q, k, eye, attn_mask=additive)[0, 0], n=n)
+                F.scaled_dot_product_attention(q, k, eye, attn_mask=additive)[0, 0], bound=cmp.bound(weights, n + d), n=n)
     scores = (q @ k.transpose(-1, -2))[0, 0] / math.sqrt(d)
     for r in range(rows):
-        got = _rhs(eq, {"n": n}, {"z": scores[r], "alpha": keep[r].to(dt)}, {"i": n}, 1, dt, dev)
-        cmp.compare(f"boolean-mask n={n} row {r}", weights[r], got, n=n, row=r,
-                    mask=keep[r].int().tolist())
+        # the scores come from q·k over d terms: SDPA's own rounding of them, relative ε·d·|q||k|
+        read = cmp.bound(weights[r], n + d, float((q[0, 0, r].abs() @ k[0, 0].abs().T).max()))
+        _agree(cmp, f"boolean-mask n={n} row {r}", weights[r], eq, {"n": n},
+               {"z": scores[r], "alpha": keep[r].to(dt), "m": additive[r]}, {"i": n}, 1, "boolean-mask",
+               reference_bound=read, n=n, row=r, mask=keep[r].int().tolist())
 
 
 def _key_padding_mask(cmp, eq, g, n, dt, dev, d=4):
@@ -286,9 +314,10 @@ def _key_padding_mask(cmp, eq, g, n, dt, dev, d=4):
     _, w = mha(x, x, x, key_padding_mask=pad, need_weights=True)
     scores = (x[0] @ x[0].T) / math.sqrt(d)
     for r in range(n):
-        got = _rhs(eq, {"n": n}, {"z": scores[r], "p": pad[0].to(dt)}, {"i": n}, 1, dt, dev)
-        cmp.compare(f"key-padding-mask n={n} query {r}", w[0, r], got, n=n, query=r,
-                    key_padding_mask=pad[0].int().tolist())
+        read = cmp.bound(w[0, r], n + d, float((x[0, r].abs() @ x[0].abs().T).max()))
+        _agree(cmp, f"key-padding-mask n={n} query {r}", w[0, r], eq, {"n": n},
+               {"z": scores[r], "p": pad[0].to(dt), "alpha": (~pad[0]).to(dt)}, {"i": n}, 1, "key-padding-mask",
+               reference_bound=read, n=n, query=r, key_padding_mask=pad[0].int().tolist())
 
 
 # --- attention-backward ---------------------------------------------------------------------------
@@ -301,8 +330,7 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
     """Autograd of ``F.scaled_dot_product_attention`` (dQ, dK, dV) and of ``F.softmax`` (dS) and of
     ``P @ V`` (dP), against the statements evaluated on each (batch, head) slice."""
     options = _exact(options)
-    cmp = Comparison("torch.autograd of F.scaled_dot_product_attention / F.softmax", options,
-                     atol=ATOL, rtol=RTOL)
+    cmp = Comparison("torch.autograd of F.scaled_dot_product_attention / F.softmax", options)
     g, dt, dev = generator(options, salt=79), dtype(options), options.device
     for B, H, L, d in BACKWARD_SIZES:
         Q, K, V, dO = (torch.randn(B, H, L, d, generator=g, dtype=dt) for _ in range(4))
@@ -326,13 +354,16 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
             else:
                 raise KeyError(f"attention_backward: no numeric check for part {part!r}")
             sizes = {"i": L, "j": L, "a": d}
-            got = torch.empty_like(expected)
             for b in range(B):
                 for h in range(H):
                     tensors = {"Q": Q[b, h], "K": K[b, h], "V": V[b, h], "dO": dO[b, h], "O": O[b, h],
-                               "P": P[b, h].detach(), "dP": dP[b, h], "dS": dS[b, h]}
-                    got[b, h] = _rhs(eq, {"L": L, "d": d}, tensors, {f: sizes[f] for f in free}, 1, dt, dev)
-            cmp.compare(f"{part} (B, H, L, d) = {(B, H, L, d)}", expected, got, B=B, H=H, L=L, d=d)
+                               "P": P[b, h].detach(), "dP": dP[b, h], "dS": dS[b, h], "S": S[b, h].detach()}
+                    # SDPA's fused backward rounds through L- and d-term products of the inputs' size
+                    read = cmp.bound(expected[b, h], L + d, float(Q.abs().max() * K.abs().max() * V.abs().max()
+                                                                  * dO.abs().max() * L))
+                    _agree(cmp, f"{part} (B, H, L, d) = {(B, H, L, d)} slice ({b}, {h})", expected[b, h], eq,
+                           {"L": L, "d": d}, tensors, {f: sizes[f] for f in free}, 1, part, reference_bound=read,
+                           B=B, H=H, L=L, d=d)
     return cmp.verdict()
 
 

@@ -1,0 +1,42 @@
+"""Same seed and options, the same report byte for byte (timings aside), in any run and for any -j.
+
+Slow (the whole catalog proved three times and refuted three times): one test, in the catalog's
+xdist group. ``test_a_few_claims_reproduce`` is the quick version of the same check.
+"""
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+from mathcheck.render.json import without_timings
+
+
+def _report(*args) -> dict:
+    r = CliRunner().invoke(main, [*args, "--json", "--no-cache"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output[-2000:]
+    return without_timings(json.loads(r.output))
+
+
+def _three_ways(*args):
+    once, twice, parallel = _report(*args), _report(*args), _report(*args, "-j", "2")
+    assert once == twice, "two runs with the same seed differ"
+    assert once == parallel, "-j 2 differs from -j 1"
+    return once
+
+
+def test_a_few_claims_reproduce():
+    ids = ["gradient-descent-decrease", "softmax-jacobian", "layernorm-statistics"]
+    report = _three_ways("prove", *ids, "--seed", "3")
+    # the figures that used to wobble in the last bits are part of what is compared
+    assert report["claims"][0]["numeric"]["comparisons"]
+    _three_ways("refute", *ids, "--seed", "3")
+
+
+@pytest.mark.xdist_group("catalog")
+@pytest.mark.skipif(os.environ.get("MATHCHECK_SKIP_SLOW") == "1", reason="MATHCHECK_SKIP_SLOW=1")
+def test_whole_catalog_reproduces_across_runs_and_jobs():
+    _three_ways("prove", "--all")
+    _three_ways("refute", "--all")
