@@ -44,12 +44,35 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
 
 
+_FOREIGN_FILES = ("weakref.py", "_weakrefset.py", "threading.py", "atexit", "logging/__init__.py")
+_FOREIGN_NAMES = ("__del__", "_remove_dead_weakref", "_commit_removals", "__exit__")
+_RETRY_S = 0.002
+
+
+def _in_foreign_code(frame) -> bool:
+    """Whether ``frame`` (or a caller up to the guarded call) is code an exception must not land in:
+    a weakref callback, a finaliser, a budget's own bookkeeping. Python prints an exception raised
+    there as "Exception ignored in ..." and the guarded work goes on, so the alarm waits instead."""
+    f = frame
+    while f is not None:
+        code = f.f_code
+        if code.co_name in _FOREIGN_NAMES or code.co_filename.endswith(_FOREIGN_FILES):
+            return True
+        if code is attempt.__code__ or code is budget.__enter__.__code__:
+            return False  # reached the guarded call: everything below it is ours
+        f = f.f_back
+    return False
+
+
 def _on_alarm(signum, frame):
     stack = _stack()
     if not stack:
         return
     if time.monotonic() < min(stack) - 1e-3:  # a stale alarm from a budget that has just closed
         _arm()
+        return
+    if _in_foreign_code(frame):  # deliver it a moment later, back in the guarded code
+        signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
         return
     exc = BudgetExceeded()
     exc.deadline = min(stack)
@@ -113,8 +136,9 @@ class budget:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         stack = _stack()
-        stack.remove(self.deadline)
-        _arm()
+        if self.deadline in stack:
+            stack.remove(self.deadline)
+        _arm()  # with the stack empty this disarms; _on_alarm ignores a signal already on its way
         return False
 
     def owns(self, exc: BudgetExceeded) -> bool:
@@ -135,6 +159,11 @@ def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
         if b.owns(exc):
             return False, None
         raise
+    finally:  # whatever left the block (an exception in __exit__ included), this budget is closed
+        stack = _stack()
+        if b.deadline in stack:
+            stack.remove(b.deadline)
+            _arm()
 
 
 def run_in_child(fn: Callable[[], Any], seconds: float) -> tuple[str, Any]:

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mathcheck import hypotheses as hyp
+from mathcheck import rules
 from mathcheck.budget import attempt
 from mathcheck.claim import Context, Part
 from mathcheck.lazy import sympy as sp
@@ -43,6 +45,7 @@ class Decision:
     counterexample: tuple = ()  # ((name, value), ...), both strings, for a False answer
     seconds: float = 0.0
     timed_out: bool = False
+    notes: tuple = ()  # strategies that raised (an exception of SymPy's makes them undecided)
 
     @property
     def status(self) -> str:
@@ -63,20 +66,76 @@ def _bottom_up(e, fn):
     return fn(e)
 
 
-def eval_deltas(e):
-    """Collapse every sum over a KroneckerDelta, innermost first, assuming indices lie in range."""
+def _known(rel, rng: dict) -> bool | None:
+    """Whether the relational ``rel`` holds for every value of its symbols in ``rng`` (``{v: (lo, hi)}``)."""
+    if rel in (sp.true, True):
+        return True
+    if rel in (sp.false, False):
+        return False
+    if isinstance(rel, sp.And):
+        vals = [_known(a, rng) for a in rel.args]
+        return True if all(v is True for v in vals) else False if False in vals else None
+    if not isinstance(rel, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+        return None
+    small, big = (rel.lhs, rel.rhs) if isinstance(rel, (sp.LessThan, sp.StrictLessThan)) else (rel.rhs, rel.lhs)
+    d = big - small  # rel holds iff d ≥ 0 (d > 0 if strict); take each ranged symbol at its worst end
+    for v in sorted(d.free_symbols & set(rng), key=str):
+        slope = sp.diff(d, v)
+        lo, hi = rng[v]
+        if slope.is_nonnegative:
+            d = d.xreplace({v: lo})
+        elif slope.is_nonpositive:
+            d = d.xreplace({v: hi})
+        else:
+            return None
+    strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+    ok = d.is_positive if strict else d.is_nonnegative
+    return True if ok else None
+
+
+def _collapse(f, lim, rng: dict):
+    """Σ over ``lim`` of ``f`` (with a KroneckerDelta): SymPy's answer, a Piecewise on whether the
+    index lies in the range, resolved only where ``rng`` shows the condition."""
     from sympy.concrete.delta import deltasummation
 
-    def collapse(x):
-        if isinstance(x, sp.Sum) and x.has(sp.KroneckerDelta):
-            f = x.function
-            for lim in x.limits:
-                f = deltasummation(sp.expand(f), lim, no_piecewise=True) if f.has(sp.KroneckerDelta) \
-                    else sp.Sum(f, lim)
-            return f
-        return x
+    out = deltasummation(f, lim, no_piecewise=False)
 
-    return _bottom_up(e, collapse)
+    def resolve(pw):
+        for expr, cond in pw.args:
+            known = _known(cond, rng)
+            if known is True:
+                return expr
+            if known is None:
+                return pw
+        return pw
+
+    return out.replace(lambda x: isinstance(x, sp.Piecewise), resolve)
+
+
+def eval_deltas(e, ranges: dict | None = None):
+    """Collapse every sum over a KroneckerDelta, innermost first: Σ_{k=a}^{b} δ(j, k) f(k) = f(j)
+    only where ``a ≤ j ≤ b`` is known (from ``ranges``, the part's hypotheses, or an enclosing sum's
+    bounds); elsewhere the Piecewise SymPy returns stays, and the step is not shown by this."""
+    ranges = dict(ranges or {})
+
+    def walk(x, rng):
+        if not getattr(x, "args", None):
+            return x
+        if isinstance(x, sp.Sum):
+            inner = dict(rng)
+            inner.update({v: (a, b) for v, a, b in x.limits})
+            f = walk(x.function, inner)
+            if not f.has(sp.KroneckerDelta):
+                return sp.Sum(f, *x.limits) if f != x.function else x
+            for n, lim in enumerate(x.limits):
+                here = dict(rng)
+                here.update({v: (a, b) for v, a, b in x.limits[n + 1:]})
+                f = _collapse(sp.expand(f), lim, here) if f.has(sp.KroneckerDelta) else sp.Sum(f, lim)
+            return f
+        new_args = tuple(walk(a, rng) for a in x.args)
+        return x.func(*new_args) if new_args != x.args else x
+
+    return walk(e, ranges)
 
 
 def combine_sums(e):
@@ -171,18 +230,19 @@ def _exp(e):
 
 
 STRATEGIES: tuple[tuple[str, Callable], ...] = (
-    ("structural", lambda e: e),
-    ("expand", lambda e: sp.expand(e)),
-    ("doit+expand", lambda e: sp.expand(e.doit())),
-    ("expand, collapse Kronecker-delta sums, doit, cancel", lambda e: sp.cancel(sp.expand(eval_deltas(sp.expand(e))).doit())),
-    ("together+cancel", lambda e: sp.cancel(sp.together(e.doit()))),
-    ("Kronecker delta substitution", lambda e: sp.expand(delta_substitute(eval_deltas(sp.expand(e))))),
+    ("structural", lambda e, r: e),
+    ("expand", lambda e, r: sp.expand(e)),
+    ("doit+expand", lambda e, r: sp.expand(e.doit())),
+    ("expand, collapse Kronecker-delta sums, doit, cancel",
+     lambda e, r: sp.cancel(sp.expand(eval_deltas(sp.expand(e), r)).doit())),
+    ("together+cancel", lambda e, r: sp.cancel(sp.together(e.doit()))),
+    ("Kronecker delta substitution", lambda e, r: sp.expand(delta_substitute(eval_deltas(sp.expand(e), r)))),
     ("sums normalised (independent factors out, bound variables renamed)",
-     lambda e: sp.cancel(sp.expand(canonical_sums(pull_sums(eval_deltas(e)))))),
-    ("expand_log on combined sums", _on_summands(_expand_log)),
-    ("trig expansion on combined sums", _on_summands(_trig)),
-    ("numerator over a common denominator, expanded", lambda e: sp.expand(sp.numer(sp.together(e)))),
-    ("rewrite(exp)+cancel", lambda e: _exp(e.doit())),
+     lambda e, r: sp.cancel(sp.expand(canonical_sums(pull_sums(eval_deltas(e, r)))))),
+    ("expand_log on combined sums", lambda e, r: _on_summands(_expand_log)(e)),
+    ("trig expansion on combined sums", lambda e, r: _on_summands(_trig)(e)),
+    ("numerator over a common denominator, expanded", lambda e, r: sp.expand(sp.numer(sp.together(e)))),
+    ("rewrite(exp)+cancel", lambda e, r: _exp(e.doit())),
 )
 
 
@@ -195,11 +255,15 @@ _TARGETED = (
      ("expand, collapse Kronecker-delta sums, doit, cancel", "Kronecker delta substitution",
       "sums normalised (independent factors out, bound variables renamed)")),
 )
+_AFTER_HYPOTHESES = ("expand", "doit+expand", "together+cancel",
+                     "sums normalised (independent factors out, bound variables renamed)")
 
 
-def plan(e) -> list[tuple[str, Callable | None]]:
+def plan(e, hypotheses: tuple = ()) -> list[tuple[str, Callable | None]]:
     """The order of attempts for ``e``: cheap ones, those its functions call for, the
-    counterexample search (``None``), the remaining strategies, ``simplify`` last.
+    counterexample search (``None``), the remaining strategies, the same cheap ones after using the
+    part's hypotheses (``using the hypotheses``), ``simplify`` last. Each strategy is
+    ``fn(e, ranges)``: ``ranges`` are the index ranges the hypotheses give.
 
     ``doit`` on a Sum of trigonometric terms can run for minutes (it tries closed forms), so the
     strategy that fits the expression runs before the generic ones, and a false step is caught by
@@ -212,7 +276,34 @@ def plan(e) -> list[tuple[str, Callable | None]]:
     names.append(None)
     names += [n for n, _ in STRATEGIES if n not in names]
     out = [(n, _BY_NAME[n]) if n is not None else ("counterexample", None) for n in names]
-    return out + [("simplify", sp.simplify)]
+    rewritten = use_hypotheses(e, hypotheses)
+    if rewritten is not None:
+        out += [(f"{n}, using the hypotheses", (lambda e, r, fn=_BY_NAME[n], x=rewritten: fn(x, r)))
+                for n in _AFTER_HYPOTHESES]
+    return out + [("simplify", lambda e, r: sp.simplify(e))]
+
+
+def use_hypotheses(e, hypotheses: tuple):
+    """``e`` rewritten with the part's hypotheses, or None when none applies: an equation
+    ``x = v`` replaces ``x`` (bound variables renamed first, so Σ_j p_j matches Σ_i p_i), and a
+    hypothesis ``X > 0`` (``X ≥ 0``) replaces a compound ``X`` by a positive (nonnegative) variable,
+    which is sound: what holds for every such variable holds for X."""
+    out = canonical_sums(e)
+    for h in hypotheses:
+        if hyp.is_definition(h):
+            continue
+        if isinstance(h, sp.Equality):
+            lhs, rhs = canonical_sums(h.lhs), canonical_sums(h.rhs)
+            if lhs.is_number and not rhs.is_number:
+                lhs, rhs = rhs, lhs
+            if not lhs.is_number:
+                out = out.xreplace({lhs: rhs})
+        elif isinstance(h, (sp.StrictGreaterThan, sp.GreaterThan)) and h.rhs == 0 \
+                and not isinstance(h.lhs, (sp.Symbol, sp.Indexed)):
+            w = sp.Dummy("w", positive=True) if isinstance(h, sp.StrictGreaterThan) else \
+                sp.Dummy("w", nonnegative=True)
+            out = out.xreplace({canonical_sums(h.lhs): w})
+    return None if out == canonical_sums(e) else out
 
 
 def _is_zero(r) -> bool:
@@ -223,68 +314,27 @@ def _is_zero(r) -> bool:
 
 # --- counterexamples ----------------------------------------------------------------------------
 
-def _sample_value(sym, rng: random.Random, hint=None):
-    if hint is not None:
-        lo, hi = hint
-        return sp.Rational(rng.randint(int(lo * 1000) + 1, int(hi * 1000) - 1), 1000)
-    if sym.is_integer:
-        if sym.is_positive:
-            return sp.Integer(rng.randint(1, 4))
-        if sym.is_nonnegative:
-            return sp.Integer(rng.randint(0, 4))
-        return sp.Integer(rng.randint(-3, 3))
-    num = sp.Rational(rng.randint(1, 2999), 1000)
-    if sym.is_positive:
-        return num
-    if sym.is_nonnegative:
-        return num - sp.Rational(1, 1000)
-    if sym.is_negative:
-        return -num
-    return num if rng.random() < 0.5 else -num
-
-
-def _basic(x):
-    """Our own numbers and expressions as SymPy objects (no string ever reaches this)."""
-    return sp.Integer(x) if isinstance(x, int) else x
+_sample_value = hyp.sample_value
+_basic = hyp._basic
 
 
 def _dimension_symbols(e, ctx: Context) -> list:
     """Integer symbols that bound a Sum or an index range: the dimensions of the claim."""
-    index_syms = {lim[0] for lim in ctx.indices}
-    dims = set()
-    for s in e.atoms(sp.Sum):
-        for _, a, b in s.limits:
-            dims |= (_basic(a).free_symbols | _basic(b).free_symbols)
-    for _, lo, hi in ctx.indices:
-        dims |= (_basic(lo).free_symbols | _basic(hi).free_symbols)
-    return sorted((d for d in dims if d not in index_syms), key=str)
+    return hyp.size_symbols([e], ctx)
 
 
 def _assign(e, ctx: Context, rng: random.Random):
-    hints = dict(ctx.sample)
-    point: dict = {}
-    for d in _dimension_symbols(e, ctx):
-        point[d] = sp.Integer(rng.randint(1, 3)) if d.is_positive else sp.Integer(rng.randint(0, 3))
-    free = e.free_symbols
-    for sym, lo, hi in ctx.indices:
-        if sym not in free:  # a bound summation variable of the same name is not ours to set
-            continue
-        lo_v, hi_v = (_basic(lo).xreplace(point), _basic(hi).xreplace(point))
-        if not (lo_v.is_Integer and hi_v.is_Integer) or hi_v < lo_v:
-            return None
-        point[sym] = sp.Integer(rng.randint(int(lo_v), int(hi_v)))
-    # Differentiate before substituting: d/dT at T = 2 is not d/d2. (doit() on the whole expression
-    # could try closed forms of symbolic sums for minutes; derivatives alone are cheap.)
+    """A point satisfying the part's hypotheses (``ctx.given``) and ``e`` evaluated there."""
+    point = hyp.draw([e], ctx.given, ctx, rng)
+    if point is None:
+        return None
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
-    labels = {b.label for b in e.atoms(sp.IndexedBase)}
-    for sym in sorted(e.free_symbols - set(point) - labels, key=str):
-        if isinstance(sym, sp.Symbol):
-            point[sym] = _sample_value(sym, rng, hints.get(sym))
-    concrete = e.xreplace(point).doit()
+    syms = {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}
+    concrete = e.xreplace(syms).doit()
     values = {}
     for idx in sorted(concrete.atoms(sp.Indexed), key=str):
-        values[idx] = _sample_value(idx, rng, hints.get(idx.base))
-    return point, concrete.xreplace(values), values
+        values[idx] = point[idx] if idx in point else _sample_value(idx, rng, dict(ctx.sample).get(idx.base))
+    return syms, concrete.xreplace(values), values
 
 
 def _nonzero(v: float, scale: float) -> bool:
@@ -331,8 +381,11 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     """Decide whether ``e`` is identically zero under the symbols' assumptions and ``ctx``."""
     start = time.perf_counter()
     timed_out = False
-    for definition in ctx.definitions:
-        e = definition.apply(e)
+    try:
+        for definition in ctx.definitions:
+            e = definition.apply(e)
+    except Exception as exc:  # noqa: BLE001
+        return Decision(None, _raised("unfolding the definitions", exc))
 
     def left() -> float:
         return total_s - (time.perf_counter() - start)
@@ -349,24 +402,38 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
         return _matrix_zero_test(sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e,
                                  ctx, attempt_s, total_s)
-    for name, strategy in plan(e):
+    rng = index_ranges(ctx)
+    notes: list[str] = []
+    for name, strategy in plan(e, ctx.given):
         if strategy is None:  # the counterexample search, placed before the costly strategies
             try:
                 ok, cex = run(lambda: find_counterexample(e, ctx))
-            except (TypeError, ValueError, NotImplementedError, AttributeError, ZeroDivisionError):
+            except Exception as exc:  # noqa: BLE001 — SymPy failing to evaluate decides nothing
+                notes.append(_raised("counterexample", exc))
                 ok, cex = True, None
             if ok and cex:
-                return Decision(False, "counterexample", cex, time.perf_counter() - start)
+                return Decision(False, "counterexample", cex, time.perf_counter() - start, notes=tuple(notes))
             continue
         try:
-            ok, r = run(lambda: strategy(e))
-        except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError,
-                ZeroDivisionError):
-            continue  # a strategy that does not apply to this expression
+            ok, r = run(lambda: strategy(e, rng))
+        except Exception as exc:  # noqa: BLE001 — any SymPy exception: this strategy is undecided
+            notes.append(_raised(name, exc))
+            continue
         if ok and r is not None and _is_zero(r):
-            return Decision(True, name, seconds=time.perf_counter() - start)
+            return Decision(True, name, seconds=time.perf_counter() - start, notes=tuple(notes))
     why = "time budget ran out" if timed_out else "no strategy showed it zero and no counterexample was found"
-    return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out)
+    return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes))
+
+
+def _raised(name: str, exc: BaseException) -> str:
+    return f"{name}: SymPy raised {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def index_ranges(ctx: Context) -> dict:
+    """``{index: (lo, hi)}`` from the part's hypotheses and the Context's index ranges."""
+    out = {v: (_basic(lo), _basic(hi)) for v, lo, hi in ctx.indices}
+    out.update(hyp.ranges(ctx.given))
+    return out
 
 
 # --- the sign test (for ≥ and > links) ------------------------------------------------------------
@@ -478,30 +545,37 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
     timed_out = False
     for definition in ctx.definitions:
         e = definition.apply(e)
-    for name, form in SIGN_STRATEGIES:
+    notes: list[str] = []
+    rewritten = use_hypotheses(e, ctx.given)
+    forms = [(name, form, e) for name, form in SIGN_STRATEGIES]
+    if rewritten is not None:
+        forms += [(f"{name}, using the hypotheses", form, rewritten) for name, form in SIGN_STRATEGIES]
+    for name, form, x in forms:
         budget_left = total_s - (time.perf_counter() - start)
         if budget_left <= 0:
             timed_out = True
             break
         try:
-            ok, shown = attempt(lambda: _nonneg(form(e), strict), min(attempt_s, budget_left))
-        except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError, ZeroDivisionError):
+            ok, shown = attempt(lambda: _nonneg(form(x), strict), min(attempt_s, budget_left))
+        except Exception as exc:  # noqa: BLE001
             # a rule that does not apply (SymPy's `minimum` raises on log x − x + 1) must not skip
             # the counterexample search below
+            notes.append(_raised(name, exc))
             ok, shown = True, False
         timed_out |= not ok
         if ok and shown:
-            return Decision(True, name, seconds=time.perf_counter() - start)
+            return Decision(True, name, seconds=time.perf_counter() - start, notes=tuple(notes))
         if ok and name == "sign from structure":
             bad = (lambda v, scale: v <= 1e-30) if strict else (lambda v, scale: v < -1e-12 * scale)
             try:
                 ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, budget_left))
-            except (TypeError, ValueError, NotImplementedError, AttributeError, ZeroDivisionError):
+            except Exception as exc:  # noqa: BLE001
+                notes.append(_raised("counterexample", exc))
                 ok, cex = True, None
             if ok and cex:
-                return Decision(False, "counterexample", cex, time.perf_counter() - start)
+                return Decision(False, "counterexample", cex, time.perf_counter() - start, notes=tuple(notes))
     why = "time budget ran out" if timed_out else "no rule showed the sign and no counterexample was found"
-    return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out)
+    return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes))
 
 
 def relation_test(lhs, rhs, rel: str, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
@@ -559,11 +633,12 @@ class StepResult:
 class PartResult:
     name: str
     statement: Any
-    general: bool
+    general: bool | None  # computed: symbolic size kept (True), concrete size (False), no size (None)
     status: str
     steps: tuple[StepResult, ...]
     notes: tuple[str, ...] = field(default=())
     relation: str = "="
+    given: tuple = ()  # the hypotheses the statement is proved under (given ⇒ statement)
 
     @property
     def failing(self) -> StepResult | None:
@@ -573,32 +648,68 @@ class PartResult:
         return None
 
 
-def _has_symbolic_dimension(statement, ctx: Context) -> bool:
-    for definition in ctx.definitions:  # H(p) hides its Σ_{i=1}^{n} until unfolded
-        statement = definition.apply(statement)
-    return bool(_dimension_symbols(statement, ctx))
+# definitions of notation; laws the claim lists in its assumptions; SymPy's own calculus and identities
+TRUSTED_KINDS = ("definition", "axiom", "calculus", "sympy")
+CHECKED_KINDS = ("lemma", "assumption")  # must carry a side-condition check (rules.lemma, substitute, witness)
+
+
+def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
+    """``(target, current, None)`` or ``(None, None, Decision)`` when the rule may not be used here.
+
+    Definitions (notation), ``axiom``, ``calculus`` and ``sympy`` rules are the trusted base; a rule
+    with a side-condition check is used once the check passes (a ``lemma``/``assumption`` rule must
+    have one); any other rule (a ``transform``) is used only once the checker shows its output
+    equals its input."""
+    if rule.kind in CHECKED_KINDS and rule.check is None:
+        return None, None, Decision(None, f"side condition not checked: a {rule.kind} rule must cite a "
+                                          f"proved part (rules.lemma) or a hypothesis (rules.substitute)")
+    try:
+        ok, target = attempt(lambda: rule.applied(prev, env), attempt_s)
+        if ok and rule.both_sides:
+            ok, cur = attempt(lambda: rule.apply(cur), attempt_s)
+    except rules.SideCondition as exc:
+        return None, None, Decision(None, f"side condition not met: {exc}")
+    except Exception as exc:  # noqa: BLE001 — a rule SymPy cannot apply here shows nothing
+        return None, None, Decision(None, f"applying {rule.name} raised {type(exc).__name__}: {str(exc)[:120]}")
+    if not ok:
+        return None, None, Decision(None, f"applying {rule.name} ran out of time", timed_out=True)
+    verified = rule.kind in TRUSTED_KINDS or rule.check is not None
+    if not verified and target != prev:
+        d = zero_test(difference(prev, target), pctx, attempt_s, step_s)
+        if d.value is not True:
+            return None, None, Decision(d.value if d.value is False else None,
+                                        f"the rule {rule.name!r} changes the expression: its output is "
+                                        f"not shown equal to its input ({d.how})", d.counterexample,
+                                        timed_out=d.timed_out)
+    return target, cur, None
 
 
 def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
-               step_s: float = DEFAULT_STEP_S) -> PartResult:
-    """Check every link of ``part``; the part is proved only if every link is."""
+               step_s: float = DEFAULT_STEP_S, proved: tuple = (), names: tuple = ()) -> PartResult:
+    """Check every link of ``part`` under its hypotheses; the part is proved only if every link is.
+
+    ``proved`` are the claim's parts proved so far, ``((name, statement, hypotheses), ...)``: the
+    only ones a lemma may cite. ``names`` are all the claim's part names (for the error message)."""
+    given = hyp.hypotheses(part, ctx)
+    pctx = Context(ctx.indices, ctx.sample, ctx.definitions, given)
+    symbols = set(getattr(part.lhs, "free_symbols", set())) | set(getattr(part.rhs, "free_symbols", set()))
+    for h in given:
+        symbols |= getattr(h, "free_symbols", set())
+    claim_wide = tuple(hyp.range_hypothesis(v, lo, hi) for v, lo, hi in ctx.indices)
+    env = rules.Env(given, tuple(proved), frozenset(symbols), tuple(names), claim_wide)
     results = [StepResult(part.name, 0, part.steps[0].expr, part.steps[0].reason, "", None, "")]
     prev = part.steps[0].expr
     for n, step in enumerate(part.steps[1:], start=1):
         target, current = prev, step.expr
+        rule_name = step.rule.name if step.rule is not None else ""
         if step.rule is not None:
-            ok, target = attempt(lambda: step.rule.apply(prev), attempt_s)
-            if ok and step.rule.both_sides:
-                ok, current = attempt(lambda: step.rule.apply(step.expr), attempt_s)
-            if not ok:
-                d = Decision(None, f"applying {step.rule.name} ran out of time", timed_out=True)
-                results.append(StepResult(part.name, n, step.expr, step.reason, step.rule.name, d,
-                                          step.relation))
+            target, current, refusal = _apply_rule(step.rule, prev, step.expr, env, pctx, attempt_s, step_s)
+            if refusal is not None:
+                results.append(StepResult(part.name, n, step.expr, step.reason, rule_name, refusal, step.relation))
                 prev = step.expr
                 continue
-        d = relation_test(target, current, step.relation, ctx, attempt_s, step_s)
-        results.append(StepResult(part.name, n, step.expr, step.reason,
-                                  step.rule.name if step.rule is not None else "", d, step.relation))
+        d = relation_test(target, current, step.relation, pctx, attempt_s, step_s)
+        results.append(StepResult(part.name, n, step.expr, step.reason, rule_name, d, step.relation))
         prev = step.expr
     notes = []
     statuses = [r.status for r in results[1:]]
@@ -609,11 +720,27 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
             notes.append(f"the result depends on {sym}, but the claim says it does not")
         else:
             notes.append(f"the result does not contain {sym}")
-    if part.general and not _has_symbolic_dimension(part.statement, ctx):
-        status = "inconclusive" if status == "proved" else status
-        notes.append("marked general, but the statement has no symbolic dimension")
-    return PartResult(part.name, part.statement, part.general, status, tuple(results), tuple(notes),
-                      part.relation)
+    general, why = hyp.generality(part, ctx)
+    notes.append(f"general: {why}")
+    if part.general is not None and bool(part.general) != (general is True):
+        status = "error"
+        notes.append(f"declared general={part.general}, but the computed generality is {general} ({why})")
+    return PartResult(part.name, part.statement, general, status, tuple(results), tuple(notes),
+                      part.relation, given)
+
+
+def check_parts(parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
+                step_s: float = DEFAULT_STEP_S) -> tuple[PartResult, ...]:
+    """Check the parts of a claim in order; a lemma may cite a part proved before it."""
+    names = tuple(p.name for p in parts)
+    proved: list = []
+    out = []
+    for p in parts:
+        r = check_part(p, ctx, attempt_s, step_s, tuple(proved), names)
+        if r.status == "proved":
+            proved.append((p.name, p.statement, r.given))
+        out.append(r)
+    return tuple(out)
 
 
 def replay(part: Part, lhs, attempt_s: float = DEFAULT_ATTEMPT_S):

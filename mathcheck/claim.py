@@ -90,13 +90,15 @@ class Part:
     ``Eq(Sum(p[i], (i, 1, n)), 1)``, ``z[i] > z[j]``, ``(1 <= j) & (j <= n)``): they are part of
     the statement, printed with it, and the only facts beyond the symbols' declared assumptions
     that the checker and the counterexample search may use.
-    ``general`` says the chain holds for a symbolic dimension; ``free_of`` names symbols the
-    final expression must not contain (e.g. "depends on k only" is ``free_of=(pos,)``).
+    ``general`` is what the author expects the checker to compute (True: a symbolic size kept
+    through every step; False: a concrete size; None, the default: no expectation); a mismatch
+    makes the claim an ``error``. ``free_of`` names symbols the final expression must not contain
+    (e.g. "depends on k only" is ``free_of=(pos,)``).
     """
 
     name: str
     steps: tuple[Step, ...]
-    general: bool = True
+    general: bool | None = None
     free_of: tuple = ()
     given: tuple = ()
 
@@ -164,6 +166,7 @@ class Context:
     indices: tuple = ()
     sample: tuple = ()
     definitions: tuple = ()  # rules.Rule values unfolded before every zero test
+    given: tuple = ()  # the hypotheses of the part being checked (set by the checker, per part)
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,11 @@ class Claim:
 
     @property
     def general(self) -> bool:
-        return all(p.general for p in self.parts)
+        """Computed from the steps (:func:`mathcheck.hypotheses.claim_generality`): no part uses a
+        concrete size, and at least one keeps a symbolic size through every step."""
+        from mathcheck.hypotheses import claim_generality
+
+        return claim_generality(self.parts, self.context)
 
     def part(self, name: str) -> Part:
         for p in self.parts:

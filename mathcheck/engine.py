@@ -24,10 +24,12 @@ def derive(claim: Claim, attempt_s: float = checker.DEFAULT_ATTEMPT_S,
            step_s: float = checker.DEFAULT_STEP_S) -> SymbolicVerdict:
     """Check every step of every part of the claim."""
     start = time.perf_counter()
-    parts = tuple(checker.check_part(p, claim.context, attempt_s, step_s) for p in claim.parts)
+    parts = checker.check_parts(claim.parts, claim.context, attempt_s, step_s)
     statuses = {p.status for p in parts}
-    status = "refuted" if "refuted" in statuses else "inconclusive" if "inconclusive" in statuses else "proved"
-    return SymbolicVerdict(status, claim.general, parts, time.perf_counter() - start)
+    status = "error" if "error" in statuses else "refuted" if "refuted" in statuses \
+        else "inconclusive" if "inconclusive" in statuses else "proved"
+    general = False not in [p.general for p in parts] and True in [p.general for p in parts]
+    return SymbolicVerdict(status, general, parts, time.perf_counter() - start)
 
 
 def _numeric_error(claim: Claim, options: Options, exc: BaseException) -> NumericVerdict:
@@ -58,17 +60,22 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
     stands (its relation, after the claim's definitions). Returns the first refuting Decision,
     else the most informative one, or None when nothing applies.
     """
+    from dataclasses import replace as _with
+
+    from mathcheck.hypotheses import hypotheses
+
     found = None
     for name, stmt in mutant.replace:
         part = claim.part(name)
+        ctx = _with(claim.context, given=hypotheses(part, claim.context))  # the same hypotheses
         rel = relation_of(stmt)
         derived = None
         if rel == "=" and part.relation == "=":
             derived = part.rhs if stmt.lhs == part.lhs else checker.replay(part, stmt.lhs)
         if derived is not None:
-            d = checker.zero_test(checker.difference(derived, stmt.rhs), claim.context)
+            d = checker.zero_test(checker.difference(derived, stmt.rhs), ctx)
         else:
-            d = checker.relation_test(stmt.lhs, stmt.rhs, rel, claim.context)
+            d = checker.relation_test(stmt.lhs, stmt.rhs, rel, ctx)
         if d.value is False:
             return d
         found = d if found is None or d.value is True else found

@@ -4,10 +4,23 @@ A rule is a value with a name, a kind and a function. The step checker *applies*
 previous expression and then shows, with its zero test, that the result equals the step's
 expression; so a step that cites a rule wrongly is caught like any other false step.
 
-Kinds: ``definition`` (unfold a name into what it stands for), ``axiom`` (a law of probability the
-claim assumes, such as linearity of expectation or independence; listed in the claim's assumptions),
-``lemma`` (a statement proved by an earlier part of the same claim), ``assumption`` (specialise to
-the values the claim assumes).
+Kinds, and what the checker trusts of each (docs/soundness.md):
+
+* ``definition`` with ``both_sides``: unfold a notation (H, KL, E, s = softmax(z)) on both sides of
+  the step; the definition is part of what the statement means and is printed with it.
+* ``calculus``: SymPy evaluates a derivative or a limit (``differentiate``, ``limit``).
+* ``axiom``: a law the claim lists in its assumptions (linearity of expectation, independence,
+  the moments of i.i.d. components); each checks its own side conditions (``linearity`` splits only
+  factors whose random variables lie in one group).
+* ``lemma``: an equation proved by an earlier part of the same claim; the checker confirms that the
+  cited part exists, is proved, that the rule's equation is that part's statement (instantiated),
+  and that the cited part's hypotheses are among the current part's.
+* ``assumption``: a substitution that must follow from a hypothesis of the part (``substitute``) or a
+  fresh witness of one (``witness``).
+* ``transform`` (any other rule, e.g. exchanging two sums): the checker shows that the rule's output
+  equals its input before it uses it, and the rule may check side conditions of its own.
+
+A rule whose side condition fails raises :class:`SideCondition`; the step is then not shown.
 
 Expectation algebra. ``E(X)`` and ``Var(X)`` are undefined SymPy functions; random variables are
 the entries of the IndexedBases named as random. Example::
@@ -27,14 +40,45 @@ from typing import Any, Callable
 from mathcheck.lazy import sympy as sp
 
 
+class SideCondition(Exception):
+    """A rule's side condition does not hold here; the message says which (the step is not shown)."""
+
+
+@dataclass(frozen=True)
+class Env:
+    """What a rule may rely on when it is applied inside a part: the part's hypotheses (its
+    ``given``, the Context's index ranges, the definitions), the statements of the parts of the
+    claim proved so far (name → (statement, hypotheses)), and every symbol the part mentions."""
+
+    hypotheses: tuple = ()
+    proved: tuple = ()  # ((name, statement, hypotheses), ...)
+    symbols: frozenset = frozenset()  # the free symbols of the part's statement and hypotheses
+    names: tuple = ()  # every part of the claim, proved or not
+    claim_wide: tuple = ()  # facts of the whole claim: the Context's index ranges
+
+    def proved_part(self, name):
+        for n, stmt, hyps in self.proved:
+            if n == name:
+                return stmt, hyps
+        return None
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
     kind: str
     fn: Callable[[Any], Any]
     both_sides: bool = False  # definitions: unfold in the previous step *and* in this one
+    check: Callable[[Any, Env], None] | None = None  # raises SideCondition
+    statement: Any = None  # a definition as an equation, printed among the part's hypotheses
 
     def apply(self, expr):
+        return self.fn(expr)
+
+    def applied(self, expr, env: Env):
+        """Check the side conditions in ``env`` (raising :class:`SideCondition`), then apply."""
+        if self.check is not None:
+            self.check(expr, env)
         return self.fn(expr)
 
     def __repr__(self) -> str:
@@ -68,9 +112,84 @@ def _group(e, groups) -> int | None:
 
 # --- general rules --------------------------------------------------------------------------------
 
-def substitute(mapping: dict, name: str, kind: str = "assumption") -> Rule:
-    """Replace symbols by values (``xreplace``: exact, touches bound variables never)."""
-    return Rule(name, kind, lambda e: e.xreplace(mapping))
+def canonical(e):
+    """``e`` with bound summation variables renamed by depth, so that ``Σ_i p_i`` and ``Σ_k p_k``
+    compare equal (the form hypotheses and lemmas are matched in)."""
+    from mathcheck.checker import canonical_sums
+
+    return canonical_sums(e)
+
+
+def follows_from(lhs, rhs, hypotheses) -> bool:
+    """Whether ``lhs = rhs`` is one of ``hypotheses`` (either way round, bound variables renamed)."""
+    want = {(canonical(lhs), canonical(rhs)), (canonical(rhs), canonical(lhs))}
+    for h in hypotheses:
+        if isinstance(h, sp.Equality) and (canonical(h.lhs), canonical(h.rhs)) in want:
+            return True
+    return False
+
+
+def substitute(mapping: dict, name: str, kind: str = "assumption", both_sides: bool = False) -> Rule:
+    """Replace expressions by values (``xreplace``: exact, touches bound variables never).
+
+    Side condition: each ``x ↦ v`` is a hypothesis ``Eq(x, v)`` of the part (its ``given``)."""
+    mapping = dict(mapping)
+
+    def check(e, env: Env):
+        for k, v in mapping.items():
+            if not follows_from(k, v, env.hypotheses):
+                raise SideCondition(f"substitution {sp.sstr(k)} = {sp.sstr(v)} does not follow from a "
+                                    f"hypothesis of the part (add Eq({sp.sstr(k)}, {sp.sstr(v)}) to its given)")
+
+    return Rule(name, kind, lambda e: e.xreplace(mapping), both_sides=both_sides, check=check)
+
+
+def requires(*hyps) -> Callable:
+    """A side-condition check: each of ``hyps`` is a hypothesis of the part."""
+
+    def check(e, env: Env):
+        mine = {canonical(h) for h in env.hypotheses}
+        for h in hyps:
+            if canonical(h) not in mine:
+                raise SideCondition(f"{sp.sstr(h)} is not a hypothesis of the part")
+
+    return check
+
+
+def in_range(var) -> Callable:
+    """A side-condition check: the part's hypotheses bound ``var`` on both sides."""
+
+    def check(e, env: Env):
+        from mathcheck.hypotheses import ranges
+
+        if var not in ranges(env.hypotheses):
+            raise SideCondition(f"nothing says where {var} lies: the rule needs its range among the hypotheses")
+
+    return check
+
+
+def witness(hypothesis, var, name: str | None = None) -> Rule:
+    """From a hypothesis ``a > b`` (``a ≥ b``) write ``a = b + w`` with ``w`` positive (nonnegative)
+    in fresh symbols (``v`` or ``log(1 + v)`` with ``v > 0``): whatever is then shown for every
+    such ``w`` holds for the one equal to ``a − b`` (which exists when ``w`` covers (0, ∞)).
+
+    Side conditions: the hypothesis is the part's; ``w`` is positive (nonnegative) by its symbols'
+    assumptions; its symbols occur nowhere in the part's statement or hypotheses."""
+    a, b = hypothesis.lhs, hypothesis.rhs
+    if isinstance(hypothesis, (sp.LessThan, sp.StrictLessThan)):
+        a, b = b, a
+    strict = isinstance(hypothesis, (sp.StrictGreaterThan, sp.StrictLessThan))
+
+    def check(e, env: Env):
+        if not any(canonical(h) == canonical(hypothesis) for h in env.hypotheses):
+            raise SideCondition(f"{sp.sstr(hypothesis)} is not a hypothesis of the part")
+        if not (var.is_positive if strict else var.is_nonnegative):
+            raise SideCondition(f"{var} must be {'positive' if strict else 'nonnegative'} by its assumptions")
+        if var.free_symbols & env.symbols:
+            raise SideCondition(f"{var} is not fresh: the part's statement or hypotheses use its symbols")
+
+    return Rule(name or f"{sp.sstr(hypothesis)}: write {sp.sstr(a)} = {sp.sstr(b)} + {var}", "assumption",
+                lambda e: e.xreplace({a: b + var}), check=check)
 
 
 def unfold(name: str, func_name: str, definition: Callable) -> Rule:
@@ -80,25 +199,107 @@ def unfold(name: str, func_name: str, definition: Callable) -> Rule:
 
 
 def unfold_indexed(name: str, base, definition: Callable) -> Rule:
-    """Replace every ``base[x]`` by ``definition(x)``, on both sides of the step (a definition)."""
+    """Replace every ``base[x]`` by ``definition(x)``, on both sides of the step (a definition).
+
+    The definition is a hypothesis of every part that uses it, printed as ``base[x] = definition(x)``."""
+    import inspect
+
+    arity = len(inspect.signature(definition).parameters)
+    xs = sp.symbols(f"x1:{arity + 1}", integer=True) if arity > 1 else (sp.Symbol("x", integer=True),)
+    try:
+        statement = sp.Eq(base[xs], definition(*xs), evaluate=False)
+    except (TypeError, ValueError):  # a definition taking *args: printed by name only
+        statement = None
     return Rule(name, "definition", lambda e: e.replace(
         lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: definition(*x.indices)),
-        both_sides=True)
+        both_sides=True, statement=statement)
 
 
-def lemma(name: str, lhs, rhs) -> Rule:
-    """Use an equation proved by an earlier part: replace ``lhs`` by ``rhs``."""
-    return Rule(name, "lemma", lambda e: e.xreplace({lhs: rhs}))
+def _instance(pattern_lhs, pattern_rhs, lhs, rhs, fixed) -> bool:
+    """Whether ``lhs = rhs`` is ``pattern_lhs = pattern_rhs`` with some of its free symbols (those
+    not in ``fixed``) replaced: SymPy's structural ``match`` with every such symbol a Wild."""
+    pl, pr = canonical(pattern_lhs), canonical(pattern_rhs)
+    l, r = canonical(lhs), canonical(rhs)
+    if (pl, pr) == (l, r):
+        return True
+    free = sorted((pl.free_symbols | pr.free_symbols) - set(fixed), key=str)
+    wilds = {s: sp.Wild(f"w_{n}") for n, s in enumerate(free)}
+    pair = sp.Tuple(pl, pr).xreplace(wilds)
+    m = pair.match(sp.Tuple(l, r)) if wilds else None
+    if not m:
+        return False
+    back = {s: m.get(w, s) for s, w in wilds.items()}
+    return sp.Tuple(pl, pr).xreplace(back) == sp.Tuple(l, r)
+
+
+def _rearranged(a, b) -> bool:
+    """``a = 0`` and ``b = 0`` are the same equation up to sign (``KL = log n − H`` read as
+    ``H = log n − KL``): ``a ∓ b`` expands to zero."""
+    a, b = canonical(a), canonical(b)
+    return sp.expand(a - b) == 0 or sp.expand(a + b) == 0
+
+
+def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
+    """Use an equation proved by an earlier part: replace ``lhs`` by ``rhs``.
+
+    ``part`` names the cited part (read from ``name`` when it has the form "part 'x'"). Side
+    conditions, checked in the claim: the part exists and is proved, ``lhs = rhs`` is its statement
+    (up to renaming bound variables and instantiating its free symbols other than the sizes), and
+    its hypotheses, so instantiated, are hypotheses of the current part."""
+    import re
+
+    cited = part
+    if cited is None:
+        found = re.findall(r"part '([^']+)'", name)
+        cited = found[0] if len(found) == 1 else None
+
+    def check(e, env: Env):
+        if cited is None:
+            raise SideCondition(f"lemma {name!r} names no part of this claim")
+        got = env.proved_part(cited)
+        if got is None:
+            why = "is not proved" if cited in env.names else "is not a part of this claim"
+            raise SideCondition(f"the cited part {cited!r} {why} (before this step)")
+        stmt, hyps = got
+        if not isinstance(stmt, sp.Equality):
+            raise SideCondition(f"part {cited!r} is not an equation; it cannot replace {sp.sstr(lhs)}")
+        if not (_instance(stmt.lhs, stmt.rhs, lhs, rhs, ()) or _instance(stmt.rhs, stmt.lhs, lhs, rhs, ())
+                or _rearranged(stmt.lhs - stmt.rhs, lhs - rhs)):
+            raise SideCondition(f"{sp.sstr(lhs)} = {sp.sstr(rhs)} is not an instance of part {cited!r}: "
+                                f"{sp.sstr(stmt)}")
+        from mathcheck.hypotheses import is_definition
+
+        mine = {canonical(h) for h in env.hypotheses + env.claim_wide}
+        # definitions of notation are the claim's (every part reads a symbol the same way)
+        missing = [h for h in hyps if canonical(h) not in mine and not is_definition(h)]
+        if missing:
+            raise SideCondition(f"part {cited!r} assumes {', '.join(sp.sstr(h) for h in missing)}, "
+                                f"which this part does not")
+
+    return Rule(name, "lemma", lambda e: e.xreplace({lhs: rhs}), check=check)
 
 
 def differentiate(wrt, name: str = "differentiate") -> Rule:
     """Evaluate ``Derivative`` objects (``doit`` on derivatives only)."""
-    return Rule(name, "definition", lambda e: e.replace(
+    return Rule(name, "calculus", lambda e: e.replace(
         lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False)))
 
 
+def _bound_symbols(e) -> set:
+    out = set()
+    for s in e.atoms(sp.Sum, sp.Product):
+        out |= {lim[0] for lim in s.limits}
+    return out
+
+
 def square_of_sum(fresh) -> Rule:
-    """``(Σ_i f(i))² = Σ_i Σ_j f(i) f(j)`` with ``fresh`` as the name of the second index."""
+    """``(Σ_i f(i))² = Σ_i Σ_j f(i) f(j)`` with ``fresh`` as the name of the second index.
+
+    Side condition: ``fresh`` is free nowhere in the expression and bound in none of its sums."""
+
+    def check(e, env: Env):
+        if fresh in e.free_symbols or fresh in _bound_symbols(e) or fresh in env.symbols - _bound_symbols(e):
+            raise SideCondition(f"the new index {fresh} clashes with a symbol the expression already uses")
 
     def fn(e):
         def expand_square(x):
@@ -109,7 +310,84 @@ def square_of_sum(fresh) -> Rule:
         return e.replace(lambda x: isinstance(x, sp.Pow) and x.exp == 2 and isinstance(x.base, sp.Sum)
                          and len(x.base.limits) == 1, expand_square)
 
-    return Rule("square of a finite sum", "definition", fn)
+    return Rule("square of a finite sum", "law", fn, check=check)
+
+
+def exchange_sums(name: str = "exchange two finite sums") -> Rule:
+    """``Σ_k c_k Σ_a f_ka = Σ_a Σ_k c_k f_ka``; factors free of k leave the inner sum.
+
+    Side condition: the bounds are independent (the inner bounds do not mention k, the outer ones
+    not a); a triangular sum Σ_{k≤L} Σ_{a≤k} is refused, not swapped as if it were rectangular."""
+
+    def swap(x):
+        if len(x.limits) == 2:  # Σ_a Σ_c f written as one Sum: swap the two limits
+            (v1, a1, b1), (v2, a2, b2) = x.limits
+            if {v1, v2} & (a1.free_symbols | b1.free_symbols | a2.free_symbols | b2.free_symbols):
+                raise SideCondition("the bounds of one sum depend on the other's variable")
+            return sp.Sum(x.function, x.limits[1], x.limits[0])
+        if len(x.limits) != 1:
+            return x
+        var, lo, hi = x.limits[0]
+        inner = [f for f in sp.Mul.make_args(x.function) if isinstance(f, sp.Sum)]
+        if len(inner) != 1 or len(inner[0].limits) != 1:
+            return x
+        ivar, ilo, ihi = inner[0].limits[0]
+        if ilo.has(var) or ihi.has(var) or lo.has(ivar) or hi.has(ivar):
+            raise SideCondition(f"the bounds of Σ_{ivar} depend on {var}: the sums are not independent")
+        rest = x.function / inner[0]
+        if rest.has(ivar):
+            raise SideCondition(f"{ivar} occurs outside its own sum")
+        factors = sp.Mul.make_args(sp.expand(rest * inner[0].function))
+        free = sp.Mul(*[f for f in factors if not f.has(var)])
+        dep = sp.Mul(*[f for f in factors if f.has(var)])
+        return sp.Sum(free * sp.Sum(dep, (var, lo, hi)), inner[0].limits[0])
+
+    return Rule(name, "law", lambda e: e.replace(lambda x: isinstance(x, sp.Sum), swap), check=_no_more)
+
+
+def _no_more(e, env: Env):
+    """The laws below check their side conditions while they apply (raising SideCondition)."""
+
+
+def split_last(upper, name: str = "split off the last term of a finite sum") -> Rule:
+    """``Σ_{k=a}^{t} f(k) = Σ_{k=a}^{t-1} f(k) + f(t)`` for the sums whose upper bound is ``upper``
+    (true for every integer t under SymPy's convention for empty and reversed ranges)."""
+
+    def split(x):
+        (v, a, b), = x.limits
+        return sp.Sum(x.function, (v, a, b - 1)) + x.function.xreplace({v: b})
+
+    return Rule(name, "law", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.limits[0][2] == upper, split),
+        both_sides=True, check=_no_more)
+
+
+def split_at(i, name: str | None = None, where=None) -> Rule:
+    """``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)``, which needs ``a ≤ i ≤ b``.
+
+    Side condition: the part's hypotheses give ``i`` a range (the Context's index range, or its
+    given) inside ``a..b``. ``where`` selects the sums to split (default: those containing exp)."""
+    where = where or (lambda x: x.has(sp.exp))
+
+    def check(e, env: Env):
+        from mathcheck.hypotheses import ranges
+
+        r = ranges(env.hypotheses).get(i)
+        if r is None:
+            raise SideCondition(f"nothing says where {i} lies; splitting a sum at {i} needs a ≤ {i} ≤ b")
+        for x in e.atoms(sp.Sum):
+            if len(x.limits) == 1 and where(x):
+                (_, a, b), = x.limits
+                if not ((r[0] - a).is_nonnegative and (b - r[1]).is_nonnegative):
+                    raise SideCondition(f"{i} ∈ [{r[0]}, {r[1]}] is not known to lie in [{a}, {b}]")
+
+    def split(x):
+        (k, a, b), = x.limits
+        f = x.function
+        return sp.Sum(f, (k, a, i - 1)) + f.xreplace({k: i}) + sp.Sum(f, (k, i + 1, b))
+
+    return Rule(name or f"split the sum at k = {i}", "law", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and where(x), split), check=check)
 
 
 # --- probability rules ------------------------------------------------------------------------------
@@ -160,9 +438,12 @@ def linearity(*groups) -> Rule:
             return const * E(sp.Mul(*[f for f in factors if _random(f, every)]))
         by_group: dict[int, list] = {}
         for f in factors:
-            g = _group(f, groups)
-            if g is not None:
-                by_group.setdefault(g, []).append(f)
+            touched = [n for n, g in enumerate(groups) if _random(f, g)]
+            if len(touched) > 1:  # a factor mixing independent groups cannot be split off
+                raise SideCondition(f"{sp.sstr(f)} depends on more than one independent group; "
+                                    f"E[XY] = E[X]E[Y] needs each factor in one group")
+            if touched:
+                by_group.setdefault(touched[0], []).append(f)
         return const * sp.Mul(*[E(sp.Mul(*fs)) for _, fs in sorted(by_group.items())])
 
     name = "linearity of expectation; independence of " + " and ".join(

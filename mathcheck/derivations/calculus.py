@@ -98,28 +98,14 @@ def softmax_jacobian() -> Body:
 # --- helpers for the claims below ----------------------------------------------------------------------
 
 def _exchange_sums(name: str = "exchange the order of two finite sums"):
-    """``Σ_a Σ_c f = Σ_c Σ_a f`` for sums with bounds free of each other's variables."""
-
-    def swap(x):
-        if isinstance(x, sp.Sum) and len(x.limits) == 2:
-            (v1, a1, b1), (v2, a2, b2) = x.limits
-            if not ({v1, v2} & (a1.free_symbols | b1.free_symbols | a2.free_symbols | b2.free_symbols)):
-                return sp.Sum(x.function, x.limits[1], x.limits[0])
-        return x
-
-    return rules.Rule(name, "definition", lambda e: e.replace(lambda x: isinstance(x, sp.Sum), swap))
+    """``Σ_a Σ_c f = Σ_c Σ_a f`` for sums with bounds free of each other's variables
+    (:func:`mathcheck.rules.exchange_sums`, which refuses dependent bounds)."""
+    return rules.exchange_sums(name)
 
 
 def _split_last(upper, name: str = "split off the last term of a finite sum"):
     """``Σ_{k=1}^{t} f(k) = Σ_{k=1}^{t-1} f(k) + f(t)`` for sums whose upper bound is ``upper``."""
-
-    def split(x):
-        (v, a, b), = x.limits
-        return sp.Sum(x.function, (v, a, b - 1)) + x.function.xreplace({v: b})
-
-    return rules.Rule(name, "definition", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.limits[0][2] == upper, split),
-        both_sides=True)
+    return rules.split_last(upper, name)
 
 
 # --- chain-rule-linear-layer ------------------------------------------------------------------------
@@ -248,15 +234,16 @@ def gradient_descent_decrease() -> Body:
     Lf = sp.Function("L")
     norm2 = sp.Sum(G[i] ** 2, (i, 1, n))
     smooth = _smoothness(Lf, w, G, beta, D, i, n)
-    step_size = rules.Rule("0 < η ≤ 1/β, written η = 1/(β(1+s)) with s ≥ 0", "assumption",
-                           lambda e: e.xreplace({eta: 1 / (beta * (1 + s))}), both_sides=True)
+    step_size = rules.Rule("0 < η ≤ 1/β, written η = 1/(β(1+s)) with s ≥ 0", "definition",
+                           lambda e: e.xreplace({eta: 1 / (beta * (1 + s))}), both_sides=True,
+                           statement=sp.Eq(eta, 1 / (beta * (1 + s))))
     def chain_rule(x):
         (arg,) = x.expr.expr.args  # Subs(Derivative(L(w + c(t)·g), t), t, 0)
         c = sp.cancel(sp.expand(arg - w) / G)
         return sp.Sum(G[i] * sp.Derivative(w[i] + c * G[i], t), (i, 1, n))
 
     chain = rules.Rule("chain rule: d/dt L(w + c(t)g) = Σ_i ∂_iL · d(w_i + c(t)g_i)/dt, ∂_iL = g_i at t = 0",
-                       "definition", lambda e: e.replace(lambda x: isinstance(x, sp.Subs), chain_rule))
+                       "calculus", lambda e: e.replace(lambda x: isinstance(x, sp.Subs), chain_rule))
 
     first = Part("first-order", (
         Step(sp.Subs(sp.Derivative(Lf(w - t * G), t), t, 0), "the slope of the loss along the step w − t·g"),
@@ -359,9 +346,8 @@ def adam_update() -> Body:
         Step(-lr * (m / (1 - b1 ** t)) / (sp.sqrt(v / (1 - b2 ** t)) + eps),
              "Adam's step: −lr·m̂/(√v̂ + ε), m̂ = m_t/(1 − β1^t), v̂ = v_t/(1 − β2^t), ε outside the root"),
         Step(update_rhs, "m_t, v_t unrolled (parts 'first-moment', 'second-moment')",
-             rules.Rule("parts 'first-moment' and 'second-moment'", "lemma",
-                        lambda e: e.xreplace({m: M, v: V}))),
-    ))
+             rules.substitute({m: M, v: V}, "m_t, v_t unrolled (parts 'first-moment', 'second-moment')")),
+    ), given=(sp.Eq(m, M), sp.Eq(v, V)))
     first_rhs = -lr * g[i, 1] / (sp.Abs(g[i, 1]) + eps)
     first = Part("first-step", (
         Step(update_rhs.xreplace({t: 1}), "the step at t = 1"),
@@ -371,7 +357,7 @@ def adam_update() -> Body:
     limit = Part("sign-limit", (
         Step(sp.Limit(first_rhs, eps, 0, "+"), "the first step as ε → 0⁺"),
         Step(-lr * g[i, 1] / sp.Abs(g[i, 1]), "continuous at ε = 0 for g ≠ 0: −lr·sign(g_1)",
-             rules.Rule("evaluate the limit", "definition",
+             rules.Rule("evaluate the limit", "calculus",
                         lambda e: e.replace(lambda x: isinstance(x, sp.Limit), lambda x: x.doit()))),
     ))
     at_zero = lambda e: e.xreplace({eps: 0})  # noqa: E731
@@ -465,7 +451,7 @@ def layernorm_statistics() -> Body:
     limit = Part("variance-limit", (
         Step(sp.Limit(var / (var + eps), eps, 0, "+"), "the output variance as ε → 0⁺"),
         Step(sp.Integer(1), "σ²/(σ² + ε) is continuous at ε = 0 when σ² > 0 (x not constant)",
-             rules.Rule("evaluate the limit", "definition",
+             rules.Rule("evaluate the limit", "calculus",
                         lambda e: e.replace(lambda z: isinstance(z, sp.Limit), lambda z: z.doit()))),
     ), free_of=())
     a, b = sp.Symbol("a", positive=True), sp.Symbol("b", real=True)
@@ -496,10 +482,8 @@ def layernorm_statistics() -> Body:
              - (x[i] - mu) * var_sum / (2 * n * (var + eps) ** sp.Rational(3, 2)),
              "quotient and chain rules; ∂x_m/∂x_j = δ_mj", rules.differentiate(x[j])),
         Step((sp.KroneckerDelta(i, j) - 1 / n) / sd - (x[i] - mu) * (x[j] - mu) / (n * (var + eps) ** sp.Rational(3, 2)),
-             "∂μ/∂x_j = 1/n and ∂σ²/∂x_j = 2(x_j − μ)/n (parts 'mean-derivative', 'variance-derivative')",
-             rules.Rule("parts 'mean-derivative' and 'variance-derivative'", "lemma",
-                        lambda e: e.xreplace({var_sum: sp.Mul(2, x[j] - mu, evaluate=False)})
-                        .xreplace({delta_sum: 1}))),
+             "∂μ/∂x_j = 1/n and ∂σ²/∂x_j = 2(x_j − μ)/n (as in parts 'mean-derivative', "
+             "'variance-derivative': δ_mj keeps m = j, j ∈ {1..n}; Σ_k (x_k − μ) = 0)"),
         Step((sp.KroneckerDelta(i, j) - 1 / n) / sd - y[i] * y[j] / (n * sd), "write y_i, y_j", define_y),
         Step(J, "factor out 1/√(σ²+ε)"),
     ))
@@ -569,7 +553,7 @@ def residual_gradient_path() -> Body:
         Step(sp.Sum((d(i, k) + A[i, k]) * (d(k, j) + B[k, j]), (k, 1, n)),
              "chain rule through two blocks: (I + A)(I + B), A = J_f2, B = J_f1"),
         Step(d(i, j) + A[i, j] + B[i, j] + sp.Sum(A[i, k] * B[k, j], (k, 1, n)), "expand; δ keeps its index"),
-    ), general=False)
+    ))
     three = Part("three-blocks", (
         Step(sp.Sum((d(i, k) + C[i, k]) * sp.Sum((d(k, l) + A[k, l]) * (d(l, j) + B[l, j]), (l, 1, n)), (k, 1, n)),
              "chain rule through three blocks: (I + C)((I + A)(I + B))"),
@@ -579,7 +563,7 @@ def residual_gradient_path() -> Body:
              + sp.Sum(C[i, k] * B[k, j], (k, 1, n)) + sp.Sum(A[i, k] * B[k, j], (k, 1, n))
              + sp.Sum(C[i, k] * sp.Sum(A[k, l] * B[l, j], (l, 1, n)), (k, 1, n)),
              "expand: the identity, the three first-order terms, and the products"),
-    ), general=False)
+    ))
     wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
     return Body(
         assumptions=("x ∈ R^n; each block is x ↦ x + tanh(W_l x) (nn.Linear without bias, then tanh)",

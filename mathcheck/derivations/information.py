@@ -83,11 +83,18 @@ def _unfold_all(defs):
 # --- helpers of the claims below ----------------------------------------------------------------
 
 def normalisation(n, *bases, index=None):
-    """``Σ_i a_i = 1`` for each base: the assumption that makes positive vectors distributions."""
+    """``Σ_i a_i = 1`` for each base: the assumption that makes positive vectors distributions.
+    A substitution, so the part using it must state ``normalised(n, *bases)`` in its ``given``."""
     i = index if index is not None else sp.Symbol("i", integer=True)
     names = " = ".join(f"Σ{b}" for b in bases)
     return rules.substitute({sp.Sum(b[i], (i, 1, n)): sp.Integer(1) for b in bases},
                             f"normalisation {names} = 1")
+
+
+def normalised(n, *bases, index=None) -> tuple:
+    """The hypotheses ``Σ_i b_i = 1``, one per base."""
+    i = index if index is not None else sp.Symbol("i", integer=True)
+    return tuple(sp.Eq(sp.Sum(b[i], (i, 1, n)), 1) for b in bases)
 
 
 def _gibbs_chain(KL, a, b, i, n, defs, b_sum):
@@ -198,6 +205,7 @@ def entropy_bounds() -> Body:
     s = sp.IndexedBase("s", nonnegative=True)
     uniform = rules.unfold_indexed("u_i = 1/n (uniform)", u, lambda x: 1 / n)
     norm = normalisation(n, p, index=i)
+    dist = normalised(n, p, index=i)
     kl_u = Part("kl-to-uniform", (
         Step(KL(p, u), "the divergence of the uniform distribution from p"),
         Step(sp.Sum(p[i] * sp.log(p[i] / u[i]), (i, 1, n)), "definition of KL", defs[2]),
@@ -206,7 +214,7 @@ def entropy_bounds() -> Body:
              "log(n p_i) = log n + log p_i"),
         Step(sp.log(n) + sp.Sum(p[i] * sp.log(p[i]), (i, 1, n)), "Σ p_i = 1", norm),
         Step(sp.log(n) - H(p), "definition of H", defs[0]),
-    ))
+    ), given=dist)
     upper = Part("upper-bound", (
         Step(H(p), "the entropy of p"),
         Step(sp.log(n) - KL(p, u), "part 'kl-to-uniform'", rules.lemma("part 'kl-to-uniform'", H(p),
@@ -220,17 +228,18 @@ def entropy_bounds() -> Body:
              relation="<="),
         Step(sp.log(n) - sp.Sum(p[i], (i, 1, n)) + 1, "Σ_i 1/n = 1"),
         Step(sp.log(n), "Σ p_i = 1", norm),
-    ))
+    ), given=dist)
     lower = Part("lower-bound", (
         Step(H(p), "the entropy of p"),
         Step(-sp.Sum(p[i] * sp.log(p[i]), (i, 1, n)), "definition of H", defs[0]),
         Step(sp.Sum(sp.exp(-s[i]) * s[i], (i, 1, n)),
              "write p_i = e^{−s_i} with the surprisal s_i = −log p_i ≥ 0 (p_i ≤ Σ_j p_j = 1)",
-             rules.Rule("p_i = exp(−s_i)", "assumption",
+             rules.Rule("p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1", "assumption",
                         lambda e: e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == p,
-                                            lambda x: sp.exp(-s[x.indices[0]])))),
+                                            lambda x: sp.exp(-s[x.indices[0]])),
+                        check=rules.requires(*dist))),
         Step(sp.Integer(0), "a sum of products of nonnegative terms", relation=">="),
-    ))
+    ), given=dist)
     at_uniform = Part("uniform-entropy", (
         Step(H(u), "the entropy of the uniform distribution"),
         Step(-sp.Sum(u[i] * sp.log(u[i]), (i, 1, n)), "definition of H", defs[0]),
@@ -292,7 +301,7 @@ def unique_zero() -> rules.Rule:
             return next(iter(found))
         return call
 
-    return rules.Rule("the zeros on (0, ∞) (solveset)", "lemma", lambda e: e.replace(
+    return rules.Rule("the zeros on (0, ∞) (solveset)", "sympy", lambda e: e.replace(
         lambda a: isinstance(a, sp.core.function.AppliedUndef) and a.func.__name__ == "UniqueZero", solve))
 
 
@@ -338,7 +347,8 @@ def gibbs_inequality() -> Body:
         Step(sp.Integer(0), "1/x² > 0", relation=">"),
     ))
     link = Part("link", _gibbs_chain(KL, p, q, i, n, defs, sp.Sum(q[i], (i, 1, n))))
-    gibbs = Part("gibbs", link.steps + (Step(sp.Integer(0), "Σ p_i = Σ q_i = 1", normalisation(n, p, q, index=i)),))
+    gibbs = Part("gibbs", link.steps + (Step(sp.Integer(0), "Σ p_i = Σ q_i = 1", normalisation(n, p, q, index=i)),),
+                 given=normalised(n, p, q, index=i))
     equality = Part("equality", (
         Step(KL(p, p), "the divergence of p from itself"),
         Step(sp.Sum(p[i] * sp.log(p[i] / p[i]), (i, 1, n)), "definition", defs[2]),
@@ -383,7 +393,7 @@ def _concrete_kl(KL):
 
 def _to_epsilon(T, eps):
     """ε = 1/T: ``Limit(f(T), T, ∞)`` → ``Limit(f(1/ε), ε, 0⁺)``."""
-    return rules.Rule("substitute ε = 1/T", "definition", lambda e: e.replace(
+    return rules.Rule("substitute ε = 1/T", "calculus", lambda e: e.replace(
         lambda x: isinstance(x, sp.Limit) and x.args[1] == T,
         lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+")))
 
@@ -398,7 +408,7 @@ def _difference_quotient(eps):
             return x
         return sp.Subs(sp.Derivative(g, eps), eps, 0)
 
-    return rules.Rule("lim g(ε)/ε = g′(0) as g(0) = 0", "lemma", lambda e: e.replace(
+    return rules.Rule("lim g(ε)/ε = g′(0) as g(0) = 0", "calculus", lambda e: e.replace(
         lambda x: isinstance(x, sp.Limit) and x.args[1] == eps, to_derivative))
 
 
@@ -491,7 +501,7 @@ def kl_distillation() -> Body:
              "differentiate; ∂z_j/∂z_i = δ_ij", rules.differentiate(z[i])),
         Step(-p[i] / T + sp.Sum(p[j], (j, 1, n)) * q[i] / T, "q = softmax(z/T)", student),
         Step((q[i] - p[i]) / T, "Σ_j p_j = 1", normalisation(n, p, index=j)),
-    ))
+    ), given=normalised(n, p, index=j))
 
     # high temperature: T² · (q_i − p_i)/T with both softmaxes at temperature T
     soft = lambda w, t: sp.exp(w[i] / t) / sp.Sum(sp.exp(w[k] / t), (k, 1, n))  # noqa: E731
@@ -504,7 +514,7 @@ def kl_distillation() -> Body:
         Step(sp.Subs(sp.Derivative(soft_e(z) - soft_e(v), eps), eps, 0),
              "both softmaxes are 1/n at ε = 0: the limit is the derivative there", _difference_quotient(eps)),
         Step(((z[i] - mean_z) - (v[i] - mean_v)) / n, "differentiate at ε = 0 (e⁰ = 1, Σ_k 1 = n)",
-             rules.Rule("evaluate the derivative at ε = 0", "definition", lambda e: e.replace(
+             rules.Rule("evaluate the derivative at ε = 0", "calculus", lambda e: e.replace(
                  lambda x: isinstance(x, sp.Subs), lambda x: x.doit()))),
     ))
     return Body(

@@ -53,18 +53,19 @@ def qk_variance() -> Body:
              "sum over j: the Kronecker delta keeps the term j = i"),
         Step(general_rhs, "sum over i; the d²μ_q²μ_k² terms cancel"),
     ))
+    seed_case = (sp.Eq(mq, 0), sp.Eq(mk, 0), sp.Eq(sq, 1), sp.Eq(sk, 1))
     standard = Part("standard", (
         Step(Var(dot), "the seed's case: every component has mean 0 and variance 1"),
         Step(general_rhs, "the general result", rules.lemma("part 'general'", Var(dot), general_rhs)),
         Step(d, "put μ = 0 and σ = 1 (the seed's assumption)",
              rules.substitute({mq: 0, mk: 0, sq: 1, sk: 1}, "μ = 0, σ = 1")),
-    ))
+    ), given=seed_case)
     scaled = Part("scaled", (
         Step(Var(dot / sp.sqrt(d)), "the scaled score q·k/√d_k"),
         Step(Var(dot) / d, "Var(cX) = c² Var(X) with c = 1/√d_k", rules.variance_scaling((q, k))),
         Step(d / d, "the standard case", rules.lemma("part 'standard'", Var(dot), d)),
         Step(sp.Integer(1), "cancel"),
-    ))
+    ), given=seed_case)
     return Body(
         assumptions=(
             "q and k are independent random vectors in R^{d_k}, d_k a positive integer",
@@ -225,12 +226,11 @@ def dot_product_cosine() -> Body:
 
     dot, aa, bb, diff = S(a[i] * b[i]), S(a[i] ** 2), S(b[i] ** 2), S((a[i] - b[i]) ** 2)
     norms_cos = sp.sqrt(aa) * sp.sqrt(bb) * sp.cos(theta)
-    law_of_cosines = rules.Rule(
-        "law of cosines in the plane through 0, a, b: ‖a−b‖² = ‖a‖² + ‖b‖² − 2‖a‖‖b‖cos θ", "axiom",
-        lambda e: e.xreplace({diff: aa + bb - 2 * sp.sqrt(aa) * sp.sqrt(bb) * sp.cos(theta)}))
-    na, nb = sp.symbols("‖a‖ ‖b‖", positive=True)
-    nonzero = rules.Rule("a, b ≠ 0: ‖a‖‖b‖ > 0", "assumption",
-                         lambda e: e.xreplace({sp.sqrt(aa): na, sp.sqrt(bb): nb}))
+    # θ is the angle at 0 of the triangle (0, a, b): the law of cosines is what defines it here
+    angle = sp.Eq(diff, aa + bb - 2 * sp.sqrt(aa) * sp.sqrt(bb) * sp.cos(theta))
+    law_of_cosines = rules.substitute({diff: angle.rhs}, "law of cosines in the plane through 0, a, b: "
+                                      "‖a−b‖² = ‖a‖² + ‖b‖² − 2‖a‖‖b‖cos θ")
+    nonzero = (sp.Gt(aa, 0), sp.Gt(bb, 0))  # a ≠ 0, b ≠ 0
 
     expansion = Part("expansion", (
         Step(diff, "‖a − b‖² = Σ_i (a_i − b_i)²"),
@@ -240,12 +240,12 @@ def dot_product_cosine() -> Body:
         Step(dot, "a·b = Σ_i a_i b_i"),
         Step((aa + bb - diff) / 2, "solve part 'expansion' for a·b"),
         Step(norms_cos, "the law of cosines", law_of_cosines),
-    ))
+    ), given=(angle,))
     sign = Part("sign", (
         Step(sp.sign(dot), "the sign of a·b"),
         Step(sp.sign(norms_cos), "part 'cosine'", rules.lemma("part 'cosine'", dot, norms_cos)),
-        Step(sp.sign(sp.cos(theta)), "a positive factor does not change the sign", nonzero),
-    ))
+        Step(sp.sign(sp.cos(theta)), "‖a‖‖b‖ > 0 (a, b ≠ 0): a positive factor does not change the sign"),
+    ), given=(angle,) + nonzero)
     return Body(
         assumptions=("a, b ∈ R^n, n a positive integer, a ≠ 0, b ≠ 0",
                      "θ ∈ [0, π] is the angle at 0 of the triangle (0, a, b), in the plane that contains "
@@ -326,8 +326,8 @@ def scaling_prevents_saturation() -> Body:
         Step(rules.Var(dot / sp.sqrt(d)), "the variance of a scaled logit q·k/√d_k"),
         Step(rules.Var(dot) / d, "Var(cX) = c² Var(X)", rules.variance_scaling((q, k))),
         Step(sp.Integer(1), "Var(q·k) = d_k (claim qk-variance, part 'standard'), and d_k/d_k = 1",
-             rules.lemma("claim qk-variance", rules.Var(dot), d)),
-    ))
+             rules.substitute({rules.Var(dot): d}, "Var(q·k) = d_k (claim qk-variance)")),
+    ), given=(sp.Eq(rules.Var(dot), d),))
     wrong = lambda rhs: sp.Le(bound.lhs, rhs, evaluate=False)  # noqa: E731
     return Body(
         assumptions=("z ∈ R^n, n a positive integer, s = softmax(z), r ∈ {1, …, n}",

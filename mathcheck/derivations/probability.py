@@ -23,18 +23,9 @@ def softmax_rule(s, z, k, n, scale=1):
 
 
 def split_at(i, name="split the sum at k = i (1 ≤ i ≤ n)"):
-    r"""``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)`` for ``a ≤ i ≤ b``.
-
-    A law of finite sums (the index ranges are disjoint and cover a..b); the claim's context
-    places ``i`` in range."""
-
-    def split(x):
-        (k, a, b), = x.limits
-        f = x.function
-        return sp.Sum(f, (k, a, i - 1)) + f.xreplace({k: i}) + sp.Sum(f, (k, i + 1, b))
-
-    return rules.Rule(name, "axiom", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.has(sp.exp), split))
+    r"""``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)`` for ``a ≤ i ≤ b``
+    (:func:`mathcheck.rules.split_at`: the part's hypotheses must place ``i`` in range)."""
+    return rules.split_at(i, name)
 
 
 def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum"):
@@ -78,7 +69,7 @@ def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), te
                 return L
         return e.replace(lambda a: isinstance(a, sp.Limit), one)
 
-    return rules.Rule(name, "lemma", fn)
+    return rules.Rule(name, "calculus", fn)
 
 
 # --- §3.1 softmax maps scores onto the simplex ------------------------------------------------------
@@ -142,15 +133,15 @@ def softmax_simplex() -> Body:
         Step(sp.exp(z[i]) / total - sp.exp(z[j]) / total, "definition of s", define_s),
         Step(sp.exp(z[j] + sp.log(1 + v)) / total - sp.exp(z[j]) / total,
              "z_i > z_j: write z_i = z_j + log(1 + v) with v > 0 (log(1+·) maps (0, ∞) onto (0, ∞))",
-             rules.substitute({z[i]: z[j] + sp.log(1 + v)}, "z_i = z_j + log(1 + v), v > 0")),
+             rules.witness(z[i] > z[j], sp.log(1 + v), "z_i > z_j: z_i = z_j + log(1 + v), v > 0")),
         Step(sp.exp(z[j]) * v / total, "e^{log(1+v)} = 1 + v"),
         Step(sp.Integer(0), "every factor is positive", relation=">"),
-    ))
+    ), given=(z[i] > z[j],))
     shifted = lambda rhs: sp.Eq(shift.lhs, rhs, evaluate=False)  # noqa: E731
     return Body(
         assumptions=("z ∈ R^n, n a positive integer; i, j ∈ {1, …, n}", "c ∈ R (a common shift)",
                      "s_i = exp(z_i) / Σ_k exp(z_k) (softmax)",
-                     "order-preserving: z_i > z_j, written z_i = z_j + log(1 + v) with v > 0"),
+                     "order-preserving: given z_i > z_j, written z_i = z_j + log(1 + v) with v > 0"),
         parts=(normalised, positive, at_most_one, shift, ratio, order),
         mutants=(
             Mutant("shift-passes-through", "adding c to the scores adds c to the probabilities: "
@@ -254,7 +245,7 @@ def mle_equals_cross_entropy() -> Body:
     L = sp.Function("Likelihood")
     define_L = rules.unfold("definition of the likelihood Π_t p_t", "Likelihood",
                             lambda a: sp.Product(a[t], (t, 1, T)))
-    product_as_sum = rules.Rule("Π_t p_t = exp(Σ_t log p_t) for p_t > 0", "lemma", lambda e: e.replace(
+    product_as_sum = rules.Rule("Π_t p_t = exp(Σ_t log p_t) for p_t > 0", "sympy", lambda e: e.replace(
         lambda x: isinstance(x, sp.Product), lambda x: x.rewrite(sp.Sum)))
     nll = -sp.Sum(sp.log(p[t]), (t, 1, T))
 

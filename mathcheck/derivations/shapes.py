@@ -107,12 +107,16 @@ def offset(index, shape):
 # --- multihead-split-merge --------------------------------------------------------------------------
 
 def _in_head_range(e, Dh):
-    """The rule "0 ≤ e < D_head": ⌊e/D_head⌋ = 0 and e mod D_head = e."""
+    """The rule "0 ≤ e < D_head": ⌊e/D_head⌋ = 0 and e mod D_head = e; it needs that range among
+    the part's hypotheses (the Context's index range of e)."""
+    from mathcheck.hypotheses import range_hypothesis
+
     return rules.Rule("0 ≤ e < D_head: ⌊e/D_head⌋ = 0, e mod D_head = e", "assumption",
-                      lambda x: x.xreplace({sp.floor(e / Dh): 0, sp.Mod(e, Dh): e}))
+                      lambda x: x.xreplace({sp.floor(e / Dh): 0, sp.Mod(e, Dh): e}),
+                      check=rules.requires(range_hypothesis(e, 0, Dh - 1)))
 
 
-_MOD_DEFINITION = rules.Rule("definition of the remainder: c mod m = c − m⌊c/m⌋", "definition",
+_MOD_DEFINITION = rules.Rule("definition of the remainder: c mod m = c − m⌊c/m⌋", "sympy",
                              lambda x: x.rewrite(sp.floor))
 
 
@@ -208,10 +212,10 @@ def _factor_out_of_limit(mu):
         return e.replace(lambda x: isinstance(x, sp.Limit),
                          lambda x: sp.Limit(sp.cancel(checker.pull_sums(sp.expand(x.args[0], power_exp=True))),
                                             *x.args[1:]))
-    return rules.Rule("e^{x+μ} = e^x·e^μ; the common factor e^μ leaves the sum and cancels", "definition", fn)
+    return rules.Rule("e^{x+μ} = e^x·e^μ; the common factor e^μ leaves the sum and cancels", "sympy", fn)
 
 
-_LIMIT = rules.Rule("evaluate the limit", "definition",
+_LIMIT = rules.Rule("evaluate the limit", "calculus",
                     lambda e: e.replace(lambda x: isinstance(x, sp.Limit), lambda x: x.doit()))
 
 
@@ -245,6 +249,7 @@ def mask_negative_infinity() -> Body:
     i, k = sp.symbols("i k", integer=True)
     n = sp.Symbol("n", integer=True, positive=True)
     a, mu = sp.symbols("a mu", real=True)
+    x_ = sp.Symbol("x", integer=True)  # the index of a definition "for every x"
     total = sp.Sum(sp.exp(z[k]), (k, 1, n))
     masked = sp.exp(a + mu)
 
@@ -261,7 +266,7 @@ def mask_negative_infinity() -> Body:
     zero = Part("zero-weight", (
         Step(sp.exp(a) / (total + sp.exp(a)), "weight of the masked position with score a"),
         Step(1 / (1 + total), "the score replaced by 0: e⁰ = 1", rules.substitute({a: 0}, "a = 0")),
-    ))
+    ), given=(sp.Eq(a, 0),))
     full = Part("full-mask-shift", (
         Step(sp.Limit(sp.exp(z[i] + mu) / sp.Sum(sp.exp(z[k] + mu), (k, 1, n)), mu, -sp.oo),
              "a fully masked row, as the limit of the same mask μ → −∞ on every score"),
@@ -279,7 +284,8 @@ def mask_negative_infinity() -> Body:
              "softmax with the additive mask m_k = 0 where the boolean mask α_k = 1 (attend), −∞ where α_k = 0"),
         Step(alpha[i] * sp.exp(z[i]) / sp.Sum(alpha[k] * sp.exp(z[k]), (k, 1, n)),
              "e^{z+m} = e^z e^m, and e^m = α: e^0 = 1, e^{−∞} = 0 (part 'neg-inf-weight')",
-             rules.Rule("e^{z+m} = e^z·e^m; e^{m_k} = α_k", "definition", exp_of_mask)),
+             rules.Rule("e^{z+m} = e^z·e^m; e^{m_k} = α_k", "definition", exp_of_mask,
+                        statement=sp.Eq(alpha[x_], sp.exp(m[x_]), evaluate=False))),
     ))
     padding = Part("key-padding-mask", (
         Step(boolean.rhs, "the masked softmax with α = 1 on the attended keys"),
@@ -287,7 +293,8 @@ def mask_negative_infinity() -> Body:
              "nn.MultiheadAttention's key_padding_mask p is 1 on the keys to ignore: α = 1 − p",
              rules.Rule("α = 1 − p", "definition",
                         lambda e: e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == alpha,
-                                            lambda x: 1 - p[x.indices]))),
+                                            lambda x: 1 - p[x.indices]),
+                        statement=sp.Eq(alpha[x_], 1 - p[x_], evaluate=False))),
     ))
     eq = lambda part, rhs: sp.Eq(part.lhs, rhs, evaluate=False)  # noqa: E731
     return Body(
@@ -319,19 +326,9 @@ def mask_negative_infinity() -> Body:
 # --- attention-backward -----------------------------------------------------------------------------
 
 def _exchange_sums():
-    """Σ_k c_k Σ_a f_ka = Σ_a Σ_k c_k f_ka (finite sums commute); factors free of k leave the inner sum."""
-    def swap(x):
-        var, lo, hi = x.limits[0]
-        inner = [f for f in sp.Mul.make_args(x.function) if isinstance(f, sp.Sum)]
-        if len(x.limits) != 1 or len(inner) != 1 or len(inner[0].limits) != 1:
-            return x
-        rest = x.function / inner[0]
-        factors = sp.Mul.make_args(sp.expand(rest * inner[0].function))
-        free = sp.Mul(*[f for f in factors if not f.has(var)])
-        dep = sp.Mul(*[f for f in factors if f.has(var)])
-        return sp.Sum(free * sp.Sum(dep, (var, lo, hi)), inner[0].limits[0])
-    return rules.Rule("exchange two finite sums", "definition",
-                      lambda e: e.replace(lambda x: isinstance(x, sp.Sum), swap))
+    """Σ_k c_k Σ_a f_ka = Σ_a Σ_k c_k f_ka (finite sums with independent bounds commute); factors
+    free of k leave the inner sum (:func:`mathcheck.rules.exchange_sums`: a triangular sum is refused)."""
+    return rules.exchange_sums()
 
 
 @claim(
