@@ -168,29 +168,63 @@ def quick_sample(items: list[Item], every: int = QUICK_EVERY) -> list[Item]:
 # --- running one mutant --------------------------------------------------------------------------
 
 def _mutated_links(part, n: int, mutated):
-    """The part cut down to the links into and out of step ``n``, with step ``n`` mutated."""
+    """The part cut down to the links into and out of step ``n``, with step ``n`` mutated (the
+    part's hypotheses kept, no generality expected of the window)."""
     from mathcheck.claim import Part, Step
 
     steps = list(part.steps)
     steps[n] = replace(steps[n], expr=mutated)
     window = [Step(steps[n - 1].expr, "the previous step, as derived")] + steps[n:n + 2]
-    return Part(part.name, tuple(window), general=False, given=getattr(part, "given", ()))
+    return Part(part.name, tuple(window), general=None, given=getattr(part, "given", ()))
 
 
-def _check(claim, part):
+def _earlier_parts(claim, part) -> tuple:
+    """What a lemma in ``part`` may cite: the claim's parts before it, as the checker records them."""
+    from mathcheck import hypotheses as hyp
+
+    out = []
+    for p in claim.parts:
+        if p.name == part.name:
+            break
+        out.append((p.name, p.statement, hyp.hypotheses(p, claim.context)))
+    return tuple(out)
+
+
+def _check(claim, part, window):
     from mathcheck import checker
 
-    return checker.check_part(part, claim.context)
+    return checker.check_part(window, claim.context, proved=_earlier_parts(claim, part),
+                              names=tuple(p.name for p in claim.parts))
+
+
+def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, seed: int = 0):
+    """Does ``prev REL expr`` hold under ``part``'s hypotheses? (True, False or None, and a note.)
+
+    Independent of the step checker: :func:`mathcheck.hypotheses.sample_points` draws points that
+    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.hypotheses.holds_at` evaluates
+    both sides with mpmath at ``dps`` digits. True needs all ``points`` points decided and holding."""
+    from mathcheck import hypotheses as hyp
+    from mathcheck.claim import Part, Step
+
+    given = hyp.hypotheses(part, ctx)
+    link = Part(part.name, (Step(prev, ""), Step(expr, "", relation=rel)), general=None, given=given)
+    statement = hyp.statement_of(link, ctx)
+    verdicts = [hyp.holds_at(statement, given, pt, dps)
+                for pt in hyp.sample_points(link, ctx, count=points, seed=seed)]
+    failing = sum(v is False for v in verdicts)
+    decided = sum(v is not None for v in verdicts)
+    if failing:
+        return False, f"fails at {failing} of {decided} points (mpmath, {dps} digits)"
+    if decided < points:
+        return None, f"only {decided} of {points} points could be drawn and evaluated"
+    return True, f"holds at {points} points (mpmath, {dps} digits)"
 
 
 def _confirmed_true(claim, part) -> tuple[bool, str]:
     """Every link of ``part`` holds at 40 random points satisfying its hypotheses (mpmath, 30 digits)."""
-    from mathcheck import hypotheses
-
     prev = part.steps[0].expr
     for step in part.steps[1:]:
-        verdict, note = hypotheses.confirm(prev, step.expr, step.relation, part, claim.context,
-                                           points=40, dps=30, seed=0)
+        verdict, note = confirm(prev, step.expr, step.relation, part, claim.context)
         if verdict is not True:
             return False, note
         prev = step.expr
@@ -203,7 +237,7 @@ def run_step_item(item: Item) -> dict:
         part = claim.part(item.part)
         mutated = dict(step_mutants(part.steps[item.step].expr))[item.kind]
         window = _mutated_links(part, item.step, mutated)
-        result = _check(claim, window)
+        result = _check(claim, part, window)
         out = {"item": item.label, "claim": item.claim, "status": result.status}
         if result.status == "proved":
             ok, note = _confirmed_true(claim, window)
@@ -230,14 +264,15 @@ def _statement_mutant(part, kind: str):
 
 
 def run_statement_item(item: Item, seed: int) -> dict:
-    from mathcheck import engine, hypotheses
+    from mathcheck import engine
     from mathcheck.verify import Options
 
     try:
         claim = _claim(item.claim)
         part = claim.part(item.part)
         stmt, lhs, rhs, rel = _statement_mutant(part, item.kind)
-        false, note = hypotheses.refutable(lhs, rhs, rel, part, claim.context, points=40, dps=30, seed=0)
+        holds, note = confirm(lhs, rhs, rel, part, claim.context)
+        false = {True: False, False: True, None: None}[holds]
         statements = claim.statements()
         statements[part.name] = stmt
         numeric = engine.verify(claim, statements, Options(seed=seed))
