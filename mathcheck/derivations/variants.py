@@ -876,7 +876,8 @@ def causal_mask_autoregressive() -> Body:
         Step(attention_row(s, v, k, 1, t), "the mask keeps keys 1..t and removes t+1..n", causal_mask(t)),
     ), given=(sp.Le(1, t), sp.Le(t, n)))
     out = attention_row(s, v, k, 1, t)
-    future = (sp.Le(1, t), sp.Lt(t, u), sp.Le(u, n))
+    # t ≤ n stated before t < u: points are drawn index by index (t first), each from its first bounds
+    future = (sp.Le(1, t), sp.Le(t, n), sp.Lt(t, u), sp.Le(u, n))
     dv = Part("future-value", (
         Step(sp.Derivative(out, v[u]), "how output t moves with the value of a later token u > t"),
         Step(sp.Sum(sp.exp(s[k]) * sp.KroneckerDelta(k, u), (k, 1, t)) / sp.Sum(sp.exp(s[k]), (k, 1, t)),
