@@ -135,3 +135,31 @@ def test_mha_window_declared_and_a_too_narrow_declaration_fails():
     assert conform(lambda D, H: WindowMHA(D, H, 2), "mha", Variant(causal=True, window=2)).status == "holds"
     report = conform(lambda D, H: WindowMHA(D, H, 3), "mha", Variant(causal=True, window=2))
     assert report.failed == ["causal-no-future"], "\n".join(report.lines())
+
+
+def test_section_9_kinds_read_their_claims_derived_parts():
+    from mathcheck import registry
+    from mathcheck.conform import formulas as fm
+
+    rms = registry.get("rmsnorm-statistics")
+    assert fm.rmsnorm()["derived_mean_square"] == rms.part("mean-square").rhs
+    assert fm.rmsnorm()["jacobian"] == rms.part("jacobian").rhs
+    assert fm.rmsnorm()["y"] == rms.part("jacobian").lhs.args[0]
+    assert fm.gqa_head() == registry.get("grouped-query-attention").part("head-output").rhs
+    assert fm.online_softmax_shifted() == registry.get("online-softmax").part("final").steps[1].expr
+
+
+def test_gqa_and_online_softmax_references_equal_pytorch():
+    from mathcheck.conform import modules
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, h, 3, 8, dtype=torch.float64, generator=g) for h in (6, 2, 2))
+    O = modules._gqa_claim_output(q, k, v, {"G": 2, "R": 3, "L": 3, "D": 8}, Variant())
+    assert torch.allclose(O, F.scaled_dot_product_attention(q, k, v, enable_gqa=True), atol=1e-13, rtol=0)
+    tiled = F.scaled_dot_product_attention(q, k.repeat(1, 3, 1, 1), v.repeat(1, 3, 1, 1))
+    assert not torch.allclose(O, tiled, atol=1e-3)  # repeat (tiling) reads the wrong group
+    s = torch.randn(3, 12, dtype=torch.float64, generator=g)
+    s = s / s.abs().max() * 1e4  # e^{1e4} overflows: the claim's shift m = max s keeps it finite
+    vals = torch.randn(12, 5, dtype=torch.float64, generator=g)
+    O = modules._online_claim_output(s, vals)
+    assert torch.isfinite(O).all() and torch.allclose(O, torch.softmax(s, -1) @ vals, atol=1e-12, rtol=0)

@@ -78,21 +78,91 @@ def test_a_wrong_merge_step_is_not_shown_symbolically():
     assert r.status == "refuted"
 
 
-def test_the_finite_sum_rules_refuse_false_steps():
-    f, k = sp.IndexedBase("f", real=True), sp.Symbol("k", integer=True)
-    b, c, t, n = sp.symbols("b c t n", integer=True, positive=True)
+def _status(steps, given=(), ctx=Context()):
+    """The checker's verdict on a two-step part citing a rule in its second step."""
+    return checker.check_part(Part("p", tuple(steps), given=given), ctx).status
+
+
+F_, K_ = sp.IndexedBase("f", real=True), sp.Symbol("k", integer=True)
+
+
+def test_join_ranges_needs_adjacent_ranges_and_their_order_from_the_hypotheses():
+    f, k = F_, K_
+    b, c = sp.symbols("b c", integer=True, positive=True)
     gap = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 2, c))  # not adjacent: k = b + 1 is missing
     assert derivations.join_ranges().apply(gap) == gap
-    joined = Part("join", (Step(gap, "two ranges"), Step(sp.Sum(f[k], (k, 1, c)), "joined", derivations.join_ranges())))
-    assert checker.check_part(joined, Context(indices=((b, 1, c),))).status != "proved"
-    wrong_term = sp.Sum(f[k], (k, 1, t - 1)) + f[t + 1]
-    assert derivations.append_term().apply(wrong_term) == wrong_term
+    joined = Step(sp.Sum(f[k], (k, 1, c)), "joined", derivations.join_ranges())
+    assert _status((Step(gap, "two ranges"), joined), (sp.Le(b, c),)) != "proved"
+    adjacent = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 1, c))
+    assert _status((Step(adjacent, "two ranges"), joined), (sp.Le(b, c),)) == "proved"
+    # nothing says b ≤ c: Σ_{b+1}^{c} may run backwards, and the law is not used
+    r = checker.check_part(Part("p", (Step(adjacent, "two ranges"), joined)), Context())
+    assert r.status == "inconclusive" and "side condition not met" in r.failing.decision.how
+
+
+def test_causal_mask_needs_t_in_the_range_and_a_masked_summand():
+    f, k = F_, K_
+    t, n = sp.symbols("t n", integer=True)
     causal = sp.Function("causal")
     masked = sp.Sum(causal(t, k) * f[k], (k, 1, n))
-    assert derivations.causal_mask(t).apply(masked) == sp.Sum(f[k], (k, 1, t))
-    keeps_all = Part("mask", (Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, n)), "all keys",
-                                                             derivations.causal_mask(t))))
-    assert checker.check_part(keeps_all, Context(indices=((t, 1, n),))).status == "refuted"
+    rule = derivations.causal_mask(t)
+    assert rule.apply(masked) == sp.Sum(f[k], (k, 1, t))
+    inside = (sp.Le(1, t), sp.Le(t, n))
+    assert _status((Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, t)), "mask", rule)), inside) == "proved"
+    assert _status((Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, n)), "all keys", rule)), inside) == "refuted"
+    # t unplaced (it may exceed n) or a summand the mask does not multiply: not shown
+    assert _status((Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, t)), "mask", rule))) == "inconclusive"
+    loose = sp.Sum(causal(t, k) + f[k], (k, 1, n))
+    assert _status((Step(loose, "mask added"), Step(sp.Sum(1 + f[k], (k, 1, t)), "mask", rule)), inside) != "proved"
+
+
+def test_delta_outside_needs_the_index_outside_the_range_from_the_hypotheses():
+    f, k = F_, K_
+    t, u = sp.symbols("t u", integer=True)
+    s = sp.Sum(f[k] * sp.KroneckerDelta(k, u), (k, 1, t))
+    rule = derivations.delta_outside()
+    zero = Step(sp.Integer(0), "δ outside", rule)
+    assert _status((Step(s, "sum"), zero), (sp.Le(1, t), sp.Lt(t, u))) == "proved"
+    for given in ((), (sp.Le(1, u), sp.Le(u, t)), (sp.Le(t, u),)):  # u unplaced, inside, possibly = t
+        assert _status((Step(s, "sum"), zero), given) != "proved", given
+
+
+def test_factor_in_and_out_refuse_a_factor_that_depends_on_the_index():
+    a, b = sp.IndexedBase("a", real=True), sp.IndexedBase("b", real=True)
+    k, c = sp.symbols("k c", integer=True)
+    n, d = sp.symbols("n d", integer=True, positive=True)
+    outer = sp.Sum(sp.Sum(a[k, c], (c, 1, d)) * b[c], (k, 1, n))  # b_c outside Σ_c: a free c, not the bound one
+    wrong_in = Step(sp.Sum(sp.Sum(a[k, c] * b[c], (c, 1, d)), (k, 1, n)), "b enters Σ_c", derivations.factor_in())
+    assert _status((Step(outer, "sum"), wrong_in)) != "proved"
+    inner = sp.Sum(a[k, c] * b[k], (k, 1, n))
+    wrong_out = Step(b[k] * sp.Sum(a[k, c], (k, 1, n)), "b_k leaves Σ_k", derivations.factor_out())
+    assert _status((Step(inner, "sum"), wrong_out)) != "proved"
+    right_out = Step(b[c] * sp.Sum(a[k, c], (k, 1, n)), "b_c leaves Σ_k", derivations.factor_out())
+    assert _status((Step(sp.Sum(a[k, c] * b[c], (k, 1, n)), "sum"), right_out)) == "proved"
+
+
+def test_product_as_exp_sum_needs_positive_factors():
+    t = sp.Symbol("t", integer=True)
+    T = sp.Symbol("T", integer=True, positive=True)
+    x = sp.IndexedBase("x", real=True)  # real, not positive: log x_t is not real
+    rule = derivations._product_as_exp_sum()
+    step = Step(sp.exp(sp.Sum(sp.log(x[t]), (t, 1, T))), "logs", rule)
+    r = checker.check_part(Part("p", (Step(sp.Product(x[t], (t, 1, T)), "product"), step)), Context())
+    assert r.status == "inconclusive" and "positive" in r.failing.decision.how
+    assert _status((Step(sp.Product(x[t], (t, 1, T)), "product"), step), (sp.Gt(x[t], 0),)) == "proved"
+
+
+def test_the_local_rules_are_not_trusted_kinds():
+    for rule in (derivations.join_ranges(), derivations.causal_mask(sp.Symbol("t", integer=True)),
+                 derivations.delta_outside(), derivations.factor_in(), derivations.factor_out(),
+                 derivations._product_as_exp_sum()):
+        assert rule.kind not in checker.TRUSTED_KINDS and rule.check is not None
+
+
+def test_hypotheses_print_no_trivially_true_conjunct():
+    for cid in IDS:
+        for part in registry.get(cid).parts:
+            assert all(h not in (sp.true, sp.false) for h in part.given), (cid, part.name, part.given)
 
 
 def test_pytorch_label_smoothing_puts_eps_over_c_on_every_class():

@@ -3,9 +3,8 @@
 Every formula here is *read* from a claim built by :func:`mathcheck.registry.get` (a part's derived
 right-hand side, or a sub-expression of a derived step), never typed again, so a conform property
 holds the user's code to exactly what the step checker showed. Each function names its claim,
-part and step. The one exception is RMSNorm (``rmsnorm_*``): its claim ``rmsnorm-statistics`` is
-not in this catalog yet, so its two results are derived here, by SymPy, from the definition
-y_i = x_i/√(m + ε), m = Σ_k x_k²/n, and checked by the step checker's ``zero_test`` before use.
+part and step; the §9 kinds (``rmsnorm``, ``gqa``, ``online-softmax``) read rmsnorm-statistics,
+grouped-query-attention and online-softmax the same way.
 
     >>> import torch
     >>> e = softmax()                          # exp(c + z_i)/Σ_k exp(c + z_k)  (softmax-simplex)
@@ -213,35 +212,36 @@ def layernorm_jacobian():
     return _claim("layernorm-statistics").part("jacobian").rhs
 
 
-# --- RMSNorm (rmsnorm-statistics: derived here until the claim lands) -----------------------------------
+# --- RMSNorm (rmsnorm-statistics) -------------------------------------------------------------------------
 
 @lru_cache(maxsize=None)
 def rmsnorm() -> dict:
-    """RMSNorm y_i = x_i/√(m + ε), m = Σ_k x_k²/n: its mean square m/(m + ε) and its Jacobian, both
-    derived here by SymPy and shown by the step checker's ``zero_test`` (a failure raises)."""
-    from mathcheck.checker import zero_test
+    """rmsnorm-statistics: ``y`` (the ``jacobian`` part's step 0, y_i = x_i/√(m + ε), m = Σ_k x_k²/n,
+    the function differentiated), ``mean_square`` and ``derived_mean_square`` (the ``mean-square``
+    part: Σ_i y_i²/n = m/(m + ε)), ``mean`` (the ``mean`` part's rhs: Σ_i x_i/n/√(m + ε), not 0) and
+    ``jacobian`` (the ``jacobian`` part's rhs: (δ_ij − y_i y_j/n)/√(m + ε))."""
+    c = _claim("rmsnorm-statistics")
+    square = c.part("mean-square")
+    return {"y": c.part("jacobian").lhs.args[0], "mean_square": square.lhs, "derived_mean_square": square.rhs,
+            "mean": c.part("mean").rhs, "jacobian": c.part("jacobian").rhs}
 
-    x = sp.IndexedBase("x", real=True)
-    i, j, k = (sp.Symbol(s, integer=True) for s in "ijk")
-    n = sp.Symbol("n", integer=True, positive=True)
-    eps = sp.Symbol("epsilon", positive=True)
-    m = sp.Sum(x[k] ** 2, (k, 1, n)) / n
-    y = x[i] / sp.sqrt(m + eps)
-    mean_square = sp.Sum(y ** 2, (i, 1, n)) / n
-    derived_ms = m / (m + eps)
-    if zero_test(mean_square - derived_ms).value is not True:
-        raise ArithmeticError("rmsnorm mean square not shown")
-    jac = sp.diff(y, x[j])  # KroneckerDelta terms; the evaluator sums them directly
-    ys = sp.IndexedBase("y")
-    closed = (sp.KroneckerDelta(i, j) - ys[i] * ys[j] / n) / sp.sqrt(m + eps)
-    # closed form against the raw derivative at a concrete size (the general step needs deltasummation)
-    from sympy.concrete.delta import deltasummation
 
-    raw = jac.replace(lambda a: isinstance(a, sp.Sum),
-                      lambda a: deltasummation(sp.expand(a.function), a.limits[0], no_piecewise=True))
-    if zero_test(raw - closed.subs({ys[i]: y, ys[j]: y.xreplace({i: j})})).value is not True:
-        raise ArithmeticError("rmsnorm Jacobian not shown")
-    return {"y": y, "mean_square": mean_square, "derived_mean_square": derived_ms, "jacobian": closed}
+# --- §9 attention variants (grouped-query-attention, online-softmax) ---------------------------------------
+
+@lru_cache(maxsize=None)
+def gqa_head():
+    """grouped-query-attention, part ``head-output``: the derived rhs, query head j of group g reading
+    its group's K_g, V_g: Σ_k e^{Σ_c Q_gjc K_gkc/√d} V_gke / Σ_k e^{Σ_c Q_gjc K_gkc/√d}, which the part
+    shows equals multi-head attention on K, V repeated r times by repeat_interleave (head (g−1)r + j)."""
+    return _claim("grouped-query-attention").part("head-output").rhs
+
+
+@lru_cache(maxsize=None)
+def online_softmax_shifted():
+    """online-softmax, part ``final``, step 1: Σ_k e^{s_k−m} v_k / Σ_k e^{s_k−m}, the state after the
+    last block (o(1, n, m), which the ``merge-*`` parts show any split reaches), shown equal to
+    softmax(s)·v for every shift m; at m = max s no exponential exceeds 1."""
+    return _step("online-softmax", "final", 1)
 
 
 # --- positions (sinusoidal-relative-position, rope-relative-position) ----------------------------------

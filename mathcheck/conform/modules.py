@@ -16,6 +16,7 @@ import copy
 import torch
 
 from mathcheck.conform import attention as att
+from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, tolerance, worst
 
 
@@ -233,8 +234,26 @@ def _gqa_output(fn, s, gen, simple, variant):
         return err
     kr, vr = (t.repeat_interleave(s["R"], dim=1) for t in (k, v))
     z, P, O = att.reference(q, kr, vr, variant)
+    if not variant.masked:  # the claim's own derived head: group g's K_g, V_g read by its r query heads
+        O = _gqa_claim_output(q, k, v, s, variant)
     return compare(out, O, tolerance(s["L"] + s["D"], float(v.abs().max()) * (1 + float(z.abs().max()))),
                    "attention with K, V heads repeated H/G times (repeat_interleave), derived")
+
+
+def _gqa_claim_output(q, k, v, s, variant):
+    """grouped-query-attention's ``head-output`` rhs at every (batch, query position): Q_gjc is query
+    head (g−1)R + j (from 1), K_g, V_g its group's keys and values; --scale S replaces 1/√d."""
+    G, R, L, D = s["G"], s["R"], s["L"], s["D"]
+    if variant.scale is not None:  # the score is linear in Q: S·q·k = (1/√d)·(S√d·q)·k
+        q = q * (variant.scale * D ** 0.5)
+    e = fm.gqa_head()
+
+    def one(qq, kk, vv):  # qq (H, D) at one position; kk, vv (G, L, D)
+        return fm.ev(e, {"Q": qq.reshape(G, R, D), "K": kk, "V": vv, "n": L, "d": D},
+                     grid={"g": G, "j": R, "e": D}).reshape(G * R, D)
+
+    per_batch = torch.vmap(torch.vmap(one, in_dims=(0, None, None)))  # over batch, then query positions
+    return per_batch(q.transpose(1, 2), k, v).transpose(1, 2)
 
 
 def gqa_properties() -> list[Property]:
@@ -252,7 +271,7 @@ def gqa_properties() -> list[Property]:
 
 def _online(fn, s, gen, simple, variant, large=False):
     """softmax(s)·V over all keys, s split into blocks: the online-softmax contract. The reference is
-    softmax-simplex's shifted formula over the concatenated scores and O = PV (attention-backward)."""
+    the online-softmax claim's final state Σ_k e^{s_k−m} v_k / Σ_k e^{s_k−m} at m = max s."""
     nb, bs, D, R = s["blocks"], s["block"], s["D"], s["R"]
     scores = draw(gen, R, nb * bs, simple=simple) * 3
     if large:
@@ -261,10 +280,7 @@ def _online(fn, s, gen, simple, variant, large=False):
     out, err = call_tensor(fn, list(scores.split(bs, dim=-1)), list(values.split(bs, dim=0)))
     if err:
         return err
-    from mathcheck.conform.losses import derived_softmax
-
-    P = derived_softmax(scores)
-    O = att.derived_output(P[None, None], values[None, None])[0, 0]
+    O = _online_claim_output(scores, values)
     out = torch.as_tensor(out).detach().to(F64)
     if large and not bool(torch.isfinite(out).all()):
         idx = tuple(torch.nonzero(~torch.isfinite(out))[0].tolist())
@@ -272,6 +288,19 @@ def _online(fn, s, gen, simple, variant, large=False):
                        "a finite output at scores up to ±1e4 (the running maximum must rescale)")
     return compare(out, O, tolerance(nb * bs + D, float(values.abs().max()) * (1e4 if large else 10.0)),
                    "softmax(concatenated scores)·(concatenated values), derived")
+
+
+def _online_claim_output(scores, values):
+    """online-softmax's ``final`` part, step 1: Σ_k e^{s_k−m} v_k / Σ_k e^{s_k−m} at m = max s (the
+    part shows it equals softmax(s)·v for every m), per query row and value column."""
+    e = fm.online_softmax_shifted()
+    N = scores.shape[-1]
+
+    def one(ss, vv):  # one row of scores (N,), one value column (N,)
+        return fm.ev(e, {"s": ss, "v": vv, "n": N, "m": ss.max()})
+
+    per_column = torch.vmap(one, in_dims=(None, 1))  # (N,), (N, D) -> (D,)
+    return torch.vmap(per_column, in_dims=(0, None))(scores, values)  # (R, D)
 
 
 def online_softmax_properties() -> list[Property]:

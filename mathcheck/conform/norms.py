@@ -3,7 +3,7 @@
 The module is built under a seeded RNG (``torch.random.fork_rng``) and used in float64 as made
 (an affine part is expected at its initial identity, as ``nn.LayerNorm``/``nn.RMSNorm`` make it).
 References: layernorm-statistics' y, mean, variance σ²/(σ²+ε) and Jacobian; RMSNorm's y, mean
-square m/(m+ε) and Jacobian (δ_ij − y_i y_j/n)/√(m+ε), derived in :func:`formulas.rmsnorm`.
+square m/(m+ε) and Jacobian (δ_ij − y_i y_j/n)/√(m+ε), read from rmsnorm-statistics by :func:`formulas.rmsnorm`.
 """
 
 from __future__ import annotations
