@@ -266,12 +266,15 @@ def _compare(lhs, rhs, op: str, dps: int) -> bool | None:
     if l is None or r is None:
         return None
     if l.has(sp.oo, -sp.oo) or r.has(sp.oo, -sp.oo):
-        return {"==": l == r, ">=": bool(l >= r), ">": bool(l > r), "<=": bool(l <= r),
+        return {"==": bool(l == r), ">=": bool(l >= r), ">": bool(l > r), "<=": bool(l <= r),
                 "<": bool(l < r)}.get(op)
     tol = sp.Float(10, dps) ** (-(dps - 8)) * max(1, abs(l), abs(r))
     d = l - r
-    return {"==": abs(d) <= tol, ">=": d >= -tol, ">": d > -tol, "<=": d <= tol, "<": d < tol,
-            "!=": abs(d) > tol}.get(op)
+    # SymPy's comparisons answer BooleanTrue/BooleanFalse, which are not the singletons True/False:
+    # callers test `is False`, so hand back plain bools (a SymPy false would read as "not refuted").
+    out = {"==": abs(d) <= tol, ">=": d >= -tol, ">": d > -tol, "<=": d <= tol, "<": d < tol,
+           "!=": abs(d) > tol}.get(op)
+    return None if out is None else bool(out)
 
 
 def _fix_equations(hyps, point, exprs_entries: set, rng, hints) -> None:

@@ -205,6 +205,17 @@ def test_holds_at_finds_the_false_statement_of_issue_9():
     assert found and all(found)
 
 
+def test_holds_at_answers_plain_booleans():
+    """`is False` is how callers read a counterexample: a SymPy BooleanFalse would pass for "holds"."""
+    c = registry.get("mask-negative-infinity")
+    bare = Part("bare", c.part("zero-weight").steps)
+    st = hypotheses.statement_of(bare, c.context)
+    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+             for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
+    assert any(r is False for r in found)
+    assert all(r is None or type(r) is bool for r in found)
+
+
 def test_sample_points_satisfy_the_hypotheses():
     c = registry.get("entropy-bounds")
     part = c.part("upper-bound")
