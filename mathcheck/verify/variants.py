@@ -64,19 +64,30 @@ def _named(eq, name):
     return None
 
 
+def _one_derivative(lhs, case: str):
+    """The left side as ``F(D)`` around its one ``Derivative`` D: (D, F with D replaced by a
+    placeholder symbol, the placeholder). A left side such as ``2·∂f/∂x_j`` is evaluated whole."""
+    found = list(lhs.atoms(sp.Derivative))
+    if len(found) != 1:
+        raise KeyError(f"{case}: the left side has {len(found)} derivatives, not one: {lhs}")
+    d = found[0]
+    slot = sp.Dummy("D")
+    return d, lhs.xreplace({d: slot}), slot
+
+
 def _derivative(cmp, case, eq, wrt_name: str, tensor, at, env, funcs, dt, ref, **where):
-    """``Derivative(f, x[u])`` on the left: autograd of the evaluated f in x, entries ``at`` (the
-    values of u, 1-based, a tensor); the right side evaluated at them; both against ``ref``."""
-    d = eq.lhs
-    if not isinstance(d, sp.Derivative):
-        raise KeyError(f"{case}: the left side is not a derivative: {d}")
+    """``Derivative(f, x[u])`` on the left (inside any expression of it): autograd of the evaluated f
+    in x, entries ``at`` (the values of u, 1-based, a tensor), put back into the left side; the right
+    side evaluated at them; both against ``ref``."""
+    d, outer, slot = _one_derivative(eq.lhs, case)
     x = tensor.detach().clone().requires_grad_()
     base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == wrt_name)
     env = dict(env)
     env[base] = x
     f = evaluate(d.expr, env, funcs, dtype=dt)
     grad, = torch.autograd.grad(f, x)
-    cmp.compare(f"{case} lhs (autograd)", ref, grad[at.long() - 1], **where)
+    lhs = evaluate(outer, {**env, slot: grad[at.long() - 1].detach()}, funcs, dtype=dt)
+    cmp.compare(f"{case} lhs (autograd)", ref, lhs.detach(), **where)
     rhs = evaluate(eq.rhs, env, funcs, dtype=dt)
     cmp.compare(f"{case} rhs", ref, rhs.detach(), **where)
 
@@ -289,15 +300,17 @@ def rmsnorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                     _sides(cmp, f"{part} n={n} eps={eps}", eq, y.mean(), env, None, dt, **where)
                 elif part == "jacobian":
                     ref = torch.autograd.functional.jacobian(norm, x)
-                    d = eq.lhs
+                    d, outer, slot = _one_derivative(eq.lhs, part)
                     base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == "x")
 
-                    def f(xx, eq=eq, base=base):
+                    def f(xx, eq=eq, base=base, d=d):
                         env = _env(eq, n=n, epsilon=eps, i=idx)
                         env[base] = xx
-                        return evaluate(eq.lhs.expr, env, dtype=dt)
+                        return evaluate(d.expr, env, dtype=dt)
 
-                    lhs = torch.autograd.functional.jacobian(f, x)
+                    jac = torch.autograd.functional.jacobian(f, x)
+                    env = _env(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                    lhs = evaluate(outer, {**env, slot: jac}, dtype=dt)
                     cmp.compare(f"{part} n={n} eps={eps} lhs (autograd)", ref, lhs, **where)
                     env = _env(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
                     cmp.compare(f"{part} n={n} eps={eps} rhs", ref, evaluate(eq.rhs, env, dtype=dt), **where)
