@@ -107,3 +107,11 @@ def test_a_left_side_that_cannot_be_evaluated_is_named_in_the_evidence():
 
 def test_bounds_are_finite_and_math_agrees():
     assert math.isclose(float(evaluate_bounded(sp.log(sp.exp(x)), {x: 0.5})[0]), 0.5)
+
+
+def test_replay_flags_carry_every_option_that_changes_a_result():
+    from mathcheck.engine import replay_flags
+
+    assert replay_flags(Options(seed=7)) == ""
+    assert replay_flags(Options(seed=7, dtype="float32", device="cuda:1"), ("my_claims.py",)) == \
+        " --dtype float32 --device cuda:1 --from my_claims.py"

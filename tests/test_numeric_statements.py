@@ -58,3 +58,18 @@ def test_statement_mutants_are_caught_numerically(claim_id):
             if verdict.status != "refuted":
                 missed.append(f"{part} {name}: {verdict.status} {verdict.details[-1:]}")
     assert not missed, f"{claim_id}: statement mutants the numeric check missed: {missed}"
+
+
+@pytest.mark.xdist_group("qk-variance")
+def test_qk_variance_states_its_detectable_error_and_false_alarm_rate():
+    from click.testing import CliRunner
+
+    from mathcheck.cli import main
+
+    r = CliRunner().invoke(main, ["prove", "qk-variance", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    test_line = next(line for line in r.output.splitlines() if line.startswith("    test:"))
+    assert "family false-alarm rate <= 1e-6" in test_line
+    detect = test_line.split("power >= 1 - 1e-6: ")[1]
+    small, large = (float(part.split("%")[0]) for part in detect.split(", "))
+    assert small <= 5.0 and large <= 10.0  # at d_k <= 512 and at d_k = 4096
