@@ -228,15 +228,41 @@ def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, se
     return True, f"holds at {points} points (mpmath, {dps} digits)"
 
 
-def _confirmed_true(claim, part) -> tuple[bool, str]:
-    """Every link of ``part`` holds at 40 random points satisfying its hypotheses (mpmath, 30 digits)."""
-    prev = part.steps[0].expr
-    for step in part.steps[1:]:
-        verdict, note = confirm(prev, step.expr, step.relation, part, claim.context)
+def _through_original(original, mutated, rel: str, side: str, part, ctx):
+    """Confirm a link of the mutated step through the original step, whose links are proved.
+
+    The original chain shows ``prev REL orig`` (and ``orig REL next``); so ``prev REL mutated`` follows
+    from ``orig = mutated`` (or, for an inequality, ``orig ≤ mutated`` under ≤, ``orig ≥ mutated``
+    under ≥), and likewise on the other side. The comparison is evaluated as ``mutated − orig REL 0``,
+    so what the two share (an abstract f, an expectation) cancels before evaluation."""
+    if rel == "=":
+        op = "="
+    elif rel in ("<=", "<"):
+        op = ">=" if side == "in" else "<="
+    else:
+        op = "<=" if side == "in" else ">="
+    from mathcheck.lazy import sympy as sp
+
+    return confirm(mutated - original, sp.Integer(0), op, part, ctx)
+
+
+def _confirmed_true(claim, part, window, original) -> tuple[bool, str]:
+    """Every link of the mutated ``window`` holds at 40 random points satisfying the hypotheses
+    (mpmath, 30 digits), evaluated directly or, where a side cannot be evaluated (E, Var, an
+    abstract function), through the original step (the claim's proved chain)."""
+    steps = window.steps
+    notes = []
+    for n in range(1, len(steps)):
+        prev, cur, rel = steps[n - 1].expr, steps[n].expr, steps[n].relation
+        verdict, note = confirm(prev, cur, rel, part, claim.context)
+        if verdict is None:  # the mutated step is steps[1]: its link in (n = 1) or out (n = 2)
+            side = "in" if n == 1 else "out"
+            verdict, via = _through_original(original, steps[1].expr, rel, side, part, claim.context)
+            note = f"through the proved original step: {via}"
         if verdict is not True:
             return False, note
-        prev = step.expr
-    return True, "holds at 40 points (mpmath, 30 digits)"
+        notes.append(note)
+    return True, "; ".join(dict.fromkeys(notes))
 
 
 def run_step_item(item: Item) -> dict:
@@ -248,7 +274,7 @@ def run_step_item(item: Item) -> dict:
         result = _check(claim, part, window)
         out = {"item": item.label, "claim": item.claim, "status": result.status}
         if result.status == "proved":
-            ok, note = _confirmed_true(claim, window)
+            ok, note = _confirmed_true(claim, part, window, part.steps[item.step].expr)
             out["confirmed"] = ok
             out["note"] = note
         return out
