@@ -13,7 +13,7 @@ from mathcheck.claim import relation_of
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options, symbol
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.verify.evaluate import Indexed, evaluate
 
 SIZES = (2, 5, 64, 512)
 # (name, scale, shift): ordinary logits, large-magnitude logits, and a huge common offset that
@@ -363,6 +363,28 @@ LN_INPUTS = (("randn", 1.0, 0.0), ("1e-3·randn", 1e-3, 0.0), ("100·randn + 50"
 LN_AFFINE = ((7.0, -3.0), (0.1, 2.0))  # (a > 0, b); a tiny a·x against a large b loses digits to rounding
 
 
+def _layernorm_error(x: torch.Tensor, y: torch.Tensor, eps: float) -> torch.Tensor:
+    r"""A per-entry bound on |y − y*|, y = ``nn.LayerNorm(eps)(x)`` as computed, y* exact.
+
+    y is an output, not a draw: every entry shares the rounding δμ of the mean, so Σy is off by
+    n·δμ/σ̂ (not by n roundings of y that cancel). With ε the dtype's epsilon, μ = mean x, v the
+    biased variance and r = (v + eps)^(-1/2) (running error analysis; the bound covers the two-pass
+    sum, (n+1)ε·mean|x|, and Welford's update, ≤ 3ε·max|x| per step):
+
+    .. math:: δμ = 3(n+1)ε\max|x|,\quad e_d = 2ε(|x| + |μ|) + δμ\ (x r − μ r \text{ or } (x − μ) r),
+
+    :math:`δv = 2\max|x − μ|\max e_d + (n+2)ε v`, :math:`δr/r = δv / (2(v + eps)) + 3ε` (add, sqrt,
+    reciprocal) and :math:`e_y = r\,e_d + |y|(δr/r + ε)`."""
+    n, u = x.numel(), torch.finfo(x.dtype).eps
+    mu, v = x.mean(), x.var(correction=0)
+    d_mu = 3 * (n + 1) * u * x.abs().max()
+    e_d = 2 * u * (x.abs() + mu.abs()) + d_mu
+    d_v = 2 * (x - mu).abs().max() * e_d.max() + (n + 2) * u * v
+    r = (v + eps) ** -0.5
+    rel_r = d_v / (2 * (v + eps)) + 3 * u
+    return r * e_d + y.abs() * (rel_r + u)
+
+
 def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
     """The statements against ``nn.LayerNorm(n, eps, elementwise_affine=False)`` and autograd.
 
@@ -387,7 +409,9 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                 where = {"n": n, "x": name, "eps": eps}
                 for part, eq in statements.items():
                     case = f"{part} n={n} x={name} eps={eps}"
-                    env = _bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx, j=idx)
+                    # y is LayerNorm's output: it carries _layernorm_error, not one rounding
+                    env = _bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps, i=idx,
+                                j=idx)
                     if part in ("mean", "variance"):  # statistics of the real output y
                         ref = y.sum() if part == "mean" else y.var(correction=0)
                         cmp.agree(case, ref, eq, env, part=part, **where)
@@ -404,7 +428,8 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                         (grad,) = torch.autograd.grad(stat(z), z)
                         cmp.agree(case, grad, eq, env, part=part, **where)
                     elif part == "jacobian":
-                        env = _bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                        env = _bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps,
+                                    i=idx[:, None], j=idx[None, :])
                         cmp.agree(case, torch.autograd.functional.jacobian(ln, x), eq, env, part=part, **where)
                     else:
                         raise KeyError(f"layernorm_statistics: no numeric check for part {part!r}")

@@ -16,7 +16,7 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify import stats
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.verify.evaluate import Indexed, evaluate
 
 # (distribution, d_k, mu_q, sigma_q, mu_k, sigma_k): the seed's case at d_k from 16 to 4096, a
 # non-Gaussian case (Rademacher components have the same first two moments), and nonzero means.
@@ -248,23 +248,55 @@ def plane_angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.atan2(R[1, 1].abs(), R[0, 1] * torch.sign(R[0, 0])).to(a.dtype)
 
 
+def _built(a: torch.Tensor, v0: torch.Tensor, theta: float, rho: float) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""b = ρ(cos θ u + sin θ v) at the exact angle θ to a (u = a/‖a‖, v = v₀ Gram–Schmidt'ed against u
+    and normalised), and a per-entry bound on |b − b*|, b* the exactly computed vector.
+
+    b is computed, not drawn: it is one rounding away from b* only entrywise, while what a·b sees is
+    its component along a, which Gram–Schmidt leaves at the rounding of c = v₀·u (n terms) divided by
+    ‖w‖ — large where v₀ is nearly parallel to a. Running error analysis (ε of the dtype; a norm of n
+    terms has relative error ≤ (n/2 + 1)ε ≤ (n + 2)ε):
+
+    .. math:: e_u = (n+3)ε|u|,\quad e_c = (n+1)ε\textstyle\sum|v_0 u| + \sum|v_0| e_u,\quad
+              e_w = ε(|w| + |c u|) + e_c|u| + |c| e_u,
+
+    :math:`e_v = e_w/‖w‖ + |v|(‖e_w‖/‖w‖ + (n+3)ε)` (v's norm is off by ‖e_w‖ too), and
+    :math:`e_b = ρ(|\cos θ| e_u + |\sin θ| e_v + 2ε(|\cos θ\,u| + |\sin θ\,v|) + ε|s|) + ε|b|`
+    (each product rounds, and so does cos θ, sin θ in float32)."""
+    n, eps = a.numel(), torch.finfo(a.dtype).eps
+    u = a / torch.linalg.vector_norm(a)
+    e_u = (n + 3) * eps * u.abs()
+    c = v0 @ u
+    e_c = (n + 1) * eps * (v0 * u).abs().sum() + (v0.abs() * e_u).sum()
+    w = v0 - c * u
+    e_w = eps * (w.abs() + (c * u).abs()) + e_c * u.abs() + c.abs() * e_u
+    norm_w = torch.linalg.vector_norm(w)
+    v = w / norm_w
+    e_v = e_w / norm_w + v.abs() * (torch.linalg.vector_norm(e_w) / norm_w + (n + 3) * eps)
+    cs, sn = math.cos(theta), math.sin(theta)
+    s = cs * u + sn * v
+    b = rho * s
+    e_b = rho * (abs(cs) * e_u + abs(sn) * e_v + 2 * eps * ((cs * u).abs() + (sn * v).abs()) + eps * s.abs()) \
+        + eps * b.abs()
+    return b, e_b
+
+
 def _pairs(g: torch.Generator, dt):
-    """(n, a, b, θ, how): random pairs (θ measured by :func:`plane_angle`) and pairs built at the exact
-    angles of ``ANGLES`` with random norms (b = ρ(cos θ u + sin θ v), u ⟂ v unit vectors)."""
+    """(n, a, b, θ, how, e_b): random pairs (θ measured by :func:`plane_angle`; b drawn, e_b None: one
+    rounding) and pairs built by :func:`_built` at the exact angles of ``ANGLES`` with random norms
+    (e_b its error bound)."""
     for n in DOT_SIZES:
         for m in range(3):
             a, b = torch.randn(n, generator=g, dtype=dt), torch.randn(n, generator=g, dtype=dt)
             if n <= 3:  # low dimensions: shift b towards a or -a so that acute and obtuse pairs both occur
                 b = b + (1 if m % 2 else -1) * a
-            yield n, a, b, float(plane_angle(a, b)), "random"
+            yield n, a, b, float(plane_angle(a, b)), "random", None
         for theta in ANGLES:
             a = torch.randn(n, generator=g, dtype=dt) * 3
-            u = a / torch.linalg.vector_norm(a)
             v = torch.randn(n, generator=g, dtype=dt)
-            v = v - (v @ u) * u
-            v = v / torch.linalg.vector_norm(v)
             rho = float(torch.rand((), generator=g, dtype=dt)) * 4 + 0.25
-            yield n, a, rho * (math.cos(theta) * u + math.sin(theta) * v), theta, "built"
+            b, e_b = _built(a, v, theta, rho)
+            yield n, a, b, theta, "built", e_b
 
 
 def _tolerant_sign(x):
@@ -286,17 +318,21 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
     dt, dev = dtype(options), options.device
     tolerant = sp.Function("SignTol")
     named = {part: _named(eq) for part, eq in statements.items()}
-    for n, a, b, theta, how in _pairs(g, dt):
+    for n, a, b, theta, how, e_b in _pairs(g, dt):
         a, b = a.to(dev), b.to(dev)
         norm_a, norm_b = torch.linalg.vector_norm(a), torch.linalg.vector_norm(b)
         where = {"n": n, "pair": how, "theta": f"{theta:.6g}"}
         for part, eq in statements.items():
             syms, bases = named[part]
-            env = {bases[k]: v for k, v in (("a", a), ("b", b)) if k in bases}
+            # a built b carries its construction's error (see _built), not one rounding
+            bound_b = b if e_b is None else Indexed(b, 1, err=e_b.to(dev))
+            env = {bases[k]: v for k, v in (("a", a), ("b", bound_b)) if k in bases}
             env.update({syms[k]: v for k, v in (("n", n), ("theta", theta)) if k in syms})
             case = f"{part} n={n} {how} θ={theta:.4f}"
             # θ of a built pair is exact, of a random pair measured (QR): ε·n of rounding in cos θ
             cos_read = 4 * (n + 1) * torch.finfo(dt).eps * float(norm_a * norm_b)
+            # a·b of a built pair is off from a·b* by up to Σ|a| e_b: known error of the dot reference
+            built = 0.0 if e_b is None else float(a.abs() @ e_b.to(dev))
             if part == "expansion":
                 cmp.agree(case, torch.linalg.vector_norm(a - b) ** 2, eq, env, part=part, device=dev, **where)
             elif part == "cosine":
@@ -304,11 +340,11 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
                           **where)
                 rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
                 cmp.compare(case + " cosine_similarity", F.cosine_similarity(a, b, dim=0), rhs / (norm_a * norm_b),
-                            bound=cos_read / float(norm_a * norm_b), **where)
+                            bound=(cos_read + built) / float(norm_a * norm_b), **where)
             elif part == "sign":
                 dot = torch.dot(a, b)
                 # a sign is uncertain (error 2) where |a·b| is within its rounding, n·ε·Σ|a_i b_i|
-                unsure = float(dot.abs()) <= 4 * (n + 1) * torch.finfo(dt).eps * float((a * b).abs().sum())
+                unsure = float(dot.abs()) <= 4 * (n + 1) * torch.finfo(dt).eps * float((a * b).abs().sum()) + 4 * built
                 cmp.agree(case, torch.sign(dot), eq, env, part=part, device=dev, reference_bound=2.0 if unsure else 0.0,
                           **where)
             else:
