@@ -451,7 +451,10 @@ def perplexity_exp_cross_entropy(statements: dict, options: Options) -> NumericV
         where = {"T": T, "V": Vocab}
         for part, eq in statements.items():
             if part == "exp-cross-entropy":
-                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl, _env(eq, p=p, T=T), None, dt, **where)
+                # Π p_t is ≈ 1e-192 at T = 64, V = 1000: below float32's range (≈ 1e-38), so the
+                # product form is evaluated in float64 whatever --dtype (the reference stays as run).
+                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl.double(), _env(eq, p=p.double(), T=T), None,
+                       torch.float64, **where)
             elif part == "uniform":
                 ref = torch.exp(F.cross_entropy(torch.zeros(T, Vocab, dtype=dt), w))
                 _sides(cmp, f"{part} T={T} V={Vocab}", eq, ref, _env(eq, T=T, V=Vocab), None, dt, **where)
