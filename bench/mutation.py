@@ -169,8 +169,13 @@ def statement_items(claim_ids) -> list[Item]:
 
 
 def quick_sample(items: list[Item], every: int = QUICK_EVERY) -> list[Item]:
-    """A deterministic spread sample: every ``every``-th item, so each claim keeps some."""
-    return items[::every]
+    """A deterministic spread sample: every ``every``-th item, so each claim keeps some, plus the
+    first mutant of any kind the stride missed (√x → x is rare), in the items' order."""
+    chosen = set(range(0, len(items), every))
+    for kind in STEP_KINDS:
+        if not any(items[i].kind == kind for i in chosen):
+            chosen |= {next((i for i, it in enumerate(items) if it.kind == kind), 0)} if items else set()
+    return [items[i] for i in sorted(chosen)]
 
 
 # --- running one mutant --------------------------------------------------------------------------
@@ -288,7 +293,7 @@ def _statement_mutant(part, kind: str):
 
     lhs, rhs, rel = part.lhs, part.rhs, part.relation
     if kind == "lhs-x2":
-        return relation(2 * lhs, rhs, rel), lhs, rhs, rel
+        return relation(2 * lhs, rhs, rel), 2 * lhs, rhs, rel
     if kind == "rhs-x1+1e-6":
         from mathcheck.lazy import sympy as sp
 
