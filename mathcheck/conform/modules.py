@@ -17,21 +17,12 @@ import torch
 
 from mathcheck.conform import attention as att
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, tolerance, worst
+from mathcheck.conform.property import (F64, Outcome, Property, build_module, call_tensor, compare, draw,
+                                        tolerance, worst)
 
 
 def build(make, s, gen, dtype=F64):
-    seed = int(torch.randint(2 ** 31 - 1, (1,), generator=gen))
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        module, err = call(make, s["D"], s["H"])
-    if err:
-        return None, err
-    try:
-        return module.to(dtype), None
-    except Exception as exc:  # not a module
-        return None, Outcome(False, float("inf"), note=f"make(D, H) returned {type(module).__name__}, not an "
-                             f"nn.Module ({exc})", crashed=True)
+    return build_module(make, (s["D"], s["H"]), gen, "make(D, H)", dtype)
 
 
 def _run(module, x):
@@ -151,7 +142,7 @@ def _no_future(make, s, gen, simple, variant):
     m, err = build(make, s, gen)
     if err:
         return err
-    B, L, D = s["B"], s["L"], s["D"]
+    L, D = s["L"], s["D"]
     x = _x(gen, s, simple)
     t = L // 2
     y = x.clone()

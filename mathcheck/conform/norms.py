@@ -13,27 +13,33 @@ import copy
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, first_output, tolerance
+from mathcheck.conform.property import (F64, Property, build_module, call, call_tensor, compare, draw, first_output,
+                                        tolerance)
 
 EPS = 0.1  # large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ visibly
 
 
 def build(make, D, eps, gen, dtype=F64):
-    seed = int(torch.randint(2 ** 31 - 1, (1,), generator=gen))
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        module, err = call(make, D, eps)
-    if err:
-        return None, err
-    try:
-        return module.to(dtype), None
-    except Exception as exc:  # not a module
-        return None, Outcome(False, float("inf"), note=f"make(D, eps) returned {type(module).__name__}, "
-                             f"not an nn.Module ({exc})", crashed=True)
+    return build_module(make, (D, eps), gen, "make(D, eps)", dtype)
 
 
 def _apply(module, x):
     return call_tensor(module, x)
+
+
+def _on_output(prop, shift: float = 0.0):
+    """A property of the module's float64 output ``y`` on a drawn ``x`` (+ ``shift``):
+    ``prop(x, y, s) -> Outcome``; a failing outcome when ``make`` or the forward pass fails."""
+    def check(make, s, gen, simple, variant):
+        m, err = build(make, s["D"], EPS, gen)
+        if err:
+            return err
+        x = _x(gen, s, simple) + shift
+        out, err = _apply(m, x)
+        if err:
+            return err
+        return prop(x, out.detach().to(F64), s)
+    return check
 
 
 def _rows(expr, x, n, extra=None, grid=None):
@@ -46,41 +52,21 @@ def _x(gen, s, simple):
 
 
 def _matches(y_expr):
-    def check(make, s, gen, simple, variant):
-        m, err = build(make, s["D"], EPS, gen)
-        if err:
-            return err
-        x = _x(gen, s, simple)
-        out, err = _apply(m, x)
-        if err:
-            return err
+    def prop(x, y, s):
         ref = _rows(y_expr(), x, s["D"], grid={"i": s["D"]}).reshape(x.shape)
-        return compare(out, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
-    return check
+        return compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
+    return _on_output(prop)
 
 
-def _ln_mean(make, s, gen, simple, variant):
-    m, err = build(make, s["D"], EPS, gen)
-    if err:
-        return err
-    x = _x(gen, s, simple)
-    out, err = _apply(m, x)
-    if err:
-        return err
+@_on_output
+def _ln_mean(x, y, s):
     zero = fm.ev(fm.layernorm_mean(), {})
-    return compare(torch.as_tensor(out).detach().to(F64).sum(-1), zero.expand(x.shape[:-1]),
-                   tolerance(s["D"], 3.0), "Σ_i y_i = 0 (layernorm-statistics 'mean')")
+    return compare(y.sum(-1), zero.expand(x.shape[:-1]), tolerance(s["D"], 3.0),
+                   "Σ_i y_i = 0 (layernorm-statistics 'mean')")
 
 
-def _ln_variance(make, s, gen, simple, variant):
-    m, err = build(make, s["D"], EPS, gen)
-    if err:
-        return err
-    x = _x(gen, s, simple)
-    out, err = _apply(m, x)
-    if err:
-        return err
-    y = torch.as_tensor(out).detach().to(F64)
+@_on_output
+def _ln_variance(x, y, s):
     ref = _rows(fm.layernorm_variance(), x, s["D"]).reshape(x.shape[:-1])
     return compare(y.var(-1, unbiased=False), ref, tolerance(s["D"], 3.0),
                    "the biased variance of y = σ²/(σ² + ε), derived")
@@ -121,29 +107,15 @@ def _float32(make, s, gen, simple, variant):
                    "the float32 result against the float64 one (tolerance from float32's eps)")
 
 
-def _rms_mean_square(make, s, gen, simple, variant):
-    m, err = build(make, s["D"], EPS, gen)
-    if err:
-        return err
-    x = _x(gen, s, simple)
-    out, err = _apply(m, x)
-    if err:
-        return err
-    y = torch.as_tensor(out).detach().to(F64)
+@_on_output
+def _rms_mean_square(x, y, s):
     ref = _rows(fm.rmsnorm()["derived_mean_square"], x, s["D"]).reshape(x.shape[:-1])
     return compare((y ** 2).mean(-1), ref, tolerance(s["D"], 3.0), "mean(y²) = m/(m + ε), m = mean(x²), derived")
 
 
-def _rms_centred(make, s, gen, simple, variant):
+def _rms_centred(x, y, s):
     """RMSNorm does not subtract the mean: Σ y_i = 0 must *fail* on inputs with a nonzero mean."""
-    m, err = build(make, s["D"], EPS, gen)
-    if err:
-        return err
-    x = _x(gen, s, simple) + 1.0
-    out, err = _apply(m, x)
-    if err:
-        return err
-    return compare(torch.as_tensor(out).detach().to(F64).sum(-1), torch.zeros(x.shape[:-1], dtype=F64),
+    return compare(y.sum(-1), torch.zeros(x.shape[:-1], dtype=F64),
                    tolerance(s["D"], 3.0), "Σ_i y_i = 0 (LayerNorm's mean part; RMSNorm must not centre)")
 
 
@@ -175,7 +147,7 @@ def rmsnorm_properties() -> list[Property]:
                  _matches(lambda: fm.rmsnorm()["y"]), NORM, NMIN),
         Property("mean-square", "rmsnorm-statistics", "mean(y²) = m/(m + ε)", _rms_mean_square, NORM, NMIN),
         Property("not-mean-centred", "rmsnorm-statistics", "Σ y_i = 0 must not hold (no mean subtraction)",
-                 _rms_centred, NORM, NMIN, lambda v: "breaks"),
+                 _on_output(_rms_centred, shift=1.0), NORM, NMIN, lambda v: "breaks"),
         Property("jacobian", "rmsnorm-statistics", "∂y/∂x = (I − yyᵀ/n)/√(m + ε)",
                  _jacobian(lambda: fm.rmsnorm()["jacobian"], _rms_jacobian_values), NORM, NMIN),
         Property("float32-vs-float64", "rmsnorm-statistics", "float32 within float32's rounding of float64",

@@ -42,16 +42,25 @@ def _pos_values(fn, s, gen, simple, variant):
     return compare(out, ref, tolerance(d, float(L)), "PE[pos, 2i] = sin(pos/10000^(2i/d)), PE[pos, 2i+1] = cos(…)")
 
 
-def _pos_rotation(fn, s, gen, simple, variant):
-    L, m = s["L"], s["m"]
+def _shifted(prop):
+    """A property of the callable's table at positions 0..L−1 and at the same positions + k, k drawn
+    from 1..49: ``prop(base, shifted, k, L, m) -> Outcome``."""
+    def check(fn, s, gen, simple, variant):
+        L, m = s["L"], s["m"]
+        k = int(torch.randint(1, 50, (1,), generator=gen))
+        base, err = _table(fn, L, 2 * m)
+        if err:
+            return err
+        shifted, err = _table(fn, L, 2 * m, offset=k)
+        if err:
+            return err
+        return prop(base, shifted, k, L, m)
+    return check
+
+
+@_shifted
+def _pos_rotation(base, shifted, k, L, m):
     d = 2 * m
-    k = int(torch.randint(1, 50, (1,), generator=gen))
-    base, err = _table(fn, L, d)
-    if err:
-        return err
-    shifted, err = _table(fn, L, d, offset=k)
-    if err:
-        return err
     M = fm.sinusoidal_rotation()
     nm = fm.names(M)
     from mathcheck.verify.evaluate import evaluate
@@ -63,16 +72,9 @@ def _pos_rotation(fn, s, gen, simple, variant):
                    f"PE(pos + {k}) = M({k})·PE(pos), M the derived rotation, applied to the callable's own table")
 
 
-def _pos_dot(fn, s, gen, simple, variant):
-    L, m = s["L"], s["m"]
+@_shifted
+def _pos_dot(a, b, k, L, m):
     d = 2 * m
-    k = int(torch.randint(1, 50, (1,), generator=gen))
-    a, err = _table(fn, L, d)
-    if err:
-        return err
-    b, err = _table(fn, L, d, offset=k)
-    if err:
-        return err
     ref = fm.ev(fm.sinusoidal_dot(), {"k": float(k), "m": m})
     return compare((a * b).sum(-1), ref.expand(L), tolerance(d, float(L + k)),
                    f"PE(pos)·PE(pos + {k}) = Σ_i cos({k}·ω_i), the same for every pos")
@@ -106,7 +108,6 @@ def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tenso
         pairs = torch.stack([x[..., :h], x[..., h:]], dim=-1)
     from mathcheck.verify.evaluate import Indexed, evaluate
 
-    L = x.shape[-2]
     flat = pairs.reshape(-1, h, 2)  # one (h, 2) block of pairs per (row, position)
     posf = pos.to(F64).expand(*x.shape[:-1]).reshape(-1)
     b = next(s for s in nm.values() if getattr(s, "name", "") == "b")
