@@ -231,14 +231,10 @@ def markdown_chains(text: str, path: str) -> list[Chain]:
 
 def read(path: str) -> list[Chain]:
     """The chains of one file: Markdown fences for ``.md``/``.markdown``, the whole file otherwise."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DeriveError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DeriveError(f"{path}: cannot read it ({type(exc).__name__})") from None
-    if p.suffix.lower() in (".md", ".markdown"):
+    from mathcheck.userexpr import read_user_file
+
+    text = read_user_file(path, DeriveError)
+    if Path(path).suffix.lower() in (".md", ".markdown"):
         return markdown_chains(text, path)
     return parse_text(text, path)
 

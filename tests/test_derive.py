@@ -95,6 +95,17 @@ def test_missing_file_and_markdown_without_chains(runner, tmp_path, monkeypatch)
     assert r.exit_code == 2 and r.output.startswith("error: plain.md: no ```mathcheck fence")
 
 
+@pytest.mark.parametrize("command", [["derive"], ["check", "--file"]])
+def test_unreadable_input_is_one_line_for_derive_and_check_file(runner, tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "latin1.txt").write_bytes(b"x = caf\xe9\n")
+    r = runner.invoke(main, command + ["adir"])
+    assert (r.exit_code, r.output) == (2, "error: adir: is a directory, not a file\n")
+    r = runner.invoke(main, command + ["latin1.txt"])
+    assert (r.exit_code, r.output) == (2, "error: latin1.txt: not UTF-8 text (byte 7)\n")
+
+
 def test_three_true_chains_and_a_false_middle_step(runner):
     """The must-show: exit 1, and the JSON marks exactly the false link, with its point."""
     r = runner.invoke(main, ["derive", MIXED, "--json"])

@@ -16,6 +16,23 @@ from __future__ import annotations
 __all__ = ["check_relation", "CheckResult", "EXIT", "RELATIONS"]
 
 
+def read_user_file(path: str, error: type[Exception]) -> str:
+    """The UTF-8 text of the user's file, or ``error`` with one line that says why not
+    (``check --file`` and ``derive`` both read their input through this)."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read it ({exc.strerror})") from None
+
+
 def __getattr__(name: str):
     if name in __all__:
         from mathcheck.userexpr import relation

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from mathcheck.userexpr.relation import EXIT, plural
@@ -98,18 +97,9 @@ def parse_rows(text: str, where: str) -> list[Row]:
 
 def read_rows(path: str) -> list[Row]:
     """The rows of the file at ``path``; a :class:`FileError` for a missing, unreadable or malformed file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise FileError(f"{path}: is a directory, not a file") from None
-    except UnicodeDecodeError as exc:
-        raise FileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise FileError(f"{path}: cannot read ({exc.strerror})") from None
-    return parse_rows(text, path)
+    from mathcheck.userexpr import read_user_file
+
+    return parse_rows(read_user_file(path, FileError), path)
 
 
 def _check_row(args):
