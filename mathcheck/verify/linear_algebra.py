@@ -86,6 +86,13 @@ def _scale(lhs) -> tuple:
     return arg / sums[0], hi
 
 
+def qk_plan(statements: dict) -> list[tuple]:
+    """(part, statement, setting) for every z-test: the general part at every setting, shifted
+    means included; the others at the standard ones. Its length sizes the Bonferroni family."""
+    return [(part, eq, s) for part, eq in statements.items()
+            for s in (STANDARD + SHIFTED if part == "general" else STANDARD)]
+
+
 def qk_variance(statements: dict, options: Options) -> NumericVerdict:
     """Monte Carlo estimate of Var(c·q·k) at each setting, z-tested against each statement.
 
@@ -98,10 +105,7 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
     reported is recomputed from the measured kurtosis.
     """
     start = time.perf_counter()
-    plan = []
-    for part, eq in statements.items():
-        settings = STANDARD + SHIFTED if part == "general" else STANDARD
-        plan += [(part, eq, s) for s in settings]
+    plan = qk_plan(statements)
     critical = stats.z_critical(stats.FAMILY_ALPHA, len(plan))
     z_power = critical + stats.NormalDist().inv_cdf(1 - stats.BETA)
     worst, max_err, details, cex = 0.0, 0.0, [], ()
