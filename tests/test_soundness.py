@@ -40,7 +40,6 @@ def test_lemma_must_be_the_cited_parts_statement():
     """1. Var(q·k) = d_k² 'by part general', which states Var(q·k) = d_k(σ_q²σ_k² + …)."""
     qk = registry.get("qk-variance")
     general = qk.part("general")
-    q, kk = sp.IndexedBase("q"), sp.IndexedBase("k")
     d = sp.Symbol("d_k", integer=True, positive=True)
     var = general.lhs
     bad = Part("bad", (Step(var, "variance"),
@@ -222,7 +221,6 @@ def test_sample_points_satisfy_the_hypotheses():
     pts = hypotheses.sample_points(part, c.context, 10, seed=3, sizes={"n": 4})
     assert len(pts) == 10
     for pt in pts:
-        p = sp.IndexedBase("p", positive=True)
         total = sum(v for x, v in pt.items() if isinstance(x, sp.Indexed) and x.base.label.name == "p")
         assert total == 1
 

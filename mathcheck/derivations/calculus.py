@@ -335,7 +335,7 @@ def adam_update() -> Body:
     def moment(name, beta, x):
         return Part(name, (
             Step(beta * ema(beta, x, k, t - 1) + (1 - beta) * x.xreplace({k: t}),
-                 f"the update m_t = β m_(t−1) + (1 − β) x_t with m_(t−1) unrolled (induction on t, m_0 = 0)"),
+                 "the update m_t = β m_(t−1) + (1 − β) x_t with m_(t−1) unrolled (induction on t, m_0 = 0)"),
             Step((1 - beta) * sp.Sum(beta ** (t - k) * x, (k, 1, t - 1)) + (1 - beta) * x.xreplace({k: t}),
                  "β enters the sum: β·β^(t−1−k) = β^(t−k)"),
             Step(ema(beta, x, k, t), "the term k = t of the sum is (1 − β)β⁰x_t", split),

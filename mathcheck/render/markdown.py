@@ -11,7 +11,6 @@ carries the exact figures.
 
 from __future__ import annotations
 
-import math as _m
 import re
 
 from mathcheck.render.latex import _EMPH, REL, _n, math, sci, segments, statement

@@ -40,8 +40,6 @@ def _tolerance(n) -> str:
 def claim_verdict(v, verbose: bool = False) -> list[str]:
     """A claim's verdict; ``verbose`` adds every step with its reason and how it was shown, and
     the numeric check's dtype, device and cases (sizes)."""
-    import sympy as sp
-
     c = v.claim
     s, n = v.symbolic, v.numeric
     steps = sum(len(p.steps) - 1 for p in s.parts)

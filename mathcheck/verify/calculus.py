@@ -9,9 +9,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from mathcheck.claim import relation_of
 from mathcheck.verdict import NumericVerdict, Plot
-from mathcheck.verify import Options, symbol
+from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.verify.evaluate import Indexed, evaluate
 
@@ -227,7 +226,6 @@ def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerd
     """
     cmp = Comparison("F.mse_loss / F.cross_entropy, torch.autograd, numpy.linalg.eigh (float64)", options)
     dt = dtype(options)
-    import sympy as sp
 
     for name, loss, w0, beta in _descent_cases(options):
         w = w0.clone().requires_grad_(True)

@@ -260,7 +260,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                 bad = bad & use
                 err = float(d[use].abs().max()) if rel == "=" else 0.0
                 worst = max(worst, err)
-                which, other = "lhs", b
+                which = "lhs"
                 if r is not None:
                     bad_r, dr = _violation(r, b, "=", ATOL, RTOL)
                     bad_r = bad_r & use

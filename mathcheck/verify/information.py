@@ -218,7 +218,6 @@ def information_content(statements: dict, options: Options) -> NumericVerdict:
     low = -12 if dt == torch.float64 else math.log10(math.sqrt(torch.finfo(dt).eps))
     grid = torch.cat([torch.logspace(low, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
     other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6 if dt == torch.float64 else 10 ** low)
-    funcs = {"I": torch_information}
     c_fit = None
     if "definition" in statements and _by_name(statements["definition"], "c") is not None:
         # argmin_c Σ (I_k − c/p_k)²
@@ -291,7 +290,6 @@ def entropy_bounds(statements: dict, options: Options) -> NumericVerdict:
     sweep_z = torch.randn(10, generator=g, dtype=dt)
     sweep = [(f"n=10 softmax(z/T) T={t:.3g}", 10, F.softmax(sweep_z / t, 0)) for t in TEMPERATURES]
     for part, eq in statements.items():
-        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
         if part in ("kl-to-uniform", "upper-bound", "lower-bound"):
             cases = list(_distributions(options, salt=53)) + (sweep if part != "kl-to-uniform" else [])
             for case, n, p in cases:
@@ -351,7 +349,6 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
     dt = dtype(options)
     xs = torch.cat([torch.logspace(-8, 8, 161, dtype=dt), torch.linspace(0.5, 2, 31, dtype=dt)])
     for part, eq in statements.items():
-        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
         if part in ("link", "gibbs", "equality"):
             for case, n, p, q in _pairs(options, normalised=(part != "link")):
                 if part == "equality":
@@ -436,7 +433,6 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
     dt = dtype(options)
     fns = DISTILLATION_FUNCTIONS
     for part, eq in statements.items():
-        rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[eq.rel_op]
         # the statement: KL by its definition, F.kl_div as PyTorch's own function (the convention is the point)
         stmt_fns = {**fns, "KL": DEFINITIONS["KL"]}
         if part == "asymmetry":

@@ -320,7 +320,6 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
     cmp = Comparison("torch.dot, torch.nn.functional.cosine_similarity, torch.linalg.vector_norm", options)
     g = generator(options, salt=2)
     dt, dev = dtype(options), options.device
-    tolerant = sp.Function("SignTol")
     named = {part: _named(eq) for part, eq in statements.items()}
     for n, a, b, theta, how, e_b in _pairs(g, dt):
         a, b = a.to(dev), b.to(dev)

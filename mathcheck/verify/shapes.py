@@ -331,7 +331,7 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
     ``P @ V`` (dP), against the statements evaluated on each (batch, head) slice."""
     options = _exact(options)
     cmp = Comparison("torch.autograd of F.scaled_dot_product_attention / F.softmax", options)
-    g, dt, dev = generator(options, salt=79), dtype(options), options.device
+    g, dt = generator(options, salt=79), dtype(options)
     for B, H, L, d in BACKWARD_SIZES:
         Q, K, V, dO = (torch.randn(B, H, L, d, generator=g, dtype=dt) for _ in range(4))
         leaves = [t.clone().requires_grad_() for t in (Q, K, V)]
