@@ -78,7 +78,9 @@ def sweep(seeds, jobs: int = 1, dtype: str = "float64", echo=print, claims=None)
         "seeds": [seeds[0], seeds[-1]], "claims": claims, "dtype": dtype, "jobs": jobs,
         "runs": len(results) * claims, "not_proved": [{"seed": s, "claim": c, "status": st} for s, c, st in bad],
         "derive_seconds": round(derive_s, 1), "seconds": round(time.perf_counter() - t0, 1),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        # the largest of this process and its (finished) workers: with -j the checks run in the workers
+        "peak_rss_mb": round(max(resource.getrusage(who).ru_maxrss
+                                 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024, 1),
         "per_seed": results,
     }
 
