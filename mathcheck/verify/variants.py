@@ -27,21 +27,51 @@ from mathcheck.verify.probability import _env, _fact, _relation
 
 
 def _comparison(reference: str, options: Options, size: int) -> Comparison:
-    """A Comparison whose atol = rtol = 16·size·eps(dtype), stated in its reference line."""
+    """A Comparison for one check. A statement's sides are compared with PyTorch by
+    :meth:`Comparison.agree` (tolerances derived per entry); an implementation compared with a
+    library function (a blockwise loop with SDPA, a cache with causal SDPA) at
+    atol = rtol = 16·size·eps(dtype), size the check's longest reduction, stated in its reference line."""
     eps = torch.finfo(dtype(options)).eps
     tol = 16 * size * eps
-    return Comparison(f"{reference}; tolerance 16·N·eps = 16·{size}·{eps:.3g} = {tol:.3g} (atol = rtol)",
-                      options, atol=tol, rtol=tol)
+    return Comparison(f"{reference}; where a tolerance is not derived, atol = rtol = 16·N·eps = "
+                      f"16·{size}·{eps:.3g} = {tol:.3g}", options, atol=tol, rtol=tol)
 
 
-def _sides(cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float64, **where) -> None:
-    """Compare the statement's left and right side, each evaluated, with PyTorch's ``ref``."""
+def _sides(cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float64, reference_bound=0.0,
+           **where) -> None:
+    """The statement's left side, its right side and PyTorch's ``ref``, three ways
+    (:meth:`Comparison.agree`, tolerances derived); ``case`` starts with the part's name;
+    ``reference_bound`` what is known of ``ref``'s own rounding (:func:`_attention_read`).
+
+    A statement with a ``Product`` (perplexity's Π p_t) is evaluated factor by factor in ``dt``
+    (:func:`_products`) and each side compared with ``ref`` at the check's 16·N·eps."""
+    if not eq.atoms(sp.Product):
+        cmp.agree(case, ref, eq, env, funcs, part=case.split()[0], dtype=dt, reference_bound=reference_bound,
+                  **where)
+        return
     for name, side in (("lhs", eq.lhs), ("rhs", eq.rhs)):
         try:
             got = evaluate(_products(side, env, funcs, dt), env, funcs, dtype=dt)
         except ZeroDivisionError:  # e.g. 0/0 over an empty range of keys: undefined where PyTorch is not
             got = float("nan")
         cmp.compare(f"{case} {name}", ref, got, **where)
+
+
+def _attention_read(cmp: Comparison, q: torch.Tensor, K: torch.Tensor, v: torch.Tensor) -> float:
+    r"""A bound on SDPA's own rounding in one output entry :math:`\sum_k w_k v_k`,
+    :math:`w = \mathrm{softmax}(q\cdot k_k/\sqrt d)` over the c rows of ``K``: SDPA recomputes
+    each score, off by :math:`\delta \le (d+1)\varepsilon\,|q|\cdot|k_k|/\sqrt d`, which moves every
+    weight by a factor within :math:`e^{\pm 2\delta}`; the weighted sum adds
+    :math:`(c+1)\varepsilon\max|v|`. So :math:`(2\delta + (c+1)\varepsilon)\max_k|v_k|` — the size of
+    the values, not of the (possibly cancelled) output, sets it.
+
+        >>> q, K, v = torch.ones(4, dtype=torch.float64), torch.ones(3, 4, dtype=torch.float64), torch.ones(3)
+        >>> 0 < _attention_read(Comparison("", Options()), q, K, v) < 1e-14
+        True
+    """
+    d = q.shape[-1]
+    delta = (d + 1) * cmp.eps * float((K.abs() @ q.abs()).max()) / d ** 0.5
+    return (2 * delta + (K.shape[0] + 1) * cmp.eps) * float(v.abs().max())
 
 
 def _products(e, env, funcs=None, dt=torch.float64):
@@ -163,7 +193,9 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
             env = _env(eq, s=s, v=v, **names)
             ref = torch.exp(torch.logsumexp(s[:c], 0) - m) if part == "merge-sum" else sdpa(c)
             case = f"{part} blocks 1..{b} + {b + 1}..{c}"
-            _sides(cmp, case, eq, ref, env, funcs, dt, **where)
+            # the merged state is read back as exact inputs; its rounding is of SDPA's kind and size
+            read = _attention_read(cmp, q, K[:c], v[:c]) if part == "merge-output" else 0.0
+            _sides(cmp, case, eq, ref, env, funcs, dt, read, **where)
             new["l" if part == "merge-sum" else "o"] = evaluate(eq.lhs, env, funcs, dtype=dt)
         state.clear()
         state.update(b=c, m=m, **new)
@@ -172,7 +204,7 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
     if eq is not None:
         n = len(s)
         env = _env(eq, s=s, v=v, n=n, m=state["m"])
-        _sides(cmp, f"final n={n}", eq, sdpa(n), env, funcs, dt, **where)
+        _sides(cmp, f"final n={n}", eq, sdpa(n), env, funcs, dt, _attention_read(cmp, q, K, v), **where)
     if "o" in state and "merge-output" in statements:
         cmp.compare(f"blockwise loop {ends} against SDPA over all keys", sdpa(len(s)), state["o"], **where)
 
@@ -212,7 +244,8 @@ def kv_cache_equivalence(statements: dict, options: Options) -> NumericVerdict:
                 for e in range(dv):
                     env = _env(eq, s=s, v=(Vc if part == "decode-step" else v)[:, e], t=t, n=n)
                     _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, full[t - 1, e], env,
-                           {"causal": _causal}, dt, n=n, t=t, column=e + 1)
+                           {"causal": _causal}, dt, _attention_read(cmp, q[t - 1], k[:t], v[:t, e]),
+                           n=n, t=t, column=e + 1)
     return cmp.verdict()
 
 
@@ -249,7 +282,9 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
                                            g=gg, j=j, e=e, n=n, d=d, r=r, G=G)
                                 h = (gg - 1) * r + j
                                 _sides(cmp, f"{part} G={G} r={r} head {h} query {qp + 1} column {e}", eq,
-                                       ref[h - 1, qp, e - 1], env, funcs, dt, G=G, r=r, head=h)
+                                       ref[h - 1, qp, e - 1], env, funcs, dt,
+                                       _attention_read(cmp, Q[0, h - 1, qp], K[0, gg - 1], V[0, gg - 1, :, e - 1]),
+                                       G=G, r=r, head=h)
             elif part == "cache-ratio":
                 sizes = {}
                 for heads in (G, H):
@@ -551,7 +586,8 @@ def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVer
                     env = _env(eq, s=s, v=V[:, e], t=t, n=n)
                     funcs = {"causal": _causal}
                     if part == "masked-row":
-                        _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, out[t - 1, e], env, funcs, dt, **where)
+                        _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, out[t - 1, e], env, funcs, dt,
+                               _attention_read(cmp, q[t - 1], k[:t], V[:t, e]), **where)
                     elif part in ("future-value", "future-score"):
                         if t == n:
                             continue
