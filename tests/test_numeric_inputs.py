@@ -73,3 +73,24 @@ def test_seed_sweep_claims_option(capsys):
         seeds.main(["--claims", "no-such-claim"])
     assert exc.value.code == 2
     assert capsys.readouterr().err == "seeds.py: unknown claim 'no-such-claim'; `mathcheck list` names them\n"
+
+
+def test_seed_sweep_docs_keep_one_section_per_dtype(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import seeds
+
+    def report(dtype, bad):
+        return {"seeds": [1, 2], "claims": 1, "dtype": dtype, "jobs": 1, "runs": 2, "derive_seconds": 0.1,
+                "seconds": 1.0, "peak_rss_mb": 300.0,
+                "not_proved": [{"seed": 2, "claim": "c", "status": "refuted"}] if bad else []}
+
+    doc = tmp_path / "soundness.md"
+    doc.write_text("# Soundness\n\nbefore\n")
+    seeds.write_docs(doc, report("float64", False))
+    seeds.write_docs(doc, report("float32", True))
+    seeds.write_docs(doc, report("float64", False))  # rewriting one section leaves the other alone
+    text = doc.read_text()
+    assert text.count("## Seed sweep\n") == 1 and text.count("## Seed sweep, float32\n") == 1
+    assert "`python bench/seeds.py --last 2 -j 1 --dtype float32`" in text
+    assert "2 of 2 proved, 0 not" in text and "1 of 2 proved, 1 not (c at seed 2: refuted)" in text
+    assert text.startswith("# Soundness\n\nbefore\n")
