@@ -222,14 +222,16 @@ def monte_carlo(quick: bool) -> tuple[list[str], dict]:
     plan = la.qk_plan(registry.get("qk-variance").statements())
     tests = len(plan)
     sizes = {d: stats.sample_size(la._delta(d), tests) for d in sorted({s[1] for _, _, s in plan})}
-    pairs = sum(sizes[s[1]] for _, _, s in plan)
-    old_pairs = stats.sample_size(la.DELTA, tests) * tests
+    settings = {s for _, _, s in plan}  # the parts share a setting's draws (one Monte Carlo run each)
+    pairs = sum(sizes[s[1]] for s in settings)
+    old_pairs = stats.sample_size(la.DELTA, tests) * len(settings)
     dims = (64, 512) if quick else (64, 512, 4096)
     lines = [f"**qk-variance** — the power analysis in `verify/stats.py` sizes each of its {tests} z-tests so that "
              f"a relative error of {la.DELTA_SMALL:.0%} at d_k ≤ 512 ({la.DELTA:.0%} above) is rejected with power "
              "1 − 1e-6 at a family false-alarm rate of 1e-6 (kurtosis − 1 ≤ 3): N = "
              + ", ".join(f"{n} at d_k = {d}" for d, n in sizes.items())
-             + f" pairs; {pairs} pairs in all, against {old_pairs} when every setting was sized for "
+             + f" pairs; {pairs} pairs in all over {len(settings)} settings, against {old_pairs} when every "
+             "setting was sized for "
              f"{la.DELTA:.0%} (the cost of the finer resolution: {pairs / old_pairs:.1f}× the draws; its "
              "time is qk-variance's row in section 7). "
              "Peak RSS of the whole process (torch alone ≈ 220 MB); throughput in "
