@@ -41,6 +41,15 @@ def _env(eq, **values):
     return env
 
 
+def _softmax_read(z: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    r"""A bound on ``F.softmax``'s rounding in :math:`s_i`, relative :math:`\varepsilon(|z_i - \max z| + n)`:
+    the shifted argument is rounded (exp carries its absolute error as a relative one) and the sum
+    of n terms adds :math:`n\varepsilon` — not one rounding, which at logits ×30 in float32 is 100× too
+    small. The same bound serves any PyTorch function that computes the softmax inside
+    (``F.cross_entropy``'s gradient :math:`s - e_y`)."""
+    return s * torch.finfo(s.dtype).eps * ((z - z.max(dim=-1, keepdim=True).values).abs() + z.shape[-1])
+
+
 def _relation(cmp: Comparison, case: str, eq, lhs, rhs, mask=None, slack: float = 0.0, **where) -> bool:
     """``lhs REL rhs`` entrywise (where ``mask``), REL the statement's; 1 = holds. ``slack`` widens
     ≥/≤ by a rounding allowance, never a strict relation."""
@@ -105,12 +114,10 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
                     if shift:
                         _max_subtraction(cmp, eq, n, z, idx, s, case)
                 elif part == "ratio":
-                    gap = (z - z.max()).abs() + n
-                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively, not one rounding
-                    s_known = Indexed(s, 1, s * torch.finfo(dt).eps * gap)
+                    s_known = Indexed(s, 1, _softmax_read(z, s))
                     env = _env(eq, n=n, z=z, s=s_known, i=idx[:, None], j=idx[None, :])
-                    # the ratios span e^{±180} at scale 30: the bounds are relative, so that is fine
-                    # F.softmax's s_i carries ε·(|z_i − max z| + n) relatively: the ratio, twice that
+                    # the ratios span e^{±180} at scale 30: the bounds are relative, so that is fine;
+                    # each s_i carries ε·(|z_i − max z| + n) relatively: the ratio, the sum of two
                     gap = (z - z.max()).abs() + n
                     read = (s[:, None] / s[None, :]) * torch.finfo(dt).eps * (gap[:, None] + gap[None, :])
                     cmp.agree(f"{part} {case}", s[:, None] / s[None, :], eq, env, part=part, reference_bound=read,
@@ -181,15 +188,18 @@ def cross_entropy_softmax_gradient(statements: dict, options: Options) -> Numeri
             for b in range(BATCH):
                 z, y = Z[b], int(Y[b]) + 1
                 s = F.softmax(z, dim=0)
+                read = _softmax_read(z, s)  # of s, and of autograd's s − e_y (the same softmax inside)
+                s = Indexed(s, 1, read)
                 case, where = f"n={n} {name} row {b} target {y}", {"n": n, "logits": name, "y": y}
                 for part, eq in statements.items():
                     if part not in ("gradient", "sums-to-zero"):
                         raise KeyError(f"cross_entropy_softmax_gradient: no numeric check for part {part!r}")
                     env = _env(eq, n=n, z=z, s=s, j=idx, y=y)
                     if part == "gradient":
-                        cmp.agree(f"{part} {case} reduction='sum'", sum_grad[b], eq, env, part=part, **where)
+                        cmp.agree(f"{part} {case} reduction='sum'", sum_grad[b], eq, env, part=part,
+                                  reference_bound=read, **where)
                         cmp.agree(f"{part} {case} reduction='mean' × B", mean_grad[b] * BATCH, eq, env, part=part,
-                                  **where)
+                                  reference_bound=read, **where)
                     else:
                         cmp.agree(f"{part} {case}", sum_grad[b].sum(), eq, env, part=part,
                                   reference_bound=cmp.bound(sum_grad[b].abs().sum(), n), **where)
