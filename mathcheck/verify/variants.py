@@ -6,9 +6,12 @@ from the SymPy expressions (:mod:`mathcheck.verify.evaluate`; derivatives by aut
 evaluated expression; products by ``torch.prod``), and each is compared with PyTorch's reference
 (``F.scaled_dot_product_attention`` with ``is_causal``, ``enable_gqa`` or a float mask,
 ``nn.RMSNorm``, ``F.cross_entropy(label_smoothing=…)``, ``torch.logsumexp``, ``FlopCounterMode``,
-autograd). Float64 by default, seeded; the tolerance is derived from the dtype's machine epsilon and
-the largest size a case sums over, ``tol = 16·N·eps`` (printed in the reference line), because a
-sum of N rounded terms drifts by at most about N·eps relative to its magnitude.
+autograd). Float64 by default, seeded. The statements go through :meth:`Comparison.agree`: each
+side's tolerance is derived per entry from its rounding bound (the dtype's epsilon, the reductions,
+the terms that cancel), and an SDPA reference adds its own (:func:`_attention_read`). Where PyTorch
+is compared with PyTorch (a blockwise loop with SDPA, the cache with causal SDPA), and for
+perplexity's product, ``tol = 16·N·eps``, N the largest size a case sums over (printed in the
+reference line): a sum of N rounded terms drifts by at most about N·eps relative to its magnitude.
 """
 
 from __future__ import annotations
