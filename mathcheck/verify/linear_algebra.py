@@ -40,11 +40,15 @@ def _draw(dist: str, d: int, mq: float, sq: float, mk: float, sk: float, dtype):
             x.add_(mu)
         return x
 
+    buffers: list = []  # q and k, reused chunk after chunk: fresh 2^20-number tensors cost page faults
+
     def draw(g: torch.Generator, size: int) -> torch.Tensor:
         dev = g.device  # draws happen where the generator lives (--device)
         if dist == "normal":
-            q = torch.randn(size, d, generator=g, dtype=dtype, device=dev)
-            k = torch.randn(size, d, generator=g, dtype=dtype, device=dev)
+            if not buffers or buffers[0].shape[0] != size or buffers[0].device != dev:
+                buffers[:] = [torch.empty(size, d, dtype=dtype, device=dev) for _ in range(2)]
+            q = torch.randn(size, d, generator=g, dtype=dtype, device=dev, out=buffers[0])
+            k = torch.randn(size, d, generator=g, dtype=dtype, device=dev, out=buffers[1])
         else:
             q = torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype).mul_(2).sub_(1)
             k = torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype).mul_(2).sub_(1)
