@@ -11,14 +11,12 @@ output depends on an input it must not see (mask-negative-infinity; the §9 cont
 
 from __future__ import annotations
 
-import copy
-
 import torch
 
 from mathcheck.conform import attention as att
 from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import (F64, Outcome, Property, build_module, call_tensor, compare, draw,
-                                        tolerance, worst)
+                                        float32_against_float64, tolerance, worst)
 
 
 def build(make, s, gen, dtype=F64):
@@ -174,16 +172,8 @@ def _float32(make, s, gen, simple, variant):
     if err:
         return err
     x = _x(gen, s, simple)
-    a, err = _run(m, x)
-    if err:
-        return err
-    b, err = _run(copy.deepcopy(m).float(), x.float())
-    if err:
-        return err
-    a = torch.as_tensor(a).detach().to(F64)
-    return compare(torch.as_tensor(b).detach().to(F64), a,
-                   tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32),
-                   "the float32 result against the float64 one (tolerance from float32's eps)")
+    return float32_against_float64(
+        m, x, lambda a: tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32))
 
 
 MHA = {"B": 2, "L": 5, "D": 12, "H": 3}  # D_head = 4 ≠ L ≠ H, so each row of the table has its own shape

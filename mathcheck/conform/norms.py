@@ -8,13 +8,11 @@ square m/(m+ε) and Jacobian (δ_ij − y_i y_j/n)/√(m+ε), read from rmsnorm-
 
 from __future__ import annotations
 
-import copy
-
 import torch
 
 from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import (F64, Property, build_module, call, call_tensor, compare, draw, first_output,
-                                        tolerance)
+                                        float32_against_float64, tolerance)
 
 EPS = 0.1  # large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ visibly
 
@@ -96,15 +94,7 @@ def _float32(make, s, gen, simple, variant):
     m, err = build(make, s["D"], EPS, gen)
     if err:
         return err
-    x = _x(gen, s, simple)
-    a, err = _apply(m, x)
-    if err:
-        return err
-    b, err = _apply(copy.deepcopy(m).float(), x.float())
-    if err:
-        return err
-    return compare(torch.as_tensor(b).detach().to(F64), a, tolerance(s["D"], 3.0, torch.float32),
-                   "the float32 result against the float64 one (tolerance from float32's eps)")
+    return float32_against_float64(m, _x(gen, s, simple), lambda a: tolerance(s["D"], 3.0, torch.float32))
 
 
 @_on_output

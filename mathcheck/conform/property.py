@@ -101,6 +101,21 @@ def build_module(make, args: tuple, gen, signature: str, dtype=F64):
                              f"not an nn.Module ({exc})", crashed=True)
 
 
+def float32_against_float64(module, x: torch.Tensor, tol: Callable) -> Outcome:
+    """A float32 copy of ``module`` on ``x.float()`` against the module itself on ``x`` (float64);
+    ``tol(a)`` is the tolerance, given the float64 output ``a``."""
+    import copy
+
+    a, err = call_tensor(module, x)
+    if err:
+        return err
+    b, err = call_tensor(copy.deepcopy(module).float(), x.float())
+    if err:
+        return err
+    a = a.detach().to(F64)
+    return compare(b, a, tol(a), "the float32 result against the float64 one (tolerance from float32's eps)")
+
+
 def call(fn, *args, **kwargs):
     """The user's call; an exception becomes a failing outcome, not a crash of ours."""
     try:
