@@ -21,6 +21,7 @@ Gradients flow through everything (autograd can differentiate an evaluated resul
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -156,6 +157,23 @@ class Evaluator:
     def _sum(self, e: sp.Sum):
         return self._sum_limits(e.function, e.limits)
 
+    @contextmanager
+    def _index_axis(self, var, lo: int, hi: int):
+        """Bind the summation index ``var`` to lo..hi along a new leading axis (one per nested sum),
+        restoring the binding it shadows on the way out."""
+        shape = (hi - lo + 1,) + (1,) * self.depth
+        had, old, depth = var in self.env, self.env.get(var), self.depth
+        self.env[var] = torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth = depth
+            if had:
+                self.env[var] = old
+            else:
+                del self.env[var]
+
     def _sum_limits(self, f, limits):
         """Σ over ``limits`` (SymPy order: the first limit is the innermost), outermost bound first."""
         if not limits:
@@ -167,19 +185,9 @@ class Evaluator:
         lo, hi = int(lo), int(hi)
         if hi < lo:
             return 0.0
-        shape = (hi - lo + 1,) + (1,) * self.depth
-        values = torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)
-        had, old, depth = var in self.env, self.env.get(var), self.depth
-        self.env[var] = values
-        self.depth += 1
-        try:
+        depth = self.depth
+        with self._index_axis(var, lo, hi):
             t = _t(self._sum_limits(f, inner), self.dtype, self.device)
-        finally:
-            self.depth = depth
-            if had:
-                self.env[var] = old
-            else:
-                del self.env[var]
         if t.ndim < depth + 1:  # the summand does not vary along this sum's axis
             return t * (hi - lo + 1)
         return t.sum(0) if t.shape[0] == hi - lo + 1 else t[0] * (hi - lo + 1)
@@ -466,20 +474,10 @@ class BoundedEvaluator(Evaluator):
             return 0.0, 0.0
         count = hi - lo + 1
         self.terms = max(self.terms, count)
-        shape = (count,) + (1,) * self.depth
-        values = torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)
-        had, old, depth = var in self.env, self.env.get(var), self.depth
-        self.env[var] = values
-        self.depth += 1
-        try:
+        depth = self.depth
+        with self._index_axis(var, lo, hi):
             t, et = self._bounded_sum(f, inner)
             t, et = _t(t, self.dtype, self.device), _t(et, self.dtype, self.device)
-        finally:
-            self.depth = depth
-            if had:
-                self.env[var] = old
-            else:
-                del self.env[var]
         if t.ndim < depth + 1 or t.shape[0] != count:  # the summand does not vary along this axis
             t0, e0 = (t, et) if t.ndim < depth + 1 else (t[0], et[0] if et.ndim == t.ndim else et)
             return t0 * count, e0 * count + self.eps * count * t0.detach().abs()
