@@ -432,7 +432,10 @@ def _how(r) -> str:
 
 def _numeric_summary(num: dict) -> str:
     if num.get("status") == "passed":
-        extra = f" ({num['note']})" if num.get("note") else ""
+        notes = [num["note"]] if num.get("note") else []
+        if num.get("skipped"):  # counted and shown, never silently dropped
+            notes.append(f"{num['skipped']} more where a side is not real")
+        extra = f" ({'; '.join(notes)})" if notes else ""
         return f"float64 agrees at {num['points']} points{extra}"
     if num.get("status") == "refuted":
         return "float64 disagrees at a point, confirmed at 50 digits"

@@ -164,11 +164,12 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
 
 
 def test_hypotheses_restrict_the_points():
-    """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
+    """sqrt((x−1)²) = x − 1 is false for real x, and proved once x ≥ 1 is given (|x − 1| split on
+    the sign of x − 1, the region x < 1 excluded by the hypothesis)."""
     free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
     assert free.status == "refuted" and free.counterexample["x"] < 1
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
-    assert given.status == "inconclusive", given
+    assert given.status == "proved" and given.how == "case split on the sign of x - 1 (2 regions)", given
     # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
     assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
     assert given.given == ("x >= 1",)

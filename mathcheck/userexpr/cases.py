@@ -301,27 +301,64 @@ def closed_form(e, given=()):
     return out.replace(lambda t: isinstance(t, sp.Piecewise), prune)
 
 
+def substitute_given(e, given):
+    """``e`` with each side of an equation hypothesis that is a sum or a symbol replaced by the
+    other side (``given: Sum(y[j], (j, 1, n)) = 1`` turns ``Σ_i y_i`` into 1, whatever its index is
+    called); None when no hypothesis applies."""
+    repl = {}
+    for h in given:
+        if not isinstance(h, sp.Equality):
+            continue
+        for side, other in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
+            if isinstance(side, sp.Sum) and len(side.limits) == 1:
+                key = _key(side), side.limits[0][1:]
+                for s in e.atoms(sp.Sum):
+                    if len(s.limits) == 1 and (_key(s), s.limits[0][1:]) == key:
+                        repl[s] = other
+            elif isinstance(side, sp.Symbol) and not other.has(side) and e.has(side):
+                repl[side] = other
+    return e.xreplace(repl) if repl else None
+
+
+def _safe(fn):
+    """``fn`` with SymPy's own failures (a StopIteration deep in ``simplify``, ...) read as
+    'not shown': a strategy that breaks proves nothing and never crashes the check."""
+    def run():
+        try:
+            return fn()
+        except Exception:  # noqa: BLE001
+            return None
+    return run
+
+
 def decide(L, R, relation: str, given=(), seconds: float = 5.0):
     """How ``given ⇒ L REL R`` was shown by one of the strategies above, or None."""
     start = time.perf_counter()
     left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
     given = tuple(given)
     if L.has(sp.Max, sp.Min, sp.Abs) or R.has(sp.Max, sp.Min, sp.Abs):
-        ok, how = attempt(lambda: by_cases(L, R, relation, given), max(left() * 0.5, 0.1))
+        ok, how = attempt(_safe(lambda: by_cases(L, R, relation, given)), max(left() * 0.5, 0.1))
         if ok and how:
             return how
+    if relation == "=" and any(isinstance(g, sp.Equality) for g in given):
+        def substituted():
+            e = substitute_given(L - R, given)
+            return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
+        ok, zero = attempt(_safe(substituted), max(left() * 0.3, 0.1))
+        if ok and zero:
+            return "the given equations substituted"
     if relation == "=" and (L.has(sp.Sum, sp.Product) or R.has(sp.Sum, sp.Product)):
         def peeled():
             e = peel(L - R)
             return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(peeled, max(left() * 0.5, 0.1))
+        ok, zero = attempt(_safe(peeled), max(left() * 0.5, 0.1))
         if ok and zero:
             return "sums peeled to a common range (Karr's convention)"
 
         def closed():
             e = closed_form(L - R, given)
             return e is not None and not e.has(sp.Piecewise) and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(closed, max(left(), 0.1))
+        ok, zero = attempt(_safe(closed), max(left(), 0.1))
         if ok and zero:
             return "closed form under the hypotheses"
     return None

@@ -96,4 +96,9 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
         out["note"] = f"{len(points)} of {count} points satisfied the hypotheses"
     if errors and not used:
         out["note"] = "; ".join(sorted(errors))[:300]
+    if not used:  # say so: a check with no point checked nothing
+        why = out.get("note") or ("no point satisfied the hypotheses" if given else "no point drawn")
+        out["note"] = f"0 points: {why}" if points or given else why
+        if skipped:
+            out["note"] = f"0 points: a side has no real value at all {skipped} points drawn ({why})"[:300]
     return out
