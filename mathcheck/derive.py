@@ -296,16 +296,27 @@ def read(path: str) -> list[Chain]:
 
 # --- validating (before any proving) ----------------------------------------------------------------
 
+GIVEN_RELATIONS = ("!=", "≠") + tuple(r for r in RELATIONS if r not in ("~=", "≈"))
+
+
+def _hypothesis(lhs, rhs, rel: str):
+    """A ``given:`` relation as SymPy: ``Ne`` for ``!=``, else :func:`mathcheck.claim.relation`."""
+    from mathcheck.claim import relation
+    from mathcheck.lazy import sympy as sp
+
+    return sp.Ne(lhs, rhs, evaluate=False) if rel == "!=" else relation(lhs, rhs, rel)
+
+
 def _given_relations(text: str, where: str):
-    """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]."""
-    parts = _split_top(text, RELATIONS)
+    """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]; ``a != 1`` (or ``≠``) too."""
+    parts = _split_top(text, GIVEN_RELATIONS)
     if len(parts) < 2:
         raise DeriveError(f"{where}: given: {text!r} is not a relation; write e.g. 'given: x >= 1'")
     out = []
     for (_, a), (rel, b) in zip(parts, parts[1:]):
         if not a or not b:
             raise DeriveError(f"{where}: given: {text!r}: a side of {rel!r} is empty")
-        out.append((a, _CANON.get(rel, rel), b))
+        out.append((a, {"≠": "!="}.get(rel, _CANON.get(rel, rel)), b))
     return out
 
 
@@ -335,7 +346,6 @@ def validate(chain: Chain):
     """Parse every expression and hypothesis of ``chain`` (one shared set of symbols, its ``let``
     definitions expanded); return ``(expressions, hypotheses)`` as SymPy objects or raise
     :class:`DeriveError` naming the bad line."""
-    from mathcheck.claim import relation
     from mathcheck.parser import ParseError, parse_many
 
     if chain.error:
@@ -355,7 +365,7 @@ def validate(chain: Chain):
     except ParseError as exc:
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {exc}") from None
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
-    hyps = tuple(relation(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
+    hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
 
 
@@ -397,7 +407,6 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
         >>> _check_link("x^2 + 1", "2*x", ">=", {}).status          # doctest: +SKIP
         'proved'
     """
-    from mathcheck.claim import relation as make_relation
     from mathcheck.parser import ParseError, parse_many
     from mathcheck.userexpr.relation import CheckResult
 
@@ -410,7 +419,7 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     except (ParseError, DeriveError) as exc:
         return CheckResult("bad-input", lhs, rhs, dict(assumptions), seed, message=str(exc),
                            relation=relation, given=given)
-    hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
+    hyps = tuple(_hypothesis(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 

@@ -278,3 +278,16 @@ def test_a_check_with_no_point_says_so():
     out = numeric(lhs, rhs)
     assert out["status"] == "inconclusive" and out["points"] == 0 and out["skipped"] == 24
     assert out["note"].startswith("0 points: a side has no real value at all 24 points drawn")
+
+
+def test_a_side_without_a_tensor_stays_float64_and_an_unconfirmable_disagreement_is_not_a_pass():
+    from mathcheck.claim import relation
+    from mathcheck.userexpr.numeric import numeric
+
+    L, R, one, j, j2, D = parse_many(["diff(Sum(x[i], (i, 1, D))/D, x[j])", "1/D", "1", "j", "j", "D"],
+                                     {"D": ("positive", "integer")})
+    hyps = (relation(one, j, "<="), relation(j2, D, "<="))
+    good = numeric(L, R, "=", 0, 24, hyps)
+    assert good["status"] == "passed" and good["max_abs_err"] == 0.0     # 1/3 in float64, not float32
+    bad = numeric(L, parse_many(["1"])[0], "=", 0, 24, hyps)
+    assert bad["status"] == "refuted" and bad["values"]["lhs"] != bad["values"]["rhs"]

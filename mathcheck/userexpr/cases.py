@@ -255,7 +255,16 @@ def _contradicted(cond, given) -> bool:
             h = sp.expand(g.lhs - g.rhs)
             if h == d or h == -d:
                 return True
-    return d.is_nonzero is True
+    if d.is_nonzero is True:
+        return True
+    # Eq(1/b, 1) against b < 1: every real solution for one symbol (solveset: all of them, or no
+    # answer) breaks a hypothesis there
+    for sym in sorted(d.free_symbols, key=str):
+        sols = sp.solveset(d, sym, domain=sp.S.Reals)
+        if isinstance(sols, sp.FiniteSet) and all(
+                any(g.xreplace({sym: v}) is sp.false for g in given) for v in sols):
+            return True
+    return False
 
 
 def _nonneg_form(r):
