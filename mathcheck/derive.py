@@ -327,6 +327,16 @@ def _used(assumptions: dict, *texts) -> dict:
     return {k: v for k, v in assumptions.items() if k in words}
 
 
+def notes(chain: Chain) -> list[str]:
+    """One line for each name the chain gives a meaning other than the grammar's (a shadowed constant)."""
+    from mathcheck.parser import EULER, normalise
+
+    out = []
+    if EULER in {normalise(k) for k in chain.assumptions}:
+        out.append("e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)")
+    return out
+
+
 def definitions(chain: Chain) -> tuple:
     """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each checked
     (alone and expanded) so that a bad one is named by its own line."""
@@ -493,7 +503,7 @@ class ChainReport:
             given, relation = [g for _, g in c.given], None
         out = {"name": c.name, "line": c.line, "status": self.status,
                "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-               "given": given, "let": [t for _, t in c.lets], "relation": relation,
+               "given": given, "let": [t for _, t in c.lets], "notes": notes(c), "relation": relation,
                "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
         if self.message:
             out["message"] = self.message

@@ -625,6 +625,10 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     for name in sorted(set(assume) & set(CONSTANTS)):
         _shadows(name, "assume:")
     for name in sorted(roles.called):
+        if name in set(GREEK.values()) and name not in RESERVED:
+            hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
+            raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
+                             f"'let {name}(t) = ...' or call a listed function{hint}")
         if name not in RESERVED:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):

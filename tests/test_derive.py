@@ -341,3 +341,31 @@ def test_every_other_chain_is_still_checked(tmp_path):
     assert got[0][:2] == ("one", "proved") and got[2][:2] == ("three", "proved") and got[3][:2] == ("line 14", "proved")
     assert got[1][:2] == ("two", "bad-input") and got[1][2].startswith(f"{p}:7: not a formula")
     assert report.exit_code == 2 and report.to_json()["files"][0]["chains"][1]["message"] == got[1][2]
+
+
+def test_the_notes_example_gets_each_chain_its_honest_verdict(runner):
+    """examples/notes.md: let, Greek letters, e^x, ≈ within a bound that holds and one that does not,
+    Product, log2, diff by x[j], and one bad line named while the rest is checked."""
+    r = runner.invoke(main, ["derive", "examples/notes.md", "--json"])
+    assert r.exit_code == 2
+    chains = json.loads(r.output)["files"][0]["chains"]
+    assert [(c["name"], c["status"]) for c in chains] == [
+        ("deviations from the mean sum to zero", "proved"), ("the mean's gradient", "proved"),
+        ("e^x is its own derivative", "proved"), ("the sigmoid's derivative", "bad-input"),
+        ("GELU's tanh form, within its published accuracy", "holds-within"),
+        ("GELU's tanh form is not exact to 1e-5", "refuted"),
+        ("the first moment of a constant gradient", "proved"),
+        ("the information of three independent events, in bits", "proved")]
+    assert chains[3]["message"] == ("examples/notes.md:36: sigma is a Greek letter, a symbol, not a function: "
+                                    "define it with 'let sigma(t) = ...' or call a listed function; "
+                                    "the logistic function is sigmoid(x)")
+    assert chains[5]["steps"][1]["counterexample"]["x"] == pytest.approx(-2.7, abs=0.05)
+
+
+def test_e_declared_a_variable_is_said_in_one_line(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.derivation").write_text("## e as a variable\nassume: e=positive\n  e^x\n= exp(x*log(e))\n")
+    r = runner.invoke(main, ["derive", "e.derivation"])
+    assert r.exit_code == 0, r.output
+    assert ("    note: e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)"
+            in r.output.splitlines())
