@@ -156,7 +156,7 @@ def _exact_sums(given, point: dict) -> None:
             continue
         try:
             scal = {k: exact(x) for k, x in point.items() if isinstance(k, sp.Symbol)}
-            lo, hi, target = (sp.sympify(x).xreplace(scal) for x in (a, b, c))
+            lo, hi, target = (x.xreplace(scal) for x in (a, b, c))  # SymPy objects already
             if not (lo.is_Integer and hi.is_Integer and target.is_Rational and hi >= lo):
                 continue
             vals = point[s.function.base]
