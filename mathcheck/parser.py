@@ -11,7 +11,7 @@ The grammar (``^`` is accepted for ``**``)::
     expr    := number | name | name[index, ...] | expr OP expr | -expr | +expr | (expr)
                | FUNC(expr) | binomial(expr, expr) | atan2(expr, expr) | log(expr, base)
                | diff(expr, name[, order]) | diff(expr, name[index])
-               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...)
+               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
                | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
     OP      := + - * / ** ^      (also − · ×)
@@ -515,6 +515,8 @@ class _Builder:
                 self.fail(node, "atan2 takes two arguments, atan2(y, x)")
             y, x = (self.build(a) for a in node.args)
             return sp.atan2(y, x)
+        if name in ("Max", "Min") and len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
+            return self._extreme_over(node, sp.Max if name == "Max" else sp.Min)
         if name in VARIADIC:
             if not node.args:
                 self.fail(node, f"{name} takes one or more arguments, e.g. {name}(a, b)")
@@ -546,6 +548,27 @@ class _Builder:
                 "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "erf": sp.erf, "erfc": sp.erfc,
                 "gamma": sp.gamma, "lgamma": sp.loggamma, "loggamma": sp.loggamma, "Abs": sp.Abs,
                 "factorial": sp.factorial}[name](x)
+
+    def _extreme_over(self, node, kind):
+        """``Max(x[i], (i, 1, 4))``: the largest of x[1..4], written out (the range must be numeric:
+        a maximum over a symbolic n has no finite form)."""
+        lim = node.args[1]
+        if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name) or lim.elts[0].id in RESERVED:
+            self.fail(lim, f"write {kind.__name__}(f, (i, a, b)) with i a name")
+        a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
+        if not (a.is_Integer and b.is_Integer) or not 1 <= int(b) - int(a) + 1 <= 100:
+            self.fail(lim, f"{kind.__name__} over a range needs whole-number bounds, 1 to 100 terms apart "
+                      f"(for a symbolic size write it for a fixed one, e.g. {kind.__name__}(x[i], (i, 1, 4)))")
+        var = lim.elts[0].id
+        saved = dict(self.bound)
+        try:
+            terms = []
+            for k in range(int(a), int(b) + 1):
+                self.bound[var] = sp.Integer(k)
+                terms.append(self.build(node.args[0]))
+        finally:
+            self.bound = saved
+        return kind(*terms)
 
     def _exp_argument(self, x, node):
         if x.is_number and x.is_real and abs(float(x)) > 10**6:
