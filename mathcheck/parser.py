@@ -69,6 +69,7 @@ class Limits:
     sum_bound: int = 1000       # |numeric sum bound|
     sum_terms: int = 20000      # terms of nested sums together (a symbolic range counts as 6)
     nodes: int = 600            # syntax-tree nodes per formula
+    expanded: int = 3000        # syntax-tree nodes per formula once its let definitions are expanded
 
 
 LIMITS = Limits()
@@ -176,8 +177,10 @@ def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
     return tree.body, src
 
 
-def _size(tree: ast.AST, limits: Limits) -> None:
-    """Refuse a tree deeper or larger than the limits (again after definitions are expanded)."""
+def _size(tree: ast.AST, limits: Limits, nodes: int | None = None) -> None:
+    """Refuse a tree deeper or larger than the limits (``nodes``: the expanded limit, after
+    definitions are expanded)."""
+    nodes = limits.nodes if nodes is None else nodes
     count = 0
     stack = [(tree, 1)]
     while stack:  # iterative, so a deep tree cannot blow the Python stack before it is refused
@@ -185,8 +188,8 @@ def _size(tree: ast.AST, limits: Limits) -> None:
         count += 1
         if depth > limits.tree_depth:
             raise ParseError(f"formula nested too deeply (over {limits.tree_depth} levels)")
-        if count > limits.nodes:
-            raise ParseError(f"formula too large (over {limits.nodes} syntax nodes)")
+        if count > nodes:
+            raise ParseError(f"formula too large (over {nodes} syntax nodes)")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
@@ -293,8 +296,17 @@ def _bound_names(tree) -> set:
 
 
 class _Expand(ast.NodeTransformer):
-    def __init__(self, defs: dict):
+    def __init__(self, defs: dict, limits: Limits = LIMITS):
         self.defs = defs  # name -> (params, tree)
+        self.limits, self.grown = limits, 0
+
+    def _grow(self, tree):
+        """Count what an expansion adds, so a chain of doubling definitions is refused early."""
+        self.grown += sum(1 for _ in ast.walk(tree))
+        if self.grown > self.limits.expanded:
+            raise ParseError(f"formula too large (over {self.limits.expanded} syntax nodes) once its "
+                             f"definitions are expanded")
+        return tree
 
     def visit_Name(self, node):
         d = self.defs.get(node.id)
@@ -302,7 +314,7 @@ class _Expand(ast.NodeTransformer):
             return node
         if d[0]:
             raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[0])}); write {node.id}(...)")
-        return _located(copy.deepcopy(d[1]), node)
+        return _located(copy.deepcopy(self._grow(d[1])), node)
 
     def visit_Call(self, node):
         if not (isinstance(node.func, ast.Name) and node.func.id in self.defs):
@@ -319,6 +331,9 @@ class _Expand(ast.NodeTransformer):
             raise ParseError(f"{name}(...): the argument uses {clash[0]}, which the definition of {name} "
                              f"sums over; rename that index")
         values = dict(zip(params, args))
+        self._grow(body)
+        for a in args:
+            self._grow(a)
 
         class Put(ast.NodeTransformer):
             def visit_Name(self, n):
@@ -340,8 +355,8 @@ def expand(defs, limits: Limits = LIMITS) -> dict:
         words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         if d.name in words:
             raise ParseError(f"let {d.name}: the definition uses {d.name} itself")
-        tree = _Expand(out).visit(tree)
-        _size(tree, limits)
+        tree = _Expand(out, limits).visit(tree)
+        _size(tree, limits, limits.expanded)
         out[d.name] = (d.params, tree)
     return out
 
@@ -637,9 +652,9 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     table = expand(defs, limits) if defs else {}
     parsed = [_tree(t, limits) for t in texts]
     if table:
-        parsed = [(_Expand(table).visit(t), src) for t, src in parsed]
+        parsed = [(_Expand(table, limits).visit(t), src) for t, src in parsed]
         for t, _ in parsed:
-            _size(t, limits)
+            _size(t, limits, limits.expanded)
     trees = [t for t, _ in parsed]
     roles = _roles(trees)
     for name in sorted(set(assume) & set(table)):
