@@ -1,7 +1,7 @@
 """Strategies the step checker lacks, for the user pipeline's symbolic side; each one sound on its own.
 
-* **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu``) are
-  replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
+* **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu`` and its
+  derivative) are replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
   ``a − b ≥ 0`` and ``b`` where ``a − b < 0`` — and the relation is proved in *every* region under
   that region's conditions (an argument shared by several functions is split once, so
   ``Max(x, y) + Min(x, y) = x + y`` has two regions, not four). A region is proved when the
@@ -154,31 +154,77 @@ def _facts(given) -> list:
     return out
 
 
+def _heaviside(e, signs: dict):
+    """Heaviside(g) by the region: 1 where g > 0, 0 where g < 0, SymPy's H(0) = 1/2 where g = 0."""
+    def pick(h):
+        g = sp.expand(h.args[0])
+        s = signs.get(g, None)
+        if s is None and -g in signs:
+            s = -signs[-g]
+        if s is None:
+            return h
+        at0 = h.args[1] if len(h.args) > 1 else sp.Rational(1, 2)  # SymPy's H(0), 1/2 unless given
+        return sp.Integer(1) if s > 0 else sp.Integer(0) if s < 0 else at0
+    return e.replace(lambda t: isinstance(t, sp.Heaviside), pick)
+
+
+def _on_boundary(g):
+    """``{symbol: value}`` that makes ``g = 0`` (g linear in that symbol), or None."""
+    for sym in sorted(g.free_symbols, key=str):
+        if sym.is_integer:
+            continue
+        try:
+            if sp.degree(g, sym) != 1:
+                continue
+        except sp.PolynomialError:
+            continue
+        a = g.coeff(sym)
+        if a.free_symbols or a == 0:
+            continue
+        return {sym: sp.expand(-(g - a * sym) / a)}
+    return None
+
+
 def by_cases(L, R, relation: str, given=()):
-    """How ``L REL R`` was shown region by region, or None (see the module docstring)."""
+    """How ``L REL R`` was shown region by region, or None (see the module docstring).
+
+    A ``Heaviside(g)`` adds the boundary ``g = 0`` as a region of its own (H(0) = 1/2 there),
+    decided with one symbol of g solved for; Max/Min/Abs need none (both branches agree there)."""
     if relation in ("<", ">"):
         return None
     e = L - R
-    if e.has(sp.Heaviside):
-        return None  # H(0) = 1/2 needs an equality region; not attempted
     splits = _splits(e)
     if not splits or len(splits) > MAX_SPLITS:
         return None
+    steps = [sp.expand(h.args[0]) for h in e.atoms(sp.Heaviside)]
+    steps = {g if g in splits else -g for g in steps}
     base = _facts(given)
     strict = [f for f, s in (_nonneg_form(g) or (None, False) for g in given) if f is not None and s]
-    for combo in itertools.product((1, -1), repeat=len(splits)):
+    count = 0
+    choices = [(1, -1, 0) if g in steps else (1, -1) for g in splits]
+    for combo in itertools.product(*choices):
         signs = dict(zip(splits, combo))
         # a region the hypotheses exclude: g < 0 there but given g ≥ 0 (or g ≥ 0 but given −g > 0)
-        if any((s < 0 and sp.expand(g) in base) or (s > 0 and sp.expand(-g) in strict) for g, s in signs.items()):
+        if any((s < 0 and sp.expand(g) in base) or (s >= 0 and sp.expand(-g) in strict) for g, s in signs.items()):
             continue
-        Lc, Rc = _branch(L, signs), _branch(R, signs)
-        if (Lc - Rc).has(sp.Max, sp.Min, sp.Abs):
+        count += 1
+        Lc, Rc = _heaviside(_branch(L, signs), signs), _heaviside(_branch(R, signs), signs)
+        if (Lc - Rc).has(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
             return None
-        facts = base + [g if s > 0 else -g for g, s in signs.items()]
+        facts = base + [g if s >= 0 else -g for g, s in signs.items()]
+        for g, s in signs.items():
+            if s == 0:  # on the boundary: one symbol of g solved for
+                at = _on_boundary(g)
+                if at is None:
+                    return None
+                Lc, Rc = Lc.xreplace(at), Rc.xreplace(at)
+                facts = [sp.expand(f.xreplace(at)) for f in facts]
         if not _holds(Lc, Rc, relation, facts):
             return None
     names = ", ".join(sp.sstr(g) for g in splits)
-    return f"case split on the sign of {names} ({2 ** len(splits)} regions)"
+    excluded = len(list(itertools.product(*choices))) - count
+    out = f"case split on the sign of {names} ({count} region{'s' * (count != 1)}"
+    return out + (f"; {excluded} excluded by the hypotheses)" if excluded else ")")
 
 
 # --- peeling sums and products ------------------------------------------------------------------
@@ -345,7 +391,7 @@ def decide(L, R, relation: str, given=(), seconds: float = 5.0):
     start = time.perf_counter()
     left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
     given = tuple(given)
-    if L.has(sp.Max, sp.Min, sp.Abs) or R.has(sp.Max, sp.Min, sp.Abs):
+    if L.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside) or R.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
         ok, how = attempt(_safe(lambda: by_cases(L, R, relation, given)), max(left() * 0.5, 0.1))
         if ok and how:
             return how
