@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mathcheck import derive
 from mathcheck.cli import main
@@ -369,3 +371,23 @@ def test_e_declared_a_variable_is_said_in_one_line(runner, tmp_path, monkeypatch
     assert r.exit_code == 0, r.output
     assert ("    note: e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)"
             in r.output.splitlines())
+
+_LINES = st.sampled_from([
+    "## a", "## b", "##", "let mu = x + 1", "let f(t) = t^2", "let exp(t) = t", "let = 1", "assume: x=positive",
+    "assume: x=huge", "given: x >= 1", "given: x", "given: a != 1", "  x + 1", "  σ*μ", "= x + 1", "= mu",
+    "≈ x  # within 1e-3", "~= f(x)", "<= x^2", ">= 0", "= (x", "= ", "# a comment", "", "  e^x", "= exec(x)",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_LINES, max_size=12))
+def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
+    """Reading never fails on one line: every chain either validates or carries its one-line error."""
+    for chain in derive.parse_text("\n".join(lines), "f.derivation"):
+        try:
+            derive.validate(chain)
+        except derive.DeriveError as exc:
+            msg = str(exc)
+            assert msg.startswith("f.derivation:") and "\n" not in msg
+        report = derive.bad_chain(chain, chain.error) if chain.error else None
+        assert report is None or report.to_json()["status"] == "bad-input"
