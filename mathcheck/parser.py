@@ -9,18 +9,26 @@ nothing of tensors.
 The grammar (``^`` is accepted for ``**``)::
 
     expr    := number | name | name[index, ...] | expr OP expr | -expr | +expr | (expr)
-               | FUNC(expr) | binomial(expr, expr) | atan2(expr, expr) | diff(expr, name[, order])
-               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...)
-               | Sum(expr, (name, expr, expr)[, (name, expr, expr)...])
-    OP      := + - * / ** ^
-    FUNC    := exp log sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh acosh
-               atanh erf erfc gamma lgamma loggamma Abs sigmoid softplus relu factorial
-    const   := pi E
+               | FUNC(expr) | binomial(expr, expr) | atan2(expr, expr) | log(expr, base)
+               | diff(expr, name[, order]) | diff(expr, name[index])
+               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
+               | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
+               | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
+    OP      := + - * / ** ^      (also − · ×)
+    FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
+               acosh atanh erf erfc gamma lgamma loggamma Abs abs sigmoid softplus relu factorial
+               (max, min: Max, Min)
+    const   := pi π E e      (e is Euler's number unless declared a variable: e^x is exp(x))
     number  := 2 | 0.25 | 1e-10   (a decimal is the exact fraction written: 0.1 is 1/10)
+    name    := letters, digits, _ ; Greek letters as written or by name (σ = sigma, β1 = beta1,
+               λ = lambda); gamma is a symbol where it is not called
 
 Definitions: ``sigmoid(x) = 1/(1 + exp(−x))``, ``softplus(x) = log(1 + exp(x))``,
-``relu(x) = Max(x, 0)``, ``logsumexp(a, b, …) = log(exp(a) + exp(b) + …)``; ``lgamma`` is
-SymPy's ``loggamma`` (log Γ(x), real for x > 0).
+``relu(x) = Max(x, 0)``, ``logsumexp(a, b, …) = log(exp(a) + exp(b) + …)``, ``log(x, b) =
+log(x)/log(b)``; ``lgamma`` is SymPy's ``loggamma`` (log Γ(x), real for x > 0). A user's
+definitions (:class:`Definition`, from ``let mu = …`` or ``let f(t) = …``) are expanded in the
+syntax tree before anything is built, and the size limits apply again after expansion. A
+definition or assumption that would hide a constant or a function is refused in one line.
 
 Symbols are real unless ``assume`` says otherwise; a name used as a summation index or bound is an
 integer. Work is bounded before SymPy sees it: input length, nesting depth, size of numbers,
@@ -34,6 +42,7 @@ exponents, factorials and binomials, derivative order and numeric sum bounds (se
 from __future__ import annotations
 
 import ast
+import copy
 import math
 import re
 import warnings
@@ -60,6 +69,7 @@ class Limits:
     sum_bound: int = 1000       # |numeric sum bound|
     sum_terms: int = 20000      # terms of nested sums together (a symbolic range counts as 6)
     nodes: int = 600            # syntax-tree nodes per formula
+    expanded: int = 3000        # syntax-tree nodes per formula once its let definitions are expanded
 
 
 LIMITS = Limits()
@@ -69,14 +79,42 @@ FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "si
              "asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "lgamma",
              "loggamma", "Abs", "sigmoid", "softplus", "relu", "factorial")
 VARIADIC = ("logsumexp", "Max", "Min")  # one or more arguments
-SPECIAL = ("binomial", "atan2", "diff", "Sum") + VARIADIC
+ALIASES = {"max": "Max", "min": "Min", "abs": "Abs"}  # spelled as people write them
+LOGS = ("log2", "log10")
+SPECIAL = ("binomial", "atan2", "diff", "Sum", "Product") + VARIADIC + tuple(ALIASES) + LOGS
 CONSTANTS = ("pi", "E")
+EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
+SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
 RESERVED = set(FUNCTIONS) | set(SPECIAL) | set(CONSTANTS)
 ALLOWED = ("numbers, names, + - * / ** ^, parentheses, " + " ".join(FUNCTIONS)
-           + ", binomial(n, k), atan2(y, x), logsumexp(a, b, ...), Max(a, b, ...), Min(a, b, ...)"
-           + ", diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E")
+           + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
+           + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
+           + ", Product(f, (i, a, b)), x[i], pi, E, e, Greek letters (σ or sigma)")
+
+# Greek letters as written → the names they are spelled with (σ and sigma are one symbol); Σ and Π
+# are left out on purpose: write Sum(...) and Product(...)
+GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
+         "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda",
+         "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "ς": "sigma",
+         "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+         "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Φ": "Phi", "Ψ": "Psi",
+         "Ω": "Omega"}
+SIGNS = {"−": "-", "·": "*", "×": "*", "⋅": "*"}
+_LAMBDA = "_lambda"      # `lambda` is a Python keyword: rewritten before ast.parse, renamed back after
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_KEYWORD_LAMBDA = re.compile(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])")
+
+
+def normalise(text: str) -> str:
+    """Greek letters and the signs people type (−, ·, ×) as the grammar's ASCII: ``σ^2`` → ``sigma^2``.
+
+        >>> normalise("μ + 2·σ − β1")
+        'mu + 2*sigma - beta1'
+    """
+    if not isinstance(text, str) or text.isascii():
+        return text
+    return "".join(GREEK.get(c) or SIGNS.get(c) or c for c in text)
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
 
@@ -101,6 +139,7 @@ def _prescan(text: str, limits: Limits) -> str:
         raise ParseError(f"formula too long: {len(text)} characters, at most {limits.length}")
     if not text.strip():
         raise ParseError("empty formula")
+    text = normalise(text)
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
@@ -114,7 +153,10 @@ def _prescan(text: str, limits: Limits) -> str:
         worst = max(worst, depth)
     if worst > limits.depth:
         raise ParseError(f"nesting too deep: {worst} levels of brackets, at most {limits.depth}")
-    return text.replace("^", "**")
+    if re.search(r"(?<![A-Za-z0-9_])" + _LAMBDA + r"(?![A-Za-z0-9_])", text):  # our stand-in for lambda
+        raise ParseError(f"name {_LAMBDA!r} not allowed: a letter then letters, digits or single "
+                         f"underscores (at most 31)")
+    return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
 
 
 def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
@@ -128,17 +170,27 @@ def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
                          f"allowed: {ALLOWED}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise ParseError(f"not a formula ({type(exc).__name__}); allowed: {ALLOWED}") from None
+    _size(tree.body, limits)
+    for node in ast.walk(tree.body):
+        if isinstance(node, ast.Name) and node.id == _LAMBDA:
+            node.id = "lambda"
+    return tree.body, src
+
+
+def _size(tree: ast.AST, limits: Limits, nodes: int | None = None) -> None:
+    """Refuse a tree deeper or larger than the limits (``nodes``: the expanded limit, after
+    definitions are expanded)."""
+    nodes = limits.nodes if nodes is None else nodes
     count = 0
-    stack = [(tree.body, 1)]
+    stack = [(tree, 1)]
     while stack:  # iterative, so a deep tree cannot blow the Python stack before it is refused
         node, depth = stack.pop()
         count += 1
         if depth > limits.tree_depth:
             raise ParseError(f"formula nested too deeply (over {limits.tree_depth} levels)")
-        if count > limits.nodes:
-            raise ParseError(f"formula too large (over {limits.nodes} syntax nodes)")
+        if count > nodes:
+            raise ParseError(f"formula too large (over {nodes} syntax nodes)")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return tree.body, src
 
 
 # --- which names are what ----------------------------------------------------------------------
@@ -153,11 +205,13 @@ class _Roles:
 
 def _roles(trees) -> _Roles:
     r = _Roles(set(), set(), set(), set())
+    heads = set()  # the Name nodes in function position: f in f(x)
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 r.called.add(node.func.id)
-                if node.func.id == "Sum":
+                heads.add(id(node.func))
+                if node.func.id in ("Sum", "Product"):
                     for lim in node.args[1:]:
                         if isinstance(lim, ast.Tuple):
                             for x in lim.elts:
@@ -169,9 +223,142 @@ def _roles(trees) -> _Roles:
                 r.integer |= {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)}
     for tree in trees:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id not in r.called:
+            if isinstance(node, ast.Name) and id(node) not in heads:
                 r.plain.add(node.id)
     return r
+
+
+# --- definitions: let mu = ..., let f(t) = ... ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Definition:
+    """``let name = body`` or ``let name(p, ...) = body``: expanded where it is used, as a tree
+    (so ``let s = a + b`` makes ``2*s`` mean ``2*(a + b)``), before any name is given a meaning."""
+
+    name: str
+    params: tuple
+    body: str
+
+
+_LET = re.compile(r"^\s*([^\s(=]+)\s*(?:\(([^)]*)\))?\s*=(?!=)\s*(.*)$", re.S)
+
+
+def parse_definition(text: str) -> Definition:
+    """``"mu = Sum(x[i], (i, 1, n))/n"`` or ``"f(t) = t^2"`` (what follows ``let``) → a Definition.
+
+        >>> parse_definition("σ(t, u) = t*u")
+        Definition(name='sigma', params=('t', 'u'), body='t*u')
+    """
+    m = _LET.match(normalise(text) if isinstance(text, str) else "")
+    if not m or not m.group(3).strip():
+        raise ParseError(f"let {text.strip()[:40]!r}: write 'let mu = expression' or 'let f(t) = expression'")
+    name, params, body = m.group(1), m.group(2), m.group(3).strip()
+    params = () if params is None else tuple(p.strip() for p in params.split(","))
+    for n in (name,) + params:
+        if not _NAME.match(n) or "__" in n:
+            raise ParseError(f"let {name}: name {n!r} not allowed: a letter then letters, digits or single "
+                             f"underscores (at most 31)")
+    _shadows(name, "let")
+    for n in params:
+        _shadows(n, f"let {name}: the parameter")
+    if len(set(params)) != len(params):
+        raise ParseError(f"let {name}: a parameter is named twice in ({', '.join(params)})")
+    return Definition(name, params, body)
+
+
+def _shadows(name: str, what: str) -> None:
+    """One line when a user's name would hide a constant or a function of the grammar."""
+    if name in CONSTANTS or name == EULER:
+        what_is = "the constant π" if name == "pi" else "Euler's number e"
+        raise ParseError(f"{what} {name}: {name} is {what_is}; choose another name")
+    if name in RESERVED and name not in SYMBOL_OR_FUNCTION:
+        raise ParseError(f"{what} {name}: {name} is a built-in function; choose another name")
+
+
+def _located(tree, at):
+    """Every node of an expanded definition placed at its use, so an error quotes the user's line."""
+    for node in ast.walk(tree):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(at, attr):
+                setattr(node, attr, getattr(at, attr))
+    return tree
+
+
+def _bound_names(tree) -> set:
+    """The indices a tree sums or multiplies over (a definition's own, not to be captured)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Sum", "Product"):
+            for lim in node.args[1:]:
+                if isinstance(lim, ast.Tuple) and lim.elts and isinstance(lim.elts[0], ast.Name):
+                    out.add(lim.elts[0].id)
+    return out
+
+
+class _Expand(ast.NodeTransformer):
+    def __init__(self, defs: dict, limits: Limits = LIMITS):
+        self.defs = defs  # name -> (params, tree)
+        self.limits, self.grown = limits, 0
+
+    def _grow(self, tree):
+        """Count what an expansion adds, so a chain of doubling definitions is refused early."""
+        self.grown += sum(1 for _ in ast.walk(tree))
+        if self.grown > self.limits.expanded:
+            raise ParseError(f"formula too large (over {self.limits.expanded} syntax nodes) once its "
+                             f"definitions are expanded")
+        return tree
+
+    def visit_Name(self, node):
+        d = self.defs.get(node.id)
+        if d is None:
+            return node
+        if d[0]:
+            raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[0])}); write {node.id}(...)")
+        return _located(copy.deepcopy(self._grow(d[1])), node)
+
+    def visit_Call(self, node):
+        if not (isinstance(node.func, ast.Name) and node.func.id in self.defs):
+            return self.generic_visit(node)
+        name = node.func.id
+        params, body = self.defs[name]
+        args = [self.visit(a) for a in node.args]
+        if node.keywords or len(args) != len(params):
+            raise ParseError(f"{name} takes {len(params)} argument{'s' * (len(params) != 1)} "
+                             f"({', '.join(params)}), not {len(node.args) + len(node.keywords)}")
+        used = {n.id for a in args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        clash = sorted(used & (_bound_names(body) - set(params)))
+        if clash:
+            raise ParseError(f"{name}(...): the argument uses {clash[0]}, which the definition of {name} "
+                             f"sums over; rename that index")
+        values = dict(zip(params, args))
+        self._grow(body)
+        for a in args:
+            self._grow(a)
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, n):
+                return copy.deepcopy(values[n.id]) if n.id in values else n
+
+        return _located(Put().visit(copy.deepcopy(body)), node)
+
+
+def expand(defs, limits: Limits = LIMITS) -> dict:
+    """Each definition's body as a tree, earlier definitions already expanded in it."""
+    out: dict = {}
+    for d in defs:
+        if d.name in out:
+            raise ParseError(f"let {d.name}: {d.name} is already defined; choose another name")
+        try:
+            tree, _ = _tree(d.body, limits)
+        except ParseError as exc:
+            raise ParseError(f"let {d.name}: {exc}") from None
+        words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        if d.name in words:
+            raise ParseError(f"let {d.name}: the definition uses {d.name} itself")
+        tree = _Expand(out, limits).visit(tree)
+        _size(tree, limits, limits.expanded)
+        out[d.name] = (d.params, tree)
+    return out
 
 
 def _conflict(props) -> tuple[str, str] | None:
@@ -240,10 +427,12 @@ class _Builder:
         name = node.id
         if name == "pi":
             return sp.pi
-        if name == "E":
+        if name == "E" or (name == EULER and name not in self.symbols and name not in self.bases):
             return sp.E
         if name in self.bound:
             return self.bound[name]
+        if name in SYMBOL_OR_FUNCTION and name in self.symbols:
+            return self.symbols[name]
         if name in RESERVED:
             self.fail(node, f"{name} is a function; call it")
         if name in self.bases:
@@ -315,8 +504,17 @@ class _Builder:
             self.fail(node.keywords[0].value, "keyword arguments are not allowed", grammar=True)
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.fail(node, "starred arguments are not allowed", grammar=True)
-        if name == "Sum":
-            return self._sum(node)
+        name = ALIASES.get(name, name)
+        if name in ("Sum", "Product"):
+            return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
+        if name in LOGS or (name == "log" and len(node.args) == 2):
+            if len(node.args) != (1 if name in LOGS else 2):
+                self.fail(node, f"{name} takes one argument" if name in LOGS else "write log(x) or log(x, base)")
+            x = self.build(node.args[0])
+            b = {"log2": sp.Integer(2), "log10": sp.Integer(10)}.get(name) or self.build(node.args[1])
+            if b.is_number and (b.is_positive is not True or b == 1):
+                self.fail(node.args[-1], "a logarithm's base must be a positive number other than 1")
+            return sp.log(x) / sp.log(b)  # log_b x = ln x / ln b
         if name == "diff":
             return self._diff(node)
         if name == "binomial":
@@ -332,6 +530,8 @@ class _Builder:
                 self.fail(node, "atan2 takes two arguments, atan2(y, x)")
             y, x = (self.build(a) for a in node.args)
             return sp.atan2(y, x)
+        if name in ("Max", "Min") and len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
+            return self._extreme_over(node, sp.Max if name == "Max" else sp.Min)
         if name in VARIADIC:
             if not node.args:
                 self.fail(node, f"{name} takes one or more arguments, e.g. {name}(a, b)")
@@ -364,19 +564,41 @@ class _Builder:
                 "gamma": sp.gamma, "lgamma": sp.loggamma, "loggamma": sp.loggamma, "Abs": sp.Abs,
                 "factorial": sp.factorial}[name](x)
 
+    def _extreme_over(self, node, kind):
+        """``Max(x[i], (i, 1, 4))``: the largest of x[1..4], written out (the range must be numeric:
+        a maximum over a symbolic n has no finite form)."""
+        lim = node.args[1]
+        if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name) or lim.elts[0].id in RESERVED:
+            self.fail(lim, f"write {kind.__name__}(f, (i, a, b)) with i a name")
+        a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
+        if not (a.is_Integer and b.is_Integer) or not 1 <= int(b) - int(a) + 1 <= 100:
+            self.fail(lim, f"{kind.__name__} over a range needs whole-number bounds, 1 to 100 terms apart "
+                      f"(for a symbolic size write it for a fixed one, e.g. {kind.__name__}(x[i], (i, 1, 4)))")
+        var = lim.elts[0].id
+        saved = dict(self.bound)
+        try:
+            terms = []
+            for k in range(int(a), int(b) + 1):
+                self.bound[var] = sp.Integer(k)
+                terms.append(self.build(node.args[0]))
+        finally:
+            self.bound = saved
+        return kind(*terms)
+
     def _exp_argument(self, x, node):
         if x.is_number and x.is_real and abs(float(x)) > 10**6:
             self.fail(node, "argument too large (|argument| ≤ 10^6)")
 
-    def _sum(self, node):
+    def _sum(self, node, kind):
+        word = kind.__name__
         if len(node.args) < 2 or not all(isinstance(a, ast.Tuple) for a in node.args[1:]):
-            self.fail(node, "write Sum(f, (i, a, b))")
+            self.fail(node, f"write {word}(f, (i, a, b))")
         limits = []
         saved, saved_terms = dict(self.bound), self.terms
         try:
             for lim in node.args[1:]:
                 if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name):
-                    self.fail(lim, "a sum's range is (i, a, b) with i a name")
+                    self.fail(lim, f"a {word.lower()}'s range is (i, a, b) with i a name")
                 var = lim.elts[0].id
                 if var in RESERVED or var in self.bases:
                     self.fail(lim.elts[0], "a summation index must be a plain name")
@@ -396,14 +618,16 @@ class _Builder:
             f = self.build(node.args[0])
         finally:
             self.bound, self.terms = saved, saved_terms
-        return sp.Sum(f, *limits)
+        return kind(f, *limits)
 
     def _diff(self, node):
         if len(node.args) not in (2, 3):
             self.fail(node, "write diff(f, x) or diff(f, x, order)")
         var = node.args[1]
-        if not isinstance(var, ast.Name) or var.id in RESERVED or var.id in self.bases:
-            self.fail(var, "differentiate with respect to a plain name")
+        indexed = isinstance(var, ast.Subscript) and isinstance(var.value, ast.Name) and var.value.id in self.bases
+        if not indexed and (not isinstance(var, ast.Name) or var.id in self.bases
+                            or (var.id in RESERVED and var.id not in self.symbols)):
+            self.fail(var, "differentiate with respect to a plain name or an entry x[j]")
         order = 1
         if len(node.args) == 3:
             o = node.args[2]
@@ -411,29 +635,57 @@ class _Builder:
                 self.fail(o, f"the order of a derivative is a whole number 1..{self.limits.order}")
             order = o.value
         x = self.build(var)
+        if indexed and x.free_symbols & set(self.bound.values()):
+            self.fail(var, "differentiate with respect to an entry whose index is not summed over")
         if x.is_integer:
             self.fail(var, "cannot differentiate with respect to an integer")
         return sp.Derivative(self.build(node.args[0]), (x, order))
 
 
-def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tuple:
-    """Parse several formulas that share their symbols (a check's two sides)."""
-    assume = {k: tuple(v) for k, v in (assume or {}).items()}
+def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False) -> tuple:
+    """Parse several formulas that share their symbols (a check's two sides).
+
+    ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
+    ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
+    assumptions cover all its lines), not an error (a single check's ``--assume``)."""
+    assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
+    table = expand(defs, limits) if defs else {}
     parsed = [_tree(t, limits) for t in texts]
+    if table:
+        parsed = [(_Expand(table, limits).visit(t), src) for t, src in parsed]
+        for t, _ in parsed:
+            _size(t, limits, limits.expanded)
     trees = [t for t, _ in parsed]
     roles = _roles(trees)
+    for name in sorted(set(assume) & set(table)):
+        raise ParseError(f"assume names {name!r}, which let defines; state a property of it as a "
+                         f"hypothesis instead, e.g. 'given: {name} > 0'")
+    for name in sorted(set(assume) & set(CONSTANTS)):
+        _shadows(name, "assume:")
     for name in sorted(roles.called):
+        if name in set(GREEK.values()) and name not in RESERVED:
+            hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
+            raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
+                             f"'let {name}(t) = ...' or call a listed function{hint}")
         if name not in RESERVED:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
+    for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
+        raise ParseError(f"{name} is used both as the function {name}(...) and as a symbol; "
+                         f"rename the symbol (e.g. {name}1)")
     names = (roles.plain | roles.indexed | roles.integer) - set(CONSTANTS)
+    if EULER in names and EULER not in assume and EULER not in roles.indexed | roles.integer:
+        names.discard(EULER)  # Euler's number: e^x is exp(x) unless e is declared a variable
     for name in sorted(names):
         if not _NAME.match(name) or "__" in name:
             raise ParseError(f"name {name!r} not allowed: a letter then letters, digits or single "
                              f"underscores (at most 31)")
-    for name in sorted(names & RESERVED):
+    for name in sorted(names & RESERVED - (set(SYMBOL_OR_FUNCTION) - roles.called)):
         raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or "
                          f"rename the variable")
     for name in sorted(set(assume) - names):
+        if unused_ok:
+            del assume[name]
+            continue
         raise ParseError(f"--assume names {name!r}, which the formulas do not use")
     symbols, bases = {}, {}
     try:
@@ -462,14 +714,14 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tu
     return tuple(out)
 
 
-def parse(text: str, assume: dict | None = None, limits: Limits = LIMITS):
+def parse(text: str, assume: dict | None = None, limits: Limits = LIMITS, defs=()):
     """One formula as a SymPy expression (see the module docstring for the grammar)."""
-    return parse_many([text], assume, limits)[0]
+    return parse_many([text], assume, limits, defs)[0]
 
 
 def parse_assumption(spec: str) -> tuple[str, tuple[str, ...]]:
     """``"n=positive,integer"`` → ``("n", ("positive", "integer"))``."""
-    name, sep, props = spec.partition("=")
+    name, sep, props = normalise(spec).partition("=")
     name = name.strip()
     if not sep or not _NAME.match(name) or "__" in name:
         raise ParseError(f"--assume {spec!r}: write NAME=PROP[,PROP], e.g. n=positive,integer")

@@ -7,9 +7,12 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mathcheck import derive
 from mathcheck.cli import main
+from mathcheck.parser import ALLOWED
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MIXED = str(ROOT / "tests" / "fixtures" / "three_true_one_false.derivation")
@@ -70,21 +73,27 @@ def test_bad_input_is_one_line_with_file_and_line(runner, tmp_path, monkeypatch,
     (tmp_path / "f.derivation").write_text(text)
     r = runner.invoke(main, ["derive", "f.derivation"])
     assert r.exit_code == 2, r.output
-    assert r.output.startswith(f"error: {message}"), r.output
-    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    errors = [x for x in r.output.splitlines() if x.startswith("    error: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"    error: {message}"), r.output
+    assert r.output.splitlines()[-1] == "chains: 1 bad-input (of 1, seed 0)" and "Traceback" not in r.output
 
 
-def test_bad_input_anywhere_stops_before_any_proving(runner, tmp_path, monkeypatch):
+def test_a_bad_line_fails_its_chain_only_and_nothing_is_proved_before_every_chain_is_parsed(
+        runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "bad.md").write_text("text\n```mathcheck\n  x\n= exec(x)\n```\n")
-    monkeypatch.setattr(derive, "_relation", lambda *a, **k: pytest.fail("proved before validating"))
-    r = runner.invoke(main, ["derive", MIXED, "bad.md"])
-    assert r.exit_code == 2
-    assert r.output == ("error: bad.md:4: unknown function 'exec'; allowed: numbers, names, + - * / ** ^, "
-                        "parentheses, exp log sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh acosh "
-                        "atanh erf erfc gamma lgamma loggamma Abs sigmoid softplus relu factorial, binomial(n, k), "
-                        "atan2(y, x), logsumexp(a, b, ...), Max(a, b, ...), Min(a, b, ...), "
-                        "diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E\n")
+    (tmp_path / "bad.md").write_text("text\n```mathcheck\n## bad\n  x\n= exec(x)\n\n## good\n  x + x\n= 2*x\n```\n")
+    order = []
+    real_validate, real_relation = derive.validate, derive._relation
+    monkeypatch.setattr(derive, "validate", lambda c: (order.append("parse"), real_validate(c))[1])
+    monkeypatch.setattr(derive, "_relation", lambda *a, **k: (order.append("prove"), real_relation(*a, **k))[1])
+    r = runner.invoke(main, ["derive", "bad.md", "--json"])
+    assert r.exit_code == 2, r.output
+    assert order[:2] == ["parse", "parse"] and "prove" in order
+    out = json.loads(r.output)
+    bad, good = out["files"][0]["chains"]
+    assert bad["status"] == "bad-input"
+    assert bad["message"] == f"bad.md:5: unknown function 'exec'; allowed: {ALLOWED}"
+    assert good["status"] == "proved" and out["status"] == "bad-input"
 
 
 def test_missing_file_and_markdown_without_chains(runner, tmp_path, monkeypatch):
@@ -157,11 +166,12 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
 
 
 def test_hypotheses_restrict_the_points():
-    """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
+    """sqrt((x−1)²) = x − 1 is false for real x, and proved once x ≥ 1 is given (|x − 1| split on
+    the sign of x − 1, the region x < 1 excluded by the hypothesis)."""
     free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
     assert free.status == "refuted" and free.counterexample["x"] < 1
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
-    assert given.status == "inconclusive", given
+    assert given.status == "proved" and given.how == "case split on the sign of x - 1 (1 region; 1 excluded by the hypotheses)", given
     # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
     assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
     assert given.given == ("x >= 1",)
@@ -230,3 +240,154 @@ def test_expressions_print_as_compact_math():
     assert math(sp.Derivative(sp.sin(x), (x, 2))) == "∂²sin(x)/∂x²"
     assert math(sp.Sum(z[k], (k, 1, n)) ** 2) == "(Σ_{k=1}^{n} z_k)²"
     assert math(sp.Matrix([[1, x], [0, 1]])) == "[1, x; 0, 1]"
+
+
+# --- notes as people write them (issue 22) ----------------------------------------------------------
+
+NOTES = """\
+let μ = Sum(x[i], (i, 1, n))/n
+
+## deviations from the mean sum to zero
+given: n >= 1
+  Sum(x[i] - μ, (i, 1, n))
+= Sum(x[i], (i, 1, n)) - n*μ          # linearity
+= 0
+
+## e^x is its own derivative
+  diff(e^x, x)
+= e^x
+
+## a scaled square
+let f(t) = λ*t^2
+assume: λ positive
+  f(σ + 1)
+= λ*σ^2 + 2*lambda*σ + λ             # expand
+"""
+
+
+def test_let_greek_and_e_in_a_text_file(tmp_path):
+    p = tmp_path / "notes.derivation"
+    p.write_text(NOTES)
+    report = derive.check_files([str(p)])
+    assert [(c.chain.name, c.status) for _, chains in report.files for c in chains] == [
+        ("deviations from the mean sum to zero", "proved"), ("e^x is its own derivative", "proved"),
+        ("a scaled square", "proved")]
+    chains = report.files[0][1]
+    assert chains[0].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"),)
+    assert chains[2].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"), (14, "f(t) = λ*t^2"))
+    assert chains[2].to_json()["assumptions"] == {"lambda": ["positive"]}
+
+
+GELU = "x*(1 + erf(x/sqrt(2)))/2"
+GELU_TANH = "x*(1 + tanh(sqrt(2/π)*(x + 0.044715*x^3)))/2"
+
+
+@pytest.mark.parametrize("link, reason, status", [
+    ("≈", "# within 5e-4", "holds-within"),
+    ("~=", "# tanh form, within 1e-5", "refuted"),
+    ("≈", "", "inconclusive"),
+])
+def test_approximate_links_are_measured_never_proved(link, reason, status):
+    chain = derive.parse_text(f"## gelu\n  {GELU}\n{link} {GELU_TANH}  {reason}\n", "g.derivation")[0]
+    assert chain.steps[1].relation == "≈" and chain.relation == "≈"
+    r = derive.check_chain(chain)
+    step = r.steps[1]
+    assert step.status == status and r.status == status
+    m = step.measured
+    assert 4.6e-4 < m["max_error"] < 4.8e-4 and m["points"] > 200   # GELU's tanh form: 4.7e-4 near |x| = 2.7
+    assert abs(abs(m["where"]["x"]) - 2.7) < 0.1
+    if status == "refuted":
+        assert step.counterexample == m["where"] and "confirmed at 50 digits" in step.how
+    if status == "inconclusive":
+        assert "state a bound to check, e.g. '# within 5e-4'" in step.how
+    assert derive.EXIT[r.status] == {"holds-within": 0, "refuted": 1, "inconclusive": 3}[status]
+
+
+def test_a_bound_is_checked_over_the_given_domain_only():
+    text = "## sin x is about x for small x\ngiven: -0.1 <= x <= 0.1\n  sin(x)\n≈ x   # within 1.7e-4\n"
+    r = derive.check_chain(derive.parse_text(text, "s.derivation")[0])
+    assert r.status == "holds-within"
+    assert r.steps[1].measured["max_error"] <= 1.7e-4      # x³/6 at 0.1 = 1.67e-4
+    loose = derive.check_chain(derive.parse_text(text.replace("given: -0.1 <= x <= 0.1\n", ""), "s.derivation")[0])
+    assert loose.status == "refuted"
+
+
+def test_chains_built_by_another_reader_are_checked_the_same_way():
+    chain = derive.Chain("built", "paper.tex", 3, {"sigma": ("positive",)}, ((4, "n >= 1"),),
+                         (derive.Line(5, None, "exp(log(σ))"), derive.Line(6, "=", "sigma", "log then exp")),
+                         lets=((4, "s = sigma"),))
+    assert derive.check_chain(chain).status == "proved"
+    bad = derive.Chain("broken", "paper.tex", 9, steps=(derive.Line(10, None, "x"), derive.Line(11, "=", "x +")))
+    r = derive.check_chain(bad)
+    assert r.status == "bad-input" and r.message.startswith("paper.tex:11: not a formula")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("## c\n  x\n≈\n", "f.derivation:3: nothing after '≈'"),
+    ("## c\nlet exp(t) = t\n  x\n= x\n", "f.derivation:2: let exp: exp is a built-in function; choose another name"),
+    ("## c\nlet m = x +\n  m\n= m\n", "f.derivation:2: let m: not a formula"),
+    ("## c\nassume: e=real\nlet e = 1\n  e\n= e\n", "f.derivation:3: let e: e is Euler's number e"),
+])
+def test_a_bad_line_is_named_not_the_line_before(text, message):
+    chains = derive.parse_text(text, "f.derivation")
+    assert len(chains) == 1
+    r = derive.check_chain(chains[0])
+    assert r.status == "bad-input" and r.message.startswith(message), r.message
+
+
+def test_every_other_chain_is_still_checked(tmp_path):
+    p = tmp_path / "mixed.derivation"
+    p.write_text("## one\n  x + x\n= 2*x\n\n## two\n  x\n= (x\n= x\n\n## three\n  x*x\n= x^2\n\n  y\n= y + 0\n")
+    report = derive.check_files([str(p)])
+    got = [(c.chain.name, c.status, c.message) for _, chains in report.files for c in chains]
+    assert got[0][:2] == ("one", "proved") and got[2][:2] == ("three", "proved") and got[3][:2] == ("line 14", "proved")
+    assert got[1][:2] == ("two", "bad-input") and got[1][2].startswith(f"{p}:7: not a formula")
+    assert report.exit_code == 2 and report.to_json()["files"][0]["chains"][1]["message"] == got[1][2]
+
+
+def test_the_notes_example_gets_each_chain_its_honest_verdict(runner):
+    """examples/notes.md: let, Greek letters, e^x, ≈ within a bound that holds and one that does not,
+    Product, log2, diff by x[j], and one bad line named while the rest is checked."""
+    r = runner.invoke(main, ["derive", "examples/notes.md", "--json"])
+    assert r.exit_code == 2
+    chains = json.loads(r.output)["files"][0]["chains"]
+    assert [(c["name"], c["status"]) for c in chains] == [
+        ("deviations from the mean sum to zero", "proved"), ("the mean's gradient", "proved"),
+        ("e^x is its own derivative", "proved"), ("the sigmoid's derivative", "bad-input"),
+        ("GELU's tanh form, within its published accuracy", "holds-within"),
+        ("GELU's tanh form is not exact to 1e-5", "refuted"),
+        ("the first moment of a constant gradient", "proved"),
+        ("the information of three independent events, in bits", "proved")]
+    assert chains[3]["message"] == ("examples/notes.md:36: sigma is a Greek letter, a symbol, not a function: "
+                                    "define it with 'let sigma(t) = ...' or call a listed function; "
+                                    "the logistic function is sigmoid(x)")
+    assert chains[5]["steps"][1]["counterexample"]["x"] == pytest.approx(-2.7, abs=0.05)
+
+
+def test_e_declared_a_variable_is_said_in_one_line(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.derivation").write_text("## e as a variable\nassume: e=positive\n  e^x\n= exp(x*log(e))\n")
+    r = runner.invoke(main, ["derive", "e.derivation"])
+    assert r.exit_code == 0, r.output
+    assert ("    note: e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)"
+            in r.output.splitlines())
+
+_LINES = st.sampled_from([
+    "## a", "## b", "##", "let mu = x + 1", "let f(t) = t^2", "let exp(t) = t", "let = 1", "assume: x=positive",
+    "assume: x=huge", "given: x >= 1", "given: x", "given: a != 1", "  x + 1", "  σ*μ", "= x + 1", "= mu",
+    "≈ x  # within 1e-3", "~= f(x)", "<= x^2", ">= 0", "= (x", "= ", "# a comment", "", "  e^x", "= exec(x)",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_LINES, max_size=12))
+def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
+    """Reading never fails on one line: every chain either validates or carries its one-line error."""
+    for chain in derive.parse_text("\n".join(lines), "f.derivation"):
+        try:
+            derive.validate(chain)
+        except derive.DeriveError as exc:
+            msg = str(exc)
+            assert msg.startswith("f.derivation:") and "\n" not in msg
+        report = derive.bad_chain(chain, chain.error) if chain.error else None
+        assert report is None or report.to_json()["status"] == "bad-input"

@@ -9,7 +9,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mathcheck.parser import LIMITS, ParseError, parse, parse_assumption, parse_many
+from mathcheck.parser import LIMITS, ParseError, normalise, parse, parse_assumption, parse_definition, parse_many
 
 # --- an audit hook that records anything that would mean code ran ---------------------------------
 _WATCHING = False
@@ -227,3 +227,99 @@ def test_inconsistent_assumptions_name_the_conflicting_properties():
         assert str(info.value) == f"inconsistent assumptions for x: {a} and {b} cannot both hold; keep one"
     with pytest.raises(ParseError, match="^inconsistent assumptions for n: positive and negative"):
         parse_assumption("n=positive,integer,negative")
+
+
+# --- names as people write them (issue 22) ------------------------------------------------------------
+
+def _sym(name, **kw):
+    return sp.Symbol(name, real=True, **kw)
+
+
+@pytest.mark.parametrize("written, spelled", [
+    ("σ^2 + μ", "sigma^2 + mu"), ("β1^t", "beta1^t"), ("ε + λ", "epsilon + lambda"),
+    ("γ*x + β", "gamma*x + beta"), ("2·x − 1", "2*x - 1"), ("π", "pi"),
+])
+def test_greek_letters_are_one_symbol_whichever_spelling(written, spelled):
+    assert parse(written) == parse(spelled)
+
+
+def test_lambda_is_a_name_not_a_keyword():
+    e = parse("lambda*x + λ", {"lambda": ("positive",)})
+    lam = sp.Symbol("lambda", real=True, positive=True)
+    assert e == lam * _sym("x") + lam
+
+
+def test_gamma_is_a_symbol_unless_called():
+    assert parse("gamma*x") == _sym("gamma") * _sym("x")
+    assert parse("gamma(x)") == sp.gamma(_sym("x"))
+    with pytest.raises(ParseError, match="gamma is used both as the function gamma"):
+        parse("gamma(x)*gamma")
+
+
+def test_e_is_euler_unless_declared():
+    x = _sym("x")
+    assert parse("e^x") == sp.exp(x)
+    assert parse("e*x", {"e": ("positive",)}) == sp.Symbol("e", real=True, positive=True) * x
+    assert parse("Sum(e[k], (k, 1, 2))").doit() == sp.IndexedBase("e", real=True)[1] + sp.IndexedBase("e", real=True)[2]
+
+
+@pytest.mark.parametrize("text, same", [
+    ("max(x, y) + min(x, 1) + abs(x)", "Max(x, y) + Min(x, 1) + Abs(x)"),
+    ("log(x, 2)", "log(x)/log(2)"), ("log2(x)", "log(x)/log(2)"), ("log10(x)", "log(x)/log(10)"),
+])
+def test_function_spellings(text, same):
+    assert parse(text) == parse(same)
+
+
+def test_product_and_diff_by_an_entry():
+    x, i, j, n = sp.IndexedBase("x", real=True), sp.Symbol("i", integer=True, real=True), \
+        sp.Symbol("j", integer=True, real=True), sp.Symbol("n", integer=True, real=True)
+    assert parse("Product(x[i], (i, 1, n))") == sp.Product(x[i], (i, 1, n))
+    assert parse("diff(Sum(x[i]^2, (i, 1, n)), x[j])") == sp.Derivative(sp.Sum(x[i] ** 2, (i, 1, n)), x[j])
+    with pytest.raises(ParseError, match="a logarithm's base"):
+        parse("log(x, 1)")
+
+
+def test_definitions_expand_where_used():
+    defs = [parse_definition("μ = Sum(x[i], (i, 1, n))/n"), parse_definition("f(t) = t^2 + mu")]
+    assert defs[0].name == "mu"
+    assert parse("2*mu + f(y)", defs=defs) == parse("2*Sum(x[i], (i, 1, n))/n + y^2 + Sum(x[i], (i, 1, n))/n")
+    assert parse("2*s", defs=[parse_definition("s = a + b")]) == parse("2*(a + b)")
+
+
+@pytest.mark.parametrize("let, use, message", [
+    ("exp(t) = t", "x", "let exp: exp is a built-in function; choose another name"),
+    ("e = 2", "x", "let e: e is Euler's number e; choose another name"),
+    ("pi = 3", "x", "let pi: pi is the constant π; choose another name"),
+    ("f(t, t) = t", "x", "let f: a parameter is named twice in (t, t)"),
+    ("f(t) = Sum(t*x[i], (i, 1, 3))", "f(i)", "f(...): the argument uses i, which the definition of f sums over"),
+    ("f(t) = t", "f(1, 2)", "f takes 1 argument (t), not 2"),
+    ("f(t) = t", "f + 1", "f is defined with parameters (t); write f(...)"),
+    ("mu = mu + 1", "mu", "let mu: the definition uses mu itself"),
+    ("mu = ", "mu", "let 'mu =': write 'let mu = expression'"),
+])
+def test_bad_definitions_are_one_line(let, use, message):
+    with pytest.raises(ParseError) as exc:
+        parse(use, defs=[parse_definition(let)])
+    assert str(exc.value).startswith(message)
+
+
+def test_definitions_cannot_grow_past_the_node_limit():
+    defs = [parse_definition("a0 = x + y")] + [parse_definition(f"a{k} = a{k - 1}*a{k - 1}") for k in range(1, 12)]
+    with pytest.raises(ParseError, match="formula too large"):
+        parse("a11", defs=defs)
+
+
+def test_assumptions_on_constants_and_definitions_are_refused():
+    with pytest.raises(ParseError, match="assume: pi: pi is the constant π"):
+        parse("pi*x", {"pi": ("positive",)})
+    with pytest.raises(ParseError, match="assume names 'mu', which let defines"):
+        parse("mu", {"mu": ("positive",)}, defs=[parse_definition("mu = x^2")])
+    assert normalise("μ + 2·σ − β1") == "mu + 2*sigma - beta1"
+
+
+def test_max_and_min_over_an_indexed_range():
+    assert parse("max(x[i], (i, 1, 3))") == parse("Max(x[1], x[2], x[3])")
+    assert parse("Min(x[k]^2, (k, 0, 1))") == parse("Min(x[0]^2, x[1]^2)")
+    with pytest.raises(ParseError, match="Max over a range needs whole-number bounds"):
+        parse("Max(x[i], (i, 1, n))")
