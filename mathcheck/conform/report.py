@@ -15,6 +15,10 @@ def _num(x) -> str:
 def lines(report) -> list[str]:
     flags = " ".join(report.variant.flags())
     out = [f"conform {report.target}  kind {report.kind}{'  ' + flags if flags else ''}  seed {report.seed}"]
+    out += [f"  {line}" for line in report.setting]
+    if report.nondeterministic:
+        out.append(f"status: inconclusive ({report.nondeterministic})")
+        return out
     wn = max(len(r.name) for r in report.results)
     wc = max(len(r.claim) for r in report.results)
     for r in report.results:
@@ -33,7 +37,7 @@ def lines(report) -> list[str]:
             if cx.get("compared"):
                 out.append(f"      compared: {cx['compared']}")
             if cx.get("entry") is not None:
-                out.append(f"      first differing entry {tuple(cx['entry'])}: derived {_num(cx['derived'])}, "
+                out.append(f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {_num(cx['derived'])}, "
                            f"yours {_num(cx['user'])}")
             out.append(f"      claim: {r.claim} (mathcheck show {r.claim})")
             out.append(f"      replay: {cx['replay']}")
