@@ -154,3 +154,51 @@ def test_corpus(file, name, kind, flags, prop):
     if cx["entry"] is not None:  # the entry shown differs beyond the tolerance: it shows the bug
         assert abs(cx["derived"] - cx["user"]) > res.tolerance
     assert cx["replay"].startswith(f"mathcheck conform {target} --kind {kind}")
+
+
+# --- real sizes and reports that locate the bug -------------------------------------------------------
+
+def test_an_attention_that_drops_keys_after_16_fails_and_shrinks_to_17():
+    from examples import bug_zoo as zoo
+
+    r = conform(zoo.drop_keys_after_16, "attention", only=("long-sequence",))
+    res = r.results[0]
+    assert res.status == "fails"
+    cx = res.counterexample
+    assert cx["sizes"]["L"] == 17  # the first length where a key is dropped
+    assert abs(cx["derived"] - cx["user"]) > res.tolerance
+
+
+def test_shrinking_keeps_the_same_exception_type():
+    def picky(query, key, value, attn_mask=None, is_causal=False):
+        L = query.shape[-2]
+        if L == 1:
+            raise TypeError("a different failure")
+        if L >= 3:
+            raise RuntimeError("the bug")
+        return nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
+
+    res = conform(picky, "attention", only=("output",)).results[0]
+    assert res.status == "fails" and res.counterexample["sizes"]["L"] == 3
+    assert res.note.startswith("the callable raised RuntimeError: the bug")
+
+
+def test_the_worst_entry_is_shown_not_the_first():
+    from mathcheck.conform.property import compare
+
+    derived = torch.zeros(4, dtype=torch.float64)
+    o = compare(derived + torch.tensor([1e-9, 0.0, 4.26, 1e-3], dtype=torch.float64), derived, 1e-12, "x")
+    assert (o.entry, o.user) == ((2,), 4.26)
+
+
+def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said():
+    out = _cli("examples/bug_zoo.py:softmax_without_shift", "--kind", "softmax")
+    assert out.exit_code == 1
+    assert out.output.splitlines()[-1] == ("status: fails (numerically unstable: finite-large-logits fails at large "
+                                           "logits while the formula holds at ordinary ones)")
+    from mathcheck.conform.property import Outcome, Property
+    from mathcheck.conform.run import run_property
+
+    near = Property("p", "softmax-simplex", "doc", lambda *a: Outcome(False, 2.0, 1.0, (0,), 0.0, 2.0, "x"), {"N": 1})
+    res = run_property(near, None, "t", "softmax", Variant(), 0, {"N": 1}, False)
+    assert res.status == "fails" and res.note.startswith("within 4× the tolerance from float64 ε (2×): a rounding-level")

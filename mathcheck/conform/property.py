@@ -34,6 +34,19 @@ class Outcome:
     what: str = ""        # what was compared (the derived side), shown with the counterexample
     note: str = ""        # e.g. the fully masked row's behaviour, or the exception the user's code raised
     crashed: bool = False  # the user's code raised (a failure of another kind for the shrinker)
+    error: str = ""        # the exception type it raised: the shrinker keeps only the same one
+
+    def way(self) -> tuple:
+        """How it fails, for the shrinker: raised (and what), wrong shape/type, non-finite, or a value."""
+        if self.crashed or self.error:
+            return ("raised", self.error)
+        if self.entry is None:
+            return ("shape", self.note.split(" ")[0] if self.note else "")
+        return ("value",)
+
+    def ratio(self) -> float:
+        """|err|/tolerance (inf for an exact comparison that fails)."""
+        return self.max_abs_err / self.tolerance if self.tolerance else float("inf")
 
 
 @dataclass(frozen=True)
@@ -141,7 +154,7 @@ def call(fn, *args, **kwargs):
     except Exception as exc:  # their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
-                             crashed=True)
+                             crashed=True, error=type(exc).__name__)
 
 
 def call_tensor(fn, *args, **kwargs):
