@@ -182,12 +182,14 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
             simple: bool = False, target: str | None = None) -> Report:
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature."""
+    from mathcheck.conform.conventions import adapt
     from mathcheck.conform.target import check_signature
 
     check_kind(kind)
     check_variant(kind, variant)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
+    fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
     props = properties(kind)
     if only:
         known = [p.name for p in props]

@@ -47,6 +47,9 @@ class Variant:
     positions: str = "none"
     scale: float | None = None
     eps: float | None = None  # norms: the eps to test at (--eps, or the module's own; see norms.configure)
+    layout: str | None = None  # conventions.LAYOUTS: bhld (default) or blhd; mha: bld (default) or lbd
+    mask: str | None = None    # conventions.MASKS: how attn_mask encodes a masked key (default keep)
+    gqa_grouping: str | None = None  # interleaved (default, repeat_interleave) or tiled (repeat)
 
     @property
     def masked(self) -> bool:
@@ -64,6 +67,9 @@ class Variant:
             out.append(f"--scale {self.scale!r}")
         if self.eps is not None:
             out.append(f"--eps {self.eps!r}")
+        for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
+            if value is not None:
+                out.append(f"{flag} {value}")
         return out
 
 
@@ -84,6 +90,17 @@ def check_variant(kind: str, variant: Variant) -> None:
             raise BadInput(f"--eps: kind {kind!r} has no eps; it is for layernorm and rmsnorm")
         if not (0 <= variant.eps < float("inf")):
             raise BadInput(f"--eps {variant.eps!r}: give a finite eps ≥ 0, e.g. --eps 1e-5")
+    from mathcheck.conform.conventions import GROUPINGS, LAYOUTS, MASKS
+
+    if variant.layout is not None and variant.layout not in LAYOUTS.get(kind, ()):
+        have = " or ".join(LAYOUTS[kind]) if kind in LAYOUTS else "none (it is for attention, gqa and mha)"
+        raise BadInput(f"--layout {variant.layout!r}: kind {kind!r} takes {have}")
+    if variant.mask is not None and (kind != "attention" or variant.mask not in MASKS):
+        raise BadInput(f"--mask {variant.mask!r}: kind attention takes one of {', '.join(MASKS)}"
+                       + ("" if kind == "attention" else f"; kind {kind!r} takes no mask"))
+    if variant.gqa_grouping is not None and (kind != "gqa" or variant.gqa_grouping not in GROUPINGS):
+        raise BadInput(f"--gqa-grouping {variant.gqa_grouping!r}: kind gqa takes interleaved or tiled"
+                       + ("" if kind == "gqa" else f"; kind {kind!r} has no K/V groups"))
     attention_like = kind in ("attention", "mha", "gqa")
     if not attention_like and (variant.masked or variant.positions != "none" or variant.scale is not None):
         raise BadInput(f"--causal/--window/--positions/--scale describe attention; kind {kind!r} takes none of them")
