@@ -14,6 +14,9 @@ formula must agree on.
 * ``--mask keep|masked-out|additive|finfo-min|keep01``: how ``attn_mask`` encodes a masked key.
 * ``--gqa-grouping tiled``: query head h reads K/V head h mod G (``repeat``, x-transformers) rather
   than h // (H/G) (``repeat_interleave``, PyTorch's ``enable_gqa``).
+* a callable without ``is_causal`` (GPT-2's ``_attn(query, key, value, attention_mask, head_mask)``)
+  takes its mask by position and is always causal when declared ``--causal``, never otherwise; the
+  properties that pass their own mask then keep the causal band in it (``Variant.always_causal``).
 """
 
 from __future__ import annotations
@@ -34,9 +37,18 @@ def is_hf_interface(fn) -> bool:
     return params[:1] == ["module"] and "attention_mask" in params and "scaling" in params
 
 
+def takes_is_causal(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return "is_causal" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def needed(fn, kind: str, variant) -> bool:
-    return (kind in ("attention", "gqa") and is_hf_interface(fn)) or variant.layout not in (None, "bhld", "bld") \
-        or variant.mask not in (None, "keep") or variant.gqa_grouping not in (None, "interleaved")
+    return (kind in ("attention", "gqa") and (is_hf_interface(fn) or not takes_is_causal(fn))) \
+        or variant.layout not in (None, "bhld", "bld") or variant.mask not in (None, "keep") \
+        or variant.gqa_grouping not in (None, "interleaved")
 
 
 def _keep(attn_mask):
@@ -75,6 +87,7 @@ def adapt(fn, kind: str, variant):
     if kind == "mha":
         return _mha_layout(fn) if variant.layout == "lbd" else fn
     hf = is_hf_interface(fn)
+    plain = not hf and not takes_is_causal(fn)  # always causal (declared --causal) or never: mask by position
     blhd = variant.layout == "blhd"
     tiled = variant.gqa_grouping == "tiled"
     mask_how = "hf" if hf else (variant.mask or "keep")
@@ -107,11 +120,15 @@ def adapt(fn, kind: str, variant):
             out = fn(_HFModule(H // G), query, key, value, mask, scaling, 0.0)
             out = (out[0] if isinstance(out, (tuple, list)) else out).transpose(1, 2)  # HF returns (B, L, H, D)
         else:
-            kwargs = {"is_causal": is_causal}
-            if kind == "attention":
-                kwargs["attn_mask"] = attn_mask if attn_mask is None or mask_how == "keep" else \
-                    encode_mask(_keep(attn_mask), mask_how, query.dtype)
-            out = fn(query, key, value, **kwargs)
+            mask = attn_mask if attn_mask is None or mask_how == "keep" else \
+                encode_mask(_keep(attn_mask), mask_how, query.dtype)
+            if plain:
+                out = fn(query, key, value, mask) if kind == "attention" else fn(query, key, value)
+            else:
+                kwargs = {"is_causal": is_causal}
+                if kind == "attention":
+                    kwargs["attn_mask"] = mask
+                out = fn(query, key, value, **kwargs)
             out = out[0] if isinstance(out, (tuple, list)) else out
             if blhd:
                 out = out.transpose(1, 2)

@@ -189,6 +189,10 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
     check_variant(kind, variant)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
+    from mathcheck.conform.conventions import is_hf_interface, takes_is_causal
+
+    if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
+        variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
     props = properties(kind)
     if only:

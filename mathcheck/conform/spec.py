@@ -50,6 +50,7 @@ class Variant:
     layout: str | None = None  # conventions.LAYOUTS: bhld (default) or blhd; mha: bld (default) or lbd
     mask: str | None = None    # conventions.MASKS: how attn_mask encodes a masked key (default keep)
     gqa_grouping: str | None = None  # interleaved (default, repeat_interleave) or tiled (repeat)
+    always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
 
     @property
     def masked(self) -> bool:
