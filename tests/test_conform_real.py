@@ -299,3 +299,41 @@ class SeqFirst(nn.Module):
 
     def forward(self, x):
         return self.mha(x, x, x)[0]
+
+
+# --- loss conventions: label smoothing, distillation temperature -------------------------------------
+
+def ce_smoothed(z, y):
+    return nn.functional.cross_entropy(z, y, label_smoothing=0.1)
+
+
+def ce_smoothed_over_other_classes(z, y):
+    """ε/(C − 1) on the other classes: a common hand-written smoothing, not PyTorch's ε/C."""
+    C, eps = z.shape[-1], 0.1
+    p = y if y.dtype.is_floating_point else nn.functional.one_hot(y, C).to(z.dtype)
+    p = p * (1 - eps) + (1 - p) * eps / (C - 1)
+    return -(p * nn.functional.log_softmax(z, -1)).sum(-1).mean()
+
+
+def distill(z, v, T=2.0):
+    return nn.functional.kl_div(nn.functional.log_softmax(z / T, -1), nn.functional.softmax(v / T, -1),
+                                reduction="batchmean") * T * T
+
+
+def test_label_smoothing_is_pytorchs_eps_over_c():
+    assert conform(ce_smoothed, "cross-entropy", Variant(label_smoothing=0.1)).status == "holds"
+    assert "matches-derived" in conform(ce_smoothed, "cross-entropy").failed  # smoothing not declared
+    assert "matches-derived" in conform(ce_smoothed_over_other_classes, "cross-entropy",
+                                        Variant(label_smoothing=0.1)).failed
+
+
+def test_distillation_temperature_states_the_t_squared_factor():
+    assert conform(distill, "kl", Variant(temperature=2.0)).status == "holds"
+    no_t2 = conform(lambda z, v: distill(z, v) / 4, "kl", Variant(temperature=2.0))
+    assert {"matches-derived", "gradient"} <= set(no_t2.failed)
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--temperature", "2")
+    assert (bad.exit_code, bad.output) == (2, "error: --temperature 2.0: it is for kind kl (distillation), not "
+                                              "'softmax'\n")
+    bad = _cli("tests/test_conform_real.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
+    assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
+                                              "--label-smoothing 0.1\n")

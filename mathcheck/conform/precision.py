@@ -173,6 +173,9 @@ def probe(kind: str, fn, variant, gen, module=None):
     if kind == "cross-entropy":
         z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
         return (lambda: fn(z, t)), 20
+    if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
+        z, v = draw(gen, 4, 16) * 3, draw(gen, 4, 16) * 3
+        return (lambda: fn(z, v)), 64
     if kind == "kl":
         p, q = draw(gen, 4, 16).softmax(-1), draw(gen, 4, 16).softmax(-1)
         return (lambda: fn(q.log(), p)), 64

@@ -51,6 +51,8 @@ class Variant:
     mask: str | None = None    # conventions.MASKS: how attn_mask encodes a masked key (default keep)
     gqa_grouping: str | None = None  # interleaved (default, repeat_interleave) or tiled (repeat)
     always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
+    label_smoothing: float | None = None  # cross-entropy: PyTorch's ε (target (1 − ε)p + ε/C)
+    temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
 
     @property
     def masked(self) -> bool:
@@ -68,6 +70,10 @@ class Variant:
             out.append(f"--scale {self.scale!r}")
         if self.eps is not None:
             out.append(f"--eps {self.eps!r}")
+        if self.label_smoothing is not None:
+            out.append(f"--label-smoothing {self.label_smoothing!r}")
+        if self.temperature is not None:
+            out.append(f"--temperature {self.temperature!r}")
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
@@ -92,6 +98,15 @@ def check_variant(kind: str, variant: Variant) -> None:
         if not (0 <= variant.eps < float("inf")):
             raise BadInput(f"--eps {variant.eps!r}: give a finite eps ≥ 0, e.g. --eps 1e-5")
     from mathcheck.conform.conventions import GROUPINGS, LAYOUTS, MASKS
+
+    if variant.label_smoothing is not None and (kind != "cross-entropy" or not 0 <= variant.label_smoothing <= 1):
+        raise BadInput(f"--label-smoothing {variant.label_smoothing!r}: "
+                       + ("give ε in [0, 1], e.g. --label-smoothing 0.1" if kind == "cross-entropy"
+                          else f"it is for kind cross-entropy, not {kind!r}"))
+    if variant.temperature is not None and (kind != "kl" or not 0 < variant.temperature < float("inf")):
+        raise BadInput(f"--temperature {variant.temperature!r}: "
+                       + ("give T > 0, e.g. --temperature 2" if kind == "kl"
+                          else f"it is for kind kl (distillation), not {kind!r}"))
 
     if variant.layout is not None and variant.layout not in LAYOUTS.get(kind, ()):
         have = " or ".join(LAYOUTS[kind]) if kind in LAYOUTS else "none (it is for attention, gqa and mha)"
