@@ -337,3 +337,20 @@ def test_distillation_temperature_states_the_t_squared_factor():
     bad = _cli("tests/test_conform_real.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
     assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
                                               "--label-smoothing 0.1\n")
+
+
+class BFloat16Norm(nn.Module):
+    def __init__(self, D, eps):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        y = x.to(torch.bfloat16)
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+
+
+def test_bfloat16_is_measured_by_the_same_table_and_said_to_be_coarse():
+    r = conform(BFloat16Norm, "rmsnorm")
+    assert r.precision == "bfloat16"
+    assert r.setting[0].startswith("computes in bfloat16 (output float64): tolerances from bfloat16 ε = 0.00781")
+    assert r.setting[0].endswith("too coarse to tell most bugs from rounding; check a float32 build of it as well")
