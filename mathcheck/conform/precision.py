@@ -2,10 +2,10 @@
 
 Real code narrows on purpose: LlamaRMSNorm and T5LayerNorm compute in float32 whatever their
 input dtype, rotary tables are float32 buffers, ``freqs_cis`` is complex64, many attentions run
-their softmax in float32. Held to float64's rounding, correct code fails. So the target runs twice
-on the same float64 input:
+their softmax in float32. Held to float64's rounding, correct code fails. So the target runs on
+one float64 input of ordinary size (:func:`probe`):
 
-* **as written**, recording the dtype of every op's output (a ``TorchDispatchMode``);
+* **as written**, twice, recording the dtype of every op's output (a ``TorchDispatchMode``);
 * **widened**: the same code with every float32/float16/bfloat16 (complex64) tensor and every
   ``dtype=`` argument promoted to float64 (complex128) before each op runs.
 
@@ -18,7 +18,7 @@ The ε comes from ``torch.finfo(dtype)``, so float16/bfloat16 code is measured t
 
     computes in float32 (output float64): tolerances from float32 ε = 1.19e-07 (…)
 
-The same two runs tell a nondeterministic target: two as-written calls on the same input differ.
+The two as-written runs tell a nondeterministic target: they differ on the same input.
 """
 
 from __future__ import annotations
