@@ -133,9 +133,10 @@ def measure(call, n: int) -> Precision:
             w, err = None, exc
     ops = tuple(sorted(rec.dtypes, key=lambda d: -torch.finfo(d).eps))
     a64 = a.detach().to(F64) if a.is_floating_point() else a.detach()
-    if b is not None and b.shape == a.shape and not torch.equal(b.detach().to(a64.dtype), a64):
-        if not (torch.isnan(a64) & torch.isnan(b.detach().to(a64.dtype))).any():
-            diff = float((b.detach().to(a64.dtype) - a64).abs().max())
+    if b is not None and b.shape == a.shape:
+        b64 = b.detach().to(a64.dtype)
+        if not bool(torch.isclose(b64, a64, rtol=0.0, atol=0.0, equal_nan=True).all()):  # NaN where NaN is equal
+            diff = float((b64 - a64).abs().nan_to_num(nan=float("inf")).max())
             return Precision(output=a.dtype, ops=ops, n=n,
                              nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
                                               f"by {diff:.3g} (dropout or sampling left on?); not checked")
