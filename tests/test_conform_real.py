@@ -85,7 +85,7 @@ def test_exact_float32_constants_do_not_loosen_float64_tolerances():
 def test_eps_measured_when_the_factory_ignores_it():
     out = _cli(f"{CORPUS}/nanogpt.py:make_layernorm", "--kind", "layernorm")
     assert out.exit_code == 0, out.output
-    assert ("  eps 1e-05: measured from the outputs (the module holds no eps attribute and ignores its eps "
+    assert ("  eps 1e-05: measured from the outputs (the module holds no numeric eps and ignores its eps "
             "argument: asked of the factory 0.1); tested at 1e-05") in out.output.splitlines()
     assert "--eps 1e-05" in out.output.splitlines()[0]
 
