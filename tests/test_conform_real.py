@@ -1,0 +1,382 @@
+"""conform on real code: the precision a target computes in is measured, a module runs at its own
+eps and in eval mode, and a corpus of third-party implementations (tests/conform_corpus/) holds
+while every bug planted in it fails, naming its property, on a baseline that holds."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+from mathcheck.conform.run import conform
+from mathcheck.conform.spec import Variant
+from mathcheck.conform.target import load
+
+CORPUS = Path(__file__).parent / "conform_corpus"
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, ["conform", *args])
+
+
+# --- precision, measured ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["transformers.models.llama.modeling_llama:LlamaRMSNorm",
+                                    "transformers.models.t5.modeling_t5:T5LayerNorm"])
+def test_hf_norms_that_compute_in_float32_hold_and_say_so(target):
+    pytest.importorskip("transformers")
+    out = _cli(target, "--kind", "rmsnorm")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[1].startswith("  computes in float32 (output float64): tolerances from float32 ε = 1.19e-07; "
+                               "measured: widening its ops to float64 moves the output by ")
+    assert "resolution: relative errors above 3.1e-05 are detected (reductions of 64 terms)" in lines[1]
+    assert lines[2] == "  eps 0.1 (asked of the factory; the module's variance_epsilon)"
+    assert lines[-1] == "status: holds (every expected property holds)"
+
+
+def test_torch_layernorm_holds_in_float64():
+    out = _cli("torch.nn:LayerNorm", "--kind", "layernorm")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[1] == (
+        "  computes in float64 (output float64): tolerances from float64 ε = 2.22e-16; resolution: relative errors "
+        "above 1.2e-13 are detected (reductions of 64 terms)")
+
+
+class Float32Norm(nn.Module):
+    """RMSNorm in float32 inside, times ``1 + bug`` (a relative error of ``bug``)."""
+
+    def __init__(self, D, eps, bug=0.0):
+        super().__init__()
+        self.eps, self.bug = eps, bug
+
+    def forward(self, x):
+        y = x.float()
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps) * (1 + self.bug)).to(x.dtype)
+
+
+def test_float32_tolerances_still_catch_a_bug_above_the_resolution():
+    ok = conform(lambda D, eps: Float32Norm(D, eps), "rmsnorm")
+    assert ok.status == "holds" and ok.precision == "float32"
+    bad = conform(lambda D, eps: Float32Norm(D, eps, bug=1e-4), "rmsnorm")  # above the stated 3.1e-05
+    assert bad.status == "fails" and "matches-derived" in bad.failed
+
+
+def test_exact_float32_constants_do_not_loosen_float64_tolerances():
+    def attention(q, k, v, attn_mask=None, is_causal=False):
+        keep = torch.ones(q.shape[-2], k.shape[-2]).tril() if is_causal else None  # float32, exact 0/1
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if keep is not None:
+            s = s.masked_fill(keep == 0, float("-inf"))
+        if attn_mask is not None:
+            s = s.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else s + attn_mask
+        return s.softmax(-1) @ v
+
+    r = conform(attention, "attention", Variant(causal=True))
+    assert r.status == "holds" and r.precision == "float64"
+    assert "its float32 ops do not change the output" in r.setting[0]
+
+
+# --- the module's own configuration -------------------------------------------------------------------
+
+def test_eps_measured_when_the_factory_ignores_it():
+    out = _cli(f"{CORPUS}/nanogpt.py:make_layernorm", "--kind", "layernorm")
+    assert out.exit_code == 0, out.output
+    assert ("  eps 1e-05: measured from the outputs (the module holds no numeric eps and ignores its eps "
+            "argument: asked of the factory 0.1); tested at 1e-05") in out.output.splitlines()
+    assert "--eps 1e-05" in out.output.splitlines()[0]
+
+
+def test_eps_held_by_the_module_wins_over_the_argument_and_eps_option():
+    make = lambda D, eps: nn.RMSNorm(D, eps=1e-6)  # noqa: E731
+    r = conform(make, "rmsnorm")
+    assert r.status == "holds" and r.variant.eps == 1e-6
+    assert r.setting[1] == ("eps 1e-06: the module's eps (the factory ignores its eps argument: asked of the "
+                            "factory 0.1); tested at 1e-06")
+    r = conform(lambda D, eps: nn.RMSNorm(D, eps=eps), "rmsnorm", Variant(eps=1e-3))
+    assert r.status == "holds" and r.setting[1] == "eps 0.001 (--eps; the module's eps)"
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--eps", "1e-5")
+    assert (bad.exit_code, bad.output) == (2, "error: --eps: kind 'softmax' has no eps; it is for layernorm and "
+                                              "rmsnorm\n")
+
+
+class DropoutAlwaysOn(nn.Module):
+    def __init__(self, D, eps):
+        super().__init__()
+        self.norm = nn.LayerNorm(D, eps=eps)
+
+    def forward(self, x):
+        return nn.functional.dropout(self.norm(x), p=0.5, training=True)  # ignores eval mode
+
+
+def test_eval_mode_and_a_module_still_random_in_eval_mode():
+    r = conform(lambda D, H: load(f"{CORPUS}/nanogpt.py:make_attention")(D, H), "mha", Variant(causal=True))
+    assert r.status == "holds"  # its dropout (p = 0.1) is off: eval mode
+    out = _cli("tests/test_conform_real.py:DropoutAlwaysOn", "--kind", "layernorm")
+    assert out.exit_code == 3
+    assert out.output.splitlines()[1].startswith("  nondeterministic: two calls in eval mode on the same input differ by ")
+    assert out.output.splitlines()[-1].startswith("status: inconclusive (nondeterministic: ")
+
+
+def test_a_module_that_keeps_its_graph_is_not_deep_copied():
+    r = conform(load(f"{CORPUS}/annotated.py:make_mha"), "mha", only=("float32-vs-float64",))
+    assert [x.status for x in r.results] == ["holds"]
+
+
+# --- the corpus: every correct one holds, every planted bug fails naming its property ------------------
+
+def _cases():
+    for f in sorted(CORPUS.glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"corpus_{f.stem}", f)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        for name, kind, flags, prop in m.CASES:
+            yield pytest.param(f, name, kind, flags, prop, id=f"{f.stem}:{name}{''.join(flags)}")
+
+
+def _variant(flags):
+    """The corpus's command-line flags as a Variant (--causal, and --layout/--mask/--gqa-grouping VALUE)."""
+    opts = {"causal": "--causal" in flags}
+    for flag, field in (("--layout", "layout"), ("--mask", "mask"), ("--gqa-grouping", "gqa_grouping")):
+        if flag in flags:
+            opts[field] = flags[flags.index(flag) + 1]
+    return Variant(**opts)
+
+
+@pytest.mark.parametrize("file,name,kind,flags,prop", list(_cases()))
+def test_corpus(file, name, kind, flags, prop):
+    target = f"{file}:{name}"
+    r = conform(load(target), kind, _variant(flags), target=target)
+    if prop is None:
+        assert r.status == "holds", "\n".join(r.lines())
+        return
+    assert r.status == "fails" and prop in r.failed, "\n".join(r.lines())
+    res = next(x for x in r.results if x.name == prop)
+    cx = res.counterexample
+    if cx["entry"] is not None:  # the entry shown differs beyond the tolerance: it shows the bug
+        assert abs(cx["derived"] - cx["user"]) > res.tolerance
+    assert cx["replay"].startswith(f"mathcheck conform {target} --kind {kind}")
+
+
+# --- real sizes and reports that locate the bug -------------------------------------------------------
+
+def test_an_attention_that_drops_keys_after_16_fails_and_shrinks_to_17():
+    from examples import bug_zoo as zoo
+
+    r = conform(zoo.drop_keys_after_16, "attention", only=("long-sequence",))
+    res = r.results[0]
+    assert res.status == "fails"
+    cx = res.counterexample
+    assert cx["sizes"]["L"] == 17  # the first length where a key is dropped
+    assert abs(cx["derived"] - cx["user"]) > res.tolerance
+
+
+def test_shrinking_keeps_the_same_exception_type():
+    def picky(query, key, value, attn_mask=None, is_causal=False):
+        L = query.shape[-2]
+        if L == 1:
+            raise TypeError("a different failure")
+        if L >= 3:
+            raise RuntimeError("the bug")
+        return nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
+
+    res = conform(picky, "attention", only=("output",)).results[0]
+    assert res.status == "fails" and res.counterexample["sizes"]["L"] == 3
+    assert res.note.startswith("the callable raised RuntimeError: the bug")
+
+
+def test_the_worst_entry_is_shown_not_the_first():
+    from mathcheck.conform.property import compare
+
+    derived = torch.zeros(4, dtype=torch.float64)
+    o = compare(derived + torch.tensor([1e-9, 0.0, 4.26, 1e-3], dtype=torch.float64), derived, 1e-12, "x")
+    assert (o.entry, o.user) == ((2,), 4.26)
+
+
+def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said():
+    out = _cli("examples/bug_zoo.py:softmax_without_shift", "--kind", "softmax")
+    assert out.exit_code == 1
+    assert out.output.splitlines()[-1] == ("status: fails (numerically unstable: finite-large-logits fails at large "
+                                           "logits while the formula holds at ordinary ones)")
+    from mathcheck.conform.property import Outcome, Property
+    from mathcheck.conform.run import run_property
+
+    near = Property("p", "softmax-simplex", "doc", lambda *a: Outcome(False, 2.0, 1.0, (0,), 0.0, 2.0, "x"), {"N": 1})
+    res = run_property(near, None, "t", "softmax", Variant(), 0, {"N": 1}, False)
+    assert res.status == "fails" and res.note.startswith("within 4× the tolerance from float64 ε (2×): a rounding-level")
+
+
+# --- HF's own modules and attention interface ---------------------------------------------------------
+
+HF_EAGER = "transformers.models.llama.modeling_llama:eager_attention_forward"
+
+
+@pytest.mark.parametrize("target,args", [
+    (HF_EAGER, ["--kind", "attention"]),
+    (HF_EAGER, ["--kind", "attention", "--causal"]),
+    (HF_EAGER, ["--kind", "gqa", "--causal"]),  # repeat_kv over module.num_key_value_groups
+    ("transformers.models.gpt2.modeling_gpt2:eager_attention_forward", ["--kind", "attention", "--causal"]),
+])
+def test_hf_attention_interface_is_detected_and_holds(target, args):
+    pytest.importorskip("transformers")
+    out = _cli(target, *args)
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[-1] == "status: holds (every expected property holds)"
+
+
+def test_hf_llama_eager_softmax_is_measured_float32():
+    pytest.importorskip("transformers")
+    out = _cli(HF_EAGER, "--kind", "attention")
+    assert out.output.splitlines()[1].startswith("  computes in float32 (output float64)")
+
+
+def hf_llama_rotary(x, positions):
+    """Llama's rotary path: LlamaRotaryEmbedding's cos/sin and apply_rotary_pos_emb (rotate_half)."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    d = x.shape[-1]
+    cos, sin = LlamaRotaryEmbedding(LlamaConfig(hidden_size=d, num_attention_heads=1, head_dim=d))(
+        x, positions.long()[None])
+    q = x.reshape(-1, 1, *x.shape[-2:])
+    return apply_rotary_pos_emb(q, q, cos, sin)[0].reshape(x.shape)
+
+
+def test_hf_llama_rotary_path_holds_in_float32():
+    pytest.importorskip("transformers")
+    r = conform(hf_llama_rotary, "rotary")
+    assert r.status == "holds", "\n".join(r.lines())
+    assert r.precision == "float32"
+
+
+def test_convention_options_are_checked_before_work():
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--layout", "blhd")
+    assert (bad.exit_code, bad.output) == (2, "error: --layout 'blhd': kind 'softmax' takes none (it is for "
+                                              "attention, gqa and mha)\n")
+    bad = _cli("examples/bug_zoo.py:gqa_tiled", "--kind", "gqa", "--gqa-grouping", "round-robin")
+    assert (bad.exit_code, bad.output) == (2, "error: --gqa-grouping 'round-robin': kind gqa takes interleaved or "
+                                              "tiled\n")
+    bad = _cli("torch.nn.functional:scaled_dot_product_attention", "--kind", "attention", "--mask", "0/1")
+    assert bad.exit_code == 2 and bad.output.startswith("error: --mask '0/1': kind attention takes one of keep, ")
+
+
+def test_gqa_grouping_is_a_declared_convention():
+    from examples import bug_zoo as zoo
+
+    assert conform(zoo.gqa_tiled, "gqa", Variant(gqa_grouping="tiled")).status == "holds"
+    assert "matches-derived" in conform(zoo.gqa_tiled, "gqa").failed  # the default: interleaved
+
+
+def test_mask_conventions_and_sequence_first_mha():
+    def masked_out(q, k, v, attn_mask=None, is_causal=False):  # True = masked (the opposite of SDPA)
+        return nn.functional.scaled_dot_product_attention(q, k, v, None if attn_mask is None else ~attn_mask,
+                                                          is_causal=is_causal)
+
+    def keep01(q, k, v, attn_mask=None, is_causal=False):  # 0/1 keep, filled with finfo.min
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if attn_mask is not None:
+            s = s.masked_fill(attn_mask == 0, torch.finfo(s.dtype).min)
+        if is_causal:
+            s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), -torch.inf)
+        return s.softmax(-1) @ v
+
+    assert conform(masked_out, "attention", Variant(mask="masked-out")).status == "holds"
+    assert "masked-keys-zero-weight" in conform(masked_out, "attention").failed
+    assert conform(keep01, "attention", Variant(mask="keep01", causal=True)).status == "holds"
+    assert conform(SeqFirst, "mha", Variant(layout="lbd")).status == "holds"
+    assert conform(SeqFirst, "mha").failed == ["shapes"]  # (L, B, D) read as (B, L, D): the traced table differs
+
+
+class SeqFirst(nn.Module):
+    """Self-attention on (L, B, D): nn.MultiheadAttention's default batch_first=False."""
+
+    def __init__(self, D, H):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(D, H)
+
+    def forward(self, x):
+        return self.mha(x, x, x)[0]
+
+
+# --- loss conventions: label smoothing, distillation temperature -------------------------------------
+
+def ce_smoothed(z, y):
+    return nn.functional.cross_entropy(z, y, label_smoothing=0.1)
+
+
+def ce_smoothed_over_other_classes(z, y):
+    """ε/(C − 1) on the other classes: a common hand-written smoothing, not PyTorch's ε/C."""
+    C, eps = z.shape[-1], 0.1
+    p = y if y.dtype.is_floating_point else nn.functional.one_hot(y, C).to(z.dtype)
+    p = p * (1 - eps) + (1 - p) * eps / (C - 1)
+    return -(p * nn.functional.log_softmax(z, -1)).sum(-1).mean()
+
+
+def distill(z, v, T=2.0):
+    return nn.functional.kl_div(nn.functional.log_softmax(z / T, -1), nn.functional.softmax(v / T, -1),
+                                reduction="batchmean") * T * T
+
+
+def test_label_smoothing_is_pytorchs_eps_over_c():
+    assert conform(ce_smoothed, "cross-entropy", Variant(label_smoothing=0.1)).status == "holds"
+    assert "matches-derived" in conform(ce_smoothed, "cross-entropy").failed  # smoothing not declared
+    assert "matches-derived" in conform(ce_smoothed_over_other_classes, "cross-entropy",
+                                        Variant(label_smoothing=0.1)).failed
+
+
+def test_distillation_temperature_states_the_t_squared_factor():
+    assert conform(distill, "kl", Variant(temperature=2.0)).status == "holds"
+    no_t2 = conform(lambda z, v: distill(z, v) / 4, "kl", Variant(temperature=2.0))
+    assert {"matches-derived", "gradient"} <= set(no_t2.failed)
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--temperature", "2")
+    assert (bad.exit_code, bad.output) == (2, "error: --temperature 2.0: it is for kind kl (distillation), not "
+                                              "'softmax'\n")
+    bad = _cli("tests/test_conform_real.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
+    assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
+                                              "--label-smoothing 0.1\n")
+
+
+class BFloat16Norm(nn.Module):
+    def __init__(self, D, eps):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        y = x.to(torch.bfloat16)
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+
+
+def test_bfloat16_is_measured_by_the_same_table_and_said_to_be_coarse():
+    r = conform(BFloat16Norm, "rmsnorm")
+    assert r.precision == "bfloat16"
+    assert r.setting[0].startswith("computes in bfloat16 (output float64): tolerances from bfloat16 ε = 0.00781")
+    assert r.setting[0].endswith("too coarse to tell most bugs from rounding; check a float32 build of it as well")
+
+
+class GPT2Self(nn.Module):
+    """HF's GPT2Attention module as self-attention (forward(x)), with a chosen attention implementation."""
+
+    def __init__(self, D, H, impl="sdpa"):
+        super().__init__()
+        from transformers import GPT2Config
+        from transformers.models.gpt2.modeling_gpt2 import GPT2Attention
+
+        cfg = GPT2Config(n_embd=D, n_head=H)
+        cfg._attn_implementation = impl
+        self.attn = GPT2Attention(cfg, layer_idx=0)
+
+    def forward(self, x):
+        return self.attn(x)[0]
+
+
+def test_hf_gpt2_attention_module():
+    """Called alone (no mask), GPT2Attention is causal through SDPA's is_causal, but bidirectional with
+    the eager implementation, whose causality lives in the model's mask: conform says so."""
+    pytest.importorskip("transformers")
+    assert conform(lambda D, H: GPT2Self(D, H, "sdpa"), "mha", Variant(causal=True)).status == "holds"
+    eager = lambda D, H: GPT2Self(D, H, "eager")  # noqa: E731
+    assert conform(eager, "mha").status == "holds"
+    assert "causal-no-future" in conform(eager, "mha", Variant(causal=True)).failed
