@@ -357,6 +357,13 @@ def _solutions(e, sym) -> list:
     return _SOLVED[key]
 
 
+def smallest_size(d) -> int:
+    """The smallest size drawn for the dimension ``d``: 1 if it is positive, 0 if nonnegative, else
+    −3. An integer that may be negative is drawn negative too: Σ_{i=1}^{n} i² = −5 at n = −3 (Karr's
+    convention), so a bound the assumptions leave free is a case the statement must survive."""
+    return 1 if d.is_positive else 0 if d.is_nonnegative else -3
+
+
 def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = None):
     """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected)."""
     hints = dict(ctx.sample)
@@ -369,7 +376,7 @@ def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = Non
         elif sizes and str(d) in sizes:
             point[d] = sp.Integer(sizes[str(d)])
         else:
-            point[d] = sp.Integer(rng.randint(1, 3)) if d.is_positive else sp.Integer(rng.randint(0, 3))
+            point[d] = sp.Integer(rng.randint(smallest_size(d), 3))
     rng_of = dict(ranges(hyps))
     for v, lo, hi in ctx.indices:
         rng_of.setdefault(v, (_basic(lo), _basic(hi)))
