@@ -691,37 +691,51 @@ class PartResult:
 # definitions of notation; laws the claim lists in its assumptions; SymPy's own calculus and identities
 TRUSTED_KINDS = ("definition", "axiom", "calculus", "sympy")
 CHECKED_KINDS = ("lemma", "assumption")  # must carry a side-condition check (rules.lemma, substitute, witness)
+STATED_KINDS = hyp.STATED_KINDS  # part of what the statement assumes: printed among its hypotheses
+
+
+def _trusted(rule) -> bool:
+    """Whether the checker may use ``rule``'s output without showing it equal to its input: a rule
+    built by a constructor of :mod:`mathcheck.rules` (trusted kind, or its side condition checked),
+    or a definition or an axiom, which the part then prints among its hypotheses."""
+    if rule.kind in STATED_KINDS:
+        return True
+    return rules.vouched(rule) and (rule.kind in TRUSTED_KINDS or rule.check is not None)
 
 
 def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
     """``(target, current, None)`` or ``(None, None, Decision)`` when the rule may not be used here.
 
-    Definitions (notation), ``axiom``, ``calculus`` and ``sympy`` rules are the trusted base; a rule
+    Definitions (notation) and axioms are hypotheses of the statement, printed with it; ``calculus``
+    and ``sympy`` rules built by :mod:`mathcheck.rules` are the trusted base; a rule built there
     with a side-condition check is used once the check passes (a ``lemma``/``assumption`` rule must
-    have one); any other rule (a ``transform``) is used only once the checker shows its output
-    equals its input."""
+    have one); any other rule (a ``transform``, or any rule built by hand with ``Rule(...)``, with
+    or without ``check=``) is used only once the checker shows its output equals its input."""
     if rule.kind in CHECKED_KINDS and rule.check is None:
         return None, None, Decision(None, f"side condition not checked: a {rule.kind} rule must cite a "
                                           f"proved part (rules.lemma) or a hypothesis (rules.substitute)")
     try:
         ok, target = attempt(lambda: rule.applied(prev, env), attempt_s)
+        new_cur = cur
         if ok and rule.both_sides:
-            ok, cur = attempt(lambda: rule.apply(cur), attempt_s)
+            ok, new_cur = attempt(lambda: rule.apply(cur), attempt_s)
     except rules.SideCondition as exc:
         return None, None, Decision(None, f"side condition not met: {exc}")
     except Exception as exc:  # noqa: BLE001 — a rule SymPy cannot apply here shows nothing
         return None, None, Decision(None, f"applying {rule.name} raised {type(exc).__name__}: {str(exc)[:120]}")
     if not ok:
         return None, None, Decision(None, f"applying {rule.name} ran out of time", timed_out=True)
-    verified = rule.kind in TRUSTED_KINDS or rule.check is not None
-    if not verified and target != prev:
-        d = zero_test(difference(prev, target), pctx, attempt_s, step_s)
-        if d.value is not True:
-            return None, None, Decision(d.value if d.value is False else None,
-                                        f"the rule {rule.name!r} changes the expression: its output is "
-                                        f"not shown equal to its input ({d.how})", d.counterexample,
-                                        timed_out=d.timed_out)
-    return target, cur, None
+    if not _trusted(rule):
+        for before, after in ((prev, target),) + (((cur, new_cur),) if rule.both_sides else ()):
+            if after == before:
+                continue
+            d = zero_test(difference(before, after), pctx, attempt_s, step_s)
+            if d.value is not True:
+                return None, None, Decision(d.value if d.value is False else None,
+                                            f"the rule {rule.name!r} changes the expression: its output is "
+                                            f"not shown equal to its input ({d.how})", d.counterexample,
+                                            timed_out=d.timed_out)
+    return target, new_cur, None
 
 
 def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
@@ -766,7 +780,7 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
         status = "error"
         notes.append(f"declared general={part.general}, but the computed generality is {general} ({why})")
     return PartResult(part.name, part.statement, general, status, tuple(results), tuple(notes),
-                      part.relation, given)
+                      part.relation, given + hyp.relied_on(part, ctx))
 
 
 def check_parts(parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,

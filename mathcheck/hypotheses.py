@@ -115,6 +115,42 @@ def hypotheses(part: Part, ctx: Context = Context()) -> tuple:
     return tuple(out)
 
 
+STATED_KINDS = ("definition", "axiom")  # rules that are part of what a statement assumes
+
+
+def stated(rule) -> str | None:
+    """How a definition or an axiom a part relies on is printed among its hypotheses (None: not
+    one, or an indexed definition :func:`hypotheses` prints as an equation already)."""
+    if rule.kind == "axiom":
+        return f"axiom: {rule.name}"
+    if rule.kind == "definition" and getattr(rule, "statement", None) is None:
+        return f"definition: {rule.name}"
+    return None
+
+
+def relied_on(part: Part, ctx: Context = Context()) -> tuple:
+    """What else the part assumes, as text printed after its hypotheses (``show``, ``prove``, the
+    JSON's ``given``): the axioms and definitions its steps cite, and the Context's definitions
+    that rewrite one of its expressions (the checker applies those before every zero test), e.g.
+    ``("axiom: linearity of expectation; independence of {k} and {q}",)``.
+
+    A lemma citing the part does not inherit these: like notation, they are the claim's."""
+    out = []
+    for step in part.steps[1:]:
+        if step.rule is not None and stated(step.rule):
+            out.append(stated(step.rule))
+    for d in ctx.definitions:
+        line = stated(d) if d.kind in STATED_KINDS else f"rewrite: {d.name}"
+        if line is None or line in out:
+            continue
+        try:
+            if any(d.apply(s.expr) != s.expr for s in part.steps):
+                out.append(line)
+        except Exception:  # noqa: BLE001 — a definition that cannot apply here rewrites nothing here
+            continue
+    return tuple(dict.fromkeys(out))
+
+
 def is_definition(h, point=()) -> bool:
     """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
     indices that are not set at the point (they are quantified)."""

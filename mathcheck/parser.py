@@ -149,16 +149,19 @@ class _Roles:
     indexed: set
     plain: set
     called: set
+    bound: set  # summation indices: Sum(f, (i, a, b)) binds i
 
 
 def _roles(trees) -> _Roles:
-    r = _Roles(set(), set(), set(), set())
+    r = _Roles(set(), set(), set(), set(), set())
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 r.called.add(node.func.id)
                 if node.func.id == "Sum":
                     for lim in node.args[1:]:
+                        if isinstance(lim, ast.Tuple) and lim.elts and isinstance(lim.elts[0], ast.Name):
+                            r.bound.add(lim.elts[0].id)
                         if isinstance(lim, ast.Tuple):
                             for x in lim.elts:
                                 r.integer |= {n.id for n in ast.walk(x) if isinstance(n, ast.Name)}
@@ -435,6 +438,11 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS) -> tu
                          f"rename the variable")
     for name in sorted(set(assume) - names):
         raise ParseError(f"--assume names {name!r}, which the formulas do not use")
+    for name in sorted(set(assume) & roles.bound):
+        # the index runs over its range; SymPy would read a property of it as a fact about every
+        # term (Sum(Abs(i), (i, -3, 3)) with i positive becomes Sum(i, ...) = 0, issue 21)
+        raise ParseError(f"--assume names {name!r}, a summation index: it takes every value of its "
+                         f"range, so it has no properties of its own; remove the assumption")
     symbols, bases = {}, {}
     try:
         for name in sorted(names):
