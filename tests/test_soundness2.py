@@ -189,3 +189,32 @@ def test_a_derivative_is_confirmed_by_sympys_diff():
     got = hp_value(e, {s: 0.5})
     want = sp.N(10 ** 60 * sp.cos(10 ** 60 * sp.Rational(1, 2)), 50)
     assert abs(got - want) <= sp.Float("1e-30") * abs(want)
+
+
+KARR = '''
+from mathcheck.claim import Body, Mutant, Part, Step
+from mathcheck.lazy import sympy as sp
+from mathcheck.registry import claim
+
+
+@claim(id="gauss-any-n", title="Gauss for every integer n", section="§0", zh="z", en="e")
+def gauss() -> Body:
+    i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True)
+    part = Part("gauss", (Step(sp.Sum(i, (i, 1, n)), "sum"), Step(n * (n + 1) / 2, "Gauss")))
+    wrong = lambda rhs: sp.Eq(part.lhs, rhs, evaluate=False)  # noqa: E731
+    return Body(assumptions=("n integer",), parts=(part,), mutants=(
+        Mutant("plus-one", "off by one", (("gauss", wrong(n * (n + 1) / 2 + 1)),)),
+        Mutant("squares", "Σ i² ≥ 0", (("gauss", sp.Ge(sp.Sum(i ** 2, (i, 1, n)), 0)),)),
+    ))
+'''
+
+
+def test_generic_check_tries_the_sizes_the_assumptions_allow(runner, tmp_path, monkeypatch):
+    """n may be negative: Σ_{i=1}^{n} i = n(n+1)/2 holds there too (Karr), Σ i² ≥ 0 does not."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "karr.py").write_text(KARR)
+    r = runner.invoke(main, ["prove", "--from", "karr.py", "--no-cache", "-v"])
+    assert r.exit_code == 0 and "gauss at n=-3: 4 values compared, max |lhs − rhs| 0" in r.output, r.output
+    r = runner.invoke(main, ["refute", "--from", "karr.py", "--no-cache"])
+    assert r.exit_code == 0 and "mutants: 2 of 2 refuted" in r.output, r.output
+    assert "n=-3" in r.output or "n=-1" in r.output, r.output

@@ -1,7 +1,8 @@
 """The generic numeric check: a registered claim's statement checked by evaluating both sides with torch.
 
 :func:`check` is the numeric check of a claim that names no ``check=``: every part's both sides at
-several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension), on seeded values that
+several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension, and 0, −1, −3 where its
+assumptions allow), on seeded values that
 respect the symbols' assumptions and the part's hypotheses, optionally against a PyTorch reference
 the claim supplies (``@claim(reference=...)``, see :func:`check`). Expressions are evaluated by the
 user-expression layer's torch evaluator (:class:`mathcheck.userexpr.autograd.UserEvaluator`: ``diff``
@@ -152,7 +153,14 @@ class _Plan:
         self.has_derivative = any(e.has(sp.Derivative) for e in exprs)
 
     def sizes(self):
-        return [dict(zip(self.dims, [n] * len(self.dims))) for n in SIZES] if self.dims else [{}]
+        """Each dimension at n ∈ SIZES, and at the edges its assumptions allow: 0 unless it is
+        positive, −1 and −3 unless it is nonnegative (a sum's bounds then reverse: Σ_{i=1}^{n} i²
+        = −5 at n = −3, SymPy's convention), each dimension kept at its own smallest size."""
+        if not self.dims:
+            return [{}]
+        lowest = {d: 1 if d.is_positive else 0 if d.is_nonnegative else -3 for d in self.dims}
+        edges = [n for n in (0, -1, -3) if any(n >= lo for lo in lowest.values())]
+        return [{d: max(n, lowest[d]) for d in self.dims} for n in SIZES + tuple(edges)]
 
 
 def _holds_mask(given, ev, shape) -> torch.Tensor:
@@ -302,7 +310,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                     a = torch.broadcast_to(torch.as_tensor(ev(stmt.lhs), dtype=DT), cshape)
                     b = torch.broadcast_to(torch.as_tensor(ev(stmt.rhs), dtype=DT), cshape)
                     r = None
-                    if ref is not None and rel == "=":
+                    if ref is not None and rel == "=" and (not size or n >= 1):  # a reference reads n ≥ 1 entries
                         values = {str(s): local[s] for s in plan.scalars + plan.dims}
                         values.update({str(s): int(v) for s, v in size.items()})
                         values.update({str(i): local[i] for i, _, _ in spans})
@@ -366,7 +374,8 @@ def check(statements: dict, options, claim=None):
 
     Every part's statement ``lhs REL rhs`` (derived or a mutant's) is evaluated with torch in
     float64 (``diff`` by autograd): each symbolic dimension (a sum bound, or a bound of an index
-    range in ``Context.indices``) at n ∈ {1, 2, 3, 8, 33}, the free indices over their whole range,
+    range in ``Context.indices``) at n ∈ {1, 2, 3, 8, 33} and the edges its assumptions allow (0, −1,
+    −3: see ``_Plan.sizes``), the free indices over their whole range,
     the other symbols at 4 seeded draws per size that respect their assumptions; index points
     where the part's hypotheses (``Part.given``) fail are left out. Tolerance: ``|lhs − rhs| ≤
     1e-10 + 1e-9·max(|lhs|, |rhs|)``.
