@@ -393,8 +393,7 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     start = time.perf_counter()
     timed_out = False
     try:
-        for definition in ctx.definitions:
-            e = definition.apply(e)
+        e = hyp.unfold_context(e, ctx)
     except Exception as exc:  # noqa: BLE001
         return Decision(None, _raised("unfolding the definitions", exc))
 
@@ -582,8 +581,10 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
     """Decide ``e ≥ 0`` (``e > 0`` if ``strict``): True (shown), False (a point where it fails), None."""
     start = time.perf_counter()
     timed_out = False
-    for definition in ctx.definitions:
-        e = definition.apply(e)
+    try:
+        e = hyp.unfold_context(e, ctx)
+    except Exception as exc:  # noqa: BLE001
+        return Decision(None, _raised("unfolding the definitions", exc))
     notes: list[str] = []
     ranges = index_ranges(ctx)
     rewritten = use_hypotheses(e, ctx.given)

@@ -139,7 +139,7 @@ def relied_on(part: Part, ctx: Context = Context()) -> tuple:
     for step in part.steps[1:]:
         if step.rule is not None and stated(step.rule):
             out.append(stated(step.rule))
-    for d in ctx.definitions:
+    for d in context_rewrites(ctx):
         line = stated(d) if d.kind in STATED_KINDS else f"rewrite: {d.name}"
         if line is None or line in out:
             continue
@@ -468,7 +468,7 @@ def sample_points(part: Part, context: Context = Context(), count: int = 40, see
     rng = random.Random(seed)
     hyps = hypotheses(part, context)
     exprs = [s.expr for s in part.steps[:1]] + [part.steps[-1].expr]
-    exprs = [_unfold_context(e, context) for e in exprs]
+    exprs = [unfold_context(e, context) for e in exprs]
     out = []
     for _ in range(count):
         for _ in range(tries):
@@ -479,8 +479,19 @@ def sample_points(part: Part, context: Context = Context(), count: int = 40, see
     return out
 
 
-def _unfold_context(e, ctx: Context):
-    for d in ctx.definitions:
+def context_rewrites(ctx: Context) -> tuple:
+    """The Context's definitions the checker applies before every zero test: definitions and
+    axioms (printed among the hypotheses of the parts they rewrite, see :func:`relied_on`) and
+    rules the project built (``rules.vouched``). Any other rule placed there — a ``law`` built by
+    hand — is not applied: it would rewrite every step unseen."""
+    from mathcheck import rules
+
+    return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or rules.vouched(d))
+
+
+def unfold_context(e, ctx: Context):
+    """``e`` with the Context's definitions (:func:`context_rewrites`) applied, in order."""
+    for d in context_rewrites(ctx):
         e = d.apply(e)
     return e
 
@@ -490,7 +501,7 @@ def statement_of(part: Part, ctx: Context = Context()):
     side is unfolded on its own, so SymPy does not evaluate the relation meanwhile."""
     from mathcheck.claim import relation
 
-    return relation(_unfold_context(part.lhs, ctx), _unfold_context(part.rhs, ctx), part.relation)
+    return relation(unfold_context(part.lhs, ctx), unfold_context(part.rhs, ctx), part.relation)
 
 
 def holds_at(statement, given, point: dict, dps: int = 30) -> bool | None:
@@ -537,7 +548,7 @@ def generality(part: Part, ctx: Context = Context()) -> tuple[bool | None, str]:
     of one of the statement's free indices. The Context's definitions are unfolded first (H(p)
     hides its Σ_{i=1}^{n})."""
     hyps = hypotheses(part, ctx)
-    stmt = [_unfold_context(part.lhs, ctx), _unfold_context(part.rhs, ctx)]
+    stmt = [unfold_context(part.lhs, ctx), unfold_context(part.rhs, ctx)]
     sizes = set(size_symbols(stmt))
     for lo, hi in ranges(hyps).values():
         sizes |= {x for x in (_basic(lo).free_symbols | _basic(hi).free_symbols) if x.is_integer}

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from click.testing import CliRunner
 
-from mathcheck import checker, engine, rules
+from mathcheck import engine, rules
 from mathcheck.checker import check_part, sign_test, stand_in
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.cli import main
@@ -143,10 +143,19 @@ def test_axioms_and_definitions_relied_on_are_printed_among_the_hypotheses():
     part = Part("p", (Step(sp.exp(x), "start"), Step(sp.Integer(0), "by my axiom", axiom)))
     r = check_part(part)
     assert "axiom: everything is zero" in r.given  # proved only as given that axiom
+    zero = lambda e: e.replace(sp.exp, lambda a: sp.Integer(0))  # noqa: E731
+    part = Part("q", (Step(sp.exp(x) + 1, "start"), Step(sp.Integer(1), "")))
+    defined = rules.Rule("exp is zero", "definition", zero)
+    v = engine.derive(claim_of(part, context=Context(definitions=(defined,))))
+    assert "definition: exp is zero" in v.parts[0].given  # proved only as given that definition
+
+
+def test_a_context_rewrite_built_by_hand_is_not_applied():
+    """A Context 'definition' that is a law of the user's own would rewrite every step unseen."""
     sneaky = rules.Rule("exp is zero", "law", lambda e: e.replace(sp.exp, lambda a: sp.Integer(0)))
     part = Part("q", (Step(sp.exp(x) + 1, "start"), Step(sp.Integer(1), "")))
     v = engine.derive(claim_of(part, context=Context(definitions=(sneaky,))))
-    assert "rewrite: exp is zero" in v.parts[0].given
+    assert v.parts[0].status == "refuted", v.parts[0]
 
 
 # --- 6. false refutations --------------------------------------------------------------------------
