@@ -323,9 +323,14 @@ def _dimension_symbols(e, ctx: Context) -> list:
     return hyp.size_symbols([e], ctx)
 
 
-def _assign(e, ctx: Context, rng: random.Random):
-    """A point satisfying the part's hypotheses (``ctx.given``) and ``e`` evaluated there."""
-    point = hyp.draw([e], ctx.given, ctx, rng)
+LARGE_SIZE = 8  # the last try of a counterexample search puts every dimension here
+
+
+def _assign(e, ctx: Context, rng: random.Random, large: bool = False):
+    """A point satisfying the part's hypotheses (``ctx.given``) and ``e`` evaluated there; with
+    ``large``, every dimension at ``LARGE_SIZE`` (a statement may fail only beyond small sizes)."""
+    sizes = {d: LARGE_SIZE for d in _dimension_symbols(e, ctx)} if large else None
+    point = hyp.draw([e], ctx.given, ctx, rng, sizes)
     if point is None:
         return None
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
@@ -349,8 +354,8 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
 
     By default: where ``e`` is nonzero. :func:`sign_test` passes "is negative"."""
     rng = random.Random(seed)
-    for _ in range(tries):
-        assigned = _assign(e, ctx, rng)
+    for t in range(tries):
+        assigned = _assign(e, ctx, rng, large=t == tries - 1)
         if assigned is None:
             continue
         point, concrete, values = assigned
@@ -361,14 +366,17 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
             v = sp.N(entry, 40)
             if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
                 continue
-            if not v.is_real:
-                if bad is not _nonzero:
-                    continue
-                value = abs(complex(v))
-            else:
-                value = float(v)
-            scale = max([1.0] + [abs(float(sp.N(t, 20))) for t in sp.Add.make_args(entry)
-                                 if sp.N(t, 20).is_number and sp.N(t, 20).is_finite and sp.N(t, 20).is_real])
+            scale = max([1.0] + [abs(complex(sp.N(t, 20))) for t in sp.Add.make_args(entry)
+                                 if sp.N(t, 20).is_number and sp.N(t, 20).is_finite])
+            z = complex(v)
+            if bad is _nonzero:
+                value = abs(z)
+            elif abs(z.imag) > 1e-30 * scale:
+                # a sign is claimed of a real number: a value that is not real refutes it (a side
+                # not real on the whole domain, e.g. log(x)² at x = −1, issue 21)
+                value = -float("inf")
+            else:  # an imaginary part of round-off size: the value is real
+                value = z.real
             if bad(value, scale):
                 shown = {str(k): str(val) for k, val in point.items()}
                 shown.update({str(k): str(val) for k, val in values.items()})
@@ -385,8 +393,7 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     start = time.perf_counter()
     timed_out = False
     try:
-        for definition in ctx.definitions:
-            e = definition.apply(e)
+        e = hyp.unfold_context(e, ctx)
     except Exception as exc:  # noqa: BLE001
         return Decision(None, _raised("unfolding the definitions", exc))
 
@@ -451,6 +458,18 @@ def _domain(sym):
     return sp.S.Reals if sym.is_real else None
 
 
+KNOWN_FACTS = ("real", "integer", "positive", "nonnegative", "negative", "nonpositive", "nonzero")
+
+
+def stand_in(v, name: str = "x"):
+    """A Dummy for ``v`` (an ``x[i]``, a compound quantity) carrying only the facts known of ``v``.
+
+    A fact that is unknown (``v.is_positive is None``) is left out, never set False: in SymPy
+    ``positive=False`` on a real symbol means ``≤ 0``, which would turn ``relu(x[i]) ≤ 40`` into a
+    statement about nonpositive x (issue 21)."""
+    return sp.Dummy(name, **{f: True for f in KNOWN_FACTS if getattr(v, f"is_{f}", None) is True})
+
+
 def _variables(e) -> set:
     labels = {b.label for b in e.atoms(sp.IndexedBase)}
     indices = set().union(*[set().union(*[i.free_symbols for i in x.indices]) for x in e.atoms(sp.Indexed)]) \
@@ -467,12 +486,17 @@ def _univariate_minimum(e, strict: bool) -> bool | None:
     if len(vs) != 1:
         return None
     (v,) = vs
-    x = v if isinstance(v, sp.Symbol) else sp.Dummy("x", positive=bool(v.is_positive), real=True)
-    domain = _domain(x if x is not v else v) if isinstance(v, sp.Symbol) else _domain(x)
+    x = v if isinstance(v, sp.Symbol) else stand_in(v)
+    domain = _domain(x)
     if domain is None:
         return None
+    f = e.xreplace({v: x})
+    if f.is_extended_real is not True:
+        # SymPy's minimum searches only where f is real: log(x)² over the reals would be "≥ 0",
+        # yet log(−1)² = −π². The rule applies only where f is known real on the whole domain.
+        return None
     try:
-        m = minimum(e.xreplace({v: x}), x, domain)
+        m = minimum(f, x, domain)
     except (NotImplementedError, ValueError):  # "Unable to find range": this form does not decide
         return None
     if m is None or not m.is_number:
@@ -494,7 +518,17 @@ def _positive_atoms(e) -> list:
     return sorted((v for v in _variables(e) if v.is_positive), key=sp.default_sort_key)
 
 
-def _nonneg(e, strict: bool, divide: bool = True) -> bool:
+def _ordered(limit, nonempty: bool, rng: dict) -> bool:
+    """Whether Σ over ``limit = (i, a, b)`` adds its terms with a plus sign: ``b ≥ a − 1`` (``b ≥ a``
+    when the sum must be nonempty) from the symbols' assumptions or the index ranges ``rng`` (the
+    part's hypotheses, the Context's ranges, enclosing sums). Below that, SymPy's (Karr's)
+    convention makes Σ_{i=a}^{b} = −Σ_{i=b+1}^{a−1}: Σ_{i=1}^{n} i² = −5 at n = −3."""
+    _, a, b = limit
+    low = a if nonempty else a - 1
+    return bool((b - low).is_nonnegative) or _known(sp.Le(low, b), rng) is True
+
+
+def _nonneg(e, strict: bool, divide: bool = True, rng: dict | None = None) -> bool:
     """Whether ``e ≥ 0`` (``> 0`` if strict) follows from its structure. Rules of ours, each sound:
     a sum or product of nonnegative terms, an even power, a finite sum of nonnegative terms (each
     term ≥ 0 ⇒ Σ ≥ 0, which SymPy's assumptions do not derive), a one-variable expression whose
@@ -505,24 +539,25 @@ def _nonneg(e, strict: bool, divide: bool = True) -> bool:
     if known is False:
         return False
     if isinstance(e, sp.Add):
-        if all(_nonneg(t, False, divide) for t in e.args):
-            return not strict or any(_nonneg(t, True, divide) for t in e.args)
+        if all(_nonneg(t, False, divide, rng) for t in e.args):
+            return not strict or any(_nonneg(t, True, divide, rng) for t in e.args)
         if divide:  # a positive factor v: e ≥ 0 ⇔ e/v ≥ 0 (p_i(q_i/p_i − 1 − log(q_i/p_i)))
             for v in _positive_atoms(e):
-                if _nonneg(sp.logcombine(sp.expand(e / v)), strict, divide=False):
+                if _nonneg(sp.logcombine(sp.expand(e / v)), strict, False, rng):
                     return True
     if isinstance(e, sp.Mul):
         negatives = [f for f in e.args if f.is_negative]
         others = [f for f in e.args if not f.is_negative]
-        if len(negatives) % 2 == 0 and all(_nonneg(f, strict, divide) for f in others):
+        if len(negatives) % 2 == 0 and all(_nonneg(f, strict, divide, rng) for f in others):
             return True
     if isinstance(e, sp.Pow) and e.exp.is_integer and e.exp.is_even and e.base.is_real and not strict:
         return True
-    if isinstance(e, sp.Pow) and e.exp.is_real and _nonneg(e.base, strict, divide):
+    if isinstance(e, sp.Pow) and e.exp.is_real and _nonneg(e.base, strict, divide, rng):
         return True
-    if isinstance(e, sp.Sum) and len(e.limits) == 1:
-        (_, a, b), = e.limits
-        if _nonneg(e.function, strict, divide) and (not strict or (b - a).is_nonnegative):
+    rng = rng or {}
+    if isinstance(e, sp.Sum) and len(e.limits) == 1 and _ordered(e.limits[0], strict, rng):
+        var, a, b = e.limits[0]
+        if _nonneg(e.function, strict, divide, {**rng, var: (a, b)}):
             return True
     if _univariate_minimum(e, strict):
         return True
@@ -546,9 +581,12 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
     """Decide ``e ≥ 0`` (``e > 0`` if ``strict``): True (shown), False (a point where it fails), None."""
     start = time.perf_counter()
     timed_out = False
-    for definition in ctx.definitions:
-        e = definition.apply(e)
+    try:
+        e = hyp.unfold_context(e, ctx)
+    except Exception as exc:  # noqa: BLE001
+        return Decision(None, _raised("unfolding the definitions", exc))
     notes: list[str] = []
+    ranges = index_ranges(ctx)
     rewritten = use_hypotheses(e, ctx.given)
     forms = [(name, form, e) for name, form in SIGN_STRATEGIES]
     if rewritten is not None:
@@ -559,7 +597,7 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
             timed_out = True
             break
         try:
-            ok, shown = attempt(lambda: _nonneg(form(x), strict), min(attempt_s, budget_left))
+            ok, shown = attempt(lambda: _nonneg(form(x), strict, rng=ranges), min(attempt_s, budget_left))
         except Exception as exc:  # noqa: BLE001
             # a rule that does not apply (SymPy's `minimum` raises on log x − x + 1) must not skip
             # the counterexample search below
@@ -654,37 +692,51 @@ class PartResult:
 # definitions of notation; laws the claim lists in its assumptions; SymPy's own calculus and identities
 TRUSTED_KINDS = ("definition", "axiom", "calculus", "sympy")
 CHECKED_KINDS = ("lemma", "assumption")  # must carry a side-condition check (rules.lemma, substitute, witness)
+STATED_KINDS = hyp.STATED_KINDS  # part of what the statement assumes: printed among its hypotheses
+
+
+def _trusted(rule) -> bool:
+    """Whether the checker may use ``rule``'s output without showing it equal to its input: a rule
+    built by a constructor of :mod:`mathcheck.rules` (trusted kind, or its side condition checked),
+    or a definition or an axiom, which the part then prints among its hypotheses."""
+    if rule.kind in STATED_KINDS:
+        return True
+    return rules.vouched(rule) and (rule.kind in TRUSTED_KINDS or rule.check is not None)
 
 
 def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
     """``(target, current, None)`` or ``(None, None, Decision)`` when the rule may not be used here.
 
-    Definitions (notation), ``axiom``, ``calculus`` and ``sympy`` rules are the trusted base; a rule
+    Definitions (notation) and axioms are hypotheses of the statement, printed with it; ``calculus``
+    and ``sympy`` rules built by :mod:`mathcheck.rules` are the trusted base; a rule built there
     with a side-condition check is used once the check passes (a ``lemma``/``assumption`` rule must
-    have one); any other rule (a ``transform``) is used only once the checker shows its output
-    equals its input."""
+    have one); any other rule (a ``transform``, or any rule built by hand with ``Rule(...)``, with
+    or without ``check=``) is used only once the checker shows its output equals its input."""
     if rule.kind in CHECKED_KINDS and rule.check is None:
         return None, None, Decision(None, f"side condition not checked: a {rule.kind} rule must cite a "
                                           f"proved part (rules.lemma) or a hypothesis (rules.substitute)")
     try:
         ok, target = attempt(lambda: rule.applied(prev, env), attempt_s)
+        new_cur = cur
         if ok and rule.both_sides:
-            ok, cur = attempt(lambda: rule.apply(cur), attempt_s)
+            ok, new_cur = attempt(lambda: rule.apply(cur), attempt_s)
     except rules.SideCondition as exc:
         return None, None, Decision(None, f"side condition not met: {exc}")
     except Exception as exc:  # noqa: BLE001 — a rule SymPy cannot apply here shows nothing
         return None, None, Decision(None, f"applying {rule.name} raised {type(exc).__name__}: {str(exc)[:120]}")
     if not ok:
         return None, None, Decision(None, f"applying {rule.name} ran out of time", timed_out=True)
-    verified = rule.kind in TRUSTED_KINDS or rule.check is not None
-    if not verified and target != prev:
-        d = zero_test(difference(prev, target), pctx, attempt_s, step_s)
-        if d.value is not True:
-            return None, None, Decision(d.value if d.value is False else None,
-                                        f"the rule {rule.name!r} changes the expression: its output is "
-                                        f"not shown equal to its input ({d.how})", d.counterexample,
-                                        timed_out=d.timed_out)
-    return target, cur, None
+    if not _trusted(rule):
+        for before, after in ((prev, target),) + (((cur, new_cur),) if rule.both_sides else ()):
+            if after == before:
+                continue
+            d = zero_test(difference(before, after), pctx, attempt_s, step_s)
+            if d.value is not True:
+                return None, None, Decision(d.value if d.value is False else None,
+                                            f"the rule {rule.name!r} changes the expression: its output is "
+                                            f"not shown equal to its input ({d.how})", d.counterexample,
+                                            timed_out=d.timed_out)
+    return target, new_cur, None
 
 
 def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
@@ -729,7 +781,7 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
         status = "error"
         notes.append(f"declared general={part.general}, but the computed generality is {general} ({why})")
     return PartResult(part.name, part.statement, general, status, tuple(results), tuple(notes),
-                      part.relation, given)
+                      part.relation, given + hyp.relied_on(part, ctx))
 
 
 def check_parts(parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,

@@ -115,6 +115,42 @@ def hypotheses(part: Part, ctx: Context = Context()) -> tuple:
     return tuple(out)
 
 
+STATED_KINDS = ("definition", "axiom")  # rules that are part of what a statement assumes
+
+
+def stated(rule) -> str | None:
+    """How a definition or an axiom a part relies on is printed among its hypotheses (None: not
+    one, or an indexed definition :func:`hypotheses` prints as an equation already)."""
+    if rule.kind == "axiom":
+        return f"axiom: {rule.name}"
+    if rule.kind == "definition" and getattr(rule, "statement", None) is None:
+        return f"definition: {rule.name}"
+    return None
+
+
+def relied_on(part: Part, ctx: Context = Context()) -> tuple:
+    """What else the part assumes, as text printed after its hypotheses (``show``, ``prove``, the
+    JSON's ``given``): the axioms and definitions its steps cite, and the Context's definitions
+    that rewrite one of its expressions (the checker applies those before every zero test), e.g.
+    ``("axiom: linearity of expectation; independence of {k} and {q}",)``.
+
+    A lemma citing the part does not inherit these: like notation, they are the claim's."""
+    out = []
+    for step in part.steps[1:]:
+        if step.rule is not None and stated(step.rule):
+            out.append(stated(step.rule))
+    for d in context_rewrites(ctx):
+        line = stated(d) if d.kind in STATED_KINDS else f"rewrite: {d.name}"
+        if line is None or line in out:
+            continue
+        try:
+            if any(d.apply(s.expr) != s.expr for s in part.steps):
+                out.append(line)
+        except Exception:  # noqa: BLE001 — a definition that cannot apply here rewrites nothing here
+            continue
+    return tuple(dict.fromkeys(out))
+
+
 def is_definition(h, point=()) -> bool:
     """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
     indices that are not set at the point (they are quantified)."""
@@ -357,6 +393,13 @@ def _solutions(e, sym) -> list:
     return _SOLVED[key]
 
 
+def smallest_size(d) -> int:
+    """The smallest size drawn for the dimension ``d``: 1 if it is positive, 0 if nonnegative, else
+    −3. An integer that may be negative is drawn negative too: Σ_{i=1}^{n} i² = −5 at n = −3 (Karr's
+    convention), so a bound the assumptions leave free is a case the statement must survive."""
+    return 1 if d.is_positive else 0 if d.is_nonnegative else -3
+
+
 def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = None):
     """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected)."""
     hints = dict(ctx.sample)
@@ -369,7 +412,7 @@ def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = Non
         elif sizes and str(d) in sizes:
             point[d] = sp.Integer(sizes[str(d)])
         else:
-            point[d] = sp.Integer(rng.randint(1, 3)) if d.is_positive else sp.Integer(rng.randint(0, 3))
+            point[d] = sp.Integer(rng.randint(smallest_size(d), 3))
     rng_of = dict(ranges(hyps))
     for v, lo, hi in ctx.indices:
         rng_of.setdefault(v, (_basic(lo), _basic(hi)))
@@ -425,7 +468,7 @@ def sample_points(part: Part, context: Context = Context(), count: int = 40, see
     rng = random.Random(seed)
     hyps = hypotheses(part, context)
     exprs = [s.expr for s in part.steps[:1]] + [part.steps[-1].expr]
-    exprs = [_unfold_context(e, context) for e in exprs]
+    exprs = [unfold_context(e, context) for e in exprs]
     out = []
     for _ in range(count):
         for _ in range(tries):
@@ -436,8 +479,19 @@ def sample_points(part: Part, context: Context = Context(), count: int = 40, see
     return out
 
 
-def _unfold_context(e, ctx: Context):
-    for d in ctx.definitions:
+def context_rewrites(ctx: Context) -> tuple:
+    """The Context's definitions the checker applies before every zero test: definitions and
+    axioms (printed among the hypotheses of the parts they rewrite, see :func:`relied_on`) and
+    rules the project built (``rules.vouched``). Any other rule placed there — a ``law`` built by
+    hand — is not applied: it would rewrite every step unseen."""
+    from mathcheck import rules
+
+    return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or rules.vouched(d))
+
+
+def unfold_context(e, ctx: Context):
+    """``e`` with the Context's definitions (:func:`context_rewrites`) applied, in order."""
+    for d in context_rewrites(ctx):
         e = d.apply(e)
     return e
 
@@ -447,7 +501,7 @@ def statement_of(part: Part, ctx: Context = Context()):
     side is unfolded on its own, so SymPy does not evaluate the relation meanwhile."""
     from mathcheck.claim import relation
 
-    return relation(_unfold_context(part.lhs, ctx), _unfold_context(part.rhs, ctx), part.relation)
+    return relation(unfold_context(part.lhs, ctx), unfold_context(part.rhs, ctx), part.relation)
 
 
 def holds_at(statement, given, point: dict, dps: int = 30) -> bool | None:
@@ -494,7 +548,7 @@ def generality(part: Part, ctx: Context = Context()) -> tuple[bool | None, str]:
     of one of the statement's free indices. The Context's definitions are unfolded first (H(p)
     hides its Σ_{i=1}^{n})."""
     hyps = hypotheses(part, ctx)
-    stmt = [_unfold_context(part.lhs, ctx), _unfold_context(part.rhs, ctx)]
+    stmt = [unfold_context(part.lhs, ctx), unfold_context(part.rhs, ctx)]
     sizes = set(size_symbols(stmt))
     for lo, hi in ranges(hyps).values():
         sizes |= {x for x in (_basic(lo).free_symbols | _basic(hi).free_symbols) if x.is_integer}

@@ -201,10 +201,11 @@ class _Roles:
     indexed: set
     plain: set
     called: set
+    bound: set  # summation indices: Sum(f, (i, a, b)) binds i
 
 
 def _roles(trees) -> _Roles:
-    r = _Roles(set(), set(), set(), set())
+    r = _Roles(set(), set(), set(), set(), set())
     heads = set()  # the Name nodes in function position: f in f(x)
     for tree in trees:
         for node in ast.walk(tree):
@@ -213,6 +214,8 @@ def _roles(trees) -> _Roles:
                 heads.add(id(node.func))
                 if node.func.id in ("Sum", "Product"):
                     for lim in node.args[1:]:
+                        if isinstance(lim, ast.Tuple) and lim.elts and isinstance(lim.elts[0], ast.Name):
+                            r.bound.add(lim.elts[0].id)
                         if isinstance(lim, ast.Tuple):
                             for x in lim.elts:
                                 r.integer |= {n.id for n in ast.walk(x) if isinstance(n, ast.Name)}
@@ -687,6 +690,11 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
             del assume[name]
             continue
         raise ParseError(f"--assume names {name!r}, which the formulas do not use")
+    for name in sorted(set(assume) & roles.bound):
+        # the index runs over its range; SymPy would read a property of it as a fact about every
+        # term (Sum(Abs(i), (i, -3, 3)) with i positive becomes Sum(i, ...) = 0, issue 21)
+        raise ParseError(f"--assume names {name!r}, a summation index: it takes every value of its "
+                         f"range, so it has no properties of its own; remove the assumption")
     symbols, bases = {}, {}
     try:
         for name in sorted(names):

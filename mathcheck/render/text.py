@@ -66,9 +66,12 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
         for note in p.notes:
             if "but" in note:
                 lines.append(f"    {p.name}: {note}")
+    from mathcheck.hypotheses import relied_on
+
     for p in c.parts if hasattr(c, "parts") else ():
-        if p.given:
-            lines.append(f"    {p.name}: given {', '.join(math(h) for h in p.given)}")
+        given = tuple(p.given) + relied_on(p, c.context)  # the part's own, and the axioms it cites
+        if given:
+            lines.append(f"    {p.name}: given {', '.join(math(h) for h in given)}")
     if n.counterexample:
         lines.append(f"    numeric counterexample: {_pairs(n.counterexample)}")
     if n.status == "error":
@@ -144,13 +147,13 @@ def claim_description(c) -> list[str]:
              f"  verdict on the seed's wording: {c.seed_verdict[0]}" + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
              "  assumptions:"]
     lines += [f"    - {a}" for a in c.assumptions]
-    from mathcheck.hypotheses import generality, hypotheses
+    from mathcheck.hypotheses import generality, hypotheses, relied_on
 
     for p in c.parts:
         general = generality(p, c.context)[0]
         size = {True: "", False: " (concrete size)", None: " (no size)"}[general]
         lines.append(f"  part {p.name}{size}:")
-        hyps = hypotheses(p, c.context)
+        hyps = hypotheses(p, c.context) + relied_on(p, c.context)
         if hyps:
             lines.append(f"    given {'; '.join(math(h) for h in hyps)}:")
         for n, step in enumerate(p.steps):

@@ -63,13 +63,16 @@ def _real(sym, rng: random.Random, k: int) -> float:
     return v if rng.random() < 0.5 else -v
 
 
-def _integer(sym, rng: random.Random, dim: bool) -> int:
-    hi = 5
+def _integer(sym, rng: random.Random, dim: bool, k: int = 0) -> int:
+    """Small values, both signs where the assumptions allow; a sum bound every fourth point a large
+    one (20..40): Σ_{i=1}^{n} i² ≥ 0 fails only at negative n (Karr's convention), other
+    statements only at large n."""
+    hi = 40 if dim and k % 4 == 3 else 5
     if sym.is_positive:
         return rng.randint(1, hi)
     if sym.is_negative:
         return rng.randint(-hi, -1)
-    if sym.is_nonnegative or dim:  # a sum bound below its start would flip the sum (Karr's convention)
+    if sym.is_nonnegative:
         return rng.randint(0 if not sym.is_nonzero else 1, hi)
     v = rng.randint(-hi, hi)
     return v if v or not sym.is_nonzero else 1
@@ -99,7 +102,7 @@ def lookup(values, indices):
 def _draw(scalars, bases, dims, rng, k) -> dict:
     p = {}
     for s in scalars:
-        p[s] = _integer(s, rng, s in dims) if s.is_integer else _real(s, rng, k)
+        p[s] = _integer(s, rng, s in dims, k) if s.is_integer else _real(s, rng, k)
     for b, rank in sorted(bases.items(), key=lambda kv: str(kv[0])):
         p[b] = _values(b, rank, rng, k)
     return p

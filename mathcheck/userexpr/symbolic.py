@@ -6,8 +6,9 @@ false identity that agrees to 1e-15 is caught); a nonzero constant difference re
 checker's multi-strategy :func:`~mathcheck.checker.zero_test` runs (expand, ``expand_log`` under the
 assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
 and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
-``>``: the same 50-digit search for a violation, then :func:`~mathcheck.checker.relation_test`
-(the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
+``>``: the same 50-digit search for a violation (a side that is not real at a point violates an
+order relation: it is a statement about real numbers), then
+:func:`~mathcheck.checker.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
 checker's own search (which does not know them) is not trusted: the answer is then undecided.
 """
 

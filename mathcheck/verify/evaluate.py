@@ -183,8 +183,9 @@ class Evaluator:
         if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
             raise EvaluationError(f"sum bounds must be numbers, not tensors: ({var}, {a}, {b})")
         lo, hi = int(lo), int(hi)
-        if hi < lo:
-            return 0.0
+        if hi < lo:  # SymPy's (Karr's) convention: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, 0 when b = a − 1
+            return 0.0 if hi == lo - 1 else -_t(self._sum_limits(
+                f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)), self.dtype, self.device)
         depth = self.depth
         with self._index_axis(var, lo, hi):
             t = _t(self._sum_limits(f, inner), self.dtype, self.device)
@@ -470,8 +471,11 @@ class BoundedEvaluator(Evaluator):
         if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
             raise EvaluationError(f"sum bounds must be numbers, not tensors: ({var}, {a}, {b})")
         lo, hi = int(lo), int(hi)
-        if hi < lo:
-            return 0.0, 0.0
+        if hi < lo:  # SymPy's (Karr's) convention, as in Evaluator._sum_limits
+            if hi == lo - 1:
+                return 0.0, 0.0
+            t, et = self._bounded_sum(f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),))
+            return -_t(t, self.dtype, self.device), et
         count = hi - lo + 1
         self.terms = max(self.terms, count)
         depth = self.depth

@@ -1,7 +1,8 @@
 """The generic numeric check: a registered claim's statement checked by evaluating both sides with torch.
 
 :func:`check` is the numeric check of a claim that names no ``check=``: every part's both sides at
-several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension), on seeded values that
+several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension, and 0, −1, −3 where its
+assumptions allow), on seeded values that
 respect the symbols' assumptions and the part's hypotheses, optionally against a PyTorch reference
 the claim supplies (``@claim(reference=...)``, see :func:`check`). Expressions are evaluated by the
 user-expression layer's torch evaluator (:class:`mathcheck.userexpr.autograd.UserEvaluator`: ``diff``
@@ -54,6 +55,57 @@ def _violation(a, b, rel: str, atol: float, rtol: float):
     return bad, d
 
 
+# --- a float64 failure confirmed at high precision -----------------------------------------------------
+
+CONFIRM_AT_MOST = 8           # flagged values confirmed per comparison before giving up on it
+
+
+def _exact(v):
+    return sp.Integer(int(v)) if float(v) == int(float(v)) and abs(float(v)) < 2 ** 53 else sp.Rational(float(v))
+
+
+def confirmed(stmt, rel: str, values: dict, bases: dict):
+    """Whether ``stmt`` fails at this point at high precision (``mathcheck.userexpr.precise``),
+    or None where it cannot be decided there (the float64 failure is then not a refutation).
+
+    ``values`` maps each symbol (sizes, scalars, free indices) to its float64 value; ``bases``
+    each IndexedBase to its binding (``tensor``, ``offset``). Derivatives are SymPy's ``diff``,
+    evaluated at the point; one SymPy cannot take leaves the point undecided.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> confirmed(sp.Eq((x + 10**8)**2 - 2 * 10**8 * x - 10**16, x**2), "=", {x: 0.5}, {}) is False
+        True
+    """
+    from mathcheck.userexpr.precise import DPS, decide, take_derivatives
+
+    point = {s: _exact(v) for s, v in values.items()}
+
+    def hp(e):
+        # a Float constant at its exact binary value: SymPy would carry its 15 digits through
+        e = take_derivatives(e.xreplace({f: sp.Rational(f) for f in e.atoms(sp.Float)}))
+        if e.has(sp.Derivative):
+            return None
+        c = e.xreplace(point).doit()
+        entries = {}
+        for x in c.atoms(sp.Indexed):
+            if x.base not in bases or not all(i.is_Integer for i in x.indices):
+                return None
+            b = bases[x.base]
+            at = tuple(int(i) - b.offset for i in x.indices)
+            if any(k < 0 or k >= n for k, n in zip(at, b.tensor.shape)):
+                return None
+            entries[x] = _exact(b.tensor[at])
+        return sp.N(c.xreplace(entries), DPS)
+
+    try:
+        L, R = hp(stmt.lhs), hp(stmt.rhs)
+        if L is None or R is None:
+            return None
+        return decide(L, R, rel)
+    except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError, RecursionError):
+        return None
+
+
 # --- a registered claim with no check= of its own ----------------------------------------------------
 
 def _draw(sym, g: torch.Generator, shape=()) -> torch.Tensor:
@@ -101,7 +153,14 @@ class _Plan:
         self.has_derivative = any(e.has(sp.Derivative) for e in exprs)
 
     def sizes(self):
-        return [dict(zip(self.dims, [n] * len(self.dims))) for n in SIZES] if self.dims else [{}]
+        """Each dimension at n ∈ SIZES, and at the edges its assumptions allow: 0 unless it is
+        positive, −1 and −3 unless it is nonnegative (a sum's bounds then reverse: Σ_{i=1}^{n} i²
+        = −5 at n = −3, SymPy's convention), each dimension kept at its own smallest size."""
+        if not self.dims:
+            return [{}]
+        lowest = {d: 1 if d.is_positive else 0 if d.is_nonnegative else -3 for d in self.dims}
+        edges = [n for n in (0, -1, -3) if any(n >= lo for lo in lowest.values())]
+        return [{d: max(n, lowest[d]) for d in self.dims} for n in SIZES + tuple(edges)]
 
 
 def _holds_mask(given, ev, shape) -> torch.Tensor:
@@ -175,8 +234,26 @@ def _call_reference(ref, part: str, values: dict, shape):
 class _Tally:
     def __init__(self):
         self.trials, self.max_err, self.details, self.counterexample = 0, 0.0, [], ()
-        self.compared = self.rejected = self.skipped = 0
+        self.compared = self.rejected = self.skipped = self.unconfirmed = 0
         self.notes: list[str] = []
+
+
+def _first_confirmed(stmt, rel, bad, which, local, plan, spans, combo):
+    """The first flagged index (into the grid) where the failure is confirmed at high precision, or
+    None. A failure of the claim's PyTorch reference is PyTorch's own value and stands as found."""
+    flagged = [tuple(t) for t in torch.nonzero(bad).tolist()] if bad.ndim else [()]
+    if which == "reference":
+        return flagged[0]
+    for idx in flagged[:CONFIRM_AT_MOST]:
+        values = {s: float(local[s]) for s in plan.scalars + plan.dims if s in local}
+        if combo is not None:
+            values.update({i: float(v) for (i, _, _), v in zip(spans, combo)})
+        else:
+            values.update({i: a0 + j for (i, a0, _), j in zip(spans, idx)})
+        bases = {b: local[b] for b in plan.bases}
+        if confirmed(stmt, rel, values, bases):
+            return idx
+    return None
 
 
 def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> None:
@@ -233,7 +310,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                     a = torch.broadcast_to(torch.as_tensor(ev(stmt.lhs), dtype=DT), cshape)
                     b = torch.broadcast_to(torch.as_tensor(ev(stmt.rhs), dtype=DT), cshape)
                     r = None
-                    if ref is not None and rel == "=":
+                    if ref is not None and rel == "=" and (not size or n >= 1):  # a reference reads n ≥ 1 entries
                         values = {str(s): local[s] for s in plan.scalars + plan.dims}
                         values.update({str(s): int(v) for s, v in size.items()})
                         values.update({str(i): local[i] for i, _, _ in spans})
@@ -267,8 +344,12 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                     ref_worst = max(ref_worst, float(dr[use].abs().max()))
                     if bool(bad_r.any()) and not bool(bad.any()):
                         bad, which, a = bad_r, "reference", r
+                idx = None
                 if bool(bad.any()) and not tally.counterexample:
-                    idx = tuple(torch.nonzero(bad)[0].tolist()) if bad.ndim else ()
+                    idx = _first_confirmed(stmt, rel, bad, which, local, plan, spans, combo)
+                    if idx is None:
+                        tally.unconfirmed += int(bad.sum())
+                if idx is not None:
                     at = dict(shown)
                     if combo is not None:
                         at.update({str(i): v for (i, _, _), v in zip(spans, combo)})
@@ -293,7 +374,8 @@ def check(statements: dict, options, claim=None):
 
     Every part's statement ``lhs REL rhs`` (derived or a mutant's) is evaluated with torch in
     float64 (``diff`` by autograd): each symbolic dimension (a sum bound, or a bound of an index
-    range in ``Context.indices``) at n ∈ {1, 2, 3, 8, 33}, the free indices over their whole range,
+    range in ``Context.indices``) at n ∈ {1, 2, 3, 8, 33} and the edges its assumptions allow (0, −1,
+    −3: see ``_Plan.sizes``), the free indices over their whole range,
     the other symbols at 4 seeded draws per size that respect their assumptions; index points
     where the part's hypotheses (``Part.given``) fail are left out. Tolerance: ``|lhs − rhs| ≤
     1e-10 + 1e-9·max(|lhs|, |rhs|)``.
@@ -327,6 +409,9 @@ def check(statements: dict, options, claim=None):
     details = tuple(tally.details) + tuple(dict.fromkeys(tally.notes))[:5]
     if tally.rejected:
         details += (f"{tally.rejected} values outside the hypotheses left out",)
+    if tally.unconfirmed:
+        details += (f"{tally.unconfirmed} float64 disagreements not confirmed at high precision (round-off): "
+                    f"not counterexamples",)
     return NumericVerdict(status, reference, tally.trials, tally.max_err if tally.compared else None,
                           ATOL, RTOL, options.seed, tally.counterexample, details,
                           dtype="float64", device="cpu", seconds=time.perf_counter() - start)
