@@ -55,6 +55,7 @@ class Line:
     relation: str | None  # None for the first expression
     text: str
     reason: str = ""
+    source: str = ""  # the link as typeset, for a chain read from LaTeX (mathcheck.latex)
 
 
 @dataclass(frozen=True)
@@ -234,8 +235,18 @@ def read(path: str) -> list[Chain]:
     from mathcheck.userexpr import read_user_file
 
     text = read_user_file(path, DeriveError)
-    if Path(path).suffix.lower() in (".md", ".markdown"):
-        return markdown_chains(text, path)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".tex":
+        from mathcheck import latex
+
+        return latex.chains(text, path)
+    if suffix in (".md", ".markdown"):
+        chains = markdown_chains(text, path)
+        if "$$" in text or "\\begin{" in text:  # display math: LaTeX chains too (mathcheck.latex)
+            from mathcheck import latex
+
+            chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)
+        return chains
     return parse_text(text, path)
 
 
@@ -374,11 +385,13 @@ class StepReport:
     how: str = ""
     counterexample: dict | None = None
     values: dict | None = None
+    source: str = ""          # as typeset, for a chain read from LaTeX
 
     def to_json(self) -> dict:
-        return {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
-                "status": self.status, "how": self.how, "counterexample": self.counterexample,
-                "values": self.values}
+        out = {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
+               "status": self.status, "how": self.how, "counterexample": self.counterexample,
+               "values": self.values}
+        return {**out, "source": self.source} if self.source else out
 
 
 @dataclass(frozen=True)
@@ -415,13 +428,14 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainRepo
 
     exprs, hyps = validate(chain)
     first = chain.steps[0]
-    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived")]
+    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
+                        source=first.source)]
     givens = given_texts(chain)
     for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
         used = _used(chain.assumptions, prev.text, cur.text, *givens)
         r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
-                                r.counterexample, r.values))
+                                r.counterexample, r.values, cur.source))
     num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
