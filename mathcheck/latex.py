@@ -534,7 +534,7 @@ class Reader:
             arg = self.script(t, "\\sqrt")
             if root is None:
                 return f"sqrt({arg})"
-            return f"({arg})^(1/({self.sub(root).read()}))"
+            return f"{_wrap(arg)}^(1/{_wrap(self.sub(root).read())})"
         if name in ("binom", "dbinom", "tbinom"):
             self.take()
             top, bottom = self.script(t, "\\binom"), self.script(t, "\\binom")
@@ -719,7 +719,7 @@ class Reader:
                 self.fail(tok, f"{fname} needs an argument")
             arg = self.term(argument=True)
         out = f"{fname}({arg})" if base is None else f"log({arg}, {base})"
-        return out if power is None else f"{out}^({power})"
+        return out if power is None else f"{out}^{_wrap(power)}"
 
     def fraction(self) -> str:
         t = self.take()
@@ -1020,7 +1020,12 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
     if not toks:
         return ""
     raw = src.text[toks[0].pos:toks[-1].end]
-    raw = re.sub(r"\\(?:text[a-z]*|mbox|mathrm|emph|quad|qquad|intertext|tag\*?)\b|\\[,;:! ]|[{}&]", " ", raw)
+    for _ in range(MAX_DEPTH):  # \text{a \textbf{b}} from the inside out
+        unwrapped = re.sub(r"\\(?:text[a-z]*|mbox|mathrm|emph|intertext|tag\*?)\s*\{([^{}]*)\}", r"\1", raw)
+        if unwrapped == raw:
+            break
+        raw = unwrapped
+    raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
     raw = " ".join(raw.replace("$", "").split()).strip()
     while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):
         raw = raw[1:-1].strip()
@@ -1261,7 +1266,8 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
 
 def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
     """``\\sigma = sigmoid`` names a function; ``\\mu = …`` defines a symbol (expanded where used)."""
-    eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "="]
+    top = {id(t) for t in _top(d.toks)}
+    eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "=" and id(t) in top]
     if len(eq) != 1 or eq[0] == 0 or eq[0] == len(d.toks) - 1:
         src.fail(d.at, "let: write '\\mu = expression' or '\\sigma = sigmoid'")
     lhs, rhs = d.toks[:eq[0]], d.toks[eq[0] + 1:]
@@ -1353,7 +1359,8 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         if d.kind != "given":
             continue
         sides = _split(d.toks, lambda t: _relation_of(t) is not None)
-        rels = [_relation_of(t) for t in d.toks if _relation_of(t) is not None and t in _top(d.toks)]
+        top = {id(t) for t in _top(d.toks)}
+        rels = [_relation_of(t) for t in d.toks if _relation_of(t) is not None and id(t) in top]
         if len(sides) < 2 or any(not s for s in sides) or any(r in ("≈", "!=") for r in rels):
             src.fail(d.at, "given: write a relation, e.g. % given: \\sum_{j=1}^{n} y_j = 1 or 1 \\le j \\le n")
         text = Reader(sides[0], src, notation).read()
@@ -1382,3 +1389,14 @@ def _top(toks):
         elif depth == 0:
             out.append(t)
     return out
+
+
+def translate(tex: str, path: str = "<latex>") -> str:
+    """One LaTeX expression in the text grammar (indices: the ones its sums bind).
+
+        >>> translate(r"\\frac{1}{n}\\sum_{i=1}^{n} (x_i - \\mu)^2")
+        '1/n*Sum((x[i] - mu)^2, (i, 1, n))'
+    """
+    src = _Source(tex, path)
+    toks = tokenize(src, 0, len(tex))
+    return Reader(toks, src, _notation([toks], set(), {}, set())).read()
