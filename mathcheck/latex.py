@@ -1020,16 +1020,31 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
     if not toks:
         return ""
     raw = src.text[toks[0].pos:toks[-1].end]
-    for _ in range(MAX_DEPTH):  # \text{a \textbf{b}} from the inside out
-        unwrapped = re.sub(r"\\(?:text[a-z]*|mbox|mathrm|emph|intertext|tag\*?)\s*\{([^{}]*)\}", r"\1", raw)
-        if unwrapped == raw:
-            break
-        raw = unwrapped
+    raw = _unwrap(raw)
     raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
     raw = " ".join(raw.replace("$", "").split()).strip()
     while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):
         raw = raw[1:-1].strip()
     return raw.rstrip(".,;").strip()
+
+
+_WRAPPER = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|emph|intertext|tag\*?)\s*\{")
+
+
+def _unwrap(raw: str) -> str:
+    """``\text{since $a = b$}`` → ``since $a = b$``: the wrappers of a reason removed, braces matched."""
+    out, i = [], 0
+    while True:
+        m = _WRAPPER.search(raw, i)
+        if m is None:
+            return "".join(out) + raw[i:]
+        depth, j = 1, m.end()
+        while j < len(raw) and depth:
+            depth += raw[j] == "{"
+            depth -= raw[j] == "}"
+            j += 1
+        out += [raw[i:m.start()], _unwrap(raw[m.end():j - 1])]
+        i = j
 
 
 def _links(toks: list[Tok], src: _Source) -> list[_Link]:
@@ -1039,7 +1054,7 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
     ``\\intertext{…}`` is the reason of the next link."""
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
-
+    row_start = 0  # how many tokens the current link had when this row began
     def close_reason(j):
         nonlocal reason_from
         if reason_from is not None:
@@ -1059,6 +1074,7 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
             continue
         if t.kind == "row":
             close_reason(i)
+            row_start = len(links[-1].toks)
             i += 1
             if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
                 _, i = _bracket(toks, i)
@@ -1078,10 +1094,14 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
             continue
         starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")) or \
             (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
-        if starts_reason and _expression(links[-1].toks):
-            if t.kind == "cmd" and t.text in ("quad", "qquad"):  # \quad x > 0 is a condition: a reason too
-                pass
-            reason_from = i
+        if starts_reason and _expression(links[-1].toks[row_start:]):
+            j = _text_run(toks, i, src) if t.kind == "cmd" else i
+            if j > i and j < len(toks) and _relation_of(toks[j]) is not None:
+                text = _plain(src, toks[i:j])  # a = b \quad\text{(why)} = c: the chain goes on
+                links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+                i = j
+                continue
+            reason_from = i  # to the end of the row: && commentary, or \quad x > 0 (a condition)
             i += 1
             continue
         if t.kind == "ch" and t.text == "&":
@@ -1091,6 +1111,7 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
         if t.kind == "ch" and t.text in "<>=" and rel:
             pass
         if rel and (t.kind == "cmd" or t.text in "<>="):
+            row_start = 0
             links.append(_Link(rel, t, [], pending))
             pending = ""
             i += 1
@@ -1105,6 +1126,24 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
         while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
             link.toks.pop()
     return links
+
+
+def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
+    """Where a run of spacing and ``\text{…}`` groups (parentheses around them too) starting at
+    ``i`` ends; ``i`` itself if no text group is in it."""
+    j, texts = i, 0
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == "cmd" and t.text in ("quad", "qquad", ",", ";", " ", "!", ":"):
+            j += 1
+        elif t.kind == "cmd" and t.text in ("text", "textrm", "textit", "mbox"):
+            j = _group(toks, j + 1, src, "\\text")[1] if j + 1 < len(toks) and toks[j + 1].text == "{" else j + 1
+            texts += 1
+        elif t.kind == "ch" and t.text in "()":
+            j += 1
+        else:
+            break
+    return j if texts else i
 
 
 def _expression(toks) -> bool:
