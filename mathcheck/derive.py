@@ -33,12 +33,13 @@ gets a numeric check of its own (:func:`mathcheck.userexpr.relation.numeric_side
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
-RELATIONS = ("<=", ">=", "==", "≤", "≥", "=", "<", ">")  # longest first
-_CANON = {"==": "=", "≤": "<=", "≥": ">="}
+EXIT = {"proved": 0, "holds-within": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
+RELATIONS = ("<=", ">=", "==", "~=", "≤", "≥", "≈", "=", "<", ">")  # longest first
+_CANON = {"==": "=", "≤": "<=", "≥": ">=", "~=": "≈"}
+APPROX = "≈"             # an approximate link: a measured bound, never proved
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -52,7 +53,7 @@ class Line:
     """One expression of a chain: where it is, how it relates to the previous one, and why."""
 
     line: int
-    relation: str | None  # None for the first expression
+    relation: str | None  # None for the first expression; "=", "<=", "<", ">=", ">" or "≈"
     text: str
     reason: str = ""
     source: str = ""  # the link as typeset, for a chain read from LaTeX (mathcheck.latex)
@@ -60,18 +61,31 @@ class Line:
 
 @dataclass(frozen=True)
 class Chain:
+    """A chain as read (or as another reader built it, e.g. from LaTeX): grammar text throughout.
+
+    ``lets``: ``((line, "mu = Sum(x[i], (i, 1, n))/n"), ...)``, what follows ``let``, in order;
+    ``error``: the one line ``path:line: message`` when a line of the chain is bad input (the chain
+    is then ``bad-input`` and every other chain is still checked)."""
+
     name: str
     path: str
     line: int
     assumptions: dict = field(default_factory=dict)  # name -> tuple of properties
     given: tuple = ()                                # ((line, "lhs REL rhs"), ...)
     steps: tuple = ()                                # Line values
+    lets: tuple = ()                                 # ((line, "name = body"), ...)
+    error: str = ""
 
     @property
     def relation(self) -> str:
+        """``=``, ``<=``, ... composed over the links; ``≈`` as soon as one link is approximate."""
         from mathcheck.claim import compose_relations
 
-        return compose_relations(s.relation for s in self.steps[1:])
+        rels = [s.relation for s in self.steps[1:]]
+        if APPROX in rels:
+            compose_relations(r for r in rels if r != APPROX)  # still one direction
+            return APPROX
+        return compose_relations(rels)
 
     @property
     def replay(self) -> str:
@@ -109,8 +123,10 @@ def _assumptions(spec: str, where: str) -> dict:
     """``x=real n=positive,integer`` or ``x real; n positive, integer`` → ``{"x": ("real",), ...}``."""
     from mathcheck.parser import PROPERTIES, ParseError, parse_assumption
 
+    from mathcheck.parser import normalise
+
     out: dict = {}
-    tokens = spec.replace(";", " ").replace(", ", ",").split()
+    tokens = normalise(spec).replace(";", " ").replace(", ", ",").split()
     name = None
     try:
         for tok in tokens:
@@ -135,54 +151,64 @@ def _assumptions(spec: str, where: str) -> dict:
 
 
 def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
-    """The chains in ``text`` (chain syntax, not Markdown); ``first_line`` numbers its first line."""
+    """The chains in ``text`` (chain syntax, not Markdown); ``first_line`` numbers its first line.
+
+    A bad line does not stop the reading: its chain gets ``error`` (the line named) and the lines
+    up to the next ``##`` header (for a chain without a header: up to the next line that starts a
+    chain) are left out; the other chains are read as usual. ``let`` lines before the first chain
+    apply to every chain of ``text``; inside a chain, to that chain."""
     chains: list[Chain] = []
     cur: dict | None = None
+    shared: list = []     # lets before any chain: scoped to the whole text (a file, a fence)
+    skipping = False
 
     def close():
         nonlocal cur
         if cur is None:
             return
-        if not cur["steps"]:
-            if cur["named"]:
-                raise DeriveError(f"{path}:{cur['line']}: chain {cur['name']!r} has no expression")
-        elif len(cur["steps"]) == 1:
-            s = cur["steps"][0]
-            raise DeriveError(f"{path}:{s.line}: chain {cur['name']!r} has one expression and no link; "
-                              f"continue it with a line starting with = (or <=, <, >=, >)")
-        else:
-            chain = Chain(cur["name"], path, cur["line"], cur["assume"], tuple(cur["given"]), tuple(cur["steps"]))
+        c, cur = cur, None
+        lets = tuple(shared) + tuple(c["lets"])
+        where = f"{path}:{c['line']}"
+        error = c["error"]
+        if not error and not c["steps"]:
+            if not c["named"]:
+                return
+            error = f"{where}: chain {c['name']!r} has no expression"
+        elif not error and len(c["steps"]) == 1:
+            s = c["steps"][0]
+            error = (f"{path}:{s.line}: chain {c['name']!r} has one expression and no link; "
+                     f"continue it with a line starting with = (or <=, <, >=, >, ≈)")
+        chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]), lets, error)
+        if not error and len(chain.steps) > 1:
             try:
                 chain.relation
             except ValueError:
-                raise DeriveError(f"{path}:{cur['line']}: chain {cur['name']!r} mixes ≤ and ≥; "
-                                  f"a chain goes one way") from None
-            chains.append(chain)
-        cur = None
+                chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]),
+                              lets, f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way")
+        chains.append(chain)
 
     def new(name: str, line: int, named: bool):
         nonlocal cur
         close()
-        cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": []}
+        cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": [],
+               "lets": [], "error": ""}
 
-    for number, raw in enumerate(text.splitlines(), start=first_line):
-        where = f"{path}:{number}"
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("##"):
-            name = stripped.lstrip("#").strip()
-            if not name:
-                raise DeriveError(f"{where}: a chain header needs a name: '## my chain'")
-            new(name, number, True)
-            continue
-        if stripped.startswith("#"):
-            continue  # a comment line
-        body, _, reason = stripped.partition("#")
-        body, reason = body.strip(), reason.strip()
+    def starts_new() -> bool:
+        return cur is None or bool(cur["steps"]) or bool(cur["error"])
+
+    def read_line(body, reason, rel, expr, number, where):
+        word, space, let = body.partition(" ")
         key, colon, rest = body.partition(":")
+        if word == "let" and space:
+            if cur is None:
+                shared.append((number, let.strip()))
+            else:
+                if starts_new():
+                    new(f"line {number}", number, False)
+                cur["lets"].append((number, let.strip()))
+            return
         if colon and key.strip() in ("assume", "given"):
-            if cur is None or cur["steps"]:
+            if starts_new():
                 new(f"line {number}", number, False)
             if key.strip() == "assume":
                 for n, props in _assumptions(rest, where).items():
@@ -192,19 +218,48 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
                     if not part.strip():
                         raise DeriveError(f"{where}: given: an empty hypothesis; write e.g. 'given: x >= 1'")
                     cur["given"].append((number, part.strip()))
-            continue
-        rel, expr = _split_relation(body)
+            return
         if rel is None:
-            if cur is None or cur["steps"]:
+            if starts_new():
                 new(f"line {number}", number, False)
             cur["steps"].append(Line(number, None, body, reason))
-        else:
-            if cur is None or not cur["steps"]:
-                raise DeriveError(f"{where}: {body[:40]!r} continues a chain that has no first expression; "
-                                  f"write the expression being derived on the line before")
-            if not expr:
-                raise DeriveError(f"{where}: nothing after {rel!r}; write '{rel} expression'")
-            cur["steps"].append(Line(number, rel, expr, reason))
+            return
+        if cur is None or not cur["steps"]:
+            raise DeriveError(f"{where}: {body[:40]!r} continues a chain that has no first expression; "
+                              f"write the expression being derived on the line before")
+        if not expr:
+            raise DeriveError(f"{where}: nothing after {rel!r}; write '{rel} expression'")
+        cur["steps"].append(Line(number, rel, expr, reason))
+
+    for number, raw in enumerate(text.splitlines(), start=first_line):
+        where = f"{path}:{number}"
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("##"):
+            skipping = False
+            name = stripped.lstrip("#").strip()
+            if not name:
+                new(f"line {number}", number, True)
+                cur["error"], skipping = f"{where}: a chain header needs a name: '## my chain'", True
+                continue
+            new(name, number, True)
+            continue
+        if stripped.startswith("#"):
+            continue  # a comment line
+        body, _, reason = stripped.partition("#")
+        body, reason = body.strip(), reason.strip()
+        rel, expr = _split_relation(body)
+        if skipping:
+            if cur is not None and (cur["named"] or rel is not None):
+                continue
+            skipping = False
+        try:
+            read_line(body, reason, rel, expr, number, where)
+        except DeriveError as exc:
+            if cur is None or (cur["steps"] and rel is None and not cur["named"]):
+                new(f"line {number}", number, False)
+            cur["error"], skipping = cur["error"] or str(exc), True
     close()
     return chains
 
@@ -266,27 +321,48 @@ def _given_relations(text: str, where: str):
 
 
 def _used(assumptions: dict, *texts) -> dict:
-    words = {w for t in texts for w in _WORD.findall(t)}
+    from mathcheck.parser import normalise
+
+    words = {w for t in texts for w in _WORD.findall(normalise(t))}
     return {k: v for k, v in assumptions.items() if k in words}
 
 
+def definitions(chain: Chain) -> tuple:
+    """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each checked
+    (alone and expanded) so that a bad one is named by its own line."""
+    from mathcheck.parser import ParseError, expand, parse_definition
+
+    out = []
+    for line, text in chain.lets:
+        try:
+            out.append(parse_definition(text))
+            expand(out)
+        except ParseError as exc:
+            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    return tuple(out)
+
+
 def validate(chain: Chain):
-    """Parse every expression and hypothesis of ``chain`` (one shared set of symbols);
-    return ``(expressions, hypotheses)`` as SymPy objects or raise :class:`DeriveError`."""
+    """Parse every expression and hypothesis of ``chain`` (one shared set of symbols, its ``let``
+    definitions expanded); return ``(expressions, hypotheses)`` as SymPy objects or raise
+    :class:`DeriveError` naming the bad line."""
     from mathcheck.claim import relation
     from mathcheck.parser import ParseError, parse_many
 
+    if chain.error:
+        raise DeriveError(chain.error)
+    defs = definitions(chain)
     givens = [(line, rels) for line, text in chain.given
               for rels in [_given_relations(text, f"{chain.path}:{line}")]]
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     for text, line in zip(texts, lines):  # one at a time first, so the error names its line
         try:
-            parse_many([text], _used(chain.assumptions, text))
+            parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
         except ParseError as exc:
             raise DeriveError(f"{chain.path}:{line}: {exc}") from None
     try:
-        parsed = parse_many(texts, chain.assumptions)
+        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True)
     except ParseError as exc:
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {exc}") from None
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
@@ -301,10 +377,11 @@ def given_texts(chain: Chain) -> tuple[str, ...]:
 
 
 def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
-    """Read and validate every file; raise :class:`DeriveError` on the first bad input.
+    """Read every file; raise :class:`DeriveError` when a file cannot be read or holds no chain.
 
-    A file named in ``optional`` (one a glob such as ``docs/**/*.md`` matched) may hold no chain: it
-    is left out; any other file without a chain is bad input."""
+    A bad line does not raise: its chain carries the error (see :func:`parse_text`) and is
+    reported ``bad-input`` while the others are checked. A file named in ``optional`` (one a glob
+    such as ``docs/**/*.md`` matched) may hold no chain: it is left out."""
     out = []
     for path in paths:
         chains = read(str(path))
@@ -313,8 +390,6 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
         if not chains:
             where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
             raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
-        for chain in chains:
-            validate(chain)
         out.append((str(path), chains))
     return out
 
@@ -385,13 +460,18 @@ class StepReport:
     how: str = ""
     counterexample: dict | None = None
     values: dict | None = None
-    source: str = ""          # as typeset, for a chain read from LaTeX
+    measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
+    source: str = ""               # as typeset, for a chain read from LaTeX
 
     def to_json(self) -> dict:
         out = {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
                "status": self.status, "how": self.how, "counterexample": self.counterexample,
                "values": self.values}
-        return {**out, "source": self.source} if self.source else out
+        if self.measured is not None:
+            out["measured"] = self.measured
+        if self.source:
+            out["source"] = self.source
+        return out
 
 
 @dataclass(frozen=True)
@@ -405,41 +485,93 @@ class ChainReport:
     def failing(self) -> StepReport | None:
         return next((s for s in self.steps if s.status in ("refuted", "inconclusive", "bad-input")), None)
 
+    message: str = ""          # bad input: the one line naming the bad line
+
     def to_json(self) -> dict:
         c = self.chain
-        return {"name": c.name, "line": c.line, "status": self.status,
-                "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-                "given": list(given_texts(c)), "relation": c.relation,
-                "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
+        try:
+            given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
+        except (DeriveError, ValueError):
+            given, relation = [g for _, g in c.given], None
+        out = {"name": c.name, "line": c.line, "status": self.status,
+               "assumptions": {k: list(v) for k, v in c.assumptions.items()},
+               "given": given, "let": [t for _, t in c.lets], "relation": relation,
+               "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
+        if self.message:
+            out["message"] = self.message
+        return out
 
 
 def _status(statuses) -> str:
+    """The worst status: bad-input, refuted, inconclusive, then holds-within (never proved)."""
     statuses = set(statuses)
-    for worst in ("bad-input", "refuted", "inconclusive"):
+    for worst in ("bad-input", "refuted", "inconclusive", "holds-within"):
         if worst in statuses:
             return worst
     return "proved"
 
 
+def bad_chain(chain: Chain, message: str) -> ChainReport:
+    """The report of a chain with a bad line: ``bad-input``, the line named, nothing checked."""
+    steps = tuple(StepReport(s.line, s.text, s.relation, s.reason, "start" if s.relation is None else "bad-input")
+                  for s in chain.steps)
+    statement = {"relation": None, "status": "bad-input", "how": message, "counterexample": None, "values": None}
+    return ChainReport(chain, "bad-input", steps, statement, message)
+
+
+def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
+    from mathcheck.userexpr.approx import measure, stated_bound
+
+    try:
+        m = measure(L, R, seed, hyps, bound if bound is not None else stated_bound(cur.reason))
+    except Exception as exc:  # noqa: BLE001 - a measurement that fails is inconclusive, never a crash
+        m = {"status": "inconclusive", "how": f"the measurement failed: {type(exc).__name__}: {exc}"[:300]}
+    cex = m.get("where") if m["status"] == "refuted" else None
+    return StepReport(cur.line, cur.text, cur.relation, cur.reason, m["status"], m["how"], cex,
+                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")})
+
+
 def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainReport:
-    """Check every link of ``chain`` (:func:`mathcheck.userexpr.check_relation`) and its statement
-    ``first REL last`` (the same pipeline's numeric side)."""
+    """Check every link of ``chain`` (:func:`mathcheck.userexpr.check_relation`; a ``≈`` link by
+    :func:`mathcheck.userexpr.approx.measure`) and its statement ``first REL last`` (the same
+    pipeline's numeric side). A chain with a bad line is ``bad-input``, never an exception: the
+    entry point for chains built by any reader (text, Markdown, LaTeX)."""
+    from mathcheck.userexpr.approx import stated_bound
     from mathcheck.userexpr.relation import numeric_side
 
-    exprs, hyps = validate(chain)
+    try:
+        exprs, hyps = validate(chain)
+    except DeriveError as exc:
+        return bad_chain(chain, str(exc))
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
                         source=first.source)]
     givens = given_texts(chain)
+    lets = [t for _, t in chain.lets]
     for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
-        used = _used(chain.assumptions, prev.text, cur.text, *givens)
+        if cur.relation == APPROX:
+            steps.append(replace(_approx_step(cur, L, R, hyps, seed), source=cur.source))
+            continue
+        used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
         r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
-                                r.counterexample, r.values, cur.source))
+                                r.counterexample, r.values, source=cur.source))
+    status = _status([s.status for s in steps[1:]])
+    if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
+        bounds = [stated_bound(s.reason) if s.relation == APPROX else (0.0, False) for s in chain.steps[1:]]
+        total = None
+        if all(b is not None and not b[1] for b in bounds):
+            total = (sum(b[0] for b in bounds), False)
+        st = _approx_step(Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1],
+                          hyps, seed, total)
+        statement = {"relation": APPROX, "status": st.status, "how": st.how,
+                     "counterexample": st.counterexample, "values": st.values}
+        if st.status == "refuted" and status != "bad-input":
+            status = "refuted"
+        return ChainReport(chain, status, tuple(steps), statement)
     num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
-    status = _status([s.status for s in steps[1:]])
     if num["status"] == "refuted":
         status = "refuted"
     elif status == "proved" and num["status"] != "passed":
@@ -466,14 +598,22 @@ class DeriveReport:
 
 
 def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None) -> DeriveReport:
-    """Read and validate every file (bad input raises :class:`DeriveError` before any proving),
+    """Read every file and parse every chain (an unreadable file raises :class:`DeriveError` before
+    any proving; a chain with a bad line is reported ``bad-input`` and the others are checked),
     then check every chain; ``on_chain(path, report)`` is called as each chain is decided."""
     loaded = load(paths)
+    bad = {}
+    for _, chains in loaded:  # all the parsing first, so bad input costs no proving
+        for chain in chains:
+            try:
+                validate(chain)
+            except DeriveError as exc:
+                bad[id(chain)] = str(exc)
     files = []
     for path, chains in loaded:
         reports = []
         for chain in chains:
-            r = check_chain(chain, seed, timeout)
+            r = bad_chain(chain, bad[id(chain)]) if id(chain) in bad else check_chain(chain, seed, timeout)
             reports.append(r)
             if on_chain:
                 on_chain(path, r)

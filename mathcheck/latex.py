@@ -1021,6 +1021,10 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
         return ""
     raw = src.text[toks[0].pos:toks[-1].end]
     raw = _unwrap(raw)
+    # 5\times 10^{-4} as the number it is, so a ≈ link's stated bound reads as derive's does
+    raw = re.sub(r"(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\^\{?\s*(-?\d+)\s*\}?", r"\1e\2", raw)
+    raw = re.sub(r"(?<![\w.])10\^\{?\s*(-?\d+)\s*\}?", r"1e\1", raw)
+    raw = raw.replace("\\%", "%")
     raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
     raw = " ".join(raw.replace("$", "").split()).strip()
     while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):

@@ -604,10 +604,12 @@ class _Builder:
         return sp.Derivative(self.build(node.args[0]), (x, order))
 
 
-def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=()) -> tuple:
+def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False) -> tuple:
     """Parse several formulas that share their symbols (a check's two sides).
 
-    ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them."""
+    ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
+    ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
+    assumptions cover all its lines), not an error (a single check's ``--assume``)."""
     assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
     table = expand(defs, limits) if defs else {}
     parsed = [_tree(t, limits) for t in texts]
@@ -639,6 +641,9 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
         raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or "
                          f"rename the variable")
     for name in sorted(set(assume) - names):
+        if unused_ok:
+            del assume[name]
+            continue
         raise ParseError(f"--assume names {name!r}, which the formulas do not use")
     symbols, bases = {}, {}
     try:

@@ -71,17 +71,27 @@ def test_bad_input_is_one_line_with_file_and_line(runner, tmp_path, monkeypatch,
     (tmp_path / "f.derivation").write_text(text)
     r = runner.invoke(main, ["derive", "f.derivation"])
     assert r.exit_code == 2, r.output
-    assert r.output.startswith(f"error: {message}"), r.output
-    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    errors = [x for x in r.output.splitlines() if x.startswith("    error: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"    error: {message}"), r.output
+    assert r.output.splitlines()[-1] == "chains: 1 bad-input (of 1, seed 0)" and "Traceback" not in r.output
 
 
-def test_bad_input_anywhere_stops_before_any_proving(runner, tmp_path, monkeypatch):
+def test_a_bad_line_fails_its_chain_only_and_nothing_is_proved_before_every_chain_is_parsed(
+        runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "bad.md").write_text("text\n```mathcheck\n  x\n= exec(x)\n```\n")
-    monkeypatch.setattr(derive, "_relation", lambda *a, **k: pytest.fail("proved before validating"))
-    r = runner.invoke(main, ["derive", MIXED, "bad.md"])
-    assert r.exit_code == 2
-    assert r.output == f"error: bad.md:4: unknown function 'exec'; allowed: {ALLOWED}\n"
+    (tmp_path / "bad.md").write_text("text\n```mathcheck\n## bad\n  x\n= exec(x)\n\n## good\n  x + x\n= 2*x\n```\n")
+    order = []
+    real_validate, real_relation = derive.validate, derive._relation
+    monkeypatch.setattr(derive, "validate", lambda c: (order.append("parse"), real_validate(c))[1])
+    monkeypatch.setattr(derive, "_relation", lambda *a, **k: (order.append("prove"), real_relation(*a, **k))[1])
+    r = runner.invoke(main, ["derive", "bad.md", "--json"])
+    assert r.exit_code == 2, r.output
+    assert order[:2] == ["parse", "parse"] and "prove" in order
+    out = json.loads(r.output)
+    bad, good = out["files"][0]["chains"]
+    assert bad["status"] == "bad-input"
+    assert bad["message"] == f"bad.md:5: unknown function 'exec'; allowed: {ALLOWED}"
+    assert good["status"] == "proved" and out["status"] == "bad-input"
 
 
 def test_missing_file_and_markdown_without_chains(runner, tmp_path, monkeypatch):
@@ -227,3 +237,106 @@ def test_expressions_print_as_compact_math():
     assert math(sp.Derivative(sp.sin(x), (x, 2))) == "∂²sin(x)/∂x²"
     assert math(sp.Sum(z[k], (k, 1, n)) ** 2) == "(Σ_{k=1}^{n} z_k)²"
     assert math(sp.Matrix([[1, x], [0, 1]])) == "[1, x; 0, 1]"
+
+
+# --- notes as people write them (issue 22) ----------------------------------------------------------
+
+NOTES = """\
+let μ = Sum(x[i], (i, 1, n))/n
+
+## deviations from the mean sum to zero
+given: n >= 1
+  Sum(x[i] - μ, (i, 1, n))
+= Sum(x[i], (i, 1, n)) - n*μ          # linearity
+= 0
+
+## e^x is its own derivative
+  diff(e^x, x)
+= e^x
+
+## a scaled square
+let f(t) = λ*t^2
+assume: λ positive
+  f(σ + 1)
+= λ*σ^2 + 2*lambda*σ + λ             # expand
+"""
+
+
+def test_let_greek_and_e_in_a_text_file(tmp_path):
+    p = tmp_path / "notes.derivation"
+    p.write_text(NOTES)
+    report = derive.check_files([str(p)])
+    assert [(c.chain.name, c.status) for _, chains in report.files for c in chains] == [
+        ("deviations from the mean sum to zero", "proved"), ("e^x is its own derivative", "proved"),
+        ("a scaled square", "proved")]
+    chains = report.files[0][1]
+    assert chains[0].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"),)
+    assert chains[2].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"), (14, "f(t) = λ*t^2"))
+    assert chains[2].to_json()["assumptions"] == {"lambda": ["positive"]}
+
+
+GELU = "x*(1 + erf(x/sqrt(2)))/2"
+GELU_TANH = "x*(1 + tanh(sqrt(2/π)*(x + 0.044715*x^3)))/2"
+
+
+@pytest.mark.parametrize("link, reason, status", [
+    ("≈", "# within 5e-4", "holds-within"),
+    ("~=", "# tanh form, within 1e-5", "refuted"),
+    ("≈", "", "inconclusive"),
+])
+def test_approximate_links_are_measured_never_proved(link, reason, status):
+    chain = derive.parse_text(f"## gelu\n  {GELU}\n{link} {GELU_TANH}  {reason}\n", "g.derivation")[0]
+    assert chain.steps[1].relation == "≈" and chain.relation == "≈"
+    r = derive.check_chain(chain)
+    step = r.steps[1]
+    assert step.status == status and r.status == status
+    m = step.measured
+    assert 4.6e-4 < m["max_error"] < 4.8e-4 and m["points"] > 200   # GELU's tanh form: 4.7e-4 near |x| = 2.7
+    assert abs(abs(m["where"]["x"]) - 2.7) < 0.1
+    if status == "refuted":
+        assert step.counterexample == m["where"] and "confirmed at 50 digits" in step.how
+    if status == "inconclusive":
+        assert "state a bound to check, e.g. '# within 5e-4'" in step.how
+    assert derive.EXIT[r.status] == {"holds-within": 0, "refuted": 1, "inconclusive": 3}[status]
+
+
+def test_a_bound_is_checked_over_the_given_domain_only():
+    text = "## sin x is about x for small x\ngiven: -0.1 <= x <= 0.1\n  sin(x)\n≈ x   # within 1.7e-4\n"
+    r = derive.check_chain(derive.parse_text(text, "s.derivation")[0])
+    assert r.status == "holds-within"
+    assert r.steps[1].measured["max_error"] <= 1.7e-4      # x³/6 at 0.1 = 1.67e-4
+    loose = derive.check_chain(derive.parse_text(text.replace("given: -0.1 <= x <= 0.1\n", ""), "s.derivation")[0])
+    assert loose.status == "refuted"
+
+
+def test_chains_built_by_another_reader_are_checked_the_same_way():
+    chain = derive.Chain("built", "paper.tex", 3, {"sigma": ("positive",)}, ((4, "n >= 1"),),
+                         (derive.Line(5, None, "exp(log(σ))"), derive.Line(6, "=", "sigma", "log then exp")),
+                         lets=((4, "s = sigma"),))
+    assert derive.check_chain(chain).status == "proved"
+    bad = derive.Chain("broken", "paper.tex", 9, steps=(derive.Line(10, None, "x"), derive.Line(11, "=", "x +")))
+    r = derive.check_chain(bad)
+    assert r.status == "bad-input" and r.message.startswith("paper.tex:11: not a formula")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("## c\n  x\n≈\n", "f.derivation:3: nothing after '≈'"),
+    ("## c\nlet exp(t) = t\n  x\n= x\n", "f.derivation:2: let exp: exp is a built-in function; choose another name"),
+    ("## c\nlet m = x +\n  m\n= m\n", "f.derivation:2: let m: not a formula"),
+    ("## c\nassume: e=real\nlet e = 1\n  e\n= e\n", "f.derivation:3: let e: e is Euler's number e"),
+])
+def test_a_bad_line_is_named_not_the_line_before(text, message):
+    chains = derive.parse_text(text, "f.derivation")
+    assert len(chains) == 1
+    r = derive.check_chain(chains[0])
+    assert r.status == "bad-input" and r.message.startswith(message), r.message
+
+
+def test_every_other_chain_is_still_checked(tmp_path):
+    p = tmp_path / "mixed.derivation"
+    p.write_text("## one\n  x + x\n= 2*x\n\n## two\n  x\n= (x\n= x\n\n## three\n  x*x\n= x^2\n\n  y\n= y + 0\n")
+    report = derive.check_files([str(p)])
+    got = [(c.chain.name, c.status, c.message) for _, chains in report.files for c in chains]
+    assert got[0][:2] == ("one", "proved") and got[2][:2] == ("three", "proved") and got[3][:2] == ("line 14", "proved")
+    assert got[1][:2] == ("two", "bad-input") and got[1][2].startswith(f"{p}:7: not a formula")
+    assert report.exit_code == 2 and report.to_json()["files"][0]["chains"][1]["message"] == got[1][2]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 MARK = {"proved": ("✔", "green"), "refuted": ("✘", "red"), "inconclusive": ("?", "yellow"),
-        "error": ("!", "magenta"), "passed": ("✔", "green")}
+        "error": ("!", "magenta"), "passed": ("✔", "green"), "holds-within": ("≈", "cyan"),
+        "bad-input": ("!", "magenta")}
 
 
 def _status(s: str, width: int = 12) -> str:
@@ -103,7 +104,7 @@ def _mark(status: str) -> str:
     return click.style(MARK.get(status, ("·", None))[0], fg=MARK.get(status, ("·", None))[1])
 
 
-_REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
+_REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "≈": "≈"}
 
 
 def refute_verdict(r) -> list[str]:
@@ -317,6 +318,10 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append("    assume: " + " ".join(f"{k}={','.join(v)}" for k, v in c.assumptions.items()))
     for g in c.given:
         lines.append(f"    given: {g[1]}")
+    for _, let in getattr(c, "lets", ()):
+        lines.append(f"    let {let}")
+    if r.status == "bad-input":
+        return lines + [f"    error: {getattr(r, 'message', '') or r.statement.get('how', '')}"]
     width = min(max(len(s.expr) for s in r.steps), 60)
     for s in r.steps:
         rel = "  " if s.relation is None else f"{_REL.get(s.relation, s.relation):<2}"
@@ -342,5 +347,6 @@ def derive_summary(report) -> str:
         for c in chains:
             counts[c.status] = counts.get(c.status, 0) + 1
     total = sum(counts.values())
-    parts = ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "inconclusive") if k in counts)
+    parts = ", ".join(f"{counts[k]} {k}" for k in ("proved", "holds-within", "refuted", "inconclusive", "bad-input")
+                      if k in counts)
     return f"chains: {parts} (of {total}, seed {report.seed})"

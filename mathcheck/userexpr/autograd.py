@@ -116,6 +116,8 @@ class UserEvaluator(Evaluator):
         if not isinstance(pending, _Pending):
             return self.ev(pending)
         var, order = pending.var, pending.order
+        if isinstance(var, sp.Indexed):
+            return self._grad_entry(pending)
         # f may not depend on var at all (diff(x, y) = 0): any point of var will do
         x0 = torch.as_tensor(self.env.get(var, 0.5), dtype=DT)
         # a derivative inside another one must stay on the outer graph, so take a non-leaf view
@@ -135,6 +137,36 @@ class UserEvaluator(Evaluator):
                 self.env[var] = old
             else:
                 del self.env[var]
+        return y
+
+
+    def _grad_entry(self, pending):
+        """∂f/∂x[j]: the gradient with respect to the whole sampled tensor of x, read at entry j
+        (autograd sees every x[i] that f reads, whichever index expression reached it)."""
+        var, order = pending.var, pending.order
+        binding = self.indexed.get(var.base)
+        if binding is None:
+            raise EvaluationError(f"no tensor for {var.base}")
+        at = []
+        for axis, i in enumerate(var.indices):
+            k = self._index(self.ev(i)) - binding.offset
+            if isinstance(k, torch.Tensor) or not 0 <= k < binding.tensor.shape[axis]:
+                raise EvaluationError(f"index of {var} outside the sampled range")
+            at.append(k)
+        t0 = binding.tensor
+        t = t0 * 1.0 if t0.requires_grad else t0.detach().clone().requires_grad_(True)
+        self.indexed[var.base] = Indexed(t, offset=binding.offset)
+        try:
+            y = torch.as_tensor(self._grad(pending.inner), dtype=DT)
+            for _ in range(order):
+                if not y.requires_grad:
+                    return torch.zeros((), dtype=DT)
+                (g,) = torch.autograd.grad(y.sum(), t, create_graph=True, allow_unused=True)
+                if g is None:
+                    return torch.zeros((), dtype=DT)
+                y = g[tuple(at)]
+        finally:
+            self.indexed[var.base] = binding
         return y
 
 

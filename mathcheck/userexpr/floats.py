@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from mathcheck.lazy import sympy as sp
+from mathcheck.userexpr.points import exact as exact_number
 from mathcheck.userexpr.points import lookup
 
 NAME = "float64 (Python math)"
@@ -138,6 +139,19 @@ class FloatEvaluator:
                     self.constants[e] = self._sum(e.function, e.limits)
                 return self.constants[e]
             return self._sum(e.function, e.limits)
+        if isinstance(e, sp.Product):
+            return self._sum(e.function, e.limits, product=True)
+        if isinstance(e, sp.KroneckerDelta):
+            return float(self.ev(e.args[0]) == self.ev(e.args[1]))
+        if isinstance(e, sp.Piecewise):
+            for value, cond in e.args:
+                c = cond.xreplace({s: exact_number(self.env[s]) for s in cond.free_symbols if s in self.env
+                                   and not isinstance(self.env[s], list)})
+                if c is sp.true or c is True:
+                    return self.ev(value)
+                if c is not sp.false and c is not False:
+                    raise Undefined(f"cannot decide {cond}")
+            raise Undefined("no branch of a Piecewise holds")
         if isinstance(e, sp.Derivative):
             raise Undefined("derivatives are evaluated by torch's autograd")
         if e.is_number:  # a constant SymPy produced on its own (EulerGamma, ...)
@@ -152,13 +166,15 @@ class FloatEvaluator:
             raise Undefined(f"non-integer index {v}")
         return int(v)
 
-    def _sum(self, f, limits):
-        """Σ over ``limits`` (SymPy order: the last limit is the outermost), Karr's convention."""
+    def _sum(self, f, limits, product: bool = False):
+        """Σ (or Π) over ``limits`` (SymPy order: the last limit is the outermost), Karr's convention."""
         if not limits:
             return _real(self.ev(f))
         (var, a, b), inner = limits[-1], limits[:-1]
         lo, hi = self._int(self.ev(a)), self._int(self.ev(b))
         sign = 1.0
+        if hi < lo and product:  # Π_{a}^{b} = 1/Π_{b+1}^{a−1} (SymPy's convention; 1 when b = a − 1)
+            return 1.0 if hi == lo - 1 else 1.0 / self._sum(f, inner + ((var, b + 1, a - 1),), True)
         if hi < lo:  # Σ_{a}^{b} = −Σ_{b+1}^{a−1} (SymPy's convention; 0 when b = a − 1)
             lo, hi, sign = hi + 1, lo - 1, -1.0
         had, old = var in self.env, self.env.get(var)
@@ -166,12 +182,14 @@ class FloatEvaluator:
         try:
             for k in range(lo, hi + 1):
                 self.env[var] = k
-                terms.append(self._sum(f, inner))
+                terms.append(self._sum(f, inner, product))
         finally:
             if had:
                 self.env[var] = old
             else:
                 self.env.pop(var, None)
+        if product:
+            return math.prod(terms)
         return sign * math.fsum(terms)
 
 

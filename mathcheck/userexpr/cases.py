@@ -1,0 +1,327 @@
+"""Strategies the step checker lacks, for the user pipeline's symbolic side; each one sound on its own.
+
+* **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu``) are
+  replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
+  ``a − b ≥ 0`` and ``b`` where ``a − b < 0`` — and the relation is proved in *every* region under
+  that region's conditions (an argument shared by several functions is split once, so
+  ``Max(x, y) + Min(x, y) = x + y`` has two regions, not four). A region is proved when the
+  difference there is zero, or, for an inequality, when it is a non-negative multiple of one of
+  the region's conditions (or of a ``given:`` hypothesis) or its sign follows from the assumptions.
+* **peeling sums and products** (:func:`peel`): sums with the same summand and lower bound whose
+  upper bounds differ by a whole number are written over the smallest range plus the peeled terms,
+  ``Σ_{k=1}^{j} f(k) = Σ_{k=1}^{j−1} f(k) + f(j)`` (likewise lower bounds, and products by
+  factors). Under SymPy's (Karr's) convention for reversed ranges, ``Σ_a^b = −Σ_{b+1}^{a−1}``,
+  this holds for every integer bound, so no ``j ≥ 1`` is needed; the float64 side sums by the same
+  convention.
+* **closed forms under side conditions** (:func:`closed_form`): ``doit()`` gives e.g. the geometric
+  sum as ``Piecewise((n + 1, Eq(b, 1)), ((1 − b^{n+1})/(1 − b), True))``; a branch whose condition
+  the hypotheses contradict (``given: b != 1`` or ``b > 1`` against ``Eq(b, 1)``) is dropped,
+  and only then is the difference tested for zero.
+
+:func:`decide` runs them in that order within a time budget and returns how the relation was
+shown, or None; it never refutes (the 50-digit search and the numeric side do that).
+
+    >>> from mathcheck.parser import parse_many
+    >>> L, R = parse_many(["Max(x, y) + Min(x, y)", "x + y"])
+    >>> decide(L, R, "=", (), 5.0)
+    'case split on the sign of x - y (2 regions)'
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from mathcheck.budget import attempt
+from mathcheck.lazy import sympy as sp
+
+MAX_SPLITS = 4           # sign conditions split on at once (2^4 regions)
+MAX_PEEL = 4             # terms peeled off a sum
+
+
+# --- case splits --------------------------------------------------------------------------------------
+
+def _splits(e) -> list:
+    """The distinct sign conditions ``g`` (split as ``g ≥ 0`` / ``g < 0``) of e's piecewise functions."""
+    out: list = []
+
+    def add(g):
+        g = sp.expand(g)
+        if g.could_extract_minus_sign():
+            g = -g  # split on x, not on −x: the same two regions
+        if g.is_number or g in out:
+            return
+        out.append(g)
+
+    for f in e.atoms(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
+        if isinstance(f, (sp.Max, sp.Min)):
+            args = list(f.args)
+            for a, b in itertools.combinations(args, 2):
+                add(a - b)
+        else:
+            add(f.args[0])
+    return sorted(out, key=sp.default_sort_key)  # the same regions, in the same order, every run
+
+
+def _branch(e, signs: dict):
+    """``e`` with each ``Max``/``Min``/``Abs`` replaced by its branch where each g has the given sign
+    (``signs[g]``: +1 for g ≥ 0, −1 for g < 0). A condition met as −g reads as g ≤ 0; at g = 0 both
+    branches agree (Max(a, a) = a, |0| = −0), so the boundary needs no region of its own."""
+    def sign_of(g):
+        g = sp.expand(g)
+        if g in signs:
+            return signs[g]
+        if -g in signs:
+            return -signs[-g]
+        return None
+
+    def pick(f):
+        if isinstance(f, sp.Abs):
+            s = sign_of(f.args[0])
+            return f if s is None else (f.args[0] if s > 0 else -f.args[0])
+        best = f.args[0]
+        for a in f.args[1:]:
+            s = sign_of(best - a)
+            if s is None:
+                return f
+            if isinstance(f, sp.Max):
+                best = best if s > 0 else a
+            else:
+                best = best if s < 0 else a
+        return best
+
+    return e.replace(lambda t: isinstance(t, (sp.Max, sp.Min, sp.Abs)), pick)
+
+
+def _nonneg_multiple(d, facts) -> bool:
+    """Whether ``d ≥ 0`` follows: d is 0, or a positive constant times a fact ``g ≥ 0``, or
+    its sign follows from the symbols' assumptions."""
+    d = sp.expand(d)
+    if d == 0 or d.is_nonnegative:
+        return True
+    for g in facts:
+        if g == 0:
+            continue
+        ratio = sp.simplify(d / g)
+        if ratio.is_number and ratio.is_positive:
+            return True
+        rest = sp.expand(d - g)
+        if rest == 0 or rest.is_nonnegative:
+            return True
+    return any(_combination(d, pair) for pair in itertools.combinations(facts, 2))
+
+
+def _combination(d, facts) -> bool:
+    """Whether ``d = Σ c_k g_k + r`` with constants ``c_k ≥ 0`` and ``r ≥ 0`` (each ``g_k ≥ 0``),
+    matching the coefficients of d and the facts as polynomials in their symbols."""
+    syms = sorted(set().union(d.free_symbols, *[g.free_symbols for g in facts]), key=str)
+    if not syms:
+        return False
+    cs = sp.symbols(f"c0:{len(facts)}")
+    try:
+        poly = sp.Poly(sp.expand(d - sum(c * g for c, g in zip(cs, facts))), *syms)
+    except sp.PolynomialError:
+        return False
+    eqs = [c for m, c in zip(poly.monoms(), poly.coeffs()) if any(m)]
+    sol = sp.solve(eqs, cs, dict=True)
+    if len(sol) != 1 or set(sol[0]) != set(cs):
+        return False
+    vals = [sol[0][c] for c in cs]
+    rest = poly.as_expr().subs(sol[0]).xreplace({x: 0 for x in syms})
+    return all(v.is_number and v >= 0 for v in vals) and rest.is_number and rest >= 0
+
+
+def _holds(L, R, relation: str, facts) -> bool:
+    """``L REL R`` where every ``g ≥ 0`` in ``facts`` holds (strict relations are not attempted)."""
+    if relation == "=":
+        d = sp.expand(L - R)
+        return d == 0 or sp.simplify(d) == 0
+    if relation == ">=":
+        return _nonneg_multiple(L - R, facts)
+    if relation == "<=":
+        return _nonneg_multiple(R - L, facts)
+    return False
+
+
+def _facts(given) -> list:
+    """The hypotheses ``a ≥ b``/``a > b``/``a ≤ b``/``a < b`` as expressions ``g ≥ 0``."""
+    out = []
+    for g in given:
+        if isinstance(g, (sp.GreaterThan, sp.StrictGreaterThan)):
+            out.append(sp.expand(g.lhs - g.rhs))
+        elif isinstance(g, (sp.LessThan, sp.StrictLessThan)):
+            out.append(sp.expand(g.rhs - g.lhs))
+    return out
+
+
+def by_cases(L, R, relation: str, given=()):
+    """How ``L REL R`` was shown region by region, or None (see the module docstring)."""
+    if relation in ("<", ">"):
+        return None
+    e = L - R
+    if e.has(sp.Heaviside):
+        return None  # H(0) = 1/2 needs an equality region; not attempted
+    splits = _splits(e)
+    if not splits or len(splits) > MAX_SPLITS:
+        return None
+    base = _facts(given)
+    strict = [f for f, s in (_nonneg_form(g) or (None, False) for g in given) if f is not None and s]
+    for combo in itertools.product((1, -1), repeat=len(splits)):
+        signs = dict(zip(splits, combo))
+        # a region the hypotheses exclude: g < 0 there but given g ≥ 0 (or g ≥ 0 but given −g > 0)
+        if any((s < 0 and sp.expand(g) in base) or (s > 0 and sp.expand(-g) in strict) for g, s in signs.items()):
+            continue
+        Lc, Rc = _branch(L, signs), _branch(R, signs)
+        if (Lc - Rc).has(sp.Max, sp.Min, sp.Abs):
+            return None
+        facts = base + [g if s > 0 else -g for g, s in signs.items()]
+        if not _holds(Lc, Rc, relation, facts):
+            return None
+    names = ", ".join(sp.sstr(g) for g in splits)
+    return f"case split on the sign of {names} ({2 ** len(splits)} regions)"
+
+
+# --- peeling sums and products ------------------------------------------------------------------
+
+def _key(s):
+    """A sum's summand with its index renamed to one fixed name, to group sums over the same terms
+    (``k__`` has a double underscore, which the parser refuses in a user's name)."""
+    (k, _a, _b), = s.limits
+    return type(s), s.function.xreplace({k: sp.Symbol("k__", integer=True)})
+
+
+def _rewrite(s, lo, hi):
+    """``s`` over (lo, hi) written as that range plus/times the terms outside it."""
+    (k, a, b), = s.limits
+    core = type(s)(s.function, (k, lo, hi))
+    terms = [s.function.xreplace({k: t}) for t in _between(hi, b)] + \
+            [s.function.xreplace({k: t}) for t in _between_low(a, lo)]
+    if isinstance(s, sp.Product):
+        return sp.Mul(core, *terms)
+    return sp.Add(core, *terms)
+
+
+def _between(hi, b):
+    m = sp.simplify(b - hi)
+    return [hi + t for t in range(1, int(m) + 1)]
+
+
+def _between_low(a, lo):
+    m = sp.simplify(lo - a)
+    return [a + t for t in range(int(m))]
+
+
+def peel(e):
+    """``e`` with every group of sums (products) over the same terms written over one common range."""
+    sums = [s for s in e.atoms(sp.Sum, sp.Product) if len(s.limits) == 1]
+    groups: dict = {}
+    for s in sums:
+        groups.setdefault(_key(s), []).append(s)
+    repl = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        los = [m.limits[0][1] for m in members]
+        his = [m.limits[0][2] for m in members]
+        lo, hi = los[0], his[0]
+        for x in los[1:]:
+            dx = sp.simplify(x - lo)
+            if not dx.is_Integer or abs(int(dx)) > MAX_PEEL:
+                lo = None
+                break
+            lo = x if dx > 0 else lo
+        for x in his[1:] if lo is not None else []:
+            dx = sp.simplify(x - hi)
+            if not dx.is_Integer or abs(int(dx)) > MAX_PEEL:
+                hi = None
+                break
+            hi = x if dx < 0 else hi
+        if lo is None or hi is None:
+            continue
+        for m in members:
+            repl[m] = _rewrite(m, lo, hi)
+    return e.xreplace(repl) if repl else None
+
+
+# --- closed forms with side conditions -----------------------------------------------------------
+
+def _contradicted(cond, given) -> bool:
+    """Whether a hypothesis rules out ``cond`` (an ``Eq(u, v)`` against ``u ≠ v``, ``u > v`` ...)."""
+    if not isinstance(cond, sp.Eq):
+        return False
+    d = sp.expand(cond.lhs - cond.rhs)
+    for g in given:
+        if isinstance(g, (sp.Ne, sp.StrictGreaterThan, sp.StrictLessThan)):
+            h = sp.expand(g.lhs - g.rhs)
+            if h == d or h == -d:
+                return True
+    return d.is_nonzero is True
+
+
+def _nonneg_form(r):
+    """``a ≥ b`` / ``b ≤ a`` → ``(a − b, False)``; strict → ``(…, True)``; else None."""
+    if isinstance(r, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return sp.expand(r.lhs - r.rhs), isinstance(r, sp.StrictGreaterThan)
+    if isinstance(r, (sp.LessThan, sp.StrictLessThan)):
+        return sp.expand(r.rhs - r.lhs), isinstance(r, sp.StrictLessThan)
+    return None
+
+
+def _implied(cond, given) -> bool:
+    """Whether the hypotheses state ``cond`` (each part of an ``And`` a hypothesis, or weaker)."""
+    if cond is sp.true:
+        return True
+    if isinstance(cond, sp.And):
+        return all(_implied(c, given) for c in cond.args)
+    want = _nonneg_form(cond)
+    if want is None:
+        return False
+    for g in given:
+        have = _nonneg_form(g)
+        if have is None:
+            continue
+        slack = sp.expand(have[0] - want[0])  # have ≥ 0 and want = have + (−slack)
+        if (slack == 0 and (have[1] or not want[1])) or (slack.is_number and slack < 0):
+            return True
+    return False
+
+
+def closed_form(e, given=()):
+    """``e.doit()`` with the Piecewise branches the hypotheses rule out dropped (None if no Sum)."""
+    if not e.has(sp.Sum, sp.Product):
+        return None
+    out = e.doit()
+
+    def prune(p):
+        kept = [(v, c) for v, c in p.args if not _contradicted(c, given)]
+        if kept and _implied(kept[0][1], given):  # the first branch left is the one that applies
+            return kept[0][0]
+        return sp.Piecewise(*kept) if kept else p
+
+    return out.replace(lambda t: isinstance(t, sp.Piecewise), prune)
+
+
+def decide(L, R, relation: str, given=(), seconds: float = 5.0):
+    """How ``given ⇒ L REL R`` was shown by one of the strategies above, or None."""
+    start = time.perf_counter()
+    left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
+    given = tuple(given)
+    if L.has(sp.Max, sp.Min, sp.Abs) or R.has(sp.Max, sp.Min, sp.Abs):
+        ok, how = attempt(lambda: by_cases(L, R, relation, given), max(left() * 0.5, 0.1))
+        if ok and how:
+            return how
+    if relation == "=" and (L.has(sp.Sum, sp.Product) or R.has(sp.Sum, sp.Product)):
+        def peeled():
+            e = peel(L - R)
+            return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
+        ok, zero = attempt(peeled, max(left() * 0.5, 0.1))
+        if ok and zero:
+            return "sums peeled to a common range (Karr's convention)"
+
+        def closed():
+            e = closed_form(L - R, given)
+            return e is not None and not e.has(sp.Piecewise) and (sp.expand(e) == 0 or sp.simplify(e) == 0)
+        ok, zero = attempt(closed, max(left(), 0.1))
+        if ok and zero:
+            return "closed form under the hypotheses"
+    return None

@@ -1,0 +1,49 @@
+"""The user pipeline's own strategies (mathcheck.userexpr.cases): each proves, and none proves a falsehood."""
+
+import pytest
+
+from mathcheck.claim import relation
+from mathcheck.parser import parse_many
+from mathcheck.userexpr.cases import decide
+
+
+def _decide(lhs, rhs, rel, given=()):
+    parsed = parse_many([lhs, rhs] + [x for a, _, b in given for x in (a, b)])
+    hyps = [relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(given)]
+    return decide(parsed[0], parsed[1], rel, hyps, 20.0)
+
+
+@pytest.mark.parametrize("lhs, rel, rhs, given, how", [
+    ("relu(x) - relu(-x)", "=", "x", (), "case split on the sign of x (2 regions)"),
+    ("max(x, y)", "=", "(x + y + abs(x - y))/2", (), "case split on the sign of x - y (2 regions)"),
+    ("abs(x + y)", "<=", "abs(x) + abs(y)", (), "case split on the sign of x, y, x + y (8 regions)"),
+    ("Min(x, y)", "<=", "Max(x, y)", (), "case split on the sign of x - y (2 regions)"),
+    ("Max(x, y)", "=", "x", (("x", ">=", "y"),), "case split on the sign of x - y (2 regions)"),
+    ("Sum(k^2, (k, 1, j))", "=", "Sum(k^2, (k, 1, j - 1)) + j^2", (), "sums peeled to a common range (Karr's convention)"),
+    ("Sum(x[k], (k, 0, n))", "=", "x[0] + Sum(x[k], (k, 1, n))", (), "sums peeled to a common range (Karr's convention)"),
+    ("Product(x[i], (i, 1, n))*x[n + 1]", "=", "Product(x[i], (i, 1, n + 1))", (), "sums peeled to a common range (Karr's convention)"),
+    ("Sum(b^k, (k, 0, n))", "=", "(b^(n + 1) - 1)/(b - 1)", (("b", ">", "1"),), "closed form under the hypotheses"),
+    ("diff(Sum(exp(x[i]), (i, 1, n)), x[j])", "=", "exp(x[j])", (("1", "<=", "j"), ("j", "<=", "n")), None),
+])
+def test_strategies_prove(lhs, rel, rhs, given, how):
+    if lhs.startswith("diff"):  # derivatives are taken by the symbolic side before the strategies run
+        from mathcheck.userexpr.precise import take_derivatives
+        parsed = parse_many([lhs, rhs, "1", "j", "j", "n"])
+        hyps = [relation(parsed[2], parsed[3], "<="), relation(parsed[4], parsed[5], "<=")]
+        assert decide(take_derivatives(parsed[0]), parsed[1], rel, hyps, 20.0) == "closed form under the hypotheses"
+        return
+    assert _decide(lhs, rhs, rel, given) == how
+
+
+@pytest.mark.parametrize("lhs, rel, rhs, given", [
+    ("Max(x, y)", "=", "x", ()),                          # false where y > x
+    ("abs(x)", "<=", "x", ()),                            # false for x < 0
+    ("abs(x - y)", "<=", "abs(x) - abs(y)", ()),          # the reverse triangle inequality, wrong way round
+    ("Sum(k, (k, 1, j))", "=", "Sum(k, (k, 1, j - 1)) + j + 1", ()),
+    ("Sum(b^k, (k, 0, n))", "=", "(b^(n + 1) - 1)/(b - 1)", ()),   # false at b = 1: no hypothesis
+    ("diff(Sum(exp(x[i]), (i, 1, n)), x[j])", "=", "exp(x[j])", ()),  # 0 when j is outside 1..n
+])
+def test_strategies_never_prove_a_falsehood(lhs, rel, rhs, given):
+    from mathcheck.userexpr.precise import take_derivatives
+    L, R = parse_many([lhs, rhs])
+    assert decide(take_derivatives(L), R, rel, (), 20.0) is None
