@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mathcheck.derive import Chain, DeriveError, Line
+
 MAX_CHARS = 1_000_000      # a file
 MAX_TOKENS = 20_000        # a block, after macro expansion
 MAX_EXPANSIONS = 500       # macro expansions in one block
@@ -81,8 +83,9 @@ OUT = {"int": "integrals", "iint": "integrals", "oint": "integrals", "nabla": "\
        "sup": "suprema", "inf": "infima", "arg": "arg", "lfloor": "floors", "lceil": "ceilings"}
 
 
-class LatexError(ValueError):
-    """Bad LaTeX; ``str()`` is one line ``path:line:col: what is wrong``."""
+class LatexRefused(DeriveError):
+    """Hostile input (a TeX primitive, a bound exceeded): the whole file is refused, where a merely
+    unreadable block fails only its own chain."""
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,11 @@ class _Source:
         n = self.line(pos)
         return f"{self.path}:{n}:{pos - self._starts[n - 1] + 1}"
 
-    def fail(self, pos: int, message: str):
-        from mathcheck.derive import DeriveError
+    def fail(self, pos: int, message: str, refuse: bool = False):
+        raise (LatexRefused if refuse else DeriveError)(f"{self.where(pos)}: {message}")
 
-        raise DeriveError(f"{self.where(pos)}: {message}")
+    def refuse(self, pos: int, message: str):
+        self.fail(pos, message, refuse=True)
 
 
 # --- tokens ----------------------------------------------------------------------------------------
@@ -140,7 +144,7 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
                 out.append(Tok("row", "\\\\", i, m.end()))
             else:
                 if name.rstrip("*") in REFUSED:
-                    src.fail(i, f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
+                    src.refuse(i, f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
                                 f"TeX; inline the mathematics and use \\newcommand for notation")
                 out.append(Tok("cmd", name, i, m.end()))
             i = m.end()
@@ -156,13 +160,13 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
             depth += c == "{"
             depth -= c == "}"
             if depth > MAX_DEPTH:
-                src.fail(i, f"braces nested too deeply (over {MAX_DEPTH} levels)")
+                src.refuse(i, f"braces nested too deeply (over {MAX_DEPTH} levels)")
             out.append(Tok("ch", c, i, i + 1))
             i += 1
         else:
             src.fail(i, f"character {c!r} is not read in math; write it as a LaTeX command")
         if len(out) > MAX_TOKENS:
-            src.fail(start, f"block too long (over {MAX_TOKENS} tokens)")
+            src.refuse(start, f"block too long (over {MAX_TOKENS} tokens)")
     return out
 
 
@@ -235,7 +239,7 @@ def macros(src: _Source, regions) -> dict:
             body = tokenize(src, i + 1, stop - 1)
             out[name] = (nargs, body, "operator" if "DeclareMathOperator" in what else "macro")
             if len(out) > MAX_MACROS:
-                src.fail(m.start(), f"more than {MAX_MACROS} macros")
+                src.refuse(m.start(), f"more than {MAX_MACROS} macros")
     return out
 
 
@@ -251,7 +255,7 @@ def _definition_name(src: _Source, i: int, end: int, what: str) -> tuple[str, in
         src.fail(i, f"{what}: the first argument is one command, e.g. {what}{{\\R}}{{\\mathbb{{R}}}}")
     name = m.group(1) or m.group(2)
     if name in REFUSED:
-        src.fail(i, f"\\{name} cannot be redefined")
+        src.refuse(i, f"\\{name} cannot be redefined")
     return name, i + m.end()
 
 
@@ -270,7 +274,7 @@ def _close(src: _Source, i: int, end: int) -> int:
         depth += c == "{"
         depth -= c == "}"
         if depth > MAX_DEPTH:
-            src.fail(j, f"braces nested too deeply (over {MAX_DEPTH} levels)")
+            src.refuse(j, f"braces nested too deeply (over {MAX_DEPTH} levels)")
         j += 1
         if depth == 0:
             return j
@@ -291,11 +295,11 @@ def expand(toks: list[Tok], defs: dict, src: _Source) -> list[Tok]:
         if t.kind != "cmd" or t.text not in defs:
             out.append(t)
             if len(out) > MAX_TOKENS:
-                src.fail(t.pos, f"macros expand to more than {MAX_TOKENS} tokens")
+                src.refuse(t.pos, f"macros expand to more than {MAX_TOKENS} tokens")
             continue
         count += 1
         if count > MAX_EXPANSIONS:
-            src.fail(t.pos, f"\\{t.text}: more than {MAX_EXPANSIONS} macro expansions (does a macro "
+            src.refuse(t.pos, f"\\{t.text}: more than {MAX_EXPANSIONS} macro expansions (does a macro "
                             f"use itself?)")
         nargs, body, kind = defs[t.text]
         if kind == "operator":
@@ -325,7 +329,7 @@ def expand(toks: list[Tok], defs: dict, src: _Source) -> list[Tok]:
             new.append(Tok(b.kind, b.text, t.pos, t.end))
             j += 1
         if len(new) + len(stack) > MAX_TOKENS:
-            src.fail(t.pos, f"macros expand to more than {MAX_TOKENS} tokens")
+            src.refuse(t.pos, f"macros expand to more than {MAX_TOKENS} tokens")
         stack.extend(reversed(new))
     return out
 
@@ -349,7 +353,6 @@ class Notation:
     indexed: set
     functions: dict
     variables: set
-    lets: dict = None     # name -> its definition in the text grammar (expanded where used)
 
 
 class Reader:
@@ -387,7 +390,8 @@ class Reader:
     def enter(self):
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            self.fail(self.peek(), f"expression nested too deeply (over {MAX_DEPTH} levels)")
+            t = self.peek() or (self.t[-1] if self.t else None)
+            self.src.refuse(t.pos if t else 0, f"expression nested too deeply (over {MAX_DEPTH} levels)")
 
     # grammar
     def read(self) -> str:
@@ -584,8 +588,6 @@ class Reader:
         if base in self.n.functions and self.at("ch", "("):
             return self.apply(self.n.functions[base], tok)
         if not self.at("ch", "_"):
-            if self.n.lets and base in self.n.lets and base not in self.bound:
-                return f"({self.n.lets[base]})"
             return base
         t = self.take()
         toks = self.arg_tokens(t, "_")
@@ -952,7 +954,7 @@ def _refused_anywhere(src: _Source) -> None:
     masked = _masked(src.text, False)
     m = re.search(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked)
     if m and m.group(1) not in ("usepackage", "documentclass"):
-        src.fail(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
+        src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
 
@@ -1314,6 +1316,13 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
     if len(eq) != 1 or eq[0] == 0 or eq[0] == len(d.toks) - 1:
         src.fail(d.at, "let: write '\\mu = expression' or '\\sigma = sigmoid'")
     lhs, rhs = d.toks[:eq[0]], d.toks[eq[0] + 1:]
+    params = ""
+    if len(lhs) > 3 and lhs[1].text == "(" and lhs[-1].text == ")":  # f(t, u) = ...
+        words = [_word(p) for p in _split(lhs[2:-1], lambda t: t.text == ",")]
+        if None in words:
+            src.fail(lhs[0].pos, "let: the parameters are names, e.g. % let: f(t) = t^2")
+        params, lhs = f"({', '.join(words)})", lhs[:1]
+        notation_functions[lhs[0].text] = _word(lhs)
     name = _word(lhs)
     if name is None:
         src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
@@ -1323,7 +1332,7 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
         notation_functions[key] = word
         notation_functions[name] = word
         return
-    lets.append((name, rhs, d))
+    lets.append((name + params, rhs, d))
 
 
 # --- the file --------------------------------------------------------------------------------------
@@ -1331,11 +1340,9 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
 def chains(text: str, path: str, markdown: bool = False) -> list:
     """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
     ``\\begin{align}`` blocks): :class:`mathcheck.derive.Chain` values, as derive reads them."""
-    from mathcheck.derive import DeriveError
-
     src = _Source(text, path)
     if len(text) > MAX_CHARS:
-        raise DeriveError(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
+        raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
     if not markdown:
         _refused_anywhere(src)
     found = blocks(src, markdown)
@@ -1343,15 +1350,19 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     defs = macros(src, regions)
     out = []
     for blk in found:
-        chain = _block_chain(src, blk, defs, markdown)
+        try:
+            chain = _block_chain(src, blk, defs, markdown)
+        except LatexRefused:
+            raise
+        except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
+            n = src.line(blk.start)
+            chain = Chain(f"line {n}", path, n, error=str(exc))
         if chain is not None:
             out.append(chain)
     return out
 
 
 def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
-    from mathcheck.derive import Chain, Line
-
     skip, directives = _directives(src, blk, markdown)
     if skip:
         return None
@@ -1394,9 +1405,7 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
     for part, props in assumed:
         name = _assumed_name(src, part, notation)
         assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + props))
-    notation.lets = {}
-    for name, rhs, d in lets:
-        notation.lets[name] = Reader(rhs, src, notation).read()
+    chain_lets = tuple((src.line(d.at), f"{name} = {Reader(rhs, src, notation).read()}") for name, rhs, d in lets)
     given = []
     for d in items:
         if d.kind != "given":
@@ -1418,7 +1427,7 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         line = src.line(first.pos)
         steps.append(Line(line, link.relation, text, link.reason, source))
     name = label or f"line {src.line(blk.start)}"
-    return Chain(name, src.path, src.line(blk.start), assumptions, tuple(given), tuple(steps))
+    return Chain(name, src.path, src.line(blk.start), assumptions, tuple(given), tuple(steps), chain_lets)
 
 
 def _top(toks):
