@@ -565,6 +565,9 @@ class Reader:
                 return f"({self.sub(toks).read()})"
             if word in _PARSER_FUNCTIONS:
                 return self.apply(word, t)
+            if len(word) > 1 and (self.at("ch", "(", "[") or name == "operatorname"):
+                self.fail(t, f"\\{name}{{{word}}} is not a function mathcheck knows (complex parts, expectations "
+                             f"and the like are out); allowed: {', '.join(sorted(_PARSER_FUNCTIONS))}")
             return self.named(word, t)
         if name in ACCENTS:
             self.take()
@@ -1421,9 +1424,13 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         given.append((src.line(d.at), text))
     steps = []
     for link in links:
+        while link.toks and (link.toks[-1].kind == "ch" and link.toks[-1].text in "&~"
+                             or link.toks[-1].kind == "cmd" and link.toks[-1].text in _SPACING):
+            link.toks.pop()  # the next row's alignment and indentation are not this link's
         text = Reader(link.toks, src, notation).read()
         first = link.at or link.toks[0]
-        source = " ".join(src.text[first.pos:link.toks[-1].end].split())
+        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos:link.toks[-1].end])
+        source = " ".join(source.split())
         line = src.line(first.pos)
         steps.append(Line(line, link.relation, text, link.reason, source))
     name = label or f"line {src.line(blk.start)}"
