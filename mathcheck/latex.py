@@ -148,7 +148,7 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
                                 f"TeX; inline the mathematics and use \\newcommand for notation")
                 out.append(Tok("cmd", name, i, m.end()))
             i = m.end()
-        elif c.isdigit() or (c == "." and i + 1 < end and text[i + 1].isdigit()):
+        elif c in "0123456789" or (c == "." and i + 1 < end and text[i + 1] in "0123456789"):
             m = _NUM.match(text, i, end)
             out.append(Tok("num", m.group(0), i, m.end()))
             i = m.end()
@@ -459,7 +459,7 @@ class Reader:
         if t.kind in ("num", "op"):
             return True
         if t.kind == "ch":
-            return t.text.isalpha() or t.text in "([{" or (t.text == "|" and self.abs == 0)
+            return (t.text.isascii() and t.text.isalpha()) or t.text in "([{" or (t.text == "|" and self.abs == 0)
         if t.kind == "cmd":
             return t.text not in ("cdot", "times", "div", "ast", "pm", "mp", "rvert", "rbrace", "rbrack",
                                   "}", "right", "text", "textrm", "mbox", "tag") \
