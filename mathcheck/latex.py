@@ -1006,8 +1006,10 @@ def _drop_structure(toks: list[Tok], src: _Source):
             if name not in INNER_ENVIRONMENTS:
                 src.fail(t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: "
                                 f"see docs/latex.md)")
-            while j < len(toks) and toks[j].kind == "ch" and toks[j].text in "[{" and t.text == "begin":
-                _, j = (_bracket(toks, j) if toks[j].text == "[" else _group(toks, j, src, name))
+            if t.text == "begin":  # \begin{aligned}[t], \begin{alignedat}{2}
+                _, j = _bracket(toks, j)
+                if name == "alignedat":
+                    _, j = _group(toks, j, src, name)
             i = j
         elif t.kind == "cmd" and t.text == "label":
             name_toks, i = _group(toks, i + 1, src, "\\label")
