@@ -388,6 +388,8 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
         if not chains and str(path) in optional:
             continue
         if not chains:
+            if Path(path).suffix.lower() == ".tex":
+                raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
             where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
             raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
         out.append((str(path), chains))

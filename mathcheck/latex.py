@@ -921,7 +921,7 @@ def _masked(text: str, markdown: bool) -> str:
                 if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
                     fence = None
             pos += len(line)
-        for m in re.finditer(r"`[^`\n]*`", "".join(chars)):
+        for m in re.finditer(r"(`+)(?:[^`\n]|\n(?![ \t]*\n))*?\1", "".join(chars)):  # spans may wrap
             blank(m.start(), m.end())
     else:
         for m in re.finditer(r"\\[$%]|(?<!\\)%[^\n]*", text):
@@ -1054,7 +1054,7 @@ def _unwrap(raw: str) -> str:
             depth += raw[j] == "{"
             depth -= raw[j] == "}"
             j += 1
-        out += [raw[i:m.start()], _unwrap(raw[m.end():j - 1])]
+        out += [raw[i:m.start()], " ", _unwrap(raw[m.end():j - 1]), " "]
         i = j
 
 

@@ -164,6 +164,25 @@ def test_markdown_reads_dollars_and_align_but_not_code_and_keeps_fences(tmp_path
     assert [s.text for s in chains[2].steps] == ["exp(a)*exp(b)", "exp(a + b)"]
 
 
+def test_markdown_code_spans_may_wrap_lines(tmp_path):
+    text = "Run `mathcheck derive\nnotes.md` on `$$` and `\\begin{align}` blocks.\n\n$$ 2x = x + x $$\n"
+    (chain,) = chains_of(tmp_path, text, "n.md")
+    assert chain.line == 4
+
+
+def test_approximate_links_carry_their_stated_bound(tmp_path):
+    text = r"\[ \sin x \approx x \quad\text{within $10^{-3}$ for small x} \]" "\n"
+    (chain,) = chains_of(tmp_path, text)
+    assert (chain.relation, chain.steps[1].reason) == ("≈", "within 1e-3 for small x")
+
+
+def test_a_tex_file_without_a_chain_says_where_to_look(tmp_path):
+    p = tmp_path / "prose.tex"
+    p.write_text("Only prose and $x$ inline.\n\\[ x^2 \\]\n")
+    r = CliRunner().invoke(main, ["derive", str(p)])
+    assert (r.exit_code, r.output) == (2, f"error: {p}: no display math with a relation; see docs/latex.md\n")
+
+
 def test_a_bad_block_fails_only_its_chain(tmp_path):
     text = r"\[ x = \mathrm{Re}(x) \]" "\n" r"\[ 2x = x + x \]" "\n"
     bad, good = chains_of(tmp_path, text)
