@@ -340,6 +340,8 @@ _SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle
             "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
             "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
             "strut", "middle"}
+# letters that name functions more often than numbers: f(x) is not read as f·x
+_FUNCTION_LIKE = {"f", "g", "h", "sigma", "phi", "psi", "Phi", "Psi", "Gamma"}
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 _FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
 
@@ -438,6 +440,8 @@ class Reader:
                     break
                 self.take()
                 out = f"{out}/{self.factor()}"
+                if self.peek() is not None and self.starts_factor(self.peek()):
+                    self.fail(t, "a/bc is ambiguous (a/(bc) or (a/b)c); write \\frac{a}{bc} or \\frac{a}{b} c")
             elif self.starts_factor(t):
                 if argument and self.function_start(t):
                     break
@@ -471,11 +475,13 @@ class Reader:
 
     def factor(self) -> str:
         self.enter()
-        out = self.atom()
+        out, powered = self.atom(), False
         while True:
             if self.at("ch", "^"):
                 t = self.take()
-                out = self.power(out, self.script(t, "^"), t)
+                if powered:
+                    self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
                 self.take()
                 out = f"factorial({out})"
@@ -590,6 +596,9 @@ class Reader:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
         if base in self.n.functions and self.at("ch", "("):
             return self.apply(self.n.functions[base], tok)
+        if base in _FUNCTION_LIKE and self.at("ch", "("):
+            self.fail(tok, f"{self._show(tok)}(…) reads as a function; say which, e.g. % let: "
+                           f"{self._show(tok)} = sigmoid or % let: {base}(t) = …, or write {self._show(tok)} \\cdot (…)")
         if not self.at("ch", "_"):
             return base
         t = self.take()

@@ -45,6 +45,7 @@ def chains_of(tmp_path, text, name="d.tex"):
     (r"\log_2 x + \ln y", "log(x, 2) + log(y)"),
     (r"\tfrac12 x", "1/2*x"),
     (r"2 \cdot 3 \times x", "2*3*x"),
+    (r"a(b + c) + x/2 + \sigma \cdot (x)", "a*(b + c) + x/2 + sigma*(x)"),
     (r"\gamma \hat{x} + \beta", "gamma*x_hat + beta"),
     (r"\exp\left( -\frac{(x-\mu)^2}{2\sigma^2} \right)", "exp(-((x - mu)^2)/(2*sigma^2))"),
     (r"\arctan x + \tanh(x)", "atan(x) + tanh(x)"),
@@ -67,6 +68,10 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"\foo{x}", r"unknown command \\foo; define it with \\newcommand"),
     (r"\frac{1}{", r"this brace is not closed|needs an argument"),
     (r"\sin^{-1} x", r"ambiguous"),
+    (r"1/2x", r"<latex>:1:2: a/bc is ambiguous"),
+    (r"a^b^c", r"a double superscript"),
+    (r"f(x + y)", r"<latex>:1:1: f\(…\) reads as a function; say which"),
+    (r"\sigma(x)", r"\\sigma\(…\) reads as a function; say which, e.g. % let: \\sigma = sigmoid"),
 ])
 def test_what_is_out_is_one_line_naming_it(tex, message):
     with pytest.raises(derive.DeriveError, match=message) as exc:
