@@ -930,6 +930,8 @@ def _masked(text: str, markdown: bool) -> str:
                 if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
                     fence = None
             pos += len(line)
+        for m in re.finditer(r"\\\$|\$`[^`\n]*`\$", "".join(chars)):  # \$, and GitHub's inline math $`…`$
+            blank(m.start(), m.end())
         for m in re.finditer(r"(`+)(?:[^`\n]|\n(?![ \t]*\n))*?\1", "".join(chars)):  # spans may wrap
             blank(m.start(), m.end())
     else:
@@ -946,6 +948,9 @@ def blocks(src: _Source, markdown: bool) -> list[Block]:
         m = _OPENERS.search(masked, i)
         if m is None:
             return out
+        if markdown and m.group(0) == "\\[":  # in Markdown \[ is an escaped bracket: only $$ and environments
+            i = m.end()
+            continue
         if m.group(0) == "$$":
             close = masked.find("$$", m.end())
             tail = "$$"

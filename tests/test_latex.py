@@ -175,6 +175,19 @@ def test_markdown_code_spans_may_wrap_lines(tmp_path):
     assert chain.line == 4
 
 
+def test_github_inline_math_is_not_a_display_block(tmp_path):
+    text = ("the d²$`\\mu_{q}^{2}`$$`\\mu_{k}^{2}`$ terms cancel; E\\[X²\\] = 1 costs \\$5\n\n"
+            "$$ 2x = x + x $$\n")
+    (chain,) = chains_of(tmp_path, text, "n.md")
+    assert chain.line == 3
+
+
+def test_an_index_may_be_declared_instead_of_summed(tmp_path):
+    text = "% assume: i \\in \\mathbb{Z}_{>0}\n\\[ x_i + x_{i+1} + d_k = x_{i+1} + x_i + d_k \\]\n"
+    (chain,) = chains_of(tmp_path, text)
+    assert chain.steps[0].text == "x[i] + x[i + 1] + d_k"
+
+
 def test_approximate_links_carry_their_stated_bound(tmp_path):
     text = r"\[ \sin x \approx x \quad\text{within $10^{-3}$ for small x} \]" "\n"
     (chain,) = chains_of(tmp_path, text)
