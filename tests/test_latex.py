@@ -350,3 +350,16 @@ def test_token_soup_is_a_chain_or_one_line_never_a_crash():
                             assert "\n" not in str(exc)
             except derive.DeriveError as exc:
                 assert "\n" not in str(exc) and str(exc).startswith("f.tex:")
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_pytest_plugin_keeps_a_papers_chains_green(pytester):
+    (pytester.path / "paper.tex").write_text(
+        "% assume: x \\in \\mathbb{R}\n\\begin{align}\n  (x + 1)^2 &= x^2 + 2x + 1 \\label{eq:sq}\n\\end{align}\n"
+        "% assume: x \\in \\mathbb{R}\n\\begin{align}\n  (x - 1)^2 &= x^2 + 1 \\label{eq:slip}\n\\end{align}\n")
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "paper.tex", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["*FAILED derive::paper.tex::eq:slip*"])
+    assert "paper.tex:7  = x^2 + 1" in r.stdout.str()
