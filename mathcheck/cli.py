@@ -333,10 +333,12 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 def derive(files, seed, as_json, timeout, verbose):
     """Check the derivation chains in FILE... (plain text, or ```mathcheck fences in Markdown).
 
-    A chain: an optional '## name', 'assume: x=real' and 'given: x >= 1' lines, the first
-    expression, then one line per link starting with =, <=, <, >= or >, each with an optional
-    '# reason'. Every link is checked (symbolic proof + float64 test), and the chain's statement
-    numerically. Exit codes: 0 proved, 1 refuted, 2 bad input, 3 inconclusive (docs/derive.md).
+    A chain: an optional '## name', 'assume: x=real', 'given: x >= 1' and 'let mu = ...' lines,
+    the first expression, then one line per link starting with =, <=, <, >=, > or ≈, each with an
+    optional '# reason' ('# within 5e-4' bounds a ≈ link). Every link is checked (symbolic proof +
+    float64 test; ≈ measured, never proved), and the chain's statement numerically; a bad line
+    fails its own chain only. Exit codes: 0 proved (or held within its bounds), 1 refuted, 2 bad
+    input, 3 inconclusive (docs/derive.md).
     """
     from mathcheck import derive as d
     from mathcheck.render import text

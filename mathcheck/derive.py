@@ -307,16 +307,27 @@ def read(path: str) -> list[Chain]:
 
 # --- validating (before any proving) ----------------------------------------------------------------
 
+GIVEN_RELATIONS = ("!=", "≠") + tuple(r for r in RELATIONS if r not in ("~=", "≈"))
+
+
+def _hypothesis(lhs, rhs, rel: str):
+    """A ``given:`` relation as SymPy: ``Ne`` for ``!=``, else :func:`mathcheck.claim.relation`."""
+    from mathcheck.claim import relation
+    from mathcheck.lazy import sympy as sp
+
+    return sp.Ne(lhs, rhs, evaluate=False) if rel == "!=" else relation(lhs, rhs, rel)
+
+
 def _given_relations(text: str, where: str):
-    """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]."""
-    parts = _split_top(text, RELATIONS)
+    """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]; ``a != 1`` (or ``≠``) too."""
+    parts = _split_top(text, GIVEN_RELATIONS)
     if len(parts) < 2:
         raise DeriveError(f"{where}: given: {text!r} is not a relation; write e.g. 'given: x >= 1'")
     out = []
     for (_, a), (rel, b) in zip(parts, parts[1:]):
         if not a or not b:
             raise DeriveError(f"{where}: given: {text!r}: a side of {rel!r} is empty")
-        out.append((a, _CANON.get(rel, rel), b))
+        out.append((a, {"≠": "!="}.get(rel, _CANON.get(rel, rel)), b))
     return out
 
 
@@ -325,6 +336,16 @@ def _used(assumptions: dict, *texts) -> dict:
 
     words = {w for t in texts for w in _WORD.findall(normalise(t))}
     return {k: v for k, v in assumptions.items() if k in words}
+
+
+def notes(chain: Chain) -> list[str]:
+    """One line for each name the chain gives a meaning other than the grammar's (a shadowed constant)."""
+    from mathcheck.parser import EULER, normalise
+
+    out = []
+    if EULER in {normalise(k) for k in chain.assumptions}:
+        out.append("e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)")
+    return out
 
 
 def definitions(chain: Chain) -> tuple:
@@ -346,7 +367,6 @@ def validate(chain: Chain):
     """Parse every expression and hypothesis of ``chain`` (one shared set of symbols, its ``let``
     definitions expanded); return ``(expressions, hypotheses)`` as SymPy objects or raise
     :class:`DeriveError` naming the bad line."""
-    from mathcheck.claim import relation
     from mathcheck.parser import ParseError, parse_many
 
     if chain.error:
@@ -366,7 +386,7 @@ def validate(chain: Chain):
     except ParseError as exc:
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {exc}") from None
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
-    hyps = tuple(relation(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
+    hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
 
 
@@ -410,7 +430,6 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
         >>> _check_link("x^2 + 1", "2*x", ">=", {}).status          # doctest: +SKIP
         'proved'
     """
-    from mathcheck.claim import relation as make_relation
     from mathcheck.parser import ParseError, parse_many
     from mathcheck.userexpr.relation import CheckResult
 
@@ -423,7 +442,7 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     except (ParseError, DeriveError) as exc:
         return CheckResult("bad-input", lhs, rhs, dict(assumptions), seed, message=str(exc),
                            relation=relation, given=given)
-    hyps = tuple(make_relation(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
+    hyps = tuple(_hypothesis(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
@@ -445,7 +464,10 @@ def _how(r) -> str:
 
 def _numeric_summary(num: dict) -> str:
     if num.get("status") == "passed":
-        extra = f" ({num['note']})" if num.get("note") else ""
+        notes = [num["note"]] if num.get("note") else []
+        if num.get("skipped"):  # counted and shown, never silently dropped
+            notes.append(f"{num['skipped']} more where a side is not real")
+        extra = f" ({'; '.join(notes)})" if notes else ""
         return f"float64 agrees at {num['points']} points{extra}"
     if num.get("status") == "refuted":
         return "float64 disagrees at a point, confirmed at 50 digits"
@@ -497,7 +519,7 @@ class ChainReport:
             given, relation = [g for _, g in c.given], None
         out = {"name": c.name, "line": c.line, "status": self.status,
                "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-               "given": given, "let": [t for _, t in c.lets], "relation": relation,
+               "given": given, "let": [t for _, t in c.lets], "notes": notes(c), "relation": relation,
                "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
         if self.message:
             out["message"] = self.message

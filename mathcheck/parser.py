@@ -11,7 +11,7 @@ The grammar (``^`` is accepted for ``**``)::
     expr    := number | name | name[index, ...] | expr OP expr | -expr | +expr | (expr)
                | FUNC(expr) | binomial(expr, expr) | atan2(expr, expr) | log(expr, base)
                | diff(expr, name[, order]) | diff(expr, name[index])
-               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...)
+               | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
                | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
     OP      := + - * / ** ^      (also − · ×)
@@ -69,6 +69,7 @@ class Limits:
     sum_bound: int = 1000       # |numeric sum bound|
     sum_terms: int = 20000      # terms of nested sums together (a symbolic range counts as 6)
     nodes: int = 600            # syntax-tree nodes per formula
+    expanded: int = 3000        # syntax-tree nodes per formula once its let definitions are expanded
 
 
 LIMITS = Limits()
@@ -176,8 +177,10 @@ def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
     return tree.body, src
 
 
-def _size(tree: ast.AST, limits: Limits) -> None:
-    """Refuse a tree deeper or larger than the limits (again after definitions are expanded)."""
+def _size(tree: ast.AST, limits: Limits, nodes: int | None = None) -> None:
+    """Refuse a tree deeper or larger than the limits (``nodes``: the expanded limit, after
+    definitions are expanded)."""
+    nodes = limits.nodes if nodes is None else nodes
     count = 0
     stack = [(tree, 1)]
     while stack:  # iterative, so a deep tree cannot blow the Python stack before it is refused
@@ -185,8 +188,8 @@ def _size(tree: ast.AST, limits: Limits) -> None:
         count += 1
         if depth > limits.tree_depth:
             raise ParseError(f"formula nested too deeply (over {limits.tree_depth} levels)")
-        if count > limits.nodes:
-            raise ParseError(f"formula too large (over {limits.nodes} syntax nodes)")
+        if count > nodes:
+            raise ParseError(f"formula too large (over {nodes} syntax nodes)")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
@@ -293,8 +296,17 @@ def _bound_names(tree) -> set:
 
 
 class _Expand(ast.NodeTransformer):
-    def __init__(self, defs: dict):
+    def __init__(self, defs: dict, limits: Limits = LIMITS):
         self.defs = defs  # name -> (params, tree)
+        self.limits, self.grown = limits, 0
+
+    def _grow(self, tree):
+        """Count what an expansion adds, so a chain of doubling definitions is refused early."""
+        self.grown += sum(1 for _ in ast.walk(tree))
+        if self.grown > self.limits.expanded:
+            raise ParseError(f"formula too large (over {self.limits.expanded} syntax nodes) once its "
+                             f"definitions are expanded")
+        return tree
 
     def visit_Name(self, node):
         d = self.defs.get(node.id)
@@ -302,7 +314,7 @@ class _Expand(ast.NodeTransformer):
             return node
         if d[0]:
             raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[0])}); write {node.id}(...)")
-        return _located(copy.deepcopy(d[1]), node)
+        return _located(copy.deepcopy(self._grow(d[1])), node)
 
     def visit_Call(self, node):
         if not (isinstance(node.func, ast.Name) and node.func.id in self.defs):
@@ -319,6 +331,9 @@ class _Expand(ast.NodeTransformer):
             raise ParseError(f"{name}(...): the argument uses {clash[0]}, which the definition of {name} "
                              f"sums over; rename that index")
         values = dict(zip(params, args))
+        self._grow(body)
+        for a in args:
+            self._grow(a)
 
         class Put(ast.NodeTransformer):
             def visit_Name(self, n):
@@ -340,8 +355,8 @@ def expand(defs, limits: Limits = LIMITS) -> dict:
         words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         if d.name in words:
             raise ParseError(f"let {d.name}: the definition uses {d.name} itself")
-        tree = _Expand(out).visit(tree)
-        _size(tree, limits)
+        tree = _Expand(out, limits).visit(tree)
+        _size(tree, limits, limits.expanded)
         out[d.name] = (d.params, tree)
     return out
 
@@ -515,6 +530,8 @@ class _Builder:
                 self.fail(node, "atan2 takes two arguments, atan2(y, x)")
             y, x = (self.build(a) for a in node.args)
             return sp.atan2(y, x)
+        if name in ("Max", "Min") and len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
+            return self._extreme_over(node, sp.Max if name == "Max" else sp.Min)
         if name in VARIADIC:
             if not node.args:
                 self.fail(node, f"{name} takes one or more arguments, e.g. {name}(a, b)")
@@ -546,6 +563,27 @@ class _Builder:
                 "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "erf": sp.erf, "erfc": sp.erfc,
                 "gamma": sp.gamma, "lgamma": sp.loggamma, "loggamma": sp.loggamma, "Abs": sp.Abs,
                 "factorial": sp.factorial}[name](x)
+
+    def _extreme_over(self, node, kind):
+        """``Max(x[i], (i, 1, 4))``: the largest of x[1..4], written out (the range must be numeric:
+        a maximum over a symbolic n has no finite form)."""
+        lim = node.args[1]
+        if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name) or lim.elts[0].id in RESERVED:
+            self.fail(lim, f"write {kind.__name__}(f, (i, a, b)) with i a name")
+        a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
+        if not (a.is_Integer and b.is_Integer) or not 1 <= int(b) - int(a) + 1 <= 100:
+            self.fail(lim, f"{kind.__name__} over a range needs whole-number bounds, 1 to 100 terms apart "
+                      f"(for a symbolic size write it for a fixed one, e.g. {kind.__name__}(x[i], (i, 1, 4)))")
+        var = lim.elts[0].id
+        saved = dict(self.bound)
+        try:
+            terms = []
+            for k in range(int(a), int(b) + 1):
+                self.bound[var] = sp.Integer(k)
+                terms.append(self.build(node.args[0]))
+        finally:
+            self.bound = saved
+        return kind(*terms)
 
     def _exp_argument(self, x, node):
         if x.is_number and x.is_real and abs(float(x)) > 10**6:
@@ -614,9 +652,9 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     table = expand(defs, limits) if defs else {}
     parsed = [_tree(t, limits) for t in texts]
     if table:
-        parsed = [(_Expand(table).visit(t), src) for t, src in parsed]
+        parsed = [(_Expand(table, limits).visit(t), src) for t, src in parsed]
         for t, _ in parsed:
-            _size(t, limits)
+            _size(t, limits, limits.expanded)
     trees = [t for t, _ in parsed]
     roles = _roles(trees)
     for name in sorted(set(assume) & set(table)):
@@ -625,6 +663,10 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     for name in sorted(set(assume) & set(CONSTANTS)):
         _shadows(name, "assume:")
     for name in sorted(roles.called):
+        if name in set(GREEK.values()) and name not in RESERVED:
+            hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
+            raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
+                             f"'let {name}(t) = ...' or call a listed function{hint}")
         if name not in RESERVED:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):

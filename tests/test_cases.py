@@ -18,7 +18,7 @@ def _decide(lhs, rhs, rel, given=()):
     ("max(x, y)", "=", "(x + y + abs(x - y))/2", (), "case split on the sign of x - y (2 regions)"),
     ("abs(x + y)", "<=", "abs(x) + abs(y)", (), "case split on the sign of x, y, x + y (8 regions)"),
     ("Min(x, y)", "<=", "Max(x, y)", (), "case split on the sign of x - y (2 regions)"),
-    ("Max(x, y)", "=", "x", (("x", ">=", "y"),), "case split on the sign of x - y (2 regions)"),
+    ("Max(x, y)", "=", "x", (("x", ">=", "y"),), "case split on the sign of x - y (1 region; 1 excluded by the hypotheses)"),
     ("Sum(k^2, (k, 1, j))", "=", "Sum(k^2, (k, 1, j - 1)) + j^2", (), "sums peeled to a common range (Karr's convention)"),
     ("Sum(x[k], (k, 0, n))", "=", "x[0] + Sum(x[k], (k, 1, n))", (), "sums peeled to a common range (Karr's convention)"),
     ("Product(x[i], (i, 1, n))*x[n + 1]", "=", "Product(x[i], (i, 1, n + 1))", (), "sums peeled to a common range (Karr's convention)"),
@@ -33,6 +33,15 @@ def test_strategies_prove(lhs, rel, rhs, given, how):
         assert decide(take_derivatives(parsed[0]), parsed[1], rel, hyps, 20.0) == "closed form under the hypotheses"
         return
     assert _decide(lhs, rhs, rel, given) == how
+
+
+def test_heaviside_regions_include_the_boundary():
+    from mathcheck.userexpr.precise import take_derivatives
+    L, R = parse_many(["diff(relu(x), x)*x", "relu(x)"])
+    assert decide(take_derivatives(L), R, "=", (), 20.0) == "case split on the sign of x (3 regions)"
+    L, R = parse_many(["diff(relu(x), x)", "1"])
+    assert decide(take_derivatives(L), R, "<=", (), 20.0) == "case split on the sign of x (3 regions)"
+    assert decide(take_derivatives(L), R, "=", (), 20.0) is None      # 0 for x < 0, 1/2 at 0
 
 
 @pytest.mark.parametrize("lhs, rel, rhs, given", [

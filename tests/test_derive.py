@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mathcheck import derive
 from mathcheck.cli import main
@@ -164,11 +166,12 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
 
 
 def test_hypotheses_restrict_the_points():
-    """sqrt((x−1)²) = x − 1 is false for real x, and not refuted once x ≥ 1 is given."""
+    """sqrt((x−1)²) = x − 1 is false for real x, and proved once x ≥ 1 is given (|x − 1| split on
+    the sign of x − 1, the region x < 1 excluded by the hypothesis)."""
     free = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {})
     assert free.status == "refuted" and free.counterexample["x"] < 1
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
-    assert given.status == "inconclusive", given
+    assert given.status == "proved" and given.how == "case split on the sign of x - 1 (1 region; 1 excluded by the hypotheses)", given
     # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
     assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
     assert given.given == ("x >= 1",)
@@ -340,3 +343,51 @@ def test_every_other_chain_is_still_checked(tmp_path):
     assert got[0][:2] == ("one", "proved") and got[2][:2] == ("three", "proved") and got[3][:2] == ("line 14", "proved")
     assert got[1][:2] == ("two", "bad-input") and got[1][2].startswith(f"{p}:7: not a formula")
     assert report.exit_code == 2 and report.to_json()["files"][0]["chains"][1]["message"] == got[1][2]
+
+
+def test_the_notes_example_gets_each_chain_its_honest_verdict(runner):
+    """examples/notes.md: let, Greek letters, e^x, ≈ within a bound that holds and one that does not,
+    Product, log2, diff by x[j], and one bad line named while the rest is checked."""
+    r = runner.invoke(main, ["derive", "examples/notes.md", "--json"])
+    assert r.exit_code == 2
+    chains = json.loads(r.output)["files"][0]["chains"]
+    assert [(c["name"], c["status"]) for c in chains] == [
+        ("deviations from the mean sum to zero", "proved"), ("the mean's gradient", "proved"),
+        ("e^x is its own derivative", "proved"), ("the sigmoid's derivative", "bad-input"),
+        ("GELU's tanh form, within its published accuracy", "holds-within"),
+        ("GELU's tanh form is not exact to 1e-5", "refuted"),
+        ("the first moment of a constant gradient", "proved"),
+        ("the information of three independent events, in bits", "proved")]
+    assert chains[3]["message"] == ("examples/notes.md:36: sigma is a Greek letter, a symbol, not a function: "
+                                    "define it with 'let sigma(t) = ...' or call a listed function; "
+                                    "the logistic function is sigmoid(x)")
+    assert chains[5]["steps"][1]["counterexample"]["x"] == pytest.approx(-2.7, abs=0.05)
+
+
+def test_e_declared_a_variable_is_said_in_one_line(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.derivation").write_text("## e as a variable\nassume: e=positive\n  e^x\n= exp(x*log(e))\n")
+    r = runner.invoke(main, ["derive", "e.derivation"])
+    assert r.exit_code == 0, r.output
+    assert ("    note: e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)"
+            in r.output.splitlines())
+
+_LINES = st.sampled_from([
+    "## a", "## b", "##", "let mu = x + 1", "let f(t) = t^2", "let exp(t) = t", "let = 1", "assume: x=positive",
+    "assume: x=huge", "given: x >= 1", "given: x", "given: a != 1", "  x + 1", "  σ*μ", "= x + 1", "= mu",
+    "≈ x  # within 1e-3", "~= f(x)", "<= x^2", ">= 0", "= (x", "= ", "# a comment", "", "  e^x", "= exec(x)",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_LINES, max_size=12))
+def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
+    """Reading never fails on one line: every chain either validates or carries its one-line error."""
+    for chain in derive.parse_text("\n".join(lines), "f.derivation"):
+        try:
+            derive.validate(chain)
+        except derive.DeriveError as exc:
+            msg = str(exc)
+            assert msg.startswith("f.derivation:") and "\n" not in msg
+        report = derive.bad_chain(chain, chain.error) if chain.error else None
+        assert report is None or report.to_json()["status"] == "bad-input"

@@ -316,3 +316,10 @@ def test_assumptions_on_constants_and_definitions_are_refused():
     with pytest.raises(ParseError, match="assume names 'mu', which let defines"):
         parse("mu", {"mu": ("positive",)}, defs=[parse_definition("mu = x^2")])
     assert normalise("μ + 2·σ − β1") == "mu + 2*sigma - beta1"
+
+
+def test_max_and_min_over_an_indexed_range():
+    assert parse("max(x[i], (i, 1, 3))") == parse("Max(x[1], x[2], x[3])")
+    assert parse("Min(x[k]^2, (k, 0, 1))") == parse("Min(x[0]^2, x[1]^2)")
+    with pytest.raises(ParseError, match="Max over a range needs whole-number bounds"):
+        parse("Max(x[i], (i, 1, n))")

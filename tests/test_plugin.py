@@ -49,3 +49,28 @@ def test_without_the_options_the_plugin_adds_nothing(pytester):
     pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
     r = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     r.assert_outcomes(passed=1)
+
+
+def test_the_named_items_only_not_the_projects_suite(pytester):
+    """In a project's root, --mathcheck-derivations/--mathcheck-from collect what they name; the
+    project's own tests run only when their paths are named too."""
+    pytester.makepyfile(test_project="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
+    pytester.makefile(".derivation", notes="## twice\n  x + x\n= 2*x\n\n## square\n  (x + 1)^2\n= x^2 + 2*x + 1\n")
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "notes.derivation", "--collect-only", "-q",
+                                      "-p", "no:cacheprovider")
+    out = r.stdout.str()
+    assert "2 tests collected" in out and "test_project" not in out
+    r = pytester.runpytest_subprocess("--mathcheck-derivations", "notes.derivation", "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=2)
+    r = pytester.runpytest_subprocess("test_project.py", "--mathcheck-derivations", "notes.derivation",
+                                      "-p", "no:cacheprovider")
+    r.assert_outcomes(passed=4)
+
+
+def test_mathcheck_from_in_a_projects_root_collects_the_named_claims_only(pytester):
+    pytester.makepyfile(test_project="def test_a():\n    pass\n", my_claims=FALSE_CLAIM)
+    r = pytester.runpytest_subprocess("--mathcheck-from", "my_claims.py", "--collect-only", "-q",
+                                      "-p", "no:cacheprovider")
+    listed = [x for x in r.stdout.lines if x.startswith("mathcheck::")]
+    assert listed and not any("test_project" in x for x in r.stdout.lines)
+    assert f"{len(listed)} tests collected" in r.stdout.str()

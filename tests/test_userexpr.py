@@ -256,3 +256,38 @@ def test_float64_agrees_with_50_digits_wherever_both_are_real(text, seed):
         if not (exact.is_number and exact.is_real and exact.is_finite):
             continue
         assert f == pytest.approx(float(exact), rel=1e-9, abs=1e-9), (text, point)
+
+
+def test_one_sampler_meets_an_equation_hypothesis_exactly():
+    """given Σ y_j = 1: random points never meet it; the catalog's constructive sampler does, and
+    every point kept satisfies it exactly (a 50-digit confirmation must not see an off-manifold point)."""
+    from mathcheck.claim import relation
+    from mathcheck.userexpr.points import sample_points, satisfies
+
+    e, s, one = parse_many(["y[k]*c", "Sum(y[j], (j, 1, n))", "1"], {"y": ("positive",)})
+    given = (relation(s, one, "="),)
+    pts = sample_points((e,), 0, 24, given)
+    assert len(pts) == 24 and all(satisfies(given, p) for p in pts)
+    assert sample_points((e,), 0, 24, given) == pts  # seeded
+
+
+def test_a_check_with_no_point_says_so():
+    from mathcheck.userexpr.numeric import numeric
+
+    lhs, rhs = parse_many(["log(-1 - x^2)", "0"])
+    out = numeric(lhs, rhs)
+    assert out["status"] == "inconclusive" and out["points"] == 0 and out["skipped"] == 24
+    assert out["note"].startswith("0 points: a side has no real value at all 24 points drawn")
+
+
+def test_a_side_without_a_tensor_stays_float64_and_an_unconfirmable_disagreement_is_not_a_pass():
+    from mathcheck.claim import relation
+    from mathcheck.userexpr.numeric import numeric
+
+    L, R, one, j, j2, D = parse_many(["diff(Sum(x[i], (i, 1, D))/D, x[j])", "1/D", "1", "j", "j", "D"],
+                                     {"D": ("positive", "integer")})
+    hyps = (relation(one, j, "<="), relation(j2, D, "<="))
+    good = numeric(L, R, "=", 0, 24, hyps)
+    assert good["status"] == "passed" and good["max_abs_err"] == 0.0     # 1/3 in float64, not float32
+    bad = numeric(L, parse_many(["1"])[0], "=", 0, 24, hyps)
+    assert bad["status"] == "refuted" and bad["values"]["lhs"] != bad["values"]["rhs"]

@@ -320,6 +320,9 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append(f"    given: {g[1]}")
     for _, let in getattr(c, "lets", ()):
         lines.append(f"    let {let}")
+    from mathcheck.derive import notes
+
+    lines += [f"    note: {x}" for x in notes(c)]
     if r.status == "bad-input":
         return lines + [f"    error: {getattr(r, 'message', '') or r.statement.get('how', '')}"]
     width = min(max(len(s.expr) for s in r.steps), 60)

@@ -176,6 +176,8 @@ class _Pending:
 
 
 def _scalar(v) -> float | None:
+    if isinstance(v, (int, float)):  # a side without a tensor (1/D at D = 3): torch would round it to float32
+        return float(v)
     t = torch.as_tensor(v)
     if t.numel() != 1:
         return None

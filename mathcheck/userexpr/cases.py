@@ -1,7 +1,7 @@
 """Strategies the step checker lacks, for the user pipeline's symbolic side; each one sound on its own.
 
-* **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu``) are
-  replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
+* **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu`` and its
+  derivative) are replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
   ``a − b ≥ 0`` and ``b`` where ``a − b < 0`` — and the relation is proved in *every* region under
   that region's conditions (an argument shared by several functions is split once, so
   ``Max(x, y) + Min(x, y) = x + y`` has two regions, not four). A region is proved when the
@@ -154,31 +154,77 @@ def _facts(given) -> list:
     return out
 
 
+def _heaviside(e, signs: dict):
+    """Heaviside(g) by the region: 1 where g > 0, 0 where g < 0, SymPy's H(0) = 1/2 where g = 0."""
+    def pick(h):
+        g = sp.expand(h.args[0])
+        s = signs.get(g, None)
+        if s is None and -g in signs:
+            s = -signs[-g]
+        if s is None:
+            return h
+        at0 = h.args[1] if len(h.args) > 1 else sp.Rational(1, 2)  # SymPy's H(0), 1/2 unless given
+        return sp.Integer(1) if s > 0 else sp.Integer(0) if s < 0 else at0
+    return e.replace(lambda t: isinstance(t, sp.Heaviside), pick)
+
+
+def _on_boundary(g):
+    """``{symbol: value}`` that makes ``g = 0`` (g linear in that symbol), or None."""
+    for sym in sorted(g.free_symbols, key=str):
+        if sym.is_integer:
+            continue
+        try:
+            if sp.degree(g, sym) != 1:
+                continue
+        except sp.PolynomialError:
+            continue
+        a = g.coeff(sym)
+        if a.free_symbols or a == 0:
+            continue
+        return {sym: sp.expand(-(g - a * sym) / a)}
+    return None
+
+
 def by_cases(L, R, relation: str, given=()):
-    """How ``L REL R`` was shown region by region, or None (see the module docstring)."""
+    """How ``L REL R`` was shown region by region, or None (see the module docstring).
+
+    A ``Heaviside(g)`` adds the boundary ``g = 0`` as a region of its own (H(0) = 1/2 there),
+    decided with one symbol of g solved for; Max/Min/Abs need none (both branches agree there)."""
     if relation in ("<", ">"):
         return None
     e = L - R
-    if e.has(sp.Heaviside):
-        return None  # H(0) = 1/2 needs an equality region; not attempted
     splits = _splits(e)
     if not splits or len(splits) > MAX_SPLITS:
         return None
+    steps = [sp.expand(h.args[0]) for h in e.atoms(sp.Heaviside)]
+    steps = {g if g in splits else -g for g in steps}
     base = _facts(given)
     strict = [f for f, s in (_nonneg_form(g) or (None, False) for g in given) if f is not None and s]
-    for combo in itertools.product((1, -1), repeat=len(splits)):
+    count = 0
+    choices = [(1, -1, 0) if g in steps else (1, -1) for g in splits]
+    for combo in itertools.product(*choices):
         signs = dict(zip(splits, combo))
         # a region the hypotheses exclude: g < 0 there but given g ≥ 0 (or g ≥ 0 but given −g > 0)
-        if any((s < 0 and sp.expand(g) in base) or (s > 0 and sp.expand(-g) in strict) for g, s in signs.items()):
+        if any((s < 0 and sp.expand(g) in base) or (s >= 0 and sp.expand(-g) in strict) for g, s in signs.items()):
             continue
-        Lc, Rc = _branch(L, signs), _branch(R, signs)
-        if (Lc - Rc).has(sp.Max, sp.Min, sp.Abs):
+        count += 1
+        Lc, Rc = _heaviside(_branch(L, signs), signs), _heaviside(_branch(R, signs), signs)
+        if (Lc - Rc).has(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
             return None
-        facts = base + [g if s > 0 else -g for g, s in signs.items()]
+        facts = base + [g if s >= 0 else -g for g, s in signs.items()]
+        for g, s in signs.items():
+            if s == 0:  # on the boundary: one symbol of g solved for
+                at = _on_boundary(g)
+                if at is None:
+                    return None
+                Lc, Rc = Lc.xreplace(at), Rc.xreplace(at)
+                facts = [sp.expand(f.xreplace(at)) for f in facts]
         if not _holds(Lc, Rc, relation, facts):
             return None
     names = ", ".join(sp.sstr(g) for g in splits)
-    return f"case split on the sign of {names} ({2 ** len(splits)} regions)"
+    excluded = len(list(itertools.product(*choices))) - count
+    out = f"case split on the sign of {names} ({count} region{'s' * (count != 1)}"
+    return out + (f"; {excluded} excluded by the hypotheses)" if excluded else ")")
 
 
 # --- peeling sums and products ------------------------------------------------------------------
@@ -255,7 +301,16 @@ def _contradicted(cond, given) -> bool:
             h = sp.expand(g.lhs - g.rhs)
             if h == d or h == -d:
                 return True
-    return d.is_nonzero is True
+    if d.is_nonzero is True:
+        return True
+    # Eq(1/b, 1) against b < 1: every real solution for one symbol (solveset: all of them, or no
+    # answer) breaks a hypothesis there
+    for sym in sorted(d.free_symbols, key=str):
+        sols = sp.solveset(d, sym, domain=sp.S.Reals)
+        if isinstance(sols, sp.FiniteSet) and all(
+                any(g.xreplace({sym: v}) is sp.false for g in given) for v in sols):
+            return True
+    return False
 
 
 def _nonneg_form(r):
@@ -301,27 +356,64 @@ def closed_form(e, given=()):
     return out.replace(lambda t: isinstance(t, sp.Piecewise), prune)
 
 
+def substitute_given(e, given):
+    """``e`` with each side of an equation hypothesis that is a sum or a symbol replaced by the
+    other side (``given: Sum(y[j], (j, 1, n)) = 1`` turns ``Σ_i y_i`` into 1, whatever its index is
+    called); None when no hypothesis applies."""
+    repl = {}
+    for h in given:
+        if not isinstance(h, sp.Equality):
+            continue
+        for side, other in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
+            if isinstance(side, sp.Sum) and len(side.limits) == 1:
+                key = _key(side), side.limits[0][1:]
+                for s in e.atoms(sp.Sum):
+                    if len(s.limits) == 1 and (_key(s), s.limits[0][1:]) == key:
+                        repl[s] = other
+            elif isinstance(side, sp.Symbol) and not other.has(side) and e.has(side):
+                repl[side] = other
+    return e.xreplace(repl) if repl else None
+
+
+def _safe(fn):
+    """``fn`` with SymPy's own failures (a StopIteration deep in ``simplify``, ...) read as
+    'not shown': a strategy that breaks proves nothing and never crashes the check."""
+    def run():
+        try:
+            return fn()
+        except Exception:  # noqa: BLE001
+            return None
+    return run
+
+
 def decide(L, R, relation: str, given=(), seconds: float = 5.0):
     """How ``given ⇒ L REL R`` was shown by one of the strategies above, or None."""
     start = time.perf_counter()
     left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
     given = tuple(given)
-    if L.has(sp.Max, sp.Min, sp.Abs) or R.has(sp.Max, sp.Min, sp.Abs):
-        ok, how = attempt(lambda: by_cases(L, R, relation, given), max(left() * 0.5, 0.1))
+    if L.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside) or R.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
+        ok, how = attempt(_safe(lambda: by_cases(L, R, relation, given)), max(left() * 0.5, 0.1))
         if ok and how:
             return how
+    if relation == "=" and any(isinstance(g, sp.Equality) for g in given):
+        def substituted():
+            e = substitute_given(L - R, given)
+            return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
+        ok, zero = attempt(_safe(substituted), max(left() * 0.3, 0.1))
+        if ok and zero:
+            return "the given equations substituted"
     if relation == "=" and (L.has(sp.Sum, sp.Product) or R.has(sp.Sum, sp.Product)):
         def peeled():
             e = peel(L - R)
             return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(peeled, max(left() * 0.5, 0.1))
+        ok, zero = attempt(_safe(peeled), max(left() * 0.5, 0.1))
         if ok and zero:
             return "sums peeled to a common range (Karr's convention)"
 
         def closed():
             e = closed_form(L - R, given)
             return e is not None and not e.has(sp.Piecewise) and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(closed, max(left(), 0.1))
+        ok, zero = attempt(_safe(closed), max(left(), 0.1))
         if ok and zero:
             return "closed form under the hypotheses"
     return None

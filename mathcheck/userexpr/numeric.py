@@ -19,7 +19,7 @@ import math
 from mathcheck.lazy import sympy as sp
 from mathcheck.userexpr import floats
 from mathcheck.userexpr.points import sample_points
-from mathcheck.userexpr.precise import DPS, hp_violates, report_point, shown
+from mathcheck.userexpr.precise import DPS, hp_violates, report_point, shown, take_derivatives
 
 ATOL, RTOL = 1e-12, 1e-9  # float64 screening; a flagged point must still be confirmed at DPS digits
 POINTS = 24               # numeric sample points
@@ -49,6 +49,23 @@ def _failure(a: float, b: float, relation: str) -> float:
     return a - b if relation in ("<=", "<") else b - a
 
 
+def _confirm(lhs, rhs, relation: str, point: dict):
+    """The 50-digit re-evaluation at the very point (None: it cannot be done). A derivative by an
+    entry ``x[j]`` is taken by SymPy first (mpmath differentiates by plain symbols only)."""
+    errors = (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError)
+    try:
+        out = hp_violates(lhs, rhs, relation, point)
+    except errors:
+        out = None
+    if out is None and any(isinstance(v, sp.Indexed) for e in (lhs, rhs) for d in e.atoms(sp.Derivative)
+                           for v in d.variables):
+        try:
+            out = hp_violates(take_derivatives(lhs).doit(), take_derivatives(rhs).doit(), relation, point)
+        except errors:
+            out = None
+    return out
+
+
 def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, given=(),
             evaluator: str = "auto") -> dict:
     """Both sides at ``count`` seeded points (satisfying ``given``); a confirmed failure refutes."""
@@ -60,7 +77,7 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
     else:
         name, side, errors_caught = floats.NAME, _float_side({}), (floats.Undefined,)
     points = sample_points((lhs, rhs), seed, count, given)
-    used = skipped = unconfirmed = 0
+    used = skipped = unconfirmed = unknown = 0
     worst = 0.0
     errors = set()
     for point in points:
@@ -78,10 +95,9 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
         fails_by = _failure(a, b, relation)
         worst = max(worst, fails_by)
         if fails_by > ATOL + RTOL * max(abs(a), abs(b)):
-            try:
-                confirmed = hp_violates(lhs, rhs, relation, point)
-            except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
-                confirmed = None
+            confirmed = _confirm(lhs, rhs, relation, point)
+            if confirmed is None:
+                unknown += 1
             if confirmed is not None and confirmed[0]:
                 return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": worst,
                         "evaluator": name, "reference": f"{name}, confirmed at {DPS} digits",
@@ -89,11 +105,19 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
                         "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2]),
                                    "lhs_float64": a, "rhs_float64": b}}
             unconfirmed += 1
-    out = {"status": "passed" if used else "inconclusive", "points": used, "skipped": skipped,
+    out = {"status": "passed" if used and not unknown else "inconclusive", "points": used, "skipped": skipped,
            "max_abs_err": worst if used else None, "unconfirmed": unconfirmed,
            "evaluator": name, "reference": name}
     if given and len(points) < count:
         out["note"] = f"{len(points)} of {count} points satisfied the hypotheses"
     if errors and not used:
         out["note"] = "; ".join(sorted(errors))[:300]
+    if unknown:  # a disagreement that could not be re-evaluated is neither a pass nor a refutation
+        out["note"] = (f"float64 disagrees at {unknown} of {used} points and the 50-digit evaluation "
+                       f"could not decide them")
+    if not used:  # say so: a check with no point checked nothing
+        why = out.get("note") or ("no point satisfied the hypotheses" if given else "no point drawn")
+        out["note"] = f"0 points: {why}" if points or given else why
+        if skipped:
+            out["note"] = f"0 points: a side has no real value at all {skipped} points drawn ({why})"[:300]
     return out
