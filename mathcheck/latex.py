@@ -340,8 +340,10 @@ _SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle
             "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
             "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
             "strut", "middle"}
-# letters that name functions more often than numbers: f(x) is not read as f·x
-_FUNCTION_LIKE = {"f", "g", "h", "sigma", "phi", "psi", "Phi", "Psi", "Gamma"}
+# letters that name functions (densities, losses, activations) as often as numbers: p(x) is not read
+# as p·x, which would "prove" p(x + y) = p(x) + p(y), unless % assume: or % let: says what it is
+_FUNCTION_LIKE = {"f", "g", "h", "p", "q", "ell", "sigma", "phi", "varphi", "psi", "Phi", "Psi", "Gamma"} | \
+    set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 _FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
 
@@ -596,7 +598,7 @@ class Reader:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
         if base in self.n.functions and self.at("ch", "("):
             return self.apply(self.n.functions[base], tok)
-        if base in _FUNCTION_LIKE and self.at("ch", "("):
+        if base in _FUNCTION_LIKE and base not in self.n.variables and self.at("ch", "("):
             self.fail(tok, f"{self._show(tok)}(…) reads as a function; say which, e.g. % let: "
                            f"{self._show(tok)} = sigmoid or % let: {base}(t) = …, or write {self._show(tok)} \\cdot (…)")
         if not self.at("ch", "_"):
@@ -1417,7 +1419,7 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         elif d.kind == "let":
             _lets(src, d, functions, lets)
     declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
-    variables = {"e"} if any(_word(p) == "e" for p, _ in assumed) else set()
+    variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
     notation = _notation([link.toks for link in links] + [d.toks for d in items], declared_int - {None},
                          functions, variables)
     assumptions: dict = {}

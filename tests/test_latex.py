@@ -72,6 +72,8 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"a^b^c", r"a double superscript"),
     (r"f(x + y)", r"<latex>:1:1: f\(…\) reads as a function; say which"),
     (r"\sigma(x)", r"\\sigma\(…\) reads as a function; say which, e.g. % let: \\sigma = sigmoid"),
+    (r"\log p(x)", r"p\(…\) reads as a function"),
+    (r"L(\theta)", r"L\(…\) reads as a function"),
 ])
 def test_what_is_out_is_one_line_naming_it(tex, message):
     with pytest.raises(derive.DeriveError, match=message) as exc:
@@ -180,6 +182,11 @@ def test_github_inline_math_is_not_a_display_block(tmp_path):
             "$$ 2x = x + x $$\n")
     (chain,) = chains_of(tmp_path, text, "n.md")
     assert chain.line == 3
+
+
+def test_a_declared_variable_before_parentheses_is_a_product(tmp_path):
+    (chain,) = chains_of(tmp_path, "% assume: p > 0\n\\[ p(1 - p) = p - p^2 \\]\n")
+    assert chain.steps[0].text == "p*(1 - p)"
 
 
 def test_an_index_may_be_declared_instead_of_summed(tmp_path):
