@@ -235,6 +235,16 @@ def test_cli_reports_each_link_with_path_line_and_latex_source(tmp_path):
         (3, "(x+1)^2", "start"), (3, "= x^2 + 2x + 1", "proved"), (4, "= x^2 + 1", "refuted")]
 
 
+def test_writeup_marks_each_link_as_typeset(tmp_path):
+    out = tmp_path / "checked.md"
+    r = CliRunner().invoke(main, ["derive", str(PAPER), "--writeup", str(out)])
+    assert r.exit_code == 1
+    rows = [x for x in out.read_text().splitlines() if x.startswith("| 2")]
+    assert [x.split(" | ")[2] for x in rows] == ["", "✔ proved", "✘ refuted"]
+    assert rows[2].startswith(r"| 28 | $`= (q_1 k_1 + q_2 k_2)\cos((m - n)\theta) + (q_1 k_2 - q_2 k_1)\sin((n - m)\theta)`$")
+    assert "angle-difference formulas — symbolic: the sides differ at a point (50 digits) at `k_1 = " in rows[2]
+
+
 def test_the_paper_fragment_with_one_wrong_link():
     """RoFormer §3.2.1 (arXiv:2104.09864), 2-D case, with the angle of one sine written (n − m)θ."""
     r = CliRunner().invoke(main, ["derive", str(PAPER)])
