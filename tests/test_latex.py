@@ -262,6 +262,7 @@ def test_the_paper_fragment_with_one_wrong_link():
 
 HOSTILE = [
     (r"\input{/etc/passwd}", r"h.tex:1:1: \\input is refused"),
+    ("\\documentclass{article}\n\\usepackage{amsmath}\n\\input{x}", r"h.tex:3:1: \\input is refused"),
     (r"\[ x = \include{secret} \]", r"h.tex:1:8: \\include is refused"),
     (r"\immediate\write18{rm -rf /}", r"h.tex:1:1: \\immediate is refused"),
     (r"\write18{ls}", r"h.tex:1:1: \\write is refused"),

@@ -112,8 +112,10 @@ def blocks(src: _Source, markdown: bool) -> list[Block]:
 def _refused_anywhere(src: _Source) -> None:
     """A ``.tex`` file may not use TeX's file, shell or catcode primitives anywhere (outside comments)."""
     masked = _masked(src.text, False)
-    m = re.search(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked)
-    if m and m.group(1) not in ("usepackage", "documentclass"):
+    preamble = ("usepackage", "documentclass")  # harmless outside math: mathcheck loads no package
+    for m in re.finditer(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked):
+        if m.group(1) in preamble:
+            continue
         src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
