@@ -189,6 +189,17 @@ def test_a_declared_variable_before_parentheses_is_a_product(tmp_path):
     assert chain.steps[0].text == "p*(1 - p)"
 
 
+def test_a_subscript_is_an_index_only_where_it_is_bound(tmp_path):
+    """d_k outside any sum over k is the name d_k, even though k is summed over elsewhere."""
+    text = r"\[ \frac{1}{\sqrt{d_k}} \sum_{k=1}^{n} z_k = \frac{\sum_{k=1}^{n} z_k}{\sqrt{d_k}} \]" "\n"
+    (chain,) = chains_of(tmp_path, text)
+    assert [s.text for s in chain.steps] == ["1/sqrt(d_k)*Sum(z[k], (k, 1, n))",
+                                             "Sum(z[k], (k, 1, n))/sqrt(d_k)"]
+    inside = r"\[ \sum_{k=1}^{n} \frac{z_k}{d_k} = \sum_{k=1}^{n} z_k d_k^{-1} \]" "\n"  # in scope: an entry
+    (chain,) = chains_of(tmp_path, inside)
+    assert chain.steps[0].text == "Sum(z[k]/d[k], (k, 1, n))"
+
+
 def test_an_index_may_be_declared_instead_of_summed(tmp_path):
     text = "% assume: i \\in \\mathbb{Z}_{>0}\n\\[ x_i + x_{i+1} + d_k = x_{i+1} + x_i + d_k \\]\n"
     (chain,) = chains_of(tmp_path, text)

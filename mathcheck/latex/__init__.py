@@ -25,7 +25,7 @@ docs/latex.md lists what is read and what is out (integrals, ``\\nabla``, matric
 
 from __future__ import annotations
 
-from mathcheck.latex.blocks import _notation, chains
+from mathcheck.latex.blocks import chains, notation_of
 from mathcheck.latex.reader import _PARSER_FUNCTIONS, Reader
 from mathcheck.latex.tokens import LatexRefused, _Source, tokenize
 
@@ -40,4 +40,4 @@ def translate(tex: str, path: str = "<latex>") -> str:
     """
     src = _Source(tex, path)
     toks = tokenize(src, 0, len(tex))
-    return Reader(toks, src, _notation([toks], set(), {}, set())).read()
+    return Reader(toks, src, notation_of(src, [toks], set(), {}, set())).read()

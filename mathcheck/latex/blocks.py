@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from mathcheck.derive import Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
-    GREEK,
     INNER_ENVIRONMENTS,
     LatexRefused,
     MAX_CHARS,
@@ -17,7 +16,6 @@ from mathcheck.latex.tokens import (
     REFUSED,
     RELATIONS,
     Tok,
-    _GREEK_NAME,
     _Source,
     _bracket,
     _group,
@@ -317,52 +315,28 @@ def _expression(toks) -> bool:
     return any(not (t.kind == "ch" and t.text == "&") for t in toks)
 
 
-def _notation(toks_lists, declared_int: set, functions: dict, variables: set) -> Notation:
-    """Pass one: the indices (bound by a sum or product, or declared integers) and the bases that
-    carry them as subscripts (``x_i`` with i an index makes x indexed, so ``x_1`` is x[1] too)."""
-    indices = set(declared_int)
-    for toks in toks_lists:
+def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set) -> Notation:
+    """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
+    nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
+    an enclosing ``\\sum``/``\\prod``, or a declared integer — so ``\\sum_{k=1}^{n} e^{z_k}`` makes z
+    indexed (and ``z_j`` is z[j] elsewhere) while ``d_k`` outside any sum over k stays the name d_k."""
+    indices = set(declared)
+    for toks in pieces:  # every \sum_{i=...} binds i somewhere: W_{ij} splits into W[i, j]
         for k, t in enumerate(toks):
             if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
                 low = toks[k + 3:] if toks[k + 2].text == "{" else toks[k + 2:k + 3]
                 eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
-                if eq is not None:
-                    w = _word(low[:eq])
-                    if w:
-                        indices.add(w)
-    indexed = set()
-    for toks in toks_lists:
-        for k, t in enumerate(toks):
-            if not (t.kind == "ch" and t.text == "_") or k == 0:
-                continue
-            base = toks[k - 1]
-            if base.kind == "ch" and base.text.isalpha():
-                name = base.text
-            elif base.kind == "cmd" and base.text in GREEK:
-                name = _GREEK_NAME.get(base.text, base.text)
-            else:
-                continue
-            if k >= 2 and toks[k - 2].kind == "cmd" and toks[k - 2].text in ("sum", "prod", "log"):
-                continue
-            sub = toks[k + 2:] if k + 1 < len(toks) and toks[k + 1].text == "{" else toks[k + 1:k + 2]
-            depth, letters = 0, []
-            for x in sub:
-                if x.text == "{":
-                    depth += 1
-                if x.text == "}":
-                    if depth == 0:
-                        break
-                    depth -= 1
-                if x.kind == "ch" and x.text.isalpha():
-                    letters.append(x.text)
-                elif x.kind == "cmd" and x.text in GREEK:
-                    letters.append(x.text)
-                if not (toks[k + 1].text == "{"):
-                    break
-            if letters and all(x in indices for x in letters) and "".join(letters) not in (name,):
-                indexed.add(name)
-            elif letters and "".join(letters) in indices:
-                indexed.add(name)
+                if eq is not None and _word(low[:eq]):
+                    indices.add(_word(low[:eq]))
+    first = Notation(set(declared), set(), dict(functions), set(variables))
+    indexed: set = set()
+    for toks in pieces:
+        r = Reader(toks, src, first)
+        r.collect = indexed
+        try:
+            r.read()
+        except DeriveError:
+            pass  # pass two reports it, with the notation settled
     return Notation(indices, indexed, dict(functions), set(variables))
 
 
@@ -560,8 +534,9 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
             _lets(src, d, functions, lets)
     declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
-    notation = _notation([link.toks for link in links] + [d.toks for d in items], declared_int - {None},
-                         functions, variables)
+    pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
+        side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
+    notation = notation_of(src, pieces, declared_int - {None}, functions, variables)
     assumptions: dict = {}
     for part, props in assumed:
         name = _assumed_name(src, part, notation)

@@ -58,6 +58,7 @@ class Reader:
                   and not (t.kind == "ch" and t.text == "~")]
         self.i, self.src, self.n, self.depth, self.abs = 0, src, notation, 0, 0
         self.bound = set(bound)
+        self.collect = None  # pass one: the set that gathers the bases subscripted by an index in scope
 
     # tokens
     def peek(self, k: int = 0):
@@ -78,7 +79,7 @@ class Reader:
 
     def sub(self, toks, bound=()):
         r = Reader(toks, self.src, self.n, self.bound | set(bound))
-        r.depth = self.depth
+        r.depth, r.collect = self.depth, self.collect
         return r
 
     def enter(self):
@@ -295,6 +296,12 @@ class Reader:
             return base
         t = self.take()
         toks = self.arg_tokens(t, "_")
+        if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
+            letters = [_GREEK_NAME.get(x.text, x.text) for x in toks
+                       if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)]
+            if letters and all(x in self.bound or x in self.n.indices for x in letters):
+                self.collect.add(base)
+            return base
         if base in self.n.indexed:
             return f"{base}[{', '.join(self.indices(toks, t))}]"
         word = _word(toks)
