@@ -333,7 +333,8 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 @click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
                                                   "marked proved/refuted, with its counterexample.")
 def derive(files, seed, as_json, timeout, verbose, writeup):
-    """Check the derivation chains in FILE... (plain text, or ```mathcheck fences in Markdown).
+    """Check the derivation chains in FILE... (plain text, ```mathcheck fences in Markdown, or LaTeX
+    display math: FILE.tex, and $$ / \\begin{align} blocks in Markdown; docs/latex.md).
 
     A chain: an optional '## name', 'assume: x=real', 'given: x >= 1' and 'let mu = ...' lines,
     the first expression, then one line per link starting with =, <=, <, >=, > or ≈, each with an
