@@ -119,6 +119,16 @@ def test_every_display_environment_is_a_chain(tmp_path, opener, closer):
     assert [s.text for s in chain.steps] == ["a*(b + c)", "a*b + a*c"]
 
 
+def test_rows_that_start_an_equation_are_separate_chains(tmp_path):
+    text = ("\\begin{align}\n  a + b &= b + a \\\\\n  c &= c \\cdot 1 \\\\\n    &\\quad + 0 \\\\\n"
+            "  &= 0 + c\n\\end{align}\n\\begin{gather}\n x = x \\\\ y = y\n\\end{gather}\n"
+            "\\begin{multline}\n  (a + b)^2 = a^2 \\\\\n  {} + 2ab + b^2\n\\end{multline}\n")
+    chains = chains_of(tmp_path, text)
+    assert [[s.text for s in c.steps] for c in chains] == [
+        ["a + b", "b + a"], ["c", "c*1 + 0", "0 + c"], ["x", "x"], ["y", "y"], ["(a + b)^2", "a^2 + 2*a*b + b^2"]]
+    assert [(c.name, c.line) for c in chains] == [("line 1", 1), ("line 3", 3), ("line 7", 7), ("line 8", 8), ("line 10", 10)]
+
+
 def test_skip_comments_math_without_relation_and_macros(tmp_path):
     text = (r"\newcommand{\sq}[1]{{#1}^{2}}" "\n"
             r"\newcommand\R{\mathbb{R}}" "\n"

@@ -215,11 +215,14 @@ def _unwrap(raw: str) -> str:
         i = j
 
 
-def _links(toks: list[Tok], src: _Source) -> list[_Link]:
+def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[list[_Link]]:
     """Split a block at its top-level relations: the first expression, then one link per relation.
-    Rows (``\\\\``) and alignment (``&``) only lay the chain out; a row starting with + or − goes on
-    with the expression above. ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
-    ``\\intertext{…}`` is the reason of the next link."""
+    Rows (``\\\\``) and alignment (``&``) lay a chain out: a row starting with a relation, or with
+    + or − (going on with the expression above), continues it; a row starting with an expression
+    after a link starts the next equation (``rows_may_start``; not in ``multline``, one equation
+    broken over rows). ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
+    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation."""
+    groups: list = []
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
     row_start = 0  # how many tokens the current link had when this row began
@@ -246,6 +249,11 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
             i += 1
             if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
                 _, i = _bracket(toks, i)
+            nxt = _row_head(toks, i, src)
+            if rows_may_start and len(links) > 1 and nxt is not None and _relation_of(nxt) is None \
+                    and not (nxt.kind == "ch" and nxt.text in "+-") and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp")):
+                groups.append(links)  # a new equation, not a continuation
+                links, pending, row_start = [_Link(None, None, [])], "", 0
             continue
         if reason_from is not None:
             i += 1
@@ -287,10 +295,25 @@ def _links(toks: list[Tok], src: _Source) -> list[_Link]:
         links[-1].toks.append(t)
         i += 1
     close_reason(len(toks))
-    for link in links:
-        while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
-            link.toks.pop()
-    return links
+    groups.append(links)
+    for links in groups:
+        for link in links:
+            while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
+                link.toks.pop()
+    return groups
+
+
+def _row_head(toks: list[Tok], i: int, src: _Source):
+    """The first token of a row that says what the row is (alignment, spacing, ``\\intertext`` skipped)."""
+    while i < len(toks):
+        t = toks[i]
+        if (t.kind == "ch" and t.text == "&") or (t.kind == "cmd" and t.text in _SPACING):
+            i += 1
+        elif t.kind == "cmd" and t.text == "intertext":
+            _, i = _group(toks, i + 1, src, "\\intertext")
+        else:
+            return t
+    return None
 
 
 def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
@@ -486,29 +509,29 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     out = []
     for blk in found:
         try:
-            chain = _block_chain(src, blk, defs, markdown)
+            out += _block_chains(src, blk, defs, markdown)
         except LatexRefused:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
-            chain = Chain(f"line {n}", path, n, error=str(exc))
-        if chain is not None:
-            out.append(chain)
+            out.append(Chain(f"line {n}", path, n, error=str(exc)))
     return out
 
 
-def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
+def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
+    """The chains of one display block: one per equation (usually one)."""
     skip, directives = _directives(src, blk, markdown)
     if skip:
-        return None
+        return []
     body = tokenize(src, blk.body, blk.body_end)
     if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator")
            for t in body):
-        return None  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
+        return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)
-    links = _links(toks, src)
-    if len(links) == 1:
-        return None  # display math without a relation is not a chain
+    groups = [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1]
+    if not groups:
+        return []  # display math without a relation is not a chain
+    links = [link for g in groups for link in g]
     for link in links:
         if not link.toks:
             at = link.at.pos if link.at is not None else blk.body
@@ -555,6 +578,16 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         for rel, side in zip(rels, sides[1:]):
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
+    out = []
+    for n, group in enumerate(groups):
+        steps = _steps(src, group, notation)
+        name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
+        line = src.line(blk.start) if n == 0 else steps[0].line
+        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), chain_lets))
+    return out
+
+
+def _steps(src: _Source, links, notation) -> list:
     steps = []
     for link in links:
         while link.toks and (link.toks[-1].kind == "ch" and link.toks[-1].text in "&~"
@@ -566,8 +599,7 @@ def _block_chain(src: _Source, blk: Block, defs: dict, markdown: bool):
         source = " ".join(source.split())
         line = src.line(first.pos)
         steps.append(Line(line, link.relation, text, link.reason, source))
-    name = label or f"line {src.line(blk.start)}"
-    return Chain(name, src.path, src.line(blk.start), assumptions, tuple(given), tuple(steps), chain_lets)
+    return steps
 
 
 def _top(toks):

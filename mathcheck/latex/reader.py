@@ -56,6 +56,7 @@ class Reader:
     def __init__(self, toks: list[Tok], src: _Source, notation: Notation, bound=frozenset()):
         self.t = [t for t in toks if not (t.kind == "cmd" and t.text in _SPACING)
                   and not (t.kind == "ch" and t.text == "~")]
+        self.t = _without_empty_groups(self.t)
         self.i, self.src, self.n, self.depth, self.abs = 0, src, notation, 0, 0
         self.bound = set(bound)
         self.collect = None  # pass one: the set that gathers the bases subscripted by an index in scope
@@ -482,6 +483,19 @@ class Reader:
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
+    """``{} + 2ab`` (TeX's idiom for a binary + at a row's start): an empty group that is no
+    command's argument is nothing."""
+    out: list[Tok] = []
+    for t in toks:
+        if t.kind == "ch" and t.text == "}" and out and out[-1].kind == "ch" and out[-1].text == "{" and not (
+                len(out) >= 2 and (out[-2].kind == "cmd" or (out[-2].kind == "ch" and out[-2].text in "^_}"))):
+            out.pop()
+            continue
+        out.append(t)
+    return out
 
 
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
