@@ -251,7 +251,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 _, i = _bracket(toks, i)
             nxt = _row_head(toks, i, src)
             if rows_may_start and len(links) > 1 and nxt is not None and _relation_of(nxt) is None \
-                    and not (nxt.kind == "ch" and nxt.text in "+-") and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp")):
+                    and not (nxt.kind == "ch" and nxt.text in "+-") and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp", "cdot", "times")):
                 groups.append(links)  # a new equation, not a continuation
                 links, pending, row_start = [_Link(None, None, [])], "", 0
             continue
