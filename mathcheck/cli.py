@@ -330,8 +330,11 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 @click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
               help="Wall-clock budget of each link, in seconds.")
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
-def derive(files, seed, as_json, timeout, verbose):
-    """Check the derivation chains in FILE... (plain text, or ```mathcheck fences in Markdown).
+@click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
+                                                  "marked proved/refuted, with its counterexample.")
+def derive(files, seed, as_json, timeout, verbose, writeup):
+    """Check the derivation chains in FILE... (plain text, ```mathcheck fences in Markdown, or LaTeX
+    display math: FILE.tex, and $$ / \\begin{align} blocks in Markdown; docs/latex.md).
 
     A chain: an optional '## name', 'assume: x=real', 'given: x >= 1' and 'let mu = ...' lines,
     the first expression, then one line per link starting with =, <=, <, >=, > or ≈, each with an
@@ -349,6 +352,12 @@ def derive(files, seed, as_json, timeout, verbose):
         fail(str(exc))
     echo = None if as_json else (lambda path, r: click.echo("\n".join(text.derive_chain(path, r, verbose))))
     report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo)
+    if writeup:
+        from pathlib import Path
+
+        from mathcheck.render.markdown import derive_writeup
+
+        Path(writeup).write_text(derive_writeup(report), encoding="utf-8")
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:

@@ -33,7 +33,7 @@ gets a numeric check of its own (:func:`mathcheck.userexpr.relation.numeric_side
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 EXIT = {"proved": 0, "holds-within": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
@@ -56,6 +56,7 @@ class Line:
     relation: str | None  # None for the first expression; "=", "<=", "<", ">=", ">" or "≈"
     text: str
     reason: str = ""
+    source: str = ""  # the link as typeset, for a chain read from LaTeX (mathcheck.latex)
 
 
 @dataclass(frozen=True)
@@ -289,8 +290,18 @@ def read(path: str) -> list[Chain]:
     from mathcheck.userexpr import read_user_file
 
     text = read_user_file(path, DeriveError)
-    if Path(path).suffix.lower() in (".md", ".markdown"):
-        return markdown_chains(text, path)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".tex":
+        from mathcheck import latex
+
+        return latex.chains(text, path)
+    if suffix in (".md", ".markdown"):
+        chains = markdown_chains(text, path)
+        if "$$" in text or "\\begin{" in text:  # display math: LaTeX chains too (mathcheck.latex)
+            from mathcheck import latex
+
+            chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)
+        return chains
     return parse_text(text, path)
 
 
@@ -397,6 +408,8 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
         if not chains and str(path) in optional:
             continue
         if not chains:
+            if Path(path).suffix.lower() == ".tex":
+                raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
             where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
             raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
         out.append((str(path), chains))
@@ -472,6 +485,7 @@ class StepReport:
     counterexample: dict | None = None
     values: dict | None = None
     measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
+    source: str = ""               # as typeset, for a chain read from LaTeX
 
     def to_json(self) -> dict:
         out = {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
@@ -479,6 +493,8 @@ class StepReport:
                "values": self.values}
         if self.measured is not None:
             out["measured"] = self.measured
+        if self.source:
+            out["source"] = self.source
         return out
 
 
@@ -552,17 +568,18 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainRepo
     except DeriveError as exc:
         return bad_chain(chain, str(exc))
     first = chain.steps[0]
-    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived")]
+    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
+                        source=first.source)]
     givens = given_texts(chain)
     lets = [t for _, t in chain.lets]
     for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
         if cur.relation == APPROX:
-            steps.append(_approx_step(cur, L, R, hyps, seed))
+            steps.append(replace(_approx_step(cur, L, R, hyps, seed), source=cur.source))
             continue
         used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
         r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
-                                r.counterexample, r.values))
+                                r.counterexample, r.values, source=cur.source))
     status = _status([s.status for s in steps[1:]])
     if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
         bounds = [stated_bound(s.reason) if s.relation == APPROX else (0.0, False) for s in chain.steps[1:]]

@@ -234,3 +234,39 @@ def notebook_refute(r) -> str:
     if r.error:
         return f"### {r.claim.id}: mutants\n\n**Refuting the mutants failed:** {r.error}"
     return "\n".join([f"### {r.claim.id}: mutants", ""] + mutants(r.claim, r, "jupyter"))
+
+
+_MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",
+         "bad-input": "! bad input", "holds-within": "≈ holds within its bound"}
+
+
+def derive_writeup(report, style: str = "github") -> str:
+    """A checked derivation file as Markdown: per chain its verdict, then a table of its links —
+    line, the link as typeset (its LaTeX source; the text grammar for a text chain), the verdict,
+    the author's reason and, for a failing link, the counterexample. ``mathcheck derive --writeup``."""
+    out = [f"# Derivations checked by mathcheck (seed {report.seed})", ""]
+    for path, chains in report.files:
+        for r in chains:
+            c = r.chain
+            out += [f"## {_cell(prose(c.name, style))} — {_MARK.get(r.status, r.status)}", "",
+                    f"`{path}:{c.line}`" + ("; assume " + ", ".join(f"`{k}`: {', '.join(v)}"
+                                                                   for k, v in c.assumptions.items())
+                                            if c.assumptions else ""), ""]
+            if r.status == "bad-input":
+                out += [f"bad input: `{_cell(r.message or r.statement.get('how', ''))}`", ""]
+                continue
+            out += ["| line | step | verdict | why |", "|---|---|---|---|"]
+            for s in r.steps:
+                shown = inline(s.source, style) if s.source else f"`{s.expr}`" if s.relation is None else \
+                    f"`{s.relation} {s.expr}`"
+                verdict = "" if s.relation is None else _MARK.get(s.status, s.status)
+                why = _MD_SPECIAL.sub(r"\\\1", s.reason)  # the author's words, shown as written
+                if s.status in ("refuted", "inconclusive"):
+                    why += f" — {prose(s.how, style)}"
+                    if s.counterexample:
+                        why += " at " + ", ".join(f"`{k} = {v:.6g}`" if isinstance(v, float) else f"`{k} = {v}`"
+                                                for k, v in s.counterexample.items())
+                out.append(f"| {s.line} | {_cell(shown)} | {verdict} | {_cell(why)} |")
+            st = r.statement
+            out += ["", f"Statement (first {st['relation']} last): {st['status']}, {prose(st['how'], style)}.", ""]
+    return "\n".join(out).rstrip() + "\n"

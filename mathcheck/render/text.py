@@ -334,6 +334,8 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         mark = "" if s.relation is None else f" {_mark(s.status)}"
         reason = f"  # {s.reason}" if s.reason else ""
         lines.append(f"    {rel} {s.expr:<{width}}{mark}{reason}".rstrip())
+        if getattr(s, "source", ""):  # read from LaTeX: where and how it is typeset
+            lines.append(f"         {path}:{s.line}  {s.source}")
         if s.relation is not None and (verbose or s.status != "proved"):
             lines.append(f"         line {s.line}: {s.status}: {s.how}")
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]

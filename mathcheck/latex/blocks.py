@@ -1,0 +1,615 @@
+"""Display blocks of a ``.tex`` or Markdown file, each read into a :class:`mathcheck.derive.Chain`:
+rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% let:``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mathcheck.derive import Chain, DeriveError, Line
+from mathcheck.latex.tokens import (
+    ENVIRONMENTS,
+    INNER_ENVIRONMENTS,
+    LatexRefused,
+    MAX_CHARS,
+    NOT_LINKS,
+    REFUSED,
+    RELATIONS,
+    Tok,
+    _Source,
+    _bracket,
+    _group,
+    expand,
+    macros,
+    tokenize,
+)
+from mathcheck.latex.reader import (
+    Notation,
+    Reader,
+    _PARSER_FUNCTIONS,
+    _SPACING,
+    _word,
+)
+
+
+# --- blocks ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Block:
+    start: int          # the opening delimiter
+    body: int           # the math between the delimiters
+    body_end: int
+    end: int            # after the closing delimiter
+    opener: str
+
+
+_ENV = "|".join(re.escape(e) for e in ENVIRONMENTS)
+_OPENERS = re.compile(r"\$\$|\\\[|\\begin\{(" + _ENV + r")\}")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_DIRECTIVE = re.compile(r"^[ \t]*%+[ \t]*(?:(mathcheck[ \t]*:[ \t]*skip)|(assume|given|let)[ \t]*:)(.*)$", re.M)
+
+
+def _masked(text: str, markdown: bool) -> str:
+    """``text`` with what holds no display math blanked (offsets kept): code in Markdown, comments
+    and ``\\$`` in LaTeX."""
+    chars = list(text)
+
+    def blank(a, b):
+        for k in range(a, b):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    if markdown:
+        pos, fence = 0, None
+        for line in text.splitlines(keepends=True):
+            m = _FENCE_LINE.match(line)
+            if fence is None and m:
+                fence = m.group(1)
+                blank(pos, pos + len(line))
+            elif fence is not None:
+                blank(pos, pos + len(line))
+                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+                    fence = None
+            pos += len(line)
+        for m in re.finditer(r"\\\$|\$`[^`\n]*`\$", "".join(chars)):  # \$, and GitHub's inline math $`…`$
+            blank(m.start(), m.end())
+        for m in re.finditer(r"(`+)(?:[^`\n]|\n(?![ \t]*\n))*?\1", "".join(chars)):  # spans may wrap
+            blank(m.start(), m.end())
+    else:
+        for m in re.finditer(r"\\[$%]|(?<!\\)%[^\n]*", text):
+            blank(m.start(), m.end())
+    return "".join(chars)
+
+
+def blocks(src: _Source, markdown: bool) -> list[Block]:
+    """Every display block of the file, in order."""
+    masked = _masked(src.text, markdown)
+    out, i = [], 0
+    while True:
+        m = _OPENERS.search(masked, i)
+        if m is None:
+            return out
+        if markdown and m.group(0) == "\\[":  # in Markdown \[ is an escaped bracket: only $$ and environments
+            i = m.end()
+            continue
+        if m.group(0) == "$$":
+            close = masked.find("$$", m.end())
+            tail = "$$"
+        elif m.group(0) == "\\[":
+            close = masked.find("\\]", m.end())
+            tail = "\\]"
+        else:
+            tail = "\\end{" + m.group(1) + "}"
+            close = masked.find(tail, m.end())
+        if close < 0:
+            src.fail(m.start(), f"{m.group(0)} is not closed by {tail}")
+        out.append(Block(m.start(), m.end(), close, close + len(tail), m.group(0)))
+        i = close + len(tail)
+
+
+def _refused_anywhere(src: _Source) -> None:
+    """A ``.tex`` file may not use TeX's file, shell or catcode primitives anywhere (outside comments)."""
+    masked = _masked(src.text, False)
+    preamble = ("usepackage", "documentclass")  # harmless outside math: mathcheck loads no package
+    for m in re.finditer(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked):
+        if m.group(1) in preamble:
+            continue
+        src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
+                            f"TeX; inline the mathematics and use \\newcommand for notation")
+
+
+def _directives(src: _Source, blk: Block, markdown: bool):
+    """``(skip, [(kind, start, end)])``: the directive comments right before the block (LaTeX) and
+    inside it."""
+    spans = [(blk.body, blk.body_end)]
+    if not markdown:
+        line_start = src.text.rfind("\n", 0, blk.start) + 1
+        k = line_start
+        while k > 0:  # the run of comment or blank lines right above the block
+            prev = src.text.rfind("\n", 0, k - 1) + 1
+            line = src.text[prev:k - 1]
+            if line.strip() and not line.lstrip().startswith("%"):
+                break
+            k = prev
+        spans.insert(0, (k, line_start))
+    skip, found = False, []
+    for a, b in spans:
+        for m in _DIRECTIVE.finditer(src.text, a, b):
+            if m.group(1):
+                skip = True
+            else:
+                found.append((m.group(2), m.start(3), m.end(3)))
+    return skip, found
+
+
+# --- a block as a chain ----------------------------------------------------------------------------
+
+@dataclass
+class _Link:
+    relation: str | None
+    at: Tok | None
+    toks: list
+    reason: str = ""
+
+
+def _drop_structure(toks: list[Tok], src: _Source):
+    """Remove ``\\begin{aligned}``, ``\\label{…}``, ``\\nonumber``; return (tokens, label)."""
+    out, label, i = [], None, 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "cmd" and t.text in ("begin", "end"):
+            name_toks, j = _group(toks, i + 1, src, f"\\{t.text}")
+            name = "".join(x.text for x in name_toks)
+            if name not in INNER_ENVIRONMENTS:
+                src.fail(t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: "
+                                f"see docs/latex.md)")
+            if t.text == "begin":  # \begin{aligned}[t], \begin{alignedat}{2}
+                _, j = _bracket(toks, j)
+                if name == "alignedat":
+                    _, j = _group(toks, j, src, name)
+            i = j
+        elif t.kind == "cmd" and t.text == "label":
+            name_toks, i = _group(toks, i + 1, src, "\\label")
+            label = label or src.text[name_toks[0].pos:name_toks[-1].end] if name_toks else label
+        elif t.kind == "cmd" and t.text in ("nonumber", "notag"):
+            i += 1
+        else:
+            out.append(t)
+            i += 1
+    return out, label
+
+
+def _plain(src: _Source, toks: list[Tok]) -> str:
+    """A reason as text: ``\\quad\\text{(chain rule)}`` → ``chain rule``."""
+    if not toks:
+        return ""
+    raw = src.text[toks[0].pos:toks[-1].end]
+    raw = _unwrap(raw)
+    # 5\times 10^{-4} as the number it is, so a ≈ link's stated bound reads as derive's does
+    raw = re.sub(r"(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\^\{?\s*(-?\d+)\s*\}?", r"\1e\2", raw)
+    raw = re.sub(r"(?<![\w.])10\^\{?\s*(-?\d+)\s*\}?", r"1e\1", raw)
+    raw = raw.replace("\\%", "%")
+    raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
+    raw = " ".join(raw.replace("$", "").split()).strip()
+    while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):
+        raw = raw[1:-1].strip()
+    return raw.rstrip(".,;").strip()
+
+
+_WRAPPER = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|emph|intertext|tag\*?)\s*\{")
+
+
+def _unwrap(raw: str) -> str:
+    """``\text{since $a = b$}`` → ``since $a = b$``: the wrappers of a reason removed, braces matched."""
+    out, i = [], 0
+    while True:
+        m = _WRAPPER.search(raw, i)
+        if m is None:
+            return "".join(out) + raw[i:]
+        depth, j = 1, m.end()
+        while j < len(raw) and depth:
+            depth += raw[j] == "{"
+            depth -= raw[j] == "}"
+            j += 1
+        out += [raw[i:m.start()], " ", _unwrap(raw[m.end():j - 1]), " "]
+        i = j
+
+
+def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[list[_Link]]:
+    """Split a block at its top-level relations: the first expression, then one link per relation.
+    Rows (``\\\\``) and alignment (``&``) lay a chain out: a row starting with a relation, or with
+    + or − (going on with the expression above), continues it; a row starting with an expression
+    after a link starts the next equation (``rows_may_start``; not in ``multline``, one equation
+    broken over rows). ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
+    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation."""
+    groups: list = []
+    links = [_Link(None, None, [])]
+    pending, depth, i, reason_from = "", 0, 0, None
+    row_start = 0  # how many tokens the current link had when this row began
+    def close_reason(j):
+        nonlocal reason_from
+        if reason_from is not None:
+            text = _plain(src, toks[reason_from:j])
+            if text:
+                links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+            reason_from = None
+
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "ch" and t.text in "{}":
+            depth += 1 if t.text == "{" else -1
+        if depth > 0 or (t.kind == "ch" and t.text == "}"):
+            if reason_from is None:
+                links[-1].toks.append(t)
+            i += 1
+            continue
+        if t.kind == "row":
+            close_reason(i)
+            row_start = len(links[-1].toks)
+            i += 1
+            if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
+                _, i = _bracket(toks, i)
+            nxt = _row_head(toks, i, src)
+            if rows_may_start and len(links) > 1 and nxt is not None and _relation_of(nxt) is None \
+                    and not (nxt.kind == "ch" and nxt.text in "+-") and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp", "cdot", "times")):
+                groups.append(links)  # a new equation, not a continuation
+                links, pending, row_start = [_Link(None, None, [])], "", 0
+            continue
+        if reason_from is not None:
+            i += 1
+            continue
+        if t.kind == "cmd" and t.text in ("intertext", "tag", "tag*"):
+            arg, j = _group(toks, i + 1, src, f"\\{t.text}")
+            text = _plain(src, arg)
+            if t.text == "intertext":
+                pending = text
+            elif re.search("[A-Za-z]", text):
+                links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+            i = j
+            continue
+        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")) or \
+            (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
+        if starts_reason and _expression(links[-1].toks[row_start:]):
+            j = _text_run(toks, i, src) if t.kind == "cmd" else i
+            if j > i and j < len(toks) and _relation_of(toks[j]) is not None:
+                text = _plain(src, toks[i:j])  # a = b \quad\text{(why)} = c: the chain goes on
+                links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+                i = j
+                continue
+            reason_from = i  # to the end of the row: && commentary, or \quad x > 0 (a condition)
+            i += 1
+            continue
+        if t.kind == "ch" and t.text == "&":
+            i += 1
+            continue
+        rel = _relation_of(t)
+        if rel and rel != "!=":
+            row_start = 0
+            links.append(_Link(rel, t, [], pending))
+            pending = ""
+            i += 1
+            continue
+        if t.kind == "cmd" and t.text in NOT_LINKS:
+            src.fail(t.pos, f"\\{t.text} is not a link mathcheck checks; a chain's links are =, \\le, <, \\ge, "
+                            f">, \\approx (put % mathcheck: skip before a block that is not a chain)")
+        links[-1].toks.append(t)
+        i += 1
+    close_reason(len(toks))
+    groups.append(links)
+    for links in groups:
+        for link in links:
+            while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
+                link.toks.pop()
+    return groups
+
+
+def _row_head(toks: list[Tok], i: int, src: _Source):
+    """The first token of a row that says what the row is (alignment, spacing, ``\\intertext`` skipped)."""
+    while i < len(toks):
+        t = toks[i]
+        if (t.kind == "ch" and t.text == "&") or (t.kind == "cmd" and t.text in _SPACING):
+            i += 1
+        elif t.kind == "cmd" and t.text == "intertext":
+            _, i = _group(toks, i + 1, src, "\\intertext")
+        else:
+            return t
+    return None
+
+
+def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
+    """Where a run of spacing and ``\text{…}`` groups (parentheses around them too) starting at
+    ``i`` ends; ``i`` itself if no text group is in it."""
+    j, texts = i, 0
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == "cmd" and t.text in ("quad", "qquad", ",", ";", " ", "!", ":"):
+            j += 1
+        elif t.kind == "cmd" and t.text in ("text", "textrm", "textit", "mbox"):
+            j = _group(toks, j + 1, src, "\\text")[1] if j + 1 < len(toks) and toks[j + 1].text == "{" else j + 1
+            texts += 1
+        elif t.kind == "ch" and t.text in "()":
+            j += 1
+        else:
+            break
+    return j if texts else i
+
+
+def _expression(toks) -> bool:
+    return any(not (t.kind == "ch" and t.text == "&") for t in toks)
+
+
+def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set) -> Notation:
+    """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
+    nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
+    an enclosing ``\\sum``/``\\prod``, or a declared integer — so ``\\sum_{k=1}^{n} e^{z_k}`` makes z
+    indexed (and ``z_j`` is z[j] elsewhere) while ``d_k`` outside any sum over k stays the name d_k."""
+    indices = set(declared)
+    for toks in pieces:  # every \sum_{i=...} binds i somewhere: W_{ij} splits into W[i, j]
+        for k, t in enumerate(toks):
+            if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
+                low = toks[k + 3:] if toks[k + 2].text == "{" else toks[k + 2:k + 3]
+                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
+                if eq is not None and _word(low[:eq]):
+                    indices.add(_word(low[:eq]))
+    first = Notation(set(declared), set(), dict(functions), set(variables))
+    indexed: set = set()
+    for toks in pieces:
+        r = Reader(toks, src, first)
+        r.collect = indexed
+        try:
+            r.read()
+        except DeriveError:
+            pass  # pass two reports it, with the notation settled
+    return Notation(indices, indexed, dict(functions), set(variables))
+
+
+# --- directives: % assume:, % given:, % let: ----------------------------------------------------------
+
+def _sets() -> dict:
+    """``\\mathbb{R}_{>0}`` and friends (spelled without braces or spaces) → properties."""
+    out = {"mathbbR": ("real",), "mathbbZ": ("integer",), "mathbbN": ("nonnegative", "integer")}
+    for s in "_^":
+        for tail in (">0", "+"):
+            out[f"mathbbR{s}{tail}"] = ("positive",)
+            out[f"mathbbZ{s}{tail}"] = ("positive", "integer")
+            out[f"mathbbN{s}{tail}"] = ("positive", "integer")
+        for ge in ("ge", "geq", "geqslant"):
+            out[f"mathbbR{s}{ge}0"] = ("nonnegative",)
+            out[f"mathbbZ{s}{ge}0"] = ("nonnegative", "integer")
+            out[f"mathbbZ{s}{ge}1"] = ("positive", "integer")
+            out[f"mathbbN{s}{ge}1"] = ("positive", "integer")
+        for tail in ("<0", "-"):
+            out[f"mathbbR{s}{tail}"] = ("negative",)
+            out[f"mathbbZ{s}{tail}"] = ("negative", "integer")
+    return out
+
+
+_SET_PROPERTIES = _sets()
+_SIGN_PROPERTIES = {(">", "0"): "positive", (">=", "0"): "nonnegative", ("<", "0"): "negative"}
+
+
+def _split(toks: list[Tok], sep) -> list[list[Tok]]:
+    """``toks`` split at the top-level tokens for which ``sep(tok)`` holds."""
+    parts, cur, depth = [], [], 0
+    for t in toks:
+        if t.kind == "ch" and t.text in "{(":
+            depth += 1
+        elif t.kind == "ch" and t.text in "})":
+            depth -= 1
+        if depth == 0 and sep(t):
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    parts.append(cur)
+    return parts
+
+
+def _relation_of(t) -> str | None:
+    if t.kind == "ch" and t.text in "<>=":
+        return RELATIONS[t.text]
+    if t.kind == "cmd" and t.text in RELATIONS or (t.kind == "cmd" and t.text in ("ne", "neq")):
+        return RELATIONS.get(t.text, "!=")
+    return None
+
+
+@dataclass
+class _Directive:
+    kind: str           # assume, given, let
+    at: int             # offset, for errors and the line
+    toks: list
+
+
+def _assume_items(src: _Source, d: _Directive):
+    """``x, z \\in \\mathbb{R}`` / ``\\sigma > 0`` / ``p_i > 0`` → [(name tokens, properties)]."""
+    out = []
+    ins = [k for k, t in enumerate(d.toks) if t.kind == "cmd" and t.text == "in"]
+    if ins:
+        k = ins[0]
+        spelled = "".join(t.text for t in d.toks[k + 1:] if t.text not in "{}")
+        props = _SET_PROPERTIES.get(spelled)
+        if props is None:
+            src.fail(d.toks[k].pos, f"assume: {src.text[d.toks[k].pos:d.toks[-1].end]!r}: the sets read are "
+                                    f"\\mathbb{{R}}, \\mathbb{{Z}}, \\mathbb{{N}}, with _{{>0}}, _{{\\ge 0}}, _{{<0}}")
+        names = d.toks[:k]
+    else:
+        rels = [k for k, t in enumerate(d.toks) if _relation_of(t)]
+        if len(rels) != 1:
+            src.fail(d.at, "assume: write 'x \\in \\mathbb{R}', 'x > 0', 'x \\ge 0', 'x < 0' or 'x \\neq 0'; "
+                           "for other hypotheses use % given:")
+        k = rels[0]
+        rel = _relation_of(d.toks[k])
+        rhs = "".join(t.text for t in d.toks[k + 1:])
+        props = ("nonzero",) if rel == "!=" and rhs == "0" else (
+            (_SIGN_PROPERTIES[(rel, rhs)],) if (rel, rhs) in _SIGN_PROPERTIES else None)
+        if props is None:
+            src.fail(d.toks[k].pos, f"assume: {src.text[d.toks[0].pos:d.toks[-1].end]!r} is not a property (> 0, "
+                                    f"\\ge 0, < 0, \\neq 0); write it as % given: … to make it a hypothesis")
+        names = d.toks[:k]
+    for part in _split(names, lambda t: t.kind == "ch" and t.text == ","):
+        if not part:
+            src.fail(d.at, "assume: a name is missing before ','")
+        out.append((part, props))
+    return out
+
+
+def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
+    """The symbol an assumption is about: ``p_i`` is every entry of an indexed p, else a name."""
+    base = part[0]
+    if len(part) >= 2 and part[1].text == "_":
+        b = _word([base])
+        if b in notation.indexed:
+            return b
+    r = Reader(part, src, Notation(notation.indices, set(), {}, notation.variables))
+    name = r.read()
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        src.fail(base.pos, f"assume: {src.text[part[0].pos:part[-1].end]!r} is not a name")
+    return name
+
+
+def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
+    """``\\sigma = sigmoid`` names a function; ``\\mu = …`` defines a symbol (expanded where used)."""
+    top = {id(t) for t in _top(d.toks)}
+    eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "=" and id(t) in top]
+    if len(eq) != 1 or eq[0] == 0 or eq[0] == len(d.toks) - 1:
+        src.fail(d.at, "let: write '\\mu = expression' or '\\sigma = sigmoid'")
+    lhs, rhs = d.toks[:eq[0]], d.toks[eq[0] + 1:]
+    params = ""
+    if len(lhs) > 3 and lhs[1].text == "(" and lhs[-1].text == ")":  # f(t, u) = ...
+        words = [_word(p) for p in _split(lhs[2:-1], lambda t: t.text == ",")]
+        if None in words:
+            src.fail(lhs[0].pos, "let: the parameters are names, e.g. % let: f(t) = t^2")
+        params, lhs = f"({', '.join(words)})", lhs[:1]
+        notation_functions[lhs[0].text] = _word(lhs)
+    name = _word(lhs)
+    if name is None:
+        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
+    word = _word(rhs[2:-1] if len(rhs) > 3 and rhs[0].text in ("operatorname", "mathrm") else rhs)
+    if word in _PARSER_FUNCTIONS:
+        key = lhs[0].text if len(lhs) == 1 else name
+        notation_functions[key] = word
+        notation_functions[name] = word
+        return
+    lets.append((name + params, rhs, d))
+
+
+# --- the file --------------------------------------------------------------------------------------
+
+def chains(text: str, path: str, markdown: bool = False) -> list:
+    """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
+    ``\\begin{align}`` blocks): :class:`mathcheck.derive.Chain` values, as derive reads them."""
+    src = _Source(text, path)
+    if len(text) > MAX_CHARS:
+        raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
+    if not markdown:
+        _refused_anywhere(src)
+    found = blocks(src, markdown)
+    regions = [(0, len(text))] if not markdown else [(b.body, b.body_end) for b in found]
+    defs = macros(src, regions)
+    out = []
+    for blk in found:
+        try:
+            out += _block_chains(src, blk, defs, markdown)
+        except LatexRefused:
+            raise
+        except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
+            n = src.line(blk.start)
+            out.append(Chain(f"line {n}", path, n, error=str(exc)))
+    return out
+
+
+def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
+    """The chains of one display block: one per equation (usually one)."""
+    skip, directives = _directives(src, blk, markdown)
+    if skip:
+        return []
+    body = tokenize(src, blk.body, blk.body_end)
+    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator")
+           for t in body):
+        return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
+    toks, label = _drop_structure(expand(body, defs, src), src)
+    groups = [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1]
+    if not groups:
+        return []  # display math without a relation is not a chain
+    links = [link for g in groups for link in g]
+    for link in links:
+        if not link.toks:
+            at = link.at.pos if link.at is not None else blk.body
+            what = f"nothing after {src.text[link.at.pos:link.at.end]!r}" if link.at is not None else \
+                "the chain has no first expression"
+            src.fail(at, what)
+    # the directives, split at ';'
+    items = []
+    for kind, a, b in directives:
+        dtoks = expand(tokenize(src, a, b), defs, src)
+        for part in _split(dtoks, lambda t: t.kind == "ch" and t.text == ";"):
+            if part:
+                items.append(_Directive(kind, part[0].pos, part))
+            elif kind != "let" or dtoks:
+                src.fail(a, f"{kind}: an empty item")
+    functions: dict = {}
+    lets: list = []
+    assumed = []
+    for d in items:
+        if d.kind == "assume":
+            assumed += _assume_items(src, d)
+        elif d.kind == "let":
+            _lets(src, d, functions, lets)
+    declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
+    variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
+    pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
+        side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
+    notation = notation_of(src, pieces, declared_int - {None}, functions, variables)
+    assumptions: dict = {}
+    for part, props in assumed:
+        name = _assumed_name(src, part, notation)
+        assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + props))
+    chain_lets = tuple((src.line(d.at), f"{name} = {Reader(rhs, src, notation).read()}") for name, rhs, d in lets)
+    given = []
+    for d in items:
+        if d.kind != "given":
+            continue
+        sides = _split(d.toks, lambda t: _relation_of(t) is not None)
+        top = {id(t) for t in _top(d.toks)}
+        rels = [_relation_of(t) for t in d.toks if _relation_of(t) is not None and id(t) in top]
+        if len(sides) < 2 or any(not s for s in sides) or any(r in ("≈", "!=") for r in rels):
+            src.fail(d.at, "given: write a relation, e.g. % given: \\sum_{j=1}^{n} y_j = 1 or 1 \\le j \\le n")
+        text = Reader(sides[0], src, notation).read()
+        for rel, side in zip(rels, sides[1:]):
+            text += f" {rel} {Reader(side, src, notation).read()}"
+        given.append((src.line(d.at), text))
+    out = []
+    for n, group in enumerate(groups):
+        steps = _steps(src, group, notation)
+        name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
+        line = src.line(blk.start) if n == 0 else steps[0].line
+        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), chain_lets))
+    return out
+
+
+def _steps(src: _Source, links, notation) -> list:
+    steps = []
+    for link in links:
+        while link.toks and (link.toks[-1].kind == "ch" and link.toks[-1].text in "&~"
+                             or link.toks[-1].kind == "cmd" and link.toks[-1].text in _SPACING):
+            link.toks.pop()  # the next row's alignment and indentation are not this link's
+        text = Reader(link.toks, src, notation).read()
+        first = link.at or link.toks[0]
+        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos:link.toks[-1].end])
+        source = " ".join(source.split())
+        line = src.line(first.pos)
+        steps.append(Line(line, link.relation, text, link.reason, source))
+    return steps
+
+
+def _top(toks):
+    """The tokens of ``toks`` outside braces and parentheses."""
+    out, depth = [], 0
+    for t in toks:
+        if t.kind == "ch" and t.text in "{(":
+            depth += 1
+        elif t.kind == "ch" and t.text in "})":
+            depth -= 1
+        elif depth == 0:
+            out.append(t)
+    return out

@@ -1,0 +1,604 @@
+"""One LaTeX expression read into the text grammar of :mod:`mathcheck.parser` (a string; nothing is
+evaluated): recursive descent over the tokens of :mod:`mathcheck.latex.tokens`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mathcheck.latex.tokens import (
+    ACCENTS,
+    FUNCTIONS,
+    GREEK,
+    MAX_DEPTH,
+    NOT_LINKS,
+    OUT,
+    RELATIONS,
+    STYLE,
+    Tok,
+    VARIADIC,
+    _GREEK_NAME,
+    _Source,
+    _bracket,
+    _group,
+)
+
+
+# --- reading one expression ------------------------------------------------------------------------
+
+_SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle", "limits", "nolimits",
+            "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
+            "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
+            "strut", "middle"}
+# letters that name functions (densities, losses, activations) as often as numbers: p(x) is not read
+# as p·x, which would "prove" p(x + y) = p(x) + p(y), unless % assume: or % let: says what it is
+_FUNCTION_LIKE = {"f", "g", "h", "p", "q", "ell", "sigma", "phi", "varphi", "psi", "Phi", "Psi", "Gamma"} | \
+    set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
+_FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
+
+
+@dataclass
+class Notation:
+    """What a chain's symbols are: indices (bound by a sum, or declared integers), the bases indexed
+    by them, functions by another name (``% let: \\sigma = sigmoid``), variables that shadow ``e``."""
+
+    indices: set
+    indexed: set
+    functions: dict
+    variables: set
+
+
+class Reader:
+    """Recursive descent over one expression's tokens, writing the text grammar of
+    :mod:`mathcheck.parser` (a string; nothing is evaluated). ``read()`` is the whole expression."""
+
+    def __init__(self, toks: list[Tok], src: _Source, notation: Notation, bound=frozenset()):
+        self.t = [t for t in toks if not (t.kind == "cmd" and t.text in _SPACING)
+                  and not (t.kind == "ch" and t.text == "~")]
+        self.t = _without_empty_groups(self.t)
+        self.i, self.src, self.n, self.depth, self.abs = 0, src, notation, 0, 0
+        self.bound = set(bound)
+        self.collect = None  # pass one: the set that gathers the bases subscripted by an index in scope
+
+    # tokens
+    def peek(self, k: int = 0):
+        return self.t[self.i + k] if self.i + k < len(self.t) else None
+
+    def take(self):
+        t = self.peek()
+        self.i += 1
+        return t
+
+    def at(self, kind: str, *texts, k: int = 0) -> bool:
+        t = self.peek(k)
+        return t is not None and t.kind == kind and (not texts or t.text in texts)
+
+    def fail(self, tok, message: str):
+        pos = tok.pos if tok is not None else (self.t[-1].end if self.t else 0)
+        self.src.fail(pos, message)
+
+    def sub(self, toks, bound=()):
+        r = Reader(toks, self.src, self.n, self.bound | set(bound))
+        r.depth, r.collect = self.depth, self.collect
+        return r
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            t = self.peek() or (self.t[-1] if self.t else None)
+            self.src.refuse(t.pos if t else 0, f"expression nested too deeply (over {MAX_DEPTH} levels)")
+
+    # grammar
+    def read(self) -> str:
+        if not self.t:
+            self.fail(None, "an empty expression")
+        out = self.expr()
+        if self.peek() is not None:
+            t = self.peek()
+            self.fail(t, f"cannot read {self._show(t)!r} here")
+        return out
+
+    def expr(self) -> str:
+        self.enter()
+        out = ""
+        if self.at("ch", "+", "-"):
+            out = "-" if self.take().text == "-" else ""
+            out += self.term()
+        else:
+            out = self.term()
+        while self.at("ch", "+", "-") or self.at("cmd", "pm", "mp"):
+            t = self.take()
+            if t.kind == "cmd":
+                self.fail(t, "\\pm and \\mp are two formulas; write each one")
+            out += f" {t.text} {self.term()}"
+        self.depth -= 1
+        return out
+
+    def term(self, argument: bool = False) -> str:
+        """Factors multiplied, explicitly or by juxtaposition. As a function's argument without
+        parentheses (``\\log 2\\pi\\sigma^2``) it stops at an explicit operator or another function."""
+        self.enter()
+        out = self.signed()
+        while True:
+            t = self.peek()
+            if t is None:
+                break
+            if (t.kind == "cmd" and t.text in ("cdot", "times", "ast")) or (t.kind == "ch" and t.text == "*"):
+                if argument:
+                    break
+                self.take()
+                out = f"{out}*{self.signed()}"
+            elif (t.kind == "cmd" and t.text == "div") or (t.kind == "ch" and t.text == "/"):
+                if argument:
+                    break
+                self.take()
+                out = f"{out}/{self.factor()}"
+                if self.peek() is not None and self.starts_factor(self.peek()):
+                    self.fail(t, "a/bc is ambiguous (a/(bc) or (a/b)c); write \\frac{a}{bc} or \\frac{a}{b} c")
+            elif self.starts_factor(t):
+                if argument and self.function_start(t):
+                    break
+                out = f"{out}*{self.factor()}"
+            else:
+                break
+        self.depth -= 1
+        return out
+
+    def signed(self) -> str:
+        if self.at("ch", "-"):
+            self.take()
+            return f"(-{self.factor()})"
+        if self.at("ch", "+"):
+            self.take()
+        return self.factor()
+
+    def starts_factor(self, t) -> bool:
+        if t.kind in ("num", "op"):
+            return True
+        if t.kind == "ch":
+            return (t.text.isascii() and t.text.isalpha()) or t.text in "([{" or (t.text == "|" and self.abs == 0)
+        if t.kind == "cmd":
+            return t.text not in ("cdot", "times", "div", "ast", "pm", "mp", "rvert", "rbrace", "rbrack",
+                                  "}", "right", "text", "textrm", "mbox", "tag") \
+                and t.text not in RELATIONS and t.text not in NOT_LINKS and t.text != "\\"
+        return False
+
+    def function_start(self, t) -> bool:
+        return t.kind == "op" or (t.kind == "cmd" and (t.text in _FUNCTION_STARTS or t.text in self.n.functions))
+
+    def factor(self) -> str:
+        self.enter()
+        out, powered = self.atom(), False
+        while True:
+            if self.at("ch", "^"):
+                t = self.take()
+                if powered:
+                    self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                out, powered = self.power(out, self.script(t, "^"), t), True
+            elif self.at("ch", "!"):
+                self.take()
+                out = f"factorial({out})"
+            elif self.at("ch", "'"):
+                self.fail(self.peek(), "primes are not read; name the quantity, e.g. f_1, or write the "
+                                       "derivative as \\frac{d}{dx}")
+            else:
+                break
+        self.depth -= 1
+        return out
+
+    def power(self, base: str, exponent: str, tok) -> str:
+        if base == "e" and "e" not in self.n.variables:
+            return f"exp({exponent})"
+        return f"{base}^{_wrap(exponent)}"
+
+    def script(self, tok, what: str) -> str:
+        """The argument of ``^`` (or of another one-argument command): a group or one token."""
+        toks, self.i = _group(self.t, self.i, self.src, what)
+        if not toks:
+            self.fail(tok, f"{what} has an empty argument")
+        return self.sub(toks).read()
+
+    def arg_tokens(self, tok, what: str) -> list[Tok]:
+        toks, self.i = _group(self.t, self.i, self.src, what)
+        return toks
+
+    # atoms
+    def atom(self) -> str:
+        t = self.peek()
+        if t is None:
+            self.fail(None, "an expression ends too early")
+        if t.kind == "num":
+            self.take()
+            return t.text
+        if t.kind == "op":
+            self.take()
+            return self.apply(self.function_name(t.text, t), t)
+        if t.kind == "ch":
+            if t.text.isalpha():
+                self.take()
+                return self.named(t.text, t)
+            if t.text in "([":
+                return self.parens()
+            if t.text == "{":
+                toks, self.i = _group(self.t, self.i, self.src, "a group")
+                return f"({self.sub(toks).read()})"
+            if t.text == "|":
+                return self.absolute("|", "|")
+            self.fail(t, f"cannot read {t.text!r} here")
+        name = t.text
+        if name in GREEK:
+            self.take()
+            return self.named(_GREEK_NAME.get(name, name), t)
+        if name in ("frac", "dfrac", "tfrac", "cfrac"):
+            return self.fraction()
+        if name == "sqrt":
+            self.take()
+            root, self.i = _bracket(self.t, self.i)
+            arg = self.script(t, "\\sqrt")
+            if root is None:
+                return f"sqrt({arg})"
+            return f"{_wrap(arg)}^(1/{_wrap(self.sub(root).read())})"
+        if name in ("binom", "dbinom", "tbinom"):
+            self.take()
+            top, bottom = self.script(t, "\\binom"), self.script(t, "\\binom")
+            return f"binomial({top}, {bottom})"
+        if name in FUNCTIONS or name in self.n.functions:
+            self.take()
+            return self.apply(self.function_name(name, t), t)
+        if name in VARIADIC:
+            self.take()
+            if not self.at("ch", "(", "["):
+                self.fail(t, f"\\{name} takes its arguments in parentheses: \\{name}(a, b)")
+            return f"{VARIADIC[name]}({', '.join(self.arguments())})"
+        if name in ("sum", "prod"):
+            return self.big()
+        if name in ("lvert", "vert"):
+            return self.absolute(name, "rvert" if name == "lvert" else "vert")
+        if name in ("lbrace", "lbrack", "{"):
+            return self.parens()
+        if name in STYLE:
+            self.take()
+            toks = self.arg_tokens(t, f"\\{name}")
+            word = _word(toks)
+            if word is None:
+                return f"({self.sub(toks).read()})"
+            if word in _PARSER_FUNCTIONS:
+                return self.apply(word, t)
+            if len(word) > 1 and (self.at("ch", "(", "[") or name == "operatorname"):
+                self.fail(t, f"\\{name}{{{word}}} is not a function mathcheck knows (complex parts, expectations "
+                             f"and the like are out); allowed: {', '.join(sorted(_PARSER_FUNCTIONS))}")
+            return self.named(word, t)
+        if name in ACCENTS:
+            self.take()
+            toks = self.arg_tokens(t, f"\\{name}")
+            word = _word(toks)
+            if word is None:
+                self.fail(t, f"\\{name}{{…}} is read over one name only, e.g. \\{name}{{x}}")
+            return self.named(f"{word}_{ACCENTS[name]}", t)
+        if name == "partial":
+            self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
+        if name in OUT or name.rstrip("*") in OUT:
+            self.fail(t, f"\\{name}: {OUT.get(name) or OUT.get(name.rstrip('*')) or name} not read "
+                         f"(docs/latex.md lists what is)")
+        if name in RELATIONS or name in NOT_LINKS:
+            self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
+        self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
+                     f"what is read")
+
+    def named(self, base: str, tok) -> str:
+        """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
+        if base in self.n.functions and self.at("ch", "("):
+            return self.apply(self.n.functions[base], tok)
+        if base in _FUNCTION_LIKE and base not in self.n.variables and self.at("ch", "("):
+            self.fail(tok, f"{self._show(tok)}(…) reads as a function; say which, e.g. % let: "
+                           f"{self._show(tok)} = sigmoid or % let: {base}(t) = …, or write {self._show(tok)} \\cdot (…)")
+        if not self.at("ch", "_"):
+            return base
+        t = self.take()
+        toks = self.arg_tokens(t, "_")
+        if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
+            letters = [_GREEK_NAME.get(x.text, x.text) for x in toks
+                       if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)]
+            if letters and all(x in self.bound or x in self.n.indices for x in letters):
+                self.collect.add(base)
+            return base
+        if base in self.n.indexed:
+            return f"{base}[{', '.join(self.indices(toks, t))}]"
+        word = _word(toks)
+        if word is None:
+            self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
+                         f"declare it: % assume: i \\in \\mathbb{{Z}}")
+        return _checked_name(f"{base}_{word}", self, t)
+
+    def indices(self, toks, tok) -> list[str]:
+        parts, cur = [], []
+        for x in toks:
+            if x.kind == "ch" and x.text == ",":
+                parts.append(cur)
+                cur = []
+            else:
+                cur.append(x)
+        parts.append(cur)
+        if len(parts) == 1 and len(toks) > 1 and all(
+                (x.kind == "ch" and x.text.isalpha() and x.text in self.n.indices) or x.kind == "num" for x in toks):
+            parts = [[x] for x in toks]  # W_{ij}: one index a letter
+        if any(not p for p in parts):
+            self.fail(tok, "an empty index")
+        return [self.sub(p).read() for p in parts]
+
+    def parens(self) -> str:
+        t = self.take()
+        close = _OPEN[t.text]
+        inner = self.until(close, t)
+        return f"({self.sub(inner).read()})"
+
+    def until(self, close: str, t) -> list[Tok]:
+        """The tokens up to the bracket that closes ``t`` (which was just taken)."""
+        depth, start = 0, self.i
+        opens = {"(", "[", "lbrace", "lbrack", "{"}
+        while self.i < len(self.t):
+            x = self.t[self.i]
+            if x.kind in ("ch", "cmd") and x.text in opens:
+                depth += 1
+            elif x.kind in ("ch", "cmd") and x.text in (")", "]", "rbrace", "rbrack", "}"):
+                if depth == 0:
+                    if x.text != close and not (close in (")", "]") and x.text in (")", "]")):
+                        self.fail(x, f"{x.text!r} closes {t.text!r}")
+                    self.i += 1
+                    return self.t[start:self.i - 1]
+                depth -= 1
+            self.i += 1
+        self.fail(t, f"{self._show(t)!r} is not closed")
+
+    def arguments(self) -> list[str]:
+        t = self.take()
+        inner = self.until(_OPEN[t.text], t)
+        parts, cur, depth = [], [], 0
+        for x in inner:
+            if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
+                depth += 1
+            elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
+                depth -= 1
+            if depth == 0 and x.kind == "ch" and x.text == ",":
+                parts.append(cur)
+                cur = []
+            else:
+                cur.append(x)
+        parts.append(cur)
+        if any(not p for p in parts):
+            self.fail(t, "an empty argument")
+        return [self.sub(p).read() for p in parts]
+
+    def absolute(self, opener: str, closer: str) -> str:
+        t = self.take()
+        if opener == "|":
+            self.abs += 1
+            inner = self.expr()
+            self.abs -= 1
+            if not self.at("ch", "|"):
+                self.fail(t, "this | is not closed")
+            self.take()
+            return f"Abs({inner})"
+        inner = self.until_cmd(closer, t)
+        return f"Abs({self.sub(inner).read()})"
+
+    def until_cmd(self, closer: str, t) -> list[Tok]:
+        start = self.i
+        while self.i < len(self.t):
+            if self.at("cmd", closer):
+                self.i += 1
+                return self.t[start:self.i - 1]
+            self.i += 1
+        self.fail(t, f"\\{t.text} is not closed by \\{closer}")
+
+    def function_name(self, name: str, tok) -> str:
+        if tok.kind == "op":
+            if name in _PARSER_FUNCTIONS:
+                return name
+            self.fail(tok, f"the operator {name!r} is not a function mathcheck knows; allowed: "
+                           f"{', '.join(sorted(_PARSER_FUNCTIONS))}")
+        if name in self.n.functions:
+            return self.n.functions[name]
+        if name == "operatorname":
+            toks = self.arg_tokens(tok, "\\operatorname")
+            word = _word(toks)
+            if word not in _PARSER_FUNCTIONS:
+                self.fail(tok, f"\\operatorname{{{word}}} is not a function mathcheck knows; allowed: "
+                               f"{', '.join(sorted(_PARSER_FUNCTIONS))} (or % let: \\f = sigmoid)")
+            return word
+        return FUNCTIONS[name]
+
+    def apply(self, fname: str, tok) -> str:
+        """``\\sin^2 x``, ``\\log_2 x``, ``\\log(1 + x)``, ``\\sin m\\theta`` (the argument runs over the
+        juxtaposed factors, as TeX is read), ``\\exp\\left(…\\right)``."""
+        power = base = None
+        for _ in range(2):
+            if self.at("ch", "^") and power is None:
+                t = self.take()
+                power = self.script(t, "^")
+                if power.replace(" ", "") in ("-1", "(-1)"):
+                    self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or "
+                                 f"1/{fname}(x)")
+            elif self.at("ch", "_") and base is None and fname == "log":
+                t = self.take()
+                base = self.script(t, "_")
+        if self.at("ch", "(", "["):
+            args = self.arguments()
+            arg = ", ".join(args)
+        elif self.at("ch", "{"):
+            arg = self.script(tok, f"\\{fname}")
+        else:
+            if self.peek() is None or not self.starts_factor(self.peek()):
+                self.fail(tok, f"{fname} needs an argument")
+            arg = self.term(argument=True)
+        out = f"{fname}({arg})" if base is None else f"log({arg}, {base})"
+        return out if power is None else f"{out}^{_wrap(power)}"
+
+    def fraction(self) -> str:
+        t = self.take()
+        num, self.i = _group(self.t, self.i, self.src, "\\frac")
+        den, self.i = _group(self.t, self.i, self.src, "\\frac")
+        d = _derivative(num, den)
+        if d is None:
+            if not num or not den:
+                self.fail(t, "\\frac{…}{…} needs a numerator and a denominator")
+            return f"{_wrap(self.sub(num).read())}/{_wrap(self.sub(den).read())}"
+        top, var, order = d
+        if not var:
+            self.fail(t, "\\frac{d}{d?}: write the variable, e.g. \\frac{d}{dx}")
+        x = self.sub(var).read()
+        if top:
+            f = self.sub(top).read()
+        else:
+            if self.peek() is None:
+                self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
+            f = self.term(argument=True)
+        return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def big(self) -> str:
+        """``\\sum_{i=1}^{n} body`` (and ``\\prod``): the body is the term after it."""
+        t = self.take()
+        what = "Sum" if t.text == "sum" else "Product"
+        if not self.at("ch", "_"):
+            self.fail(t, f"\\{t.text} needs its range: \\{t.text}_{{i=1}}^{{n}}")
+        self.take()
+        low, self.i = _group(self.t, self.i, self.src, f"\\{t.text}_")
+        eq = next((k for k, x in enumerate(low) if x.kind == "ch" and x.text == "="), None)
+        if eq is None or not self.at("ch", "^"):
+            self.fail(t, f"\\{t.text} is read with both bounds: \\{t.text}_{{i=1}}^{{n}}")
+        self.take()
+        high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
+        var = _word(low[:eq])
+        if var is None or not low[eq + 1:] or not high:
+            self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
+        lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\{t.text} has nothing after its range")
+        saved = self.bound
+        self.bound = self.bound | {var}
+        body = self.term()
+        self.bound = saved
+        return f"{what}({body}, ({var}, {lo}, {hi}))"
+
+    def _show(self, t) -> str:
+        return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
+    """``{} + 2ab`` (TeX's idiom for a binary + at a row's start): an empty group that is no
+    command's argument is nothing."""
+    out: list[Tok] = []
+    for t in toks:
+        if t.kind == "ch" and t.text == "}" and out and out[-1].kind == "ch" and out[-1].text == "{" and not (
+                len(out) >= 2 and (out[-2].kind == "cmd" or (out[-2].kind == "ch" and out[-2].text in "^_}"))):
+            out.pop()
+            continue
+        out.append(t)
+    return out
+
+
+_ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
+
+
+def _wrap(s: str) -> str:
+    """``s`` as one operand: a name, number or call as it is, anything else in parentheses."""
+    if _ATOM.fullmatch(s):
+        return s
+    m = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\(.*\)|\[.*\])", s)
+    if m or (s.startswith("(") and s.endswith(")")):
+        inner = m.group(1) if m else s
+        depth = 0
+        for k, c in enumerate(inner):  # the brackets must close only at the end
+            depth += c in "(["
+            depth -= c in ")]"
+            if depth == 0 and k < len(inner) - 1:
+                return f"({s})"
+        return s
+    return f"({s})"
+
+
+def _parser_functions() -> set:
+    from mathcheck.parser import FUNCTIONS as F, VARIADIC as V
+
+    return set(F) | set(V) | {"logsumexp"}
+
+
+_PARSER_FUNCTIONS = _parser_functions()
+
+
+def _word(toks) -> str | None:
+    """The name a run of tokens spells (``model`` in ``\\text{model}``, ``beta`` in ``\\beta``), or None."""
+    out = ""
+    i = 0
+    while i < len(toks):
+        x = toks[i]
+        if x.kind == "ch" and (x.text.isalnum() or x.text in "_-"):
+            out += "_" if x.text == "-" else x.text
+        elif x.kind == "num" and x.text.isdigit():
+            out += x.text
+        elif x.kind == "cmd" and x.text in GREEK:
+            out += _GREEK_NAME.get(x.text, x.text)
+        elif x.kind == "cmd" and x.text in STYLE:
+            j = i + 1
+            if j >= len(toks) or toks[j].text != "{":
+                return None
+            inner, j = toks[j + 1:], len(toks)
+            depth = 0
+            for k in range(i + 1, len(toks)):
+                depth += toks[k].text == "{"
+                depth -= toks[k].text == "}"
+                if depth == 0:
+                    inner, j = toks[i + 2:k], k + 1
+                    break
+            w = _word(inner)
+            if w is None:
+                return None
+            out += w
+            i = j
+            continue
+        elif x.kind == "ch" and x.text in "{}":
+            pass
+        else:
+            return None
+        i += 1
+    return out or None
+
+
+def _checked_name(name: str, reader: Reader, tok) -> str:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,30}", name) or "__" in name:
+        reader.fail(tok, f"{name!r} is not a name mathcheck reads (a letter, then letters, digits, single _)")
+    return name
+
+
+def _derivative(num: list[Tok], den: list[Tok]):
+    """``(f tokens, x tokens, order)`` for ``\\frac{\\partial^k f}{\\partial x^k}`` or ``\\frac{d}{dx}``."""
+    def d_head(toks):
+        if toks and toks[0].kind == "cmd" and toks[0].text == "partial":
+            return 1
+        if toks and toks[0].kind == "ch" and toks[0].text == "d" and (len(toks) == 1 or toks[1].kind != "ch"
+                                                                       or toks[1].text != "_"):
+            return 1
+        if len(toks) >= 4 and toks[0].kind == "cmd" and toks[0].text in ("mathrm", "operatorname", "text") \
+                and [x.text for x in toks[1:4]] == ["{", "d", "}"]:
+            return 4
+        return 0
+
+    hn, hd = d_head(num), d_head(den)
+    if not hn or not hd:
+        return None
+    top, order = num[hn:], "1"
+    if len(top) >= 2 and top[0].kind == "ch" and top[0].text == "^":
+        if top[1].text == "{":
+            k = next((k for k, x in enumerate(top) if x.text == "}"), len(top) - 1)
+            order, top = "".join(x.text for x in top[2:k]), top[k + 1:]
+        else:
+            order, top = top[1].text, top[2:]
+    var = den[hd:]
+    if var and var[-1].kind in ("num", "ch") and len(var) >= 2 and var[-2].kind == "ch" and var[-2].text == "^":
+        var = var[:-2]
+    elif len(var) >= 4 and var[-1].text == "}" and any(x.text == "^" for x in var):
+        var = var[:max(k for k, x in enumerate(var) if x.text == "^")]
+    if any(x.kind == "cmd" and x.text == "partial" for x in var):
+        return None
+    return top, var, order
