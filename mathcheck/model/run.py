@@ -1,0 +1,102 @@
+"""One ``mathcheck model`` run: load, trace one forward (and one cached step), check, report."""
+
+from __future__ import annotations
+
+import torch
+
+from mathcheck.conform.spec import BadInput
+from mathcheck.model import properties as mp
+from mathcheck.model import sublayers as sl
+from mathcheck.model.load import Sizes, check_options, load_model, logits_of
+from mathcheck.model.report import ModelReport, ModuleResult
+from mathcheck.model.trace import Trace
+
+LENGTH = 6
+
+
+def replay_line(spec, seed, sizes: Sizes, attn, causal, length) -> str:
+    parts = ["mathcheck model", spec, "--seed", str(seed), *sizes.flags()]
+    if attn != "sdpa":
+        parts += ["--attn-implementation", attn]
+    if causal is not None:
+        parts.append("--causal" if causal else "--bidirectional")
+    if length != LENGTH:
+        parts += ["--length", str(length)]
+    return " ".join(parts)
+
+
+def _renamed(results, suffix):
+    for r in results:
+        if suffix:
+            r.name = f"{r.name} [{suffix}]"
+    return results
+
+
+def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
+    """path -> (kind, results) for the intercepted calls of one forward."""
+    out = {}
+    for c in calls:
+        where = f"{ctx}, call {c.index}" if c.index else ctx
+        suffix = "" if ctx == "full forward" and c.index == 0 else where
+        if c.kind == "sdpa":
+            res = sl.check_sdpa(c.inputs, c.output, loaded.causal, where)
+            kind = "attention"
+        else:
+            attention = sl.is_attention_softmax(c.inputs, Lq, Lk)
+            res = sl.check_softmax(c.inputs, c.output, attention, loaded.causal, where)
+            kind = "attention" if attention else "softmax"
+        out.setdefault((c.path or "(model)", kind), []).extend(_renamed(res, suffix))
+    return out
+
+
+def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
+                length: int = LENGTH) -> ModelReport:
+    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output."""
+    check_options(spec, sizes, attn, length)
+    loaded = load_model(spec, sizes, attn, seed, causal)
+    replay = replay_line(spec, seed, sizes, attn, causal, length)
+    ids = mp.draw_ids(seed, loaded.vocab, length)
+    trace = Trace(loaded.model)
+    try:
+        base = logits_of(mp.forward(loaded, ids, trace))
+    except Exception as exc:
+        raise BadInput(f"SPEC {spec!r}: forward(input_ids) of shape {tuple(ids.shape)} raised "
+                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
+        shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
+        raise BadInput(f"SPEC {spec!r}: forward(input_ids (B, L) = {tuple(ids.shape)}) must return logits (B, L, V) "
+                       f"or an object with .logits; it returned {shape}")
+    base = base.to(torch.float64)
+    config = {**loaded.config, "causal": f"{loaded.causal} ({loaded.causal_source})", "dtype": "float64",
+              "batch": mp.BATCH, "length": length}
+    report = ModelReport(loaded.label, config, seed, replay)
+
+    found = {}
+    for path, module in loaded.model.named_modules():
+        kind = sl.norm_kind(module)
+        if kind is not None:
+            found[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
+    for key, res in _call_results(trace.calls, loaded, length, length, "full forward").items():
+        found.setdefault(key, []).extend(res)
+    if loaded.causal and loaded.cache_kw:  # one decoding step against a cache: its calls, held too
+        out = mp.forward(loaded, ids[:, :-1], use_cache=True)
+        from mathcheck.model.load import cache_of
+
+        cache = cache_of(out, loaded.cache_kw)
+        if cache is not None:
+            step = Trace(loaded.model)
+            mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
+            for key, res in _call_results(step.calls, loaded, 1, length, "cached step").items():
+                found.setdefault(key, []).extend(res)
+    order = {name: i for i, (name, _) in enumerate(loaded.model.named_modules())}
+    for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], -1), kv[0][1])):
+        report.modules.append(ModuleResult(path, kind, res))
+
+    tol = mp.model_tolerance(loaded, mp._scale(trace), length)
+    report.properties = [
+        mp.causality(loaded, ids, base, tol, seed, replay),
+        mp.kv_cache(loaded, ids, base, tol, replay),
+        mp.permutation(loaded, ids, base, tol, seed, replay),
+        mp.determinism(loaded, ids, base, replay),
+    ]
+    return report
