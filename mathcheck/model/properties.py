@@ -61,39 +61,51 @@ def model_tolerance(loaded, scale: float, Lk: int) -> float:
 
 
 def _scale(trace: Trace) -> float:
-    return max([1.0] + [float(t.abs().max()) for _, t in trace.outputs if t.numel() and torch.isfinite(t).all()])
+    return max([1.0] + [float(t.abs().max()) for _, t, _ in trace.outputs if t.numel() and torch.isfinite(t).all()])
 
 
 def _seq_axis(t: torch.Tensor, L: int) -> int | None:
     return next((a for a in range(1, t.dim()) if t.shape[a] == L), None)
 
 
+def _differs(t, u, L, positions, tol, offset) -> bool | None:
+    """Whether ``t`` (a full run's tensor, sequence length L) and ``u`` (the other run's, covering
+    positions ``offset…``) differ at ``positions``; None when they cannot be lined up."""
+    if t is None or u is None or u.dim() != t.dim():
+        return None
+    axis = _seq_axis(t, L)
+    if axis is None:
+        return None
+    idx = torch.as_tensor(list(positions))
+    try:
+        x, y = t.index_select(axis, idx), u.index_select(axis, idx - offset)
+    except (IndexError, RuntimeError):
+        return None
+    if x.shape != y.shape:
+        return None
+    return bool(((x.to(F64) - y.to(F64)).abs() > tol).any())
+
+
 def first_divergence(a: Trace, b: Trace, L: int, positions, tol: float, b_offset: int = 0) -> str | None:
-    """The first module (in completion order) whose output differs at ``positions`` of the
-    sequence axis; ``b``'s outputs may cover positions ``b_offset…`` only (a cached step)."""
+    """The module where two runs part: the first (children before parents) whose output differs
+    at ``positions`` while its input there does not; else the first whose output differs. ``b``'s
+    tensors may cover positions ``b_offset…`` only (a cached step)."""
     later = {}
-    for path, t in b.outputs:
-        later.setdefault(path, []).append(t)
-    seen = {}
-    for path, t in a.outputs:
+    for path, out, inp in b.outputs:
+        later.setdefault(path, []).append((out, inp))
+    seen, first = {}, None
+    for path, out, inp in a.outputs:
         n = seen.get(path, 0)
         seen[path] = n + 1
-        others = later.get(path, [])
-        axis = _seq_axis(t, L)
-        if n >= len(others) or axis is None:
+        if n >= len(later.get(path, [])):
             continue
-        u = others[n]
-        if u.dim() != t.dim() or u.dtype != t.dtype:
+        u_out, u_inp = later[path][n]
+        if not _differs(out, u_out, L, positions, tol, b_offset):
             continue
-        idx = torch.as_tensor([p for p in positions])
-        x = t.index_select(axis, idx)
-        try:
-            y = u.index_select(axis, idx - b_offset)
-        except (IndexError, RuntimeError):
-            continue
-        if x.shape == y.shape and bool(((x.to(F64) - y.to(F64)).abs() > tol).any()):
+        first = first or path
+        if _differs(inp, u_inp, L, positions, tol, b_offset) is False:
             return path or "(the model)"
-    return None
+    return first if first is None else (first or "(the model)")
 
 
 def _fail(name, claim, doc, err, tol, cx, note="") -> Result:

@@ -90,7 +90,7 @@ class ModelReport:
                 out.append(f"        replay: {cx.get('replay', self.replay)}")
         fails = self.failures()
         tail = {"holds": "every expected property holds",
-                "fails": f"{len(fails)} fail{'s' if len(fails) == 1 else ''}: " + ", ".join(fails),
+                "fails": f"{len(fails)} failing: " + ", ".join(fails),
                 "inconclusive": "inconclusive: a derived side could not be evaluated"}[self.status]
         out.append(f"status: {self.status} ({tail})")
         return out

@@ -75,23 +75,30 @@ def _eps_name(module):
 
 
 def norm_kind(module: torch.nn.Module) -> str | None:
-    """'layernorm', 'rmsnorm' or None: by class name, else by attributes and behaviour."""
-    name = type(module).__name__.lower()
-    w = getattr(module, "weight", None)
-    vector = isinstance(w, torch.Tensor) and w.dim() == 1
-    if "rmsnorm" in name:
+    """'layernorm', 'rmsnorm' or None: by the class's name or a base class's (LayerNorm/RMSNorm),
+    else, for a module with a 1-D ``weight`` and an eps attribute, by behaviour: an output centred
+    on inputs with a nonzero mean is a LayerNorm's.
+
+    >>> norm_kind(torch.nn.LayerNorm(4)), norm_kind(torch.nn.RMSNorm(4, eps=1e-6)), norm_kind(torch.nn.Linear(2, 2))
+    ('layernorm', 'rmsnorm', None)
+    """
+    names = [c.__name__.lower() for c in type(module).__mro__]
+    if any("rmsnorm" in n for n in names):
         return "rmsnorm"
-    if "layernorm" in name:
+    if any("layernorm" in n for n in names):
         return "layernorm"
-    if not (vector and _eps_name(module) is not None and "norm" in name):
+    w = getattr(module, "weight", None)
+    if not (isinstance(w, torch.Tensor) and w.dim() == 1 and _eps_name(module) is not None):
         return None
     x = torch.randn(3, w.shape[0], generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
     try:
         with torch.no_grad():
             y = _at_identity(module, w.shape[0], 1e-5)(x)
-    except Exception:
+        centred = float(y.mean(-1).abs().max()) < 1e-6
+        unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3
+    except Exception:  # not a norm after all
         return None
-    return "layernorm" if float(y.mean(-1).abs().max()) < 1e-6 else "rmsnorm"
+    return ("layernorm" if centred else "rmsnorm") if unit else None
 
 
 def _at_identity(module, D, eps):

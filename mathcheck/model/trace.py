@@ -11,7 +11,7 @@ pinned to the first module whose output went wrong.
     >>> t = Trace(m)
     >>> with t:
     ...     _ = torch.softmax(m(torch.ones(1, 2)), -1)
-    >>> [(c.path, c.kind) for c in t.calls], [p for p, _ in t.outputs]
+    >>> [(c.path, c.kind) for c in t.calls], [p for p, *_ in t.outputs]
     ([('', 'softmax')], ['0', ''])
 """
 
@@ -81,7 +81,7 @@ class Trace:
         self.names = {id(m): name for name, m in model.named_modules()}
         self.stack: list[str] = []
         self.calls: list[Call] = []
-        self.outputs: list[tuple[str, torch.Tensor]] = []
+        self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
         self._counts: dict = {}
         self._handles = []
         self._mode = _Intercept(self) if calls else None
@@ -99,7 +99,8 @@ class Trace:
         path = self.stack.pop() if self.stack else "?"
         first = out[0] if isinstance(out, (tuple, list)) and out else getattr(out, "logits", out)
         if isinstance(first, torch.Tensor) and first.is_floating_point() and first.dim() >= 2:
-            self.outputs.append((path, first.detach()))
+            inp = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+            self.outputs.append((path, first.detach(), None if inp is None else inp.detach()))
 
     def __enter__(self):
         for m in self.model.modules():
