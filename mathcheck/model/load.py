@@ -133,23 +133,29 @@ def _cache_kw(params) -> str | None:
 
 
 def load_factory(spec: str, seed: int, causal: bool | None) -> Loaded:
-    import torch
-
     from mathcheck.conform.target import load
 
-    factory = load(spec)
-    try:
-        model = _seeded(seed, factory)
-    except Exception as exc:
-        raise BadInput(f"SPEC {spec!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
+    return from_module(load(spec), spec, seed, causal)
+
+
+def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None) -> Loaded:
+    """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
+    import torch
+
+    model = model_or_factory
     if not isinstance(model, torch.nn.Module):
-        raise BadInput(f"SPEC {spec!r}: the factory returned a {type(model).__name__}, not an nn.Module")
+        try:
+            model = _seeded(seed, model_or_factory)
+        except Exception as exc:
+            raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise BadInput(f"SPEC {label!r}: the factory returned a {type(model).__name__}, not an nn.Module")
     model = model.to(torch.float64).eval()
     sig = inspect.signature(model.forward).parameters
     vocab = next((m.num_embeddings for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
     if vocab is None:
-        raise BadInput(f"SPEC {spec!r}: the model has no nn.Embedding to read its vocabulary size from")
-    return Loaded(model, spec, True if causal is None else causal,
+        raise BadInput(f"SPEC {label!r}: the model has no nn.Embedding to read its vocabulary size from")
+    return Loaded(model, label, True if causal is None else causal,
                   "declared" if causal is not None else "default for a factory",
                   config={"class": type(model).__name__}, cache_kw=_cache_kw(sig), vocab=vocab,
                   takes_position_ids="position_ids" in sig)

@@ -26,7 +26,7 @@ class ModuleResult:
         judged = [r for r in self.properties if r.expected == "holds"]
         held = sum(r.status == "holds" for r in judged)
         extra = len(self.properties) - len(judged)
-        return f"{held}/{len(judged)}" + (f" (+{extra} breaking or reported as expected)" if extra else "")
+        return f"{held}/{len(judged)}" + (f" (+{extra} not expected to hold or reported)" if extra else "")
 
     def to_json(self) -> dict:
         return {"path": self.path, "kind": self.kind, "properties": [r.to_json() for r in self.properties],

@@ -50,11 +50,17 @@ def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
 
 
 def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
-                length: int = LENGTH) -> ModelReport:
-    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output."""
-    check_options(spec, sizes, attn, length)
-    loaded = load_model(spec, sizes, attn, seed, causal)
-    replay = replay_line(spec, seed, sizes, attn, causal, length)
+                length: int = LENGTH, loaded=None) -> ModelReport:
+    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
+    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``."""
+    if loaded is None:
+        check_options(spec, sizes, attn, length)
+        loaded = load_model(spec, sizes, attn, seed, causal)
+        replay = replay_line(spec, seed, sizes, attn, causal, length)
+    else:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
+        if length < 2:
+            raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
+        replay = f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
     ids = mp.draw_ids(seed, loaded.vocab, length)
     trace = Trace(loaded.model)
     try:
@@ -88,8 +94,10 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
             mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
             for key, res in _call_results(step.calls, loaded, 1, length, "cached step").items():
                 found.setdefault(key, []).extend(res)
-    order = {name: i for i, (name, _) in enumerate(loaded.model.named_modules())}
-    for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], -1), kv[0][1])):
+    order = {}
+    for name in trace.entered:  # modules in the order the forward first ran them
+        order.setdefault(name, len(order))
+    for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1])):
         report.modules.append(ModuleResult(path, kind, res))
 
     tol = mp.model_tolerance(loaded, mp._scale(trace), length)

@@ -80,6 +80,7 @@ class Trace:
         self.model = model
         self.names = {id(m): name for name, m in model.named_modules()}
         self.stack: list[str] = []
+        self.entered: list[str] = []  # module paths in the order their forward began
         self.calls: list[Call] = []
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
         self._counts: dict = {}
@@ -94,6 +95,7 @@ class Trace:
 
     def _pre(self, module, args):
         self.stack.append(self.names.get(id(module), "?"))
+        self.entered.append(self.stack[-1])
 
     def _post(self, module, args, out):
         path = self.stack.pop() if self.stack else "?"
