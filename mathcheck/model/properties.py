@@ -178,11 +178,18 @@ def kv_cache(loaded, ids, base, tol, replay) -> Result:
                       note="the forward takes no use_cache with cache/past_key_values")
     L = ids.shape[1]
     P = max(1, L // 2)
-    out = forward(loaded, ids[:, :P], use_cache=True)
-    got, cache = [logits_of(out).to(F64)], cache_of(out, loaded.cache_kw)
-    worst = _max_diff(got[0], base[:, :P])
-    if worst > tol:
-        return _fail("kv-cache", claim, doc, worst, tol, {"t": 0, "compared": "the prefix's logits", "replay": replay})
+    prefix = Trace(loaded.model, calls=False)
+    out = forward(loaded, ids[:, :P], prefix, use_cache=True)
+    cache = cache_of(out, loaded.cache_kw)
+    worst = _max_diff(logits_of(out).to(F64), base[:, :P])
+    if worst > tol:  # the prefix alone already differs from the full forward's first P positions
+        full = Trace(loaded.model, calls=False)
+        forward(loaded, ids, full)
+        where = first_divergence(full, prefix, L, range(P), tol)
+        return _fail("kv-cache", claim, doc, worst, tol,
+                     {"t": 0, "module": where, "replay": replay,
+                      "compared": f"the logits of tokens 0..{P - 1} alone against the full forward's"},
+                     note=f"the first {P} tokens alone give other logits than in the full forward; first at module {where}")
     for t in range(P, L):
         if cache is None:
             return _fail("kv-cache", claim, doc, None, tol, {"t": t, "compared": "the forward returned no cache",
