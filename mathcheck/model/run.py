@@ -92,7 +92,7 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         if cache is not None:
             step = Trace(loaded.model)
             mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
-            for key, res in _call_results(step.calls, loaded, 1, length, "cached step").items():
+            for key, res in _call_results(step.calls, loaded, 1, None, "cached step").items():
                 found.setdefault(key, []).extend(res)
     order = {}
     for name in trace.entered:  # modules in the order the forward first ran them

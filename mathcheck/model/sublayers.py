@@ -211,9 +211,15 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str) -> list[R
     return results
 
 
-def is_attention_softmax(inp: dict, Lq: int, Lk: int) -> bool:
+def is_attention_softmax(inp: dict, Lq: int, Lk: int | None) -> bool:
+    """Scores (…, Lq, Lk): (B, H, Lq, Lk), or (B·H, L, L) when square; ``Lk`` None: any number of
+    keys (a cached step). A router's (B, L, E) softmax is not taken for attention unless E = L."""
     x = inp["input"]
-    return isinstance(x, torch.Tensor) and x.dim() >= 3 and tuple(x.shape[-2:]) == (Lq, Lk)
+    if not isinstance(x, torch.Tensor) or x.dim() < 3 or x.shape[-2] != Lq:
+        return False
+    if x.dim() == 3 and x.shape[-1] != Lq:
+        return False
+    return Lk is None or x.shape[-1] == Lk
 
 
 def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str) -> list[Result]:
