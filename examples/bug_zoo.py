@@ -51,6 +51,15 @@ def causal_flag_ignored(query, key, value, attn_mask=None, is_causal=False):
     return _attention(query, key, value, attn_mask, False)
 
 
+def drop_keys_after_16(query, key, value, attn_mask=None, is_causal=False):
+    """A fixed key budget: attends to the first 16 keys only (a cache or block loop that stops early);
+    right at every L ≤ 16."""
+    key, value = key[..., :16, :], value[..., :16, :]
+    if attn_mask is not None:
+        attn_mask = attn_mask[..., :16]
+    return _attention(query, key, value, attn_mask, is_causal)
+
+
 def softmax_without_shift(x, dim):
     """exp(x)/Σ exp(x) without subtracting the maximum: exp(1e4) = inf."""
     e = x.exp()
@@ -148,6 +157,7 @@ ZOO = {
     "softmax_over_queries": ("attention", (), "weights-on-simplex"),
     "causal_triangle_flipped": ("attention", ("--causal",), "causal-future-zero-weight"),
     "causal_flag_ignored": ("attention", ("--causal",), "permutation-equivariance"),
+    "drop_keys_after_16": ("attention", (), "long-sequence"),
     "make_view_merge": ("mha", (), "split-merge"),
     "make_unbiased_layernorm": ("layernorm", (), "variance"),
     "kl_swapped": ("kl", (), "direction"),

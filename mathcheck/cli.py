@@ -474,12 +474,14 @@ def cache_clear():
 @click.option("--positions", default="none", show_default=True, metavar="none|sinusoidal|rotary|alibi",
               help="Positions the implementation adds inside.")
 @click.option("--scale", type=float, default=None, metavar="S", help="Score scale used instead of 1/sqrt(D_head).")
+@click.option("--eps", type=float, default=None, metavar="EPS",
+              help="layernorm/rmsnorm: the eps to test at (default: the module's own, else 0.1).")
 @click.option("--property", "only", multiple=True, metavar="NAME", help="Check only this property (repeatable).")
 @click.option("--sizes", default=None, metavar="B=1,L=2", help="Sizes to check at (no shrinking), e.g. a replay.")
 @click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
 @seed_option
 @json_option
-def conform(target, kind, causal, window, positions, scale, only, sizes, simple_values, seed, as_json):
+def conform(target, kind, causal, window, positions, scale, eps, only, sizes, simple_values, seed, as_json):
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -489,7 +491,7 @@ def conform(target, kind, causal, window, positions, scale, only, sizes, simple_
 
     try:
         check_kind(kind)
-        variant = Variant(causal=causal, window=window, positions=positions, scale=scale)
+        variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps)
         check_variant(kind, variant)
         size_map = parse_sizes(sizes)
         from mathcheck.conform.target import check_signature, load

@@ -194,11 +194,13 @@ def test_cli_replay_prints_exactly_the_counterexample():
     assert out.exit_code == 1
     assert out.output == (
         "conform examples/bug_zoo.py:scale_by_d  kind attention  seed 0\n"
-        "  FAILS                 scale  multihead-split-merge  max |err| 0.621, tolerance 2.23e-14\n"
+        "  computes in float64 (output float64): tolerances from float64 ε = 2.22e-16; resolution: relative errors "
+        "above 5.9e-14 are detected (reductions of 32 terms)\n"
+        "  FAILS                 scale  multihead-split-merge  max |err| 0.621, tolerance 1.67e-14\n"
         "      property: two keys: log(p₁/p₂) = (q·k₁ − q·k₂)/√D_head (the score scale)\n"
         "      smallest input found: B=1 H=1 D=2 (standard normal values)\n"
         "      compared: log(p₁/p₂) = z₁ − z₂ with z = q·k·scale (scale 1/√D_head unless --scale)\n"
-        "      first differing entry (0, 0): derived -2.12, yours -1.5\n"
+        "      worst entry (0, 0) (largest |err|/tol): derived -2.12, yours -1.5\n"
         "      claim: multihead-split-merge (mathcheck show multihead-split-merge)\n"
         "      replay: mathcheck conform examples/bug_zoo.py:scale_by_d --kind attention --seed 0 --property scale "
         "--sizes B=1,H=1,D=2\n"

@@ -168,12 +168,14 @@ def _no_future(make, s, gen, simple, variant):
 
 
 def _float32(make, s, gen, simple, variant):
+    state = gen.get_state()
     m, err = build(make, s, gen)
     if err:
         return err
+    rebuild = lambda dtype: build(make, s, torch.Generator().set_state(state), dtype)  # noqa: E731
     x = _x(gen, s, simple)
     return float32_against_float64(
-        m, x, lambda a: tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32))
+        m, rebuild, x, lambda a: tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32))
 
 
 MHA = {"B": 2, "L": 5, "D": 12, "H": 3}  # D_head = 4 ≠ L ≠ H, so each row of the table has its own shape

@@ -1,7 +1,9 @@
 """Properties of LayerNorm and RMSNorm factories ``make(D, eps) -> nn.Module``.
 
-The module is built under a seeded RNG (``torch.random.fork_rng``) and used in float64 as made
-(an affine part is expected at its initial identity, as ``nn.LayerNorm``/``nn.RMSNorm`` make it).
+The module is built under a seeded RNG (``torch.random.fork_rng``) and used in float64 as made, in
+eval mode (an affine part is expected at its initial identity, as ``nn.LayerNorm``/``nn.RMSNorm``
+make it). Every property runs at ``variant.eps``: the eps the module holds, ``--eps``, or the one
+measured from its outputs (:func:`configure`); 0.1 when nothing else is known.
 References: layernorm-statistics' y, mean, variance σ²/(σ²+ε) and Jacobian; RMSNorm's y, mean
 square m/(m+ε) and Jacobian (δ_ij − y_i y_j/n)/√(m+ε), read from rmsnorm-statistics by :func:`formulas.rmsnorm`.
 """
@@ -14,11 +16,79 @@ from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import (F64, Property, build_module, call, call_tensor, compare, draw, first_output,
                                         float32_against_float64, tolerance)
 
-EPS = 0.1  # large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ visibly
+EPS = 0.1  # asked of a factory: large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ
+EPS_NAMES = ("eps", "variance_epsilon", "epsilon", "variance_eps", "norm_eps", "layer_norm_eps")
+
+
+def eps_of(variant) -> float:
+    return EPS if variant.eps is None else variant.eps
 
 
 def build(make, D, eps, gen, dtype=F64):
     return build_module(make, (D, eps), gen, "make(D, eps)", dtype)
+
+
+def held_eps(module):
+    """(attribute, value) of the eps the module holds, or None (nanoGPT's LayerNorm hard-codes 1e-5
+    in its forward; x-transformers' norms take none)."""
+    for name in EPS_NAMES:
+        v = getattr(module, name, None)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return name, float(v)
+    return None
+
+
+def measured_eps(module, kind: str, D: int, gen) -> float | None:
+    """The eps a module behaves as having, read from its outputs: mean(y²) = m/(m + ε) (the
+    rmsnorm-statistics ``mean-square`` part; layernorm-statistics' ``variance``: σ²/(σ² + ε)), so
+    ε = m·(1/mean(y²) − 1). Measured at rows with m ≈ 1, then again at m ≈ the first estimate, where
+    ε is half the denominator and the estimate is good to a few units of the precision's ε; rounded
+    to the shortest decimal within 1e-5 of it. None when the outputs give no estimate."""
+    x = draw(gen, 8, D).to(F64)
+    stat = (lambda t: t.var(-1, unbiased=False)) if kind == "layernorm" else (lambda t: (t ** 2).mean(-1))
+    x = x / stat(x)[:, None].sqrt()  # m = 1 per row
+    est = None
+    for _ in range(2):
+        out, err = call_tensor(module, x)
+        if err:
+            return None
+        r = stat(out.detach().to(F64))
+        m = stat(x)
+        e = float((m * (1 / r - 1)).median())
+        if not e == e or e == float("inf"):
+            return None
+        est = max(e, 0.0)
+        if est <= 1e-30:
+            return 0.0
+        x = x * est ** 0.5  # next rows have m ≈ ε
+    for digits in range(1, 13):
+        short = float(f"{est:.{digits}g}")
+        if abs(short - est) <= 1e-5 * est:
+            return short
+    return est
+
+
+def configure(make, kind: str, variant, gen):
+    """The eps to test at, and a line saying where it came from: ``--eps`` (checked against what
+    the module holds), the module's own attribute, or the one measured from its outputs. A factory
+    that ignores its eps argument is reported as such, and tested at the eps it does use."""
+    asked = eps_of(variant)
+    m, err = build(make, NORM["D"], asked, gen)
+    if err:
+        return variant.eps, ""
+    held = held_eps(m)
+    src = "--eps" if variant.eps is not None else "asked of the factory"
+    if held is not None:
+        name, value = held
+        if value == asked:
+            return asked, f"eps {asked:g} ({src}; the module's {name})"
+        return value, (f"eps {value:g}: the module's {name} (the factory ignores its eps argument: "
+                       f"{src} {asked:g}); tested at {value:g}")
+    eff = measured_eps(m, kind, NORM["D"], gen)
+    if eff is None or abs(eff - asked) <= 1e-5 * max(asked, 1e-30):
+        return asked, f"eps {asked:g} ({src}; measured from the outputs: the same)"
+    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no eps attribute and ignores "
+                 f"its eps argument: {src} {asked:g}); tested at {eff:g}")
 
 
 def _apply(module, x):
@@ -29,19 +99,19 @@ def _on_output(prop, shift: float = 0.0):
     """A property of the module's float64 output ``y`` on a drawn ``x`` (+ ``shift``):
     ``prop(x, y, s) -> Outcome``; a failing outcome when ``make`` or the forward pass fails."""
     def check(make, s, gen, simple, variant):
-        m, err = build(make, s["D"], EPS, gen)
+        m, err = build(make, s["D"], eps_of(variant), gen)
         if err:
             return err
         x = _x(gen, s, simple) + shift
         out, err = _apply(m, x)
         if err:
             return err
-        return prop(x, out.detach().to(F64), s)
+        return prop(x, out.detach().to(F64), dict(s, eps=eps_of(variant)))
     return check
 
 
-def _rows(expr, x, n, extra=None, grid=None):
-    return torch.vmap(lambda r: fm.ev(expr, {"x": r, "n": n, "epsilon": EPS, **(extra or {})},
+def _rows(expr, x, n, eps, extra=None, grid=None):
+    return torch.vmap(lambda r: fm.ev(expr, {"x": r, "n": n, "epsilon": eps, **(extra or {})},
                                       grid=grid or {}))(x.reshape(-1, n))
 
 
@@ -51,7 +121,7 @@ def _x(gen, s, simple):
 
 def _matches(y_expr):
     def prop(x, y, s):
-        ref = _rows(y_expr(), x, s["D"], grid={"i": s["D"]}).reshape(x.shape)
+        ref = _rows(y_expr(), x, s["D"], s["eps"], grid={"i": s["D"]}).reshape(x.shape)
         return compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
     return _on_output(prop)
 
@@ -65,14 +135,15 @@ def _ln_mean(x, y, s):
 
 @_on_output
 def _ln_variance(x, y, s):
-    ref = _rows(fm.layernorm_variance(), x, s["D"]).reshape(x.shape[:-1])
+    ref = _rows(fm.layernorm_variance(), x, s["D"], s["eps"]).reshape(x.shape[:-1])
     return compare(y.var(-1, unbiased=False), ref, tolerance(s["D"], 3.0),
                    "the biased variance of y = σ²/(σ² + ε), derived")
 
 
-def _jacobian(jac_expr, extra=lambda x, n: {}):
+def _jacobian(jac_expr, extra=lambda x, n, eps: {}):
     def check(make, s, gen, simple, variant):
-        m, err = build(make, s["D"], EPS, gen)
+        eps = eps_of(variant)
+        m, err = build(make, s["D"], eps, gen)
         if err:
             return err
         x = _x(gen, s, simple)[0, 0]
@@ -80,26 +151,30 @@ def _jacobian(jac_expr, extra=lambda x, n: {}):
         J, err = call(torch.autograd.functional.jacobian, lambda t: first_output(m(t)), x)
         if err:
             return err
-        ref = fm.ev(jac_expr(), {"x": x, "n": n, "epsilon": EPS, **extra(x, n)}, grid={"i": n, "j": n})
-        return compare(J, ref, tolerance(n, 1 / EPS ** 0.5), "∂y_i/∂x_j, derived, against autograd of the module")
+        ref = fm.ev(jac_expr(), {"x": x, "n": n, "epsilon": eps, **extra(x, n, eps)}, grid={"i": n, "j": n})
+        # entries are O(1/√(m + ε)), m the row's mean square (or variance): the scale of every term
+        scale = 1 / (float(x.var(unbiased=False).clamp_min(0)) + eps) ** 0.5 + 1 / (float((x ** 2).mean()) + eps) ** 0.5
+        return compare(J, ref, tolerance(n, scale), "∂y_i/∂x_j, derived, against autograd of the module")
     return check
 
 
-def _ln_jacobian_values(x, n):
-    y = fm.ev(fm.layernorm(), {"x": x, "n": n, "epsilon": EPS}, grid={"i": n})
+def _ln_jacobian_values(x, n, eps):
+    y = fm.ev(fm.layernorm(), {"x": x, "n": n, "epsilon": eps}, grid={"i": n})
     return {"y": y}
 
 
 def _float32(make, s, gen, simple, variant):
-    m, err = build(make, s["D"], EPS, gen)
+    state = gen.get_state()
+    m, err = build(make, s["D"], eps_of(variant), gen)
     if err:
         return err
-    return float32_against_float64(m, _x(gen, s, simple), lambda a: tolerance(s["D"], 3.0, torch.float32))
+    rebuild = lambda dtype: build(make, s["D"], eps_of(variant), torch.Generator().set_state(state), dtype)  # noqa: E731
+    return float32_against_float64(m, rebuild, _x(gen, s, simple), lambda a: tolerance(s["D"], 3.0, torch.float32))
 
 
 @_on_output
 def _rms_mean_square(x, y, s):
-    ref = _rows(fm.rmsnorm()["derived_mean_square"], x, s["D"]).reshape(x.shape[:-1])
+    ref = _rows(fm.rmsnorm()["derived_mean_square"], x, s["D"], s["eps"]).reshape(x.shape[:-1])
     return compare((y ** 2).mean(-1), ref, tolerance(s["D"], 3.0), "mean(y²) = m/(m + ε), m = mean(x²), derived")
 
 
@@ -109,8 +184,8 @@ def _rms_centred(x, y, s):
                    tolerance(s["D"], 3.0), "Σ_i y_i = 0 (LayerNorm's mean part; RMSNorm must not centre)")
 
 
-def _rms_jacobian_values(x, n):
-    y = fm.ev(fm.rmsnorm()["y"], {"x": x, "n": n, "epsilon": EPS}, grid={"i": n})
+def _rms_jacobian_values(x, n, eps):
+    y = fm.ev(fm.rmsnorm()["y"], {"x": x, "n": n, "epsilon": eps}, grid={"i": n})
     return {"y": y}
 
 

@@ -3,18 +3,24 @@
 ``check(fn, sizes, gen, simple, variant) -> Outcome``. ``sizes`` maps names (B, H, L, D, ...) to
 integers, ``gen`` is the seeded generator of every draw, ``simple`` asks for small-integer values
 (the shrinker's "simpler values"). Comparisons are in float64 with a tolerance derived from the
-dtype and the size of the reduction (see :func:`tolerance`).
+precision the target computes in (measured by :mod:`mathcheck.conform.precision`) and the size of
+the reduction, by the catalog's error model (see :func:`tolerance`).
 """
 
 from __future__ import annotations
 
 import zlib
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
 
+from mathcheck.verify._compare import derived_tolerance as _pair_tolerance
+
 F64 = torch.float64
+# the dtype the target computes in, measured once per conform run (precision.measure)
+PRECISION: ContextVar = ContextVar("conform_precision", default=F64)
 
 
 @dataclass
@@ -28,6 +34,19 @@ class Outcome:
     what: str = ""        # what was compared (the derived side), shown with the counterexample
     note: str = ""        # e.g. the fully masked row's behaviour, or the exception the user's code raised
     crashed: bool = False  # the user's code raised (a failure of another kind for the shrinker)
+    error: str = ""        # the exception type it raised: the shrinker keeps only the same one
+
+    def way(self) -> tuple:
+        """How it fails, for the shrinker: raised (and what), wrong shape/type, non-finite, or a value."""
+        if self.crashed or self.error:
+            return ("raised", self.error)
+        if self.entry is None:
+            return ("shape", self.note.split(" ")[0] if self.note else "")
+        return ("value",)
+
+    def ratio(self) -> float:
+        """|err|/tolerance (inf for an exact comparison that fails)."""
+        return self.max_abs_err / self.tolerance if self.tolerance else float("inf")
 
 
 @dataclass(frozen=True)
@@ -56,10 +75,17 @@ def draw(gen, *shape, simple: bool = False, dtype=F64) -> torch.Tensor:
     return torch.randn(*shape, generator=gen, dtype=dtype)
 
 
-def tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
-    """A floating-point sum of n terms of size ≤ scale is off by at most ≈ n·u·scale (u the unit
-    roundoff); we allow 16× that so reordered reductions and fused kernels pass."""
-    return 16.0 * max(n, 1) * torch.finfo(dtype).eps * max(scale, 1.0)
+def derived_tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
+    """The catalog's pair tolerance S·(e_yours + e_derived) for a reduction of n terms of size ≤ scale,
+    your side rounded with ``dtype``'s ε, the derived side with float64's
+    (:func:`mathcheck.verify._compare.derived_tolerance`)."""
+    return _pair_tolerance(max(n, 1), max(scale, 1.0), float(torch.finfo(dtype).eps), float(torch.finfo(F64).eps))
+
+
+def tolerance(n: int, scale: float = 1.0, dtype=None) -> float:
+    """:func:`derived_tolerance` with ε of the precision the target was measured to compute in
+    (``dtype`` overrides it: the float32-vs-float64 property)."""
+    return derived_tolerance(n, scale, dtype or PRECISION.get())
 
 
 def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
@@ -80,7 +106,10 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     bad = diff > tol + rtol * derived.abs().nan_to_num(0.0)
     if not bool(bad.any()):
         return Outcome(True, err, tol, what=what)
-    idx = tuple(torch.nonzero(bad)[0].tolist())
+    # the worst entry, largest |err|/tol: the one that shows the bug, not the first over tolerance
+    ratio = torch.where(bad, diff / (tol + rtol * derived.abs().nan_to_num(0.0)).clamp_min(1e-300),
+                        torch.zeros_like(diff))
+    idx = tuple(int(i) for i in torch.unravel_index(torch.argmax(ratio), ratio.shape)) if ratio.dim() else ()
     return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
 
 
@@ -95,21 +124,23 @@ def build_module(make, args: tuple, gen, signature: str, dtype=F64):
     if err:
         return None, err
     try:
-        return module.to(dtype), None
+        return module.to(dtype).eval(), None  # eval mode: dropout off, as the derived formulas assume
     except Exception as exc:  # not a module
         return None, Outcome(False, float("inf"), note=f"{signature} returned {type(module).__name__}, "
                              f"not an nn.Module ({exc})", crashed=True)
 
 
-def float32_against_float64(module, x: torch.Tensor, tol: Callable) -> Outcome:
-    """A float32 copy of ``module`` on ``x.float()`` against the module itself on ``x`` (float64);
-    ``tol(a)`` is the tolerance, given the float64 output ``a``."""
-    import copy
-
+def float32_against_float64(module, rebuild: Callable, x: torch.Tensor, tol: Callable) -> Outcome:
+    """``rebuild(torch.float32)`` (a fresh module made from the same seed: a module that has run may
+    hold autograd tensors and cannot be deep-copied) on ``x.float()`` against ``module`` on ``x``
+    (float64); ``tol(a)`` is the tolerance, given the float64 output ``a``."""
     a, err = call_tensor(module, x)
     if err:
         return err
-    b, err = call_tensor(copy.deepcopy(module).float(), x.float())
+    m32, err = rebuild(torch.float32)
+    if err:
+        return err
+    b, err = call_tensor(m32, x.float())
     if err:
         return err
     a = a.detach().to(F64)
@@ -123,7 +154,7 @@ def call(fn, *args, **kwargs):
     except Exception as exc:  # their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
-                             crashed=True)
+                             crashed=True, error=type(exc).__name__)
 
 
 def call_tensor(fn, *args, **kwargs):

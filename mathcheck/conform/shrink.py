@@ -2,8 +2,10 @@
 the failure (of the same kind: a mismatch stays a mismatch, an exception stays an exception).
 
 Candidates for a size n, smallest first: the property's minimum, n // 2, n − 1. A candidate is
-kept when the property still fails; the search restarts from the new point and stops when no
-candidate fails (or after ``budget`` runs). Deterministic: every run draws from
+kept when the property still fails *the same way* (:meth:`Outcome.way`: the same exception type,
+a shape still wrong, or a value still off by at least min(the original |err|/tol, 100) tolerances —
+so a shrink never lands where the bug is gone and only rounding is left); the search restarts
+from the new point and stops when no candidate fails (or after ``budget`` runs). Deterministic: every run draws from
 :func:`~mathcheck.conform.property.generator` of (seed, property, sizes, simple).
 """
 
@@ -20,8 +22,10 @@ def run_once(prop: Property, fn, sizes: dict, seed: int, simple: bool, variant) 
 def shrink(prop: Property, fn, sizes: dict, seed: int, variant, outcome: Outcome,
            simple: bool = False, budget: int = 40):
     """The smallest (sizes, simple, outcome) found that still fails like ``outcome``."""
+    way, needed = outcome.way(), min(outcome.ratio(), 100.0)
+
     def fails(o: Outcome) -> bool:
-        return (not o.ok) and o.crashed == outcome.crashed
+        return (not o.ok) and o.way() == way and (way[0] != "value" or o.ratio() >= needed)
 
     runs = 0
     improved = True

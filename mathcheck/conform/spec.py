@@ -46,6 +46,7 @@ class Variant:
     window: int | None = None
     positions: str = "none"
     scale: float | None = None
+    eps: float | None = None  # norms: the eps to test at (--eps, or the module's own; see norms.configure)
 
     @property
     def masked(self) -> bool:
@@ -61,6 +62,8 @@ class Variant:
             out.append(f"--positions {self.positions}")
         if self.scale is not None:
             out.append(f"--scale {self.scale!r}")
+        if self.eps is not None:
+            out.append(f"--eps {self.eps!r}")
         return out
 
 
@@ -76,6 +79,11 @@ def check_variant(kind: str, variant: Variant) -> None:
         raise BadInput(f"--positions {variant.positions!r}: choose one of {', '.join(POSITIONS)}")
     if variant.scale is not None and not (variant.scale > 0 and variant.scale < float("inf")):
         raise BadInput(f"--scale {variant.scale!r}: the score scale must be a positive finite number")
+    if variant.eps is not None:
+        if kind not in ("layernorm", "rmsnorm"):
+            raise BadInput(f"--eps: kind {kind!r} has no eps; it is for layernorm and rmsnorm")
+        if not (0 <= variant.eps < float("inf")):
+            raise BadInput(f"--eps {variant.eps!r}: give a finite eps ≥ 0, e.g. --eps 1e-5")
     attention_like = kind in ("attention", "mha", "gqa")
     if not attention_like and (variant.masked or variant.positions != "none" or variant.scale is not None):
         raise BadInput(f"--causal/--window/--positions/--scale describe attention; kind {kind!r} takes none of them")

@@ -55,6 +55,26 @@ TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order
                    "terms that cancel, conditioning of exp/log)")
 
 
+def rounding_bound(eps: float, terms: int, magnitude, tiny: float = 0.0):
+    """The first-order rounding bound of a reduction of ``terms`` terms of magnitude ≤ ``magnitude``
+    computed with machine epsilon ``eps``: (terms + 1)·(ε·magnitude + tiny). ``magnitude`` may be a
+    tensor (a bound per entry)."""
+    return (terms + 1) * (eps * magnitude + tiny)
+
+
+def derived_tolerance(terms: int, magnitude: float, eps_a: float, eps_b: float) -> float:
+    """The tolerance of a pair of values each computed by a reduction of ``terms`` terms of magnitude
+    ≤ ``magnitude``, one with machine epsilon ``eps_a`` and the other with ``eps_b``:
+    S·(e_a + e_b), the pair tolerance of :meth:`Comparison.agree` (S = SAFETY = 4).
+
+    >>> f"{derived_tolerance(8, 1.0, 2 ** -52, 2 ** -52):.3g}"   # float64 against float64
+    '1.6e-14'
+    >>> f"{derived_tolerance(8, 1.0, 2 ** -23, 2 ** -52):.3g}"   # float32 code against a float64 reference
+    '4.29e-06'
+    """
+    return SAFETY * (rounding_bound(eps_a, terms, magnitude) + rounding_bound(eps_b, terms, magnitude))
+
+
 def _f(x) -> float:
     return float(x) if not isinstance(x, torch.Tensor) else float(x.detach())
 
@@ -124,7 +144,7 @@ class Comparison:
         if not v.is_floating_point():
             return torch.zeros_like(v, dtype=torch.float64)
         fi = torch.finfo(v.dtype)
-        return (terms + 1) * (fi.eps * torch.maximum(v.abs(), _tensor(scale, v)) + fi.tiny)
+        return rounding_bound(fi.eps, terms, torch.maximum(v.abs(), _tensor(scale, v)), fi.tiny)
 
     def _record(self, case: str, err: float, tol: float) -> None:
         self.trials += 1

@@ -1,0 +1,186 @@
+"""The precision a target computes in, measured rather than assumed.
+
+Real code narrows on purpose: LlamaRMSNorm and T5LayerNorm compute in float32 whatever their
+input dtype, rotary tables are float32 buffers, ``freqs_cis`` is complex64, many attentions run
+their softmax in float32. Held to float64's rounding, correct code fails. So the target runs twice
+on the same float64 input:
+
+* **as written**, recording the dtype of every op's output (a ``TorchDispatchMode``);
+* **widened**: the same code with every float32/float16/bfloat16 (complex64) tensor and every
+  ``dtype=`` argument promoted to float64 (complex128) before each op runs.
+
+If the two outputs differ by more than float64's rounding, the narrowing mattered and the target
+computes in the narrowest floating dtype its ops produced; every tolerance then takes that dtype's
+ε (:func:`mathcheck.verify._compare.derived_tolerance`, the catalog's error model, with
+ε_yours for your side and float64's for the derived side). Both pieces of evidence are needed: a
+float32 constant that is exact (a 0/1 mask built with ``torch.ones``) does not loosen anything.
+The ε comes from ``torch.finfo(dtype)``, so float16/bfloat16 code is measured the same way.
+
+    computes in float32 (output float64): tolerances from float32 ε = 1.19e-07 (…)
+
+The same two runs tell a nondeterministic target: two as-written calls on the same input differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from mathcheck.conform.property import F64, call_tensor, derived_tolerance, draw
+
+WIDER = {torch.float32: F64, torch.float16: F64, torch.bfloat16: F64,
+         torch.complex64: torch.complex128, torch.complex32: torch.complex128}
+REAL = {torch.complex64: torch.float32, torch.complex128: F64, torch.complex32: torch.float16}
+
+
+def _widen(x):
+    if isinstance(x, torch.Tensor) and x.dtype in WIDER:
+        return x.to(WIDER[x.dtype])
+    if isinstance(x, torch.dtype) and x in WIDER:
+        return WIDER[x]
+    return x
+
+
+def _modes():
+    from torch.utils._pytree import tree_map
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        """Runs each op as written; remembers the floating dtypes the ops produced."""
+
+        def __init__(self):
+            super().__init__()
+            self.dtypes = set()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            for t in (out if isinstance(out, (tuple, list)) else (out,)):
+                if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()):
+                    self.dtypes.add(REAL.get(t.dtype, t.dtype))
+            return out
+
+    class Widen(TorchDispatchMode):
+        """Runs each op with its narrow floating tensors and dtype arguments promoted to float64."""
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            args, kwargs = tree_map(_widen, (tuple(args), dict(kwargs or {})))
+            return func(*args, **kwargs)
+
+    return Record, Widen
+
+
+@dataclass(frozen=True)
+class Precision:
+    """What was measured: the dtype the target computes in, its output dtype, the evidence."""
+
+    dtype: torch.dtype = F64
+    output: torch.dtype | None = None
+    narrowed: float = 0.0         # max |as written − widened|
+    scale: float = 1.0            # max |widened output|
+    ops: tuple = ()               # the floating dtypes the ops produced, narrowest first
+    note: str = ""                # could not measure: why
+    nondeterministic: str = ""    # one line, when two calls on the same input differ
+    n: int = 1                    # the probe's reduction length (for the stated resolution)
+
+    @property
+    def eps(self) -> float:
+        return float(torch.finfo(self.dtype).eps)
+
+    def resolution(self) -> float:
+        """The smallest relative error still detected at the probe's reduction length: the
+        relative tolerance a comparison of O(1) values gets."""
+        return derived_tolerance(self.n, 1.0, self.dtype)
+
+    def line(self) -> str:
+        name = lambda d: str(d).replace("torch.", "")  # noqa: E731
+        out = name(self.output) if self.output is not None else "not a tensor"
+        if self.note:
+            return f"computes in float64 (output {out}): tolerances from float64 ε ({self.note})"
+        head = f"computes in {name(self.dtype)} (output {out}): tolerances from {name(self.dtype)} ε = {self.eps:.3g}"
+        if self.dtype == F64:
+            narrow = [d for d in self.ops if d != F64]
+            if narrow:
+                head += f"; its {'/'.join(map(name, narrow))} ops do not change the output (widened: max |Δ| " \
+                        f"{self.narrowed:.3g})"
+        else:
+            head += f"; measured: widening its ops to float64 moves the output by {self.narrowed:.3g} " \
+                    f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
+        return head + f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
+
+
+def measure(call, n: int) -> Precision:
+    """Run ``call()`` (the target on a fixed float64 input) as written twice and widened once."""
+    Record, Widen = _modes()
+    with torch.no_grad():
+        rec = Record()
+        try:
+            with rec:
+                a, err = call_tensor(call)
+        except Exception as exc:  # a dispatch mode the code does not tolerate: say so, assume float64
+            return Precision(note=f"could not trace: {type(exc).__name__}", n=n)
+        if err:
+            return Precision(note="the probe call raised; the properties report it", n=n)
+        b, _ = call_tensor(call)
+        try:
+            with Widen():
+                w, err = call_tensor(call)
+        except Exception as exc:
+            w, err = None, exc
+    ops = tuple(sorted(rec.dtypes, key=lambda d: -torch.finfo(d).eps))
+    a64 = a.detach().to(F64) if a.is_floating_point() else a.detach()
+    if b is not None and b.shape == a.shape and not torch.equal(b.detach().to(a64.dtype), a64):
+        if not (torch.isnan(a64) & torch.isnan(b.detach().to(a64.dtype))).any():
+            diff = float((b.detach().to(a64.dtype) - a64).abs().max())
+            return Precision(output=a.dtype, ops=ops, n=n,
+                             nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
+                                              f"by {diff:.3g} (dropout or sampling left on?); not checked")
+    if err or w is None or w.shape != a.shape:
+        return Precision(output=a.dtype, ops=ops, n=n, note="could not widen its ops to float64")
+    w = w.detach().to(F64)
+    narrowed = float((a64 - w).abs().max()) if a64.numel() else 0.0
+    scale = float(w.abs().max()) if w.numel() else 1.0
+    narrowest = ops[0] if ops else F64
+    computes = F64
+    if narrowest != F64 and not narrowed <= derived_tolerance(n, scale, F64):
+        computes = narrowest
+    return Precision(computes, a.dtype, narrowed, scale, ops, n=n)
+
+
+# --- one fixed float64 probe per kind: (call, reduction length) -------------------------------------------
+
+def probe(kind: str, fn, variant, gen, module=None):
+    """``(call, n)``: ``call()`` runs the target once on a fixed float64 input of ordinary size;
+    ``module`` is the built module for the module kinds (layernorm, rmsnorm, mha)."""
+    if kind in ("layernorm", "rmsnorm"):
+        x = draw(gen, 2, 4, 64) * 2 + 0.5
+        return (lambda: module(x)), 64
+    if kind == "mha":  # the module was made with D = 12, H = 3
+        x = draw(gen, 2, 8, 12)
+        return (lambda: module(x)), 8 + 12
+    if kind == "attention":
+        q, k, v = (draw(gen, 1, 2, 16, 16) for _ in range(3))
+        return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
+    if kind == "gqa":
+        q, k, v = draw(gen, 1, 4, 16, 16), draw(gen, 1, 2, 16, 16), draw(gen, 1, 2, 16, 16)
+        return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
+    if kind == "online-softmax":
+        s, v = draw(gen, 3, 16) * 3, draw(gen, 16, 8)
+        return (lambda: fn(list(s.split(4, dim=-1)), list(v.split(4, dim=0)))), 24
+    if kind in ("softmax", "log-softmax"):
+        z = draw(gen, 4, 64) * 3
+        return (lambda: fn(z, -1)), 64
+    if kind == "cross-entropy":
+        z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
+        return (lambda: fn(z, t)), 20
+    if kind == "kl":
+        p, q = draw(gen, 4, 16).softmax(-1), draw(gen, 4, 16).softmax(-1)
+        return (lambda: fn(q.log(), p)), 64
+    if kind == "positional":
+        pos = torch.arange(16, dtype=F64)
+        return (lambda: fn(pos, 16)), 16
+    if kind == "rotary":
+        x, pos = draw(gen, 1, 16, 16), torch.arange(16, dtype=F64)
+        return (lambda: fn(x, pos)), 16
+    raise LookupError(kind)
+

@@ -1,0 +1,204 @@
+"""conform on real code: the precision a target computes in is measured, a module runs at its own
+eps and in eval mode, and a corpus of third-party implementations (tests/conform_corpus/) holds
+while every bug planted in it fails, naming its property, on a baseline that holds."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+from mathcheck.conform.run import conform
+from mathcheck.conform.spec import Variant
+from mathcheck.conform.target import load
+
+CORPUS = Path(__file__).parent / "conform_corpus"
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, ["conform", *args])
+
+
+# --- precision, measured ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["transformers.models.llama.modeling_llama:LlamaRMSNorm",
+                                    "transformers.models.t5.modeling_t5:T5LayerNorm"])
+def test_hf_norms_that_compute_in_float32_hold_and_say_so(target):
+    pytest.importorskip("transformers")
+    out = _cli(target, "--kind", "rmsnorm")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[1].startswith("  computes in float32 (output float64): tolerances from float32 ε = 1.19e-07; "
+                               "measured: widening its ops to float64 moves the output by ")
+    assert "resolution: relative errors above 3.1e-05 are detected (reductions of 64 terms)" in lines[1]
+    assert lines[2] == "  eps 0.1 (asked of the factory; the module's variance_epsilon)"
+    assert lines[-1] == "status: holds (every expected property holds)"
+
+
+def test_torch_layernorm_holds_in_float64():
+    out = _cli("torch.nn:LayerNorm", "--kind", "layernorm")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[1] == (
+        "  computes in float64 (output float64): tolerances from float64 ε = 2.22e-16; resolution: relative errors "
+        "above 1.2e-13 are detected (reductions of 64 terms)")
+
+
+class Float32Norm(nn.Module):
+    """RMSNorm in float32 inside, times ``1 + bug`` (a relative error of ``bug``)."""
+
+    def __init__(self, D, eps, bug=0.0):
+        super().__init__()
+        self.eps, self.bug = eps, bug
+
+    def forward(self, x):
+        y = x.float()
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps) * (1 + self.bug)).to(x.dtype)
+
+
+def test_float32_tolerances_still_catch_a_bug_above_the_resolution():
+    ok = conform(lambda D, eps: Float32Norm(D, eps), "rmsnorm")
+    assert ok.status == "holds" and ok.precision == "float32"
+    bad = conform(lambda D, eps: Float32Norm(D, eps, bug=1e-4), "rmsnorm")  # above the stated 3.1e-05
+    assert bad.status == "fails" and "matches-derived" in bad.failed
+
+
+def test_exact_float32_constants_do_not_loosen_float64_tolerances():
+    def attention(q, k, v, attn_mask=None, is_causal=False):
+        keep = torch.ones(q.shape[-2], k.shape[-2]).tril() if is_causal else None  # float32, exact 0/1
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if keep is not None:
+            s = s.masked_fill(keep == 0, float("-inf"))
+        if attn_mask is not None:
+            s = s.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else s + attn_mask
+        return s.softmax(-1) @ v
+
+    r = conform(attention, "attention", Variant(causal=True))
+    assert r.status == "holds" and r.precision == "float64"
+    assert "its float32 ops do not change the output" in r.setting[0]
+
+
+# --- the module's own configuration -------------------------------------------------------------------
+
+def test_eps_measured_when_the_factory_ignores_it():
+    out = _cli(f"{CORPUS}/nanogpt.py:make_layernorm", "--kind", "layernorm")
+    assert out.exit_code == 0, out.output
+    assert ("  eps 1e-05: measured from the outputs (the module holds no eps attribute and ignores its eps "
+            "argument: asked of the factory 0.1); tested at 1e-05") in out.output.splitlines()
+    assert "--eps 1e-05" in out.output.splitlines()[0]
+
+
+def test_eps_held_by_the_module_wins_over_the_argument_and_eps_option():
+    make = lambda D, eps: nn.RMSNorm(D, eps=1e-6)  # noqa: E731
+    r = conform(make, "rmsnorm")
+    assert r.status == "holds" and r.variant.eps == 1e-6
+    assert r.setting[1] == ("eps 1e-06: the module's eps (the factory ignores its eps argument: asked of the "
+                            "factory 0.1); tested at 1e-06")
+    r = conform(lambda D, eps: nn.RMSNorm(D, eps=eps), "rmsnorm", Variant(eps=1e-3))
+    assert r.status == "holds" and r.setting[1] == "eps 0.001 (--eps; the module's eps)"
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--eps", "1e-5")
+    assert (bad.exit_code, bad.output) == (2, "error: --eps: kind 'softmax' has no eps; it is for layernorm and "
+                                              "rmsnorm\n")
+
+
+class DropoutAlwaysOn(nn.Module):
+    def __init__(self, D, eps):
+        super().__init__()
+        self.norm = nn.LayerNorm(D, eps=eps)
+
+    def forward(self, x):
+        return nn.functional.dropout(self.norm(x), p=0.5, training=True)  # ignores eval mode
+
+
+def test_eval_mode_and_a_module_still_random_in_eval_mode():
+    r = conform(lambda D, H: load(f"{CORPUS}/nanogpt.py:make_attention")(D, H), "mha", Variant(causal=True))
+    assert r.status == "holds"  # its dropout (p = 0.1) is off: eval mode
+    out = _cli("tests/test_conform_real.py:DropoutAlwaysOn", "--kind", "layernorm")
+    assert out.exit_code == 3
+    assert out.output.splitlines()[1].startswith("  nondeterministic: two calls in eval mode on the same input differ by ")
+    assert out.output.splitlines()[-1].startswith("status: inconclusive (nondeterministic: ")
+
+
+def test_a_module_that_keeps_its_graph_is_not_deep_copied():
+    r = conform(load(f"{CORPUS}/annotated.py:make_mha"), "mha", only=("float32-vs-float64",))
+    assert [x.status for x in r.results] == ["holds"]
+
+
+# --- the corpus: every correct one holds, every planted bug fails naming its property ------------------
+
+def _cases():
+    for f in sorted(CORPUS.glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"corpus_{f.stem}", f)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        for name, kind, flags, prop in m.CASES:
+            yield pytest.param(f, name, kind, flags, prop, id=f"{f.stem}:{name}")
+
+
+def _variant(flags):
+    return Variant(causal="--causal" in flags)
+
+
+@pytest.mark.parametrize("file,name,kind,flags,prop", list(_cases()))
+def test_corpus(file, name, kind, flags, prop):
+    target = f"{file}:{name}"
+    r = conform(load(target), kind, _variant(flags), target=target)
+    if prop is None:
+        assert r.status == "holds", "\n".join(r.lines())
+        return
+    assert r.status == "fails" and prop in r.failed, "\n".join(r.lines())
+    res = next(x for x in r.results if x.name == prop)
+    cx = res.counterexample
+    if cx["entry"] is not None:  # the entry shown differs beyond the tolerance: it shows the bug
+        assert abs(cx["derived"] - cx["user"]) > res.tolerance
+    assert cx["replay"].startswith(f"mathcheck conform {target} --kind {kind}")
+
+
+# --- real sizes and reports that locate the bug -------------------------------------------------------
+
+def test_an_attention_that_drops_keys_after_16_fails_and_shrinks_to_17():
+    from examples import bug_zoo as zoo
+
+    r = conform(zoo.drop_keys_after_16, "attention", only=("long-sequence",))
+    res = r.results[0]
+    assert res.status == "fails"
+    cx = res.counterexample
+    assert cx["sizes"]["L"] == 17  # the first length where a key is dropped
+    assert abs(cx["derived"] - cx["user"]) > res.tolerance
+
+
+def test_shrinking_keeps_the_same_exception_type():
+    def picky(query, key, value, attn_mask=None, is_causal=False):
+        L = query.shape[-2]
+        if L == 1:
+            raise TypeError("a different failure")
+        if L >= 3:
+            raise RuntimeError("the bug")
+        return nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
+
+    res = conform(picky, "attention", only=("output",)).results[0]
+    assert res.status == "fails" and res.counterexample["sizes"]["L"] == 3
+    assert res.note.startswith("the callable raised RuntimeError: the bug")
+
+
+def test_the_worst_entry_is_shown_not_the_first():
+    from mathcheck.conform.property import compare
+
+    derived = torch.zeros(4, dtype=torch.float64)
+    o = compare(derived + torch.tensor([1e-9, 0.0, 4.26, 1e-3], dtype=torch.float64), derived, 1e-12, "x")
+    assert (o.entry, o.user) == ((2,), 4.26)
+
+
+def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said():
+    out = _cli("examples/bug_zoo.py:softmax_without_shift", "--kind", "softmax")
+    assert out.exit_code == 1
+    assert out.output.splitlines()[-1] == ("status: fails (numerically unstable: finite-large-logits fails at large "
+                                           "logits while the formula holds at ordinary ones)")
+    from mathcheck.conform.property import Outcome, Property
+    from mathcheck.conform.run import run_property
+
+    near = Property("p", "softmax-simplex", "doc", lambda *a: Outcome(False, 2.0, 1.0, (0,), 0.0, 2.0, "x"), {"N": 1})
+    res = run_property(near, None, "t", "softmax", Variant(), 0, {"N": 1}, False)
+    assert res.status == "fails" and res.note.startswith("within 4× the tolerance from float64 ε (2×): a rounding-level")
