@@ -62,6 +62,30 @@ def test_gpt2_holds_listing_norms_and_attention_per_layer():
     assert out.output.splitlines()[-1] == "status: holds (every expected property holds)"
 
 
+@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2"])
+def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
+    out = run(f"hf:{model_type}", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["status"] == "holds" and data["config"]["num_key_value_heads"] == 2
+    kinds = [(m["path"], m["kind"], m["status"]) for m in data["modules"]]
+    for layer in (0, 1):
+        assert (f"model.layers.{layer}.input_layernorm", "rmsnorm", "holds") in kinds
+        assert (f"model.layers.{layer}.self_attn", "attention", "holds") in kinds
+    assert ("model.norm", "rmsnorm", "holds") in kinds
+    attn = next(m for m in data["modules"] if m["path"] == "model.layers.0.self_attn")
+    assert _prop_of(attn, "output")["claim"] == "grouped-query-attention"
+    norm = next(m for m in data["modules"] if m["path"] == "model.norm")
+    assert norm["setting"][0].startswith("computes in float32")  # the RMSNorm's upcast, measured by conform
+    assert "eps 1e-06" in norm["setting"][1]                      # at its own variance_epsilon
+    assert _property(data, "causality")["status"] == "holds"
+    assert _property(data, "kv-cache")["status"] == "holds"
+
+
+def _prop_of(module, name):
+    return next(p for p in module["properties"] if p["name"] == name)
+
+
 def test_bert_holds_with_causality_not_expected():
     out = run("hf:bert", "--json")
     assert out.exit_code == 0, out.output

@@ -17,6 +17,7 @@ class ModuleResult:
     path: str
     kind: str
     properties: list = field(default_factory=list)  # mathcheck.conform.run.Result
+    setting: list = field(default_factory=list)     # conform's lines: the precision measured, the eps tested at
 
     @property
     def status(self) -> str:
@@ -29,8 +30,8 @@ class ModuleResult:
         return f"{held}/{len(judged)}" + (f" (+{extra} not expected to hold or reported)" if extra else "")
 
     def to_json(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "properties": [r.to_json() for r in self.properties],
-                "status": self.status}
+        return {"path": self.path, "kind": self.kind, "setting": self.setting,
+                "properties": [r.to_json() for r in self.properties], "status": self.status}
 
 
 @dataclass
@@ -68,6 +69,8 @@ class ModelReport:
         wk = max([len(m.kind) for m in self.modules] + [9])
         for m in self.modules:
             out.append(f"  {m.path:<{wp}}  {m.kind:<{wk}}  {LABEL[m.status]} {m.tally()}")
+            if m.status != "holds":
+                out += [f"      {line}" for line in m.setting]
             for r in m.properties:
                 if r.status in ("fails", "inconclusive"):
                     out += _detail(r, self.replay, "      ")

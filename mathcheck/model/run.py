@@ -77,11 +77,11 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
               "batch": mp.BATCH, "length": length}
     report = ModelReport(loaded.label, config, seed, replay)
 
-    found = {}
+    found, settings = {}, {}
     for path, module in loaded.model.named_modules():
         kind = sl.norm_kind(module)
         if kind is not None:
-            found[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
+            found[(path, kind)], settings[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
     for key, res in _call_results(trace.calls, loaded, length, length, "full forward").items():
         found.setdefault(key, []).extend(res)
     if loaded.causal and loaded.cache_kw:  # one decoding step against a cache: its calls, held too
@@ -98,7 +98,7 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
     for name in trace.entered:  # modules in the order the forward first ran them
         order.setdefault(name, len(order))
     for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1])):
-        report.modules.append(ModuleResult(path, kind, res))
+        report.modules.append(ModuleResult(path, kind, res, settings.get((path, kind), [])))
 
     tol = mp.model_tolerance(loaded, mp._scale(trace), length)
     report.properties = [

@@ -26,7 +26,6 @@ import torch
 from mathcheck.conform.run import Result
 
 F64 = torch.float64
-EPS_NAMES = ("eps", "variance_epsilon", "epsilon")
 
 
 # --- tolerances ------------------------------------------------------------------------------------
@@ -71,7 +70,10 @@ def _compare(user, derived, tol):
 # --- norms -------------------------------------------------------------------------------------------
 
 def _eps_name(module):
-    return next((n for n in EPS_NAMES if isinstance(getattr(module, n, None), float)), None)
+    from mathcheck.conform.norms import held_eps
+
+    held = held_eps(module)
+    return held[0] if held else None
 
 
 def norm_kind(module: torch.nn.Module) -> str | None:
@@ -123,18 +125,20 @@ def norm_maker(module):
     return make
 
 
-def check_norm(path: str, module, kind: str, seed: int, replay: str) -> list[Result]:
-    """The conform properties of ``kind`` for this module; replay lines point at the model."""
+def check_norm(path: str, module, kind: str, seed: int, replay: str):
+    """conform's properties of ``kind`` for this module at its own eps (conform measures the eps
+    of a module that holds none, and the precision it computes in); replay lines point at the
+    model. Returns (results, setting lines)."""
+    from mathcheck.conform.norms import held_eps
     from mathcheck.conform.run import conform
+    from mathcheck.conform.spec import Variant
 
-    report = conform(norm_maker(module), kind, seed=seed, target=path)
+    held = held_eps(module)
+    report = conform(norm_maker(module), kind, Variant(eps=held[1] if held else None), seed=seed, target=path)
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
-    if _eps_name(module) is None:
-        for r in report.results:
-            r.note = (r.note + "; " if r.note else "") + "no eps attribute found: checked at the eps it uses"
-    return report.results
+    return report.results, list(report.setting)
 
 
 # --- attention calls ---------------------------------------------------------------------------------
