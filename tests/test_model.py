@@ -73,6 +73,7 @@ def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
         assert (f"model.layers.{layer}.input_layernorm", "rmsnorm", "holds") in kinds
         assert (f"model.layers.{layer}.self_attn", "attention", "holds") in kinds
     assert ("model.norm", "rmsnorm", "holds") in kinds
+    assert ("model.rotary_emb", "rotary", "holds") in kinds
     attn = next(m for m in data["modules"] if m["path"] == "model.layers.0.self_attn")
     assert _prop_of(attn, "output")["claim"] == "grouped-query-attention"
     norm = next(m for m in data["modules"] if m["path"] == "model.norm")
@@ -249,3 +250,20 @@ def test_model_help_imports_neither_transformers_nor_torch():
 
     mods = _imported_at_startup("model", "--help")
     assert "click" in mods and "transformers" not in mods and "torch" not in mods
+
+
+def test_a_rotary_applied_with_the_wrong_sign_fails_matches_derived():
+    from mathcheck.conform.run import conform
+    from mathcheck.model.load import load_model
+
+    model = load_model("hf:llama").model
+    apply, d, base = sl.rotary_parts(model.model.rotary_emb)
+    assert d == 16 and abs(base - 10000) < 1e-2
+
+    def backwards(q, k, cos, sin):  # rotates by −θ·pos
+        return apply(q, k, cos, -sin)
+
+    good = conform(sl.rotary_fn(model.model.rotary_emb, apply), "rotary", sizes={"m": 8})
+    bad = conform(sl.rotary_fn(model.model.rotary_emb, backwards), "rotary", sizes={"m": 8})
+    assert good.status == "holds"
+    assert {r.name: r.status for r in bad.results}["matches-derived"] == "fails"

@@ -82,6 +82,9 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         kind = sl.norm_kind(module)
         if kind is not None:
             found[(path, kind)], settings[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
+        rotary = sl.check_rotary(path, module, seed, replay)
+        if rotary is not None:
+            found[(path, "rotary")], settings[(path, "rotary")] = rotary
     for key, res in _call_results(trace.calls, loaded, length, length, "full forward").items():
         found.setdefault(key, []).extend(res)
     if loaded.causal and loaded.cache_kw:  # one decoding step against a cache: its calls, held too

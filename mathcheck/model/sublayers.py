@@ -257,3 +257,55 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
                                           "compared": "Σ_j P_ij over the keys, derived 1 (softmax-simplex 'normalised')"}))
     results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where))
     return results
+
+
+# --- rotary embeddings -------------------------------------------------------------------------------
+
+def rotary_parts(module):
+    """(apply, head_dim, base) for a transformers-style rotary module — an ``inv_freq`` buffer,
+    ``forward(x, position_ids) -> (cos, sin)`` — whose model file defines ``apply_rotary_pos_emb``;
+    else None. base is read back from inv_freq_b = base^(−2b/d)."""
+    import sys
+
+    inv = getattr(module, "inv_freq", None)
+    apply = getattr(sys.modules.get(type(module).__module__), "apply_rotary_pos_emb", None)
+    if not isinstance(inv, torch.Tensor) or inv.dim() != 1 or inv.numel() < 2 or apply is None:
+        return None
+    d = 2 * inv.numel()
+    return apply, d, float(inv[1].double()) ** (-d / 2)
+
+
+def rotary_fn(module, apply):
+    """``fn(x, positions)`` for conform's rotary kind: x (…, L, d) rotated by the module's cos/sin
+    through the model's own ``apply_rotary_pos_emb`` (one head)."""
+    def fn(x, positions):
+        L, d = x.shape[-2:]
+        xx = x.reshape(-1, L, d)
+        pos = positions.round().long().reshape(1, L).expand(xx.shape[0], L)
+        cos, sin = module(xx, pos)
+        q = xx[:, None]
+        out = apply(q, q, cos, sin)[0]
+        return out[:, 0].reshape(x.shape)
+    return fn
+
+
+def check_rotary(path: str, module, seed: int, replay: str):
+    """conform's rotary properties at the module's head size; ``matches-derived`` (θ_b =
+    10000^(−2(b−1)/d)) only when the module's base is 10000, the other two (statements about any
+    base) always. Returns (results, setting lines), or None when the module is not one we can call."""
+    from mathcheck.conform.run import conform
+
+    parts = rotary_parts(module)
+    if parts is None:
+        return None
+    apply, d, base = parts
+    only = ("relative-position", "norm-preserving")
+    if abs(base - 10000.0) <= 1e-6 * 10000.0 * 64:  # inv_freq is float32: base read back to ~d·ε
+        only = ()
+    report = conform(rotary_fn(module, apply), "rotary", seed=seed, only=only, sizes={"m": d // 2}, target=path)
+    for r in report.results:
+        if r.counterexample:
+            r.counterexample["replay"] = replay
+    setting = list(report.setting) + ([] if not only else [
+        f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"])
+    return report.results, setting
