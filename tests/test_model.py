@@ -267,3 +267,42 @@ def test_a_rotary_applied_with_the_wrong_sign_fails_matches_derived():
     bad = conform(sl.rotary_fn(model.model.rotary_emb, backwards), "rotary", sizes={"m": 8})
     assert good.status == "holds"
     assert {r.name: r.status for r in bad.results}["matches-derived"] == "fails"
+
+
+class _MHAModel(torch.nn.Module):
+    """Attention by nn.MultiheadAttention: its fused eval path is invisible to the trace."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb, self.ln = torch.nn.Embedding(50, 16), torch.nn.LayerNorm(16)
+        self.mha = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+        self.head = torch.nn.Linear(16, 50)
+
+    def forward(self, input_ids):
+        x = self.ln(self.emb(input_ids))
+        L = x.shape[1]
+        y, _ = self.mha(x, x, x, attn_mask=torch.ones(L, L, dtype=torch.bool).triu(1), need_weights=False)
+        return self.head(y)
+
+
+def test_a_fused_attention_is_said_to_be_unseen_and_the_trace_does_not_break_determinism():
+    report = assert_model_conforms(_MHAModel)
+    assert report.notes and report.notes[0].startswith("no attention call was intercepted")
+    assert {r.name: r.status for r in report.properties}["determinism"] == "holds"
+    assert [(m.path, m.kind) for m in report.modules] == [("ln", "layernorm")]
+
+
+def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("import torch\n"
+                 "def three():\n    return 3\n"
+                 "class Flat(torch.nn.Module):\n"
+                 "    def __init__(self):\n        super().__init__()\n        self.e = torch.nn.Embedding(5, 2)\n"
+                 "    def forward(self, input_ids):\n        return self.e(input_ids).sum()\n"
+                 "def flat():\n    return Flat()\n")
+    out = run(f"{f}:three")
+    assert out.exit_code == 2 and out.output == f"error: SPEC '{f}:three': the factory returned a int, not an nn.Module\n"
+    out = run(f"{f}:flat")
+    assert out.exit_code == 2 and out.output == (
+        f"error: SPEC '{f}:flat': forward(input_ids (B, L) = (2, 6)) must return logits (B, L, V) "
+        "or an object with .logits; it returned ()\n")

@@ -42,6 +42,7 @@ class ModelReport:
     replay: str
     modules: list = field(default_factory=list)
     properties: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # what the run could not see, said once
 
     @property
     def status(self) -> str:
@@ -59,12 +60,12 @@ class ModelReport:
         props = [{"name": r.name, "claim": r.claim, "status": r.status, "expected": r.expected,
                   "max_abs_err": r.to_json()["max_abs_err"], "tolerance": r.to_json()["tolerance"],
                   "note": r.note or None, "counterexample": r.counterexample} for r in self.properties]
-        return {"model": self.model, "config": self.config, "seed": self.seed,
+        return {"model": self.model, "config": self.config, "seed": self.seed, "notes": self.notes,
                 "modules": [m.to_json() for m in self.modules], "properties": props, "status": self.status}
 
     def lines(self) -> list[str]:
         cfg = ", ".join(f"{k} {v}" for k, v in self.config.items())
-        out = [f"model {self.model}  seed {self.seed}", f"  config: {cfg}"]
+        out = [f"model {self.model}  seed {self.seed}", f"  config: {cfg}"] + [f"  note: {n}" for n in self.notes]
         wp = max([len(m.path) for m in self.modules] + [10])
         wk = max([len(m.kind) for m in self.modules] + [9])
         for m in self.modules:

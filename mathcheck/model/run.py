@@ -7,7 +7,7 @@ import torch
 from mathcheck.conform.spec import BadInput
 from mathcheck.model import properties as mp
 from mathcheck.model import sublayers as sl
-from mathcheck.model.load import Sizes, check_options, load_model, logits_of
+from mathcheck.model.load import Sizes, cache_of, check_options, load_model, logits_of
 from mathcheck.model.report import ModelReport, ModuleResult
 from mathcheck.model.trace import Trace
 
@@ -62,9 +62,8 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
             raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
         replay = f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
     ids = mp.draw_ids(seed, loaded.vocab, length)
-    trace = Trace(loaded.model)
     try:
-        base = logits_of(mp.forward(loaded, ids, trace))
+        base = logits_of(mp.forward(loaded, ids))
     except Exception as exc:
         raise BadInput(f"SPEC {spec!r}: forward(input_ids) of shape {tuple(ids.shape)} raised "
                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
@@ -73,7 +72,11 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         raise BadInput(f"SPEC {spec!r}: forward(input_ids (B, L) = {tuple(ids.shape)}) must return logits (B, L, V) "
                        f"or an object with .logits; it returned {shape}")
     base = base.to(torch.float64)
-    config = {**loaded.config, "causal": f"{loaded.causal} ({loaded.causal_source})", "dtype": "float64",
+    # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
+    # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
+    trace = Trace(loaded.model)
+    mp.forward(loaded, ids, trace)
+    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source, "dtype": "float64",
               "batch": mp.BATCH, "length": length}
     report = ModelReport(loaded.label, config, seed, replay)
 
@@ -89,8 +92,6 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         found.setdefault(key, []).extend(res)
     if loaded.causal and loaded.cache_kw:  # one decoding step against a cache: its calls, held too
         out = mp.forward(loaded, ids[:, :-1], use_cache=True)
-        from mathcheck.model.load import cache_of
-
         cache = cache_of(out, loaded.cache_kw)
         if cache is not None:
             step = Trace(loaded.model)
@@ -103,6 +104,10 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
     for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1])):
         report.modules.append(ModuleResult(path, kind, res, settings.get((path, kind), [])))
 
+    if not any(m.kind == "attention" for m in report.modules):
+        report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
+                            "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
+                            "hold it with mathcheck conform --kind mha")
     tol = mp.model_tolerance(loaded, mp._scale(trace), length)
     report.properties = [
         mp.causality(loaded, ids, base, tol, seed, replay),
