@@ -306,3 +306,19 @@ def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):
     assert out.exit_code == 2 and out.output == (
         f"error: SPEC '{f}:flat': forward(input_ids (B, L) = (2, 6)) must return logits (B, L, V) "
         "or an object with .logits; it returned ()\n")
+
+
+def test_a_gemma_style_norm_is_held_at_its_own_identity_weight():
+    class OnePlus(torch.nn.Module):  # Gemma: y·(1 + w), w initialised to 0
+        def __init__(self, d, eps=1e-6):
+            super().__init__()
+            self.weight, self.eps = torch.nn.Parameter(torch.zeros(d)), eps
+
+        def forward(self, x):
+            return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * (1.0 + self.weight)
+
+    assert sl.identity_fill(OnePlus(8)) == 0.0 and sl.identity_fill(torch.nn.RMSNorm(8)) == 1.0
+    assert sl.norm_kind(OnePlus(8)) == "rmsnorm"
+    results, setting = sl.check_norm("norm", OnePlus(8), "rmsnorm", 0, "replay")
+    assert {r.status for r in results} == {"holds", "not expected to hold"}
+    assert "eps 1e-06" in setting[-1]

@@ -46,6 +46,8 @@ class Loaded:
     vocab: int = 0
     attn_implementation: str | None = None
     takes_position_ids: bool = False
+    window: int | None = None         # a sliding window from the config (masks only compared within it)
+    max_positions: int | None = None  # the longest sequence the config allows
 
 
 def check_options(spec: str, sizes: Sizes, attn: str, length: int) -> None:
@@ -104,6 +106,8 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
         if hasattr(probe, "intermediate_size"):
             kw["intermediate_size"] = 2 * sizes.hidden
+        if getattr(probe, "pad_token_id", None) is not None and probe.pad_token_id >= kw["vocab_size"]:
+            kw["pad_token_id"] = 0  # the default pad id of a large vocabulary is outside the tiny one
         if hasattr(probe, "head_dim"):
             kw["head_dim"] = sizes.hidden // sizes.heads
         config = AutoConfig.for_model(model_type, **kw)
@@ -123,7 +127,8 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                   "declared" if causal is not None else "config", config={**kw, "class": type(model).__name__,
                                                                            "attn_implementation": attn},
                   cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
-                  attn_implementation=attn, takes_position_ids="position_ids" in sig)
+                  attn_implementation=attn, takes_position_ids="position_ids" in sig,
+                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"])
 
 
 def _cache_kw(params) -> str | None:

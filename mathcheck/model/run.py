@@ -57,6 +57,11 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         check_options(spec, sizes, attn, length)
         loaded = load_model(spec, sizes, attn, seed, causal)
         replay = replay_line(spec, seed, sizes, attn, causal, length)
+        if loaded.max_positions is not None and length > loaded.max_positions:
+            raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
+        if loaded.window is not None and length > loaded.window:
+            raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
+                           f"checked against the full causal mask only: give --length ≤ {loaded.window}")
     else:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
         if length < 2:
             raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")

@@ -95,7 +95,7 @@ def norm_kind(module: torch.nn.Module) -> str | None:
     x = torch.randn(3, w.shape[0], generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
     try:
         with torch.no_grad():
-            y = _at_identity(module, w.shape[0], 1e-5)(x)
+            y = _at_identity(module, w.shape[0], 1e-5, identity_fill(module))(x)
         centred = float(y.mean(-1).abs().max()) < 1e-6
         unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3
     except Exception:  # not a norm after all
@@ -103,11 +103,12 @@ def norm_kind(module: torch.nn.Module) -> str | None:
     return ("layernorm" if centred else "rmsnorm") if unit else None
 
 
-def _at_identity(module, D, eps):
-    """A copy of ``module`` for D features, affine part at the identity, eps set to ``eps``."""
+def _at_identity(module, D, eps, fill=1.0):
+    """A copy of ``module`` for D features, its weight filled with ``fill`` and its bias 0, eps set
+    to ``eps``: the affine part at the identity when ``fill`` is the module's (see :func:`identity_fill`)."""
     m = copy.deepcopy(module).to(F64)
     with torch.no_grad():
-        m.weight = torch.nn.Parameter(torch.ones(D, dtype=F64))
+        m.weight = torch.nn.Parameter(torch.full((D,), float(fill), dtype=F64))
         if isinstance(getattr(m, "bias", None), torch.Tensor):
             m.bias = torch.nn.Parameter(torch.zeros(D, dtype=F64))
     if hasattr(m, "normalized_shape"):
@@ -118,10 +119,28 @@ def _at_identity(module, D, eps):
     return m
 
 
+def identity_fill(module) -> float:
+    """The weight value that makes the affine part the identity: 1 for y·w (LayerNorm, LLaMA's
+    RMSNorm), 0 for y·(1 + w) (Gemma's RMSNorm) — whichever gives outputs of unit mean square."""
+    D = module.weight.shape[0]
+    x = torch.randn(3, D, generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
+    for fill in (1.0, 0.0):
+        try:
+            with torch.no_grad():
+                y = _at_identity(module, D, 1e-5, fill)(x).to(F64)
+        except Exception:  # not a norm we can call: the properties will say so
+            return 1.0
+        if float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3:
+            return fill
+    return 1.0
+
+
 def norm_maker(module):
     """``make(D, eps)`` for conform: the module's own computation at any size and eps."""
+    fill = identity_fill(module)
+
     def make(D, eps):
-        return _at_identity(module, D, eps)
+        return _at_identity(module, D, eps, fill)
     return make
 
 
