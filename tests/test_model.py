@@ -322,3 +322,17 @@ def test_a_gemma_style_norm_is_held_at_its_own_identity_weight():
     results, setting = sl.check_norm("norm", OnePlus(8), "rmsnorm", 0, "replay")
     assert {r.status for r in results} == {"holds", "not expected to hold"}
     assert "eps 1e-06" in setting[-1]
+
+
+def test_a_cache_path_that_raises_fails_kv_cache_and_does_not_crash():
+    gpt = _load("tiny_gpt")
+
+    class Broken(gpt.CausalSelfAttention):
+        def extend(self, cache, k, v):
+            if cache is not None:
+                raise RuntimeError("no cache here")
+            return super().extend(cache, k, v)
+
+    with pytest.raises(ClaimFailed) as err:
+        assert_model_conforms(lambda: gpt.GPT(attention=Broken))
+    assert "the forward with use_cache/past_key_values raised RuntimeError: no cache here" in str(err.value)

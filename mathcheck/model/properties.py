@@ -105,7 +105,7 @@ def first_divergence(a: Trace, b: Trace, L: int, positions, tol: float, b_offset
         first = first or path
         if _differs(inp, u_inp, L, positions, tol, b_offset) is False:
             return path or "(the model)"
-    return first if first is None else (first or "(the model)")
+    return None if first is None else (first or "(the model)")
 
 
 def _fail(name, claim, doc, err, tol, cx, note="") -> Result:
@@ -169,6 +169,17 @@ def causality(loaded, ids, base, tol, seed, replay) -> Result:
 # --- KV cache ----------------------------------------------------------------------------------------
 
 def kv_cache(loaded, ids, base, tol, replay) -> Result:
+    """The property, or a failure saying what the cache path raised (the user's cache code)."""
+    try:
+        return _kv_cache(loaded, ids, base, tol, replay)
+    except Exception as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        return _fail("kv-cache", "kv-cache-equivalence", "decoding one token at a time against the cache equals "
+                     "the full forward", None, tol, {"compared": "decoding with the cache", "replay": replay},
+                     note=f"the forward with use_cache/{loaded.cache_kw} raised {type(exc).__name__}: {msg}")
+
+
+def _kv_cache(loaded, ids, base, tol, replay) -> Result:
     claim, doc = "kv-cache-equivalence", "decoding one token at a time against the cache equals the full forward"
     if not loaded.causal:
         return Result("kv-cache", claim, doc, "not checked", "not expected to hold",

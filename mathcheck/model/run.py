@@ -49,24 +49,24 @@ def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
     return out
 
 
-def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
-                length: int = LENGTH, loaded=None) -> ModelReport:
-    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
-    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``."""
-    if loaded is None:
-        check_options(spec, sizes, attn, length)
-        loaded = load_model(spec, sizes, attn, seed, causal)
-        replay = replay_line(spec, seed, sizes, attn, causal, length)
-        if loaded.max_positions is not None and length > loaded.max_positions:
-            raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
-        if loaded.window is not None and length > loaded.window:
-            raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
-                           f"checked against the full causal mask only: give --length ≤ {loaded.window}")
-    else:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
+def _load(spec, sizes, attn, seed, causal, length, loaded):
+    """(loaded model, replay line); every check on the user's input before any work."""
+    if loaded is not None:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
         if length < 2:
             raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
-        replay = f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
-    ids = mp.draw_ids(seed, loaded.vocab, length)
+        return loaded, f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
+    check_options(spec, sizes, attn, length)
+    loaded = load_model(spec, sizes, attn, seed, causal)
+    if loaded.max_positions is not None and length > loaded.max_positions:
+        raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
+    if loaded.window is not None and length > loaded.window:
+        raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
+                       f"checked against the full causal mask only: give --length ≤ {loaded.window}")
+    return loaded, replay_line(spec, seed, sizes, attn, causal, length)
+
+
+def _logits(loaded, spec, ids) -> torch.Tensor:
+    """The untraced forward's logits, or one BadInput line saying what the forward did instead."""
     try:
         base = logits_of(mp.forward(loaded, ids))
     except Exception as exc:
@@ -76,15 +76,13 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
         raise BadInput(f"SPEC {spec!r}: forward(input_ids (B, L) = {tuple(ids.shape)}) must return logits (B, L, V) "
                        f"or an object with .logits; it returned {shape}")
-    base = base.to(torch.float64)
-    # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
-    # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
-    trace = Trace(loaded.model)
-    mp.forward(loaded, ids, trace)
-    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source, "dtype": "float64",
-              "batch": mp.BATCH, "length": length}
-    report = ModelReport(loaded.label, config, seed, replay)
+    return base.to(torch.float64)
 
+
+def _sublayers(loaded, ids, trace, seed, replay) -> list[ModuleResult]:
+    """Norms and rotary modules by discovery, attention calls from the trace (and from one decoding
+    step against a cache), listed in the order the forward ran their modules."""
+    L = ids.shape[1]
     found, settings = {}, {}
     for path, module in loaded.model.named_modules():
         kind = sl.norm_kind(module)
@@ -93,22 +91,39 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         rotary = sl.check_rotary(path, module, seed, replay)
         if rotary is not None:
             found[(path, "rotary")], settings[(path, "rotary")] = rotary
-    for key, res in _call_results(trace.calls, loaded, length, length, "full forward").items():
+    for key, res in _call_results(trace.calls, loaded, L, L, "full forward").items():
         found.setdefault(key, []).extend(res)
-    if loaded.causal and loaded.cache_kw:  # one decoding step against a cache: its calls, held too
-        out = mp.forward(loaded, ids[:, :-1], use_cache=True)
-        cache = cache_of(out, loaded.cache_kw)
-        if cache is not None:
-            step = Trace(loaded.model)
-            mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
-            for key, res in _call_results(step.calls, loaded, 1, None, "cached step").items():
-                found.setdefault(key, []).extend(res)
+    if loaded.causal and loaded.cache_kw:
+        step = Trace(loaded.model)
+        try:
+            cache = cache_of(mp.forward(loaded, ids[:, :-1], use_cache=True), loaded.cache_kw)
+            if cache is not None:
+                mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
+        except Exception:  # the cache path raised: the kv-cache property reports it
+            step.calls.clear()
+        for key, res in _call_results(step.calls, loaded, 1, None, "cached step").items():
+            found.setdefault(key, []).extend(res)
     order = {}
     for name in trace.entered:  # modules in the order the forward first ran them
         order.setdefault(name, len(order))
-    for (path, kind), res in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1])):
-        report.modules.append(ModuleResult(path, kind, res, settings.get((path, kind), [])))
+    ranked = sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1]))
+    return [ModuleResult(path, kind, res, settings.get((path, kind), [])) for (path, kind), res in ranked]
 
+
+def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
+                length: int = LENGTH, loaded=None) -> ModelReport:
+    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
+    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``."""
+    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded)
+    ids = mp.draw_ids(seed, loaded.vocab, length)
+    base = _logits(loaded, spec, ids)
+    # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
+    # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
+    trace = Trace(loaded.model)
+    mp.forward(loaded, ids, trace)
+    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source, "dtype": "float64",
+              "batch": mp.BATCH, "length": length}
+    report = ModelReport(loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay))
     if not any(m.kind == "attention" for m in report.modules):
         report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
                             "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
