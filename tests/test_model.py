@@ -336,3 +336,15 @@ def test_a_cache_path_that_raises_fails_kv_cache_and_does_not_crash():
     with pytest.raises(ClaimFailed) as err:
         assert_model_conforms(lambda: gpt.GPT(attention=Broken))
     assert "the forward with use_cache/past_key_values raised RuntimeError: no cache here" in str(err.value)
+
+
+def test_eager_attention_is_held_through_its_float32_softmax():
+    out = run("hf:llama", "--attn-implementation", "eager", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["config"]["attn_implementation"] == "eager"
+    attn = next(m for m in data["modules"] if m["path"] == "model.layers.0.self_attn")
+    assert attn["kind"] == "attention" and attn["status"] == "holds"
+    derived = _prop_of(attn, "matches-derived")
+    assert derived["note"] == "full forward; computed in float32" and derived["tolerance"] > 1e-8
+    assert {p["name"] for p in attn["properties"]} >= {"weights-on-simplex", "mask-kind", "mask-kind [cached step]"}
