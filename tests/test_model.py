@@ -348,3 +348,8 @@ def test_eager_attention_is_held_through_its_float32_softmax():
     derived = _prop_of(attn, "matches-derived")
     assert derived["note"] == "full forward; computed in float32" and derived["tolerance"] > 1e-8
     assert {p["name"] for p in attn["properties"]} >= {"weights-on-simplex", "mask-kind", "mask-kind [cached step]"}
+
+
+def test_a_tolerance_that_is_not_finite_is_never_a_pass():
+    r = sl._result("output", "attention-backward", "doc", True, 0.0, float("inf"))
+    assert r.status == "inconclusive" and r.tolerance is None
