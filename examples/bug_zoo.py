@@ -60,6 +60,22 @@ def drop_keys_after_16(query, key, value, attn_mask=None, is_causal=False):
     return _attention(query, key, value, attn_mask, is_causal)
 
 
+class DropKeysAttention(nn.Module):
+    """Self-attention whose keys and values are the first 16 tokens only (a fixed key budget)."""
+
+    def __init__(self, D, H):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(D, H, batch_first=True)
+
+    def forward(self, x):
+        kv = x[:, :16]
+        return self.mha(x, kv, kv)[0]
+
+
+def make_drop_keys_after_16(D, H):
+    return DropKeysAttention(D, H)
+
+
 def softmax_without_shift(x, dim):
     """exp(x)/Σ exp(x) without subtracting the maximum: exp(1e4) = inf."""
     e = x.exp()
@@ -158,6 +174,7 @@ ZOO = {
     "causal_triangle_flipped": ("attention", ("--causal",), "causal-future-zero-weight"),
     "causal_flag_ignored": ("attention", ("--causal",), "permutation-equivariance"),
     "drop_keys_after_16": ("attention", (), "long-sequence"),
+    "make_drop_keys_after_16": ("mha", (), "long-sequence"),
     "make_view_merge": ("mha", (), "split-merge"),
     "make_unbiased_layernorm": ("layernorm", (), "variance"),
     "kl_swapped": ("kl", (), "direction"),

@@ -476,12 +476,23 @@ def cache_clear():
 @click.option("--scale", type=float, default=None, metavar="S", help="Score scale used instead of 1/sqrt(D_head).")
 @click.option("--eps", type=float, default=None, metavar="EPS",
               help="layernorm/rmsnorm: the eps to test at (default: the module's own, else 0.1).")
+@click.option("--layout", default=None, metavar="bhld|blhd|lbd",
+              help="Tensor layout: attention/gqa (B,H,L,D) or (B,L,H,D); mha (L,B,D) with lbd.")
+@click.option("--mask", default=None, metavar="CONVENTION",
+              help="attention: attn_mask as keep (default), masked-out, additive, finfo-min or keep01.")
+@click.option("--gqa-grouping", default=None, metavar="interleaved|tiled",
+              help="gqa: query head h reads K/V head h // (H/G) (interleaved, default) or h mod G (tiled).")
+@click.option("--label-smoothing", type=float, default=None, metavar="EPS",
+              help="cross-entropy: PyTorch's label smoothing (target (1-EPS)p + EPS/C).")
+@click.option("--temperature", type=float, default=None, metavar="T",
+              help="kl: distillation fn(student_logits, teacher_logits) = T^2 KL(softmax(v/T)||softmax(z/T)).")
 @click.option("--property", "only", multiple=True, metavar="NAME", help="Check only this property (repeatable).")
 @click.option("--sizes", default=None, metavar="B=1,L=2", help="Sizes to check at (no shrinking), e.g. a replay.")
 @click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
 @seed_option
 @json_option
-def conform(target, kind, causal, window, positions, scale, eps, only, sizes, simple_values, seed, as_json):
+def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
+            temperature, only, sizes, simple_values, seed, as_json):
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -491,7 +502,9 @@ def conform(target, kind, causal, window, positions, scale, eps, only, sizes, si
 
     try:
         check_kind(kind)
-        variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps)
+        variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
+                          mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
+                          temperature=temperature)
         check_variant(kind, variant)
         size_map = parse_sizes(sizes)
         from mathcheck.conform.target import check_signature, load

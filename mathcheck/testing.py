@@ -106,20 +106,22 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
 
 def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
-                    scale=None, seed: int = 0):
+                    scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None):
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
         def test_my_attention():
             assert_conforms(my_model.attention, kind="attention", causal=True)
 
-    Each call draws from its own seeded generators (no global state), so it runs the same under
+    ``eps``, ``layout``, ``mask``, ``gqa_grouping`` are the command's ``--eps``, ``--layout``, ``--mask``,
+    ``--gqa-grouping`` (docs/conform.md, *Conventions*). Each call draws from its own seeded generators (no global state), so it runs the same under
     pytest-xdist.
     """
     from mathcheck.conform.run import conform
     from mathcheck.conform.spec import BadInput, Variant
 
-    variant = Variant(causal=causal, window=window, positions=positions, scale=scale)
+    variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
+                      mask=mask, gqa_grouping=gqa_grouping)
     try:
         report = conform(fn, kind, variant, seed=seed)
     except BadInput as exc:

@@ -134,11 +134,16 @@ def _cases():
         m = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(m)
         for name, kind, flags, prop in m.CASES:
-            yield pytest.param(f, name, kind, flags, prop, id=f"{f.stem}:{name}")
+            yield pytest.param(f, name, kind, flags, prop, id=f"{f.stem}:{name}{''.join(flags)}")
 
 
 def _variant(flags):
-    return Variant(causal="--causal" in flags)
+    """The corpus's command-line flags as a Variant (--causal, and --layout/--mask/--gqa-grouping VALUE)."""
+    opts = {"causal": "--causal" in flags}
+    for flag, field in (("--layout", "layout"), ("--mask", "mask"), ("--gqa-grouping", "gqa_grouping")):
+        if flag in flags:
+            opts[field] = flags[flags.index(flag) + 1]
+    return Variant(**opts)
 
 
 @pytest.mark.parametrize("file,name,kind,flags,prop", list(_cases()))
@@ -202,3 +207,150 @@ def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said():
     near = Property("p", "softmax-simplex", "doc", lambda *a: Outcome(False, 2.0, 1.0, (0,), 0.0, 2.0, "x"), {"N": 1})
     res = run_property(near, None, "t", "softmax", Variant(), 0, {"N": 1}, False)
     assert res.status == "fails" and res.note.startswith("within 4× the tolerance from float64 ε (2×): a rounding-level")
+
+
+# --- HF's own modules and attention interface ---------------------------------------------------------
+
+HF_EAGER = "transformers.models.llama.modeling_llama:eager_attention_forward"
+
+
+@pytest.mark.parametrize("target,args", [
+    (HF_EAGER, ["--kind", "attention"]),
+    (HF_EAGER, ["--kind", "attention", "--causal"]),
+    (HF_EAGER, ["--kind", "gqa", "--causal"]),  # repeat_kv over module.num_key_value_groups
+    ("transformers.models.gpt2.modeling_gpt2:eager_attention_forward", ["--kind", "attention", "--causal"]),
+])
+def test_hf_attention_interface_is_detected_and_holds(target, args):
+    pytest.importorskip("transformers")
+    out = _cli(target, *args)
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[-1] == "status: holds (every expected property holds)"
+
+
+def test_hf_llama_eager_softmax_is_measured_float32():
+    pytest.importorskip("transformers")
+    out = _cli(HF_EAGER, "--kind", "attention")
+    assert out.output.splitlines()[1].startswith("  computes in float32 (output float64)")
+
+
+def hf_llama_rotary(x, positions):
+    """Llama's rotary path: LlamaRotaryEmbedding's cos/sin and apply_rotary_pos_emb (rotate_half)."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    d = x.shape[-1]
+    cos, sin = LlamaRotaryEmbedding(LlamaConfig(hidden_size=d, num_attention_heads=1, head_dim=d))(
+        x, positions.long()[None])
+    q = x.reshape(-1, 1, *x.shape[-2:])
+    return apply_rotary_pos_emb(q, q, cos, sin)[0].reshape(x.shape)
+
+
+def test_hf_llama_rotary_path_holds_in_float32():
+    pytest.importorskip("transformers")
+    r = conform(hf_llama_rotary, "rotary")
+    assert r.status == "holds", "\n".join(r.lines())
+    assert r.precision == "float32"
+
+
+def test_convention_options_are_checked_before_work():
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--layout", "blhd")
+    assert (bad.exit_code, bad.output) == (2, "error: --layout 'blhd': kind 'softmax' takes none (it is for "
+                                              "attention, gqa and mha)\n")
+    bad = _cli("examples/bug_zoo.py:gqa_tiled", "--kind", "gqa", "--gqa-grouping", "round-robin")
+    assert (bad.exit_code, bad.output) == (2, "error: --gqa-grouping 'round-robin': kind gqa takes interleaved or "
+                                              "tiled\n")
+    bad = _cli("torch.nn.functional:scaled_dot_product_attention", "--kind", "attention", "--mask", "0/1")
+    assert bad.exit_code == 2 and bad.output.startswith("error: --mask '0/1': kind attention takes one of keep, ")
+
+
+def test_gqa_grouping_is_a_declared_convention():
+    from examples import bug_zoo as zoo
+
+    assert conform(zoo.gqa_tiled, "gqa", Variant(gqa_grouping="tiled")).status == "holds"
+    assert "matches-derived" in conform(zoo.gqa_tiled, "gqa").failed  # the default: interleaved
+
+
+def test_mask_conventions_and_sequence_first_mha():
+    def masked_out(q, k, v, attn_mask=None, is_causal=False):  # True = masked (the opposite of SDPA)
+        return nn.functional.scaled_dot_product_attention(q, k, v, None if attn_mask is None else ~attn_mask,
+                                                          is_causal=is_causal)
+
+    def keep01(q, k, v, attn_mask=None, is_causal=False):  # 0/1 keep, filled with finfo.min
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if attn_mask is not None:
+            s = s.masked_fill(attn_mask == 0, torch.finfo(s.dtype).min)
+        if is_causal:
+            s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), -torch.inf)
+        return s.softmax(-1) @ v
+
+    assert conform(masked_out, "attention", Variant(mask="masked-out")).status == "holds"
+    assert "masked-keys-zero-weight" in conform(masked_out, "attention").failed
+    assert conform(keep01, "attention", Variant(mask="keep01", causal=True)).status == "holds"
+    assert conform(SeqFirst, "mha", Variant(layout="lbd")).status == "holds"
+    assert conform(SeqFirst, "mha").failed == ["shapes"]  # (L, B, D) read as (B, L, D): the traced table differs
+
+
+class SeqFirst(nn.Module):
+    """Self-attention on (L, B, D): nn.MultiheadAttention's default batch_first=False."""
+
+    def __init__(self, D, H):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(D, H)
+
+    def forward(self, x):
+        return self.mha(x, x, x)[0]
+
+
+# --- loss conventions: label smoothing, distillation temperature -------------------------------------
+
+def ce_smoothed(z, y):
+    return nn.functional.cross_entropy(z, y, label_smoothing=0.1)
+
+
+def ce_smoothed_over_other_classes(z, y):
+    """ε/(C − 1) on the other classes: a common hand-written smoothing, not PyTorch's ε/C."""
+    C, eps = z.shape[-1], 0.1
+    p = y if y.dtype.is_floating_point else nn.functional.one_hot(y, C).to(z.dtype)
+    p = p * (1 - eps) + (1 - p) * eps / (C - 1)
+    return -(p * nn.functional.log_softmax(z, -1)).sum(-1).mean()
+
+
+def distill(z, v, T=2.0):
+    return nn.functional.kl_div(nn.functional.log_softmax(z / T, -1), nn.functional.softmax(v / T, -1),
+                                reduction="batchmean") * T * T
+
+
+def test_label_smoothing_is_pytorchs_eps_over_c():
+    assert conform(ce_smoothed, "cross-entropy", Variant(label_smoothing=0.1)).status == "holds"
+    assert "matches-derived" in conform(ce_smoothed, "cross-entropy").failed  # smoothing not declared
+    assert "matches-derived" in conform(ce_smoothed_over_other_classes, "cross-entropy",
+                                        Variant(label_smoothing=0.1)).failed
+
+
+def test_distillation_temperature_states_the_t_squared_factor():
+    assert conform(distill, "kl", Variant(temperature=2.0)).status == "holds"
+    no_t2 = conform(lambda z, v: distill(z, v) / 4, "kl", Variant(temperature=2.0))
+    assert {"matches-derived", "gradient"} <= set(no_t2.failed)
+    bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--temperature", "2")
+    assert (bad.exit_code, bad.output) == (2, "error: --temperature 2.0: it is for kind kl (distillation), not "
+                                              "'softmax'\n")
+    bad = _cli("tests/test_conform_real.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
+    assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
+                                              "--label-smoothing 0.1\n")
+
+
+class BFloat16Norm(nn.Module):
+    def __init__(self, D, eps):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        y = x.to(torch.bfloat16)
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+
+
+def test_bfloat16_is_measured_by_the_same_table_and_said_to_be_coarse():
+    r = conform(BFloat16Norm, "rmsnorm")
+    assert r.precision == "bfloat16"
+    assert r.setting[0].startswith("computes in bfloat16 (output float64): tolerances from bfloat16 ε = 0.00781")
+    assert r.setting[0].endswith("too coarse to tell most bugs from rounding; check a float32 build of it as well")

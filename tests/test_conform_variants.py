@@ -30,7 +30,7 @@ def windowed(W):
 def alibi(q, k, v, attn_mask=None, is_causal=False):
     H, L = q.shape[1], q.shape[2]
     i, j = torch.arange(L)[:, None], torch.arange(L)[None]
-    bias = -alibi_slopes(H)[:, None, None].to(q.dtype) * (i - j).to(q.dtype)
+    bias = -alibi_slopes(H)[:, None, None].to(q.dtype) * (i - j).abs().to(q.dtype)  # bidirectional: −m|i − j|
     if is_causal:
         bias = bias.masked_fill(j > i, float("-inf"))
     if attn_mask is not None and attn_mask.dtype == torch.bool:
@@ -73,6 +73,18 @@ def test_alibi_reference_and_expected_break():
     assert report.status == "holds", "\n".join(report.lines())
     r = next(r for r in report.results if r.name == "permutation-equivariance")
     assert r.status == "not expected to hold" and r.expected == "breaks"
+
+
+def test_bidirectional_alibi_is_minus_m_abs_distance():
+    assert conform(alibi, "attention", Variant(positions="alibi")).status == "holds"
+
+    def signed(q, k, v, attn_mask=None, is_causal=False):  # −m(i − j) without a mask favours future keys
+        L = q.shape[2]
+        i, j = torch.arange(L)[:, None], torch.arange(L)[None]
+        bias = -alibi_slopes(q.shape[1])[:, None, None].to(q.dtype) * (i - j).to(q.dtype)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+    assert "output" in conform(signed, "attention", Variant(positions="alibi"), only=("output",)).failed
 
 
 def test_rotary_declared_but_equivariant_fails_and_output_is_not_checked():

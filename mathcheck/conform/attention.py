@@ -41,7 +41,8 @@ def keep_mask(L: int, Lk: int, variant) -> torch.Tensor:
 
 def derived_scores(q, k, variant) -> torch.Tensor:
     """z[b, h, l, j] from the head-scores part; --scale S replaces its 1/√D_head by S; ALiBi adds
-    the bias −m_h(l − j)."""
+    the bias −m_h|l − j| (−m_h(l − j) on the causal band; bidirectional ALiBi elsewhere, which does not
+    favour future keys)."""
     B, H, L, Dh = q.shape
     z = fm.ev(fm.head_scores(), {"Q_h": q, "K_h": k, "D_head": Dh},
               grid={"b": B, "h": H, "l": L, "j": k.shape[2]}, base=0)
@@ -49,7 +50,7 @@ def derived_scores(q, k, variant) -> torch.Tensor:
         z = z * (variant.scale * math.sqrt(Dh))
     if variant.positions == "alibi":
         dist = torch.arange(L, dtype=F64)[:, None] - torch.arange(k.shape[2], dtype=F64)[None, :]
-        z = z - alibi_slopes(H)[:, None, None] * dist
+        z = z - alibi_slopes(H)[:, None, None] * dist.abs()
     return z
 
 
@@ -146,6 +147,8 @@ def _masked_keys(fn, s, gen, simple, variant):
     B, H, L = s["B"], s["H"], s["L"]
     q, k = draw(gen, B, H, L, L, simple=simple), draw(gen, B, H, L, L, simple=simple)
     keep = _random_keep(gen, B, H, L)
+    if variant.always_causal:  # it masks the future whatever it is passed: the band is part of the mask
+        keep = keep & keep_mask(L, L, variant)
     V = _identity_values(B, H, L)
     z = derived_scores(q, k, variant)
     outcomes = []

@@ -177,6 +177,13 @@ def kl_batchmean():
 
 
 @lru_cache(maxsize=None)
+def soft_ce_gradient():
+    """kl-distillation, part ``soft-ce-gradient``: ∂(−Σ_j p_j log softmax(z/T)_j)/∂z_i = (q_i − p_i)/T,
+    q = softmax(z/T), for any target distribution p (a smoothed label, a teacher's softmax)."""
+    return _claim("kl-distillation").part("soft-ce-gradient").rhs
+
+
+@lru_cache(maxsize=None)
 def kl_asymmetric_pair():
     """kl-distillation, part ``asymmetry``: the pair (p, q) = ((1/2, 1/2), (9/10, 1/10)) whose two
     KL divergences the part shows differ, as float lists."""

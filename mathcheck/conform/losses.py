@@ -181,6 +181,18 @@ def log_softmax_properties() -> list[Property]:
 
 # --- cross-entropy ----------------------------------------------------------------------------------
 
+def smoothed(p: torch.Tensor, variant) -> torch.Tensor:
+    """PyTorch's label smoothing ε (``F.cross_entropy(…, label_smoothing=ε)``): the target p becomes
+    (1 − ε)·p + ε/C, C classes; the loss is then the derived −Σ_i p_i log q_i at that target."""
+    e = variant.label_smoothing or 0.0
+    return p if not e else (1 - e) * p + e / p.shape[-1]
+
+
+def _smoothing_note(variant) -> str:
+    e = variant.label_smoothing
+    return f", p smoothed to (1 − {e:g})·p + {e:g}/C" if e else ""
+
+
 def _row_sum(expr, p, q):
     n = p.shape[-1]
     return torch.vmap(lambda pr, qr: fm.ev(expr, {"p": pr, "q": qr, "n": n}))(p, q)
@@ -192,10 +204,11 @@ def _ce_index(fn, s, gen, simple, variant):
     out, err = call_tensor(fn, z, y)
     if err:
         return err
-    p = torch.nn.functional.one_hot(y, s["N"]).to(F64)
+    p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
     ref = _row_sum(fm.cross_entropy(), p, derived_softmax(z)).mean()
     return compare(_as(out), ref, tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
-                   "mean over the batch of −Σ_i p_i log q_i, p = onehot(target), q = softmax(logits)")
+                   "mean over the batch of −Σ_i p_i log q_i, p = onehot(target), q = softmax(logits)"
+                   + _smoothing_note(variant))
 
 
 def _ce_probs(fn, s, gen, simple, variant):
@@ -204,9 +217,9 @@ def _ce_probs(fn, s, gen, simple, variant):
     out, err = call_tensor(fn, z, p)
     if err:
         return err
-    ref = _row_sum(fm.entropy_plus_kl(), p, derived_softmax(z)).mean()
+    ref = _row_sum(fm.entropy_plus_kl(), smoothed(p, variant), derived_softmax(z)).mean()
     return compare(_as(out), ref, tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
-                   "mean over the batch of H(p) + KL(p‖q), derived (probability targets)")
+                   "mean over the batch of H(p) + KL(p‖q), derived (probability targets)" + _smoothing_note(variant))
 
 
 def _ce_gradient(fn, s, gen, simple, variant):
@@ -221,6 +234,12 @@ def _ce_gradient(fn, s, gen, simple, variant):
     except Exception as exc:  # not differentiable
         return Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
     sm = derived_softmax(z)
+    if variant.label_smoothing:  # a soft target: kl-distillation's (q − p)/T at T = 1
+        p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
+        e = fm.soft_ce_gradient()
+        ref = torch.vmap(lambda qr, pr: fm.ev(e, {"q": qr, "p": pr, "T": 1.0}, grid={"i": s["N"]}))(sm, p)
+        return compare(g, ref / s["B"], tolerance(s["N"]), "(softmax(z) − p)/B, derived (soft-ce-gradient at T = 1)"
+                       + _smoothing_note(variant) + ", against autograd")
     e = fm.ce_gradient()
     ref = torch.vmap(lambda sr, yr: fm.ev(e, {"s": sr, "n": s["N"], "y": yr + 1}, grid={"j": s["N"]}))(sm, y)
     return compare(g, ref / s["B"], tolerance(s["N"]), "(softmax(z) − onehot(y))/B, derived, against autograd")
@@ -234,7 +253,8 @@ def _ce_large(fn, s, gen, simple, variant):
     if err:
         return err
     out = _as(out)
-    ref_mean = -derived_log_softmax(z).gather(1, y[:, None]).squeeze(1).mean()
+    p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
+    ref_mean = -(p * derived_log_softmax(z)).sum(1).mean()
     if not bool(torch.isfinite(out)):
         return Outcome(False, float("inf"), 0.0, (), float(ref_mean), float(out),
                        "a finite loss at logits up to ±1e4 (subtract the maximum before exp)")
@@ -306,6 +326,69 @@ def _kl_gibbs(fn, s, gen, simple, variant):
 def _kl_args(gen, s, simple):
     p, q = _dists(gen, s, simple)
     return (q.log(), p), s["N"] * s["B"], 10.0
+
+
+# --- distillation: kl --temperature T, fn(student_logits, teacher_logits) ----------------------------------
+
+def _distill_args(gen, s, simple):
+    return _logits(gen, s, simple, 3.0), _logits(gen, s, simple, 3.0)
+
+
+def _distill_value(fn, s, gen, simple, variant):
+    """T²·KL(softmax(v/T) ‖ softmax(z/T)), batchmean: kl-distillation's 'batchmean' rhs at the two
+    tempered softmaxes, times the T² the claim's high-temperature part multiplies the gradient by."""
+    T = variant.temperature
+    z, v = _distill_args(gen, s, simple)
+    out, err = call_tensor(fn, z, v)
+    if err:
+        return err
+    p, q = derived_softmax(v / T), derived_softmax(z / T)
+    ref = T ** 2 * fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": s["N"], "B": s["B"]})
+    return compare(_as(out), ref, tolerance(s["N"] * s["B"], 10.0 * T ** 2),
+                   f"T²·Σ_b KL(softmax(v/T) ‖ softmax(z/T))/B at T = {T:g}, derived (kl-distillation 'batchmean')")
+
+
+def _distill_gradient(fn, s, gen, simple, variant):
+    """∂loss/∂z = T²·(q − p)/(T·B): the soft-ce-gradient part's (q − p)/T (the entropy of the
+    teacher does not depend on z), times T², over the batch."""
+    T = variant.temperature
+    z, v = _distill_args(gen, s, simple)
+    x = z.clone().requires_grad_()
+    out, err = call_tensor(fn, x, v)
+    if err:
+        return err
+    try:
+        (g,) = torch.autograd.grad(out, x)
+    except Exception as exc:  # not differentiable
+        return Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
+    p, q = derived_softmax(v / T), derived_softmax(z / T)
+    e = fm.soft_ce_gradient()
+    ref = torch.vmap(lambda qr, pr: fm.ev(e, {"q": qr, "p": pr, "T": T}, grid={"i": s["N"]}))(q, p)
+    return compare(g, T ** 2 * ref / s["B"], tolerance(s["N"], T),
+                   f"T²·(q − p)/(T·B) at T = {T:g}, derived (soft-ce-gradient), against autograd")
+
+
+def _distill_zero(fn, s, gen, simple, variant):
+    z, _ = _distill_args(gen, s, simple)
+    out, err = call_tensor(fn, z, z.clone())
+    if err:
+        return err
+    return compare(_as(out), torch.zeros(()), tolerance(s["N"] * s["B"], variant.temperature ** 2),
+                   "the loss is 0 when the student's logits are the teacher's (Gibbs: KL(p‖p) = 0)")
+
+
+def distill_properties() -> list[Property]:
+    return [
+        Property("matches-derived", "kl-distillation",
+                 "fn(z, v) = T²·KL(softmax(v/T) ‖ softmax(z/T)), mean over the batch", _distill_value, ROWS, RMIN),
+        Property("gradient", "kl-distillation", "∂loss/∂z = T(q − p)/B (the T² keeps the gradient's scale)",
+                 _distill_gradient, ROWS, RMIN),
+        Property("gibbs", "gibbs-inequality", "0 when the student's logits equal the teacher's", _distill_zero,
+                 ROWS, RMIN),
+        Property("float32-vs-float64", "kl-distillation", "float32 within float32's rounding of float64",
+                 _float32(lambda gen, s, simple: (_distill_args(gen, s, simple), s["N"] * s["B"], 10.0)),
+                 ROWS, RMIN),
+    ]
 
 
 def kl_properties() -> list[Property]:

@@ -179,6 +179,12 @@ def _float32(make, s, gen, simple, variant):
 
 
 MHA = {"B": 2, "L": 5, "D": 12, "H": 3}  # D_head = 4 ≠ L ≠ H, so each row of the table has its own shape
+LONG = {"B": 1, "L": 80, "D": 128, "H": 2}  # real sizes: D_head = 64; a module that drops keys past 16 holds at L = 5
+
+
+def _long_expected(variant):
+    return "holds" if not variant.masked and variant.positions == "none" else \
+        "skip: permutation equivariance is broken on purpose by the declared mask or positions"
 
 
 def mha_properties() -> list[Property]:
@@ -191,6 +197,9 @@ def mha_properties() -> list[Property]:
         Property("permutation-equivariance", "attention-permutation-equivariance",
                  "permuting the tokens permutes the output (a causal mask must break it)", _permutation,
                  sizes, lo, att._equivariance_expected),
+        Property("long-sequence", "attention-permutation-equivariance",
+                 "f(PX) = P·f(X) at real sizes (L = 80, D_head = 64)", _permutation, LONG,
+                 {"B": 1, "L": 2, "D": 128, "H": 2}, _long_expected),
         Property("causal-no-future", "mask-negative-infinity",
                  "output t does not depend on inputs after t (or outside the window)", _no_future, sizes, lo,
                  lambda v: "holds" if v.masked else "skip: not declared --causal/--window"),

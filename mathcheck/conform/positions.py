@@ -143,13 +143,15 @@ def _rope_relative(fn, s, gen, simple, variant):
     rows = []
     for offset in (0, shift):
         p = pos + offset
-        qs, err = call_tensor(fn, q.expand(L, d).contiguous(), p)
+        # (1, L, d): the same rank as every other rotary property's (B, L, d) input
+        qs, err = call_tensor(fn, q.expand(L, d)[None].contiguous(), p)
         if err:
             return err
-        ks, err = call_tensor(fn, k.expand(L, d).contiguous(), p)
+        ks, err = call_tensor(fn, k.expand(L, d)[None].contiguous(), p)
         if err:
             return err
-        rows.append(torch.as_tensor(qs).detach().to(F64) @ torch.as_tensor(ks).detach().to(F64).T)
+        qs, ks = (torch.as_tensor(t).detach().to(F64).reshape(L, d) for t in (qs, ks))
+        rows.append(qs @ ks.T)
     return compare(rows[1], rows[0], tolerance(d, float(L + shift) * float(q.abs().max() * k.abs().max())),
                    f"⟨R_m q, R_n k⟩ unchanged when m and n both move by {shift} (depends on n − m only)")
 

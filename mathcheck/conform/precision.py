@@ -29,6 +29,7 @@ import torch
 
 from mathcheck.conform.property import F64, call_tensor, derived_tolerance, draw
 
+COARSE = 1e-2  # a resolution above this is said to be too coarse
 WIDER = {torch.float32: F64, torch.float16: F64, torch.bfloat16: F64,
          torch.complex64: torch.complex128, torch.complex32: torch.complex128}
 REAL = {torch.complex64: torch.float32, torch.complex128: F64, torch.complex32: torch.float16}
@@ -106,7 +107,10 @@ class Precision:
         else:
             head += f"; measured: widening its ops to float64 moves the output by {self.narrowed:.3g} " \
                     f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
-        return head + f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
+        head += f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
+        if self.resolution() > COARSE:  # bfloat16/float16: the worst-case bound leaves little to detect
+            head += " — too coarse to tell most bugs from rounding; check a float32 build of it as well"
+        return head
 
 
 def measure(call, n: int) -> Precision:
@@ -173,6 +177,9 @@ def probe(kind: str, fn, variant, gen, module=None):
     if kind == "cross-entropy":
         z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
         return (lambda: fn(z, t)), 20
+    if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
+        z, v = draw(gen, 4, 16) * 3, draw(gen, 4, 16) * 3
+        return (lambda: fn(z, v)), 64
     if kind == "kl":
         p, q = draw(gen, 4, 16).softmax(-1), draw(gen, 4, 16).softmax(-1)
         return (lambda: fn(q.log(), p)), 64

@@ -15,6 +15,17 @@ def _num(x) -> str:
     return f"{x:.3g}"
 
 
+def _pair(a, b) -> tuple[str, str]:
+    """The derived value and yours with enough digits to tell them apart (3 unless they print equal)."""
+    if a is None or b is None:
+        return _num(a), _num(b)
+    for digits in range(3, 18):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            return x, y
+    return x, y
+
+
 def lines(report) -> list[str]:
     flags = " ".join(report.variant.flags())
     out = [f"conform {report.target}  kind {report.kind}{'  ' + flags if flags else ''}  seed {report.seed}"]
@@ -40,8 +51,8 @@ def lines(report) -> list[str]:
             if cx.get("compared"):
                 out.append(f"      compared: {cx['compared']}")
             if cx.get("entry") is not None:
-                out.append(f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {_num(cx['derived'])}, "
-                           f"yours {_num(cx['user'])}")
+                derived, yours = _pair(cx["derived"], cx["user"])
+                out.append(f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {derived}, yours {yours}")
             out.append(f"      claim: {r.claim} (mathcheck show {r.claim})")
             out.append(f"      replay: {cx['replay']}")
     n_fail = len(report.failed)

@@ -24,7 +24,11 @@ PROPERTIES = {
 }
 
 
-def properties(kind: str):
+def properties(kind: str, variant: Variant = Variant()):
+    if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
+        from mathcheck.conform.losses import distill_properties
+
+        return distill_properties()
     module, _, name = PROPERTIES[kind].partition(":")
     return getattr(importlib.import_module(module), name)()
 
@@ -182,13 +186,19 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
             simple: bool = False, target: str | None = None) -> Report:
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature."""
+    from mathcheck.conform.conventions import adapt
     from mathcheck.conform.target import check_signature
 
     check_kind(kind)
     check_variant(kind, variant)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
-    props = properties(kind)
+    from mathcheck.conform.conventions import is_hf_interface, takes_is_causal
+
+    if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
+        variant = replace(variant, always_causal=True)
+    fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
+    props = properties(kind, variant)
     if only:
         known = [p.name for p in props]
         for name in only:

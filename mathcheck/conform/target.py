@@ -55,7 +55,11 @@ def load(target: str):
 
 def check_signature(fn, kind: str, label: str) -> None:
     """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
+    from mathcheck.conform.conventions import is_hf_interface
+
     wanted = KINDS[kind][1]
+    if kind in ("attention", "gqa") and is_hf_interface(fn):
+        return  # HF's attention interface: conform calls it through conventions.adapt
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -71,6 +75,18 @@ def check_signature(fn, kind: str, label: str) -> None:
     try:
         sig.bind(*args, **kwargs)
     except TypeError as exc:
+        if kind in ("attention", "gqa") and takes_positionally(sig, kind):
+            return  # no is_causal: always causal (with --causal) or never; conventions.adapt calls it so
         call = ", ".join(wanted)
         raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {getattr(fn, '__name__', fn)}"
                        f"{sig} does not ({exc})") from None
+
+
+def takes_positionally(sig, kind: str) -> bool:
+    """An attention without ``is_causal`` (GPT-2's ``_attn(query, key, value, attention_mask=None,
+    head_mask=None)`` is always causal), its mask by position: ``fn(q, k, v, mask)`` (``fn(q, k, v)`` for gqa)."""
+    try:
+        sig.bind(0, 1, 2, None) if kind == "attention" else sig.bind(0, 1, 2)
+    except TypeError:
+        return False
+    return True

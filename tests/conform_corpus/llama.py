@@ -3,6 +3,7 @@ meta-llama/llama, llama/model.py (commit 8580eb9a896bdb82d376b7040d18a2e7b402b10
 
 RMSNorm computes in float32 whatever the input dtype (``self._norm(x.float()).type_as(x)``); the
 rotary tables are complex64 (``torch.polar`` of float32 angles): conform measures both as float32.
+The attention's core takes (B, L, H, D) tensors and repeats KV heads in place (``repeat_kv``).
 """
 
 import torch
@@ -64,10 +65,44 @@ def rotary_theta_1000(x, positions):
     return apply_rotary_emb(x, freqs)
 
 
+def repeat_kv(x, n_rep: int):
+    """(bs, slen, n_kv_heads, head_dim) -> (bs, slen, n_kv_heads·n_rep, head_dim), each KV head repeated
+    n_rep times in place (torch.repeat_interleave(x, dim=2, repeats=n_rep))."""
+    bs, slen, n_kv_heads, head_dim = x.shape
+    if n_rep == 1:
+        return x
+    return x[:, :, :, None, :].expand(bs, slen, n_kv_heads, n_rep, head_dim).reshape(bs, slen, n_kv_heads * n_rep,
+                                                                                    head_dim)
+
+
+def _gqa(xq, keys, values, is_causal=False, repeat=repeat_kv):
+    """Attention.forward's core on (B, L, H, D) tensors (``--layout blhd``), softmax in float32."""
+    n_rep = xq.shape[2] // keys.shape[2]
+    keys, values = repeat(keys, n_rep), repeat(values, n_rep)
+    xq, keys, values = xq.transpose(1, 2), keys.transpose(1, 2), values.transpose(1, 2)
+    scores = torch.matmul(xq, keys.transpose(2, 3)) / xq.shape[-1] ** 0.5
+    if is_causal:
+        L = scores.shape[-1]
+        scores = scores + torch.triu(torch.full((L, L), float("-inf")), diagonal=1)
+    scores = torch.softmax(scores.float(), dim=-1).type_as(xq)
+    return torch.matmul(scores, values).transpose(1, 2)
+
+
+def gqa(xq, keys, values, is_causal=False):
+    return _gqa(xq, keys, values, is_causal)
+
+
+def gqa_tiled_repeat(xq, keys, values, is_causal=False):
+    """Planted bug: KV heads tiled (``x.repeat(1, 1, n_rep, 1)``) where the query heads expect them in place."""
+    return _gqa(xq, keys, values, is_causal, repeat=lambda x, r: x.repeat(1, 1, r, 1))
+
+
 CASES = [
     ("RMSNorm", "rmsnorm", [], None),
     ("RMSNormSum", "rmsnorm", [], "matches-derived"),
     ("RMSNormEpsIgnored", "rmsnorm", [], "matches-derived"),
     ("rotary", "rotary", [], None),
     ("rotary_theta_1000", "rotary", [], "matches-derived"),
+    ("gqa", "gqa", ["--layout", "blhd", "--causal"], None),
+    ("gqa_tiled_repeat", "gqa", ["--layout", "blhd", "--causal"], "matches-derived"),
 ]

@@ -1,0 +1,161 @@
+"""The conventions real code uses, declared (``--layout``, ``--mask``, ``--gqa-grouping``) or
+detected (HF's attention interface), turned into conform's own: ``fn(query, key, value,
+attn_mask=None, is_causal=False)`` on (B, H, L, D_head) with a boolean keep mask or an additive 0/−inf
+one. Nothing here changes the mathematics a property checks: each adapter is a relabelling
+(a transpose, a mask encoding, an order of query heads) that the user's code and the derived
+formula must agree on.
+
+* HF's attention interface, ``eager_attention_forward(module, query, key, value, attention_mask,
+  scaling, dropout)`` returning ``(output (B, L, H, D), weights)`` with ``repeat_kv`` over
+  ``module.num_key_value_groups`` (transformers.models.llama.modeling_llama), is detected from its
+  signature; masks go in as HF's 4-D additive (B, 1, L, S) 0/finfo.min, causality through the mask.
+* ``--layout blhd``: tensors (B, L, H, D) (flash-attention's ``attention_ref``); for ``mha``
+  ``--layout lbd``: ``forward(x)`` on (L, B, D) (``nn.MultiheadAttention(batch_first=False)``).
+* ``--mask keep|masked-out|additive|finfo-min|keep01``: how ``attn_mask`` encodes a masked key.
+* ``--gqa-grouping tiled``: query head h reads K/V head h mod G (``repeat``, x-transformers) rather
+  than h // (H/G) (``repeat_interleave``, PyTorch's ``enable_gqa``).
+* a callable without ``is_causal`` (GPT-2's ``_attn(query, key, value, attention_mask, head_mask)``)
+  takes its mask by position and is always causal when declared ``--causal``, never otherwise; the
+  properties that pass their own mask then keep the causal band in it (``Variant.always_causal``).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+LAYOUTS = {"attention": ("bhld", "blhd"), "gqa": ("bhld", "blhd"), "mha": ("bld", "lbd")}
+MASKS = ("keep", "masked-out", "additive", "finfo-min", "keep01")
+GROUPINGS = ("interleaved", "tiled")
+
+
+def is_hf_interface(fn) -> bool:
+    """HF's ``eager_attention_forward(module, query, key, value, attention_mask, scaling, ...)``."""
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return params[:1] == ["module"] and "attention_mask" in params and "scaling" in params
+
+
+def takes_is_causal(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return "is_causal" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def needed(fn, kind: str, variant) -> bool:
+    return (kind in ("attention", "gqa") and (is_hf_interface(fn) or not takes_is_causal(fn))) \
+        or variant.layout not in (None, "bhld", "bld") or variant.mask not in (None, "keep") \
+        or variant.gqa_grouping not in (None, "interleaved")
+
+
+def _keep(attn_mask):
+    """conform's mask (boolean keep, or additive 0/−inf) as a boolean keep mask."""
+    import torch
+
+    return attn_mask if attn_mask.dtype == torch.bool else attn_mask == 0
+
+
+def encode_mask(keep, how: str, dtype):
+    """A boolean keep mask in the user's encoding."""
+    import torch
+
+    if how == "masked-out":
+        return ~keep
+    if how == "keep01":
+        return keep.to(dtype)
+    fill = torch.finfo(dtype).min if how == "finfo-min" else -torch.inf
+    return torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, fill)
+
+
+class _HFModule:
+    """What HF's attention interface reads off its module: eval mode, the K/V repetition."""
+
+    training = False
+
+    def __init__(self, groups: int):
+        self.num_key_value_groups = groups
+        self.is_causal = False
+
+
+def adapt(fn, kind: str, variant):
+    """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
+    if not needed(fn, kind, variant):
+        return fn
+    if kind == "mha":
+        return _mha_layout(fn) if variant.layout == "lbd" else fn
+    hf = is_hf_interface(fn)
+    plain = not hf and not takes_is_causal(fn)  # always causal (declared --causal) or never: mask by position
+    blhd = variant.layout == "blhd"
+    tiled = variant.gqa_grouping == "tiled"
+    mask_how = "hf" if hf else (variant.mask or "keep")
+
+    def attention(query, key, value, attn_mask=None, is_causal=False):
+        import torch
+
+        from mathcheck.conform.attention import keep_mask
+
+        H, G = query.shape[1], key.shape[1]
+        order = None
+        if tiled and G < H:  # conform's head g·R + j is the user's head j·G + g: both read group g
+            order = torch.arange(H).reshape(G, H // G).T.reshape(-1)
+            query = query[:, order]
+            if attn_mask is not None and attn_mask.dim() == 4 and attn_mask.shape[1] == H:
+                attn_mask = attn_mask[:, order]
+        if blhd:
+            query, key, value = (t.transpose(1, 2) for t in (query, key, value))
+        if hf:  # causal through the mask only; HF's 4-D additive (B, 1|H, L, S) 0/finfo.min
+            L, S = query.shape[-2], key.shape[-2]
+            keep = None if attn_mask is None else _keep(attn_mask)
+            if is_causal:
+                band = keep_mask(L, S, variant)
+                keep = band if keep is None else keep & band
+            mask = None
+            if keep is not None:
+                mask = encode_mask(keep, "finfo-min", query.dtype)
+                mask = mask.reshape((1,) * (4 - mask.dim()) + tuple(mask.shape))
+            scaling = variant.scale if variant.scale is not None else query.shape[-1] ** -0.5
+            out = fn(_HFModule(H // G), query, key, value, mask, scaling, 0.0)
+            out = (out[0] if isinstance(out, (tuple, list)) else out).transpose(1, 2)  # HF returns (B, L, H, D)
+        else:
+            mask = attn_mask if attn_mask is None or mask_how == "keep" else \
+                encode_mask(_keep(attn_mask), mask_how, query.dtype)
+            if plain:
+                out = fn(query, key, value, mask) if kind == "attention" else fn(query, key, value)
+            else:
+                kwargs = {"is_causal": is_causal}
+                if kind == "attention":
+                    kwargs["attn_mask"] = mask
+                out = fn(query, key, value, **kwargs)
+            out = out[0] if isinstance(out, (tuple, list)) else out
+            if blhd:
+                out = out.transpose(1, 2)
+        if order is not None:
+            out = out[:, torch.argsort(order)]
+        return out
+
+    attention.__qualname__ = getattr(fn, "__qualname__", "attention")
+    return attention
+
+
+def _mha_layout(make):
+    """``make(D, H)`` whose module takes (L, B, D): wrapped so ``forward(x)`` takes (B, L, D)."""
+    import torch.nn as nn
+
+    class BatchFirst(nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            out = self.inner(x.transpose(0, 1))
+            out = out[0] if isinstance(out, (tuple, list)) else out
+            return out.transpose(0, 1)
+
+    def factory(D, H):
+        return BatchFirst(make(D, H))
+
+    factory.__qualname__ = getattr(make, "__qualname__", "make")
+    return factory
