@@ -353,3 +353,13 @@ def test_eager_attention_is_held_through_its_float32_softmax():
 def test_a_tolerance_that_is_not_finite_is_never_a_pass():
     r = sl._result("output", "attention-backward", "doc", True, 0.0, float("inf"))
     assert r.status == "inconclusive" and r.tolerance is None
+
+
+def test_other_sizes_hold_rotary_included_at_head_size_64():
+    out = run("hf:llama", "--hidden", "128", "--heads", "2", "--kv-heads", "1", "--layers", "1", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["config"]["head_dim"] == 64 and data["config"]["num_key_value_heads"] == 1
+    rotary = next(m for m in data["modules"] if m["kind"] == "rotary")
+    assert rotary["status"] == "holds" and len(rotary["properties"]) == 3
+    assert rotary["setting"][0].startswith("computes in float32")  # its float32 table, measured

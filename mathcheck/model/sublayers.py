@@ -298,14 +298,29 @@ def rotary_parts(module):
     return apply, d, float(inv[1].double()) ** (-d / 2)
 
 
-def rotary_fn(module, apply):
+def _table_for(module, d: int, base: float):
+    """inv_freq for head size d: the module's own at its size; else base^(−2b/d) in the buffer's
+    dtype. Only conform's precision probe (at d = 16) asks for another size: the properties run at
+    the module's own (``sizes={"m": d/2}``), on its own table."""
+    inv = module.inv_freq
+    if 2 * inv.numel() == d:
+        return inv
+    return (base ** (-torch.arange(0, d, 2, dtype=F64) / d)).to(inv.dtype)
+
+
+def rotary_fn(module, apply, base: float = 10000.0):
     """``fn(x, positions)`` for conform's rotary kind: x (…, L, d) rotated by the module's cos/sin
     through the model's own ``apply_rotary_pos_emb`` (one head)."""
     def fn(x, positions):
         L, d = x.shape[-2:]
         xx = x.reshape(-1, L, d)
         pos = positions.round().long().reshape(1, L).expand(xx.shape[0], L)
-        cos, sin = module(xx, pos)
+        own = module.inv_freq
+        module.inv_freq = _table_for(module, d, base)
+        try:
+            cos, sin = module(xx, pos)
+        finally:
+            module.inv_freq = own
         q = xx[:, None]
         out = apply(q, q, cos, sin)[0]
         return out[:, 0].reshape(x.shape)
@@ -325,7 +340,8 @@ def check_rotary(path: str, module, seed: int, replay: str):
     only = ("relative-position", "norm-preserving")
     if abs(base - 10000.0) <= 1e-6 * 10000.0 * 64:  # inv_freq is float32: base read back to ~d·ε
         only = ()
-    report = conform(rotary_fn(module, apply), "rotary", seed=seed, only=only, sizes={"m": d // 2}, target=path)
+    report = conform(rotary_fn(module, apply, base), "rotary", seed=seed, only=only, sizes={"m": d // 2},
+                     target=path)
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
