@@ -73,6 +73,8 @@ def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
         assert (f"model.layers.{layer}.input_layernorm", "rmsnorm", "holds") in kinds
         assert (f"model.layers.{layer}.self_attn", "attention", "holds") in kinds
     assert ("model.norm", "rmsnorm", "holds") in kinds
+    assert [p for p, *_ in kinds[:4]] == ["model.rotary_emb", "model.layers.0.input_layernorm",  # forward order
+                                         "model.layers.0.self_attn", "model.layers.0.post_attention_layernorm"]
     assert ("model.rotary_emb", "rotary", "holds") in kinds
     attn = next(m for m in data["modules"] if m["path"] == "model.layers.0.self_attn")
     assert _prop_of(attn, "output")["claim"] == "grouped-query-attention"
@@ -169,6 +171,8 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_unknown_hf_type_and_missing_kv_heads():
     out = run("hf:nope")
     assert out.exit_code == 2 and out.output.startswith("error: SPEC 'hf:nope': transformers ")
+    assert out.output.endswith("has no language model of type 'nope'; give a model_type such as llama, mistral, "
+                               "qwen2, gpt2 or bert\n")
     out = run("hf:gpt2", "--kv-heads", "2")
     assert out.output == "error: --kv-heads 2: hf:gpt2 has no separate key/value heads\n"
 
