@@ -94,6 +94,9 @@ def test_bert_holds_with_causality_not_expected():
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["model"] == "hf:bert" and data["status"] == "holds"
+    assert {"model", "config", "modules", "properties", "status"} <= set(data)
+    assert all({"path", "kind", "properties", "status"} <= set(m) for m in data["modules"])
+    assert all({"name", "claim", "status", "counterexample"} <= set(p) for p in data["properties"])
     assert _property(data, "causality")["status"] == "not expected to hold"
     assert _property(data, "permutation-equivariance")["status"] == "holds"
     kinds = {(m["path"], m["kind"]) for m in data["modules"]}
