@@ -10,7 +10,7 @@
 * ``determinism``: two forwards in eval mode agree bit for bit (dropout left on, a random kernel).
 
 A failure is pinned to a module: both runs are traced and the first module (children before
-parents) whose output differs at the compared positions is named. The tolerance for comparing two
+parents) whose output differs at the compared positions while its input there does not is named. The tolerance for comparing two
 forwards follows the error model of mathcheck/verify/_compare.py: every logit is the end of a
 chain of reductions whose lengths sum to at most N (the Linear layers' inputs, plus the keys of
 each attention), over terms no larger than the largest module output seen.
@@ -29,8 +29,9 @@ F64 = torch.float64
 BATCH = 2
 
 
-def draw_ids(seed: int, vocab: int, L: int, salt: int = 0) -> torch.Tensor:
-    gen = torch.Generator().manual_seed(seed * 7919 + salt)
+def draw_ids(seed: int, vocab: int, L: int) -> torch.Tensor:
+    """(BATCH, L) token ids from a generator seeded by ``seed`` alone (never the global RNG)."""
+    gen = torch.Generator().manual_seed(seed * 7919)
     return torch.randint(vocab, (BATCH, L), generator=gen)
 
 
@@ -60,7 +61,8 @@ def model_tolerance(loaded, scale: float, Lk: int) -> float:
     return derived_tolerance(chain_length(loaded.model, Lk), scale)
 
 
-def _scale(trace: Trace) -> float:
+def output_scale(trace: Trace) -> float:
+    """The largest finite module output of a traced run (at least 1): the scale s of the tolerance."""
     return max([1.0] + [float(t.abs().max()) for _, t, _ in trace.outputs if t.numel() and torch.isfinite(t).all()])
 
 

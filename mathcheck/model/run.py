@@ -130,7 +130,7 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
                             "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
                             "hold it with mathcheck conform --kind mha")
-    tol = mp.model_tolerance(loaded, mp._scale(trace), length)
+    tol = mp.model_tolerance(loaded, mp.output_scale(trace), length)
     if not math.isfinite(tol):  # a comparison that cannot fail is not run
         from mathcheck.conform.run import Result
 
