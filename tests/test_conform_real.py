@@ -85,7 +85,7 @@ def test_exact_float32_constants_do_not_loosen_float64_tolerances():
 def test_eps_measured_when_the_factory_ignores_it():
     out = _cli(f"{CORPUS}/nanogpt.py:make_layernorm", "--kind", "layernorm")
     assert out.exit_code == 0, out.output
-    assert ("  eps 1e-05: measured from the outputs (the module holds no eps attribute and ignores its eps "
+    assert ("  eps 1e-05: measured from the outputs (the module holds no numeric eps and ignores its eps "
             "argument: asked of the factory 0.1); tested at 1e-05") in out.output.splitlines()
     assert "--eps 1e-05" in out.output.splitlines()[0]
 
@@ -354,3 +354,29 @@ def test_bfloat16_is_measured_by_the_same_table_and_said_to_be_coarse():
     assert r.precision == "bfloat16"
     assert r.setting[0].startswith("computes in bfloat16 (output float64): tolerances from bfloat16 ε = 0.00781")
     assert r.setting[0].endswith("too coarse to tell most bugs from rounding; check a float32 build of it as well")
+
+
+class GPT2Self(nn.Module):
+    """HF's GPT2Attention module as self-attention (forward(x)), with a chosen attention implementation."""
+
+    def __init__(self, D, H, impl="sdpa"):
+        super().__init__()
+        from transformers import GPT2Config
+        from transformers.models.gpt2.modeling_gpt2 import GPT2Attention
+
+        cfg = GPT2Config(n_embd=D, n_head=H)
+        cfg._attn_implementation = impl
+        self.attn = GPT2Attention(cfg, layer_idx=0)
+
+    def forward(self, x):
+        return self.attn(x)[0]
+
+
+def test_hf_gpt2_attention_module():
+    """Called alone (no mask), GPT2Attention is causal through SDPA's is_causal, but bidirectional with
+    the eager implementation, whose causality lives in the model's mask: conform says so."""
+    pytest.importorskip("transformers")
+    assert conform(lambda D, H: GPT2Self(D, H, "sdpa"), "mha", Variant(causal=True)).status == "holds"
+    eager = lambda D, H: GPT2Self(D, H, "eager")  # noqa: E731
+    assert conform(eager, "mha").status == "holds"
+    assert "causal-no-future" in conform(eager, "mha", Variant(causal=True)).failed

@@ -87,7 +87,7 @@ def configure(make, kind: str, variant, gen):
     eff = measured_eps(m, kind, NORM["D"], gen)
     if eff is None or abs(eff - asked) <= 1e-5 * max(asked, 1e-30):
         return asked, f"eps {asked:g} ({src}; measured from the outputs: the same)"
-    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no eps attribute and ignores "
+    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no numeric eps and ignores "
                  f"its eps argument: {src} {asked:g}); tested at {eff:g}")
 
 

@@ -2,10 +2,10 @@
 
 Real code narrows on purpose: LlamaRMSNorm and T5LayerNorm compute in float32 whatever their
 input dtype, rotary tables are float32 buffers, ``freqs_cis`` is complex64, many attentions run
-their softmax in float32. Held to float64's rounding, correct code fails. So the target runs twice
-on the same float64 input:
+their softmax in float32. Held to float64's rounding, correct code fails. So the target runs on
+one float64 input of ordinary size (:func:`probe`):
 
-* **as written**, recording the dtype of every op's output (a ``TorchDispatchMode``);
+* **as written**, twice, recording the dtype of every op's output (a ``TorchDispatchMode``);
 * **widened**: the same code with every float32/float16/bfloat16 (complex64) tensor and every
   ``dtype=`` argument promoted to float64 (complex128) before each op runs.
 
@@ -18,7 +18,7 @@ The ε comes from ``torch.finfo(dtype)``, so float16/bfloat16 code is measured t
 
     computes in float32 (output float64): tolerances from float32 ε = 1.19e-07 (…)
 
-The same two runs tell a nondeterministic target: two as-written calls on the same input differ.
+The two as-written runs tell a nondeterministic target: they differ on the same input.
 """
 
 from __future__ import annotations
@@ -133,9 +133,10 @@ def measure(call, n: int) -> Precision:
             w, err = None, exc
     ops = tuple(sorted(rec.dtypes, key=lambda d: -torch.finfo(d).eps))
     a64 = a.detach().to(F64) if a.is_floating_point() else a.detach()
-    if b is not None and b.shape == a.shape and not torch.equal(b.detach().to(a64.dtype), a64):
-        if not (torch.isnan(a64) & torch.isnan(b.detach().to(a64.dtype))).any():
-            diff = float((b.detach().to(a64.dtype) - a64).abs().max())
+    if b is not None and b.shape == a.shape:
+        b64 = b.detach().to(a64.dtype)
+        if not bool(torch.isclose(b64, a64, rtol=0.0, atol=0.0, equal_nan=True).all()):  # NaN where NaN is equal
+            diff = float((b64 - a64).abs().nan_to_num(nan=float("inf")).max())
             return Precision(output=a.dtype, ops=ops, n=n,
                              nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
                                               f"by {diff:.3g} (dropout or sampling left on?); not checked")

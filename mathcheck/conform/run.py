@@ -126,7 +126,8 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
         if expect == "report":
             return Result(prop.name, prop.claim, prop.doc, "report", "reported", note=o.note)
         if expect == "breaks":
-            why = "declared " + " ".join(variant.flags()) if variant.flags() else prop.doc
+            breaking = [f for f in variant.flags() if f.startswith(("--causal", "--window", "--positions"))]
+            why = "declared " + " ".join(breaking) if breaking else prop.doc  # the flags that break it
             if o.ok:
                 cx = _counterexample(target, kind, variant, seed, prop, sizes, simple, o)
                 cx["compared"] = o.what
@@ -186,15 +187,14 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
             simple: bool = False, target: str | None = None) -> Report:
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature."""
-    from mathcheck.conform.conventions import adapt
+    from mathcheck.conform.conventions import adapt, is_hf_interface, takes_is_causal
+    from mathcheck.conform.property import PRECISION
     from mathcheck.conform.target import check_signature
 
     check_kind(kind)
     check_variant(kind, variant)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
-    from mathcheck.conform.conventions import is_hf_interface, takes_is_causal
-
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
@@ -210,7 +210,6 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
     for k in sizes:
         if k not in known_sizes:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
-    from mathcheck.conform.property import PRECISION
 
     variant, prec, setting = measure_setting(fn, kind, variant, seed)
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
