@@ -83,6 +83,7 @@ def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
     assert "eps 1e-06" in norm["setting"][1]                      # at its own variance_epsilon
     assert _property(data, "causality")["status"] == "holds"
     assert _property(data, "kv-cache")["status"] == "holds"
+    assert _property(data, "padding")["status"] == "holds"
 
 
 def _prop_of(module, name):
@@ -99,6 +100,7 @@ def test_bert_holds_with_causality_not_expected():
     assert all({"name", "claim", "status", "counterexample"} <= set(p) for p in data["properties"])
     assert _property(data, "causality")["status"] == "not expected to hold"
     assert _property(data, "permutation-equivariance")["status"] == "holds"
+    assert _property(data, "padding")["status"] == "holds"
     kinds = {(m["path"], m["kind"]) for m in data["modules"]}
     assert ("bert.encoder.layer.0.attention.self", "attention") in kinds
     assert ("bert.embeddings.LayerNorm", "layernorm") in kinds
@@ -370,3 +372,18 @@ def test_other_sizes_hold_rotary_included_at_head_size_64():
     rotary = next(m for m in data["modules"] if m["kind"] == "rotary")
     assert rotary["status"] == "holds" and len(rotary["properties"]) == 3
     assert rotary["setting"][0].startswith("computes in float32")  # its float32 table, measured
+
+
+def test_a_forward_that_ignores_its_attention_mask_fails_padding():
+    gpt = _load("tiny_gpt")
+
+    class IgnoresMask(gpt.GPT):
+        def forward(self, input_ids, attention_mask=None):  # takes the mask, never applies it
+            return super().forward(input_ids)
+
+    with pytest.raises(ClaimFailed) as err:
+        assert_model_conforms(IgnoresMask)
+    text = str(err.value)
+    assert "FAILS                 padding                   mask-negative-infinity" in text
+    assert "masked-out token 3 moves the logits of the others by" in text
+    assert text.splitlines()[-1] == "status: fails (1 failing: padding)"

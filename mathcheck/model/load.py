@@ -46,6 +46,7 @@ class Loaded:
     vocab: int = 0
     attn_implementation: str | None = None
     takes_position_ids: bool = False
+    takes_attention_mask: bool = False
     window: int | None = None         # a sliding window from the config (masks only compared within it)
     max_positions: int | None = None  # the longest sequence the config allows
 
@@ -126,6 +127,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                                                                            "attn_implementation": attn},
                   cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
                   attn_implementation=attn, takes_position_ids="position_ids" in sig,
+                  takes_attention_mask="attention_mask" in sig,
                   window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"])
 
 
@@ -161,7 +163,7 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     return Loaded(model, label, True if causal is None else causal,
                   "declared" if causal is not None else "default for a factory",
                   config={"class": type(model).__name__}, cache_kw=_cache_kw(sig), vocab=vocab,
-                  takes_position_ids="position_ids" in sig)
+                  takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig)
 
 
 def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,

@@ -249,6 +249,35 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
                   note=f"permutation {perm.tolist()}")
 
 
+# --- padding ----------------------------------------------------------------------------------------
+
+def padding(loaded, ids, tol, replay) -> Result:
+    """Token p = L/2 of the last row is masked out (``attention_mask`` 0): a masked key has weight
+    exactly 0 (mask-negative-infinity), so changing that token moves no logit of the row's other
+    tokens. A middle token, not the first: no query's row is fully masked (conform *reports* what a
+    fully masked row gives, it does not judge it)."""
+    claim, doc = "mask-negative-infinity", "a masked-out token (attention_mask 0) changes no other token's logits"
+    if not loaded.takes_attention_mask:
+        return Result("padding", claim, doc, "not checked", "not expected to hold",
+                      note="the forward takes no attention_mask")
+    L = ids.shape[1]
+    p = L // 2
+    mask = torch.ones_like(ids)
+    mask[-1, p] = 0
+    other = ids.clone()
+    other[-1, p] = (ids[-1, p] + 1) % loaded.vocab
+    keep = [t for t in range(L) if t != p]
+    a = logits(loaded, ids, attention_mask=mask)[-1, keep]
+    b = logits(loaded, other, attention_mask=mask)[-1, keep]
+    err = _max_diff(a, b)
+    if err > tol or not bool(torch.isfinite(a).all()):
+        return _fail("padding", claim, doc, err, tol,
+                     {"t": p, "compared": f"logits of the last row's tokens other than {p}, with token {p} masked "
+                                          "out and changed", "replay": replay},
+                     note=f"masked-out token {p} moves the logits of the others by {err:.3g}")
+    return Result("padding", claim, doc, "holds", "holds", err, tol, note=f"token {p} of the last row masked out")
+
+
 # --- determinism -------------------------------------------------------------------------------------
 
 def determinism(loaded, ids, base, replay) -> Result:

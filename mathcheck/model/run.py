@@ -137,12 +137,14 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         note = "the model's outputs leave float64's range on random ids: no tolerance can be derived"
         report.properties = [Result(n, c, "", "holds", "inconclusive", note=note) for n, c in (
             ("causality", "causal-mask-autoregressive"), ("kv-cache", "kv-cache-equivalence"),
-            ("permutation-equivariance", "attention-permutation-equivariance"), ("determinism", "-"))]
+            ("permutation-equivariance", "attention-permutation-equivariance"), ("padding", "mask-negative-infinity"),
+            ("determinism", "-"))]
         return report
     report.properties = [
         mp.causality(loaded, ids, base, tol, seed, replay),
         mp.kv_cache(loaded, ids, base, tol, replay),
         mp.permutation(loaded, ids, base, tol, seed, replay),
+        mp.padding(loaded, ids, tol, replay),
         mp.determinism(loaded, ids, base, replay),
     ]
     return report
