@@ -7,6 +7,8 @@
   full forward's.
 * ``permutation-equivariance`` (attention-permutation-equivariance), bidirectional models taking
   ``position_ids``: permuting tokens and position ids together permutes the logits.
+* ``padding`` (mask-negative-infinity), forwards taking ``attention_mask``: a masked-out token
+  moves no other logit of its row.
 * ``determinism``: two forwards in eval mode agree bit for bit (dropout left on, a random kernel).
 
 A failure is pinned to a module: both runs are traced and the first module (children before
