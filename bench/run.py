@@ -449,7 +449,8 @@ def writeups(quick: bool) -> tuple[list[str], dict]:
 
 # --- other benchmark modules (bench/check_bench.py, bench/conform_bench.py), when present --------------
 
-EXTRA = (("check_bench", "Checking your own identities"), ("conform_bench", "Conformance"))
+EXTRA = (("check_bench", "Checking your own identities"), ("conform_bench", "Conformance"),
+         ("model_bench", "Whole models"))
 
 
 def _table(rows) -> list[str]:

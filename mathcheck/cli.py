@@ -534,5 +534,37 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     sys.exit(report.exit_code)
 
 
+@main.command()
+@click.argument("spec")
+@click.option("--hidden", type=int, default=64, show_default=True, help="hf: hidden size.")
+@click.option("--layers", type=int, default=2, show_default=True, help="hf: number of layers.")
+@click.option("--heads", type=int, default=4, show_default=True, help="hf: attention heads.")
+@click.option("--kv-heads", type=int, default=None, help="hf: key/value heads (default 2 where the architecture has them).")
+@click.option("--attn-implementation", "attn", default="sdpa", show_default=True, metavar="sdpa|eager",
+              help="hf: transformers' attention implementation.")
+@click.option("--causal/--bidirectional", default=None,
+              help="Declare the model causal or bidirectional (default: the config; causal for a factory).")
+@click.option("--length", type=int, default=6, show_default=True, metavar="L", help="Tokens per sequence.")
+@seed_option
+@json_option
+def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_json):
+    """Hold a whole Transformer (hf:<model_type> or FILE.py:factory) to the derivations (docs/model.md).
+
+    Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
+    2: bad input; 3: inconclusive.
+    """
+    from mathcheck.conform.spec import BadInput
+
+    try:
+        from mathcheck.model.load import Sizes
+        from mathcheck.model.run import check_model
+
+        report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length)
+    except BadInput as exc:
+        fail(str(exc))
+    click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if as_json else "\n".join(report.lines()))
+    sys.exit(report.exit_code)
+
+
 if __name__ == "__main__":
     main()

@@ -14,7 +14,7 @@ command that replays it, not a traceback into mathcheck. Nothing heavy is import
 
 from __future__ import annotations
 
-__all__ = ["assert_proved", "assert_identity", "assert_conforms", "ClaimFailed"]
+__all__ = ["assert_proved", "assert_identity", "assert_conforms", "assert_model_conforms", "ClaimFailed"]
 
 
 class ClaimFailed(AssertionError):
@@ -124,6 +124,33 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
                       mask=mask, gqa_grouping=gqa_grouping)
     try:
         report = conform(fn, kind, variant, seed=seed)
+    except BadInput as exc:
+        raise ClaimFailed(f"bad input: {exc}") from None
+    if report.status != "holds":
+        raise ClaimFailed("\n".join(report.lines()))
+    return report
+
+
+def assert_model_conforms(model_or_factory, causal=None, seed: int = 0, length: int = 6):
+    """Hold a whole model to the derivations (see ``mathcheck model``): an ``nn.Module``, a factory
+    called with no arguments, or a SPEC string (``"hf:llama"``, ``"my_model.py:factory"``). Its
+    forward takes ``input_ids`` (B, L) and returns logits (B, L, V) or an object with ``.logits``.
+    An :class:`AssertionError` carries the report: module paths, claims, replay lines. Returns it.
+
+        def test_my_gpt():
+            assert_model_conforms(lambda: GPT(vocab=64, d=32))
+    """
+    from mathcheck.conform.spec import BadInput
+    from mathcheck.model.load import from_module
+    from mathcheck.model.run import check_model
+
+    try:
+        if isinstance(model_or_factory, str):
+            report = check_model(model_or_factory, seed=seed, causal=causal, length=length)
+        else:
+            label = getattr(model_or_factory, "__qualname__", type(model_or_factory).__name__)
+            loaded = from_module(model_or_factory, label, seed, causal)
+            report = check_model(label, seed=seed, causal=causal, length=length, loaded=loaded)
     except BadInput as exc:
         raise ClaimFailed(f"bad input: {exc}") from None
     if report.status != "holds":

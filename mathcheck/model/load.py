@@ -1,0 +1,192 @@
+"""The model named by SPEC: ``hf:<model_type>`` (a tiny random-weight transformers model, no
+download) or ``FILE.py:factory`` / ``package.module:factory`` (the user's ``nn.Module``).
+
+Everything the user types is checked before work; each failure is one ``BadInput`` line (exit 2).
+transformers is imported here only, and only for an ``hf:`` SPEC.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+from mathcheck.conform.spec import BadInput
+
+ATTN_IMPLEMENTATIONS = ("sdpa", "eager")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The tiny model's sizes (``hf:`` only): hidden 64, 2 layers, 4 heads, 2 KV heads."""
+
+    hidden: int = 64
+    layers: int = 2
+    heads: int = 4
+    kv_heads: int | None = None  # None: 2 where the architecture has KV heads
+
+    def flags(self) -> list[str]:
+        out, default = [], Sizes()
+        for name in ("hidden", "layers", "heads", "kv_heads"):
+            if getattr(self, name) != getattr(default, name):
+                out.append(f"--{name.replace('_', '-')} {getattr(self, name)}")
+        return out
+
+
+@dataclass
+class Loaded:
+    """A model in float64 and eval mode, with what the checks need to know about it."""
+
+    model: object
+    label: str
+    causal: bool
+    causal_source: str     # "config", "declared", "default for a factory"
+    config: dict = field(default_factory=dict)
+    cache_kw: str | None = None  # the forward's keyword for the KV cache ("cache" or "past_key_values")
+    vocab: int = 0
+    attn_implementation: str | None = None
+    takes_position_ids: bool = False
+    takes_attention_mask: bool = False
+    window: int | None = None         # a sliding window from the config (masks only compared within it)
+    max_positions: int | None = None  # the longest sequence the config allows
+
+
+def check_options(spec: str, sizes: Sizes, attn: str, length: int) -> None:
+    """Before any import: the SPEC's form and the options' ranges."""
+    if spec.startswith("hf:"):
+        if not re.fullmatch(r"[a-z][a-z0-9_-]*", spec[3:]):
+            raise BadInput(f"SPEC {spec!r}: write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert")
+    elif ":" not in spec:
+        raise BadInput(f"SPEC {spec!r}: write hf:<model_type> or FILE.py:factory or package.module:factory")
+    elif sizes != Sizes() or attn != "sdpa":
+        raise BadInput(f"--hidden/--layers/--heads/--kv-heads/--attn-implementation size an hf: model; "
+                       f"{spec} builds its own: drop them")
+    for name in ("hidden", "layers", "heads"):
+        if getattr(sizes, name) < 1:
+            raise BadInput(f"--{name} {getattr(sizes, name)}: give a positive integer")
+    if sizes.hidden % sizes.heads:
+        raise BadInput(f"--hidden {sizes.hidden} --heads {sizes.heads}: the heads must divide the hidden size")
+    if sizes.kv_heads is not None and (sizes.kv_heads < 1 or sizes.heads % sizes.kv_heads):
+        raise BadInput(f"--kv-heads {sizes.kv_heads}: give a divisor of --heads {sizes.heads}")
+    if attn not in ATTN_IMPLEMENTATIONS:
+        raise BadInput(f"--attn-implementation {attn!r}: choose one of {', '.join(ATTN_IMPLEMENTATIONS)}")
+    if length < 2:
+        raise BadInput(f"--length {length}: causality and the KV cache need at least 2 tokens")
+
+
+def _seeded(seed: int, build):
+    """``build()`` under torch's RNG forked and seeded: reproducible weights, the caller's RNG untouched."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return build()
+
+
+def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
+    import torch
+    import transformers
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                                                        MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+
+    transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
+    masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked:
+        raise BadInput(f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
+                       f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert")
+    kw = {"hidden_size": sizes.hidden, "num_hidden_layers": sizes.layers, "num_attention_heads": sizes.heads,
+          "vocab_size": 128, "max_position_embeddings": 64}
+    try:
+        probe = AutoConfig.for_model(model_type)
+        if hasattr(probe, "num_key_value_heads"):
+            kw["num_key_value_heads"] = sizes.kv_heads or min(2, sizes.heads)
+        elif sizes.kv_heads is not None:
+            raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
+        if hasattr(probe, "intermediate_size"):
+            kw["intermediate_size"] = 2 * sizes.hidden
+        if getattr(probe, "pad_token_id", None) is not None and probe.pad_token_id >= kw["vocab_size"]:
+            kw["pad_token_id"] = 0  # the default pad id of a large vocabulary is outside the tiny one
+        if hasattr(probe, "head_dim"):
+            kw["head_dim"] = sizes.hidden // sizes.heads
+        config = AutoConfig.for_model(model_type, **kw)
+        # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
+        as_masked = masked and not getattr(config, "is_decoder", False)
+        cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
+        model = _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=torch.float64))
+    except BadInput:
+        raise
+    except Exception as exc:  # transformers rejected the sizes: say which, in its words
+        raise BadInput(f"SPEC 'hf:{model_type}' with {kw}: transformers says {type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0]}") from None
+    model.eval()
+    sig = inspect.signature(model.forward).parameters
+    is_causal = not as_masked
+    return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
+                  "declared" if causal is not None else "config", config={**kw, "class": type(model).__name__,
+                                                                           "attn_implementation": attn},
+                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
+                  attn_implementation=attn, takes_position_ids="position_ids" in sig,
+                  takes_attention_mask="attention_mask" in sig,
+                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"])
+
+
+def _cache_kw(params) -> str | None:
+    if "use_cache" not in params:
+        return None
+    return next((k for k in ("cache", "past_key_values") if k in params), None)
+
+
+def load_factory(spec: str, seed: int, causal: bool | None) -> Loaded:
+    from mathcheck.conform.target import load
+
+    return from_module(load(spec), spec, seed, causal)
+
+
+def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None) -> Loaded:
+    """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
+    import torch
+
+    model = model_or_factory
+    if not isinstance(model, torch.nn.Module):
+        try:
+            model = _seeded(seed, model_or_factory)
+        except Exception as exc:
+            raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise BadInput(f"SPEC {label!r}: the factory returned a {type(model).__name__}, not an nn.Module")
+    model = model.to(torch.float64).eval()
+    sig = inspect.signature(model.forward).parameters
+    vocab = next((m.num_embeddings for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
+    if vocab is None:
+        raise BadInput(f"SPEC {label!r}: the model has no nn.Embedding to read its vocabulary size from")
+    return Loaded(model, label, True if causal is None else causal,
+                  "declared" if causal is not None else "default for a factory",
+                  config={"class": type(model).__name__}, cache_kw=_cache_kw(sig), vocab=vocab,
+                  takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig)
+
+
+def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,
+               causal: bool | None = None) -> Loaded:
+    if spec.startswith("hf:"):
+        return load_hf(spec[3:], sizes, attn, seed, causal)
+    return load_factory(spec, seed, causal)
+
+
+def logits_of(out):
+    """The forward's logits: the tensor itself, ``out.logits``, or a tuple's first element."""
+    if hasattr(out, "logits"):
+        return out.logits
+    if isinstance(out, (tuple, list)):
+        return out[0]
+    return out
+
+
+def cache_of(out, kw: str):
+    """The cache a forward returned: ``out.cache`` / ``out.past_key_values``, or a tuple's second element."""
+    for name in (kw, "cache", "past_key_values"):
+        if hasattr(out, name) and getattr(out, name) is not None:
+            return getattr(out, name)
+    if isinstance(out, (tuple, list)) and len(out) > 1:
+        return out[1]
+    return None

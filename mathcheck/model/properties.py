@@ -1,0 +1,292 @@
+"""Model-level properties, each tied to its claim, on seeded random token ids (B=2, L tokens).
+
+* ``causality`` (causal-mask-autoregressive): for every t, the logits at positions ≤ t do not change
+  when the tokens after t change. The first violating t is shrunk to one changed token s > t.
+* ``kv-cache`` (kv-cache-equivalence): the first half of the tokens in one forward with
+  ``use_cache=True``, then one token at a time against the returned cache; every logit equals the
+  full forward's.
+* ``permutation-equivariance`` (attention-permutation-equivariance), bidirectional models taking
+  ``position_ids``: permuting tokens and position ids together permutes the logits.
+* ``padding`` (mask-negative-infinity), forwards taking ``attention_mask``: a masked-out token
+  moves no other logit of its row.
+* ``determinism``: two forwards in eval mode agree bit for bit (dropout left on, a random kernel).
+
+A failure is pinned to a module: both runs are traced and the first module (children before
+parents) whose output differs at the compared positions while its input there does not is named. The tolerance for comparing two
+forwards follows the error model of mathcheck/verify/_compare.py: every logit is the end of a
+chain of reductions whose lengths sum to at most N (the Linear layers' inputs, plus the keys of
+each attention), over terms no larger than the largest module output seen.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from mathcheck.conform.run import Result
+from mathcheck.model.load import cache_of, logits_of
+from mathcheck.model.sublayers import derived_tolerance
+from mathcheck.model.trace import Trace
+
+F64 = torch.float64
+BATCH = 2
+
+
+def draw_ids(seed: int, vocab: int, L: int) -> torch.Tensor:
+    """(BATCH, L) token ids from a generator seeded by ``seed`` alone (never the global RNG)."""
+    gen = torch.Generator().manual_seed(seed * 7919)
+    return torch.randint(vocab, (BATCH, L), generator=gen)
+
+
+def forward(loaded, ids, trace: Trace | None = None, **kw):
+    """The model's output on ``ids`` (no grad); under ``trace`` when given."""
+    with torch.no_grad():
+        if trace is None:
+            return loaded.model(input_ids=ids, **kw)
+        with trace:
+            return loaded.model(input_ids=ids, **kw)
+
+
+def logits(loaded, ids, **kw) -> torch.Tensor:
+    return logits_of(forward(loaded, ids, **kw)).to(F64)
+
+
+def chain_length(model, Lk: int) -> int:
+    """N: the Linear layers' input sizes plus Lk per attention-like module (an upper bound on the
+    reduction lengths along any path from a token to a logit)."""
+    n = sum(m.in_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    n += sum(m.weight.shape[0] for m in model.modules() if type(m).__name__ == "Conv1D")  # GPT-2's Linear
+    n += Lk * sum(1 for name, _ in model.named_modules() if name.split(".")[-1] in ("attn", "self_attn", "attention"))
+    return max(n, 1)
+
+
+def model_tolerance(loaded, scale: float, Lk: int) -> float:
+    return derived_tolerance(chain_length(loaded.model, Lk), scale)
+
+
+def output_scale(trace: Trace) -> float:
+    """The largest finite module output of a traced run (at least 1): the scale s of the tolerance."""
+    return max([1.0] + [float(t.abs().max()) for _, t, _ in trace.outputs if t.numel() and torch.isfinite(t).all()])
+
+
+def _seq_axis(t: torch.Tensor, L: int) -> int | None:
+    return next((a for a in range(1, t.dim()) if t.shape[a] == L), None)
+
+
+def _differs(t, u, L, positions, tol, offset) -> bool | None:
+    """Whether ``t`` (a full run's tensor, sequence length L) and ``u`` (the other run's, covering
+    positions ``offset…``) differ at ``positions``; None when they cannot be lined up."""
+    if t is None or u is None or u.dim() != t.dim():
+        return None
+    axis = _seq_axis(t, L)
+    if axis is None:
+        return None
+    idx = torch.as_tensor(list(positions))
+    try:
+        x, y = t.index_select(axis, idx), u.index_select(axis, idx - offset)
+    except (IndexError, RuntimeError):
+        return None
+    if x.shape != y.shape:
+        return None
+    return bool(((x.to(F64) - y.to(F64)).abs() > tol).any())
+
+
+def first_divergence(a: Trace, b: Trace, L: int, positions, tol: float, b_offset: int = 0) -> str | None:
+    """The module where two runs part: the first (children before parents) whose output differs
+    at ``positions`` while its input there does not; else the first whose output differs. ``b``'s
+    tensors may cover positions ``b_offset…`` only (a cached step)."""
+    later = {}
+    for path, out, inp in b.outputs:
+        later.setdefault(path, []).append((out, inp))
+    seen, first = {}, None
+    for path, out, inp in a.outputs:
+        n = seen.get(path, 0)
+        seen[path] = n + 1
+        if n >= len(later.get(path, [])):
+            continue
+        u_out, u_inp = later[path][n]
+        if not _differs(out, u_out, L, positions, tol, b_offset):
+            continue
+        first = first or path
+        if _differs(inp, u_inp, L, positions, tol, b_offset) is False:
+            return path or "(the model)"
+    return None if first is None else (first or "(the model)")
+
+
+def _fail(name, claim, doc, err, tol, cx, note="") -> Result:
+    return Result(name, claim, doc, "holds", "fails", err, tol, cx, note)
+
+
+def _max_diff(a, b) -> float:
+    d = (a - b).abs().nan_to_num(torch.inf, torch.inf)
+    return float(d.max()) if d.numel() else 0.0
+
+
+# --- causality ---------------------------------------------------------------------------------------
+
+def _changed(ids, positions, vocab, seed):
+    alt = ids.clone()
+    gen = torch.Generator().manual_seed(seed * 7919 + 1)
+    for p in positions:  # a different token at each changed position
+        alt[:, p] = (ids[:, p] + 1 + torch.randint(vocab - 1, (ids.shape[0],), generator=gen)) % vocab
+    return alt
+
+
+def causality(loaded, ids, base, tol, seed, replay) -> Result:
+    claim, doc = "causal-mask-autoregressive", "the logits at t do not change when tokens after t change"
+    L = ids.shape[1]
+    first = None
+    for t in range(L - 1):
+        alt = _changed(ids, range(t + 1, L), loaded.vocab, seed)
+        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+        if err > tol:
+            first = t
+            break
+    if not loaded.causal:
+        if first is None:
+            return Result("causality", claim, doc, "not checked", "reported",
+                          note="declared bidirectional, yet no logit depended on a later token")
+        return Result("causality", claim, doc, "not checked", "not expected to hold",
+                      note=f"bidirectional ({loaded.causal_source}): the logits at {first} change with later tokens, "
+                           "as attention without a causal mask allows")
+    if first is None:
+        return Result("causality", claim, doc, "holds", "holds", 0.0, tol, note=f"every t < {L - 1} checked")
+    t = first  # shrink: the smallest later position s whose change alone moves the logits at ≤ t
+    for s in range(t + 1, L):
+        alt = _changed(ids, [s], loaded.vocab, seed)
+        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+        if err > tol:
+            break
+    else:
+        s, alt = L - 1, _changed(ids, range(t + 1, L), loaded.vocab, seed)
+        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+    ta, tb = Trace(loaded.model, calls=False), Trace(loaded.model, calls=False)
+    forward(loaded, ids, ta)
+    forward(loaded, alt, tb)
+    where = first_divergence(ta, tb, L, range(t + 1), tol)
+    cx = {"t": t, "changed_token": s, "module": where, "length": L,
+          "compared": f"logits at positions 0..{t} with token {s} changed",
+          "replay": replay}
+    return _fail("causality", claim, doc, err, tol, cx,
+                 note=f"the logits at {t} change when token {s} > {t} changes; first at module {where}")
+
+
+# --- KV cache ----------------------------------------------------------------------------------------
+
+def kv_cache(loaded, ids, base, tol, replay) -> Result:
+    """The property, or a failure saying what the cache path raised (the user's cache code)."""
+    try:
+        return _kv_cache(loaded, ids, base, tol, replay)
+    except Exception as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        return _fail("kv-cache", "kv-cache-equivalence", "decoding one token at a time against the cache equals "
+                     "the full forward", None, tol, {"compared": "decoding with the cache", "replay": replay},
+                     note=f"the forward with use_cache/{loaded.cache_kw} raised {type(exc).__name__}: {msg}")
+
+
+def _kv_cache(loaded, ids, base, tol, replay) -> Result:
+    claim, doc = "kv-cache-equivalence", "decoding one token at a time against the cache equals the full forward"
+    if not loaded.causal:
+        return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
+                      note="a bidirectional model has no incremental decoding")
+    if loaded.cache_kw is None:
+        return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
+                      note="the forward takes no use_cache with cache/past_key_values")
+    L = ids.shape[1]
+    P = max(1, L // 2)
+    prefix = Trace(loaded.model, calls=False)
+    out = forward(loaded, ids[:, :P], prefix, use_cache=True)
+    cache = cache_of(out, loaded.cache_kw)
+    worst = _max_diff(logits_of(out).to(F64), base[:, :P])
+    if worst > tol:  # the prefix alone already differs from the full forward's first P positions
+        full = Trace(loaded.model, calls=False)
+        forward(loaded, ids, full)
+        where = first_divergence(full, prefix, L, range(P), tol)
+        return _fail("kv-cache", claim, doc, worst, tol,
+                     {"t": 0, "module": where, "replay": replay,
+                      "compared": f"the logits of tokens 0..{P - 1} alone against the full forward's"},
+                     note=f"the first {P} tokens alone give other logits than in the full forward; first at module {where}")
+    for t in range(P, L):
+        if cache is None:
+            return _fail("kv-cache", claim, doc, None, tol, {"t": t, "compared": "the forward returned no cache",
+                                                              "replay": replay})
+        step = ids[:, t:t + 1]
+        tr = Trace(loaded.model)
+        out = forward(loaded, step, tr, use_cache=True, **{loaded.cache_kw: cache})
+        lt = logits_of(out).to(F64)
+        err = _max_diff(lt[:, -1], base[:, t])
+        worst = max(worst, err)
+        if err > tol:
+            full = Trace(loaded.model, calls=False)
+            forward(loaded, ids[:, :t + 1], full)
+            where = first_divergence(full, tr, t + 1, [t], tol, b_offset=t)
+            cx = {"t": t, "module": where, "compared": f"logits of token {t} decoded against the cache of 0..{t - 1}, "
+                                                       "against the full forward", "replay": replay}
+            return _fail("kv-cache", claim, doc, err, tol, cx,
+                         note=f"token {t} decoded with the cache differs from the full forward; first at module {where}")
+        cache = cache_of(out, loaded.cache_kw)
+    return Result("kv-cache", claim, doc, "holds", "holds", worst, tol,
+                  note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}")
+
+
+# --- permutation equivariance -----------------------------------------------------------------------
+
+def permutation(loaded, ids, base, tol, seed, replay) -> Result:
+    claim, doc = "attention-permutation-equivariance", "permuting tokens with their position ids permutes the logits"
+    if loaded.causal:
+        return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
+                      note="causal: the mask ties each token to its place")
+    if not loaded.takes_position_ids:
+        return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
+                      note="the forward takes no position_ids to hold positions fixed")
+    L = ids.shape[1]
+    perm = torch.randperm(L, generator=torch.Generator().manual_seed(seed * 7919 + 2))
+    pos = torch.arange(L).expand(ids.shape[0], L)
+    got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
+    err = _max_diff(got, base[:, perm])
+    if err > tol:
+        return _fail("permutation-equivariance", claim, doc, err, tol,
+                     {"permutation": perm.tolist(), "compared": "f(P·ids, P·positions) against P·f(ids)",
+                      "replay": replay})
+    return Result("permutation-equivariance", claim, doc, "holds", "holds", err, tol,
+                  note=f"permutation {perm.tolist()}")
+
+
+# --- padding ----------------------------------------------------------------------------------------
+
+def padding(loaded, ids, tol, replay) -> Result:
+    """Token p = L/2 of the last row is masked out (``attention_mask`` 0): a masked key has weight
+    exactly 0 (mask-negative-infinity), so changing that token moves no logit of the row's other
+    tokens. A middle token, not the first: no query's row is fully masked (conform *reports* what a
+    fully masked row gives, it does not judge it)."""
+    claim, doc = "mask-negative-infinity", "a masked-out token (attention_mask 0) changes no other token's logits"
+    if not loaded.takes_attention_mask:
+        return Result("padding", claim, doc, "not checked", "not expected to hold",
+                      note="the forward takes no attention_mask")
+    L = ids.shape[1]
+    p = L // 2
+    mask = torch.ones_like(ids)
+    mask[-1, p] = 0
+    other = ids.clone()
+    other[-1, p] = (ids[-1, p] + 1) % loaded.vocab
+    keep = [t for t in range(L) if t != p]
+    a = logits(loaded, ids, attention_mask=mask)[-1, keep]
+    b = logits(loaded, other, attention_mask=mask)[-1, keep]
+    err = _max_diff(a, b)
+    if err > tol or not bool(torch.isfinite(a).all()):
+        return _fail("padding", claim, doc, err, tol,
+                     {"t": p, "compared": f"logits of the last row's tokens other than {p}, with token {p} masked "
+                                          "out and changed", "replay": replay},
+                     note=f"masked-out token {p} moves the logits of the others by {err:.3g}")
+    return Result("padding", claim, doc, "holds", "holds", err, tol, note=f"token {p} of the last row masked out")
+
+
+# --- determinism -------------------------------------------------------------------------------------
+
+def determinism(loaded, ids, base, replay) -> Result:
+    doc = "two forwards in eval mode give the same logits, bit for bit"
+    again = logits(loaded, ids)
+    err = _max_diff(again, base)
+    if err > 0:
+        return _fail("determinism", "-", doc, err, 0.0, {"compared": "the same ids, twice", "replay": replay},
+                     note="dropout active in eval mode, or a nondeterministic operation")
+    return Result("determinism", "-", doc, "holds", "holds", 0.0, 0.0)

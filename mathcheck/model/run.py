@@ -1,0 +1,150 @@
+"""One ``mathcheck model`` run: load, trace one forward (and one cached step), check, report."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from mathcheck.conform.spec import BadInput
+from mathcheck.model import properties as mp
+from mathcheck.model import sublayers as sl
+from mathcheck.model.load import Sizes, cache_of, check_options, load_model, logits_of
+from mathcheck.model.report import ModelReport, ModuleResult
+from mathcheck.model.trace import Trace
+
+LENGTH = 6
+
+
+def replay_line(spec, seed, sizes: Sizes, attn, causal, length) -> str:
+    parts = ["mathcheck model", spec, "--seed", str(seed), *sizes.flags()]
+    if attn != "sdpa":
+        parts += ["--attn-implementation", attn]
+    if causal is not None:
+        parts.append("--causal" if causal else "--bidirectional")
+    if length != LENGTH:
+        parts += ["--length", str(length)]
+    return " ".join(parts)
+
+
+def _renamed(results, suffix):
+    for r in results:
+        if suffix:
+            r.name = f"{r.name} [{suffix}]"
+    return results
+
+
+def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
+    """path -> (kind, results) for the intercepted calls of one forward."""
+    out = {}
+    for c in calls:
+        where = f"{ctx}, call {c.index}" if c.index else ctx
+        suffix = "" if ctx == "full forward" and c.index == 0 else where
+        if c.kind == "sdpa":
+            res = sl.check_sdpa(c.inputs, c.output, loaded.causal, where)
+            kind = "attention"
+        else:
+            attention = sl.is_attention_softmax(c.inputs, Lq, Lk)
+            res = sl.check_softmax(c.inputs, c.output, attention, loaded.causal, where)
+            kind = "attention" if attention else "softmax"
+        out.setdefault((c.path or "(model)", kind), []).extend(_renamed(res, suffix))
+    return out
+
+
+def _load(spec, sizes, attn, seed, causal, length, loaded):
+    """(loaded model, replay line); every check on the user's input before any work."""
+    if loaded is not None:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
+        if length < 2:
+            raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
+        return loaded, f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
+    check_options(spec, sizes, attn, length)
+    loaded = load_model(spec, sizes, attn, seed, causal)
+    if loaded.max_positions is not None and length > loaded.max_positions:
+        raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
+    if loaded.window is not None and length > loaded.window:
+        raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
+                       f"checked against the full causal mask only: give --length ≤ {loaded.window}")
+    return loaded, replay_line(spec, seed, sizes, attn, causal, length)
+
+
+def _logits(loaded, spec, ids) -> torch.Tensor:
+    """The untraced forward's logits, or one BadInput line saying what the forward did instead."""
+    try:
+        base = logits_of(mp.forward(loaded, ids))
+    except Exception as exc:
+        raise BadInput(f"SPEC {spec!r}: forward(input_ids) of shape {tuple(ids.shape)} raised "
+                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
+        shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
+        raise BadInput(f"SPEC {spec!r}: forward(input_ids (B, L) = {tuple(ids.shape)}) must return logits (B, L, V) "
+                       f"or an object with .logits; it returned {shape}")
+    return base.to(torch.float64)
+
+
+def _sublayers(loaded, ids, trace, seed, replay) -> list[ModuleResult]:
+    """Norms and rotary modules by discovery, attention calls from the trace (and from one decoding
+    step against a cache), listed in the order the forward ran their modules."""
+    L = ids.shape[1]
+    found, settings = {}, {}
+    for path, module in loaded.model.named_modules():
+        kind = sl.norm_kind(module)
+        if kind is not None:
+            found[(path, kind)], settings[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
+        rotary = sl.check_rotary(path, module, seed, replay)
+        if rotary is not None:
+            found[(path, "rotary")], settings[(path, "rotary")] = rotary
+    for key, res in _call_results(trace.calls, loaded, L, L, "full forward").items():
+        found.setdefault(key, []).extend(res)
+    if loaded.causal and loaded.cache_kw:
+        step = Trace(loaded.model)
+        try:
+            cache = cache_of(mp.forward(loaded, ids[:, :-1], use_cache=True), loaded.cache_kw)
+            if cache is not None:
+                mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
+        except Exception:  # the cache path raised: the kv-cache property reports it
+            step.calls.clear()
+        for key, res in _call_results(step.calls, loaded, 1, None, "cached step").items():
+            found.setdefault(key, []).extend(res)
+    order = {}
+    for name in trace.entered:  # modules in the order the forward first ran them
+        order.setdefault(name, len(order))
+    ranked = sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order) + 1), kv[0][1]))
+    return [ModuleResult(path, kind, res, settings.get((path, kind), [])) for (path, kind), res in ranked]
+
+
+def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
+                length: int = LENGTH, loaded=None) -> ModelReport:
+    """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
+    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``."""
+    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded)
+    ids = mp.draw_ids(seed, loaded.vocab, length)
+    base = _logits(loaded, spec, ids)
+    # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
+    # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
+    trace = Trace(loaded.model)
+    mp.forward(loaded, ids, trace)
+    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source, "dtype": "float64",
+              "batch": mp.BATCH, "length": length}
+    report = ModelReport(loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay))
+    if not any(m.kind == "attention" for m in report.modules):
+        report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
+                            "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
+                            "hold it with mathcheck conform --kind mha")
+    tol = mp.model_tolerance(loaded, mp.output_scale(trace), length)
+    if not math.isfinite(tol):  # a comparison that cannot fail is not run
+        from mathcheck.conform.run import Result
+
+        note = "the model's outputs leave float64's range on random ids: no tolerance can be derived"
+        report.properties = [Result(n, c, "", "holds", "inconclusive", note=note) for n, c in (
+            ("causality", "causal-mask-autoregressive"), ("kv-cache", "kv-cache-equivalence"),
+            ("permutation-equivariance", "attention-permutation-equivariance"), ("padding", "mask-negative-infinity"),
+            ("determinism", "-"))]
+        return report
+    report.properties = [
+        mp.causality(loaded, ids, base, tol, seed, replay),
+        mp.kv_cache(loaded, ids, base, tol, replay),
+        mp.permutation(loaded, ids, base, tol, seed, replay),
+        mp.padding(loaded, ids, tol, replay),
+        mp.determinism(loaded, ids, base, replay),
+    ]
+    return report
