@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from click.testing import CliRunner
 
-from mathcheck import checker, registry
+from mathcheck import checker, registry, rules
 from mathcheck.claim import Context, Part, Step
 from mathcheck.cli import main
 from mathcheck.derivations import variants as derivations
@@ -97,8 +97,8 @@ def test_join_ranges_needs_adjacent_ranges_and_their_order_from_the_hypotheses()
     f, k = F_, K_
     b, c = sp.symbols("b c", integer=True, positive=True)
     gap = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 2, c))  # not adjacent: k = b + 1 is missing
-    assert derivations.join_ranges().apply(gap) == gap
-    joined = Step(sp.Sum(f[k], (k, 1, c)), "joined", derivations.join_ranges())
+    assert rules.join_ranges().apply(gap) == gap
+    joined = Step(sp.Sum(f[k], (k, 1, c)), "joined", rules.join_ranges())
     assert _status((Step(gap, "two ranges"), joined), (sp.Le(b, c),)) != "proved"
     adjacent = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 1, c))
     assert _status((Step(adjacent, "two ranges"), joined), (sp.Le(b, c),)) == "proved"
@@ -112,7 +112,7 @@ def test_causal_mask_needs_t_in_the_range_and_a_masked_summand():
     t, n = sp.symbols("t n", integer=True)
     causal = sp.Function("causal")
     masked = sp.Sum(causal(t, k) * f[k], (k, 1, n))
-    rule = derivations.causal_mask(t)
+    rule = rules.causal_mask(t)
     assert rule.apply(masked) == sp.Sum(f[k], (k, 1, t))
     inside = (sp.Le(1, t), sp.Le(t, n))
     assert _status((Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, t)), "mask", rule)), inside) == "proved"
@@ -127,7 +127,7 @@ def test_delta_outside_needs_the_index_outside_the_range_from_the_hypotheses():
     f, k = F_, K_
     t, u = sp.symbols("t u", integer=True)
     s = sp.Sum(f[k] * sp.KroneckerDelta(k, u), (k, 1, t))
-    rule = derivations.delta_outside()
+    rule = rules.delta_outside()
     zero = Step(sp.Integer(0), "δ outside", rule)
     assert _status((Step(s, "sum"), zero), (sp.Le(1, t), sp.Lt(t, u))) == "proved"
     for given in ((), (sp.Le(1, u), sp.Le(u, t)), (sp.Le(t, u),)):  # u unplaced, inside, possibly = t
@@ -139,12 +139,12 @@ def test_factor_in_and_out_refuse_a_factor_that_depends_on_the_index():
     k, c = sp.symbols("k c", integer=True)
     n, d = sp.symbols("n d", integer=True, positive=True)
     outer = sp.Sum(sp.Sum(a[k, c], (c, 1, d)) * b[c], (k, 1, n))  # b_c outside Σ_c: a free c, not the bound one
-    wrong_in = Step(sp.Sum(sp.Sum(a[k, c] * b[c], (c, 1, d)), (k, 1, n)), "b enters Σ_c", derivations.factor_in())
+    wrong_in = Step(sp.Sum(sp.Sum(a[k, c] * b[c], (c, 1, d)), (k, 1, n)), "b enters Σ_c", rules.factor_in())
     assert _status((Step(outer, "sum"), wrong_in)) != "proved"
     inner = sp.Sum(a[k, c] * b[k], (k, 1, n))
-    wrong_out = Step(b[k] * sp.Sum(a[k, c], (k, 1, n)), "b_k leaves Σ_k", derivations.factor_out())
+    wrong_out = Step(b[k] * sp.Sum(a[k, c], (k, 1, n)), "b_k leaves Σ_k", rules.factor_out())
     assert _status((Step(inner, "sum"), wrong_out)) != "proved"
-    right_out = Step(b[c] * sp.Sum(a[k, c], (k, 1, n)), "b_c leaves Σ_k", derivations.factor_out())
+    right_out = Step(b[c] * sp.Sum(a[k, c], (k, 1, n)), "b_c leaves Σ_k", rules.factor_out())
     assert _status((Step(sp.Sum(a[k, c] * b[c], (k, 1, n)), "sum"), right_out)) == "proved"
 
 
@@ -152,7 +152,7 @@ def test_product_as_exp_sum_needs_positive_factors():
     t = sp.Symbol("t", integer=True)
     T = sp.Symbol("T", integer=True, positive=True)
     x = sp.IndexedBase("x", real=True)  # real, not positive: log x_t is not real
-    rule = derivations._product_as_exp_sum()
+    rule = rules.product_as_exp_sum()
     step = Step(sp.exp(sp.Sum(sp.log(x[t]), (t, 1, T))), "logs", rule)
     r = checker.check_part(Part("p", (Step(sp.Product(x[t], (t, 1, T)), "product"), step)), Context())
     assert r.status == "inconclusive" and "positive" in r.failing.decision.how
@@ -160,9 +160,9 @@ def test_product_as_exp_sum_needs_positive_factors():
 
 
 def test_the_local_rules_are_not_trusted_kinds():
-    for rule in (derivations.join_ranges(), derivations.causal_mask(sp.Symbol("t", integer=True)),
-                 derivations.delta_outside(), derivations.factor_in(), derivations.factor_out(),
-                 derivations._product_as_exp_sum()):
+    for rule in (rules.join_ranges(), rules.causal_mask(sp.Symbol("t", integer=True)),
+                 rules.delta_outside(), rules.factor_in(), rules.factor_out(),
+                 rules.product_as_exp_sum()):
         assert rule.kind not in checker.TRUSTED_KINDS and rule.check is not None
 
 

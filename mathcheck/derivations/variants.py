@@ -7,11 +7,10 @@ log-sum-exp shift and the causal mask. Each cites its paper (``Source.paper``) i
 of the seed, is derived for symbolic sizes (n keys, a block split point b, d, G groups of r heads),
 and is checked against PyTorch's own implementation.
 
-Hypotheses a part needs are in its ``given``. The finite-sum laws it cites are rules.py's where one
-fits (``split_last``, ``exchange_sums``) and otherwise local rules of kind ``law`` (joining adjacent
-ranges, a causal mask on its two ranges, a Kronecker delta outside a range, moving a factor into or
-out of a sum, a product as exp of a sum of logs), each checking its side conditions against the part's
-hypotheses where it applies (``rules.SideCondition`` when they fail: the step is then not shown).
+Hypotheses a part needs are in its ``given``. The finite-sum laws it cites are rules.py's checked
+constructors (``split_last``, ``exchange_sums``, ``join_ranges``, ``causal_mask``, ``delta_outside``,
+``factor_in``, ``factor_out``, ``product_as_exp_sum``), each checking its side conditions against the
+part's hypotheses where it applies (``rules.SideCondition`` when they fail: the step is then not shown).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from mathcheck import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
+from mathcheck.rules import causal_mask, delta_outside, factor_in, factor_out, join_ranges
 
 # The seed's own pointer to this branch (§8.2): every §9 claim quotes it and cites its paper.
 ZH = ("之后的三到四周：沿着论文里的 Transformer 变体逐步展开。每读一篇新论文，先用路线图里的数学地图定位它是"
@@ -27,150 +27,6 @@ ZH = ("之后的三到四周：沿着论文里的 Transformer 变体逐步展开
 EN = ("(§8.2, what comes next) In the following three to four weeks, work through the Transformer "
       "variants in the papers; for each new paper, first use the map to locate whether it changed the "
       "linear algebra, the probability part, or the combinatorial structure of the positions.")
-
-
-# --- finite-sum laws (local rules; each checks its side conditions against the part's hypotheses) ------
-
-def _bounds(v, hyps):
-    """``(lows, highs)``: every lower and upper bound the hypotheses (and v's own assumptions) put on
-    the integer symbol ``v`` (a strict bound moved by one)."""
-    lows, highs = [], []
-    if v.is_positive:
-        lows.append(sp.Integer(1))
-    elif v.is_nonnegative:
-        lows.append(sp.Integer(0))
-    for h in hyps:
-        for c in (h.args if isinstance(h, sp.And) else (h,)):
-            if not isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
-                continue
-            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
-            step = 1 if isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan)) else 0
-            if big == v and not small.has(v):
-                lows.append(small + step)
-            if small == v and not big.has(v):
-                highs.append(big - step)
-    return lows, highs
-
-
-def _nonnegative(e, hyps) -> bool:
-    """Whether ``e ≥ 0`` follows from the symbols' assumptions, or from them after replacing one
-    integer symbol by one of its bounds (a lower bound where e grows with it, an upper where it falls)."""
-    e = sp.expand(e)
-    if e.is_nonnegative:
-        return True
-    for v in sorted(e.free_symbols, key=str):
-        coeff = e.coeff(v)
-        if not v.is_integer or coeff.has(v) or sp.expand(e - coeff * v).has(v):
-            continue  # only e linear in v
-        if coeff.is_positive:
-            pick = _bounds(v, hyps)[0]
-        elif coeff.is_negative:
-            pick = _bounds(v, hyps)[1]
-        else:
-            continue
-        if any(sp.expand(e.xreplace({v: w})).is_nonnegative for w in pick):
-            return True
-    return False
-
-
-def _sum_parts(x):
-    (k, a, b), = x.limits
-    return x.function, k, a, b
-
-
-def _law(name, work):
-    """A finite-sum law whose side conditions are checked where it applies: ``work(e, hyps)`` rewrites
-    ``e`` and raises :class:`rules.SideCondition` when ``hyps`` do not justify a rewrite it makes."""
-    return rules.Rule(name, "law", lambda e: work(e, None), check=lambda e, env: work(e, env.hypotheses))
-
-
-def _require(ok, why):
-    if not ok:
-        raise rules.SideCondition(why)
-
-
-def join_ranges(name="adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)"):
-    """Join two sums of the same summand over adjacent ranges into one (a law of finite sums).
-
-    Side condition: the hypotheses give a − 1 ≤ b ≤ c (both ranges are ranges, possibly empty)."""
-
-    def work(e, hyps):
-        def join(x):
-            terms = list(x.args)
-            for s1 in terms:
-                for s2 in terms:
-                    if s1 is s2 or not (isinstance(s1, sp.Sum) and isinstance(s2, sp.Sum)):
-                        continue
-                    if len(s1.limits) != 1 or len(s2.limits) != 1:
-                        continue
-                    f, k, a, b = _sum_parts(s1)
-                    g, k2, a2, c = _sum_parts(s2)
-                    if sp.expand(a2 - (b + 1)) == 0 and sp.expand(g.xreplace({k2: k}) - f) == 0:
-                        if hyps is not None:
-                            _require(_nonnegative(b - a + 1, hyps) and _nonnegative(c - b, hyps),
-                                     f"joining Σ_{{{k}={a}}}^{{{b}}} and Σ^{{{c}}} needs {a} − 1 ≤ {b} ≤ {c} "
-                                     f"from the hypotheses")
-                        rest = [t for t in terms if t is not s1 and t is not s2]
-                        return sp.Add(*rest, sp.Sum(f, (k, a, c)))
-            return x
-
-        return e.replace(lambda x: isinstance(x, sp.Add), join)
-
-    return _law(name, work)
-
-
-def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b"):
-    """``Σ_{k=a}^{b} causal(t, k) f(k) = Σ_{k=a}^{t} f(k)``: the mask is 1 for k ≤ t and 0 after
-    (its definition), so the terms t+1..b vanish.
-
-    Side conditions: the summand is ``causal(t, k)`` times a factor free of the mask, and the
-    hypotheses give a − 1 ≤ t ≤ b (t splits the range)."""
-    mask = sp.Function("causal")
-
-    def work(e, hyps):
-        def split(x):
-            f, k, a, b = _sum_parts(x)
-            factors = sp.Mul.make_args(f)
-            keep = [z for z in factors if not z.has(mask)]
-            masks = [z for z in factors if z.has(mask)]
-            if hyps is not None:
-                _require(masks == [mask(t, k)], f"the summand {sp.sstr(f)} is not causal({t}, {k}) times a "
-                                                f"factor free of the mask")
-                _require(_nonnegative(t - a + 1, hyps) and _nonnegative(b - t, hyps),
-                         f"nothing places {t} in {a} − 1..{b}: the mask does not split Σ_{{{k}={a}}}^{{{b}}} at {t}")
-            if masks != [mask(t, k)]:
-                return x
-            return sp.Sum(sp.Mul(*keep), (k, a, t))  # the terms t+1..b are all 0
-
-        return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.function.has(mask), split)
-
-    return _law(name, work)
-
-
-def delta_outside(name="δ_{ku} = 0 for every k in a..b when u lies outside a..b"):
-    """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b.
-
-    Side condition: the hypotheses give u > b or u < a (e.g. ``t < u`` for a sum over 1..t)."""
-
-    def work(e, hyps):
-        def vanish(x):
-            f, k, a, b = _sum_parts(x)
-            deltas = [z for z in sp.Mul.make_args(f) if isinstance(z, sp.KroneckerDelta) and k in z.args]
-            if not deltas:
-                return x
-            if hyps is not None:
-                outside = False
-                for dlt in deltas:
-                    u = dlt.args[1] if dlt.args[0] == k else dlt.args[0]
-                    if not u.has(k) and (_nonnegative(u - b - 1, hyps) or _nonnegative(a - u - 1, hyps)):
-                        outside = True
-                _require(outside, f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b}")
-            return sp.Integer(0)
-
-        return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1
-                         and any(isinstance(z, sp.KroneckerDelta) for z in sp.Mul.make_args(x.function)), vanish)
-
-    return _law(name, work)
 
 
 def attention_row(s, v, k, lo, hi):
@@ -547,75 +403,6 @@ def linear_attention_associativity() -> Body:
     )
 
 
-def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c free of k"):
-    """Move the other factors of a summand into the one inner sum they multiply.
-
-    Side condition: every factor moved is free of the inner sum's index (else it would be captured)."""
-
-    def work(e, hyps):
-        def push(x):
-            inner = [z for z in sp.Mul.make_args(x.function) if isinstance(z, sp.Sum) and len(z.limits) == 1]
-            if len(inner) != 1 or not isinstance(x.function, sp.Mul):
-                return x
-            s_, = inner
-            rest = [z for z in x.function.args if z is not s_]
-            var = s_.limits[0][0]
-            if any(z.has(var) for z in rest):
-                if hyps is not None:
-                    raise rules.SideCondition(f"a factor of {sp.sstr(x.function)} depends on {var}: it cannot "
-                                              f"enter Σ_{var}")
-                return x
-            return sp.Sum(sp.Sum(s_.function * sp.Mul(*rest), *s_.limits), *x.limits)
-
-        return e.replace(lambda x: isinstance(x, sp.Sum), push)
-
-    return _law(name, work)
-
-
-def factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c free of k"):
-    """Pull the factors of a summand that are free of the (innermost) sum's index out of that sum.
-
-    Side condition: what leaves is free of the index and the bounds are free of it too (a sum whose
-    bounds mention its own variable is refused)."""
-
-    def work(e, hyps):
-        def pull(x):  # the innermost index is the first limit (SymPy flattens nested sums)
-            f = x.function
-            if not isinstance(f, sp.Mul):
-                return x
-            var, lo, hi = x.limits[0]
-            const = [z for z in f.args if not z.has(var)]
-            if not const:
-                return x
-            if hyps is not None and (lo.has(var) or hi.has(var) or any(var in z.free_symbols for z in const)):
-                raise rules.SideCondition(f"Σ_{var} is not a sum over {var} with bounds free of it")
-            inner = sp.Mul(*const) * sp.Sum(sp.Mul(*[z for z in f.args if z.has(var)]), x.limits[0])
-            return sp.Sum(inner, *x.limits[1:]) if len(x.limits) > 1 else inner
-
-        return e.replace(lambda x: isinstance(x, sp.Sum), pull)
-
-    return _law(name, work)
-
-
-def _product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0"):
-    """A finite product of positive factors is exp of the sum of their logs.
-
-    Side condition: each product's factor is positive, by its symbols' assumptions or a hypothesis
-    ``f > 0`` of the part (log of a nonpositive factor is not its real log)."""
-
-    def work(e, hyps):
-        def rewrite(x):
-            f = x.function
-            if hyps is not None and f.is_positive is not True and sp.Gt(f, 0) not in hyps \
-                    and sp.Lt(0, f) not in hyps:
-                raise rules.SideCondition(f"nothing says the factor {sp.sstr(f)} is positive")
-            return sp.exp(sp.Sum(sp.log(f), *x.limits))
-
-        return e.replace(lambda x: isinstance(x, sp.Product), rewrite)
-
-    return _law(name, work)
-
-
 # --- §9.6 ALiBi ---------------------------------------------------------------------------------------------
 
 @claim(
@@ -753,7 +540,7 @@ def perplexity_exp_cross_entropy() -> Body:
     uu = sp.IndexedBase("u", nonnegative=True)
     t = sp.Symbol("t", integer=True)
     T, V = sp.symbols("T V", integer=True, positive=True)
-    product_as_sum = _product_as_exp_sum()
+    product_as_sum = rules.product_as_exp_sum()
     mean_ce = -sp.Sum(sp.log(p[t]), (t, 1, T)) / T
     definition = Part("exp-cross-entropy", (
         Step(sp.Product(p[t], (t, 1, T)) ** (-1 / T), "perplexity: the inverse geometric mean of the p_t"),
