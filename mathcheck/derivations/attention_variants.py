@@ -1,44 +1,19 @@
-"""§9 Beyond the article: the attention variants and training identities engineers meet next.
+"""§9 Beyond the article, the attention variants: online softmax (§9.1), the KV cache (§9.2),
+grouped-query attention (§9.3), linear attention (§9.5), ALiBi (§9.6) and the causal mask (§9.10).
 
-The article closes (§8.2) by sending its reader to the papers: "每读一篇新论文，先用路线图里的数学地图
-定位它……". These claims are the next stops on that map — FlashAttention's online softmax, the KV
-cache, grouped-query attention, RMSNorm, linear attention, ALiBi, label smoothing, perplexity, the
-log-sum-exp shift and the causal mask. Each cites its paper (``Source.paper``) instead of a sentence
-of the seed, is derived for symbolic sizes (n keys, a block split point b, d, G groups of r heads),
-and is checked against PyTorch's own implementation.
-
-Hypotheses a part needs are in its ``given``. The finite-sum laws it cites are rules.py's checked
-constructors (``split_last``, ``exchange_sums``, ``join_ranges``, ``causal_mask``, ``delta_outside``,
-``factor_in``, ``factor_out``, ``product_as_exp_sum``), each checking its side conditions against the
-part's hypotheses where it applies (``rules.SideCondition`` when they fail: the step is then not shown).
+Each claim cites its paper (``Source.paper``) instead of a sentence of the seed, is derived for symbolic
+sizes, and is checked against PyTorch's own implementation (:mod:`mathcheck.verify.attention_variants`). Hypotheses a
+part needs are in its ``given``; the finite-sum laws it cites are rules.py's checked constructors.
 """
 
 from __future__ import annotations
 
 from mathcheck import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
+from mathcheck.derivations._beyond import EN, ZH, attention_row, _scores
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
 from mathcheck.rules import causal_mask, delta_outside, factor_in, factor_out, join_ranges
-
-# The seed's own pointer to this branch (§8.2): every §9 claim quotes it and cites its paper.
-ZH = ("之后的三到四周：沿着论文里的 Transformer 变体逐步展开。每读一篇新论文，先用路线图里的数学地图定位它是"
-      "对应线性代数改了、概率部分改了、还是位置编码的组合结构改了。")
-EN = ("(§8.2, what comes next) In the following three to four weeks, work through the Transformer "
-      "variants in the papers; for each new paper, first use the map to locate whether it changed the "
-      "linear algebra, the probability part, or the combinatorial structure of the positions.")
-
-
-def attention_row(s, v, k, lo, hi):
-    """One query's attention output over keys lo..hi (one value column): Σ e^{s_k} v_k / Σ e^{s_k}."""
-    return sp.Sum(sp.exp(s[k]) * v[k], (k, lo, hi)) / sp.Sum(sp.exp(s[k]), (k, lo, hi))
-
-
-def _scores():
-    s, v = sp.IndexedBase("s", real=True), sp.IndexedBase("v", real=True)
-    k, t, u = sp.symbols("k t u", integer=True)
-    n = sp.Symbol("n", integer=True, positive=True)
-    return s, v, k, t, u, n
 
 
 # --- §9.1 online softmax (FlashAttention) ----------------------------------------------------------------
@@ -50,7 +25,7 @@ def _scores():
     section="§9.1", zh=ZH, en=EN,
     paper="Milakov & Gimelshein 2018, Online normalizer calculation for softmax; Dao et al. 2022, "
           "FlashAttention (NeurIPS), Algorithm 1",
-    check="mathcheck.verify.variants:online_softmax",
+    check="mathcheck.verify.attention_variants:online_softmax",
 )
 def online_softmax() -> Body:
     r"""Block states over keys a..b at a shift μ: :math:`\ell(a,b,\mu) = \sum_{k=a}^{b} e^{s_k-\mu}`,
@@ -147,7 +122,7 @@ def online_softmax() -> Body:
     section="§9.2", zh=ZH, en=EN,
     paper="Pope et al. 2023, Efficiently Scaling Transformer Inference (KV cache); Vaswani et al. 2017 "
           "(causal decoder)",
-    check="mathcheck.verify.variants:kv_cache_equivalence",
+    check="mathcheck.verify.attention_variants:kv_cache_equivalence",
 )
 def kv_cache_equivalence() -> Body:
     r"""With scores :math:`s_k = q_t\cdot k_k/\sqrt d` and one value column v:
@@ -203,7 +178,7 @@ def kv_cache_equivalence() -> Body:
     section="§9.3", zh=ZH, en=EN,
     paper="Ainslie et al. 2023, GQA: Training Generalized Multi-Query Transformer Models; Shazeer 2019, "
           "Fast Transformer Decoding: One Write-Head is All You Need (MQA)",
-    check="mathcheck.verify.variants:grouped_query_attention",
+    check="mathcheck.verify.attention_variants:grouped_query_attention",
 )
 def grouped_query_attention() -> Body:
     r"""Query head j of group g (head h = (g−1)r + j of H = G·r) with keys K_g, values V_g over n keys:
@@ -271,71 +246,6 @@ def grouped_query_attention() -> Body:
     )
 
 
-# --- §9.4 RMSNorm ---------------------------------------------------------------------------------------------
-
-@claim(
-    id="rmsnorm-statistics",
-    title="RMSNorm y = x/√(mean(x²)+ε): mean(y²) = m/(m+ε), mean(y) = mean(x)/√(m+ε) (not centred), "
-          "∂y_i/∂x_j = (δ_ij − y_i y_j/n)/√(m+ε)",
-    section="§9.4", zh=ZH, en=EN,
-    paper="Zhang & Sennrich 2019, Root Mean Square Layer Normalization (NeurIPS)",
-    check="mathcheck.verify.variants:rmsnorm_statistics",
-)
-def rmsnorm_statistics() -> Body:
-    r"""For :math:`x \in \mathbb{R}^n`, :math:`m = \frac1n \sum_k x_k^2`, :math:`y_i = x_i/\sqrt{m+\varepsilon}`:
-
-    .. math::
-        \frac1n\sum_i y_i^2 = \frac{m}{m+\varepsilon},\quad
-        \frac1n\sum_i y_i = \frac{\frac1n\sum_i x_i}{\sqrt{m+\varepsilon}},\quad
-        \frac{\partial y_i}{\partial x_j} = \frac{\delta_{ij} - y_i y_j / n}{\sqrt{m+\varepsilon}}
-
-    Example: x = (1, 1), ε = 0: m = 1, y = x, mean(y) = 1 ≠ 0 — RMSNorm does not centre.
-    """
-    x, y = sp.IndexedBase("x", real=True), sp.IndexedBase("y", real=True)
-    i, j, k = sp.symbols("i j k", integer=True)
-    n = sp.Symbol("n", integer=True, positive=True)
-    eps = sp.Symbol("epsilon", positive=True)
-    ms = sp.Sum(x[k] ** 2, (k, 1, n)) / n
-    rms = sp.sqrt(ms + eps)
-    define_y = rules.unfold_indexed("definition of y = RMSNorm(x)", y, lambda a: x[a] / rms)
-    square = Part("mean-square", (
-        Step(sp.Sum(y[i] ** 2, (i, 1, n)) / n, "the mean square of the outputs"),
-        Step(sp.Sum(x[i] ** 2 / (ms + eps), (i, 1, n)) / n, "definition of y", define_y),
-        Step(ms / (ms + eps), "1/(m + ε) does not depend on i: Σ_i x_i²/n = m"),
-    ))
-    mean = Part("mean", (
-        Step(sp.Sum(y[i], (i, 1, n)) / n, "the mean of the outputs"),
-        Step(sp.Sum(x[i] / rms, (i, 1, n)) / n, "definition of y", define_y),
-        Step((sp.Sum(x[i], (i, 1, n)) / n) / rms, "the root does not depend on i"),
-    ))
-    dsum = sp.Sum(2 * x[k] * sp.KroneckerDelta(j, k), (k, 1, n))
-    jac = Part("jacobian", (
-        Step(sp.Derivative(x[i] / rms, x[j]), "∂y_i/∂x_j"),
-        Step(sp.KroneckerDelta(i, j) / rms - x[i] * dsum / (2 * n * (ms + eps) ** sp.Rational(3, 2)),
-             "quotient and chain rules; ∂x_k/∂x_j = δ_kj", rules.differentiate(x[j])),
-        Step(sp.KroneckerDelta(i, j) / rms - x[i] * x[j] / (n * (ms + eps) ** sp.Rational(3, 2)),
-             "δ_kj keeps k = j (1 ≤ j ≤ n)"),
-        Step((sp.KroneckerDelta(i, j) - y[i] * y[j] / n) / rms, "write y_i, y_j; factor out 1/√(m+ε)", define_y),
-    ), given=(sp.Le(1, i), sp.Le(i, n), sp.Le(1, j), sp.Le(j, n)))
-    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
-    return Body(
-        assumptions=("x ∈ R^n, n a positive integer; i, j ∈ {1, …, n}", "ε > 0 (nn.RMSNorm's eps)",
-                     "y = RMSNorm(x) with weight 1 (elementwise_affine=False)"),
-        parts=(square, mean, jac),
-        mutants=(
-            Mutant("unit-mean-square", "RMSNorm makes mean(y²) exactly 1 (ε forgotten)", (wrong(square, 1),)),
-            Mutant("centred", "RMSNorm centres like LayerNorm: mean(y) = 0", (wrong(mean, 0),)),
-            Mutant("jacobian-diagonal", "the Jacobian is diagonal, δ_ij/√(m+ε) (the rms treated as a constant)",
-                   (wrong(jac, sp.KroneckerDelta(i, j) / rms),)),
-            Mutant("jacobian-layernorm", "LayerNorm's Jacobian with its −1/n centring term",
-                   (wrong(jac, (sp.KroneckerDelta(i, j) - 1 / n - y[i] * y[j] / n) / rms),)),
-        ),
-        context=Context(indices=((i, 1, n), (j, 1, n)), definitions=(define_y,)),
-        seed_verdict=("holds-with-conditions", "mean(y²) = m/(m+ε) < 1, near 1 only when m ≫ ε; RMSNorm "
-                      "rescales but does not centre (mean(y) = mean(x)/rms), which is the paper's point"),
-    )
-
-
 # --- §9.5 linear attention ------------------------------------------------------------------------------------
 
 @claim(
@@ -345,7 +255,7 @@ def rmsnorm_statistics() -> Body:
     section="§9.5", zh=ZH, en=EN,
     paper="Katharopoulos et al. 2020, Transformers are RNNs: Fast Autoregressive Transformers with Linear "
           "Attention (ICML)",
-    check="mathcheck.verify.variants:linear_attention_associativity",
+    check="mathcheck.verify.attention_variants:linear_attention_associativity",
 )
 def linear_attention_associativity() -> Body:
     r"""With a = φ(Q) ∈ R^{n×d}, b = φ(K) ∈ R^{n×d}, V ∈ R^{n×d}:
@@ -411,7 +321,7 @@ def linear_attention_associativity() -> Body:
           "keys' positions (and so on the distance) only",
     section="§9.6", zh=ZH, en=EN,
     paper="Press, Smith & Lewis 2022, Train Short, Test Long: Attention with Linear Biases (ALiBi, ICLR)",
-    check="mathcheck.verify.variants:alibi_distance_bias",
+    check="mathcheck.verify.attention_variants:alibi_distance_bias",
 )
 def alibi_distance_bias() -> Body:
     r"""Softmax over keys j of :math:`s_j - m(i - j)` equals softmax of :math:`s_j + m j`, for any n:
@@ -462,179 +372,6 @@ def alibi_distance_bias() -> Body:
     )
 
 
-# --- §9.7 label smoothing -----------------------------------------------------------------------------------
-
-@claim(
-    id="label-smoothing-decomposition",
-    title="Cross-entropy with smoothed targets (1−ε)·onehot(y) + ε/C = (1−ε)·CE(onehot) + ε·CE(uniform), "
-          "PyTorch's convention",
-    section="§9.7", zh=ZH, en=EN,
-    paper="Szegedy et al. 2016, Rethinking the Inception Architecture for Computer Vision (label smoothing); "
-          "Müller, Kornblith & Hinton 2019, When Does Label Smoothing Help?",
-    check="mathcheck.verify.variants:label_smoothing_decomposition",
-)
-def label_smoothing_decomposition() -> Body:
-    r"""For C classes, target y, predictions p ∈ (0, 1]^C and ε ∈ R:
-
-    .. math::
-        -\sum_{i=1}^{C}\Bigl((1-\varepsilon)\delta_{iy} + \frac{\varepsilon}{C}\Bigr)\log p_i
-        = (1-\varepsilon)(-\log p_y) + \varepsilon\Bigl(-\frac1C\sum_{i=1}^{C}\log p_i\Bigr)
-
-    Example: C = 2, p = (1/2, 1/2): both sides are log 2 for every ε.
-    """
-    p = sp.IndexedBase("p", positive=True)
-    i, y = sp.symbols("i y", integer=True)
-    C = sp.Symbol("C", integer=True, positive=True)
-    eps = sp.Symbol("epsilon", real=True)
-    target = (1 - eps) * sp.KroneckerDelta(i, y) + eps / C
-    uniform = -sp.Sum(sp.log(p[i]), (i, 1, C)) / C
-    decomposition = Part("decomposition", (
-        Step(-sp.Sum(target * sp.log(p[i]), (i, 1, C)), "cross-entropy against the smoothed target"),
-        Step(-(1 - eps) * sp.Sum(sp.KroneckerDelta(i, y) * sp.log(p[i]), (i, 1, C))
-             - eps * sp.Sum(sp.log(p[i]), (i, 1, C)) / C, "linearity of the finite sum"),
-        Step((1 - eps) * (-sp.log(p[y])) + eps * uniform, "δ_iy keeps i = y (1 ≤ y ≤ C)"),
-    ), given=(sp.Le(1, y), sp.Le(y, C)))
-    wrong = lambda rhs: (decomposition.name, sp.Eq(decomposition.lhs, rhs, evaluate=False))  # noqa: E731
-    other = -sp.Sum(sp.log(p[i]), (i, 1, C)) + sp.log(p[y])  # Σ_{i≠y} −log p_i
-    return Body(
-        assumptions=("C classes, a positive integer; target y ∈ {1, …, C}; p_i > 0 the predicted probabilities",
-                     "ε ∈ [0, 1] (label_smoothing); the smoothed target (1−ε)·onehot(y) + ε/C sums to 1"),
-        parts=(decomposition,),
-        mutants=(
-            Mutant("eps-over-c-minus-1", "the other classes get ε/(C−1) and the true class 1−ε (a convention "
-                   "other libraries use, not F.cross_entropy's)",
-                   (wrong((1 - eps) * (-sp.log(p[y])) + eps * other / (C - 1)),)),
-            Mutant("no-one-minus-eps", "the true class keeps weight 1: CE(onehot) + ε·CE(uniform)",
-                   (wrong(-sp.log(p[y]) + eps * uniform),)),
-            Mutant("smoothing-scales-loss", "label smoothing just scales the loss: (1−ε)·CE(onehot)",
-                   (wrong((1 - eps) * (-sp.log(p[y]))),)),
-        ),
-        context=Context(indices=((y, 1, C),), sample=((eps, (0, 1)),)),
-        seed_verdict=("exact", "PyTorch's label_smoothing=ε puts ε/C on every class, the true one included "
-                      "(its weight is 1 − ε + ε/C), as in Szegedy et al.; the ε/(C−1) convention differs"),
-    )
-
-
-# --- §9.8 perplexity ---------------------------------------------------------------------------------------
-
-@claim(
-    id="perplexity-exp-cross-entropy",
-    title="Perplexity (Π p_t)^{−1/T} = exp(mean token cross-entropy); a uniform model over V tokens has "
-          "perplexity V; perplexity ≥ 1",
-    section="§9.8", zh=ZH, en=EN,
-    paper="Jelinek et al. 1977, Perplexity — a measure of the difficulty of speech recognition tasks; "
-          "Jurafsky & Martin, Speech and Language Processing, §3.3",
-    check="mathcheck.verify.variants:perplexity_exp_cross_entropy",
-)
-def perplexity_exp_cross_entropy() -> Body:
-    r"""For T tokens with model probabilities :math:`p_t \in (0, 1]`:
-
-    .. math::
-        \Bigl(\prod_{t=1}^{T} p_t\Bigr)^{-1/T} = \exp\Bigl(-\frac1T\sum_{t=1}^{T}\log p_t\Bigr),\qquad
-        \exp\Bigl(-\frac1T\sum_{t=1}^{T}\log\frac1V\Bigr) = V
-
-    and with every token's loss :math:`u_t = -\log p_t \ge 0`, perplexity :math:`e^{\frac1T\sum u_t} \ge 1`.
-    Example: T = 2, p = (1/2, 1/8): (1/16)^{−1/2} = 4 = exp((log 2 + log 8)/2).
-    """
-    p = sp.IndexedBase("p", positive=True)
-    uu = sp.IndexedBase("u", nonnegative=True)
-    t = sp.Symbol("t", integer=True)
-    T, V = sp.symbols("T V", integer=True, positive=True)
-    product_as_sum = rules.product_as_exp_sum()
-    mean_ce = -sp.Sum(sp.log(p[t]), (t, 1, T)) / T
-    definition = Part("exp-cross-entropy", (
-        Step(sp.Product(p[t], (t, 1, T)) ** (-1 / T), "perplexity: the inverse geometric mean of the p_t"),
-        Step(sp.exp(sp.Sum(sp.log(p[t]), (t, 1, T))) ** (-1 / T),
-             "a product of positive numbers is exp of the sum of their logs", product_as_sum),
-        Step(sp.exp(mean_ce), "(e^a)^b = e^{ab} for real a, b"),
-    ))
-    uniform = Part("uniform", (
-        Step(sp.exp(-sp.Sum(sp.log(1 / V), (t, 1, T)) / T), "perplexity of the uniform model p_t = 1/V"),
-        Step(sp.exp(T * sp.log(V) / T), "log(1/V) = −log V; the sum has T equal terms"),
-        Step(V, "e^{log V} = V"),
-    ))
-    lower = Part("at-least-one", (
-        Step(sp.log(sp.exp(sp.Sum(uu[t], (t, 1, T)) / T)),
-             "log of the perplexity, with token losses u_t = −log p_t ≥ 0 (p_t ≤ 1)"),
-        Step(sp.Sum(uu[t], (t, 1, T)) / T, "log ∘ exp = id on the reals"),
-        Step(sp.Integer(0), "a mean of nonnegative numbers is ≥ 0; so perplexity = e^{≥ 0} ≥ 1", relation=">="),
-    ), given=(sp.Ge(uu[t], 0, evaluate=False),))  # unevaluated: u's assumption would print it as True
-    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
-    return Body(
-        assumptions=("T tokens, a positive integer; p_t ∈ (0, 1] the model's probability of token t",
-                     "V ≥ 1 vocabulary entries; u_t = −log p_t ≥ 0 the token's cross-entropy"),
-        parts=(definition, uniform, lower),
-        mutants=(
-            Mutant("exp-of-sum", "exp of the summed loss (reduction='sum') instead of the mean",
-                   (wrong(definition, sp.exp(-sp.Sum(sp.log(p[t]), (t, 1, T)))),)),
-            Mutant("base-two", "2 to the power of a loss measured in nats", (wrong(definition, 2 ** mean_ce),)),
-            Mutant("mean-inverse-probability", "the mean of 1/p_t (arithmetic instead of geometric mean)",
-                   (wrong(definition, sp.Sum(1 / p[t], (t, 1, T)) / T),)),
-            Mutant("uniform-log-v", "the uniform model's perplexity is log V (its cross-entropy)",
-                   (wrong(uniform, sp.log(V)),)),
-        ),
-        context=Context(sample=((p, (0.05, 1)),)),
-        seed_verdict=("exact", "with the natural log of F.cross_entropy; 1 ≤ PPL always, PPL = V for the uniform "
-                      "model, and PPL ≤ V is not a law: a confidently wrong model exceeds V"),
-    )
-
-
-# --- §9.9 the log-sum-exp shift -------------------------------------------------------------------------------
-
-@claim(
-    id="logsumexp-shift",
-    title="log Σ e^{x_i} = c + log Σ e^{x_i − c} for every real c; with c = max x every term e^{x_i − c} ≤ 1",
-    section="§9.9", zh=ZH, en=EN,
-    paper="Blanchard, Higham & Higham 2021, Accurately computing the log-sum-exp and softmax functions "
-          "(IMA J. Numer. Anal.)",
-    check="mathcheck.verify.variants:logsumexp_shift",
-)
-def logsumexp_shift() -> Body:
-    r"""For :math:`x \in \mathbb{R}^n` and any real c:
-
-    .. math::
-        \log\sum_{i=1}^{n} e^{x_i} = c + \log\sum_{i=1}^{n} e^{x_i - c},\qquad
-        x_i = c - g_i^2 \Rightarrow \sum_{i=1}^{n} e^{x_i - c} = \sum_{i=1}^{n} e^{-g_i^2} \le n
-
-    Example: x = (1000, 1000): e^{1000} overflows float64, but 1000 + log(1 + 1) = 1000.693….
-    """
-    x, g = sp.IndexedBase("x", real=True), sp.IndexedBase("g", real=True)
-    i = sp.Symbol("i", integer=True)
-    n = sp.Symbol("n", integer=True, positive=True)
-    c = sp.Symbol("c", real=True)
-    lse = sp.log(sp.Sum(sp.exp(x[i]), (i, 1, n)))
-    shift = Part("shift", (
-        Step(lse, "log-sum-exp of n logits"),
-        Step(sp.log(sp.exp(c) * sp.Sum(sp.exp(x[i] - c), (i, 1, n))), "e^{x_i} = e^c e^{x_i−c}; e^c leaves the sum"),
-        Step(c + sp.log(sp.Sum(sp.exp(x[i] - c), (i, 1, n))), "log(ab) = log a + log b for a, b > 0; log e^c = c"),
-    ))
-    bounded = Part("no-overflow", (
-        Step(sp.Sum(sp.exp(x[i] - c), (i, 1, n)), "the shifted terms, with c = max x"),
-        Step(sp.Sum(sp.exp(-g[i] ** 2), (i, 1, n)),
-             "every gap c − x_i ≥ 0 is a square: x_i = c − g_i² (given); c cancels",
-             rules.substitute({x[i]: c - g[i] ** 2}, "given x_i = c − g_i²")),
-        Step(sp.Sum(1, (i, 1, n)), "each term e^{−g_i²} ≤ 1", relation="<="),
-        Step(n, "n terms of 1"),
-    ), given=(sp.Eq(x[i], c - g[i] ** 2),))
-    wrong = lambda part, rhs: (part.name, sp.Eq(part.lhs, rhs, evaluate=False))  # noqa: E731
-    return Body(
-        assumptions=("x ∈ R^n, n a positive integer; c ∈ R",
-                     "no-overflow: c = max_i x_i, so every gap c − x_i ≥ 0, written g_i² with g_i real"),
-        parts=(shift, bounded),
-        mutants=(
-            Mutant("shift-dropped", "the shift is subtracted but never added back", (wrong(shift, sp.log(sp.Sum(
-                sp.exp(x[i] - c), (i, 1, n)))),)),
-            Mutant("shift-sign", "the shift added back with the wrong sign: −c + log Σ e^{x_i−c}",
-                   (wrong(shift, -c + sp.log(sp.Sum(sp.exp(x[i] - c), (i, 1, n)))),)),
-            Mutant("shift-inside-log", "c added inside the log: log(c + Σ e^{x_i−c})",
-                   (wrong(shift, sp.log(c + sp.Sum(sp.exp(x[i] - c), (i, 1, n)))),)),
-        ),
-        context=Context(),
-        seed_verdict=("exact", "exact for every c; c = max x makes every term ≤ 1 and one term = 1, so the sum "
-                      "lies in [1, n] and neither overflows nor underflows to log 0"),
-    )
-
-
 # --- §9.10 the causal mask -------------------------------------------------------------------------------
 
 @claim(
@@ -642,7 +379,7 @@ def logsumexp_shift() -> Body:
     title="With a causal mask, output t does not depend on tokens after t: ∂out_t/∂v_u = ∂out_t/∂s_u = 0 for u > t",
     section="§9.10", zh=ZH, en=EN,
     paper="Vaswani et al. 2017, Attention Is All You Need (§3.2.3, masked decoder self-attention)",
-    check="mathcheck.verify.variants:causal_mask_autoregressive",
+    check="mathcheck.verify.attention_variants:causal_mask_autoregressive",
 )
 def causal_mask_autoregressive() -> Body:
     r"""Row t of causal attention over n keys (scores s_k = q_t·k_k/√d, one value column v):
