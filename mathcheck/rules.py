@@ -65,20 +65,22 @@ class Env:
         return None
 
 
-PROJECT_RULES = "mathcheck.derivations."  # where the catalog's own rules are built
 _VOUCHED: "weakref.WeakValueDictionary[int, Rule]" = weakref.WeakValueDictionary()
 
 
 def vouched(rule) -> bool:
-    """Whether ``rule`` was built by the project: by a constructor of this module or in the
-    catalog's derivations (``mathcheck.derivations``), whose side conditions are reviewed and
-    mutation-tested. A rule built elsewhere — ``Rule("mine", "law", fn, check=lambda e, env: None)``
-    in a claim module, or ``dataclasses.replace`` of a project rule — is not: the checker uses it
-    only once its output is shown equal to its input (an axiom or a definition: once it is printed
-    among the part's hypotheses).
+    """Whether ``rule`` was built by a constructor of this module, each of which checks its own side
+    conditions (reviewed and mutation-tested). A rule built anywhere else — ``Rule("mine", "law", fn,
+    check=lambda e, env: None)`` in a claim module, in the catalog's own derivations, or
+    ``dataclasses.replace`` of a rule built here — is not: the checker uses it only once its output
+    is shown equal to its input (an axiom or a definition: once it is printed among the part's
+    hypotheses).
 
         >>> vouched(differentiate(None))
         True
+        >>> import dataclasses
+        >>> vouched(dataclasses.replace(differentiate(None), name="mine"))  # rebuilt elsewhere
+        False
     """
     return _VOUCHED.get(id(rule)) is rule
 
@@ -93,10 +95,9 @@ class Rule:
     statement: Any = None  # a definition as an equation, printed among the part's hypotheses
 
     def __post_init__(self):
-        # who built this rule: the project's own code (this module's constructors, the catalog's
-        # derivations) vouches for its side conditions; a rule built anywhere else is not trusted
-        caller = sys._getframe(2).f_globals.get("__name__", "")
-        if caller == __name__ or caller.startswith(PROJECT_RULES):
+        # who built this rule: only this module's constructors vouch for its side conditions; a rule
+        # built anywhere else (the catalog's derivations included) is not trusted
+        if sys._getframe(2).f_globals.get("__name__", "") == __name__:
             _VOUCHED[id(self)] = self
 
     def apply(self, expr):
@@ -515,3 +516,447 @@ def moments(table: dict) -> Rule:
     names = ", ".join(f"{b}: mean {m}, variance {s**2}" for b, (m, s) in table.items())
     return Rule(f"moments of i.i.d. components ({names})", "axiom",
                 lambda e: e.replace(lambda x: _is_apply(x, "E"), moment))
+
+
+# --- finite-sum laws (each checks its side conditions against the part's hypotheses where it applies) ---
+
+def _bounds(v, hyps):
+    """``(lows, highs)``: every lower and upper bound the hypotheses (and v's own assumptions) put on
+    the integer symbol ``v`` (a strict bound moved by one)."""
+    lows, highs = [], []
+    if v.is_positive:
+        lows.append(sp.Integer(1))
+    elif v.is_nonnegative:
+        lows.append(sp.Integer(0))
+    for h in hyps:
+        for c in (h.args if isinstance(h, sp.And) else (h,)):
+            if not isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+                continue
+            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
+            step = 1 if isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan)) else 0
+            if big == v and not small.has(v):
+                lows.append(small + step)
+            if small == v and not big.has(v):
+                highs.append(big - step)
+    return lows, highs
+
+
+def _nonnegative(e, hyps) -> bool:
+    """Whether ``e ≥ 0`` follows from the symbols' assumptions, or from them after replacing one
+    integer symbol by one of its bounds (a lower bound where e grows with it, an upper where it falls)."""
+    e = sp.expand(e)
+    if e.is_nonnegative:
+        return True
+    for v in sorted(e.free_symbols, key=str):
+        coeff = e.coeff(v)
+        if not v.is_integer or coeff.has(v) or sp.expand(e - coeff * v).has(v):
+            continue  # only e linear in v
+        if coeff.is_positive:
+            pick = _bounds(v, hyps)[0]
+        elif coeff.is_negative:
+            pick = _bounds(v, hyps)[1]
+        else:
+            continue
+        if any(sp.expand(e.xreplace({v: w})).is_nonnegative for w in pick):
+            return True
+    return False
+
+
+def _sum_parts(x):
+    (k, a, b), = x.limits
+    return x.function, k, a, b
+
+
+def _law(name, work):
+    """A finite-sum law whose side conditions are checked where it applies: ``work(e, hyps)`` rewrites
+    ``e`` and raises :class:`SideCondition` when ``hyps`` do not justify a rewrite it makes."""
+    return Rule(name, "law", lambda e: work(e, None), check=lambda e, env: work(e, env.hypotheses))
+
+
+def _require(ok, why):
+    if not ok:
+        raise SideCondition(why)
+
+
+def join_ranges(name="adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)"):
+    """Join two sums of the same summand over adjacent ranges into one (a law of finite sums).
+
+    Side condition: the hypotheses give a − 1 ≤ b ≤ c (both ranges are ranges, possibly empty)."""
+
+    def work(e, hyps):
+        def join(x):
+            terms = list(x.args)
+            for s1 in terms:
+                for s2 in terms:
+                    if s1 is s2 or not (isinstance(s1, sp.Sum) and isinstance(s2, sp.Sum)):
+                        continue
+                    if len(s1.limits) != 1 or len(s2.limits) != 1:
+                        continue
+                    f, k, a, b = _sum_parts(s1)
+                    g, k2, a2, c = _sum_parts(s2)
+                    if sp.expand(a2 - (b + 1)) == 0 and sp.expand(g.xreplace({k2: k}) - f) == 0:
+                        if hyps is not None:
+                            _require(_nonnegative(b - a + 1, hyps) and _nonnegative(c - b, hyps),
+                                     f"joining Σ_{{{k}={a}}}^{{{b}}} and Σ^{{{c}}} needs {a} − 1 ≤ {b} ≤ {c} "
+                                     f"from the hypotheses")
+                        rest = [t for t in terms if t is not s1 and t is not s2]
+                        return sp.Add(*rest, sp.Sum(f, (k, a, c)))
+            return x
+
+        return e.replace(lambda x: isinstance(x, sp.Add), join)
+
+    return _law(name, work)
+
+
+def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b"):
+    """``Σ_{k=a}^{b} causal(t, k) f(k) = Σ_{k=a}^{t} f(k)``: the mask is 1 for k ≤ t and 0 after
+    (its definition), so the terms t+1..b vanish.
+
+    Side conditions: the summand is ``causal(t, k)`` times a factor free of the mask, and the
+    hypotheses give a − 1 ≤ t ≤ b (t splits the range)."""
+    mask = sp.Function("causal")
+
+    def work(e, hyps):
+        def split(x):
+            f, k, a, b = _sum_parts(x)
+            factors = sp.Mul.make_args(f)
+            keep = [z for z in factors if not z.has(mask)]
+            masks = [z for z in factors if z.has(mask)]
+            if hyps is not None:
+                _require(masks == [mask(t, k)], f"the summand {sp.sstr(f)} is not causal({t}, {k}) times a "
+                                                f"factor free of the mask")
+                _require(_nonnegative(t - a + 1, hyps) and _nonnegative(b - t, hyps),
+                         f"nothing places {t} in {a} − 1..{b}: the mask does not split Σ_{{{k}={a}}}^{{{b}}} at {t}")
+            if masks != [mask(t, k)]:
+                return x
+            return sp.Sum(sp.Mul(*keep), (k, a, t))  # the terms t+1..b are all 0
+
+        return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.function.has(mask), split)
+
+    return _law(name, work)
+
+
+def delta_outside(name="δ_{ku} = 0 for every k in a..b when u lies outside a..b"):
+    """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b.
+
+    Side condition: the hypotheses give u > b or u < a (e.g. ``t < u`` for a sum over 1..t)."""
+
+    def work(e, hyps):
+        def vanish(x):
+            f, k, a, b = _sum_parts(x)
+            deltas = [z for z in sp.Mul.make_args(f) if isinstance(z, sp.KroneckerDelta) and k in z.args]
+            if not deltas:
+                return x
+            if hyps is not None:
+                outside = False
+                for dlt in deltas:
+                    u = dlt.args[1] if dlt.args[0] == k else dlt.args[0]
+                    if not u.has(k) and (_nonnegative(u - b - 1, hyps) or _nonnegative(a - u - 1, hyps)):
+                        outside = True
+                _require(outside, f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b}")
+            return sp.Integer(0)
+
+        return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1
+                         and any(isinstance(z, sp.KroneckerDelta) for z in sp.Mul.make_args(x.function)), vanish)
+
+    return _law(name, work)
+
+
+
+def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c free of k"):
+    """Move the other factors of a summand into the one inner sum they multiply.
+
+    Side condition: every factor moved is free of the inner sum's index (else it would be captured)."""
+
+    def work(e, hyps):
+        def push(x):
+            inner = [z for z in sp.Mul.make_args(x.function) if isinstance(z, sp.Sum) and len(z.limits) == 1]
+            if len(inner) != 1 or not isinstance(x.function, sp.Mul):
+                return x
+            s_, = inner
+            rest = [z for z in x.function.args if z is not s_]
+            var = s_.limits[0][0]
+            if any(z.has(var) for z in rest):
+                if hyps is not None:
+                    raise SideCondition(f"a factor of {sp.sstr(x.function)} depends on {var}: it cannot "
+                                              f"enter Σ_{var}")
+                return x
+            return sp.Sum(sp.Sum(s_.function * sp.Mul(*rest), *s_.limits), *x.limits)
+
+        return e.replace(lambda x: isinstance(x, sp.Sum), push)
+
+    return _law(name, work)
+
+
+def factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c free of k"):
+    """Pull the factors of a summand that are free of the (innermost) sum's index out of that sum.
+
+    Side condition: what leaves is free of the index and the bounds are free of it too (a sum whose
+    bounds mention its own variable is refused)."""
+
+    def work(e, hyps):
+        def pull(x):  # the innermost index is the first limit (SymPy flattens nested sums)
+            f = x.function
+            if not isinstance(f, sp.Mul):
+                return x
+            var, lo, hi = x.limits[0]
+            const = [z for z in f.args if not z.has(var)]
+            if not const:
+                return x
+            if hyps is not None and (lo.has(var) or hi.has(var) or any(var in z.free_symbols for z in const)):
+                raise SideCondition(f"Σ_{var} is not a sum over {var} with bounds free of it")
+            inner = sp.Mul(*const) * sp.Sum(sp.Mul(*[z for z in f.args if z.has(var)]), x.limits[0])
+            return sp.Sum(inner, *x.limits[1:]) if len(x.limits) > 1 else inner
+
+        return e.replace(lambda x: isinstance(x, sp.Sum), pull)
+
+    return _law(name, work)
+
+
+def product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0"):
+    """A finite product of positive factors is exp of the sum of their logs.
+
+    Side condition: each product's factor is positive, by its symbols' assumptions or a hypothesis
+    ``f > 0`` of the part (log of a nonpositive factor is not its real log)."""
+
+    def work(e, hyps):
+        def rewrite(x):
+            f = x.function
+            if hyps is not None and f.is_positive is not True and sp.Gt(f, 0) not in hyps \
+                    and sp.Lt(0, f) not in hyps:
+                raise SideCondition(f"nothing says the factor {sp.sstr(f)} is positive")
+            return sp.exp(sp.Sum(sp.log(f), *x.limits))
+
+        return e.replace(lambda x: isinstance(x, sp.Product), rewrite)
+
+    return _law(name, work)
+
+
+# --- limits -----------------------------------------------------------------------------------------
+
+def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum"):
+    r"""Evaluate every ``Limit`` by the limit laws, recursing through ``+``, ``·``, powers with a
+    constant exponent and finite sums (whose bounds do not move with the variable); the leaves go to
+    :func:`sympy.limit`. A law whose condition fails (an infinite limit, a zero denominator) leaves
+    the ``Limit`` unevaluated, so the step is not shown.
+
+        >>> x, z = sp.Symbol("x", positive=True), sp.Symbol("z", real=True)
+        >>> limit_laws().apply(sp.Limit(sp.exp(z / x) + sp.exp(-x), x, sp.oo))
+        1
+        >>> limit_laws().apply(sp.Limit(1 / x, x, 0, "+"))  # an infinite limit: left alone
+        Limit(1/x, x, 0, dir='+')
+    """
+
+    class Fails(Exception):
+        pass
+
+    def lim(e, x, x0, d):
+        if not e.has(x):
+            return e
+        if isinstance(e, (sp.Add, sp.Mul)):
+            parts = [lim(a, x, x0, d) for a in e.args]
+            return sp.Add(*parts) if isinstance(e, sp.Add) else sp.Mul(*parts)
+        if isinstance(e, sp.Pow) and not e.exp.has(x):
+            b = lim(e.base, x, x0, d)
+            if (e.exp.is_negative or not e.exp.is_integer) and b.is_zero is not False:
+                raise Fails(e)
+            return b ** e.exp
+        if isinstance(e, sp.Sum):
+            if any(lo.has(x) or hi.has(x) for _, lo, hi in e.limits):
+                raise Fails(e)
+            return sp.Sum(lim(e.function, x, x0, d), *e.limits).doit()
+        try:
+            out = sp.limit(e, x, x0, d)
+        except (NotImplementedError, ValueError, TypeError) as exc:  # gruntz cannot decide it
+            raise Fails(e) from exc
+        if out.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds):
+            raise Fails(e)
+        return out
+
+    def fn(e):
+        def one(L):
+            f, x, x0, d = L.args
+            try:
+                return lim(f, x, x0, str(d))
+            except Fails:
+                return L
+        return e.replace(lambda a: isinstance(a, sp.Limit), one)
+
+    return Rule(name, "calculus", fn)
+
+
+# --- §3.1 softmax maps scores onto the simplex ------------------------------------------------------
+
+
+def reciprocal_limit(T, eps, name: str = "substitute ε = 1/T") -> Rule:
+    """``lim_{T→∞} f(T) = lim_{ε→0⁺} f(1/ε)``: the limit at +∞ read through ε = 1/T.
+
+    Side conditions: every ``Limit`` in ``T`` is at +∞ (near a finite point 1/T is not small);
+    ``eps`` is positive by its assumptions and fresh (in neither the expression nor the part).
+
+        >>> T, eps = sp.Symbol("T", positive=True), sp.Symbol("epsilon", positive=True)
+        >>> reciprocal_limit(T, eps).apply(sp.Limit(T * sp.sin(1 / T), T, sp.oo))
+        Limit(sin(epsilon)/epsilon, epsilon, 0, dir='+')
+    """
+
+    def check(e, env: Env):
+        if not eps.is_positive:
+            raise SideCondition(f"{eps} must be positive by its assumptions (ε = 1/T → 0⁺)")
+        if eps in e.free_symbols or eps in env.symbols:
+            raise SideCondition(f"{eps} is not fresh: the expression or the part already uses it")
+        for L in e.atoms(sp.Limit):
+            if L.args[1] == T and L.args[2] != sp.oo:
+                raise SideCondition(f"the limit of {sp.sstr(L.args[0])} is at {T} → {L.args[2]}, not at +∞: "
+                                    f"ε = 1/{T} does not tend to 0 there")
+
+    return Rule(name, "calculus", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Limit) and x.args[1] == T and x.args[2] == sp.oo,
+        lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+")), check=check)
+
+
+def difference_quotient(eps, name: str = "lim g(ε)/ε = g′(0) as g(0) = 0") -> Rule:
+    """``lim_{ε→0⁺} g(ε)/ε = g′(0)`` when ``g(0) = 0`` (the definition of the derivative at 0).
+
+    Side conditions: each ``Limit`` in ``eps`` is at 0; ``g(0)`` simplifies to 0; ``g′(0)`` (SymPy's
+    derivative evaluated at 0) is finite.
+
+        >>> eps = sp.Symbol("epsilon", positive=True)
+        >>> difference_quotient(eps).apply(sp.Limit(sp.sin(eps) / eps, eps, 0, "+")).doit()
+        1
+    """
+
+    def g_of(L):
+        return sp.expand(L.args[0] * eps)
+
+    def check(e, env: Env):
+        for L in e.atoms(sp.Limit):
+            if L.args[1] != eps:
+                continue
+            if L.args[2] != 0:
+                raise SideCondition(f"the limit is at {eps} → {L.args[2]}, not at 0")
+            g = g_of(L)
+            if sp.simplify(g.xreplace({eps: 0}).doit()) != 0:
+                raise SideCondition(f"g(0) = 0 is not shown for g = {sp.sstr(g)}: the quotient g(ε)/ε "
+                                    f"is not a difference quotient")
+            slope = sp.Subs(sp.Derivative(g, eps), eps, 0).doit()
+            if slope.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+                raise SideCondition(f"g′(0) is not finite for g = {sp.sstr(g)}")
+
+    def to_derivative(L):
+        g = g_of(L)
+        if L.args[2] != 0 or sp.simplify(g.xreplace({eps: 0}).doit()) != 0:
+            return L
+        return sp.Subs(sp.Derivative(g, eps), eps, 0)
+
+    return Rule(name, "calculus", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Limit) and x.args[1] == eps, to_derivative), check=check)
+
+
+# --- solving, remainders, witnesses -----------------------------------------------------------------
+
+def unique_zero(name: str = "the zeros on (0, ∞) (solveset)") -> Rule:
+    """``UniqueZero(g, x)`` → the one solution of ``g = 0`` on ``x > 0``.
+
+    Side condition: SymPy's ``solveset`` on (0, ∞) returns exactly one point, and ``g`` there
+    simplifies to 0 (otherwise the call is refused, not evaluated).
+
+        >>> x = sp.Symbol("x", positive=True)
+        >>> unique_zero().apply(sp.Function("UniqueZero")(1 - 1 / x, x))
+        1
+    """
+
+    def zero(call):
+        g, var = call.args
+        found = sp.solveset(g, var, sp.Interval.open(0, sp.oo))
+        if isinstance(found, sp.FiniteSet) and len(found) == 1:
+            return next(iter(found))
+        return None
+
+    def calls(e):
+        return [a for a in sp.preorder_traversal(e) if _is_apply(a, "UniqueZero")]
+
+    def check(e, env: Env):
+        for call in calls(e):
+            g, var = call.args
+            root = zero(call)
+            if root is None:
+                raise SideCondition(f"solveset does not find exactly one zero of {sp.sstr(g)} for {var} > 0")
+            if sp.simplify(g.xreplace({var: root})) != 0:
+                raise SideCondition(f"{sp.sstr(g)} is not 0 at {var} = {sp.sstr(root)}")
+
+    def fn(e):
+        return e.replace(lambda a: _is_apply(a, "UniqueZero"), lambda a: zero(a) if zero(a) is not None else a)
+
+    return Rule(name, "sympy", fn, check=check)
+
+
+def small_remainder(e, m, name: str | None = None) -> Rule:
+    """``0 ≤ e < m``: ``⌊e/m⌋ = 0`` and ``e mod m = e``.
+
+    Side conditions: ``m`` is positive by its assumptions; ``e``'s assumptions and the part's
+    hypotheses (a given, the Context's index range) place it in ``0..m−1``.
+
+        >>> e, m = sp.Symbol("e", integer=True), sp.Symbol("m", integer=True, positive=True)
+        >>> small_remainder(e, m).apply(sp.Matrix([sp.floor(e / m), sp.Mod(e, m)])).T
+        Matrix([[0, e]])
+    """
+
+    def check(x, env: Env):
+        if not m.is_positive:
+            raise SideCondition(f"{m} must be positive by its assumptions")
+        if not (_nonnegative(e, env.hypotheses) and _nonnegative(m - 1 - e, env.hypotheses)):
+            raise SideCondition(f"nothing places {e} in 0..{m} − 1 (its assumptions, a given or the "
+                                f"Context's index range): ⌊{e}/{m}⌋ = 0 needs 0 ≤ {e} < {m}")
+
+    return Rule(name or f"0 ≤ {e} < {m}: ⌊{e}/{m}⌋ = 0, {e} mod {m} = {e}", "assumption",
+                lambda x: x.xreplace({sp.floor(e / m): 0, sp.Mod(e, m): e}), check=check)
+
+
+def remainder_as_floor(name: str = "definition of the remainder: c mod m = c − m⌊c/m⌋") -> Rule:
+    """``c mod m = c − m⌊c/m⌋`` (the remainder's definition, SymPy's ``rewrite(floor)``).
+
+    Side condition: every divisor ``m`` is nonzero by its symbols' assumptions.
+
+        >>> c, m = sp.Symbol("c", integer=True), sp.Symbol("m", integer=True, positive=True)
+        >>> remainder_as_floor().apply(m * sp.floor(c / m) + sp.Mod(c, m))
+        c
+    """
+
+    def check(e, env: Env):
+        for x in e.atoms(sp.Mod):
+            if x.args[1].is_nonzero is not True:
+                raise SideCondition(f"the divisor of {sp.sstr(x)} is not known to be nonzero")
+
+    return Rule(name, "sympy", lambda x: x.rewrite(sp.floor), check=check)
+
+
+def surprisal(p, s, total, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1") -> Rule:
+    """Write every ``p_i`` as ``e^{−s_i}`` with ``s_i = −log p_i ≥ 0`` fresh: a positive ``p_i`` in a
+    distribution is at most ``Σ_j p_j = 1``; whatever is then shown for every such ``s`` holds for
+    the one with ``s_i = −log p_i``.
+
+    Side conditions: ``total`` (``Σ_j p_j = 1``) is a hypothesis of the part; the entries of ``p`` are
+    positive and those of ``s`` nonnegative by their assumptions; ``s`` is fresh.
+
+        >>> p, s = sp.IndexedBase("p", positive=True), sp.IndexedBase("s", nonnegative=True)
+        >>> i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True)
+        >>> surprisal(p, s, sp.Eq(sp.Sum(p[i], (i, 1, n)), 1)).apply(p[i] * sp.log(p[i]))
+        -exp(-s[i])*s[i]
+    """
+    probe = sp.Dummy("j", integer=True)
+
+    def check(e, env: Env):
+        requires(total)(e, env)
+        if not (isinstance(total, sp.Equality) and total.rhs == 1 and isinstance(total.lhs, sp.Sum)
+                and total.lhs.function == p[total.lhs.limits[0][0]]):
+            raise SideCondition(f"{sp.sstr(total)} does not say that the entries of {p} sum to 1")
+        if not p[probe].is_positive:
+            raise SideCondition(f"the entries of {p} must be positive by their assumptions (log p_i is real)")
+        if not s[probe].is_nonnegative:
+            raise SideCondition(f"the entries of {s} must be nonnegative by their assumptions")
+        if s in e.free_symbols or s in env.symbols or any(isinstance(a, sp.Indexed) and a.base == s
+                                                          for a in env.symbols):
+            raise SideCondition(f"{s} is not fresh: the expression or the part already uses it")
+
+    return Rule(name, "assumption", lambda e: e.replace(
+        lambda x: isinstance(x, sp.Indexed) and x.base == p, lambda x: sp.exp(-s[x.indices[0]])), check=check)

@@ -10,7 +10,7 @@ import sympy as sp
 import torch
 import torch.nn.functional as F
 
-from mathcheck import checker, registry
+from mathcheck import checker, registry, rules
 from mathcheck.claim import Part, Step
 from mathcheck.derivations import probability as derivations
 from mathcheck.verify import Options
@@ -111,7 +111,7 @@ def test_limit_laws_do_not_evaluate_an_indeterminate_form():
     """∞/∞ as T → 0⁺ is left unevaluated, so a false step citing the rule is not shown."""
     z, _, i, _, k, n = derivations.logits()
     T = sp.Symbol("T", positive=True)
-    rule = derivations.limit_laws()
+    rule = rules.limit_laws()
     naive = sp.Limit(sp.exp(z[i] / T) / sp.Sum(sp.exp(z[k] / T), (k, 1, n)), T, 0, "+")
     assert rule.apply(naive) == naive
     part = Part("wrong-limit", (Step(naive, "p_i as T → 0⁺"), Step(1 / n, "claimed uniform", rule)))

@@ -1,11 +1,12 @@
 """§9 (beyond the article): what is specific to these claims beyond tests/test_claims.py.
 
 The checks catch wrong statements with PyTorch's own functions (not only the registered mutants),
-the local finite-sum rules refuse to show false steps, the PyTorch conventions the claims pin
+the finite-sum rules they cite (rules.py) refuse to show false steps, the PyTorch conventions the claims pin
 (label_smoothing's ε/C, repeat_interleave's head order, logsumexp at ±1e4) hold in this torch, and
 ``mathcheck audit`` lists the ten claims as beyond the article with their papers.
 """
 
+import importlib
 import json
 
 import pytest
@@ -14,12 +15,13 @@ import torch
 import torch.nn.functional as F
 from click.testing import CliRunner
 
-from mathcheck import checker, registry
+from mathcheck import checker, registry, rules
 from mathcheck.claim import Context, Part, Step
 from mathcheck.cli import main
-from mathcheck.derivations import variants as derivations
+from mathcheck.derivations import _beyond as derivations
 from mathcheck.verify import Options
-from mathcheck.verify import variants as checks
+from mathcheck.verify import attention_variants as checks
+from mathcheck.verify import normalisation
 
 IDS = ("online-softmax", "kv-cache-equivalence", "grouped-query-attention", "rmsnorm-statistics",
        "linear-attention-associativity", "alibi-distance-bias", "label-smoothing-decomposition",
@@ -27,7 +29,8 @@ IDS = ("online-softmax", "kv-cache-equivalence", "grouped-query-attention", "rms
 
 
 def check_of(cid):
-    return getattr(checks, registry.get(cid).check.split(":")[1])
+    module, name = registry.get(cid).check.split(":")  # §9's checks live in one module per topic
+    return getattr(importlib.import_module(module), name)
 
 
 def statements(cid, **replace):
@@ -97,8 +100,8 @@ def test_join_ranges_needs_adjacent_ranges_and_their_order_from_the_hypotheses()
     f, k = F_, K_
     b, c = sp.symbols("b c", integer=True, positive=True)
     gap = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 2, c))  # not adjacent: k = b + 1 is missing
-    assert derivations.join_ranges().apply(gap) == gap
-    joined = Step(sp.Sum(f[k], (k, 1, c)), "joined", derivations.join_ranges())
+    assert rules.join_ranges().apply(gap) == gap
+    joined = Step(sp.Sum(f[k], (k, 1, c)), "joined", rules.join_ranges())
     assert _status((Step(gap, "two ranges"), joined), (sp.Le(b, c),)) != "proved"
     adjacent = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 1, c))
     assert _status((Step(adjacent, "two ranges"), joined), (sp.Le(b, c),)) == "proved"
@@ -112,7 +115,7 @@ def test_causal_mask_needs_t_in_the_range_and_a_masked_summand():
     t, n = sp.symbols("t n", integer=True)
     causal = sp.Function("causal")
     masked = sp.Sum(causal(t, k) * f[k], (k, 1, n))
-    rule = derivations.causal_mask(t)
+    rule = rules.causal_mask(t)
     assert rule.apply(masked) == sp.Sum(f[k], (k, 1, t))
     inside = (sp.Le(1, t), sp.Le(t, n))
     assert _status((Step(masked, "masked"), Step(sp.Sum(f[k], (k, 1, t)), "mask", rule)), inside) == "proved"
@@ -127,7 +130,7 @@ def test_delta_outside_needs_the_index_outside_the_range_from_the_hypotheses():
     f, k = F_, K_
     t, u = sp.symbols("t u", integer=True)
     s = sp.Sum(f[k] * sp.KroneckerDelta(k, u), (k, 1, t))
-    rule = derivations.delta_outside()
+    rule = rules.delta_outside()
     zero = Step(sp.Integer(0), "δ outside", rule)
     assert _status((Step(s, "sum"), zero), (sp.Le(1, t), sp.Lt(t, u))) == "proved"
     for given in ((), (sp.Le(1, u), sp.Le(u, t)), (sp.Le(t, u),)):  # u unplaced, inside, possibly = t
@@ -139,12 +142,12 @@ def test_factor_in_and_out_refuse_a_factor_that_depends_on_the_index():
     k, c = sp.symbols("k c", integer=True)
     n, d = sp.symbols("n d", integer=True, positive=True)
     outer = sp.Sum(sp.Sum(a[k, c], (c, 1, d)) * b[c], (k, 1, n))  # b_c outside Σ_c: a free c, not the bound one
-    wrong_in = Step(sp.Sum(sp.Sum(a[k, c] * b[c], (c, 1, d)), (k, 1, n)), "b enters Σ_c", derivations.factor_in())
+    wrong_in = Step(sp.Sum(sp.Sum(a[k, c] * b[c], (c, 1, d)), (k, 1, n)), "b enters Σ_c", rules.factor_in())
     assert _status((Step(outer, "sum"), wrong_in)) != "proved"
     inner = sp.Sum(a[k, c] * b[k], (k, 1, n))
-    wrong_out = Step(b[k] * sp.Sum(a[k, c], (k, 1, n)), "b_k leaves Σ_k", derivations.factor_out())
+    wrong_out = Step(b[k] * sp.Sum(a[k, c], (k, 1, n)), "b_k leaves Σ_k", rules.factor_out())
     assert _status((Step(inner, "sum"), wrong_out)) != "proved"
-    right_out = Step(b[c] * sp.Sum(a[k, c], (k, 1, n)), "b_c leaves Σ_k", derivations.factor_out())
+    right_out = Step(b[c] * sp.Sum(a[k, c], (k, 1, n)), "b_c leaves Σ_k", rules.factor_out())
     assert _status((Step(sp.Sum(a[k, c] * b[c], (k, 1, n)), "sum"), right_out)) == "proved"
 
 
@@ -152,7 +155,7 @@ def test_product_as_exp_sum_needs_positive_factors():
     t = sp.Symbol("t", integer=True)
     T = sp.Symbol("T", integer=True, positive=True)
     x = sp.IndexedBase("x", real=True)  # real, not positive: log x_t is not real
-    rule = derivations._product_as_exp_sum()
+    rule = rules.product_as_exp_sum()
     step = Step(sp.exp(sp.Sum(sp.log(x[t]), (t, 1, T))), "logs", rule)
     r = checker.check_part(Part("p", (Step(sp.Product(x[t], (t, 1, T)), "product"), step)), Context())
     assert r.status == "inconclusive" and "positive" in r.failing.decision.how
@@ -160,9 +163,9 @@ def test_product_as_exp_sum_needs_positive_factors():
 
 
 def test_the_local_rules_are_not_trusted_kinds():
-    for rule in (derivations.join_ranges(), derivations.causal_mask(sp.Symbol("t", integer=True)),
-                 derivations.delta_outside(), derivations.factor_in(), derivations.factor_out(),
-                 derivations._product_as_exp_sum()):
+    for rule in (rules.join_ranges(), rules.causal_mask(sp.Symbol("t", integer=True)),
+                 rules.delta_outside(), rules.factor_in(), rules.factor_out(),
+                 rules.product_as_exp_sum()):
         assert rule.kind not in checker.TRUSTED_KINDS and rule.check is not None
 
 
@@ -193,7 +196,7 @@ def test_repeat_interleave_not_repeat_matches_enable_gqa():
 
 
 def test_logsumexp_at_1e4_the_naive_side_overflows_and_the_shifted_side_does_not():
-    v = checks.logsumexp_shift(statements("logsumexp-shift"), Options())
+    v = normalisation.logsumexp_shift(statements("logsumexp-shift"), Options())
     facts = [d for d in v.details if d.startswith("fact:")]
     assert any("naive log Σ e^x is not finite" in d and "±1e4" in d for d in facts)
     assert any("±1e4 c=" in d and " rhs" in d for d in v.details)

@@ -234,10 +234,7 @@ def entropy_bounds() -> Body:
         Step(-sp.Sum(p[i] * sp.log(p[i]), (i, 1, n)), "definition of H", defs[0]),
         Step(sp.Sum(sp.exp(-s[i]) * s[i], (i, 1, n)),
              "write p_i = e^{−s_i} with the surprisal s_i = −log p_i ≥ 0 (p_i ≤ Σ_j p_j = 1)",
-             rules.Rule("p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1", "assumption",
-                        lambda e: e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == p,
-                                            lambda x: sp.exp(-s[x.indices[0]])),
-                        check=rules.requires(*dist))),
+             rules.surprisal(p, s, *dist)),
         Step(sp.Integer(0), "a sum of products of nonnegative terms", relation=">="),
     ), given=dist)
     at_uniform = Part("uniform-entropy", (
@@ -288,23 +285,6 @@ def _definitions(name, *defs):
 
 # --- Gibbs' inequality ----------------------------------------------------------------------------
 
-def unique_zero() -> rules.Rule:
-    """``UniqueZero(g, x)`` → the single solution of g = 0 on x > 0 that ``solveset`` finds.
-
-    Left unevaluated when the solution set is not one point (then the step cannot be shown).
-    """
-
-    def solve(call):
-        g, var = call.args
-        found = sp.solveset(g, var, sp.Interval.open(0, sp.oo))
-        if isinstance(found, sp.FiniteSet) and len(found) == 1:
-            return next(iter(found))
-        return call
-
-    return rules.Rule("the zeros on (0, ∞) (solveset)", "sympy", lambda e: e.replace(
-        lambda a: isinstance(a, sp.core.function.AppliedUndef) and a.func.__name__ == "UniqueZero", solve))
-
-
 @claim(
     id="gibbs-inequality",
     title="Gibbs' inequality: KL(p‖q) ≥ 0 for distributions, = 0 when q = p (from log x ≤ x − 1)",
@@ -339,7 +319,7 @@ def gibbs_inequality() -> Body:
     critical = Part("critical-point", (
         Step(zero(sp.Derivative(f, x), x), "the critical points of f(x) = x − 1 − log x on x > 0"),
         Step(zero(1 - 1 / x, x), "f′(x) = 1 − 1/x", rules.differentiate(x)),
-        Step(sp.Integer(1), "1 − 1/x = 0 only at x = 1", unique_zero()),
+        Step(sp.Integer(1), "1 − 1/x = 0 only at x = 1", rules.unique_zero()),
     ))
     convex = Part("convex", (
         Step(sp.Derivative(f, (x, 2)), "the curvature of f"),
@@ -389,27 +369,6 @@ def _concrete_kl(KL):
     return rules.Rule("definition of KL at a point", "definition", lambda e: e.replace(
         lambda x: isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "KL"
         and isinstance(x.args[0], sp.MatrixBase), unfold), both_sides=True)
-
-
-def _to_epsilon(T, eps):
-    """ε = 1/T: ``Limit(f(T), T, ∞)`` → ``Limit(f(1/ε), ε, 0⁺)``."""
-    return rules.Rule("substitute ε = 1/T", "calculus", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Limit) and x.args[1] == T,
-        lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+")))
-
-
-def _difference_quotient(eps):
-    """``lim_{ε→0⁺} g(ε)/ε = g′(0)`` when g(0) = 0 (the definition of the derivative); the rule
-    checks g(0) = 0 and otherwise leaves the limit alone."""
-
-    def to_derivative(x):
-        g = sp.expand(x.args[0] * eps)
-        if sp.simplify(g.xreplace({eps: 0}).doit()) != 0:
-            return x
-        return sp.Subs(sp.Derivative(g, eps), eps, 0)
-
-    return rules.Rule("lim g(ε)/ε = g′(0) as g(0) = 0", "calculus", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Limit) and x.args[1] == eps, to_derivative))
 
 
 @claim(
@@ -510,9 +469,9 @@ def kl_distillation() -> Body:
     limit = Part("high-temperature", (
         Step(sp.Limit(T ** 2 * (soft(z, T) - soft(v, T)) / T, T, sp.oo),
              "T² × the gradient (q_i − p_i)/T, teacher p = softmax(v/T), student q = softmax(z/T)"),
-        Step(sp.Limit((soft_e(z) - soft_e(v)) / eps, eps, 0, "+"), "ε = 1/T", _to_epsilon(T, eps)),
+        Step(sp.Limit((soft_e(z) - soft_e(v)) / eps, eps, 0, "+"), "ε = 1/T", rules.reciprocal_limit(T, eps)),
         Step(sp.Subs(sp.Derivative(soft_e(z) - soft_e(v), eps), eps, 0),
-             "both softmaxes are 1/n at ε = 0: the limit is the derivative there", _difference_quotient(eps)),
+             "both softmaxes are 1/n at ε = 0: the limit is the derivative there", rules.difference_quotient(eps)),
         Step(((z[i] - mean_z) - (v[i] - mean_v)) / n, "differentiate at ε = 0 (e⁰ = 1, Σ_k 1 = n)",
              rules.Rule("evaluate the derivative at ε = 0", "calculus", lambda e: e.replace(
                  lambda x: isinstance(x, sp.Subs), lambda x: x.doit()))),

@@ -28,50 +28,6 @@ def split_at(i, name="split the sum at k = i (1 ≤ i ≤ n)"):
     return rules.split_at(i, name)
 
 
-def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum"):
-    r"""Evaluate every ``Limit`` by the limit laws, recursing through ``+``, ``·``, powers with a
-    constant exponent and finite sums (whose bounds do not move with the variable); the leaves go to
-    :func:`sympy.limit`. A law whose condition fails (an infinite limit, a zero denominator) leaves
-    the ``Limit`` unevaluated, so the step is not shown."""
-
-    class Fails(Exception):
-        pass
-
-    def lim(e, x, x0, d):
-        if not e.has(x):
-            return e
-        if isinstance(e, (sp.Add, sp.Mul)):
-            parts = [lim(a, x, x0, d) for a in e.args]
-            return sp.Add(*parts) if isinstance(e, sp.Add) else sp.Mul(*parts)
-        if isinstance(e, sp.Pow) and not e.exp.has(x):
-            b = lim(e.base, x, x0, d)
-            if (e.exp.is_negative or not e.exp.is_integer) and b.is_zero is not False:
-                raise Fails(e)
-            return b ** e.exp
-        if isinstance(e, sp.Sum):
-            if any(lo.has(x) or hi.has(x) for _, lo, hi in e.limits):
-                raise Fails(e)
-            return sp.Sum(lim(e.function, x, x0, d), *e.limits).doit()
-        try:
-            out = sp.limit(e, x, x0, d)
-        except (NotImplementedError, ValueError, TypeError) as exc:  # gruntz cannot decide it
-            raise Fails(e) from exc
-        if out.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds):
-            raise Fails(e)
-        return out
-
-    def fn(e):
-        def one(L):
-            f, x, x0, d = L.args
-            try:
-                return lim(f, x, x0, str(d))
-            except Fails:
-                return L
-        return e.replace(lambda a: isinstance(a, sp.Limit), one)
-
-    return rules.Rule(name, "calculus", fn)
-
-
 # --- §3.1 softmax maps scores onto the simplex ------------------------------------------------------
 
 @claim(
@@ -362,7 +318,7 @@ def temperature_sharpness() -> Body:
     ))
     hot = Part("hot-limit", (
         Step(sp.Limit(sp.exp(z[i] / T) / S, T, sp.oo), "p_i as T → ∞"),
-        Step(1 / n, "e^{z_k/T} → 1 for each of the n terms", limit_laws()),
+        Step(1 / n, "e^{z_k/T} → 1 for each of the n terms", rules.limit_laws()),
     ))
     g = sp.IndexedBase("g", positive=True)
     r = sp.Symbol("r", integer=True, positive=True)
@@ -375,7 +331,7 @@ def temperature_sharpness() -> Body:
     ))
     cold = Part("cold-limit", (
         Step(sp.Limit(1 / (1 + others), T, 0, "+"), "p_m as T → 0⁺ (part 'argmax-weight')"),
-        Step(sp.Integer(1), "e^{−g_k/T} → 0 for each g_k > 0", limit_laws()),
+        Step(sp.Integer(1), "e^{−g_k/T} → 0 for each g_k > 0", rules.limit_laws()),
     ))
     return Body(
         assumptions=("z ∈ R^n, n a positive integer; T > 0", "p_i = exp(z_i/T) / Σ_k exp(z_k/T)",

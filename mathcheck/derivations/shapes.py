@@ -106,20 +106,6 @@ def offset(index, shape):
 
 # --- multihead-split-merge --------------------------------------------------------------------------
 
-def _in_head_range(e, Dh):
-    """The rule "0 ≤ e < D_head": ⌊e/D_head⌋ = 0 and e mod D_head = e; it needs that range among
-    the part's hypotheses (the Context's index range of e)."""
-    from mathcheck.hypotheses import range_hypothesis
-
-    return rules.Rule("0 ≤ e < D_head: ⌊e/D_head⌋ = 0, e mod D_head = e", "assumption",
-                      lambda x: x.xreplace({sp.floor(e / Dh): 0, sp.Mod(e, Dh): e}),
-                      check=rules.requires(range_hypothesis(e, 0, Dh - 1)))
-
-
-_MOD_DEFINITION = rules.Rule("definition of the remainder: c mod m = c − m⌊c/m⌋", "sympy",
-                             lambda x: x.rewrite(sp.floor))
-
-
 @claim(
     id="multihead-split-merge",
     title="Multi-head split (B,L,D)→(B,H,L,D/H) and merge are inverse; each head attends in its own "
@@ -154,11 +140,12 @@ def multihead_split_merge() -> Body:
              "split the merged column c = h·D_head + e: (⌊c/D_head⌋, c mod D_head)"),
         Step(sp.Matrix([h + sp.floor(e / Dh), sp.Mod(e, Dh)]),
              "h is an integer: it leaves the floor and the remainder"),
-        Step(sp.Matrix([h, e]), "e is a column inside a head", _in_head_range(e, Dh)),
+        Step(sp.Matrix([h, e]), "e is a column inside a head",
+             rules.small_remainder(e, Dh, "0 ≤ e < D_head: ⌊e/D_head⌋ = 0, e mod D_head = e")),
     ))
     merge_split = Part("merge-split", (
         Step(Dh * sp.floor(c / Dh) + sp.Mod(c, Dh), "merge the split of column c"),
-        Step(c, "c = D_head⌊c/D_head⌋ + c mod D_head", _MOD_DEFINITION),
+        Step(c, "c = D_head⌊c/D_head⌋ + c mod D_head", rules.remainder_as_floor()),
     ))
     layout = Part("split-layout", (
         Step(offset((b, l, merge), (B, L, D)),
