@@ -297,7 +297,10 @@ def store(k: str | None, entry, kind: str, payload) -> None:
         os.replace(tmp, path(k))
     except OSError as exc:  # a cache that cannot be written only costs time
         log.info(f"cache: cannot write {path(k)}: {exc.strerror}")
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder is not one (NotADirectoryError), or not ours to clean
+            pass
 
 
 def _claim(entry):
