@@ -83,7 +83,7 @@ def key(entry, kind: str, options) -> str | None:
 
 
 FORMAT = "mathcheck-cache/1"
-MAX_BYTES = 64 << 20  # larger than any real entry (the largest is ~1.3 MB): refused unread
+MAX_BYTES = 16 << 20  # four times the largest real entry (3.9 MB, a refute entry): a larger file is refused unread
 _FIELDS = {"format", "key", "mathcheck", "claim", "kind", "payload", "sha256"}
 
 log = logging.getLogger("mathcheck.cache")
