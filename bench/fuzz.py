@@ -33,6 +33,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -402,20 +403,23 @@ class Pool:
 
     def close(self):
         for w in self.workers:
-            w["conn"].send(None)
-            w["proc"].join(5)
-            if w["proc"].is_alive():
+            if w["k"] is None:
+                w["conn"].send(None)
+                w["proc"].join(5)
+            if w["proc"].is_alive():  # busy (a run stopped early) or stuck
                 w["proc"].kill()
+                w["proc"].join()
 
 
 def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surfaces=SURFACES, only=None,
-         progress: int = 0) -> dict:
+         progress: int = 0, hang_after: float | None = None) -> dict:
     """Run the cases; the report (counts first, then the offending cases with replay lines)."""
     ks = [only] if only is not None else range(cases)
     report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0,
               "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
               "offending": []}
-    budget = len(surfaces) * timeout * 3 + 30  # each surface within its own timeout, with margin
+    # each surface within its own timeout, with margin for a loaded machine
+    budget = hang_after if hang_after is not None else len(surfaces) * timeout * 3 + 30
     done, start = [0], time.perf_counter()
 
     def record(r):
@@ -456,6 +460,8 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
                                         "lhs": r["lhs"], "relation": r["relation"], "rhs": r["rhs"],
                                         "assume": r["assume"], "true": r["true"], "how": r["how"],
                                         "replay": replay, **({"cli": cli} if cli else {})})
+            if progress:
+                print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
 
     if jobs == 0:  # in this process (a test, a debugger): no hang detection
         workdir = tempfile.mkdtemp(prefix="mathcheck-fuzz-")
@@ -466,12 +472,18 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
         pool = Pool(jobs, seed, timeout, surfaces)
         try:
             pool.run(ks, budget, record)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report of the cases done so far
+            report["stopped_after"] = done[0]
         finally:
             pool.close()
     report["seconds"] = round(time.perf_counter() - start, 1)
     report["offending"].sort(key=lambda o: (o["k"], o.get("surface", "")))
     report["statuses"] = dict(sorted(report["statuses"].items()))
     return report
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main(argv=None):
@@ -486,6 +498,7 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
     surfaces = tuple(s for s in args.surfaces.split(",") if s)
     if not set(surfaces) <= set(SURFACES):
         ap.error(f"--surfaces: choose among {', '.join(SURFACES)}")
