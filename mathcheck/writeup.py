@@ -122,8 +122,10 @@ def output_problem(path: Path, directory: bool = False) -> str | None:
         ancestor = path.parent
         while not ancestor.exists() and ancestor != ancestor.parent:
             ancestor = ancestor.parent
-        why = "not a directory" if not ancestor.is_dir() else _cannot_create_in(ancestor)
-        return f"cannot create {path}: cannot write in {ancestor} ({why})" if why else None
+        if not ancestor.is_dir():
+            return f"cannot create {path}: {ancestor} is not a writable directory"
+        why = _cannot_create_in(ancestor)
+        return f"cannot create {path}: {ancestor} is not a writable directory ({why})" if why else None
     parent = path.parent
     if not parent.exists():
         return f"directory {parent} does not exist; create it or write elsewhere"

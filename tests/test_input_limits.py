@@ -134,7 +134,7 @@ def test_two_claims_with_one_id_in_a_file_are_refused(runner, no_proving, tmp_pa
 @pytest.mark.parametrize("args, expected", [
     (["-o", "/proc/x.tex"], "error: -o /proc/x.tex: directory /proc is not writable (No such file or directory); "
                             "write elsewhere\n"),
-    (["--docs", "/proc/x"], "error: --docs /proc/x: cannot create /proc/x: cannot write in /proc "
+    (["--docs", "/proc/x"], "error: --docs /proc/x: cannot create /proc/x: /proc is not a writable directory "
                             "(No such file or directory)\n"),
 ])
 def test_an_output_in_proc_is_refused_before_proving(runner, no_proving, args, expected):
