@@ -351,9 +351,7 @@ def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
 
 # --- workers: each case in a process that is killed past its budget --------------------------------
 
-def _worker(conn, seed, timeout, surfaces):
-    workdir = tempfile.mkdtemp(prefix="mathcheck-fuzz-")
-    sys.path.insert(0, workdir)
+def _worker(conn, seed, timeout, surfaces, workdir):
     while True:
         k = conn.recv()
         if k is None:
@@ -362,9 +360,9 @@ def _worker(conn, seed, timeout, surfaces):
 
 
 class Pool:
-    def __init__(self, jobs, seed, timeout, surfaces):
+    def __init__(self, jobs, seed, timeout, surfaces, workdir):
         self.ctx = multiprocessing.get_context("fork")
-        self.args = (seed, timeout, surfaces)
+        self.args = (seed, timeout, surfaces, workdir)
         self.workers = [self._spawn() for _ in range(jobs)]
 
     def _spawn(self):
@@ -463,19 +461,18 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
             if progress:
                 print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
 
-    if jobs == 0:  # in this process (a test, a debugger): no hang detection
-        workdir = tempfile.mkdtemp(prefix="mathcheck-fuzz-")
-        sys.path.insert(0, workdir)
-        for k in ks:
-            record(run_case(seed, k, timeout, surfaces, workdir))
-    else:
-        pool = Pool(jobs, seed, timeout, surfaces)
-        try:
-            pool.run(ks, budget, record)
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report of the cases done so far
-            report["stopped_after"] = done[0]
-        finally:
-            pool.close()
+    with tempfile.TemporaryDirectory(prefix="mathcheck-fuzz-") as workdir:  # chain files, claim modules
+        if jobs == 0:  # in this process (a test, a debugger): no hang detection
+            for k in ks:
+                record(run_case(seed, k, timeout, surfaces, workdir))
+        else:
+            pool = Pool(jobs, seed, timeout, surfaces, workdir)
+            try:
+                pool.run(ks, budget, record)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report of the cases done so far
+                report["stopped_after"] = done[0]
+            finally:
+                pool.close()
     report["seconds"] = round(time.perf_counter() - start, 1)
     report["offending"].sort(key=lambda o: (o["k"], o.get("surface", "")))
     report["statuses"] = dict(sorted(report["statuses"].items()))
