@@ -83,7 +83,7 @@ def key(entry, kind: str, options) -> str | None:
 
 
 FORMAT = "mathcheck-cache/1"
-MAX_BYTES = 64 << 20  # larger than any real entry (the largest is ~1.3 MB): refused unread
+MAX_BYTES = 16 << 20  # four times the largest real entry (3.9 MB, a refute entry): a larger file is refused unread
 _FIELDS = {"format", "key", "mathcheck", "claim", "kind", "payload", "sha256"}
 
 log = logging.getLogger("mathcheck.cache")
@@ -297,7 +297,10 @@ def store(k: str | None, entry, kind: str, payload) -> None:
         os.replace(tmp, path(k))
     except OSError as exc:  # a cache that cannot be written only costs time
         log.info(f"cache: cannot write {path(k)}: {exc.strerror}")
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder is not one (NotADirectoryError), or not ours to clean
+            pass
 
 
 def _claim(entry):

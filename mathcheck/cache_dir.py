@@ -21,6 +21,20 @@ def directory() -> Path:
     return Path(base) / "mathcheck"
 
 
+def problem() -> str | None:
+    """Why the cache folder cannot be one (one line), or None: a path naming a file, or below one.
+    A folder that is merely unwritable is not a problem: the cache then only costs time."""
+    where = directory()
+    for p in (where, *where.parents):
+        if p.exists():
+            if p.is_dir():
+                return None
+            what = "names a file" if p == where else f"is inside {p}, which is a file"
+            source = "MATHCHECK_CACHE_DIR" if os.environ.get("MATHCHECK_CACHE_DIR") else "the cache folder"
+            return (f"{source} {str(where)!r} {what}, not a folder; point MATHCHECK_CACHE_DIR at a folder")
+    return None
+
+
 def files() -> tuple[list[Path], list[Path]]:
     """(verdict entries, mathcheck's other files) in the cache folder; nothing else in it is ours.
     Files are matched by name, so a cache folder shared with other data loses only ours."""

@@ -10,6 +10,7 @@ SymPy and torch are imported inside the commands that need them, so ``mathcheck 
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import click
@@ -64,14 +65,58 @@ def _print_json(verdicts, kind: str, seed: int, options=None, from_=()) -> None:
     click.echo(json.dumps(report, ensure_ascii=False, indent=2))
 
 
-seed_option = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                           help="Seed of every random draw: same seed, same report.")
+# --- input limits, shared by every command: checked by click before anything runs -----------------
+
+MAX_SEED = 2**32 - 1  # the seeds feed torch generators as seed*7919 + salt, which must fit 64 bits
+
+
+class Seconds(click.FloatRange):
+    """A finite number of seconds in [min, max]: ``nan`` passes every comparison, so FloatRange
+    alone lets it through (and a budget of nan seconds never expires)."""
+
+    def convert(self, value, param, ctx):
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number; give seconds between {self.min:g} and {self.max:g}",
+                      param, ctx)
+        return super().convert(number, param, ctx)
+
+
+TIMEOUT = Seconds(min=1.0, max=600.0)
+SEED = click.IntRange(min=0, max=MAX_SEED)
+
+
+class Main(click.Group):
+    """The ``mathcheck`` group: a usage error (an option out of range, a missing argument) is one
+    line and exit 2, like every other bad input, instead of click's usage block."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            sub = exc.ctx.command_path.split(" ")[1:] if exc.ctx is not None else []
+            fail(f"{exc.format_message().rstrip('.')} (see {' '.join(['mathcheck', *sub])} --help)")
+
+
+def _cache_ready() -> None:
+    """A cache folder that cannot be one (``MATHCHECK_CACHE_DIR`` naming a file): one line, exit 2."""
+    from mathcheck import cache_dir
+
+    problem = cache_dir.problem()
+    if problem:
+        fail(problem)
+
+
+seed_option = click.option("--seed", type=SEED, default=0, show_default=True,
+                           help="Seed of every random draw (0 to 2**32-1): same seed, same report.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 from_option = click.option("--from", "from_", multiple=True, metavar="FILE.py|MODULE",
                            help="Also load the claims of this file or module (repeatable).")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mathcheck")
 def main():
     """The mathematics behind Transformers: derived by SymPy, checked against PyTorch."""
@@ -171,6 +216,8 @@ def _options(seed: int, device: str, dtype: str):
 def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=(), verbose=False):
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
+    if not no_cache:
+        _cache_ready()
     from mathcheck.engine import run
     from mathcheck.render import text
 
@@ -268,7 +315,7 @@ def audit(as_json: bool):
                    "(repeatable; symbols are real otherwise).")
 @seed_option
 @json_option
-@click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
+@click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
               help="Wall-clock budget of the whole check (with --file: of each row), in seconds.")
 @click.option("--file", "file_", metavar="FILE",
               help="Check every row of FILE: TSV lhs<TAB>rhs[<TAB>assume] or JSON lines {lhs, rhs, assume}.")
@@ -327,7 +374,7 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @seed_option
 @json_option
-@click.option("--timeout", type=click.FloatRange(min=1.0, max=600.0), default=30.0, show_default=True,
+@click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
               help="Wall-clock budget of each link, in seconds.")
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
 @click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
@@ -417,8 +464,10 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
     if problem:  # before any proving
         fail(f"{'-o ' + output if output else '--docs ' + docs}: {problem}")
     entries = _entries(claim_ids, all_)
-    if pdf and (problem := w.tex_problem()):
-        fail(problem, EXIT["error"])
+    if not no_cache:
+        _cache_ready()
+    if pdf and (problem := w.tex_problem()):  # TeX missing is the machine's input, not a failure: exit 2
+        fail(problem)
     items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache)
     if docs:
         try:
@@ -439,8 +488,8 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
             click.echo(f"{out.with_suffix('.pdf')} is current (compiled from this very {out.name} and plots)")
             return
         result = w.compile_pdf(out)
-        if result.missing:  # one line: the file and the package to install
-            fail(w.compile_failure(result, out), EXIT["error"])
+        if result.missing:  # one line: the file and the package to install (the machine's input: exit 2)
+            fail(w.compile_failure(result, out))
         for line in result.errors[:10] + tuple(f"undefined reference: {r}" for r in result.undefined):
             click.echo(f"  {line}", err=True)
         if not result.ok:
@@ -456,6 +505,7 @@ def cache():
 @cache.command("info")
 def cache_info():
     """Where the cache is, how many verdicts it holds, its size."""
+    _cache_ready()
     from mathcheck import cache_dir as cd
 
     entries, others = cd.files()
@@ -468,6 +518,7 @@ def cache_info():
 @cache.command("clear")
 def cache_clear():
     """Remove mathcheck's files from the cache folder (nothing else there)."""
+    _cache_ready()
     from mathcheck import cache_dir as cd
 
     entries, others, freed = cd.clear()

@@ -31,6 +31,10 @@ class LoadError(Exception):
     """A user's claim file or module that cannot be loaded; ``str()`` is one line for the CLI."""
 
 
+class DuplicateClaim(ValueError):
+    """A claim id registered by two builders: another module's (the catalog's), or two in one file."""
+
+
 @dataclass(frozen=True)
 class Entry:
     id: str
@@ -90,7 +94,11 @@ def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | N
         entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, paper, reference)
         old = _ENTRIES.get(id)
         if old is not None and old.module != entry.module:
-            raise ValueError(f"claim id {id!r} is registered twice: in {old.module} and {entry.module}")
+            raise DuplicateClaim(f"claim id {id!r} is already a claim of {old.module}; give this claim another id")
+        if old is not None and old.builder is not None and old.builder.__qualname__ != builder.__qualname__:
+            # two builders of one module with one id: the second would silently win
+            raise DuplicateClaim(f"claim id {id!r} is given twice, to {old.builder.__qualname__} and "
+                                 f"{builder.__qualname__}; give each claim its own id")
         _ENTRIES[id] = entry
         return builder
 
@@ -241,6 +249,7 @@ def load_from(spec: str) -> list[str]:
     path = Path(spec)
     is_file = spec.endswith(".py") or path.exists()
     key = str(path.resolve()) if is_file else spec
+    listing()  # the catalog's ids (from the index: cheap), so that a file reusing one is refused
     if key in _USER:
         for e in _USER[key]:
             _ENTRIES.setdefault(e.id, e)
@@ -264,6 +273,8 @@ def load_from(spec: str) -> list[str]:
             name = importlib.import_module(spec).__name__
     except LoadError:
         raise
+    except DuplicateClaim as exc:
+        raise LoadError(f"--from {spec!r}: {exc}") from None
     except ModuleNotFoundError as exc:
         raise LoadError(f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module") from None
     except Exception as exc:

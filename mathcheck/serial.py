@@ -19,7 +19,9 @@ allows only calls of SymPy classes (``issubclass(getattr(sympy, name), Basic)``,
 named in :data:`_EXTRA`), literal numbers, strings only where a name goes (``Symbol('x')``) and
 literal keyword values (``integer=True``). No ``eval``, no ``sympify`` of text. Nodes are rebuilt
 with evaluation off, so ``Eq(f(M), Matrix(...))`` stays an equation, and the rebuilt expression
-must print back to the same text, else the value is rejected.
+must print back to the same text, else the value is rejected. Reading is bounded: no Float beyond
+1e±1000, no integer over 4,096 bits, no ``AlgebraicNumber`` or ``CRootOf`` (their constructors
+compute), at most 100,000 nodes an expression, 20 seconds a value (see the constants below).
 
 :func:`dumps` refuses (returns None) a value that would not come back exactly — the caller then
 computes it afresh instead of storing something else::
@@ -40,9 +42,26 @@ import dataclasses
 import importlib
 import json
 import math
+import re
+import time
 from functools import lru_cache
 
 MAX_DEPTH = 200  # nesting of JSON values and of SymPy expressions; deeper is rejected, never a crash
+
+# What one entry may hold: reading it must take bounded time and memory, whoever wrote it. Far above
+# what mathcheck writes (docs/cache.md gives the largest values of a full catalog run).
+MAX_TEXT = 2_000_000        # characters of one expression's srepr
+MAX_NODES = 100_000         # calls, names and literals in one expression
+MAX_INT_BITS = 4_096        # an integer literal (~1233 digits): Integer, Rational, a Dummy's index
+MAX_FLOAT_EXPONENT = 1_000  # |decimal exponent| of a Float: printing Float('1e3000000') takes minutes
+MAX_FLOAT_DIGITS = 1_100    # characters of a Float's text (1e1000 is printed with all its digits)
+MAX_PRECISION = 4_096       # bits of a Float's precision=
+READ_SECONDS = 20.0         # one value read (a whole entry), every expression in it together
+#: Classes whose construction computes (minimal polynomials, root isolation) however it is called.
+_REFUSED = ("AlgebraicNumber", "ComplexRootOf", "CRootOf", "RootOf", "RootSum", "Poly", "PurePoly",
+            "GroebnerBasis")
+_FLOAT_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?")
+_DEADLINE = [math.inf]  # time.monotonic() by which the value being read must be read
 
 
 class Unserializable(ValueError):
@@ -201,6 +220,8 @@ def _literal(node):
             raise Malformed("a minus sign before something that is not a number")
         return -value
     if isinstance(node, ast.Constant) and (node.value is None or type(node.value) in (bool, int, float)):
+        if type(node.value) is int and node.value.bit_length() > MAX_INT_BITS:
+            raise Malformed(f"an integer of {node.value.bit_length()} bits (more than {MAX_INT_BITS})")
         return node.value
     raise Malformed(f"{type(node).__name__} where a literal was expected")
 
@@ -230,10 +251,30 @@ def _build(node, depth: int = 0):
     return _literal(node) if negated is None else negated
 
 
+def _within_budget() -> None:
+    if time.monotonic() > _DEADLINE[0]:
+        raise Malformed(f"it takes more than {READ_SECONDS:g} s to read")
+
+
+def _float_text(text: str) -> None:
+    """A Float's decimal text within the bounds (``Float('1e3000000')`` is refused unbuilt)."""
+    if len(text) > MAX_FLOAT_DIGITS:
+        raise Malformed(f"a Float of more than {MAX_FLOAT_DIGITS} characters")
+    match = _FLOAT_TEXT.fullmatch(text)
+    if match is None:
+        raise Malformed("a Float whose text is not a decimal number")
+    exponent = match.group(2)
+    if exponent and len(exponent) > 8 or exponent and abs(int(exponent[1:])) > MAX_FLOAT_EXPONENT:
+        raise Malformed(f"a Float beyond 1e±{MAX_FLOAT_EXPONENT}")
+
+
 def _call(node: ast.Call, depth: int):
     classes, _ = _names()
+    _within_budget()
     if isinstance(node.func, ast.Name):
         name = node.func.id
+        if name in _REFUSED:
+            raise Malformed(f"{name}(...), whose construction alone may take unbounded time")
         if name in classes:
             cls = classes[name]
         elif name in _OUR_FUNCTIONS:
@@ -266,6 +307,10 @@ def _call(node: ast.Call, depth: int):
                 or kw.arg in ("dummy_index", "precision") and type(value) is int):
             raise Malformed(f"keyword {kw.arg or '**'}={value!r} in an expression")
         kwargs[kw.arg] = value
+    if name == "Float" and args and isinstance(args[0], str):
+        _float_text(args[0])
+    if name == "Float" and not 0 < kwargs.get("precision", 53) <= MAX_PRECISION:
+        raise Malformed(f"a Float of precision {kwargs['precision']} (at most {MAX_PRECISION} bits)")
     if name == "Function" and (len(args) != 1 or not isinstance(args[0], str)):
         raise Malformed("Function takes one name")
     try:
@@ -309,15 +354,32 @@ def _construct(cls, args, kwargs):
     return obj
 
 
+class _budget:
+    """The time within which one value must be read (:data:`READ_SECONDS`), checked at every call
+    the reader builds: the bounds above keep each call cheap, this keeps their number in check."""
+
+    def __enter__(self):
+        _DEADLINE[0] = time.monotonic() + READ_SECONDS
+
+    def __exit__(self, *exc):
+        _DEADLINE[0] = math.inf
+
+
 def read_sympy(text: str):
     """The SymPy object :func:`print_sympy` printed as ``text``; :class:`Malformed` if the text is
     anything else (it must print back to itself)."""
-    if not isinstance(text, str) or len(text) > 10_000_000:
-        raise Malformed("an expression that is not a string of reasonable size")
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        raise Malformed(f"an expression that is not a string of at most {MAX_TEXT} characters")
+    if _DEADLINE[0] == math.inf:  # read on its own, not as part of a value: its own budget
+        with _budget():
+            return read_sympy(text)
     try:
         tree = ast.parse(text, mode="eval")
+        if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+            raise Malformed(f"an expression of more than {MAX_NODES} nodes")
         expr = _build(tree.body)
         again = print_sympy(expr)
+        _within_budget()
     except (SyntaxError, ValueError, RecursionError, MemoryError, TypeError) as exc:
         if isinstance(exc, Malformed):
             raise
@@ -376,6 +438,9 @@ def _keys(obj: dict, *expected: str) -> None:
 
 def decode(data, claim=None, depth: int = 0, _exprs: dict | None = None):
     """The value :func:`encode` made ``data`` from; ``claim`` resolves mutant and claim references."""
+    if _exprs is None and _DEADLINE[0] == math.inf:
+        with _budget():
+            return decode(data, claim, depth, {})
     if depth > MAX_DEPTH:
         raise Malformed("nested too deeply")
     exprs = {} if _exprs is None else _exprs

@@ -95,21 +95,37 @@ def tex_tool() -> list[str] | None:
     return ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
 
 
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (its strerror), or None. A real file is made and
+    removed: ``os.access`` says yes to root in /proc and /sys, where every write then fails."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".mathcheck-probe-")
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
 def output_problem(path: Path, directory: bool = False) -> str | None:
     """Why ``path`` (a file, or with ``directory`` a folder created if needed) cannot be written,
-    in words, or None. Checked before any proving."""
+    in words, or None. Checked before any proving, by writing: a probe file is created and removed."""
     path = Path(path)
     if directory:
         if path.exists():
             if not path.is_dir():
                 return f"{path} is not a directory"
-            return None if os.access(path, os.W_OK | os.X_OK) else f"directory {path} is not writable"
+            why = _cannot_create_in(path)
+            return f"directory {path} is not writable ({why})" if why else None
         ancestor = path.parent
         while not ancestor.exists() and ancestor != ancestor.parent:
             ancestor = ancestor.parent
-        if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        if not ancestor.is_dir():
             return f"cannot create {path}: {ancestor} is not a writable directory"
-        return None
+        why = _cannot_create_in(ancestor)
+        return f"cannot create {path}: {ancestor} is not a writable directory ({why})" if why else None
     parent = path.parent
     if not parent.exists():
         return f"directory {parent} does not exist; create it or write elsewhere"
@@ -117,11 +133,16 @@ def output_problem(path: Path, directory: bool = False) -> str | None:
         return f"{parent} is not a directory"
     if path.is_dir():
         return f"{path} is a directory; give a file name"
-    if path.exists() and not os.access(path, os.W_OK):
-        return f"{path} is not writable"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"directory {parent} is not writable"
-    return None
+    if path.exists() and not path.is_file():
+        return f"{path} is not a regular file; give a file name"
+    if path.exists():
+        try:
+            with open(path, "ab"):  # appending nothing: the file is left as it is
+                pass
+        except OSError as exc:
+            return f"{path} is not writable ({exc.strerror})"
+    why = _cannot_create_in(parent)
+    return f"directory {parent} is not writable ({why}); write elsewhere" if why else None
 
 
 def write_if_changed(path: Path, content: str | bytes) -> bool:

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 import sympy as sp
@@ -199,3 +200,94 @@ def test_a_verdict_that_fails_its_own_validation_is_rejected():
     good["fields"]["status"] = "certainly"
     with pytest.raises(serial.Malformed, match="rejects its fields"):
         serial.decode(good)
+
+
+# --- bounds: a hostile entry is refused quickly, never read for minutes (issue 21) ------------
+
+def _many_nodes(n: int) -> str:
+    return "Add(" + ", ".join(f"Symbol('x{i}')" for i in range(n)) + ")"
+
+
+@pytest.mark.parametrize("text, why", [
+    ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
+    ("Float('-1.5e-3000000', precision=53)", "a Float beyond 1e±1000"),
+    ("Float('1e99999999999999999999', precision=53)", "a Float beyond 1e±1000"),
+    ("Float('" + "9" * 5000 + ".0', precision=53)", "a Float of more than 1100 characters"),
+    ("Float('1.0', precision=100000000)", "a Float of precision 100000000 (at most 4096 bits)"),
+    ("Float('0x10', precision=53)", "a Float whose text is not a decimal number"),
+    ("AlgebraicNumber(Add(" + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in (2, 3, 5, 7, 11, 13, 17, 19))
+     + "), [Integer(1), Integer(0)])", "AlgebraicNumber(...), whose construction alone may take unbounded time"),
+    ("CRootOf(Add(Pow(Symbol('x'), Integer(5)), Symbol('x'), Integer(1)), Integer(0))",
+     "CRootOf(...), whose construction alone"),
+    ("Integer(" + "9" * 1300 + ")", "an integer of 4319 bits (more than 4096)"),
+    ("Rational(1, " + str(2**5000) + ")", "an integer of 5001 bits"),
+    (_many_nodes(60_000), "an expression of more than 100000 nodes"),
+    ("Symbol('" + "x" * 2_000_001 + "')", "an expression that is not a string of at most 2000000 characters"),
+])
+def test_the_reader_refuses_what_would_take_unbounded_time_or_memory(text, why):
+    with pytest.raises(serial.Malformed, match=re.escape(why)):
+        serial.read_sympy(text)
+
+
+def test_the_bounds_leave_every_value_mathcheck_writes():
+    for value in (sp.Float("1e1000"), sp.Float("-1e-1000"), sp.Float("0.1", 50), sp.Integer(2**4000),
+                  sp.Rational(1, 3**2000), sp.Float("nan"), -sp.oo, sp.Add(*sp.symbols("x:2000"))):
+        assert serial.read_sympy(serial.print_sympy(value)) == value or value != value
+
+
+def test_a_value_that_takes_too_long_to_read_is_refused(monkeypatch):
+    monkeypatch.setattr(serial, "READ_SECONDS", -1.0)  # already past its deadline
+    with pytest.raises(serial.Malformed, match="takes more than -1 s to read"):
+        serial.decode({"$": "sympy", "srepr": "Add(Symbol('x'), Integer(1))"})
+    assert serial._DEADLINE[0] == math.inf  # the next value gets its own budget
+
+
+def test_a_bounded_read_inside_a_value_shares_the_value_budget():
+    value = (sp.Symbol("x") + 1, sp.Float("1e-300"))
+    assert serial.loads(serial.dumps(value)) == value
+    assert serial._DEADLINE[0] == math.inf
+
+
+@pytest.mark.parametrize("srepr, reason", [
+    ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
+    ("AlgebraicNumber(Add(" + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in range(2, 40))
+     + "), [Integer(1), Integer(0)])", "AlgebraicNumber(...), whose construction alone may take unbounded time"),
+    ("Integer(" + str(3**9000) + ")", "bits (more than 4096)"),
+])
+def test_a_cache_entry_holding_an_unbounded_value_is_ignored_and_recomputed(cache_dir, srepr, reason):
+    """A consistent (re-signed) entry whose statement is a hostile value: ``prove`` ignores it,
+    says why under -v, proves the claim afresh and replaces the entry."""
+    from tests.test_cache import FAST, _rewrite, assert_clean, assert_valid_entry, entry_path, prove
+
+    assert_clean(prove(FAST))
+
+    def plant(fields):
+        fields["payload"][2]["fields"]["parts"][0]["fields"]["statement"]["srepr"] = srepr
+
+    _rewrite(entry_path(FAST), plant, resign=True)
+    r = prove(FAST, "-v")
+    assert_clean(r)
+    assert r.stdout.endswith("claims: 1 proved\n")
+    assert r.stderr.startswith(f"note: cache: ignoring the prove entry of {FAST}: ") and reason in r.stderr
+    assert r.stderr.count("\n") == 1
+    assert_valid_entry(FAST)
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(d))
+    return d
+
+
+def test_an_oversized_entry_file_is_refused_unread(cache_dir, monkeypatch):
+    from mathcheck import cache
+    from tests.test_cache import FAST, assert_clean, entry_path, prove
+
+    assert_clean(prove(FAST))
+    size = entry_path(FAST).stat().st_size
+    monkeypatch.setattr(cache, "MAX_BYTES", size - 1)
+    r = prove(FAST, "-v")
+    assert_clean(r)
+    assert r.stderr == (f"note: cache: ignoring the prove entry of {FAST}: larger than {size - 1} bytes; "
+                        f"recomputing and replacing it\n")

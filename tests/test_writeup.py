@@ -325,7 +325,7 @@ def test_a_machine_without_cjk_is_told_which_packages_to_install(monkeypatch, tm
                                      ("c70gbsn.fd", "latex-cjk-chinese-arphic-gbsn00lp"))
     _no_proving(monkeypatch)
     out = CliRunner().invoke(main, ["writeup", FAST, "-o", str(tmp_path / "c.tex"), "--pdf"])
-    assert out.exit_code == 4 and out.output.count("\n") == 1, out.output
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
     assert out.output.startswith("error: TeX cannot find CJKutf8.sty, c70gbsn.fd: on Debian/Ubuntu apt-get install "
                                  "--no-install-recommends latex-cjk-chinese-arphic-gbsn00lp latex-cjk-common")
     # the compile step itself names the package too (pdflatex stops at the first missing file)

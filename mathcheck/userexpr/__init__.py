@@ -16,21 +16,38 @@ from __future__ import annotations
 __all__ = ["check_relation", "CheckResult", "EXIT", "RELATIONS"]
 
 
+MAX_FILE_BYTES = 16 << 20  # 16 MiB: ~100,000 rows or chains; a larger input is refused unread
+
+
 def read_user_file(path: str, error: type[Exception]) -> str:
     """The UTF-8 text of the user's file, or ``error`` with one line that says why not
-    (``check --file`` and ``derive`` both read their input through this)."""
-    from pathlib import Path
+    (``check --file`` and ``derive`` both read their input through this). Only a regular file
+    of at most :data:`MAX_FILE_BYTES` is read, and never more than that: ``/dev/zero``, a pipe or
+    a FIFO would otherwise be read without end."""
+    import os
+    import stat
 
-    try:
-        return Path(path).read_text(encoding="utf-8")
+    try:  # non-blocking: opening a FIFO with no writer would wait forever
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise error(f"{path}: not a regular file (a device, pipe or socket); give a text file")
+            data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except IsADirectoryError:
         raise error(f"{path}: is a directory, not a file") from None
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise error(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise error(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB; split it into smaller files")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as text mode reads
 
 
 def __getattr__(name: str):

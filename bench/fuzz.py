@@ -1,0 +1,534 @@
+"""A soundness fuzzer: random statements whose truth we know, through ``check``, ``derive`` and the
+claim API; any ``proved`` of a false one, or ``refuted`` of a true one, is a soundness bug.
+
+    python bench/fuzz.py [--cases N] [--seed S] [-j J] [--timeout T] [--json]
+
+Case ``k`` of seed ``S`` is drawn from ``random.Random(f"{S}:{k}")`` alone, so any case replays on
+its own (``--case k``). A case is an expression ``E`` from the parser's grammar (sums, products,
+quotients by ``b**2 + 1``, small powers, exp sin cos tanh sigmoid softplus Abs relu, log and sqrt of
+positive arguments, over real ``x``, ``y`` and positive ``p``) and a relation:
+
+* **true** pairs: ``E = E'`` where ``E'`` is ``E`` with one node rewritten by an identity that holds
+  on the whole domain (``exp(a) = exp(a/2)**2``, ``sigmoid(a) = 1 - sigmoid(-a)``, ``Abs(a) =
+  sqrt(a**2)``, ``log(P) = -log(1/P)`` for ``P > 0``, ...), or by SymPy's ``expand``/``together``;
+  ``E + S >= E'`` (and ``<=`` mirrored) with ``S`` nonnegative by construction;
+* **false** pairs: the same with a perturbation: a small term added, a sign flipped, a factor
+  scaled, a variable shifted; ``E >= E' + exp(a)/1000`` for inequalities.
+
+Every pair's truth is then confirmed independently of mathcheck, by SymPy/mpmath at 50 digits at
+eight points of the domain (five within ±3, three within ±30): a pair built true must hold to
+1e-40 at every point, a false one be violated by more than 1e-9 at some point; a pair that is
+neither is discarded (``skipped``): sampling can show a statement false, never true. Each remaining case runs
+through :func:`mathcheck.usercheck.check` (or ``check_relation`` for an inequality), ``derive`` (a
+one-link chain file) and the claim API (a claim module with one part, proved with the generic
+check), in worker processes: an exception is a **crash**, a case past its wall-clock budget a
+**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "crashes", "hangs",
+...}`` with each offending case and a line that replays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from multiprocessing.connection import wait
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+VARIABLES = {"x": (), "y": (), "p": ("positive",)}
+SURFACES = ("check", "derive", "claim")
+DPS = 50
+TRUE_TOL, FALSE_GAP = 1e-40, 1e-9
+ORACLE_SECONDS = 20.0  # building and settling one pair at 50 digits
+
+# --- expressions: trees of (op, *children), printed in the parser's grammar -------------------
+
+UNARY = ("exp", "sin", "cos", "tanh", "sigmoid", "softplus", "Abs", "relu", "neg")
+POSITIVE_OF = ("square1", "expo", "p")  # a**2 + 1, exp(a), p: what log and sqrt may take
+
+
+def leaf(rng):
+    return rng.choice([("var", "x"), ("var", "x"), ("var", "y"), ("var", "p"), ("var", "p"),
+                       ("num", "2"), ("num", "3"), ("num", "1/2")])
+
+
+def tree(rng, depth):
+    if depth <= 0 or rng.random() < 0.25:
+        return leaf(rng)
+    op = rng.choice(("add", "sub", "mul", "div", "pow", "unary", "unary", "log", "sqrt"))
+    if op in ("add", "sub", "mul"):
+        return (op, tree(rng, depth - 1), tree(rng, depth - 1))
+    if op == "div":
+        return ("div", tree(rng, depth - 1), tree(rng, depth - 2))
+    if op == "pow":
+        return ("pow", tree(rng, depth - 1), rng.choice((2, 3)))
+    if op == "unary":
+        f = rng.choice(UNARY)
+        return (f, tree(rng, min(depth - 1, 1) if f == "exp" else depth - 1))  # no exp(exp(exp(..)))
+    return (op, positive(rng, depth - 1))
+
+
+def positive(rng, depth):
+    kind = rng.choice(POSITIVE_OF)
+    if kind == "p":
+        return ("var", "p")
+    if kind == "expo":
+        return ("exp", tree(rng, min(depth, 1)))
+    return ("square1", tree(rng, depth))
+
+
+def text(t) -> str:
+    op = t[0]
+    if op in ("var", "num"):
+        return t[1] if op == "var" or "/" not in t[1] else f"({t[1]})"
+    if op == "raw":
+        return t[1]
+    a = [text(c) if isinstance(c, tuple) else str(c) for c in t[1:]]
+    return {
+        "add": lambda: f"({a[0]} + {a[1]})", "sub": lambda: f"({a[0]} - {a[1]})",
+        "mul": lambda: f"{a[0]}*{a[1]}", "div": lambda: f"{a[0]}/(({a[1]})**2 + 1)",
+        "pow": lambda: f"({a[0]})**{a[1]}", "neg": lambda: f"(-{a[0]})",
+        "square1": lambda: f"(({a[0]})**2 + 1)",
+    }.get(op, lambda: f"{op}({a[0]})")()
+
+
+def nodes(t, path=()):
+    """Every subtree with its path (for rewriting one node)."""
+    yield path, t
+    if t[0] not in ("var", "num", "raw"):
+        for i, c in enumerate(t[1:], 1):
+            if isinstance(c, tuple):
+                yield from nodes(c, path + (i,))
+
+
+def replace(t, path, new):
+    if not path:
+        return new
+    i = path[0]
+    return t[:i] + (replace(t[i], path[1:], new),) + t[i + 1:]
+
+
+def raw(s: str):
+    return ("raw", s)
+
+
+# Identities valid on the whole domain (x, y real; p > 0; the POSITIVE_OF forms > 0).
+def rewrites(t):
+    """The equal forms of node ``t`` (as raw text)."""
+    a = text(t[1]) if len(t) > 1 and isinstance(t[1], tuple) else None
+    op, out = t[0], []
+    if op == "exp":
+        out += [f"exp({a}/2)**2", f"(exp({a} + 1)/exp(1))", f"1/exp(-{a})"]
+    if op == "sin":
+        out += [f"2*sin({a}/2)*cos({a}/2)", f"cos({a} - pi/2)"]
+    if op == "cos":
+        out += [f"(1 - 2*sin({a}/2)**2)", f"sin({a} + pi/2)"]
+    if op == "tanh":
+        out += [f"(2*sigmoid(2*{a}) - 1)", f"((exp({a}) - exp(-{a}))/(exp({a}) + exp(-{a})))"]
+    if op == "sigmoid":
+        out += [f"(1 - sigmoid(-{a}))", f"(1/(1 + exp(-{a})))", f"((1 + tanh({a}/2))/2)"]
+    if op == "softplus":
+        out += [f"({a} + softplus(-{a}))", f"log(1 + exp({a}))"]
+    if op == "Abs":
+        out += [f"sqrt(({a})**2)", f"Abs(-{a})", f"(relu({a}) + relu(-{a}))"]
+    if op == "relu":
+        out += [f"(({a} + Abs({a}))/2)", f"Max(0, {a})"]
+    if op == "log":
+        out += [f"(-log(1/{a}))", f"(2*log(sqrt({a})))"]
+    if op == "sqrt":
+        out += [f"exp(log({a})/2)", f"({a}/sqrt({a}))"]
+    if op == "pow":
+        out += [f"({a})*({a})" if t[2] == 2 else f"({a})*({a})**2"]
+    if op in ("add", "mul"):
+        b = text(t[2])
+        out += [f"({b} + {a})" if op == "add" else f"{b}*{a}"]
+    if op == "sub":
+        out += [f"({a} + (-1)*{text(t[2])})"]
+    if op == "div":
+        out += [f"{a}*(({text(t[2])})**2 + 1)**(-1)"]
+    if op == "var":
+        out += [f"({t[1]} + sin({t[1]})**2 + cos({t[1]})**2 - 1)"]
+    return out
+
+
+def perturbations(rng, t):
+    """Forms of ``t`` that differ from it (as raw text); confirmed different at 50 digits later."""
+    a = text(t)
+    out = [f"({a} + 1/1000)", f"{a}*(1001/1000)", f"(-{a})", f"({a} - exp(x)/1000)"]
+    if t[0] == "var":
+        out.append(f"({t[1]} + 1/100)")
+    if t[0] in ("sin", "cos"):
+        out.append(("cos" if t[0] == "sin" else "sin") + text(t)[3:])
+    if t[0] == "pow":
+        out.append(f"({text(t[1])})**{5 - t[2]}")
+    return out
+
+
+NONNEGATIVE = ("({a})**2", "exp({a})", "Abs({a})", "softplus({a})", "sigmoid({a})", "relu({a})")
+
+
+def draw(seed: int, k: int) -> dict:
+    """Case ``k``: lhs, rhs, relation, whether it is meant true, and the assumptions it uses."""
+    rng = random.Random(f"{seed}:{k}")
+    e = tree(rng, rng.choice((2, 3, 3, 4)))
+    while "var" not in {n[0] for _, n in nodes(e)}:  # a statement about numbers only: draw again
+        e = tree(rng, rng.choice((2, 3, 3, 4)))
+    truth = rng.random() < 0.5
+    inequality = rng.random() < 0.25
+    spots = list(nodes(e))
+    path, node = rng.choice([s for s in spots if rewrites(s[1])])
+    if rng.random() < 0.15:
+        rhs, why = None, rng.choice(("expand", "together"))
+    else:
+        rhs, why = text(replace(e, path, raw(rng.choice(rewrites(node))))), f"rewrite {node[0]}"
+    case = {"k": k, "lhs": text(e), "rhs": rhs, "relation": "=", "true": truth, "how": why}
+    if not truth:
+        ppath, pnode = rng.choice(spots)
+        bad = rng.choice(perturbations(rng, pnode))
+        if rhs is None:
+            case["rhs_from"] = text(replace(e, ppath, raw(bad)))  # expand/together of the perturbed form
+        else:
+            case["rhs"] = text(replace(e, ppath, raw(bad)))
+            case["how"] += f", perturb {pnode[0]}"
+    if inequality:
+        s = rng.choice(NONNEGATIVE).format(a=text(tree(rng, 1)))
+        rel = rng.choice((">=", "<="))
+        case["relation"] = rel
+        case["slack"] = s if truth else f"(-exp({text(tree(rng, 1))})/1000)"
+    return case
+
+
+def materialise(case: dict):
+    """Fill in rhs (SymPy's expand/together of the stated form) and the inequality's slack;
+    ``(lhs, rhs, assumptions)`` as texts, assumptions only of the names used."""
+    import sympy as sp
+
+    from mathcheck.parser import parse_many
+
+    lhs, rhs = case["lhs"], case["rhs"]
+    if rhs is None:
+        source = case.get("rhs_from", lhs)
+        (e,) = parse_many([source], _used(source))
+        rhs = sp.sstr(sp.expand(e) if case["how"] == "expand" else sp.together(e))
+    if case["relation"] != "=":  # true: lhs + S >= rhs; false: lhs - small >= rhs... mirrored for <=
+        case["equality"] = (lhs, rhs)
+        slack = case["slack"]
+        if case["relation"] == ">=":
+            lhs = f"{lhs} + {slack}"
+        else:
+            rhs = f"{rhs} + {slack}"
+    return lhs, rhs, _used(lhs + " " + rhs)
+
+
+def _used(s: str) -> dict:
+    import re
+
+    names = set(re.findall(r"[A-Za-z_]\w*", s))
+    return {v: props for v, props in VARIABLES.items() if v in names and props}
+
+
+def truth(lhs: str, rhs: str, relation: str, assume: dict, k: int, meant: bool):
+    """True, False or None (not clear), by SymPy at 50 digits at six points of the domain.
+
+    Sampling can show a statement false, never true: a pair is True only if it was built true
+    (``meant``, by its identities) and agrees at every point; False if some point violates it by a
+    clear margin; None otherwise (a perturbation that happens to change nothing, or shows only
+    where we did not look) — such a case is skipped, not counted."""
+    import sympy as sp
+
+    from mathcheck.parser import parse_many
+
+    L, R = parse_many([lhs, rhs], assume)
+    syms = sorted(L.free_symbols | R.free_symbols, key=lambda s: s.name)
+    rng = random.Random(f"truth:{k}")
+    diffs = []
+    for n in range(8):
+        span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
+        point = {s: sp.Rational(rng.randint(1, span), 1000) if s.is_positive else
+                 sp.Rational(rng.randint(-span, span), 1000) for s in syms}
+        a, b = (sp.N(side.subs(point), DPS) for side in (L, R))
+        if not (a.is_real and b.is_real and a.is_finite and b.is_finite):
+            return None
+        scale = 1 + max(abs(a), abs(b))
+        diffs.append((a - b) / scale)
+    if relation == "=":
+        if meant and all(abs(d) < TRUE_TOL for d in diffs):
+            return True
+        return False if any(abs(d) > FALSE_GAP for d in diffs) else None
+    sign = 1 if relation == ">=" else -1
+    if meant and all(sign * d > -TRUE_TOL for d in diffs):
+        return True
+    return False if any(sign * d < -FALSE_GAP for d in diffs) else None
+
+
+# --- the three surfaces ---------------------------------------------------------------------------
+
+def via_check(lhs, rhs, relation, assume, seed, timeout):
+    if relation == "=":
+        from mathcheck.usercheck import check
+
+        return check(lhs, rhs, assume=assume, seed=seed, timeout=timeout).status
+    from mathcheck.parser import parse_many
+    from mathcheck.userexpr.relation import check_relation
+
+    L, R = parse_many([lhs, rhs], assume)
+    return check_relation(L, R, relation, assume, (), seed, timeout, lhs_text=lhs, rhs_text=rhs).status
+
+
+def via_derive(lhs, rhs, relation, assume, seed, timeout, workdir, k):
+    from mathcheck import derive
+
+    path = Path(workdir) / f"case{k}.txt"
+    specs = " ".join(n + "=" + ",".join(p) for n, p in assume.items())
+    header = f"assume: {specs}\n" if assume else ""
+    path.write_text(f"## case {k}\n{header}  {lhs}\n{relation} {rhs}  # fuzz\n")
+    report = derive.check_files([str(path)], seed=seed, timeout=timeout)
+    return report.status
+
+
+CLAIM = '''
+from mathcheck.claim import Body, Mutant, Part, Step, relation
+from mathcheck.parser import parse_many
+from mathcheck.registry import claim
+
+
+@claim(id={cid!r}, title="fuzz case", section="§9.99", zh="模糊测试", en="fuzz case")
+def build():
+    lhs, rhs = parse_many([{lhs!r}, {rhs!r}], {assume!r})
+    rel = {relation!r}
+    return Body(assumptions={assumptions!r}, parts=(Part("case", (Step(lhs, "as drawn"),
+                Step(rhs, "rewritten", relation=rel))),),
+                mutants=(Mutant("plus-one", "one added", (("case", relation(lhs, rhs + 1, rel)),)),
+                         Mutant("minus-one", "one taken", (("case", relation(lhs, rhs - 1, rel)),))))
+'''
+
+
+def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
+    from mathcheck import engine, registry
+    from mathcheck.verify import Options
+
+    cid = f"fuzz-{seed}-{k}"
+    path = Path(workdir) / f"fuzz_claim_{seed}_{k}.py"
+    assumptions = tuple(f"{n} {','.join(p)}" for n, p in assume.items())
+    path.write_text(CLAIM.format(cid=cid, lhs=lhs, rhs=rhs, assume=assume, assumptions=assumptions,
+                                 relation=relation))
+    registry.load_from(str(path))
+    return engine.prove_entry(registry.entry(cid), Options(seed=seed)).status
+
+
+def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
+    """Draw, confirm and run case ``k`` through every surface; what each said."""
+    case = draw(seed, k)
+    from mathcheck.budget import attempt
+
+    def settle():
+        lhs, rhs, assume = materialise(case)
+        meant = truth(lhs, rhs, case["relation"], assume, k, case["true"])
+        if meant and case["relation"] != "=":  # true by construction only if E = E' itself holds
+            base = case["equality"]
+            meant = truth(*base, "=", _used(" ".join(base)), k, True) and meant
+        return lhs, rhs, assume, meant
+
+    try:  # the oracle's own SymPy work is bounded too: a pair it cannot settle in time is skipped
+        ok, settled = attempt(settle, ORACLE_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - a pair we cannot build or confirm is not a case
+        return {**case, "skipped": f"{type(exc).__name__}: {exc}"[:200]}
+    if not ok:
+        return {**case, "skipped": f"truth not settled within {ORACLE_SECONDS:g} s"}
+    lhs, rhs, assume, meant = settled
+    if meant is None:
+        return {**case, "lhs": lhs, "rhs": rhs, "skipped": "truth not clear at 50 digits"}
+    out = {**case, "lhs": lhs, "rhs": rhs, "assume": assume, "true": meant, "results": {}}
+    for surface in surfaces:
+        t0 = time.perf_counter()
+        try:
+            if surface == "check":
+                status = via_check(lhs, rhs, case["relation"], assume, seed, timeout)
+            elif surface == "derive":
+                status = via_derive(lhs, rhs, case["relation"], assume, seed, timeout, workdir, k)
+            else:
+                status = via_claim(lhs, rhs, case["relation"], assume, seed, workdir, k)
+        except Exception as exc:  # noqa: BLE001 - exactly what the fuzzer looks for
+            status = "crash: " + "".join(traceback.format_exception_only(exc)).strip()[:300]
+        out["results"][surface] = (status, round(time.perf_counter() - t0, 3))
+    return out
+
+
+# --- workers: each case in a process that is killed past its budget --------------------------------
+
+def _worker(conn, seed, timeout, surfaces, workdir):
+    while True:
+        k = conn.recv()
+        if k is None:
+            return
+        conn.send(run_case(seed, k, timeout, surfaces, workdir))
+
+
+class Pool:
+    def __init__(self, jobs, seed, timeout, surfaces, workdir):
+        self.ctx = multiprocessing.get_context("fork")
+        self.args = (seed, timeout, surfaces, workdir)
+        self.workers = [self._spawn() for _ in range(jobs)]
+
+    def _spawn(self):
+        parent, child = self.ctx.Pipe()
+        p = self.ctx.Process(target=_worker, args=(child, *self.args), daemon=True)
+        p.start()
+        return {"proc": p, "conn": parent, "k": None, "since": 0.0}
+
+    def run(self, ks, budget, on_result):
+        todo = list(ks)[::-1]
+        while todo or any(w["k"] is not None for w in self.workers):
+            for w in self.workers:
+                if w["k"] is None and todo:
+                    w["k"], w["since"] = todo.pop(), time.monotonic()
+                    w["conn"].send(w["k"])
+            busy = [w for w in self.workers if w["k"] is not None]
+            ready = wait([w["conn"] for w in busy], timeout=1.0)
+            for w in busy:
+                if w["conn"] in ready:
+                    try:
+                        result = w["conn"].recv()
+                    except EOFError:  # the worker died (a segfault, the OOM killer): a crash
+                        result = {"k": w["k"], "died": True}
+                        self._replace(w)
+                    on_result(result)
+                    w["k"] = None
+                elif time.monotonic() - w["since"] > budget:
+                    on_result({"k": w["k"], "hang": round(time.monotonic() - w["since"], 1)})
+                    self._replace(w)
+                    w["k"] = None
+
+    def _replace(self, w):
+        w["proc"].kill()
+        w["proc"].join()
+        w.update(self._spawn())
+
+    def close(self):
+        for w in self.workers:
+            if w["k"] is None:
+                w["conn"].send(None)
+                w["proc"].join(5)
+            if w["proc"].is_alive():  # busy (a run stopped early) or stuck
+                w["proc"].kill()
+                w["proc"].join()
+
+
+def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surfaces=SURFACES, only=None,
+         progress: int = 0, hang_after: float | None = None) -> dict:
+    """Run the cases; the report (counts first, then the offending cases with replay lines)."""
+    ks = [only] if only is not None else range(cases)
+    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0,
+              "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
+              "offending": []}
+    # each surface within its own timeout, with margin for a loaded machine
+    budget = hang_after if hang_after is not None else len(surfaces) * timeout * 3 + 30
+    done, start = [0], time.perf_counter()
+
+    def record(r):
+        done[0] += 1
+        if progress and done[0] % progress == 0:  # partial counts survive a run stopped early
+            counts = {k: report[k] for k in ("cases", "false_proofs", "false_refutations", "crashes", "hangs")}
+            print(f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
+                  file=sys.stderr, flush=True)
+        k = r["k"]
+        replay = f"python bench/fuzz.py --seed {seed} --case {k} --timeout {timeout:g} --json"
+        if "skipped" in r:
+            report["skipped"] += 1
+            return
+        report["cases"] += 1
+        if "hang" in r or "died" in r:
+            kind = "hangs" if "hang" in r else "crashes"
+            report[kind] += 1
+            report["offending"].append({"kind": kind[:-1], "k": k, "replay": replay,
+                                        **({"seconds": r["hang"]} if "hang" in r else {"died": True})})
+            if progress:
+                print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
+            return
+        for surface, (status, seconds) in r["results"].items():
+            report["surface_seconds"][surface] = round(report["surface_seconds"].get(surface, 0) + seconds, 3)
+            key = f"{'true' if r['true'] else 'false'} {surface} {status.split(':')[0]}"
+            report["statuses"][key] = report["statuses"].get(key, 0) + 1
+            kind = ("crash" if status.startswith("crash") or status == "error" else
+                    "false proof" if status == "proved" and not r["true"] else
+                    "false refutation" if status == "refuted" and r["true"] else
+                    "bad input" if status == "bad-input" else None)
+            if kind is None:
+                continue
+            if kind != "bad input":
+                report[{"crash": "crashes", "false proof": "false_proofs",
+                        "false refutation": "false_refutations"}[kind]] += 1
+            assume = " ".join(f"--assume {n}={','.join(p)}" for n, p in r["assume"].items())
+            cli = (f"mathcheck check {json.dumps(r['lhs'])} {json.dumps(r['rhs'])} {assume} --seed {seed}".strip()
+                   if r["relation"] == "=" else None)
+            report["offending"].append({"kind": kind, "k": k, "surface": surface, "status": status,
+                                        "lhs": r["lhs"], "relation": r["relation"], "rhs": r["rhs"],
+                                        "assume": r["assume"], "true": r["true"], "how": r["how"],
+                                        "replay": replay, **({"cli": cli} if cli else {})})
+            if progress:
+                print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="mathcheck-fuzz-") as workdir:  # chain files, claim modules
+        if jobs == 0:  # in this process (a test, a debugger): no hang detection
+            for k in ks:
+                record(run_case(seed, k, timeout, surfaces, workdir))
+        else:
+            pool = Pool(jobs, seed, timeout, surfaces, workdir)
+            try:
+                pool.run(ks, budget, record)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report of the cases done so far
+                report["stopped_after"] = done[0]
+            finally:
+                pool.close()
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    report["offending"].sort(key=lambda o: (o["k"], o.get("surface", "")))
+    report["statuses"] = dict(sorted(report["statuses"].items()))
+    return report
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="worker processes (0: in this process, no hang detection)")
+    ap.add_argument("--timeout", type=float, default=5.0, help="budget of each check, in seconds")
+    ap.add_argument("--surfaces", default=",".join(SURFACES), help="check,derive,claim (comma-separated)")
+    ap.add_argument("--case", type=int, default=None, help="replay this one case")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
+    args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    surfaces = tuple(s for s in args.surfaces.split(",") if s)
+    if not set(surfaces) <= set(SURFACES):
+        ap.error(f"--surfaces: choose among {', '.join(SURFACES)}")
+    report = fuzz(args.cases, args.seed, args.jobs, args.timeout, surfaces, args.case, args.progress)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
+              f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
+              f"false refutations, {report['crashes']} crashes, {report['hangs']} hangs")
+        for o in report["offending"]:
+            print(f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
+                  f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]")
+            print(f"    replay: {o['replay']}" + (f"\n    or: {o['cli']}" if o.get("cli") else ""))
+    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "crashes", "hangs"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

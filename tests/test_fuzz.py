@@ -1,0 +1,60 @@
+"""The soundness fuzzer (bench/fuzz.py): a quick slice finds no false proof, false refutation,
+crash or hang; and the fuzzer itself notices each of them when a surface misbehaves."""
+
+import pathlib
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import fuzz  # noqa: E402
+
+COUNTS = ("false_proofs", "false_refutations", "crashes", "hangs")
+
+
+def test_a_quick_slice_is_sound():
+    report = fuzz.fuzz(40, seed=21, jobs=1, timeout=10.0)
+    assert {k: report[k] for k in COUNTS} == dict.fromkeys(COUNTS, 0), report["offending"]
+    assert report["cases"] >= 35  # few drawn pairs are skipped as unclear
+    true_proved = sum(n for key, n in report["statuses"].items() if key.startswith("true") and key.endswith("proved"))
+    false_refuted = sum(n for key, n in report["statuses"].items() if key.startswith("false") and key.endswith("refuted"))
+    assert true_proved > 0 and false_refuted > 0  # both kinds of pair were drawn and decided
+
+
+def test_cases_are_drawn_from_the_seed_alone():
+    assert [fuzz.draw(3, k) for k in range(20)] == [fuzz.draw(3, k) for k in range(20)]
+    assert fuzz.draw(3, 7) != fuzz.draw(4, 7)
+
+
+def test_the_truth_oracle_is_independent_and_only_false_by_sampling():
+    assert fuzz.truth("exp(x)", "exp(x/2)**2", "=", {}, 0, meant=True) is True
+    assert fuzz.truth("exp(x)", "exp(x/2)**2 + 1/1000", "=", {}, 0, meant=False) is False
+    assert fuzz.truth("Abs(x)", "Abs(-x)", "=", {}, 0, meant=False) is None  # a perturbation that changes nothing
+    assert fuzz.truth("log(p)", "-log(1/p)", "=", {"p": ("positive",)}, 0, meant=True) is True
+    assert fuzz.truth("1 - exp(y)/1000", "0", ">=", {}, 0, meant=False) is False  # false only far out
+
+
+@pytest.mark.parametrize("answer, kind", [("proved", "false_proofs"), ("refuted", "false_refutations"),
+                                           ("raise", "crashes")])
+def test_the_fuzzer_notices_a_surface_that_lies_or_crashes(monkeypatch, answer, kind):
+    def lying(lhs, rhs, relation, assume, seed, timeout):
+        if answer == "raise":
+            raise RuntimeError("boom")
+        return answer
+
+    monkeypatch.setattr(fuzz, "via_check", lying)
+    report = fuzz.fuzz(12, seed=5, jobs=1, timeout=5.0, surfaces=("check",))
+    assert report[kind] > 0
+    name = {"false_proofs": "false proof", "false_refutations": "false refutation", "crashes": "crash"}[kind]
+    bad = [o for o in report["offending"] if o["kind"] == name]
+    assert bad and all(o["replay"].startswith("python bench/fuzz.py --seed 5 --case ") for o in bad)
+    if answer != "raise":
+        assert all(o["cli"].startswith("mathcheck check ") for o in bad if o["relation"] == "=")
+
+
+def test_the_fuzzer_notices_a_hang(monkeypatch):
+    monkeypatch.setattr(fuzz, "via_check", lambda *a: time.sleep(600))
+    report = fuzz.fuzz(1, seed=5, jobs=1, timeout=1.0, surfaces=("check",), only=1, hang_after=3.0)
+    assert report["hangs"] == 1 and report["offending"][0]["kind"] == "hang"
