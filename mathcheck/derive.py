@@ -625,6 +625,10 @@ def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None) -> D
     """Read every file and parse every chain (an unreadable file raises :class:`DeriveError` before
     any proving; a chain with a bad line is reported ``bad-input`` and the others are checked),
     then check every chain; ``on_chain(path, report)`` is called as each chain is decided."""
+    from mathcheck.userexpr.relation import _seconds_ok
+
+    if not _seconds_ok(timeout):
+        raise DeriveError(f"timeout {timeout!r} is not a number of seconds; give a finite number above 0")
     loaded = load(paths)
     bad = {}
     for _, chains in loaded:  # all the parsing first, so bad input costs no proving

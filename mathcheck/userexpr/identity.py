@@ -49,6 +49,10 @@ def check_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: floa
         return CheckResult("bad-input", lhs_s, rhs_s, assumptions or {}, seed, message=message,
                            seconds=time.perf_counter() - start)
 
+    from mathcheck.userexpr.relation import _seconds_ok
+
+    if not _seconds_ok(timeout):
+        return bad(f"timeout {timeout!r} is not a number of seconds; give a finite number above 0")
     try:
         assumptions = normalise_assumptions(assume)
         ok, parsed = attempt(lambda: parse_many([lhs_s, rhs_s], assumptions), min(5.0, timeout / 4))

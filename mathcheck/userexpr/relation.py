@@ -145,6 +145,12 @@ def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
     return num
 
 
+def _seconds_ok(t) -> bool:
+    """A budget is a finite positive number (``nan`` compares false with everything: a child would
+    never be waited for)."""
+    return isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")
+
+
 def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0,
                    timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
                    evaluator: str = "auto") -> CheckResult:
@@ -182,6 +188,9 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     if not all(isinstance(x, sp.Basic) for x in (lhs, rhs, *given)) or evaluator not in EVALUATORS:
         return CheckResult("bad-input", message="lhs, rhs and given must be SymPy expressions "
                            "(from mathcheck.parser); evaluator one of " + ", ".join(EVALUATORS), **base)
+    if not _seconds_ok(timeout):
+        return CheckResult("bad-input", message=f"timeout {timeout!r} is not a number of seconds; give a "
+                           f"finite number above 0", **base)
     sym_s = timeout * SYMBOLIC_SHARE
     # the symbolic side runs in a child while this process does the numeric side
     proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
