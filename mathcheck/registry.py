@@ -267,7 +267,10 @@ def load_from(spec: str) -> list[str]:
                 try:
                     module_spec.loader.exec_module(module)
                 except BaseException:
+                    # a file that fails half-way (a duplicate id, an error) leaves no claim behind
                     del sys.modules[name]
+                    for claim_id in [i for i, e in _ENTRIES.items() if e.module == name]:
+                        del _ENTRIES[claim_id]
                     raise
         else:
             name = importlib.import_module(spec).__name__

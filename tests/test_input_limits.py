@@ -207,3 +207,21 @@ def test_a_non_finite_timeout_through_the_python_api_is_bad_input_not_a_crash(tm
     f.write_text("## a\n  x\n= x\n")
     with pytest.raises(derive.DeriveError, match="not a number of seconds"):
         derive.check_files([str(f)], timeout=float("nan"))
+
+
+def test_a_refused_from_file_leaves_no_claim_in_the_catalog(runner, no_proving, tmp_path):
+    """Two claims with one id: the first was registered before the second was refused, and stayed
+    in the catalog (``prove --all`` and ``list`` in the same process then showed it)."""
+    from mathcheck import registry
+
+    before = [e.id for e in registry.entries()]
+    twice = tmp_path / "twice2.py"
+    twice.write_text(ALIBI + textwrap.dedent('''
+
+        @claim(id="alibi-query-term-cancels", title="again", section="§9.1", zh="z", en="e")
+        def another():
+            return alibi_query_term_cancels()
+    '''))
+    r = runner.invoke(main, ["list", "--from", str(twice)])
+    assert r.exit_code == 2
+    assert [e.id for e in registry.entries()] == before
