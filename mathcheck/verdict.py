@@ -168,12 +168,3 @@ def mutant_status(symbolic, numeric: str) -> str:
     if sym is True:
         return "proved"
     return "inconclusive"
-
-
-@dataclass(frozen=True)
-class Report:
-    """What one CLI command found: the verdicts, in order."""
-
-    verdicts: tuple
-    kind: str = "prove"  # or "refute"
-    extras: dict = field(default_factory=dict)
