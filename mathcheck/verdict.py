@@ -12,7 +12,7 @@ Honesty rules, enforced by :func:`combine`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 STATUSES = ("proved", "refuted", "inconclusive", "error")
