@@ -496,6 +496,9 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
 
 
 def _interrupt(signum, frame):
+    # once: a second SIGTERM (`timeout` forwards one, a process-group kill sends another) must not
+    # interrupt the clean-up that writes the report of the cases done so far
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
