@@ -229,3 +229,20 @@ def test_generic_check_tries_the_sizes_the_assumptions_allow(runner, tmp_path, m
     r = runner.invoke(main, ["refute", "--from", "karr.py", "--no-cache"])
     assert r.exit_code == 0 and "mutants: 2 of 2 refuted" in r.output, r.output
     assert "n=-3" in r.output or "n=-1" in r.output, r.output
+
+
+def test_the_numeric_side_alone_refutes_an_order_relation_where_a_side_is_not_real():
+    """Class 1, numeric half: float64 has no value for log(x) at x < 0, and those points used to be
+    skipped, so a chain's whole-statement check said `passed` for log(x)**2 >= 0 over the reals.
+    The 50-digit value exists and is not real there: the relation fails (a pole would stay skipped)."""
+    from mathcheck.parser import parse_many
+    from mathcheck.userexpr.numeric import numeric
+
+    lhs, rhs = parse_many(["log(x)**2", "0"], {"x": ("real",)})
+    out = numeric(lhs, rhs, ">=", seed=0)
+    assert out["status"] == "refuted", out
+    assert float(out["counterexample"]["x"]) < 0, out
+    positive = parse_many(["log(x)**2", "0"], {"x": ("positive",)})
+    assert numeric(*positive, ">=", seed=0)["status"] == "passed"
+    pole = parse_many(["1/x**2", "0"], {"x": ("real",)})
+    assert numeric(*pole, ">=", seed=0)["status"] == "passed"

@@ -5,7 +5,9 @@
 * a ``diff``: :mod:`mathcheck.userexpr.autograd` (torch float64, the derivative by autograd of the
   evaluated function, independent of SymPy's ``diff``).
 
-A point where a side is undefined (NaN, ±inf, complex, a pole) is skipped and counted. A
+A point where a side is undefined (NaN, ±inf, complex, a pole) is skipped and counted; for an
+order relation the first few such points are re-evaluated at 50 digits, and a side that is not real
+there refutes it (order relations are about real numbers, docs/soundness.md). A
 disagreement beyond ``ATOL + RTOL·max(|lhs|, |rhs|)`` (for ``<=``/``<``/``>=``/``>``: the relation
 failing by more than that) becomes a counterexample only once
 :func:`mathcheck.userexpr.precise.hp_violates` confirms it at 50 digits at the very same point.
@@ -23,6 +25,7 @@ from mathcheck.userexpr.precise import DPS, hp_violates, report_point, shown, ta
 
 ATOL, RTOL = 1e-12, 1e-9  # float64 screening; a flagged point must still be confirmed at DPS digits
 POINTS = 24               # numeric sample points
+NONREAL_TRIES = 3         # points without a real float64 value re-evaluated at 50 digits (order relations)
 EVALUATORS = ("auto", "float64", "torch")
 
 
@@ -80,16 +83,28 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
     used = skipped = unconfirmed = unknown = 0
     worst = 0.0
     errors = set()
+    nonreal_tries = 0
     for point in points:
         at = side(point)
         try:
             a, b = at(lhs), at(rhs)
         except errors_caught as exc:
             errors.add(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
-            skipped += 1
-            continue
+            a = b = None
         if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
             skipped += 1
+            # an order relation is about real numbers: a side with no real value here makes it
+            # false, once 50 digits say the value exists and is not real (a pole stays skipped);
+            # a few such points suffice, the rest are counted
+            if relation != "=" and nonreal_tries < NONREAL_TRIES:
+                nonreal_tries += 1
+                confirmed = _confirm(lhs, rhs, relation, point)
+                if confirmed is not None and confirmed[0]:
+                    return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": None,
+                            "evaluator": name, "reference": f"{name}, confirmed at {DPS} digits",
+                            "counterexample": report_point(point, (lhs, rhs)),
+                            "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2])},
+                            "note": "a side is not real at this point: an order relation fails there"}
             continue
         used += 1
         fails_by = _failure(a, b, relation)
