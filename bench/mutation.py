@@ -6,7 +6,7 @@
 of a slipped pen: the step's expression ×2, +1, + a symbol of the step, one additive term negated,
 √x → x and x² → x. Each mutated step is checked by the step checker exactly as a claim's step is
 (the links into and out of it, with the step's rules and the part's hypotheses). A mutant that comes
-back *proved* is confirmed by an independent evaluator (:mod:`mathcheck.hypotheses`: mpmath at 30
+back *proved* is confirmed by an independent evaluator (:mod:`mathcheck.symbolic.hypotheses`: mpmath at 30
 digits, 40 random points that satisfy the part's hypotheses, sizes instantiated); one it cannot
 confirm is a **false proof**.
 
@@ -193,7 +193,7 @@ def _mutated_links(part, n: int, mutated):
 
 def _earlier_parts(claim, part) -> tuple:
     """What a lemma in ``part`` may cite: the claim's parts before it, as the checker records them."""
-    from mathcheck import hypotheses as hyp
+    from mathcheck.symbolic import hypotheses as hyp
 
     out = []
     for p in claim.parts:
@@ -204,7 +204,7 @@ def _earlier_parts(claim, part) -> tuple:
 
 
 def _check(claim, part, window):
-    from mathcheck import checker
+    from mathcheck.symbolic import checker
 
     return checker.check_part(window, claim.context, proved=_earlier_parts(claim, part),
                               names=tuple(p.name for p in claim.parts))
@@ -213,10 +213,10 @@ def _check(claim, part, window):
 def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, seed: int = 0):
     """Does ``prev REL expr`` hold under ``part``'s hypotheses? (True, False or None, and a note.)
 
-    Independent of the step checker: :func:`mathcheck.hypotheses.sample_points` draws points that
-    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.hypotheses.holds_at` evaluates
+    Independent of the step checker: :func:`mathcheck.symbolic.hypotheses.sample_points` draws points that
+    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.symbolic.hypotheses.holds_at` evaluates
     both sides with mpmath at ``dps`` digits. True needs all ``points`` points decided and holding."""
-    from mathcheck import hypotheses as hyp
+    from mathcheck.symbolic import hypotheses as hyp
     from mathcheck.claim import Part, Step
 
     given = hyp.hypotheses(part, ctx)

@@ -129,7 +129,8 @@ def _explicit_layernorm(n: int, zero) -> float:
 
 
 def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
-    from mathcheck import checker, registry
+    from mathcheck import registry
+    from mathcheck.symbolic import checker
 
     try:
         c = registry.get(claim_id)
@@ -344,7 +345,7 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
 def budgets(quick: bool) -> tuple[list[str], dict]:
     import sympy as sp
 
-    from mathcheck.checker import zero_test
+    from mathcheck.symbolic.checker import zero_test
 
     xs = sp.symbols("x1:10")
     S = sum(xs)

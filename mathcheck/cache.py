@@ -1,8 +1,9 @@
 """A proof cache: a claim's verdict is reused while nothing it depends on has changed.
 
 The key of a claim is a SHA-256 over: the source of the module that derives it, the source of
-the module that checks it, the source of the shared core (every ``mathcheck/*.py`` and
-``mathcheck/verify/_*.py``/``evaluate.py``/``stats.py`` except the renderers and the CLI), the
+the module that checks it, the source of the shared core (every ``mathcheck/*.py`` except the
+renderers and the CLI, the packages ``symbolic/``, ``numeric/`` and ``userexpr/``, and
+``mathcheck/verify/_*.py``/``evaluate.py``/``stats.py``/``generic.py``), the
 versions of Python, SymPy, torch and NumPy (read from package metadata, so a warm run imports
 neither SymPy's evaluators nor torch), the command (prove or refute) and the options (seed,
 device, dtype). Change any of them and the claim is proved again.
@@ -34,6 +35,7 @@ from pathlib import Path
 from mathcheck.cache_dir import directory
 
 PKG = Path(__file__).resolve().parent
+_CORE_PACKAGES = ("symbolic", "numeric", "userexpr")
 _NOT_CORE = {"cli.py", "__main__.py", "cache.py", "cache_dir.py", "pytest_plugin.py", "testing.py", "writeup.py"}
 
 
@@ -48,10 +50,14 @@ def _version(dist: str) -> str:
 def _core_digest() -> str:
     h = hashlib.sha256()
     files = [p for p in PKG.glob("*.py") if p.name not in _NOT_CORE]
+    # The kernel a verdict rests on: the symbolic and numeric packages and the user pipeline
+    # (the generic check evaluates through it), whole; of verify/, the shared helpers.
+    for package in _CORE_PACKAGES:
+        files += (PKG / package).glob("*.py")
     files += [p for p in (PKG / "verify").glob("*.py")
-              if p.name.startswith("_") or p.name in ("evaluate.py", "stats.py")]
+              if p.name.startswith("_") or p.name in ("evaluate.py", "stats.py", "generic.py")]
     for p in sorted(files):
-        h.update(p.name.encode())
+        h.update(str(p.relative_to(PKG)).encode())
         h.update(p.read_bytes())
     for dist in ("sympy", "torch", "numpy", "mpmath"):
         h.update(f"{dist}={_version(dist)};".encode())
@@ -157,7 +163,7 @@ def decode(data: bytes, k: str, entry, kind: str):
 
 
 def _check_symbolic(symbolic, claim) -> None:
-    from mathcheck.checker import PartResult, StepResult
+    from mathcheck.symbolic.checker import PartResult, StepResult
     from mathcheck.verdict import STATUSES, SymbolicVerdict
 
     if type(symbolic) is not SymbolicVerdict or symbolic.status not in STATUSES:
@@ -193,7 +199,7 @@ def _check_shapes(value) -> None:
     lines of text, Plot values), so a well-typed but odd entry cannot crash a report."""
     import dataclasses
 
-    from mathcheck.checker import Decision, PartResult
+    from mathcheck.symbolic.checker import Decision, PartResult
     from mathcheck.verdict import MutantVerdict, NumericVerdict, Plot
 
     if type(value) is tuple:
@@ -224,7 +230,7 @@ def check(kind: str, payload, claim) -> None:
     """:class:`Invalid` unless ``payload`` is a well-formed ``kind`` payload of ``claim`` whose
     verdicts agree with their own evidence (what :func:`mathcheck.verdict.combine` and
     :func:`mathcheck.verdict.mutant_status` would say of it)."""
-    from mathcheck.checker import Decision
+    from mathcheck.symbolic.checker import Decision
     from mathcheck.verdict import MutantVerdict, NumericVerdict, combine, mutant_status
 
     if type(payload) is not tuple or not payload or payload[0] != kind:

@@ -45,7 +45,7 @@ class Source:
 class Step:
     """One link of a chain: an expression and why it equals the previous one.
 
-    ``rule`` names a transformation (see :mod:`mathcheck.rules`); when given, the checker applies
+    ``rule`` names a transformation (see :mod:`mathcheck.symbolic.rules`); when given, the checker applies
     it to the previous expression and shows the result equals ``expr``. Without a rule the step
     must follow by algebra alone.
 
@@ -201,9 +201,9 @@ class Claim:
 
     @property
     def general(self) -> bool:
-        """Computed from the steps (:func:`mathcheck.hypotheses.claim_generality`): no part uses a
+        """Computed from the steps (:func:`mathcheck.symbolic.hypotheses.claim_generality`): no part uses a
         concrete size, and at least one keeps a symbolic size through every step."""
-        from mathcheck.hypotheses import claim_generality
+        from mathcheck.symbolic.hypotheses import claim_generality
 
         return claim_generality(self.parts, self.context)
 

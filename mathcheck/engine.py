@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 
-from mathcheck import checker
+from mathcheck.symbolic import checker
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
@@ -87,7 +87,7 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
     """
     from dataclasses import replace as _with
 
-    from mathcheck.hypotheses import hypotheses
+    from mathcheck.symbolic.hypotheses import hypotheses
 
     found = None
     for name, stmt in mutant.replace:

@@ -75,7 +75,7 @@ class Malformed(ValueError):
 # --- the dataclasses a cache entry may hold --------------------------------------------------
 
 #: Every dataclass of ``mathcheck.verdict`` (new ones included), and these.
-CLASSES = ("checker.Decision", "checker.StepResult", "checker.PartResult")
+CLASSES = ("symbolic.checker.Decision", "symbolic.checker.StepResult", "symbolic.checker.PartResult")
 
 
 def _tag_of(cls) -> str | None:

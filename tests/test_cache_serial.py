@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from mathcheck import registry, serial
-from mathcheck.checker import Decision, PartResult, StepResult
+from mathcheck.symbolic.checker import Decision, PartResult, StepResult
 from mathcheck.verdict import NumericVerdict, Plot
 
 
@@ -166,7 +166,7 @@ def test_the_reader_accepts_what_the_printer_writes():
 
 def _valid(kind: str) -> dict:
     """A value of ours as the serializer writes it, with every field its class has today."""
-    from mathcheck.checker import Decision
+    from mathcheck.symbolic.checker import Decision
 
     value = Decision(True, "x") if kind == "Decision" else NumericVerdict("passed", "r", 1, 0.0)
     return json.loads(serial.dumps(value))
@@ -176,7 +176,7 @@ def _valid(kind: str) -> dict:
     ({"$": "data", "type": "os.system", "fields": {}}, "not one mathcheck stores"),
     ({"$": "data", "type": "verdict.__builtins__", "fields": {}}, "not one mathcheck stores"),
     ({"$": "data", "type": "claim.Claim", "fields": {}}, "not one mathcheck stores"),
-    ({"$": "data", "type": "checker.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
+    ({"$": "data", "type": "symbolic.checker.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
                                                          "seconds": 0.0, "timed_out": False, "extra": 1}},
      "with fields"),
     (("Decision", {"how": 3}), "Decision.how is a int"),

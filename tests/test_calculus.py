@@ -4,7 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mathcheck import checker, registry
+from mathcheck import registry
+from mathcheck.symbolic import checker
 from mathcheck.claim import Context, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.verify import Options

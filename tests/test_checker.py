@@ -1,7 +1,7 @@
 import sympy as sp
 
-from mathcheck import checker, rules
-from mathcheck.checker import check_part, zero_test
+from mathcheck.symbolic import checker, rules
+from mathcheck.symbolic.checker import check_part, zero_test
 from mathcheck.claim import Context, Part, Step
 
 x = sp.Symbol("x", positive=True)
@@ -124,7 +124,7 @@ def test_false_inequality_link_is_refuted():
 
 
 def test_sign_test_three_values():
-    from mathcheck.checker import sign_test
+    from mathcheck.symbolic.checker import sign_test
     assert sign_test(x ** 2 - 2 * x + 1).value is True
     assert sign_test(y ** 2 - 3 * y + 1).value is False
     assert sign_test(y ** 2 + 1, strict=True).value is True

@@ -7,7 +7,8 @@ import sympy as sp
 import torch
 import torch.nn.functional as F
 
-from mathcheck import registry, rules
+from mathcheck import registry
+from mathcheck.symbolic import rules
 from mathcheck.derivations.linear_algebra import shape_rule
 from mathcheck.verify import Options
 from mathcheck.verify import linear_algebra as la

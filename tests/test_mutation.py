@@ -63,7 +63,7 @@ def test_no_false_proof_and_no_error_on_the_sample(chunk):
 
 def test_a_checker_that_proves_everything_is_caught(monkeypatch):
     """The bench must be able to fail: a checker that says `proved` to a false step is a false proof."""
-    from mathcheck import checker
+    from mathcheck.symbolic import checker
 
     real = checker.check_part
 

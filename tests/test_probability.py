@@ -10,7 +10,8 @@ import sympy as sp
 import torch
 import torch.nn.functional as F
 
-from mathcheck import checker, registry, rules
+from mathcheck import registry
+from mathcheck.symbolic import checker, rules
 from mathcheck.claim import Part, Step
 from mathcheck.derivations import probability as derivations
 from mathcheck.verify import Options

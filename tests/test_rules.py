@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from mathcheck import registry, rules
-from mathcheck.checker import check_part
+from mathcheck import registry
+from mathcheck.symbolic import rules
+from mathcheck.symbolic.checker import check_part
 from mathcheck.claim import Context, Part, Step
 from mathcheck.lazy import sympy as sp
 
@@ -50,7 +51,7 @@ def test_the_moved_rules_are_vouched_by_rules_py(rule):
 def test_a_raw_rule_built_under_mathcheck_derivations_is_not_trusted(tmp_path):
     """A module under mathcheck.derivations no longer vouches for the rules it builds by hand."""
     src = tmp_path / "probe.py"
-    src.write_text("from mathcheck import rules\nfrom mathcheck.lazy import sympy as sp\n"
+    src.write_text("from mathcheck.symbolic import rules\nfrom mathcheck.lazy import sympy as sp\n"
                    "LIAR = rules.Rule('limits are zero', 'calculus', lambda e: sp.Integer(0))\n"
                    "LAW = rules.Rule('a law', 'law', lambda e: sp.Integer(0), check=lambda e, env: None)\n")
     spec = importlib.util.spec_from_file_location("mathcheck.derivations._probe", src)

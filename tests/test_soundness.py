@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from mathcheck import engine, hypotheses, registry, rules
-from mathcheck.checker import check_part, check_parts, zero_test
+from mathcheck import engine, registry
+from mathcheck.symbolic import hypotheses, rules
+from mathcheck.symbolic.checker import check_part, check_parts, zero_test
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.lazy import sympy as sp
 
@@ -253,7 +254,7 @@ def test_every_printed_statement_holds_at_40_points(claim_id):
 # --- budgets --------------------------------------------------------------------------------------
 
 def test_a_sympy_exception_makes_a_strategy_undecided(monkeypatch):
-    from mathcheck import checker
+    from mathcheck.symbolic import checker
 
     def boom(e, r):
         raise RuntimeError("generator raised StopIteration")

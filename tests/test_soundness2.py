@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 from click.testing import CliRunner
 
-from mathcheck import engine, rules
-from mathcheck.checker import check_part, sign_test, stand_in
+from mathcheck import engine
+from mathcheck.symbolic import rules
+from mathcheck.symbolic.checker import check_part, sign_test, stand_in
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.cli import main
 from mathcheck.lazy import sympy as sp

@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from click.testing import CliRunner
 
-from mathcheck import checker, registry, rules
+from mathcheck import registry
+from mathcheck.symbolic import checker, rules
 from mathcheck.claim import Context, Part, Step
 from mathcheck.cli import main
 from mathcheck.derivations import _beyond as derivations

@@ -8,12 +8,12 @@ part needs are in its ``given``; the finite-sum laws it cites are rules.py's che
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.derivations._beyond import EN, ZH, attention_row, _scores
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
-from mathcheck.rules import causal_mask, delta_outside, factor_in, factor_out, join_ranges
+from mathcheck.symbolic.rules import causal_mask, delta_outside, factor_in, factor_out, join_ranges
 
 
 # --- §9.1 online softmax (FlashAttention) ----------------------------------------------------------------

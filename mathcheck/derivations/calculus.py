@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step, relation
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -99,7 +99,7 @@ def softmax_jacobian() -> Body:
 
 def _exchange_sums(name: str = "exchange the order of two finite sums"):
     """``Σ_a Σ_c f = Σ_c Σ_a f`` for sums with bounds free of each other's variables
-    (:func:`mathcheck.rules.exchange_sums`, which refuses dependent bounds)."""
+    (:func:`mathcheck.symbolic.rules.exchange_sums`, which refuses dependent bounds)."""
     return rules.exchange_sums(name)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim

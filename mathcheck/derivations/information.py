@@ -3,7 +3,7 @@ KL divergence in distillation."""
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
-from mathcheck import rules
+from mathcheck.symbolic import rules
 
 
 @claim(

@@ -7,7 +7,7 @@ part needs are in its ``given``; the finite-sum laws it cites are rules.py's che
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.derivations._beyond import EN, ZH
 from mathcheck.lazy import sympy as sp

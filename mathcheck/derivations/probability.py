@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -24,7 +24,7 @@ def softmax_rule(s, z, k, n, scale=1):
 
 def split_at(i, name="split the sum at k = i (1 ≤ i ≤ n)"):
     r"""``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)`` for ``a ≤ i ≤ b``
-    (:func:`mathcheck.rules.split_at`: the part's hypotheses must place ``i`` in range)."""
+    (:func:`mathcheck.symbolic.rules.split_at`: the part's hypotheses must place ``i`` in range)."""
     return rules.split_at(i, name)
 
 

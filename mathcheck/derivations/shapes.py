@@ -6,7 +6,7 @@ D_head with D = H·D_head, attended per head, merged back and projected by W_O.
 
 from __future__ import annotations
 
-from mathcheck import rules
+from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -44,7 +44,7 @@ def parse_sizes(**given) -> dict:
 
 def _view(shape, new_shape):
     """A view keeps the number of entries: checked by the zero test, for symbolic sizes."""
-    from mathcheck import checker  # here, not at the top: `mathcheck list` imports this module
+    from mathcheck.symbolic import checker  # here, not at the top: `mathcheck list` imports this module
 
     if checker.zero_test(sp.Mul(*shape) - sp.Mul(*new_shape)).value is not True:
         raise ValueError(f"cannot view {shape} as {new_shape}")
@@ -194,7 +194,7 @@ def multihead_split_merge() -> Body:
 def _factor_out_of_limit(mu):
     """Inside a limit over μ: e^{x+μ} = e^x e^μ, and e^μ leaves every sum and cancels."""
     def fn(e):
-        from mathcheck import checker
+        from mathcheck.symbolic import checker
 
         return e.replace(lambda x: isinstance(x, sp.Limit),
                          lambda x: sp.Limit(sp.cancel(checker.pull_sums(sp.expand(x.args[0], power_exp=True))),
@@ -314,7 +314,7 @@ def mask_negative_infinity() -> Body:
 
 def _exchange_sums():
     """Σ_k c_k Σ_a f_ka = Σ_a Σ_k c_k f_ka (finite sums with independent bounds commute); factors
-    free of k leave the inner sum (:func:`mathcheck.rules.exchange_sums`: a triangular sum is refused)."""
+    free of k leave the inner sum (:func:`mathcheck.symbolic.rules.exchange_sums`: a triangular sum is refused)."""
     return rules.exchange_sums()
 
 

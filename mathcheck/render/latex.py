@@ -516,7 +516,7 @@ def claim_body(claim) -> str:
            r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
     out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)." if claim.general
                                              else " For a concrete size (not a general dimension)."))
-    from mathcheck.hypotheses import generality
+    from mathcheck.symbolic.hypotheses import generality
 
     for p in claim.parts:
         out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")

@@ -66,7 +66,7 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
         for note in p.notes:
             if "but" in note:
                 lines.append(f"    {p.name}: {note}")
-    from mathcheck.hypotheses import relied_on
+    from mathcheck.symbolic.hypotheses import relied_on
 
     for p in c.parts if hasattr(c, "parts") else ():
         given = tuple(p.given) + relied_on(p, c.context)  # the part's own, and the axioms it cites
@@ -147,7 +147,7 @@ def claim_description(c) -> list[str]:
              f"  verdict on the seed's wording: {c.seed_verdict[0]}" + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
              "  assumptions:"]
     lines += [f"    - {a}" for a in c.assumptions]
-    from mathcheck.hypotheses import generality, hypotheses, relied_on
+    from mathcheck.symbolic.hypotheses import generality, hypotheses, relied_on
 
     for p in c.parts:
         general = generality(p, c.context)[0]

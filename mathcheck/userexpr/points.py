@@ -9,7 +9,7 @@ same numbers (a float is used at its exact binary value).
 Hypotheses (``given``: SymPy relationals such as ``x > y`` or ``(1 <= j) & (j <= n)``) restrict the
 points: candidates are drawn from the assumptions and kept when every hypothesis holds there. An
 equation such as ``Sum(y[j], (j, 1, n)) = 1`` is met by almost no random point, so the rest are
-drawn by the catalog's constructive sampler, :func:`mathcheck.hypotheses.draw` (one sampler for
+drawn by the catalog's constructive sampler, :func:`mathcheck.symbolic.hypotheses.draw` (one sampler for
 the catalog and the user: a normalisation rescales the entries, a symbol an equation fixes takes
 its value, an order swaps two entries), put on a dyadic grid (multiples of 2^-30, exact in float64)
 with a normalised sum's last entry set so the sum is exact, and kept only where every hypothesis
@@ -174,7 +174,7 @@ def _exact_sums(given, point: dict) -> None:
 def _constructed(exprs, given, scalars, bases, dims, rng, k) -> dict | None:
     """A point built by the catalog's constructive sampler, in this module's format (or None)."""
     from mathcheck.claim import Context
-    from mathcheck.hypotheses import draw
+    from mathcheck.symbolic.hypotheses import draw
 
     try:
         drawn = draw(list(exprs), list(given), Context(), rng)

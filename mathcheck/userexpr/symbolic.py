@@ -3,12 +3,12 @@
 For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
 sides are compared at 6 seeded points to 50 digits (a relative difference above 1e-30 refutes, so a
 false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the step
-checker's multi-strategy :func:`~mathcheck.checker.zero_test` runs (expand, ``expand_log`` under the
+checker's multi-strategy :func:`~mathcheck.symbolic.checker.zero_test` runs (expand, ``expand_log`` under the
 assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
 and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
 ``>``: the same 50-digit search for a violation (a side that is not real at a point violates an
 order relation: it is a statement about real numbers), then
-:func:`~mathcheck.checker.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
+:func:`~mathcheck.symbolic.checker.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
 checker's own search (which does not know them) is not trusted: the answer is then undecided.
 """
 
@@ -103,7 +103,7 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         ok, v = attempt(lambda: sp.N(d.doit(), DPS), max(left() * 0.3, 0.1))
         if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
             return done("refuted", "the difference is a nonzero constant", values={"difference": shown(v)})
-    from mathcheck import checker  # only now: the quick paths above need none of it
+    from mathcheck.symbolic import checker  # only now: the quick paths above need none of it
     from mathcheck.claim import Context
 
     budget = max(left(), 0.1)

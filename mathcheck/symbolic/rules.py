@@ -143,7 +143,7 @@ def _group(e, groups) -> int | None:
 def canonical(e):
     """``e`` with bound summation variables renamed by depth, so that ``Σ_i p_i`` and ``Σ_k p_k``
     compare equal (the form hypotheses and lemmas are matched in)."""
-    from mathcheck.checker import canonical_sums
+    from mathcheck.symbolic.checker import canonical_sums
 
     return canonical_sums(e)
 
@@ -188,7 +188,7 @@ def in_range(var) -> Callable:
     """A side-condition check: the part's hypotheses bound ``var`` on both sides."""
 
     def check(e, env: Env):
-        from mathcheck.hypotheses import ranges
+        from mathcheck.symbolic.hypotheses import ranges
 
         if var not in ranges(env.hypotheses):
             raise SideCondition(f"nothing says where {var} lies: the rule needs its range among the hypotheses")
@@ -307,7 +307,7 @@ def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
         # the cited hypotheses, instantiated the same way; the axioms and definitions it relies on
         # (printed as text) are the claim's, like its notation
         hyps = tuple(h.xreplace(at) for h in hyps if isinstance(h, sp.Basic))
-        from mathcheck.hypotheses import is_definition
+        from mathcheck.symbolic.hypotheses import is_definition
 
         mine = {canonical(h) for h in env.hypotheses + env.claim_wide}
         # definitions of notation are the claim's (every part reads a symbol the same way)
@@ -410,7 +410,7 @@ def split_at(i, name: str | None = None, where=None) -> Rule:
     where = where or (lambda x: x.has(sp.exp))
 
     def check(e, env: Env):
-        from mathcheck.hypotheses import ranges
+        from mathcheck.symbolic.hypotheses import ranges
 
         r = ranges(env.hypotheses).get(i)
         if r is None:

@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from mathcheck import hypotheses as hyp
-from mathcheck import rules
+from mathcheck.symbolic import hypotheses as hyp
+from mathcheck.symbolic import rules
 from mathcheck.budget import attempt
 from mathcheck.claim import Context, Part
 from mathcheck.lazy import sympy as sp
@@ -697,7 +697,7 @@ STATED_KINDS = hyp.STATED_KINDS  # part of what the statement assumes: printed a
 
 def _trusted(rule) -> bool:
     """Whether the checker may use ``rule``'s output without showing it equal to its input: a rule
-    built by a constructor of :mod:`mathcheck.rules` (trusted kind, or its side condition checked),
+    built by a constructor of :mod:`mathcheck.symbolic.rules` (trusted kind, or its side condition checked),
     or a definition or an axiom, which the part then prints among its hypotheses."""
     if rule.kind in STATED_KINDS:
         return True
@@ -708,7 +708,7 @@ def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
     """``(target, current, None)`` or ``(None, None, Decision)`` when the rule may not be used here.
 
     Definitions (notation) and axioms are hypotheses of the statement, printed with it; ``calculus``
-    and ``sympy`` rules built by :mod:`mathcheck.rules` are the trusted base; a rule built there
+    and ``sympy`` rules built by :mod:`mathcheck.symbolic.rules` are the trusted base; a rule built there
     with a side-condition check is used once the check passes (a ``lemma``/``assumption`` rule must
     have one); any other rule (a ``transform``, or any rule built by hand with ``Rule(...)``, with
     or without ``check=``) is used only once the checker shows its output equals its input."""

@@ -484,7 +484,7 @@ def context_rewrites(ctx: Context) -> tuple:
     axioms (printed among the hypotheses of the parts they rewrite, see :func:`relied_on`) and
     rules the project built (``rules.vouched``). Any other rule placed there — a ``law`` built by
     hand — is not applied: it would rewrite every step unseen."""
-    from mathcheck import rules
+    from mathcheck.symbolic import rules
 
     return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or rules.vouched(d))
 
