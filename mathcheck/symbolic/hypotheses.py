@@ -32,39 +32,11 @@ import random
 
 from mathcheck.claim import Context, Part
 from mathcheck.lazy import sympy as sp
+from mathcheck.symbolic.context import basic as _basic, is_definition, range_hypothesis, ranges
+from mathcheck.symbolic.rules import STATED_KINDS, vouched
 
 
 # --- the hypotheses of a part ---------------------------------------------------------------------
-
-def range_hypothesis(v, lo, hi):
-    """``lo ≤ v ≤ hi`` as one SymPy predicate."""
-    return sp.And(sp.Le(_basic(lo), v), sp.Le(v, _basic(hi)))
-
-
-def _basic(x):
-    return sp.Integer(x) if isinstance(x, int) else x
-
-
-def _conjuncts(h):
-    return h.args if isinstance(h, sp.And) else (h,)
-
-
-def ranges(hypotheses) -> dict:
-    """``{v: (lo, hi)}`` for every integer symbol the hypotheses bound on both sides."""
-    lo: dict = {}
-    hi: dict = {}
-    for h in hypotheses:
-        for c in _conjuncts(h):
-            if not isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
-                continue
-            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
-            strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
-            if isinstance(big, sp.Symbol) and big.is_integer and not small.has(big):
-                lo.setdefault(big, small + 1 if strict else small)
-            if isinstance(small, sp.Symbol) and small.is_integer and not big.has(small):
-                hi.setdefault(small, big - 1 if strict else big)
-    return {v: (lo[v], hi[v]) for v in lo if v in hi}
-
 
 def part_symbols(part: Part) -> set:
     """Every symbol the part's steps mention free (index symbols inside ``p[i]`` included)."""
@@ -115,9 +87,6 @@ def hypotheses(part: Part, ctx: Context = Context()) -> tuple:
     return tuple(out)
 
 
-STATED_KINDS = ("definition", "axiom")  # rules that are part of what a statement assumes
-
-
 def stated(rule) -> str | None:
     """How a definition or an axiom a part relies on is printed among its hypotheses (None: not
     one, or an indexed definition :func:`hypotheses` prints as an equation already)."""
@@ -149,14 +118,6 @@ def relied_on(part: Part, ctx: Context = Context()) -> tuple:
         except Exception:  # noqa: BLE001 — a definition that cannot apply here rewrites nothing here
             continue
     return tuple(dict.fromkeys(out))
-
-
-def is_definition(h, point=()) -> bool:
-    """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
-    indices that are not set at the point (they are quantified)."""
-    return (isinstance(h, sp.Equality) and isinstance(h.lhs, sp.Indexed)
-            and all(isinstance(x, sp.Symbol) and x not in point for x in h.lhs.indices)
-            and not any(x.is_number for x in h.lhs.indices))
 
 
 def unfold_definitions(e, hyps):
@@ -484,9 +445,7 @@ def context_rewrites(ctx: Context) -> tuple:
     axioms (printed among the hypotheses of the parts they rewrite, see :func:`relied_on`) and
     rules the project built (``rules.vouched``). Any other rule placed there — a ``law`` built by
     hand — is not applied: it would rewrite every step unseen."""
-    from mathcheck.symbolic import rules
-
-    return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or rules.vouched(d))
+    return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or vouched(d))
 
 
 def unfold_context(e, ctx: Context):

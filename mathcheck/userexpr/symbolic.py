@@ -3,12 +3,12 @@
 For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
 sides are compared at 6 seeded points to 50 digits (a relative difference above 1e-30 refutes, so a
 false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the step
-checker's multi-strategy :func:`~mathcheck.symbolic.checker.zero_test` runs (expand, ``expand_log`` under the
+checker's multi-strategy :func:`~mathcheck.symbolic.decide.zero_test` runs (expand, ``expand_log`` under the
 assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
 and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
 ``>``: the same 50-digit search for a violation (a side that is not real at a point violates an
 order relation: it is a statement about real numbers), then
-:func:`~mathcheck.symbolic.checker.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
+:func:`~mathcheck.symbolic.decide.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
 checker's own search (which does not know them) is not trusted: the answer is then undecided.
 """
 
@@ -103,15 +103,15 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         ok, v = attempt(lambda: sp.N(d.doit(), DPS), max(left() * 0.3, 0.1))
         if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
             return done("refuted", "the difference is a nonzero constant", values={"difference": shown(v)})
-    from mathcheck.symbolic import checker  # only now: the quick paths above need none of it
+    from mathcheck.symbolic import decide  # only now: the quick paths above need none of it
     from mathcheck.claim import Context
 
     budget = max(left(), 0.1)
-    attempt_s = min(checker.DEFAULT_ATTEMPT_S, budget / 2)
+    attempt_s = min(decide.DEFAULT_ATTEMPT_S, budget / 2)
     if relation == "=":
-        decision = checker.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
+        decision = decide.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
     else:
-        decision = checker.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
+        decision = decide.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
     if decision.value is None and relation == "=":
         for how, strategy in EXTRA:
             if left() < 0.2:
