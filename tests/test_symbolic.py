@@ -233,3 +233,46 @@ def test_generality_is_computed_three_valued():
     assert hypotheses.claim_generality((symbolic, concrete)) is False
     assert hypotheses.claim_generality((scalar,)) is False
     assert walker.check_part(concrete).general is False
+
+
+# --- layering: the kernel imports only what lies below it, and no circle inside it ------------------
+
+def _imports_of_symbolic() -> dict:
+    """Module → the mathcheck modules and top-level packages it imports (module- and function-level)."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(walker.__file__).parent
+    out = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found |= {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+        out[name] = found
+    return out
+
+
+def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
+    graph = _imports_of_symbolic()
+    above = ("mathcheck.verify", "mathcheck.userexpr", "mathcheck.conform", "mathcheck.render", "mathcheck.engine",
+             "mathcheck.derivations", "mathcheck.numeric", "mathcheck.registry", "torch")
+    for mod, found in graph.items():
+        assert not [m for m in found if m.startswith(above)], mod
+    inner = {m: {d for d in graph if d != m and d in found and d != "mathcheck.symbolic"} for m, found in graph.items()}
+    seen: dict = {}
+
+    def visit(m, path):
+        assert m not in path, " -> ".join(path + (m,))
+        if seen.get(m):
+            return
+        for d in sorted(inner[m]):
+            visit(d, path + (m,))
+        seen[m] = True
+
+    for m in sorted(inner):
+        visit(m, ())
