@@ -1,6 +1,7 @@
 import pytest
 
-from mathcheck.verdict import NumericVerdict, combine, mutant_status
+from mathcheck.outcome import combine
+from mathcheck.verdict import NumericVerdict, mutant_status
 from mathcheck.symbolic.checker import Decision
 
 
