@@ -150,13 +150,15 @@ def _payload(claim, error: str, kind: str, options: Options):
     return ("refute", refute(claim, options).mutants)
 
 
-def _cached_payload(entry, claim, error, kind: str, options: Options, use_cache: bool):
+def _cached_payload(entry, kind: str, options: Options, use_cache: bool, built=None):
+    """The cached payload under the claim's key, else computed (and stored); ``built``: the
+    claim as :func:`_build` returned it, when the caller has built it (else built on a miss)."""
     from mathcheck import cache
 
     k = cache.key(entry, kind, options) if use_cache else None
     payload = cache.load(k, entry, kind)
     if payload is None:
-        payload = _payload(claim, error, kind, options)
+        payload = _payload(*(built or _build(entry)), kind, options)
         if payload[0] != "error" and (kind != "prove" or payload[1] != "error"):
             cache.store(k, entry, kind, payload)
     return payload
@@ -170,7 +172,7 @@ def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = Fa
     ``--from`` files, for the replay line."""
     claim, error = _build(entry)
     if payload is None:
-        payload = _cached_payload(entry, claim, error, kind, options, use_cache)
+        payload = _cached_payload(entry, kind, options, use_cache, (claim, error))
     extra = replay_options(options, from_)
     if payload[0] == "error":
         broken, symbolic, numeric = _broken(entry, payload[1])
@@ -189,8 +191,7 @@ def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str 
     from mathcheck import cache, registry
 
     entry = registry.entry(claim_id)
-    claim, error = _build(entry)
-    return cache.pack(entry, _cached_payload(entry, claim, error, kind, options, use_cache))
+    return cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
 
 
 def _init_worker(threads: int):
