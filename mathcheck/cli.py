@@ -16,7 +16,7 @@ import sys
 import click
 
 from mathcheck import __version__
-from mathcheck.outcome import exit_code, worst
+from mathcheck.outcome import exit_code, replay, worst
 
 
 def fail(message: str, code: int = 2):
@@ -360,11 +360,15 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
         results = batch.check_rows(rows, seed, timeout, jobs)
     from mathcheck.render import json as rj, text
 
+    status = worst(r.status for r in results)
     if as_json:
         click.echo(json.dumps(rj.check_batch(rows, results), ensure_ascii=False, indent=2))
     else:
         click.echo("\n".join(text.check_batch(rows, results)))
-    sys.exit(worst(r.status for r in results).exit_code)
+        if status.word in ("refuted", "inconclusive"):  # -j changes no result: not in the line
+            click.echo("replay: " + replay("check", [], [("--file", path), ("--seed", seed),
+                                                         ("--timeout", None if timeout == 30.0 else timeout)]))
+    sys.exit(status.exit_code)
 
 
 @main.command()

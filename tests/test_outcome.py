@@ -205,3 +205,12 @@ def test_the_values_never_import_render_nor_any_command():
         if name == "outcome.py":
             assert ours <= {"mathcheck.lazy"}, ours
         assert not any(isinstance(n, ast.FunctionDef) and n.name.startswith("_repr_") for n in ast.walk(tree)), name
+
+
+def test_check_file_prints_a_replay_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my rows.tsv").write_text("sqrt(x**2)\tx\n")
+    r = CliRunner().invoke(main, ["check", "--file", "my rows.tsv", "--seed", "2", "--timeout", "15"])
+    assert r.exit_code == 1, r.output
+    assert shlex.split(r.output.splitlines()[-1].split("replay:", 1)[1]) == \
+        ["mathcheck", "check", "--file", "my rows.tsv", "--seed", "2", "--timeout", "15.0"]
