@@ -99,7 +99,7 @@ def test_a_user_claim_with_an_unevaluated_step_is_cached_and_read_back(runner, c
     assert cold.exit_code == 0, cold.output
     assert cold.stderr == ""  # -v prints "note: cache: ... is not cached" where a result is refused
     assert len(list((tmp_path / "cache").glob("*.json"))) == 1
-    monkeypatch.setattr(engine, "compute", lambda *a, **k: pytest.fail("a cached result was recomputed"))
+    monkeypatch.setattr(engine, "_payload", lambda *a, **k: pytest.fail("a cached result was recomputed"))
     warm = runner.invoke(main, ["prove", "--from", ALIBI, "--json", "-v"])
     assert warm.exit_code == 0, warm.output
     assert warm.stderr == ""
