@@ -322,7 +322,7 @@ def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
     path.write_text(CLAIM.format(cid=cid, lhs=lhs, rhs=rhs, assume=assume, assumptions=assumptions,
                                  relation=relation))
     registry.load_from(str(path))
-    return engine.prove_entry(registry.entry(cid), Options(seed=seed)).status
+    return engine.verdict(registry.entry(cid), "prove", Options(seed=seed)).status
 
 
 def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:

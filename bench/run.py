@@ -365,12 +365,12 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
     import pstats
 
     from mathcheck import registry
-    from mathcheck.engine import prove_entry
+    from mathcheck.engine import verdict
     from mathcheck.verify import Options
 
     rows = []
     for e in registry.entries():
-        v = prove_entry(e, Options())
+        v = verdict(e, "prove", Options())
         rows.append((v.symbolic.seconds + v.numeric.seconds, v.symbolic.seconds, v.numeric.seconds, e.id, v.status))
     rows.sort(reverse=True)
     lines = ["Each claim proved in one process (imports already paid), slowest first:", "",
@@ -379,7 +379,7 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
     worst = rows[0][3]
     prof = cProfile.Profile()
     prof.enable()
-    prove_entry(registry.entry(worst), Options(seed=1))
+    verdict(registry.entry(worst), "prove", Options(seed=1))
     prof.disable()
     stats = pstats.Stats(prof)
     top = sorted(((v[3], f"{Path(k[0]).name}:{k[2]}") for k, v in stats.stats.items()

@@ -8,7 +8,7 @@
 
 Equivalent to ``mathcheck prove --all --no-cache --seed N`` for each N, in one process: every
 claim is derived once (the symbolic verdict does not depend on the seed) and its numeric check
-then runs at each seed; a claim's status is :func:`mathcheck.verdict.combine` of the two, as in
+then runs at each seed; a claim's status is :func:`mathcheck.outcome.combine` of the two, as in
 ``prove``. Exit status 1 when any claim is anything but proved at any seed.
 """
 
@@ -47,7 +47,7 @@ def _derive_all(ids=None):
 
 def _one_seed(seed: int, dtype: str = "float64") -> dict:
     from mathcheck.engine import verify
-    from mathcheck.verdict import combine
+    from mathcheck.outcome import combine
     from mathcheck.verify import Options
 
     out = {}

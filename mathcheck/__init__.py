@@ -9,3 +9,10 @@ without SymPy or torch. Import what you need from the submodules::
 """
 
 __version__ = "0.1.0"
+
+import sys as _sys
+
+if "IPython" in _sys.modules:  # a notebook: claims and verdicts display as Markdown and MathJax
+    from mathcheck.render.notebook import register as _register
+
+    _register()

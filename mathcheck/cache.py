@@ -229,10 +229,11 @@ def _check_shapes(value) -> None:
 
 def check(kind: str, payload, claim) -> None:
     """:class:`Invalid` unless ``payload`` is a well-formed ``kind`` payload of ``claim`` whose
-    verdicts agree with their own evidence (what :func:`mathcheck.verdict.combine` and
+    verdicts agree with their own evidence (what :func:`mathcheck.outcome.combine` and
     :func:`mathcheck.verdict.mutant_status` would say of it)."""
+    from mathcheck.outcome import combine
     from mathcheck.symbolic.decide import Decision
-    from mathcheck.verdict import MutantVerdict, NumericVerdict, combine, mutant_status
+    from mathcheck.verdict import MutantVerdict, NumericVerdict, mutant_status
 
     if type(payload) is not tuple or not payload or payload[0] != kind:
         raise Invalid(f"not a {kind} result")

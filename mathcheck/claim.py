@@ -217,16 +217,6 @@ class Claim:
     def __repr__(self) -> str:
         return f"Claim({self.id!r}, {self.source.section}, {len(self.parts)} parts, {len(self.mutants)} mutants)"
 
-    def _repr_latex_(self) -> str:  # Jupyter: the derivation as MathJax
-        from mathcheck.render.latex import mathjax_claim
-
-        return mathjax_claim(self)
-
-    def _repr_markdown_(self) -> str:  # Jupyter: source, assumptions, derivation, mutants
-        from mathcheck.render.markdown import notebook_claim
-
-        return notebook_claim(self)
-
 
 @dataclass(frozen=True)
 class Body:

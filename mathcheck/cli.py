@@ -16,8 +16,7 @@ import sys
 import click
 
 from mathcheck import __version__
-
-EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3, "error": 4}
+from mathcheck.outcome import exit_code, replay, worst
 
 
 def fail(message: str, code: int = 2):
@@ -244,10 +243,7 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
-    statuses = {v.status for v in verdicts}
-    for worst in ("error", "refuted", "inconclusive"):
-        if worst in statuses:
-            sys.exit(EXIT[worst])
+    sys.exit(worst(v.status for v in verdicts).exit_code)
 
 
 @main.command()
@@ -260,10 +256,7 @@ def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, 
 def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
     """Show that every mutant (a mistake people make) of each claim is refuted."""
     verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
-    if any(r.error for r in verdicts):
-        sys.exit(EXIT["error"])
-    if not all(r.all_refuted for r in verdicts):
-        sys.exit(EXIT["refuted"])
+    sys.exit(worst((r.status for r in verdicts), "holds").exit_code)  # a survivor: 1; a broken claim: 4
 
 
 @main.command()
@@ -340,13 +333,15 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
         fail("-j/--jobs runs the rows of --file FILE in parallel; one identity takes no -j")
     from mathcheck.usercheck import check as run_check
 
+    from mathcheck.render import json as rj, text
+
     result = run_check(lhs, rhs, assume=list(assume), seed=seed, timeout=timeout)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(rj.check_result(result), ensure_ascii=False, indent=2))
     elif result.status == "bad-input":
         click.echo(f"error: {result.message}", err=True)
     else:
-        click.echo("\n".join(result.lines()))
+        click.echo("\n".join(text.check_result(result)))
     sys.exit(result.exit_code)
 
 
@@ -363,11 +358,17 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
             results = batch.check_rows(rows, seed, timeout, jobs, on_done=lambda: bar.update(1))
     else:
         results = batch.check_rows(rows, seed, timeout, jobs)
+    from mathcheck.render import json as rj, text
+
+    status = worst(r.status for r in results)
     if as_json:
-        click.echo(json.dumps(batch.report(rows, results), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(rj.check_batch(rows, results), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(batch.lines(rows, results)))
-    sys.exit(batch.exit_code(results))
+        click.echo("\n".join(text.check_batch(rows, results)))
+        if status.word in ("refuted", "inconclusive"):  # -j changes no result: not in the line
+            click.echo("replay: " + replay("check", [], [("--file", path), ("--seed", seed),
+                                                         ("--timeout", None if timeout == 30.0 else timeout)]))
+    sys.exit(status.exit_code)
 
 
 @main.command()
@@ -391,14 +392,14 @@ def derive(files, seed, as_json, timeout, verbose, writeup):
     input, 3 inconclusive (docs/derive.md).
     """
     from mathcheck import derive as d
-    from mathcheck.render import text
+    from mathcheck.render import json as rj, text
 
     try:
-        d.load(files)  # every file read and parsed before anything is proved
+        loaded = d.load(files)  # every file read and parsed before anything is proved
     except d.DeriveError as exc:
         fail(str(exc))
     echo = None if as_json else (lambda path, r: click.echo("\n".join(text.derive_chain(path, r, verbose))))
-    report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo)
+    report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo, loaded=loaded)
     if writeup:
         from pathlib import Path
 
@@ -406,9 +407,11 @@ def derive(files, seed, as_json, timeout, verbose, writeup):
 
         Path(writeup).write_text(derive_writeup(report), encoding="utf-8")
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(rj.derive_report(report), ensure_ascii=False, indent=2))
     else:
         click.echo(text.derive_summary(report))
+        if report.status in ("refuted", "inconclusive"):  # bad input has its one line; nothing to replay
+            click.echo(f"replay: {report.replay}")
     sys.exit(report.exit_code)
 
 
@@ -431,7 +434,7 @@ def shapes(B, L, D, H, as_json):
     report = shape_table(**sizes)
     click.echo(json.dumps(report, ensure_ascii=False, indent=2) if as_json else "\n".join(shape_lines(report)))
     if report["status"] != "ok":
-        sys.exit(EXIT["refuted"])
+        sys.exit(exit_code("refuted"))
 
 
 @main.command()
@@ -473,7 +476,7 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
         try:
             result = w.write_docs(items, Path(docs), seed, jobs)
         except RuntimeError as exc:
-            fail(str(exc), EXIT["error"])
+            fail(str(exc), exit_code("error"))
         click.echo(("wrote " + ", ".join(map(str, result.written)) if result.written else
                     f"{docs}: up to date, nothing written") + (f"; no PDF: {result.no_pdf}" if result.no_pdf else ""))
         return
@@ -493,7 +496,7 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
         for line in result.errors[:10] + tuple(f"undefined reference: {r}" for r in result.undefined):
             click.echo(f"  {line}", err=True)
         if not result.ok:
-            fail(w.compile_failure(result, out), EXIT["error"])
+            fail(w.compile_failure(result, out), exit_code("error"))
         click.echo(f"wrote {result.pdf}")
 
 
@@ -560,28 +563,24 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
     found and a replay line); 2: bad input; 3: inconclusive.
     """
-    from mathcheck.conform.spec import BadInput, Variant, check_kind, check_variant, parse_sizes
+    from mathcheck.conform.spec import BadInput, Variant, parse_sizes
 
     try:
-        check_kind(kind)
         variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
                           mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
                           temperature=temperature)
-        check_variant(kind, variant)
         size_map = parse_sizes(sizes)
-        from mathcheck.conform.target import check_signature, load
-
-        fn = load(target)
-        check_signature(fn, kind, target)
         from mathcheck.conform.run import conform as run_conform
 
-        report = run_conform(fn, kind, variant, seed, only, size_map, simple_values, target)
+        report = run_conform(target, kind, variant, seed, only, size_map, simple_values)  # validates, then loads
     except BadInput as exc:
         fail(str(exc))
+    from mathcheck.render import json as rj, text
+
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(rj.conform_report(report), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(report.lines()))
+        click.echo("\n".join(text.conform_report(report)))
     sys.exit(report.exit_code)
 
 
@@ -613,7 +612,10 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
         report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length)
     except BadInput as exc:
         fail(str(exc))
-    click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if as_json else "\n".join(report.lines()))
+    from mathcheck.render import json as rj, text
+
+    click.echo(json.dumps(rj.model_report(report), ensure_ascii=False, indent=2) if as_json
+               else "\n".join(text.model_report(report)))
     sys.exit(report.exit_code)
 
 

@@ -36,7 +36,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-EXIT = {"proved": 0, "holds-within": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
+from mathcheck.outcome import exit_code, replay, worst
+
 RELATIONS = ("<=", ">=", "==", "~=", "≤", "≥", "≈", "=", "<", ">")  # longest first
 _CANON = {"==": "=", "≤": "<=", "≥": ">=", "~=": "≈"}
 APPROX = "≈"             # an approximate link: a measured bound, never proved
@@ -86,10 +87,6 @@ class Chain:
             compose_relations(r for r in rels if r != APPROX)  # still one direction
             return APPROX
         return compose_relations(rels)
-
-    @property
-    def replay(self) -> str:
-        return f"mathcheck derive {self.path}"
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -376,15 +373,15 @@ def validate(chain: Chain):
               for rels in [_given_relations(text, f"{chain.path}:{line}")]]
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
-    for text, line in zip(texts, lines):  # one at a time first, so the error names its line
-        try:
-            parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
-        except ParseError as exc:
-            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
     try:
         parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True)
-    except ParseError as exc:
-        raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {exc}") from None
+    except ParseError as whole:
+        for text, line in zip(texts, lines):  # only now one at a time, so the error names its line
+            try:
+                parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
+            except ParseError as exc:
+                raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+        raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
@@ -487,16 +484,6 @@ class StepReport:
     measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
     source: str = ""               # as typeset, for a chain read from LaTeX
 
-    def to_json(self) -> dict:
-        out = {"line": self.line, "expr": self.expr, "relation": self.relation, "reason": self.reason,
-               "status": self.status, "how": self.how, "counterexample": self.counterexample,
-               "values": self.values}
-        if self.measured is not None:
-            out["measured"] = self.measured
-        if self.source:
-            out["source"] = self.source
-        return out
-
 
 @dataclass(frozen=True)
 class ChainReport:
@@ -511,28 +498,17 @@ class ChainReport:
 
     message: str = ""          # bad input: the one line naming the bad line
 
-    def to_json(self) -> dict:
-        c = self.chain
-        try:
-            given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
-        except (DeriveError, ValueError):
-            given, relation = [g for _, g in c.given], None
-        out = {"name": c.name, "line": c.line, "status": self.status,
-               "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-               "given": given, "let": [t for _, t in c.lets], "notes": notes(c), "relation": relation,
-               "statement": self.statement, "steps": [s.to_json() for s in self.steps]}
-        if self.message:
-            out["message"] = self.message
-        return out
-
 
 def _status(statuses) -> str:
-    """The worst status: bad-input, refuted, inconclusive, then holds-within (never proved)."""
-    statuses = set(statuses)
-    for worst in ("bad-input", "refuted", "inconclusive", "holds-within"):
-        if worst in statuses:
-            return worst
-    return "proved"
+    """The worst status (:func:`mathcheck.outcome.worst`): bad-input, refuted, inconclusive, then
+    holds-within (a chain with a ≈ link is never proved)."""
+    return worst(statuses).word
+
+
+def replay_line(paths, seed: int = 0, timeout: float = 30.0) -> str:
+    """``mathcheck derive FILE... --seed S`` (and ``--timeout T`` when not the default)."""
+    return replay("derive", [str(p) for p in paths], [("--seed", seed),
+                                                      ("--timeout", None if timeout == 30.0 else timeout)])
 
 
 def bad_chain(chain: Chain, message: str) -> ChainReport:
@@ -555,18 +531,21 @@ def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
                       m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")})
 
 
-def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainReport:
+def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> ChainReport:
     """Check every link of ``chain`` (:func:`mathcheck.userexpr.check_relation`; a ``≈`` link by
     :func:`mathcheck.userexpr.approx.measure`) and its statement ``first REL last`` (the same
     pipeline's numeric side). A chain with a bad line is ``bad-input``, never an exception: the
-    entry point for chains built by any reader (text, Markdown, LaTeX)."""
+    entry point for chains built by any reader (text, Markdown, LaTeX). ``parsed``: what
+    :func:`validate` returned for it, when the caller has already parsed it."""
     from mathcheck.userexpr.approx import stated_bound
     from mathcheck.userexpr.relation import numeric_side
 
-    try:
-        exprs, hyps = validate(chain)
-    except DeriveError as exc:
-        return bad_chain(chain, str(exc))
+    if parsed is None:
+        try:
+            parsed = validate(chain)
+        except DeriveError as exc:
+            return bad_chain(chain, str(exc))
+    exprs, hyps = parsed
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
                         source=first.source)]
@@ -607,6 +586,7 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0) -> ChainRepo
 class DeriveReport:
     files: tuple   # ((path, (ChainReport, ...)), ...)
     seed: int = 0
+    timeout: float = 30.0
 
     @property
     def status(self) -> str:
@@ -614,36 +594,39 @@ class DeriveReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT[self.status]
+        return exit_code(self.status)
 
-    def to_json(self) -> dict:
-        return {"files": [{"path": path, "chains": [c.to_json() for c in chains]} for path, chains in self.files],
-                "status": self.status, "seed": self.seed}
+    @property
+    def replay(self) -> str:
+        return replay_line([path for path, _ in self.files], self.seed, self.timeout)
 
 
-def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None) -> DeriveReport:
+def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None, loaded=None) -> DeriveReport:
     """Read every file and parse every chain (an unreadable file raises :class:`DeriveError` before
     any proving; a chain with a bad line is reported ``bad-input`` and the others are checked),
-    then check every chain; ``on_chain(path, report)`` is called as each chain is decided."""
+    then check every chain; ``on_chain(path, report)`` is called as each chain is decided.
+    ``loaded``: what :func:`load` returned for ``paths``, when the caller has read them already
+    (each file is read once, each expression parsed once)."""
     from mathcheck.userexpr.relation import _seconds_ok
 
     if not _seconds_ok(timeout):
         raise DeriveError(f"timeout {timeout!r} is not a number of seconds; give a finite number above 0")
-    loaded = load(paths)
-    bad = {}
+    loaded = load(paths) if loaded is None else loaded
+    parsed = {}
     for _, chains in loaded:  # all the parsing first, so bad input costs no proving
         for chain in chains:
             try:
-                validate(chain)
+                parsed[id(chain)] = validate(chain)
             except DeriveError as exc:
-                bad[id(chain)] = str(exc)
+                parsed[id(chain)] = str(exc)
     files = []
     for path, chains in loaded:
         reports = []
         for chain in chains:
-            r = bad_chain(chain, bad[id(chain)]) if id(chain) in bad else check_chain(chain, seed, timeout)
+            p = parsed[id(chain)]
+            r = bad_chain(chain, p) if isinstance(p, str) else check_chain(chain, seed, timeout, p)
             reports.append(r)
             if on_chain:
                 on_chain(path, r)
         files.append((path, tuple(reports)))
-    return DeriveReport(tuple(files), seed)
+    return DeriveReport(tuple(files), seed, timeout)

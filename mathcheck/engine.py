@@ -15,8 +15,8 @@ from mathcheck.symbolic import decide, walker
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
-from mathcheck.verdict import (ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict,
-                               SymbolicVerdict, combine, mutant_status)
+from mathcheck.outcome import combine
+from mathcheck.verdict import ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict, SymbolicVerdict, mutant_status
 from mathcheck.verify import Options, resolve
 
 
@@ -58,16 +58,11 @@ def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
         torch.set_num_threads(threads)
 
 
-def replay_flags(options: Options, from_=()) -> str:
-    """The options that change a result, as command-line flags (the seed is always written)."""
-    flags = ""
-    if options.dtype != "float64":
-        flags += f" --dtype {options.dtype}"
-    if options.device != "cpu":
-        flags += f" --device {options.device}"
-    for spec in from_:
-        flags += f" --from {spec}"
-    return flags
+def replay_options(options: Options, from_=()) -> tuple:
+    """The options beyond the seed that change a result, as ``(flag, value)`` pairs for
+    :func:`mathcheck.outcome.replay` (a default is left out)."""
+    return (("--dtype", None if options.dtype == "float64" else options.dtype),
+            ("--device", None if options.device == "cpu" else options.device), ("--from", tuple(from_)))
 
 
 def prove(claim: Claim, options: Options = Options()) -> ClaimVerdict:
@@ -130,51 +125,64 @@ class BrokenClaim:
     general: bool = False
 
 
-def _broken(entry, exc: BaseException):
-    line = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+def _broken(entry, line: str):
     claim = BrokenClaim(entry.id, entry.title, Source(entry.section, entry.zh, entry.en))
     numeric = NumericVerdict("error", entry.check, 0, None, details=(f"building the claim failed: {line}",))
-    return claim, SymbolicVerdict("error", False, ()), numeric, line
+    return claim, SymbolicVerdict("error", False, ()), numeric
 
 
-def compute(entry, kind: str, options: Options = Options()):
-    """Prove (or refute) a registered claim; return a payload that :mod:`mathcheck.serial` can store
-    (no Claim inside: claims hold rule functions). :func:`assemble` turns it into a verdict."""
+def _build(entry):
+    """``(claim, None)``, or ``(None, the one-line error)`` for a builder that raises."""
     try:
-        claim = entry.build()
+        return entry.build(), None
     except Exception as exc:
-        line = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return ("error", line)
+        return None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _payload(claim, error: str, kind: str, options: Options):
+    """The verdict's content without the Claim (claims hold rule functions), as
+    :mod:`mathcheck.serial` stores it in the cache and carries it out of a ``-j`` worker."""
+    if error:
+        return ("error", error)
     if kind == "prove":
         v = prove(claim, options)
         return ("prove", v.status, v.symbolic, v.numeric)
     return ("refute", refute(claim, options).mutants)
 
 
-def assemble(entry, kind: str, payload, options: Options = Options(), flags: str = ""):
-    if payload[0] == "error":
-        claim, symbolic, numeric, line = _broken(entry, RuntimeError(payload[1]))
-        if kind == "prove":
-            return ClaimVerdict(claim, "error", symbolic, numeric, options.seed, error=payload[1], flags=flags)
-        return RefuteVerdict(claim, (), options.seed, error=payload[1], flags=flags)
-    claim = entry.build()
-    if kind == "prove":
-        _, status, symbolic, numeric = payload
-        return ClaimVerdict(claim, status, symbolic, numeric, options.seed, flags=flags)
-    return RefuteVerdict(claim, payload[1], options.seed, flags=flags)
-
-
-def _cached_compute(entry, kind: str, options: Options, use_cache: bool):
+def _cached_payload(entry, kind: str, options: Options, use_cache: bool, built=None):
+    """The cached payload under the claim's key, else computed (and stored); ``built``: the
+    claim as :func:`_build` returned it, when the caller has built it (else built on a miss)."""
     from mathcheck import cache
 
     k = cache.key(entry, kind, options) if use_cache else None
     payload = cache.load(k, entry, kind)
     if payload is None:
-        payload = compute(entry, kind, options)
-        ok = payload[0] != "error" and (kind != "prove" or payload[1] != "error")
-        if ok:
+        payload = _payload(*(built or _build(entry)), kind, options)
+        if payload[0] != "error" and (kind != "prove" or payload[1] != "error"):
             cache.store(k, entry, kind, payload)
     return payload
+
+
+def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = False, from_=(), payload=None):
+    """The verdict of a registered claim: ``prove`` → :class:`ClaimVerdict`, ``refute`` →
+    :class:`RefuteVerdict`. Read from the cache under the claim's key (``use_cache``), else
+    computed here, or built from ``payload`` (a ``-j`` worker's result); the claim is built once.
+    A builder that raises gives an ``error`` verdict, never an exception. ``from_``: the
+    ``--from`` files, for the replay line."""
+    claim, error = _build(entry)
+    if payload is None:
+        payload = _cached_payload(entry, kind, options, use_cache, (claim, error))
+    extra = replay_options(options, from_)
+    if payload[0] == "error":
+        broken, symbolic, numeric = _broken(entry, payload[1])
+        if kind == "prove":
+            return ClaimVerdict(broken, "error", symbolic, numeric, options.seed, error=payload[1], options=extra)
+        return RefuteVerdict(broken, (), options.seed, error=payload[1], options=extra)
+    if kind == "prove":
+        _, status, symbolic, numeric = payload
+        return ClaimVerdict(claim, status, symbolic, numeric, options.seed, options=extra)
+    return RefuteVerdict(claim, payload[1], options.seed, options=extra)
 
 
 def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str | None:
@@ -183,7 +191,7 @@ def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str 
     from mathcheck import cache, registry
 
     entry = registry.entry(claim_id)
-    return cache.pack(entry, _cached_compute(entry, kind, options, use_cache))
+    return cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
 
 
 def _init_worker(threads: int):
@@ -207,10 +215,9 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
     """
     entries = list(entries)
     verdicts = []
-    flags = replay_flags(options, from_)
     if jobs <= 1 or len(entries) <= 1:
         for e in entries:
-            v = assemble(e, kind, _cached_compute(e, kind, options, use_cache), options, flags)
+            v = verdict(e, kind, options, use_cache, from_)
             verdicts.append(v)
             if on_verdict:
                 on_verdict(v)
@@ -226,19 +233,9 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
                              initializer=_init_worker, initargs=(threads,)) as pool:
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
-            data = f.result()
-            payload = unpack(e, data) if data is not None else compute(e, kind, options)
-            v = assemble(e, kind, payload, options, flags)
+            data = f.result()  # None: it cannot travel exactly, so this process computes it
+            v = verdict(e, kind, options, False, from_, unpack(e, data) if data is not None else None)
             verdicts.append(v)
             if on_verdict:
                 on_verdict(v)
     return verdicts
-
-
-def prove_entry(entry, options: Options = Options()) -> ClaimVerdict:
-    """Build the registered claim and prove it; a builder that raises gives an ``error`` verdict."""
-    return assemble(entry, "prove", compute(entry, "prove", options), options)
-
-
-def refute_entry(entry, options: Options = Options()) -> RefuteVerdict:
-    return assemble(entry, "refute", compute(entry, "refute", options), options)

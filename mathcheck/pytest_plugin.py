@@ -47,20 +47,14 @@ class ClaimItem(pytest.Item):
         self.add_marker("mathcheck")
 
     def runtest(self):
-        from mathcheck import engine, registry, testing
+        from mathcheck import engine, outcome, registry, testing
         from mathcheck.verify import Options
 
         entry = registry.entry(self.claim_id)
-        options = Options(seed=self.seed)
-        suffix = f" --from {self.spec}" if self.spec else ""
-        if self.kind == "prove":
-            v = engine.prove_entry(entry, options)
-            if v.status != "proved":
-                raise ClaimFailed(testing.prove_message(v, suffix))
-        else:
-            r = engine.refute_entry(entry, options)
-            if not r.all_refuted:
-                raise ClaimFailed(testing.refute_message(r, suffix))
+        from_ = (self.spec,) if self.spec else ()
+        v = engine.verdict(entry, self.kind, Options(seed=self.seed), from_=from_)
+        if outcome.exit_code(v.status) != 0:  # the replay line carries the --from file
+            raise ClaimFailed((testing.prove_message if self.kind == "prove" else testing.refute_message)(v))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ClaimFailed):
@@ -82,13 +76,13 @@ class DerivationItem(pytest.Item):
     def runtest(self):
         import click
 
-        from mathcheck import derive
+        from mathcheck import derive, outcome
         from mathcheck.render import text
 
         r = derive.check_chain(self.chain, self.seed)
-        if derive.EXIT[r.status] != 0:  # proved, or a ≈ link held within its stated bound
+        if outcome.exit_code(r.status) != 0:  # proved, or a ≈ link held within its stated bound
             lines = [click.unstyle(x) for x in text.derive_chain(self.chain.path, r)]
-            lines.append(f"    replay: mathcheck derive {self.chain.path} --seed {self.seed}")
+            lines.append(f"    replay: {derive.replay_line([self.chain.path], self.seed)}")
             raise ClaimFailed("\n".join(lines))
 
     def repr_failure(self, excinfo, style=None):

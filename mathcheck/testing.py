@@ -40,22 +40,22 @@ def _entry(claim_or_id, from_=None):
 
 
 def _plain(lines) -> list[str]:
-    """Without terminal colours, and without the renderer's replay line (ours adds ``--from``)."""
+    """Without terminal colours, and without the renderer's replay line (ours comes last)."""
     import click
 
     return [click.unstyle(line) for line in lines if "replay:" not in click.unstyle(line)]
 
 
-def prove_message(verdict, replay_suffix: str = "") -> str:
+def prove_message(verdict) -> str:
     """The failing step or counterexample of a claim verdict, and the command that replays it."""
     from mathcheck.render import text
 
     lines = _plain(text.claim_verdict(verdict))
-    lines.append(f"    replay: {verdict.replay}{replay_suffix}")
+    lines.append(f"    replay: {verdict.replay}")
     return "\n".join(lines)
 
 
-def refute_message(verdict, replay_suffix: str = "") -> str:
+def refute_message(verdict) -> str:
     """The mutants that survived, with their evidence, and the command that replays them."""
     from mathcheck.render import text
 
@@ -65,7 +65,7 @@ def refute_message(verdict, replay_suffix: str = "") -> str:
     survivors = [m.name for m in verdict.mutants if m.status != "refuted"]
     if survivors:
         lines.append(f"    not refuted: {', '.join(survivors)}")
-    lines.append(f"    replay: {verdict.replay}{replay_suffix}")
+    lines.append(f"    replay: {verdict.replay}")
     return "\n".join(lines)
 
 
@@ -80,11 +80,14 @@ def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None):
 
     options = Options(seed=seed)
     entry = _entry(claim_or_id, from_)
-    verdict = engine.prove_entry(entry, options) if entry is not None else engine.prove(claim_or_id, options)
+    from_ = (str(from_),) if from_ is not None else ()  # the replay line names the file
+    verdict = engine.verdict(entry, "prove", options, from_=from_) if entry is not None else \
+        engine.prove(claim_or_id, options)
     if verdict.status != "proved":
         raise ClaimFailed(f"claim {verdict.claim.id} is {verdict.status}\n" + prove_message(verdict))
     if mutants:
-        r = engine.refute_entry(entry, options) if entry is not None else engine.refute(claim_or_id, options)
+        r = engine.verdict(entry, "refute", options, from_=from_) if entry is not None else \
+            engine.refute(claim_or_id, options)
         if not r.all_refuted:
             raise ClaimFailed(f"claim {r.claim.id}: a mutant was not refuted\n" + refute_message(r))
     return verdict
@@ -100,7 +103,9 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
     result = check(lhs, rhs, assume=assume, seed=seed, timeout=timeout)
     if result.status != "proved":
-        raise ClaimFailed("\n".join(result.lines()) if result.status != "bad-input"
+        from mathcheck.render import text
+
+        raise ClaimFailed("\n".join(text.check_result(result)) if result.status != "bad-input"
                           else f"bad input: {result.message}")
     return result
 
@@ -127,7 +132,9 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     except BadInput as exc:
         raise ClaimFailed(f"bad input: {exc}") from None
     if report.status != "holds":
-        raise ClaimFailed("\n".join(report.lines()))
+        from mathcheck.render import text
+
+        raise ClaimFailed("\n".join(text.conform_report(report)))
     return report
 
 
@@ -154,5 +161,7 @@ def assert_model_conforms(model_or_factory, causal=None, seed: int = 0, length: 
     except BadInput as exc:
         raise ClaimFailed(f"bad input: {exc}") from None
     if report.status != "holds":
-        raise ClaimFailed("\n".join(report.lines()))
+        from mathcheck.render import text
+
+        raise ClaimFailed("\n".join(text.model_report(report)))
     return report

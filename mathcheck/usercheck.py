@@ -22,9 +22,9 @@ from mathcheck.userexpr.identity import check_identity, normalise_assumptions
 from mathcheck.userexpr.numeric import ATOL, POINTS, RTOL  # noqa: F401 - kept for old imports
 from mathcheck.userexpr.points import OFFSET, SPAN, sample_points, variables  # noqa: F401
 from mathcheck.userexpr.precise import DPS, HP_REL, hp_compare, hp_value  # noqa: F401
-from mathcheck.userexpr.relation import EXIT, CheckResult
+from mathcheck.userexpr.relation import CheckResult
 
-__all__ = ["check", "CheckResult", "EXIT", "normalise_assumptions"]
+__all__ = ["check", "CheckResult", "normalise_assumptions"]
 
 
 def check(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0) -> CheckResult:

@@ -2,7 +2,7 @@
 
 The renderers (terminal, JSON, LaTeX, Markdown) all read these objects and nothing else.
 
-Honesty rules, enforced by :func:`combine`:
+Honesty rules, enforced by :func:`mathcheck.outcome.combine`:
 
 * ``proved``: every symbolic step checked **and** the numeric check passed;
 * ``refuted``: a symbolic step shown false, or the numeric check found a counterexample;
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from mathcheck.outcome import replay
 
 STATUSES = ("proved", "refuted", "inconclusive", "error")
 NUMERIC_STATUSES = ("passed", "refuted", "inconclusive", "error")
@@ -90,21 +92,11 @@ class ClaimVerdict:
     numeric: NumericVerdict
     seed: int
     error: str = ""
-    flags: str = ""  # the other options that change a result (--dtype, --device, --from), as flags
+    options: tuple = ()  # the other options that change a result: (("--dtype", "float32"), ...)
 
     @property
     def replay(self) -> str:
-        return f"mathcheck prove {self.claim.id} --seed {self.seed}{self.flags}"
-
-    def _repr_latex_(self) -> str:  # Jupyter display
-        from mathcheck.render.latex import mathjax_verdict
-
-        return mathjax_verdict(self)
-
-    def _repr_markdown_(self) -> str:
-        from mathcheck.render.markdown import notebook_verdict
-
-        return notebook_verdict(self)
+        return replay("prove", [self.claim.id], (("--seed", self.seed), *self.options))
 
 
 @dataclass(frozen=True)
@@ -126,35 +118,22 @@ class RefuteVerdict:
     mutants: tuple[MutantVerdict, ...]
     seed: int
     error: str = ""
-    flags: str = ""  # as ClaimVerdict.flags
+    options: tuple = ()  # as ClaimVerdict.options
 
     @property
     def all_refuted(self) -> bool:
         return not self.error and all(m.status == "refuted" for m in self.mutants)
 
     @property
+    def status(self) -> str:
+        """The outcome of refuting the claim's mutants, in :mod:`mathcheck.outcome`'s words (not
+        printed): ``holds`` when every mutant is refuted, ``fails`` when one survived (exit 1),
+        ``error`` when the claim could not be built (exit 4)."""
+        return "error" if self.error else "holds" if self.all_refuted else "fails"
+
+    @property
     def replay(self) -> str:
-        return f"mathcheck refute {self.claim.id} --seed {self.seed}{self.flags}"
-
-    def _repr_markdown_(self) -> str:  # Jupyter display
-        from mathcheck.render.markdown import notebook_refute
-
-        return notebook_refute(self)
-
-
-def combine(symbolic: str, numeric: str) -> str:
-    """The claim's status from its symbolic and numeric statuses.
-
-    >>> combine("proved", "passed"), combine("inconclusive", "passed"), combine("proved", "refuted")
-    ('proved', 'inconclusive', 'refuted')
-    """
-    if "error" in (symbolic, numeric):
-        return "error"
-    if "refuted" in (symbolic, numeric):
-        return "refuted"
-    if symbolic == "proved" and numeric == "passed":
-        return "proved"
-    return "inconclusive"
+        return replay("refute", [self.claim.id], (("--seed", self.seed), *self.options))
 
 
 def mutant_status(symbolic, numeric: str) -> str:

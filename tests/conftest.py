@@ -3,18 +3,18 @@ import functools
 import pytest
 
 from mathcheck import registry
-from mathcheck.engine import prove_entry, refute_entry
+from mathcheck.engine import verdict
 from mathcheck.verify import Options
 
 
 @functools.lru_cache(maxsize=None)
 def proved(claim_id: str, seed: int = 0):
-    return prove_entry(registry.entry(claim_id), Options(seed=seed))
+    return verdict(registry.entry(claim_id), "prove", Options(seed=seed))
 
 
 @functools.lru_cache(maxsize=None)
 def refuted(claim_id: str, seed: int = 0):
-    return refute_entry(registry.entry(claim_id), Options(seed=seed))
+    return verdict(registry.entry(claim_id), "refute", Options(seed=seed))
 
 
 CLAIM_IDS = [e.id for e in registry.entries()]

@@ -89,7 +89,7 @@ def test_a_current_entry_is_read_and_not_recomputed(cache_dir, monkeypatch):
 
     cold = prove(FAST, "--json")
     assert_clean(cold)
-    monkeypatch.setattr(engine, "compute", lambda *a, **k: pytest.fail("a current entry was recomputed"))
+    monkeypatch.setattr(engine, "_payload", lambda *a, **k: pytest.fail("a current entry was recomputed"))
     warm = prove(FAST, "--json", "-v")
     assert_clean(warm)
     assert without_timings(json.loads(warm.stdout)) == without_timings(json.loads(cold.stdout))

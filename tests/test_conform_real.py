@@ -14,6 +14,7 @@ from mathcheck.cli import main
 from mathcheck.conform.run import conform
 from mathcheck.conform.spec import Variant
 from mathcheck.conform.target import load
+from mathcheck.render.text import conform_report as conform_text
 
 CORPUS = Path(__file__).parent / "conform_corpus"
 
@@ -151,9 +152,9 @@ def test_corpus(file, name, kind, flags, prop):
     target = f"{file}:{name}"
     r = conform(load(target), kind, _variant(flags), target=target)
     if prop is None:
-        assert r.status == "holds", "\n".join(r.lines())
+        assert r.status == "holds", "\n".join(conform_text(r))
         return
-    assert r.status == "fails" and prop in r.failed, "\n".join(r.lines())
+    assert r.status == "fails" and prop in r.failed, "\n".join(conform_text(r))
     res = next(x for x in r.results if x.name == prop)
     cx = res.counterexample
     if cx["entry"] is not None:  # the entry shown differs beyond the tolerance: it shows the bug
@@ -248,7 +249,7 @@ def hf_llama_rotary(x, positions):
 def test_hf_llama_rotary_path_holds_in_float32():
     pytest.importorskip("transformers")
     r = conform(hf_llama_rotary, "rotary")
-    assert r.status == "holds", "\n".join(r.lines())
+    assert r.status == "holds", "\n".join(conform_text(r))
     assert r.precision == "float32"
 
 

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from mathcheck import derive
 from mathcheck.cli import main
+from mathcheck.outcome import exit_code
 from mathcheck.parser import ALLOWED
+from mathcheck.render.json import derive_chain as derive_json, derive_report as derive_report_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MIXED = str(ROOT / "tests" / "fixtures" / "three_true_one_false.derivation")
@@ -158,9 +160,9 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
         "         line 5: refuted: symbolic: the sides differ at a point (50 digits)",
     ]
     assert lines[6].startswith("         counterexample: x = ")
-    assert lines[-4] == "    statement (first = last): refuted, float64 disagrees at a point, confirmed at 50 digits"
-    assert lines[-3].startswith("      counterexample: x = ")
-    assert lines[-1] == "chains: 1 refuted (of 1, seed 0)"
+    assert lines[-5] == "    statement (first = last): refuted, float64 disagrees at a point, confirmed at 50 digits"
+    assert lines[-4].startswith("      counterexample: x = ")
+    assert lines[-2:] == ["chains: 1 refuted (of 1, seed 0)", "replay: mathcheck derive sq.derivation --seed 0"]
     v = runner.invoke(main, ["derive", "sq.derivation", "-v"])
     assert "         line 4: proved: expand; float64 agrees at 24 points" in v.output.splitlines()
 
@@ -275,7 +277,7 @@ def test_let_greek_and_e_in_a_text_file(tmp_path):
     chains = report.files[0][1]
     assert chains[0].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"),)
     assert chains[2].chain.lets == ((1, "μ = Sum(x[i], (i, 1, n))/n"), (14, "f(t) = λ*t^2"))
-    assert chains[2].to_json()["assumptions"] == {"lambda": ["positive"]}
+    assert derive_json(chains[2])["assumptions"] == {"lambda": ["positive"]}
 
 
 GELU = "x*(1 + erf(x/sqrt(2)))/2"
@@ -300,7 +302,7 @@ def test_approximate_links_are_measured_never_proved(link, reason, status):
         assert step.counterexample == m["where"] and "confirmed at 50 digits" in step.how
     if status == "inconclusive":
         assert "state a bound to check, e.g. '# within 5e-4'" in step.how
-    assert derive.EXIT[r.status] == {"holds-within": 0, "refuted": 1, "inconclusive": 3}[status]
+    assert exit_code(r.status) == {"holds-within": 0, "refuted": 1, "inconclusive": 3}[status]
 
 
 def test_a_bound_is_checked_over_the_given_domain_only():
@@ -342,7 +344,7 @@ def test_every_other_chain_is_still_checked(tmp_path):
     got = [(c.chain.name, c.status, c.message) for _, chains in report.files for c in chains]
     assert got[0][:2] == ("one", "proved") and got[2][:2] == ("three", "proved") and got[3][:2] == ("line 14", "proved")
     assert got[1][:2] == ("two", "bad-input") and got[1][2].startswith(f"{p}:7: not a formula")
-    assert report.exit_code == 2 and report.to_json()["files"][0]["chains"][1]["message"] == got[1][2]
+    assert report.exit_code == 2 and derive_report_json(report)["files"][0]["chains"][1]["message"] == got[1][2]
 
 
 def test_the_notes_example_gets_each_chain_its_honest_verdict(runner):
@@ -390,4 +392,4 @@ def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
             msg = str(exc)
             assert msg.startswith("f.derivation:") and "\n" not in msg
         report = derive.bad_chain(chain, chain.error) if chain.error else None
-        assert report is None or report.to_json()["status"] == "bad-input"
+        assert report is None or derive_json(report)["status"] == "bad-input"

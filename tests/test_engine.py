@@ -34,7 +34,7 @@ def test_warm_run_reads_the_cache(monkeypatch, tmp_path):
     def must_not_run(*args, **kwargs):
         raise AssertionError("a current cache entry was recomputed")
 
-    monkeypatch.setattr(engine, "compute", must_not_run)
+    monkeypatch.setattr(engine, "_payload", must_not_run)
     warm = engine.run(entries(), "prove", Options(), use_cache=True)
     assert as_json(cold, "prove") == as_json(warm, "prove")
     with pytest.raises(AssertionError):

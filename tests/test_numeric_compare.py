@@ -110,8 +110,10 @@ def test_bounds_are_finite_and_math_agrees():
 
 
 def test_replay_flags_carry_every_option_that_changes_a_result():
-    from mathcheck.engine import replay_flags
+    from mathcheck.engine import replay_options
+    from mathcheck.outcome import replay
 
-    assert replay_flags(Options(seed=7)) == ""
-    assert replay_flags(Options(seed=7, dtype="float32", device="cuda:1"), ("my_claims.py",)) == \
-        " --dtype float32 --device cuda:1 --from my_claims.py"
+    assert replay("prove", ["c"], replay_options(Options(seed=7))) == "mathcheck prove c"
+    assert replay("prove", ["c"], replay_options(Options(seed=7, dtype="float32", device="cuda:1"),
+                                                 ("my_claims.py",))) == \
+        "mathcheck prove c --dtype float32 --device cuda:1 --from my_claims.py"

@@ -99,7 +99,7 @@ def test_a_user_claim_with_an_unevaluated_step_is_cached_and_read_back(runner, c
     assert cold.exit_code == 0, cold.output
     assert cold.stderr == ""  # -v prints "note: cache: ... is not cached" where a result is refused
     assert len(list((tmp_path / "cache").glob("*.json"))) == 1
-    monkeypatch.setattr(engine, "compute", lambda *a, **k: pytest.fail("a cached result was recomputed"))
+    monkeypatch.setattr(engine, "_payload", lambda *a, **k: pytest.fail("a cached result was recomputed"))
     warm = runner.invoke(main, ["prove", "--from", ALIBI, "--json", "-v"])
     assert warm.exit_code == 0, warm.output
     assert warm.stderr == ""
@@ -220,7 +220,7 @@ NO_CHECK_CLAIM = textwrap.dedent('''
 
 
 def test_a_claim_without_check_is_proved_and_its_times_two_mutant_refuted(tmp_path, clean_registry):
-    from mathcheck.engine import prove_entry, refute_entry
+    from mathcheck.engine import verdict
     from mathcheck.verify import Options
 
     p = tmp_path / "no_check_claims.py"
@@ -228,14 +228,14 @@ def test_a_claim_without_check_is_proved_and_its_times_two_mutant_refuted(tmp_pa
     (cid,) = registry.load_from(str(p))
     entry = registry.entry(cid)
     assert entry.check == "mathcheck.verify.generic:check"
-    v = prove_entry(entry, Options())
+    v = verdict(entry, "prove", Options())
     assert v.status == "proved", v
     assert v.symbolic.status == "proved" and v.numeric.status == "passed"
     assert v.numeric.reference.startswith("torch.softmax of the shifted logits")
     sizes = [d.split(":")[0] for d in v.numeric.details]
     assert sizes == [f"shift at n={n}" for n in (1, 2, 3, 8, 33)]
     assert v.numeric.max_abs_err < 1e-12
-    r = refute_entry(entry, Options())
+    r = verdict(entry, "refute", Options())
     by_name = {m.name: m for m in r.mutants}
     assert r.all_refuted
     twice = by_name["times-two"]
@@ -358,7 +358,7 @@ def test_the_generic_check_leaves_out_points_outside_the_hypotheses():
 
 
 def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_path, clean_registry):
-    from mathcheck.engine import prove_entry
+    from mathcheck.engine import verdict
     from mathcheck.verify import Options
 
     src = pathlib.Path(ALIBI).read_text()
@@ -367,9 +367,9 @@ def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_p
     (tmp_path / "wrong_ref.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)")
                                            .replace("alibi-query-term-cancels", "alibi-wrong-ref"))
     (bad,) = registry.load_from(str(tmp_path / "bad_param.py"))
-    v = prove_entry(registry.entry(bad), Options())
+    v = verdict(registry.entry(bad), "prove", Options())
     assert v.status == "error"
     assert "parameter 'q' names no symbol of the statement (its symbols: i, j, m, n, s)" in v.numeric.details[0]
     (wrong,) = registry.load_from(str(tmp_path / "wrong_ref.py"))
-    v = prove_entry(registry.entry(wrong), Options())
+    v = verdict(registry.entry(wrong), "prove", Options())
     assert v.status == "refuted" and dict(v.numeric.counterexample)["reference"]

@@ -15,6 +15,8 @@ from mathcheck.parser import parse_many
 from mathcheck.userexpr import check_relation
 from mathcheck.userexpr import floats
 from mathcheck.userexpr.points import sample_points
+from mathcheck.render.json import check_result as check_json
+from mathcheck.render.text import check_result as check_text
 
 PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
 
@@ -40,14 +42,14 @@ def sym(e, name):
 def test_check_relation_decides_each_relation(a, rel, b, assume, status):
     L, R = parsed(a, b, assume)
     r = check_relation(L, R, rel, assume or {})
-    assert r.status == status, r.lines()
+    assert r.status == status, check_text(r)
     assert r.relation == rel and r.how
     if status == "refuted":
         assert r.counterexample and r.values
     else:
         assert r.counterexample is None
     assert r.evaluator == floats.NAME  # no diff: torch is not needed
-    report = r.to_json()
+    report = check_json(r)
     assert {"status", "how", "counterexample", "evaluator", "relation"} <= set(report)
     json.dumps(report)
 
@@ -69,7 +71,7 @@ def test_a_counterexample_found_without_the_hypotheses_is_not_trusted():
     L, R = parsed("x^2", "x")
     x = sym(L, "x")
     r = check_relation(L, R, ">=", {}, given=(x >= 1,))
-    assert r.status != "refuted", r.lines()
+    assert r.status != "refuted", check_text(r)
 
 
 def test_diff_uses_torch_autograd_and_says_so():
@@ -87,7 +89,7 @@ def test_bad_relation_or_sides_are_bad_input():
 def test_same_seed_same_result():
     L, R = parsed("x", "x^2")
     a, b = check_relation(L, R, "<=", {}, seed=4), check_relation(L, R, "<=", {}, seed=4)
-    assert a.to_json(timings=False) == b.to_json(timings=False)
+    assert check_json(a, timings=False) == check_json(b, timings=False)
 
 
 def test_scalar_check_never_imports_torch():
@@ -169,9 +171,9 @@ def test_each_function_true_proved_false_refuted(a, b, assume, fa, fb):
     from mathcheck.usercheck import check
 
     good = check(a, b, assume)
-    assert good.status == "proved", good.lines()
+    assert good.status == "proved", check_text(good)
     bad = check(fa, fb, assume)
-    assert bad.status == "refuted", bad.lines()
+    assert bad.status == "refuted", check_text(bad)
     assert bad.counterexample is not None
 
 

@@ -1,7 +1,8 @@
 import pytest
 
-from mathcheck.verdict import NumericVerdict, combine, mutant_status
+from mathcheck.outcome import combine
 from mathcheck.symbolic.decide import Decision
+from mathcheck.verdict import NumericVerdict, mutant_status
 
 
 @pytest.mark.parametrize("symbolic, numeric, expected", [

@@ -19,6 +19,7 @@ from mathcheck import registry, writeup
 from mathcheck.cli import main
 from mathcheck.render import latex as rl
 from mathcheck.render import markdown as rm
+from mathcheck.render import tex as rt
 from mathcheck.verdict import Plot
 from tests.conftest import CLAIM_IDS, proved, refuted
 
@@ -36,7 +37,7 @@ def item(claim_id):
 
 def test_text_escapes_latex_specials():
     # _ ^ ~ outside math take cmtt's ASCII glyphs, which a PDF's text layer copies as _ ^ ~
-    assert rl.text("50% of $x & {a}#~^\\ key_padding_mask") == (
+    assert rt.text("50% of $x & {a}#~^\\ key_padding_mask") == (
         r"50\% of \$x \& \{a\}\#{\ttfamily\char126}{\ttfamily\char94}\textbackslash{} "
         r"key{\ttfamily\char95}padding{\ttfamily\char95}mask")
 
@@ -59,32 +60,32 @@ def test_text_escapes_latex_specials():
     ("no math here: x² and e.g. 3.5", [("text", "no math here: x² and e.g. 3.5")]),
 ])
 def test_segments_find_the_math_written_in_prose(prose, pieces):
-    assert rl.segments(prose) == pieces
+    assert rt.segments(prose) == pieces
 
 
 def test_numbers_in_e_notation_are_powers_of_ten():
-    assert [rl.sci(x) for x in (1e-12, 1e-09, 3.2e-15, 0.5, "1e2", 16.2)] == [
+    assert [rt.sci(x) for x in (1e-12, 1e-09, 3.2e-15, 0.5, "1e2", 16.2)] == [
         "10^{-12}", "10^{-9}", r"3.2 \cdot 10^{-15}", "0.5", "10^{2}", "16.2"]
 
 
 def test_text_maps_math_unicode_and_wraps_chinese():
-    assert rl.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega_{i}} "
+    assert rt.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega_{i}} "
                                           r"\ensuremath{\to} \ensuremath{\infty}")
-    assert rl.text("Mᵀ, d²") == r"M\ensuremath{^{\top}}, d\ensuremath{^{2}}"
-    assert rl.text("the *minus* sign, a*b*c") == r"the \emph{minus} sign, a*b*c"
-    assert rl.text("除以 √d") == r"\mbox{}\begin{CJK}{UTF8}{gbsn}除以\end{CJK} \ensuremath{\surd}d"
+    assert rt.text("Mᵀ, d²") == r"M\ensuremath{^{\top}}, d\ensuremath{^{2}}"
+    assert rt.text("the *minus* sign, a*b*c") == r"the \emph{minus} sign, a*b*c"
+    assert rt.text("除以 √d") == r"\mbox{}\begin{CJK}{UTF8}{gbsn}除以\end{CJK} \ensuremath{\surd}d"
 
 
 def test_printer_gives_the_usual_notation():
     import sympy as sp
 
     p, q, x = sp.IndexedBase("p"), sp.IndexedBase("q"), sp.Symbol("x")
-    assert rl.math(sp.Function("KL")(p, q)) == r"D_{\mathrm{KL}}\left(p \,\middle\|\, q\right)"
-    assert rl.math(sp.Function("CrossEntropy")(p, q)) == r"H\left(p, q\right)"
-    assert rl.math(sp.Function("E")(x) ** 2) == r"\mathbb{E}\left[x\right]^{2}"
-    assert rl.math(sp.Function("Var")(x)) == r"\operatorname{Var}\left[x\right]"
-    assert rl.math(sp.Symbol("pos") + x) == r"\mathrm{pos} + x"
-    assert rl.math(sp.Symbol("d_k")) == "d_{k}"  # SymPy's own printing where it is already right
+    assert rt.math(sp.Function("KL")(p, q)) == r"D_{\mathrm{KL}}\left(p \,\middle\|\, q\right)"
+    assert rt.math(sp.Function("CrossEntropy")(p, q)) == r"H\left(p, q\right)"
+    assert rt.math(sp.Function("E")(x) ** 2) == r"\mathbb{E}\left[x\right]^{2}"
+    assert rt.math(sp.Function("Var")(x)) == r"\operatorname{Var}\left[x\right]"
+    assert rt.math(sp.Symbol("pos") + x) == r"\mathrm{pos} + x"
+    assert rt.math(sp.Symbol("d_k")) == "d_{k}"  # SymPy's own printing where it is already right
 
 
 def test_markdown_reports_errors_deterministically():
@@ -115,7 +116,7 @@ def _with_given(claim_id):
 def test_hypotheses_are_printed_before_the_statement():
     c, part = _with_given(FAST)
     hyp = r"\sum_{i=1}^{n} {p}_{i} = 1"
-    assert rl.math(part.given[0]) == hyp
+    assert rt.math(part.given[0]) == hyp
     tex = rl.claim_latex(c)
     assert rf"\noindent Given ${hyp}$:" + "\n" + rl.chain(part.steps) in tex
     md = "\n".join(rm.claim_body(c))
@@ -154,22 +155,22 @@ def test_latex_section_carries_the_evidence_and_every_mutant():
     versions = {"sympy": "1.14.0", "torch": "2.13.0"}
     tex = rl.claim_section(it, versions)
     n = it.proved.numeric
-    assert rl.text(n.reference) in tex and f"Trials] {n.trials}," in tex and f"seed {n.seed}" in tex
-    assert rl.sci(f"{n.max_abs_err:.3g}") in tex and "sympy 1.14.0" in tex and "torch 2.13.0" in tex
+    assert rt.text(n.reference) in tex and f"Trials] {n.trials}," in tex and f"seed {n.seed}" in tex
+    assert rt.sci(f"{n.max_abs_err:.3g}") in tex and "sympy 1.14.0" in tex and "torch 2.13.0" in tex
     assert r"\begin{CJK}{UTF8}{gbsn}" in tex  # the seed's sentence, in Chinese
     for m in it.refuted.mutants:
-        assert rl.text(m.name) in tex and m.status == "refuted"
-        assert rl.text(str(m.counterexample[0][1])) in tex  # its counterexample is shown
+        assert rt.text(m.name) in tex and m.status == "refuted"
+        assert rt.text(str(m.counterexample[0][1])) in tex  # its counterexample is shown
     for p in it.claim.parts:  # each step: SymPy's printing of its expression, and its reason
         for s in p.steps:
-            assert rl.math(s.expr) in tex and rl.text(s.reason) in tex
+            assert rt.math(s.expr) in tex and rt.text(s.reason) in tex
 
 
 def test_markdown_section_carries_the_verdict_and_math():
     it = item(FAST)
     md = "\n".join(rm.claim_section(it))
     assert f"verdict: **✔ {it.proved.status}**" in md and rm.prose(it.claim.source.zh) in md
-    assert "| | step | why |" in md and rm.inline(rl.math(it.claim.parts[0].rhs)).replace("|", "\\|") in md
+    assert "| | step | why |" in md and rm.inline(rt.math(it.claim.parts[0].rhs)).replace("|", "\\|") in md
     assert md.count("✘ **refuted**") == len(it.claim.mutants)
     assert "seconds" not in md
 
@@ -209,12 +210,41 @@ def test_sinusoidal_check_attaches_its_plots():
 # --- notebook display ----------------------------------------------------------------------------
 
 def test_notebook_display():
+    from mathcheck.render.notebook import latex, markdown
+
     c = registry.get(FAST)
-    assert c._repr_latex_().startswith("$$\\begin{aligned}") and c._repr_latex_().endswith("$$")
-    assert rm.prose(c.source.zh, "jupyter") in c._repr_markdown_() and "| | step | why |" in c._repr_markdown_()
+    assert latex(c).startswith("$$\\begin{aligned}") and latex(c).endswith("$$")
+    assert rm.prose(c.source.zh, "jupyter") in markdown(c) and "| | step | why |" in markdown(c)
     v, r = proved(FAST), refuted(FAST)
-    assert v.status in v._repr_latex_() and "| | step | why |" in v._repr_markdown_()
-    assert all(m.name in r._repr_markdown_() for m in c.mutants)
+    assert v.status in latex(v) and "| | step | why |" in markdown(v)
+    assert all(m.name in markdown(r) for m in c.mutants) and latex(r) is None and markdown(1) is None
+
+
+def test_ipython_shows_claims_and_verdicts_through_the_registered_formatters():
+    from IPython.core.formatters import DisplayFormatter
+
+    from mathcheck.render import notebook
+
+    class Shell:  # what register() reads of a running IPython
+        display_formatter = DisplayFormatter()
+
+    assert notebook.register(Shell)
+    data, _ = Shell.display_formatter.format(registry.get(FAST))
+    assert data["text/markdown"] == notebook.markdown(registry.get(FAST))
+    assert data["text/latex"].startswith("$$\\begin{aligned}")
+    assert "text/markdown" in Shell.display_formatter.format(refuted(FAST))[0]
+
+
+def test_import_mathcheck_in_ipython_registers_the_display():
+    import subprocess
+    import sys
+
+    code = ("from IPython.testing.globalipapp import get_ipython; ip = get_ipython(); import mathcheck; "
+            "from mathcheck.registry import get; f = ip.display_formatter.formatters; c = get('" + FAST + "'); "
+            "f['text/markdown'].enabled = f['text/latex'].enabled = True; "  # a terminal shows text/plain only
+            "print(f['text/markdown'](c)[:4], f['text/latex'](c)[:2])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["###", "$$"]
 
 
 # --- the command ---------------------------------------------------------------------------------

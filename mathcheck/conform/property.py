@@ -175,7 +175,9 @@ def first_output(out):
 
 
 def worst(*outcomes: Outcome) -> Outcome:
-    """The first failing outcome, else the passing one with the largest relative error."""
+    """The first failing outcome, else the passing one with the largest relative error: which
+    *comparison* a property reports (its evidence), not a status — statuses are ranked by
+    :func:`mathcheck.outcome.worst`."""
     for o in outcomes:
         if not o.ok:
             return o

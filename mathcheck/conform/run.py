@@ -7,6 +7,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 
 from mathcheck.conform.spec import BadInput, Variant, check_kind, check_variant
+from mathcheck.outcome import exit_code, replay, split_flags, worst
 
 PROPERTIES = {
     "attention": "mathcheck.conform.attention:attention_properties",
@@ -45,12 +46,6 @@ class Result:
     counterexample: dict | None = None
     note: str = ""
 
-    def to_json(self) -> dict:
-        num = lambda x: None if x is None or x != x or x in (float("inf"), -float("inf")) else x  # noqa: E731
-        return {"name": self.name, "claim": self.claim, "expected": self.expected, "status": self.status,
-                "max_abs_err": num(self.max_abs_err), "tolerance": num(self.tolerance),
-                "counterexample": self.counterexample, "note": self.note or None}
-
 
 @dataclass
 class Report:
@@ -67,45 +62,25 @@ class Report:
     def status(self) -> str:
         if self.nondeterministic:
             return "inconclusive"
-        statuses = {r.status for r in self.results}
-        if "fails" in statuses:
-            return "fails"
-        if "inconclusive" in statuses:
-            return "inconclusive"
-        return "holds"
+        return worst((r.status for r in self.results), "holds").word
 
     @property
     def exit_code(self) -> int:
-        return {"holds": 0, "fails": 1, "inconclusive": 3}[self.status]
+        return exit_code(self.status)
 
     @property
     def failed(self) -> list[str]:
         return [r.name for r in self.results if r.status == "fails"]
-
-    def to_json(self) -> dict:
-        return {"target": self.target, "kind": self.kind, "variant": self.variant.flags(), "seed": self.seed,
-                "precision": self.precision, "setting": self.setting, "nondeterministic": self.nondeterministic or None,
-                "properties": [r.to_json() for r in self.results], "status": self.status}
-
-    def lines(self) -> list[str]:
-        from mathcheck.conform.report import lines
-
-        return lines(self)
-
-
-def replay_line(target: str, kind: str, variant: Variant, seed: int, prop: str, sizes: dict, simple: bool) -> str:
-    parts = ["mathcheck conform", target, "--kind", kind, *variant.flags(), "--seed", str(seed),
-             "--property", prop, "--sizes", ",".join(f"{k}={v}" for k, v in sizes.items())]
-    if simple:
-        parts.append("--simple-values")
-    return " ".join(parts)
 
 
 def _counterexample(target, kind, variant, seed, prop, sizes, simple, o) -> dict:
     return {"sizes": dict(sizes), "values": "small-integer" if simple else "standard normal",
             "entry": list(o.entry) if o.entry is not None else None,
             "derived": o.derived, "user": o.user, "compared": o.what or None, "claim": prop.claim,
-            "replay": replay_line(target, kind, variant, seed, prop.name, sizes, simple)}
+            "replay": replay("conform", [target], [("--kind", kind), *split_flags(variant.flags()), ("--seed", seed),
+                                                   ("--property", prop.name),
+                                                   ("--sizes", ",".join(f"{k}={v}" for k, v in sizes.items())),
+                                                   ("--simple-values", simple)])}
 
 
 ROUNDING_LEVEL = 4.0  # a failure within this many tolerances is said to be rounding-level
@@ -186,13 +161,17 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int):
 def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(), sizes=None,
             simple: bool = False, target: str | None = None) -> Report:
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
-    on a wrong kind, variant, property name or signature."""
+    on a wrong kind, variant, property name or signature. ``fn``: the callable, or the target spec
+    ``FILE.py:FN``/``module:FN`` (``mathcheck conform``'s), imported only once kind and variant
+    are known good — the one place the input is validated."""
     from mathcheck.conform.conventions import adapt, is_hf_interface, takes_is_causal
     from mathcheck.conform.property import PRECISION
-    from mathcheck.conform.target import check_signature
+    from mathcheck.conform.target import check_signature, load
 
     check_kind(kind)
     check_variant(kind, variant)
+    if isinstance(fn, str):
+        target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):

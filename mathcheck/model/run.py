@@ -12,19 +12,17 @@ from mathcheck.model import sublayers as sl
 from mathcheck.model.load import Sizes, cache_of, check_options, load_model, logits_of
 from mathcheck.model.report import ModelReport, ModuleResult
 from mathcheck.model.trace import Trace
+from mathcheck.outcome import replay, split_flags
 
 LENGTH = 6
 
 
 def replay_line(spec, seed, sizes: Sizes, attn, causal, length) -> str:
-    parts = ["mathcheck model", spec, "--seed", str(seed), *sizes.flags()]
-    if attn != "sdpa":
-        parts += ["--attn-implementation", attn]
-    if causal is not None:
-        parts.append("--causal" if causal else "--bidirectional")
-    if length != LENGTH:
-        parts += ["--length", str(length)]
-    return " ".join(parts)
+    """``mathcheck model SPEC --seed S`` with every option that differs from its default."""
+    return replay("model", [spec], [("--seed", seed), *split_flags(sizes.flags()),
+                                    ("--attn-implementation", None if attn == "sdpa" else attn),
+                                    ("--causal", causal is True), ("--bidirectional", causal is False),
+                                    ("--length", None if length == LENGTH else length)])
 
 
 def _renamed(results, suffix):

@@ -127,3 +127,97 @@ def without_timings(obj):
     if isinstance(obj, list):
         return [without_timings(v) for v in obj]
     return obj
+
+
+# --- mathcheck check (one identity, and --file) ---------------------------------------------------
+
+def check_result(r, timings: bool = True) -> dict:
+    """A :class:`~mathcheck.userexpr.relation.CheckResult`; ``timings=False`` leaves out the seconds
+    (for batches that are byte-identical for any ``-j``)."""
+    sym = dict(r.symbolic)
+    if not timings:
+        sym.pop("seconds", None)
+    out = {"status": r.status, "lhs": r.lhs, "rhs": r.rhs, "relation": r.relation,
+           "assumptions": {k: list(v) for k, v in r.assumptions.items()},
+           "given": list(r.given), "seed": r.seed, "how": r.how, "evaluator": r.evaluator,
+           "symbolic": sym, "numeric": r.numeric,
+           "counterexample": r.counterexample, "values": r.values,
+           "message": r.message, "replay": r.replay}
+    if timings:
+        out["seconds"] = round(r.seconds, 3)
+    return out
+
+
+def check_batch(rows, results) -> dict:
+    """``{"rows": [check's JSON without timings + "line"], "totals": {...}}``."""
+    from mathcheck.userexpr.batch import totals
+
+    return {"rows": [{"line": row.line, **check_result(r, timings=False)} for row, r in zip(rows, results)],
+            "totals": totals(results)}
+
+
+# --- mathcheck derive -----------------------------------------------------------------------------
+
+def derive_step(s) -> dict:
+    out = {"line": s.line, "expr": s.expr, "relation": s.relation, "reason": s.reason,
+           "status": s.status, "how": s.how, "counterexample": s.counterexample, "values": s.values}
+    if s.measured is not None:
+        out["measured"] = s.measured
+    if s.source:
+        out["source"] = s.source
+    return out
+
+
+def derive_chain(r) -> dict:
+    """A :class:`~mathcheck.derive.ChainReport` (docs/derive.md lists the fields)."""
+    from mathcheck.derive import DeriveError, given_texts, notes
+
+    c = r.chain
+    try:
+        given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
+    except (DeriveError, ValueError):
+        given, relation = [g for _, g in c.given], None
+    out = {"name": c.name, "line": c.line, "status": r.status,
+           "assumptions": {k: list(v) for k, v in c.assumptions.items()},
+           "given": given, "let": [t for _, t in c.lets], "notes": notes(c), "relation": relation,
+           "statement": r.statement, "steps": [derive_step(s) for s in r.steps]}
+    if r.message:
+        out["message"] = r.message
+    return out
+
+
+def derive_report(report) -> dict:
+    return {"files": [{"path": path, "chains": [derive_chain(c) for c in chains]} for path, chains in report.files],
+            "status": report.status, "seed": report.seed, "replay": report.replay}
+
+
+# --- mathcheck conform and mathcheck model ---------------------------------------------------------
+
+def _finite(x):
+    return None if x is None or x != x or x in (float("inf"), -float("inf")) else x
+
+
+def conform_result(r) -> dict:
+    """One property's :class:`~mathcheck.conform.run.Result`."""
+    return {"name": r.name, "claim": r.claim, "expected": r.expected, "status": r.status,
+            "max_abs_err": _finite(r.max_abs_err), "tolerance": _finite(r.tolerance),
+            "counterexample": r.counterexample, "note": r.note or None}
+
+
+def conform_report(report) -> dict:
+    return {"target": report.target, "kind": report.kind, "variant": report.variant.flags(), "seed": report.seed,
+            "precision": report.precision, "setting": report.setting,
+            "nondeterministic": report.nondeterministic or None,
+            "properties": [conform_result(r) for r in report.results], "status": report.status}
+
+
+def model_report(report) -> dict:
+    """A :class:`~mathcheck.model.report.ModelReport`: per module path and kind, then the model's own."""
+    modules = [{"path": m.path, "kind": m.kind, "setting": m.setting,
+                "properties": [conform_result(r) for r in m.properties], "status": m.status}
+               for m in report.modules]
+    props = [{"name": r.name, "claim": r.claim, "status": r.status, "expected": r.expected,
+              "max_abs_err": _finite(r.max_abs_err), "tolerance": _finite(r.tolerance),
+              "note": r.note or None, "counterexample": r.counterexample} for r in report.properties]
+    return {"model": report.model, "config": report.config, "seed": report.seed, "notes": report.notes,
+            "modules": modules, "properties": props, "status": report.status}

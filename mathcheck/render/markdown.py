@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from mathcheck.render.latex import _EMPH, REL, _n, math, sci, segments, statement
+from mathcheck.render.latex import _n
+from mathcheck.render.tex import _EMPH, REL, math, sci, segments, statement
 
 EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?", "error": "!"}
 
@@ -211,32 +212,6 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
     for it in items:
         out += claim_section(it, None, images.get(it.claim.id, ()))
     return "\n".join(out).rstrip() + "\n"
-
-
-# --- notebook display ---------------------------------------------------------------------------
-
-def notebook_claim(claim) -> str:
-    return "\n".join([f"### {claim.source.section} · {prose(claim.title, 'jupyter')}", "", f"`{claim.id}`", ""]
-                     + claim_body(claim, "jupyter") + mutants(claim, None, "jupyter") + seed_wording(claim, "jupyter"))
-
-
-def notebook_verdict(v) -> str:
-    c = v.claim
-    out = [f"### {c.source.section} · {prose(c.title, 'jupyter')}", "", f"`{c.id}` — **{EMOJI.get(v.status, '')} {v.status}**", ""]
-    if v.error:
-        return "\n".join(out + [f"**Building the claim failed:** {v.error}"])
-    out += [f"Symbolic: {symbolic_summary(v.symbolic)}.", ""]
-    out += ["Numeric evidence:", ""] + numeric_evidence(v.numeric, None, "jupyter") + [""]
-    for p in c.parts:
-        out += [f"*Part `{p.name}`*", ""] + ([f"Given {given(p, 'jupyter')}:", ""] if given(p) else [])
-        out += [chain(p.steps, "jupyter"), ""]
-    return "\n".join(out)
-
-
-def notebook_refute(r) -> str:
-    if r.error:
-        return f"### {r.claim.id}: mutants\n\n**Refuting the mutants failed:** {r.error}"
-    return "\n".join([f"### {r.claim.id}: mutants", ""] + mutants(r.claim, r, "jupyter"))
 
 
 _MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",

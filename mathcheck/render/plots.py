@@ -30,7 +30,7 @@ def _pyplot():
 def label(s: str) -> str:
     """A title or label with the math written in it (``d_k``, ``‖J‖_F``, ``1e-8``) as matplotlib
     mathtext, so plots set it as the writeups do; the plain string when mathtext cannot parse it."""
-    from mathcheck.render.latex import segments
+    from mathcheck.render.tex import segments
 
     out = "".join(f"${piece}$" if kind == "math" else piece.replace("$", r"\$") for kind, piece in segments(s))
     if out == s:

@@ -356,3 +356,180 @@ def derive_summary(report) -> str:
     parts = ", ".join(f"{counts[k]} {k}" for k in ("proved", "holds-within", "refuted", "inconclusive", "bad-input")
                       if k in counts)
     return f"chains: {parts} (of {total}, seed {report.seed})"
+
+
+# --- mathcheck check (one identity, and --file) ---------------------------------------------------
+
+def check_result(r) -> list[str]:
+    """A :class:`~mathcheck.userexpr.relation.CheckResult` as terminal text (the replay line unless proved)."""
+    if r.status == "bad-input":
+        return [f"error: {r.message}"]
+    from mathcheck.userexpr.numeric import ATOL, RTOL
+    from mathcheck.userexpr.relation import plural
+
+    s, n = r.symbolic, r.numeric
+    given = f"  (given {', '.join(r.given)})" if r.given else ""
+    out = [f"{r.status}: {r.lhs} {r.relation} {r.rhs}{given}",
+           f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
+    err = n.get("max_abs_err")
+    what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
+    out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
+               f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
+               f"{'n/a' if err is None else f'{err:.3g}'}, atol={ATOL:g}, rtol={RTOL:g}")
+    if n.get("note"):
+        out.append(f"            {n['note']}")
+    if r.counterexample is not None:
+        where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
+        out.append(f"  counterexample: {where}")
+        if r.values:
+            out.append("    " + ", ".join(f"{k} = {v}" for k, v in r.values.items()))
+    if r.status != "proved" and r.replay:
+        out.append(f"  replay: {r.replay}")
+    return out
+
+
+def check_batch(rows, results) -> list[str]:
+    """``check --file`` as terminal text: one line a row (two for a counterexample), then the totals."""
+    from mathcheck.userexpr.batch import totals
+    from mathcheck.userexpr.relation import plural
+
+    out = []
+    for row, r in zip(rows, results):
+        if r.status == "bad-input":
+            out.append(f"line {row.line}: bad-input: {r.message}")
+            continue
+        out.append(f"line {row.line}: {r.status}: {r.lhs} = {r.rhs}  ({r.how})")
+        if r.counterexample is not None:
+            where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
+            out.append(f"    counterexample: {where}")
+    t = totals(results)
+    out.append(f"{plural(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
+               f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input")
+    return out
+
+
+# --- mathcheck conform and mathcheck model ---------------------------------------------------------
+
+LABEL = {"holds": "holds", "fails": "FAILS", "not expected to hold": "not expected to hold",
+         "reported": "reported", "inconclusive": "inconclusive"}
+UNSTABLE = {"finite-large-logits"}  # fails alone: the formula is right, its evaluation overflows
+
+
+def _g3(x) -> str:
+    """Three significant digits, ``-`` for none."""
+    return "-" if x is None else f"{x:.3g}"
+
+
+def _pair(a, b) -> tuple[str, str]:
+    """The derived value and yours with enough digits to tell them apart (3 unless they print equal)."""
+    if a is None or b is None:
+        return _g3(a), _g3(b)
+    for digits in range(3, 18):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            return x, y
+    return x, y
+
+
+def conform_report(report) -> list[str]:
+    """A :class:`~mathcheck.conform.run.Report`: the setting, one line a property (failures with
+    the smallest input found, the worst entry, the claim and the replay line), the status."""
+    flags = " ".join(report.variant.flags())
+    out = [f"conform {report.target}  kind {report.kind}{'  ' + flags if flags else ''}  seed {report.seed}"]
+    out += [f"  {line}" for line in report.setting]
+    if report.nondeterministic:
+        out.append(f"status: inconclusive ({report.nondeterministic})")
+        return out
+    wn = max(len(r.name) for r in report.results)
+    wc = max(len(r.claim) for r in report.results)
+    for r in report.results:
+        head = f"  {LABEL[r.status]:<20}  {r.name:<{wn}}  {r.claim:<{wc}}"
+        if r.status in ("holds", "fails") and r.tolerance is not None and r.max_abs_err is not None \
+                and r.expected == "holds" and (r.tolerance or r.max_abs_err):
+            head += f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}"
+        out.append(head.rstrip())
+        if r.note:
+            out.append(f"      {r.note}")
+        cx = r.counterexample
+        if r.status == "fails" and cx:
+            sizes = " ".join(f"{k}={v}" for k, v in cx["sizes"].items())
+            out.append(f"      property: {r.doc}")
+            out.append(f"      smallest input found: {sizes} ({cx['values']} values)")
+            if cx.get("compared"):
+                out.append(f"      compared: {cx['compared']}")
+            if cx.get("entry") is not None:
+                derived, yours = _pair(cx["derived"], cx["user"])
+                out.append(f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {derived}, yours {yours}")
+            out.append(f"      claim: {r.claim} (mathcheck show {r.claim})")
+            out.append(f"      replay: {cx['replay']}")
+    n_fail = len(report.failed)
+    if report.status == "fails" and set(report.failed) <= UNSTABLE:
+        out.append(f"status: fails (numerically unstable: {', '.join(report.failed)} fails at large logits "
+                   f"while the formula holds at ordinary ones)")
+        return out
+    tail = {"holds": "every expected property holds",
+            "fails": f"{n_fail} propert{'y' if n_fail == 1 else 'ies'} fail{'s' if n_fail == 1 else ''}: "
+                     + ", ".join(report.failed),
+            "inconclusive": "inconclusive: a derived side could not be evaluated"}[report.status]
+    out.append(f"status: {report.status} ({tail})")
+    return out
+
+
+def model_report(report) -> list[str]:
+    """A :class:`~mathcheck.model.report.ModelReport`: each module path and kind with its tally
+    (failures in detail), the model-level properties, the status."""
+    cfg = ", ".join(f"{k} {v}" for k, v in report.config.items())
+    out = [f"model {report.model}  seed {report.seed}", f"  config: {cfg}"] + [f"  note: {n}" for n in report.notes]
+    wp = max([len(m.path) for m in report.modules] + [10])
+    wk = max([len(m.kind) for m in report.modules] + [9])
+    for m in report.modules:
+        out.append(f"  {m.path:<{wp}}  {m.kind:<{wk}}  {LABEL[m.status]} {m.tally()}")
+        if m.status != "holds":
+            out += [f"      {line}" for line in m.setting]
+        for r in m.properties:
+            if r.status in ("fails", "inconclusive"):
+                out += _model_detail(r, report.replay, "      ")
+    out.append("  model-level properties:")
+    wn = max(len(r.name) for r in report.properties)
+    wc = max(len(r.claim) for r in report.properties)
+    for r in report.properties:
+        head = f"    {LABEL[r.status]:<20}  {r.name:<{wn}}  {r.claim:<{wc}}"
+        if r.status in ("holds", "fails") and r.tolerance is not None and r.max_abs_err is not None:
+            head += f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}"
+        out.append(head.rstrip())
+        if r.note:
+            out.append(f"        {r.note}")
+        if r.status == "fails" and r.counterexample:
+            cx = r.counterexample
+            if cx.get("compared"):
+                out.append(f"        compared: {cx['compared']}")
+            out.append(f"        claim: {r.claim} (mathcheck show {r.claim})" if r.claim != "-" else
+                       "        claim: none (an engineering property)")
+            out.append(f"        replay: {cx.get('replay', report.replay)}")
+    fails = report.failures()
+    tail = {"holds": "every expected property holds",
+            "fails": f"{len(fails)} failing: " + ", ".join(fails),
+            "inconclusive": "inconclusive: a derived side could not be evaluated"}[report.status]
+    out.append(f"status: {report.status} ({tail})")
+    return out
+
+
+def _model_detail(r, replay, pad) -> list[str]:
+    out = [f"{pad}{LABEL[r.status]}  {r.name}  {r.claim}" +
+           (f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}" if r.tolerance is not None else "")]
+    out.append(f"{pad}  property: {r.doc}")
+    if r.note:
+        out.append(f"{pad}  {r.note}")
+    cx = r.counterexample or {}
+    if cx.get("sizes"):
+        out.append(f"{pad}  smallest input found: {' '.join(f'{k}={v}' for k, v in cx['sizes'].items())} "
+                   f"({cx.get('values', 'standard normal')} values)")
+    if cx.get("compared"):
+        out.append(f"{pad}  compared: {cx['compared']}")
+    if cx.get("entry") is not None:
+        out.append(f"{pad}  first differing entry {tuple(cx['entry'])}: derived {_g3(cx.get('derived'))}, "
+                   f"yours {_g3(cx.get('user'))}")
+    if r.claim != "-":
+        out.append(f"{pad}  claim: {r.claim} (mathcheck show {r.claim})")
+    out.append(f"{pad}  replay: {replay}")
+    return out

@@ -13,7 +13,7 @@ Nothing here is imported by ``mathcheck --help`` or ``list``; torch only by :mod
 
 from __future__ import annotations
 
-__all__ = ["check_relation", "CheckResult", "EXIT", "RELATIONS"]
+__all__ = ["check_relation", "CheckResult", "RELATIONS"]
 
 
 MAX_FILE_BYTES = 16 << 20  # 16 MiB: ~100,000 rows or chains; a larger input is refused unread

@@ -12,9 +12,9 @@ Rows are checked independently by :func:`mathcheck.userexpr.identity.check_ident
 seed and budget, and reported in file order whatever ``jobs`` is: the report without timings is
 byte-identical for any ``-j``.
 
-Exit code: the worst row's, worst first ``bad-input`` (2) > ``refuted`` (1) > ``inconclusive`` (3)
-> ``proved`` (0) — a malformed row is a problem with the file itself, a refuted identity a definite
-finding, an inconclusive one only an open question.
+Exit code: the worst row's (:func:`mathcheck.outcome.worst`), worst first ``bad-input`` (2) >
+``refuted`` (1) > ``inconclusive`` (3) > ``proved`` (0) — a malformed row is a problem with the file
+itself, a refuted identity a definite finding, an inconclusive one only an open question.
 
     >>> rows = parse_rows("x*(x+1)\\tx**2+x\\n# a comment\\nsqrt(n^2)\\tn\\tn=positive\\n", "F")
     >>> [(r.line, r.lhs, r.assume) for r in rows]
@@ -27,9 +27,6 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from mathcheck.userexpr.relation import EXIT, plural
-
-SEVERITY = ("bad-input", "refuted", "inconclusive", "proved")  # worst first
 STATUSES = ("proved", "refuted", "inconclusive", "bad-input")
 
 
@@ -150,35 +147,3 @@ def _failed(row: Row, seed: int, why: str):
 
 def totals(results) -> dict:
     return {s: sum(r.status == s for r in results) for s in STATUSES}
-
-
-def exit_code(results) -> int:
-    """The worst row's exit code (see the module docstring for the order)."""
-    statuses = {r.status for r in results}
-    for s in SEVERITY:
-        if s in statuses:
-            return EXIT[s]
-    return 0
-
-
-def report(rows, results) -> dict:
-    """``{"rows": [check's JSON without timings + "line"], "totals": {...}}``."""
-    return {"rows": [{"line": row.line, **r.to_json(timings=False)} for row, r in zip(rows, results)],
-            "totals": totals(results)}
-
-
-def lines(rows, results) -> list[str]:
-    """The batch as terminal text: one line a row (two for a counterexample), then the totals."""
-    out = []
-    for row, r in zip(rows, results):
-        if r.status == "bad-input":
-            out.append(f"line {row.line}: bad-input: {r.message}")
-            continue
-        out.append(f"line {row.line}: {r.status}: {r.lhs} = {r.rhs}  ({r.how})")
-        if r.counterexample is not None:
-            where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
-            out.append(f"    counterexample: {where}")
-    t = totals(results)
-    out.append(f"{plural(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
-               f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input")
-    return out

@@ -11,6 +11,7 @@ assumptions) is a ``bad-input`` result with a one-line message, found before any
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from mathcheck.budget import attempt
 from mathcheck.parser import ParseError, check_consistent, parse_assumption, parse_many
@@ -61,7 +62,8 @@ def check_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: floa
     if not ok:
         why = "building the expressions ran out of time"
         return CheckResult("inconclusive", lhs_s, rhs_s, assumptions, seed, message=why, how=why,
-                           seconds=time.perf_counter() - start)
+                           seconds=time.perf_counter() - start, timeout=timeout)
     L, R = parsed
     remaining = max(timeout - (time.perf_counter() - start), 1.0)
-    return check_relation(L, R, "=", assumptions, (), seed, remaining, lhs_text=lhs_s, rhs_text=rhs_s)
+    result = check_relation(L, R, "=", assumptions, (), seed, remaining, lhs_text=lhs_s, rhs_text=rhs_s)
+    return replace(result, timeout=timeout)  # the replay line states the budget the user gave

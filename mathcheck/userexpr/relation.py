@@ -25,15 +25,14 @@ else: a budget ran out, or numeric agreement without a proof), ``bad-input``.
 
 from __future__ import annotations
 
-import shlex
 import time
 from dataclasses import dataclass, field
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
+from mathcheck.outcome import combine, exit_code, replay
 from mathcheck.userexpr import child
 
-EXIT = {"proved": 0, "refuted": 1, "bad-input": 2, "inconclusive": 3}
 RELATIONS = ("=", "<=", "<", ">=", ">")
 SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
 
@@ -45,7 +44,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict on ``lhs REL rhs``: plain values, JSON-ready (see :meth:`to_json`).
+    """The verdict on ``lhs REL rhs``: plain values (``mathcheck.render.json.check_result`` and
+    ``render.text.check_result`` print it).
 
     ``status`` is ``proved``/``refuted``/``inconclusive``/``bad-input``; ``how`` says which strategy
     showed it; ``counterexample`` is ``{name: value}`` (or None); ``evaluator`` names the numeric
@@ -66,61 +66,21 @@ class CheckResult:
     how: str = ""
     evaluator: str = ""
     given: tuple = ()                # the hypotheses, as strings
+    timeout: float = 30.0            # the budget it ran under (a shorter one may leave it inconclusive)
 
     @property
     def exit_code(self) -> int:
-        return EXIT[self.status]
+        return exit_code(self.status)
 
     @property
     def replay(self) -> str:
+        """``mathcheck check`` reproduces an identity without hypotheses (a relation or a ``given``
+        is a link of ``derive``, whose report carries its own replay line): empty otherwise."""
         if self.relation != "=" or self.given:
             return ""
-        args = ["mathcheck", "check", self.lhs, self.rhs]
-        for name, props in self.assumptions.items():
-            args += ["--assume", f"{name}={','.join(props)}"]
-        args += ["--seed", str(self.seed)]
-        return " ".join(shlex.quote(a) for a in args)
-
-    def to_json(self, timings: bool = True) -> dict:
-        """The JSON report; ``timings=False`` leaves out the seconds (for byte-identical batches)."""
-        sym = dict(self.symbolic)
-        if not timings:
-            sym.pop("seconds", None)
-        out = {"status": self.status, "lhs": self.lhs, "rhs": self.rhs, "relation": self.relation,
-               "assumptions": {k: list(v) for k, v in self.assumptions.items()},
-               "given": list(self.given), "seed": self.seed, "how": self.how, "evaluator": self.evaluator,
-               "symbolic": sym, "numeric": self.numeric,
-               "counterexample": self.counterexample, "values": self.values,
-               "message": self.message, "replay": self.replay}
-        if timings:
-            out["seconds"] = round(self.seconds, 3)
-        return out
-
-    def lines(self) -> list[str]:
-        """The verdict as terminal text."""
-        if self.status == "bad-input":
-            return [f"error: {self.message}"]
-        s, n = self.symbolic, self.numeric
-        given = f"  (given {', '.join(self.given)})" if self.given else ""
-        out = [f"{self.status}: {self.lhs} {self.relation} {self.rhs}{given}",
-               f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
-        from mathcheck.userexpr.numeric import ATOL, RTOL
-
-        err = n.get("max_abs_err")
-        what = "max |lhs − rhs|" if self.relation == "=" else "largest failure"
-        out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
-                   f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
-                   f"{'n/a' if err is None else f'{err:.3g}'}, atol={ATOL:g}, rtol={RTOL:g}")
-        if n.get("note"):
-            out.append(f"            {n['note']}")
-        if self.counterexample is not None:
-            where = ", ".join(f"{k} = {v}" for k, v in self.counterexample.items())
-            out.append(f"  counterexample: {where}")
-            if self.values:
-                out.append("    " + ", ".join(f"{k} = {v}" for k, v in self.values.items()))
-        if self.status != "proved" and self.replay:
-            out.append(f"  replay: {self.replay}")
-        return out
+        assume = [f"{name}={','.join(props)}" for name, props in self.assumptions.items()]
+        return replay("check", [self.lhs, self.rhs], [("--assume", assume), ("--seed", self.seed),
+                                                     ("--timeout", None if self.timeout == 30.0 else self.timeout)])
 
 
 def _text(e) -> str:
@@ -209,20 +169,20 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
             why = "stopped: the numeric side had refuted it"
         sym = {"status": "inconclusive", "how": why, "difference": ""}
     num.setdefault("evaluator", "")
+    status = combine(sym["status"], num["status"])  # the honesty rule every command shares
     counterexample, values = None, None
-    if sym["status"] == "refuted":
-        status, how = "refuted", sym.get("how", "")
+    if sym["status"] == "refuted":  # the symbolic side's counterexample first, as it is exact
+        how = sym.get("how", "")
         counterexample, values = sym.get("counterexample") or {}, sym.get("values")
     elif num["status"] == "refuted":
-        status = "refuted"
         how = f"{num['evaluator']} at a sampled point, confirmed at 50 digits"
         counterexample, values = num["counterexample"], num["values"]
-    elif sym["status"] == "proved" and num["status"] == "passed":
-        status, how = "proved", sym.get("how", "")
+    elif status == "proved" or sym["status"] != "proved":
+        how = sym.get("how", "")
     else:
-        status = "inconclusive"
-        how = sym.get("how", "") if sym["status"] != "proved" else num.get("note", "numeric check did not pass")
+        how = num.get("note", "numeric check did not pass")
     sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
     num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
     return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
-                       seconds=time.perf_counter() - start, how=how, evaluator=num["evaluator"], **base)
+                       seconds=time.perf_counter() - start, how=how, evaluator=num["evaluator"], timeout=timeout,
+                       **base)
