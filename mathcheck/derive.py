@@ -32,254 +32,13 @@ gets a numeric check of its own (:func:`mathcheck.userexpr.relation.numeric_side
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mathcheck.chains import (APPROX, CANON, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
+                              parse_text, split_top)
 from mathcheck.outcome import exit_code, replay, worst
 
-RELATIONS = ("<=", ">=", "==", "~=", "≤", "≥", "≈", "=", "<", ">")  # longest first
-_CANON = {"==": "=", "≤": "<=", "≥": ">=", "~=": "≈"}
-APPROX = "≈"             # an approximate link: a measured bound, never proved
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-
-
-class DeriveError(ValueError):
-    """Bad input in a derivation file; ``str()`` is the one line ``path:line: message``."""
-
-
-@dataclass(frozen=True)
-class Line:
-    """One expression of a chain: where it is, how it relates to the previous one, and why."""
-
-    line: int
-    relation: str | None  # None for the first expression; "=", "<=", "<", ">=", ">" or "≈"
-    text: str
-    reason: str = ""
-    source: str = ""  # the link as typeset, for a chain read from LaTeX (mathcheck.latex)
-
-
-@dataclass(frozen=True)
-class Chain:
-    """A chain as read (or as another reader built it, e.g. from LaTeX): grammar text throughout.
-
-    ``lets``: ``((line, "mu = Sum(x[i], (i, 1, n))/n"), ...)``, what follows ``let``, in order;
-    ``error``: the one line ``path:line: message`` when a line of the chain is bad input (the chain
-    is then ``bad-input`` and every other chain is still checked)."""
-
-    name: str
-    path: str
-    line: int
-    assumptions: dict = field(default_factory=dict)  # name -> tuple of properties
-    given: tuple = ()                                # ((line, "lhs REL rhs"), ...)
-    steps: tuple = ()                                # Line values
-    lets: tuple = ()                                 # ((line, "name = body"), ...)
-    error: str = ""
-
-    @property
-    def relation(self) -> str:
-        """``=``, ``<=``, ... composed over the links; ``≈`` as soon as one link is approximate."""
-        from mathcheck.claim import compose_relations
-
-        rels = [s.relation for s in self.steps[1:]]
-        if APPROX in rels:
-            compose_relations(r for r in rels if r != APPROX)  # still one direction
-            return APPROX
-        return compose_relations(rels)
-
-
-# --- reading -------------------------------------------------------------------------------------
-
-def _split_relation(text: str) -> tuple[str | None, str]:
-    for rel in RELATIONS:
-        if text.startswith(rel):
-            return _CANON.get(rel, rel), text[len(rel):].strip()
-    return None, text
-
-
-def _split_top(text: str, seps) -> list[tuple[str | None, str]]:
-    """Split ``text`` at the top-level (unbracketed) occurrences of ``seps``: [(sep before, part)]."""
-    out, depth, start, sep, i = [], 0, 0, None, 0
-    while i < len(text):
-        c = text[i]
-        depth += c in "(["
-        depth -= c in ")]"
-        if depth == 0:
-            hit = next((s for s in seps if text.startswith(s, i)), None)
-            if hit is not None:
-                out.append((sep, text[start:i].strip()))
-                sep, start, i = hit, i + len(hit), i + len(hit)
-                continue
-        i += 1
-    out.append((sep, text[start:].strip()))
-    return out
-
-
-def _assumptions(spec: str, where: str) -> dict:
-    """``x=real n=positive,integer`` or ``x real; n positive, integer`` → ``{"x": ("real",), ...}``."""
-    from mathcheck.parser import PROPERTIES, ParseError, parse_assumption
-
-    from mathcheck.parser import normalise
-
-    out: dict = {}
-    tokens = normalise(spec).replace(";", " ").replace(", ", ",").split()
-    name = None
-    try:
-        for tok in tokens:
-            if "=" in tok:
-                n, props = parse_assumption(tok)
-                out[n], name = tuple(dict.fromkeys(out.get(n, ()) + props)), None
-            elif all(p in PROPERTIES for p in tok.strip(",").split(",")) and name is not None:
-                props = tuple(p for p in tok.strip(",").split(",") if p)
-                out[name] = tuple(dict.fromkeys(out.get(name, ()) + props))
-            elif _WORD.fullmatch(tok):
-                name = tok
-                out.setdefault(name, ())
-            else:
-                raise ParseError(f"assume: cannot read {tok!r}")
-    except ParseError as exc:
-        raise DeriveError(f"{where}: {exc}; write e.g. 'assume: x=real n=positive,integer'") from None
-    for n, props in out.items():
-        if not props:
-            raise DeriveError(f"{where}: assume: {n!r} has no property; write e.g. 'assume: {n}=positive' "
-                              f"(properties: {', '.join(PROPERTIES)})")
-    return out
-
-
-def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
-    """The chains in ``text`` (chain syntax, not Markdown); ``first_line`` numbers its first line.
-
-    A bad line does not stop the reading: its chain gets ``error`` (the line named) and the lines
-    up to the next ``##`` header (for a chain without a header: up to the next line that starts a
-    chain) are left out; the other chains are read as usual. ``let`` lines before the first chain
-    apply to every chain of ``text``; inside a chain, to that chain."""
-    chains: list[Chain] = []
-    cur: dict | None = None
-    shared: list = []     # lets before any chain: scoped to the whole text (a file, a fence)
-    skipping = False
-
-    def close():
-        nonlocal cur
-        if cur is None:
-            return
-        c, cur = cur, None
-        lets = tuple(shared) + tuple(c["lets"])
-        where = f"{path}:{c['line']}"
-        error = c["error"]
-        if not error and not c["steps"]:
-            if not c["named"]:
-                return
-            error = f"{where}: chain {c['name']!r} has no expression"
-        elif not error and len(c["steps"]) == 1:
-            s = c["steps"][0]
-            error = (f"{path}:{s.line}: chain {c['name']!r} has one expression and no link; "
-                     f"continue it with a line starting with = (or <=, <, >=, >, ≈)")
-        chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]), lets, error)
-        if not error and len(chain.steps) > 1:
-            try:
-                chain.relation
-            except ValueError:
-                chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]),
-                              lets, f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way")
-        chains.append(chain)
-
-    def new(name: str, line: int, named: bool):
-        nonlocal cur
-        close()
-        cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": [],
-               "lets": [], "error": ""}
-
-    def starts_new() -> bool:
-        return cur is None or bool(cur["steps"]) or bool(cur["error"])
-
-    def read_line(body, reason, rel, expr, number, where):
-        word, space, let = body.partition(" ")
-        key, colon, rest = body.partition(":")
-        if word == "let" and space:
-            if cur is None:
-                shared.append((number, let.strip()))
-            else:
-                if starts_new():
-                    new(f"line {number}", number, False)
-                cur["lets"].append((number, let.strip()))
-            return
-        if colon and key.strip() in ("assume", "given"):
-            if starts_new():
-                new(f"line {number}", number, False)
-            if key.strip() == "assume":
-                for n, props in _assumptions(rest, where).items():
-                    cur["assume"][n] = tuple(dict.fromkeys(cur["assume"].get(n, ()) + props))
-            else:
-                for part in rest.split(";"):
-                    if not part.strip():
-                        raise DeriveError(f"{where}: given: an empty hypothesis; write e.g. 'given: x >= 1'")
-                    cur["given"].append((number, part.strip()))
-            return
-        if rel is None:
-            if starts_new():
-                new(f"line {number}", number, False)
-            cur["steps"].append(Line(number, None, body, reason))
-            return
-        if cur is None or not cur["steps"]:
-            raise DeriveError(f"{where}: {body[:40]!r} continues a chain that has no first expression; "
-                              f"write the expression being derived on the line before")
-        if not expr:
-            raise DeriveError(f"{where}: nothing after {rel!r}; write '{rel} expression'")
-        cur["steps"].append(Line(number, rel, expr, reason))
-
-    for number, raw in enumerate(text.splitlines(), start=first_line):
-        where = f"{path}:{number}"
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("##"):
-            skipping = False
-            name = stripped.lstrip("#").strip()
-            if not name:
-                new(f"line {number}", number, True)
-                cur["error"], skipping = f"{where}: a chain header needs a name: '## my chain'", True
-                continue
-            new(name, number, True)
-            continue
-        if stripped.startswith("#"):
-            continue  # a comment line
-        body, _, reason = stripped.partition("#")
-        body, reason = body.strip(), reason.strip()
-        rel, expr = _split_relation(body)
-        if skipping:
-            if cur is not None and (cur["named"] or rel is not None):
-                continue
-            skipping = False
-        try:
-            read_line(body, reason, rel, expr, number, where)
-        except DeriveError as exc:
-            if cur is None or (cur["steps"] and rel is None and not cur["named"]):
-                new(f"line {number}", number, False)
-            cur["error"], skipping = cur["error"] or str(exc), True
-    close()
-    return chains
-
-
-def markdown_chains(text: str, path: str) -> list[Chain]:
-    """The chains of every ```` ```mathcheck ```` fence in a Markdown text (line numbers of the file)."""
-    chains, lines, i = [], text.splitlines(), 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence, start, j = m.group(1), i + 1, i + 1
-        while j < len(lines) and not lines[j].strip().startswith(fence):
-            j += 1
-        if j == len(lines):
-            raise DeriveError(f"{path}:{i + 1}: a ```mathcheck fence is not closed")
-        found = parse_text("\n".join(lines[start:j]), path, first_line=start + 1)
-        if not found:
-            raise DeriveError(f"{path}:{i + 1}: a ```mathcheck fence holds no chain")
-        chains += found
-        i = j + 1
-    return chains
 
 
 def read(path: str) -> list[Chain]:
@@ -317,21 +76,21 @@ def _hypothesis(lhs, rhs, rel: str):
 
 def _given_relations(text: str, where: str):
     """``"1 <= j <= n"`` → [("1", "<=", "j"), ("j", "<=", "n")]; ``a != 1`` (or ``≠``) too."""
-    parts = _split_top(text, GIVEN_RELATIONS)
+    parts = split_top(text, GIVEN_RELATIONS)
     if len(parts) < 2:
         raise DeriveError(f"{where}: given: {text!r} is not a relation; write e.g. 'given: x >= 1'")
     out = []
     for (_, a), (rel, b) in zip(parts, parts[1:]):
         if not a or not b:
             raise DeriveError(f"{where}: given: {text!r}: a side of {rel!r} is empty")
-        out.append((a, {"≠": "!="}.get(rel, _CANON.get(rel, rel)), b))
+        out.append((a, {"≠": "!="}.get(rel, CANON.get(rel, rel)), b))
     return out
 
 
 def _used(assumptions: dict, *texts) -> dict:
     from mathcheck.parser import normalise
 
-    words = {w for t in texts for w in _WORD.findall(normalise(t))}
+    words = {w for t in texts for w in WORD.findall(normalise(t))}
     return {k: v for k, v in assumptions.items() if k in words}
 
 

@@ -114,16 +114,16 @@ def _derivation_files(config) -> tuple[list[str], set[str]]:
 
 
 def _derivation_items(session, config) -> list:
-    from mathcheck import derive
+    from mathcheck import chains, derive
 
     seed = config.getoption("mathcheck_seed")
     try:
         loaded = derive.load(*_derivation_files(config))
-    except derive.DeriveError as exc:
+    except chains.DeriveError as exc:
         raise pytest.UsageError(str(exc)) from None
     items = []
-    for path, chains in loaded:
-        for chain in chains:
+    for path, found in loaded:
+        for chain in found:
             name = f"derive::{path}::{chain.name}"
             items.append(DerivationItem.from_parent(session, name=name, nodeid=name, chain=chain, seed=seed))
     return items

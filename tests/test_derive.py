@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mathcheck import derive
+from mathcheck import chains, derive
 from mathcheck.cli import main
 from mathcheck.outcome import exit_code
 from mathcheck.parser import ALLOWED
@@ -40,7 +40,7 @@ def test_parse_chains_headers_reasons_assumptions_and_hypotheses():
             "## second\n"
             "  a\n"
             "== a\n")
-    first, second = derive.parse_text(text, "f.derivation")
+    first, second = chains.parse_text(text, "f.derivation")
     assert (first.name, first.line, first.relation) == ("first", 2, ">=")
     assert first.assumptions == {"x": ("real",), "n": ("positive", "integer")}
     assert first.given == ((4, "1 <= j <= n"), (4, "x >= 0"))
@@ -290,7 +290,7 @@ GELU_TANH = "x*(1 + tanh(sqrt(2/π)*(x + 0.044715*x^3)))/2"
     ("≈", "", "inconclusive"),
 ])
 def test_approximate_links_are_measured_never_proved(link, reason, status):
-    chain = derive.parse_text(f"## gelu\n  {GELU}\n{link} {GELU_TANH}  {reason}\n", "g.derivation")[0]
+    chain = chains.parse_text(f"## gelu\n  {GELU}\n{link} {GELU_TANH}  {reason}\n", "g.derivation")[0]
     assert chain.steps[1].relation == "≈" and chain.relation == "≈"
     r = derive.check_chain(chain)
     step = r.steps[1]
@@ -307,19 +307,19 @@ def test_approximate_links_are_measured_never_proved(link, reason, status):
 
 def test_a_bound_is_checked_over_the_given_domain_only():
     text = "## sin x is about x for small x\ngiven: -0.1 <= x <= 0.1\n  sin(x)\n≈ x   # within 1.7e-4\n"
-    r = derive.check_chain(derive.parse_text(text, "s.derivation")[0])
+    r = derive.check_chain(chains.parse_text(text, "s.derivation")[0])
     assert r.status == "holds-within"
     assert r.steps[1].measured["max_error"] <= 1.7e-4      # x³/6 at 0.1 = 1.67e-4
-    loose = derive.check_chain(derive.parse_text(text.replace("given: -0.1 <= x <= 0.1\n", ""), "s.derivation")[0])
+    loose = derive.check_chain(chains.parse_text(text.replace("given: -0.1 <= x <= 0.1\n", ""), "s.derivation")[0])
     assert loose.status == "refuted"
 
 
 def test_chains_built_by_another_reader_are_checked_the_same_way():
-    chain = derive.Chain("built", "paper.tex", 3, {"sigma": ("positive",)}, ((4, "n >= 1"),),
-                         (derive.Line(5, None, "exp(log(σ))"), derive.Line(6, "=", "sigma", "log then exp")),
+    chain = chains.Chain("built", "paper.tex", 3, {"sigma": ("positive",)}, ((4, "n >= 1"),),
+                         (chains.Line(5, None, "exp(log(σ))"), chains.Line(6, "=", "sigma", "log then exp")),
                          lets=((4, "s = sigma"),))
     assert derive.check_chain(chain).status == "proved"
-    bad = derive.Chain("broken", "paper.tex", 9, steps=(derive.Line(10, None, "x"), derive.Line(11, "=", "x +")))
+    bad = chains.Chain("broken", "paper.tex", 9, steps=(chains.Line(10, None, "x"), chains.Line(11, "=", "x +")))
     r = derive.check_chain(bad)
     assert r.status == "bad-input" and r.message.startswith("paper.tex:11: not a formula")
 
@@ -331,9 +331,9 @@ def test_chains_built_by_another_reader_are_checked_the_same_way():
     ("## c\nassume: e=real\nlet e = 1\n  e\n= e\n", "f.derivation:3: let e: e is Euler's number e"),
 ])
 def test_a_bad_line_is_named_not_the_line_before(text, message):
-    chains = derive.parse_text(text, "f.derivation")
-    assert len(chains) == 1
-    r = derive.check_chain(chains[0])
+    found = chains.parse_text(text, "f.derivation")
+    assert len(found) == 1
+    r = derive.check_chain(found[0])
     assert r.status == "bad-input" and r.message.startswith(message), r.message
 
 
@@ -385,10 +385,10 @@ _LINES = st.sampled_from([
 @given(st.lists(_LINES, max_size=12))
 def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
     """Reading never fails on one line: every chain either validates or carries its one-line error."""
-    for chain in derive.parse_text("\n".join(lines), "f.derivation"):
+    for chain in chains.parse_text("\n".join(lines), "f.derivation"):
         try:
             derive.validate(chain)
-        except derive.DeriveError as exc:
+        except chains.DeriveError as exc:
             msg = str(exc)
             assert msg.startswith("f.derivation:") and "\n" not in msg
         report = derive.bad_chain(chain, chain.error) if chain.error else None

@@ -8,7 +8,7 @@ import pathlib
 import pytest
 from click.testing import CliRunner
 
-from mathcheck import derive, latex
+from mathcheck import chains, derive, latex
 from mathcheck.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def chains_of(tmp_path, text, name="d.tex"):
 ])
 def test_notation_is_written_in_the_text_grammar(tex, text):
     if text is None:
-        with pytest.raises(derive.DeriveError, match=r"<latex>:1:2: character '²'"):
+        with pytest.raises(chains.DeriveError, match=r"<latex>:1:2: character '²'"):
             latex.translate(tex)
         return
     assert latex.translate(tex) == text
@@ -76,7 +76,7 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"L(\theta)", r"L\(…\) reads as a function"),
 ])
 def test_what_is_out_is_one_line_naming_it(tex, message):
-    with pytest.raises(derive.DeriveError, match=message) as exc:
+    with pytest.raises(chains.DeriveError, match=message) as exc:
         latex.translate(tex)
     assert "\n" not in str(exc.value)
 
@@ -385,9 +385,9 @@ def test_token_soup_is_a_chain_or_one_line_never_a_crash():
                     if not c.error:
                         try:
                             derive.validate(c)
-                        except derive.DeriveError as exc:
+                        except chains.DeriveError as exc:
                             assert "\n" not in str(exc)
-            except derive.DeriveError as exc:
+            except chains.DeriveError as exc:
                 assert "\n" not in str(exc) and str(exc).startswith("f.tex:")
 
 

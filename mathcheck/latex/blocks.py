@@ -1,4 +1,4 @@
-"""Display blocks of a ``.tex`` or Markdown file, each read into a :class:`mathcheck.derive.Chain`:
+"""Display blocks of a ``.tex`` or Markdown file, each read into a :class:`mathcheck.chains.Chain`:
 rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% let:``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mathcheck.derive import Chain, DeriveError, Line
+from mathcheck.chains import Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     INNER_ENVIRONMENTS,
@@ -497,7 +497,7 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
 
 def chains(text: str, path: str, markdown: bool = False) -> list:
     """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
-    ``\\begin{align}`` blocks): :class:`mathcheck.derive.Chain` values, as derive reads them."""
+    ``\\begin{align}`` blocks): :class:`mathcheck.chains.Chain` values, as derive reads them."""
     src = _Source(text, path)
     if len(text) > MAX_CHARS:
         raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mathcheck.derive import DeriveError
+from mathcheck.chains import DeriveError
 
 MAX_CHARS = 1_000_000      # a file
 MAX_TOKENS = 20_000        # a block, after macro expansion

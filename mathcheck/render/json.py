@@ -170,7 +170,8 @@ def derive_step(s) -> dict:
 
 def derive_chain(r) -> dict:
     """A :class:`~mathcheck.derive.ChainReport` (docs/derive.md lists the fields)."""
-    from mathcheck.derive import DeriveError, given_texts, notes
+    from mathcheck.chains import DeriveError
+    from mathcheck.derive import given_texts, notes
 
     c = r.chain
     try:
