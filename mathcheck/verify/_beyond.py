@@ -19,6 +19,7 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
+from mathcheck.numeric.tolerance import library_tolerance, unit
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype
 from mathcheck.verify.evaluate import evaluate
@@ -29,8 +30,8 @@ def _comparison(reference: str, options: Options, size: int) -> Comparison:
     :meth:`Comparison.agree` (tolerances derived per entry); an implementation compared with a
     library function (a blockwise loop with SDPA, a cache with causal SDPA) at
     atol = rtol = 16·size·eps(dtype), size the check's longest reduction, stated in its reference line."""
-    eps = torch.finfo(dtype(options)).eps
-    tol = 16 * size * eps
+    eps = unit(dtype(options))
+    tol = library_tolerance(size, dtype(options))
     return Comparison(f"{reference}; where a tolerance is not derived, atol = rtol = 16·N·eps = "
                       f"16·{size}·{eps:.3g} = {tol:.3g}", options, atol=tol, rtol=tol)
 
