@@ -308,7 +308,7 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
 
     from mathcheck import registry
     from mathcheck.verify.calculus import _env
-    from mathcheck.verify.evaluate import evaluate
+    from mathcheck.numeric.evaluate import evaluate
 
     J_rhs = registry.get("softmax-jacobian").part("jacobian").statement
     lines = ["Softmax: our check (closed form derived by SymPy, evaluated by torch, against the autograd Jacobian) "

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from mathcheck import engine, registry
+from mathcheck.numeric.sampling import holds_at
 from mathcheck.symbolic import hypotheses, rules
 from mathcheck.symbolic.checker import check_part, check_parts, zero_test
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
@@ -197,10 +198,10 @@ def test_holds_at_finds_the_false_statement_of_issue_9():
     part = c.part("zero-weight")
     bare = Part("bare", part.steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
              for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
     assert False in found
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(part, c.context), pt)
+    found = [holds_at(st, hypotheses.hypotheses(part, c.context), pt)
              for pt in hypotheses.sample_points(part, c.context, 10, seed=0)]
     assert found and all(found)
 
@@ -210,7 +211,7 @@ def test_holds_at_answers_plain_booleans():
     c = registry.get("mask-negative-infinity")
     bare = Part("bare", c.part("zero-weight").steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
              for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
     assert any(r is False for r in found)
     assert all(r is None or type(r) is bool for r in found)
@@ -243,7 +244,7 @@ def test_every_printed_statement_holds_at_40_points(claim_id):
         st = hypotheses.statement_of(part, c.context)
         pts = hypotheses.sample_points(part, c.context, 40, seed=11)
         assert len(pts) == 40, f"{claim_id}/{part.name}: only {len(pts)} points satisfy the hypotheses"
-        results = [hypotheses.holds_at(st, given, pt, dps=30) for pt in pts]
+        results = [holds_at(st, given, pt, dps=30) for pt in pts]
         bad = [pt for pt, r in zip(pts, results) if r is False]
         assert not bad, f"{claim_id}/{part.name}: false at {bad[0]}"
         evaluated[part.name] = results.count(True)

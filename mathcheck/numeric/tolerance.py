@@ -40,6 +40,13 @@ SCREEN_ATOL, SCREEN_RTOL = 1e-12, 1e-9
 # An mpmath comparison at d digits (sampling.holds_at, hypotheses at a point) treats a relative
 # difference below 10^-(d − HOLD_GUARD_DIGITS) as equality: the last 8 digits are the evaluation's own.
 HOLD_GUARD_DIGITS = 8
+# The generic numeric check (verify/generic.py) screens float64 values of both sides at
+# |lhs − rhs| ≤ GENERIC_ATOL + GENERIC_RTOL·max(|lhs|, |rhs|): ~1e-13 relative round-off in a 33-term
+# sum of exps, with margin; a flagged value is confirmed at PRECISION_DIGITS before it refutes.
+GENERIC_ATOL, GENERIC_RTOL = 1e-10, 1e-9
+# An equation among the generic check's hypotheses holds where |a − b| ≤ HYPOTHESIS_REL·max(1, |a|, |b|)
+# in float64 (a normalisation Σ p = 1 summed in float64 is off by a few ε, never by 1e-12).
+HYPOTHESIS_REL = 1e-12
 # A dot product below SIGN_ATOL·‖a‖‖b‖ counts as zero when its sign is compared (§ dot-product-cosine):
 # the float error of the angles' construction is ~n·1e-16, the angles compared are ≥ 30° apart.
 SIGN_ATOL = 1e-9

@@ -31,6 +31,7 @@ from mathcheck.symbolic import rules
 from mathcheck.budget import attempt
 from mathcheck.claim import Context, Part
 from mathcheck.lazy import sympy as sp
+from mathcheck.numeric import sampling
 
 DEFAULT_ATTEMPT_S = 5.0  # one strategy on one difference
 DEFAULT_STEP_S = 20.0  # all strategies on one difference
@@ -290,7 +291,7 @@ def use_hypotheses(e, hypotheses: tuple):
     which is sound: what holds for every such variable holds for X."""
     out = canonical_sums(e)
     for h in hypotheses:
-        if hyp.is_definition(h):
+        if sampling.is_definition(h):
             continue
         if isinstance(h, sp.Equality):
             lhs, rhs = canonical_sums(h.lhs), canonical_sums(h.rhs)
@@ -314,13 +315,13 @@ def _is_zero(r) -> bool:
 
 # --- counterexamples ----------------------------------------------------------------------------
 
-_sample_value = hyp.sample_value
-_basic = hyp._basic
+_sample_value = sampling.sample_value
+_basic = sampling.basic
 
 
 def _dimension_symbols(e, ctx: Context) -> list:
     """Integer symbols that bound a Sum or an index range: the dimensions of the claim."""
-    return hyp.size_symbols([e], ctx)
+    return sampling.size_symbols([e], ctx)
 
 
 LARGE_SIZE = 8  # the last try of a counterexample search puts every dimension here
@@ -330,7 +331,7 @@ def _assign(e, ctx: Context, rng: random.Random, large: bool = False):
     """A point satisfying the part's hypotheses (``ctx.given``) and ``e`` evaluated there; with
     ``large``, every dimension at ``LARGE_SIZE`` (a statement may fail only beyond small sizes)."""
     sizes = {d: LARGE_SIZE for d in _dimension_symbols(e, ctx)} if large else None
-    point = hyp.draw([e], ctx.given, ctx, rng, sizes)
+    point = sampling.draw([e], ctx.given, ctx, rng, sizes)
     if point is None:
         return None
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
@@ -442,7 +443,7 @@ def _raised(name: str, exc: BaseException) -> str:
 def index_ranges(ctx: Context) -> dict:
     """``{index: (lo, hi)}`` from the part's hypotheses and the Context's index ranges."""
     out = {v: (_basic(lo), _basic(hi)) for v, lo, hi in ctx.indices}
-    out.update(hyp.ranges(ctx.given))
+    out.update(sampling.ranges(ctx.given))
     return out
 
 

@@ -188,7 +188,7 @@ def in_range(var) -> Callable:
     """A side-condition check: the part's hypotheses bound ``var`` on both sides."""
 
     def check(e, env: Env):
-        from mathcheck.symbolic.hypotheses import ranges
+        from mathcheck.numeric.sampling import ranges
 
         if var not in ranges(env.hypotheses):
             raise SideCondition(f"nothing says where {var} lies: the rule needs its range among the hypotheses")
@@ -307,7 +307,7 @@ def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
         # the cited hypotheses, instantiated the same way; the axioms and definitions it relies on
         # (printed as text) are the claim's, like its notation
         hyps = tuple(h.xreplace(at) for h in hyps if isinstance(h, sp.Basic))
-        from mathcheck.symbolic.hypotheses import is_definition
+        from mathcheck.numeric.sampling import is_definition
 
         mine = {canonical(h) for h in env.hypotheses + env.claim_wide}
         # definitions of notation are the claim's (every part reads a symbol the same way)
@@ -410,7 +410,7 @@ def split_at(i, name: str | None = None, where=None) -> Rule:
     where = where or (lambda x: x.has(sp.exp))
 
     def check(e, env: Env):
-        from mathcheck.symbolic.hypotheses import ranges
+        from mathcheck.numeric.sampling import ranges
 
         r = ranges(env.hypotheses).get(i)
         if r is None:

@@ -104,13 +104,13 @@ class CheckResult:
         given = f"  (given {', '.join(self.given)})" if self.given else ""
         out = [f"{self.status}: {self.lhs} {self.relation} {self.rhs}{given}",
                f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
-        from mathcheck.userexpr.numeric import ATOL, RTOL
+        from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
 
         err = n.get("max_abs_err")
         what = "max |lhs − rhs|" if self.relation == "=" else "largest failure"
         out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
                    f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
-                   f"{'n/a' if err is None else f'{err:.3g}'}, atol={ATOL:g}, rtol={RTOL:g}")
+                   f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
         if n.get("note"):
             out.append(f"            {n['note']}")
         if self.counterexample is not None:
@@ -133,7 +133,7 @@ def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
 
     if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
         # outside any budget: an import interrupted halfway leaves torch unusable in this process
-        from mathcheck.userexpr import autograd  # noqa: F401
+        from mathcheck.numeric import evaluate as torch_backend  # noqa: F401
     try:
         ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), seconds)
     except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula

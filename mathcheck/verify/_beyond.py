@@ -2,7 +2,7 @@
 side against PyTorch's own implementation of the variant.
 
 Every comparison is three-way: the statement's left-hand side and its right-hand side are evaluated
-from the SymPy expressions (:mod:`mathcheck.verify.evaluate`; derivatives by autograd through the
+from the SymPy expressions (:mod:`mathcheck.numeric.evaluate`; derivatives by autograd through the
 evaluated expression; products by ``torch.prod``), and each is compared with PyTorch's reference
 (``F.scaled_dot_product_attention`` with ``is_causal``, ``enable_gqa`` or a float mask,
 ``nn.RMSNorm``, ``F.cross_entropy(label_smoothing=…)``, ``torch.logsumexp``, ``FlopCounterMode``,
@@ -22,7 +22,7 @@ import torch
 from mathcheck.numeric.tolerance import library_tolerance, unit
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 
 
 def _comparison(reference: str, options: Options, size: int) -> Comparison:

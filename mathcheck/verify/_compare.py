@@ -1,7 +1,7 @@
 r"""Shared bookkeeping for numeric checks: three-way agreement with derived tolerances.
 
 A part's statement ``lhs REL rhs`` is checked against PyTorch's own reference three ways: both sides
-are evaluated from the statement (:class:`mathcheck.verify.evaluate.BoundedEvaluator`: autograd for
+are evaluated from the statement (:class:`mathcheck.numeric.bounded.BoundedEvaluator`: autograd for
 derivatives, concrete sizes for sums, the limit point or Richardson extrapolation for limits), each
 with a first-order bound on its rounding error, and
 
@@ -172,7 +172,8 @@ class Comparison:
               evaluate_lhs: bool = True):
         """Evaluate both sides of ``eq`` with error bounds: ``((lhs, e_lhs) or None, (rhs, e_rhs), terms)``.
         A left side that cannot be evaluated is counted against ``part`` (with the reason)."""
-        from mathcheck.verify.evaluate import EvaluationError, evaluate_bounded
+        from mathcheck.numeric.evaluate import EvaluationError
+        from mathcheck.numeric.bounded import evaluate_bounded
 
         dt = dtype or getattr(torch, self.options.dtype)
         dev = device or self.options.device
@@ -211,7 +212,7 @@ class Comparison:
         of the reference's own rounding beyond that (e.g. a parameter change read off as p₁ − p₀
         carries ε(|p₀| + |p₁|))."""
         from mathcheck.claim import relation_of
-        from mathcheck.verify.evaluate import EvaluationError
+        from mathcheck.numeric.evaluate import EvaluationError
 
         rel = relation_of(eq)
         try:
