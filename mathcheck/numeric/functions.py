@@ -45,7 +45,7 @@ class Function:
     build: Callable | None = None
     doc: str = ""
     arity: tuple | None = (1,)
-    sympy: str | None = None
+    sympy: str | type | None = None
     math: Callable | None = None
     torch: Callable | None = None
     mpmath: Callable | None = None
@@ -56,8 +56,11 @@ class Function:
     grammar: bool = True
 
     def cls(self):
-        """The SymPy class the walkers evaluate for this entry (None: built of other functions)."""
-        return getattr(sp, self.sympy) if self.sympy else None
+        """The SymPy class the walkers evaluate for this entry (None: built of other functions);
+        ``sympy`` names it in SymPy's namespace, or is the class itself (a function SymPy lacks)."""
+        if self.sympy is None or isinstance(self.sympy, type):
+            return self.sympy
+        return getattr(sp, self.sympy)
 
     def message(self) -> str:
         if self.usage:
