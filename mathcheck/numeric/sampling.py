@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import random
 
-from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.tolerance import HOLD_GUARD_DIGITS
@@ -251,9 +250,11 @@ def holds_at(statement, given, point: dict, dps: int = PRECISION_DIGITS) -> bool
 
 # --- the constructive draw -----------------------------------------------------------------------------
 
-def size_symbols(exprs, ctx: Context = Context()) -> list:
-    """Integer symbols that bound a Sum/Product or an index range, or size a MatrixSymbol."""
-    index_syms = {lim[0] for lim in ctx.indices}
+def size_symbols(exprs, ctx=None) -> list:
+    """Integer symbols that bound a Sum/Product or an index range (of ``ctx``, a ``claim.Context``,
+    if given), or size a MatrixSymbol."""
+    indices = ctx.indices if ctx is not None else ()
+    index_syms = {lim[0] for lim in indices}
     dims: set = set()
     for e in exprs:
         if not hasattr(e, "atoms"):
@@ -265,7 +266,7 @@ def size_symbols(exprs, ctx: Context = Context()) -> list:
         for m in e.atoms(sp.MatrixSymbol):
             for x in m.shape:
                 dims |= basic(x).free_symbols
-    for _, lo, hi in ctx.indices:
+    for _, lo, hi in indices:
         dims |= (basic(lo).free_symbols | basic(hi).free_symbols)
     return sorted((d for d in dims if d not in index_syms and d.is_integer), key=str)
 
@@ -378,9 +379,10 @@ def smallest_size(d) -> int:
     return 1 if d.is_positive else 0 if d.is_nonnegative else -3
 
 
-def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = None):
-    """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected)."""
-    hints = dict(ctx.sample)
+def draw(exprs, hyps, ctx, rng: random.Random, sizes: dict | None = None):
+    """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected). ``ctx`` (a
+    ``claim.Context``, or None) gives index ranges and sampling hints."""
+    hints = dict(ctx.sample) if ctx is not None else {}
     exprs = [unfold_definitions(e, hyps) for e in exprs]
     every = list(exprs) + [h for h in hyps if not is_definition(h)]
     point: dict = {}
@@ -392,7 +394,7 @@ def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = Non
         else:
             point[d] = sp.Integer(rng.randint(smallest_size(d), 3))
     rng_of = dict(ranges(hyps))
-    for v, lo, hi in ctx.indices:
+    for v, lo, hi in (ctx.indices if ctx is not None else ()):
         rng_of.setdefault(v, (basic(lo), basic(hi)))
     free = set().union(*[getattr(e, "free_symbols", set()) for e in every])
     labels = set()
@@ -549,7 +551,7 @@ def _exact_sums(given, point: dict) -> None:
 def _constructed(exprs, given, scalars, bases, dims, rng, k) -> dict | None:
     """A point built by :func:`draw`, in the user's format (or None)."""
     try:
-        drawn = draw(list(exprs), list(given), Context(), rng)
+        drawn = draw(list(exprs), list(given), None, rng)
     except Exception:  # noqa: BLE001 - a hypothesis the catalog's sampler cannot handle: no point
         return None
     if drawn is None:
