@@ -12,7 +12,6 @@ IndexedBase, a number) that satisfy them with the numeric kernel's constructive 
 statement at such a point at ``PRECISION_DIGITS``, independently of the step checker.
 
     >>> from mathcheck.lazy import sympy as sp
-from mathcheck.numeric.sampling import basic, draw, ranges, size_symbols
     >>> from mathcheck.claim import Part, Step, Context
     >>> from mathcheck.numeric.sampling import holds_at
     >>> p, i = sp.IndexedBase("p", positive=True), sp.Symbol("i", integer=True)
