@@ -190,7 +190,8 @@ class PreciseEvaluator:
 
         if isinstance(v, (int, float)):
             return mpmath.mpf(v)  # a float at its exact binary value
-        v = sp.sympify(v) if not isinstance(v, sp.Basic) else v
+        if not isinstance(v, sp.Basic):  # never sympify: a value is a number of ours, not a string
+            raise TypeError(f"not a number: {type(v).__name__}")
         if v.is_Rational:
             return mpmath.mpf(int(v.p)) / int(v.q)
         return mpmath.mpmathify(sp.N(v, self.dps + 10))
