@@ -204,9 +204,9 @@ def _earlier_parts(claim, part) -> tuple:
 
 
 def _check(claim, part, window):
-    from mathcheck.symbolic import checker
+    from mathcheck.symbolic import walker
 
-    return checker.check_part(window, claim.context, proved=_earlier_parts(claim, part),
+    return walker.check_part(window, claim.context, proved=_earlier_parts(claim, part),
                               names=tuple(p.name for p in claim.parts))
 
 
@@ -214,16 +214,15 @@ def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, se
     """Does ``prev REL expr`` hold under ``part``'s hypotheses? (True, False or None, and a note.)
 
     Independent of the step checker: :func:`mathcheck.symbolic.hypotheses.sample_points` draws points that
-    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.numeric.sampling.holds_at` evaluates
+    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.symbolic.hypotheses.holds_at` evaluates
     both sides with mpmath at ``dps`` digits. True needs all ``points`` points decided and holding."""
     from mathcheck.claim import Part, Step
-    from mathcheck.numeric.sampling import holds_at
     from mathcheck.symbolic import hypotheses as hyp
 
     given = hyp.hypotheses(part, ctx)
     link = Part(part.name, (Step(prev, ""), Step(expr, "", relation=rel)), general=None, given=given)
     statement = hyp.statement_of(link, ctx)
-    verdicts = [holds_at(statement, given, pt, dps)
+    verdicts = [hyp.holds_at(statement, given, pt, dps)
                 for pt in hyp.sample_points(link, ctx, count=points, seed=seed)]
     failing = sum(v is False for v in verdicts)
     decided = sum(v is not None for v in verdicts)

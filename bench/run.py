@@ -130,7 +130,7 @@ def _explicit_layernorm(n: int, zero) -> float:
 
 def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
     from mathcheck import registry
-    from mathcheck.symbolic import checker
+    from mathcheck.symbolic import walker
 
     try:
         c = registry.get(claim_id)
@@ -143,7 +143,7 @@ def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
 
     clear_cache()  # the same proof is timed once per row: from a cold SymPy cache each time
     t = time.perf_counter()
-    for r in checker.check_parts(c.parts[:last + 1], c.context):
+    for r in walker.check_parts(c.parts[:last + 1], c.context):
         if r.name in parts or not parts:
             assert r.status == "proved", (claim_id, r.name, r.status)
     return time.perf_counter() - t
@@ -345,7 +345,7 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
 def budgets(quick: bool) -> tuple[list[str], dict]:
     import sympy as sp
 
-    from mathcheck.symbolic.checker import zero_test
+    from mathcheck.symbolic.decide import zero_test
 
     xs = sp.symbols("x1:10")
     S = sum(xs)

@@ -163,7 +163,7 @@ def decode(data: bytes, k: str, entry, kind: str):
 
 
 def _check_symbolic(symbolic, claim) -> None:
-    from mathcheck.symbolic.checker import PartResult, StepResult
+    from mathcheck.symbolic.walker import PartResult, StepResult
     from mathcheck.verdict import STATUSES, SymbolicVerdict
 
     if type(symbolic) is not SymbolicVerdict or symbolic.status not in STATUSES:
@@ -199,7 +199,8 @@ def _check_shapes(value) -> None:
     lines of text, Plot values), so a well-typed but odd entry cannot crash a report."""
     import dataclasses
 
-    from mathcheck.symbolic.checker import Decision, PartResult
+    from mathcheck.symbolic.decide import Decision
+    from mathcheck.symbolic.walker import PartResult
     from mathcheck.verdict import MutantVerdict, NumericVerdict, Plot
 
     if type(value) is tuple:
@@ -230,7 +231,7 @@ def check(kind: str, payload, claim) -> None:
     """:class:`Invalid` unless ``payload`` is a well-formed ``kind`` payload of ``claim`` whose
     verdicts agree with their own evidence (what :func:`mathcheck.verdict.combine` and
     :func:`mathcheck.verdict.mutant_status` would say of it)."""
-    from mathcheck.symbolic.checker import Decision
+    from mathcheck.symbolic.decide import Decision
     from mathcheck.verdict import MutantVerdict, NumericVerdict, combine, mutant_status
 
     if type(payload) is not tuple or not payload or payload[0] != kind:

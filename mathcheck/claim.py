@@ -199,14 +199,6 @@ class Claim:
                 if name not in names:
                     raise ValueError(f"claim {self.id}: mutant {m.name!r} replaces unknown part {name!r}")
 
-    @property
-    def general(self) -> bool:
-        """Computed from the steps (:func:`mathcheck.symbolic.hypotheses.claim_generality`): no part uses a
-        concrete size, and at least one keeps a symbolic size through every step."""
-        from mathcheck.symbolic.hypotheses import claim_generality
-
-        return claim_generality(self.parts, self.context)
-
     def part(self, name: str) -> Part:
         for p in self.parts:
             if p.name == name:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 
-from mathcheck.symbolic import checker
+from mathcheck.symbolic import decide, walker
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
@@ -20,11 +20,11 @@ from mathcheck.verdict import (ClaimVerdict, MutantVerdict, NumericVerdict, Refu
 from mathcheck.verify import Options, resolve
 
 
-def derive(claim: Claim, attempt_s: float = checker.DEFAULT_ATTEMPT_S,
-           step_s: float = checker.DEFAULT_STEP_S) -> SymbolicVerdict:
+def derive(claim: Claim, attempt_s: float = decide.DEFAULT_ATTEMPT_S,
+           step_s: float = decide.DEFAULT_STEP_S) -> SymbolicVerdict:
     """Check every step of every part of the claim."""
     start = time.perf_counter()
-    parts = checker.check_parts(claim.parts, claim.context, attempt_s, step_s)
+    parts = walker.check_parts(claim.parts, claim.context, attempt_s, step_s)
     statuses = {p.status for p in parts}
     status = "error" if "error" in statuses else "refuted" if "refuted" in statuses \
         else "inconclusive" if "inconclusive" in statuses else "proved"
@@ -96,11 +96,11 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
         rel = relation_of(stmt)
         derived = None
         if rel == "=" and part.relation == "=":
-            derived = part.rhs if stmt.lhs == part.lhs else checker.replay(part, stmt.lhs)
+            derived = part.rhs if stmt.lhs == part.lhs else walker.replay(part, stmt.lhs)
         if derived is not None:
-            d = checker.zero_test(checker.difference(derived, stmt.rhs), ctx)
+            d = decide.zero_test(decide.difference(derived, stmt.rhs), ctx)
         else:
-            d = checker.relation_test(stmt.lhs, stmt.rhs, rel, ctx)
+            d = decide.relation_test(stmt.lhs, stmt.rhs, rel, ctx)
         if d.value is False:
             return d
         found = d if found is None or d.value is True else found

@@ -75,7 +75,7 @@ class Malformed(ValueError):
 # --- the dataclasses a cache entry may hold --------------------------------------------------
 
 #: Every dataclass of ``mathcheck.verdict`` (new ones included), and these.
-CLASSES = ("symbolic.checker.Decision", "symbolic.checker.StepResult", "symbolic.checker.PartResult")
+CLASSES = ("symbolic.decide.Decision", "symbolic.walker.StepResult", "symbolic.walker.PartResult")
 
 
 def _tag_of(cls) -> str | None:

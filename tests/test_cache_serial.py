@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 
 from mathcheck import registry, serial
-from mathcheck.symbolic.checker import Decision, PartResult, StepResult
+from mathcheck.symbolic.decide import Decision
+from mathcheck.symbolic.walker import PartResult, StepResult
 from mathcheck.verdict import NumericVerdict, Plot
 
 
@@ -166,7 +167,7 @@ def test_the_reader_accepts_what_the_printer_writes():
 
 def _valid(kind: str) -> dict:
     """A value of ours as the serializer writes it, with every field its class has today."""
-    from mathcheck.symbolic.checker import Decision
+    from mathcheck.symbolic.decide import Decision
 
     value = Decision(True, "x") if kind == "Decision" else NumericVerdict("passed", "r", 1, 0.0)
     return json.loads(serial.dumps(value))
@@ -176,7 +177,7 @@ def _valid(kind: str) -> dict:
     ({"$": "data", "type": "os.system", "fields": {}}, "not one mathcheck stores"),
     ({"$": "data", "type": "verdict.__builtins__", "fields": {}}, "not one mathcheck stores"),
     ({"$": "data", "type": "claim.Claim", "fields": {}}, "not one mathcheck stores"),
-    ({"$": "data", "type": "symbolic.checker.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
+    ({"$": "data", "type": "symbolic.decide.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
                                                          "seconds": 0.0, "timed_out": False, "extra": 1}},
      "with fields"),
     (("Decision", {"how": 3}), "Decision.how is a int"),

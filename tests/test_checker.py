@@ -1,7 +1,8 @@
 import sympy as sp
 
-from mathcheck.symbolic import checker, rules
-from mathcheck.symbolic.checker import check_part, zero_test
+from mathcheck.symbolic import decide, rules
+from mathcheck.symbolic.decide import zero_test
+from mathcheck.symbolic.walker import check_part
 from mathcheck.claim import Context, Part, Step
 
 x = sp.Symbol("x", positive=True)
@@ -42,7 +43,7 @@ def test_budget_overrun_is_inconclusive(monkeypatch):
         while True:
             pass
 
-    monkeypatch.setattr(checker, "plan", lambda e, hypotheses=(): [("hang", hang), ("simplify", hang)])
+    monkeypatch.setattr(decide, "plan", lambda e, hypotheses=(): [("hang", hang), ("simplify", hang)])
     d = zero_test(x - x + 1, attempt_s=0.1, total_s=0.3)
     assert d.value is None
     assert d.timed_out
@@ -63,7 +64,7 @@ def test_part_whose_step_runs_out_of_budget_is_inconclusive(monkeypatch):
         while True:
             pass
 
-    monkeypatch.setattr(checker, "plan", lambda e, hypotheses=(): [("hang", hang)])
+    monkeypatch.setattr(decide, "plan", lambda e, hypotheses=(): [("hang", hang)])
     part = Part("p", (Step(x, "start"), Step(x + 0 * y, "same")), general=False)
     r = check_part(part, attempt_s=0.1, step_s=0.2)
     assert r.status == "inconclusive"
@@ -124,7 +125,7 @@ def test_false_inequality_link_is_refuted():
 
 
 def test_sign_test_three_values():
-    from mathcheck.symbolic.checker import sign_test
+    from mathcheck.symbolic.decide import sign_test
     assert sign_test(x ** 2 - 2 * x + 1).value is True
     assert sign_test(y ** 2 - 3 * y + 1).value is False
     assert sign_test(y ** 2 + 1, strict=True).value is True

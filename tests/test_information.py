@@ -133,7 +133,7 @@ def test_relate_inequalities():
 
 
 def test_sign_test_refutes_log_above_chord_and_proves_lemma():
-    from mathcheck.symbolic.checker import sign_test
+    from mathcheck.symbolic.decide import sign_test
     x = sp.Symbol("x", positive=True)
     bad = sign_test(sp.log(x) - (x - 1))  # SymPy's minimum raises on this form
     assert bad.value is False and float(dict(bad.counterexample)["difference"]) < 0

@@ -12,9 +12,10 @@ import sys
 import pytest
 
 from mathcheck import engine, registry
-from mathcheck.numeric.sampling import holds_at
 from mathcheck.symbolic import hypotheses, rules
-from mathcheck.symbolic.checker import check_part, check_parts, zero_test
+from mathcheck.symbolic.context import range_hypothesis
+from mathcheck.symbolic.decide import zero_test
+from mathcheck.symbolic.walker import check_part, check_parts
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.lazy import sympy as sp
 
@@ -118,7 +119,7 @@ def test_delta_collapses_only_inside_its_range():
     not_proved(claim_of(part))
     d = zero_test(lhs - z[j])
     assert d.value is not True
-    ranged = Part("p", part.steps, given=(hypotheses.range_hypothesis(j, 1, n),))
+    ranged = Part("p", part.steps, given=(range_hypothesis(j, 1, n),))
     assert engine.derive(claim_of(ranged)).status == "proved"
     by_context = claim_of(part, context=Context(indices=((j, 1, n),)))
     assert engine.derive(by_context).status == "proved"
@@ -185,9 +186,13 @@ def test_a_declared_generality_that_does_not_hold_is_an_error():
 
 
 def test_catalog_generality():
-    general = [e.id for e in registry.entries() if registry.get(e.id).general]
-    assert len(general) >= 23, sorted(set(e.id for e in registry.entries()) - set(general))
-    assert not registry.get("information-content").general  # scalar statements only
+    def general(cid):
+        c = registry.get(cid)
+        return hypotheses.claim_generality(c.parts, c.context)
+
+    catalog = [e.id for e in registry.entries() if general(e.id)]
+    assert len(catalog) >= 23, sorted(set(e.id for e in registry.entries()) - set(catalog))
+    assert not general("information-content")  # scalar statements only
 
 
 # --- the independent evaluator --------------------------------------------------------------------
@@ -198,10 +203,10 @@ def test_holds_at_finds_the_false_statement_of_issue_9():
     part = c.part("zero-weight")
     bare = Part("bare", part.steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
              for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
     assert False in found
-    found = [holds_at(st, hypotheses.hypotheses(part, c.context), pt)
+    found = [hypotheses.holds_at(st, hypotheses.hypotheses(part, c.context), pt)
              for pt in hypotheses.sample_points(part, c.context, 10, seed=0)]
     assert found and all(found)
 
@@ -211,7 +216,7 @@ def test_holds_at_answers_plain_booleans():
     c = registry.get("mask-negative-infinity")
     bare = Part("bare", c.part("zero-weight").steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
              for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
     assert any(r is False for r in found)
     assert all(r is None or type(r) is bool for r in found)
@@ -244,7 +249,7 @@ def test_every_printed_statement_holds_at_40_points(claim_id):
         st = hypotheses.statement_of(part, c.context)
         pts = hypotheses.sample_points(part, c.context, 40, seed=11)
         assert len(pts) == 40, f"{claim_id}/{part.name}: only {len(pts)} points satisfy the hypotheses"
-        results = [holds_at(st, given, pt, dps=30) for pt in pts]
+        results = [hypotheses.holds_at(st, given, pt, dps=30) for pt in pts]
         bad = [pt for pt, r in zip(pts, results) if r is False]
         assert not bad, f"{claim_id}/{part.name}: false at {bad[0]}"
         evaluated[part.name] = results.count(True)
@@ -255,14 +260,14 @@ def test_every_printed_statement_holds_at_40_points(claim_id):
 # --- budgets --------------------------------------------------------------------------------------
 
 def test_a_sympy_exception_makes_a_strategy_undecided(monkeypatch):
-    from mathcheck.symbolic import checker
+    from mathcheck.symbolic import decide
 
     def boom(e, r):
         raise RuntimeError("generator raised StopIteration")
 
-    monkeypatch.setattr(checker, "plan", lambda e, hypotheses=(): [("expand", boom), ("simplify", boom)])
+    monkeypatch.setattr(decide, "plan", lambda e, hypotheses=(): [("expand", boom), ("simplify", boom)])
     x = sp.Symbol("x", positive=True)
-    d = checker.zero_test(sp.log(2 * x) - sp.log(2) - sp.log(x))
+    d = decide.zero_test(sp.log(2 * x) - sp.log(2) - sp.log(x))
     assert d.value is None
     assert any("RuntimeError: generator raised StopIteration" in note for note in d.notes)
 

@@ -9,7 +9,9 @@ from click.testing import CliRunner
 
 from mathcheck import engine
 from mathcheck.symbolic import rules
-from mathcheck.symbolic.checker import check_part, sign_test, stand_in
+from mathcheck.symbolic.decide import sign_test
+from mathcheck.symbolic.signs import stand_in
+from mathcheck.symbolic.walker import check_part
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.cli import main
 from mathcheck.lazy import sympy as sp

@@ -263,13 +263,14 @@ def test_one_sampler_meets_an_equation_hypothesis_exactly():
     """given Σ y_j = 1: random points never meet it; the catalog's constructive sampler does, and
     every point kept satisfies it exactly (a 50-digit confirmation must not see an off-manifold point)."""
     from mathcheck.claim import relation
-    from mathcheck.numeric.sampling import sample_points, satisfies
+    from mathcheck.numeric.sampling import satisfies
+    from mathcheck.userexpr.points import draw_points
 
     e, s, one = parse_many(["y[k]*c", "Sum(y[j], (j, 1, n))", "1"], {"y": ("positive",)})
     given = (relation(s, one, "="),)
-    pts = sample_points((e,), 0, 24, given)
+    pts = draw_points((e,), 0, 24, given)
     assert len(pts) == 24 and all(satisfies(given, p) for p in pts)
-    assert sample_points((e,), 0, 24, given) == pts  # seeded
+    assert draw_points((e,), 0, 24, given) == pts  # seeded
 
 
 def test_a_check_with_no_point_says_so():

@@ -1,7 +1,7 @@
 import pytest
 
 from mathcheck.verdict import NumericVerdict, combine, mutant_status
-from mathcheck.symbolic.checker import Decision
+from mathcheck.symbolic.decide import Decision
 
 
 @pytest.mark.parametrize("symbolic, numeric, expected", [

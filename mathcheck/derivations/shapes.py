@@ -44,9 +44,9 @@ def parse_sizes(**given) -> dict:
 
 def _view(shape, new_shape):
     """A view keeps the number of entries: checked by the zero test, for symbolic sizes."""
-    from mathcheck.symbolic import checker  # here, not at the top: `mathcheck list` imports this module
+    from mathcheck.symbolic.decide import zero_test  # here, not at the top: `mathcheck list` imports this module
 
-    if checker.zero_test(sp.Mul(*shape) - sp.Mul(*new_shape)).value is not True:
+    if zero_test(sp.Mul(*shape) - sp.Mul(*new_shape)).value is not True:
         raise ValueError(f"cannot view {shape} as {new_shape}")
     return tuple(new_shape)
 
@@ -194,10 +194,10 @@ def multihead_split_merge() -> Body:
 def _factor_out_of_limit(mu):
     """Inside a limit over μ: e^{x+μ} = e^x e^μ, and e^μ leaves every sum and cancels."""
     def fn(e):
-        from mathcheck.symbolic import checker
+        from mathcheck.symbolic.sums import pull_sums
 
         return e.replace(lambda x: isinstance(x, sp.Limit),
-                         lambda x: sp.Limit(sp.cancel(checker.pull_sums(sp.expand(x.args[0], power_exp=True))),
+                         lambda x: sp.Limit(sp.cancel(pull_sums(sp.expand(x.args[0], power_exp=True))),
                                             *x.args[1:]))
     return rules.Rule("e^{x+μ} = e^x·e^μ; the common factor e^μ leaves the sum and cancels", "sympy", fn)
 

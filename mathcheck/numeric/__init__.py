@@ -4,14 +4,15 @@ One function table (:mod:`~mathcheck.numeric.functions`) read by the grammar and
 backend; the expression walkers (:mod:`~mathcheck.numeric.floats`: Python floats, no torch;
 :mod:`~mathcheck.numeric.evaluate`: torch with autograd, and its bounded variant in
 :mod:`~mathcheck.numeric.bounded`; :mod:`~mathcheck.numeric.precise`: mpmath at
-``PRECISION_DIGITS``); one sampler that honours hypotheses (:mod:`~mathcheck.numeric.sampling`);
+``PRECISION_DIGITS``); the sampler that honours hypotheses (:mod:`~mathcheck.numeric.sampling`);
 one tolerance model (:mod:`~mathcheck.numeric.tolerance`); the Monte Carlo statistics
 (:mod:`~mathcheck.numeric.stats`).
 
 Layering: this package imports only the values layer (``mathcheck.claim``, ``mathcheck.lazy``,
 ``mathcheck.budget``), SymPy, mpmath and — inside the torch backends only — torch. ``verify/``,
-``userexpr/``, ``conform/``, ``model/`` and ``symbolic/`` sit above it. Importing the package
-imports neither torch nor SymPy (``mathcheck --help`` and ``mathcheck list`` stay light).
+``userexpr/``, ``conform/`` and ``model/`` sit above it; ``symbolic/`` beside it (neither imports
+the other). Importing the package imports neither torch nor SymPy (``mathcheck --help`` and
+``mathcheck list`` stay light).
 """
 
 # The one high precision: a float64 disagreement is confirmed (or a hypothesis decided) with 50

@@ -37,9 +37,6 @@ HP_REL = 1e-30
 # PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,
 # above the round-off of the cancellations users write; a wrong identity differs by far more).
 SCREEN_ATOL, SCREEN_RTOL = 1e-12, 1e-9
-# An mpmath comparison at d digits (sampling.holds_at, hypotheses at a point) treats a relative
-# difference below 10^-(d − HOLD_GUARD_DIGITS) as equality: the last 8 digits are the evaluation's own.
-HOLD_GUARD_DIGITS = 8
 # The generic numeric check (verify/generic.py) screens float64 values of both sides at
 # |lhs − rhs| ≤ GENERIC_ATOL + GENERIC_RTOL·max(|lhs|, |rhs|): ~1e-13 relative round-off in a 33-term
 # sum of exps, with margin; a flagged value is confirmed at PRECISION_DIGITS before it refutes.

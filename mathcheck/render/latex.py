@@ -514,9 +514,11 @@ def claim_body(claim) -> str:
     out = [seed + text(src.zh), "",
            rf"\emph{{In English:}} {text(src.en)}", "",
            r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
-    out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)." if claim.general
+    from mathcheck.symbolic.hypotheses import claim_generality, generality
+
+    out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)."
+                                             if claim_generality(claim.parts, claim.context)
                                              else " For a concrete size (not a general dimension)."))
-    from mathcheck.symbolic.hypotheses import generality
 
     for p in claim.parts:
         out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")

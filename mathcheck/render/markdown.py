@@ -72,7 +72,10 @@ def claim_body(claim, style: str = "github") -> list[str]:
     out = [f"> {seed} {prose(src.zh, style)}", ">", f"> *In English:* {prose(src.en, style)}",
            "", "**Assumptions**", ""]
     out += [f"- {prose(a, style)}" for a in claim.assumptions] or ["- none stated"]
-    out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)." if claim.general
+    from mathcheck.symbolic.hypotheses import claim_generality
+
+    out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)."
+                                       if claim_generality(claim.parts, claim.context)
                                        else "for a concrete size (not a general dimension)."), ""]
     for p in claim.parts:
         out += [f"*Part `{p.name}`*", ""]

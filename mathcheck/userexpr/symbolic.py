@@ -3,12 +3,12 @@
 For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
 sides are compared at 6 seeded points to 50 digits (a relative difference above 1e-30 refutes, so a
 false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the step
-checker's multi-strategy :func:`~mathcheck.symbolic.checker.zero_test` runs (expand, ``expand_log`` under the
+checker's multi-strategy :func:`~mathcheck.symbolic.decide.zero_test` runs (expand, ``expand_log`` under the
 assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
 and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
 ``>``: the same 50-digit search for a violation (a side that is not real at a point violates an
 order relation: it is a statement about real numbers), then
-:func:`~mathcheck.symbolic.checker.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
+:func:`~mathcheck.symbolic.decide.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
 checker's own search (which does not know them) is not trusted: the answer is then undecided.
 """
 
@@ -18,7 +18,7 @@ import time
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
-from mathcheck.numeric.sampling import sample_points
+from mathcheck.userexpr.points import draw_points
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.precise import hp_violates, report_point, shown, take_derivatives
 from mathcheck.numeric.tolerance import HP_REL
@@ -78,13 +78,13 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         if ok and expanded == 0:
             return done("proved", "expand")
     if d == 0:  # identical sides are never strictly ordered, wherever the hypotheses hold
-        points = sample_points((lhs, rhs), seed + 1, 1, given)
+        points = draw_points((lhs, rhs), seed + 1, 1, given)
         if points:
             return done("refuted", "the sides are identical, so never strictly ordered",
                         counterexample=report_point(points[0], (lhs, rhs)), values={"difference": 0})
 
     def search():
-        for point in sample_points((lhs, rhs), seed + 1, HP_POINTS, given):
+        for point in draw_points((lhs, rhs), seed + 1, HP_POINTS, given):
             try:
                 r = hp_violates(lhs, rhs, relation, point)
             except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
@@ -105,15 +105,15 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         ok, v = attempt(lambda: sp.N(d.doit(), PRECISION_DIGITS), max(left() * 0.3, 0.1))
         if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
             return done("refuted", "the difference is a nonzero constant", values={"difference": shown(v)})
-    from mathcheck.symbolic import checker  # only now: the quick paths above need none of it
+    from mathcheck.symbolic import decide  # only now: the quick paths above need none of it
     from mathcheck.claim import Context
 
     budget = max(left(), 0.1)
-    attempt_s = min(checker.DEFAULT_ATTEMPT_S, budget / 2)
+    attempt_s = min(decide.DEFAULT_ATTEMPT_S, budget / 2)
     if relation == "=":
-        decision = checker.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
+        decision = decide.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
     else:
-        decision = checker.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
+        decision = decide.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
     if decision.value is None and relation == "=":
         for how, strategy in EXTRA:
             if left() < 0.2:
