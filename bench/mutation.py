@@ -216,8 +216,8 @@ def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, se
     Independent of the step checker: :func:`mathcheck.symbolic.hypotheses.sample_points` draws points that
     satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.symbolic.hypotheses.holds_at` evaluates
     both sides with mpmath at ``dps`` digits. True needs all ``points`` points decided and holding."""
-    from mathcheck.symbolic import hypotheses as hyp
     from mathcheck.claim import Part, Step
+    from mathcheck.symbolic import hypotheses as hyp
 
     given = hyp.hypotheses(part, ctx)
     link = Part(part.name, (Step(prev, ""), Step(expr, "", relation=rel)), general=None, given=given)

@@ -194,7 +194,7 @@ def symbolic(quick: bool) -> tuple[list[str], dict]:
 MC_CHILD = r"""
 import json, resource, statistics, sys, time
 import torch
-from mathcheck.verify import stats
+from mathcheck.numeric import stats
 from mathcheck.verify import linear_algebra as la
 torch.set_num_threads(1)  # as the engine runs every check (bit-for-bit reproducible); bare randn the same
 d, n, dtype_name, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -231,7 +231,7 @@ print(json.dumps(out))
 def monte_carlo(quick: bool) -> tuple[list[str], dict]:
     from mathcheck import registry
     from mathcheck.verify import linear_algebra as la
-    from mathcheck.verify import stats
+    from mathcheck.numeric import stats
 
     plan = la.qk_plan(registry.get("qk-variance").statements())
     tests = len(plan)
@@ -240,7 +240,7 @@ def monte_carlo(quick: bool) -> tuple[list[str], dict]:
     pairs = sum(sizes[s[1]] for s in settings)
     old_pairs = stats.sample_size(la.DELTA, tests) * len(settings)
     dims = (64, 512) if quick else (64, 512, 4096)
-    lines = [f"**qk-variance** — the power analysis in `verify/stats.py` sizes each of its {tests} z-tests so that "
+    lines = [f"**qk-variance** — the power analysis in `numeric/stats.py` sizes each of its {tests} z-tests so that "
              f"a relative error of {la.DELTA_SMALL:.0%} at d_k ≤ 512 ({la.DELTA:.0%} above) is rejected with power "
              "1 − 1e-6 at a family false-alarm rate of 1e-6 (kurtosis − 1 ≤ 3): N = "
              + ", ".join(f"{n} at d_k = {d}" for d, n in sizes.items())
@@ -308,7 +308,7 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
 
     from mathcheck import registry
     from mathcheck.verify.calculus import _env
-    from mathcheck.verify.evaluate import evaluate
+    from mathcheck.numeric.evaluate import evaluate
 
     J_rhs = registry.get("softmax-jacobian").part("jacobian").statement
     lines = ["Softmax: our check (closed form derived by SymPy, evaluated by torch, against the autograd Jacobian) "

@@ -17,14 +17,14 @@ The grammar (``^`` is accepted for ``**``)::
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
                acosh atanh erf erfc gamma lgamma loggamma Abs abs sigmoid softplus relu factorial
-               (max, min: Max, Min)
+               softsign (max, min: Max, Min) — the function table, :mod:`mathcheck.numeric.functions`
     const   := pi π E e      (e is Euler's number unless declared a variable: e^x is exp(x))
     number  := 2 | 0.25 | 1e-10   (a decimal is the exact fraction written: 0.1 is 1/10)
     name    := letters, digits, _ ; Greek letters as written or by name (σ = sigma, β1 = beta1,
                λ = lambda); gamma is a symbol where it is not called
 
 Definitions: ``sigmoid(x) = 1/(1 + exp(−x))``, ``softplus(x) = log(1 + exp(x))``,
-``relu(x) = Max(x, 0)``, ``logsumexp(a, b, …) = log(exp(a) + exp(b) + …)``, ``log(x, b) =
+``relu(x) = Max(x, 0)``, ``softsign(x) = x/(1 + |x|)``, ``logsumexp(a, b, …) = log(exp(a) + exp(b) + …)``, ``log(x, b) =
 log(x)/log(b)``; ``lgamma`` is SymPy's ``loggamma`` (log Γ(x), real for x > 0). A user's
 definitions (:class:`Definition`, from ``let mu = …`` or ``let f(t) = …``) are expanded in the
 syntax tree before anything is built, and the size limits apply again after expansion. A
@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from mathcheck.lazy import sympy as sp
+from mathcheck.numeric import functions
 
 
 class ParseError(ValueError):
@@ -75,21 +76,26 @@ class Limits:
 LIMITS = Limits()
 
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
-FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh",
-             "asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "lgamma",
-             "loggamma", "Abs", "sigmoid", "softplus", "relu", "factorial")
-VARIADIC = ("logsumexp", "Max", "Min")  # one or more arguments
-ALIASES = {"max": "Max", "min": "Min", "abs": "Abs"}  # spelled as people write them
-LOGS = ("log2", "log10")
-SPECIAL = ("binomial", "atan2", "diff", "Sum", "Product") + VARIADIC + tuple(ALIASES) + LOGS
+SYNTAX = ("diff", "Sum", "Product")  # called like functions, but with ranges or a variable: built here
 CONSTANTS = ("pi", "E")
 EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
-RESERVED = set(FUNCTIONS) | set(SPECIAL) | set(CONSTANTS)
-ALLOWED = ("numbers, names, + - * / ** ^, parentheses, " + " ".join(FUNCTIONS)
-           + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
-           + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
-           + ", Product(f, (i, a, b)), x[i], pi, E, e, Greek letters (σ or sigma)")
+
+
+def reserved() -> set:
+    """Every name the grammar keeps for itself: the function table's names, the syntax, the constants."""
+    return functions.names() | set(SYNTAX) | set(CONSTANTS)
+
+
+def _allowed() -> str:
+    unary = [f.name for f in functions.entries() if f.arity == (1,) and f.name not in ("log2", "log10")]
+    return ("numbers, names, + - * / ** ^, parentheses, exp log " + " ".join(n for n in unary if n != "exp")
+            + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
+            + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
+            + ", Product(f, (i, a, b)), x[i], pi, E, e, Greek letters (σ or sigma)")
+
+
+ALLOWED = _allowed()
 
 # Greek letters as written → the names they are spelled with (σ and sigma are one symbol); Σ and Π
 # are left out on purpose: write Sum(...) and Product(...)
@@ -274,7 +280,7 @@ def _shadows(name: str, what: str) -> None:
     if name in CONSTANTS or name == EULER:
         what_is = "the constant π" if name == "pi" else "Euler's number e"
         raise ParseError(f"{what} {name}: {name} is {what_is}; choose another name")
-    if name in RESERVED and name not in SYMBOL_OR_FUNCTION:
+    if name in reserved() and name not in SYMBOL_OR_FUNCTION:
         raise ParseError(f"{what} {name}: {name} is a built-in function; choose another name")
 
 
@@ -436,7 +442,7 @@ class _Builder:
             return self.bound[name]
         if name in SYMBOL_OR_FUNCTION and name in self.symbols:
             return self.symbols[name]
-        if name in RESERVED:
+        if name in reserved():
             self.fail(node, f"{name} is a function; call it")
         if name in self.bases:
             self.fail(node, f"{name} is indexed elsewhere; write {name}[i]")
@@ -507,71 +513,33 @@ class _Builder:
             self.fail(node.keywords[0].value, "keyword arguments are not allowed", grammar=True)
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.fail(node, "starred arguments are not allowed", grammar=True)
-        name = ALIASES.get(name, name)
         if name in ("Sum", "Product"):
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
-        if name in LOGS or (name == "log" and len(node.args) == 2):
-            if len(node.args) != (1 if name in LOGS else 2):
-                self.fail(node, f"{name} takes one argument" if name in LOGS else "write log(x) or log(x, base)")
-            x = self.build(node.args[0])
-            b = {"log2": sp.Integer(2), "log10": sp.Integer(10)}.get(name) or self.build(node.args[1])
-            if b.is_number and (b.is_positive is not True or b == 1):
-                self.fail(node.args[-1], "a logarithm's base must be a positive number other than 1")
-            return sp.log(x) / sp.log(b)  # log_b x = ln x / ln b
         if name == "diff":
             return self._diff(node)
-        if name == "binomial":
-            if len(node.args) != 2:
-                self.fail(node, "binomial takes two arguments, binomial(n, k)")
-            n, k = (self.build(a) for a in node.args)
-            for x, a in ((n, node.args[0]), (k, node.args[1])):
-                if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
-                    self.fail(a, f"binomial argument too large (≤ {self.limits.factorial})")
-            return sp.binomial(n, k)
-        if name == "atan2":
-            if len(node.args) != 2:
-                self.fail(node, "atan2 takes two arguments, atan2(y, x)")
-            y, x = (self.build(a) for a in node.args)
-            return sp.atan2(y, x)
-        if name in ("Max", "Min") and len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
-            return self._extreme_over(node, sp.Max if name == "Max" else sp.Min)
-        if name in VARIADIC:
-            if not node.args:
-                self.fail(node, f"{name} takes one or more arguments, e.g. {name}(a, b)")
-            xs = [self.build(a) for a in node.args]
-            if name == "logsumexp":  # log Σ exp(a_i), over the listed arguments
-                for x, a in zip(xs, node.args):
-                    self._exp_argument(x, a)
-                return sp.log(sp.Add(*[sp.exp(x) for x in xs]))
-            return (sp.Max if name == "Max" else sp.Min)(*xs)
-        if name not in FUNCTIONS:
+        f = functions.lookup(name)
+        if f is None:
             self.fail(node.func, f"unknown function {name}", grammar=True)
-        if len(node.args) != 1:
-            self.fail(node, f"{name} takes one argument")
-        x = self.build(node.args[0])
-        if name in ("factorial", "gamma", "lgamma", "loggamma"):
-            if x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
-                self.fail(node.args[0], f"{name} argument too large (≤ {self.limits.factorial})")
-        if name in ("exp", "sigmoid", "softplus", "sinh", "cosh"):
-            self._exp_argument(x, node.args[0])
-        if name == "sigmoid":
-            return 1 / (1 + sp.exp(-x))  # σ(x) = 1/(1 + e^{−x}); SymPy has no sigmoid of its own
-        if name == "softplus":
-            return sp.log(1 + sp.exp(x))
-        if name == "relu":
-            return sp.Max(x, 0)
-        return {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
-                "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc, "sinh": sp.sinh,
-                "cosh": sp.cosh, "tanh": sp.tanh, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
-                "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "erf": sp.erf, "erfc": sp.erfc,
-                "gamma": sp.gamma, "lgamma": sp.loggamma, "loggamma": sp.loggamma, "Abs": sp.Abs,
-                "factorial": sp.factorial}[name](x)
+        if f.name in ("Max", "Min") and len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
+            return self._extreme_over(node, f.cls())
+        if (len(node.args) not in f.arity) if f.arity is not functions.VARIADIC else not node.args:
+            self.fail(node, f.message())
+        xs = [self.build(a) for a in node.args]
+        for x, a in zip(xs, node.args):
+            if f.guard == "size" and x.is_number and (not x.is_real or abs(float(x)) > self.limits.factorial):
+                self.fail(a, f"{f.name} argument too large (≤ {self.limits.factorial})")
+            if f.guard == "exp":
+                self._exp_argument(x, a)
+        try:
+            return f.build(*xs)
+        except functions.Refused as exc:
+            self.fail(node.args[exc.arg], str(exc))
 
     def _extreme_over(self, node, kind):
         """``Max(x[i], (i, 1, 4))``: the largest of x[1..4], written out (the range must be numeric:
         a maximum over a symbolic n has no finite form)."""
         lim = node.args[1]
-        if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name) or lim.elts[0].id in RESERVED:
+        if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name) or lim.elts[0].id in reserved():
             self.fail(lim, f"write {kind.__name__}(f, (i, a, b)) with i a name")
         a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
         if not (a.is_Integer and b.is_Integer) or not 1 <= int(b) - int(a) + 1 <= 100:
@@ -603,7 +571,7 @@ class _Builder:
                 if len(lim.elts) != 3 or not isinstance(lim.elts[0], ast.Name):
                     self.fail(lim, f"a {word.lower()}'s range is (i, a, b) with i a name")
                 var = lim.elts[0].id
-                if var in RESERVED or var in self.bases:
+                if var in reserved() or var in self.bases:
                     self.fail(lim.elts[0], "a summation index must be a plain name")
                 a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
                 for x, el in ((a, lim.elts[1]), (b, lim.elts[2])):
@@ -629,7 +597,7 @@ class _Builder:
         var = node.args[1]
         indexed = isinstance(var, ast.Subscript) and isinstance(var.value, ast.Name) and var.value.id in self.bases
         if not indexed and (not isinstance(var, ast.Name) or var.id in self.bases
-                            or (var.id in RESERVED and var.id not in self.symbols)):
+                            or (var.id in reserved() and var.id not in self.symbols)):
             self.fail(var, "differentiate with respect to a plain name or an entry x[j]")
         order = 1
         if len(node.args) == 3:
@@ -666,11 +634,11 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     for name in sorted(set(assume) & set(CONSTANTS)):
         _shadows(name, "assume:")
     for name in sorted(roles.called):
-        if name in set(GREEK.values()) and name not in RESERVED:
+        if name in set(GREEK.values()) and name not in reserved():
             hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
             raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
                              f"'let {name}(t) = ...' or call a listed function{hint}")
-        if name not in RESERVED:
+        if name not in reserved():
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
         raise ParseError(f"{name} is used both as the function {name}(...) and as a symbol; "
@@ -682,7 +650,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
         if not _NAME.match(name) or "__" in name:
             raise ParseError(f"name {name!r} not allowed: a letter then letters, digits or single "
                              f"underscores (at most 31)")
-    for name in sorted(names & RESERVED - (set(SYMBOL_OR_FUNCTION) - roles.called)):
+    for name in sorted(names & reserved() - (set(SYMBOL_OR_FUNCTION) - roles.called)):
         raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or "
                          f"rename the variable")
     for name in sorted(set(assume) - names):

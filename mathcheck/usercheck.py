@@ -19,9 +19,6 @@ Verdicts: ``proved``, ``refuted`` (with the point and both sides' values), ``inc
 from __future__ import annotations
 
 from mathcheck.userexpr.identity import check_identity, normalise_assumptions
-from mathcheck.userexpr.numeric import ATOL, POINTS, RTOL  # noqa: F401 - kept for old imports
-from mathcheck.userexpr.points import OFFSET, SPAN, sample_points, variables  # noqa: F401
-from mathcheck.userexpr.precise import DPS, HP_REL, hp_compare, hp_value  # noqa: F401
 from mathcheck.userexpr.relation import CheckResult
 
 __all__ = ["check", "CheckResult", "normalise_assumptions"]

@@ -5,7 +5,7 @@ import torch
 
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.verify._compare import Comparison
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 
 META = dict(id="test-false-square", title="(x + 1)² = x² + 1 (false)", section="§0",
             zh="测试", en="test", check="tests.false_claims:check")

@@ -27,7 +27,7 @@ def _decide(lhs, rhs, rel, given=()):
 ])
 def test_strategies_prove(lhs, rel, rhs, given, how):
     if lhs.startswith("diff"):  # derivatives are taken by the symbolic side before the strategies run
-        from mathcheck.userexpr.precise import take_derivatives
+        from mathcheck.numeric.precise import take_derivatives
         parsed = parse_many([lhs, rhs, "1", "j", "j", "n"])
         hyps = [relation(parsed[2], parsed[3], "<="), relation(parsed[4], parsed[5], "<=")]
         assert decide(take_derivatives(parsed[0]), parsed[1], rel, hyps, 20.0) == "closed form under the hypotheses"
@@ -36,7 +36,7 @@ def test_strategies_prove(lhs, rel, rhs, given, how):
 
 
 def test_heaviside_regions_include_the_boundary():
-    from mathcheck.userexpr.precise import take_derivatives
+    from mathcheck.numeric.precise import take_derivatives
     L, R = parse_many(["diff(relu(x), x)*x", "relu(x)"])
     assert decide(take_derivatives(L), R, "=", (), 20.0) == "case split on the sign of x (3 regions)"
     L, R = parse_many(["diff(relu(x), x)", "1"])
@@ -53,6 +53,6 @@ def test_heaviside_regions_include_the_boundary():
     ("diff(Sum(exp(x[i]), (i, 1, n)), x[j])", "=", "exp(x[j])", ()),  # 0 when j is outside 1..n
 ])
 def test_strategies_never_prove_a_falsehood(lhs, rel, rhs, given):
-    from mathcheck.userexpr.precise import take_derivatives
+    from mathcheck.numeric.precise import take_derivatives
     L, R = parse_many([lhs, rhs])
     assert decide(take_derivatives(L), R, rel, (), 20.0) is None

@@ -101,7 +101,7 @@ def test_rotary_half_layout_conforms_and_a_swapped_table_fails():
 
 
 def test_our_side_failing_is_inconclusive_exit_3():
-    from mathcheck.verify.evaluate import EvaluationError
+    from mathcheck.numeric.evaluate import EvaluationError
 
     def broken(fn, sizes, gen, simple, variant):
         raise EvaluationError("no value for symbol n")

@@ -1,7 +1,7 @@
 import sympy as sp
 import torch
 
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k = sp.symbols("i j k", integer=True)

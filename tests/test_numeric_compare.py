@@ -9,7 +9,8 @@ import torch.nn.functional as F
 
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison
-from mathcheck.verify.evaluate import BoundedEvaluator, Derived, evaluate_bounded
+from mathcheck.numeric.evaluate import Derived
+from mathcheck.numeric.bounded import BoundedEvaluator, evaluate_bounded
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k = sp.symbols("i j k", integer=True)

@@ -17,8 +17,8 @@ from mathcheck.cli import main
 from mathcheck.lazy import sympy as sp
 from mathcheck.parser import parse, parse_many
 from mathcheck.userexpr import check_relation
-from mathcheck.userexpr.points import sample_points
-from mathcheck.userexpr.precise import decide, hp_value
+from mathcheck.numeric.sampling import sample_points
+from mathcheck.numeric.precise import decide, hp_value
 
 x = sp.Symbol("x", real=True)
 xp = sp.Symbol("x", positive=True)

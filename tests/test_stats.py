@@ -2,7 +2,7 @@ import math
 
 import torch
 
-from mathcheck.verify import stats
+from mathcheck.numeric import stats
 
 
 def test_sample_size_follows_the_power_analysis():

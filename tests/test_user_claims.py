@@ -45,7 +45,7 @@ FALSE_CLAIM = textwrap.dedent('''
         import torch.nn.functional as F
         from mathcheck.verify import symbol
         from mathcheck.verify._compare import Comparison
-        from mathcheck.verify.evaluate import evaluate
+        from mathcheck.numeric.evaluate import evaluate
 
         cmp = Comparison("torch.nn.functional.softmax", options, atol=1e-12, rtol=1e-9)
         g = torch.Generator().manual_seed(options.seed)

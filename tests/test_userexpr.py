@@ -13,8 +13,8 @@ import sympy as sp
 
 from mathcheck.parser import parse_many
 from mathcheck.userexpr import check_relation
-from mathcheck.userexpr import floats
-from mathcheck.userexpr.points import sample_points
+from mathcheck.numeric import floats
+from mathcheck.numeric.sampling import sample_points
 from mathcheck.render.json import check_result as check_json
 from mathcheck.render.text import check_result as check_text
 
@@ -122,17 +122,18 @@ def _imports(path: pathlib.Path) -> set[str]:
 
 
 def test_userexpr_is_one_layer_below_the_cli():
-    """userexpr imports neither the CLI nor the user-facing facade; usercheck imports it one way."""
+    """userexpr imports neither the CLI nor the user-facing facade nor verify/; torch only through the
+    numeric kernel's torch backend, which imports nothing of mathcheck above the values layer."""
     for path in (PKG / "userexpr").glob("*.py"):
         mods = _imports(path)
-        assert not {m for m in mods if m in ("mathcheck.cli", "mathcheck.usercheck", "mathcheck.verify.user")}, path
-        if path.name != "autograd.py":
-            assert "torch" not in {m.split(".")[0] for m in mods}, path
-    assert "mathcheck.usercheck" not in _imports(PKG / "verify" / "user.py")
-    # from verify/, only the leaf bridge SymPy → torch, which itself imports nothing of mathcheck
-    used = {m for path in (PKG / "userexpr").glob("*.py") for m in _imports(path) if m.startswith("mathcheck.verify")}
-    assert used == {"mathcheck.verify.evaluate"}
-    assert not {m for m in _imports(PKG / "verify" / "evaluate.py") if m.startswith("mathcheck")}
+        assert not {m for m in mods if m in ("mathcheck.cli", "mathcheck.usercheck")}, path
+        assert "torch" not in {m.split(".")[0] for m in mods}, path
+        assert not {m for m in mods if m.startswith("mathcheck.verify")}, path
+    for name in ("evaluate.py", "floats.py", "sampling.py"):
+        above = {m for m in _imports(PKG / "numeric" / name)
+                 if m.startswith("mathcheck.") and not m.startswith(("mathcheck.numeric", "mathcheck.claim",
+                                                                       "mathcheck.lazy", "mathcheck.budget"))}
+        assert not above, (name, above)
 
 
 # --- each function of the grammar, on every numeric side --------------------------------------------
@@ -186,8 +187,8 @@ EVALUABLE = ["sinh(x)", "cosh(x)", "tanh(x)", "asinh(x)", "acosh(x + 2)", "atanh
 
 @pytest.mark.parametrize("text", EVALUABLE)
 def test_float64_torch_and_50_digits_agree_on_each_function(text):
-    from mathcheck.userexpr import autograd
-    from mathcheck.userexpr.precise import hp_value
+    from mathcheck.numeric import evaluate as torch_backend
+    from mathcheck.numeric.precise import hp_value
 
     assume = {k: v for k, v in {"y": ("positive",), "n": ("nonnegative", "integer")}.items()
               if re.search(rf"\b{k}\b", text)}
@@ -197,7 +198,7 @@ def test_float64_torch_and_50_digits_agree_on_each_function(text):
         if not exact.is_real:
             continue
         f = floats.evaluate(e, point)
-        t = autograd.evaluator(point)(e)
+        t = torch_backend.evaluator(point)(e)
         assert f == pytest.approx(float(exact), rel=1e-12, abs=1e-12), point
         assert t == pytest.approx(float(exact), rel=1e-9, abs=1e-12), point
 
@@ -243,7 +244,7 @@ def _formula(children):
 @hgiven(st.recursive(LEAVES, _formula, max_leaves=6), st.integers(0, 1000))
 def test_float64_agrees_with_50_digits_wherever_both_are_real(text, seed):
     from mathcheck.parser import ParseError
-    from mathcheck.userexpr.precise import hp_value
+    from mathcheck.numeric.precise import hp_value
 
     try:
         (e,) = parse_many([text])
@@ -264,13 +265,14 @@ def test_one_sampler_meets_an_equation_hypothesis_exactly():
     """given Σ y_j = 1: random points never meet it; the catalog's constructive sampler does, and
     every point kept satisfies it exactly (a 50-digit confirmation must not see an off-manifold point)."""
     from mathcheck.claim import relation
-    from mathcheck.userexpr.points import sample_points, satisfies
+    from mathcheck.numeric.sampling import satisfies
+    from mathcheck.userexpr.points import draw_points
 
     e, s, one = parse_many(["y[k]*c", "Sum(y[j], (j, 1, n))", "1"], {"y": ("positive",)})
     given = (relation(s, one, "="),)
-    pts = sample_points((e,), 0, 24, given)
+    pts = draw_points((e,), 0, 24, given)
     assert len(pts) == 24 and all(satisfies(given, p) for p in pts)
-    assert sample_points((e,), 0, 24, given) == pts  # seeded
+    assert draw_points((e,), 0, 24, given) == pts  # seeded
 
 
 def test_a_check_with_no_point_says_so():

@@ -20,7 +20,7 @@ from functools import lru_cache
 import sympy as sp
 import torch
 
-from mathcheck.verify.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed, evaluate
 
 
 def _claim(claim_id: str):

@@ -26,7 +26,7 @@ def derived_table(pos: torch.Tensor, d: int) -> torch.Tensor:
     m = d // 2
     pair = fm.sinusoidal_pair()  # Matrix([sin], [cos]) in pos, i, m
     nm = fm.names(pair)
-    from mathcheck.verify.evaluate import evaluate
+    from mathcheck.numeric.evaluate import evaluate
 
     i = torch.arange(m, dtype=F64)[None, :]
     vals = evaluate(pair, {nm["pos"]: pos[:, None], nm["i"]: i, nm["m"]: m})  # (2, 1, L, m)
@@ -63,7 +63,7 @@ def _pos_rotation(base, shifted, k, L, m):
     d = 2 * m
     M = fm.sinusoidal_rotation()
     nm = fm.names(M)
-    from mathcheck.verify.evaluate import evaluate
+    from mathcheck.numeric.evaluate import evaluate
 
     Mk = evaluate(M, {nm["k"]: float(k), nm["i"]: torch.arange(m, dtype=F64), nm["m"]: m})  # (2, 2, m)
     pairs = base.reshape(L, m, 2)  # (sin, cos) per frequency
@@ -106,7 +106,7 @@ def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tenso
         pairs = x.reshape(*x.shape[:-1], h, 2)
     else:
         pairs = torch.stack([x[..., :h], x[..., h:]], dim=-1)
-    from mathcheck.verify.evaluate import Indexed, evaluate
+    from mathcheck.numeric.evaluate import Indexed, evaluate
 
     flat = pairs.reshape(-1, h, 2)  # one (h, 2) block of pairs per (row, position)
     posf = pos.to(F64).expand(*x.shape[:-1]).reshape(-1)

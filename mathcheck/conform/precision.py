@@ -11,7 +11,7 @@ one float64 input of ordinary size (:func:`probe`):
 
 If the two outputs differ by more than float64's rounding, the narrowing mattered and the target
 computes in the narrowest floating dtype its ops produced; every tolerance then takes that dtype's
-ε (:func:`mathcheck.verify._compare.derived_tolerance`, the catalog's error model, with
+ε (:func:`mathcheck.numeric.tolerance.derived_tolerance`, the catalog's error model, with
 ε_yours for your side and float64's for the derived side). Both pieces of evidence are needed: a
 float32 constant that is exact (a 0/1 mask built with ``torch.ones``) does not loosen anything.
 The ε comes from ``torch.finfo(dtype)``, so float16/bfloat16 code is measured the same way.

@@ -89,7 +89,7 @@ ROUNDING_LEVEL = 4.0  # a failure within this many tolerances is said to be roun
 def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) -> Result:
     from mathcheck.conform.property import PRECISION
     from mathcheck.conform.shrink import run_once, shrink
-    from mathcheck.verify.evaluate import EvaluationError
+    from mathcheck.numeric.evaluate import EvaluationError
 
     expect = prop.expect(variant)
     sizes = {k: sizes_override.get(k, v) for k, v in prop.sizes.items()}

@@ -26,7 +26,7 @@ docs/latex.md lists what is read and what is out (integrals, ``\\nabla``, matric
 from __future__ import annotations
 
 from mathcheck.latex.blocks import chains, notation_of
-from mathcheck.latex.reader import _PARSER_FUNCTIONS, Reader
+from mathcheck.latex.reader import Reader
 from mathcheck.latex.tokens import LatexRefused, _Source, tokenize
 
 __all__ = ["chains", "translate", "LatexRefused"]

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from mathcheck.latex.tokens import (
     ACCENTS,
-    FUNCTIONS,
     GREEK,
     MAX_DEPTH,
     NOT_LINKS,
@@ -16,12 +15,12 @@ from mathcheck.latex.tokens import (
     RELATIONS,
     STYLE,
     Tok,
-    VARIADIC,
     _GREEK_NAME,
     _Source,
     _bracket,
     _group,
 )
+from mathcheck.numeric import functions
 
 
 # --- reading one expression ------------------------------------------------------------------------
@@ -35,6 +34,10 @@ _SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle
 _FUNCTION_LIKE = {"f", "g", "h", "p", "q", "ell", "sigma", "phi", "varphi", "psi", "Phi", "Psi", "Gamma"} | \
     set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
+# LaTeX's function words (\ln, \arcsin, \max) come from the grammar's function table
+FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
+FUNCTIONS["operatorname"] = None  # \operatorname{softplus}: the word inside names the function
+VARIADIC = {w: n for w, n in functions.latex_words().items() if w not in FUNCTIONS}
 _FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
 
 
@@ -519,9 +522,8 @@ def _wrap(s: str) -> str:
 
 
 def _parser_functions() -> set:
-    from mathcheck.parser import FUNCTIONS as F, VARIADIC as V
-
-    return set(F) | set(V) | {"logsumexp"}
+    """The grammar's functions of one argument or more (not binomial's or atan2's two)."""
+    return {f.name for f in functions.entries() if f.arity in ((1,), (1, 2), functions.VARIADIC)}
 
 
 _PARSER_FUNCTIONS = _parser_functions()

@@ -38,10 +38,6 @@ UNICODE = {"−": "-", "≤": "\\le", "≥": "\\ge", "≈": "\\approx", "·": "\
                                          "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu "
                                          "nu xi pi rho sigma tau upsilon phi chi psi omega Gamma Delta Theta "
                                          "Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split())}}
-FUNCTIONS = {"exp": "exp", "log": "log", "ln": "log", "sin": "sin", "cos": "cos", "tan": "tan",
-             "cot": "cot", "sec": "sec", "csc": "csc", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-             "arcsin": "asin", "arccos": "acos", "arctan": "atan", "operatorname": None}
-VARIADIC = {"max": "Max", "min": "Min"}
 STYLE = ("mathbf", "mathit", "mathsf", "boldsymbol", "bm", "mathnormal", "mathrm", "text", "textrm",
          "textit", "mathtt", "operatorname", "mbox")
 ACCENTS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde",

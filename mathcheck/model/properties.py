@@ -13,7 +13,7 @@
 
 A failure is pinned to a module: both runs are traced and the first module (children before
 parents) whose output differs at the compared positions while its input there does not is named. The tolerance for comparing two
-forwards follows the error model of mathcheck/verify/_compare.py: every logit is the end of a
+forwards follows the error model of mathcheck/numeric/tolerance.py: every logit is the end of a
 chain of reductions whose lengths sum to at most N (the Linear layers' inputs, plus the keys of
 each attention), over terms no larger than the largest module output seen.
 """

@@ -12,7 +12,7 @@ mask-negative-infinity's weights, attention-backward's O = PV) evaluated in floa
 recorded inputs, with K, V repeated by ``repeat_interleave`` under ``enable_gqa``
 (grouped-query-attention). A softmax over (…, L_q, L_k) scores is attention's: held to
 softmax-simplex along its own axis, to Σ_j P_ij = 1 over the keys, and to the mask's kind.
-Tolerances follow the project's error model (mathcheck/verify/_compare.py) at the precision the
+Tolerances follow the project's error model (mathcheck/numeric/tolerance.py) at the precision the
 call computed in.
 """
 
@@ -38,7 +38,8 @@ def derived_tolerance(n: int, scale: float, dtype=F64) -> float:
     True
     """
     from mathcheck.verify import Options
-    from mathcheck.verify._compare import SAFETY, Comparison
+    from mathcheck.numeric.tolerance import SAFETY
+    from mathcheck.verify._compare import Comparison
 
     cmp = Comparison("mathcheck model", Options())
     e = lambda dt: float(cmp.bound(torch.zeros((), dtype=dt), n, scale))  # noqa: E731

@@ -364,7 +364,7 @@ def check_result(r) -> list[str]:
     """A :class:`~mathcheck.userexpr.relation.CheckResult` as terminal text (the replay line unless proved)."""
     if r.status == "bad-input":
         return [f"error: {r.message}"]
-    from mathcheck.userexpr.numeric import ATOL, RTOL
+    from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
     from mathcheck.userexpr.relation import plural
 
     s, n = r.symbolic, r.numeric
@@ -375,7 +375,7 @@ def check_result(r) -> list[str]:
     what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
     out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
                f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
-               f"{'n/a' if err is None else f'{err:.3g}'}, atol={ATOL:g}, rtol={RTOL:g}")
+               f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
     if n.get("note"):
         out.append(f"            {n['note']}")
     if r.counterexample is not None:

@@ -2,13 +2,15 @@
 
 ``parse`` (:mod:`mathcheck.parser`, a whitelist ``ast`` walker) → ``symbolic``
 (:mod:`.symbolic`, the step checker under a budget) → ``numeric`` (:mod:`.numeric`: float64 by
-:mod:`.floats` without torch, or :mod:`.autograd` with torch where a ``diff`` needs it; failures
-confirmed at 50 digits by :mod:`.precise`) → :class:`.relation.CheckResult`.
+:mod:`mathcheck.numeric.floats` without torch, or :mod:`mathcheck.numeric.evaluate` with torch where
+a ``diff`` needs it, at points of :mod:`mathcheck.numeric.sampling`; failures confirmed at 50 digits
+by :mod:`mathcheck.numeric.precise`) → :class:`.relation.CheckResult`.
 
 Used by ``mathcheck check`` (through the facade :func:`mathcheck.usercheck.check`),
 ``mathcheck check --file`` (:mod:`.batch`) and, for each link of a chain, ``mathcheck derive``:
 :func:`mathcheck.userexpr.relation.check_relation` is the stable entry point.
-Nothing here is imported by ``mathcheck --help`` or ``list``; torch only by :mod:`.autograd`.
+Nothing here is imported by ``mathcheck --help`` or ``list``; torch only through
+:mod:`mathcheck.numeric.evaluate`.
 """
 
 from __future__ import annotations

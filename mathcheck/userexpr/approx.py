@@ -3,7 +3,7 @@
 ``≈`` says *close*, not *equal*, so there is nothing to prove symbolically; what can be said honestly
 is how far apart the two sides were at every point looked at. :func:`measure` draws seeded points
 inside the stated domain (the assumptions and ``given:`` hypotheses, through the sampler every user
-check shares, :func:`mathcheck.userexpr.points.sample_points`; otherwise its bounded default, real
+check shares, :func:`mathcheck.userexpr.points.draw_points`; otherwise its bounded default, real
 values with |x| ≤ 30), evaluates both sides in float64, then runs a seeded local search (coordinate
 steps that shrink, kept only when the error grows and the point stays in the domain) from the worst
 points found, so the reported worst is an optimiser's, not only a sample's.
@@ -28,7 +28,8 @@ import random
 import re
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr.points import satisfies, sample_points
+from mathcheck.numeric.sampling import satisfies
+from mathcheck.userexpr.points import draw_points
 
 POINTS = 200        # sampled points
 STARTS = 5          # the worst points the local search starts from
@@ -49,17 +50,17 @@ def stated_bound(reason: str):
 
 
 def _side(lhs, rhs):
-    from mathcheck.userexpr import floats
+    from mathcheck.numeric import floats
     from mathcheck.userexpr.numeric import needs_torch
 
     if needs_torch(lhs, rhs):
-        from mathcheck.userexpr import autograd
+        from mathcheck.numeric import evaluate as torch_backend
 
         def at(point):
-            f = autograd.evaluator(point)
+            f = torch_backend.evaluator(point)
             try:
                 return f(lhs), f(rhs)
-            except autograd.ERRORS:
+            except torch_backend.ERRORS:
                 return None, None
         return at
 
@@ -101,12 +102,12 @@ def _step(point: dict, rng: random.Random, size: float) -> dict:
 def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
     """The largest error between ``lhs`` and ``rhs`` over the domain, and the verdict against ``bound``
     (``(value, relative)`` from :func:`stated_bound`, or None). Never raises on the user's account."""
-    from mathcheck.userexpr.precise import hp_value, report_point, shown
+    from mathcheck.numeric.precise import hp_value, report_point, shown
 
     given = tuple(given)
     at = _side(lhs, rhs)
     relative = bool(bound and bound[1])
-    pts = sample_points((lhs, rhs), seed, POINTS, given)
+    pts = draw_points((lhs, rhs), seed, POINTS, given)
     scored, undefined = [], 0
     for p in pts:
         a, b = at(p)

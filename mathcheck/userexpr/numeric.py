@@ -1,16 +1,16 @@
 """The numeric side: both sides at seeded points, in float64, with the cheapest evaluator that can.
 
-* no ``diff`` anywhere: :mod:`mathcheck.userexpr.floats` (Python's ``math``, IEEE float64), so a
+* no ``diff`` anywhere: :mod:`mathcheck.numeric.floats` (Python's ``math``, IEEE float64), so a
   scalar identity is checked without importing torch;
-* a ``diff``: :mod:`mathcheck.userexpr.autograd` (torch float64, the derivative by autograd of the
+* a ``diff``: :mod:`mathcheck.numeric.evaluate` (torch float64, the derivative by autograd of the
   evaluated function, independent of SymPy's ``diff``).
 
 A point where a side is undefined (NaN, ±inf, complex, a pole) is skipped and counted; for an
 order relation the first few such points are re-evaluated at 50 digits, and a side that is not real
 there refutes it (order relations are about real numbers, docs/soundness.md). A
-disagreement beyond ``ATOL + RTOL·max(|lhs|, |rhs|)`` (for ``<=``/``<``/``>=``/``>``: the relation
+disagreement beyond ``SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|)`` (:mod:`mathcheck.numeric.tolerance`) (for ``<=``/``<``/``>=``/``>``: the relation
 failing by more than that) becomes a counterexample only once
-:func:`mathcheck.userexpr.precise.hp_violates` confirms it at 50 digits at the very same point.
+:func:`mathcheck.numeric.precise.hp_violates` confirms it at 50 digits at the very same point.
 The result names the evaluator that ran (``"evaluator"``).
 """
 
@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr import floats
-from mathcheck.userexpr.points import sample_points
-from mathcheck.userexpr.precise import DPS, hp_violates, report_point, shown, take_derivatives
+from mathcheck.numeric import floats
+from mathcheck.userexpr.points import draw_points
+from mathcheck.numeric import PRECISION_DIGITS
+from mathcheck.numeric.precise import hp_violates, report_point, shown, take_derivatives
+from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
 
-ATOL, RTOL = 1e-12, 1e-9  # float64 screening; a flagged point must still be confirmed at DPS digits
 POINTS = 24               # numeric sample points
 NONREAL_TRIES = 3         # points without a real float64 value re-evaluated at 50 digits (order relations)
 EVALUATORS = ("auto", "float64", "torch")
@@ -74,12 +75,12 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
     """Both sides at ``count`` seeded points (satisfying ``given``); a confirmed failure refutes."""
     use_torch = evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs))
     if use_torch:
-        from mathcheck.userexpr import autograd  # torch, only now
+        from mathcheck.numeric import evaluate as torch_backend  # torch, only now
 
-        name, side, errors_caught = autograd.NAME, autograd.evaluator, autograd.ERRORS
+        name, side, errors_caught = torch_backend.NAME, torch_backend.evaluator, torch_backend.ERRORS
     else:
         name, side, errors_caught = floats.NAME, _float_side({}), (floats.Undefined,)
-    points = sample_points((lhs, rhs), seed, count, given)
+    points = draw_points((lhs, rhs), seed, count, given)
     used = skipped = unconfirmed = unknown = 0
     worst = 0.0
     errors = set()
@@ -101,7 +102,7 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
                 confirmed = _confirm(lhs, rhs, relation, point)
                 if confirmed is not None and confirmed[0]:
                     return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": None,
-                            "evaluator": name, "reference": f"{name}, confirmed at {DPS} digits",
+                            "evaluator": name, "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
                             "counterexample": report_point(point, (lhs, rhs)),
                             "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2])},
                             "note": "a side is not real at this point: an order relation fails there"}
@@ -109,13 +110,13 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
         used += 1
         fails_by = _failure(a, b, relation)
         worst = max(worst, fails_by)
-        if fails_by > ATOL + RTOL * max(abs(a), abs(b)):
+        if fails_by > SCREEN_ATOL + SCREEN_RTOL * max(abs(a), abs(b)):
             confirmed = _confirm(lhs, rhs, relation, point)
             if confirmed is None:
                 unknown += 1
             if confirmed is not None and confirmed[0]:
                 return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": worst,
-                        "evaluator": name, "reference": f"{name}, confirmed at {DPS} digits",
+                        "evaluator": name, "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
                         "counterexample": report_point(point, (lhs, rhs)),
                         "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2]),
                                    "lhs_float64": a, "rhs_float64": b}}

@@ -93,7 +93,7 @@ def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
 
     if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
         # outside any budget: an import interrupted halfway leaves torch unusable in this process
-        from mathcheck.userexpr import autograd  # noqa: F401
+        from mathcheck.numeric import evaluate as torch_backend  # noqa: F401
     try:
         ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), seconds)
     except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula

@@ -18,8 +18,10 @@ import time
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr.points import sample_points
-from mathcheck.userexpr.precise import DPS, HP_REL, hp_violates, report_point, shown, take_derivatives
+from mathcheck.userexpr.points import draw_points
+from mathcheck.numeric import PRECISION_DIGITS
+from mathcheck.numeric.precise import hp_violates, report_point, shown, take_derivatives
+from mathcheck.numeric.tolerance import HP_REL
 
 HP_POINTS = 6            # high-precision points in the symbolic search
 
@@ -76,13 +78,13 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         if ok and expanded == 0:
             return done("proved", "expand")
     if d == 0:  # identical sides are never strictly ordered, wherever the hypotheses hold
-        points = sample_points((lhs, rhs), seed + 1, 1, given)
+        points = draw_points((lhs, rhs), seed + 1, 1, given)
         if points:
             return done("refuted", "the sides are identical, so never strictly ordered",
                         counterexample=report_point(points[0], (lhs, rhs)), values={"difference": 0})
 
     def search():
-        for point in sample_points((lhs, rhs), seed + 1, HP_POINTS, given):
+        for point in draw_points((lhs, rhs), seed + 1, HP_POINTS, given):
             try:
                 r = hp_violates(lhs, rhs, relation, point)
             except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
@@ -94,13 +96,13 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     ok, found = attempt(search, max(left() * 0.3, 0.1))
     if ok and found:
         point, Lv, Rv = found
-        how = f"the sides differ at a point ({DPS} digits)" if relation == "=" \
-            else f"the relation fails at a point ({DPS} digits)"
+        how = f"the sides differ at a point ({PRECISION_DIGITS} digits)" if relation == "=" \
+            else f"the relation fails at a point ({PRECISION_DIGITS} digits)"
         return done("refuted", how, counterexample=report_point(point, (lhs, rhs)),
                     values={"lhs": shown(Lv), "rhs": shown(Rv)})
     if relation == "=" and d.is_number and not given:
         # e.g. sin(x) vs sin(x) + 1e-10: a constant difference, decided by its value
-        ok, v = attempt(lambda: sp.N(d.doit(), DPS), max(left() * 0.3, 0.1))
+        ok, v = attempt(lambda: sp.N(d.doit(), PRECISION_DIGITS), max(left() * 0.3, 0.1))
         if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
             return done("refuted", "the difference is a nonzero constant", values={"difference": shown(v)})
     from mathcheck.symbolic import decide  # only now: the quick paths above need none of it

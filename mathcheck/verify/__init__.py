@@ -3,7 +3,7 @@
 A check is a function ``check(statements, options) -> NumericVerdict`` where ``statements`` maps a
 part name to its SymPy equation, as derived, or as a mutant states it. The check evaluates the
 side that *is* the mathematics with PyTorch's own functions and autograd, the derived side with
-:mod:`mathcheck.verify.evaluate`, and compares. Checks are named by ``"module:function"`` strings
+:mod:`mathcheck.numeric.evaluate`, and compares. Checks are named by ``"module:function"`` strings
 in the claims, so importing a derivation never imports torch.
 """
 

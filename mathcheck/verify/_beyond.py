@@ -2,7 +2,7 @@
 side against PyTorch's own implementation of the variant.
 
 Every comparison is three-way: the statement's left-hand side and its right-hand side are evaluated
-from the SymPy expressions (:mod:`mathcheck.verify.evaluate`; derivatives by autograd through the
+from the SymPy expressions (:mod:`mathcheck.numeric.evaluate`; derivatives by autograd through the
 evaluated expression; products by ``torch.prod``), and each is compared with PyTorch's reference
 (``F.scaled_dot_product_attention`` with ``is_causal``, ``enable_gqa`` or a float mask,
 ``nn.RMSNorm``, ``F.cross_entropy(label_smoothing=…)``, ``torch.logsumexp``, ``FlopCounterMode``,
@@ -19,9 +19,10 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
+from mathcheck.numeric.tolerance import library_tolerance, unit
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 
 
 def _comparison(reference: str, options: Options, size: int) -> Comparison:
@@ -29,8 +30,8 @@ def _comparison(reference: str, options: Options, size: int) -> Comparison:
     :meth:`Comparison.agree` (tolerances derived per entry); an implementation compared with a
     library function (a blockwise loop with SDPA, a cache with causal SDPA) at
     atol = rtol = 16·size·eps(dtype), size the check's longest reduction, stated in its reference line."""
-    eps = torch.finfo(dtype(options)).eps
-    tol = 16 * size * eps
+    eps = unit(dtype(options))
+    tol = library_tolerance(size, dtype(options))
     return Comparison(f"{reference}; where a tolerance is not derived, atol = rtol = 16·N·eps = "
                       f"16·{size}·{eps:.3g} = {tol:.3g}", options, atol=tol, rtol=tol)
 

@@ -1,7 +1,7 @@
 r"""Shared bookkeeping for numeric checks: three-way agreement with derived tolerances.
 
 A part's statement ``lhs REL rhs`` is checked against PyTorch's own reference three ways: both sides
-are evaluated from the statement (:class:`mathcheck.verify.evaluate.BoundedEvaluator`: autograd for
+are evaluated from the statement (:class:`mathcheck.numeric.bounded.BoundedEvaluator`: autograd for
 derivatives, concrete sizes for sums, the limit point or Richardson extrapolation for limits), each
 with a first-order bound on its rounding error, and
 
@@ -46,34 +46,9 @@ from dataclasses import dataclass, field
 
 import torch
 
+from mathcheck.numeric.tolerance import SAFETY, TOLERANCE_MODEL, rounding_bound
 from mathcheck.verdict import NumericVerdict
 from mathcheck.verify import Options
-
-SAFETY = 4.0
-TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order rounding bounds propagated "
-                   "through each side (machine epsilon of the dtype, reduction lengths, magnitudes of the "
-                   "terms that cancel, conditioning of exp/log)")
-
-
-def rounding_bound(eps: float, terms: int, magnitude, tiny: float = 0.0):
-    """The first-order rounding bound of a reduction of ``terms`` terms of magnitude ≤ ``magnitude``
-    computed with machine epsilon ``eps``: (terms + 1)·(ε·magnitude + tiny). ``magnitude`` may be a
-    tensor (a bound per entry)."""
-    return (terms + 1) * (eps * magnitude + tiny)
-
-
-def derived_tolerance(terms: int, magnitude: float, eps_a: float, eps_b: float) -> float:
-    """The tolerance of a pair of values each computed by a reduction of ``terms`` terms of magnitude
-    ≤ ``magnitude``, one with machine epsilon ``eps_a`` and the other with ``eps_b``:
-    S·(e_a + e_b), the pair tolerance of :meth:`Comparison.agree` (S = SAFETY = 4).
-
-    >>> f"{derived_tolerance(8, 1.0, 2 ** -52, 2 ** -52):.3g}"   # float64 against float64
-    '1.6e-14'
-    >>> f"{derived_tolerance(8, 1.0, 2 ** -23, 2 ** -52):.3g}"   # float32 code against a float64 reference
-    '4.29e-06'
-    """
-    return SAFETY * (rounding_bound(eps_a, terms, magnitude) + rounding_bound(eps_b, terms, magnitude))
-
 
 def _f(x) -> float:
     return float(x) if not isinstance(x, torch.Tensor) else float(x.detach())
@@ -197,7 +172,8 @@ class Comparison:
               evaluate_lhs: bool = True):
         """Evaluate both sides of ``eq`` with error bounds: ``((lhs, e_lhs) or None, (rhs, e_rhs), terms)``.
         A left side that cannot be evaluated is counted against ``part`` (with the reason)."""
-        from mathcheck.verify.evaluate import EvaluationError, evaluate_bounded
+        from mathcheck.numeric.evaluate import EvaluationError
+        from mathcheck.numeric.bounded import evaluate_bounded
 
         dt = dtype or getattr(torch, self.options.dtype)
         dev = device or self.options.device
@@ -236,7 +212,7 @@ class Comparison:
         of the reference's own rounding beyond that (e.g. a parameter change read off as p₁ − p₀
         carries ε(|p₀| + |p₁|))."""
         from mathcheck.claim import relation_of
-        from mathcheck.verify.evaluate import EvaluationError
+        from mathcheck.numeric.evaluate import EvaluationError
 
         rel = relation_of(eq)
         try:

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed, evaluate
 
 SIZES = (2, 5, 64, 512)
 # (name, scale, shift): ordinary logits, large-magnitude logits, and a huge common offset that
@@ -103,7 +103,7 @@ def _bind_all(eq, **values) -> dict:
 def _evaluate_or_mismatch(cmp: Comparison, case: str, expr, env, dt, **where):
     """Evaluate ``expr``; a statement that indexes a tensor outside its shape is a counterexample
     (its sizes cannot match PyTorch's), recorded as such instead of crashing the check."""
-    from mathcheck.verify.evaluate import EvaluationError
+    from mathcheck.numeric.evaluate import EvaluationError
 
     try:
         return evaluate(expr, env, dtype=dt)

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 
 D_MODEL = 512
 POSITIONS = 2048

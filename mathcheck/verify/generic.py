@@ -5,8 +5,8 @@ several concrete sizes (n ∈ {1, 2, 3, 8, 33} for each symbolic dimension, and 
 assumptions allow), on seeded values that
 respect the symbols' assumptions and the part's hypotheses, optionally against a PyTorch reference
 the claim supplies (``@claim(reference=...)``, see :func:`check`). Expressions are evaluated by the
-user-expression layer's torch evaluator (:class:`mathcheck.userexpr.autograd.UserEvaluator`: ``diff``
-by autograd, bounds-checked indices); a user's single relation (``check``, ``derive``) is checked
+numeric kernel's torch walker (:class:`mathcheck.numeric.evaluate.Evaluator`: ``diff`` by autograd,
+bounds-checked indices), on the kernel's seeded torch draws (:func:`mathcheck.numeric.sampling.tensor_values`); a user's single relation (``check``, ``derive``) is checked
 by :mod:`mathcheck.userexpr` itself.
 
 Agreement is evidence, never a proof: a claim is ``proved`` only if its steps are shown too.
@@ -21,12 +21,14 @@ import time
 import sympy as sp
 import torch
 
-from mathcheck.verify.evaluate import EvaluationError, Indexed
+from mathcheck.numeric.evaluate import EvaluationError, Evaluator, Indexed
+from mathcheck.numeric.sampling import tensor_integer, tensor_values
+from mathcheck.numeric.tolerance import GENERIC_ATOL, GENERIC_RTOL, HYPOTHESIS_REL
 
 DT = torch.float64
 SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
 POINTS_PER_SIZE = 4           # seeded draws of the other variables per size
-ATOL, RTOL = 1e-10, 1e-9      # float64: ~1e-13 relative round-off in a 33-term sum of exps, with margin
+ATOL, RTOL = GENERIC_ATOL, GENERIC_RTOL
 MARGIN = 8                    # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
 _SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError,
          ZeroDivisionError, KeyError)
@@ -35,9 +37,7 @@ _REL = {sp.Eq: "=", sp.Ge: ">=", sp.Gt: ">", sp.Le: "<=", sp.Lt: "<"}
 
 
 def _evaluator(env):
-    from mathcheck.userexpr.autograd import UserEvaluator  # Derivative by autograd, bounds-checked indices
-
-    return UserEvaluator(env)
+    return Evaluator(env, checked_indices=True)  # Derivative by autograd, bounds-checked indices
 
 
 def _violation(a, b, rel: str, atol: float, rtol: float):
@@ -65,7 +65,7 @@ def _exact(v):
 
 
 def confirmed(stmt, rel: str, values: dict, bases: dict):
-    """Whether ``stmt`` fails at this point at high precision (``mathcheck.userexpr.precise``),
+    """Whether ``stmt`` fails at this point at high precision (``mathcheck.numeric.precise``),
     or None where it cannot be decided there (the float64 failure is then not a refutation).
 
     ``values`` maps each symbol (sizes, scalars, free indices) to its float64 value; ``bases``
@@ -76,7 +76,8 @@ def confirmed(stmt, rel: str, values: dict, bases: dict):
         >>> confirmed(sp.Eq((x + 10**8)**2 - 2 * 10**8 * x - 10**16, x**2), "=", {x: 0.5}, {}) is False
         True
     """
-    from mathcheck.userexpr.precise import DPS, decide, take_derivatives
+    from mathcheck.numeric import PRECISION_DIGITS
+    from mathcheck.numeric.precise import decide, take_derivatives
 
     point = {s: _exact(v) for s, v in values.items()}
 
@@ -95,7 +96,7 @@ def confirmed(stmt, rel: str, values: dict, bases: dict):
             if any(k < 0 or k >= n for k, n in zip(at, b.tensor.shape)):
                 return None
             entries[x] = _exact(b.tensor[at])
-        return sp.N(c.xreplace(entries), DPS)
+        return sp.N(c.xreplace(entries), PRECISION_DIGITS)
 
     try:
         L, R = hp(stmt.lhs), hp(stmt.rhs)
@@ -107,22 +108,6 @@ def confirmed(stmt, rel: str, values: dict, bases: dict):
 
 
 # --- a registered claim with no check= of its own ----------------------------------------------------
-
-def _draw(sym, g: torch.Generator, shape=()) -> torch.Tensor:
-    """Values a symbol's assumptions allow: positive in (0.1, 3), negative in (−3, −0.1), real
-    normal with scale 1.5 (both signs)."""
-    u = torch.rand(shape, generator=g, dtype=DT)
-    if sym.is_positive or (sym.is_nonnegative and not sym.is_zero):
-        return 0.1 + 2.9 * u
-    if sym.is_negative:
-        return -(0.1 + 2.9 * u)
-    return 1.5 * torch.randn(shape, generator=g, dtype=DT)
-
-
-def _draw_int(sym, g: torch.Generator) -> int:
-    lo, hi = (1, 5) if sym.is_positive else (-5, -1) if sym.is_negative else (0, 5) if sym.is_nonnegative else (-5, 5)
-    return int(torch.randint(lo, hi + 1, (), generator=g))
-
 
 def _probe(base):
     return base[sp.Dummy("probe", integer=True)]
@@ -189,7 +174,7 @@ def _truth(g, ev, shape) -> torch.Tensor:
     a, b = (torch.broadcast_to(torch.as_tensor(ev(x), dtype=DT), shape) for x in (g.lhs, g.rhs))
     rel = _REL[type(g)]
     if rel == "=":
-        return (a - b).abs() <= 1e-12 * torch.maximum(torch.ones_like(a), torch.maximum(a.abs(), b.abs()))
+        return (a - b).abs() <= HYPOTHESIS_REL * torch.maximum(torch.ones_like(a), torch.maximum(a.abs(), b.abs()))
     return _OPS[rel](a, b)
 
 
@@ -270,14 +255,14 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
             env = {k: float(v) for k, v in env.items()}
             for s in plan.scalars:
                 if s.is_integer:
-                    env[s] = float(_draw_int(s, g))
+                    env[s] = float(tensor_integer(s, g))
                     shown[str(s)] = int(env[s])
                 else:
-                    env[s] = _draw(s, g)
+                    env[s] = tensor_values(s, g)
                     shown[str(s)] = float(env[s])
             length = (n if size else 8) + 2 * MARGIN
             for b, rank in sorted(plan.bases.items(), key=lambda kv: str(kv[0])):
-                env[b] = Indexed(_draw(_probe(b), g, (length,) * rank), offset=1 - MARGIN)
+                env[b] = Indexed(tensor_values(_probe(b), g, (length,) * rank), offset=1 - MARGIN)
             grids, shape = [], ()
             spans = []
             for i, lo, hi in plan.ranges:

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import Derived, evaluate
+from mathcheck.numeric.evaluate import Derived, evaluate
 
 # PyTorch's own functions behind the names the derivations use. F.kl_div takes its *input* in log
 # space and computes KL(target ‖ exp(input)): KL(a‖b) is kl_div(log b, a), not kl_div(log a, b).

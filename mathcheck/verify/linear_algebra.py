@@ -12,11 +12,12 @@ import sympy as sp
 import torch
 import torch.nn.functional as F
 
+from mathcheck.numeric import stats
+from mathcheck.numeric.tolerance import SIGN_ATOL
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
-from mathcheck.verify import stats
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed, evaluate
 
 # (distribution, d_k, mu_q, sigma_q, mu_k, sigma_k): the seed's case at d_k from 16 to 4096, a
 # non-Gaussian case (Rademacher components have the same first two moments), and nonzero means.
@@ -243,7 +244,6 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
 
 DOT_SIZES = (2, 3, 64, 4096)
 ANGLES = tuple(math.pi * k / 6 for k in range(7))  # 0°, 30°, …, 180°: acute, right and obtuse
-SIGN_ATOL = 1e-9  # |a·b| below this (relative to ‖a‖‖b‖) is a zero: float error is ~n·1e-16
 
 
 def plane_angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

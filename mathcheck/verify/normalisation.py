@@ -16,7 +16,7 @@ from mathcheck.verdict import NumericVerdict
 from mathcheck.verify import Options
 from mathcheck.verify._beyond import _comparison, _sides, _one_derivative
 from mathcheck.verify._compare import dtype, generator
-from mathcheck.verify.evaluate import evaluate
+from mathcheck.numeric.evaluate import evaluate
 from mathcheck.verify.probability import _env, _fact, _relation
 
 

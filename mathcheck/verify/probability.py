@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed, evaluate
 
 _RELATIONS = {"==": operator.eq, ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 

@@ -3,7 +3,7 @@
 References are PyTorch's own modules and functions in float64: ``nn.MultiheadAttention``
 (batch_first, its ``in_proj_weight`` and ``out_proj``), ``F.scaled_dot_product_attention``,
 ``F.softmax`` and autograd. The statements' right-hand sides are evaluated from the derived SymPy
-results with :mod:`mathcheck.verify.evaluate`.
+results with :mod:`mathcheck.numeric.evaluate`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.verify.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed, evaluate
 
 ATOL, RTOL = 1e-12, 1e-9
 # (B, L, D, H): the seed's example (§7.2) first, then uneven sizes, one-wide heads and one head.

@@ -1,9 +1,10 @@
-"""A float64 evaluator without torch: SymPy expression trees walked with Python's ``math``.
+"""The Python-float backend: SymPy expression trees walked in float64 with Python's ``math``, no torch.
 
 Python floats are IEEE-754 binary64, the same numbers as NumPy's or torch's float64; ``math``
 also has ``erf``, ``erfc``, ``gamma`` and ``lgamma``, which NumPy lacks, and costs nothing to
-import. This is what ``mathcheck check`` uses for identities without ``diff`` (torch's autograd is
-loaded only for those). A value that is undefined in the reals (``log`` of a negative number, a
+import. The functions come from the function table (:mod:`mathcheck.numeric.functions`, its
+``math`` implementations: ``factorial`` and ``binomial`` exact at integers). This is what
+``mathcheck check`` uses for identities without ``diff`` (torch's autograd is loaded only for those). A value that is undefined in the reals (``log`` of a negative number, a
 pole, an overflow, a complex power) raises :class:`Undefined`, and the point is skipped.
 
     >>> from mathcheck.parser import parse
@@ -18,8 +19,9 @@ from __future__ import annotations
 import math
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr.points import exact as exact_number
-from mathcheck.userexpr.points import lookup
+from mathcheck.numeric import functions
+from mathcheck.numeric.sampling import exact as exact_number
+from mathcheck.numeric.sampling import lookup
 
 NAME = "float64 (Python math)"
 
@@ -37,59 +39,13 @@ def _real(v) -> float:
     return v
 
 
-def _gamma(x: float) -> float:
-    if x <= 0 and x == int(x):
-        raise Undefined("pole of gamma")
-    return math.gamma(x)
-
-
-def _loggamma(x: float) -> float:
-    if x <= 0:  # SymPy's loggamma is complex there; math.lgamma would give log|Γ| instead
-        raise Undefined("loggamma of a nonpositive number")
-    return math.lgamma(x)
-
-
-def _factorial(n: float) -> float:
-    if n == int(n):
-        if n < 0:
-            raise Undefined("factorial of a negative integer")
-        return float(math.factorial(int(n)))
-    return _gamma(n + 1)
-
-
-def _binomial(n: float, k: float) -> float:
-    if n == int(n) and k == int(k) and n >= 0:  # exact; 0 outside 0 ≤ k ≤ n
-        n, k = int(n), int(k)
-        return float(math.comb(n, k)) if 0 <= k <= n else 0.0
-    return _gamma(n + 1) / (_gamma(k + 1) * _gamma(n - k + 1))
-
-
-_UNARY: dict = {}
-
-
-def _unary() -> dict:
-    if _UNARY:
-        return _UNARY
-    _UNARY.update({
-        sp.exp: math.exp, sp.log: math.log, sp.sin: math.sin, sp.cos: math.cos, sp.tan: math.tan,
-        sp.sinh: math.sinh, sp.cosh: math.cosh, sp.tanh: math.tanh,
-        sp.asin: math.asin, sp.acos: math.acos, sp.atan: math.atan,
-        sp.asinh: math.asinh, sp.acosh: math.acosh, sp.atanh: math.atanh,
-        sp.cot: lambda x: 1 / math.tan(x), sp.sec: lambda x: 1 / math.cos(x),
-        sp.csc: lambda x: 1 / math.sin(x),
-        sp.erf: math.erf, sp.erfc: math.erfc, sp.gamma: _gamma, sp.loggamma: _loggamma,
-        sp.Abs: abs, sp.sign: lambda x: float((x > 0) - (x < 0)), sp.factorial: _factorial,
-    })
-    return _UNARY
-
-
 class FloatEvaluator:
     """``FloatEvaluator(env)(e)``: ``env`` maps Symbols to numbers and IndexedBases to nested lists
-    (as :func:`mathcheck.userexpr.points.sample_points` draws them)."""
+    (as :func:`mathcheck.numeric.sampling.sample_points` draws them)."""
 
     def __init__(self, env: dict, constants: dict | None = None):
         self.env = dict(env)
-        self.unary = _unary()
+        self.table = functions.implementations("math")  # by SymPy class: exp, gamma, Max, binomial, …
         self.constants = {} if constants is None else constants  # shared across points
 
     def __call__(self, e) -> float:
@@ -123,16 +79,9 @@ class FloatEvaluator:
         if e.is_Pow:
             base, ex = self.ev(e.base), self.ev(e.exp)
             return _real(float(base) ** float(ex))
-        fn = self.unary.get(e.func)
-        if fn is not None:
-            return fn(_real(self.ev(e.args[0])))
-        if isinstance(e, sp.atan2):
-            return math.atan2(_real(self.ev(e.args[0])), _real(self.ev(e.args[1])))
-        if isinstance(e, (sp.Max, sp.Min)):
-            vals = [_real(self.ev(a)) for a in e.args]
-            return max(vals) if isinstance(e, sp.Max) else min(vals)
-        if isinstance(e, sp.binomial):
-            return _binomial(*(_real(self.ev(a)) for a in e.args))
+        fn = self.table.get(e.func)
+        if fn is not None:  # the function table's float64 implementation (ValueError where undefined)
+            return fn(*[_real(self.ev(a)) for a in e.args])
         if isinstance(e, sp.Sum):
             if not e.free_symbols:  # a constant sum (Σ_{j≤100} Σ_{k≤100} kj): once for all points
                 if e not in self.constants:

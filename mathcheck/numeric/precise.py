@@ -1,4 +1,8 @@
-"""High precision: both sides at a sampled point to 50 digits (mpmath, through SymPy's ``evalf``).
+"""The mpmath backend, at ``PRECISION_DIGITS`` (50): high-precision values at a sampled point.
+
+Two routes, one precision: :func:`hp_value` (SymPy's ``evalf``, which simplifies what it can, and
+derivatives by SymPy's ``diff``) and :class:`PreciseEvaluator` (a walker over the expression as
+written, with the function table's ``mpmath`` implementations).
 
 This is what confirms a counterexample: a float64 disagreement counts only once the 50-digit
 values differ by more than ``HP_REL`` relative, so round-off never refutes a true identity, and a
@@ -21,10 +25,9 @@ fails at ``x = −1``, where the left side is −π²).
 from __future__ import annotations
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr.points import exact, lookup
-
-DPS = 50                 # digits for the high-precision confirmation
-HP_REL = 1e-30           # |lhs − rhs| > HP_REL · max(1, |lhs|, |rhs|) at DPS digits: not round-off
+from mathcheck.numeric import PRECISION_DIGITS, functions
+from mathcheck.numeric.sampling import exact, lookup
+from mathcheck.numeric.tolerance import HP_REL
 
 
 def take_derivatives(e):
@@ -33,13 +36,13 @@ def take_derivatives(e):
 
 
 def hp_value(e, point: dict):
-    """``e`` at ``point`` to DPS digits; a derivative by ``mpmath.diff`` (not SymPy's ``diff``)."""
+    """``e`` at ``point`` to PRECISION_DIGITS digits; a derivative by ``mpmath.diff`` (not SymPy's ``diff``)."""
     import mpmath
 
     scalars = {s: exact(v) for s, v in point.items() if isinstance(s, sp.Symbol)}
     bases = {s: v for s, v in point.items() if isinstance(s, sp.IndexedBase)}
 
-    def value(expr, env, dps=DPS + 10):
+    def value(expr, env, dps=PRECISION_DIGITS + 10):
         derivs = list(expr.atoms(sp.Derivative))
         outer = [d for d in derivs if not any(o != d and d in o.atoms(sp.Derivative) for o in derivs)]
         repl = {d: derivative(d, env, dps) for d in outer}
@@ -101,7 +104,7 @@ def hp_violates(lhs, rhs, relation: str, point: dict):
 
 
 def decide(L, R, relation: str) -> bool | None:
-    """Whether ``L REL R`` fails for two DPS-digit values, or None where a side is undefined.
+    """Whether ``L REL R`` fails for two PRECISION_DIGITS-digit values, or None where a side is undefined.
 
     An order relation is a statement about real numbers: a side whose imaginary part exceeds
     ``HP_REL`` of its size makes it false there (issue 21: ``log(x)**2 >= 0`` for real x is false
@@ -116,11 +119,11 @@ def decide(L, R, relation: str) -> bool | None:
         return None
     scale = max(1.0, abs(complex(L)), abs(complex(R)))
     if relation == "=":
-        return abs(complex(sp.N(L - R, DPS))) > HP_REL * scale
+        return abs(complex(sp.N(L - R, PRECISION_DIGITS))) > HP_REL * scale
     if any(abs(complex(v).imag) > HP_REL * scale for v in (L, R)):
         return True
     L, R = sp.re(L), sp.re(R)
-    d = float(sp.N(L - R, DPS) if relation in ("<=", "<") else sp.N(R - L, DPS))
+    d = float(sp.N(L - R, PRECISION_DIGITS) if relation in ("<=", "<") else sp.N(R - L, PRECISION_DIGITS))
     return d > HP_REL * scale
 
 
@@ -153,3 +156,96 @@ def report_point(point: dict, exprs) -> dict:
         except (IndexError, KeyError, TypeError):
             pass
     return out
+
+
+# --- the mpmath backend: a walker over the expression, at PRECISION_DIGITS ------------------------------
+
+class PreciseEvaluator:
+    """``e`` walked with mpmath at ``dps`` digits (``PRECISION_DIGITS``): the function table's
+    ``mpmath`` implementations, sums and products written out, inputs at their exact values (a float
+    at its binary value, a Rational as p/q). ``env`` is a point of
+    :func:`mathcheck.numeric.sampling.sample_points`. Unlike :func:`hp_value` it never asks SymPy to
+    simplify: what it computes is the expression as written, like the float and torch backends.
+
+        >>> from mathcheck.parser import parse
+        >>> e = parse("softsign(x) + Sum(1/k, (k, 1, 3))")
+        >>> (x,) = e.free_symbols
+        >>> import mpmath
+        >>> mpmath.nstr(PreciseEvaluator({x: 0.5})(e), 20)
+        '2.1666666666666666667'
+    """
+
+    def __init__(self, env: dict, dps: int = PRECISION_DIGITS):
+        self.env, self.dps = dict(env), dps
+        self.table = functions.implementations("mpmath")
+
+    def __call__(self, e):
+        import mpmath
+
+        with mpmath.workdps(self.dps):
+            return self.ev(e)
+
+    def _number(self, v):
+        import mpmath
+
+        if isinstance(v, (int, float)):
+            return mpmath.mpf(v)  # a float at its exact binary value
+        if not isinstance(v, sp.Basic):  # never sympify: a value is a number of ours, not a string
+            raise TypeError(f"not a number: {type(v).__name__}")
+        if v.is_Rational:
+            return mpmath.mpf(int(v.p)) / int(v.q)
+        return mpmath.mpmathify(sp.N(v, self.dps + 10))
+
+    def ev(self, e):
+        import mpmath
+
+        if e.is_Number or e in (sp.pi, sp.E):
+            if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
+                raise ValueError(f"{e}")
+            return mpmath.pi if e is sp.pi else mpmath.e if e is sp.E else self._number(e)
+        if e.is_Symbol:
+            if e not in self.env:
+                raise ValueError(f"no value for {e}")
+            return self._number(self.env[e])
+        if isinstance(e, sp.Indexed):
+            return self._number(lookup(self.env[e.base], [int(self.ev(i)) for i in e.indices]))
+        if e.is_Add:
+            return mpmath.fsum(self.ev(a) for a in e.args)
+        if e.is_Mul:
+            return mpmath.fprod(self.ev(a) for a in e.args)
+        if e.is_Pow:
+            return mpmath.power(self.ev(e.base), self.ev(e.exp))
+        fn = self.table.get(e.func)
+        if fn is not None:
+            return fn(*[self.ev(a) for a in e.args])
+        if isinstance(e, (sp.Sum, sp.Product)):
+            return self._reduce(e.function, e.limits, isinstance(e, sp.Product))
+        if isinstance(e, sp.KroneckerDelta):
+            return mpmath.mpf(self.ev(e.args[0]) == self.ev(e.args[1]))
+        raise ValueError(f"cannot evaluate {type(e).__name__}")
+
+    def _reduce(self, f, limits, product: bool):
+        """Σ (or Π) over ``limits``, the last the outermost; a reversed range follows SymPy (Karr)."""
+        import mpmath
+
+        if not limits:
+            return self.ev(f)
+        (var, a, b), inner = limits[-1], limits[:-1]
+        lo, hi = int(self.ev(a)), int(self.ev(b))
+        if hi < lo:
+            if hi == lo - 1:
+                return mpmath.mpf(1 if product else 0)
+            rest = self._reduce(f, inner + ((var, hi + 1, lo - 1),), product)
+            return 1 / rest if product else -rest
+        had, old = var in self.env, self.env.get(var)
+        try:
+            terms = []
+            for k in range(lo, hi + 1):
+                self.env[var] = k
+                terms.append(self._reduce(f, inner, product))
+        finally:
+            if had:
+                self.env[var] = old
+            else:
+                self.env.pop(var, None)
+        return mpmath.fprod(terms) if product else mpmath.fsum(terms)

@@ -1,0 +1,322 @@
+"""The torch backend: a SymPy expression evaluated as tensors, with autograd and broadcasting.
+
+``lambdify(..., modules='torch')`` fails on ``Indexed``, turns ``KroneckerDelta`` into a Python
+``if`` that fails on tensors, and detaches gradients when it returns a Matrix. This walker handles
+what derivations and users' formulas produce:
+
+* a Symbol takes its value from ``env`` (a number or a tensor, already shaped to broadcast);
+* ``x[i]`` on an IndexedBase bound to a tensor gathers ``x[i - offset]`` (SymPy indices start at 1
+  unless the binding says otherwise), elementwise over the index tensor; with
+  ``checked_indices`` an index outside the tensor is an error, not torch's wrap-around;
+* ``Sum(f, (k, a, b))`` binds ``k`` to ``arange(a, b + 1)`` on a new leading axis and sums it away;
+* ``KroneckerDelta(i, j)`` is ``(i == j)``; undefined functions (``KL(p, q)``) come from ``funcs``;
+* every function class of the function table (:mod:`mathcheck.numeric.functions`, its ``torch``
+  implementations: ``factorial``/``binomial`` exact at integers, ``lgamma`` elsewhere);
+* ``Derivative`` by ``torch.autograd.grad`` of the evaluated function (independent of SymPy's own
+  derivative); a derivative in ``x[j]`` is the gradient with respect to the whole tensor of x,
+  read at entry j.
+
+Gradients flow through everything. :mod:`mathcheck.numeric.bounded` adds a rounding bound to each
+value; :mod:`mathcheck.numeric.floats` evaluates without torch.
+
+    >>> import torch, sympy as sp
+    >>> z, k, n = sp.IndexedBase("z"), sp.Symbol("k", integer=True), sp.Symbol("n")
+    >>> evaluate(sp.Sum(sp.exp(z[k]), (k, 1, n)), {n: 3, z: torch.zeros(3, dtype=torch.float64)})
+    tensor(3., dtype=torch.float64)
+    >>> x = sp.Symbol("x")
+    >>> round(float(Evaluator({x: torch.tensor(0.3, dtype=DT)})(sp.Derivative(sp.sin(x) ** 2, x))), 12)
+    0.564642473395
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import sympy as sp
+import torch
+
+from mathcheck.numeric import functions
+from mathcheck.numeric.sampling import OFFSET
+
+NAME = "torch float64 (diff by autograd)"
+DT = torch.float64
+
+
+class EvaluationError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """An IndexedBase binding: the tensor and the index of its first entry (1 by default)."""
+
+    tensor: torch.Tensor
+    offset: int = 1
+    err: Any = None  # a known rounding bound of the entries (else one rounding, ε|x|)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A binding computed from the others each time it is read, so that a derivative sees it move:
+    ``Derived(lambda b: F.log_softmax(b["z"] / T, -1))`` for ``ls[j]`` in ∂(−Σ p_j ls_j)/∂z_i
+    (``b`` maps the names of the other IndexedBases to their current tensors)."""
+
+    fn: Callable
+    offset: int = 1
+
+
+def _t(x, dtype, device) -> torch.Tensor:
+    if isinstance(x, torch.Tensor):
+        return x
+    return torch.as_tensor(x, dtype=dtype, device=device)
+
+
+class Evaluator:
+    """``Evaluator(env, funcs)(e)``; ``checked_indices``: an entry outside its tensor is an
+    :class:`EvaluationError` (the user's pipeline: a point is skipped, not wrapped around)."""
+
+    def __init__(self, env: Mapping, funcs: Mapping[str, Callable] | None = None,
+                 dtype=torch.float64, device="cpu", checked_indices: bool = False):
+        self.env = {}
+        self.indexed = {}
+        for key, value in env.items():
+            if isinstance(key, sp.IndexedBase):
+                self.indexed[key] = value if isinstance(value, (Indexed, Derived)) else Indexed(value)
+            else:
+                self.env[key] = value
+        self.funcs = dict(funcs or {})
+        self.dtype = dtype
+        self.device = device
+        self.depth = max([v.ndim for v in self.env.values() if isinstance(v, torch.Tensor)] + [0])
+        self.checked = checked_indices
+        self.table = functions.implementations("torch")
+
+    def __call__(self, e):
+        return self.ev(e)
+
+    def ev(self, e):
+        if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
+            m = sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e
+            vals = [self.ev(x) for x in m]
+            vals = torch.broadcast_tensors(*[_t(v, self.dtype, self.device) for v in vals])
+            return torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape)
+        if isinstance(e, (sp.Integer, sp.Rational, sp.Float)) or e.is_Number:
+            return float(e)
+        if e in (sp.pi, sp.E):
+            return float(e)
+        if isinstance(e, sp.Symbol) or isinstance(e, sp.Dummy):
+            if e in self.env:
+                return self.env[e]
+            raise EvaluationError(f"no value for symbol {e}")
+        if isinstance(e, sp.Indexed):
+            return self._entry(e)
+        if isinstance(e, sp.Add):
+            out = 0.0
+            for a in e.args:
+                out = out + self.ev(a)
+            return out
+        if isinstance(e, sp.Mul):
+            out = 1.0
+            for a in e.args:
+                out = out * self.ev(a)
+            return out
+        if isinstance(e, sp.Pow):
+            base, exp = self.ev(e.base), self.ev(e.exp)
+            if not isinstance(base, torch.Tensor) and not isinstance(exp, torch.Tensor):
+                return float(base) ** float(exp)
+            if e.exp == sp.Rational(1, 2):
+                return torch.sqrt(_t(base, self.dtype, self.device))
+            return torch.pow(_t(base, self.dtype, self.device), exp)
+        if isinstance(e, sp.KroneckerDelta):
+            a, b = (self.ev(x) for x in e.args)
+            if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+                return (_t(a, self.dtype, self.device) == _t(b, self.dtype, self.device)).to(self.dtype)
+            return 1.0 if a == b else 0.0
+        if isinstance(e, sp.Sum):
+            return self._sum(e)
+        if isinstance(e, sp.Derivative):
+            return self._derivative(e)
+        if isinstance(e, sp.core.function.AppliedUndef):
+            fn = self.funcs.get(e.func.__name__)
+            if fn is None:
+                raise EvaluationError(f"no torch function for {e.func.__name__}")
+            return fn(*[self._arg(a) for a in e.args])
+        fn = self.table.get(e.func)
+        if fn is not None:  # the function table's torch implementation
+            return fn(*[_t(self.ev(a), self.dtype, self.device) for a in e.args])
+        if e.is_number and not e.free_symbols and not isinstance(e, (sp.Add, sp.Mul, sp.Pow)) and not e.args:
+            v = complex(sp.N(e, 20))  # a constant SymPy produced on its own (EulerGamma, ...)
+            return float("nan") if v.imag else v.real
+        raise EvaluationError(f"cannot evaluate {type(e).__name__}: {e}")
+
+    def _entry(self, e):
+        binding = self.indexed.get(e.base)
+        if binding is None:
+            raise EvaluationError(f"no tensor for {e.base}")
+        idx = []
+        for axis, i in enumerate(e.indices):
+            v = self._index(self.ev(i)) - binding.offset
+            if self.checked:
+                lo, hi = (int(v.min()), int(v.max())) if isinstance(v, torch.Tensor) else (v, v)
+                if lo < 0 or hi >= binding.tensor.shape[axis]:  # torch would wrap a negative index
+                    raise EvaluationError(f"index of {e} outside the sampled range")
+            idx.append(v)
+        return binding.tensor[tuple(idx)]
+
+    def _arg(self, a):
+        if isinstance(a, sp.IndexedBase):
+            return self.indexed[a].tensor
+        return self.ev(a)
+
+    def _index(self, v):
+        if isinstance(v, torch.Tensor):
+            return v.long()
+        if float(v) != int(v):
+            raise EvaluationError(f"non-integer index {v}")
+        return int(v)
+
+    def _sum(self, e: sp.Sum):
+        return self._sum_limits(e.function, e.limits)
+
+    @contextmanager
+    def _index_axis(self, var, lo: int, hi: int):
+        """Bind the summation index ``var`` to lo..hi along a new leading axis (one per nested sum),
+        restoring the binding it shadows on the way out."""
+        shape = (hi - lo + 1,) + (1,) * self.depth
+        had, old, depth = var in self.env, self.env.get(var), self.depth
+        self.env[var] = torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth = depth
+            if had:
+                self.env[var] = old
+            else:
+                del self.env[var]
+
+    def _sum_limits(self, f, limits):
+        """Σ over ``limits`` (SymPy order: the first limit is the innermost), outermost bound first."""
+        if not limits:
+            return self.ev(f)
+        (var, a, b), inner = limits[-1], limits[:-1]
+        lo, hi = self.ev(a), self.ev(b)
+        if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
+            raise EvaluationError(f"sum bounds must be numbers, not tensors: ({var}, {a}, {b})")
+        lo, hi = int(lo), int(hi)
+        if hi < lo:  # SymPy's (Karr's) convention: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, 0 when b = a − 1
+            return 0.0 if hi == lo - 1 else -_t(self._sum_limits(
+                f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)), self.dtype, self.device)
+        depth = self.depth
+        with self._index_axis(var, lo, hi):
+            t = _t(self._sum_limits(f, inner), self.dtype, self.device)
+        if t.ndim < depth + 1:  # the summand does not vary along this sum's axis
+            return t * (hi - lo + 1)
+        return t.sum(0) if t.shape[0] == hi - lo + 1 else t[0] * (hi - lo + 1)
+
+    # -- Derivative by autograd ----------------------------------------------------------------------
+
+    def _derivative(self, e):
+        f = e.expr
+        for var, count in reversed(e.variable_count):  # innermost first, like SymPy's order
+            f = _Pending(f, var, int(count))
+        return self._grad(f)
+
+    def _grad(self, pending):
+        if not isinstance(pending, _Pending):
+            return self.ev(pending)
+        var, order = pending.var, pending.order
+        if isinstance(var, sp.Indexed):
+            return self._grad_entry(pending)
+        # f may not depend on var at all (diff(x, y) = 0): any point of var will do
+        x0 = torch.as_tensor(self.env.get(var, 0.5), dtype=self.dtype)
+        # a derivative inside another one must stay on the outer graph, so take a non-leaf view
+        x = x0 * 1.0 if x0.requires_grad else x0.detach().clone().requires_grad_(True)
+        had, old = var in self.env, self.env.get(var)
+        self.env[var] = x
+        try:
+            y = torch.as_tensor(self._grad(pending.inner), dtype=self.dtype)
+            for _ in range(order):
+                if not y.requires_grad:
+                    y = torch.zeros_like(x)
+                    break
+                (g,) = torch.autograd.grad(y.sum(), x, create_graph=True, allow_unused=True)
+                y = torch.zeros_like(x) if g is None else g
+        finally:
+            if had:
+                self.env[var] = old
+            else:
+                del self.env[var]
+        return y
+
+
+    def _grad_entry(self, pending):
+        """∂f/∂x[j]: the gradient with respect to the whole sampled tensor of x, read at entry j
+        (autograd sees every x[i] that f reads, whichever index expression reached it)."""
+        var, order = pending.var, pending.order
+        binding = self.indexed.get(var.base)
+        if binding is None:
+            raise EvaluationError(f"no tensor for {var.base}")
+        at = []
+        for axis, i in enumerate(var.indices):
+            k = self._index(self.ev(i)) - binding.offset
+            if isinstance(k, torch.Tensor) or not 0 <= k < binding.tensor.shape[axis]:
+                raise EvaluationError(f"index of {var} outside the sampled range")
+            at.append(k)
+        t0 = binding.tensor
+        t = t0 * 1.0 if t0.requires_grad else t0.detach().clone().requires_grad_(True)
+        self.indexed[var.base] = Indexed(t, offset=binding.offset)
+        try:
+            y = torch.as_tensor(self._grad(pending.inner), dtype=self.dtype)
+            for _ in range(order):
+                if not y.requires_grad:
+                    return torch.zeros((), dtype=self.dtype)
+                (g,) = torch.autograd.grad(y.sum(), t, create_graph=True, allow_unused=True)
+                if g is None:
+                    return torch.zeros((), dtype=self.dtype)
+                y = g[tuple(at)]
+        finally:
+            self.indexed[var.base] = binding
+        return y
+
+
+class _Pending:
+    def __init__(self, inner, var, order):
+        self.inner, self.var, self.order = inner, var, order
+
+
+def evaluate(e, env: Mapping, funcs: Mapping[str, Callable] | None = None,
+             dtype=torch.float64, device="cpu"):
+    """Evaluate ``e`` with ``env`` (symbols and IndexedBases to numbers/tensors) and ``funcs``."""
+    out = Evaluator(env, funcs, dtype, device)(e)
+    return _t(out, dtype, device)
+
+
+def _scalar(v) -> float | None:
+    if isinstance(v, (int, float)):  # a side without a tensor (1/D at D = 3): torch would round it to float32
+        return float(v)
+    t = torch.as_tensor(v)
+    if t.numel() != 1:
+        return None
+    x = t.detach().reshape(()).item()
+    if isinstance(x, complex):
+        return None if x.imag != 0 else x.real
+    return float(x)
+
+
+ERRORS = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError)
+
+
+def evaluator(point: dict):
+    """A function ``e ↦ float | None`` at ``point`` (a point of :func:`mathcheck.numeric.sampling.sample_points`)."""
+    env = {}
+    for s, v in point.items():
+        if isinstance(s, sp.IndexedBase):
+            env[s] = Indexed(torch.tensor(v, dtype=DT), offset=OFFSET)
+        elif isinstance(v, int):  # integers stay numbers: sum bounds must not be tensors
+            env[s] = float(v)
+        else:
+            env[s] = torch.tensor(float(v), dtype=DT)
+    return lambda e: _scalar(Evaluator(env, checked_indices=True)(e))

@@ -1,0 +1,90 @@
+r"""The one tolerance model: derived from the precision actually computed in.
+
+A value computed in a dtype with machine epsilon ε by a reduction of N terms of magnitude ≤ M
+carries at most the first-order rounding bound
+
+.. math:: e = (N + 1)\,(ε\,M + \mathrm{tiny})
+
+(``tiny`` the smallest normal: an absolute floor for underflow). Two values a and b of the same
+quantity agree when :math:`|a - b| \le S\,(e_a + e_b)`, with the safety factor S = 4 for what a
+first-order bound leaves out. Every numeric comparison in mathcheck uses this with the ε of the
+dtype each side was computed in — the catalog's three-way agreement (``verify/_compare.py``),
+conform (ε of the precision a target was *measured* to compute in) and ``mathcheck model``.
+
+    >>> f"{derived_tolerance(8, 1.0, 2 ** -52, 2 ** -52):.3g}"   # float64 against float64
+    '1.6e-14'
+    >>> f"{derived_tolerance(8, 1.0, 2 ** -23, 2 ** -52):.3g}"   # float32 code against a float64 reference
+    '4.29e-06'
+
+Fixed tolerances are the exceptions, each a named constant below with the reason it is not derived.
+"""
+
+from __future__ import annotations
+
+SAFETY = 4.0
+TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order rounding bounds propagated "
+                   "through each side (machine epsilon of the dtype, reduction lengths, magnitudes of the "
+                   "terms that cancel, conditioning of exp/log)")
+
+# --- the named exceptions: fixed tolerances, each with its reason ---------------------------------
+
+# 50-digit confirmation (numeric.precise): |lhs − rhs| > HP_REL·max(1, |lhs|, |rhs|) is not round-off.
+# At PRECISION_DIGITS = 50 the evaluation's own error is ~1e-48; 1e-30 leaves 18 digits of margin and
+# still separates a false identity that float64 cannot see (agreeing to 1e-16).
+HP_REL = 1e-30
+# float64 screening of a user's identity (userexpr.numeric): a point is *flagged* beyond
+# SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|). Not a verdict: every flagged point is confirmed at
+# PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,
+# above the round-off of the cancellations users write; a wrong identity differs by far more).
+SCREEN_ATOL, SCREEN_RTOL = 1e-12, 1e-9
+# The generic numeric check (verify/generic.py) screens float64 values of both sides at
+# |lhs − rhs| ≤ GENERIC_ATOL + GENERIC_RTOL·max(|lhs|, |rhs|): ~1e-13 relative round-off in a 33-term
+# sum of exps, with margin; a flagged value is confirmed at PRECISION_DIGITS before it refutes.
+GENERIC_ATOL, GENERIC_RTOL = 1e-10, 1e-9
+# An equation among the generic check's hypotheses holds where |a − b| ≤ HYPOTHESIS_REL·max(1, |a|, |b|)
+# in float64 (a normalisation Σ p = 1 summed in float64 is off by a few ε, never by 1e-12).
+HYPOTHESIS_REL = 1e-12
+# A dot product below SIGN_ATOL·‖a‖‖b‖ counts as zero when its sign is compared (§ dot-product-cosine):
+# the float error of the angles' construction is ~n·1e-16, the angles compared are ≥ 30° apart.
+SIGN_ATOL = 1e-9
+# An implementation compared with a library function (a blockwise loop with SDPA, a cache with causal
+# SDPA: §9): the two round differently inside a reduction neither exposes, so atol = rtol =
+# LIBRARY_FACTOR·N·ε (N the longest reduction) instead of propagated bounds.
+LIBRARY_FACTOR = 16
+
+
+def unit(dtype) -> float:
+    """Machine epsilon ε of a torch ``dtype`` (2^-52 for float64, 2^-23 for float32)."""
+    import torch
+
+    return float(torch.finfo(dtype).eps)
+
+
+def tiny(dtype) -> float:
+    """The smallest normal number of a torch ``dtype`` (the absolute floor of a rounding bound)."""
+    import torch
+
+    return float(torch.finfo(dtype).tiny)
+
+
+def rounding_bound(eps: float, terms: int, magnitude, tiny: float = 0.0):
+    """The first-order rounding bound of a reduction of ``terms`` terms of magnitude ≤ ``magnitude``
+    computed with machine epsilon ``eps``: (terms + 1)·(ε·magnitude + tiny). ``magnitude`` may be a
+    tensor (a bound per entry).
+
+    >>> rounding_bound(2 ** -52, 3, 1.0) == 4 * 2 ** -52
+    True
+    """
+    return (terms + 1) * (eps * magnitude + tiny)
+
+
+def derived_tolerance(terms: int, magnitude: float, eps_a: float, eps_b: float) -> float:
+    """The tolerance of a pair of values each computed by a reduction of ``terms`` terms of magnitude
+    ≤ ``magnitude``, one with machine epsilon ``eps_a`` and the other with ``eps_b``: S·(e_a + e_b)
+    (S = SAFETY = 4), the pair tolerance of the catalog's ``Comparison.agree``."""
+    return SAFETY * (rounding_bound(eps_a, terms, magnitude) + rounding_bound(eps_b, terms, magnitude))
+
+
+def library_tolerance(terms: int, dtype) -> float:
+    """atol = rtol = LIBRARY_FACTOR·N·ε for an implementation against a library function (see above)."""
+    return LIBRARY_FACTOR * terms * unit(dtype)

@@ -1,0 +1,240 @@
+"""The numeric kernel, module by module: the function table, the three backends, the sampler, the
+tolerance model — and the rule that adding a grammar function is one table entry."""
+
+import ast
+import dataclasses
+import math
+import pathlib
+
+import mpmath
+import pytest
+import sympy as sp
+import torch
+
+from mathcheck.numeric import floats, functions, sampling, tolerance
+from mathcheck.numeric.evaluate import Evaluator, evaluator
+from mathcheck.numeric.precise import PreciseEvaluator, hp_value
+from mathcheck.parser import ParseError, parse, parse_many
+
+PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
+
+
+def _three(e, point):
+    """``e`` at ``point`` by the float, torch and mpmath backends."""
+    return (floats.evaluate(e, point), evaluator(point)(e),
+            float(PreciseEvaluator(point)(e)))
+
+
+# --- the table ---------------------------------------------------------------------------------------
+
+def test_every_function_class_has_all_three_implementations():
+    for f in functions.TABLE:
+        assert f.build is not None or not f.grammar, f.name
+        if f.sympy:
+            assert f.math and f.torch and f.mpmath, f.name
+            assert isinstance(f.cls(), type), f.name
+
+
+def test_names_aliases_and_latex_words_come_from_the_table():
+    assert functions.lookup("abs").name == "Abs" and functions.lookup("max").name == "Max"
+    assert functions.lookup("sign") is None  # evaluated, not callable
+    assert "softsign" in functions.names()
+    assert functions.latex_words()["ln"] == "log"
+
+
+@pytest.mark.parametrize("f", [f for f in functions.entries() if f.arity == (1,)], ids=lambda f: f.name)
+def test_every_unary_entry_parses_and_evaluates_on_every_backend(f):
+    e = parse(f"{f.name}(x)")
+    (x,) = e.free_symbols
+    point = {x: 0.75 if f.name != "acosh" else 1.5}
+    a, t, m = _three(e, point)
+    assert a == pytest.approx(m, rel=1e-13, abs=1e-15) and t == pytest.approx(m, rel=1e-12, abs=1e-15)
+
+
+# --- softsign, the real example ---------------------------------------------------------------------
+
+def test_softsign_is_built_from_abs():
+    x = sp.Symbol("x", real=True)
+    assert parse("softsign(x)") == x / (1 + sp.Abs(x))
+
+
+def test_softsign_end_to_end():
+    from mathcheck.usercheck import check
+
+    good = check("softsign(x)", "x/(1+Abs(x))")
+    assert good.status == "proved", good.lines()
+    bad = check("softsign(x)", "x/(1+x)")
+    assert bad.status == "refuted" and bad.counterexample is not None, bad.lines()
+
+
+def test_softsign_on_the_command_line():
+    from click.testing import CliRunner
+
+    from mathcheck.cli import main
+
+    r = CliRunner().invoke(main, ["check", "softsign(x)", "x/(1+Abs(x))"])
+    assert r.exit_code == 0 and r.output.startswith("proved"), r.output
+
+
+# --- one entry is enough -----------------------------------------------------------------------------
+
+def _sinc_math(x):
+    return math.sin(x) / x if x else 1.0
+
+
+def _sinc_torch(x):
+    return torch.where(x == 0, torch.ones_like(x), torch.sin(x) / x)
+
+
+SINC = functions.Function("sinc", build=lambda x: sp.sinc(x), doc="sin(x)/x, 1 at 0", sympy="sinc",
+                          math=_sinc_math, torch=_sinc_torch, mpmath=mpmath.sinc)
+TWICE = functions.Function("twice", build=lambda x: 2 * x, doc="2x")
+
+
+@pytest.fixture
+def one_more_entry(monkeypatch):
+    monkeypatch.setattr(functions, "TABLE", functions.TABLE + (SINC, TWICE))
+
+
+def test_without_the_entry_the_name_is_unknown():
+    with pytest.raises(ParseError, match="unknown function 'sinc'"):
+        parse("sinc(x)")
+
+
+def test_a_new_entry_reaches_the_parser_and_all_three_backends(one_more_entry):
+    e = parse("sinc(x) + twice(x)")
+    (x,) = e.free_symbols
+    assert e == sp.sinc(x) + 2 * x
+    a, t, m = _three(e, {x: 0.5})
+    assert a == pytest.approx(math.sin(0.5) / 0.5 + 1.0, rel=1e-15)
+    assert t == pytest.approx(a, rel=1e-15) and m == pytest.approx(a, rel=1e-15)
+    with pytest.raises(ParseError, match="sinc takes one argument"):
+        parse("sinc(x, y)")
+
+
+def test_a_new_entry_reaches_the_check_pipeline(one_more_entry):
+    from mathcheck.usercheck import check
+
+    assert check("twice(x)", "x + x").status == "proved"
+    bad = check("sinc(x)", "cos(x)/x")
+    assert bad.status == "refuted", bad.lines()
+    good = check("sinc(x)", "sin(x)/x", {"x": ("positive",)})
+    assert good.status != "refuted" and good.numeric["status"] == "passed", good.lines()
+
+
+def test_a_new_entry_is_one_table_entry_and_nothing_else(one_more_entry):
+    """No backend keeps a list of its own: a table with the entry replaced is seen at once."""
+    assert SINC.cls() in functions.implementations("math")
+    patched = dataclasses.replace(SINC, math=lambda x: 42.0)
+    functions.TABLE = functions.TABLE[:-2] + (patched, TWICE)
+    x = sp.Symbol("x")
+    assert floats.evaluate(sp.sinc(x), {x: 0.5}) == 42.0
+
+
+# --- the walkers agree ---------------------------------------------------------------------------
+
+AGREE = ["sigmoid(x) - softplus(y)", "factorial(n) + binomial(n, 2)", "Sum(x^k/factorial(k), (k, 0, n))",
+         "atan2(x, y) * Max(x, y, 0)", "logsumexp(x, y) - Min(x, 1)", "gamma(y) + lgamma(y)",
+         "softsign(x*y) + erf(x) - erfc(y)"]
+
+
+@pytest.mark.parametrize("text", AGREE)
+def test_the_three_backends_agree(text):
+    (e,) = parse_many([text], {"y": ("positive",), "n": ("nonnegative", "integer")}, unused_ok=True)
+    for point in sampling.sample_points((e,), 1, 5):
+        exact = float(hp_value(e, point))
+        a, t, m = _three(e, point)
+        assert m == pytest.approx(exact, rel=1e-14, abs=1e-300)
+        assert a == pytest.approx(m, rel=1e-12, abs=1e-12) and t == pytest.approx(m, rel=1e-9, abs=1e-12)
+
+
+def test_the_torch_walker_broadcasts_sums_and_differentiates():
+    z, k, n, x = sp.IndexedBase("z"), sp.Symbol("k", integer=True), sp.Symbol("n"), sp.Symbol("x")
+    zz = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
+    v = Evaluator({n: 3, z: zz})(sp.Sum(sp.exp(z[k]), (k, 1, n)))
+    assert float(v) == pytest.approx(float(zz.exp().sum()))
+    d = Evaluator({x: torch.tensor([0.1, 0.2], dtype=torch.float64)})(sp.Derivative(sp.sin(x) ** 2, x))
+    assert torch.allclose(d, torch.sin(2 * torch.tensor([0.1, 0.2], dtype=torch.float64)))
+
+
+def test_checked_indices_refuse_instead_of_wrapping():
+    from mathcheck.numeric.evaluate import EvaluationError, Indexed
+
+    z = sp.IndexedBase("z")
+    env = {z: Indexed(torch.zeros(3, dtype=torch.float64))}
+    assert float(Evaluator(env)(z[0])) == 0.0  # torch's wrap-around: z[-1]
+    with pytest.raises(EvaluationError, match="outside"):
+        Evaluator(env, checked_indices=True)(z[0])
+
+
+def test_undefined_is_a_skipped_point_in_floats():
+    x = sp.Symbol("x")
+    with pytest.raises(floats.Undefined):
+        floats.evaluate(sp.log(x), {x: -1.0})
+    with pytest.raises(floats.Undefined):
+        floats.evaluate(sp.gamma(x), {x: -2.0})
+
+
+def test_factorial_is_exact_at_integers_on_every_backend():
+    n = sp.Symbol("n", integer=True)
+    e = sp.factorial(n)
+    assert floats.evaluate(e, {n: 20}) == float(math.factorial(20))
+    assert evaluator({n: 20})(e) == float(math.factorial(20))
+
+
+# --- the sampler -----------------------------------------------------------------------------------
+
+def test_the_sampler_honours_a_normalisation():
+    y, j = sp.IndexedBase("y", positive=True), sp.Symbol("j", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    given = (sp.Eq(sp.Sum(y[j], (j, 1, n)), 1),)
+    from mathcheck.userexpr.points import constructive
+
+    exprs = (sp.Sum(y[j] ** 2, (j, 1, n)),)
+    assert sampling.sample_points(exprs, seed=0, count=12, given=given) == []  # random points never meet it
+    pts = sampling.sample_points(exprs, seed=0, count=12, given=given, construct=constructive)
+    assert len(pts) == 12 and all(sampling.satisfies(given, p) for p in pts)
+    for p in pts:  # exactly, in the floats the evaluators read
+        assert sum(sp.Rational(sampling.lookup(p[y], [k])) for k in range(1, p[n] + 1)) == 1
+    assert sampling.sample_points(exprs, seed=0, count=12, given=given, construct=constructive) == pts
+
+
+def test_the_sampler_honours_an_order():
+    x, y = sp.symbols("x y", real=True)
+    given = (x > y,)
+    pts = sampling.sample_points((x - y,), seed=4, count=20, given=given)
+    assert len(pts) == 20 and all(p[x] > p[y] for p in pts)
+
+
+# --- the tolerance model ----------------------------------------------------------------------------
+
+def test_derived_tolerances():
+    e64, e32 = 2.0 ** -52, 2.0 ** -23
+    assert tolerance.unit(torch.float64) == e64 and tolerance.unit(torch.float32) == e32
+    assert tolerance.rounding_bound(e64, 8, 1.0) == 9 * e64
+    assert tolerance.derived_tolerance(8, 1.0, e64, e64) == 4 * 18 * e64
+    assert tolerance.derived_tolerance(8, 1.0, e32, e64) == pytest.approx(4 * 9 * (e32 + e64))
+    assert tolerance.library_tolerance(64, torch.float64) == 16 * 64 * e64
+
+
+def test_the_fixed_tolerances_are_named_here_only():
+    """A fixed tolerance is a named constant of numeric/tolerance.py, never a literal at a call site."""
+    fixed = {1e-30, 1e-12, 1e-10, 1e-9}
+    for rel in ("userexpr/numeric.py", "userexpr/relation.py", "userexpr/symbolic.py", "numeric/precise.py",
+                "numeric/sampling.py", "verify/generic.py", "verify/linear_algebra.py", "conform/property.py"):
+        literals = {n.value for n in ast.walk(ast.parse((PKG / rel).read_text()))
+                    if isinstance(n, ast.Constant) and isinstance(n.value, float)}
+        assert not literals & fixed, (rel, literals & fixed)
+
+
+# --- layering ---------------------------------------------------------------------------------------
+
+def test_numeric_imports_only_the_values_layer():
+    allowed = ("mathcheck.numeric", "mathcheck.claim", "mathcheck.lazy", "mathcheck.budget")
+    for path in (PKG / "numeric").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):  # module- and function-level imports
+            mods = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for m in mods:
+                if m.startswith("mathcheck"):
+                    assert m.startswith(allowed), (path.name, m)
