@@ -18,13 +18,8 @@ Verdicts: ``proved``, ``refuted`` (with the point and both sides' values), ``inc
 
 from __future__ import annotations
 
-from mathcheck.userexpr.identity import check_identity, normalise_assumptions
-from mathcheck.userexpr.numeric import ATOL, POINTS, RTOL  # noqa: F401 - kept for old imports
-from mathcheck.userexpr.points import OFFSET, SPAN, sample_points, variables  # noqa: F401
-from mathcheck.userexpr.precise import DPS, HP_REL, hp_compare, hp_value  # noqa: F401
-from mathcheck.userexpr.relation import EXIT, CheckResult
-
-__all__ = ["check", "CheckResult", "EXIT", "normalise_assumptions"]
+from mathcheck.userexpr.identity import check_identity
+from mathcheck.userexpr.relation import CheckResult
 
 
 def check(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0) -> CheckResult:
