@@ -373,6 +373,7 @@ def _pdftotext(pdf):
     return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True).stdout
 
 
+@pytest.mark.slow
 def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     _need_tex()
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path / "cache"))
@@ -394,6 +395,7 @@ def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     assert not writeup.pdf_is_current(tex)  # the stamp is of the text the PDF was compiled from
 
 
+@pytest.mark.slow
 def test_docs_are_left_alone_when_nothing_changed(tmp_path):
     items = [item(FAST), item("sinusoidal-relative-position")]
     first = writeup.write_docs(items, tmp_path, seed=0)
@@ -407,6 +409,7 @@ def test_docs_are_left_alone_when_nothing_changed(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == stamps  # untouched; stale plot gone
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("catalog")  # with test_docs_fresh: the whole catalog is proved once per run
 def test_whole_catalog_compiles_without_errors(tmp_path):
     _need_tex()
