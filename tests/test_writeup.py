@@ -337,11 +337,11 @@ def test_a_machine_without_cjk_is_told_which_packages_to_install(monkeypatch, tm
 
 
 def test_pdf_tests_skip_with_the_reason_on_a_machine_without_cjk():
-    """The README's test command on a machine without CJK: the PDF tests skip and say what to
-    install; with CI=true they fail instead (CI must compile the catalog)."""
+    """The slow run (`-m slow`: the PDF tests) on a machine without CJK: the PDF tests skip and say
+    what to install; with CI=true they fail instead (CI must compile the catalog)."""
     env = _hidden_cjk_env()
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0",
-           "tests/test_writeup.py", "-k", "whole_catalog or compile_once"]
+           "-m", "slow", "tests/test_writeup.py", "-k", "whole_catalog or compile_once"]
     root = pathlib.Path(__file__).resolve().parents[1]
     out = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:]
