@@ -26,6 +26,7 @@ def _three_ways(*args):
     return once
 
 
+@pytest.mark.slow
 def test_a_few_claims_reproduce():
     ids = ["gradient-descent-decrease", "softmax-jacobian", "layernorm-statistics"]
     report = _three_ways("prove", *ids, "--seed", "3")
