@@ -8,14 +8,12 @@ user runs it) three times and reports the median wall time, the exit code, and t
 from __future__ import annotations
 
 import os
-import resource
 import statistics
-import subprocess
-import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+if __package__:  # imported as bench.conform_bench
+    from ._timing import measure
+else:  # run as a script, or imported by bench/run.py with bench/ on sys.path
+    from _timing import measure
 
 CASES = [
     ("correct causal attention (examples/gpt_attention.py)",
@@ -37,34 +35,12 @@ CASES = [
 ]
 
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def _run(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (user + system of the child: less sensitive to a loaded machine), exit code."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cpu, start = _cpu(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mathcheck", "conform", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
-    return time.perf_counter() - start, _cpu() - cpu, proc.returncode
-
-
 def rows(runs: int = 3) -> list[dict]:
     out = []
     for name, args, target in CASES:
-        times, cpus, codes = [], [], set()
-        for _ in range(runs):
-            t, c, rc = _run(args)
-            times.append(t)
-            cpus.append(c)
-            codes.add(rc)
-        out.append({"case": name, "command": "mathcheck conform " + " ".join(args), "exit": sorted(codes),
-                    "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
-                    "median_cpu_s": round(statistics.median(cpus), 2),
-                    "target_s": target, "cores": os.cpu_count(),
-                    "within_target": None if target is None else max(times) <= target})
+        row = measure(["conform", *args], runs)
+        out.append({"case": name, **row, "target_s": target, "cores": os.cpu_count(),
+                    "within_target": None if target is None else row["max_s"] <= target})
     medians = [r["median_s"] for r in out]
     out.append({"case": "median over the cases above", "command": "", "exit": [],
                 "median_s": round(statistics.median(medians), 2), "max_s": round(max(r["max_s"] for r in out), 2),

@@ -9,14 +9,13 @@ the exit code. Target: ≤ 60 s per model on 2 cores (issue 20).
 from __future__ import annotations
 
 import os
-import resource
-import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+if __package__:  # imported as bench.model_bench
+    from ._timing import measure
+else:  # run as a script, or imported by bench/run.py with bench/ on sys.path
+    from _timing import measure
+
 TARGET_S = 60.0
 
 CASES = [
@@ -30,32 +29,12 @@ CASES = [
 ]
 
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def _run(args: list[str]) -> tuple[float, float, int]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cpu, start = _cpu(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mathcheck", "model", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
-    return time.perf_counter() - start, _cpu() - cpu, proc.returncode
-
-
 def rows(quick: bool = False) -> list[dict]:
     out = []
     for name, args in CASES:
-        times, cpus, codes = [], [], set()
-        for _ in range(1 if quick else 3):
-            t, c, rc = _run(args)
-            times.append(t)
-            cpus.append(c)
-            codes.add(rc)
-        out.append({"case": name, "command": "mathcheck model " + " ".join(args), "exit": sorted(codes),
-                    "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
-                    "median_cpu_s": round(statistics.median(cpus), 2), "target_s": TARGET_S,
-                    "cores": os.cpu_count(), "within_target": max(times) <= TARGET_S})
+        row = measure(["model", *args], runs=1 if quick else 3)
+        out.append({"case": name, **row, "target_s": TARGET_S, "cores": os.cpu_count(),
+                    "within_target": row["max_s"] <= TARGET_S})
     return out
 
 

@@ -5,7 +5,7 @@ raised as an ordinary exception can be swallowed and the work goes on. :class:`B
 derives from ``BaseException`` and is delivered asynchronously: by ``SIGALRM`` in the main thread,
 by ``PyThreadState_SetAsyncExc`` in any other thread. SymPy is pure Python, so it is interrupted
 between two bytecodes. (A single long C call, such as multiplying two huge integers, finishes first;
-:func:`mathcheck.budget.run_in_child` kills a whole process where that matters.)
+:mod:`mathcheck.userexpr.child` runs such work in a forked process it kills when its budget runs out.)
 
 Budgets nest: an inner budget never outlives an outer one, and when an outer deadline fires inside
 an inner attempt the exception is re-raised to the outer caller, not mistaken for the inner one's.
@@ -170,35 +170,3 @@ def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
             stack.remove(b.deadline)
             _arm()
 
-
-def run_in_child(fn: Callable[[], Any], seconds: float) -> tuple[str, Any]:
-    """Run ``fn()`` in a forked child killed after ``seconds``: ``("ok", value)``, ``("timeout", None)``
-    or ``("error", message)``. For work that may sit in one long C call (huge integers)."""
-    import multiprocessing as mp
-    import pickle
-
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def child():
-        try:
-            send.send(("ok", fn()))
-        except BaseException as exc:  # report anything, including our own budget, to the parent
-            try:
-                send.send(("error", f"{type(exc).__name__}: {exc}"))
-            except (pickle.PicklingError, OSError):
-                pass
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    send.close()
-    try:
-        if recv.poll(seconds):
-            return recv.recv()
-        return "timeout", None
-    except EOFError:
-        return "error", "the child process died"
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()

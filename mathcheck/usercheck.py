@@ -18,10 +18,8 @@ Verdicts: ``proved``, ``refuted`` (with the point and both sides' values), ``inc
 
 from __future__ import annotations
 
-from mathcheck.userexpr.identity import check_identity, normalise_assumptions
+from mathcheck.userexpr.identity import check_identity
 from mathcheck.userexpr.relation import CheckResult
-
-__all__ = ["check", "CheckResult", "normalise_assumptions"]
 
 
 def check(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0) -> CheckResult:

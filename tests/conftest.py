@@ -19,10 +19,22 @@ def refuted(claim_id: str, seed: int = 0):
 
 CLAIM_IDS = [e.id for e in registry.entries()]
 
+# The fast run's sample of the catalog: one claim of each kind that proves and refutes in seconds
+# (linear algebra, probability, calculus, information theory, §9). A per-claim sweep runs these in
+# the default run and every other claim under `-m slow` (docs/performance.md, "The test suite").
+SMOKE = ("scaling-prevents-saturation", "softmax-simplex", "chain-rule-linear-layer",
+         "cross-entropy-decomposition", "logsumexp-shift")
 
-# Every test of one claim runs on the same xdist worker (`--dist loadgroup`), so the claim is
-# proved and refuted once per run, not once per test.
-@pytest.fixture(params=[pytest.param(c, marks=pytest.mark.xdist_group(c)) for c in CLAIM_IDS])
+
+def claim_params(ids=None) -> list:
+    """``ids`` (default: every claim) as pytest params for a per-claim sweep: each in its claim's
+    xdist group (`--dist loadgroup`: one worker proves and refutes a claim once per run, not once
+    per test), marked ``slow`` unless it is in :data:`SMOKE`."""
+    return [pytest.param(c, marks=[pytest.mark.xdist_group(c)] + ([] if c in SMOKE else [pytest.mark.slow]))
+            for c in (CLAIM_IDS if ids is None else ids)]
+
+
+@pytest.fixture(params=claim_params())
 def claim_id(request):
     return request.param
 

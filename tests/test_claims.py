@@ -1,5 +1,7 @@
 """Every registered claim: proved for a general dimension, and every mutant refuted."""
 
+import pytest
+
 from mathcheck import registry
 from tests.conftest import proved, refuted
 
@@ -36,6 +38,7 @@ def test_every_mutant_the_symbolic_side_can_derive_is_refuted_symbolically(claim
             assert m.symbolic.counterexample
 
 
+@pytest.mark.slow
 def test_headline_claims_are_general():
     for cid in ("qk-variance", "softmax-jacobian", "cross-entropy-decomposition",
                 "sinusoidal-relative-position"):

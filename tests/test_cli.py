@@ -81,6 +81,7 @@ def test_refute_json_contract(runner):
         assert {"name", "status", "counterexample"} <= set(m)
 
 
+@pytest.mark.slow
 def test_same_seed_same_report(runner):
     a = runner.invoke(main, ["prove", "qk-variance", "--seed", "7", "--json"])
     b = runner.invoke(main, ["prove", "qk-variance", "--seed", "7", "--json"])

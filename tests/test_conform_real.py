@@ -147,6 +147,7 @@ def _variant(flags):
     return Variant(**opts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file,name,kind,flags,prop", list(_cases()))
 def test_corpus(file, name, kind, flags, prop):
     target = f"{file}:{name}"

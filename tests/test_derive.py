@@ -198,6 +198,7 @@ def test_pytest_collects_one_item_per_chain_with_the_failing_link_as_report(pyte
     assert "Traceback" not in out
 
 
+@pytest.mark.slow
 def test_the_projects_own_markdown_chains_pass(pytester):
     for name in ("README.md", "docs/derive.md", "docs/cache.md"):  # cache.md: a doc with no chain
         target = pytester.path / name

@@ -51,7 +51,7 @@ def table(rows) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module")  # the tests that use it share one xdist worker: derived once per run
 def rows():
     return links()
 
@@ -63,20 +63,28 @@ def test_the_corpus_is_real():
         assert f.read_text().startswith("# Source: "), f.name
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("derive-corpus")
 def test_no_false_proof(rows):
     assert [r for r in rows if r[3] and r[4] in GOOD] == []
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("derive-corpus")
 def test_no_false_refutation(rows):
     assert [r for r in rows if not r[3] and r[4] == "refuted"] == []
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("derive-corpus")
 def test_at_least_95_percent_of_true_links_proved(rows):
     true = [r for r in rows if not r[3]]
     proved = [r for r in true if r[4] in GOOD]
     assert len(proved) >= 0.95 * len(true), [r for r in true if r[4] not in GOOD]
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("derive-corpus")
 def test_every_wrong_link_is_refuted(rows):
     assert [r for r in rows if r[3] and r[4] != "refuted"] == []
 

@@ -22,6 +22,7 @@ def fresh_markdown() -> str:
     return writeup.markdown(items, DOCS / "claims.md", seed=0, command=writeup.DOCS_COMMAND, draw=False)
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("catalog")  # with the PDF test of test_writeup: the catalog is proved once per run
 def test_committed_markdown_catalog_is_current():
     committed = (DOCS / "claims.md").read_text(encoding="utf-8")

@@ -2,11 +2,14 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def run(*args):
     return subprocess.run([sys.executable, "-m", "mathcheck", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_prove_all_end_to_end():
     r = run("prove", "--all", "--json")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]

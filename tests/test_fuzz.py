@@ -14,6 +14,7 @@ import fuzz  # noqa: E402
 COUNTS = ("false_proofs", "false_refutations", "crashes", "hangs")
 
 
+@pytest.mark.slow
 def test_a_quick_slice_is_sound():
     report = fuzz.fuzz(40, seed=21, jobs=1, timeout=10.0)
     assert {k: report[k] for k in COUNTS} == dict.fromkeys(COUNTS, 0), report["offending"]

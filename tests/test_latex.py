@@ -346,6 +346,7 @@ def test_corpus_is_half_tex_half_markdown_each_cited_with_a_twin():
         assert p.with_suffix(".derivation").exists(), p
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_corpus_gives_its_twins_verdicts_link_by_link(path):
     """0 false proofs (a link marked wrong is refuted), 0 false refutations (no other link is),

@@ -62,7 +62,8 @@ def test_gpt2_holds_listing_norms_and_attention_per_layer():
     assert out.output.splitlines()[-1] == "status: holds (every expected property holds)"
 
 
-@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2"])
+@pytest.mark.parametrize("model_type", ["llama", pytest.param("mistral", marks=pytest.mark.slow),
+                                        pytest.param("qwen2", marks=pytest.mark.slow)])
 def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
     out = run(f"hf:{model_type}", "--json")
     assert out.exit_code == 0, out.output
@@ -121,6 +122,7 @@ ZOO = {  # factory -> (module path, property that must fail there, model-level p
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(ZOO))
 def test_every_bug_of_the_zoo_fails_named_by_module_and_property(bug):
     path, prop, model_level = ZOO[bug]

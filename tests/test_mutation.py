@@ -51,6 +51,7 @@ def test_step_mutants_of_one_expression():
     assert "x2" not in dict(mutation.step_mutants(sp.Integer(0)))  # 2·0 = 0 changes nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_no_false_proof_and_no_error_on_the_sample(chunk):
     items = _sample()[chunk::CHUNKS]
@@ -82,6 +83,7 @@ EXACT = ("softmax-jacobian", "cross-entropy-decomposition", "layernorm-statistic
          "mask-negative-infinity")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", EXACT)
 def test_lhs_doubled_is_caught_numerically(claim_id):
     items = [i for i in mutation.statement_items([claim_id]) if i.kind == "lhs-x2"]

@@ -1,11 +1,10 @@
 """Same seed and options, the same report byte for byte (timings aside), in any run and for any -j.
 
-Slow (the whole catalog proved three times and refuted three times): one test, in the catalog's
-xdist group. ``test_a_few_claims_reproduce`` is the quick version of the same check.
+Slow (the whole catalog proved three times and refuted three times): one test, marked ``slow``, in
+the catalog's xdist group. ``test_a_few_claims_reproduce`` is the quick version of the same check.
 """
 
 import json
-import os
 
 import pytest
 from click.testing import CliRunner
@@ -27,6 +26,7 @@ def _three_ways(*args):
     return once
 
 
+@pytest.mark.slow
 def test_a_few_claims_reproduce():
     ids = ["gradient-descent-decrease", "softmax-jacobian", "layernorm-statistics"]
     report = _three_ways("prove", *ids, "--seed", "3")
@@ -36,7 +36,7 @@ def test_a_few_claims_reproduce():
 
 
 @pytest.mark.xdist_group("catalog")
-@pytest.mark.skipif(os.environ.get("MATHCHECK_SKIP_SLOW") == "1", reason="MATHCHECK_SKIP_SLOW=1")
+@pytest.mark.slow
 def test_whole_catalog_reproduces_across_runs_and_jobs():
     _three_ways("prove", "--all")
     _three_ways("refute", "--all")

@@ -11,6 +11,7 @@ import pytest
 from mathcheck import registry
 from mathcheck.engine import verify
 from mathcheck.verify import Options
+from tests.conftest import claim_params
 
 SPREAD = (1, 2, 99)
 # seed -> the claims a hand-set or underivable tolerance once refuted there (float64)
@@ -27,7 +28,7 @@ def _seeds(claim_id: str) -> tuple:
     return EXPENSIVE.get(claim_id, SPREAD) + REGRESSIONS.get(claim_id, ())
 
 
-@pytest.mark.parametrize("claim_id", [e.id for e in registry.entries()])
+@pytest.mark.parametrize("claim_id", claim_params())
 def test_numeric_check_passes_at_other_seeds_and_in_float32(claim_id):
     claim = registry.get(claim_id)
     statements = claim.statements()

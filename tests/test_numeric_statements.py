@@ -12,7 +12,7 @@ import sympy as sp
 from mathcheck import registry
 from mathcheck.engine import verify
 from mathcheck.verify import Options
-from tests.conftest import CLAIM_IDS
+from tests.conftest import claim_params
 
 FLIP = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 # a relative error of 1e-6 is far below what a Monte Carlo test of 10⁵ draws resolves (it states
@@ -45,7 +45,7 @@ STILL_TRUE = {
 }
 
 
-@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.xdist_group(c)) for c in CLAIM_IDS])
+@pytest.mark.parametrize("claim_id", claim_params())
 def test_statement_mutants_are_caught_numerically(claim_id):
     claim = registry.get(claim_id)
     base = claim.statements()

@@ -18,6 +18,7 @@ from mathcheck.symbolic.decide import zero_test
 from mathcheck.symbolic.walker import check_part, check_parts
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.lazy import sympy as sp
+from tests.conftest import claim_params
 
 i, j, k, a = sp.symbols("i j k a", integer=True)
 n = sp.Symbol("n", integer=True, positive=True)
@@ -237,8 +238,7 @@ NOT_EVALUABLE = {"qkv-projection-shapes": "Rows, Cols", "qk-variance": "E, Var",
                  "attention-permutation-equivariance": "σ, an arbitrary permutation"}
 
 
-@pytest.mark.parametrize("claim_id", [pytest.param(e.id, marks=pytest.mark.xdist_group(e.id))
-                                      for e in registry.entries()])
+@pytest.mark.parametrize("claim_id", claim_params())
 def test_every_printed_statement_holds_at_40_points(claim_id):
     """Each part's statement, exactly as printed with its hypotheses, at 40 random points that
     satisfy them (mpmath, 30 digits): no counterexample; and the evaluation is not vacuous."""
@@ -322,6 +322,7 @@ def test_a_swallowed_alarm_comes_again():
     assert time.perf_counter() - start < 2.0
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("catalog-under-xdist")
 def test_catalog_under_xdist_prints_no_exception_ignored(tmp_path):
     """The whole catalog as pytest items on two xdist workers: no "Exception ignored" anywhere."""

@@ -293,6 +293,7 @@ def test_assert_proved_from_a_file_and_an_unknown_id(clean_registry):
         assert_proved("x", from_="nowhere/claims.py")
 
 
+@pytest.mark.slow
 def test_pytest_mathcheck_from_in_the_repository_root_leaves_the_projects_tests_alone():
     """The user's claims run beside this project's tests that read the catalog and load the same
     file again; none of them sees the user's claim."""

@@ -367,11 +367,11 @@ def test_a_machine_without_cjk_is_told_which_packages_to_install(monkeypatch, tm
 
 
 def test_pdf_tests_skip_with_the_reason_on_a_machine_without_cjk():
-    """The README's test command on a machine without CJK: the PDF tests skip and say what to
-    install; with CI=true they fail instead (CI must compile the catalog)."""
+    """The slow run (`-m slow`: the PDF tests) on a machine without CJK: the PDF tests skip and say
+    what to install; with CI=true they fail instead (CI must compile the catalog)."""
     env = _hidden_cjk_env()
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0",
-           "tests/test_writeup.py", "-k", "whole_catalog or compile_once"]
+           "-m", "slow", "tests/test_writeup.py", "-k", "whole_catalog or compile_once"]
     root = pathlib.Path(__file__).resolve().parents[1]
     out = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:]
@@ -403,6 +403,7 @@ def _pdftotext(pdf):
     return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True).stdout
 
 
+@pytest.mark.slow
 def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     _need_tex()
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path / "cache"))
@@ -424,6 +425,7 @@ def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     assert not writeup.pdf_is_current(tex)  # the stamp is of the text the PDF was compiled from
 
 
+@pytest.mark.slow
 def test_docs_are_left_alone_when_nothing_changed(tmp_path):
     items = [item(FAST), item("sinusoidal-relative-position")]
     first = writeup.write_docs(items, tmp_path, seed=0)
@@ -437,6 +439,7 @@ def test_docs_are_left_alone_when_nothing_changed(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == stamps  # untouched; stale plot gone
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("catalog")  # with test_docs_fresh: the whole catalog is proved once per run
 def test_whole_catalog_compiles_without_errors(tmp_path):
     _need_tex()

@@ -40,6 +40,26 @@ def _as(x):
     return torch.as_tensor(x).detach().to(F64)
 
 
+def _grad(fn, z, other):
+    """∂fn(z, other)/∂z by autograd: ``(gradient, None)``, or ``(None, outcome)`` when the callable
+    raised or its result is not differentiable (a crash, for the shrinker)."""
+    x = z.clone().requires_grad_()
+    out, err = call_tensor(fn, x, other)
+    if err:
+        return None, err
+    try:
+        (g,) = torch.autograd.grad(out, x)
+    except Exception as exc:  # not differentiable
+        return None, Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
+    return g, None
+
+
+def _soft_ce_gradient(q, p, T: float, n: int) -> torch.Tensor:
+    """kl-distillation's soft-ce-gradient (q − p)/T, row by row: q the student's, p the target."""
+    e = fm.soft_ce_gradient()
+    return torch.vmap(lambda qr, pr: fm.ev(e, {"q": qr, "p": pr, "T": T}, grid={"i": n}))(q, p)
+
+
 # --- softmax / log-softmax ------------------------------------------------------------------------------
 
 def _values(log: bool):
@@ -225,19 +245,13 @@ def _ce_probs(fn, s, gen, simple, variant):
 def _ce_gradient(fn, s, gen, simple, variant):
     z = _logits(gen, s, simple, 2.0)
     y = torch.randint(s["N"], (s["B"],), generator=gen)
-    x = z.clone().requires_grad_()
-    out, err = call_tensor(fn, x, y)
+    g, err = _grad(fn, z, y)
     if err:
         return err
-    try:
-        (g,) = torch.autograd.grad(out, x)
-    except Exception as exc:  # not differentiable
-        return Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
     sm = derived_softmax(z)
     if variant.label_smoothing:  # a soft target: kl-distillation's (q − p)/T at T = 1
         p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
-        e = fm.soft_ce_gradient()
-        ref = torch.vmap(lambda qr, pr: fm.ev(e, {"q": qr, "p": pr, "T": 1.0}, grid={"i": s["N"]}))(sm, p)
+        ref = _soft_ce_gradient(sm, p, 1.0, s["N"])
         return compare(g, ref / s["B"], tolerance(s["N"]), "(softmax(z) − p)/B, derived (soft-ce-gradient at T = 1)"
                        + _smoothing_note(variant) + ", against autograd")
     e = fm.ce_gradient()
@@ -353,17 +367,10 @@ def _distill_gradient(fn, s, gen, simple, variant):
     teacher does not depend on z), times T², over the batch."""
     T = variant.temperature
     z, v = _distill_args(gen, s, simple)
-    x = z.clone().requires_grad_()
-    out, err = call_tensor(fn, x, v)
+    g, err = _grad(fn, z, v)
     if err:
         return err
-    try:
-        (g,) = torch.autograd.grad(out, x)
-    except Exception as exc:  # not differentiable
-        return Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
-    p, q = derived_softmax(v / T), derived_softmax(z / T)
-    e = fm.soft_ce_gradient()
-    ref = torch.vmap(lambda qr, pr: fm.ev(e, {"q": qr, "p": pr, "T": T}, grid={"i": s["N"]}))(q, p)
+    ref = _soft_ce_gradient(derived_softmax(z / T), derived_softmax(v / T), T, s["N"])
     return compare(g, T ** 2 * ref / s["B"], tolerance(s["N"], T),
                    f"T²·(q − p)/(T·B) at T = {T:g}, derived (soft-ce-gradient), against autograd")
 

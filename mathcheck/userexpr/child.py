@@ -1,11 +1,14 @@
 """The symbolic side in a forked child that runs while the parent does the numeric side.
 
-Like :func:`mathcheck.budget.run_in_child` (a child is killed when its budget runs out, so a long C
-call cannot outlive it), but split into :func:`start` and :func:`join` so that the parent's
-float64 evaluation overlaps the child's SymPy work, and built on ``os.fork`` and a pipe, without
-importing ``multiprocessing`` (a single ``check`` should start as fast as SymPy allows). The answer
-comes back as JSON (plain data: strings, numbers, lists, dicts), never as a pickle: nothing the
-parent reads can run code.
+A child is killed when its budget runs out, so a long C call (``3 ** 10 ** 9``), which
+:mod:`mathcheck.budget`'s in-process alarm cannot interrupt, cannot outlive it. :func:`start` and
+:func:`join` are separate so that the parent's float64 evaluation overlaps the child's SymPy work;
+built on ``os.fork`` and a pipe, without importing ``multiprocessing`` (a single ``check`` should
+start as fast as SymPy allows). The answer comes back as JSON (plain data: strings, numbers,
+lists, dicts), never as a pickle: nothing the parent reads can run code.
+
+    >>> join(start(lambda: 2 + 2), 5.0)
+    ('ok', 4)
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     ``lhs``, ``rhs``: expressions built by :func:`mathcheck.parser.parse_many` (their symbols carry
     the assumptions); ``relation``: one of ``= <= < >= >``; ``assumptions``: the normalised
     ``--assume`` dict (``{"n": ("positive", "integer")}``, see
-    :func:`mathcheck.usercheck.normalise_assumptions`), reported and used in the replay line;
+    :func:`mathcheck.userexpr.identity.normalise_assumptions`), reported and used in the replay line;
     ``given``: SymPy hypotheses (relationals, ``And``) that every sampled point must satisfy;
     ``seed``: every random draw; ``timeout``: the wall-clock budget of the whole check, in seconds.
     ``lhs_text``/``rhs_text``: how to print the sides (default ``sstr``); ``evaluator``: ``"auto"``
