@@ -365,3 +365,9 @@ def attention_properties() -> list[Property]:
         Property("float32-vs-float64", "softmax-simplex",
                  "the float32 result is within float32's rounding of the float64 one", _float32, ATTN, MIN),
     ]
+
+
+def attention_probe(fn, variant, gen, module=None):
+    """Precision probe: (1, 2, 16, 16) query, key and value; n = 32."""
+    q, k, v = (draw(gen, 1, 2, 16, 16) for _ in range(3))
+    return (lambda: fn(q, k, v, is_causal=variant.masked)), 32

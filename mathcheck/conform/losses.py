@@ -408,3 +408,24 @@ def kl_properties() -> list[Property]:
         Property("float32-vs-float64", "kl-distillation", "float32 within float32's rounding of float64",
                  _float32(_kl_args), ROWS, RMIN),
     ]
+
+
+def softmax_probe(fn, variant, gen, module=None):
+    """Precision probe (softmax, log-softmax): (4, 64) logits over the last axis; n = 64."""
+    z = draw(gen, 4, 64) * 3
+    return (lambda: fn(z, -1)), 64
+
+
+def cross_entropy_probe(fn, variant, gen, module=None):
+    """Precision probe: (4, 16) logits and class targets; n = 20."""
+    z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
+    return (lambda: fn(z, t)), 20
+
+
+def kl_probe(fn, variant, gen, module=None):
+    """Precision probe: KL(p ‖ q) on (4, 16), or distillation's fn(student, teacher) at a temperature."""
+    if variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
+        z, v = draw(gen, 4, 16) * 3, draw(gen, 4, 16) * 3
+        return (lambda: fn(z, v)), 64
+    p, q = draw(gen, 4, 16).softmax(-1), draw(gen, 4, 16).softmax(-1)
+    return (lambda: fn(q.log(), p)), 64

@@ -303,3 +303,21 @@ def online_softmax_properties() -> list[Property]:
         Property("finite-large-logits", "online-softmax", "finite and correct at scores up to ±1e4",
                  lambda *a: _online(*a, large=True), sizes, lo),
     ]
+
+
+def mha_probe(fn, variant, gen, module):
+    """Precision probe: the module (made with D = 12, H = 3) on (2, 8, 12); n = L + D."""
+    x = draw(gen, 2, 8, 12)
+    return (lambda: module(x)), 8 + 12
+
+
+def gqa_probe(fn, variant, gen, module=None):
+    """Precision probe: 4 query heads over 2 key/value groups, L = D_head = 16; n = 32."""
+    q, k, v = draw(gen, 1, 4, 16, 16), draw(gen, 1, 2, 16, 16), draw(gen, 1, 2, 16, 16)
+    return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
+
+
+def online_softmax_probe(fn, variant, gen, module=None):
+    """Precision probe: 16 keys in 4 blocks, 3 queries, 8 value columns; n = 24."""
+    s, v = draw(gen, 3, 16) * 3, draw(gen, 16, 8)
+    return (lambda: fn(list(s.split(4, dim=-1)), list(v.split(4, dim=0)))), 24

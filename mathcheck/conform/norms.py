@@ -218,3 +218,9 @@ def rmsnorm_properties() -> list[Property]:
         Property("float32-vs-float64", "rmsnorm-statistics", "float32 within float32's rounding of float64",
                  _float32, NORM, NMIN),
     ]
+
+
+def norm_probe(fn, variant, gen, module):
+    """Precision probe (layernorm, rmsnorm): the built module on (2, 4, 64), reduction length 64."""
+    x = draw(gen, 2, 4, 64) * 2 + 0.5
+    return (lambda: module(x)), 64

@@ -175,3 +175,15 @@ def rotary_properties() -> list[Property]:
                  _rope_relative, {"L": 5, "m": 4}, {"L": 2, "m": 1}),
         Property("norm-preserving", "rope-relative-position", "‖R x‖ = ‖x‖", _rope_norm, sizes, lo),
     ]
+
+
+def positional_probe(fn, variant, gen, module=None):
+    """Precision probe: the table at 16 positions, d = 16; n = 16."""
+    pos = torch.arange(16, dtype=F64)
+    return (lambda: fn(pos, 16)), 16
+
+
+def rotary_probe(fn, variant, gen, module=None):
+    """Precision probe: x (1, 16, 16) at positions 0..15; n = 16."""
+    x, pos = draw(gen, 1, 16, 16), torch.arange(16, dtype=F64)
+    return (lambda: fn(x, pos)), 16

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mathcheck.conform.property import F64, call_tensor, derived_tolerance, draw
+from mathcheck.conform.property import F64, call_tensor, derived_tolerance
+from mathcheck.conform.spec import KINDS
 
 COARSE = 1e-2  # a resolution above this is said to be too coarse
 WIDER = {torch.float32: F64, torch.float16: F64, torch.bfloat16: F64,
@@ -152,43 +153,11 @@ def measure(call, n: int) -> Precision:
     return Precision(computes, a.dtype, narrowed, scale, ops, n=n)
 
 
-# --- one fixed float64 probe per kind: (call, reduction length) -------------------------------------------
+# --- one fixed float64 probe per kind ---------------------------------------------------------------------
 
 def probe(kind: str, fn, variant, gen, module=None):
     """``(call, n)``: ``call()`` runs the target once on a fixed float64 input of ordinary size;
-    ``module`` is the built module for the module kinds (layernorm, rmsnorm, mha)."""
-    if kind in ("layernorm", "rmsnorm"):
-        x = draw(gen, 2, 4, 64) * 2 + 0.5
-        return (lambda: module(x)), 64
-    if kind == "mha":  # the module was made with D = 12, H = 3
-        x = draw(gen, 2, 8, 12)
-        return (lambda: module(x)), 8 + 12
-    if kind == "attention":
-        q, k, v = (draw(gen, 1, 2, 16, 16) for _ in range(3))
-        return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
-    if kind == "gqa":
-        q, k, v = draw(gen, 1, 4, 16, 16), draw(gen, 1, 2, 16, 16), draw(gen, 1, 2, 16, 16)
-        return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
-    if kind == "online-softmax":
-        s, v = draw(gen, 3, 16) * 3, draw(gen, 16, 8)
-        return (lambda: fn(list(s.split(4, dim=-1)), list(v.split(4, dim=0)))), 24
-    if kind in ("softmax", "log-softmax"):
-        z = draw(gen, 4, 64) * 3
-        return (lambda: fn(z, -1)), 64
-    if kind == "cross-entropy":
-        z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
-        return (lambda: fn(z, t)), 20
-    if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
-        z, v = draw(gen, 4, 16) * 3, draw(gen, 4, 16) * 3
-        return (lambda: fn(z, v)), 64
-    if kind == "kl":
-        p, q = draw(gen, 4, 16).softmax(-1), draw(gen, 4, 16).softmax(-1)
-        return (lambda: fn(q.log(), p)), 64
-    if kind == "positional":
-        pos = torch.arange(16, dtype=F64)
-        return (lambda: fn(pos, 16)), 16
-    if kind == "rotary":
-        x, pos = draw(gen, 1, 16, 16), torch.arange(16, dtype=F64)
-        return (lambda: fn(x, pos)), 16
-    raise LookupError(kind)
+    ``module`` is the built module for the module kinds (layernorm, rmsnorm, mha). Each kind's probe
+    lives beside its properties (``spec.KINDS[kind].probe``)."""
+    return KINDS[kind].function("probe")(fn, variant, gen, module)
 

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import zlib
 from dataclasses import dataclass, field, replace
 
-from mathcheck.conform.spec import BadInput, Variant, check_kind, check_variant
+from mathcheck.conform.spec import KINDS, BadInput, Variant, check_kind, check_variant
 from mathcheck.outcome import exit_code, replay, split_flags, worst
-
-PROPERTIES = {
-    "attention": "mathcheck.conform.attention:attention_properties",
-    "mha": "mathcheck.conform.modules:mha_properties",
-    "gqa": "mathcheck.conform.modules:gqa_properties",
-    "online-softmax": "mathcheck.conform.modules:online_softmax_properties",
-    "softmax": "mathcheck.conform.losses:softmax_properties",
-    "log-softmax": "mathcheck.conform.losses:log_softmax_properties",
-    "cross-entropy": "mathcheck.conform.losses:cross_entropy_properties",
-    "kl": "mathcheck.conform.losses:kl_properties",
-    "layernorm": "mathcheck.conform.norms:layernorm_properties",
-    "rmsnorm": "mathcheck.conform.norms:rmsnorm_properties",
-    "positional": "mathcheck.conform.positions:positional_properties",
-    "rotary": "mathcheck.conform.positions:rotary_properties",
-}
-
 
 def properties(kind: str, variant: Variant = Variant()):
     if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
         from mathcheck.conform.losses import distill_properties
 
         return distill_properties()
-    module, _, name = PROPERTIES[kind].partition(":")
-    return getattr(importlib.import_module(module), name)()
+    return KINDS[kind].function("properties")()
 
 
 @dataclass

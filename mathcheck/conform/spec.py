@@ -8,27 +8,76 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# kind -> (what the target is, the positional parameters it must accept)
+@dataclass(frozen=True)
+class Kind:
+    """A conform kind, in one place: what the target is, the parameters it must accept, and the
+    module that owns the kind — its properties (``properties()`` → list of Property) and its
+    precision probe (``probe(fn, variant, gen, module)`` → ``(call, n)``: one run on a fixed
+    float64 input and the reduction length its error model uses)."""
+
+    what: str
+    params: tuple
+    module: str
+    properties: str
+    probe: str
+
+    def function(self, role: str):
+        """The kind's ``properties`` or ``probe`` function, imported on first use (torch lives there)."""
+        import importlib
+
+        return getattr(importlib.import_module(self.module), getattr(self, role))
+
+
+#: Adding a kind is one entry here, pointing at the module that defines its two functions.
 KINDS = {
-    "attention": ("fn(query, key, value, attn_mask=None, is_causal=False) on (B, H, L, D_head), "
-                  "like F.scaled_dot_product_attention", ("query", "key", "value", "attn_mask", "is_causal")),
-    "mha": ("make(D, H) -> nn.Module whose forward(x) maps (B, L, D) to (B, L, D)", ("D", "H")),
-    "gqa": ("fn(query, key, value, is_causal=False): query (B, H, L, D_head), key/value (B, G, L, D_head)",
-            ("query", "key", "value", "is_causal")),
-    "online-softmax": ("fn(score_blocks, value_blocks) -> softmax(concat scores) @ concat values, "
-                       "blocks split along the keys", ("score_blocks", "value_blocks")),
-    "softmax": ("fn(x, dim)", ("x", "dim")),
-    "log-softmax": ("fn(x, dim)", ("x", "dim")),
-    "cross-entropy": ("fn(logits, target): logits (B, C), target class indices (B,) or probabilities "
-                      "(B, C); mean over the batch", ("logits", "target")),
-    "kl": ("fn(log_q, p) = KL(p ‖ q) summed over classes, mean over the batch, like "
-           "F.kl_div(log_q, p, reduction='batchmean')", ("log_q", "p")),
-    "layernorm": ("make(D, eps) -> nn.Module normalising the last axis (affine part at its initial "
-                  "identity)", ("D", "eps")),
-    "rmsnorm": ("make(D, eps) -> nn.Module, y = x/sqrt(mean(x²) + eps) (weight at its initial 1)", ("D", "eps")),
-    "positional": ("fn(positions, d) -> (L, d) sinusoidal table, sin in even columns, cos in odd",
-                   ("positions", "d")),
-    "rotary": ("fn(x, positions) applying RoPE to x (..., L, d)", ("x", "positions")),
+    "attention": Kind(
+        'fn(query, key, value, attn_mask=None, is_causal=False) on (B, H, L, D_head), like F.scaled_dot_product_attention',
+        ('query', 'key', 'value', 'attn_mask', 'is_causal'),
+        "mathcheck.conform.attention", "attention_properties", "attention_probe"),
+    "mha": Kind(
+        'make(D, H) -> nn.Module whose forward(x) maps (B, L, D) to (B, L, D)',
+        ('D', 'H'),
+        "mathcheck.conform.modules", "mha_properties", "mha_probe"),
+    "gqa": Kind(
+        'fn(query, key, value, is_causal=False): query (B, H, L, D_head), key/value (B, G, L, D_head)',
+        ('query', 'key', 'value', 'is_causal'),
+        "mathcheck.conform.modules", "gqa_properties", "gqa_probe"),
+    "online-softmax": Kind(
+        'fn(score_blocks, value_blocks) -> softmax(concat scores) @ concat values, blocks split along the keys',
+        ('score_blocks', 'value_blocks'),
+        "mathcheck.conform.modules", "online_softmax_properties", "online_softmax_probe"),
+    "softmax": Kind(
+        'fn(x, dim)',
+        ('x', 'dim'),
+        "mathcheck.conform.losses", "softmax_properties", "softmax_probe"),
+    "log-softmax": Kind(
+        'fn(x, dim)',
+        ('x', 'dim'),
+        "mathcheck.conform.losses", "log_softmax_properties", "softmax_probe"),
+    "cross-entropy": Kind(
+        'fn(logits, target): logits (B, C), target class indices (B,) or probabilities (B, C); mean over the batch',
+        ('logits', 'target'),
+        "mathcheck.conform.losses", "cross_entropy_properties", "cross_entropy_probe"),
+    "kl": Kind(
+        "fn(log_q, p) = KL(p ‖ q) summed over classes, mean over the batch, like F.kl_div(log_q, p, reduction='batchmean')",
+        ('log_q', 'p'),
+        "mathcheck.conform.losses", "kl_properties", "kl_probe"),
+    "layernorm": Kind(
+        'make(D, eps) -> nn.Module normalising the last axis (affine part at its initial identity)',
+        ('D', 'eps'),
+        "mathcheck.conform.norms", "layernorm_properties", "norm_probe"),
+    "rmsnorm": Kind(
+        'make(D, eps) -> nn.Module, y = x/sqrt(mean(x²) + eps) (weight at its initial 1)',
+        ('D', 'eps'),
+        "mathcheck.conform.norms", "rmsnorm_properties", "norm_probe"),
+    "positional": Kind(
+        'fn(positions, d) -> (L, d) sinusoidal table, sin in even columns, cos in odd',
+        ('positions', 'd'),
+        "mathcheck.conform.positions", "positional_properties", "positional_probe"),
+    "rotary": Kind(
+        'fn(x, positions) applying RoPE to x (..., L, d)',
+        ('x', 'positions'),
+        "mathcheck.conform.positions", "rotary_properties", "rotary_probe"),
 }
 
 POSITIONS = ("none", "sinusoidal", "rotary", "alibi")

@@ -57,7 +57,7 @@ def check_signature(fn, kind: str, label: str) -> None:
     """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
     from mathcheck.conform.conventions import is_hf_interface
 
-    wanted = KINDS[kind][1]
+    wanted = KINDS[kind].params
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
     try:
