@@ -8,9 +8,11 @@ without SymPy or torch. Import what you need from the submodules::
     verdict = prove(get("softmax-jacobian"), seed=0)
 """
 
-__version__ = "0.1.0"
-
 import sys as _sys
+
+from mathcheck.version import __version__
+
+__all__ = ["__version__"]
 
 if "IPython" in _sys.modules:  # a notebook: claims and verdicts display as Markdown and MathJax
     from mathcheck.render.notebook import register as _register

@@ -120,7 +120,8 @@ def _digest(fields: dict) -> str:
 def encode(k: str, entry, kind: str, payload) -> bytes:
     """The entry file for ``payload``; :class:`mathcheck.serial.Unserializable` if it cannot be
     stored exactly."""
-    from mathcheck import __version__, serial
+    from mathcheck import serial
+    from mathcheck.version import __version__
 
     text = serial.dumps(payload, entry.build())  # raises unless it reads back exactly
     _remember(payload, text)
@@ -132,7 +133,8 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
 
 def decode(data: bytes, k: str, entry, kind: str):
     """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
-    from mathcheck import __version__, serial
+    from mathcheck import serial
+    from mathcheck.version import __version__
 
     if len(data) > MAX_BYTES:
         raise Invalid(f"larger than {MAX_BYTES} bytes")

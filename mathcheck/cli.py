@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from mathcheck import __version__
+from mathcheck.version import __version__
 from mathcheck.outcome import exit_code, replay, worst
 
 

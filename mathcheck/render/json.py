@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from mathcheck import __version__
+from mathcheck.version import __version__
 
 
 def _num(x):
