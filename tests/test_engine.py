@@ -86,6 +86,19 @@ def test_relationals_survive_the_cache_as_built():
     assert serial.same(back, (eq, decided))
 
 
+def test_parallel_falls_back_to_this_process_when_no_payload_travels(monkeypatch):
+    """Every worker's payload refused by ``cache.pack``: the parent proves each claim itself, and
+    the report is the serial one (the fast form of the real case below)."""
+    unpacked = []
+    monkeypatch.setattr(cache, "pack", lambda entry, payload: None)  # forked workers inherit it
+    monkeypatch.setattr(cache, "unpack", lambda *a: unpacked.append(a))
+    serial = engine.run(entries(), "prove", Options(), jobs=1, use_cache=False)
+    parallel = engine.run(entries(), "prove", Options(), jobs=2, use_cache=False)
+    assert unpacked == [] and [v.status for v in parallel] == ["proved"] * len(IDS)
+    assert as_json(serial, "prove") == as_json(parallel, "prove")
+
+
+@pytest.mark.slow
 def test_a_payload_that_cannot_be_stored_is_not_cached_and_parallel_falls_back():
     def local():
         return 1
