@@ -225,6 +225,8 @@ def _numeric_summary(num: dict) -> str:
             notes.append(f"{num['skipped']} more where a side is not real")
         extra = f" ({'; '.join(notes)})" if notes else ""
         return f"float64 agrees at {num['points']} points{extra}"
+    if num.get("status") == "refuted" and num.get("note"):  # e.g. a side is not real: no float64 value
+        return f"{num['note']}, confirmed at 50 digits"
     if num.get("status") == "refuted":
         return "float64 disagrees at a point, confirmed at 50 digits"
     return f"numeric {num.get('status')}" + (f" ({num['note']})" if num.get("note") else "")

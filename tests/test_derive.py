@@ -394,3 +394,15 @@ def test_any_sequence_of_lines_reads_into_chains_and_never_raises(lines):
             assert msg.startswith("f.derivation:") and "\n" not in msg
         report = derive.bad_chain(chain, chain.error) if chain.error else None
         assert report is None or derive_json(report)["status"] == "bad-input"
+
+
+def test_a_statement_refuted_where_a_side_is_not_real_says_so(tmp_path):
+    """log(x)² ≥ 0 over the reals fails at x < 0, where the left side is not real: the statement's
+    summary says that, not that float64 disagrees (float64 has no value there)."""
+    f = tmp_path / "nr.derivation"
+    f.write_text("## sq\nassume: x=real\n  log(x)**2\n>= 0\n")
+    r = CliRunner().invoke(main, ["derive", str(f)])
+    assert r.exit_code == 1, r.output
+    summary = next(line for line in r.output.splitlines() if line.lstrip().startswith("statement"))
+    assert summary == ("    statement (first ≥ last): refuted, a side is not real at this point: an order relation "
+                       "fails there, confirmed at 50 digits")
