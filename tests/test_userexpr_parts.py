@@ -14,7 +14,9 @@ import sympy as sp
 
 from mathcheck.userexpr import approx, batch, cases, child
 from mathcheck.userexpr import symbolic as usym
-from mathcheck.userexpr.relation import EXIT, CheckResult
+from mathcheck.userexpr.relation import CheckResult
+from mathcheck.render import json as render_json
+from mathcheck.render import text as render_text
 
 x, y = sp.symbols("x y", real=True)
 p = sp.Symbol("p", positive=True)
@@ -198,26 +200,15 @@ class _R:
         self.status = status
 
 
-@pytest.mark.parametrize("statuses, code", [
-    ((), 0),
-    (("proved", "proved"), EXIT["proved"]),
-    (("proved", "inconclusive"), EXIT["inconclusive"]),
-    (("inconclusive", "refuted", "proved"), EXIT["refuted"]),
-    (("refuted", "bad-input", "inconclusive"), EXIT["bad-input"]),
-])
-def test_exit_code_is_the_worst_rows_in_severity_order(statuses, code):
-    assert batch.exit_code([_R(s) for s in statuses]) == code
-
-
 def test_totals_and_lines_of_a_failed_worker():
     row = batch.Row(7, "x", "x")
     r = batch._failed(row, 0, "the worker process failed: OSError")
     assert isinstance(r, CheckResult) and r.status == "inconclusive"
     assert batch.totals([r, _R("proved")]) == {"proved": 1, "refuted": 0, "inconclusive": 1, "bad-input": 0}
-    text = batch.lines([row], [r])
+    text = render_text.check_batch([row], [r])
     assert text[0].startswith("line 7: inconclusive: x = x") and "worker process failed" in text[0]
     assert text[-1] == "1 row: 0 proved, 0 refuted, 1 inconclusive, 0 bad input"
-    assert batch.report([row], [r])["rows"][0]["line"] == 7
+    assert render_json.check_batch([row], [r])["rows"][0]["line"] == 7
 
 
 def test_check_rows_keeps_file_order_and_reports_progress():
