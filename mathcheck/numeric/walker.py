@@ -44,34 +44,53 @@ class Walker:
         return self.backend.run(self, e)
 
     def ev(self, e):
+        handler = _HANDLERS.get(e.__class__)
+        if handler is None:  # what a node is depends on its class only: decided once per class
+            handler = _HANDLERS[e.__class__] = _handler(e)
+        return handler(self, e)
+
+    # one method per kind of node (the order of the tests is _handler's)
+    def _matrix(self, e):
+        return self.backend.matrix(self, e)
+
+    def _number(self, e):
+        return self.backend.number(e)
+
+    def _symbol(self, e):
+        if e in self.env:
+            return self.backend.value(self.env[e])
+        raise self.backend.error(self.backend.missing.format(e))
+
+    def _entry(self, e):
+        return self.backend.entry(self, e)
+
+    def _add(self, e):
+        return self.backend.add(self.ev(a) for a in e.args)
+
+    def _mul(self, e):
+        return self.backend.mul(self.ev(a) for a in e.args)
+
+    def _pow(self, e):
+        return self.backend.pow(self.ev(e.base), self.ev(e.exp), e)
+
+    def _reduce(self, e):
+        return self.backend.reduce(self, e)
+
+    def _delta(self, e):
+        return self.backend.delta(self.ev(e.args[0]), self.ev(e.args[1]))
+
+    def _piecewise(self, e):
+        return self.backend.piecewise(self, e)
+
+    def _derivative(self, e):
+        return self.backend.derivative(self, e)
+
+    def _function(self, e):
+        """A function of the table, a user's function (``funcs``), or what the backend makes of it."""
         b = self.backend
-        if getattr(e, "is_Matrix", False):  # a Matrix, or a MatrixSymbol and its products
-            return b.matrix(self, e)
-        if e.is_Number or e is sp.pi or e is sp.E:
-            return b.number(e)
-        if e.is_Symbol:
-            if e in self.env:
-                return b.value(self.env[e])
-            raise b.error(b.missing.format(e))
-        if isinstance(e, sp.Indexed):
-            return b.entry(self, e)
-        if e.is_Add:
-            return b.add(self.ev(a) for a in e.args)
-        if e.is_Mul:
-            return b.mul(self.ev(a) for a in e.args)
-        if e.is_Pow:
-            return b.pow(self.ev(e.base), self.ev(e.exp), e)
         fn = b.table.get(e.func)
         if fn is not None:  # the function table's implementation for this backend
             return b.call(fn, [self.ev(a) for a in e.args])
-        if isinstance(e, (sp.Sum, sp.Product)):
-            return b.reduce(self, e)
-        if isinstance(e, sp.KroneckerDelta):
-            return b.delta(self.ev(e.args[0]), self.ev(e.args[1]))
-        if isinstance(e, sp.Piecewise):
-            return b.piecewise(self, e)
-        if isinstance(e, sp.Derivative):
-            return b.derivative(self, e)
         if self.funcs is not None and isinstance(e, sp.core.function.AppliedUndef):
             fn = self.funcs.get(e.func.__name__)
             if fn is None:
@@ -130,3 +149,35 @@ def loop_reduce(walker: Walker, f, limits, product: bool = False):
         out = b.prod(terms)
         return 1.0 / out if flip else out
     return (-1.0 if flip else 1.0) * b.fsum(terms)
+
+
+_HANDLERS: dict = {}  # node class → Walker method
+
+
+def _handler(e):
+    """The Walker method for nodes of ``e``'s class. The tests read class attributes only (``is_Add``,
+    ``isinstance``; π and e are the only instances of their classes), so the answer holds for every
+    node of the class; the function table is consulted per node (a backend's table may change)."""
+    if getattr(e, "is_Matrix", False):  # a Matrix, or a MatrixSymbol and its products
+        return Walker._matrix
+    if e.is_Number or e is sp.pi or e is sp.E:
+        return Walker._number
+    if e.is_Symbol:
+        return Walker._symbol
+    if isinstance(e, sp.Indexed):
+        return Walker._entry
+    if e.is_Add:
+        return Walker._add
+    if e.is_Mul:
+        return Walker._mul
+    if e.is_Pow:
+        return Walker._pow
+    if isinstance(e, (sp.Sum, sp.Product)):
+        return Walker._reduce
+    if isinstance(e, sp.KroneckerDelta):
+        return Walker._delta
+    if isinstance(e, sp.Piecewise):
+        return Walker._piecewise
+    if isinstance(e, sp.Derivative):
+        return Walker._derivative
+    return Walker._function
