@@ -145,10 +145,10 @@ def loop_reduce(walker: Walker, f, limits, product: bool = False):
         for k in range(lo, hi + 1):
             walker.env[var] = k
             terms.append(loop_reduce(walker, f, inner, product))
-    if product:
-        out = b.prod(terms)
-        return 1.0 / out if flip else out
-    return (-1.0 if flip else 1.0) * b.fsum(terms)
+    out = b.prod(terms) if product else b.fsum(terms)
+    if not flip:
+        return out
+    return 1 / out if product else -out  # an empty flipped sum is −0.0 in floats, as −1.0·0.0 always was
 
 
 _HANDLERS: dict = {}  # node class → Walker method
