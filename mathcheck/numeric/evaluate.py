@@ -1,8 +1,8 @@
 """The torch backend of the walker (:mod:`mathcheck.numeric.walker`): tensors, with autograd and broadcasting.
 
 ``lambdify(..., modules='torch')`` fails on ``Indexed``, turns ``KroneckerDelta`` into a Python
-``if`` that fails on tensors, and detaches gradients when it returns a Matrix. This walker handles
-what derivations and users' formulas produce:
+``if`` that fails on tensors, and detaches gradients when it returns a Matrix. With this backend
+the walker handles what derivations and users' formulas produce:
 
 * a Symbol takes its value from ``env`` (a number or a tensor, already shaped to broadcast);
 * ``x[i]`` on an IndexedBase bound to a tensor gathers ``x[i - offset]`` (SymPy indices start at 1
@@ -12,6 +12,7 @@ what derivations and users' formulas produce:
 * ``KroneckerDelta(i, j)`` is ``(i == j)``; undefined functions (``KL(p, q)``) come from ``funcs``;
 * every function class of the function table (:mod:`mathcheck.numeric.functions`, its ``torch``
   implementations: ``factorial``/``binomial`` exact at integers, ``lgamma`` elsewhere);
+* ``Product`` and ``Piecewise`` are errors (no branch is one branch for a tensor of points);
 * ``Derivative`` by ``torch.autograd.grad`` of the evaluated function (independent of SymPy's own
   derivative); a derivative in ``x[j]`` is the gradient with respect to the whole tensor of x,
   read at entry j.
