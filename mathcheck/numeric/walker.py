@@ -151,7 +151,7 @@ def loop_reduce(walker: Walker, f, limits, product: bool = False):
     return 1 / out if product else -out  # an empty flipped sum is −0.0 in floats, as −1.0·0.0 always was
 
 
-_HANDLERS: dict = {}  # node class → Walker method
+_HANDLERS: dict = {}  # node class → Walker method (a number system changes the backend, never these methods)
 
 
 def _handler(e):
