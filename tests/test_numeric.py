@@ -1,10 +1,13 @@
-"""The numeric kernel, module by module: the function table, the three backends, the sampler, the
+"""The numeric kernel, module by module: the function table, the walker and its three backends, the sampler, the
 tolerance model — and the rule that adding a grammar function is one table entry."""
 
 import ast
 import dataclasses
 import math
 import pathlib
+import subprocess
+import sys
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -14,6 +17,7 @@ import torch
 from mathcheck.numeric import floats, functions, sampling, tolerance
 from mathcheck.numeric.evaluate import Evaluator, evaluator
 from mathcheck.numeric.precise import PreciseEvaluator, hp_value
+from mathcheck.numeric.walker import Walker, loop_reduce
 from mathcheck.parser import ParseError, parse, parse_many
 
 PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
@@ -180,6 +184,107 @@ def test_factorial_is_exact_at_integers_on_every_backend():
     e = sp.factorial(n)
     assert floats.evaluate(e, {n: 20}) == float(math.factorial(20))
     assert evaluator({n: 20})(e) == float(math.factorial(20))
+
+
+# --- the one walker --------------------------------------------------------------------------------
+
+class _Exact:
+    """A backend of exact fractions, the whole protocol a number system supplies to the walker."""
+
+    kind, error, missing, table = "fraction", ValueError, "no value for {}", {}
+
+    def run(self, walker, e):
+        return walker.ev(e)
+
+    def number(self, e):
+        if not e.is_Rational:
+            raise ValueError(f"not exact: {e}")
+        return Fraction(int(e.p), int(e.q))
+
+    def value(self, v):
+        return Fraction(v)
+
+    def index(self, v):
+        return int(v)
+
+    def entry(self, walker, e):
+        return Fraction(sampling.lookup(walker.env[e.base], [self.index(walker.ev(i)) for i in e.indices]))
+
+    def add(self, values):
+        return sum(values, Fraction(0))
+
+    def mul(self, values):
+        return math.prod(values, start=Fraction(1))
+
+    def pow(self, base, ex, e):
+        return base ** int(ex)
+
+    def reduce(self, walker, e):
+        return loop_reduce(walker, e.function, e.limits, isinstance(e, sp.Product))
+
+    def term(self, v):
+        return v
+
+    fsum, prod = add, mul
+
+    def delta(self, a, b):
+        return Fraction(a == b)
+
+    def piecewise(self, walker, e):
+        return walker.piecewise(e)
+
+    def derivative(self, walker, e):
+        raise ValueError("no derivatives")
+
+    matrix = other = call = derivative
+
+
+def test_a_number_system_is_a_backend_and_nothing_else():
+    n, k = sp.Symbol("n", integer=True), sp.Symbol("k", integer=True)
+    x, z = sp.Symbol("x"), sp.IndexedBase("z")
+    e = sp.Sum(k ** 2 * z[k], (k, 1, n)) / 3 + sp.Product(k, (k, 1, 3)) * sp.KroneckerDelta(n, 2) + x
+    zs = list(range(sampling.SPAN))  # z[i] = i − OFFSET: z[1] = 9, z[2] = 10
+    point = {n: 2, x: Fraction(1, 7), z: zs}
+    assert Walker(_Exact(), point)(e) == Fraction(1 * 9 + 4 * 10, 3) + 6 + Fraction(1, 7)
+
+
+def test_karr_reversed_ranges_on_every_backend():
+    """Σ_{k=a}^{b} = −Σ_{b+1}^{a−1} and Π_{k=a}^{b} = 1/Π_{b+1}^{a−1} for b < a, as SymPy's doit."""
+    k, x = sp.Symbol("k", integer=True), sp.Symbol("x")
+    sums = [sp.Sum(k * x, (k, 5, 2)), sp.Sum(k * x, (k, 3, 2)), sp.Sum(sp.Sum(k, (k, 1, 4)) * x, (k, 2, 1))]
+    for e in sums:
+        want = float(e.doit().subs(x, 0.5))
+        assert floats.evaluate(e, {x: 0.5}) == want
+        assert float(PreciseEvaluator({x: 0.5})(e)) == want
+        assert evaluator({x: 0.5})(e) == want
+    for e in (sp.Product(k + x, (k, 5, 2)), sp.Product(k + x, (k, 3, 2))):
+        want = float(e.doit().subs(x, 0.5))
+        assert floats.evaluate(e, {x: 0.5}) == pytest.approx(want, rel=1e-15)
+        assert float(PreciseEvaluator({x: 0.5})(e)) == pytest.approx(want, rel=1e-15)
+
+
+def test_piecewise_takes_the_first_branch_that_holds_exactly():
+    x = sp.Symbol("x")
+    e = sp.Piecewise((x, x > 0), (-2 * x, True))
+    assert floats.evaluate(e, {x: -0.25}) == 0.5 and float(PreciseEvaluator({x: -0.25})(e)) == 0.5
+    with pytest.raises(floats.Undefined, match="no branch"):
+        floats.evaluate(sp.Piecewise((x, x > 0)), {x: -1.0})
+
+
+def test_the_walk_is_written_once():
+    """The backends supply operations; only the walker (and the bounded evaluator, whose every node
+    yields a value and its bound) walks a tree."""
+    for name in ("floats.py", "evaluate.py", "precise.py"):
+        tree = ast.parse((PKG / "numeric" / name).read_text())
+        defs = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert "ev" not in defs and "pair" not in defs, name
+
+
+def test_the_float_backend_never_imports_torch():
+    code = ("import sys; import sympy as sp; from mathcheck.numeric import floats; x = sp.Symbol('x'); "
+            "assert floats.evaluate(sp.exp(x) + sp.Sum(x, (x, 1, 3)), {x: 0.0}) == 7.0; "
+            "assert 'torch' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # --- the sampler -----------------------------------------------------------------------------------

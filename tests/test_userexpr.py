@@ -129,7 +129,7 @@ def test_userexpr_is_one_layer_below_the_cli():
         assert not {m for m in mods if m in ("mathcheck.cli", "mathcheck.usercheck")}, path
         assert "torch" not in {m.split(".")[0] for m in mods}, path
         assert not {m for m in mods if m.startswith("mathcheck.verify")}, path
-    for name in ("evaluate.py", "floats.py", "sampling.py"):
+    for name in ("walker.py", "evaluate.py", "floats.py", "sampling.py"):
         above = {m for m in _imports(PKG / "numeric" / name)
                  if m.startswith("mathcheck.") and not m.startswith(("mathcheck.numeric", "mathcheck.claim",
                                                                        "mathcheck.lazy", "mathcheck.budget"))}

@@ -61,6 +61,14 @@ class BoundedEvaluator(Evaluator):
 
     ``ε`` is the machine epsilon of ``dtype``. Gradients flow through the values.
 
+    Why a walk of its own and not a fourth backend of :mod:`mathcheck.numeric.walker`: every node
+    here yields a *pair* (value, bound) and the bound's rule is the node's own (a Sum's bound reads
+    the magnitudes of its terms, a product the partial products), and it evaluates nodes the plain
+    walker does not (MatMul of MatrixSymbols, Subs, Limit, UniqueZero). As a backend every primitive
+    would take and return pairs and the walker would grow those node types for one caller; instead
+    it reuses the torch backend's bindings, index checks, summation axes and user functions, and
+    only the arithmetic is its own.
+
         >>> import sympy as sp, torch
         >>> x = sp.Symbol("x")
         >>> v, err = BoundedEvaluator({x: 1e8}).pair((x + 1)**2 - x**2)  # 2x + 1, after cancellation
@@ -137,7 +145,7 @@ class BoundedEvaluator(Evaluator):
             binding = self.indexed.get(e.base)
             if binding is None:
                 raise EvaluationError(f"no tensor for {e.base}")
-            idx = tuple(self._index(self.pair(i)[0]) - binding.offset for i in e.indices)
+            idx = tuple(self.backend.index(self.pair(i)[0]) - binding.offset for i in e.indices)
             full = self._tensor_of(e.base)
             v = full[idx]
             if isinstance(binding, Derived):  # computed by a reduction over the whole tensor
@@ -194,10 +202,10 @@ class BoundedEvaluator(Evaluator):
             fn = self.funcs.get(e.func.__name__)
             if fn is None:
                 raise EvaluationError(f"no torch function for {e.func.__name__}")
-            out = fn(*[self._arg(a) for a in e.args])
+            out = fn(*[self.backend.arg(self, a) for a in e.args])
             if isinstance(out, tuple):  # (value, error bound) from a function that knows its error
                 return out
-            n = max([a.numel() for a in map(self._arg, e.args) if isinstance(a, torch.Tensor)] + [1])
+            n = max([a.numel() for a in (self.backend.arg(self, a) for a in e.args) if isinstance(a, torch.Tensor)] + [1])
             self.terms = max(self.terms, n)
             return out, (n + 1) * eps * _mag(out)
         for cls in self.unary:
@@ -279,8 +287,8 @@ class BoundedEvaluator(Evaluator):
             return -_t(t, self.dtype, self.device), et
         count = hi - lo + 1
         self.terms = max(self.terms, count)
-        depth = self.depth
-        with self._index_axis(var, lo, hi):
+        depth = self.backend.depth
+        with self.backend.axis(self, var, lo, hi):
             t, et = self._bounded_sum(f, inner)
             t, et = _t(t, self.dtype, self.device), _t(et, self.dtype, self.device)
         if t.ndim < depth + 1 or t.shape[0] != count:  # the summand does not vary along this axis
@@ -348,7 +356,7 @@ class BoundedEvaluator(Evaluator):
         if binding is None:
             raise EvaluationError(f"no tensor for {var.base}")
         X = binding.tensor.detach()
-        idx = [self._index(self.pair(i)[0]) - binding.offset for i in var.indices]
+        idx = [self.backend.index(self.pair(i)[0]) - binding.offset for i in var.indices]
 
         def fn(t):
             self.indexed[var.base] = Indexed(t, binding.offset)

@@ -1,8 +1,8 @@
-"""The torch backend: a SymPy expression evaluated as tensors, with autograd and broadcasting.
+"""The torch backend of the walker (:mod:`mathcheck.numeric.walker`): tensors, with autograd and broadcasting.
 
 ``lambdify(..., modules='torch')`` fails on ``Indexed``, turns ``KroneckerDelta`` into a Python
-``if`` that fails on tensors, and detaches gradients when it returns a Matrix. This walker handles
-what derivations and users' formulas produce:
+``if`` that fails on tensors, and detaches gradients when it returns a Matrix. With this backend
+the walker handles what derivations and users' formulas produce:
 
 * a Symbol takes its value from ``env`` (a number or a tensor, already shaped to broadcast);
 * ``x[i]`` on an IndexedBase bound to a tensor gathers ``x[i - offset]`` (SymPy indices start at 1
@@ -12,6 +12,7 @@ what derivations and users' formulas produce:
 * ``KroneckerDelta(i, j)`` is ``(i == j)``; undefined functions (``KL(p, q)``) come from ``funcs``;
 * every function class of the function table (:mod:`mathcheck.numeric.functions`, its ``torch``
   implementations: ``factorial``/``binomial`` exact at integers, ``lgamma`` elsewhere);
+* ``Product`` and ``Piecewise`` are errors (no branch is one branch for a tensor of points);
 * ``Derivative`` by ``torch.autograd.grad`` of the evaluated function (independent of SymPy's own
   derivative); a derivative in ``x[j]`` is the gradient with respect to the whole tensor of x,
   read at entry j.
@@ -39,6 +40,7 @@ import torch
 
 from mathcheck.numeric import functions
 from mathcheck.numeric.sampling import OFFSET
+from mathcheck.numeric.walker import Walker
 
 NAME = "torch float64 (diff by autograd)"
 DT = torch.float64
@@ -73,91 +75,45 @@ def _t(x, dtype, device) -> torch.Tensor:
     return torch.as_tensor(x, dtype=dtype, device=device)
 
 
-class Evaluator:
-    """``Evaluator(env, funcs)(e)``; ``checked_indices``: an entry outside its tensor is an
+class TorchBackend:
+    """Tensors for :class:`~mathcheck.numeric.walker.Walker`, with autograd and broadcasting: the
+    IndexedBase bindings (``indexed``), the number of summation axes opened so far (``depth``: a
+    sum's index lives on a new leading axis), ``checked``: an entry outside its tensor is an
     :class:`EvaluationError` (the user's pipeline: a point is skipped, not wrapped around)."""
 
-    def __init__(self, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-                 dtype=torch.float64, device="cpu", checked_indices: bool = False):
-        self.env = {}
-        self.indexed = {}
-        for key, value in env.items():
-            if isinstance(key, sp.IndexedBase):
-                self.indexed[key] = value if isinstance(value, (Indexed, Derived)) else Indexed(value)
-            else:
-                self.env[key] = value
-        self.funcs = dict(funcs or {})
-        self.dtype = dtype
-        self.device = device
-        self.depth = max([v.ndim for v in self.env.values() if isinstance(v, torch.Tensor)] + [0])
-        self.checked = checked_indices
+    kind = "torch"
+    error = EvaluationError
+    missing = "no value for symbol {}"
+
+    def __init__(self, indexed: dict, dtype, device, checked: bool, depth: int):
+        self.indexed, self.dtype, self.device, self.checked, self.depth = indexed, dtype, device, checked, depth
         self.table = functions.implementations("torch")
 
-    def __call__(self, e):
-        return self.ev(e)
+    def run(self, walker, e):
+        return walker.ev(e)
 
-    def ev(self, e):
-        if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
-            m = sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e
-            vals = [self.ev(x) for x in m]
-            vals = torch.broadcast_tensors(*[_t(v, self.dtype, self.device) for v in vals])
-            return torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape)
-        if isinstance(e, (sp.Integer, sp.Rational, sp.Float)) or e.is_Number:
-            return float(e)
-        if e in (sp.pi, sp.E):
-            return float(e)
-        if isinstance(e, sp.Symbol) or isinstance(e, sp.Dummy):
-            if e in self.env:
-                return self.env[e]
-            raise EvaluationError(f"no value for symbol {e}")
-        if isinstance(e, sp.Indexed):
-            return self._entry(e)
-        if isinstance(e, sp.Add):
-            out = 0.0
-            for a in e.args:
-                out = out + self.ev(a)
-            return out
-        if isinstance(e, sp.Mul):
-            out = 1.0
-            for a in e.args:
-                out = out * self.ev(a)
-            return out
-        if isinstance(e, sp.Pow):
-            base, exp = self.ev(e.base), self.ev(e.exp)
-            if not isinstance(base, torch.Tensor) and not isinstance(exp, torch.Tensor):
-                return float(base) ** float(exp)
-            if e.exp == sp.Rational(1, 2):
-                return torch.sqrt(_t(base, self.dtype, self.device))
-            return torch.pow(_t(base, self.dtype, self.device), exp)
-        if isinstance(e, sp.KroneckerDelta):
-            a, b = (self.ev(x) for x in e.args)
-            if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-                return (_t(a, self.dtype, self.device) == _t(b, self.dtype, self.device)).to(self.dtype)
-            return 1.0 if a == b else 0.0
-        if isinstance(e, sp.Sum):
-            return self._sum(e)
-        if isinstance(e, sp.Derivative):
-            return self._derivative(e)
-        if isinstance(e, sp.core.function.AppliedUndef):
-            fn = self.funcs.get(e.func.__name__)
-            if fn is None:
-                raise EvaluationError(f"no torch function for {e.func.__name__}")
-            return fn(*[self._arg(a) for a in e.args])
-        fn = self.table.get(e.func)
-        if fn is not None:  # the function table's torch implementation
-            return fn(*[_t(self.ev(a), self.dtype, self.device) for a in e.args])
-        if e.is_number and not e.free_symbols and not isinstance(e, (sp.Add, sp.Mul, sp.Pow)) and not e.args:
-            v = complex(sp.N(e, 20))  # a constant SymPy produced on its own (EulerGamma, ...)
-            return float("nan") if v.imag else v.real
-        raise EvaluationError(f"cannot evaluate {type(e).__name__}: {e}")
+    def t(self, x) -> torch.Tensor:
+        return _t(x, self.dtype, self.device)
 
-    def _entry(self, e):
+    def number(self, e):
+        return float(e)
+
+    def value(self, v):
+        return v
+
+    def matrix(self, walker, e):
+        m = sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e
+        vals = [walker.ev(x) for x in m]
+        vals = torch.broadcast_tensors(*[self.t(v) for v in vals])
+        return torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape)
+
+    def entry(self, walker, e):
         binding = self.indexed.get(e.base)
         if binding is None:
             raise EvaluationError(f"no tensor for {e.base}")
         idx = []
         for axis, i in enumerate(e.indices):
-            v = self._index(self.ev(i)) - binding.offset
+            v = self.index(walker.ev(i)) - binding.offset
             if self.checked:
                 lo, hi = (int(v.min()), int(v.max())) if isinstance(v, torch.Tensor) else (v, v)
                 if lo < 0 or hi >= binding.tensor.shape[axis]:  # torch would wrap a negative index
@@ -165,94 +121,125 @@ class Evaluator:
             idx.append(v)
         return binding.tensor[tuple(idx)]
 
-    def _arg(self, a):
-        if isinstance(a, sp.IndexedBase):
-            return self.indexed[a].tensor
-        return self.ev(a)
-
-    def _index(self, v):
+    def index(self, v):
         if isinstance(v, torch.Tensor):
             return v.long()
         if float(v) != int(v):
             raise EvaluationError(f"non-integer index {v}")
         return int(v)
 
-    def _sum(self, e: sp.Sum):
-        return self._sum_limits(e.function, e.limits)
+    def arg(self, walker, a):
+        """An argument of a user's function: a whole IndexedBase is its tensor."""
+        if isinstance(a, sp.IndexedBase):
+            return self.indexed[a].tensor
+        return walker.ev(a)
+
+    def add(self, values):
+        out = 0.0
+        for v in values:
+            out = out + v
+        return out
+
+    def mul(self, values):
+        out = 1.0
+        for v in values:
+            out = out * v
+        return out
+
+    def pow(self, base, exp, e):
+        if not isinstance(base, torch.Tensor) and not isinstance(exp, torch.Tensor):
+            return float(base) ** float(exp)
+        if e.exp == sp.Rational(1, 2):
+            return torch.sqrt(self.t(base))
+        return torch.pow(self.t(base), exp)
+
+    def call(self, fn, args):
+        return fn(*[self.t(a) for a in args])
+
+    def delta(self, a, b):
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return (self.t(a) == self.t(b)).to(self.dtype)
+        return 1.0 if a == b else 0.0
+
+    def piecewise(self, walker, e):  # a condition on tensors has no one branch
+        raise self.unknown(e)
+
+    def unknown(self, e):
+        return EvaluationError(f"cannot evaluate {type(e).__name__}: {e}")
+
+    def other(self, walker, e):
+        if e.is_number and not e.free_symbols and not isinstance(e, (sp.Add, sp.Mul, sp.Pow)) and not e.args:
+            v = complex(sp.N(e, 20))  # a constant SymPy produced on its own (EulerGamma, ...)
+            return float("nan") if v.imag else v.real
+        raise self.unknown(e)
+
+    # -- Sum over a new axis -------------------------------------------------------------------------
+
+    def reduce(self, walker, e):
+        if isinstance(e, sp.Product):
+            raise self.unknown(e)
+        return self.sum_limits(walker, e.function, e.limits)
 
     @contextmanager
-    def _index_axis(self, var, lo: int, hi: int):
-        """Bind the summation index ``var`` to lo..hi along a new leading axis (one per nested sum),
-        restoring the binding it shadows on the way out."""
+    def axis(self, walker, var, lo: int, hi: int):
+        """Bind the summation index ``var`` to lo..hi along a new leading axis (one per nested sum)."""
         shape = (hi - lo + 1,) + (1,) * self.depth
-        had, old, depth = var in self.env, self.env.get(var), self.depth
-        self.env[var] = torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth = depth
-            if had:
-                self.env[var] = old
-            else:
-                del self.env[var]
+        depth = self.depth
+        with walker.bind(var, torch.arange(lo, hi + 1, device=self.device, dtype=self.dtype).reshape(shape)):
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth = depth
 
-    def _sum_limits(self, f, limits):
+    def sum_limits(self, walker, f, limits):
         """Σ over ``limits`` (SymPy order: the first limit is the innermost), outermost bound first."""
         if not limits:
-            return self.ev(f)
+            return walker.ev(f)
         (var, a, b), inner = limits[-1], limits[:-1]
-        lo, hi = self.ev(a), self.ev(b)
+        lo, hi = walker.ev(a), walker.ev(b)
         if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
             raise EvaluationError(f"sum bounds must be numbers, not tensors: ({var}, {a}, {b})")
         lo, hi = int(lo), int(hi)
         if hi < lo:  # SymPy's (Karr's) convention: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, 0 when b = a − 1
-            return 0.0 if hi == lo - 1 else -_t(self._sum_limits(
-                f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)), self.dtype, self.device)
+            return 0.0 if hi == lo - 1 else -self.t(self.sum_limits(
+                walker, f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)))
         depth = self.depth
-        with self._index_axis(var, lo, hi):
-            t = _t(self._sum_limits(f, inner), self.dtype, self.device)
+        with self.axis(walker, var, lo, hi):
+            t = self.t(self.sum_limits(walker, f, inner))
         if t.ndim < depth + 1:  # the summand does not vary along this sum's axis
             return t * (hi - lo + 1)
         return t.sum(0) if t.shape[0] == hi - lo + 1 else t[0] * (hi - lo + 1)
 
     # -- Derivative by autograd ----------------------------------------------------------------------
 
-    def _derivative(self, e):
+    def derivative(self, walker, e):
         f = e.expr
         for var, count in reversed(e.variable_count):  # innermost first, like SymPy's order
             f = _Pending(f, var, int(count))
-        return self._grad(f)
+        return self._grad(walker, f)
 
-    def _grad(self, pending):
+    def _grad(self, walker, pending):
         if not isinstance(pending, _Pending):
-            return self.ev(pending)
+            return walker.ev(pending)
         var, order = pending.var, pending.order
         if isinstance(var, sp.Indexed):
-            return self._grad_entry(pending)
+            return self._grad_entry(walker, pending)
         # f may not depend on var at all (diff(x, y) = 0): any point of var will do
-        x0 = torch.as_tensor(self.env.get(var, 0.5), dtype=self.dtype)
+        x0 = torch.as_tensor(walker.env.get(var, 0.5), dtype=self.dtype)
         # a derivative inside another one must stay on the outer graph, so take a non-leaf view
         x = x0 * 1.0 if x0.requires_grad else x0.detach().clone().requires_grad_(True)
-        had, old = var in self.env, self.env.get(var)
-        self.env[var] = x
-        try:
-            y = torch.as_tensor(self._grad(pending.inner), dtype=self.dtype)
+        with walker.bind(var, x):
+            y = torch.as_tensor(self._grad(walker, pending.inner), dtype=self.dtype)
             for _ in range(order):
                 if not y.requires_grad:
                     y = torch.zeros_like(x)
                     break
                 (g,) = torch.autograd.grad(y.sum(), x, create_graph=True, allow_unused=True)
                 y = torch.zeros_like(x) if g is None else g
-        finally:
-            if had:
-                self.env[var] = old
-            else:
-                del self.env[var]
         return y
 
-
-    def _grad_entry(self, pending):
+    def _grad_entry(self, walker, pending):
         """∂f/∂x[j]: the gradient with respect to the whole sampled tensor of x, read at entry j
         (autograd sees every x[i] that f reads, whichever index expression reached it)."""
         var, order = pending.var, pending.order
@@ -261,7 +248,7 @@ class Evaluator:
             raise EvaluationError(f"no tensor for {var.base}")
         at = []
         for axis, i in enumerate(var.indices):
-            k = self._index(self.ev(i)) - binding.offset
+            k = self.index(walker.ev(i)) - binding.offset
             if isinstance(k, torch.Tensor) or not 0 <= k < binding.tensor.shape[axis]:
                 raise EvaluationError(f"index of {var} outside the sampled range")
             at.append(k)
@@ -269,7 +256,7 @@ class Evaluator:
         t = t0 * 1.0 if t0.requires_grad else t0.detach().clone().requires_grad_(True)
         self.indexed[var.base] = Indexed(t, offset=binding.offset)
         try:
-            y = torch.as_tensor(self._grad(pending.inner), dtype=self.dtype)
+            y = torch.as_tensor(self._grad(walker, pending.inner), dtype=self.dtype)
             for _ in range(order):
                 if not y.requires_grad:
                     return torch.zeros((), dtype=self.dtype)
@@ -280,6 +267,24 @@ class Evaluator:
         finally:
             self.indexed[var.base] = binding
         return y
+
+
+class Evaluator(Walker):
+    """``Evaluator(env, funcs)(e)``: the walker with a :class:`TorchBackend`. ``env`` maps Symbols
+    to numbers or tensors (already shaped to broadcast) and IndexedBases to tensors (or
+    :class:`Indexed`/:class:`Derived` bindings); ``checked_indices``: see :class:`TorchBackend`."""
+
+    def __init__(self, env: Mapping, funcs: Mapping[str, Callable] | None = None,
+                 dtype=torch.float64, device="cpu", checked_indices: bool = False):
+        scalars, indexed = {}, {}
+        for key, value in env.items():
+            if isinstance(key, sp.IndexedBase):
+                indexed[key] = value if isinstance(value, (Indexed, Derived)) else Indexed(value)
+            else:
+                scalars[key] = value
+        depth = max([v.ndim for v in scalars.values() if isinstance(v, torch.Tensor)] + [0])
+        super().__init__(TorchBackend(indexed, dtype, device, checked_indices, depth), scalars, dict(funcs or {}))
+        self.indexed, self.dtype, self.device = indexed, dtype, device
 
 
 class _Pending:

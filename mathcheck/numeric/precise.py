@@ -1,8 +1,9 @@
 """The mpmath backend, at ``PRECISION_DIGITS`` (50): high-precision values at a sampled point.
 
 Two routes, one precision: :func:`hp_value` (SymPy's ``evalf``, which simplifies what it can, and
-derivatives by SymPy's ``diff``) and :class:`PreciseEvaluator` (a walker over the expression as
-written, with the function table's ``mpmath`` implementations).
+derivatives by SymPy's ``diff``) and :class:`PreciseEvaluator` (the walker of
+:mod:`mathcheck.numeric.walker` with :class:`MpmathBackend`: the expression as written, with the
+function table's ``mpmath`` implementations).
 
 This is what confirms a counterexample: a float64 disagreement counts only once the 50-digit
 values differ by more than ``HP_REL`` relative, so round-off never refutes a true identity, and a
@@ -28,6 +29,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS, functions
 from mathcheck.numeric.sampling import exact, lookup
 from mathcheck.numeric.tolerance import HP_REL
+from mathcheck.numeric.walker import Walker, loop_reduce
 
 
 def take_derivatives(e):
@@ -158,34 +160,35 @@ def report_point(point: dict, exprs) -> dict:
     return out
 
 
-# --- the mpmath backend: a walker over the expression, at PRECISION_DIGITS ------------------------------
+# --- the mpmath backend of the walker, at PRECISION_DIGITS ----------------------------------------------
 
-class PreciseEvaluator:
-    """``e`` walked with mpmath at ``dps`` digits (``PRECISION_DIGITS``): the function table's
-    ``mpmath`` implementations, sums and products written out, inputs at their exact values (a float
-    at its binary value, a Rational as p/q). ``env`` is a point of
-    :func:`mathcheck.numeric.sampling.sample_points`. Unlike :func:`hp_value` it never asks SymPy to
-    simplify: what it computes is the expression as written, like the float and torch backends.
+class MpmathBackend:
+    """mpmath at ``dps`` digits for :class:`~mathcheck.numeric.walker.Walker`: the function table's
+    ``mpmath`` implementations, sums and products written out (``mpmath.fsum``/``fprod``), inputs at
+    their exact values (a float at its binary value, a Rational as p/q)."""
 
-        >>> from mathcheck.parser import parse
-        >>> e = parse("softsign(x) + Sum(1/k, (k, 1, 3))")
-        >>> (x,) = e.free_symbols
-        >>> import mpmath
-        >>> mpmath.nstr(PreciseEvaluator({x: 0.5})(e), 20)
-        '2.1666666666666666667'
-    """
+    kind = "mpmath"
+    error = ValueError
+    missing = "no value for {}"
 
-    def __init__(self, env: dict, dps: int = PRECISION_DIGITS):
-        self.env, self.dps = dict(env), dps
+    def __init__(self, dps: int = PRECISION_DIGITS):
+        self.dps = dps
         self.table = functions.implementations("mpmath")
 
-    def __call__(self, e):
+    def run(self, walker, e):
         import mpmath
 
         with mpmath.workdps(self.dps):
-            return self.ev(e)
+            return walker.ev(e)
 
-    def _number(self, v):
+    def number(self, e):
+        import mpmath
+
+        if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
+            raise ValueError(f"{e}")
+        return mpmath.pi if e is sp.pi else mpmath.e if e is sp.E else self.value(e)
+
+    def value(self, v):
         import mpmath
 
         if isinstance(v, (int, float)):
@@ -196,56 +199,72 @@ class PreciseEvaluator:
             return mpmath.mpf(int(v.p)) / int(v.q)
         return mpmath.mpmathify(sp.N(v, self.dps + 10))
 
-    def ev(self, e):
+    def index(self, v) -> int:
+        return int(v)
+
+    def entry(self, walker, e):
+        return self.value(lookup(walker.env[e.base], [self.index(walker.ev(i)) for i in e.indices]))
+
+    def add(self, values):
         import mpmath
 
-        if e.is_Number or e in (sp.pi, sp.E):
-            if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
-                raise ValueError(f"{e}")
-            return mpmath.pi if e is sp.pi else mpmath.e if e is sp.E else self._number(e)
-        if e.is_Symbol:
-            if e not in self.env:
-                raise ValueError(f"no value for {e}")
-            return self._number(self.env[e])
-        if isinstance(e, sp.Indexed):
-            return self._number(lookup(self.env[e.base], [int(self.ev(i)) for i in e.indices]))
-        if e.is_Add:
-            return mpmath.fsum(self.ev(a) for a in e.args)
-        if e.is_Mul:
-            return mpmath.fprod(self.ev(a) for a in e.args)
-        if e.is_Pow:
-            return mpmath.power(self.ev(e.base), self.ev(e.exp))
-        fn = self.table.get(e.func)
-        if fn is not None:
-            return fn(*[self.ev(a) for a in e.args])
-        if isinstance(e, (sp.Sum, sp.Product)):
-            return self._reduce(e.function, e.limits, isinstance(e, sp.Product))
-        if isinstance(e, sp.KroneckerDelta):
-            return mpmath.mpf(self.ev(e.args[0]) == self.ev(e.args[1]))
+        return mpmath.fsum(values)
+
+    def mul(self, values):
+        import mpmath
+
+        return mpmath.fprod(values)
+
+    def pow(self, base, ex, e):
+        import mpmath
+
+        return mpmath.power(base, ex)
+
+    def call(self, fn, args):
+        return fn(*args)
+
+    def reduce(self, walker, e):
+        return loop_reduce(walker, e.function, e.limits, isinstance(e, sp.Product))
+
+    def term(self, v):
+        return v
+
+    def fsum(self, terms):
+        import mpmath
+
+        return mpmath.fsum(terms)
+
+    def prod(self, terms):
+        import mpmath
+
+        return mpmath.fprod(terms)
+
+    def delta(self, a, b):
+        import mpmath
+
+        return mpmath.mpf(a == b)
+
+    def piecewise(self, walker, e):
+        return walker.piecewise(e)
+
+    def derivative(self, walker, e):  # hp_value takes derivatives (SymPy's diff, or mpmath.diff)
         raise ValueError(f"cannot evaluate {type(e).__name__}")
 
-    def _reduce(self, f, limits, product: bool):
-        """Σ (or Π) over ``limits``, the last the outermost; a reversed range follows SymPy (Karr)."""
-        import mpmath
+    matrix = other = derivative
 
-        if not limits:
-            return self.ev(f)
-        (var, a, b), inner = limits[-1], limits[:-1]
-        lo, hi = int(self.ev(a)), int(self.ev(b))
-        if hi < lo:
-            if hi == lo - 1:
-                return mpmath.mpf(1 if product else 0)
-            rest = self._reduce(f, inner + ((var, hi + 1, lo - 1),), product)
-            return 1 / rest if product else -rest
-        had, old = var in self.env, self.env.get(var)
-        try:
-            terms = []
-            for k in range(lo, hi + 1):
-                self.env[var] = k
-                terms.append(self._reduce(f, inner, product))
-        finally:
-            if had:
-                self.env[var] = old
-            else:
-                self.env.pop(var, None)
-        return mpmath.fprod(terms) if product else mpmath.fsum(terms)
+
+class PreciseEvaluator(Walker):
+    """``e`` walked with mpmath at ``dps`` digits (``PRECISION_DIGITS``), ``env`` a point of
+    :func:`mathcheck.numeric.sampling.sample_points`. Unlike :func:`hp_value` it never asks SymPy
+    to simplify: what it computes is the expression as written, like the float and torch backends.
+
+        >>> from mathcheck.parser import parse
+        >>> e = parse("softsign(x) + Sum(1/k, (k, 1, 3))")
+        >>> (x,) = e.free_symbols
+        >>> import mpmath
+        >>> mpmath.nstr(PreciseEvaluator({x: 0.5})(e), 20)
+        '2.1666666666666666667'
+    """
+
+    def __init__(self, env: dict, dps: int = PRECISION_DIGITS):
+        super().__init__(MpmathBackend(dps), dict(env))
