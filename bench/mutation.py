@@ -210,20 +210,24 @@ def _check(claim, part, window):
                               names=tuple(p.name for p in claim.parts))
 
 
-def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int = 30, seed: int = 0):
+def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int | None = None, seed: int = 0):
     """Does ``prev REL expr`` hold under ``part``'s hypotheses? (True, False or None, and a note.)
 
-    Independent of the step checker: :func:`mathcheck.symbolic.hypotheses.sample_points` draws points that
-    satisfy the hypotheses (sizes instantiated) and :func:`mathcheck.symbolic.hypotheses.holds_at` evaluates
-    both sides with mpmath at ``dps`` digits. True needs all ``points`` points decided and holding."""
+    Independent of the step checker: :func:`mathcheck.symbolic.hypotheses.part_points` draws points that
+    satisfy the hypotheses (sizes instantiated; the numeric kernel's constructive draw) and
+    :func:`mathcheck.numeric.holds.holds_at` evaluates both sides with mpmath at ``dps`` digits
+    (``numeric.PRECISION_DIGITS`` by default). True needs all ``points`` points decided and holding."""
     from mathcheck.claim import Part, Step
+    from mathcheck.numeric import PRECISION_DIGITS
+    from mathcheck.numeric.holds import holds_at
     from mathcheck.symbolic import hypotheses as hyp
 
+    dps = PRECISION_DIGITS if dps is None else dps
     given = hyp.hypotheses(part, ctx)
     link = Part(part.name, (Step(prev, ""), Step(expr, "", relation=rel)), general=None, given=given)
     statement = hyp.statement_of(link, ctx)
-    verdicts = [hyp.holds_at(statement, given, pt, dps)
-                for pt in hyp.sample_points(link, ctx, count=points, seed=seed)]
+    verdicts = [holds_at(statement, given, pt, dps)
+                for pt in hyp.part_points(link, ctx, count=points, seed=seed)]
     failing = sum(v is False for v in verdicts)
     decided = sum(v is not None for v in verdicts)
     if failing:
@@ -253,7 +257,7 @@ def _through_original(original, mutated, rel: str, side: str, part, ctx):
 
 def _confirmed_true(claim, part, window, original) -> tuple[bool, str]:
     """Every link of the mutated ``window`` holds at 40 random points satisfying the hypotheses
-    (mpmath, 30 digits), evaluated directly or, where a side cannot be evaluated (E, Var, an
+    (mpmath, numeric.PRECISION_DIGITS = 50 digits), evaluated directly or, where a side cannot be evaluated (E, Var, an
     abstract function), through the original step (the claim's proved chain)."""
     steps = window.steps
     notes = []

@@ -1,10 +1,12 @@
-"""The numeric kernel, module by module: the function table, the walker and its three backends, the sampler, the
+"""The numeric kernel, module by module: the function table, the walker and its three backends, the
+reader of hypotheses and the independent evaluator (holds), the constructive draw, the sampler, the
 tolerance model — and the rule that adding a grammar function is one table entry."""
 
 import ast
 import dataclasses
 import math
 import pathlib
+import random
 import subprocess
 import sys
 from fractions import Fraction
@@ -14,7 +16,8 @@ import pytest
 import sympy as sp
 import torch
 
-from mathcheck.numeric import floats, functions, sampling, tolerance
+from mathcheck.claim import Context
+from mathcheck.numeric import construct, floats, functions, holds, sampling, tolerance
 from mathcheck.numeric.evaluate import Evaluator, evaluator
 from mathcheck.numeric.precise import PreciseEvaluator, hp_value
 from mathcheck.numeric.walker import Walker, loop_reduce
@@ -287,21 +290,69 @@ def test_the_float_backend_never_imports_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+# --- reading hypotheses, the independent evaluator ---------------------------------------------------
+
+def test_ranges_read_both_bounds_and_move_strict_ones_by_one():
+    j = sp.Symbol("j", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert holds.ranges((sp.And(sp.Le(1, j), sp.Le(j, n)),)) == {j: (1, n)}
+    assert holds.ranges((sp.Lt(0, j), sp.Lt(j, n))) == {j: (1, n - 1)}
+    assert holds.ranges((sp.Le(1, j),)) == {}  # bounded on one side only: no range
+
+
+def test_is_definition_is_a_quantified_equation_of_an_entry():
+    s, f = sp.IndexedBase("s"), sp.IndexedBase("f")
+    j, x = sp.Symbol("j", integer=True), sp.Symbol("x")
+    assert holds.is_definition(sp.Eq(s[j], sp.exp(f[j])))
+    assert not holds.is_definition(sp.Eq(s[1], 2))  # one entry: a fact, not a definition
+    assert not holds.is_definition(sp.Eq(s[j], 2), point={j: 1})  # j is set at the point
+    assert not holds.is_definition(sp.Eq(x, 2))
+
+
+def test_holds_at_is_three_valued_and_answers_plain_booleans():
+    x = sp.Symbol("x", real=True)
+    at = {x: sp.Rational(3, 2)}
+    assert holds.holds_at(sp.Ge(x ** 2, 0), (), at) is True
+    assert holds.holds_at(sp.Eq(x ** 2, x), (), at) is False
+    assert holds.holds_at(sp.Eq(x, x), (sp.Lt(x, 0),), at) is None  # the point violates the hypothesis
+    assert holds.holds_at(sp.Eq(sp.Function("g")(x), 1), (), at) is None  # an undefined function
+    # 50 digits tell apart what agrees to 1e-30 (the tolerance is 10^-(digits − 8) relative)
+    close = sp.Eq(x + sp.Rational(1, 10 ** 30), x, evaluate=False)
+    assert holds.holds_at(close, (), at) is False
+    assert holds.holds_at(close, (), at, dps=30) is True
+
+
+def test_the_constructive_draw_meets_a_normalisation_and_an_order():
+    p, i = sp.IndexedBase("p", positive=True), sp.Symbol("i", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    z = sp.IndexedBase("z", real=True)
+    hyps = (sp.Eq(sp.Sum(p[i], (i, 1, n)), 1), z[1] > z[2])
+    pts = construct.constructed_points([sp.Sum(p[i] * z[i], (i, 1, n)) + z[1] + z[2]], hyps, Context(), 10, seed=0)
+    assert len(pts) == 10
+    for pt in pts:
+        assert sum(pt[p[k]] for k in range(1, pt[n] + 1)) == 1 and pt[z[1]] > pt[z[2]]
+        assert all(holds.hypothesis_holds(h, pt) for h in hyps)
+    assert construct.constructed_points([sp.Sum(p[i] * z[i], (i, 1, n)) + z[1] + z[2]], hyps, Context(), 10, seed=0) == pts
+    sized = construct.constructed_points([sp.Sum(p[i], (i, 1, n))], hyps[:1], Context(), 3, sizes={"n": 5})
+    assert {pt[n] for pt in sized} == {5}
+    assert construct.smallest_size(n) == 1 and construct.smallest_size(sp.Symbol("m", integer=True)) == -3
+
+
 # --- the sampler -----------------------------------------------------------------------------------
 
 def test_the_sampler_honours_a_normalisation():
     y, j = sp.IndexedBase("y", positive=True), sp.Symbol("j", integer=True)
     n = sp.Symbol("n", integer=True, positive=True)
     given = (sp.Eq(sp.Sum(y[j], (j, 1, n)), 1),)
-    from mathcheck.userexpr.points import constructive
-
     exprs = (sp.Sum(y[j] ** 2, (j, 1, n)),)
-    assert sampling.sample_points(exprs, seed=0, count=12, given=given) == []  # random points never meet it
-    pts = sampling.sample_points(exprs, seed=0, count=12, given=given, construct=constructive)
+    rng = random.Random(0)  # random points never meet it: every point kept is a constructed one
+    scalars, bases, dims = sampling.variables(*exprs, *given)
+    assert not any(sampling.satisfies(given, sampling._random_point(scalars, bases, dims, rng, k)) for k in range(480))
+    pts = sampling.sample_points(exprs, seed=0, count=12, given=given)
     assert len(pts) == 12 and all(sampling.satisfies(given, p) for p in pts)
     for p in pts:  # exactly, in the floats the evaluators read
         assert sum(sp.Rational(sampling.lookup(p[y], [k])) for k in range(1, p[n] + 1)) == 1
-    assert sampling.sample_points(exprs, seed=0, count=12, given=given, construct=constructive) == pts
+    assert sampling.sample_points(exprs, seed=0, count=12, given=given) == pts
 
 
 def test_the_sampler_honours_an_order():
@@ -335,6 +386,7 @@ def test_the_fixed_tolerances_are_named_here_only():
 # --- layering ---------------------------------------------------------------------------------------
 
 def test_numeric_imports_only_the_values_layer():
+    """numeric sits below symbolic (and verify, userexpr, conform, render, engine): it imports none of them."""
     allowed = ("mathcheck.numeric", "mathcheck.claim", "mathcheck.lazy", "mathcheck.budget")
     for path in (PKG / "numeric").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):  # module- and function-level imports

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from mathcheck import engine, registry
+from mathcheck.numeric.holds import holds_at
 from mathcheck.symbolic import hypotheses, rules
 from mathcheck.symbolic.context import range_hypothesis
 from mathcheck.symbolic.decide import zero_test
@@ -204,11 +205,11 @@ def test_holds_at_finds_the_false_statement_of_issue_9():
     part = c.part("zero-weight")
     bare = Part("bare", part.steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
-             for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
+    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+             for pt in hypotheses.part_points(bare, c.context, 10, seed=0)]
     assert False in found
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(part, c.context), pt)
-             for pt in hypotheses.sample_points(part, c.context, 10, seed=0)]
+    found = [holds_at(st, hypotheses.hypotheses(part, c.context), pt)
+             for pt in hypotheses.part_points(part, c.context, 10, seed=0)]
     assert found and all(found)
 
 
@@ -217,16 +218,16 @@ def test_holds_at_answers_plain_booleans():
     c = registry.get("mask-negative-infinity")
     bare = Part("bare", c.part("zero-weight").steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [hypotheses.holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
-             for pt in hypotheses.sample_points(bare, c.context, 10, seed=0)]
+    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+             for pt in hypotheses.part_points(bare, c.context, 10, seed=0)]
     assert any(r is False for r in found)
     assert all(r is None or type(r) is bool for r in found)
 
 
-def test_sample_points_satisfy_the_hypotheses():
+def test_part_points_satisfy_the_hypotheses():
     c = registry.get("entropy-bounds")
     part = c.part("upper-bound")
-    pts = hypotheses.sample_points(part, c.context, 10, seed=3, sizes={"n": 4})
+    pts = hypotheses.part_points(part, c.context, 10, seed=3, sizes={"n": 4})
     assert len(pts) == 10
     for pt in pts:
         total = sum(v for x, v in pt.items() if isinstance(x, sp.Indexed) and x.base.label.name == "p")
@@ -241,15 +242,15 @@ NOT_EVALUABLE = {"qkv-projection-shapes": "Rows, Cols", "qk-variance": "E, Var",
 @pytest.mark.parametrize("claim_id", claim_params())
 def test_every_printed_statement_holds_at_40_points(claim_id):
     """Each part's statement, exactly as printed with its hypotheses, at 40 random points that
-    satisfy them (mpmath, 30 digits): no counterexample; and the evaluation is not vacuous."""
+    satisfy them (mpmath, numeric.PRECISION_DIGITS = 50 digits): no counterexample; and the evaluation is not vacuous."""
     c = registry.get(claim_id)
     evaluated = {}
     for part in c.parts:
         given = hypotheses.hypotheses(part, c.context)
         st = hypotheses.statement_of(part, c.context)
-        pts = hypotheses.sample_points(part, c.context, 40, seed=11)
+        pts = hypotheses.part_points(part, c.context, 40, seed=11)
         assert len(pts) == 40, f"{claim_id}/{part.name}: only {len(pts)} points satisfy the hypotheses"
-        results = [hypotheses.holds_at(st, given, pt, dps=30) for pt in pts]
+        results = [holds_at(st, given, pt) for pt in pts]
         bad = [pt for pt, r in zip(pts, results) if r is False]
         assert not bad, f"{claim_id}/{part.name}: false at {bad[0]}"
         evaluated[part.name] = results.count(True)

@@ -1,11 +1,14 @@
 """Unit tests of the symbolic kernel, one section per module: context, sums, signs, decide, walker,
 rules (trust classes, who vouches), hypotheses (generality)."""
 
+import ast
 import dataclasses
+import pathlib
 
 import sympy as sp
 
 from mathcheck.claim import Context, Part, Step
+from mathcheck.numeric.holds import ranges
 from mathcheck.symbolic import context, decide, hypotheses, rules, signs, sums, walker
 
 i, j, k = sp.symbols("i j k", integer=True)
@@ -17,23 +20,14 @@ p, f = sp.IndexedBase("p", positive=True), sp.IndexedBase("f")
 
 # --- context ----------------------------------------------------------------------------------------
 
-def test_ranges_read_back_what_range_hypothesis_writes_and_move_strict_bounds_by_one():
-    assert context.ranges((context.range_hypothesis(j, 1, n),)) == {j: (1, n)}
-    assert context.ranges((sp.Lt(0, j), sp.Lt(j, n))) == {j: (1, n - 1)}
-    assert context.ranges((sp.Le(1, j),)) == {}  # bounded on one side only: no range
+def test_the_numeric_kernels_ranges_read_back_what_range_hypothesis_writes():
+    assert ranges((context.range_hypothesis(j, 1, n),)) == {j: (1, n)}
+    assert ranges((context.range_hypothesis(j, 2, 5),)) == {j: (2, 5)}  # Python ints become SymPy's
 
 
 def test_index_ranges_take_the_hypotheses_over_the_contexts_range():
     ctx = Context(indices=((j, 1, n), (i, 1, n)), given=(context.range_hypothesis(j, 2, n),))
     assert context.index_ranges(ctx) == {i: (1, n), j: (2, n)}
-
-
-def test_is_definition_is_a_quantified_equation_of_an_entry():
-    s = sp.IndexedBase("s")
-    assert context.is_definition(sp.Eq(s[j], sp.exp(f[j])))
-    assert not context.is_definition(sp.Eq(s[1], 2))  # one entry: a fact, not a definition
-    assert not context.is_definition(sp.Eq(s[j], 2), point={j: 1})  # j is set at the point
-    assert not context.is_definition(sp.Eq(x, 2))
 
 
 def test_known_is_three_valued():
@@ -258,11 +252,21 @@ def _imports_of_symbolic() -> dict:
 
 
 def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
+    """symbolic sits on numeric (the constructive draw, the reader of hypotheses, holds_at) and on
+    the values; numeric never imports symbolic (tests/test_numeric.py's layering test)."""
     graph = _imports_of_symbolic()
     above = ("mathcheck.verify", "mathcheck.userexpr", "mathcheck.conform", "mathcheck.render", "mathcheck.engine",
-             "mathcheck.derivations", "mathcheck.numeric", "mathcheck.registry", "torch")
+             "mathcheck.derivations", "mathcheck.registry", "torch")
     for mod, found in graph.items():
         assert not [m for m in found if m.startswith(above)], mod
+    # what symbolic takes from numeric imports no torch at module level (derivations never import torch)
+    numeric = pathlib.Path(walker.__file__).parents[1] / "numeric"
+    for name in {m.split(".")[2] for found in graph.values() for m in found
+                 if m.startswith("mathcheck.numeric.") and m.count(".") >= 2}:
+        path = numeric / f"{name}.py"
+        if path.exists():
+            top = [n for n in ast.parse(path.read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+            assert not [n for n in top if "torch" in ast.dump(n)], name
     inner = {m: {d for d in graph if d != m and d in found and d != "mathcheck.symbolic"} for m, found in graph.items()}
     seen: dict = {}
 

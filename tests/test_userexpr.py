@@ -129,7 +129,7 @@ def test_userexpr_is_one_layer_below_the_cli():
         assert not {m for m in mods if m in ("mathcheck.cli", "mathcheck.usercheck")}, path
         assert "torch" not in {m.split(".")[0] for m in mods}, path
         assert not {m for m in mods if m.startswith("mathcheck.verify")}, path
-    for name in ("walker.py", "evaluate.py", "floats.py", "sampling.py"):
+    for name in ("walker.py", "evaluate.py", "floats.py", "sampling.py", "construct.py", "holds.py"):
         above = {m for m in _imports(PKG / "numeric" / name)
                  if m.startswith("mathcheck.") and not m.startswith(("mathcheck.numeric", "mathcheck.claim",
                                                                        "mathcheck.lazy", "mathcheck.budget"))}
@@ -262,17 +262,16 @@ def test_float64_agrees_with_50_digits_wherever_both_are_real(text, seed):
 
 
 def test_one_sampler_meets_an_equation_hypothesis_exactly():
-    """given Σ y_j = 1: random points never meet it; the catalog's constructive sampler does, and
+    """given Σ y_j = 1: random points never meet it; the numeric kernel's constructive draw does, and
     every point kept satisfies it exactly (a 50-digit confirmation must not see an off-manifold point)."""
     from mathcheck.claim import relation
     from mathcheck.numeric.sampling import satisfies
-    from mathcheck.userexpr.points import draw_points
 
     e, s, one = parse_many(["y[k]*c", "Sum(y[j], (j, 1, n))", "1"], {"y": ("positive",)})
     given = (relation(s, one, "="),)
-    pts = draw_points((e,), 0, 24, given)
+    pts = sample_points((e,), 0, 24, given)
     assert len(pts) == 24 and all(satisfies(given, p) for p in pts)
-    assert draw_points((e,), 0, 24, given) == pts  # seeded
+    assert sample_points((e,), 0, 24, given) == pts  # seeded
 
 
 def test_a_check_with_no_point_says_so():

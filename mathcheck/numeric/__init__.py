@@ -5,14 +5,16 @@ backend; one expression walker (:mod:`~mathcheck.numeric.walker`) with a backend
 system (:mod:`~mathcheck.numeric.floats`: Python floats, no torch;
 :mod:`~mathcheck.numeric.evaluate`: torch with autograd, and its bounded variant in
 :mod:`~mathcheck.numeric.bounded`; :mod:`~mathcheck.numeric.precise`: mpmath at
-``PRECISION_DIGITS``); the sampler that honours hypotheses (:mod:`~mathcheck.numeric.sampling`);
+``PRECISION_DIGITS``); the reader of hypotheses and the independent evaluator ``holds_at``
+(:mod:`~mathcheck.numeric.holds`); the constructive draw (:mod:`~mathcheck.numeric.construct`) and
+the sampler that honours hypotheses with it (:mod:`~mathcheck.numeric.sampling`);
 one tolerance model (:mod:`~mathcheck.numeric.tolerance`); the Monte Carlo statistics
 (:mod:`~mathcheck.numeric.stats`).
 
 Layering: this package imports only the values layer (``mathcheck.claim``, ``mathcheck.lazy``,
 ``mathcheck.budget``), SymPy, mpmath and — inside the torch backends only — torch. ``verify/``,
-``userexpr/``, ``conform/`` and ``model/`` sit above it; ``symbolic/`` beside it (neither imports
-the other). Importing the package imports neither torch nor SymPy (``mathcheck --help`` and
+``userexpr/``, ``conform/``, ``model/`` and ``symbolic/`` sit above it (the step checker draws its
+counterexamples through :mod:`~mathcheck.numeric.construct`); it imports none of them. Importing the package imports neither torch nor SymPy (``mathcheck --help`` and
 ``mathcheck list`` stay light).
 """
 

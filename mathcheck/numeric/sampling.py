@@ -6,10 +6,10 @@ evaluators read.
   ``OFFSET .. OFFSET + SPAN − 1``; the same point goes to the float64, torch and 50-digit backends
   (a float at its exact binary value). Candidates are drawn from the assumptions and kept where
   :func:`satisfies` says every hypothesis holds, decided exactly. An equation random points miss
-  (``Σ_j y_j = 1``) is met by a constructive draw the caller passes in (``construct``: the step
-  checker's :func:`mathcheck.symbolic.hypotheses.draw`, which sits beside this package, not below
-  it), put on a dyadic grid (multiples of 2^-30, exact in float64) with a normalised sum's last
-  entry set so the sum is exact, and kept only where every hypothesis holds *exactly*.
+  (``Σ_j y_j = 1``) is met by the constructive draw (:func:`mathcheck.numeric.construct.draw`,
+  the one the step checker's counterexample search uses), put on a dyadic grid (multiples of
+  2^-30, exact in float64) with a normalised sum's last entry set so the sum is exact, and kept
+  only where every hypothesis holds *exactly*.
 * :func:`tensor_values` / :func:`tensor_integer` — the generic numeric check's seeded torch draws
   (a whole index grid at once; hypotheses are applied there as a mask).
 
@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import random
 
+from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
+from mathcheck.numeric.construct import draw
 
 OFFSET, SPAN = -8, 25    # an indexed name x[i] holds values for i in OFFSET .. OFFSET + SPAN − 1
 
@@ -178,11 +180,12 @@ def _exact_sums(given, point: dict) -> None:
             continue
 
 
-def _constructed(construct, exprs, given, scalars, bases, dims, rng, k) -> dict | None:
-    """A point built by ``construct``, in the user's format (or None)."""
+def _constructed(exprs, given, scalars, bases, dims, rng, k) -> dict | None:
+    """A point built by the constructive :func:`~mathcheck.numeric.construct.draw`, in the user's
+    format (or None)."""
     try:
-        drawn = construct(list(exprs), list(given), rng)
-    except Exception:  # noqa: BLE001 - a hypothesis the catalog's sampler cannot handle: no point
+        drawn = draw(list(exprs), list(given), Context(), rng)
+    except Exception:  # noqa: BLE001 - a hypothesis the constructive draw cannot handle: no point
         return None
     if drawn is None:
         return None
@@ -200,13 +203,12 @@ def _constructed(construct, exprs, given, scalars, bases, dims, rng, k) -> dict 
     return p
 
 
-def sample_points(exprs, seed: int, count: int, given=(), construct=None) -> list[dict]:
+def sample_points(exprs, seed: int, count: int, given=()) -> list[dict]:
     """``count`` points ``{symbol: number, IndexedBase: nested lists over OFFSET..}``, seeded.
 
     With hypotheses, up to ``GIVEN_TRIES · count`` candidates are drawn and those where every
-    hypothesis holds are kept (fewer than ``count`` when the hypotheses are hard to meet).
-    ``construct(exprs, given, rng)``: a point ``{Symbol or entry: SymPy number}`` meeting the
-    equations, or None (see the module's docstring)."""
+    hypothesis holds are kept; when an equation leaves too few, constructed points follow (see the
+    module's docstring). Fewer than ``count`` when the hypotheses are hard to meet."""
     given = tuple(given)
     scalars, bases, dims = variables(*exprs, *[g for g in given if isinstance(g, sp.Basic)])
     rng = random.Random(seed)
@@ -219,9 +221,9 @@ def sample_points(exprs, seed: int, count: int, given=(), construct=None) -> lis
             points.append(p)
             if len(points) == count:
                 break
-    if len(points) < count and construct is not None and any(isinstance(g, sp.Equality) for g in given):
+    if len(points) < count and any(isinstance(g, sp.Equality) for g in given):
         for k in range(count * GIVEN_TRIES // 4):  # the equations random points miss: built to hold
-            p = _constructed(construct, exprs, given, scalars, bases, dims, rng, k)
+            p = _constructed(exprs, given, scalars, bases, dims, rng, k)
             if p is not None and satisfies(given, p):
                 points.append(p)
                 if len(points) == count:

@@ -1,17 +1,16 @@
-"""What a part's hypotheses say about its indices: ranges, definitions, relations known on ranges.
+"""What a part's hypotheses say about its indices, symbolically: ranges written and relations known on them.
 
-The lowest module of the kernel (SymPy and the values only): the rules, the sum algebra, the
-decision procedures and the hypotheses all read index ranges the same way, from here.
+The lowest module of the kernel (SymPy, the values and the numeric kernel's reader of hypotheses,
+:mod:`mathcheck.numeric.holds`, which owns ``ranges`` and ``is_definition``: the sampler below reads
+them too):
 
-* :func:`range_hypothesis` writes ``lo ≤ v ≤ hi`` as one predicate; :func:`ranges` reads every such
-  pair of bounds back (``{v: (lo, hi)}``, a strict bound moved by one);
+* :func:`range_hypothesis` writes ``lo ≤ v ≤ hi`` as one predicate (``holds.ranges`` reads it back);
 * :func:`index_ranges` adds the Context's index ranges to those of the part's hypotheses;
-* :func:`known` decides a relation over ranges by taking each ranged symbol at its worst end;
-* :func:`is_definition` tells a quantified definition ``s[x] = f(x)`` from a fact about one entry.
+* :func:`known` decides a relation over ranges by taking each ranged symbol at its worst end.
 
     >>> from mathcheck.lazy import sympy as sp
     >>> j, n = sp.Symbol("j", integer=True), sp.Symbol("n", integer=True, positive=True)
-    >>> ranges((range_hypothesis(j, 1, n),))
+    >>> index_ranges(Context(given=(range_hypothesis(j, 1, n),)))
     {j: (1, n)}
     >>> known(sp.Le(1, j + 1), ranges((range_hypothesis(j, 1, n),)))
     True
@@ -21,40 +20,12 @@ from __future__ import annotations
 
 from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
-
-def basic(x):
-    """A Python int as a SymPy Integer (a range's bound may be either)."""
-    return sp.Integer(x) if isinstance(x, int) else x
+from mathcheck.numeric.holds import basic, is_order, ranges
 
 
 def range_hypothesis(v, lo, hi):
     """``lo ≤ v ≤ hi`` as one SymPy predicate."""
     return sp.And(sp.Le(basic(lo), v), sp.Le(v, basic(hi)))
-
-
-def _conjuncts(h):
-    return h.args if isinstance(h, sp.And) else (h,)
-
-
-def _order(c) -> bool:
-    return isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan))
-
-
-def ranges(hypotheses) -> dict:
-    """``{v: (lo, hi)}`` for every integer symbol the hypotheses bound on both sides."""
-    lo: dict = {}
-    hi: dict = {}
-    for h in hypotheses:
-        for c in _conjuncts(h):
-            if not _order(c):
-                continue
-            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
-            strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
-            if isinstance(big, sp.Symbol) and big.is_integer and not small.has(big):
-                lo.setdefault(big, small + 1 if strict else small)
-            if isinstance(small, sp.Symbol) and small.is_integer and not big.has(small):
-                hi.setdefault(small, big - 1 if strict else big)
-    return {v: (lo[v], hi[v]) for v in lo if v in hi}
 
 
 def index_ranges(ctx: Context) -> dict:
@@ -63,14 +34,6 @@ def index_ranges(ctx: Context) -> dict:
     out = {v: (basic(lo), basic(hi)) for v, lo, hi in ctx.indices}
     out.update(ranges(ctx.given))
     return out
-
-
-def is_definition(h, point=()) -> bool:
-    """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
-    indices that are not set at the point (they are quantified)."""
-    return (isinstance(h, sp.Equality) and isinstance(h.lhs, sp.Indexed)
-            and all(isinstance(x, sp.Symbol) and x not in point for x in h.lhs.indices)
-            and not any(x.is_number for x in h.lhs.indices))
 
 
 def known(rel, rng: dict) -> bool | None:
@@ -87,7 +50,7 @@ def known(rel, rng: dict) -> bool | None:
     if isinstance(rel, sp.And):
         vals = [known(a, rng) for a in rel.args]
         return True if all(v is True for v in vals) else False if False in vals else None
-    if not _order(rel):
+    if not is_order(rel):
         return None
     small, big = (rel.lhs, rel.rhs) if isinstance(rel, (sp.LessThan, sp.StrictLessThan)) else (rel.rhs, rel.lhs)
     d = big - small  # rel holds iff d ≥ 0 (d > 0 if strict); take each ranged symbol at its worst end

@@ -1,7 +1,7 @@
 """The decision procedures: is ``a − b`` identically zero, is ``e ≥ 0``? Three answers, kept distinct.
 
 :func:`zero_test` answers ``True`` (shown zero by a named strategy), ``False`` (a concrete point
-satisfying the part's hypotheses where the difference is nonzero, evaluated to 40 digits, relative
+satisfying the part's hypotheses where the difference is nonzero, evaluated to 50 digits, relative
 threshold 1e-12) or ``None`` (no strategy succeeded within its budget; a SymPy exception makes that
 strategy undecided and is recorded in the decision's ``notes``). :func:`sign_test` does the same for
 ``e ≥ 0`` (``e > 0``) with the sign rules of :mod:`mathcheck.symbolic.signs`; :func:`relation_test`
@@ -35,8 +35,11 @@ from typing import Callable
 from mathcheck.budget import attempt
 from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
+from mathcheck.numeric import PRECISION_DIGITS
+from mathcheck.numeric.construct import draw, sample_value, size_symbols
+from mathcheck.numeric.holds import is_definition
 from mathcheck.symbolic import hypotheses as hyp
-from mathcheck.symbolic.context import index_ranges, is_definition
+from mathcheck.symbolic.context import index_ranges
 from mathcheck.symbolic.signs import by_structure
 from mathcheck.symbolic.sums import canonical_sums, combine_sums, delta_substitute, eval_deltas, pull_sums
 
@@ -195,8 +198,8 @@ LARGE_SIZE = 8  # the last try of a counterexample search puts every dimension h
 def _assign(e, ctx: Context, rng: random.Random, large: bool = False):
     """A point satisfying the part's hypotheses (``ctx.given``) and ``e`` evaluated there; with
     ``large``, every dimension at ``LARGE_SIZE`` (a statement may fail only beyond small sizes)."""
-    sizes = {d: LARGE_SIZE for d in hyp.size_symbols([e], ctx)} if large else None
-    point = hyp.draw([e], ctx.given, ctx, rng, sizes)
+    sizes = {d: LARGE_SIZE for d in size_symbols([e], ctx)} if large else None
+    point = draw([e], ctx.given, ctx, rng, sizes)
     if point is None:
         return None
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
@@ -207,7 +210,7 @@ def _assign(e, ctx: Context, rng: random.Random, large: bool = False):
         if idx in point:
             values[idx] = point[idx]
         elif all(ix.is_number for ix in idx.indices):
-            values[idx] = hyp.sample_value(idx, rng, dict(ctx.sample).get(idx.base))
+            values[idx] = sample_value(idx, rng, dict(ctx.sample).get(idx.base))
     return syms, concrete.xreplace(values), values
 
 
@@ -216,7 +219,8 @@ def _nonzero(v: float, scale: float) -> bool:
 
 
 def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero):
-    """A point where ``bad(value, scale)`` holds beyond doubt (40-digit evaluation), or None.
+    """A point where ``bad(value, scale)`` holds beyond doubt (evaluated to ``numeric.PRECISION_DIGITS``
+    = 50 digits), or None. The point is the numeric kernel's constructive draw.
 
     By default: where ``e`` is nonzero. :func:`sign_test` passes "is negative"."""
     rng = random.Random(seed)
@@ -229,7 +233,7 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
         for entry in entries:
             if entry.free_symbols or entry.atoms(sp.core.function.AppliedUndef):
                 continue
-            v = sp.N(entry, 40)
+            v = sp.N(entry, PRECISION_DIGITS)
             if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
                 continue
             scale = max([1.0] + [abs(complex(sp.N(t, 20))) for t in sp.Add.make_args(entry)

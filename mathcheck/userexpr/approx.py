@@ -3,7 +3,7 @@
 ``≈`` says *close*, not *equal*, so there is nothing to prove symbolically; what can be said honestly
 is how far apart the two sides were at every point looked at. :func:`measure` draws seeded points
 inside the stated domain (the assumptions and ``given:`` hypotheses, through the sampler every user
-check shares, :func:`mathcheck.userexpr.points.draw_points`; otherwise its bounded default, real
+check shares, :func:`mathcheck.numeric.sampling.sample_points`; otherwise its bounded default, real
 values with |x| ≤ 30), evaluates both sides in float64, then runs a seeded local search (coordinate
 steps that shrink, kept only when the error grows and the point stays in the domain) from the worst
 points found, so the reported worst is an optimiser's, not only a sample's.
@@ -28,8 +28,7 @@ import random
 import re
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.numeric.sampling import satisfies
-from mathcheck.userexpr.points import draw_points
+from mathcheck.numeric.sampling import sample_points, satisfies
 
 POINTS = 200        # sampled points
 STARTS = 5          # the worst points the local search starts from
@@ -107,7 +106,7 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
     given = tuple(given)
     at = _side(lhs, rhs)
     relative = bool(bound and bound[1])
-    pts = draw_points((lhs, rhs), seed, POINTS, given)
+    pts = sample_points((lhs, rhs), seed, POINTS, given)
     scored, undefined = [], 0
     for p in pts:
         a, b = at(p)

@@ -20,9 +20,9 @@ import math
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import floats
-from mathcheck.userexpr.points import draw_points
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.precise import hp_violates, report_point, shown, take_derivatives
+from mathcheck.numeric.sampling import sample_points
 from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
 
 POINTS = 24               # numeric sample points
@@ -80,7 +80,7 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
         name, side, errors_caught = torch_backend.NAME, torch_backend.evaluator, torch_backend.ERRORS
     else:
         name, side, errors_caught = floats.NAME, _float_side({}), (floats.Undefined,)
-    points = draw_points((lhs, rhs), seed, count, given)
+    points = sample_points((lhs, rhs), seed, count, given)
     used = skipped = unconfirmed = unknown = 0
     worst = 0.0
     errors = set()

@@ -18,9 +18,9 @@ import time
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
-from mathcheck.userexpr.points import draw_points
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.precise import hp_violates, report_point, shown, take_derivatives
+from mathcheck.numeric.sampling import sample_points
 from mathcheck.numeric.tolerance import HP_REL
 
 HP_POINTS = 6            # high-precision points in the symbolic search
@@ -78,13 +78,13 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         if ok and expanded == 0:
             return done("proved", "expand")
     if d == 0:  # identical sides are never strictly ordered, wherever the hypotheses hold
-        points = draw_points((lhs, rhs), seed + 1, 1, given)
+        points = sample_points((lhs, rhs), seed + 1, 1, given)
         if points:
             return done("refuted", "the sides are identical, so never strictly ordered",
                         counterexample=report_point(points[0], (lhs, rhs)), values={"difference": 0})
 
     def search():
-        for point in draw_points((lhs, rhs), seed + 1, HP_POINTS, given):
+        for point in sample_points((lhs, rhs), seed + 1, HP_POINTS, given):
             try:
                 r = hp_violates(lhs, rhs, relation, point)
             except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):

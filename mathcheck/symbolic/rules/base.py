@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.symbolic.context import ranges
+from mathcheck.numeric.holds import ranges
 from mathcheck.symbolic.sums import canonical_sums
 
 

@@ -16,7 +16,7 @@ import re
 from typing import Callable
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.symbolic.context import is_definition
+from mathcheck.numeric.holds import is_definition
 from mathcheck.symbolic.rules.base import Env, Rule, SideCondition, _is_apply, follows_from, requires
 from mathcheck.symbolic.sums import canonical_sums
 

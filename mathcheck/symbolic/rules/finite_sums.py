@@ -15,7 +15,7 @@ not justify a rewrite it makes), e.g. a sum split at ``i`` needs ``a ≤ i ≤ b
 from __future__ import annotations
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.symbolic.context import ranges
+from mathcheck.numeric.holds import ranges
 from mathcheck.symbolic.rules.base import Env, Rule, SideCondition
 
 
