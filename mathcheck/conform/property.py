@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from mathcheck.numeric.tolerance import derived_tolerance as _pair_tolerance
+from mathcheck.numeric.tolerance import dtype_tolerance
 
 F64 = torch.float64
 # the dtype the target computes in, measured once per conform run (precision.measure)
@@ -78,8 +78,8 @@ def draw(gen, *shape, simple: bool = False, dtype=F64) -> torch.Tensor:
 def derived_tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
     """The catalog's pair tolerance S·(e_yours + e_derived) for a reduction of n terms of size ≤ scale,
     your side rounded with ``dtype``'s ε, the derived side with float64's
-    (:func:`mathcheck.numeric.tolerance.derived_tolerance`)."""
-    return _pair_tolerance(max(n, 1), max(scale, 1.0), float(torch.finfo(dtype).eps), float(torch.finfo(F64).eps))
+    (:func:`mathcheck.numeric.tolerance.dtype_tolerance`)."""
+    return dtype_tolerance(max(n, 1), max(scale, 1.0), dtype)
 
 
 def tolerance(n: int, scale: float = 1.0, dtype=None) -> float:

@@ -24,6 +24,7 @@ import math
 import torch
 
 from mathcheck.conform.run import Result
+from mathcheck.numeric.tolerance import dtype_tolerance
 
 F64 = torch.float64
 
@@ -31,19 +32,14 @@ F64 = torch.float64
 # --- tolerances ------------------------------------------------------------------------------------
 
 def derived_tolerance(n: int, scale: float, dtype=F64) -> float:
-    """SAFETY·(e_observed + e_reference), each e = (n + 1)·ε·scale (``Comparison.bound``): a value
-    computed in ``dtype`` by reductions of n terms of magnitude ≤ scale, against a float64 one.
+    """SAFETY·(e_observed + e_reference), each e = (n + 1)·(ε·scale + tiny): a value computed in
+    ``dtype`` by reductions of n terms of magnitude ≤ scale, against a float64 one
+    (:func:`mathcheck.numeric.tolerance.dtype_tolerance`).
 
     >>> derived_tolerance(10, 1.0) == 4 * 2 * 11 * 2.0 ** -52 * (1 + 2.0 ** -1022 * 2 ** 52)
     True
     """
-    from mathcheck.verify import Options
-    from mathcheck.numeric.tolerance import SAFETY
-    from mathcheck.verify._compare import Comparison
-
-    cmp = Comparison("mathcheck model", Options())
-    e = lambda dt: float(cmp.bound(torch.zeros((), dtype=dt), n, scale))  # noqa: E731
-    return SAFETY * (e(dtype) + e(F64))
+    return dtype_tolerance(n, scale, dtype)
 
 
 def coarser(*dtypes) -> torch.dtype:

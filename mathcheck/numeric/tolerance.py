@@ -85,6 +85,23 @@ def derived_tolerance(terms: int, magnitude: float, eps_a: float, eps_b: float) 
     return SAFETY * (rounding_bound(eps_a, terms, magnitude) + rounding_bound(eps_b, terms, magnitude))
 
 
+def dtype_tolerance(terms: int, magnitude: float, dtype, reference=None) -> float:
+    """:func:`derived_tolerance` for torch dtypes, with the underflow floor: a value computed in
+    ``dtype`` against one computed in ``reference`` (float64 by default), each by a reduction of
+    ``terms`` terms of magnitude ≤ ``magnitude`` — S·((N+1)(ε_d·M + tiny_d) + (N+1)(ε_r·M + tiny_r)).
+    conform and ``mathcheck model`` compare an implementation with a derived formula through this.
+
+    >>> import torch
+    >>> f"{dtype_tolerance(8, 1.0, torch.float32):.3g}"
+    '4.29e-06'
+    """
+    import torch
+
+    reference = torch.float64 if reference is None else reference
+    return SAFETY * (rounding_bound(unit(dtype), terms, magnitude, tiny(dtype))
+                     + rounding_bound(unit(reference), terms, magnitude, tiny(reference)))
+
+
 def library_tolerance(terms: int, dtype) -> float:
     """atol = rtol = LIBRARY_FACTOR·N·ε for an implementation against a library function (see above)."""
     return LIBRARY_FACTOR * terms * unit(dtype)
