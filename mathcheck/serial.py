@@ -195,7 +195,39 @@ def _printer():
 
         _print_Mul = _print_Add
 
+        def _print_Symbol(self, expr):  # equal symbols print alike, whichever variant SymPy's cache holds
+            facts = dict(_canonical_assumptions(tuple(sorted(expr._assumptions_orig.items()))))
+            if expr.is_Dummy:
+                facts["dummy_index"] = expr.dummy_index
+            kwargs = "".join(f", {k}={v!r}" for k, v in facts.items())
+            return f"{type(expr).__name__}({expr.name!r}{kwargs})"
+
     return Printer()
+
+
+@lru_cache(maxsize=None)
+def _canonical_assumptions(given: tuple) -> tuple:
+    """One spelling per set of equivalent assumptions: the facts SymPy deduces from ``given``, then,
+    in sorted order, each dropped that the others still imply.
+
+    ``Symbol('k', integer=True)`` and ``Symbol('k', integer=True, real=True)`` are equal, and SymPy's
+    cache may hand back either inside an expression; printed as they were given, one stored text
+    would mix them and not print back to itself.
+
+        >>> _canonical_assumptions((("integer", True), ("real", True)))
+        (('integer', True),)
+        >>> _canonical_assumptions((("positive", True), ("real", True)))
+        (('positive', True),)
+    """
+    from sympy import Symbol
+
+    full = Symbol("_", **dict(given)).assumptions0
+    keep = dict(sorted(full.items()))
+    for fact in sorted(full):
+        fewer = {k: v for k, v in keep.items() if k != fact}
+        if Symbol("_", **fewer).assumptions0 == full:
+            keep = fewer
+    return tuple(keep.items())
 
 
 def print_sympy(expr) -> str:

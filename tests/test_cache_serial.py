@@ -292,3 +292,30 @@ def test_an_oversized_entry_file_is_refused_unread(cache_dir, monkeypatch):
     assert_clean(r)
     assert r.stderr == (f"note: cache: ignoring the prove entry of {FAST}: larger than {size - 1} bytes; "
                         f"recomputing and replacing it\n")
+
+
+def test_equal_symbol_variants_print_alike():
+    """``Symbol('k', integer=True)`` and ``Symbol('k', integer=True, real=True)`` are equal and SymPy's
+    cache may put either inside an expression; the stored text spells both one way, so it prints
+    back to itself whichever a process happened to build first."""
+    ka, kb = sp.Symbol("k", integer=True), sp.Symbol("k", integer=True, real=True)
+    assert ka == kb and serial.print_sympy(ka) == serial.print_sympy(kb) == "Symbol('k', integer=True)"
+    n = sp.Symbol("n", integer=True, positive=True)
+    mixed = sp.Sum(sp.exp(sp.IndexedBase("z", real=True)[kb]), (ka, 1, n))
+    assert serial.read_sympy(serial.print_sympy(mixed)) == mixed
+
+
+def test_a_verdict_is_cached_after_a_user_check_built_the_other_variants(tmp_path, monkeypatch):
+    """The user pipeline builds z[k] with k real and integer; the catalog's softmax-jacobian has k
+    integer. Its verdict, proved after such a check in the same process, is still stored and read
+    back (it was refused as 'does not rebuild as written' before the printer spelled both alike)."""
+    from mathcheck import cache, engine, registry
+    from mathcheck.usercheck import check
+    from mathcheck.verify import Options
+
+    monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path))
+    assert check("exp(z[j] + c)/Sum(exp(z[k] + c), (k, 1, n))", "exp(z[j])/Sum(exp(z[k]), (k, 1, n))",
+                 {"n": ("positive", "integer")}).status == "proved"
+    entry = registry.entry("softmax-jacobian")
+    assert engine.run([entry], "prove", Options(), use_cache=True)[0].status == "proved"
+    assert cache.path(cache.key(entry, "prove", Options())).exists()

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathcheck import chains, derive, latex
+from mathcheck.latex import reader
 from mathcheck.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -233,7 +234,7 @@ def test_a_bad_block_fails_only_its_chain(tmp_path):
     text = r"\[ x = \mathrm{Re}(x) \]" "\n" r"\[ 2x = x + x \]" "\n"
     bad, good = chains_of(tmp_path, text)
     assert bad.error.endswith(r"d.tex:1:8: \mathrm{Re} is not a function mathcheck knows (complex parts, "
-                              "expectations and the like are out); allowed: " + ", ".join(sorted(latex._PARSER_FUNCTIONS)))
+                              "expectations and the like are out); allowed: " + ", ".join(sorted(reader._PARSER_FUNCTIONS)))
     assert not good.error and derive.check_chain(good).status == "proved"
 
 
