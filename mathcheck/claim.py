@@ -28,6 +28,10 @@ from mathcheck.lazy import sympy as sp
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
+#: The verdicts on the seed's wording, mildest first: a claim's ``seed_verdict`` and every entry of
+#: the sentence audit (:mod:`mathcheck.audit`) use these words and no others.
+SEED_VERDICTS = ("exact", "holds-with-conditions", "imprecise", "wrong", "not-mathematics")
+
 
 @dataclass(frozen=True)
 class Source:
@@ -192,6 +196,9 @@ class Claim:
         names = [p.name for p in self.parts]
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: part names repeat: {names}")
+        if self.seed_verdict[0] not in SEED_VERDICTS:
+            raise ValueError(f"claim {self.id}: seed verdict {self.seed_verdict[0]!r} is not one of "
+                             f"{', '.join(SEED_VERDICTS)}")
         if len(self.mutants) < 2:
             raise ValueError(f"claim {self.id}: needs at least two mutants, has {len(self.mutants)}")
         for m in self.mutants:

@@ -259,13 +259,58 @@ def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
     sys.exit(worst((r.status for r in verdicts), "holds").exit_code)  # a survivor: 1; a broken claim: 4
 
 
+def _audit_sentences() -> list[dict]:
+    """The sentence table of :mod:`mathcheck.audit` as rows; a claim it names that is not
+    registered is the machinery's error (exit 4), not the user's."""
+    from mathcheck import audit, registry
+
+    known = {e.id for e in registry.entries(plugins=True)}
+    rows = []
+    for section, entries in audit.by_section().items():
+        for e in entries:
+            unknown = [c for c in e.claims if c not in known]
+            if unknown:
+                fail(f"audit entry {section} {e.zh[:20]!r} names claims that do not exist: {', '.join(unknown)}", 4)
+            rows.append({"section": section, "zh": e.zh, "en": e.en, "verdict": e.verdict, "reason": e.reason,
+                         "claims": list(e.claims),
+                         "check": {"command": e.check_command, "status": e.check[2]} if e.check else None})
+    return rows
+
+
+def _echo_audit_sentences(rows: list[dict]) -> None:
+    """``audit --all``'s text: per section its heading, then per sentence the verdict, the seed's words,
+    the gloss, the reason and what supports it; then the counts."""
+    from mathcheck import audit
+
+    section = None
+    for r in rows:
+        if r["section"] != section:
+            section = r["section"]
+            click.echo(f"{section} {audit.SECTIONS[section]}")
+        click.echo(f"  {r['verdict']}")
+        click.echo(f"    seed: {r['zh']}")
+        click.echo(f"    gloss: {r['en']}")
+        click.echo(f"    reason: {r['reason']}")
+        if r["claims"]:
+            click.echo(f"    claims: {', '.join(r['claims'])}")
+        if r["check"]:
+            click.echo(f"    check: {r['check']['command']}  (gives {r['check']['status']})")
+    total = audit.counts()["all"]
+    click.echo(f"{len(rows)} sentences judged: " + ", ".join(f"{n} {v}" for v, n in total.items()))
+    click.echo("")
+
+
 @main.command()
 @json_option
-def audit(as_json: bool):
+@click.option("--all", "all_", is_flag=True,
+              help="Every sentence of §1–§8 that states mathematics, judged (exact, holds-with-conditions, "
+                   "imprecise, wrong, not-mathematics), grouped by section, before the claims' verdicts.")
+def audit(as_json: bool, all_: bool):
     """The seed's statements, each with its verdict: exact, holds-with-conditions or imprecise.
 
     Claims beyond the article (§9) cite a paper instead of a seed sentence; they are listed after
-    the seed's own, with the citation."""
+    the seed's own, with the citation. With --all, every sentence of the article that states
+    mathematics comes first, with its verdict, reason and supporting claim (docs/claims.md)."""
     from mathcheck import registry
 
     try:
@@ -275,9 +320,18 @@ def audit(as_json: bool):
     rows = [{"id": c.id, "section": c.source.section, "zh": c.source.zh, "en": c.source.en,
              "verdict": c.seed_verdict[0], "note": c.seed_verdict[1],
              "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]
+    sentences = _audit_sentences() if all_ else None
     if as_json:
-        click.echo(json.dumps({"claims": rows}, ensure_ascii=False, indent=2))
+        report = {"claims": rows}
+        if all_:
+            from mathcheck import audit as audit_table
+
+            report.update(sentences=sentences, counts=audit_table.counts())
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
         return
+    if all_:
+        _echo_audit_sentences(sentences)
+        click.echo("the claims' verdicts on the sentences they cite:")
     for r in rows:
         if r["beyond_article"]:
             continue
@@ -285,7 +339,7 @@ def audit(as_json: bool):
         click.echo(f"      seed: {r['zh']}")
         click.echo(f"      gloss: {r['en']}")
         if r["note"]:
-            click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
+            click.echo(f"      {'correction' if r['verdict'] in ('imprecise', 'wrong') else 'note'}: {r['note']}")
     beyond = [r for r in rows if r["beyond_article"]]
     if beyond:
         click.echo("beyond the article (each checks a paper's statement, not a seed sentence):")
@@ -294,8 +348,11 @@ def audit(as_json: bool):
         click.echo(f"      claim: {r['title']}")
         click.echo(f"      paper: {r['paper']}")
         if r["note"]:
-            click.echo(f"      {'correction' if r['verdict'] == 'imprecise' else 'note'}: {r['note']}")
-    counts = {v: sum(r["verdict"] == v for r in rows) for v in ("exact", "holds-with-conditions", "imprecise")}
+            click.echo(f"      {'correction' if r['verdict'] in ('imprecise', 'wrong') else 'note'}: {r['note']}")
+    from mathcheck.claim import SEED_VERDICTS
+
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in SEED_VERDICTS}
+    counts = {v: n for v, n in counts.items() if n or v in SEED_VERDICTS[:3]}
     click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items())
                + (f" ({len(beyond)} beyond the article)" if beyond else ""))
 

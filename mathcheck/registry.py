@@ -15,7 +15,7 @@ import importlib
 import pkgutil
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -46,7 +46,9 @@ class Entry:
     module: str
     builder: Callable
     paper: str = ""  # the citation of a claim beyond the article (§9); not in the list index
-    reference: object = None  # PyTorch's value of the left-hand side, for the generic check
+    # PyTorch's value of the left-hand side, for the generic check; a dict of them by part name is
+    # unhashable, so it stays out of the hash (the builder already identifies the entry)
+    reference: object = field(default=None, hash=False, compare=False)
 
     def is_placeholder(self) -> bool:
         return self.builder is None

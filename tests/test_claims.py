@@ -2,6 +2,7 @@
 
 import pytest
 
+from mathcheck.claim import SEED_VERDICTS
 from mathcheck import registry
 from tests.conftest import proved, refuted
 
@@ -19,7 +20,7 @@ def test_claim_metadata(claim_id):
     assert c.source.section.startswith("§")
     assert c.source.zh and c.source.en
     assert len(c.mutants) >= 2
-    assert c.seed_verdict[0] in ("exact", "holds-with-conditions", "imprecise")
+    assert c.seed_verdict[0] in SEED_VERDICTS
 
 
 def test_every_mutant_is_refuted_by_the_numeric_check(claim_id):

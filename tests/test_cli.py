@@ -3,6 +3,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from mathcheck.claim import SEED_VERDICTS
 from mathcheck import registry
 from mathcheck.cli import main
 from mathcheck.render.json import without_timings
@@ -129,7 +130,7 @@ def test_audit_gives_a_verdict_for_every_claim(runner):
     rows = json.loads(r.output)["claims"]
     assert [row["id"] for row in rows] == [e.id for e in registry.entries()]
     for row in rows:
-        assert row["verdict"] in ("exact", "holds-with-conditions", "imprecise")
+        assert row["verdict"] in SEED_VERDICTS
         assert row["zh"] and row["en"] and row["section"].startswith("§")
         if row["verdict"] != "exact":
             assert row["note"], row["id"]  # a condition or a correction must be named

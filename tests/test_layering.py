@@ -28,7 +28,7 @@ LAYERS = {
     # draws its counterexamples through numeric's sampler)
     "mathcheck.numeric": 1, "mathcheck.symbolic": 2,
     # what the claims and the user's expressions are made of
-    "mathcheck.registry": 3, "mathcheck.derivations": 3, "mathcheck.verify": 3, "mathcheck.userexpr": 3,
+    "mathcheck.registry": 3, "mathcheck.audit": 3, "mathcheck.derivations": 3, "mathcheck.verify": 3, "mathcheck.userexpr": 3,
     "mathcheck.parser": 3, "mathcheck.latex": 3, "mathcheck.chains": 3,
     # commands and renderers
     "mathcheck.engine": 4, "mathcheck.derive": 4, "mathcheck.conform": 4, "mathcheck.model": 4,

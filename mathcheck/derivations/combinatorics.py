@@ -488,3 +488,75 @@ def attention_complexity() -> Body:
                       "n² = 2·C(n, 2) + n, where C(n, 2) = n(n−1)/2 exactly counts unordered distinct "
                       "pairs; both are Θ(n²), and a window of w keeps n·w − C(w, 2) ≤ n·w pairs"),
     )
+
+
+@claim(
+    id="sinusoidal-wavelengths",
+    title="PE(pos) has d = 2h entries (2i is an index, not a dimension); pair i has period 2π·10000^{2i/d} in pos, "
+          "the longest 2π·10000^{1−2/d} < 20000π for every d",
+    section="§6.2",
+    zh="组合数学在这里的作用，是为如何“摆放”离散的位置提供结构化思路：每个位置都是一个 2i 维的坐标，维度越高，周期的取值范围越大，"
+       "模型越能区分长远距离。",
+    en="Combinatorics structures how discrete positions are placed: each position is a 2i-dimensional coordinate; "
+       "the higher the dimension, the wider the range of periods, and the better the model tells long distances apart.",
+)
+def sinusoidal_wavelengths() -> Body:
+    r"""The sinusoidal code of width d = 2h (h frequency pairs, i = 0, …, h − 1, ω_i = 10000^{−2i/d}):
+
+    .. math::
+        \sum_{m=0}^{h-1} 2 = 2h = d,\qquad
+        \sin\frac{pos + 2\pi\cdot 10000^{2i/d}}{10000^{2i/d}} = \sin\frac{pos}{10000^{2i/d}},\qquad
+        2\pi\cdot 10000^{2(h-1)/d} = 20000\pi\cdot 10000^{-2/d} < 20000\pi.
+
+    So the periods run from 2π (i = 0) to 2π·10000^{1−2/d}: for d = 512 that is 2π to ≈ 6.2·10⁴, for
+    d = 4 it is 2π to 200π; a larger d adds frequencies inside [2π, 20000π), it never passes 20000π.
+    """
+    pos = sp.Symbol("pos", real=True)
+    h = sp.Symbol("h", integer=True, positive=True)   # frequency pairs: d = 2h
+    i, m = sp.symbols("i m", integer=True)
+    d = 2 * h
+    wavelength = sp.Integer(10000) ** (2 * i / d)      # 10000^{2i/d}: pos is divided by it
+    period = 2 * sp.pi * wavelength
+    width = Part("width", (
+        Step(sp.Sum(2, (m, 0, h - 1)), "PE(pos) holds a sin and a cos for each of the h frequencies m = 0, …, h − 1"),
+        Step(d, "2h = d entries: every position is a d-dimensional vector, 2i and 2i + 1 index its entries"),
+    ))
+    shifted = sp.Add(pos / wavelength, 2 * sp.pi, evaluate=False)
+    periods = []
+    for name, f in (("period-sin", sp.sin), ("period-cos", sp.cos)):
+        periods.append(Part(name, (
+            Step(f((pos + period) / wavelength), f"PE(pos + P_i, ·) with P_i = 2π·10000^{{2i/d}}: the {f.__name__} entry"),
+            Step(f(shifted, evaluate=False), "(pos + P_i)/10000^{2i/d} = pos/10000^{2i/d} + 2π"),
+            Step(f(pos / wavelength), f"{f.__name__} has period 2π: pair i repeats every P_i positions"),
+        )))
+    longest = Part("longest", (
+        Step(period.subs(i, h - 1), "the longest period, at the last pair i = h − 1 = d/2 − 1"),
+        Step(20000 * sp.pi * sp.Integer(10000) ** (-1 / h), "10000^{(h−1)/h} = 10000 · 10000^{−1/h} = 10000^{1 − 2/d}"),
+    ))
+    # 10000^x is increasing in x, so the longest period stays below 2π·10000^1 = 20000π exactly when
+    # its exponent stays below 1 (SymPy cannot sign 1 − 10000^{−1/h} itself; it can sign 1/h)
+    exponent = Part("longest-exponent", (
+        Step(2 * (h - 1) / d, "the exponent of the longest period, 2i/d at i = h − 1"),
+        Step(1 - 1 / h, "(h − 1)/h"),
+        Step(sp.Integer(1), "1/h > 0: the exponent is below 1 for every d, so the period is below 20000π",
+             relation="<"),
+    ))
+    return Body(
+        assumptions=("d = 2h, h a positive integer (the number of frequency pairs); pos ∈ R",
+                     "i ∈ {0, …, h − 1}: PE(pos, 2i) = sin(pos/10000^{2i/d}), PE(pos, 2i+1) = cos(pos/10000^{2i/d})"),
+        parts=(width, *periods, longest, exponent),
+        mutants=(
+            Mutant("position-is-2i-dimensional", "each position is a 2i-dimensional coordinate",
+                   (("width", sp.Eq(width.lhs, 2 * i, evaluate=False)),)),
+            Mutant("period-without-2pi", "pair i repeats every 10000^{2i/d} positions (the 2π forgotten)",
+                   (("period-sin", sp.Eq(sp.sin((pos + wavelength) / wavelength), sp.sin(pos / wavelength),
+                                         evaluate=False)),)),
+            Mutant("exponent-reaches-one", "the longest period's exponent 2i/d reaches 1 (period 20000π) at some d",
+                   (("longest-exponent", sp.Ge(exponent.lhs, 1, evaluate=False)),)),
+        ),
+        context=Context(indices=((i, 0, h - 1),)),
+        seed_verdict=("wrong",
+                      "each position is a d-dimensional vector (2i indexes its entries); the periods "
+                      "2π·10000^{2i/d} run from 2π to 2π·10000^{1−2/d} < 20000π for every d: a larger d "
+                      "fills that range more densely, it does not widen it past 20000π"),
+    )

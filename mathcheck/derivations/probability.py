@@ -352,3 +352,78 @@ def temperature_sharpness() -> Body:
                       "(dH/dT = Var_p(z)/T³ > 0 otherwise); the ranges T = 0.7–0.9, 0.1, ≥ 1.2 are "
                       "engineering advice, not mathematics, and are not checked"),
     )
+
+
+# --- §3.1 / §8.1 "the exponential amplifies differences" ---------------------------------------------
+
+@claim(
+    id="softmax-weight-ratio",
+    title="Softmax's weight ratio s_j/s_i = e^{z_j − z_i} depends on the gap alone (e³/e² = e); linear "
+          "normalisation's is z_j/z_i, and at scores 0.1, 0.2 it is the larger: 2 > e^{0.1}",
+    section="§3.1",
+    zh="第二，指数运算能放大差异：原本 2 和 3 只差 1，但 e^3 是 e^2 的约 2.72 倍，模型对“更匹配”的位置更敏感。",
+    en="Second, the exponential amplifies differences: 2 and 3 differ by only 1, but e^3 is about 2.72 times e^2, so "
+       "the model is more sensitive to the better-matching position.",
+    reference={"ratio": "mathcheck.verify.probability:softmax_weight_ratio"},
+)
+def softmax_weight_ratio() -> Body:
+    r"""For real scores z over n keys and positive scores y (linear normalisation needs them):
+
+    .. math::
+        \frac{s_j}{s_i} = e^{z_j - z_i},\quad \frac{e^{z_j + c}}{e^{z_i + c}} = e^{z_j - z_i},\quad
+        \frac{e^3}{e^2} = e,\quad \frac{y_j/\sum y}{y_i/\sum y} = \frac{y_j}{y_i},\quad
+        \frac{e^{0.2}}{e^{0.1}} = e^{0.1} < 2 = \frac{0.2}{0.1}.
+
+    The exponential turns a gap into a ratio; whether that "amplifies" depends on the scores:
+    for 2 and 3 it gives e ≈ 2.718 against linear's 1.5, for 0.1 and 0.2 it gives 1.105 against 2.
+    """
+    z, _, i, j, k, n = logits()
+    y = sp.IndexedBase("y", positive=True)
+    c = sp.Symbol("c", real=True)
+    row = sp.Sum(sp.exp(z[k]), (k, 1, n))
+    ratio = Part("ratio", (
+        Step((sp.exp(z[j]) / row) / (sp.exp(z[i]) / row), "the weights of keys j and i in one softmax row"),
+        Step(sp.exp(z[j]) / sp.exp(z[i]), "the normaliser Σ_k e^{z_k} is common to both and cancels"),
+        Step(sp.exp(z[j] - z[i]), "e^a / e^b = e^{a − b}: the ratio depends on the gap z_j − z_i alone"),
+    ))
+    shift = Part("shift", (
+        Step(sp.exp(z[j] + c) / sp.exp(z[i] + c), "add one constant c to every score (large values, equal gaps)"),
+        Step(sp.exp(z[j] - z[i]), "e^c cancels: large scores with the same gaps give the same weights"),
+    ))
+    example = Part("seed-example", (
+        Step(sp.Mul(sp.exp(3), sp.Pow(sp.exp(2), -1, evaluate=False), evaluate=False), "the seed's e³/e²"),
+        Step(sp.E, "e^{3 − 2} = e ≈ 2.718, the seed's 'about 2.72'"),
+    ))
+    ysum = sp.Sum(y[k], (k, 1, n))
+    linear = Part("linear-ratio", (
+        Step((y[j] / ysum) / (y[i] / ysum), "linear normalisation y_x/Σ_k y_k of positive scores: the same ratio"),
+        Step(y[j] / y[i], "the normaliser cancels: the ratio is the quotient y_j/y_i, not a function of the gap"),
+    ))
+    tenth, fifth = sp.Rational(1, 10), sp.Rational(1, 5)
+    small = Part("small-scores", (
+        Step(sp.Mul(sp.exp(fifth), sp.Pow(sp.exp(tenth), -1, evaluate=False), evaluate=False),
+             "softmax's ratio for scores 0.1 and 0.2"),
+        Step(sp.exp(tenth), "e^{0.2 − 0.1} = e^{0.1} ≈ 1.105"),
+        Step(fifth / tenth, "below linear normalisation's ratio 0.2/0.1 = 2: here the exponential shrinks the "
+                            "difference", relation="<"),
+    ))
+    return Body(
+        assumptions=("z ∈ R^n (one query's scores), c ∈ R, n a positive integer; i, j ∈ {1, …, n}",
+                     "y ∈ (0, ∞)^n for linear normalisation (it is undefined or negative otherwise)"),
+        parts=(ratio, shift, example, linear, small),
+        mutants=(
+            Mutant("linear-ratio", "softmax keeps the scores' quotient: s_j/s_i = z_j/z_i",
+                   (("ratio", sp.Eq(ratio.lhs, z[j] / z[i], evaluate=False)),)),
+            Mutant("large-values-saturate", "a common shift c changes the weights: the ratio becomes e^{z_j − z_i + c}",
+                   (("shift", sp.Eq(shift.lhs, sp.exp(z[j] - z[i] + c), evaluate=False)),)),
+            Mutant("exp-always-amplifies", "the seed's wording taken at scores 0.1 and 0.2: the exponential's ratio "
+                                           "is at least the linear one",
+                   (("small-scores", sp.Ge(small.lhs, fifth / tenth, evaluate=False)),)),
+        ),
+        context=Context(indices=((i, 1, n), (j, 1, n))),
+        seed_verdict=("imprecise",
+                      "e³/e² = e ≈ 2.718 is right, but the weight ratio e^{z_j − z_i} depends on the gap alone "
+                      "(adding c to every score changes nothing), so the exponential 'amplifies' only gaps that are "
+                      "large enough: for scores 0.1 and 0.2 softmax's ratio e^{0.1} ≈ 1.105 is below linear "
+                      "normalisation's 2"),
+    )

@@ -381,3 +381,11 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
         cmp.plots.append(Plot("entropy-vs-temperature", "Entropy of softmax(z/T) rises with T",
                               "temperature T", "H (nats)", tuple(series), logx=True))
     return cmp.verdict()
+
+
+def softmax_weight_ratio(z, n, i, j):
+    """torch.softmax's weight ratio s_j/s_i on the (i, j) grid.
+
+    One row of scores z (entries 1..n); the reference of softmax-weight-ratio's part 'ratio'."""
+    s = torch.softmax(z, dim=-1)
+    return s[None, :] / s[:, None]  # entry (i, j) is s_j / s_i
