@@ -390,7 +390,8 @@ ENTRIES: tuple[Entry, ...] = (
     E("§5.1", "信息论告诉你：一个词携带的信息量，和它出现的概率成反比。",
       "Information theory tells you: the information a word carries is inversely proportional to its probability.",
       "wrong", "inversely proportional would be c/p, which is c ≠ 0 at p = 1; the information is −log p = log(1/p): "
-               "decreasing in p but logarithmic (the seed's own next sentences use −log p)",
+               "decreasing in p but logarithmic (the seed's own next sentences use −log p; information-content's "
+               "mutant 'inverse-proportional' is refuted, and that claim judges its whole passage imprecise)",
       ("information-content",), ("-log(p)", "1/p", "refuted", "p=positive")),
     E("§5.1", "概率为 1 的词（一定会出现）携带信息量是 0，完全确定，没有任何信息；概率极低的词一旦出现，意外感强，信息量就大。",
       "A word of probability 1 carries zero information; a very unlikely word, when it appears, is surprising and "
@@ -437,8 +438,8 @@ ENTRIES: tuple[Entry, ...] = (
     E("§5.2", "只要明确“我期望的理想输出分布是什么样”，再用交叉熵或 KL 散度去衡量模型预测分布和理想分布的距离，损失函数就自然地长出来了。",
       "Once you know the ideal output distribution, measure the distance between it and the prediction with the "
       "cross-entropy or the KL divergence, and the loss grows naturally.",
-      "imprecise", "neither is a distance: KL is asymmetric (KL(p‖q) ≠ KL(q‖p)) and breaks the triangle inequality, and "
-                   "the cross-entropy is not zero at q = p (it is H(p))", ("kl-distillation", "cross-entropy-decomposition")),
+      "imprecise", "neither is a distance: KL is asymmetric (kl-distillation's mutant 'symmetric' is refuted) and "
+                   "breaks the triangle inequality, and the cross-entropy is not zero at q = p (it is H(p))", ("kl-distillation", "cross-entropy-decomposition")),
     E("§5.2", "这也解释了为什么机器翻译、文本分类、语音识别这些任务，最终都统一到交叉熵这个框架下。",
       "This also explains why machine translation, text classification and speech recognition all end up under the "
       "cross-entropy framework.",
@@ -510,9 +511,10 @@ ENTRIES: tuple[Entry, ...] = (
     E("§6.2", "组合数学在这里的作用，是为如何“摆放”离散的位置提供结构化思路：每个位置都是一个 2i 维的坐标，维度越高，周期的取值范围越大，模型越能区分长远距离。",
       "Combinatorics structures how discrete positions are placed: each position is a 2i-dimensional coordinate; the "
       "higher the dimension, the wider the range of periods, and the better the model tells long distances apart.",
-      "wrong", "each position is a d-dimensional vector (2i indexes its entries); the periods 2π·10000^{2i/d} run from "
-               "2π to 2π·10000^{1−2/d}, inside [2π, 20000π) for every d: a larger d fills that range more densely, "
-               "it does not widen it beyond 20000π", ("sinusoidal-wavelengths",)),
+      "wrong", "each position is a d-dimensional vector; 2i only indexes its entries (mutant "
+               "'position-is-2i-dimensional' refuted). The periods 2π·10000^{2i/d} run from 2π to 2π·10000^{1−2/d}: "
+               "that range grows with d but never reaches 20000π, a larger d adds frequencies inside it",
+      ("sinusoidal-wavelengths",)),
     # --- §6.3 ----------------------------------------------------------------------------------
     E("§6.3", "自注意力的时间复杂度是 O(n²d)，这个 n² 不是凭空来的。",
       "Self-attention's time complexity is O(n²d); the n² does not come from nowhere.",

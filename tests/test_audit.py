@@ -162,3 +162,34 @@ def test_audit_all_json_has_every_entry_and_the_counts():
     assert set(first) == {"section", "zh", "en", "verdict", "reason", "claims", "check"}
     assert data["counts"] == audit.counts()
     assert {c["id"] for c in data["claims"]} == {e.id for e in registry.entries(plugins=True)}
+
+
+def test_the_writeup_audit_sections_hold_the_counts_and_every_sentence():
+    from mathcheck.render import latex, markdown
+
+    md = "\n".join(markdown.audit_section())
+    total = audit.counts()["all"]
+    assert "| **all** | " + " | ".join(str(total[v]) for v in audit.VERDICTS) + f" | {len(audit.ENTRIES)} |" in md
+    judged = [e for e in audit.ENTRIES if e.verdict in ("imprecise", "wrong")]
+    assert md.count("\n- **§") == len(judged)
+    table_rows = [line for line in md.splitlines() if any(line.startswith(f"| {v} | ") for v in audit.VERDICTS)]
+    assert len(table_rows) == len(audit.ENTRIES)
+    # five cells each: the seed's own '|' (D_KL(p || q)) escaped
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 6 for line in table_rows), \
+        [line for line in table_rows if len(re.findall(r"(?<!\\)\|", line)) != 6][:1]
+    assert "[sinusoidal-wavelengths](#claim-sinusoidal-wavelengths)" in md
+    tex = latex.audit_section()
+    assert tex.count(r"\item[") == len(audit.ENTRIES) + len(judged)
+    assert r"\hyperref[claim:softmax-weight-ratio]" in tex
+
+
+def test_only_a_catalog_of_the_whole_article_ends_with_the_audit():
+    from types import SimpleNamespace
+
+    from mathcheck.render.latex import covers_the_article
+
+    def items(ids):
+        return [SimpleNamespace(claim=SimpleNamespace(id=i)) for i in ids]
+
+    assert covers_the_article(items(e.id for e in registry.entries()))
+    assert not covers_the_article(items(["softmax-jacobian", "qk-variance"]))

@@ -508,7 +508,7 @@ def sinusoidal_wavelengths() -> Body:
         \sin\frac{pos + 2\pi\cdot 10000^{2i/d}}{10000^{2i/d}} = \sin\frac{pos}{10000^{2i/d}},\qquad
         2\pi\cdot 10000^{2(h-1)/d} = 20000\pi\cdot 10000^{-2/d} < 20000\pi.
 
-    So the periods run from 2π (i = 0) to 2π·10000^{1−2/d}: for d = 512 that is 2π to ≈ 6.2·10⁴, for
+    So the periods run from 2π (i = 0) to 2π·10000^{1−2/d}: for d = 512 that is 2π to ≈ 6.06·10⁴, for
     d = 4 it is 2π to 200π; a larger d adds frequencies inside [2π, 20000π), it never passes 20000π.
     """
     pos = sp.Symbol("pos", real=True)
@@ -556,7 +556,7 @@ def sinusoidal_wavelengths() -> Body:
         ),
         context=Context(indices=((i, 0, h - 1),)),
         seed_verdict=("wrong",
-                      "each position is a d-dimensional vector (2i indexes its entries); the periods "
-                      "2π·10000^{2i/d} run from 2π to 2π·10000^{1−2/d} < 20000π for every d: a larger d "
-                      "fills that range more densely, it does not widen it past 20000π"),
+                      "each position is a d-dimensional vector; 2i only indexes its entries. The periods "
+                      "2π·10000^{2i/d} run from 2π to 2π·10000^{1−2/d}: that range grows with d (d = 4: up to "
+                      "200π; d = 512: ≈ 6.06·10⁴) but never reaches 20000π, a larger d adds frequencies inside it"),
     )

@@ -281,6 +281,8 @@ def document(items, versions: dict | None = None, figures: dict | None = None, s
         if n:
             out.append(r"\clearpage")
         out.append(claim_section(item, versions, figures.get(item.claim.id, ())))
+    if covers_the_article(items):
+        out += [r"\clearpage", audit_section()]
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"
 
@@ -296,3 +298,54 @@ def _summary_table(items) -> str:
     return ("\\begin{center}\\small\n\\begin{tabular}{llllp{0.22\\linewidth}}\n"
             "claim & \\S & verdict & mutants refuted & the seed's wording \\\\ \\hline\n"
             + "\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
+
+
+# --- the sentence audit (mathcheck.audit) ----------------------------------------------------------
+
+def covers_the_article(items) -> bool:
+    """Whether ``items`` hold every claim the sentence audit cites: a catalog of the whole article,
+    which then ends with the audit (a writeup of a few claims does not)."""
+    from mathcheck import audit
+
+    ids = {it.claim.id for it in items}
+    return len(items) > 1 and all(c in ids for e in audit.ENTRIES for c in e.claims)
+
+
+def _support(entry) -> str:
+    shown = [rf"\hyperref[{_label(c)}]{{\texttt{{{text(c)}}}}}" for c in entry.claims]
+    if entry.check:
+        shown.append(rf"\texttt{{{text(entry.check_command)}}} gives {text(entry.check[2])}")
+    return (" Shown by: " + ", ".join(shown) + ".") if shown else ""
+
+
+def _audit_item(entry, head: str) -> str:
+    return (rf"\item[{head}] {text(entry.zh)}\newline \emph{{{text(entry.en)}}}\newline "
+            rf"{text(entry.reason)}.{_support(entry)}")
+
+
+def audit_section() -> str:
+    """The audit of the article's sentences: the counts per section and verdict, each imprecise or
+    wrong sentence with its reason and refuting claim, then every sentence by section."""
+    from mathcheck import audit
+
+    counts = audit.counts()
+    rows = [(r"\textbf{all}" if key == "all" else text(key)) + " & "
+            + " & ".join(str(row[v]) for v in audit.VERDICTS) + rf" & {sum(row.values())} \\" for key, row in counts.items()]
+    out = [r"\section{The article, sentence by sentence}\label{audit}",
+           "Every sentence of sections 1--8 of the article that states mathematics (an equation, a shape, a count, "
+           "a growth rate, a `means' or `is equivalent to') with its verdict: exact, holds-with-conditions, "
+           "imprecise, wrong, or not-mathematics (it mentions mathematics but states none); the reason; and the "
+           r"claim or check that shows it. The table is \texttt{mathcheck/audit.py}; \texttt{mathcheck audit --all} "
+           "prints it.",
+           r"\begin{center}\small", r"\begin{tabular}{l" + "r" * (len(audit.VERDICTS) + 1) + "}",
+           r"\S & " + " & ".join(text(v) for v in audit.VERDICTS) + r" & sentences \\ \hline", *rows,
+           r"\end{tabular}", r"\end{center}",
+           r"\subsection*{Imprecise and wrong}", r"\begin{description}"]
+    out += [_audit_item(e, rf"{text(e.section)}, {text(e.verdict)}") for e in audit.ENTRIES
+            if e.verdict in ("imprecise", "wrong")]
+    out.append(r"\end{description}")
+    for section, entries in audit.by_section().items():
+        out += [rf"\subsection*{{{text(section)}}}", text(audit.SECTIONS[section]), r"\begin{description}"]
+        out += [_audit_item(e, text(e.verdict)) for e in entries]
+        out.append(r"\end{description}")
+    return "\n".join(out) + "\n"

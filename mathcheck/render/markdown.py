@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mathcheck.render.latex import _n
+from mathcheck.render.latex import _n, covers_the_article
 from mathcheck.render.tex import _EMPH, REL, math, sci, segments, statement
 
 EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?", "error": "!"}
@@ -209,9 +209,73 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
                    f"{EMOJI.get(it.proved.status, '')} {it.proved.status} | {refuted}/{len(r.mutants)} | "
                    f"{_cell(it.claim.seed_verdict[0])} |")
     out.append("")
+    whole = covers_the_article(items)
+    if whole:
+        out += ["The article sentence by sentence — every sentence of §1–§8 that states mathematics, judged: "
+                "[the audit](#the-article-sentence-by-sentence).", ""]
     for it in items:
         out += claim_section(it, None, images.get(it.claim.id, ()))
+    if whole:
+        out += audit_section(items)
     return "\n".join(out).rstrip() + "\n"
+
+
+# --- the sentence audit (mathcheck.audit) ----------------------------------------------------------
+
+def _quote(zh: str) -> str:
+    """The seed's words as written: Markdown specials escaped, nothing read as math."""
+    return _MD_SPECIAL.sub(r"\\\1", zh)
+
+
+def _escaped_cell(s: str) -> str:
+    """Already-escaped Markdown as one table cell: a bare ``|`` escaped, an escaped one left alone."""
+    return re.sub(r"(?<!\\)\|", r"\\|", s).replace("\n", " ")
+
+
+def _support(entry) -> str:
+    links = [f"[{c}](#claim-{c})" for c in entry.claims]
+    if entry.check:
+        links.append(f"`{entry.check_command}` → {entry.check[2]}")
+    return ", ".join(links)
+
+
+def audit_counts_table() -> list[str]:
+    """Sentences judged per section and verdict (``mathcheck.audit.counts``) as a Markdown table."""
+    from mathcheck import audit
+
+    out = ["| § | " + " | ".join(audit.VERDICTS) + " | sentences |", "|---" * (len(audit.VERDICTS) + 2) + "|"]
+    for key, row in audit.counts().items():
+        name = "**all**" if key == "all" else key
+        out.append(f"| {name} | " + " | ".join(str(row[v]) for v in audit.VERDICTS) + f" | {sum(row.values())} |")
+    return out
+
+
+def audit_section(items=(), style: str = "github") -> list[str]:
+    """The audit of the article's sentences: the counts, each imprecise or wrong sentence with its
+    reason and the claim that refutes its wording, then every sentence by section."""
+    from mathcheck import audit
+
+    out = ["<a id=\"the-article-sentence-by-sentence\"></a>", "", "## The article, sentence by sentence", "",
+           "Every sentence of §1–§8 of the article that states mathematics — an equation, a shape, a count, a "
+           "growth rate, a 'means' or 'is equivalent to' — with its verdict: *exact*, *holds-with-conditions*, "
+           "*imprecise*, *wrong*, or *not-mathematics* (it mentions mathematics but states none). The table is "
+           "`mathcheck/audit.py`; `mathcheck audit --all` prints it. The seed's words are quoted exactly "
+           "(…… joins the lines of one passage).", ""]
+    out += audit_counts_table() + [""]
+    out += ["### Imprecise and wrong", ""]
+    for e in audit.ENTRIES:
+        if e.verdict in ("imprecise", "wrong"):
+            out += [f"- **{e.section} · {e.verdict}.** {_quote(e.zh)}\\", f"  *{prose(e.en, style)}*\\",
+                    f"  Why: {prose(e.reason, style)}." + (f" Shown by: {_support(e)}." if _support(e) else "")]
+    out.append("")
+    for section, entries in audit.by_section().items():
+        out += [f"### {section} {audit.SECTIONS[section]}", "", "| verdict | the seed | in English | why | shown by |",
+                "|---|---|---|---|---|"]
+        for e in entries:
+            out.append(f"| {e.verdict} | {_escaped_cell(_quote(e.zh))} | {_escaped_cell(prose(e.en, style))} | "
+                       f"{_escaped_cell(prose(e.reason, style))} | {_escaped_cell(_support(e))} |")
+        out.append("")
+    return out
 
 
 _MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",
