@@ -220,6 +220,11 @@ ENTRIES: tuple[Entry, ...] = (
     E("§2.3", "我常建议朋友拿一个 2x2 矩阵手动算一遍 QK^T，再打印出 PyTorch 里的实际结果对比。",
       "I often suggest computing QK^T for a 2x2 matrix by hand and comparing with PyTorch's result.",
       "not-mathematics", "an exercise"),
+    E("§2.3", "PyTorch 里的 matmul 规则已经帮你处理好了批量乘法，你只需要心里清楚“每个 batch、每个 head、每个位置的向量怎么对应”。",
+      "PyTorch's matmul rules already handle the batched products; you only need to know which vectors of each batch, "
+      "head and position correspond.",
+      "exact", "torch.matmul multiplies the last two dimensions and broadcasts the leading ones: (B, H, L, d) @ "
+               "(B, H, d, L) is (B, H, L, L)", ("multihead-split-merge",)),
     # --- §3.1 ----------------------------------------------------------------------------------
     E("§3.1", "注意力分数的原始值可以是任意实数，有正有负，有大有小。",
       "The raw attention scores can be any real numbers, positive or negative, large or small.",
@@ -313,6 +318,10 @@ ENTRIES: tuple[Entry, ...] = (
       "holds-with-conditions", "T does control the sharpness (entropy strictly increasing in T for unequal logits); "
                                "which T suits which text is empirical", ("temperature-sharpness",)),
     # --- §4.1 ----------------------------------------------------------------------------------
+    E("§4.1", "反向传播的数学支柱是微积分里的链式法则。",
+      "The mathematical pillar of backpropagation is the chain rule of calculus.",
+      "exact", "backpropagation is the chain rule applied in reverse order over the computation graph",
+      ("chain-rule-linear-layer", "attention-backward")),
     E("§4.1", "假设损失是 L，模型某一层的输出是 y，y 由权重 W 算出来，链式法则告诉我们：……dL/dW = (dL/dy) * (dy/dW)",
       "Suppose the loss is L, a layer's output is y, computed from the weights W; the chain rule tells us: "
       "dL/dW = (dL/dy) * (dy/dW)",
@@ -358,11 +367,23 @@ ENTRIES: tuple[Entry, ...] = (
       "steps, small ones larger.",
       "holds-with-conditions", "Adam's step −lr·m̂/(√v̂ + ε) has magnitude ≈ lr whatever the gradient's scale, so small "
                                "gradients get relatively larger steps only while √v̂ ≫ ε", ("adam-update",)),
+    E("§4.2", "我最初完全看不懂 Adam 那套公式，后来从一个简单的角度理解了它：Adam 相当于给每个参数装了一个独立的“自适应步长控制器”，"
+              "这也是为什么它成为 Transformer 训练的事实默认配置。",
+      "I understood Adam from a simple angle: it gives every parameter its own adaptive step-size controller, which is "
+      "why it became the de-facto default for training Transformers.",
+      "holds-with-conditions", "per parameter, the step is lr·m̂/(√v̂ + ε): a step size scaled by that parameter's own "
+                               "gradient history; 'why it became the default' is history, not mathematics",
+      ("adam-update",)),
     E("§4.2", "你需要掌握的数学程度，是能解释清楚“梯度是上升方向，所以减梯度是下降”和“为什么不同参数要用不同步长”这两个问题。",
       "You need to explain 'the gradient is the ascent direction, so subtracting it descends' and 'why different "
       "parameters need different step sizes'.",
       "holds-with-conditions", "−∇L descends to first order (slope −‖∇L‖²); a finite step descends for a small "
                                "enough learning rate", ("gradient-descent-decrease",)),
+    E("§4.2", "至于 Adam 公式里一阶动量和二阶动量参数怎么取值，直接用默认值就好，不需要每一步都手推。",
+      "As for the values of the first- and second-order momentum parameters in Adam's formula, just use the defaults.",
+      "imprecise", "β₁ and β₂ are the decay rates of Adam's moving averages of g and g² (first and second moment "
+                   "estimates; only the first is a momentum); PyTorch's defaults are β = (0.9, 0.999), ε = 1e-8",
+      ("adam-update",)),
     # --- §4.3 ----------------------------------------------------------------------------------
     E("§4.3", "这在微积分视角下有一个很重要的原因：网络越深，链式法则乘积越长，梯度要么指数级变大，要么指数级衰减到零。",
       "From calculus there is an important reason: the deeper the network, the longer the chain-rule product, and the "
@@ -435,6 +456,10 @@ ENTRIES: tuple[Entry, ...] = (
       "model's distribution as close as possible to the true one.",
       "holds-with-conditions", "p and q normalised, q > 0 wherever p > 0: KL(p‖q) ≥ 0 with equality iff q = p",
       ("gibbs-inequality",)),
+    E("§5.2", "语言模型在做的所有事，本质上都是让 q 去拟合 p。",
+      "Everything a language model does is, in essence, fitting q to p.",
+      "holds-with-conditions", "as far as its training objective goes: minimising H(p, q) over q has its minimum exactly "
+                               "at q = p (for normalised q with q > 0 where p > 0)", ("gibbs-inequality",)),
     E("§5.2", "只要明确“我期望的理想输出分布是什么样”，再用交叉熵或 KL 散度去衡量模型预测分布和理想分布的距离，损失函数就自然地长出来了。",
       "Once you know the ideal output distribution, measure the distance between it and the prediction with the "
       "cross-entropy or the KL divergence, and the loss grows naturally.",
@@ -515,6 +540,11 @@ ENTRIES: tuple[Entry, ...] = (
                "'position-is-2i-dimensional' refuted). The periods 2π·10000^{2i/d} run from 2π to 2π·10000^{1−2/d}: "
                "that range grows with d but never reaches 20000π, a larger d adds frequencies inside it",
       ("sinusoidal-wavelengths",)),
+    E("§6.2", "从某种程度上说，正余弦位置编码就是一种把离散格子映射到连续坐标系的组合构造。",
+      "In a sense the sinusoidal encoding is a combinatorial construction mapping a discrete grid to continuous "
+      "coordinates.",
+      "not-mathematics", "a metaphor: the encoding is a map pos ↦ (sin ω_i pos, cos ω_i pos)_i, a curve on a product of circles, "
+                         "not a combinatorial object", ("sinusoidal-wavelengths",)),
     # --- §6.3 ----------------------------------------------------------------------------------
     E("§6.3", "自注意力的时间复杂度是 O(n²d)，这个 n² 不是凭空来的。",
       "Self-attention's time complexity is O(n²d); the n² does not come from nowhere.",
