@@ -306,7 +306,7 @@ def _echo_audit_sentences(rows: list[dict]) -> None:
               help="Every sentence of §1–§8 that states mathematics, judged (exact, holds-with-conditions, "
                    "imprecise, wrong, not-mathematics), grouped by section, before the claims' verdicts.")
 def audit(as_json: bool, all_: bool):
-    """The seed's statements, each with its verdict: exact, holds-with-conditions or imprecise.
+    """The seed's statements, each with its verdict: exact, holds-with-conditions, imprecise or wrong.
 
     Claims beyond the article (§9) cite a paper instead of a seed sentence; they are listed after
     the seed's own, with the citation. With --all, every sentence of the article that states
