@@ -148,9 +148,13 @@ def float32_against_float64(module, rebuild: Callable, x: torch.Tensor, tol: Cal
 
 
 def call(fn, *args, **kwargs):
-    """The user's call; an exception becomes a failing outcome, not a crash of ours."""
+    """The user's call, contained (:func:`mathcheck.conform.contain.guarded`: a time limit, and a
+    ``BaseException`` that is not an ``Exception`` stops the run as an error); an exception becomes
+    a failing outcome, not a crash of ours."""
+    from mathcheck.conform.contain import guarded
+
     try:
-        return fn(*args, **kwargs), None
+        return guarded(fn, *args, **kwargs), None
     except Exception as exc:  # their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",

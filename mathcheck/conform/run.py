@@ -145,13 +145,29 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature. ``fn``: the callable, or the target spec
     ``FILE.py:FN``/``module:FN`` (``mathcheck conform``'s), imported only once kind and variant
-    are known good — the one place the input is validated."""
+    are known good — the one place the input is validated. Raises
+    :class:`~mathcheck.conform.contain.TargetAborted` (an error, exit 4), its message starting
+    with the target, when the target or its import runs past ``variant.timeout`` seconds or raises
+    a ``BaseException`` that is not an ``Exception`` (``sys.exit``)."""
+    from mathcheck.conform.contain import DEFAULT_TIMEOUT, TIMEOUT, TargetAborted
+
+    check_kind(kind)
+    check_variant(kind, variant)
+    label = target or (fn if isinstance(fn, str) else getattr(fn, "__qualname__", repr(fn)))
+    token = TIMEOUT.set(variant.timeout or DEFAULT_TIMEOUT)
+    try:
+        return _conform(fn, kind, variant, seed, only, sizes, simple, target)
+    except TargetAborted as exc:  # the target's own doing: one line naming it, reported as an error
+        raise TargetAborted(f"{label}: {exc}") from None
+    finally:
+        TIMEOUT.reset(token)
+
+
+def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     from mathcheck.conform.conventions import adapt, is_hf_interface, takes_is_causal
     from mathcheck.conform.property import PRECISION
     from mathcheck.conform.target import check_signature, load
 
-    check_kind(kind)
-    check_variant(kind, variant)
     if isinstance(fn, str):
         target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))

@@ -102,6 +102,7 @@ class Variant:
     always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
     label_smoothing: float | None = None  # cross-entropy: PyTorch's ε (target (1 − ε)p + ε/C)
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
+    timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)
 
     @property
     def masked(self) -> bool:
@@ -123,6 +124,8 @@ class Variant:
             out.append(f"--label-smoothing {self.label_smoothing!r}")
         if self.temperature is not None:
             out.append(f"--temperature {self.temperature!r}")
+        if self.timeout is not None:
+            out.append(f"--timeout {self.timeout:g}")
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
@@ -146,6 +149,8 @@ def check_variant(kind: str, variant: Variant) -> None:
             raise BadInput(f"--eps: kind {kind!r} has no eps; it is for layernorm and rmsnorm")
         if not (0 <= variant.eps < float("inf")):
             raise BadInput(f"--eps {variant.eps!r}: give a finite eps ≥ 0, e.g. --eps 1e-5")
+    if variant.timeout is not None and not (0 < variant.timeout < float("inf")):
+        raise BadInput(f"--timeout {variant.timeout!r}: give the seconds a call may take, > 0, e.g. --timeout 10")
     from mathcheck.conform.conventions import GROUPINGS, LAYOUTS, MASKS
 
     if variant.label_smoothing is not None and (kind != "cross-entropy" or not 0 <= variant.label_smoothing <= 1):
