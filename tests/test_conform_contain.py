@@ -122,3 +122,59 @@ def test_cli_target_that_swallows_the_alarm_is_stopped_by_the_watchdog(tmp_path)
     assert r.stderr.strip().splitlines() == [f"error: {target}:attn: did not return within 2 s (--timeout 2); stopped"]
     assert time.monotonic() - start < 120
     assert DEFAULT_TIMEOUT == 60.0  # the documented default
+
+
+# --- NaN or inf never holds; outputs are copied ------------------------------------------------------
+
+class NaNMHA(torch.nn.Module):
+    """An mha module whose output is all NaN: it once held four of six properties ("max |err| inf,
+    tolerance nan": the tolerance scaled with its own NaN output)."""
+
+    def __init__(self, D, H, value=float("nan")):
+        super().__init__()
+        self.lin = torch.nn.Linear(D, D)
+        self.value = value
+
+    def forward(self, x):
+        return self.lin(x) * self.value
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_module_whose_output_is_not_finite_fails_every_checked_property(value):
+    report = conform(lambda D, H: NaNMHA(D, H, value), "mha")
+    checked = [r for r in report.results if r.expected == "holds"]
+    assert checked and all(r.status == "fails" for r in checked), [(r.name, r.status) for r in checked]
+    assert all(r.tolerance is not None and r.tolerance == r.tolerance for r in report.results if r.tolerance is not None)
+    assert report.exit_code == 1
+
+
+def test_compare_never_passes_under_a_tolerance_that_is_not_finite():
+    from mathcheck.conform.property import compare
+
+    nan = torch.full((3,), float("nan"))
+    assert not compare(nan, nan, float("nan"), "x").ok
+    inf = torch.full((3,), float("inf"))
+    assert not compare(inf, inf, float("inf"), "x").ok  # equal infinities, but scaled by them
+    assert compare(inf, inf, 1e-12, "x").ok              # an infinite formula value, met exactly
+    assert not compare(torch.ones(3), inf, 1e-12, "x", rtol=1e-3).ok  # rtol·|inf| allows nothing finite
+
+
+class BufferedAttention:
+    """Returns one output buffer per shape, overwritten by each call (an allocation-free serving
+    kernel does this; written here after the pattern, not copied). A comparison of two outputs
+    without a copy compares the buffer with itself."""
+
+    def __init__(self):
+        self.buf = {}
+
+    def __call__(self, query, key, value, attn_mask=None, is_causal=False):
+        out = F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal)
+        if out.requires_grad:  # the inference path only: training keeps its graph
+            return out
+        slot = self.buf.setdefault((out.shape, out.dtype), torch.empty_like(out))
+        return slot.copy_(out)
+
+
+def test_an_output_buffer_reused_between_calls_is_copied_before_use():
+    report = conform(BufferedAttention(), "attention", target="buffered")
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
