@@ -76,14 +76,14 @@ def test_the_limit_is_per_call_and_an_exception_passes_through():
 def test_timeout_is_validated_and_carried_in_the_replay_line():
     with pytest.raises(BadInput, match="--timeout"):
         conform(F.softmax, "softmax", Variant(timeout=0.0))
-    assert "--timeout 7" in Variant(timeout=7.0).flags()
+    assert "--timeout 30" in Variant(timeout=30.0).flags()
     assert not any("timeout" in f for f in Variant().flags())  # the default is not printed
 
     def wrong_softmax(x, dim):
         return torch.softmax(x * 1.5, dim)
-    report = conform(wrong_softmax, "softmax", Variant(timeout=7.0))
+    report = conform(wrong_softmax, "softmax", Variant(timeout=30.0))
     replays = [r.counterexample["replay"] for r in report.results if r.counterexample]
-    assert replays and all("--timeout 7" in line for line in replays)
+    assert replays and all("--timeout 30" in line for line in replays)
 
 
 def test_assert_conforms_reports_an_exit_as_an_error_not_a_pass():
@@ -177,4 +177,108 @@ class BufferedAttention:
 
 def test_an_output_buffer_reused_between_calls_is_copied_before_use():
     report = conform(BufferedAttention(), "attention", target="buffered")
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+
+
+# --- call-shape problems are bad input, not math failures ---------------------------------------------
+
+def takes_freqs_cis(x, freqs_cis, attn_mask=None, is_causal=False):
+    """A rotary apply (after Meta's llama ``apply_rotary_emb(x, freqs_cis)``, our rewrite) handed to
+    the attention kind: its first call raises on conform's real q/k/v."""
+    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+    return torch.view_as_real(pairs * freqs_cis).flatten(-2)
+
+
+class TakesConfig(torch.nn.Module):
+    """A norm whose constructor takes (dim, eps) but whose forward wants a dict (a wrong kind of call)."""
+
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, batch):
+        return batch.hidden_states
+
+
+def test_a_first_call_that_raises_is_bad_input_with_the_call_and_the_fix():
+    with pytest.raises(BadInput) as info:
+        conform(takes_freqs_cis, "attention", target="rope.py:apply")
+    msg = str(info.value)
+    assert msg.startswith("rope.py:apply: the first call raised RuntimeError")
+    assert "conform called fn(query (" in msg and "is_causal=False)" in msg
+    assert "kind attention expects fn(query, key, value" in msg and "--layout blhd" in msg
+    with pytest.raises(BadInput, match=r"conform called make\(64, eps=0\.1\) then module\(x \(2, 4, 64\) float64\)"):
+        conform(TakesConfig, "layernorm")
+
+
+def test_a_factory_that_raises_is_bad_input():
+    def factory(D, H):
+        raise TypeError("__init__() missing 1 required positional argument: 'config'")
+    with pytest.raises(BadInput, match=r"the first call raised TypeError: __init__\(\) missing .* conform called "
+                                       r"make\(12, 3\); kind mha expects make\(D, H\)"):
+        conform(factory, "mha")
+
+
+def test_a_target_that_raises_later_fails_that_property_with_the_exception():
+    def short_kernel(query, key, value, attn_mask=None, is_causal=False):
+        if query.shape[-2] > 20:
+            raise RuntimeError("kernel supports at most 20 keys")
+        return F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal)
+    report = conform(short_kernel, "attention")
+    assert report.failed == ["long-sequence"]
+    res = next(r for r in report.results if r.name == "long-sequence")
+    assert res.note == "the callable raised RuntimeError: kernel supports at most 20 keys"
+    assert res.counterexample["sizes"]["L"] > 20  # a length where it raises (the shrinker keeps the exception)
+
+
+def test_cli_first_call_raising_is_exit_2_one_line(tmp_path):
+    target = tmp_path / "rope.py"
+    target.write_text("def apply(x, freqs_cis, attn_mask=None, is_causal=False):\n    return x * freqs_cis.imag\n")
+    r = CliRunner().invoke(main, ["conform", f"{target}:apply", "--kind", "attention"])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and "the first call raised" in r.output
+
+
+# --- meet the call where it is: eps by name, norms on (B, L, D) -----------------------------------------
+
+class PartialRMSNorm(torch.nn.Module):
+    """gpt-neox's constructor convention ``RMSNorm(dim, p=-1., eps=1e-8, bias=False)`` (p: the fraction
+    of features for a partial RMSNorm; our rewrite, with eps inside the root as rmsnorm-statistics
+    derives it). Given (D, 0.1) by position, p = 0.1 normalised by 10% of the features."""
+
+    def __init__(self, dim, p=-1.0, eps=1e-8, bias=False):
+        super().__init__()
+        self.d, self.p, self.eps = dim, p, eps
+        self.scale = torch.nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        k = self.d if not 0.0 <= self.p <= 1.0 else int(self.d * self.p)
+        ms = x[..., :k].pow(2).mean(-1, keepdim=True)
+        return self.scale * x * torch.rsqrt(ms + self.eps)
+
+
+class UnpacksBLD(torch.nn.Module):
+    """A norm that unpacks its (B, L, D) input, as real code does (``b, l, d = x.shape``)."""
+
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        b, l, d = x.shape
+        return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
+def test_eps_is_bound_by_name_never_by_position():
+    from mathcheck.conform.norms import eps_parameter
+
+    assert eps_parameter(PartialRMSNorm) == "eps" and eps_parameter(lambda D, e: None) is None
+    report = conform(PartialRMSNorm, "rmsnorm")
+    assert report.status == "holds", "\n".join(r.name + " " + r.status for r in report.results)
+    assert "constructor: eps passed by name, make(D, eps=…)" in report.setting
+
+
+def test_the_jacobian_feeds_a_norm_its_documented_B_L_D_shape():
+    report = conform(UnpacksBLD, "rmsnorm")
     assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]

@@ -126,14 +126,14 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
 
 
-def build_module(make, args: tuple, gen, signature: str, dtype=F64):
+def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None):
     """``make(*args)`` under a seed drawn from ``gen`` (so the module's own initialisation is
     reproducible and the user's global RNG untouched), moved to ``dtype``; a failing outcome when
     ``make`` raises or returns something that is not an ``nn.Module``."""
     seed = int(torch.randint(2 ** 31 - 1, (1,), generator=gen))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        module, err = call(make, *args)
+        module, err = call(make, *args, **(kwargs or {}))
     if err:
         return None, err
     try:

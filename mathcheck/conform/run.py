@@ -112,14 +112,51 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
                       note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
 
-def measure_setting(fn, kind: str, variant: Variant, seed: int):
+class _Recorder:
+    """Forwards a call and remembers its arguments: the first call conform made, for the message."""
+
+    def __init__(self, fn):
+        self.fn, self.args, self.kwargs = fn, None, None
+
+    def __call__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        return self.fn(*args, **kwargs)
+
+    def describe(self, name: str, names=()) -> str:
+        """``fn(query (2, 3, 8, 8) float64, …, is_causal=False)``; ``names`` label the positional arguments."""
+        def one(a):
+            import torch
+
+            if isinstance(a, torch.Tensor):
+                return f"{tuple(a.shape)} {str(a.dtype).replace('torch.', '')}"
+            if isinstance(a, (list, tuple)):
+                return f"[{len(a)} × {one(a[0])}]" if a else "[]"
+            return repr(a)
+        labels = list(names) + [""] * len(self.args or ())
+        parts = [f"{n} {one(a)}".strip() for n, a in zip(labels, self.args or ())] + [f"{k}={one(v)}" for k, v in (self.kwargs or {}).items()]
+        return f"{name}({', '.join(parts)})"
+
+
+def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
+    """A call-shape problem: the first call into the target raised. Bad input (exit 2), never a
+    math failure: the call conform made, the one the kind expects, what would fix it."""
+    from mathcheck.conform.spec import FIXES
+
+    said = err.note.removeprefix("the callable raised ") if err.note else "failed"
+    return BadInput(f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
+                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}")
+
+
+def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target"):
     """``(variant, precision, lines)``: the norm's eps resolved (``norms.configure``) into the variant,
     and the precision the target computes in (``precision.measure`` on the kind's probe), each with
-    the line the report prints. Deterministic in the seed."""
+    the line the report prints. Deterministic in the seed. The probe is the first call into the
+    target: when it (or the module's factory) raises, :class:`BadInput` (:func:`first_call_failed`)."""
     import torch
 
     from mathcheck.conform import modules, norms
-    from mathcheck.conform.precision import Precision, measure, probe
+    from mathcheck.conform.precision import measure, probe
+    from mathcheck.conform.property import call_tensor
 
     gen = torch.Generator().manual_seed(zlib.crc32(f"{seed}|setting".encode()))
     lines, module = [], None
@@ -127,16 +164,22 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int):
         eps, line = norms.configure(fn, kind, variant, gen)
         if eps is not None and eps != norms.eps_of(variant):
             variant = replace(variant, eps=eps)
-        if line:
-            lines.append(line)
+        lines += [x for x in (line, norms.eps_line(fn)) if x]
+        name = norms.eps_parameter(fn)
+        made = f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})"
         module, err = norms.build(fn, 64, norms.eps_of(variant), gen)
     elif kind == "mha":
+        made = "make(12, 3)"
         module, err = modules.build(fn, {"D": 12, "H": 3}, gen)
     if kind in ("layernorm", "rmsnorm", "mha") and module is None:
-        prec = Precision(note="the factory failed; the properties report it")
-    else:
-        call, n = probe(kind, fn, variant, gen, module)
-        prec = measure(call, n)
+        raise first_call_failed(label, kind, made, err)
+    target = _Recorder(module if module is not None else fn)
+    call, n = probe(kind, target if module is None else fn, variant, gen, target if module is not None else None)
+    _, err = call_tensor(call)
+    if err and target.args is not None:  # it raised (or returned no tensor) on conform's first call
+        name, names = (f"{made} then module", ("x",)) if module is not None else ("fn", KINDS[kind].params)
+        raise first_call_failed(label, kind, target.describe(name, names), err)
+    prec = measure(call, n)
     return variant, prec, [prec.nondeterministic or prec.line()] + lines
 
 
@@ -188,7 +231,7 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
         if k not in known_sizes:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
 
-    variant, prec, setting = measure_setting(fn, kind, variant, seed)
+    variant, prec, setting = measure_setting(fn, kind, variant, seed, label)
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
                     precision=str(prec.dtype).replace("torch.", ""))
     if prec.nondeterministic:

@@ -82,6 +82,25 @@ KINDS = {
 
 POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
 
+#: What to change when the first call into a target raises (a call-shape problem: bad input).
+FIXES = {
+    "attention": "--layout blhd if it takes (B, L, H, D); --mask masked-out|additive|finfo-min|keep01 for its "
+                 "attn_mask; --causal if it always masks (it is then called fn(query, key, value, mask))",
+    "mha": "--layout lbd if its forward takes (L, B, D); a factory make(D, H) for another constructor, "
+           "e.g. lambda D, H: MyAttention(dim=D, n_heads=H)",
+    "gqa": "--layout blhd if it takes (B, L, H, D); --gqa-grouping tiled if it repeats K/V heads with repeat",
+    "online-softmax": "a wrapper fn(score_blocks, value_blocks) around its own block loop",
+    "softmax": "a wrapper fn(x, dim)",
+    "log-softmax": "a wrapper fn(x, dim)",
+    "cross-entropy": "--label-smoothing EPS for its smoothing; a wrapper fn(logits, target) with target class "
+                     "indices (B,) or probabilities (B, C)",
+    "kl": "--temperature T for distillation fn(student_logits, teacher_logits); else fn(log_q, p)",
+    "layernorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
+    "rmsnorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
+    "positional": "a wrapper fn(positions, d) returning the (L, d) table",
+    "rotary": "a wrapper fn(x, positions) applying it to x (..., L, d), e.g. around apply_rotary_pos_emb(q, k, cos, sin)",
+}
+
 
 class BadInput(ValueError):
     """One line: what was wrong with the user's input and how to fix it."""
