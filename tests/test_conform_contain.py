@@ -282,3 +282,25 @@ def test_eps_is_bound_by_name_never_by_position():
 def test_the_jacobian_feeds_a_norm_its_documented_B_L_D_shape():
     report = conform(UnpacksBLD, "rmsnorm")
     assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+
+
+# --- losses: settings given as the loss is written ----------------------------------------------------
+
+def ce_ignoring_smoothing(logits, target, label_smoothing=0.0):
+    """A planted bug: takes label_smoothing and drops it."""
+    return F.cross_entropy(logits, target)
+
+
+def test_label_smoothing_is_read_from_a_partial_or_an_instance_and_carried_in_the_replay():
+    import functools
+
+    for fn, where in ((functools.partial(F.cross_entropy, label_smoothing=0.1), "functools.partial"),
+                      (torch.nn.CrossEntropyLoss(label_smoothing=0.1), "CrossEntropyLoss.label_smoothing")):
+        report = conform(fn, "cross-entropy", target="ce")
+        assert report.status == "holds", [(r.name, r.status) for r in report.results]
+        assert report.variant.label_smoothing == 0.1
+        assert any(line.startswith("label smoothing 0.1: detected from " + where) for line in report.setting)
+    bug = conform(functools.partial(ce_ignoring_smoothing, label_smoothing=0.1), "cross-entropy", target="ce")
+    assert "matches-derived" in bug.failed
+    cx = next(r for r in bug.results if r.name == "matches-derived").counterexample
+    assert "--label-smoothing 0.1" in cx["replay"]

@@ -137,6 +137,30 @@ class _Recorder:
         return f"{name}({', '.join(parts)})"
 
 
+def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
+    """A cross-entropy's label smoothing given as the loss is written, not as a flag:
+    ``functools.partial(F.cross_entropy, label_smoothing=0.1)`` (its keywords) or an instance
+    ``nn.CrossEntropyLoss(label_smoothing=0.1)`` (its attribute). Detected, put into the variant
+    (so the report's header and every replay line carry ``--label-smoothing``), and said; a declared
+    ``--label-smoothing`` wins (and is then checked against what the code does)."""
+    import functools
+
+    if kind != "cross-entropy" or variant.label_smoothing is not None:
+        return variant, ""
+    if isinstance(fn, functools.partial) and "label_smoothing" in (fn.keywords or {}):
+        value, where = fn.keywords["label_smoothing"], "functools.partial(…, label_smoothing=…)"
+    elif not isinstance(fn, type) and isinstance(getattr(fn, "label_smoothing", None), (int, float)):
+        value, where = fn.label_smoothing, f"{type(fn).__name__}.label_smoothing"
+    else:
+        return variant, ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        return variant, ""
+    if value == 0:
+        return variant, f"label smoothing 0: detected from {where}"
+    return (replace(variant, label_smoothing=float(value)),
+            f"label smoothing {float(value):g}: detected from {where} (as --label-smoothing {float(value):g})")
+
+
 def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
     """A call-shape problem: the first call into the target raised. Bad input (exit 2), never a
     math failure: the call conform made, the one the kind expects, what would fix it."""
@@ -215,6 +239,7 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
         target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
+    variant, detected = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
@@ -232,6 +257,7 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
 
     variant, prec, setting = measure_setting(fn, kind, variant, seed, label)
+    setting += [detected] if detected else []
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
                     precision=str(prec.dtype).replace("torch.", ""))
     if prec.nondeterministic:
