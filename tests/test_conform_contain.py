@@ -304,3 +304,61 @@ def test_label_smoothing_is_read_from_a_partial_or_an_instance_and_carried_in_th
     assert "matches-derived" in bug.failed
     cx = next(r for r in bug.results if r.name == "matches-derived").counterexample
     assert "--label-smoothing 0.1" in cx["replay"]
+
+
+# --- rotary as real code writes it (our rewrites, in each source's conventions) -----------------------
+
+def rotate_half(x):
+    """transformers' Llama ``rotate_half`` convention (half-split pairs)."""
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def hf_apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
+    """After transformers.models.llama.modeling_llama.apply_rotary_pos_emb (v4.4x+): cos/sin (B, L, d)."""
+    cos, sin = cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim)
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+def hf_legacy_apply_rotary_pos_emb(q, k, cos, sin, position_ids):
+    """After transformers v4.3x: an (L_max, d) table indexed by the required position_ids."""
+    cos, sin = cos[position_ids].unsqueeze(1), sin[position_ids].unsqueeze(1)
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+def hf_apply_sign_flipped(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
+    """A planted bug: q·cos − rotate_half(q)·sin (the rotation the wrong way)."""
+    cos, sin = cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim)
+    return q * cos - rotate_half(q) * sin, k * cos - rotate_half(k) * sin
+
+
+def meta_apply_rotary_emb(xq, xk, freqs_cis):
+    """After meta-llama/llama llama/model.py apply_rotary_emb: interleaved pairs as complex numbers,
+    x (B, L, H, d), freqs_cis (L, d/2) broadcast by reshape_for_broadcast."""
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+    assert freqs_cis.shape == (xq_.shape[1], xq_.shape[-1])
+    f = freqs_cis.view(1, xq_.shape[1], 1, xq_.shape[-1])
+    return torch.view_as_real(xq_ * f).flatten(3).type_as(xq), torch.view_as_real(xk_ * f).flatten(3).type_as(xk)
+
+
+def meta_apply_conjugated(x, freqs_cis):
+    """A planted bug: multiplies by the conjugate (rotates by −θ)."""
+    x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+    return torch.view_as_real(x_ * freqs_cis.conj().view(1, x_.shape[1], 1, x_.shape[-1])).flatten(3)
+
+
+@pytest.mark.parametrize("fn, convention", [
+    (hf_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
+    (hf_legacy_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
+    (meta_apply_rotary_emb, "apply(x, freqs_cis)"),
+])
+def test_rotary_apply_functions_run_as_written(fn, convention):
+    report = conform(fn, "rotary")
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+    assert any(line.startswith(f"convention: {convention}") for line in report.setting)
+
+
+@pytest.mark.parametrize("fn", [hf_apply_sign_flipped, meta_apply_conjugated])
+def test_rotary_apply_bugs_still_fail(fn):
+    assert "matches-derived" in conform(fn, "rotary").failed

@@ -82,6 +82,9 @@ class _HFModule:
 
 def adapt(fn, kind: str, variant):
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
+    if kind == "rotary":
+        how = rotary_convention(fn)
+        return adapt_rotary(fn, how) if how else fn
     if not needed(fn, kind, variant):
         return fn
     if kind == "mha":
@@ -159,3 +162,80 @@ def _mha_layout(make):
 
     factory.__qualname__ = getattr(make, "__qualname__", "make")
     return factory
+
+
+# --- rotary as real code writes it: an apply function fed tables ------------------------------------------
+
+ROPE_BASE = 10000.0  # the θ base of the tables conform builds (the rotary kind's derived θ_b)
+
+
+def _rope_params(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def rotary_convention(fn) -> str | None:
+    """Which rotary apply convention ``fn``'s signature is, or None (conform's own ``fn(x, positions)``):
+
+    * ``"cos-sin"``: transformers' ``apply_rotary_pos_emb(q, k, cos, sin, position_ids=None,
+      unsqueeze_dim=1)`` (half-split pairs through ``rotate_half``; ``cos``/``sin`` (B, L, d), or
+      in older versions an (L_max, d) table indexed by a required ``position_ids``);
+    * ``"freqs-cis"``: meta-llama's ``apply_rotary_emb(x, freqs_cis)`` or ``(xq, xk, freqs_cis)``
+      (interleaved pairs as complex numbers, x (B, L, H, d), ``freqs_cis`` (L, d/2) complex).
+
+    >>> rotary_convention(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: q)
+    'cos-sin'
+    >>> rotary_convention(lambda xq, xk, freqs_cis: xq)
+    'freqs-cis'
+    >>> rotary_convention(lambda x, positions: x) is None
+    True
+    """
+    p = _rope_params(fn)
+    if len(p) >= 4 and p[2:4] == ["cos", "sin"]:
+        return "cos-sin"
+    if "freqs_cis" in p and p.index("freqs_cis") in (1, 2):
+        return "freqs-cis"
+    return None
+
+
+def _angles(pos, d: int):
+    """(L, d/2): pos·θ_b, θ_b = 10000^(−2b/d) — the standard table, in float64."""
+    import torch
+
+    theta = ROPE_BASE ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+    return torch.outer(pos.to(torch.float64), theta)
+
+
+def adapt_rotary(fn, how: str):
+    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here, in float64
+    at base 10000, so what is checked is the user's *apply* (pairing, signs, broadcasting)."""
+    import torch
+
+    needs_ids = "position_ids" in _rope_params(fn) and \
+        inspect.signature(fn).parameters["position_ids"].default is inspect.Parameter.empty
+    two = how == "freqs-cis" and _rope_params(fn).index("freqs_cis") == 2
+
+    def rope(x, positions):
+        L, d = x.shape[-2], x.shape[-1]
+        ang = _angles(positions, d)
+        if how == "cos-sin":
+            x4 = x.reshape(-1, 1, L, d)                          # (B, H = 1, L, d)
+            if needs_ids:  # an (L_max, d) table indexed by integer positions
+                ids = positions.round().long()
+                table = _angles(torch.arange(int(ids.max()) + 1), d)
+                emb = torch.cat([table, table], dim=-1)
+                out = fn(x4, x4, emb.cos(), emb.sin(), ids[None])
+            else:
+                emb = torch.cat([ang, ang], dim=-1)[None]        # (1, L, d), half-split
+                out = fn(x4, x4, emb.cos(), emb.sin())
+        else:
+            x4 = x.reshape(-1, L, 1, d)                          # (B, L, H = 1, d)
+            freqs = torch.polar(torch.ones_like(ang), ang)       # (L, d/2) complex128
+            out = fn(x4, x4, freqs) if two else fn(x4, freqs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return out.reshape(x.shape)
+
+    rope.__name__ = getattr(fn, "__name__", "rope")
+    return rope

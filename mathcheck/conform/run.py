@@ -137,6 +137,14 @@ class _Recorder:
         return f"{name}({', '.join(parts)})"
 
 
+ROTARY_LINES = {  # said in the report when a rotary apply convention is detected from the signature
+    "cos-sin": "convention: apply(q, k, cos, sin) (transformers' apply_rotary_pos_emb), detected from the "
+               "signature; conform builds cos/sin (half-split, θ base 10000, float64) and checks the apply",
+    "freqs-cis": "convention: apply(x, freqs_cis) (meta-llama's apply_rotary_emb), detected from the signature; "
+                 "conform builds freqs_cis (interleaved, θ base 10000, complex128) and checks the apply on (B, L, H, d)",
+}
+
+
 def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
     """A cross-entropy's label smoothing given as the loss is written, not as a flag:
     ``functools.partial(F.cross_entropy, label_smoothing=0.1)`` (its keywords) or an instance
@@ -231,7 +239,7 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
-    from mathcheck.conform.conventions import adapt, is_hf_interface, takes_is_causal
+    from mathcheck.conform.conventions import adapt, is_hf_interface, rotary_convention, takes_is_causal
     from mathcheck.conform.property import PRECISION
     from mathcheck.conform.target import check_signature, load
 
@@ -240,6 +248,8 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
     variant, detected = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
+    if kind == "rotary" and rotary_convention(fn):
+        detected = ROTARY_LINES[rotary_convention(fn)]
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own

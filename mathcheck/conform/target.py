@@ -58,11 +58,13 @@ def load(target: str):
 
 def check_signature(fn, kind: str, label: str) -> None:
     """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
-    from mathcheck.conform.conventions import is_hf_interface
+    from mathcheck.conform.conventions import is_hf_interface, rotary_convention
 
     wanted = KINDS[kind].params
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
+    if kind == "rotary" and rotary_convention(fn):
+        return  # apply_rotary_pos_emb(q, k, cos, sin) / apply_rotary_emb(x, freqs_cis): conventions.adapt
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
