@@ -362,3 +362,23 @@ def test_rotary_apply_functions_run_as_written(fn, convention):
 @pytest.mark.parametrize("fn", [hf_apply_sign_flipped, meta_apply_conjugated])
 def test_rotary_apply_bugs_still_fail(fn):
     assert "matches-derived" in conform(fn, "rotary").failed
+
+
+def ce_index_targets_only(logits, targets):
+    """nanoGPT's model.py convention (our rewrite): class indices flattened, ignore_index=-1; a
+    (B, C) probability target makes it raise."""
+    return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+
+def ce_index_only_off_by_one(logits, targets):
+    """A planted bug in the same convention: the target shifted by one class."""
+    return F.cross_entropy(logits.view(-1, logits.size(-1)), (targets.view(-1) + 1) % logits.size(-1))
+
+
+def test_a_cross_entropy_on_class_indices_only_is_said_not_failed():
+    report = conform(ce_index_targets_only, "cross-entropy")
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+    probs = next(r for r in report.results if r.name == "probability-targets")
+    assert probs.status == "not expected to hold" and "class indices only" in probs.note
+    assert any(line.startswith("targets: class indices only") for line in report.setting)
+    assert "matches-derived" in conform(ce_index_only_off_by_one, "cross-entropy").failed

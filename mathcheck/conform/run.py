@@ -211,6 +211,14 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "th
     if err and target.args is not None:  # it raised (or returned no tensor) on conform's first call
         name, names = (f"{made} then module", ("x",)) if module is not None else ("fn", KINDS[kind].params)
         raise first_call_failed(label, kind, target.describe(name, names), err)
+    if kind == "cross-entropy" and variant.temperature is None:
+        from mathcheck.conform.losses import index_targets_only
+
+        raised = index_targets_only(fn, gen)
+        if raised:
+            variant = replace(variant, index_targets_only=raised)
+            lines.append(f"targets: class indices only (with probability targets it raised {raised}); "
+                         f"probability-targets not checked")
     prec = measure(call, n)
     return variant, prec, [prec.nondeterministic or prec.line()] + lines
 

@@ -122,6 +122,7 @@ class Variant:
     label_smoothing: float | None = None  # cross-entropy: PyTorch's ε (target (1 − ε)p + ε/C)
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
     timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)
+    index_targets_only: str = ""  # detected: cross-entropy raised on probability targets (the exception)
 
     @property
     def masked(self) -> bool:
