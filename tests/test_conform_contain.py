@@ -382,3 +382,29 @@ def test_a_cross_entropy_on_class_indices_only_is_said_not_failed():
     assert probs.status == "not expected to hold" and "class indices only" in probs.note
     assert any(line.startswith("targets: class indices only") for line in report.setting)
     assert "matches-derived" in conform(ce_index_only_off_by_one, "cross-entropy").failed
+
+
+# --- ALiBi in its causal slope·j form ------------------------------------------------------------------
+
+def alibi_slope_times_key(query, key, value, attn_mask=None, is_causal=False, sign=1.0):
+    """BLOOM/MPT/gpt-neox's causal ALiBi (our rewrite): the bias slope_h·j on the key position only,
+    equal to −m_h(i − j) up to the row constant −m_h·i, which softmax cancels."""
+    B, H, L, D = query.shape
+    m = torch.tensor([2.0 ** (-8.0 * h / H) for h in range(1, H + 1)], dtype=query.dtype)
+    z = query @ key.transpose(-1, -2) / D ** 0.5 + sign * m[:, None, None] * torch.arange(key.shape[2],
+                                                                                          dtype=query.dtype)
+    if is_causal:
+        z = z.masked_fill(torch.ones(L, key.shape[2], dtype=torch.bool).triu(1), float("-inf"))
+    if attn_mask is not None:
+        z = z.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else z + attn_mask
+    return torch.softmax(z, -1) @ value
+
+
+def test_causal_alibi_as_slope_times_key_position_holds_and_its_sign_bug_fails():
+    causal_alibi = Variant(causal=True, positions="alibi")
+    report = conform(alibi_slope_times_key, "attention", causal_alibi)
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+
+    def wrong_sign(query, key, value, attn_mask=None, is_causal=False):
+        return alibi_slope_times_key(query, key, value, attn_mask, is_causal, sign=-1.0)
+    assert "output" in conform(wrong_sign, "attention", causal_alibi).failed
