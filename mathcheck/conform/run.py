@@ -196,7 +196,7 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "th
         eps, line = norms.configure(fn, kind, variant, gen)
         if eps is not None and eps != norms.eps_of(variant):
             variant = replace(variant, eps=eps)
-        lines += [x for x in (line, norms.eps_line(fn)) if x]
+        lines += [x for x in (norms.eps_line(fn), line) if x]  # the eps tested at last (model reads it there)
         name = norms.eps_parameter(fn)
         made = f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})"
         module, err = norms.build(fn, 64, norms.eps_of(variant), gen)
