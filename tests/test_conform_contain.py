@@ -408,3 +408,23 @@ def test_causal_alibi_as_slope_times_key_position_holds_and_its_sign_bug_fails()
     def wrong_sign(query, key, value, attn_mask=None, is_causal=False):
         return alibi_slope_times_key(query, key, value, attn_mask, is_causal, sign=-1.0)
     assert "output" in conform(wrong_sign, "attention", causal_alibi).failed
+
+
+def cohere_rotate_half(x):
+    """transformers' Cohere convention (our rewrite): an interleaved rotate_half."""
+    return torch.stack([-x[..., 1::2], x[..., ::2]], dim=-1).flatten(-2)
+
+
+def cohere_apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
+    """After transformers.models.cohere.modeling_cohere.apply_rotary_pos_emb: interleaved pairs, its
+    cos/sin tables repeat_interleave'd (not cat(freqs, freqs))."""
+    cos, sin = cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim)
+    return q * cos + cohere_rotate_half(q) * sin, k * cos + cohere_rotate_half(k) * sin
+
+
+def test_a_cos_sin_apply_on_interleaved_pairs_is_fed_interleaved_tables():
+    report = conform(cohere_apply_rotary_pos_emb, "rotary")
+    assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
+    assert any("it pairs interleaved" in line for line in report.setting)
+    hf = conform(hf_apply_rotary_pos_emb, "rotary")
+    assert any("it pairs half-split" in line for line in hf.setting)

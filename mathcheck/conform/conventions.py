@@ -217,19 +217,27 @@ def adapt_rotary(fn, how: str):
         inspect.signature(fn).parameters["position_ids"].default is inspect.Parameter.empty
     two = how == "freqs-cis" and _rope_params(fn).index("freqs_cis") == 2
 
+    pairing = {}  # the cos/sin table layout the apply pairs with, found on the first call
+
+    def expand(a, how_pairs):
+        return torch.cat([a, a], dim=-1) if how_pairs == "half" else a.repeat_interleave(2, dim=-1)
+
+    def cos_sin(x4, positions, d, how_pairs):
+        if needs_ids:  # an (L_max, d) table indexed by integer positions
+            ids = positions.round().long()
+            emb = expand(_angles(torch.arange(int(ids.max()) + 1), d), how_pairs)
+            return fn(x4, x4, emb.cos(), emb.sin(), ids[None])
+        emb = expand(_angles(positions, d), how_pairs)[None]     # (1, L, d)
+        return fn(x4, x4, emb.cos(), emb.sin())
+
     def rope(x, positions):
         L, d = x.shape[-2], x.shape[-1]
         ang = _angles(positions, d)
         if how == "cos-sin":
             x4 = x.reshape(-1, 1, L, d)                          # (B, H = 1, L, d)
-            if needs_ids:  # an (L_max, d) table indexed by integer positions
-                ids = positions.round().long()
-                table = _angles(torch.arange(int(ids.max()) + 1), d)
-                emb = torch.cat([table, table], dim=-1)
-                out = fn(x4, x4, emb.cos(), emb.sin(), ids[None])
-            else:
-                emb = torch.cat([ang, ang], dim=-1)[None]        # (1, L, d), half-split
-                out = fn(x4, x4, emb.cos(), emb.sin())
+            if "layout" not in pairing:
+                pairing["layout"] = cos_sin_pairing(lambda p: cos_sin(*p), d)
+            out = cos_sin(x4, positions, d, pairing["layout"])
         else:
             x4 = x.reshape(-1, L, 1, d)                          # (B, L, H = 1, d)
             freqs = torch.polar(torch.ones_like(ang), ang)       # (L, d/2) complex128
@@ -238,4 +246,28 @@ def adapt_rotary(fn, how: str):
         return out.reshape(x.shape)
 
     rope.__name__ = getattr(fn, "__name__", "rope")
+    rope.pairing = pairing
     return rope
+
+
+def cos_sin_pairing(call, d: int) -> str:
+    """Which cos/sin table layout a cos/sin apply pairs with: ``"half"`` (``cat(freqs, freqs)`` with
+    ``rotate_half``, transformers' Llama) or ``"interleaved"`` (``repeat_interleave(freqs, 2)`` with
+    an interleaved rotate, transformers' Cohere, GPT-J). Fed the matching table the apply is a
+    rotation, norm-preserving; fed the other, it is not. Found on one fixed input at positions 1..4;
+    half-split when neither (or both) preserve the norm, and what is checked is unchanged: the output
+    against the derived RoPE, either pairing."""
+    import torch
+
+    x = torch.linspace(-1.0, 1.0, 4 * d, dtype=torch.float64).reshape(1, 1, 4, d).sin() + 0.5
+    pos = torch.arange(1, 5, dtype=torch.float64)
+    kept = []
+    for layout in ("half", "interleaved"):
+        try:
+            out = call((x, pos, d, layout))
+        except Exception:  # this layout does not fit at all: the other one is tried
+            continue
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        if bool(torch.allclose(out.detach().to(torch.float64).norm(dim=-1), x.norm(dim=-1), rtol=1e-4, atol=0.0)):
+            kept.append(layout)
+    return kept[0] if len(kept) == 1 else "half"

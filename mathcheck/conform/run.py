@@ -139,7 +139,7 @@ class _Recorder:
 
 ROTARY_LINES = {  # said in the report when a rotary apply convention is detected from the signature
     "cos-sin": "convention: apply(q, k, cos, sin) (transformers' apply_rotary_pos_emb), detected from the "
-               "signature; conform builds cos/sin (half-split, θ base 10000, float64) and checks the apply",
+               "signature; conform builds cos/sin (θ base 10000, float64) and checks the apply",
     "freqs-cis": "convention: apply(x, freqs_cis) (meta-llama's apply_rotary_emb), detected from the signature; "
                  "conform builds freqs_cis (interleaved, θ base 10000, complex128) and checks the apply on (B, L, H, d)",
 }
@@ -275,6 +275,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
 
     variant, prec, setting = measure_setting(fn, kind, variant, seed, label)
+    if getattr(fn, "pairing", None):  # a cos/sin rotary apply: the table layout found on its first call
+        how = fn.pairing["layout"]
+        detected += (f"; it pairs {'half-split (cat(freqs, freqs), rotate_half)' if how == 'half' else 'interleaved (repeat_interleave(freqs, 2))'}"
+                     f" cos/sin tables (found: only those make it a rotation)")
     setting += [detected] if detected else []
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
                     precision=str(prec.dtype).replace("torch.", ""))
