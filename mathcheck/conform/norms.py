@@ -53,9 +53,18 @@ def build(make, D, eps, gen, dtype=F64):
 
 
 def eps_line(make) -> str:
-    """The report's line on how eps reaches the constructor, when it is by name."""
+    """The report's line on how eps reaches the constructor, when by name differs from second by
+    position (gpt-neox's ``RMSNorm(dim, p, eps)``; not ``LlamaRMSNorm(hidden_size, eps)``)."""
+    import inspect
+
     name = eps_parameter(make)
-    return f"constructor: eps passed by name, make(D, {name}=…)" if name else ""
+    if not name:
+        return ""
+    try:
+        second = list(inspect.signature(make).parameters)[1:2]
+    except (TypeError, ValueError):
+        second = []
+    return "" if second == [name] else f"constructor: eps passed by name, make(D, {name}=…)"
 
 
 def held_eps(module):
