@@ -611,27 +611,35 @@ def cache_clear():
 @click.option("--property", "only", multiple=True, metavar="NAME", help="Check only this property (repeatable).")
 @click.option("--sizes", default=None, metavar="B=1,L=2", help="Sizes to check at (no shrinking), e.g. a replay.")
 @click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
+@click.option("--timeout", type=float, default=None, metavar="SECONDS",
+              help="Time limit of each call into the target (default 60); past it: error, exit 4.")
 @seed_option
 @json_option
 def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
-            temperature, only, sizes, simple_values, seed, as_json):
+            temperature, only, sizes, simple_values, timeout, seed, as_json):
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
-    found and a replay line); 2: bad input; 3: inconclusive.
+    found and a replay line); 2: bad input; 3: inconclusive; 4: the target did not return (time
+    limit) or exited (sys.exit, KeyboardInterrupt).
     """
+    from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
     from mathcheck.conform.spec import BadInput, Variant, parse_sizes
+    from mathcheck.outcome import exit_code
 
     try:
         variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
                           mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
-                          temperature=temperature)
+                          temperature=temperature, timeout=None if timeout == DEFAULT_TIMEOUT else timeout)
         size_map = parse_sizes(sizes)
         from mathcheck.conform.run import conform as run_conform
 
-        report = run_conform(target, kind, variant, seed, only, size_map, simple_values)  # validates, then loads
+        with watchdog(target):  # a call stuck in C, past the limit, ends the process (exit 4)
+            report = run_conform(target, kind, variant, seed, only, size_map, simple_values)  # validates, loads
     except BadInput as exc:
         fail(str(exc))
+    except TargetAborted as exc:
+        fail(str(exc), exit_code("error"))
     from mathcheck.render import json as rj, text
 
     if as_json:

@@ -111,7 +111,8 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
 
 def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
-                    scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None):
+                    scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None,
+                    timeout=None):
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
@@ -119,18 +120,23 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
             assert_conforms(my_model.attention, kind="attention", causal=True)
 
     ``eps``, ``layout``, ``mask``, ``gqa_grouping`` are the command's ``--eps``, ``--layout``, ``--mask``,
-    ``--gqa-grouping`` (docs/conform.md, *Conventions*). Each call draws from its own seeded generators (no global state), so it runs the same under
+    ``--gqa-grouping`` (docs/conform.md, *Conventions*); ``timeout`` the seconds each call into
+    ``fn`` may take (``--timeout``): past it, or when ``fn`` calls ``sys.exit``, the assertion fails
+    with ``error: …`` (never a pass, never the test run's exit). Each call draws from its own seeded generators (no global state), so it runs the same under
     pytest-xdist.
     """
+    from mathcheck.conform.contain import TargetAborted
     from mathcheck.conform.run import conform
     from mathcheck.conform.spec import BadInput, Variant
 
     variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
-                      mask=mask, gqa_grouping=gqa_grouping)
+                      mask=mask, gqa_grouping=gqa_grouping, timeout=timeout)
     try:
         report = conform(fn, kind, variant, seed=seed)
     except BadInput as exc:
         raise ClaimFailed(f"bad input: {exc}") from None
+    except TargetAborted as exc:
+        raise ClaimFailed(f"error: {exc}") from None
     if report.status != "holds":
         from mathcheck.render import text
 

@@ -181,7 +181,7 @@ def test_shrinking_keeps_the_same_exception_type():
         L = query.shape[-2]
         if L == 1:
             raise TypeError("a different failure")
-        if L >= 3:
+        if 3 <= L <= 8:  # runs at the precision probe's L = 16: a first call that raised would be bad input
             raise RuntimeError("the bug")
         return nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
 

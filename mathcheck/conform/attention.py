@@ -147,7 +147,10 @@ def _masked_keys(fn, s, gen, simple, variant):
     B, H, L = s["B"], s["H"], s["L"]
     q, k = draw(gen, B, H, L, L, simple=simple), draw(gen, B, H, L, L, simple=simple)
     keep = _random_keep(gen, B, H, L)
-    if variant.always_causal:  # it masks the future whatever it is passed: the band is part of the mask
+    if variant.always_causal or (variant.positions == "alibi" and variant.masked):
+        # it masks the future whatever it is passed: the band is part of the mask. Causal ALiBi is
+        # defined on the band only, where BLOOM/MPT/gpt-neox's slope·j bias equals −m(i − j) up to a
+        # row constant, which softmax cancels (the catalog's alibi-query-term-cancels)
         keep = keep & keep_mask(L, L, variant)
     V = _identity_values(B, H, L)
     z = derived_scores(q, k, variant)

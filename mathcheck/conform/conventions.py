@@ -82,6 +82,9 @@ class _HFModule:
 
 def adapt(fn, kind: str, variant):
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
+    if kind == "rotary":
+        how = rotary_convention(fn)
+        return adapt_rotary(fn, how) if how else fn
     if not needed(fn, kind, variant):
         return fn
     if kind == "mha":
@@ -159,3 +162,112 @@ def _mha_layout(make):
 
     factory.__qualname__ = getattr(make, "__qualname__", "make")
     return factory
+
+
+# --- rotary as real code writes it: an apply function fed tables ------------------------------------------
+
+ROPE_BASE = 10000.0  # the θ base of the tables conform builds (the rotary kind's derived θ_b)
+
+
+def _rope_params(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def rotary_convention(fn) -> str | None:
+    """Which rotary apply convention ``fn``'s signature is, or None (conform's own ``fn(x, positions)``):
+
+    * ``"cos-sin"``: transformers' ``apply_rotary_pos_emb(q, k, cos, sin, position_ids=None,
+      unsqueeze_dim=1)`` (half-split pairs through ``rotate_half``; ``cos``/``sin`` (B, L, d), or
+      in older versions an (L_max, d) table indexed by a required ``position_ids``);
+    * ``"freqs-cis"``: meta-llama's ``apply_rotary_emb(x, freqs_cis)`` or ``(xq, xk, freqs_cis)``
+      (interleaved pairs as complex numbers, x (B, L, H, d), ``freqs_cis`` (L, d/2) complex).
+
+    >>> rotary_convention(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: q)
+    'cos-sin'
+    >>> rotary_convention(lambda xq, xk, freqs_cis: xq)
+    'freqs-cis'
+    >>> rotary_convention(lambda x, positions: x) is None
+    True
+    """
+    p = _rope_params(fn)
+    if len(p) >= 4 and p[2:4] == ["cos", "sin"]:
+        return "cos-sin"
+    if "freqs_cis" in p and p.index("freqs_cis") in (1, 2):
+        return "freqs-cis"
+    return None
+
+
+def _angles(pos, d: int):
+    """(L, d/2): pos·θ_b, θ_b = 10000^(−2b/d) — the standard table, in float64."""
+    import torch
+
+    theta = ROPE_BASE ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+    return torch.outer(pos.to(torch.float64), theta)
+
+
+def adapt_rotary(fn, how: str):
+    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here, in float64
+    at base 10000, so what is checked is the user's *apply* (pairing, signs, broadcasting)."""
+    import torch
+
+    needs_ids = "position_ids" in _rope_params(fn) and \
+        inspect.signature(fn).parameters["position_ids"].default is inspect.Parameter.empty
+    two = how == "freqs-cis" and _rope_params(fn).index("freqs_cis") == 2
+
+    pairing = {}  # the cos/sin table layout the apply pairs with, found on the first call
+
+    def expand(a, how_pairs):
+        return torch.cat([a, a], dim=-1) if how_pairs == "half" else a.repeat_interleave(2, dim=-1)
+
+    def cos_sin(x4, positions, d, how_pairs):
+        if needs_ids:  # an (L_max, d) table indexed by integer positions
+            ids = positions.round().long()
+            emb = expand(_angles(torch.arange(int(ids.max()) + 1), d), how_pairs)
+            return fn(x4, x4, emb.cos(), emb.sin(), ids[None])
+        emb = expand(_angles(positions, d), how_pairs)[None]     # (1, L, d)
+        return fn(x4, x4, emb.cos(), emb.sin())
+
+    def rope(x, positions):
+        L, d = x.shape[-2], x.shape[-1]
+        ang = _angles(positions, d)
+        if how == "cos-sin":
+            x4 = x.reshape(-1, 1, L, d)                          # (B, H = 1, L, d)
+            if "layout" not in pairing:
+                pairing["layout"] = cos_sin_pairing(lambda p: cos_sin(*p), d)
+            out = cos_sin(x4, positions, d, pairing["layout"])
+        else:
+            x4 = x.reshape(-1, L, 1, d)                          # (B, L, H = 1, d)
+            freqs = torch.polar(torch.ones_like(ang), ang)       # (L, d/2) complex128
+            out = fn(x4, x4, freqs) if two else fn(x4, freqs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return out.reshape(x.shape)
+
+    rope.__name__ = getattr(fn, "__name__", "rope")
+    rope.pairing = pairing
+    return rope
+
+
+def cos_sin_pairing(call, d: int) -> str:
+    """Which cos/sin table layout a cos/sin apply pairs with: ``"half"`` (``cat(freqs, freqs)`` with
+    ``rotate_half``, transformers' Llama) or ``"interleaved"`` (``repeat_interleave(freqs, 2)`` with
+    an interleaved rotate, transformers' Cohere, GPT-J). Fed the matching table the apply is a
+    rotation, norm-preserving; fed the other, it is not. Found on one fixed input at positions 1..4;
+    half-split when neither (or both) preserve the norm, and what is checked is unchanged: the output
+    against the derived RoPE, either pairing."""
+    import torch
+
+    x = torch.linspace(-1.0, 1.0, 4 * d, dtype=torch.float64).reshape(1, 1, 4, d).sin() + 0.5
+    pos = torch.arange(1, 5, dtype=torch.float64)
+    kept = []
+    for layout in ("half", "interleaved"):
+        try:
+            out = call((x, pos, d, layout))
+        except Exception:  # this layout does not fit at all: the other one is tried
+            continue
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        if bool(torch.allclose(out.detach().to(torch.float64).norm(dim=-1), x.norm(dim=-1), rtol=1e-4, atol=0.0)):
+            kept.append(layout)
+    return kept[0] if len(kept) == 1 else "half"

@@ -285,7 +285,9 @@ def cross_entropy_properties() -> list[Property]:
         Property("matches-derived", "cross-entropy-decomposition",
                  "class-index targets: mean of −log softmax(logits)[target]", _ce_index, ROWS, RMIN),
         Property("probability-targets", "cross-entropy-decomposition",
-                 "probability targets: mean of H(p) + KL(p‖softmax(logits))", _ce_probs, ROWS, RMIN),
+                 "probability targets: mean of H(p) + KL(p‖softmax(logits))", _ce_probs, ROWS, RMIN,
+                 lambda v: (f"skip: the loss takes class indices only (with probability targets it raised "
+                            f"{v.index_targets_only})") if v.index_targets_only else "holds"),
         Property("gradient", "cross-entropy-softmax-gradient", "∂loss/∂logits = (softmax − onehot)/B",
                  _ce_gradient, ROWS, RMIN),
         Property("finite-large-logits", "softmax-simplex", "finite and correct at logits up to ±1e4",
@@ -414,6 +416,15 @@ def softmax_probe(fn, variant, gen, module=None):
     """Precision probe (softmax, log-softmax): (4, 64) logits over the last axis; n = 64."""
     z = draw(gen, 4, 64) * 3
     return (lambda: fn(z, -1)), 64
+
+
+def index_targets_only(fn, gen) -> str:
+    """The exception a cross-entropy raises on probability targets (B, C) after running on class
+    indices — it takes class indices only (nanoGPT's ``F.cross_entropy(…, ignore_index=-1)`` wrappers,
+    fused kernels) — or "" when it takes both."""
+    z, p = draw(gen, 4, 16) * 3, draw(gen, 4, 16).softmax(-1)
+    _, err = call_tensor(fn, z, p)
+    return err.note.removeprefix("the callable raised ") if err and err.crashed and err.error else ""
 
 
 def cross_entropy_probe(fn, variant, gen, module=None):

@@ -24,8 +24,47 @@ def eps_of(variant) -> float:
     return EPS if variant.eps is None else variant.eps
 
 
+def eps_parameter(make) -> str | None:
+    """The name of the constructor's eps parameter (one of ``EPS_NAMES``), or None: then eps is
+    passed second by position, ``make(D, eps)``. By name whenever the constructor has one, never by
+    position: gpt-neox's ``RMSNorm(dim, p=-1., eps=1e-8)`` given ``(D, 0.1)`` becomes a *partial*
+    RMSNorm over 10% of the features, silently.
+
+    >>> eps_parameter(lambda dim, p=-1.0, eps=1e-8: None)
+    'eps'
+    >>> eps_parameter(lambda D, e: None) is None
+    True
+    """
+    import inspect
+
+    try:
+        params = inspect.signature(make).parameters
+    except (TypeError, ValueError):
+        return None
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return next((n for n in EPS_NAMES if n in params and params[n].kind in named), None)
+
+
 def build(make, D, eps, gen, dtype=F64):
-    return build_module(make, (D, eps), gen, "make(D, eps)", dtype)
+    name = eps_parameter(make)
+    if name is None:
+        return build_module(make, (D, eps), gen, "make(D, eps)", dtype)
+    return build_module(make, (D,), gen, f"make(D, {name}=eps)", dtype, kwargs={name: eps})
+
+
+def eps_line(make) -> str:
+    """The report's line on how eps reaches the constructor, when by name differs from second by
+    position (gpt-neox's ``RMSNorm(dim, p, eps)``; not ``LlamaRMSNorm(hidden_size, eps)``)."""
+    import inspect
+
+    name = eps_parameter(make)
+    if not name:
+        return ""
+    try:
+        second = list(inspect.signature(make).parameters)[1:2]
+    except (TypeError, ValueError):
+        second = []
+    return "" if second == [name] else f"constructor: eps passed by name, make(D, {name}=…)"
 
 
 def held_eps(module):
@@ -148,7 +187,9 @@ def _jacobian(jac_expr, extra=lambda x, n, eps: {}):
             return err
         x = _x(gen, s, simple)[0, 0]
         n = s["D"]
-        J, err = call(torch.autograd.functional.jacobian, lambda t: first_output(m(t)), x)
+        # the row fed as (1, 1, D): the kind is documented on (B, L, D), and real norms index their
+        # input's leading axes (a 1-D row broke x.shape[:2] unpacking, a false alarm)
+        J, err = call(torch.autograd.functional.jacobian, lambda t: first_output(m(t.reshape(1, 1, n))).reshape(n), x)
         if err:
             return err
         ref = fm.ev(jac_expr(), {"x": x, "n": n, "epsilon": eps, **extra(x, n, eps)}, grid={"i": n, "j": n})

@@ -141,6 +141,10 @@ def measure(call, n: int) -> Precision:
             return Precision(output=a.dtype, ops=ops, n=n,
                              nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
                                               f"by {diff:.3g} (dropout or sampling left on?); not checked")
+    if (a64.is_floating_point() or a64.is_complex()) and not bool(torch.isfinite(a64).all()):
+        # a finite input gave NaN/inf: nothing to measure (a NaN scale would make a NaN tolerance)
+        return Precision(output=a.dtype, ops=ops, n=n, note="its output on a finite probe input is NaN or inf; "
+                                                            "the properties report it")
     if err or w is None or w.shape != a.shape:
         return Precision(output=a.dtype, ops=ops, n=n, note="could not widen its ops to float64")
     w = w.detach().to(F64)

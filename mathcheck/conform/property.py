@@ -9,9 +9,10 @@ the reduction, by the catalog's error model (see :func:`tolerance`).
 
 from __future__ import annotations
 
+import math
 import zlib
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import torch
@@ -89,7 +90,18 @@ def tolerance(n: int, scale: float = 1.0, dtype=None) -> float:
 
 
 def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
-    """|user − derived| ≤ tol + rtol·|derived| entrywise (NaN/inf never pass unless both are equal infs)."""
+    """|user − derived| ≤ tol + rtol·|derived| entrywise (NaN/inf never pass unless both are equal infs).
+
+    A tolerance that is not finite never passes anything: it can only come from a scale read off
+    an output that is NaN or inf (an all-NaN module once "held" split-merge at "tolerance nan",
+    every ``diff > nan`` being False), so the comparison fails at tolerance 0 and says why."""
+    if not (math.isfinite(tol) and math.isfinite(rtol)):
+        o = compare(user, derived, 0.0, what)
+        if o.ok:  # equal infinities on both sides, with a scale of inf: still not the finite formula
+            o = replace(o, ok=False, max_abs_err=float("inf"))
+        why = (f"the tolerance is {tol:g}: it scales with an output that is NaN or inf where the formula "
+               f"is finite")
+        return replace(o, ok=False, tolerance=0.0, note=(o.note + "; " if o.note else "") + why)
     try:
         user = torch.as_tensor(user).detach().to(F64)
     except Exception:  # None, a tuple of tensors, a string...: the callable returned something else
@@ -103,24 +115,25 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     diff = torch.where(user == derived, torch.zeros_like(diff), diff)  # equal infinities
     diff = torch.nan_to_num(diff, nan=float("inf"), posinf=float("inf"))
     err = float(diff.max()) if diff.numel() else 0.0
-    bad = diff > tol + rtol * derived.abs().nan_to_num(0.0)
+    scale = derived.abs().nan_to_num(0.0, posinf=0.0)  # an infinite derived entry allows only itself
+    bad = diff > tol + rtol * scale
     if not bool(bad.any()):
         return Outcome(True, err, tol, what=what)
     # the worst entry, largest |err|/tol: the one that shows the bug, not the first over tolerance
-    ratio = torch.where(bad, diff / (tol + rtol * derived.abs().nan_to_num(0.0)).clamp_min(1e-300),
+    ratio = torch.where(bad, diff / (tol + rtol * scale).clamp_min(1e-300),
                         torch.zeros_like(diff))
     idx = tuple(int(i) for i in torch.unravel_index(torch.argmax(ratio), ratio.shape)) if ratio.dim() else ()
     return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
 
 
-def build_module(make, args: tuple, gen, signature: str, dtype=F64):
+def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None):
     """``make(*args)`` under a seed drawn from ``gen`` (so the module's own initialisation is
     reproducible and the user's global RNG untouched), moved to ``dtype``; a failing outcome when
     ``make`` raises or returns something that is not an ``nn.Module``."""
     seed = int(torch.randint(2 ** 31 - 1, (1,), generator=gen))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        module, err = call(make, *args)
+        module, err = call(make, *args, **(kwargs or {}))
     if err:
         return None, err
     try:
@@ -148,9 +161,13 @@ def float32_against_float64(module, rebuild: Callable, x: torch.Tensor, tol: Cal
 
 
 def call(fn, *args, **kwargs):
-    """The user's call; an exception becomes a failing outcome, not a crash of ours."""
+    """The user's call, contained (:func:`mathcheck.conform.contain.guarded`: a time limit, and a
+    ``BaseException`` that is not an ``Exception`` stops the run as an error); an exception becomes
+    a failing outcome, not a crash of ours."""
+    from mathcheck.conform.contain import guarded
+
     try:
-        return fn(*args, **kwargs), None
+        return guarded(fn, *args, **kwargs), None
     except Exception as exc:  # their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
@@ -166,7 +183,8 @@ def call_tensor(fn, *args, **kwargs):
     if not isinstance(out, torch.Tensor):
         return None, Outcome(False, float("inf"), note=f"the callable returned a {type(out).__name__}, not a tensor",
                              crashed=True)
-    return out, None
+    # a copy (differentiable): an output buffer the target reuses must not change under a comparison
+    return out.clone(), None
 
 
 def first_output(out):

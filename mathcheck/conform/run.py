@@ -112,14 +112,83 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
                       note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
 
-def measure_setting(fn, kind: str, variant: Variant, seed: int):
+class _Recorder:
+    """Forwards a call and remembers its arguments: the first call conform made, for the message."""
+
+    def __init__(self, fn):
+        self.fn, self.args, self.kwargs = fn, None, None
+
+    def __call__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        return self.fn(*args, **kwargs)
+
+    def describe(self, name: str, names=()) -> str:
+        """``fn(query (2, 3, 8, 8) float64, …, is_causal=False)``; ``names`` label the positional arguments."""
+        def one(a):
+            import torch
+
+            if isinstance(a, torch.Tensor):
+                return f"{tuple(a.shape)} {str(a.dtype).replace('torch.', '')}"
+            if isinstance(a, (list, tuple)):
+                return f"[{len(a)} × {one(a[0])}]" if a else "[]"
+            return repr(a)
+        labels = list(names) + [""] * len(self.args or ())
+        parts = [f"{n} {one(a)}".strip() for n, a in zip(labels, self.args or ())] + [f"{k}={one(v)}" for k, v in (self.kwargs or {}).items()]
+        return f"{name}({', '.join(parts)})"
+
+
+ROTARY_LINES = {  # said in the report when a rotary apply convention is detected from the signature
+    "cos-sin": "convention: apply(q, k, cos, sin) (transformers' apply_rotary_pos_emb), detected from the "
+               "signature; conform builds cos/sin (θ base 10000, float64) and checks the apply",
+    "freqs-cis": "convention: apply(x, freqs_cis) (meta-llama's apply_rotary_emb), detected from the signature; "
+                 "conform builds freqs_cis (interleaved, θ base 10000, complex128) and checks the apply on (B, L, H, d)",
+}
+
+
+def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
+    """A cross-entropy's label smoothing given as the loss is written, not as a flag:
+    ``functools.partial(F.cross_entropy, label_smoothing=0.1)`` (its keywords) or an instance
+    ``nn.CrossEntropyLoss(label_smoothing=0.1)`` (its attribute). Detected, put into the variant
+    (so the report's header and every replay line carry ``--label-smoothing``), and said; a declared
+    ``--label-smoothing`` wins (and is then checked against what the code does)."""
+    import functools
+
+    if kind != "cross-entropy" or variant.label_smoothing is not None:
+        return variant, ""
+    if isinstance(fn, functools.partial) and "label_smoothing" in (fn.keywords or {}):
+        value, where = fn.keywords["label_smoothing"], "functools.partial(…, label_smoothing=…)"
+    elif not isinstance(fn, type) and isinstance(getattr(fn, "label_smoothing", None), (int, float)):
+        value, where = fn.label_smoothing, f"{type(fn).__name__}.label_smoothing"
+    else:
+        return variant, ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        return variant, ""
+    if value == 0:
+        return variant, f"label smoothing 0: detected from {where}"
+    return (replace(variant, label_smoothing=float(value)),
+            f"label smoothing {float(value):g}: detected from {where} (as --label-smoothing {float(value):g})")
+
+
+def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
+    """A call-shape problem: the first call into the target raised. Bad input (exit 2), never a
+    math failure: the call conform made, the one the kind expects, what would fix it."""
+    from mathcheck.conform.spec import FIXES
+
+    said = err.note.removeprefix("the callable raised ") if err.note else "failed"
+    return BadInput(f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
+                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}")
+
+
+def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target"):
     """``(variant, precision, lines)``: the norm's eps resolved (``norms.configure``) into the variant,
     and the precision the target computes in (``precision.measure`` on the kind's probe), each with
-    the line the report prints. Deterministic in the seed."""
+    the line the report prints. Deterministic in the seed. The probe is the first call into the
+    target: when it (or the module's factory) raises, :class:`BadInput` (:func:`first_call_failed`)."""
     import torch
 
     from mathcheck.conform import modules, norms
-    from mathcheck.conform.precision import Precision, measure, probe
+    from mathcheck.conform.precision import measure, probe
+    from mathcheck.conform.property import call_tensor
 
     gen = torch.Generator().manual_seed(zlib.crc32(f"{seed}|setting".encode()))
     lines, module = [], None
@@ -127,16 +196,30 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int):
         eps, line = norms.configure(fn, kind, variant, gen)
         if eps is not None and eps != norms.eps_of(variant):
             variant = replace(variant, eps=eps)
-        if line:
-            lines.append(line)
+        lines += [x for x in (norms.eps_line(fn), line) if x]  # the eps tested at last (model reads it there)
+        name = norms.eps_parameter(fn)
+        made = f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})"
         module, err = norms.build(fn, 64, norms.eps_of(variant), gen)
     elif kind == "mha":
+        made = "make(12, 3)"
         module, err = modules.build(fn, {"D": 12, "H": 3}, gen)
     if kind in ("layernorm", "rmsnorm", "mha") and module is None:
-        prec = Precision(note="the factory failed; the properties report it")
-    else:
-        call, n = probe(kind, fn, variant, gen, module)
-        prec = measure(call, n)
+        raise first_call_failed(label, kind, made, err)
+    target = _Recorder(module if module is not None else fn)
+    call, n = probe(kind, target if module is None else fn, variant, gen, target if module is not None else None)
+    _, err = call_tensor(call)
+    if err and target.args is not None:  # it raised (or returned no tensor) on conform's first call
+        name, names = (f"{made} then module", ("x",)) if module is not None else ("fn", KINDS[kind].params)
+        raise first_call_failed(label, kind, target.describe(name, names), err)
+    if kind == "cross-entropy" and variant.temperature is None:
+        from mathcheck.conform.losses import index_targets_only
+
+        raised = index_targets_only(fn, gen)
+        if raised:
+            variant = replace(variant, index_targets_only=raised)
+            lines.append(f"targets: class indices only (with probability targets it raised {raised}); "
+                         f"probability-targets not checked")
+    prec = measure(call, n)
     return variant, prec, [prec.nondeterministic or prec.line()] + lines
 
 
@@ -145,17 +228,36 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature. ``fn``: the callable, or the target spec
     ``FILE.py:FN``/``module:FN`` (``mathcheck conform``'s), imported only once kind and variant
-    are known good — the one place the input is validated."""
-    from mathcheck.conform.conventions import adapt, is_hf_interface, takes_is_causal
-    from mathcheck.conform.property import PRECISION
-    from mathcheck.conform.target import check_signature, load
+    are known good — the one place the input is validated. Raises
+    :class:`~mathcheck.conform.contain.TargetAborted` (an error, exit 4), its message starting
+    with the target, when the target or its import runs past ``variant.timeout`` seconds or raises
+    a ``BaseException`` that is not an ``Exception`` (``sys.exit``)."""
+    from mathcheck.conform.contain import DEFAULT_TIMEOUT, TIMEOUT, TargetAborted
 
     check_kind(kind)
     check_variant(kind, variant)
+    label = target or (fn if isinstance(fn, str) else getattr(fn, "__qualname__", repr(fn)))
+    token = TIMEOUT.set(variant.timeout or DEFAULT_TIMEOUT)
+    try:
+        return _conform(fn, kind, variant, seed, only, sizes, simple, target)
+    except TargetAborted as exc:  # the target's own doing: one line naming it, reported as an error
+        raise TargetAborted(f"{label}: {exc}") from None
+    finally:
+        TIMEOUT.reset(token)
+
+
+def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
+    from mathcheck.conform.conventions import adapt, is_hf_interface, rotary_convention, takes_is_causal
+    from mathcheck.conform.property import PRECISION
+    from mathcheck.conform.target import check_signature, load
+
     if isinstance(fn, str):
         target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))
     check_signature(fn, kind, label)
+    variant, detected = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
+    if kind == "rotary" and rotary_convention(fn):
+        detected = ROTARY_LINES[rotary_convention(fn)]
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
@@ -172,7 +274,12 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
         if k not in known_sizes:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
 
-    variant, prec, setting = measure_setting(fn, kind, variant, seed)
+    variant, prec, setting = measure_setting(fn, kind, variant, seed, label)
+    if getattr(fn, "pairing", None):  # a cos/sin rotary apply: the table layout found on its first call
+        how = fn.pairing["layout"]
+        detected += (f"; it pairs {'half-split (cat(freqs, freqs), rotate_half)' if how == 'half' else 'interleaved (repeat_interleave(freqs, 2))'}"
+                     f" cos/sin tables (found: only those make it a rotation)")
+    setting += [detected] if detected else []
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
                     precision=str(prec.dtype).replace("torch.", ""))
     if prec.nondeterministic:

@@ -82,6 +82,25 @@ KINDS = {
 
 POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
 
+#: What to change when the first call into a target raises (a call-shape problem: bad input).
+FIXES = {
+    "attention": "--layout blhd if it takes (B, L, H, D); --mask masked-out|additive|finfo-min|keep01 for its "
+                 "attn_mask; --causal if it always masks (it is then called fn(query, key, value, mask))",
+    "mha": "--layout lbd if its forward takes (L, B, D); a factory make(D, H) for another constructor, "
+           "e.g. lambda D, H: MyAttention(dim=D, n_heads=H)",
+    "gqa": "--layout blhd if it takes (B, L, H, D); --gqa-grouping tiled if it repeats K/V heads with repeat",
+    "online-softmax": "a wrapper fn(score_blocks, value_blocks) around its own block loop",
+    "softmax": "a wrapper fn(x, dim)",
+    "log-softmax": "a wrapper fn(x, dim)",
+    "cross-entropy": "--label-smoothing EPS for its smoothing; a wrapper fn(logits, target) with target class "
+                     "indices (B,) or probabilities (B, C)",
+    "kl": "--temperature T for distillation fn(student_logits, teacher_logits); else fn(log_q, p)",
+    "layernorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
+    "rmsnorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
+    "positional": "a wrapper fn(positions, d) returning the (L, d) table",
+    "rotary": "a wrapper fn(x, positions) applying it to x (..., L, d), e.g. around apply_rotary_pos_emb(q, k, cos, sin)",
+}
+
 
 class BadInput(ValueError):
     """One line: what was wrong with the user's input and how to fix it."""
@@ -102,6 +121,8 @@ class Variant:
     always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
     label_smoothing: float | None = None  # cross-entropy: PyTorch's ε (target (1 − ε)p + ε/C)
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
+    timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)
+    index_targets_only: str = ""  # detected: cross-entropy raised on probability targets (the exception)
 
     @property
     def masked(self) -> bool:
@@ -123,6 +144,8 @@ class Variant:
             out.append(f"--label-smoothing {self.label_smoothing!r}")
         if self.temperature is not None:
             out.append(f"--temperature {self.temperature!r}")
+        if self.timeout is not None:
+            out.append(f"--timeout {self.timeout:g}")
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
@@ -146,6 +169,8 @@ def check_variant(kind: str, variant: Variant) -> None:
             raise BadInput(f"--eps: kind {kind!r} has no eps; it is for layernorm and rmsnorm")
         if not (0 <= variant.eps < float("inf")):
             raise BadInput(f"--eps {variant.eps!r}: give a finite eps ≥ 0, e.g. --eps 1e-5")
+    if variant.timeout is not None and not (0 < variant.timeout < float("inf")):
+        raise BadInput(f"--timeout {variant.timeout!r}: give the seconds a call may take, > 0, e.g. --timeout 10")
     from mathcheck.conform.conventions import GROUPINGS, LAYOUTS, MASKS
 
     if variant.label_smoothing is not None and (kind != "cross-entropy" or not 0 <= variant.label_smoothing <= 1):

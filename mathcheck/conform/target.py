@@ -16,7 +16,10 @@ from mathcheck.conform.spec import KINDS, BadInput
 
 
 def load(target: str):
-    """The callable named by ``target``."""
+    """The callable named by ``target``. Importing it runs under
+    :func:`~mathcheck.conform.contain.guarded` (``sys.exit`` at import time is an error, not an exit)."""
+    from mathcheck.conform.contain import guarded
+
     path, colon, name = target.rpartition(":")
     if not colon or not path or not name:
         raise BadInput(f"target {target!r}: write FILE.py:FUNCTION or package.module:FUNCTION")
@@ -30,7 +33,7 @@ def load(target: str):
         sys.modules[mod_name] = module  # dataclasses and pickling look modules up by name
         sys.path.insert(0, str(file.resolve().parent))  # the file's sibling modules import as they would there
         try:
-            spec.loader.exec_module(module)
+            guarded(spec.loader.exec_module, module)  # the user's module, contained like every call
         except Exception as exc:  # the user's file failed to import: say where, in one line
             sys.modules.pop(mod_name, None)
             raise BadInput(f"target {target!r}: importing {path} raised {type(exc).__name__}: {exc}") from None
@@ -38,7 +41,7 @@ def load(target: str):
             sys.path.remove(str(file.resolve().parent))
     else:
         try:
-            module = importlib.import_module(path)
+            module = guarded(importlib.import_module, path)
         except ImportError as exc:
             raise BadInput(f"target {target!r}: cannot import {path} ({exc})") from None
     fn = module
@@ -55,11 +58,13 @@ def load(target: str):
 
 def check_signature(fn, kind: str, label: str) -> None:
     """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
-    from mathcheck.conform.conventions import is_hf_interface
+    from mathcheck.conform.conventions import is_hf_interface, rotary_convention
 
     wanted = KINDS[kind].params
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
+    if kind == "rotary" and rotary_convention(fn):
+        return  # apply_rotary_pos_emb(q, k, cos, sin) / apply_rotary_emb(x, freqs_cis): conventions.adapt
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
