@@ -668,7 +668,9 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
+    from mathcheck.conform.contain import TargetAborted, describe
     from mathcheck.conform.spec import BadInput
+    from mathcheck.outcome import exit_code
 
     try:
         from mathcheck.model.load import Sizes
@@ -677,6 +679,10 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
         report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length)
     except BadInput as exc:
         fail(str(exc))
+    except TargetAborted as exc:  # the factory or a sub-layer held through conform did not return
+        fail(f"{spec}: {exc}", exit_code("error"))
+    except SystemExit as exc:  # the model's own forward called sys.exit(): an error, never a success
+        fail(f"{spec}: raised {describe(exc)} (a model must return or raise an Exception)", exit_code("error"))
     from mathcheck.render import json as rj, text
 
     click.echo(json.dumps(rj.model_report(report), ensure_ascii=False, indent=2) if as_json

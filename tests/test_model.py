@@ -389,3 +389,23 @@ def test_a_forward_that_ignores_its_attention_mask_fails_padding():
     assert "FAILS                 padding                   mask-negative-infinity" in text
     assert "masked-out token 3 moves the logits of the others by" in text
     assert text.splitlines()[-1] == "status: fails (1 failing: padding)"
+
+
+@pytest.mark.parametrize("where", ["factory", "forward"])
+def test_a_model_that_calls_sys_exit_is_an_error_never_a_success(tmp_path, where):
+    """sys.exit(0) in the user's factory or forward used to leave `model` through click with exit 0."""
+    f = tmp_path / "m.py"
+    f.write_text(
+        "import sys, torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(); self.emb = torch.nn.Embedding(11, 8); self.out = torch.nn.Linear(8, 11)\n"
+        "    def forward(self, input_ids, **kw):\n"
+        + ("        sys.exit(0)\n" if where == "forward" else "")
+        + "        return self.out(self.emb(input_ids))\n"
+        "def make():\n"
+        + ("    sys.exit(0)\n" if where == "factory" else "")
+        + "    return M()\n")
+    result = CliRunner().invoke(main, ["model", f"{f}:make"])
+    assert result.exit_code == 4, result.output
+    assert "SystemExit(0)" in result.output and "Traceback" not in result.output

@@ -147,10 +147,12 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
     import torch
 
+    from mathcheck.conform.contain import guarded
+
     model = model_or_factory
     if not isinstance(model, torch.nn.Module):
-        try:
-            model = _seeded(seed, model_or_factory)
+        try:  # the user's code: a time limit, and sys.exit() inside it is an error, never a success
+            model = _seeded(seed, lambda: guarded(model_or_factory))
         except Exception as exc:
             raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, torch.nn.Module):
