@@ -119,6 +119,20 @@ def definitions(chain: Chain) -> tuple:
     return tuple(out)
 
 
+def bounds(chain: Chain) -> tuple:
+    """The bound each link states (:func:`mathcheck.userexpr.approx.read_bound`; None for a link
+    that is not ``≈`` or states none): a bad bound is a :class:`DeriveError` naming its line."""
+    from mathcheck.userexpr.approx import BoundError, read_bound
+
+    out = []
+    for s in chain.steps[1:]:
+        try:
+            out.append(read_bound(s.reason) if s.relation == APPROX else None)
+        except BoundError as exc:
+            raise DeriveError(f"{chain.path}:{s.line}: {exc}") from None
+    return tuple(out)
+
+
 def validate(chain: Chain):
     """Parse every expression and hypothesis of ``chain`` (one shared set of symbols, its ``let``
     definitions expanded); return ``(expressions, hypotheses)`` as SymPy objects or raise
@@ -127,6 +141,7 @@ def validate(chain: Chain):
 
     if chain.error:
         raise DeriveError(chain.error)
+    bounds(chain)
     defs = definitions(chain)
     givens = [(line, rels) for line, text in chain.given
               for rels in [_given_relations(text, f"{chain.path}:{line}")]]
@@ -244,6 +259,7 @@ class StepReport:
     values: dict | None = None
     measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
     source: str = ""               # as typeset, for a chain read from LaTeX
+    bound: dict | None = None      # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
 
 
 @dataclass(frozen=True)
@@ -281,15 +297,18 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
 
 
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
-    from mathcheck.userexpr.approx import measure, stated_bound
+    from mathcheck.userexpr.approx import measure
 
     try:
-        m = measure(L, R, seed, hyps, bound if bound is not None else stated_bound(cur.reason))
+        m = measure(L, R, seed, hyps, bound)
     except Exception as exc:  # noqa: BLE001 - a measurement that fails is inconclusive, never a crash
         m = {"status": "inconclusive", "how": f"the measurement failed: {type(exc).__name__}: {exc}"[:300]}
     cex = m.get("where") if m["status"] == "refuted" else None
+    read = None if bound is None else {"text": bound.text, "exact": str(bound.exact), "value": bound.value,
+                                       "relative": bound.relative}
     return StepReport(cur.line, cur.text, cur.relation, cur.reason, m["status"], m["how"], cex,
-                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")})
+                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")},
+                      bound=read)
 
 
 def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> ChainReport:
@@ -298,23 +317,23 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
     pipeline's numeric side). A chain with a bad line is ``bad-input``, never an exception: the
     entry point for chains built by any reader (text, Markdown, LaTeX). ``parsed``: what
     :func:`validate` returned for it, when the caller has already parsed it."""
-    from mathcheck.userexpr.approx import stated_bound
+    from mathcheck.userexpr.approx import Bound
     from mathcheck.userexpr.relation import numeric_side
 
-    if parsed is None:
-        try:
-            parsed = validate(chain)
-        except DeriveError as exc:
-            return bad_chain(chain, str(exc))
+    try:
+        parsed = validate(chain) if parsed is None else parsed
+        stated = bounds(chain)
+    except DeriveError as exc:
+        return bad_chain(chain, str(exc))
     exprs, hyps = parsed
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
                         source=first.source)]
     givens = given_texts(chain)
     lets = [t for _, t in chain.lets]
-    for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
+    for (prev, cur), (L, R), bound in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:]), stated):
         if cur.relation == APPROX:
-            steps.append(replace(_approx_step(cur, L, R, hyps, seed), source=cur.source))
+            steps.append(replace(_approx_step(cur, L, R, hyps, seed, bound), source=cur.source))
             continue
         used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
         r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
@@ -322,14 +341,14 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
                                 r.counterexample, r.values, source=cur.source))
     status = _status([s.status for s in steps[1:]])
     if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
-        bounds = [stated_bound(s.reason) if s.relation == APPROX else (0.0, False) for s in chain.steps[1:]]
+        given_bounds = [b for s, b in zip(chain.steps[1:], stated) if s.relation == APPROX]
         total = None
-        if all(b is not None and not b[1] for b in bounds):
-            total = (sum(b[0] for b in bounds), False)
+        if all(b is not None and not b.relative for b in given_bounds):  # exact: 1/1000 + 1/1000 is 1/500
+            total = Bound(" + ".join(b.text for b in given_bounds), sum(b.exact for b in given_bounds), False)
         st = _approx_step(Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1],
                           hyps, seed, total)
         statement = {"relation": APPROX, "status": st.status, "how": st.how,
-                     "counterexample": st.counterexample, "values": st.values}
+                     "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
         if st.status == "refuted" and status != "bad-input":
             status = "refuted"
         return ChainReport(chain, status, tuple(steps), statement)

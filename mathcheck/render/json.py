@@ -161,6 +161,8 @@ def check_batch(rows, results) -> dict:
 def derive_step(s) -> dict:
     out = {"line": s.line, "expr": s.expr, "relation": s.relation, "reason": s.reason,
            "status": s.status, "how": s.how, "counterexample": s.counterexample, "values": s.values}
+    if s.relation == "≈":
+        out["bound"] = s.bound  # as read: {"text", "exact", "value", "relative"}, or null when none is stated
     if s.measured is not None:
         out["measured"] = s.measured
     if s.source:

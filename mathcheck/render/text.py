@@ -338,6 +338,10 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
             lines.append(f"         {path}:{s.line}  {s.source}")
         if s.relation is not None and (verbose or s.status != "proved"):
             lines.append(f"         line {s.line}: {s.status}: {s.how}")
+        if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
+            b = getattr(s, "bound", None)
+            lines.append("         bound: " + (f"within {b['text']} = {b['exact']} ({'relative' if b['relative'] else 'absolute'})"
+                                                if b else "none stated"))
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
     st = r.statement
     rel = _REL.get(st["relation"], st["relation"])
