@@ -193,7 +193,7 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
     given = tuple(given)
     at = _side(lhs, rhs)
     if bound is not None and not isinstance(bound, Bound):  # (value, relative): the float exactly
-        bound = Bound(repr(float(bound.value)), sp.Rational(float(bound.value)), bool(bound[1]))
+        bound = Bound(repr(float(bound[0])), sp.Rational(float(bound[0])), bool(bound[1]))
     relative = bool(bound and bound.relative)
     pts = sample_points((lhs, rhs), seed, POINTS, given)
     scored, undefined = [], 0
