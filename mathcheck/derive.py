@@ -105,17 +105,28 @@ def notes(chain: Chain) -> list[str]:
 
 
 def definitions(chain: Chain) -> tuple:
-    """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each checked
-    (alone and expanded) so that a bad one is named by its own line."""
-    from mathcheck.parser import ParseError, expand, parse_definition
+    """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each read alone,
+    then all expanded together (in dependency order, so their order does not matter), so that a bad
+    one, or one of a cycle, is named by its own line."""
+    from mathcheck.parser import DefinitionError, ParseError, expand, parse_definition
 
-    out = []
+    out, lines = [], {}
     for line, text in chain.lets:
         try:
-            out.append(parse_definition(text))
-            expand(out)
+            d = parse_definition(text)
         except ParseError as exc:
             raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+        out.append(d)
+        lines.setdefault(d.name, line)
+        if sum(x.name == d.name for x in out) > 1:
+            raise DeriveError(f"{chain.path}:{line}: let {d.name}: {d.name} is already defined "
+                              f"(line {lines[d.name]}); choose another name")
+    try:
+        expand(out)
+    except DefinitionError as exc:
+        raise DeriveError(f"{chain.path}:{lines.get(exc.name, chain.line)}: {exc}") from None
+    except ParseError as exc:
+        raise DeriveError(f"{chain.path}:{chain.line}: {exc}") from None
     return tuple(out)
 
 
