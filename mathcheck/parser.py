@@ -405,7 +405,7 @@ class _Expand(ast.NodeTransformer):
     their parameters and indices have fresh names, so nothing an argument or a use names is captured."""
 
     def __init__(self, defs: dict, limits: Limits = LIMITS, avoid=()):
-        self.defs = defs  # name -> (params, tree): params already fresh names in the tree
+        self.defs = defs  # name -> (params, tree, params as written): params fresh names in the tree
         self.limits, self.grown = limits, 0
         self.avoid = set(avoid)  # names a fresh index must not take (every formula's)
 
@@ -422,8 +422,7 @@ class _Expand(ast.NodeTransformer):
         if d is None:
             return node
         if d[0]:
-            raise ParseError(f"{node.id} is defined with parameters; write {node.id}(...) with its "
-                             f"{len(d[0])} argument{'s' * (len(d[0]) != 1)}")
+            raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[2])}); write {node.id}(...)")
         return _located(copy.deepcopy(self._grow(d[1])), node)
 
     def visit_Call(self, node):
@@ -440,13 +439,13 @@ class _Expand(ast.NodeTransformer):
         if node.func.id not in self.defs:
             return self.generic_visit(node)
         name = node.func.id
-        params, body = self.defs[name]
+        params, body, shown = self.defs[name]
         if not params:
             raise ParseError(f"{name} is defined without parameters; write {name}, not {name}(...)")
         args = [self.visit(a) for a in node.args]
         if node.keywords or len(args) != len(params):
-            raise ParseError(f"{name} takes {len(params)} argument{'s' * (len(params) != 1)}, "
-                             f"not {len(node.args) + len(node.keywords)}")
+            raise ParseError(f"{name} takes {len(params)} argument{'s' * (len(params) != 1)} "
+                             f"({', '.join(shown)}), not {len(node.args) + len(node.keywords)}")
         values = dict(zip(params, args))
         _no_capture_by_diff(name, body, values)
         given = {n for a in args for n in _uses(a)}  # a body's index an argument names: renamed
@@ -513,7 +512,8 @@ def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
     Order-independent: ``let a = b + 1`` and ``let b = 5``, in either order, make ``a`` mean
     ``5 + 1``; a cycle is refused. Hygienic: a definition's parameters and indices get fresh names
     (``used``: names the formulas use, never chosen), so ``let g = t`` then ``let f(t) = g + t``
-    makes ``f(3)`` mean ``t + 3``, not ``6``. Returns ``name -> (parameters, tree)``.
+    makes ``f(3)`` mean ``t + 3``, not ``6``. Returns ``name -> (parameters, tree, parameters as
+    written)``, the parameters in the tree under their fresh names.
 
         >>> from mathcheck.parser import Definition
         >>> t = expand([Definition("a", (), "b + 1"), Definition("b", (), "5")])
@@ -533,7 +533,7 @@ def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
             raise DefinitionError(f"let {d.name}: the definition uses {d.name} itself", d.name)
     fresh = _Fresh(set(used) | {n for t in trees.values() for n in _uses(t)} | {d.name for d in defs}
                    | {p for d in defs for p in d.params})
-    params = {}
+    params, shown = {}, {d.name: d.params for d in defs}
     free = {d.name: _free_names(trees[d.name]) - set(d.params) for d in defs}
     for d in defs:  # fresh parameters, and fresh indices where another body's free name would be caught
         ps = tuple(fresh(p) for p in d.params)
@@ -551,7 +551,7 @@ def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
             raise
         except ParseError as exc:
             raise DefinitionError(f"let {name}: {exc}", name) from None
-        out[name] = (params[name], tree)
+        out[name] = (params[name], tree, shown[name])
     return {d.name: out[d.name] for d in defs}
 
 
@@ -564,7 +564,7 @@ def expand_uses(tree, table: dict, limits: Limits = LIMITS, fresh: _Fresh | None
             if t.elts[0].id in table:
                 raise ParseError(f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
                                  f"{node.func.id}(...); rename the index")
-    free = set().union(*(_free_names(t) - set(ps) for ps, t in table.values())) if table else set()
+    free = set().union(*(_free_names(t) - set(ps) for ps, t, _ in table.values())) if table else set()
     fresh = fresh or _Fresh(_uses(tree) | free | set(table))
     _rebind(tree, fresh, lambda name: name in free)
     tree = _Expand(table, limits, fresh.used).visit(tree)
@@ -826,7 +826,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     if defs:
         used = {n for t, _ in parsed for n in _uses(t)}
         table = expand(defs, limits, used)
-        fresh = _Fresh(used | {n for _, t in table.values() for n in _uses(t)} | set(table))
+        fresh = _Fresh(used | {n for _, t, _ in table.values() for n in _uses(t)} | set(table))
         parsed = [(expand_uses(t, table, limits, fresh), src) for t, src in parsed]
     else:
         table = {}
