@@ -167,9 +167,29 @@ def validate(chain: Chain):
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
+    _entry_assumptions(chain, texts)
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
+
+
+def _entry_assumptions(chain: Chain, texts) -> None:
+    """``assume: x_1=positive`` is about the name ``x_1`` only; where the chain writes no ``x_1`` but
+    indexes ``x[...]``, the author meant an entry, which a property cannot name (it would be every
+    entry's): bad input, with the hypothesis to write instead."""
+    import re
+
+    from mathcheck.parser import normalise
+
+    joined = normalise(" ".join(texts))
+    words = set(WORD.findall(joined))
+    indexed = set(re.findall(r"([A-Za-z][A-Za-z0-9_]*)\s*\[", joined))
+    for name, props in chain.assumptions.items():
+        base, _, sub = name.rpartition("_")
+        if name not in words and base in indexed and sub:
+            raise DeriveError(f"{chain.path}:{chain.line}: assume: {name} is a name of its own, which the chain "
+                              f"does not use, not the entry {base}[{sub}]; state a property of one entry as a "
+                              f"hypothesis, e.g. 'given: {base}[{sub}] > 0'")
 
 
 def given_texts(chain: Chain) -> tuple[str, ...]:

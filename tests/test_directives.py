@@ -152,3 +152,32 @@ def test_an_assumption_on_x_1_is_about_x_1_only():
     assert x1.is_positive and x2.is_positive is None
     assert _status("## a\nassume: x_1=positive\n  sqrt(x_1^2)\n= x_1\n") == "proved"
     assert _status("## a\nassume: x_1=positive\n  sqrt(x_2^2)\n= x_2\n") == "refuted"
+
+
+def test_an_assumption_on_x_1_is_not_about_the_entry_x_of_1():
+    with pytest.raises(DeriveError, match=r"assume: x_1 is a name of its own.*'given: x\[1\] > 0'"):
+        derive.validate(_chain("## a\nassume: x_1=positive\n  sqrt(x[1]^2)\n= x[1]\n"))
+    assert _status("## a\ngiven: x[1] > 0\n  sqrt(x[1]^2)\n= x[1]\n") in ("proved", "inconclusive")
+    assert _status("## a\nassume: x=positive\n  sqrt(x[1]^2)\n= x[1]\n") == "proved"  # every entry, as written
+
+
+@pytest.mark.parametrize("line, message", [
+    ("asume: x=positive", "unknown directive 'asume:' (did you mean 'assume'?)"),
+    ("Given: x > 0", "unknown directive 'Given:' (did you mean 'given'?)"),
+    ("Let a = 1", "unknown directive 'Let' (did you mean 'let'?)"),
+    ("define f(t) = t", "unknown directive 'define'"),
+    ("within: 1e-3", "unknown directive 'within:'"),
+    ("# assume: x=positive", "'# assume:' is a comment, so this assume is not read"),
+    ("# asume: x=positive", "'# asume:' is a comment, so this assume is not read"),
+    ("# let a = 1", "'# let a =' is a comment, so this let is not read"),
+])
+def test_an_unknown_or_misspelled_directive_is_bad_input(line, message):
+    (chain,) = parse_text(f"## d\n{line}\n  sqrt(x^2)\n= x\n", "t.derivation")
+    assert chain.error.startswith(f"t.derivation:2: ") and message in chain.error
+    assert "the directives are 'assume: x=real', 'given: x >= 1' and 'let mu = expression'" in chain.error
+
+
+def test_prose_comments_still_pass():
+    (chain,) = parse_text("# Source: Attention Is All You Need\n## d\n# note: the square\n  sqrt(x^2)\n= Abs(x)\n",
+                          "t.derivation")
+    assert not chain.error
