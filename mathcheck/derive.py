@@ -192,6 +192,26 @@ def _entry_assumptions(chain: Chain, texts) -> None:
                               f"hypothesis, e.g. 'given: {base}[{sub}] > 0'")
 
 
+def defined_elsewhere(chain: Chain, chains) -> None:
+    """A name the chain uses that only another chain's ``let`` defines is bad input: that ``let``
+    holds for its own chain (one before the first chain holds for all), so here the name would be
+    a free variable while the author meant the definition."""
+    from mathcheck.parser import normalise
+
+    def names(c):
+        return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets}
+
+    own = names(chain)
+    words = {w for s in chain.steps for w in WORD.findall(normalise(s.text))}
+    words |= {w for _, g in chain.given for w in WORD.findall(normalise(g))}
+    for other in chains:
+        for name, line in names(other).items():
+            if other is not chain and name not in own and name in words:
+                raise DeriveError(f"{chain.path}:{chain.line}: {name} is defined by the let on line {line}, "
+                                  f"which holds for chain {other.name!r} only; repeat the let in this chain "
+                                  f"or move it before the first chain to share it")
+
+
 def given_texts(chain: Chain) -> tuple[str, ...]:
     """The hypotheses as ``"lhs REL rhs"`` strings, one relation each."""
     return tuple(f"{a} {rel} {b}" for line, text in chain.given
@@ -428,6 +448,7 @@ def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None, load
         for chain in chains:
             try:
                 parsed[id(chain)] = validate(chain)
+                defined_elsewhere(chain, chains)
             except DeriveError as exc:
                 parsed[id(chain)] = str(exc)
     files = []

@@ -181,3 +181,15 @@ def test_prose_comments_still_pass():
     (chain,) = parse_text("# Source: Attention Is All You Need\n## d\n# note: the square\n  sqrt(x^2)\n= Abs(x)\n",
                           "t.derivation")
     assert not chain.error
+
+
+def test_a_let_of_another_chain_is_not_silently_a_free_variable(tmp_path):
+    p = tmp_path / "two.derivation"
+    p.write_text("## one\nlet b = x\n  b\n= x\n\n## two\n  diff(b^2, x)\n= 0\n")
+    r = derive.check_files([p])
+    one, two = r.files[0][1]
+    assert one.status == "proved" and two.status == "bad-input"
+    assert two.message == f"{p}:6: b is defined by the let on line 2, which holds for chain 'one' only; " \
+                          "repeat the let in this chain or move it before the first chain to share it"
+    p.write_text("let b = x\n## one\n  b\n= x\n\n## two\n  diff(b^2, x)\n= 2*x\n")   # shared: both proved
+    assert [c.status for c in derive.check_files([p]).files[0][1]] == ["proved", "proved"]
