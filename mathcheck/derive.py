@@ -130,6 +130,36 @@ def definitions(chain: Chain) -> tuple:
     return tuple(out)
 
 
+def resolved(chain: Chain) -> list[dict]:
+    """Each ``let`` as read and as it is substituted: its other definitions put in (in dependency
+    order) and any index renamed to avoid a capture, for the report. ``[]`` when a let is bad.
+
+        >>> c = Chain("c", "t", 1, lets=((2, "a = b + 1"), (3, "b = 5")))
+        >>> [d["expanded"] for d in resolved(c)]
+        ['5 + 1', '5']
+    """
+    import ast
+    import copy
+
+    from mathcheck.parser import ParseError, _rename_free, expand
+
+    try:
+        defs = definitions(chain)
+        table = expand(defs)
+    except (DeriveError, ParseError):
+        return []
+    out = []
+    for d in defs:
+        params, tree, shown = table[d.name]
+        tree = copy.deepcopy(tree)
+        for fresh, written in zip(params, shown):
+            _rename_free(tree, fresh, written)
+        head = f"{d.name}({', '.join(shown)})" if shown else d.name
+        out.append({"name": d.name, "params": list(shown), "as_read": f"{head} = {d.body}",
+                    "expanded": ast.unparse(tree).replace(" ** ", "^")})
+    return out
+
+
 def bounds(chain: Chain) -> tuple:
     """The bound each link states (:func:`mathcheck.userexpr.approx.read_bound`; None for a link
     that is not ``≈`` or states none): a bad bound is a :class:`DeriveError` naming its line."""

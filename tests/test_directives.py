@@ -193,3 +193,14 @@ def test_a_let_of_another_chain_is_not_silently_a_free_variable(tmp_path):
                           "repeat the let in this chain or move it before the first chain to share it"
     p.write_text("let b = x\n## one\n  b\n= x\n\n## two\n  diff(b^2, x)\n= 2*x\n")   # shared: both proved
     assert [c.status for c in derive.check_files([p]).files[0][1]] == ["proved", "proved"]
+
+
+def test_each_let_is_printed_as_read_and_as_substituted(tmp_path):
+    p = tmp_path / "e.derivation"
+    p.write_text("## e\nlet a = b + 1\nlet b = 5\n  a\n= 6\n")
+    out = json.loads(CliRunner().invoke(main, ["derive", str(p), "--json"]).output)
+    chain = out["files"][0]["chains"][0]
+    assert chain["let"] == ["a = b + 1", "b = 5"] and chain["status"] == "proved"
+    assert chain["definitions"][0] == {"name": "a", "params": [], "as_read": "a = b + 1", "expanded": "5 + 1"}
+    v = CliRunner().invoke(main, ["derive", str(p), "-v"]).output.splitlines()
+    assert v[1:4] == ["    let a = b + 1", "        read as: 5 + 1", "    let b = 5"]
