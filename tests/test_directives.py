@@ -45,7 +45,8 @@ def test_the_bounds_that_were_read_by_their_first_number():
 
 @pytest.mark.parametrize("reason", ["within", "within 0", "within -1e-3", "within x", "within 1/0",
                                     "within 1e-3e", "within oo", "within 1 - 1", "witin 1e-3",
-                                    "whithin 1e-3", "within sqrt(-1)", "within 1e-3 of the exact form"])
+                                    "whithin 1e-3", "within sqrt(-1)", "within 1e-3 of the exact form",
+                                    "within 1,000", "within 0,001", "within 1; 2"])
 def test_a_bad_or_misspelled_bound_is_bad_input(reason):
     with pytest.raises(BoundError):
         read_bound(reason)

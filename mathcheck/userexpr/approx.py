@@ -96,7 +96,10 @@ def read_bound(reason: str) -> Bound | None:
                 raise BoundError(f"{w!r} in the reason {reason!r} looks like a misspelled 'within'; "
                                  f"write the bound as '# within 1e-3' (or '# within 1e-3 relative', '# within 1%')")
         return None
-    rest = re.split(r"[,;]", reason[m.end():], maxsplit=1)[0]
+    rest, *after = re.split(r"[,;]", reason[m.end():], maxsplit=1)
+    if after and re.match(r"\s*[0-9.]", after[0]):  # 'within 1,000': a number does not stop at a comma
+        raise BoundError(f"the bound after 'within' in {reason!r} runs on past a ',' or ';'; write one number, "
+                         f"e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'")
     tail = _TAIL.search(rest)
     text = (rest[:tail.start()] if tail else rest).strip()
     how = "e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'"
