@@ -52,7 +52,7 @@ SURFACES = ("bounds", "definitions")
 
 # --- bounds ----------------------------------------------------------------------------------------
 
-SUPERSCRIPT_MINUS = "\u2212"
+UNICODE_MINUS = "\u2212"
 
 
 def _decimal(q: Fraction) -> str | None:
@@ -75,15 +75,15 @@ def bound_value(rng) -> tuple[Fraction, list[str]]:
     if kind == "two":
         b = rng.randint(3, 20)
         q = Fraction(1, 2 ** b)
-        out = [f"2^-{b}", f"2**-{b}", f"2^(-{b})", f"1/{2 ** b}", f"1/2^{b}", f"2^{SUPERSCRIPT_MINUS}{b}"]
+        out = [f"2^-{b}", f"2**-{b}", f"2^(-{b})", f"1/{2 ** b}", f"1/2^{b}", f"2^{UNICODE_MINUS}{b}"]
     else:
         a = rng.randint(1, 9)
         m = 1 if kind == "ten" else rng.randint(2, 9)
         q = Fraction(m, 10 ** a)
-        out = [f"{m}e-{a}", f"{m}E-{a}", f"{m}e{SUPERSCRIPT_MINUS}{a}", f"{m}/{10 ** a}", f"{m}*10^-{a}",
-               f"{m}*10**(-{a})", f"{m}/10^{a}", f"{m}·10^{SUPERSCRIPT_MINUS}{a}"]
+        out = [f"{m}e-{a}", f"{m}E-{a}", f"{m}e{UNICODE_MINUS}{a}", f"{m}/{10 ** a}", f"{m}*10^-{a}",
+               f"{m}*10**(-{a})", f"{m}/10^{a}", f"{m}·10^{UNICODE_MINUS}{a}"]
         if m == 1:
-            out += [f"10^-{a}", f"10**(-{a})", f"1/10^{a}", f"10^({SUPERSCRIPT_MINUS}{a})"]
+            out += [f"10^-{a}", f"10**(-{a})", f"1/10^{a}", f"10^({UNICODE_MINUS}{a})"]
     dec = _decimal(q)
     if dec is not None and len(dec) < 24:
         out.append(dec)
