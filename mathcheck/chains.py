@@ -20,6 +20,10 @@ CANON = {"==": "=", "≤": "<=", "≥": ">=", "~=": "≈"}
 APPROX = "≈"             # an approximate link: a measured bound, never proved
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+DIRECTIVES = ("assume:", "given:", "let NAME = ...")
+_KNOWN = "the directives are 'assume: x=real', 'given: x >= 1' and 'let mu = expression'"
+_KEYED = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*:")                          # assume: ..., given: ...
+_DEFINES = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s+[A-Za-z][A-Za-z0-9_]*\s*(\([^)]*\))?\s*=(?!=)")  # let a = ...
 
 
 class DeriveError(ValueError):
@@ -67,6 +71,40 @@ class Chain:
 
 
 # --- reading -------------------------------------------------------------------------------------
+
+def near_directive(word: str) -> str | None:
+    """The directive ``word`` is (``assume``, ``given``, ``let``) or is spelled almost like
+    (``asume``, ``givn``, ``Let``), or None: ``near_directive("Asume") == "assume"``."""
+    import difflib
+
+    w = word.lower()
+    for d in ("assume", "given", "let"):
+        if w == d or (len(w) > 2 and difflib.SequenceMatcher(None, w, d).ratio() >= 0.8):
+            return d
+    return None
+
+
+def _unknown_directive(body: str, where: str) -> None:
+    """A line shaped like a directive whose word is not one (``asume: x=real``, ``Let a = 1``,
+    ``define a = 1``): one line naming it and the known ones. No expression has ``:``, or a
+    name then ``=``, so such a line was never going to be read as mathematics."""
+    m = _KEYED.match(body) or _DEFINES.match(body)
+    if not m:
+        return
+    word, near = m.group(1), near_directive(m.group(1))
+    hint = f" (did you mean '{near}'?)" if near and near != word else ""
+    shape = f"{word}:" if body[m.end(1):].lstrip().startswith(":") else word
+    raise DeriveError(f"{where}: unknown directive {shape!r}{hint}; {_KNOWN}")
+
+
+def _commented_directive(comment: str, where: str) -> None:
+    """``# assume: x=real`` or ``# asume: …``: a directive in a comment is not read, which would
+    silently drop it; said instead. ``# Source: …`` and other prose comments pass."""
+    m = _KEYED.match(comment) or _DEFINES.match(comment)
+    near = near_directive(m.group(1)) if m else None
+    if near:
+        raise DeriveError(f"{where}: '# {comment[:m.end()].strip()}' is a comment, so this {near} is not read; "
+                          f"write the directive without '#' ({_KNOWN}), or reword the comment")
 
 def _split_relation(text: str) -> tuple[str | None, str]:
     for rel in RELATIONS:
@@ -172,6 +210,8 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
 
     def read_line(body, reason, rel, expr, number, where):
         word, space, let = body.partition(" ")
+        if rel is None and not (word == "let" and space) and body.partition(":")[0].strip() not in ("assume", "given"):
+            _unknown_directive(body, where)
         key, colon, rest = body.partition(":")
         if word == "let" and space:
             if cur is None:
@@ -219,8 +259,14 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
                 continue
             new(name, number, True)
             continue
-        if stripped.startswith("#"):
-            continue  # a comment line
+        if stripped.startswith("#"):  # a comment line, unless it hides a directive
+            try:
+                _commented_directive(stripped.lstrip("#").strip(), where)
+            except DeriveError as exc:
+                if cur is None or (cur["steps"] and not cur["named"]):
+                    new(f"line {number}", number, False)
+                cur["error"], skipping = cur["error"] or str(exc), True
+            continue
         body, _, reason = stripped.partition("#")
         body, reason = body.strip(), reason.strip()
         rel, expr = _split_relation(body)

@@ -105,17 +105,72 @@ def notes(chain: Chain) -> list[str]:
 
 
 def definitions(chain: Chain) -> tuple:
-    """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each checked
-    (alone and expanded) so that a bad one is named by its own line."""
-    from mathcheck.parser import ParseError, expand, parse_definition
+    """The chain's ``let`` lines as :class:`mathcheck.parser.Definition` values, each read alone,
+    then all expanded together (in dependency order, so their order does not matter), so that a bad
+    one, or one of a cycle, is named by its own line."""
+    from mathcheck.parser import DefinitionError, ParseError, expand, parse_definition
 
-    out = []
+    out, lines = [], {}
     for line, text in chain.lets:
         try:
-            out.append(parse_definition(text))
-            expand(out)
+            d = parse_definition(text)
         except ParseError as exc:
             raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+        out.append(d)
+        lines.setdefault(d.name, line)
+        if sum(x.name == d.name for x in out) > 1:
+            raise DeriveError(f"{chain.path}:{line}: let {d.name}: {d.name} is already defined "
+                              f"(line {lines[d.name]}); choose another name")
+    try:
+        expand(out)
+    except DefinitionError as exc:
+        raise DeriveError(f"{chain.path}:{lines.get(exc.name, chain.line)}: {exc}") from None
+    except ParseError as exc:
+        raise DeriveError(f"{chain.path}:{chain.line}: {exc}") from None
+    return tuple(out)
+
+
+def resolved(chain: Chain) -> list[dict]:
+    """Each ``let`` as read and as it is substituted: its other definitions put in (in dependency
+    order) and any index renamed to avoid a capture, for the report. ``[]`` when a let is bad.
+
+        >>> c = Chain("c", "t", 1, lets=((2, "a = b + 1"), (3, "b = 5")))
+        >>> [d["expanded"] for d in resolved(c)]
+        ['5 + 1', '5']
+    """
+    import ast
+    import copy
+
+    from mathcheck.parser import ParseError, _rename_free, expand
+
+    try:
+        defs = definitions(chain)
+        table = expand(defs)
+    except (DeriveError, ParseError):
+        return []
+    out = []
+    for d in defs:
+        params, tree, shown = table[d.name]
+        tree = copy.deepcopy(tree)
+        for fresh, written in zip(params, shown):
+            _rename_free(tree, fresh, written)
+        head = f"{d.name}({', '.join(shown)})" if shown else d.name
+        out.append({"name": d.name, "params": list(shown), "as_read": f"{head} = {d.body}",
+                    "expanded": ast.unparse(tree).replace(" ** ", "^")})
+    return out
+
+
+def bounds(chain: Chain) -> tuple:
+    """The bound each link states (:func:`mathcheck.userexpr.approx.read_bound`; None for a link
+    that is not ``≈`` or states none): a bad bound is a :class:`DeriveError` naming its line."""
+    from mathcheck.userexpr.approx import BoundError, read_bound
+
+    out = []
+    for s in chain.steps[1:]:
+        try:
+            out.append(read_bound(s.reason) if s.relation == APPROX else None)
+        except BoundError as exc:
+            raise DeriveError(f"{chain.path}:{s.line}: {exc}") from None
     return tuple(out)
 
 
@@ -127,6 +182,7 @@ def validate(chain: Chain):
 
     if chain.error:
         raise DeriveError(chain.error)
+    bounds(chain)
     defs = definitions(chain)
     givens = [(line, rels) for line, text in chain.given
               for rels in [_given_relations(text, f"{chain.path}:{line}")]]
@@ -141,9 +197,49 @@ def validate(chain: Chain):
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
+    _entry_assumptions(chain, texts)
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
+
+
+def _entry_assumptions(chain: Chain, texts) -> None:
+    """``assume: x_1=positive`` is about the name ``x_1`` only; where the chain writes no ``x_1`` but
+    indexes ``x[...]``, the author meant an entry, which a property cannot name (it would be every
+    entry's): bad input, with the hypothesis to write instead."""
+    import re
+
+    from mathcheck.parser import normalise
+
+    joined = normalise(" ".join(texts))
+    words = set(WORD.findall(joined))
+    indexed = set(re.findall(r"([A-Za-z][A-Za-z0-9_]*)\s*\[", joined))
+    for name, props in chain.assumptions.items():
+        base, _, sub = name.rpartition("_")
+        if name not in words and base in indexed and sub:
+            raise DeriveError(f"{chain.path}:{chain.line}: assume: {name} is a name of its own, which the chain "
+                              f"does not use, not the entry {base}[{sub}]; state a property of one entry as a "
+                              f"hypothesis, e.g. 'given: {base}[{sub}] > 0'")
+
+
+def defined_elsewhere(chain: Chain, chains) -> None:
+    """A name the chain uses that only another chain's ``let`` defines is bad input: that ``let``
+    holds for its own chain (one before the first chain holds for all), so here the name would be
+    a free variable while the author meant the definition."""
+    from mathcheck.parser import normalise
+
+    def names(c):
+        return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets}
+
+    own = names(chain)
+    words = {w for s in chain.steps for w in WORD.findall(normalise(s.text))}
+    words |= {w for _, g in chain.given for w in WORD.findall(normalise(g))}
+    for other in chains:
+        for name, line in names(other).items():
+            if other is not chain and name not in own and name in words:
+                raise DeriveError(f"{chain.path}:{chain.line}: {name} is defined by the let on line {line}, "
+                                  f"which holds for chain {other.name!r} only; repeat the let in this chain "
+                                  f"or move it before the first chain to share it")
 
 
 def given_texts(chain: Chain) -> tuple[str, ...]:
@@ -244,6 +340,7 @@ class StepReport:
     values: dict | None = None
     measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
     source: str = ""               # as typeset, for a chain read from LaTeX
+    bound: dict | None = None      # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
 
 
 @dataclass(frozen=True)
@@ -281,15 +378,18 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
 
 
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
-    from mathcheck.userexpr.approx import measure, stated_bound
+    from mathcheck.userexpr.approx import measure
 
     try:
-        m = measure(L, R, seed, hyps, bound if bound is not None else stated_bound(cur.reason))
+        m = measure(L, R, seed, hyps, bound)
     except Exception as exc:  # noqa: BLE001 - a measurement that fails is inconclusive, never a crash
         m = {"status": "inconclusive", "how": f"the measurement failed: {type(exc).__name__}: {exc}"[:300]}
     cex = m.get("where") if m["status"] == "refuted" else None
+    read = None if bound is None else {"text": bound.text, "exact": str(bound.exact), "value": bound.value,
+                                       "relative": bound.relative}
     return StepReport(cur.line, cur.text, cur.relation, cur.reason, m["status"], m["how"], cex,
-                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")})
+                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")},
+                      bound=read)
 
 
 def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> ChainReport:
@@ -298,23 +398,23 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
     pipeline's numeric side). A chain with a bad line is ``bad-input``, never an exception: the
     entry point for chains built by any reader (text, Markdown, LaTeX). ``parsed``: what
     :func:`validate` returned for it, when the caller has already parsed it."""
-    from mathcheck.userexpr.approx import stated_bound
+    from mathcheck.userexpr.approx import Bound
     from mathcheck.userexpr.relation import numeric_side
 
-    if parsed is None:
-        try:
-            parsed = validate(chain)
-        except DeriveError as exc:
-            return bad_chain(chain, str(exc))
+    try:
+        parsed = validate(chain) if parsed is None else parsed
+        stated = bounds(chain)
+    except DeriveError as exc:
+        return bad_chain(chain, str(exc))
     exprs, hyps = parsed
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
                         source=first.source)]
     givens = given_texts(chain)
     lets = [t for _, t in chain.lets]
-    for (prev, cur), (L, R) in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:])):
+    for (prev, cur), (L, R), bound in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:]), stated):
         if cur.relation == APPROX:
-            steps.append(replace(_approx_step(cur, L, R, hyps, seed), source=cur.source))
+            steps.append(replace(_approx_step(cur, L, R, hyps, seed, bound), source=cur.source))
             continue
         used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
         r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
@@ -322,14 +422,14 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
                                 r.counterexample, r.values, source=cur.source))
     status = _status([s.status for s in steps[1:]])
     if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
-        bounds = [stated_bound(s.reason) if s.relation == APPROX else (0.0, False) for s in chain.steps[1:]]
+        given_bounds = [b for s, b in zip(chain.steps[1:], stated) if s.relation == APPROX]
         total = None
-        if all(b is not None and not b[1] for b in bounds):
-            total = (sum(b[0] for b in bounds), False)
+        if all(b is not None and not b.relative for b in given_bounds):  # exact: 1/1000 + 1/1000 is 1/500
+            total = Bound(" + ".join(b.text for b in given_bounds), sum(b.exact for b in given_bounds), False)
         st = _approx_step(Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1],
                           hyps, seed, total)
         statement = {"relation": APPROX, "status": st.status, "how": st.how,
-                     "counterexample": st.counterexample, "values": st.values}
+                     "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
         if st.status == "refuted" and status != "bad-input":
             status = "refuted"
         return ChainReport(chain, status, tuple(steps), statement)
@@ -378,6 +478,7 @@ def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None, load
         for chain in chains:
             try:
                 parsed[id(chain)] = validate(chain)
+                defined_elsewhere(chain, chains)
             except DeriveError as exc:
                 parsed[id(chain)] = str(exc)
     files = []

@@ -267,7 +267,7 @@ def parse_definition(text: str) -> Definition:
         if not _NAME.match(n) or "__" in n:
             raise ParseError(f"let {name}: name {n!r} not allowed: a letter then letters, digits or single "
                              f"underscores (at most 31)")
-    _shadows(name, "let")
+    _shadows(name, "let", function_too=True)
     for n in params:
         _shadows(n, f"let {name}: the parameter")
     if len(set(params)) != len(params):
@@ -275,12 +275,13 @@ def parse_definition(text: str) -> Definition:
     return Definition(name, params, body)
 
 
-def _shadows(name: str, what: str) -> None:
-    """One line when a user's name would hide a constant or a function of the grammar."""
+def _shadows(name: str, what: str, function_too: bool = False) -> None:
+    """One line when a user's name would hide a constant or a function of the grammar
+    (``function_too``: γ as well, which is otherwise a symbol where it is not called)."""
     if name in CONSTANTS or name == EULER:
         what_is = "the constant π" if name == "pi" else "Euler's number e"
         raise ParseError(f"{what} {name}: {name} is {what_is}; choose another name")
-    if name in reserved() and name not in SYMBOL_OR_FUNCTION:
+    if name in reserved() and (function_too or name not in SYMBOL_OR_FUNCTION):
         raise ParseError(f"{what} {name}: {name} is a built-in function; choose another name")
 
 
@@ -293,21 +294,120 @@ def _located(tree, at):
     return tree
 
 
-def _bound_names(tree) -> set:
-    """The indices a tree sums or multiplies over (a definition's own, not to be captured)."""
+class DefinitionError(ParseError):
+    """A bad ``let``; ``name`` is the definition at fault, so a reader can name its line."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
+def _limits(node):
+    """The ranges a call binds: ``[(k, tuple), ...]`` for ``Sum``/``Product`` (every range) and
+    ``Max``/``Min`` over a range; ``[]`` for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return []
+    args = node.args
+    if node.func.id in ("Sum", "Product") or (node.func.id in ("Max", "Min") and len(args) == 2
+                                               and isinstance(args[1], ast.Tuple)):
+        return [(k, t) for k, t in enumerate(args[1:], start=1)
+                if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name)]
+    return []
+
+
+def _scope(node, k):
+    """The subtrees the index of range ``k`` of ``node`` is bound in: the summand, and the bounds of
+    the ranges inside it (SymPy's order: ``Sum(f, (i, 1, j), (j, 1, n))`` sums over i first)."""
+    return [node.args[0]] + [x for t in node.args[1:k] if isinstance(t, ast.Tuple) for x in t.elts[1:]]
+
+
+def _rename_free(tree, old: str, new: str):
+    """Every free ``old`` in ``tree`` (not one a range inside it binds again) renamed ``new``, in place."""
+    if isinstance(tree, ast.Name):
+        if tree.id == old:
+            tree.id = new
+        return
+    shadowing = [k for k, t in _limits(tree) if t.elts[0].id == old]
+    if shadowing:  # the bounds outside the innermost rebinding still see the outer old
+        k = shadowing[0]
+        inside = {id(x) for x in _scope(tree, k)}
+        for t in tree.args[k:]:
+            for x in t.elts[1:] if isinstance(t, ast.Tuple) else [t]:
+                if id(x) not in inside:
+                    _rename_free(x, old, new)
+        return
+    for child in ast.iter_child_nodes(tree):
+        _rename_free(child, old, new)
+
+
+def _free_names(tree) -> set:
+    """The names ``tree`` uses and does not bind (a called function's name is not one):
+    ``Sum(x[i]*c, (i, 1, n))`` → {x, c, n}."""
+    if isinstance(tree, ast.Name):
+        return {tree.id}
+    lims = _limits(tree)
+    bound_in: dict = {}  # id(subtree) -> the indices bound there
+    for k, t in lims:
+        for x in _scope(tree, k):
+            bound_in.setdefault(id(x), set()).add(t.elts[0].id)
+    binders = {id(t.elts[0]) for _, t in lims}
     out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Sum", "Product"):
-            for lim in node.args[1:]:
-                if isinstance(lim, ast.Tuple) and lim.elts and isinstance(lim.elts[0], ast.Name):
-                    out.add(lim.elts[0].id)
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(tree, ast.Call) and child is tree.func:
+            continue
+        parts = child.elts if lims and isinstance(child, ast.Tuple) else [child]
+        for x in parts:
+            if id(x) not in binders:
+                out |= _free_names(x) - bound_in.get(id(x), set())
     return out
 
 
+class _Fresh:
+    """Names no formula, definition or parameter of this parse uses: ``i`` → ``i_1``, ``i_2``, …"""
+
+    def __init__(self, used: set):
+        self.used = set(used)
+
+    def __call__(self, base: str) -> str:
+        k = 1
+        while True:
+            name = f"{base[:24]}_{k}".replace("__", "_")
+            if name not in self.used and name not in reserved() and _NAME.match(name):
+                self.used.add(name)
+                return name
+            k += 1
+
+
+def _rebind(tree, fresh: _Fresh, clash, scope=frozenset()):
+    """Rename, in place, each range index of ``tree`` that ``clash(name)`` says would capture a
+    definition's free name, or that a range around it already binds: alpha-renaming, the meaning is
+    kept and every index is bound once. ``Sum(c, (i, 1, n))`` with ``let c = i`` → ``Sum(c, (i_1, 1, n))``."""
+    for k, t in _limits(tree):
+        old = t.elts[0].id
+        if clash(old) or old in scope:
+            new = fresh(old)
+            for x in _scope(tree, k):
+                _rename_free(x, old, new)
+            t.elts[0].id = new
+    bound = {t.elts[0].id: k for k, t in _limits(tree)}
+    for child in ast.iter_child_nodes(tree):
+        inner = set(scope)
+        for name, k in bound.items():
+            if any(child is x for x in _scope(tree, k)):
+                inner.add(name)
+        _rebind(child, fresh, clash, frozenset(inner))
+    return tree
+
+
 class _Expand(ast.NodeTransformer):
-    def __init__(self, defs: dict, limits: Limits = LIMITS):
-        self.defs = defs  # name -> (params, tree)
+    """Each use of a definition replaced by its body (a function's by its body with the arguments
+    put for its parameters, all at once). The bodies were made hygienic first (:func:`expand`):
+    their parameters and indices have fresh names, so nothing an argument or a use names is captured."""
+
+    def __init__(self, defs: dict, limits: Limits = LIMITS, avoid=()):
+        self.defs = defs  # name -> (params, tree, params as written): params fresh names in the tree
         self.limits, self.grown = limits, 0
+        self.avoid = set(avoid)  # names a fresh index must not take (every formula's)
 
     def _grow(self, tree):
         """Count what an expansion adds, so a chain of doubling definitions is refused early."""
@@ -322,24 +422,35 @@ class _Expand(ast.NodeTransformer):
         if d is None:
             return node
         if d[0]:
-            raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[0])}); write {node.id}(...)")
+            raise ParseError(f"{node.id} is defined with parameters ({', '.join(d[2])}); write {node.id}(...)")
         return _located(copy.deepcopy(self._grow(d[1])), node)
 
     def visit_Call(self, node):
-        if not (isinstance(node.func, ast.Name) and node.func.id in self.defs):
+        if not isinstance(node.func, ast.Name):
+            return self.generic_visit(node)
+        for _, t in _limits(node):
+            if t.elts[0].id in self.defs:
+                raise ParseError(f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
+                                 f"{node.func.id}(...); rename the index")
+        if node.func.id == "diff" and len(node.args) > 1 and isinstance(node.args[1], ast.Name) \
+                and node.args[1].id in self.defs:
+            raise ParseError(f"diff(..., {node.args[1].id}): {node.args[1].id} is defined by let; "
+                             f"differentiate with respect to a variable")
+        if node.func.id not in self.defs:
             return self.generic_visit(node)
         name = node.func.id
-        params, body = self.defs[name]
+        params, body, shown = self.defs[name]
+        if not params:
+            raise ParseError(f"{name} is defined without parameters; write {name}, not {name}(...)")
         args = [self.visit(a) for a in node.args]
         if node.keywords or len(args) != len(params):
             raise ParseError(f"{name} takes {len(params)} argument{'s' * (len(params) != 1)} "
-                             f"({', '.join(params)}), not {len(node.args) + len(node.keywords)}")
-        used = {n.id for a in args for n in ast.walk(a) if isinstance(n, ast.Name)}
-        clash = sorted(used & (_bound_names(body) - set(params)))
-        if clash:
-            raise ParseError(f"{name}(...): the argument uses {clash[0]}, which the definition of {name} "
-                             f"sums over; rename that index")
+                             f"({', '.join(shown)}), not {len(node.args) + len(node.keywords)}")
         values = dict(zip(params, args))
+        _no_capture_by_diff(name, body, values)
+        given = {n for a in args for n in _uses(a)}  # a body's index an argument names: renamed
+        body = _rebind(copy.deepcopy(body), _Fresh(given | _uses(body) | set(self.defs) | self.avoid),
+                       lambda n: n in given)
         self._grow(body)
         for a in args:
             self._grow(a)
@@ -351,23 +462,114 @@ class _Expand(ast.NodeTransformer):
         return _located(Put().visit(copy.deepcopy(body)), node)
 
 
-def expand(defs, limits: Limits = LIMITS) -> dict:
-    """Each definition's body as a tree, earlier definitions already expanded in it."""
-    out: dict = {}
-    for d in defs:
-        if d.name in out:
-            raise ParseError(f"let {d.name}: {d.name} is already defined; choose another name")
-        try:
-            tree, _ = _tree(d.body, limits)
-        except ParseError as exc:
-            raise ParseError(f"let {d.name}: {exc}") from None
-        words = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        if d.name in words:
-            raise ParseError(f"let {d.name}: the definition uses {d.name} itself")
-        tree = _Expand(out, limits).visit(tree)
-        _size(tree, limits, limits.expanded)
-        out[d.name] = (d.params, tree)
+def _no_capture_by_diff(name: str, body, values: dict) -> None:
+    """``let f(t) = diff(t*y, y)`` then ``f(y)``: the argument's y would be differentiated (3y², not
+    y²). A derivative's variable is not a name that can be renamed away, so this is refused."""
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "diff" \
+                and len(node.args) > 1:
+            var = node.args[1].value if isinstance(node.args[1], ast.Subscript) else node.args[1]
+            if not isinstance(var, ast.Name):
+                continue
+            inside = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)} & set(values)
+            for p in inside:
+                if var.id in {n.id for n in ast.walk(values[p]) if isinstance(n, ast.Name)}:
+                    raise ParseError(f"{name}(...): the argument uses {var.id}, which the definition of "
+                                     f"{name} differentiates by; rename it (or write the derivative out)")
+
+
+def _order(trees: dict, names) -> list:
+    """The definitions in dependency order (each after those its body uses): a cycle is refused."""
+    deps = {n: {m for m in _uses(trees[n]) if m in trees and m != n} for n in names}
+    out, state = [], {}
+
+    def visit(n, path):
+        if state.get(n) == "done":
+            return
+        if state.get(n) == "active":
+            cycle = path[path.index(n):] + [n]
+            raise DefinitionError(f"let {n}: the definitions {' → '.join(cycle)} refer to each other in a "
+                                  f"cycle; a definition cannot depend on itself", n)
+        state[n] = "active"
+        for m in sorted(deps[n]):
+            visit(m, path + [n])
+        state[n] = "done"
+        out.append(n)
+
+    for n in names:
+        visit(n, [])
     return out
+
+
+def _uses(tree) -> set:
+    """Every name ``tree`` mentions, a called one too (``f`` in ``f(x)``)."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
+    """Each definition's body as a tree, hygienic and with the definitions it uses expanded.
+
+    Order-independent: ``let a = b + 1`` and ``let b = 5``, in either order, make ``a`` mean
+    ``5 + 1``; a cycle is refused. Hygienic: a definition's parameters and indices get fresh names
+    (``used``: names the formulas use, never chosen), so ``let g = t`` then ``let f(t) = g + t``
+    makes ``f(3)`` mean ``t + 3``, not ``6``. Returns ``name -> (parameters, tree, parameters as
+    written)``, the parameters in the tree under their fresh names.
+
+        >>> from mathcheck.parser import Definition
+        >>> t = expand([Definition("a", (), "b + 1"), Definition("b", (), "5")])
+        >>> ast.unparse(t["a"][1])
+        '5 + 1'
+    """
+    defs = list(defs)
+    trees: dict = {}
+    for d in defs:
+        if d.name in trees:
+            raise DefinitionError(f"let {d.name}: {d.name} is already defined; choose another name", d.name)
+        try:
+            trees[d.name], _ = _tree(d.body, limits)
+        except ParseError as exc:
+            raise DefinitionError(f"let {d.name}: {exc}", d.name) from None
+        if d.name in _uses(trees[d.name]) and d.name not in d.params:
+            raise DefinitionError(f"let {d.name}: the definition uses {d.name} itself", d.name)
+    fresh = _Fresh(set(used) | {n for t in trees.values() for n in _uses(t)} | {d.name for d in defs}
+                   | {p for d in defs for p in d.params})
+    params, shown = {}, {d.name: d.params for d in defs}
+    free = {d.name: _free_names(trees[d.name]) - set(d.params) for d in defs}
+    for d in defs:  # fresh parameters, and fresh indices where another body's free name would be caught
+        ps = tuple(fresh(p) for p in d.params)
+        for p, q in zip(d.params, ps):
+            _rename_free(trees[d.name], p, q)
+        others = set().union(*(free[o.name] for o in defs if o.name != d.name))
+        _rebind(trees[d.name], fresh, lambda name: name in others)
+        params[d.name] = ps
+    out: dict = {}
+    for name in _order(trees, [d.name for d in defs]):
+        try:
+            tree = _Expand(out, limits, fresh.used).visit(trees[name])
+            _size(tree, limits, limits.expanded)
+        except DefinitionError:
+            raise
+        except ParseError as exc:
+            raise DefinitionError(f"let {name}: {exc}", name) from None
+        out[name] = (params[name], tree, shown[name])
+    return {d.name: out[d.name] for d in defs}
+
+
+def expand_uses(tree, table: dict, limits: Limits = LIMITS, fresh: _Fresh | None = None):
+    """A formula's tree with its uses of the definitions in ``table`` (from :func:`expand`) put in,
+    its own indices renamed first where a definition's free name would be captured:
+    ``Sum(c, (i, 1, n))`` with ``let c = i`` is ``Sum(i, (i_1, 1, n))``, i free."""
+    for node in ast.walk(tree):  # an index named like a definition: which would it mean? refused
+        for _, t in _limits(node):
+            if t.elts[0].id in table:
+                raise ParseError(f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
+                                 f"{node.func.id}(...); rename the index")
+    free = set().union(*(_free_names(t) - set(ps) for ps, t, _ in table.values())) if table else set()
+    fresh = fresh or _Fresh(_uses(tree) | free | set(table))
+    _rebind(tree, fresh, lambda name: name in free)
+    tree = _Expand(table, limits, fresh.used).visit(tree)
+    _size(tree, limits, limits.expanded)
+    return _rebind(tree, fresh, lambda name: False)  # every index bound once: no range inside a like-named one
 
 
 def _conflict(props) -> tuple[str, str] | None:
@@ -620,12 +822,14 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
     assumptions cover all its lines), not an error (a single check's ``--assume``)."""
     assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
-    table = expand(defs, limits) if defs else {}
     parsed = [_tree(t, limits) for t in texts]
-    if table:
-        parsed = [(_Expand(table, limits).visit(t), src) for t, src in parsed]
-        for t, _ in parsed:
-            _size(t, limits, limits.expanded)
+    if defs:
+        used = {n for t, _ in parsed for n in _uses(t)}
+        table = expand(defs, limits, used)
+        fresh = _Fresh(used | {n for _, t, _ in table.values() for n in _uses(t)} | set(table))
+        parsed = [(expand_uses(t, table, limits, fresh), src) for t, src in parsed]
+    else:
+        table = {}
     trees = [t for t, _ in parsed]
     roles = _roles(trees)
     for name in sorted(set(assume) & set(table)):

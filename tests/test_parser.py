@@ -292,7 +292,7 @@ def test_definitions_expand_where_used():
     ("e = 2", "x", "let e: e is Euler's number e; choose another name"),
     ("pi = 3", "x", "let pi: pi is the constant π; choose another name"),
     ("f(t, t) = t", "x", "let f: a parameter is named twice in (t, t)"),
-    ("f(t) = Sum(t*x[i], (i, 1, 3))", "f(i)", "f(...): the argument uses i, which the definition of f sums over"),
+    ("f(t) = diff(t*y, y)", "f(y)", "f(...): the argument uses y, which the definition of f differentiates by"),
     ("f(t) = t", "f(1, 2)", "f takes 1 argument (t), not 2"),
     ("f(t) = t", "f + 1", "f is defined with parameters (t); write f(...)"),
     ("mu = mu + 1", "mu", "let mu: the definition uses mu itself"),

@@ -161,6 +161,8 @@ def check_batch(rows, results) -> dict:
 def derive_step(s) -> dict:
     out = {"line": s.line, "expr": s.expr, "relation": s.relation, "reason": s.reason,
            "status": s.status, "how": s.how, "counterexample": s.counterexample, "values": s.values}
+    if s.relation == "≈":
+        out["bound"] = s.bound  # as read: {"text", "exact", "value", "relative"}, or null when none is stated
     if s.measured is not None:
         out["measured"] = s.measured
     if s.source:
@@ -171,7 +173,7 @@ def derive_step(s) -> dict:
 def derive_chain(r) -> dict:
     """A :class:`~mathcheck.derive.ChainReport` (docs/derive.md lists the fields)."""
     from mathcheck.chains import DeriveError
-    from mathcheck.derive import given_texts, notes
+    from mathcheck.derive import given_texts, notes, resolved
 
     c = r.chain
     try:
@@ -180,7 +182,8 @@ def derive_chain(r) -> dict:
         given, relation = [g for _, g in c.given], None
     out = {"name": c.name, "line": c.line, "status": r.status,
            "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-           "given": given, "let": [t for _, t in c.lets], "notes": notes(c), "relation": relation,
+           "given": given, "let": [t for _, t in c.lets], "definitions": resolved(c), "notes": notes(c),
+           "relation": relation,
            "statement": r.statement, "steps": [derive_step(s) for s in r.steps]}
     if r.message:
         out["message"] = r.message

@@ -321,9 +321,14 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append("    assume: " + " ".join(f"{k}={','.join(v)}" for k, v in c.assumptions.items()))
     for g in c.given:
         lines.append(f"    given: {g[1]}")
+    from mathcheck.derive import notes, resolved
+
+    expanded = {d["as_read"]: d["expanded"] for d in resolved(c)} if verbose else {}
     for _, let in getattr(c, "lets", ()):
         lines.append(f"    let {let}")
-    from mathcheck.derive import notes
+        shown = next((v for k, v in expanded.items() if " ".join(k.split()) == " ".join(let.split())), None)
+        if shown is not None and " ".join(shown.split()) != " ".join(let.partition("=")[2].split()):
+            lines.append(f"        read as: {shown}")  # what is substituted: others put in, indices renamed
 
     lines += [f"    note: {x}" for x in notes(c)]
     if r.status == "bad-input":
@@ -338,6 +343,10 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
             lines.append(f"         {path}:{s.line}  {s.source}")
         if s.relation is not None and (verbose or s.status != "proved"):
             lines.append(f"         line {s.line}: {s.status}: {s.how}")
+        if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
+            b = getattr(s, "bound", None)
+            lines.append("         bound: " + (f"within {b['text']} = {b['exact']} ({'relative' if b['relative'] else 'absolute'})"
+                                                if b else "none stated"))
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
     st = r.statement
     rel = _REL.get(st["relation"], st["relation"])

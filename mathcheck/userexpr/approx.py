@@ -17,7 +17,7 @@ points found, so the reported worst is an optimiser's, not only a sample's.
 Points where a side has no real value are counted (``undefined``), never silently dropped; a
 measurement with no point at all is ``inconclusive`` and says so.
 
-    >>> stated_bound("GELU's tanh form, within 5e-4"), stated_bound("within 1%")
+    >>> tuple(stated_bound("GELU's tanh form, within 5e-4")), tuple(stated_bound("within 1%"))
     ((0.0005, False), (0.01, True))
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from dataclasses import dataclass
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.sampling import sample_points, satisfies
@@ -35,17 +36,106 @@ STARTS = 5          # the worst points the local search starts from
 STEPS = 60          # local-search steps from each start
 DOMAIN = 30.0       # |x| of the default domain (the sampler's largest draws)
 
-_BOUND = re.compile(r"\bwithin\s+([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(%|relative)?", re.I)
+_WITHIN = re.compile(r"\bwithin\b", re.I)
+_WORDS = re.compile(r"[A-Za-z]+")
+_TAIL = re.compile(r"\s*(%|\brelative\b)\s*$", re.I)
+
+
+class BoundError(ValueError):
+    """A bound that is not a positive finite number of the grammar; ``str()`` is the one line."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``# within 1/1000`` as read: the text, its exact value, and whether it is relative.
+
+    ``value`` is the float the float64 search compares with; ``exact`` (a SymPy number) is what a
+    50-digit confirmation compares with, so ``1/1000`` is not ``0.001000000000000000020816…``."""
+
+    text: str
+    exact: object
+    relative: bool
+
+    @property
+    def value(self) -> float:
+        return float(self.exact)
+
+    def __iter__(self):  # (value, relative), the shape measure() and the triangle sum take
+        return iter((self.value, self.relative))
+
+    def __eq__(self, other):
+        return tuple(self) == tuple(other) if isinstance(other, (tuple, Bound)) else NotImplemented
+
+    __hash__ = None
+
+    def shown(self) -> str:
+        kind = "relative" if self.relative else "absolute"
+        return f"within {self.text} = {self.value:g} ({kind})"
+
+
+def read_bound(reason: str) -> Bound | None:
+    """The bound an ``≈`` link's reason states, or None when it states none.
+
+    ``within EXPR``, then optionally ``%`` or ``relative``, up to the end of the reason or a ``,`` /
+    ``;``. EXPR is a formula of the whitelist grammar with no variable (``1/1000``, ``2^-10``,
+    ``1e-3``, ``5e−4`` with a Unicode minus, ``10**(-3)``), evaluated exactly; anything else, or a
+    word spelled almost ``within`` (``witin``), is :class:`BoundError` — never a prefix of a number.
+
+        >>> read_bound("GELU's tanh form, within 5e-4").shown()
+        'within 5e-4 = 0.0005 (absolute)'
+        >>> read_bound("within 2^-10 relative").exact
+        1/1024
+    """
+    from mathcheck.parser import ParseError, normalise, parse
+
+    reason = normalise(reason or "")
+    m = _WITHIN.search(reason)
+    if not m:
+        for w in _WORDS.findall(reason):
+            if w.lower() != "within" and _near(w.lower(), "within"):
+                raise BoundError(f"{w!r} in the reason {reason!r} looks like a misspelled 'within'; "
+                                 f"write the bound as '# within 1e-3' (or '# within 1e-3 relative', '# within 1%')")
+        return None
+    rest, *after = re.split(r"[,;]", reason[m.end():], maxsplit=1)
+    if after and re.match(r"\s*[0-9.]", after[0]):  # 'within 1,000': a number does not stop at a comma
+        raise BoundError(f"the bound after 'within' in {reason!r} runs on past a ',' or ';'; write one number, "
+                         f"e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'")
+    tail = _TAIL.search(rest)
+    text = (rest[:tail.start()] if tail else rest).strip()
+    how = "e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'"
+    if not text:
+        raise BoundError(f"'within' in the reason {reason!r} has no bound after it; write {how}")
+    try:
+        v = parse(text, {})
+    except ParseError as exc:
+        raise BoundError(f"the bound {text!r} after 'within' is not a number of the grammar ({exc}); "
+                         f"write {how}") from None
+    if v.free_symbols or not v.is_number:
+        raise BoundError(f"the bound {text!r} after 'within' names a variable; a bound is a number, {how}")
+    v = sp.nsimplify(v) if v.is_Float else v
+    if v.is_real is not True or v.is_finite is not True or v.is_positive is not True:
+        raise BoundError(f"the bound {text!r} after 'within' is not a positive finite number; write {how}")
+    relative = bool(tail)
+    if tail and tail.group(1) == "%":
+        v = v / 100
+    return Bound(text + ("%" if tail and tail.group(1) == "%" else ""), v, relative)
+
+
+def _near(word: str, target: str) -> bool:
+    """One edit (insert, delete, replace or swap two neighbours) or two away from ``target``, and
+    as long give or take two: ``witin``, ``wihtin``, ``whithin``."""
+    import difflib
+
+    return abs(len(word) - len(target)) <= 2 and difflib.SequenceMatcher(None, word, target).ratio() >= 0.8
 
 
 def stated_bound(reason: str):
-    """``"GELU's tanh form, within 5e-4"`` → ``(5e-4, False)``; ``"within 1%"`` → ``(0.01, True)``;
-    no bound → ``None``."""
-    m = _BOUND.search(reason or "")
-    if not m:
-        return None
-    v = float(m.group(1))
-    return (v / 100, True) if m.group(2) == "%" else (v, bool(m.group(2)))
+    """``(value, relative)`` of :func:`read_bound` (a :class:`Bound`, which unpacks so), or None.
+
+        >>> stated_bound("GELU's tanh form, within 5e-4") == (5e-4, False), stated_bound("within 1%") == (0.01, True)
+        (True, True)
+    """
+    return read_bound(reason)
 
 
 def _side(lhs, rhs):
@@ -105,7 +195,9 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
 
     given = tuple(given)
     at = _side(lhs, rhs)
-    relative = bool(bound and bound[1])
+    if bound is not None and not isinstance(bound, Bound):  # (value, relative): the float exactly
+        bound = Bound(repr(float(bound[0])), sp.Rational(float(bound[0])), bool(bound[1]))
+    relative = bool(bound and bound.relative)
     pts = sample_points((lhs, rhs), seed, POINTS, given)
     scored, undefined = [], 0
     for p in pts:
@@ -114,7 +206,7 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
             undefined += 1
             continue
         scored.append((_error(a, b, relative), p, a, b))
-    out = {"points": len(scored), "undefined": undefined, "bound": None if bound is None else bound[0],
+    out = {"points": len(scored), "undefined": undefined, "bound": None if bound is None else bound.value,
            "relative": relative, "max_error": None, "where": None, "values": None}
     if not scored:
         out.update(status="inconclusive", how=f"0 points: no point of the domain gave both sides a real value "
@@ -152,22 +244,22 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
     if bound is None:
         out.update(status="inconclusive", how=f"{found}; state a bound to check, e.g. '# within {_round_up(worst)}'")
         return out
-    if worst <= bound[0]:
-        out.update(status="holds-within", how=f"{found} ≤ {bound[0]:g} at every point searched (evidence, not proof)")
+    if worst <= bound.value:
+        out.update(status="holds-within", how=f"{found} ≤ {bound.value:g} at every point searched (evidence, not proof)")
         return out
     try:  # the same point at 50 digits: a float64 artefact must not refute
         L, R = hp_value(lhs, p), hp_value(rhs, p)
         d = abs(L - R)
         if relative:
             d = d / max(abs(L), abs(R))
-        confirmed = bool(d > bound[0])
+        confirmed = bool(d > bound.exact)  # exactly: 1/1000, not the float nearest it
         out["values"] = {"lhs": shown(L), "rhs": shown(R)}
     except Exception:  # noqa: BLE001 - an expression mpmath cannot evaluate: no confirmation
         confirmed = False
     if confirmed:
-        out.update(status="refuted", how=f"{found} > {bound[0]:g}, confirmed at 50 digits")
+        out.update(status="refuted", how=f"{found} > {bound.value:g}, confirmed at 50 digits")
     else:
-        out.update(status="inconclusive", how=f"{found} > {bound[0]:g} in float64 but not confirmed at 50 digits")
+        out.update(status="inconclusive", how=f"{found} > {bound.value:g} in float64 but not confirmed at 50 digits")
     return out
 
 
