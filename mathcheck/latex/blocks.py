@@ -338,7 +338,8 @@ def _expression(toks) -> bool:
     return any(not (t.kind == "ch" and t.text == "&") for t in toks)
 
 
-def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set) -> Notation:
+def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set,
+                defined: frozenset = frozenset()) -> Notation:
     """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
     nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
     an enclosing ``\\sum``/``\\prod``, or a declared integer — so ``\\sum_{k=1}^{n} e^{z_k}`` makes z
@@ -351,7 +352,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
                 eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
-    first = Notation(set(declared), set(), dict(functions), set(variables))
+    first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
     indexed: set = set()
     for toks in pieces:
         r = Reader(toks, src, first)
@@ -360,7 +361,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
             r.read()
         except DeriveError:
             pass  # pass two reports it, with the notation settled
-    return Notation(indices, indexed, dict(functions), set(variables))
+    return Notation(indices, indexed, dict(functions), set(variables), set(defined))
 
 
 # --- directives: % assume:, % given:, % let: ----------------------------------------------------------
@@ -559,7 +560,8 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
     pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
         side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
-    notation = notation_of(src, pieces, declared_int - {None}, functions, variables)
+    defined = {name.split("(")[0] for name, _, _ in lets}
+    notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
     assumptions: dict = {}
     for part, props in assumed:
         name = _assumed_name(src, part, notation)

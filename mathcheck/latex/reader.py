@@ -4,7 +4,7 @@ evaluated): recursive descent over the tokens of :mod:`mathcheck.latex.tokens`."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mathcheck.latex.tokens import (
     ACCENTS,
@@ -50,6 +50,7 @@ class Notation:
     indexed: set
     functions: dict
     variables: set
+    defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
 
 
 class Reader:
@@ -136,7 +137,7 @@ class Reader:
                 if argument:
                     break
                 self.take()
-                out = f"{out}/{self.factor()}"
+                out = f"{out}/{_wrap(self.factor())}"  # x \div \frac{a}{b} is x/(a/b), not (x/a)/b
                 if self.peek() is not None and self.starts_factor(self.peek()):
                     self.fail(t, "a/bc is ambiguous (a/(bc) or (a/b)c); write \\frac{a}{bc} or \\frac{a}{b} c")
             elif self.starts_factor(t):
@@ -178,6 +179,7 @@ class Reader:
                 t = self.take()
                 if powered:
                     self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                self.not_a_transpose(t)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
                 self.take()
@@ -191,9 +193,24 @@ class Reader:
         return out
 
     def power(self, base: str, exponent: str, tok) -> str:
+        """``base^exponent`` with both operands whole: ``\\frac{a}{b}^2`` is ``(a/b)^2`` and
+        ``\\sqrt[3]{x}^2`` is ``(x^(1/3))^2`` (the text grammar's ``^`` binds tighter than ``/`` and
+        groups to the right, so an unwrapped base would be a/(b^2) and x^((1/3)^2))."""
         if base == "e" and "e" not in self.n.variables:
             return f"exp({exponent})"
-        return f"{base}^{_wrap(exponent)}"
+        return f"{_wrap(base)}^{_wrap(exponent)}"
+
+    def not_a_transpose(self, tok):
+        """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
+        unless ``% assume:`` declares T a quantity (``\\beta^T`` after T steps)."""
+        if self.i >= len(self.t):
+            return
+        toks, _ = _group(list(self.t), self.i, self.src, "^")
+        spelled = [x.text for x in toks if x.text not in "{}"]
+        if spelled in (["top"], ["intercal"], ["T"], ["mathsf", "T"], ["mathrm", "T"], ["mathbf", "T"],
+                       ["text", "T"], ["textsf", "T"], ["sf", "T"]) and "T" not in self.n.variables:
+            self.fail(tok, "^T reads as a transpose, and vectors and matrices are out; if T is a number "
+                           "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
 
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
@@ -454,10 +471,23 @@ class Reader:
         if top:
             f = self.sub(top).read()
         else:
-            if self.peek() is None:
+            if self.peek() is None or not self.starts_factor(self.peek()):
                 self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
-            f = self.term(argument=True)
+            # d/dx applies to the whole term after it, as a reader reads it: d/dx x sin x is (x sin x)'
+            f = self.term()
+        self.not_a_constant(f, x, t)
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def not_a_constant(self, f: str, x: str, tok):
+        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z
+        depends on x, so reading z as a constant (derivative 0) would prove dz/dx = dz/dy + dy/dx.
+        Refused until z is defined (unknown functions of x are not read yet)."""
+        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
+        if name is None or f == x or name.group(1) in self.n.defined:
+            return
+        self.fail(tok, f"the derivative of {f} with respect to {x}: {f} is not defined here, so it is an "
+                       f"unknown function of {x}, which mathcheck does not read yet (it is never taken as a "
+                       f"constant); define it, e.g. % let: {name.group(1)} = …")
 
     def big(self) -> str:
         """``\\sum_{i=1}^{n} body`` (and ``\\prod``): the body is the term after it."""
