@@ -127,6 +127,9 @@ def validate(chain: Chain):
 
     if chain.error:
         raise DeriveError(chain.error)
+    if chain.definition:  # it must read, with the definitions before it; nothing is checked
+        definitions(replace(chain, lets=chain.lets + ((chain.line, chain.definition),)))
+        return (), ()
     defs = definitions(chain)
     givens = [(line, rels) for line, text in chain.given
               for rels in [_given_relations(text, f"{chain.path}:{line}")]]
@@ -280,6 +283,18 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
     return ChainReport(chain, "bad-input", steps, statement, message)
 
 
+def defined(chain: Chain) -> ChainReport:
+    """The report of a definition: ``definition``, never proved or refuted; later chains unfold it."""
+    first, body = chain.steps[0], chain.steps[-1]
+    name = chain.definition.split("=")[0].strip()
+    steps = (StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
+             StepReport(body.line, body.text, body.relation, body.reason, "definition",
+                        f"defines {name}, unfolded where it is used later", source=body.source))
+    statement = {"relation": body.relation, "status": "definition", "how": f"defines {name}",
+                 "counterexample": None, "values": None}
+    return ChainReport(chain, "definition", steps, statement)
+
+
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
     from mathcheck.userexpr.approx import measure, stated_bound
 
@@ -306,6 +321,8 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
             parsed = validate(chain)
         except DeriveError as exc:
             return bad_chain(chain, str(exc))
+    if chain.definition:
+        return defined(chain)
     exprs, hyps = parsed
     first = chain.steps[0]
     steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
@@ -351,7 +368,9 @@ class DeriveReport:
 
     @property
     def status(self) -> str:
-        return _status(c.status for _, chains in self.files for c in chains)
+        found = [c.status for _, chains in self.files for c in chains]
+        checked = [s for s in found if s != "definition"]
+        return _status(checked) if checked or not found else "definition"
 
     @property
     def exit_code(self) -> int:

@@ -4,9 +4,9 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from mathcheck.chains import Chain, DeriveError, Line
+from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     INNER_ENVIRONMENTS,
@@ -150,6 +150,28 @@ class _Link:
     at: Tok | None
     toks: list
     reason: str = ""
+    define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
+
+
+_DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
+
+
+def _definitional(toks: list[Tok], i: int, src: _Source) -> int | None:
+    """The index after a definition sign at ``toks[i]`` (``:=``, ``\\coloneqq``, ``\\triangleq``,
+    ``\\equiv``, ``\\stackrel{\\text{def}}{=}``, ``\\overset{\\mathrm{def}}{=}``), else None."""
+    t = toks[i]
+    if t.kind == "cmd" and t.text in _DEFINE_COMMANDS:
+        return i + 1
+    if t.kind == "ch" and t.text == ":" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "=":
+        return i + 2
+    if t.kind == "cmd" and t.text in ("stackrel", "overset") and i + 1 < len(toks):
+        over, j = _group(toks, i + 1, src, f"\\{t.text}")
+        sign, j = _group(toks, j, src, f"\\{t.text}")
+        word = "".join(x.text for x in over if x.text not in "{}").lower()
+        if [x.text for x in sign] == ["="] and word.replace("text", "").replace("mathrm", "") in (
+                "def", "defn", "triangle", "delta", ":", "mathrmdef"):
+            return j
+    return None
 
 
 def _drop_structure(toks: list[Tok], src: _Source):
@@ -281,6 +303,12 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             continue
         if t.kind == "ch" and t.text == "&":
             i += 1
+            continue
+        defined_at = _definitional(toks, i, src)
+        if defined_at is not None:
+            row_start = 0
+            links.append(_Link("=", t, [], pending, define=True))
+            pending, i = "", defined_at
             continue
         rel = _relation_of(t)
         if rel and rel != "!=":
@@ -507,10 +535,15 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     found = blocks(src, markdown)
     regions = [(0, len(text))] if not markdown else [(b.body, b.body_end) for b in found]
     defs = macros(src, regions)
+    doc = _Document()
     out = []
-    for blk in found:
+    inline = _inline_blocks(src, markdown, found)
+    for blk in sorted(found + inline, key=lambda b: b.start):
+        if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
+            out += _inline_definition(src, blk, defs, doc)
+            continue
         try:
-            out += _block_chains(src, blk, defs, markdown)
+            out += _block_chains(src, blk, defs, markdown, doc)
         except LatexRefused:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
@@ -519,8 +552,139 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     return out
 
 
-def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
-    """The chains of one display block: one per equation (usually one)."""
+# --- definitions ---------------------------------------------------------------------------------
+
+@dataclass
+class _Document:
+    """What the file has defined so far, in order (a definition is in force from its line on), and
+    the names its chains have used (a name used before is not fresh, so ``x = 0`` after a chain in
+    x is a claim, not a definition)."""
+
+    defs: list = field(default_factory=list)        # [(line, name, "name(params) = body")]
+    functions: dict = field(default_factory=dict)   # the reader's key (\sigma: "sigma") -> name
+    used: set = field(default_factory=set)
+
+    def names(self) -> set:
+        return {name for _, name, _ in self.defs}
+
+    def needed(self, texts) -> tuple:
+        """The definitions that ``texts`` use, with those they use in turn, in the file's order."""
+        want = {w for t in texts for w in WORD.findall(t)}
+        keep, seen = [], set()
+        for line, name, text in reversed(self.defs):  # the latest definition of a name is in force
+            if name in want and name not in seen:
+                seen.add(name)
+                keep.append((line, text))
+                want |= set(WORD.findall(text.split("=", 1)[1]))
+        return tuple(reversed(keep))
+
+
+def _inline_blocks(src: _Source, markdown: bool, found: list) -> list:
+    """The ``$…$`` spans of prose (not inside a display block): candidates for definitions."""
+    masked = _masked(src.text, markdown)
+    spans = [(b.start, b.end) for b in found]
+    out = []
+    for m in re.finditer(r"(?<![\\$])\$(?!\$)([^$\n]{1,400}?)(?<![\\$])\$(?!\$)", masked):
+        if not any(a <= m.start() < b for a, b in spans):
+            out.append(Block(m.start(), m.start(1), m.end(1), m.end(), "$"))
+    return out
+
+
+def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> list:
+    """``with $s = \\sigma(z)$``: a definition chain, or nothing (inline math is prose otherwise)."""
+    try:
+        toks, _ = _drop_structure(expand(tokenize(src, blk.body, blk.body_end), defs, src), src)
+        groups = [g for g in _links(toks, src) if len(g) > 1]
+        if len(groups) != 1 or len(groups[0]) != 2 or not groups[0][1].toks or not groups[0][0].toks:
+            return []
+        notation = notation_of(src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(),
+                               doc.names())
+        chain = _definition(src, groups[0], notation, doc, set(), inline=True)
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return []
+    return [chain] if chain is not None else []
+
+
+def _lhs_shape(toks: list[Tok]):
+    """``(head tokens, [parameter names])`` for ``f(x, y)``; ``(toks, None)`` for anything else."""
+    top = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == "("]
+    if top and toks[-1].kind == "ch" and toks[-1].text == ")" and top[0] > 0:
+        k = top[0]
+        params = [_word(p) for p in _split(toks[k + 1:-1], lambda t: t.kind == "ch" and t.text == ",")]
+        if params and None not in params and len(set(params)) == len(params):
+            return toks[:k], params
+    return toks, None
+
+
+def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
+                inline: bool = False):
+    """A definition chain for the equation ``group`` (first expression, one link), or None when it is
+    a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
+    (or ``f(x, y)`` of names) not defined or used before and absent from its right side, which is
+    not a bare number (``at $x = 0$`` is a point, not a definition). A redefinition by a definition
+    sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
+    from mathcheck.parser import ParseError, parse_definition, reserved
+
+    if len(group) != 2 or group[1].relation != "=":
+        return None
+    first, link = group
+    head, params = _lhs_shape(first.toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+    except DeriveError:
+        name = None
+    if name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS:
+        if link.define:
+            src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
+        return None
+    inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
+                     set(notation.defined))
+    rhs = Reader(link.toks, src, inner).read()
+    rhs_names = set(WORD.findall(rhs))
+    earlier = doc.names() | block_lets
+    if name in rhs_names:
+        if link.define:
+            src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
+                                  f"means in other names")
+        return None
+    if not link.define and (name in earlier or name in doc.used or not (rhs_names - reserved())):
+        return None
+    text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
+    try:
+        parse_definition(text)
+    except ParseError:
+        if link.define:
+            raise
+        return None
+    line = src.line(first.toks[0].pos)
+    what = f"line {line}"
+    if name in earlier:
+        what += f" (redefines {name})"
+        users = [(n, other) for n, other, t in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
+        if users:  # unfolding them later would read them with the new meaning
+            src.fail(link.at.pos, f"{name} is redefined, but {users[0][1]} (line {users[0][0]}) is defined in terms "
+                                  f"of it; give the new quantity a new name")
+    lets = doc.needed([rhs])
+    doc.defs.append((line, name, text))
+    if params:
+        doc.functions[head[0].text if len(head) == 1 else name] = name
+        doc.functions[name] = name
+        notation.functions[head[0].text if len(head) == 1 else name] = name
+        notation.functions[name] = name
+    notation.defined.add(name)
+    lhs_text = f"{name}({', '.join(params)})" if params else name
+    lhs_src = " ".join(src.text[first.toks[0].pos:first.toks[-1].end].split())
+    rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
+    steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
+    return Chain(what, src.path, line, {}, (), steps, lets, definition=text)
+
+
+def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
+    """The chains of one display block: one per equation (usually one); an equation that is a
+    definition (see :func:`_definition`) is a definition chain, and in force from there on."""
+    doc = _Document() if doc is None else doc
     skip, directives = _directives(src, blk, markdown)
     if skip:
         return []
@@ -548,7 +712,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
                 items.append(_Directive(kind, part[0].pos, part))
             elif kind != "let" or dtoks:
                 src.fail(a, f"{kind}: an empty item")
-    functions: dict = {}
+    functions: dict = dict(doc.functions)
     lets: list = []
     assumed = []
     for d in items:
@@ -560,7 +724,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
     pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
         side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
-    defined = {name.split("(")[0] for name, _, _ in lets}
+    defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
     notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
     assumptions: dict = {}
     for part, props in assumed:
@@ -581,11 +745,23 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
     out = []
+    block_lets = {name.split("(")[0] for name, _, _ in lets}
     for n, group in enumerate(groups):
+        definition = _definition(src, group, notation, doc, block_lets)
+        if definition is not None:
+            out.append(definition)
+            continue
+        if any(link.define for link in group):
+            at = next(link.at for link in group if link.define)
+            src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
+                             "what it means, e.g. s := \\sigma(z)")
         steps = _steps(src, group, notation)
         name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
         line = src.line(blk.start) if n == 0 else steps[0].line
-        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), chain_lets))
+        texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
+        doc.used |= {w for t in texts for w in WORD.findall(t)}
+        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
+                         doc.needed(texts) + chain_lets))
     return out
 
 

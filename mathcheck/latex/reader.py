@@ -474,9 +474,29 @@ class Reader:
             if self.peek() is None or not self.starts_factor(self.peek()):
                 self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
             # d/dx applies to the whole term after it, as a reader reads it: d/dx x sin x is (x sin x)'
+            start = self.i
             f = self.term()
+            self.one_operator(start, t)
         self.not_a_constant(f, x, t)
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def one_operator(self, start: int, tok):
+        """``\\frac{d}{dz} z \\frac{d}{dx} x z`` (SymPy prints a product of two derivatives so) has no
+        one reading: d/dz (z · d/dx(xz)) or (d/dz z)·(d/dx xz). A second operator that is not the first
+        factor of the term is refused; ``\\frac{d}{dx}\\frac{d}{dx} f`` (nested) is read."""
+        depth = 0
+        for k in range(start, self.i):
+            x = self.t[k]
+            if x.kind == "ch" and x.text in "{}":
+                depth += 1 if x.text == "{" else -1
+            elif depth == 0 and k > start and x.kind == "cmd" and x.text in ("frac", "dfrac", "tfrac", "cfrac"):
+                num, j = _group(list(self.t), k + 1, self.src, "\\frac")
+                den, _ = _group(list(self.t), j, self.src, "\\frac")
+                d = _derivative(num, den)
+                if d is not None and not d[0]:
+                    self.fail(x, "a derivative operator inside the term another one applies to is ambiguous; "
+                                 "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
+                                 "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x")
 
     def not_a_constant(self, f: str, x: str, tok):
         """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z

@@ -215,7 +215,7 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
 
 
 _MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",
-         "bad-input": "! bad input", "holds-within": "≈ holds within its bound"}
+         "bad-input": "! bad input", "holds-within": "≈ holds within its bound", "definition": "≔ definition"}
 
 
 def derive_writeup(report, style: str = "github") -> str:
