@@ -79,7 +79,11 @@ def test_a_redefinition_is_said_and_one_that_changes_another_definition_refused(
     assert "(redefines u)" in got[1]["name"]
     r, _ = run(tmp_path, "$$ u := z $$\n\n$$ v := 2u $$\n\n$$ u := z^2 $$\n", "--json")
     got = json.loads(r.output)["files"][0]["chains"]
-    assert got[2]["status"] == "bad-input" and "v (line 3) is defined in terms of it" in got[2]["message"]
+    assert got[2]["status"] == "bad-input" and "v (line 3) is defined in terms of u before" in got[2]["message"]
+    # a forward reference: y unfolded later would read b as 2 where y was written for any b
+    r, _ = run(tmp_path, "$$ y = w x + b $$\n\n$$ b := 2 $$\n\n$$ y - b = w x $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "bad-input", "proved"], r.output
 
 
 def test_an_equals_with_the_name_on_both_sides_is_a_claim(tmp_path):

@@ -662,10 +662,12 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     what = f"line {line}"
     if name in earlier:
         what += f" (redefines {name})"
-        users = [(n, other) for n, other, t in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
-        if users:  # unfolding them later would read them with the new meaning
-            src.fail(link.at.pos, f"{name} is redefined, but {users[0][1]} (line {users[0][0]}) is defined in terms "
-                                  f"of it; give the new quantity a new name")
+    users = [(n, other) for n, other, t in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
+    if users and not link.define:
+        return None  # b = 2 + c after y = wx + b: a claim about the b that y is written in
+    if users:  # unfolding them later would read them with this meaning, not the one they were written with
+        src.fail(link.at.pos, f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
+                              f"of {name} before; give the new quantity a new name, or define {name} first")
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text))
     if params:
