@@ -17,6 +17,9 @@ the case issue 28 found misread) and function powers (``\\sin^{2}{…}``). Each 
   30 digits) — counted, not a failure: SymPy rebuilds some trees on printing (``x^{-1}`` as ``\\frac{1}{x}``);
 * ``skipped``: SymPy folded the tree into a complex or infinite constant (``log(-1)`` is ``iπ``, printed
   ``i \\pi``, and ``i`` is a variable in mathcheck's LaTeX) — not a reading of what people write;
+The symbols are declared (as ``% assume: x, y, z, a, b, w \\in \\mathbb{R}`` would): SymPy prints
+``x (y + 1)`` as ``x \\left(y + 1\\right)``, which an undeclared name would make a function applied.
+
 * ``refused``: the reader says one line (a notation it does not read) — counted, not a failure;
 * ``mismatch``: the reading differs in value — a misreading, the failure this bench hunts;
 * ``crash``: any other exception.
@@ -92,7 +95,7 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     if expr.has(sp.I, sp.zoo, sp.nan, sp.oo):
         return "skipped", tex, "SymPy simplified it to a complex or infinite constant, which LaTeX spells as a variable i"
     try:
-        text = latex.translate(tex)
+        text = latex.translate(tex, variables=NAMES)  # as % assume: x, y, … \in \mathbb{R} declares them
     except DeriveError as exc:
         return "refused", tex, str(exc)
     try:

@@ -54,7 +54,7 @@ def chains_of(tmp_path, text, name="d.tex"):
     (r"\log_2 x + \ln y", "log(x, 2) + log(y)"),
     (r"\tfrac12 x", "1/2*x"),
     (r"2 \cdot 3 \times x", "2*3*x"),
-    (r"a(b + c) + x/2 + \sigma \cdot (x)", "a*(b + c) + x/2 + sigma*(x)"),
+    (r"2(b + c) + x/2 + \sigma \cdot (x)", "2*(b + c) + x/2 + sigma*(x)"),
     (r"\gamma \hat{x} + \beta", "gamma*x_hat + beta"),
     (r"\exp\left( -\frac{(x-\mu)^2}{2\sigma^2} \right)", "exp(-((x - mu)^2)/(2*sigma^2))"),
     (r"\arctan x + \tanh(x)", "atan(x) + tanh(x)"),
@@ -87,8 +87,12 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"\frac{d}{d z} z \frac{\partial}{\partial x} x z", r"a derivative operator inside the term another"),
     (r"1/2x", r"<latex>:1:2: a/bc is ambiguous"),
     (r"a^b^c", r"a double superscript"),
-    (r"f(x + y)", r"<latex>:1:1: f\(…\) reads as a function; say which"),
-    (r"\sigma(x)", r"\\sigma\(…\) reads as a function; say which, e.g. % let: \\sigma = sigmoid"),
+    (r"f(x + y)", r"<latex>:1:1: f\(…\) reads as a function applied, and f is neither defined nor in the"),
+    (r"\sigma(x)", r"\\sigma\(…\) reads as a function applied.*say which, e.g. % let: \\sigma = sigmoid"),
+    # issue 28 (c): a name before parentheses is never silently a product (\zeta(x) = \zeta x was proved)
+    (r"\zeta(x)", r"\\zeta\(…\) reads as a function applied"),
+    (r"a(b + c)", r"a\(…\) reads as a function applied"),
+    (r"g_\phi(x)", r"g_\{phi\}\(…\) reads as a function applied"),
     (r"\log p(x)", r"p\(…\) reads as a function"),
     (r"L(\theta)", r"L\(…\) reads as a function"),
 ])
@@ -132,7 +136,7 @@ def test_align_rows_relations_reasons_and_source_lines(tmp_path):
                                             ("\\begin{multline}", "\\end{multline}"),
                                             ("\\begin{equation}\\begin{split}", "\\end{split}\\end{equation}")])
 def test_every_display_environment_is_a_chain(tmp_path, opener, closer):
-    (chain,) = chains_of(tmp_path, f"{opener} a(b + c) = ab + ac {closer}\n")
+    (chain,) = chains_of(tmp_path, f"{opener} a \\cdot (b + c) = ab + ac {closer}\n")
     assert [s.text for s in chain.steps] == ["a*(b + c)", "a*b + a*c"]
 
 

@@ -29,10 +29,6 @@ _SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle
             "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
             "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
             "strut", "middle"}
-# letters that name functions (densities, losses, activations) as often as numbers: p(x) is not read
-# as p·x, which would "prove" p(x + y) = p(x) + p(y), unless % assume: or % let: says what it is
-_FUNCTION_LIKE = {"f", "g", "h", "p", "q", "ell", "sigma", "phi", "varphi", "psi", "Phi", "Psi", "Gamma"} | \
-    set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 # LaTeX's function words (\ln, \arcsin, \max) come from the grammar's function table
 FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
@@ -310,10 +306,9 @@ class Reader:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
         if base in self.n.functions and self.at("ch", "("):
             return self.apply(self.n.functions[base], tok)
-        if base in _FUNCTION_LIKE and base not in self.n.variables and self.at("ch", "("):
-            self.fail(tok, f"{self._show(tok)}(…) reads as a function; say which, e.g. % let: "
-                           f"{self._show(tok)} = sigmoid or % let: {base}(t) = …, or write {self._show(tok)} \\cdot (…)")
         if not self.at("ch", "_"):
+            shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
+            self.not_applied(base, shown, tok)
             return base
         t = self.take()
         toks = self.arg_tokens(t, "_")
@@ -329,7 +324,24 @@ class Reader:
         if word is None:
             self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
                          f"declare it: % assume: i \\in \\mathbb{{Z}}")
-        return _checked_name(f"{base}_{word}", self, t)
+        name = _checked_name(f"{base}_{word}", self, t)
+        self.not_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
+        return name
+
+    def not_applied(self, name: str, shown: str, tok):
+        """``\\zeta(x)``, ``f(x)``, ``g_\\phi(x)``, ``a(b + c)``: a name before parentheses is a function
+        applied (issue 28: unknown functions), never silently a product — ``\\zeta(x) = \\zeta x`` would be
+        proved. It is a product only where the name is a quantity the chain declares (``% assume:``),
+        defines (a definition, ``% let:``), binds or indexes; unknown functions are not read yet."""
+        if self.collect is not None or not self.at("ch", "("):
+            return
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if name in known:
+            return
+        self.fail(tok, f"{shown}(…) reads as a function applied, and {name} is neither defined nor in the "
+                       f"function table (unknown functions are not read yet); say which, e.g. % let: {shown} = sigmoid "
+                       f"or % let: {name}(t) = …; if it is a product, write {shown} \\cdot (…) or declare "
+                       f"{name}: % assume: {shown} \\in \\mathbb{{R}}")
 
     def indices(self, toks, tok) -> list[str]:
         parts, cur = [], []
