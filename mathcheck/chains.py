@@ -56,6 +56,7 @@ class Chain:
     lets: tuple = ()                                 # ((line, "name = body"), ...)
     error: str = ""
     definition: str = ""  # "name = body": the chain defines name (steps: name, body); never checked
+    notes: tuple = ()     # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
 
     @property
     def relation(self) -> str:

@@ -98,7 +98,7 @@ def notes(chain: Chain) -> list[str]:
     """One line for each name the chain gives a meaning other than the grammar's (a shadowed constant)."""
     from mathcheck.parser import EULER, normalise
 
-    out = []
+    out = list(chain.notes)
     if EULER in {normalise(k) for k in chain.assumptions}:
         out.append("e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)")
     return out

@@ -103,3 +103,64 @@ def test_definitions_in_a_tex_file_and_inline_math(tmp_path):
     assert got == [("line 2", "f(x, y) = x^2 + y^2"), ("line 4", "r = sqrt(x^2 + y^2)"), ("line 5", "")]
     r = CliRunner().invoke(main, ["derive", str(p)])
     assert r.exit_code == 0 and "chains: 2 definition, 1 proved" in r.output, r.output
+
+
+# --- issue 32's LaTeX items: directives read as written, or refused --------------------------------
+
+def test_a_builtin_is_never_renamed_by_let(tmp_path):
+    r, _ = run(tmp_path, "$$\n% let: \\mathrm{exp} = log\ne^{x} = \\exp(x)\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and "is a built-in function or constant, which is never renamed" in got["message"]
+    r, _ = run(tmp_path, "$$\n% let: \\ln = exp\n\\ln x = x\n$$\n", "--json")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "bad-input"
+
+
+def test_every_let_is_printed_as_read(tmp_path):
+    r, p = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n% let: m = x + 1\n% assume: x > 0\n"
+                         "\\sigma(x) + m = \\sigma(x) + x + 1\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["notes"] == ["let: \\sigma is the function sigmoid: \\sigma(x) reads sigmoid(x)"]
+    assert got["let"] == ["m = x + 1"] and got["assumptions"] == {"x": ["positive"]}
+    text = CliRunner().invoke(main, ["derive", str(p), "-v"]).output
+    assert "    note: let: \\sigma is the function sigmoid" in text and "    let m = x + 1" in text
+    assert "    assume: x=positive" in text
+
+
+def test_a_let_function_without_parentheses_is_read_or_refused(tmp_path):
+    """``\\sigma^2(x)`` was sigma^2·x with sigma a new variable; now (sigmoid(x))^2, and a bare \\sigma
+    is refused."""
+    r, _ = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n\\sigma^2(x) = \\sigma(x) \\cdot \\sigma(x)\n$$\n\n"
+                         "$$\n% let: f(t) = t^2\nf^2(x) = x^3\n$$\n\n"
+                         "$$\n% let: \\sigma = sigmoid\n\\sigma + 1 = 2\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "refuted", "bad-input"]
+    assert got[0]["steps"][0]["expr"] == "sigmoid(x)^2" and got[1]["steps"][0]["expr"] == "f(x)^2"
+    assert "is a function here (% let:); apply it" in got[2]["message"]
+
+
+def test_an_assumption_on_one_entry_is_not_about_every_entry(tmp_path):
+    r, _ = run(tmp_path, "$$\n% assume: x_1 > 0\n\\sum_{i=1}^{n} x_i = \\sqrt{x_1^2} + \\sum_{i=2}^{n} x_i\n$$\n",
+               "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and "is about one entry of the indexed x" in got["message"]
+    r, _ = run(tmp_path, "$$\n% assume: x_i > 0\n\\sum_{i=1}^{n} x_i = \\sum_{i=1}^{n} |x_i|\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "proved" and got["assumptions"] == {"x": ["positive"]}
+
+
+@pytest.mark.parametrize("comment, said", [
+    ("% mathcheck: skp", "the one mathcheck directive is '% mathcheck: skip'"),
+    ("% mathcheck skip", "the one mathcheck directive is '% mathcheck: skip'"),
+    ("% asume: x > 0", "did you mean '% assume:'?"),
+    ("% givn: x > 0", "did you mean '% given:'?"),
+])
+def test_a_misspelled_directive_is_said(tmp_path, comment, said):
+    r, _ = run(tmp_path, f"$$\n{comment}\n1 = 2\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and said in got["message"], r.output
+
+
+def test_prose_comments_are_not_directives(tmp_path):
+    r, _ = run(tmp_path, "% Let's see: the square\n\\begin{equation}\n% Source: our notes\n(x+1)^2 = x^2 + 2x + 1\n"
+                         "\\end{equation}\n", "--json", name="d.tex")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "proved", r.output

@@ -30,6 +30,6 @@ def test_the_cases_issue_28_found_read_back():
 
 def test_a_misreading_is_reported_as_a_mismatch(monkeypatch):
     from mathcheck import latex
-    monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>": "x^3")
+    monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>", variables=(): "x^3")
     x = latex_fuzz.SYMBOLS["x"]
     assert latex_fuzz.compare(x ** 2 + 1, random.Random(1))[0] == "mismatch"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
+    GREEK,
     INNER_ENVIRONMENTS,
     LatexRefused,
     MAX_CHARS,
@@ -24,6 +25,8 @@ from mathcheck.latex.tokens import (
     tokenize,
 )
 from mathcheck.latex.reader import (
+    FUNCTIONS,
+    VARIADIC,
     Notation,
     Reader,
     _PARSER_FUNCTIONS,
@@ -118,6 +121,31 @@ def _refused_anywhere(src: _Source) -> None:
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
 
+_LIKE_DIRECTIVE = re.compile(r"^[ \t]*%+[ \t]*([A-Za-z]+)[ \t]*:?[ \t]*([A-Za-z]*)", re.M)
+_DIRECTIVE_WORDS = ("assume", "given", "let", "mathcheck")
+
+
+def _known_directive(src: _Source, m) -> None:
+    """A comment that looks like a directive but is not one (``% asume:``, ``% mathcheck: skp``,
+    ``% mathcheck skip``) is bad input: silently ignoring it would check what its author excluded."""
+    import difflib
+
+    word, rest = m.group(1), m.group(2)
+    line = src.text[m.start():src.text.find("\n", m.start()) % (len(src.text) + 1)].strip()
+    if word == "mathcheck":
+        if not re.match(r"[ \t]*%+[ \t]*mathcheck[ \t]*:[ \t]*skip[ \t]*$",
+                        src.text[m.start():src.text.find("\n", m.start()) if "\n" in src.text[m.start():] else len(src.text)]):
+            src.fail(m.start(1), f"{line!r}: the one mathcheck directive is '% mathcheck: skip'")
+        return
+    if word in _DIRECTIVE_WORDS:
+        return
+    close = difflib.get_close_matches(word.lower(), _DIRECTIVE_WORDS, n=1, cutoff=0.75)
+    colon = src.text[m.end(1):m.end(1) + 3].lstrip(" \t").startswith(":")
+    if close and colon:  # "% Let's see" is prose; "% Let:", "% asume:", "% givne:" are directives misspelled
+        src.fail(m.start(1), f"{line!r} is not a directive; did you mean '% {close[0]}:'? (directives: % assume:, "
+                             f"% given:, % let:, % mathcheck: skip)")
+
+
 def _directives(src: _Source, blk: Block, markdown: bool):
     """``(skip, [(kind, start, end)])``: the directive comments right before the block (LaTeX) and
     inside it."""
@@ -134,6 +162,8 @@ def _directives(src: _Source, blk: Block, markdown: bool):
         spans.insert(0, (k, line_start))
     skip, found = False, []
     for a, b in spans:
+        for m in _LIKE_DIRECTIVE.finditer(src.text, a, b):
+            _known_directive(src, m)
         for m in _DIRECTIVE.finditer(src.text, a, b):
             if m.group(1):
                 skip = True
@@ -488,6 +518,11 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
     if len(part) >= 2 and part[1].text == "_":
         b = _word([base])
         if b in notation.indexed:
+            sub, _ = _group(part, 2, src, "_")
+            letters = [x for x in sub if x.kind == "ch" and x.text.isalpha() or x.kind == "cmd" and x.text in GREEK]
+            if len(letters) != len([x for x in sub if x.text not in "{},"]) or not letters:
+                src.fail(base.pos, f"assume: {src.text[part[0].pos:part[-1].end]!r} is about one entry of the "
+                                   f"indexed {b}; an assumption is about a name or every entry ({b}_i > 0)")
             return b
     r = Reader(part, src, Notation(notation.indices, set(), {}, notation.variables))
     name = r.read()
@@ -496,7 +531,7 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
     return name
 
 
-def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
+def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, readings: list):
     """``\\sigma = sigmoid`` names a function; ``\\mu = …`` defines a symbol (expanded where used)."""
     top = {id(t) for t in _top(d.toks)}
     eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "=" and id(t) in top]
@@ -513,11 +548,18 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
     name = _word(lhs)
     if name is None:
         src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
+    from mathcheck.parser import reserved
+
+    if name in _PARSER_FUNCTIONS or name in reserved() or lhs[0].text in FUNCTIONS or lhs[0].text in VARIADIC:
+        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is a built-in function or constant, which "
+                             f"is never renamed; give your quantity another name")
     word = _word(rhs[2:-1] if len(rhs) > 3 and rhs[0].text in ("operatorname", "mathrm") else rhs)
     if word in _PARSER_FUNCTIONS:
         key = lhs[0].text if len(lhs) == 1 else name
         notation_functions[key] = word
         notation_functions[name] = word
+        readings.append(f"let: {src.text[lhs[0].pos:lhs[-1].end]} is the function {word}: "
+                        f"{src.text[lhs[0].pos:lhs[-1].end]}(x) reads {word}(x)")
         return
     lets.append((name + params, rhs, d))
 
@@ -716,12 +758,13 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 src.fail(a, f"{kind}: an empty item")
     functions: dict = dict(doc.functions)
     lets: list = []
+    readings: list = []
     assumed = []
     for d in items:
         if d.kind == "assume":
             assumed += _assume_items(src, d)
         elif d.kind == "let":
-            _lets(src, d, functions, lets)
+            _lets(src, d, functions, lets, readings)
     declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
     pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
@@ -763,7 +806,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
         doc.used |= {w for t in texts for w in WORD.findall(t)}
         out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
-                         doc.needed(texts) + chain_lets))
+                         doc.needed(texts) + chain_lets, notes=tuple(readings)))
     return out
 
 

@@ -304,8 +304,11 @@ class Reader:
 
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
-        if base in self.n.functions and self.at("ch", "("):
+        if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
+        if base in self.n.functions and base not in self.n.variables:
+            self.fail(tok, f"{self._show(tok)} is a function here (% let:); apply it to its argument, e.g. "
+                           f"{self._show(tok)}(x)")
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             self.not_applied(base, shown, tok)
