@@ -80,6 +80,8 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"x^T y", r"\^T reads as a transpose"),
     (r"x^{\top} y", r"\^T reads as a transpose"),
     (r"W^{\mathsf{T}}", r"\^T reads as a transpose"),
+    # d2l-en writes layers as W^{(1)}: read as a power, W^{(2)} = W^{(1)} W^{(1)} was proved
+    (r"X W^{(1)} + b^{(1)}", r"a superscript in parentheses, \^\{\(1\)\}, is a label"),
     (r"\frac{dz}{dx}", r"the derivative of z with respect to x: z is not defined here, so it is an unknown "),
     (r"\frac{\partial L}{\partial w_{ij}}", r"the derivative of L with respect to w_ij"),
     (r"\frac{d}{dx} y", r"the derivative of y with respect to x"),

@@ -164,3 +164,13 @@ def test_prose_comments_are_not_directives(tmp_path):
     r, _ = run(tmp_path, "% Let's see: the square\n\\begin{equation}\n% Source: our notes\n(x+1)^2 = x^2 + 2x + 1\n"
                          "\\end{equation}\n", "--json", name="d.tex")
     assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "proved", r.output
+
+
+def test_one_unreadable_equation_of_a_block_fails_alone(tmp_path):
+    """d2l-en's calculus chapter puts four rules in one display; one unreadable row no longer takes
+    the other three with it."""
+    r, _ = run(tmp_path, "$$\\begin{aligned} \\frac{d}{dx} C & = 0 \\\\ \\frac{d}{dx} x^n & = n x^{n-1} \\\\ "
+                         "\\frac{d}{dx} e^x & = e^x \\end{aligned}$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["bad-input", "proved", "proved"], r.output
+    assert "the derivative of C with respect to x" in got[0]["message"]

@@ -792,22 +792,35 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
     for n, group in enumerate(groups):
-        definition = _definition(src, group, notation, doc, block_lets)
-        if definition is not None:
-            out.append(definition)
-            continue
-        if any(link.define for link in group):
-            at = next(link.at for link in group if link.define)
-            src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
-                             "what it means, e.g. s := \\sigma(z)")
-        steps = _steps(src, group, notation)
-        name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
-        line = src.line(blk.start) if n == 0 else steps[0].line
-        texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
-        doc.used |= {w for t in texts for w in WORD.findall(t)}
-        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
-                         doc.needed(texts) + chain_lets, notes=tuple(readings)))
+        try:
+            out.append(_equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
+                                 chain_lets, readings))
+        except LatexRefused:
+            raise
+        except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
+            if len(groups) == 1:
+                raise
+            line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
+            out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
     return out
+
+
+def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
+    """The chain (or definition) of the ``n``-th equation of a block."""
+    definition = _definition(src, group, notation, doc, block_lets)
+    if definition is not None:
+        return definition
+    if any(link.define for link in group):
+        at = next(link.at for link in group if link.define)
+        src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
+                         "what it means, e.g. s := \\sigma(z)")
+    steps = _steps(src, group, notation)
+    name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
+    line = src.line(blk.start) if n == 0 else steps[0].line
+    texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
+    doc.used |= {w for t in texts for w in WORD.findall(t)}
+    return Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
+                 doc.needed(texts) + chain_lets, notes=tuple(readings))
 
 
 def _steps(src: _Source, links, notation) -> list:

@@ -207,6 +207,10 @@ class Reader:
                        ["text", "T"], ["textsf", "T"], ["sf", "T"]) and "T" not in self.n.variables:
             self.fail(tok, "^T reads as a transpose, and vectors and matrices are out; if T is a number "
                            "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
+        if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch":
+            # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
+            self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
+                           "order), not a power; write ^{1} for a power, or a subscript for a label")
 
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
