@@ -135,7 +135,7 @@ def test_a_let_function_without_parentheses_is_read_or_refused(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["proved", "refuted", "bad-input"]
     assert got[0]["steps"][0]["expr"] == "sigmoid(x)^2" and got[1]["steps"][0]["expr"] == "f(x)^2"
-    assert "is a function here (% let:); apply it" in got[2]["message"]
+    assert "is a function here (a % let: or a definition above); apply it" in got[2]["message"]
 
 
 def test_an_assumption_on_one_entry_is_not_about_every_entry(tmp_path):
@@ -174,3 +174,14 @@ def test_one_unreadable_equation_of_a_block_fails_alone(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["bad-input", "proved", "proved"], r.output
     assert "the derivative of C with respect to x" in got[0]["message"]
+
+
+def test_a_definition_by_equals_ends_with_its_section(tmp_path):
+    """d2l-en's calculus appendix defines f(x) = sin(x^x) in one example and uses other f's later:
+    an ``=`` definition is in force to the next heading, a ``:=`` one to the end of the file."""
+    text = ("# One\n\n$$ f(x) = \\sin x $$\n\n$$ u := x^2 $$\n\n# Two\n\n"
+            "% a new f\n$$\n% let: f(t) = t^3\nf(2) = 8\n$$\n\n$$ u = x^2 $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "definition", "proved", "proved"], r.output
+    assert got[2]["let"] == ["f(t) = t^3"] and got[3]["let"] == ["u = x^2"]

@@ -580,7 +580,13 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     doc = _Document()
     out = []
     inline = _inline_blocks(src, markdown, found)
+    masked, last = _masked(text, markdown), 0
+    heading = re.compile(r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{",
+                         re.M)
     for blk in sorted(found + inline, key=lambda b: b.start):
+        if heading.search(masked, last, blk.start):
+            doc.new_section()
+        last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
             out += _inline_definition(src, blk, defs, doc)
             continue
@@ -602,18 +608,28 @@ class _Document:
     the names its chains have used (a name used before is not fresh, so ``x = 0`` after a chain in
     x is a claim, not a definition)."""
 
-    defs: list = field(default_factory=list)        # [(line, name, "name(params) = body")]
-    functions: dict = field(default_factory=dict)   # the reader's key (\sigma: "sigma") -> name
+    defs: list = field(default_factory=list)        # [(line, name, "name(params) = body", explicit)]
+    functions: dict = field(default_factory=dict)   # the reader's key (\\sigma: "sigma") -> name
     used: set = field(default_factory=set)
 
+    def new_section(self):
+        """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
+        example, another f in the next) is in force to the section's end; one written with a
+        definition sign (``:=``) to the file's end."""
+        dropped = {name for _, name, _, explicit in self.defs if not explicit}
+        self.defs = [d for d in self.defs if d[3]]
+        kept = {name for _, name, _, _ in self.defs}
+        self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
+        self.used = set()
+
     def names(self) -> set:
-        return {name for _, name, _ in self.defs}
+        return {name for _, name, _, _ in self.defs}
 
     def needed(self, texts) -> tuple:
         """The definitions that ``texts`` use, with those they use in turn, in the file's order."""
         want = {w for t in texts for w in WORD.findall(t)}
         keep, seen = [], set()
-        for line, name, text in reversed(self.defs):  # the latest definition of a name is in force
+        for line, name, text, _ in reversed(self.defs):  # the latest definition of a name is in force
             if name in want and name not in seen:
                 seen.add(name)
                 keep.append((line, text))
@@ -704,14 +720,14 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     what = f"line {line}"
     if name in earlier:
         what += f" (redefines {name})"
-    users = [(n, other) for n, other, t in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
+    users = [(n, other) for n, other, t, _ in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
     if users and not link.define:
         return None  # b = 2 + c after y = wx + b: a claim about the b that y is written in
     if users:  # unfolding them later would read them with this meaning, not the one they were written with
         src.fail(link.at.pos, f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
                               f"of {name} before; give the new quantity a new name, or define {name} first")
     lets = doc.needed([rhs])
-    doc.defs.append((line, name, text))
+    doc.defs.append((line, name, text, link.define))
     if params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
         doc.functions[name] = name

@@ -311,8 +311,8 @@ class Reader:
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
         if base in self.n.functions and base not in self.n.variables:
-            self.fail(tok, f"{self._show(tok)} is a function here (% let:); apply it to its argument, e.g. "
-                           f"{self._show(tok)}(x)")
+            self.fail(tok, f"{self._show(tok)} is a function here (a % let: or a definition above); apply it to "
+                           f"its argument, e.g. {self._show(tok)}(x)")
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             self.not_applied(base, shown, tok)
@@ -455,6 +455,7 @@ class Reader:
         for _ in range(2):
             if self.at("ch", "^") and power is None:
                 t = self.take()
+                self.not_a_transpose(t)  # f^{(n)}(x) is f's n-th derivative, \sigma^T a transpose
                 power = self.script(t, "^")
                 if power.replace(" ", "") in ("-1", "(-1)"):
                     self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or "
