@@ -185,3 +185,13 @@ def test_a_definition_by_equals_ends_with_its_section(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["definition", "definition", "proved", "proved"], r.output
     assert got[2]["let"] == ["f(t) = t^3"] and got[3]["let"] == ["u = x^2"]
+
+
+def test_a_chain_that_starts_by_naming_its_value_defines_then_checks(tmp_path):
+    """cs231n's ``L_i = \\max(0, …) + \\max(0, …) = 0 + 8 = 8`` (our numbers): L_i is defined by the
+    first link and the rest is checked (before: refuted, L_i a free variable)."""
+    r, _ = run(tmp_path, "$$ L_i = \\max(0, -7 - 13 + 10) + \\max(0, 11 - 13 + 10) = 0 + 8 = 8 $$\n\n"
+                         "$$ L_j = \\max(0, 2) = 3 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "proved", "definition", "refuted"], r.output
+    assert got[1]["steps"][0]["expr"] == "Max(0, -7 - 13 + 10) + Max(0, 11 - 13 + 10)"

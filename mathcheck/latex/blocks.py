@@ -677,7 +677,7 @@ def _lhs_shape(toks: list[Tok]):
 
 
 def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
-                inline: bool = False):
+                inline: bool = False, computed: bool = False):
     """A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
     (or ``f(x, y)`` of names) not defined or used before and absent from its right side, which is
@@ -707,7 +707,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
             src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
                                   f"means in other names")
         return None
-    if not link.define and (name in earlier or name in doc.used or not (rhs_names - reserved())):
+    if not link.define and (name in earlier or name in doc.used or not (computed or rhs_names - reserved())):
         return None
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
@@ -809,8 +809,8 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     block_lets = {name.split("(")[0] for name, _, _ in lets}
     for n, group in enumerate(groups):
         try:
-            out.append(_equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
-                                 chain_lets, readings))
+            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
+                             chain_lets, readings)
         except LatexRefused:
             raise
         except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
@@ -822,10 +822,17 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
 
 
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
-    """The chain (or definition) of the ``n``-th equation of a block."""
+    """The chain (or definition) of the ``n``-th equation of a block: a list of one, or two where a
+    chain starts by defining a name (``L = -\\log p = \\log(1/p)``: L defined, then the rest checked)."""
     definition = _definition(src, group, notation, doc, block_lets)
     if definition is not None:
-        return definition
+        return [definition]
+    if len(group) > 2 and not group[1].define and group[2].relation == "=":
+        definition = _definition(src, group[:2], notation, doc, block_lets, computed=True)
+        if definition is not None:
+            rest = [_Link(None, None, group[1].toks, "")] + group[2:]
+            return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given,
+                                            chain_lets, readings)
     if any(link.define for link in group):
         at = next(link.at for link in group if link.define)
         src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
@@ -835,8 +842,8 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     doc.used |= {w for t in texts for w in WORD.findall(t)}
-    return Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
-                 doc.needed(texts) + chain_lets, notes=tuple(readings))
+    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps),
+                  doc.needed(texts) + chain_lets, notes=tuple(readings))]
 
 
 def _steps(src: _Source, links, notation) -> list:
