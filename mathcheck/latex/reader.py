@@ -175,7 +175,7 @@ class Reader:
                 t = self.take()
                 if powered:
                     self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
-                self.not_a_transpose(t)
+                self.not_a_transpose(t, out)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
                 self.take()
@@ -196,7 +196,7 @@ class Reader:
             return f"exp({exponent})"
         return f"{_wrap(base)}^{_wrap(exponent)}"
 
-    def not_a_transpose(self, tok):
+    def not_a_transpose(self, tok, base: str = ""):
         """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
         unless ``% assume:`` declares T a quantity (``\\beta^T`` after T steps)."""
         if self.i >= len(self.t):
@@ -207,7 +207,10 @@ class Reader:
                        ["text", "T"], ["textsf", "T"], ["sf", "T"]) and "T" not in self.n.variables:
             self.fail(tok, "^T reads as a transpose, and vectors and matrices are out; if T is a number "
                            "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
-        if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch":
+        inner = [x.text for x in toks[1:-1]]
+        if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch" and (
+                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())) and base != "e":
+            # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
             # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
             self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
                            "order), not a power; write ^{1} for a power, or a subscript for a label")
