@@ -196,3 +196,14 @@ def test_a_chain_that_starts_by_naming_its_value_defines_then_checks(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["definition", "proved", "definition", "refuted"], r.output
     assert got[1]["steps"][0]["expr"] == "Max(0, -7 - 13 + 10) + Max(0, 11 - 13 + 10)"
+
+
+def test_a_definition_is_never_captured_by_an_index(tmp_path):
+    """c = k + 1, then Σ_{k=1}^{n} c = n(n+3)/2 was proved (c's k captured by the sum); the true
+    sum is n(k + 1)."""
+    r, _ = run(tmp_path, "$$ c = k + 1 $$\n\n$$ \\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2} $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "uses k, which this chain binds as an index" in got[1]["message"]
+    r, _ = run(tmp_path, "$$\n% let: c = k + 1\n\\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2}\n$$\n", "--json")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "bad-input"
