@@ -42,6 +42,10 @@ def chains_of(tmp_path, text, name="d.tex"):
     (r"x \div \frac{a}{b}", "x/(a/b)"),
     (r"\sin^2 x", "sin(x)^2"),
     (r"\frac{d}{dx}\frac{d}{dx} x^3", "diff(diff(x^3, x), x)"),
+    # digits grouped by a thin space are one number (1\,000 was 1*000 = 0); Unicode as pasted (item 7)
+    (r"1\,000 x + 1{,}000{,}000", "1000*x + 1000000"),
+    ("𝑚 ⋅ 𝑥 + 𝑊 ∙ ℓ", "m*x + W*ell"),
+    (r"\ell_2 + 1", "ell_2 + 1"),
     (r"\sqrt{x} + \sqrt[3]{y}", "sqrt(x) + y^(1/3)"),
     (r"\left| x \right| + |y| + \lvert z \rvert", "Abs(x) + Abs(y) + Abs(z)"),
     (r"\max(a, b) - \min(a, b)", "Max(a, b) - Min(a, b)"),
@@ -78,6 +82,7 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"\frac{1}{", r"this brace is not closed|needs an argument"),
     (r"\sin^{-1} x", r"ambiguous"),
     (r"x^T y", r"\^T reads as a transpose"),
+    (r"10 000", r"two numbers side by side \(10 000\)"),
     (r"x^{\top} y", r"\^T reads as a transpose"),
     (r"W^{\mathsf{T}}", r"\^T reads as a transpose"),
     # d2l-en writes layers as W^{(1)}: read as a power, W^{(2)} = W^{(1)} W^{(1)} was proved

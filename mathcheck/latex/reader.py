@@ -54,6 +54,7 @@ class Reader:
     :mod:`mathcheck.parser` (a string; nothing is evaluated). ``read()`` is the whole expression."""
 
     def __init__(self, toks: list[Tok], src: _Source, notation: Notation, bound=frozenset()):
+        toks = _grouped_digits(toks)
         self.t = [t for t in toks if not (t.kind == "cmd" and t.text in _SPACING)
                   and not (t.kind == "ch" and t.text == "~")]
         self.t = _without_empty_groups(self.t)
@@ -139,6 +140,9 @@ class Reader:
             elif self.starts_factor(t):
                 if argument and self.function_start(t):
                     break
+                if t.kind == "num" and self.i > 0 and self.t[self.i - 1].kind == "num":
+                    self.fail(t, f"two numbers side by side ({self.t[self.i - 1].text} {t.text}): write one number "
+                                 f"(1\\,000 and 1{{,}}000 are read as 1000) or a product with \\cdot")
                 out = f"{out}*{self.factor()}"
             else:
                 break
@@ -250,7 +254,7 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
-        if name in GREEK:
+        if name in GREEK or name == "ell":  # \ell: the name ell (a loss, a layer)
             self.take()
             return self.named(_GREEK_NAME.get(name, name), t)
         if name in ("frac", "dfrac", "tfrac", "cfrac"):
@@ -559,6 +563,30 @@ class Reader:
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+def _grouped_digits(toks: list[Tok]) -> list[Tok]:
+    """``1\\,000``, ``1{,}000``, ``1\\;000\\,000``: one number, its digits grouped in threes (a thin
+    space or a braced comma) — never 1·000 = 0."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        sep = None
+        if out and out[-1].kind == "num" and "." not in out[-1].text:
+            if t.kind == "cmd" and t.text in (",", ";", "thinspace", " ", "!"):
+                sep = 1
+            elif [x.text for x in toks[i:i + 3]] == ["{", ",", "}"]:
+                sep = 3
+        if sep and i + sep < len(toks) and toks[i + sep].kind == "num" and re.fullmatch(r"[0-9]{3}(\.[0-9]+)?",
+                                                                                       toks[i + sep].text):
+            nxt = toks[i + sep]
+            out[-1] = Tok("num", out[-1].text + nxt.text, out[-1].pos, nxt.end)
+            i += sep + 1
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
