@@ -46,6 +46,8 @@ class Chain:
     """A chain as read (or as another reader built it, e.g. from LaTeX): grammar text throughout.
 
     ``lets``: ``((line, "mu = Sum(x[i], (i, 1, n))/n"), ...)``, what follows ``let``, in order;
+    ``definition``: the chain is a definition (LaTeX's ``s := …``, ``\\sigma(z) = …`` of a fresh name),
+    reported ``definition`` and unfolded by later chains' ``lets``;
     ``error``: the one line ``path:line: message`` when a line of the chain is bad input (the chain
     is then ``bad-input`` and every other chain is still checked)."""
 
@@ -57,6 +59,8 @@ class Chain:
     steps: tuple = ()                                # Line values
     lets: tuple = ()                                 # ((line, "name = body"), ...)
     error: str = ""
+    definition: str = ""  # "name = body": the chain defines name (steps: name, body); never checked
+    notes: tuple = ()     # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
 
     @property
     def relation(self) -> str:

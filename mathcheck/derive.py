@@ -98,7 +98,7 @@ def notes(chain: Chain) -> list[str]:
     """One line for each name the chain gives a meaning other than the grammar's (a shadowed constant)."""
     from mathcheck.parser import EULER, normalise
 
-    out = []
+    out = list(chain.notes)
     if EULER in {normalise(k) for k in chain.assumptions}:
         out.append("e is a variable in this chain (assume: e=...), not Euler's number: e^x is not exp(x)")
     return out
@@ -182,6 +182,9 @@ def validate(chain: Chain):
 
     if chain.error:
         raise DeriveError(chain.error)
+    if chain.definition:  # it must read, with the definitions before it; nothing is checked
+        definitions(replace(chain, lets=chain.lets + ((chain.line, chain.definition),)))
+        return (), ()
     bounds(chain)
     defs = definitions(chain)
     givens = [(line, rels) for line, text in chain.given
@@ -232,6 +235,8 @@ def defined_elsewhere(chain: Chain, chains) -> None:
         return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets}
 
     own = names(chain)
+    if chain.definition:  # a definition read from LaTeX defines its own name: later chains carry it as a let
+        own |= names(replace(chain, lets=((chain.line, chain.definition),)))
     words = {w for s in chain.steps for w in WORD.findall(normalise(s.text))}
     words |= {w for _, g in chain.given for w in WORD.findall(normalise(g))}
     for other in chains:
@@ -377,6 +382,18 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
     return ChainReport(chain, "bad-input", steps, statement, message)
 
 
+def defined(chain: Chain) -> ChainReport:
+    """The report of a definition: ``definition``, never proved or refuted; later chains unfold it."""
+    first, body = chain.steps[0], chain.steps[-1]
+    name = chain.definition.split("=")[0].strip()
+    steps = (StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
+             StepReport(body.line, body.text, body.relation, body.reason, "definition",
+                        f"defines {name}, unfolded where it is used later", source=body.source))
+    statement = {"relation": body.relation, "status": "definition", "how": f"defines {name}",
+                 "counterexample": None, "values": None}
+    return ChainReport(chain, "definition", steps, statement)
+
+
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
     from mathcheck.userexpr.approx import measure
 
@@ -403,6 +420,8 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
 
     try:
         parsed = validate(chain) if parsed is None else parsed
+        if chain.definition:
+            return defined(chain)
         stated = bounds(chain)
     except DeriveError as exc:
         return bad_chain(chain, str(exc))
@@ -451,7 +470,9 @@ class DeriveReport:
 
     @property
     def status(self) -> str:
-        return _status(c.status for _, chains in self.files for c in chains)
+        found = [c.status for _, chains in self.files for c in chains]
+        checked = [s for s in found if s != "definition"]
+        return _status(checked) if checked or not found else "definition"
 
     @property
     def exit_code(self) -> int:

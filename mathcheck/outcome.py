@@ -9,7 +9,8 @@ code and the "worst of" order are written once (README, *What a verdict means*):
 word                           exit  severity
 =============================  ====  ========
 proved, passed, holds,
-not expected to hold, reported    0         0
+not expected to hold, reported,
+definition                        0         0
 holds-within                      0         1
 inconclusive                      3         2
 refuted, fails                    1         3
@@ -52,6 +53,7 @@ STATUSES = {s.word: s for s in (
     Status("holds", 0, 0),                   # conform/model: a property holds
     Status("not expected to hold", 0, 0),    # conform/model: skipped or broken as declared
     Status("reported", 0, 0),                # conform/model: a behaviour stated, not judged
+    Status("definition", 0, 0),              # derive: a name defined (never proved or refuted)
     Status("holds-within", 0, 1),            # derive: a ≈ link inside its measured bound
     Status("inconclusive", 3, 2),
     Status("refuted", 1, 3),

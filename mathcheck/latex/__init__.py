@@ -32,12 +32,13 @@ from mathcheck.latex.tokens import LatexRefused, _Source, tokenize
 __all__ = ["chains", "translate", "LatexRefused"]
 
 
-def translate(tex: str, path: str = "<latex>") -> str:
-    """One LaTeX expression in the text grammar (indices: the ones its sums bind).
+def translate(tex: str, path: str = "<latex>", variables=()) -> str:
+    """One LaTeX expression in the text grammar (indices: the ones its sums bind; ``variables``:
+    names declared quantities, as ``% assume: x \\in \\mathbb{R}`` does, so ``x(y + 1)`` is a product).
 
         >>> translate(r"\\frac{1}{n}\\sum_{i=1}^{n} (x_i - \\mu)^2")
         '1/n*Sum((x[i] - mu)^2, (i, 1, n))'
     """
     src = _Source(tex, path)
     toks = tokenize(src, 0, len(tex))
-    return Reader(toks, src, notation_of(src, [toks], set(), {}, set())).read()
+    return Reader(toks, src, notation_of(src, [toks], set(), {}, set(variables))).read()

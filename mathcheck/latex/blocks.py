@@ -4,11 +4,12 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from mathcheck.chains import Chain, DeriveError, Line
+from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
+    GREEK,
     INNER_ENVIRONMENTS,
     LatexRefused,
     MAX_CHARS,
@@ -24,6 +25,8 @@ from mathcheck.latex.tokens import (
     tokenize,
 )
 from mathcheck.latex.reader import (
+    FUNCTIONS,
+    VARIADIC,
     Notation,
     Reader,
     _PARSER_FUNCTIONS,
@@ -118,6 +121,31 @@ def _refused_anywhere(src: _Source) -> None:
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
 
+_LIKE_DIRECTIVE = re.compile(r"^[ \t]*%+[ \t]*([A-Za-z]+)[ \t]*:?[ \t]*([A-Za-z]*)", re.M)
+_DIRECTIVE_WORDS = ("assume", "given", "let", "mathcheck")
+
+
+def _known_directive(src: _Source, m) -> None:
+    """A comment that looks like a directive but is not one (``% asume:``, ``% mathcheck: skp``,
+    ``% mathcheck skip``) is bad input: silently ignoring it would check what its author excluded."""
+    import difflib
+
+    word, rest = m.group(1), m.group(2)
+    line = src.text[m.start():src.text.find("\n", m.start()) % (len(src.text) + 1)].strip()
+    if word == "mathcheck":
+        if not re.match(r"[ \t]*%+[ \t]*mathcheck[ \t]*:[ \t]*skip[ \t]*$",
+                        src.text[m.start():src.text.find("\n", m.start()) if "\n" in src.text[m.start():] else len(src.text)]):
+            src.fail(m.start(1), f"{line!r}: the one mathcheck directive is '% mathcheck: skip'")
+        return
+    if word in _DIRECTIVE_WORDS:
+        return
+    close = difflib.get_close_matches(word.lower(), _DIRECTIVE_WORDS, n=1, cutoff=0.75)
+    colon = src.text[m.end(1):m.end(1) + 3].lstrip(" \t").startswith(":")
+    if close and colon:  # "% Let's see" is prose; "% Let:", "% asume:", "% givne:" are directives misspelled
+        src.fail(m.start(1), f"{line!r} is not a directive; did you mean '% {close[0]}:'? (directives: % assume:, "
+                             f"% given:, % let:, % mathcheck: skip)")
+
+
 def _directives(src: _Source, blk: Block, markdown: bool):
     """``(skip, [(kind, start, end)])``: the directive comments right before the block (LaTeX) and
     inside it."""
@@ -134,6 +162,8 @@ def _directives(src: _Source, blk: Block, markdown: bool):
         spans.insert(0, (k, line_start))
     skip, found = False, []
     for a, b in spans:
+        for m in _LIKE_DIRECTIVE.finditer(src.text, a, b):
+            _known_directive(src, m)
         for m in _DIRECTIVE.finditer(src.text, a, b):
             if m.group(1):
                 skip = True
@@ -150,6 +180,28 @@ class _Link:
     at: Tok | None
     toks: list
     reason: str = ""
+    define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
+
+
+_DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
+
+
+def _definitional(toks: list[Tok], i: int, src: _Source) -> int | None:
+    """The index after a definition sign at ``toks[i]`` (``:=``, ``\\coloneqq``, ``\\triangleq``,
+    ``\\equiv``, ``\\stackrel{\\text{def}}{=}``, ``\\overset{\\mathrm{def}}{=}``), else None."""
+    t = toks[i]
+    if t.kind == "cmd" and t.text in _DEFINE_COMMANDS:
+        return i + 1
+    if t.kind == "ch" and t.text == ":" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "=":
+        return i + 2
+    if t.kind == "cmd" and t.text in ("stackrel", "overset") and i + 1 < len(toks):
+        over, j = _group(toks, i + 1, src, f"\\{t.text}")
+        sign, j = _group(toks, j, src, f"\\{t.text}")
+        word = "".join(x.text for x in over if x.text not in "{}").lower()
+        if [x.text for x in sign] == ["="] and word.replace("text", "").replace("mathrm", "") in (
+                "def", "defn", "triangle", "delta", ":", "mathrmdef"):
+            return j
+    return None
 
 
 def _drop_structure(toks: list[Tok], src: _Source):
@@ -282,6 +334,12 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
         if t.kind == "ch" and t.text == "&":
             i += 1
             continue
+        defined_at = _definitional(toks, i, src)
+        if defined_at is not None:
+            row_start = 0
+            links.append(_Link("=", t, [], pending, define=True))
+            pending, i = "", defined_at
+            continue
         rel = _relation_of(t)
         if rel and rel != "!=":
             row_start = 0
@@ -338,7 +396,8 @@ def _expression(toks) -> bool:
     return any(not (t.kind == "ch" and t.text == "&") for t in toks)
 
 
-def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set) -> Notation:
+def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set,
+                defined: frozenset = frozenset()) -> Notation:
     """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
     nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
     an enclosing ``\\sum``/``\\prod``, or a declared integer — so ``\\sum_{k=1}^{n} e^{z_k}`` makes z
@@ -351,7 +410,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
                 eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
-    first = Notation(set(declared), set(), dict(functions), set(variables))
+    first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
     indexed: set = set()
     for toks in pieces:
         r = Reader(toks, src, first)
@@ -360,7 +419,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
             r.read()
         except DeriveError:
             pass  # pass two reports it, with the notation settled
-    return Notation(indices, indexed, dict(functions), set(variables))
+    return Notation(indices, indexed, dict(functions), set(variables), set(defined))
 
 
 # --- directives: % assume:, % given:, % let: ----------------------------------------------------------
@@ -459,6 +518,11 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
     if len(part) >= 2 and part[1].text == "_":
         b = _word([base])
         if b in notation.indexed:
+            sub, _ = _group(part, 2, src, "_")
+            letters = [x for x in sub if x.kind == "ch" and x.text.isalpha() or x.kind == "cmd" and x.text in GREEK]
+            if len(letters) != len([x for x in sub if x.text not in "{},"]) or not letters:
+                src.fail(base.pos, f"assume: {src.text[part[0].pos:part[-1].end]!r} is about one entry of the "
+                                   f"indexed {b}; an assumption is about a name or every entry ({b}_i > 0)")
             return b
     r = Reader(part, src, Notation(notation.indices, set(), {}, notation.variables))
     name = r.read()
@@ -467,7 +531,7 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
     return name
 
 
-def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
+def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, readings: list):
     """``\\sigma = sigmoid`` names a function; ``\\mu = …`` defines a symbol (expanded where used)."""
     top = {id(t) for t in _top(d.toks)}
     eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "=" and id(t) in top]
@@ -484,11 +548,18 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list):
     name = _word(lhs)
     if name is None:
         src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
+    from mathcheck.parser import reserved
+
+    if name in _PARSER_FUNCTIONS or name in reserved() or lhs[0].text in FUNCTIONS or lhs[0].text in VARIADIC:
+        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is a built-in function or constant, which "
+                             f"is never renamed; give your quantity another name")
     word = _word(rhs[2:-1] if len(rhs) > 3 and rhs[0].text in ("operatorname", "mathrm") else rhs)
     if word in _PARSER_FUNCTIONS:
         key = lhs[0].text if len(lhs) == 1 else name
         notation_functions[key] = word
         notation_functions[name] = word
+        readings.append(f"let: {src.text[lhs[0].pos:lhs[-1].end]} is the function {word}: "
+                        f"{src.text[lhs[0].pos:lhs[-1].end]}(x) reads {word}(x)")
         return
     lets.append((name + params, rhs, d))
 
@@ -506,10 +577,21 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     found = blocks(src, markdown)
     regions = [(0, len(text))] if not markdown else [(b.body, b.body_end) for b in found]
     defs = macros(src, regions)
+    doc = _Document()
     out = []
-    for blk in found:
+    inline = _inline_blocks(src, markdown, found)
+    masked, last = _masked(text, markdown), 0
+    heading = re.compile(r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{",
+                         re.M)
+    for blk in sorted(found + inline, key=lambda b: b.start):
+        if heading.search(masked, last, blk.start):
+            doc.new_section()
+        last = blk.end
+        if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
+            out += _inline_definition(src, blk, defs, doc)
+            continue
         try:
-            out += _block_chains(src, blk, defs, markdown)
+            out += _block_chains(src, blk, defs, markdown, doc)
         except LatexRefused:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
@@ -518,8 +600,151 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     return out
 
 
-def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
-    """The chains of one display block: one per equation (usually one)."""
+# --- definitions ---------------------------------------------------------------------------------
+
+@dataclass
+class _Document:
+    """What the file has defined so far, in order (a definition is in force from its line on), and
+    the names its chains have used (a name used before is not fresh, so ``x = 0`` after a chain in
+    x is a claim, not a definition)."""
+
+    defs: list = field(default_factory=list)        # [(line, name, "name(params) = body", explicit)]
+    functions: dict = field(default_factory=dict)   # the reader's key (\\sigma: "sigma") -> name
+    used: set = field(default_factory=set)
+
+    def new_section(self):
+        """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
+        example, another f in the next) is in force to the section's end; one written with a
+        definition sign (``:=``) to the file's end."""
+        dropped = {name for _, name, _, explicit in self.defs if not explicit}
+        self.defs = [d for d in self.defs if d[3]]
+        kept = {name for _, name, _, _ in self.defs}
+        self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
+        self.used = set()
+
+    def names(self) -> set:
+        return {name for _, name, _, _ in self.defs}
+
+    def needed(self, texts) -> tuple:
+        """The definitions that ``texts`` use, with those they use in turn, in the file's order."""
+        want = {w for t in texts for w in WORD.findall(t)}
+        keep, seen = [], set()
+        for line, name, text, _ in reversed(self.defs):  # the latest definition of a name is in force
+            if name in want and name not in seen:
+                seen.add(name)
+                keep.append((line, text))
+                want |= set(WORD.findall(text.split("=", 1)[1]))
+        return tuple(reversed(keep))
+
+
+def _inline_blocks(src: _Source, markdown: bool, found: list) -> list:
+    """The ``$…$`` spans of prose (not inside a display block): candidates for definitions."""
+    masked = _masked(src.text, markdown)
+    spans = [(b.start, b.end) for b in found]
+    out = []
+    for m in re.finditer(r"(?<![\\$])\$(?!\$)([^$\n]{1,400}?)(?<![\\$])\$(?!\$)", masked):
+        if not any(a <= m.start() < b for a, b in spans):
+            out.append(Block(m.start(), m.start(1), m.end(1), m.end(), "$"))
+    return out
+
+
+def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> list:
+    """``with $s = \\sigma(z)$``: a definition chain, or nothing (inline math is prose otherwise)."""
+    try:
+        toks, _ = _drop_structure(expand(tokenize(src, blk.body, blk.body_end), defs, src), src)
+        groups = [g for g in _links(toks, src) if len(g) > 1]
+        if len(groups) != 1 or len(groups[0]) != 2 or not groups[0][1].toks or not groups[0][0].toks:
+            return []
+        notation = notation_of(src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(),
+                               doc.names())
+        chain = _definition(src, groups[0], notation, doc, set(), inline=True)
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return []
+    return [chain] if chain is not None else []
+
+
+def _lhs_shape(toks: list[Tok]):
+    """``(head tokens, [parameter names])`` for ``f(x, y)``; ``(toks, None)`` for anything else."""
+    top = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == "("]
+    if top and toks[-1].kind == "ch" and toks[-1].text == ")" and top[0] > 0:
+        k = top[0]
+        params = [_word(p) for p in _split(toks[k + 1:-1], lambda t: t.kind == "ch" and t.text == ",")]
+        if params and None not in params and len(set(params)) == len(params):
+            return toks[:k], params
+    return toks, None
+
+
+def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
+                inline: bool = False, computed: bool = False):
+    """A definition chain for the equation ``group`` (first expression, one link), or None when it is
+    a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
+    (or ``f(x, y)`` of names) not defined or used before and absent from its right side, which is
+    not a bare number (``at $x = 0$`` is a point, not a definition). A redefinition by a definition
+    sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
+    from mathcheck.parser import ParseError, parse_definition, reserved
+
+    if len(group) != 2 or group[1].relation != "=":
+        return None
+    first, link = group
+    head, params = _lhs_shape(first.toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+    except DeriveError:
+        name = None
+    if name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS:
+        if link.define:
+            src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
+        return None
+    inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
+                     set(notation.defined))
+    rhs = Reader(link.toks, src, inner).read()
+    rhs_names = set(WORD.findall(rhs))
+    earlier = doc.names() | block_lets
+    if name in rhs_names:
+        if link.define:
+            src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
+                                  f"means in other names")
+        return None
+    if not link.define and (name in earlier or name in doc.used or not (computed or rhs_names - reserved())):
+        return None
+    text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
+    try:
+        parse_definition(text)
+    except ParseError:
+        if link.define:
+            raise
+        return None
+    line = src.line(first.toks[0].pos)
+    what = f"line {line}"
+    if name in earlier:
+        what += f" (redefines {name})"
+    users = [(n, other) for n, other, t, _ in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
+    if users and not link.define:
+        return None  # b = 2 + c after y = wx + b: a claim about the b that y is written in
+    if users:  # unfolding them later would read them with this meaning, not the one they were written with
+        src.fail(link.at.pos, f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
+                              f"of {name} before; give the new quantity a new name, or define {name} first")
+    lets = doc.needed([rhs])
+    doc.defs.append((line, name, text, link.define))
+    if params:
+        doc.functions[head[0].text if len(head) == 1 else name] = name
+        doc.functions[name] = name
+        notation.functions[head[0].text if len(head) == 1 else name] = name
+        notation.functions[name] = name
+    notation.defined.add(name)
+    lhs_text = f"{name}({', '.join(params)})" if params else name
+    lhs_src = " ".join(src.text[first.toks[0].pos:first.toks[-1].end].split())
+    rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
+    steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
+    return Chain(what, src.path, line, {}, (), steps, lets, definition=text)
+
+
+def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
+    """The chains of one display block: one per equation (usually one); an equation that is a
+    definition (see :func:`_definition`) is a definition chain, and in force from there on."""
+    doc = _Document() if doc is None else doc
     skip, directives = _directives(src, blk, markdown)
     if skip:
         return []
@@ -547,19 +772,21 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
                 items.append(_Directive(kind, part[0].pos, part))
             elif kind != "let" or dtoks:
                 src.fail(a, f"{kind}: an empty item")
-    functions: dict = {}
+    functions: dict = dict(doc.functions)
     lets: list = []
+    readings: list = []
     assumed = []
     for d in items:
         if d.kind == "assume":
             assumed += _assume_items(src, d)
         elif d.kind == "let":
-            _lets(src, d, functions, lets)
+            _lets(src, d, functions, lets, readings)
     declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
     pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
         side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
-    notation = notation_of(src, pieces, declared_int - {None}, functions, variables)
+    defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
+    notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
     assumptions: dict = {}
     for part, props in assumed:
         name = _assumed_name(src, part, notation)
@@ -579,12 +806,59 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
     out = []
+    block_lets = {name.split("(")[0] for name, _, _ in lets}
     for n, group in enumerate(groups):
-        steps = _steps(src, group, notation)
-        name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
-        line = src.line(blk.start) if n == 0 else steps[0].line
-        out.append(Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), chain_lets))
+        try:
+            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
+                             chain_lets, readings)
+        except LatexRefused:
+            raise
+        except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
+            if len(groups) == 1:
+                raise
+            line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
+            out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
     return out
+
+
+def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
+    """The chain (or definition) of the ``n``-th equation of a block: a list of one, or two where a
+    chain starts by defining a name (``L = -\\log p = \\log(1/p)``: L defined, then the rest checked)."""
+    definition = _definition(src, group, notation, doc, block_lets)
+    if definition is not None:
+        return [definition]
+    if len(group) > 2 and not group[1].define and group[2].relation == "=":
+        definition = _definition(src, group[:2], notation, doc, block_lets, computed=True)
+        if definition is not None:
+            rest = [_Link(None, None, group[1].toks, "")] + group[2:]
+            return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given,
+                                            chain_lets, readings)
+    if any(link.define for link in group):
+        at = next(link.at for link in group if link.define)
+        src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
+                         "what it means, e.g. s := \\sigma(z)")
+    steps = _steps(src, group, notation)
+    name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
+    line = src.line(blk.start) if n == 0 else steps[0].line
+    texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
+    doc.used |= {w for t in texts for w in WORD.findall(t)}
+    lets = doc.needed(texts) + chain_lets
+    _not_captured(src, group, lets, notation)
+    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings))]
+
+
+def _not_captured(src: _Source, group, lets, notation: Notation) -> None:
+    """``c = k + 1`` then ``\\sum_{k=1}^{n} c``: unfolding c inside the sum would bind its k (and prove
+    Σ c = n(n+3)/2). A definition whose free names include an index this chain binds is refused."""
+    for _, text in lets:
+        head, body = text.split("=", 1)
+        params = set(WORD.findall(head)[1:])
+        own = set(re.findall(r", \(([A-Za-z][A-Za-z0-9_]*), ", body))  # its own Sum's index: bound inside
+        caught = sorted((set(WORD.findall(body)) - params - own) & notation.indices)
+        if caught:
+            at = group[0].toks[0].pos if group[0].toks else 0
+            src.fail(at, f"the definition {text.strip()!r} uses {caught[0]}, which this chain binds as an index: "
+                         f"unfolded, it would be captured; rename the index")
 
 
 def _steps(src: _Source, links, notation) -> list:

@@ -4,7 +4,7 @@ evaluated): recursive descent over the tokens of :mod:`mathcheck.latex.tokens`."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mathcheck.latex.tokens import (
     ACCENTS,
@@ -29,10 +29,6 @@ _SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle
             "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
             "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
             "strut", "middle"}
-# letters that name functions (densities, losses, activations) as often as numbers: p(x) is not read
-# as p·x, which would "prove" p(x + y) = p(x) + p(y), unless % assume: or % let: says what it is
-_FUNCTION_LIKE = {"f", "g", "h", "p", "q", "ell", "sigma", "phi", "varphi", "psi", "Phi", "Psi", "Gamma"} | \
-    set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 # LaTeX's function words (\ln, \arcsin, \max) come from the grammar's function table
 FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
@@ -50,6 +46,7 @@ class Notation:
     indexed: set
     functions: dict
     variables: set
+    defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
 
 
 class Reader:
@@ -57,6 +54,7 @@ class Reader:
     :mod:`mathcheck.parser` (a string; nothing is evaluated). ``read()`` is the whole expression."""
 
     def __init__(self, toks: list[Tok], src: _Source, notation: Notation, bound=frozenset()):
+        toks = _grouped_digits(toks)
         self.t = [t for t in toks if not (t.kind == "cmd" and t.text in _SPACING)
                   and not (t.kind == "ch" and t.text == "~")]
         self.t = _without_empty_groups(self.t)
@@ -136,12 +134,15 @@ class Reader:
                 if argument:
                     break
                 self.take()
-                out = f"{out}/{self.factor()}"
+                out = f"{out}/{_wrap(self.factor())}"  # x \div \frac{a}{b} is x/(a/b), not (x/a)/b
                 if self.peek() is not None and self.starts_factor(self.peek()):
                     self.fail(t, "a/bc is ambiguous (a/(bc) or (a/b)c); write \\frac{a}{bc} or \\frac{a}{b} c")
             elif self.starts_factor(t):
                 if argument and self.function_start(t):
                     break
+                if t.kind == "num" and self.i > 0 and self.t[self.i - 1].kind == "num":
+                    self.fail(t, f"two numbers side by side ({self.t[self.i - 1].text} {t.text}): write one number "
+                                 f"(1\\,000 and 1{{,}}000 are read as 1000) or a product with \\cdot")
                 out = f"{out}*{self.factor()}"
             else:
                 break
@@ -178,6 +179,7 @@ class Reader:
                 t = self.take()
                 if powered:
                     self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                self.not_a_transpose(t, out)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
                 self.take()
@@ -191,9 +193,31 @@ class Reader:
         return out
 
     def power(self, base: str, exponent: str, tok) -> str:
+        """``base^exponent`` with both operands whole: ``\\frac{a}{b}^2`` is ``(a/b)^2`` and
+        ``\\sqrt[3]{x}^2`` is ``(x^(1/3))^2`` (the text grammar's ``^`` binds tighter than ``/`` and
+        groups to the right, so an unwrapped base would be a/(b^2) and x^((1/3)^2))."""
         if base == "e" and "e" not in self.n.variables:
             return f"exp({exponent})"
-        return f"{base}^{_wrap(exponent)}"
+        return f"{_wrap(base)}^{_wrap(exponent)}"
+
+    def not_a_transpose(self, tok, base: str = ""):
+        """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
+        unless ``% assume:`` declares T a quantity (``\\beta^T`` after T steps)."""
+        if self.i >= len(self.t):
+            return
+        toks, _ = _group(list(self.t), self.i, self.src, "^")
+        spelled = [x.text for x in toks if x.text not in "{}"]
+        if spelled in (["top"], ["intercal"], ["T"], ["mathsf", "T"], ["mathrm", "T"], ["mathbf", "T"],
+                       ["text", "T"], ["textsf", "T"], ["sf", "T"]) and "T" not in self.n.variables:
+            self.fail(tok, "^T reads as a transpose, and vectors and matrices are out; if T is a number "
+                           "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
+        inner = [x.text for x in toks[1:-1]]
+        if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch" and (
+                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())) and base != "e":
+            # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
+            # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
+            self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
+                           "order), not a power; write ^{1} for a power, or a subscript for a label")
 
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
@@ -230,7 +254,7 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
-        if name in GREEK:
+        if name in GREEK or name == "ell":  # \ell: the name ell (a loss, a layer)
             self.take()
             return self.named(_GREEK_NAME.get(name, name), t)
         if name in ("frac", "dfrac", "tfrac", "cfrac"):
@@ -291,12 +315,14 @@ class Reader:
 
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
-        if base in self.n.functions and self.at("ch", "("):
+        if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
-        if base in _FUNCTION_LIKE and base not in self.n.variables and self.at("ch", "("):
-            self.fail(tok, f"{self._show(tok)}(…) reads as a function; say which, e.g. % let: "
-                           f"{self._show(tok)} = sigmoid or % let: {base}(t) = …, or write {self._show(tok)} \\cdot (…)")
+        if base in self.n.functions and base not in self.n.variables:
+            self.fail(tok, f"{self._show(tok)} is a function here (a % let: or a definition above); apply it to "
+                           f"its argument, e.g. {self._show(tok)}(x)")
         if not self.at("ch", "_"):
+            shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
+            self.not_applied(base, shown, tok)
             return base
         t = self.take()
         toks = self.arg_tokens(t, "_")
@@ -312,7 +338,24 @@ class Reader:
         if word is None:
             self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
                          f"declare it: % assume: i \\in \\mathbb{{Z}}")
-        return _checked_name(f"{base}_{word}", self, t)
+        name = _checked_name(f"{base}_{word}", self, t)
+        self.not_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
+        return name
+
+    def not_applied(self, name: str, shown: str, tok):
+        """``\\zeta(x)``, ``f(x)``, ``g_\\phi(x)``, ``a(b + c)``: a name before parentheses is a function
+        applied (issue 28: unknown functions), never silently a product — ``\\zeta(x) = \\zeta x`` would be
+        proved. It is a product only where the name is a quantity the chain declares (``% assume:``),
+        defines (a definition, ``% let:``), binds or indexes; unknown functions are not read yet."""
+        if self.collect is not None or not self.at("ch", "("):
+            return
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if name in known:
+            return
+        self.fail(tok, f"{shown}(…) reads as a function applied, and {name} is neither defined nor in the "
+                       f"function table (unknown functions are not read yet); say which, e.g. % let: {shown} = sigmoid "
+                       f"or % let: {name}(t) = …; if it is a product, write {shown} \\cdot (…) or declare "
+                       f"{name}: % assume: {shown} \\in \\mathbb{{R}}")
 
     def indices(self, toks, tok) -> list[str]:
         parts, cur = [], []
@@ -419,6 +462,7 @@ class Reader:
         for _ in range(2):
             if self.at("ch", "^") and power is None:
                 t = self.take()
+                self.not_a_transpose(t)  # f^{(n)}(x) is f's n-th derivative, \sigma^T a transpose
                 power = self.script(t, "^")
                 if power.replace(" ", "") in ("-1", "(-1)"):
                     self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or "
@@ -454,10 +498,43 @@ class Reader:
         if top:
             f = self.sub(top).read()
         else:
-            if self.peek() is None:
+            if self.peek() is None or not self.starts_factor(self.peek()):
                 self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
-            f = self.term(argument=True)
+            # d/dx applies to the whole term after it, as a reader reads it: d/dx x sin x is (x sin x)'
+            start = self.i
+            f = self.term()
+            self.one_operator(start, t)
+        self.not_a_constant(f, x, t)
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def one_operator(self, start: int, tok):
+        """``\\frac{d}{dz} z \\frac{d}{dx} x z`` (SymPy prints a product of two derivatives so) has no
+        one reading: d/dz (z · d/dx(xz)) or (d/dz z)·(d/dx xz). A second operator that is not the first
+        factor of the term is refused; ``\\frac{d}{dx}\\frac{d}{dx} f`` (nested) is read."""
+        depth = 0
+        for k in range(start, self.i):
+            x = self.t[k]
+            if x.kind == "ch" and x.text in "{}":
+                depth += 1 if x.text == "{" else -1
+            elif depth == 0 and k > start and x.kind == "cmd" and x.text in ("frac", "dfrac", "tfrac", "cfrac"):
+                num, j = _group(list(self.t), k + 1, self.src, "\\frac")
+                den, _ = _group(list(self.t), j, self.src, "\\frac")
+                d = _derivative(num, den)
+                if d is not None and not d[0]:
+                    self.fail(x, "a derivative operator inside the term another one applies to is ambiguous; "
+                                 "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
+                                 "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x")
+
+    def not_a_constant(self, f: str, x: str, tok):
+        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z
+        depends on x, so reading z as a constant (derivative 0) would prove dz/dx = dz/dy + dy/dx.
+        Refused until z is defined (unknown functions of x are not read yet)."""
+        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
+        if name is None or f == x or name.group(1) in self.n.defined:
+            return
+        self.fail(tok, f"the derivative of {f} with respect to {x}: {f} is not defined here, so it is an "
+                       f"unknown function of {x}, which mathcheck does not read yet (it is never taken as a "
+                       f"constant); define it, e.g. % let: {name.group(1)} = …")
 
     def big(self) -> str:
         """``\\sum_{i=1}^{n} body`` (and ``\\prod``): the body is the term after it."""
@@ -486,6 +563,30 @@ class Reader:
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+def _grouped_digits(toks: list[Tok]) -> list[Tok]:
+    """``1\\,000``, ``1{,}000``, ``1\\;000\\,000``: one number, its digits grouped in threes (a thin
+    space or a braced comma) — never 1·000 = 0."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        sep = None
+        if out and out[-1].kind == "num" and "." not in out[-1].text:
+            if t.kind == "cmd" and t.text in (",", ";", "thinspace", " ", "!"):
+                sep = 1
+            elif [x.text for x in toks[i:i + 3]] == ["{", ",", "}"]:
+                sep = 3
+        if sep and i + sep < len(toks) and toks[i + sep].kind == "num" and re.fullmatch(r"[0-9]{3}(\.[0-9]+)?",
+                                                                                       toks[i + sep].text):
+            nxt = toks[i + sep]
+            out[-1] = Tok("num", out[-1].text + nxt.text, out[-1].pos, nxt.end)
+            i += sep + 1
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def _without_empty_groups(toks: list[Tok]) -> list[Tok]:

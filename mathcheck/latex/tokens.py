@@ -33,6 +33,10 @@ GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota
 _GREEK_NAME = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
                "varsigma": "sigma"}
 UNICODE = {"−": "-", "≤": "\\le", "≥": "\\ge", "≈": "\\approx", "·": "\\cdot", "×": "\\times",
+           "⋅": "\\cdot", "∙": "\\cdot", "ℓ": "\\ell", "∈": "\\in", "’": "'", "′": "'", "ℎ": "h",
+           # mathematical italic letters (𝑥, 𝑊: what a PDF or a Unicode-math editor pastes) are the letters
+           **{chr(0x1D434 + k): chr(65 + k) for k in range(26)},
+           **{chr(0x1D44E + k): chr(97 + k) for k in range(26) if k != 7},
            "≠": "\\ne", "∑": "\\sum", "∏": "\\prod", "∂": "\\partial", "√": "\\sqrt", "∞": "\\infty",
            **{c: "\\" + n for c, n in zip("αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΥΦΨΩ",
                                          "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu "

@@ -279,7 +279,7 @@ def audit_section(items=(), style: str = "github") -> list[str]:
 
 
 _MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",
-         "bad-input": "! bad input", "holds-within": "≈ holds within its bound"}
+         "bad-input": "! bad input", "holds-within": "≈ holds within its bound", "definition": "≔ definition"}
 
 
 def derive_writeup(report, style: str = "github") -> str:

@@ -6,7 +6,7 @@ import click
 
 MARK = {"proved": ("✔", "green"), "refuted": ("✘", "red"), "inconclusive": ("?", "yellow"),
         "error": ("!", "magenta"), "passed": ("✔", "green"), "holds-within": ("≈", "cyan"),
-        "bad-input": ("!", "magenta")}
+        "bad-input": ("!", "magenta"), "definition": ("≔", "blue")}
 
 
 def _status(s: str, width: int = 12) -> str:
@@ -341,14 +341,16 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append(f"    {rel} {s.expr:<{width}}{mark}{reason}".rstrip())
         if getattr(s, "source", ""):  # read from LaTeX: where and how it is typeset
             lines.append(f"         {path}:{s.line}  {s.source}")
-        if s.relation is not None and (verbose or s.status != "proved"):
+        if s.relation is not None and (verbose or s.status not in ("proved", "definition")):
             lines.append(f"         line {s.line}: {s.status}: {s.how}")
+            lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
         if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
             b = getattr(s, "bound", None)
             lines.append("         bound: " + (f"within {b['text']} = {b['exact']} ({'relative' if b['relative'] else 'absolute'})"
                                                 if b else "none stated"))
-            lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
     st = r.statement
+    if r.status == "definition":  # nothing to check: it says what the name means from here on
+        return lines + [f"    {st['how']}, unfolded where it is used later"]
     rel = _REL.get(st["relation"], st["relation"])
     lines.append(f"    statement (first {rel} last): {st['status']}, {st['how']}")
     if st["status"] == "refuted":
@@ -362,7 +364,8 @@ def derive_summary(report) -> str:
         for c in chains:
             counts[c.status] = counts.get(c.status, 0) + 1
     total = sum(counts.values())
-    parts = ", ".join(f"{counts[k]} {k}" for k in ("proved", "holds-within", "refuted", "inconclusive", "bad-input")
+    parts = ", ".join(f"{counts[k]} {k}" for k in ("definition", "proved", "holds-within", "refuted", "inconclusive",
+                                                           "bad-input")
                       if k in counts)
     return f"chains: {parts} (of {total}, seed {report.seed})"
 

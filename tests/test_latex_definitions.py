@@ -1,0 +1,209 @@
+"""Issue 28 (b): definitions are definitions. ``:=``, ``\\coloneqq``, ``\\triangleq``, ``\\equiv``,
+``\\stackrel{\\text{def}}{=}`` and an ``=`` whose left side is a fresh name (or ``f(x, y)``) absent from
+its right side are reported ``definition`` (exit 0, never proved or refuted) and unfolded later."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck import derive
+from mathcheck.cli import main
+from mathcheck.outcome import exit_code
+
+# our own transcription of the textbook sigmoid derivation (cf. d2l-en, "Multilayer Perceptrons")
+SIGMOID = r"""The logistic sigmoid is
+
+$$
+\sigma(z) = \frac{1}{1+e^{-z}}
+$$
+
+and with $s = \sigma(z)$ its derivative is
+
+$$
+\frac{ds}{dz} = s(1-s)
+$$
+"""
+
+
+def run(tmp_path, text, *args, name="d.md"):
+    p = tmp_path / name
+    p.write_text(text)
+    # a generous budget: on a loaded 2-core machine a 30 s proof turns inconclusive, which is not the point here
+    return CliRunner().invoke(main, ["derive", str(p), "--timeout", "120", *args]), p
+
+
+def test_the_sigmoid_example_is_definition_definition_proved(tmp_path):
+    r, p = run(tmp_path, SIGMOID, "--json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "definition", "proved"]
+    assert got[2]["let"] == ["sigma(z) = 1/(1 + exp(-z))", "s = sigma(z)"]
+    assert got[2]["steps"][0]["expr"] == "diff(s, z)"
+    text = CliRunner().invoke(main, ["derive", str(p)]).output
+    assert "≔ definition" in text and "chains: 2 definition, 1 proved (of 3, seed 0)" in text
+
+
+def test_a_wrong_derivative_of_a_defined_name_is_refuted(tmp_path):
+    r, _ = run(tmp_path, SIGMOID.replace("s(1-s)", "s(1+s)"))
+    assert r.exit_code == 1 and "✘ refuted" in r.output
+
+
+@pytest.mark.parametrize("sign", [":=", r"\coloneqq", r"\triangleq", r"\equiv", r"\stackrel{\text{def}}{=}",
+                                  r"\overset{\mathrm{def}}{=}"])
+def test_every_definition_sign_defines(tmp_path, sign):
+    r, _ = run(tmp_path, f"$$ u {sign} z^2 + 1 $$\n\n$$ u - 1 = z^2 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "proved"], r.output
+
+
+def test_a_definition_is_never_refuted_and_exits_0(tmp_path):
+    r, _ = run(tmp_path, "$$ L = -\\log p $$\n", "--json")
+    out = json.loads(r.output)
+    assert out["files"][0]["chains"][0]["status"] == "definition" and r.exit_code == 0 == exit_code("definition")
+    assert out["status"] == "definition"
+    # before: L = -log(p) was a claim about a free L, refuted
+
+
+def test_a_point_is_not_a_definition_nor_a_used_name(tmp_path):
+    """``at $x = 0$`` (a bare number) and ``x = …`` after chains in x are claims: defining them would
+    unfold x everywhere later and prove x^2 = 0."""
+    r, _ = run(tmp_path, "At $x = 0$ we have\n\n$$ x^2 = 0 $$\n\n$$ x = y + 1 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["refuted", "refuted"]
+
+
+def test_a_redefinition_is_said_and_one_that_changes_another_definition_refused(tmp_path):
+    r, _ = run(tmp_path, "$$ u := z $$\n\n$$ u := z^2 $$\n\n$$ u = z^2 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "definition", "proved"]
+    assert "(redefines u)" in got[1]["name"]
+    r, _ = run(tmp_path, "$$ u := z $$\n\n$$ v := 2u $$\n\n$$ u := z^2 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert got[2]["status"] == "bad-input" and "v (line 3) is defined in terms of u before" in got[2]["message"]
+    # a forward reference: y unfolded later would read b as 2 where y was written for any b
+    r, _ = run(tmp_path, "$$ y = w x + b $$\n\n$$ b := 2 $$\n\n$$ y - b = w x $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "bad-input", "proved"], r.output
+
+
+def test_an_equals_with_the_name_on_both_sides_is_a_claim(tmp_path):
+    r, _ = run(tmp_path, "$$ a = a + 0 $$\n", "--json")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "proved"
+    r, _ = run(tmp_path, "$$ a := a + 1 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and "uses a on its right side" in got["message"]
+
+
+def test_definitions_in_a_tex_file_and_inline_math(tmp_path):
+    tex = ("\\begin{equation}\n  f(x, y) \\coloneqq x^2 + y^2\n\\end{equation}\n"
+           "where $r = \\sqrt{x^2+y^2}$, so\n\\begin{equation}\n  f(x, y) = r^2\n\\end{equation}\n")
+    p = tmp_path / "d.tex"
+    p.write_text(tex)
+    got = [(c.name, c.definition) for c in derive.read(str(p))]
+    assert got == [("line 2", "f(x, y) = x^2 + y^2"), ("line 4", "r = sqrt(x^2 + y^2)"), ("line 5", "")]
+    r = CliRunner().invoke(main, ["derive", str(p)])
+    assert r.exit_code == 0 and "chains: 2 definition, 1 proved" in r.output, r.output
+
+
+# --- issue 32's LaTeX items: directives read as written, or refused --------------------------------
+
+def test_a_builtin_is_never_renamed_by_let(tmp_path):
+    r, _ = run(tmp_path, "$$\n% let: \\mathrm{exp} = log\ne^{x} = \\exp(x)\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and "is a built-in function or constant, which is never renamed" in got["message"]
+    r, _ = run(tmp_path, "$$\n% let: \\ln = exp\n\\ln x = x\n$$\n", "--json")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "bad-input"
+
+
+def test_every_let_is_printed_as_read(tmp_path):
+    r, p = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n% let: m = x + 1\n% assume: x > 0\n"
+                         "\\sigma(x) + m = \\sigma(x) + x + 1\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["notes"] == ["let: \\sigma is the function sigmoid: \\sigma(x) reads sigmoid(x)"]
+    assert got["let"] == ["m = x + 1"] and got["assumptions"] == {"x": ["positive"]}
+    text = CliRunner().invoke(main, ["derive", str(p), "-v"]).output
+    assert "    note: let: \\sigma is the function sigmoid" in text and "    let m = x + 1" in text
+    assert "    assume: x=positive" in text
+
+
+def test_a_let_function_without_parentheses_is_read_or_refused(tmp_path):
+    """``\\sigma^2(x)`` was sigma^2·x with sigma a new variable; now (sigmoid(x))^2, and a bare \\sigma
+    is refused."""
+    r, _ = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n\\sigma^2(x) = \\sigma(x) \\cdot \\sigma(x)\n$$\n\n"
+                         "$$\n% let: f(t) = t^2\nf^2(x) = x^3\n$$\n\n"
+                         "$$\n% let: \\sigma = sigmoid\n\\sigma + 1 = 2\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "refuted", "bad-input"]
+    assert got[0]["steps"][0]["expr"] == "sigmoid(x)^2" and got[1]["steps"][0]["expr"] == "f(x)^2"
+    assert "is a function here (a % let: or a definition above); apply it" in got[2]["message"]
+
+
+def test_an_assumption_on_one_entry_is_not_about_every_entry(tmp_path):
+    r, _ = run(tmp_path, "$$\n% assume: x_1 > 0\n\\sum_{i=1}^{n} x_i = \\sqrt{x_1^2} + \\sum_{i=2}^{n} x_i\n$$\n",
+               "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and "is about one entry of the indexed x" in got["message"]
+    r, _ = run(tmp_path, "$$\n% assume: x_i > 0\n\\sum_{i=1}^{n} x_i = \\sum_{i=1}^{n} |x_i|\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "proved" and got["assumptions"] == {"x": ["positive"]}
+
+
+@pytest.mark.parametrize("comment, said", [
+    ("% mathcheck: skp", "the one mathcheck directive is '% mathcheck: skip'"),
+    ("% mathcheck skip", "the one mathcheck directive is '% mathcheck: skip'"),
+    ("% asume: x > 0", "did you mean '% assume:'?"),
+    ("% givn: x > 0", "did you mean '% given:'?"),
+])
+def test_a_misspelled_directive_is_said(tmp_path, comment, said):
+    r, _ = run(tmp_path, f"$$\n{comment}\n1 = 2\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"][0]
+    assert got["status"] == "bad-input" and said in got["message"], r.output
+
+
+def test_prose_comments_are_not_directives(tmp_path):
+    r, _ = run(tmp_path, "% Let's see: the square\n\\begin{equation}\n% Source: our notes\n(x+1)^2 = x^2 + 2x + 1\n"
+                         "\\end{equation}\n", "--json", name="d.tex")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "proved", r.output
+
+
+def test_one_unreadable_equation_of_a_block_fails_alone(tmp_path):
+    """d2l-en's calculus chapter puts four rules in one display; one unreadable row no longer takes
+    the other three with it."""
+    r, _ = run(tmp_path, "$$\\begin{aligned} \\frac{d}{dx} C & = 0 \\\\ \\frac{d}{dx} x^n & = n x^{n-1} \\\\ "
+                         "\\frac{d}{dx} e^x & = e^x \\end{aligned}$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["bad-input", "proved", "proved"], r.output
+    assert "the derivative of C with respect to x" in got[0]["message"]
+
+
+def test_a_definition_by_equals_ends_with_its_section(tmp_path):
+    """d2l-en's calculus appendix defines f(x) = sin(x^x) in one example and uses other f's later:
+    an ``=`` definition is in force to the next heading, a ``:=`` one to the end of the file."""
+    text = ("# One\n\n$$ f(x) = \\sin x $$\n\n$$ u := x^2 $$\n\n# Two\n\n"
+            "% a new f\n$$\n% let: f(t) = t^3\nf(2) = 8\n$$\n\n$$ u = x^2 $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "definition", "proved", "proved"], r.output
+    assert got[2]["let"] == ["f(t) = t^3"] and got[3]["let"] == ["u = x^2"]
+
+
+def test_a_chain_that_starts_by_naming_its_value_defines_then_checks(tmp_path):
+    """cs231n's ``L_i = \\max(0, …) + \\max(0, …) = 0 + 8 = 8`` (our numbers): L_i is defined by the
+    first link and the rest is checked (before: refuted, L_i a free variable)."""
+    r, _ = run(tmp_path, "$$ L_i = \\max(0, -7 - 13 + 10) + \\max(0, 11 - 13 + 10) = 0 + 8 = 8 $$\n\n"
+                         "$$ L_j = \\max(0, 2) = 3 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "proved", "definition", "refuted"], r.output
+    assert got[1]["steps"][0]["expr"] == "Max(0, -7 - 13 + 10) + Max(0, 11 - 13 + 10)"
+
+
+def test_a_definition_is_never_captured_by_an_index(tmp_path):
+    """c = k + 1, then Σ_{k=1}^{n} c = n(n+3)/2 was proved (c's k captured by the sum); the true
+    sum is n(k + 1)."""
+    r, _ = run(tmp_path, "$$ c = k + 1 $$\n\n$$ \\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2} $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "uses k, which this chain binds as an index" in got[1]["message"]
+    r, _ = run(tmp_path, "$$\n% let: c = k + 1\n\\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2}\n$$\n", "--json")
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "bad-input"
