@@ -99,6 +99,99 @@ class Main(click.Group):
             fail(f"{exc.format_message().rstrip('.')} (see {' '.join(['mathcheck', *sub])} --help)")
 
 
+class ExpressionArguments(click.Command):
+    """A command whose arguments are expressions: ``check 'log(sigmoid(x))' '-log(1+exp(-x))'``.
+
+    click reads any token that starts with ``-`` as options (``-log(…)`` as ``-l -o -g …``). Here a
+    token with one ``-`` that is none of the command's options (nor a cluster of its short ones, like
+    ``-j2``) and that the whitelist parser reads as an expression is an argument; real options (``-j 2``,
+    ``--json``) and ``check -- a b`` work as before. A token that is neither is an error that says
+    to put ``--`` before it, with the line to type."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        hidden = {}  # a placeholder click cannot take for an option → the expression it stands for
+        options, value_next = self._options(ctx), False
+        for i, token in enumerate(args):
+            if token == "--":
+                break
+            if not value_next and self._option_like(ctx, token) and _is_expression(token):
+                hidden[f"\0expr{i}"] = token
+                args[i] = f"\0expr{i}"
+            # `--timeout -1`: the option's value, as click reads it (and refuses it if it must)
+            value_next = not value_next and options.get(token, False)
+        try:
+            rest = super().parse_args(ctx, list(args))  # click consumes the list it is given
+        except click.NoSuchOption as exc:
+            raise click.UsageError(self._dash_hint(ctx, [hidden.get(a, a) for a in args], exc), ctx) from None
+        except click.UsageError as exc:  # e.g. one argument too many: name it as the user typed it
+            for placeholder, token in hidden.items():
+                exc.message = exc.message.replace(placeholder, token)
+            raise
+        for name, value in ctx.params.items():
+            if isinstance(value, str):
+                ctx.params[name] = hidden.get(value, value)
+            elif isinstance(value, tuple):
+                ctx.params[name] = tuple(hidden.get(v, v) if isinstance(v, str) else v for v in value)
+        return rest
+
+    def _options(self, ctx) -> dict:
+        """Each option name of this command → whether it takes a value."""
+        names = {n: False for n in ctx.help_option_names}
+        for p in self.params:
+            if isinstance(p, click.Option):
+                names.update({n: not p.is_flag for n in (*p.opts, *p.secondary_opts)})
+        return names
+
+    def _option_like(self, ctx, token: str) -> bool:
+        """True for a token click would take for an option although it is none of ours."""
+        if not token.startswith("-") or token == "-":
+            return False
+        options = self._options(ctx)
+        if token.startswith("--"):  # `--x` is no one's expression, and may be a mistyped option
+            return False
+        for ch in token[1:]:  # a cluster of short options: flags, then at most one that takes a value
+            takes = options.get(f"-{ch}")
+            if takes is None:
+                return True
+            if takes:
+                return False
+        return False
+
+    def _is_option(self, ctx, token: str) -> bool:
+        """Whether click reads ``token`` as options of ours (``--json``, ``--seed=3``, ``-j2``)."""
+        if token.startswith("--"):
+            return token.split("=", 1)[0] in self._options(ctx)
+        return token.startswith("-") and token != "-" and not self._option_like(ctx, token)
+
+    def _dash_hint(self, ctx, args, exc) -> str:
+        """``'-q(' is not an option …; if it is an expression, use -- before it: mathcheck check -- …``."""
+        import shlex
+
+        options, opts, positional, take = self._options(ctx), [], [], False
+        bad = next((a for a in args if a.startswith(exc.option_name) and not self._is_option(ctx, a)),
+                   exc.option_name)
+        for a in args:
+            if take or self._is_option(ctx, a):
+                opts.append(a)
+                take = not take and options.get(a.split("=", 1)[0], False) and "=" not in a
+            else:
+                positional.append(a)
+        line = shlex.join(["mathcheck", *ctx.command_path.split(" ")[1:], *opts, "--", *[a for a in positional if a != "--"]])
+        return f"{bad!r} is not an option; if it is an expression, use -- before it: {line}"
+
+
+def _is_expression(token: str) -> bool:
+    """Whether the whitelist parser reads ``token`` (it starts with ``-``) as an expression."""
+    from mathcheck import parser
+
+    try:
+        parser.parse(token)
+    except Exception:  # any refusal: then it is not one, and click reports it as an option
+        return False
+    return True
+
+
 def _cache_ready() -> None:
     """A cache folder that cannot be one (``MATHCHECK_CACHE_DIR`` naming a file): one line, exit 2."""
     from mathcheck import cache_dir
@@ -300,7 +393,7 @@ def audit(as_json: bool):
                + (f" ({len(beyond)} beyond the article)" if beyond else ""))
 
 
-@main.command()
+@main.command(cls=ExpressionArguments)
 @click.argument("lhs", required=False)
 @click.argument("rhs", required=False)
 @click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]",
@@ -321,7 +414,8 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
     csc, sinh cosh tanh, asin acos atan atan2, asinh acosh atanh, erf erfc gamma lgamma, Abs
     sigmoid softplus relu factorial, binomial(n, k), logsumexp/Max/Min(a, b, ...),
     diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
-    Put `--` before a side that starts with a minus sign.
+    A side may start with a minus sign (check 'log(sigmoid(x))' '-log(1+exp(-x))'); `--` before
+    LHS also works.
     """
     if file_ is not None:
         if lhs is not None or assume:
