@@ -50,15 +50,17 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         else:
             fail("name at least one claim (mathcheck list shows them) or use --all")
     try:
-        return registry.entries(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
+        # --all: the catalog from listing's index, so a warm run imports no derivation module (nor SymPy)
+        return registry.listing(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
         fail(str(exc))
 
 
-def _print_json(verdicts, kind: str, seed: int, options=None, from_=()) -> None:
+def _print_json(claims, kind: str, seed: int, options=None, from_=()) -> None:
+    """The report of ``claims`` (each verdict's JSON object, in order)."""
     from mathcheck.render import json as rj
 
-    report = rj.report(verdicts, kind, seed)
+    report = {**rj.report((), kind, seed), "claims": claims}
     if options is not None:  # every option that changes a result
         report["options"] = {"seed": seed, "dtype": options.dtype, "device": options.device, "from": list(from_)}
     click.echo(json.dumps(report, ensure_ascii=False, indent=2))
@@ -306,21 +308,79 @@ def _options(seed: int, device: str, dtype: str):
 
 
 def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=(), verbose=False):
+    """Prove or refute, printing each claim's report in order as it is known. A claim whose cache
+    entry has a current view (:func:`mathcheck.cache.load_view`) is printed from it: neither built
+    nor decoded, SymPy not imported; the others go through the engine, and their views are kept."""
+    import logging
+
+    from mathcheck import cache
+    from mathcheck.engine import replay_options
+
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     if not no_cache:
         _cache_ready()
-    from mathcheck.engine import run
-    from mathcheck.render import text
+    extra = replay_options(options, from_)
+    # -v prints every step and the cache's notes: it reads (and checks) every entry
+    use_views = not (no_cache or verbose or logging.getLogger("mathcheck").isEnabledFor(logging.INFO))
+    keys = {e.id: cache.key(e, kind, options) for e in entries} if use_views else {}
+    ready = {}
+    for e in entries:
+        view = cache.load_view(keys[e.id], extra) if use_views else None
+        if view is not None and set(view) == {"status", "mutants", "text", "json"}:
+            ready[e.id] = view
+    printed = 0
 
-    render = (lambda v: text.claim_verdict(v, verbose)) if kind == "prove" else text.refute_verdict
-    echo = None if as_json else (lambda v: click.echo("\n".join(render(v))))
-    verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo, from_=from_)
+    def emit():
+        nonlocal printed
+        while printed < len(entries) and entries[printed].id in ready:
+            if not as_json:
+                click.echo("\n".join(ready[entries[printed].id]["text"]))
+            printed += 1
+
+    def on_verdict(v):
+        ready[v.claim.id] = view = _view(v, kind, verbose)
+        if use_views:
+            cache.store_view(keys.get(v.claim.id), view, extra)
+        emit()
+
+    emit()
+    pending = [e for e in entries if e.id not in ready]
+    if pending:
+        from mathcheck.engine import run
+
+        run(pending, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=on_verdict, from_=from_)
+    views = [ready[e.id] for e in entries]
     if as_json:
-        _print_json(verdicts, kind, seed, options, from_)
+        _print_json([v["json"] for v in views], kind, seed, options, from_)
     else:
-        click.echo(text.summary(verdicts, kind))
-    return verdicts
+        from mathcheck.render import text
+
+        click.echo(text.summary(_Shown.of(views), kind))
+    return _Shown.of(views)
+
+
+def _view(v, kind: str, verbose: bool) -> dict:
+    """What the reports print of verdict ``v``, as JSON values: its status (and its mutants'), its
+    text lines, its JSON object."""
+    from mathcheck.render import json as rj, text
+
+    if kind == "prove":
+        return {"status": v.status, "mutants": [], "text": text.claim_verdict(v, verbose),
+                "json": rj.claim_verdict(v)}
+    return {"status": v.status, "mutants": [m.status for m in v.mutants], "text": text.refute_verdict(v),
+            "json": rj.refute_verdict(v)}
+
+
+class _Shown:
+    """A printed verdict as the summary and the exit code read it: ``.status``, ``.mutants[i].status``."""
+
+    def __init__(self, status: str, mutants=()):
+        self.status, self.mutants = status, [_Shown(m) for m in mutants]
+
+    @classmethod
+    def of(cls, views) -> list:
+        return [cls(v["status"], v["mutants"]) for v in views]
 
 
 @main.command()
@@ -565,7 +625,9 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
         _cache_ready()
     if pdf and (problem := w.tex_problem()):  # TeX missing is the machine's input, not a failure: exit 2
         fail(problem)
-    items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache)
+    # on a terminal, a line for what is computed (a cold refute of every mutant takes minutes)
+    progress = (lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None
+    items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache, progress=progress)
     if docs:
         try:
             result = w.write_docs(items, Path(docs), seed, jobs)
