@@ -9,14 +9,14 @@ SymPy and torch are imported inside the commands that need them, so ``mathcheck 
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 
 import click
 
 from mathcheck.version import __version__
-from mathcheck.outcome import exit_code, replay, worst
+
+# json and the outcome model are imported where they are used: `mathcheck --help` needs neither.
 
 
 def fail(message: str, code: int = 2):
@@ -63,6 +63,8 @@ def _print_json(claims, kind: str, seed: int, options=None, from_=()) -> None:
     report = {**rj.report((), kind, seed), "claims": claims}
     if options is not None:  # every option that changes a result
         report["options"] = {"seed": seed, "dtype": options.dtype, "device": options.device, "from": list(from_)}
+    import json
+
     click.echo(json.dumps(report, ensure_ascii=False, indent=2))
 
 
@@ -229,6 +231,8 @@ def list_(as_json: bool, from_):
     except registry.LoadError as exc:
         fail(str(exc))
     if as_json:
+        import json
+
         click.echo(json.dumps({"claims": [{"id": e.id, "title": e.title, "section": e.section}
                                           for e in entries]}, ensure_ascii=False, indent=2))
         return
@@ -396,6 +400,8 @@ class _Shown:
 def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
+    from mathcheck.outcome import worst
+
     sys.exit(worst(v.status for v in verdicts).exit_code)
 
 
@@ -409,6 +415,8 @@ def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, 
 def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
     """Show that every mutant (a mistake people make) of each claim is refuted."""
     verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
+    from mathcheck.outcome import worst
+
     sys.exit(worst((r.status for r in verdicts), "holds").exit_code)  # a survivor: 1; a broken claim: 4
 
 
@@ -429,6 +437,8 @@ def audit(as_json: bool):
              "verdict": c.seed_verdict[0], "note": c.seed_verdict[1],
              "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]
     if as_json:
+        import json
+
         click.echo(json.dumps({"claims": rows}, ensure_ascii=False, indent=2))
         return
     for r in rows:
@@ -477,6 +487,8 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
     A side may start with a minus sign (check 'log(sigmoid(x))' '-log(1+exp(-x))'); `--` before
     LHS also works.
     """
+    import json
+
     if file_ is not None:
         if lhs is not None or assume:
             fail("--file reads the identities from FILE: drop LHS RHS and --assume (put them in the file)")
@@ -501,6 +513,7 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
 
 def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     """``check --file``: every row, in file order; a progress bar on a terminal only; worst exit code."""
+    import json
     from mathcheck.userexpr import batch
 
     try:
@@ -513,6 +526,8 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     else:
         results = batch.check_rows(rows, seed, timeout, jobs)
     from mathcheck.render import json as rj, text
+
+    from mathcheck.outcome import replay, worst
 
     status = worst(r.status for r in results)
     if as_json:
@@ -545,6 +560,7 @@ def derive(files, seed, as_json, timeout, verbose, writeup):
     fails its own chain only. Exit codes: 0 proved (or held within its bounds), 1 refuted, 2 bad
     input, 3 inconclusive (docs/derive.md).
     """
+    import json
     from mathcheck import derive as d
     from mathcheck.render import json as rj, text
 
@@ -583,6 +599,9 @@ def shapes(B, L, D, H, as_json):
         sizes = parse_sizes(B=B, L=L, D=D, H=H)
     except ValueError as exc:
         fail(str(exc))
+    import json
+
+    from mathcheck.outcome import exit_code
     from mathcheck.verify.shapes import shape_lines, shape_table
 
     report = shape_table(**sizes)
@@ -610,6 +629,7 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
     from pathlib import Path
 
     from mathcheck import writeup as w
+    from mathcheck.outcome import exit_code
 
     if docs and (output or fmt or pdf):
         fail("--docs writes claims.md and catalog.pdf itself; drop -o/--format/--pdf")
@@ -719,6 +739,7 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
     found and a replay line); 2: bad input; 3: inconclusive.
     """
+    import json
     from mathcheck.conform.spec import BadInput, Variant, parse_sizes
 
     try:
@@ -759,6 +780,7 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
+    import json
     from mathcheck.conform.spec import BadInput
 
     try:
