@@ -537,3 +537,23 @@ def test_a_view_that_does_not_match_is_not_used(cache_dir, monkeypatch, edit, re
     assert_clean(r)
     assert counts["decode"] == 1 and r.stdout == cold.stdout  # read from the entry, and printed the same
     assert json.loads(path.read_text()) == original  # the view is written anew
+
+
+def test_writeup_reads_both_verdicts_from_the_cache_and_says_what_it_computes(cache_dir):
+    """Issue 33: after `prove` alone, the first writeup refutes the mutants (not cached) and says so;
+    the next one computes nothing."""
+    from mathcheck import writeup
+
+    assert_clean(prove(FAST))
+    lines = []
+    items = writeup.collect([registry.entry(FAST)], progress=lines.append)
+    assert lines == ["writeup: refuting the mutants of 1 claim (not cached; mathcheck refute --all caches them)",
+                     f"  1/1 {FAST}"]
+    assert items[0].proved.status == "proved" and items[0].refuted.status == "holds"
+    assert entry_path(FAST, "refute").is_file()
+    lines.clear()
+    writeup.collect([registry.entry(FAST)], progress=lines.append)
+    assert lines == []
+    cold = writeup.collect([registry.entry(FAST)], progress=lines.append, use_cache=False)
+    assert lines[0] == "writeup: proving 1 claim" and lines[2] == "writeup: refuting the mutants of 1 claim"
+    assert cold[0].refuted.status == "holds"
