@@ -479,6 +479,8 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
                                 "try: runpy.run_module('mathcheck', run_name='__main__')\nexcept SystemExit: pass\n"
                                 "print(*sorted({'sympy', 'torch'} & set(sys.modules)))"],
                                capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip().splitlines()[-1:]
+        (tmp / "first").mkdir()
+        (tmp / "second").mkdir()
         first, first_cpu = _timed([script, "writeup", "--all", "-o", str(tmp / "first" / "claims.md")], env)
         second, second_cpu = _timed([script, "writeup", "--all", "-o", str(tmp / "second" / "claims.md")], env)
     finder = _finder_us(py, env)
