@@ -487,6 +487,7 @@ def test_a_warm_refute_prints_the_same_from_its_views(cache_dir, monkeypatch):
     assert counts == {"build": 0, "decode": 0} and warm.stdout == cold.stdout
 
 
+@pytest.mark.slow  # a cold prove --all first: the whole catalog
 def test_a_warm_prove_all_in_a_fresh_process_imports_neither_sympy_nor_torch(cache_dir):
     code = ("import sys\nfrom mathcheck.cli import main\ntry:\n    main(['prove', '--all'])\n"
             "except SystemExit as e:\n    print('exit', e.code)\nprint(sorted({'sympy', 'torch'} & set(sys.modules)))")
