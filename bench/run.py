@@ -500,7 +500,7 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         f"| `mathcheck --help` / `import click` | {helps:.3f} | {help_ratio:.2f} | ≤ 1.3 |",
         f"| `mathcheck list` / `import click` | {lists:.3f} | {list_ratio:.2f} | ≤ 1.3 |",
         f"| `mathcheck prove --all` warm / `mathcheck list` | {warm:.3f} | {warm_ratio:.1f} | ≤ 10 (≤ 1 s) |",
-        f"| `mathcheck prove --all` {'first run (views written)' if reused else 'cold (empty cache)'} | "
+        f"| `mathcheck prove --all` {'first run here (writes the views it lacks)' if reused else 'cold (empty cache)'} | "
         f"{prove_cold:.1f} | | |",
     ]
     if first is not None:
