@@ -504,7 +504,8 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         f"{prove_cold:.1f} | | |",
     ]
     if first is not None:
-        lines += [f"| first `writeup --all -o claims.md` after `prove --all` / that prove | {first:.1f} | "
+        lines += [f"| first `writeup --all -o claims.md` after `prove --all` / that `prove --all` "
+                  f"({'warm' if reused else 'cold'}) | {first:.1f} | "
                   f"{first / prove_cold:.2f} | (refutes every mutant: not cached by `prove`) |",
                   f"| second `writeup --all -o claims.md` / `prove --all` warm | {second:.2f} | {second / warm:.1f} | |"]
     lines += [
