@@ -448,6 +448,79 @@ def writeups(quick: bool) -> tuple[list[str], dict]:
     return lines, {"cold": cold, "pdf_warm": pdf_new, "pdf_current": pdf_same, "markdown": md, "docs": docs}
 
 
+# --- 12. the first ten minutes ----------------------------------------------------------------------
+
+def _finder_us(py: str, env) -> int | None:
+    """Microseconds the editable install's finder (``__editable___mathcheck_*_finder``, run by its
+    .pth file in ``site`` for every Python process of the venv) takes to import, by ``-X importtime``."""
+    err = subprocess.run([py, "-X", "importtime", "-c", "import click"], capture_output=True, text=True, env=env).stderr
+    found = [int(line.split("|")[1]) for line in err.splitlines() if "__editable___mathcheck" in line]
+    return max(found) if found else None
+
+
+def first_minutes(quick: bool) -> tuple[list[str], dict]:
+    """Issue 33's figures, side by side in one run, through the console script as a user types it:
+    `list` and `--help` against `import click`; a warm `prove --all` against `list`; the first
+    `writeup --all` after `prove --all` (the mutants not cached yet) and a second one. With
+    ``$MATHCHECK_BENCH_CACHE`` (a folder a `prove --all` filled) the cold prove is not repeated, and
+    ``--quick`` leaves the writeups out (the first one refutes every mutant: minutes)."""
+    runs = 7 if quick else 15
+    py = sys.executable
+    script = str(Path(py).parent / "mathcheck")
+    reused = os.environ.get("MATHCHECK_BENCH_CACHE")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        env = user_env(MATHCHECK_CACHE_DIR=reused or str(tmp / "cache"))
+        click_cmd = [py, "-c", "import click"]
+        for cmd in ([script, "--help"], [script, "list"]):  # .pyc files, list's index
+            subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+        helps, base_h, help_ratio = paired([script, "--help"], click_cmd, runs, env)
+        lists, base_l, list_ratio = paired([script, "list"], click_cmd, runs, env)
+        prove_cold, _ = _timed([script, "prove", "--all"], env)  # cold, or (reused) the run that writes views
+        warm, list_w, warm_ratio = paired([script, "prove", "--all"], [script, "list"], runs, env)
+        heavy = subprocess.run([py, "-c", "import sys, runpy; sys.argv = ['mathcheck', 'prove', '--all']\n"
+                                "try: runpy.run_module('mathcheck', run_name='__main__')\nexcept SystemExit: pass\n"
+                                "print(*sorted({'sympy', 'torch'} & set(sys.modules)))"],
+                               capture_output=True, text=True, env=env, cwd=ROOT).stdout.splitlines()[-1:]
+        first = second = None
+        if not quick:
+            (tmp / "first").mkdir()
+            (tmp / "second").mkdir()
+            first, first_cpu = _timed([script, "writeup", "--all", "-o", str(tmp / "first" / "claims.md")], env)
+            second, second_cpu = _timed([script, "writeup", "--all", "-o", str(tmp / "second" / "claims.md")], env)
+    finder = _finder_us(py, env)
+    base = statistics.median([base_h, base_l])
+    lines = [
+        "Measured in one run through the console script `mathcheck` (as the README's install makes it: the "
+        "editable install's finder, then `mathcheck.cli`), "
+        + ("in a cache folder a `prove --all` had filled (`$MATHCHECK_BENCH_CACHE`)." if reused
+           else "in a fresh cache folder."), "",
+        "| figure | median (s) | ratio | target |", "|---|---|---|---|",
+        f"| `python -c \"import click\"` | {base:.3f} | 1.00 | |",
+        f"| `mathcheck --help` / `import click` | {helps:.3f} | {help_ratio:.2f} | ≤ 1.3 |",
+        f"| `mathcheck list` / `import click` | {lists:.3f} | {list_ratio:.2f} | ≤ 1.3 |",
+        f"| `mathcheck prove --all` warm / `mathcheck list` | {warm:.3f} | {warm_ratio:.1f} | ≤ 10 (≤ 1 s) |",
+        f"| `mathcheck prove --all` {'first run here (writes the views it lacks)' if reused else 'cold (empty cache)'} | "
+        f"{prove_cold:.1f} | | |",
+    ]
+    if first is not None:
+        lines += [f"| first `writeup --all -o claims.md` after `prove --all` / that `prove --all` "
+                  f"({'warm' if reused else 'cold'}) | {first:.1f} | "
+                  f"{first / prove_cold:.2f} | (refutes every mutant: not cached by `prove`) |",
+                  f"| second `writeup --all -o claims.md` / `prove --all` warm | {second:.2f} | {second / warm:.1f} | |"]
+    lines += [
+        "",
+        f"Each ratio of two commands is the median of {runs} ratios of neighbouring runs (the two alternate). "
+        f"The editable install's finder takes {finder if finder is not None else '—'} µs to import, in every "
+        "Python process of the venv (`import click` included, so the ratios above carry it on both sides). "
+        f"A warm `prove --all` imports {', '.join(heavy) if heavy and heavy[0] else 'neither SymPy nor torch'}."
+        + (f" CPU seconds of the writeups (user + system, with children): first {first_cpu:.1f}, second "
+           f"{second_cpu:.1f}." if first is not None else " The writeups are not measured with `--quick`."),
+    ]
+    return lines, {"help_ratio": help_ratio, "list_ratio": list_ratio, "warm_ratio": warm_ratio, "warm": warm,
+                   "prove_cold": prove_cold, "writeup_first": first, "writeup_second": second}
+
+
 # --- other benchmark modules (bench/check_bench.py, bench/conform_bench.py), when present --------------
 
 EXTRA = (("check_bench", "Checking your own identities"), ("conform_bench", "Conformance"),
@@ -490,6 +563,7 @@ SECTIONS = (("Start-up", startup), ("Symbolic cost that does not grow with the d
             ("Monte Carlo at scale", monte_carlo), ("The whole catalog", catalog),
             ("Numeric checks", numeric), ("Time budgets", budgets), ("Where the time goes", slowest),
             ("Writeups", writeups))
+FIRST_MINUTES = ("The first ten minutes", first_minutes)  # numbered after the other modules' sections
 
 
 def main() -> None:
@@ -503,20 +577,43 @@ def main() -> None:
     if args.output is None:
         args.output = str(ROOT / "docs" / "performance.md" if args.write_docs else
                           Path(tempfile.gettempdir()) / "mathcheck-performance.md")
-    out = ["# Performance", "",
-           f"Measured by `python bench/run.py{' --quick' if args.quick else ''}{' --write-docs' if args.write_docs else ''}` on {dt.date.today().isoformat()}: "
-           f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-           f"sympy {metadata.version('sympy')}, torch {metadata.version('torch')}. "
-           "The machine is shared and noisy: compare the ratios, not the seconds.", ""]
-    for number, (title, fn) in enumerate(SECTIONS + _extra_sections(), start=1):
+    command = (f"python bench/run.py{' --quick' if args.quick else ''}"
+               f"{' --only ' + ' '.join(args.only) if args.only else ''}{' --write-docs' if args.write_docs else ''}")
+    header = ["# Performance", "",
+              f"Measured by `{command}` on {dt.date.today().isoformat()}: "
+              f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+              f"sympy {metadata.version('sympy')}, torch {metadata.version('torch')}. "
+              "The machine is shared and noisy: compare the ratios, not the seconds.", ""]
+    sections = {}
+    for number, (title, fn) in enumerate(SECTIONS + _extra_sections() + (FIRST_MINUTES,), start=1):
         if args.only and str(number) not in args.only:
             continue
         print(f"[{number}] {title} ...", file=sys.stderr, flush=True)
         t = time.perf_counter()
         lines, _ = fn(args.quick)
-        out += [f"## {number}. {title}", "", *lines, "", f"_(section took {time.perf_counter() - t:.0f} s)_", ""]
-    Path(args.output).write_text("\n".join(out))
+        sections[number] = [f"## {number}. {title}", "", *lines, "",
+                            f"_(section took {time.perf_counter() - t:.0f} s; `{command}`, {dt.date.today().isoformat()})_", ""]
+    out = Path(args.output)
+    old = out.read_text(encoding="utf-8") if out.is_file() else ""
+    out.write_text("\n".join(merge(old, header, sections, partial=bool(args.only))))
     print(f"wrote {args.output}", file=sys.stderr)
+
+
+def merge(old: str, header: list[str], sections: dict, partial: bool) -> list[str]:
+    """The report: ``sections`` (number → lines) replace the numbered sections of the same number in
+    ``old`` (the file as it was); the others, and the sections written by hand (a heading without a
+    number, e.g. "The test suite"), stay. A partial run (``--only``) keeps the old header too."""
+    numbered, by_hand, head, current = {}, [], [], None
+    for line in old.splitlines():
+        if line.startswith("## "):
+            number = line[3:].split(".", 1)[0]
+            current = numbered.setdefault(int(number), []) if number.isdigit() else by_hand
+        (head if current is None else current).append(line)
+    numbered.update(sections)
+    lines = head if partial and head else header
+    for number in sorted(numbered):
+        lines = lines + numbered[number]
+    return lines + by_hand + ([""] if by_hand and by_hand[-1] else [])
 
 
 if __name__ == "__main__":

@@ -269,6 +269,7 @@ def load(k: str | None, entry, kind: str):
     """The cached payload of ``entry`` under key ``k``, or None (absent, or not to be trusted)."""
     if k is None:
         return None
+    _ENTRY_SHA.pop(k, None)  # a view binds only to bytes read (and checked) or written just now
     try:
         with path(k).open("rb") as f:
             data = f.read(MAX_BYTES + 1)  # an oversized file is refused without reading it all
@@ -278,7 +279,9 @@ def load(k: str | None, entry, kind: str):
         log.info(f"cache: cannot read the {kind} entry of {entry.id}: {exc.strerror}; recomputing it")
         return None
     try:
-        return decode(data, k, entry, kind)
+        payload = decode(data, k, entry, kind)
+        _ENTRY_SHA[k] = hashlib.sha256(data).hexdigest()
+        return payload
     except Invalid as exc:
         reason = str(exc)
     except Exception as exc:  # a check of ours that did not foresee this content: still not trusted
@@ -292,6 +295,7 @@ def store(k: str | None, entry, kind: str, payload) -> None:
     writing the same entry, never sees half a file). What cannot be stored exactly is not stored."""
     if k is None:
         return
+    _ENTRY_SHA.pop(k, None)
     from mathcheck.serial import Unserializable
 
     try:
@@ -305,12 +309,86 @@ def store(k: str | None, entry, kind: str, payload) -> None:
         d.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(data)
         os.replace(tmp, path(k))
+        _ENTRY_SHA[k] = hashlib.sha256(data).hexdigest()
     except OSError as exc:  # a cache that cannot be written only costs time
         log.info(f"cache: cannot write {path(k)}: {exc.strerror}")
         try:
             tmp.unlink(missing_ok=True)
         except OSError:  # the folder is not one (NotADirectoryError), or not ours to clean
             pass
+
+
+# --- views: what a report prints of an entry, so a warm run neither builds the claim nor decodes it ---
+
+VIEW_FORMAT = "mathcheck-view/1"
+_VIEW_FIELDS = {"format", "key", "entry_sha256", "renderer", "options", "view", "sha256"}
+_ENTRY_SHA: dict = {}  # key → SHA-256 of the entry file's bytes that this process read (and checked) or wrote
+
+
+def view_path(k: str) -> Path:
+    return directory() / f"{k}.view.json"
+
+
+@lru_cache(maxsize=None)
+def _renderer_digest() -> str:
+    """The renderers' sources (``render/``) and the CLI's: a view printed by other code is not reused."""
+    h = hashlib.sha256()
+    for p in sorted([*(PKG / "render").glob("*.py"), PKG / "cli.py"]):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _view_digest(fields: dict) -> str:
+    text = json.dumps({n: v for n, v in fields.items() if n != "sha256"}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _plain(options: tuple):
+    """The replay options as JSON reads them back (tuples as lists)."""
+    return json.loads(json.dumps(options))
+
+
+def store_view(k: str | None, view: dict, options: tuple) -> None:
+    """Keep ``view`` (a dict of JSON values: what the reports print of this verdict) beside the entry
+    of key ``k``, bound to the SHA-256 of that entry's bytes as this process checked or wrote them:
+    if the entry is replaced or edited, the view is not used. Nothing is kept for an entry this
+    process neither read nor wrote (e.g. under ``-j N``, where a worker did)."""
+    if k is None or k not in _ENTRY_SHA:
+        return
+    fields = {"format": VIEW_FORMAT, "key": k, "entry_sha256": _ENTRY_SHA[k], "renderer": _renderer_digest(),
+              "options": _plain(options), "view": view}
+    fields["sha256"] = _view_digest(fields)
+    d = directory()
+    tmp = d / f".{k}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        tmp.write_text(json.dumps(fields, ensure_ascii=False), encoding="utf-8")  # key order kept: the report's
+        os.replace(tmp, view_path(k))
+    except OSError:  # a view that cannot be written only costs time
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def load_view(k: str | None, options: tuple):
+    """The view kept for the entry of key ``k``, or None: no view, or one not to be used (its own
+    digest, the key, the renderers, the replay options, or the entry's bytes differ from when it
+    was written). A view needs neither SymPy nor the claim: the warm path of ``prove --all``."""
+    if k is None:
+        return None
+    try:
+        fields = json.loads(view_path(k).read_bytes().decode("utf-8"))
+        with path(k).open("rb") as f:
+            entry_sha = hashlib.sha256(f.read(MAX_BYTES + 1)).hexdigest()
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if type(fields) is not dict or set(fields) != _VIEW_FIELDS or fields["sha256"] != _view_digest(fields):
+        return None
+    if (fields["format"], fields["key"], fields["entry_sha256"], fields["renderer"], fields["options"]) != \
+            (VIEW_FORMAT, k, entry_sha, _renderer_digest(), _plain(options)):
+        return None
+    return fields["view"] if type(fields["view"]) is dict else None
 
 
 def _claim(entry):

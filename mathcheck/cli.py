@@ -9,14 +9,14 @@ SymPy and torch are imported inside the commands that need them, so ``mathcheck 
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 
 import click
 
 from mathcheck.version import __version__
-from mathcheck.outcome import exit_code, replay, worst
+
+# json and the outcome model are imported where they are used: `mathcheck --help` needs neither.
 
 
 def fail(message: str, code: int = 2):
@@ -50,17 +50,21 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         else:
             fail("name at least one claim (mathcheck list shows them) or use --all")
     try:
-        return registry.entries(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
+        # --all: the catalog from listing's index, so a warm run imports no derivation module (nor SymPy)
+        return registry.listing(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
         fail(str(exc))
 
 
-def _print_json(verdicts, kind: str, seed: int, options=None, from_=()) -> None:
+def _print_json(claims, kind: str, seed: int, options=None, from_=()) -> None:
+    """The report of ``claims`` (each verdict's JSON object, in order)."""
     from mathcheck.render import json as rj
 
-    report = rj.report(verdicts, kind, seed)
+    report = {**rj.report((), kind, seed), "claims": claims}
     if options is not None:  # every option that changes a result
         report["options"] = {"seed": seed, "dtype": options.dtype, "device": options.device, "from": list(from_)}
+    import json
+
     click.echo(json.dumps(report, ensure_ascii=False, indent=2))
 
 
@@ -99,6 +103,99 @@ class Main(click.Group):
             fail(f"{exc.format_message().rstrip('.')} (see {' '.join(['mathcheck', *sub])} --help)")
 
 
+class ExpressionArguments(click.Command):
+    """A command whose arguments are expressions: ``check 'log(sigmoid(x))' '-log(1+exp(-x))'``.
+
+    click reads any token that starts with ``-`` as options (``-log(…)`` as ``-l -o -g …``). Here a
+    token with one ``-`` that is none of the command's options (nor a cluster of its short ones, like
+    ``-j2``) and that the whitelist parser reads as an expression is an argument; real options (``-j 2``,
+    ``--json``) and ``check -- a b`` work as before. A token that is neither is an error that says
+    to put ``--`` before it, with the line to type."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        hidden = {}  # a placeholder click cannot take for an option → the expression it stands for
+        options, value_next = self._options(ctx), False
+        for i, token in enumerate(args):
+            if token == "--":
+                break
+            if not value_next and self._option_like(ctx, token) and _is_expression(token):
+                hidden[f"\0expr{i}"] = token
+                args[i] = f"\0expr{i}"
+            # `--timeout -1`: the option's value, as click reads it (and refuses it if it must)
+            value_next = not value_next and options.get(token, False)
+        try:
+            rest = super().parse_args(ctx, list(args))  # click consumes the list it is given
+        except click.NoSuchOption as exc:
+            raise click.UsageError(self._dash_hint(ctx, [hidden.get(a, a) for a in args], exc), ctx) from None
+        except click.UsageError as exc:  # e.g. one argument too many: name it as the user typed it
+            for placeholder, token in hidden.items():
+                exc.message = exc.message.replace(placeholder, token)
+            raise
+        for name, value in ctx.params.items():
+            if isinstance(value, str):
+                ctx.params[name] = hidden.get(value, value)
+            elif isinstance(value, tuple):
+                ctx.params[name] = tuple(hidden.get(v, v) if isinstance(v, str) else v for v in value)
+        return rest
+
+    def _options(self, ctx) -> dict:
+        """Each option name of this command → whether it takes a value."""
+        names = {n: False for n in ctx.help_option_names}
+        for p in self.params:
+            if isinstance(p, click.Option):
+                names.update({n: not p.is_flag for n in (*p.opts, *p.secondary_opts)})
+        return names
+
+    def _option_like(self, ctx, token: str) -> bool:
+        """True for a token click would take for an option although it is none of ours."""
+        if not token.startswith("-") or token == "-":
+            return False
+        options = self._options(ctx)
+        if token.startswith("--"):  # `--x` is no one's expression, and may be a mistyped option
+            return False
+        for ch in token[1:]:  # a cluster of short options: flags, then at most one that takes a value
+            takes = options.get(f"-{ch}")
+            if takes is None:
+                return True
+            if takes:
+                return False
+        return False
+
+    def _is_option(self, ctx, token: str) -> bool:
+        """Whether click reads ``token`` as options of ours (``--json``, ``--seed=3``, ``-j2``)."""
+        if token.startswith("--"):
+            return token.split("=", 1)[0] in self._options(ctx)
+        return token.startswith("-") and token != "-" and not self._option_like(ctx, token)
+
+    def _dash_hint(self, ctx, args, exc) -> str:
+        """``'-q(' is not an option …; if it is an expression, use -- before it: mathcheck check -- …``."""
+        import shlex
+
+        options, opts, positional, take = self._options(ctx), [], [], False
+        bad = next((a for a in args if a.startswith(exc.option_name) and not self._is_option(ctx, a)),
+                   exc.option_name)
+        for a in args:
+            if take or self._is_option(ctx, a):
+                opts.append(a)
+                take = not take and options.get(a.split("=", 1)[0], False) and "=" not in a
+            else:
+                positional.append(a)
+        line = shlex.join(["mathcheck", *ctx.command_path.split(" ")[1:], *opts, "--", *[a for a in positional if a != "--"]])
+        return f"{bad!r} is not an option; if it is an expression, use -- before it: {line}"
+
+
+def _is_expression(token: str) -> bool:
+    """Whether the whitelist parser reads ``token`` (it starts with ``-``) as an expression."""
+    from mathcheck import parser
+
+    try:
+        parser.parse(token)
+    except Exception:  # any refusal: then it is not one, and click reports it as an option
+        return False
+    return True
+
+
 def _cache_ready() -> None:
     """A cache folder that cannot be one (``MATHCHECK_CACHE_DIR`` naming a file): one line, exit 2."""
     from mathcheck import cache_dir
@@ -134,6 +231,8 @@ def list_(as_json: bool, from_):
     except registry.LoadError as exc:
         fail(str(exc))
     if as_json:
+        import json
+
         click.echo(json.dumps({"claims": [{"id": e.id, "title": e.title, "section": e.section}
                                           for e in entries]}, ensure_ascii=False, indent=2))
         return
@@ -213,21 +312,79 @@ def _options(seed: int, device: str, dtype: str):
 
 
 def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_=(), verbose=False):
+    """Prove or refute, printing each claim's report in order as it is known. A claim whose cache
+    entry has a current view (:func:`mathcheck.cache.load_view`) is printed from it: neither built
+    nor decoded, SymPy not imported; the others go through the engine, and their views are kept."""
+    import logging
+
+    from mathcheck import cache
+    from mathcheck.engine import replay_options
+
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     if not no_cache:
         _cache_ready()
-    from mathcheck.engine import run
-    from mathcheck.render import text
+    extra = replay_options(options, from_)
+    # -v prints every step and the cache's notes: it reads (and checks) every entry
+    use_views = not (no_cache or verbose or logging.getLogger("mathcheck").isEnabledFor(logging.INFO))
+    keys = {e.id: cache.key(e, kind, options) for e in entries} if use_views else {}
+    ready = {}
+    for e in entries:
+        view = cache.load_view(keys[e.id], extra) if use_views else None
+        if view is not None and set(view) == {"status", "mutants", "text", "json"}:
+            ready[e.id] = view
+    printed = 0
 
-    render = (lambda v: text.claim_verdict(v, verbose)) if kind == "prove" else text.refute_verdict
-    echo = None if as_json else (lambda v: click.echo("\n".join(render(v))))
-    verdicts = run(entries, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=echo, from_=from_)
+    def emit():
+        nonlocal printed
+        while printed < len(entries) and entries[printed].id in ready:
+            if not as_json:
+                click.echo("\n".join(ready[entries[printed].id]["text"]))
+            printed += 1
+
+    def on_verdict(v):
+        ready[v.claim.id] = view = _view(v, kind, verbose)
+        if use_views:
+            cache.store_view(keys.get(v.claim.id), view, extra)
+        emit()
+
+    emit()
+    pending = [e for e in entries if e.id not in ready]
+    if pending:
+        from mathcheck.engine import run
+
+        run(pending, kind, options, jobs=jobs, use_cache=not no_cache, on_verdict=on_verdict, from_=from_)
+    views = [ready[e.id] for e in entries]
     if as_json:
-        _print_json(verdicts, kind, seed, options, from_)
+        _print_json([v["json"] for v in views], kind, seed, options, from_)
     else:
-        click.echo(text.summary(verdicts, kind))
-    return verdicts
+        from mathcheck.render import text
+
+        click.echo(text.summary(_Shown.of(views), kind))
+    return _Shown.of(views)
+
+
+def _view(v, kind: str, verbose: bool) -> dict:
+    """What the reports print of verdict ``v``, as JSON values: its status (and its mutants'), its
+    text lines, its JSON object."""
+    from mathcheck.render import json as rj, text
+
+    if kind == "prove":
+        return {"status": v.status, "mutants": [], "text": text.claim_verdict(v, verbose),
+                "json": rj.claim_verdict(v)}
+    return {"status": v.status, "mutants": [m.status for m in v.mutants], "text": text.refute_verdict(v),
+            "json": rj.refute_verdict(v)}
+
+
+class _Shown:
+    """A printed verdict as the summary and the exit code read it: ``.status``, ``.mutants[i].status``."""
+
+    def __init__(self, status: str, mutants=()):
+        self.status, self.mutants = status, [_Shown(m) for m in mutants]
+
+    @classmethod
+    def of(cls, views) -> list:
+        return [cls(v["status"], v["mutants"]) for v in views]
 
 
 @main.command()
@@ -243,6 +400,8 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
 def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
+    from mathcheck.outcome import worst
+
     sys.exit(worst(v.status for v in verdicts).exit_code)
 
 
@@ -256,6 +415,8 @@ def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, 
 def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
     """Show that every mutant (a mistake people make) of each claim is refuted."""
     verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
+    from mathcheck.outcome import worst
+
     sys.exit(worst((r.status for r in verdicts), "holds").exit_code)  # a survivor: 1; a broken claim: 4
 
 
@@ -322,6 +483,8 @@ def audit(as_json: bool, all_: bool):
              "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]
     sentences = _audit_sentences() if all_ else None
     if as_json:
+        import json
+
         report = {"claims": rows}
         if all_:
             from mathcheck import audit as audit_table
@@ -357,7 +520,7 @@ def audit(as_json: bool, all_: bool):
                + (f" ({len(beyond)} beyond the article)" if beyond else ""))
 
 
-@main.command()
+@main.command(cls=ExpressionArguments)
 @click.argument("lhs", required=False)
 @click.argument("rhs", required=False)
 @click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]",
@@ -378,8 +541,11 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
     csc, sinh cosh tanh, asin acos atan atan2, asinh acosh atanh, erf erfc gamma lgamma, Abs
     sigmoid softplus relu factorial, binomial(n, k), logsumexp/Max/Min(a, b, ...),
     diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
-    Put `--` before a side that starts with a minus sign.
+    A side may start with a minus sign (check 'log(sigmoid(x))' '-log(1+exp(-x))'); `--` before
+    LHS also works.
     """
+    import json
+
     if file_ is not None:
         if lhs is not None or assume:
             fail("--file reads the identities from FILE: drop LHS RHS and --assume (put them in the file)")
@@ -404,6 +570,7 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
 
 def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     """``check --file``: every row, in file order; a progress bar on a terminal only; worst exit code."""
+    import json
     from mathcheck.userexpr import batch
 
     try:
@@ -416,6 +583,8 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     else:
         results = batch.check_rows(rows, seed, timeout, jobs)
     from mathcheck.render import json as rj, text
+
+    from mathcheck.outcome import replay, worst
 
     status = worst(r.status for r in results)
     if as_json:
@@ -448,6 +617,7 @@ def derive(files, seed, as_json, timeout, verbose, writeup):
     fails its own chain only. Exit codes: 0 proved (or held within its bounds), 1 refuted, 2 bad
     input, 3 inconclusive (docs/derive.md).
     """
+    import json
     from mathcheck import derive as d
     from mathcheck.render import json as rj, text
 
@@ -486,6 +656,9 @@ def shapes(B, L, D, H, as_json):
         sizes = parse_sizes(B=B, L=L, D=D, H=H)
     except ValueError as exc:
         fail(str(exc))
+    import json
+
+    from mathcheck.outcome import exit_code
     from mathcheck.verify.shapes import shape_lines, shape_table
 
     report = shape_table(**sizes)
@@ -513,6 +686,7 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
     from pathlib import Path
 
     from mathcheck import writeup as w
+    from mathcheck.outcome import exit_code
 
     if docs and (output or fmt or pdf):
         fail("--docs writes claims.md and catalog.pdf itself; drop -o/--format/--pdf")
@@ -528,7 +702,9 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
         _cache_ready()
     if pdf and (problem := w.tex_problem()):  # TeX missing is the machine's input, not a failure: exit 2
         fail(problem)
-    items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache)
+    # on a terminal, a line for what is computed (a cold refute of every mutant takes minutes)
+    progress = (lambda line: click.echo(line, err=True)) if sys.stderr.isatty() else None
+    items = w.collect(entries, seed, jobs=jobs, use_cache=not no_cache, progress=progress)
     if docs:
         try:
             result = w.write_docs(items, Path(docs), seed, jobs)
@@ -623,6 +799,8 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     found and a replay line); 2: bad input; 3: inconclusive; 4: the target did not return (time
     limit) or exited (sys.exit, KeyboardInterrupt).
     """
+    import json
+
     from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
     from mathcheck.conform.spec import BadInput, Variant, parse_sizes
     from mathcheck.outcome import exit_code
@@ -668,6 +846,8 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
+    import json
+
     from mathcheck.conform.contain import TargetAborted, describe
     from mathcheck.conform.spec import BadInput
     from mathcheck.outcome import exit_code

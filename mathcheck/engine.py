@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 import traceback
-
-from mathcheck.symbolic import decide, walker
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
@@ -19,10 +17,17 @@ from mathcheck.outcome import combine
 from mathcheck.verdict import ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict, SymbolicVerdict, mutant_status
 from mathcheck.verify import Options, resolve
 
+# The step checker (and with it SymPy) is imported by the functions that derive or refute: a warm
+# `prove --all` reads every verdict from the cache and imports neither.
 
-def derive(claim: Claim, attempt_s: float = decide.DEFAULT_ATTEMPT_S,
-           step_s: float = decide.DEFAULT_STEP_S) -> SymbolicVerdict:
-    """Check every step of every part of the claim."""
+
+def derive(claim: Claim, attempt_s: float | None = None, step_s: float | None = None) -> SymbolicVerdict:
+    """Check every step of every part of the claim (budgets: decide's defaults, 5 s an attempt,
+    20 s a step)."""
+    from mathcheck.symbolic import decide, walker
+
+    attempt_s = decide.DEFAULT_ATTEMPT_S if attempt_s is None else attempt_s
+    step_s = decide.DEFAULT_STEP_S if step_s is None else step_s
     start = time.perf_counter()
     parts = walker.check_parts(claim.parts, claim.context, attempt_s, step_s)
     statuses = {p.status for p in parts}
@@ -82,6 +87,7 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
     """
     from dataclasses import replace as _with
 
+    from mathcheck.symbolic import decide, walker
     from mathcheck.symbolic.hypotheses import hypotheses
 
     found = None

@@ -171,6 +171,7 @@ def _resign(fields):
 
 
 def _rewrite(path, edit, resign):
+    original = json.loads(path.read_text())
     fields = json.loads(path.read_text())
     edit(fields)
     if resign:
@@ -405,11 +406,13 @@ def test_cache_info_and_clear_count_and_remove_only_mathchecks_files(cache_dir):
 
 def test_cache_info_counts_what_prove_wrote(cache_dir):
     assert_clean(prove(FAST))
-    size = entry_path(FAST).stat().st_size
+    entry = entry_path(FAST)
+    view = entry.with_name(entry.stem + ".view.json")  # what the report printed of it (a warm run's)
+    size = entry.stat().st_size + view.stat().st_size
     r = CliRunner().invoke(main, ["cache", "info"])
     assert r.output.splitlines()[1:] == ["entries    1", f"size       {size / 1000:.1f} kB ({size} bytes)"]
     r = CliRunner().invoke(main, ["cache", "clear"])
-    assert r.output == f"removed 1 entry from {cache_dir}: {size / 1000:.1f} kB ({size} bytes)\n"
+    assert r.output == f"removed 1 entry and 1 other file from {cache_dir}: {size / 1000:.1f} kB ({size} bytes)\n"
 
 
 def test_the_cache_commands_import_neither_sympy_nor_torch(cache_dir):
@@ -435,3 +438,123 @@ def test_no_module_reads_the_cache_folder_with_pickle_or_marshal():
                 assert "cache_dir" not in text and "open(" not in text, f"{rel} must unpickle only its pipe"
                 continue
             assert bad not in text, f"{rel} uses {bad}"
+
+
+# --- views: a warm run prints what the cold one printed, from the view kept beside the entry -------
+
+def view_path(claim_id, kind="prove"):
+    return cache.view_path(cache.key(registry.entry(claim_id), kind, Options()))
+
+
+def _counting(monkeypatch):
+    """Counts claim builds and entry decodes (what a warm run must not do)."""
+    counts = {"build": 0, "decode": 0}
+    build, decode = registry._build, cache.decode
+
+    def counted_build(entry):
+        counts["build"] += 1
+        return build(entry)
+
+    def counted_decode(*args):
+        counts["decode"] += 1
+        return decode(*args)
+
+    monkeypatch.setattr(registry, "_build", counted_build)
+    monkeypatch.setattr(cache, "decode", counted_decode)
+    return counts
+
+
+@pytest.mark.parametrize("args", [(), ("--json",)])
+def test_a_warm_prove_builds_no_claim_decodes_nothing_and_prints_the_same(cache_dir, monkeypatch, args):
+    cold = prove(FAST, OTHER, *args)
+    assert_clean(cold)
+    assert view_path(FAST).is_file() and view_path(OTHER).is_file()
+    counts = _counting(monkeypatch)
+    warm = prove(FAST, OTHER, *args)
+    assert_clean(warm)
+    assert counts == {"build": 0, "decode": 0}
+    assert warm.stdout == cold.stdout  # byte for byte, the cold run's timings included (they are cached)
+    verbose = prove(FAST, OTHER, *args, "-v")  # -v reads and checks every entry
+    assert counts["decode"] == 2 and verbose.stdout.count("proved") >= cold.stdout.count("proved")
+
+
+def test_a_warm_refute_prints_the_same_from_its_views(cache_dir, monkeypatch):
+    cold = CliRunner().invoke(main, ["refute", FAST])
+    assert_clean(cold)
+    counts = _counting(monkeypatch)
+    warm = CliRunner().invoke(main, ["refute", FAST])
+    assert_clean(warm)
+    assert counts == {"build": 0, "decode": 0} and warm.stdout == cold.stdout
+
+
+@pytest.mark.slow  # a cold prove --all first: the whole catalog
+def test_a_warm_prove_all_in_a_fresh_process_imports_neither_sympy_nor_torch(cache_dir):
+    code = ("import sys\nfrom mathcheck.cli import main\ntry:\n    main(['prove', '--all'])\n"
+            "except SystemExit as e:\n    print('exit', e.code)\nprint(sorted({'sympy', 'torch'} & set(sys.modules)))")
+    env = dict(os.environ, MATHCHECK_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1500)
+    assert cold.returncode == 0 and cold.stdout.endswith("exit 0\n['sympy', 'torch']\n"), cold.stderr[-2000:]
+    warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert warm.stdout == cold.stdout.replace("['sympy', 'torch']", "[]"), warm.stderr[-2000:]
+
+
+def test_an_edited_entry_is_read_again_not_shown_from_its_view(cache_dir):
+    assert_clean(prove(FAST))
+    _rewrite(entry_path(FAST), _numeric_refuted, resign=True)  # a forged entry: its view no longer matches
+    r = prove(FAST)
+    assert_clean(r)
+    assert r.stdout.endswith("claims: 1 proved\n")
+    assert_valid_entry(FAST)  # it was decoded, refused, recomputed and replaced
+
+
+def _view_refuted(fields):
+    fields["view"]["status"] = "refuted"
+
+
+def _other_renderer(fields):
+    fields["renderer"] = "0" * 64
+
+
+def _other_options(fields):
+    fields["options"] = [["--dtype", "float32"]]
+
+
+@pytest.mark.parametrize("edit, resign", [
+    (_view_refuted, False),  # not re-signed: its digest no longer matches
+    (_other_renderer, True),  # printed by other renderers
+    (_other_options, True),  # another replay line
+])
+def test_a_view_that_does_not_match_is_not_used(cache_dir, monkeypatch, edit, resign):
+    cold = prove(FAST)
+    path = view_path(FAST)
+    original = json.loads(path.read_text())
+    fields = json.loads(path.read_text())
+    edit(fields)
+    if resign:
+        fields["sha256"] = cache._view_digest(fields)
+    path.write_text(json.dumps(fields))
+    counts = _counting(monkeypatch)
+    r = prove(FAST)
+    assert_clean(r)
+    assert counts["decode"] == 1 and r.stdout == cold.stdout  # read from the entry, and printed the same
+    assert json.loads(path.read_text()) == original  # the view is written anew
+
+
+def test_writeup_reads_both_verdicts_from_the_cache_and_says_what_it_computes(cache_dir):
+    """Issue 33: after `prove` alone, the first writeup refutes the mutants (not cached) and says so;
+    the next one computes nothing."""
+    from mathcheck import writeup
+
+    assert_clean(prove(FAST))
+    lines = []
+    items = writeup.collect([registry.entry(FAST)], progress=lines.append)
+    assert lines == ["writeup: refuting the mutants of 1 claim (not cached; mathcheck refute --all caches them)",
+                     f"  1/1 {FAST}"]
+    assert items[0].proved.status == "proved" and items[0].refuted.status == "holds"
+    assert entry_path(FAST, "refute").is_file()
+    lines.clear()
+    writeup.collect([registry.entry(FAST)], progress=lines.append)
+    assert lines == []
+    cold = writeup.collect([registry.entry(FAST)], progress=lines.append, use_cache=False)
+    assert lines[0] == "writeup: proving 1 claim" and lines[2] == "writeup: refuting the mutants of 1 claim"
+    assert cold[0].refuted.status == "holds"

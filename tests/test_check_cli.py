@@ -116,6 +116,37 @@ def test_cli_refuted_reports_point_values_and_replay(runner):
     assert "replay: mathcheck check 'tanh(x)' '2*sigmoid(x) - 1' --seed 2" in r.output
 
 
+def test_a_side_starting_with_a_minus_is_an_argument(runner):
+    """Issue 33: click read '-log(…)' as the options -l -o -g; a token the grammar reads is an argument."""
+    r = runner.invoke(main, ["check", "log(sigmoid(x))", "-log(1+exp(-x))"])
+    assert r.exit_code == 0 and r.output.startswith("proved: log(sigmoid(x)) = -log(1+exp(-x))\n"), r.output
+    both = runner.invoke(main, ["check", "-x", "-(x)", "--seed", "3", "--json"])
+    assert both.exit_code == 0 and json.loads(both.output)["lhs"] == "-x" and json.loads(both.output)["seed"] == 3
+    dashed = runner.invoke(main, ["check", "--", "log(sigmoid(x))", "-log(1+exp(-x))"])
+    assert dashed.exit_code == 0 and dashed.output == r.output
+    refuted = runner.invoke(main, ["check", "x", "-x**2", "--seed", "3"])
+    assert refuted.exit_code == 1 and "replay: mathcheck check x '-x**2' --seed 3\n" in refuted.output
+
+
+def test_real_options_stay_options_beside_a_minus_side(runner):
+    assert "one identity takes no -j" in runner.invoke(main, ["check", "x", "-x", "-j", "2"]).output
+    assert "one identity takes no -j" in runner.invoke(main, ["check", "x", "-x", "-j2"]).output
+    assert runner.invoke(main, ["check", "-h"]).output.startswith("Usage: ")
+    r = runner.invoke(main, ["check", "x", "-x", "-v"])  # check has no -v: -v is the expression -v
+    assert r.exit_code == 2 and r.output == "error: Got unexpected extra argument (-v) (see mathcheck check --help)\n"
+
+
+def test_a_dash_token_that_is_no_expression_says_use_double_dash(runner):
+    r = runner.invoke(main, ["check", "--seed", "3", "x", "-q(", "--json"])
+    assert r.exit_code == 2 and r.output == (
+        "error: '-q(' is not an option; if it is an expression, use -- before it: "
+        "mathcheck check --seed 3 --json -- x '-q(' (see mathcheck check --help)\n")
+    r = runner.invoke(main, ["check", "--bogus", "x", "x"])
+    assert r.exit_code == 2 and r.output == (
+        "error: '--bogus' is not an option; if it is an expression, use -- before it: "
+        "mathcheck check -- --bogus x x (see mathcheck check --help)\n")
+
+
 def test_cli_json_contract(runner):
     r = runner.invoke(main, ["check", "Sum(k, (k, 1, n))", "n^2/2", "--assume", "n=positive,integer",
                              "--json"])
