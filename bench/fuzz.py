@@ -363,6 +363,124 @@ def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
     return out
 
 
+# --- the rule surface: each constructor of symbolic/rules/ on random ranges and conventions ----------
+
+RULES = ("delta_outside", "causal_mask", "join_ranges", "split_at", "split_last", "square_of_sum",
+         "exchange_sums", "factor_in", "factor_out", "product_as_exp_sum", "small_remainder")
+
+
+def _karr(e, env, values):
+    """The value of ``e`` at ``env`` (symbol → int), every Σ/Π written out here by Karr's convention
+    (b = a − 1 empty; b < a − 1: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, Π inverted), ``causal(t, k)`` = [k ≤ t],
+    entries from ``values`` — independent of the rule under test and of SymPy's ``doit``."""
+    import sympy as sp
+
+    if isinstance(e, (sp.Sum, sp.Product)):
+        return _karr_loop(e.function, list(e.limits), env, values, isinstance(e, sp.Product))
+    if isinstance(e, sp.Symbol):
+        return sp.Integer(env[e]) if e in env else e
+    if isinstance(e, sp.Indexed):
+        return values(e.base.name, *[int(_karr(i, env, values)) for i in e.indices])
+    if isinstance(e, sp.core.function.AppliedUndef) and e.func.__name__ == "causal":
+        t, k = (int(_karr(a, env, values)) for a in e.args)
+        return sp.Integer(1 if k <= t else 0)
+    if not e.args:
+        return e
+    return e.func(*[_karr(a, env, values) for a in e.args])
+
+
+def _karr_loop(f, limits, env, values, product):
+    import sympy as sp
+
+    if not limits:
+        return _karr(f, env, values)
+    (v, lo, hi), inner = limits[-1], limits[:-1]  # SymPy's order: the last limit is the outermost
+    lo, hi = int(_karr(lo, env, values)), int(_karr(hi, env, values))
+    flip = hi < lo - 1
+    if flip:
+        lo, hi = hi + 1, lo - 1
+    terms = [_karr_loop(f, inner, {**env, v: n}, values, product) for n in range(lo, hi + 1)]
+    out = sp.Mul(*terms) if product else sp.Add(*terms)
+    return (1 / out if product else -out) if flip else out
+
+
+def rule_case(seed: int, k: int) -> dict:
+    """Rule case ``k``: one constructor of ``symbolic/rules/`` applied to an expression whose bounds
+    are drawn in every convention (ordered, empty, reversed, zero sizes), symbolic bounds pinned by
+    the hypotheses or left free (so a range may be either), and hypotheses that all hold at the
+    drawn point. A side condition that passes must make the rewrite true at that point (the point is
+    a model of the hypotheses): the rule's input and output are evaluated there by :func:`_karr`.
+    ``verdict``: ``holds``, ``refused`` (the side condition), ``false proof`` or ``crash``.
+
+        >>> rule_case(0, 1)["verdict"] in ("holds", "refused")
+        True
+    """
+    import sympy as sp
+
+    from mathcheck.symbolic import rules
+    from mathcheck.symbolic.rules import Env, SideCondition
+
+    rng = random.Random(f"rules:{seed}:{k}")
+    a, b, c, t, u, i, j, kk, l = sp.symbols("a b c t u i j k l", integer=True)
+    m = sp.Symbol("m", integer=True, positive=True)
+    f, g, p = sp.IndexedBase("f"), sp.IndexedBase("g"), sp.IndexedBase("p", positive=True)
+    base = rng.randint(-3, 3)
+    point = {a: base, b: base + rng.choice((-3, -2, -1, -1, 0, 1, 2, 4)),  # b = a − 1: empty; below: reversed
+             c: base + rng.randint(-4, 5), t: rng.randint(-4, 5), u: rng.randint(-4, 5), i: rng.randint(-4, 5),
+             m: rng.randint(1, 4)}
+    ends = (a, b, c, t, t + 1, t - 1, u, 0, 1, 2 * t, m - 1)
+    A, B, C, D = (rng.choice(ends) for _ in range(4))
+    name = rng.choice(RULES)
+    rule, expr = {
+        "delta_outside": lambda: (rules.delta_outside(), sp.Sum(f[kk] * sp.KroneckerDelta(kk, rng.choice((u, i, t + 1))),
+                                                                  (kk, A, B))),
+        "causal_mask": lambda: (rules.causal_mask(t), sp.Sum(sp.Function("causal")(t, kk) * f[kk], (kk, A, B))),
+        "join_ranges": lambda: (rules.join_ranges(), sp.Sum(f[kk], (kk, A, B)) + sp.Sum(f[kk], (kk, B + 1, C))),
+        "split_at": lambda: (rules.split_at(i, where=lambda x: True), sp.Sum(f[kk], (kk, A, B))),
+        "split_last": lambda: (rules.split_last(B), sp.Sum(f[kk], (kk, A, B))),
+        "square_of_sum": lambda: (rules.square_of_sum(j), sp.Sum(f[kk], (kk, A, B)) ** 2),
+        "exchange_sums": lambda: (rules.exchange_sums(), sp.Sum(g[kk] * sp.Sum(f[l] * g[kk + l], (l, C, D)), (kk, A, B))),
+        "factor_in": lambda: (rules.factor_in(), sp.Sum(f[kk] * sp.Sum(g[l], (l, C, D)), (kk, A, B))),
+        "factor_out": lambda: (rules.factor_out(), sp.Sum(rng.choice((g[0], t, g[kk])) * f[kk], (kk, A, B))),
+        "product_as_exp_sum": lambda: (rules.product_as_exp_sum(), sp.Product(rng.choice((p[kk], f[kk])), (kk, A, B))),
+        "small_remainder": lambda: (rules.small_remainder(t, m), 7 * sp.floor(t / m) + sp.Mod(t, m)),
+    }[name]()
+    # hypotheses: relations true at the point, some pinning a symbol, a random few of them
+    terms = [a, b, c, t, u, i, m, t + 1, b + 1, a - 1, sp.Integer(0), sp.Integer(1)]
+    pool = []
+    for x in terms:
+        for y in terms:
+            if x != y and not (x.is_number and y.is_number):
+                vx, vy = (int(_karr(z, point, None)) for z in (x, y))
+                pool += [sp.Le(x, y)] * (vx <= vy) + [sp.Lt(x, y)] * (vx < vy)
+    hyps = tuple(rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
+    for s in rng.sample([a, b, c, t, u, i, m], rng.randint(0, 4)):  # pinned: a concrete bound, symbolically
+        hyps += (sp.Le(s, point[s]), sp.Ge(s, point[s]))
+    case = {"k": k, "rule": name, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
+            "given": [sp.sstr(h) for h in hyps]}
+
+    def values(base_name, *idx):
+        r = random.Random(f"value:{seed}:{k}:{base_name}:{idx}")
+        if base_name == "p":
+            return sp.Rational(r.randint(1, 9), 4)
+        return sp.Rational(r.choice((-9, -7, -5, -3, -2, 2, 3, 5, 7, 9)), 4)
+
+    try:
+        out = rule.applied(expr, Env(hypotheses=hyps, symbols=frozenset(expr.free_symbols)))
+    except SideCondition:
+        return {**case, "verdict": "refused"}
+    except Exception as exc:  # noqa: BLE001 - a rule that raises anything else is a crash
+        return {**case, "verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
+    try:
+        before, after = (_karr(e, point, values) for e in (expr, out))
+        gap = abs(sp.N(before - after, 30))
+    except Exception as exc:  # noqa: BLE001 - the oracle could not evaluate: not a case
+        return {**case, "verdict": "skipped", "error": f"{type(exc).__name__}: {exc}"[:300]}
+    case["after"] = sp.sstr(out)
+    return {**case, "verdict": "holds" if gap < 1e-20 else "false proof",
+            **({} if gap < 1e-20 else {"values": [sp.sstr(before), sp.sstr(after)]})}
+
+
 # --- workers: each case in a process that is killed past its budget --------------------------------
 
 def _worker(conn, seed, timeout, surfaces, workdir):
