@@ -24,6 +24,7 @@ import torch
 from mathcheck.numeric.evaluate import EvaluationError, Evaluator, Indexed
 from mathcheck.numeric.sampling import tensor_integer, tensor_values
 from mathcheck.numeric.tolerance import GENERIC_ATOL, GENERIC_RTOL, HYPOTHESIS_REL
+from mathcheck.procs import UserCodeExit, user_code
 
 DT = torch.float64
 SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
@@ -209,8 +210,11 @@ def _call_reference(ref, part: str, values: dict, shape):
         raise ReferenceFailed(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
                               f"statement (its symbols: {', '.join(sorted(values))})")
     try:
-        out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
+        with user_code(f"reference of part {part!r}"):  # sys.exit(0) in it: an error, never a pass
+            out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
         return torch.broadcast_to(out, shape)
+    except UserCodeExit as exc:
+        raise ReferenceFailed(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - the user's code: report it, do not skip the point
         raise ReferenceFailed(f"reference of part {part!r} ({_reference_name(ref)}): "
                               f"{type(exc).__name__}: {exc}"[:300]) from None
