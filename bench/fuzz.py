@@ -483,7 +483,10 @@ def rule_case(seed: int, k: int) -> dict:
 
 # --- workers: each case in a process that is killed past its budget --------------------------------
 
-def _worker(conn, seed, timeout, surfaces, workdir):
+def _worker(conn, parent, seed, timeout, surfaces, workdir):
+    from mathcheck.procs import die_with_parent
+
+    die_with_parent(parent)  # a killed fuzz run leaves no worker behind (kill -9 included)
     while True:
         k = conn.recv()
         if k is None:
@@ -499,7 +502,7 @@ class Pool:
 
     def _spawn(self):
         parent, child = self.ctx.Pipe()
-        p = self.ctx.Process(target=_worker, args=(child, *self.args), daemon=True)
+        p = self.ctx.Process(target=_worker, args=(child, os.getpid(), *self.args), daemon=True)
         p.start()
         return {"proc": p, "conn": parent, "k": None, "since": 0.0}
 

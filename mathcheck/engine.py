@@ -202,12 +202,12 @@ def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str 
     return cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
 
 
-def _init_worker(threads: int):
+def _init_worker(threads: int, parent: int):
     import os
 
     from mathcheck.procs import die_with_parent
 
-    die_with_parent()  # a killed `prove -j` leaves no worker behind
+    die_with_parent(parent)  # a killed `prove -j` leaves no worker behind
     os.environ["OMP_NUM_THREADS"] = str(threads)  # no oversubscription: jobs × threads ≤ cores
     try:
         import torch
@@ -242,7 +242,7 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_init_worker, initargs=(threads,)) as pool:
+                             initializer=_init_worker, initargs=(threads, os.getpid())) as pool:
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
             try:

@@ -152,8 +152,11 @@ def die_with_parent(parent: int | None = None) -> str:
     ``os.getppid()`` every :data:`WATCHDOG_S` s; a parent already gone when it is called kills the
     worker at once. Returns ``"prctl"`` (with the watchdog as well) or ``"watchdog"``."""
     parent = os.getppid() if parent is None else parent
-    how = "prctl" if _prctl_pdeathsig() else "watchdog"
-    _watchdog(parent)  # also where prctl took: it fires when the forking *thread* ends, not the process
+    # PDEATHSIG fires when the *thread* that forked ends: only when the main thread forked (its name
+    # survives the fork) does it mean the parent process; the watchdog covers every case
+    forked_by_main = threading.current_thread().name == "MainThread"
+    how = "prctl" if forked_by_main and _prctl_pdeathsig() else "watchdog"
+    _watchdog(parent)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os.kill(os.getpid(), signal.SIGKILL)
     return how

@@ -151,8 +151,18 @@ def _alive(pid: int) -> bool:
 
 
 def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+    """Every descendant of ``pid`` (workers and the children they fork), from ``ps``."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    kids: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        c, p = map(int, line.split())
+        kids.setdefault(p, []).append(c)
+    found, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            found.append(c)
+            todo.append(c)
+    return found
 
 
 def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
@@ -163,9 +173,9 @@ def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
         deadline = time.monotonic() + 120
         while len(_children(parent.pid)) < want and time.monotonic() < deadline:
             time.sleep(0.2)
+        time.sleep(2.0)  # the workers at work (a fuzz worker's check forks a child of its own)
         workers = _children(parent.pid)
         assert len(workers) >= want, "the workers never started"
-        time.sleep(1.0)  # the workers at work
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
