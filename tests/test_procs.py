@@ -219,3 +219,13 @@ def test_die_with_parent_in_a_forked_child():
     if alive:
         os.kill(worker, signal.SIGKILL)
     assert not alive
+
+
+def test_the_fuzzers_exit_surface_finds_no_success(tmp_path):
+    """bench/fuzz.py's exit surface, a slice in this process's API and testing paths (the CLI and
+    hang cases run in the fuzz run itself)."""
+    from bench.fuzz import exit_case
+
+    cases = [c for c in (exit_case(3, k, tmp_path, vias=("api", "testing")) for k in range(40))
+             if c["verdict"] != "skipped"]
+    assert cases and all(c["verdict"] == "error as it should" for c in cases), cases
