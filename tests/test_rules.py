@@ -182,3 +182,23 @@ def test_every_finite_sum_rule_holds_wherever_its_side_condition_passes():
     from bench.fuzz import rule_case
     bad = [c for c in (rule_case(0, k) for k in range(300)) if c["verdict"] in ("false proof", "crash")]
     assert not bad, bad[:3]
+
+
+def test_surprisal_needs_each_entry_inside_the_distributions_range():
+    # p_u ≤ 1 "from Σ_{i=1}^{n} p_i = 1" was proved: u = n + 1, p_{n+1} = 5 is a counterexample
+    p, s = sp.IndexedBase("p", positive=True), sp.IndexedBase("s", nonnegative=True)
+    total = sp.Eq(sp.Sum(p[i], (i, 1, n)), 1)
+
+    def bound(start, mid, end, given):
+        r = check_part(Part("p", (Step(start, "start"), Step(mid, "surprisal", rules.surprisal(p, s, total)),
+                                  Step(end, "e^{-s} ≤ 1", relation="<=")), given=given), Context())
+        return r.status, (r.failing.decision.how if r.failing else "")
+
+    status, how = bound(p[u_], sp.exp(-s[u_]), 1, (total,))
+    assert status != "proved" and "in 1..n" in how, how
+    assert bound(p[u_], sp.exp(-s[u_]), 1, (total, sp.Le(1, u_), sp.Le(u_, n)))[0] == "proved"
+    # a sum over a range that may leave 1..n (a reversed Σ_{i=a}^{n} runs over n+1..a−1)
+    whole = (sp.Sum(p[i], (i, a_, n)), sp.Sum(sp.exp(-s[i]), (i, a_, n)), n - a_ + 1)
+    status, how = bound(*whole, (total, sp.Le(1, a_)))
+    assert status != "proved" and "in 1..n" in how, how
+    assert "in 1..n" not in bound(*whole, (total, sp.Le(1, a_), sp.Le(a_, n)))[1]
