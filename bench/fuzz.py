@@ -22,8 +22,17 @@ neither is discarded (``skipped``): sampling can show a statement false, never t
 through :func:`mathcheck.usercheck.check` (or ``check_relation`` for an inequality), ``derive`` (a
 one-link chain file) and the claim API (a claim module with one part, proved with the generic
 check), in worker processes: an exception is a **crash**, a case past its wall-clock budget a
-**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "crashes", "hangs",
+**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "crashes", "hangs", "orphans",
 ...}`` with each offending case and a line that replays it.
+
+Two surfaces draw cases of their own (``--surfaces``): ``rules`` (on by default; :func:`rule_case`:
+each constructor of ``symbolic/rules/`` on random ranges in every convention — ordered, empty,
+reversed, zero sizes, symbolic bounds pinned or free — a rewrite its side condition lets through
+checked by our own Karr loop at a point of the hypotheses) and ``exits`` (:func:`exit_case`: a claim
+module whose builder, module body, ``reference=``, ``check=`` or rule calls ``sys.exit(0)``, raises
+``KeyboardInterrupt``, calls ``os._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
+``mathcheck.testing``; any success is a false one, a worker left running after ``kill -9`` of a hung
+run an orphan; a subprocess per CLI case, so it is opt-in).
 """
 
 from __future__ import annotations
@@ -325,8 +334,24 @@ def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
     return engine.verdict(registry.entry(cid), "prove", Options(seed=seed)).status
 
 
+EXTRA_SURFACES = ("rules", "exits")  # cases of their own, each with its truth: rule_case, exit_case
+
+
 def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
-    """Draw, confirm and run case ``k`` through every surface; what each said."""
+    """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule
+    and exit surfaces' own case ``k``)."""
+    extra = {}
+    if "rules" in surfaces:
+        extra["rules"] = rule_case(seed, k)
+    if "exits" in surfaces:
+        extra["exits"] = exit_case(seed, k, workdir)
+    surfaces = [s for s in surfaces if s in SURFACES]
+    if not surfaces:
+        return {"k": k, "extra": extra, "no_expression": True}
+    return {**_expression_case(seed, k, timeout, surfaces, workdir), "extra": extra}
+
+
+def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
     case = draw(seed, k)
     from mathcheck.budget import attempt
 
@@ -363,9 +388,289 @@ def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
     return out
 
 
+# --- the rule surface: each constructor of symbolic/rules/ on random ranges and conventions ----------
+
+RULES = ("delta_outside", "causal_mask", "join_ranges", "split_at", "split_last", "square_of_sum",
+         "exchange_sums", "factor_in", "factor_out", "product_as_exp_sum", "small_remainder")
+
+
+def _karr(e, env, values):
+    """The value of ``e`` at ``env`` (symbol → int), every Σ/Π written out here by Karr's convention
+    (b = a − 1 empty; b < a − 1: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, Π inverted), ``causal(t, k)`` = [k ≤ t],
+    entries from ``values`` — independent of the rule under test and of SymPy's ``doit``."""
+    import sympy as sp
+
+    if isinstance(e, (sp.Sum, sp.Product)):
+        return _karr_loop(e.function, list(e.limits), env, values, isinstance(e, sp.Product))
+    if isinstance(e, sp.Symbol):
+        return sp.Integer(env[e]) if e in env else e
+    if isinstance(e, sp.Indexed):
+        return values(e.base.name, *[int(_karr(i, env, values)) for i in e.indices])
+    if isinstance(e, sp.core.function.AppliedUndef) and e.func.__name__ == "causal":
+        t, k = (int(_karr(a, env, values)) for a in e.args)
+        return sp.Integer(1 if k <= t else 0)
+    if not e.args:
+        return e
+    return e.func(*[_karr(a, env, values) for a in e.args])
+
+
+def _karr_loop(f, limits, env, values, product):
+    import sympy as sp
+
+    if not limits:
+        return _karr(f, env, values)
+    (v, lo, hi), inner = limits[-1], limits[:-1]  # SymPy's order: the last limit is the outermost
+    lo, hi = int(_karr(lo, env, values)), int(_karr(hi, env, values))
+    flip = hi < lo - 1
+    if flip:
+        lo, hi = hi + 1, lo - 1
+    terms = [_karr_loop(f, inner, {**env, v: n}, values, product) for n in range(lo, hi + 1)]
+    out = sp.Mul(*terms) if product else sp.Add(*terms)
+    return (1 / out if product else -out) if flip else out
+
+
+def rule_case(seed: int, k: int) -> dict:
+    """Rule case ``k``: one constructor of ``symbolic/rules/`` applied to an expression whose bounds
+    are drawn in every convention (ordered, empty, reversed, zero sizes), symbolic bounds pinned by
+    the hypotheses or left free (so a range may be either), and hypotheses that all hold at the
+    drawn point. A side condition that passes must make the rewrite true at that point (the point is
+    a model of the hypotheses): the rule's input and output are evaluated there by :func:`_karr`.
+    ``verdict``: ``holds``, ``refused`` (the side condition), ``false proof`` or ``crash``.
+
+        >>> rule_case(0, 1)["verdict"] in ("holds", "refused")
+        True
+    """
+    import sympy as sp
+
+    from mathcheck.symbolic import rules
+    from mathcheck.symbolic.rules import Env, SideCondition
+
+    rng = random.Random(f"rules:{seed}:{k}")
+    a, b, c, t, u, i, j, kk, l = sp.symbols("a b c t u i j k l", integer=True)
+    m = sp.Symbol("m", integer=True, positive=True)
+    f, g, p = sp.IndexedBase("f"), sp.IndexedBase("g"), sp.IndexedBase("p", positive=True)
+    base = rng.randint(-3, 3)
+    point = {a: base, b: base + rng.choice((-3, -2, -1, -1, 0, 1, 2, 4)),  # b = a − 1: empty; below: reversed
+             c: base + rng.randint(-4, 5), t: rng.randint(-4, 5), u: rng.randint(-4, 5), i: rng.randint(-4, 5),
+             m: rng.randint(1, 4)}
+    ends = (a, b, c, t, t + 1, t - 1, u, 0, 1, 2 * t, m - 1)
+    A, B, C, D = (rng.choice(ends) for _ in range(4))
+    name = rng.choice(RULES)
+    rule, expr = {
+        "delta_outside": lambda: (rules.delta_outside(), sp.Sum(f[kk] * sp.KroneckerDelta(kk, rng.choice((u, i, t + 1))),
+                                                                  (kk, A, B))),
+        "causal_mask": lambda: (rules.causal_mask(t), sp.Sum(sp.Function("causal")(t, kk) * f[kk], (kk, A, B))),
+        "join_ranges": lambda: (rules.join_ranges(), sp.Sum(f[kk], (kk, A, B)) + sp.Sum(f[kk], (kk, B + 1, C))),
+        "split_at": lambda: (rules.split_at(i, where=lambda x: True), sp.Sum(f[kk], (kk, A, B))),
+        "split_last": lambda: (rules.split_last(B), sp.Sum(f[kk], (kk, A, B))),
+        "square_of_sum": lambda: (rules.square_of_sum(j), sp.Sum(f[kk], (kk, A, B)) ** 2),
+        "exchange_sums": lambda: (rules.exchange_sums(), sp.Sum(g[kk] * sp.Sum(f[l] * g[kk + l], (l, C, D)), (kk, A, B))),
+        "factor_in": lambda: (rules.factor_in(), sp.Sum(f[kk] * sp.Sum(g[l], (l, C, D)), (kk, A, B))),
+        "factor_out": lambda: (rules.factor_out(), sp.Sum(rng.choice((g[0], t, g[kk])) * f[kk], (kk, A, B))),
+        "product_as_exp_sum": lambda: (rules.product_as_exp_sum(), sp.Product(rng.choice((p[kk], f[kk])), (kk, A, B))),
+        "small_remainder": lambda: (rules.small_remainder(t, m), 7 * sp.floor(t / m) + sp.Mod(t, m)),
+    }[name]()
+    # hypotheses: relations true at the point, some pinning a symbol, a random few of them
+    terms = [a, b, c, t, u, i, m, t + 1, b + 1, a - 1, sp.Integer(0), sp.Integer(1)]
+    pool = []
+    for x in terms:
+        for y in terms:
+            if x != y and not (x.is_number and y.is_number):
+                vx, vy = (int(_karr(z, point, None)) for z in (x, y))
+                pool += [sp.Le(x, y)] * (vx <= vy) + [sp.Lt(x, y)] * (vx < vy)
+    hyps = tuple(rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
+    for s in rng.sample([a, b, c, t, u, i, m], rng.randint(0, 4)):  # pinned: a concrete bound, symbolically
+        hyps += (sp.Le(s, point[s]), sp.Ge(s, point[s]))
+    case = {"k": k, "rule": name, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
+            "given": [sp.sstr(h) for h in hyps]}
+
+    def values(base_name, *idx):
+        r = random.Random(f"value:{seed}:{k}:{base_name}:{idx}")
+        if base_name == "p":
+            return sp.Rational(r.randint(1, 9), 4)
+        return sp.Rational(r.choice((-9, -7, -5, -3, -2, 2, 3, 5, 7, 9)), 4)
+
+    try:
+        out = rule.applied(expr, Env(hypotheses=hyps, symbols=frozenset(expr.free_symbols)))
+    except SideCondition:
+        return {**case, "verdict": "refused"}
+    except Exception as exc:  # noqa: BLE001 - a rule that raises anything else is a crash
+        return {**case, "verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
+    try:
+        before, after = (_karr(e, point, values) for e in (expr, out))
+        gap = abs(sp.N(before - after, 30))
+    except Exception as exc:  # noqa: BLE001 - the oracle could not evaluate: not a case
+        return {**case, "verdict": "skipped", "error": f"{type(exc).__name__}: {exc}"[:300]}
+    case["after"] = sp.sstr(out)
+    return {**case, "verdict": "holds" if gap < 1e-20 else "false proof",
+            **({} if gap < 1e-20 else {"values": [sp.sstr(before), sp.sstr(after)]})}
+
+
+# --- the exit surface: user code that tries to end the run ---------------------------------------------
+
+EXIT_PLACES = ("builder", "module", "reference", "check", "rule")
+EXIT_HOWS = ("sys.exit(0)", "sys.exit()", "raise SystemExit(0)", "raise KeyboardInterrupt", "os._exit(0)",
+             "raise GeneratorExit", "hang")
+EXIT_VIAS = ("api", "cli", "cli -j 2", "testing")
+EXIT_CLI_SECONDS = 60.0  # a `prove` of one small claim; past it the run is killed (a user's hang)
+
+EXIT_CLAIM = """
+import os, sys, time
+from mathcheck.claim import Body, Mutant, Part, Step
+from mathcheck.lazy import sympy as sp
+from mathcheck.registry import claim
+from mathcheck.symbolic.rules import Rule
+
+
+def leave(*args):
+    {how}
+
+
+{module}
+
+
+def ref(x):
+    {reference}
+    return 2 * x
+
+
+@claim(id={cid!r}, title="x + x = 2x", section="§9.99", zh="模糊测试", en="fuzz case"{extra})
+def build():
+    {builder}
+    x = sp.Symbol("x", real=True)
+    rule = Rule("a rule of mine", "law", leave if {rule} else (lambda e: e))
+    return Body(assumptions=("x real",), parts=(Part("p", (Step(x + x, "twice"), Step(2 * x, "sum", rule))),),
+                mutants=(Mutant("three", "3x", (("p", sp.Eq(x + x, 3 * x)),)),
+                         Mutant("one", "x", (("p", sp.Eq(x + x, x)),))))
+"""
+
+EXIT_CHECK = """
+import os, sys, time
+
+
+def check(statements, options):
+    {how}
+"""
+
+
+def _descendants(pid: int) -> list[int]:
+    import subprocess
+
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    kids: dict = {}
+    for line in out.splitlines():
+        c, p = map(int, line.split())
+        kids.setdefault(p, []).append(c)
+    found, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            found += [c]
+            todo += [c]
+    return found
+
+
+def _kill_alone(proc, grace: float = 5.0) -> list[int]:
+    """``kill -9`` the process alone; its descendants still running ``grace`` s later (then killed)."""
+    family = _descendants(proc.pid)
+    proc.kill()
+    proc.communicate()
+    deadline = time.monotonic() + grace
+    alive = family
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [p for p in family if _running(p)]
+    for p in alive:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return alive
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
+    """Exit case ``k``: a claim module whose ``place`` (its builder, the module itself, its
+    ``reference=``, its ``check=``, a rule of its own) ends with ``how`` (``sys.exit(0)``,
+    ``KeyboardInterrupt``, ``os._exit(0)``, a hang, ...), run ``via`` the API (``engine.verdict``),
+    the CLI (``prove --from``, ``-j 2``) or ``mathcheck.testing``. The truth needs no oracle: the run
+    must not succeed — an ``error`` naming the file (exit 4), or for a hang the CLI killed at its
+    time limit. ``verdict``: ``error as it should``, ``false success``, ``orphan`` or ``crash``
+    (``skipped`` for a case drawn through a way not in ``vias``)."""
+    import subprocess
+
+    rng = random.Random(f"exits:{seed}:{k}")
+    place, how = rng.choice(EXIT_PLACES), rng.choice(EXIT_HOWS)
+    via = rng.choice(EXIT_VIAS) if how != "hang" else rng.choice(EXIT_VIAS[1:3])  # a hang: a process to kill
+    if via not in vias:
+        return {"k": k, "place": place, "how": how, "via": via, "verdict": "skipped"}
+    cid, stem = f"exit-{seed}-{k}", f"fuzz_exit_{seed}_{k}"
+    statement = "time.sleep(3600)" if how == "hang" else how
+    path, check_path = Path(workdir) / f"{stem}.py", Path(workdir) / f"{stem}_check.py"
+    extra = {"reference": ", reference=ref", "check": f", check={stem + '_check:check'!r}"}.get(place, "")
+    path.write_text(EXIT_CLAIM.format(how=statement, cid=cid, extra=extra, rule=place == "rule",
+                                      module="leave()" if place == "module" else "",
+                                      **{p: "leave()" if p == place else "pass" for p in ("reference", "builder")}))
+    check_path.write_text(EXIT_CHECK.format(how=statement))
+    where = str(check_path if place == "check" else path)
+    case = {"k": k, "place": place, "how": how, "via": via}
+    try:
+        if via == "api":
+            from mathcheck import engine, registry
+            from mathcheck.verify import Options
+
+            sys.path.insert(0, str(workdir))
+            try:
+                (loaded,) = registry.load_from(str(path))
+            except registry.LoadError as exc:
+                ok = exc.exit_code == 4 and where in str(exc)
+                return {**case, "verdict": "error as it should" if ok else "false success", "said": str(exc)[:300]}
+            v = engine.verdict(registry.entry(loaded), "prove", Options(seed=seed))
+            said = f"{v.status}: {v.error or ' '.join(v.numeric.details)}"
+            ok = v.status == "error" and where in said
+            return {**case, "verdict": "error as it should" if ok else "false success", "said": said[:300]}
+        if via == "testing":
+            from mathcheck import testing
+
+            try:
+                testing.assert_proved(cid, from_=str(path), mutants=False)
+            except testing.ClaimFailed as exc:
+                return {**case, "verdict": "error as it should" if where in str(exc) else "false success",
+                        "said": str(exc)[:300]}
+            return {**case, "verdict": "false success", "said": "assert_proved passed"}
+        cmd = [sys.executable, "-m", "mathcheck", "prove", "--from", str(path), "--no-cache"]
+        if via == "cli -j 2":  # a second, honest claim so that two workers run
+            honest = Path(workdir) / f"{stem}_ok.py"
+            honest.write_text(EXIT_CLAIM.format(how="pass", cid=cid + "-ok", extra="", rule=False, module="",
+                                                reference="pass", builder="pass"))
+            cmd += ["--from", str(honest), "-j", "2", cid, cid + "-ok"]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(workdir)])}
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                cwd=str(workdir))
+        try:
+            out, err = proc.communicate(timeout=EXIT_CLI_SECONDS if how != "hang" else 15)
+        except subprocess.TimeoutExpired:  # kill -9 the run alone: its workers must die with it (no orphans)
+            left = _kill_alone(proc)
+            verdict = "orphan" if left else "error as it should" if how == "hang" else "crash"
+            return {**case, "verdict": verdict, "said": f"killed at the time limit; left running: {left}"}
+        ok = proc.returncode == 4 and where in out + err and "Traceback" not in err
+        return {**case, "verdict": "error as it should" if ok else "false success" if proc.returncode == 0 else "crash",
+                "said": f"exit {proc.returncode}: {(out + err)[-300:]}"}
+    except Exception as exc:  # noqa: BLE001 - what the fuzzer looks for
+        return {**case, "verdict": "crash", "said": f"{type(exc).__name__}: {exc}"[:300]}
+
+
 # --- workers: each case in a process that is killed past its budget --------------------------------
 
-def _worker(conn, seed, timeout, surfaces, workdir):
+def _worker(conn, parent, seed, timeout, surfaces, workdir):
+    from mathcheck.procs import die_with_parent
+
+    die_with_parent(parent)  # a killed fuzz run leaves no worker behind (kill -9 included)
     while True:
         k = conn.recv()
         if k is None:
@@ -381,7 +686,7 @@ class Pool:
 
     def _spawn(self):
         parent, child = self.ctx.Pipe()
-        p = self.ctx.Process(target=_worker, args=(child, *self.args), daemon=True)
+        p = self.ctx.Process(target=_worker, args=(child, os.getpid(), *self.args), daemon=True)
         p.start()
         return {"proc": p, "conn": parent, "k": None, "since": 0.0}
 
@@ -427,21 +732,40 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
          progress: int = 0, hang_after: float | None = None) -> dict:
     """Run the cases; the report (counts first, then the offending cases with replay lines)."""
     ks = [only] if only is not None else range(cases)
-    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0,
-              "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
+    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0, "orphans": 0,
+              "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES}, "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
               "offending": []}
     # each surface within its own timeout, with margin for a loaded machine
-    budget = hang_after if hang_after is not None else len(surfaces) * timeout * 3 + 30
+    budget = hang_after if hang_after is not None else \
+        len(surfaces) * timeout * 3 + 30 + (EXIT_CLI_SECONDS + 10 if "exits" in surfaces else 0)
     done, start = [0], time.perf_counter()
 
     def record(r):
         done[0] += 1
         if progress and done[0] % progress == 0:  # partial counts survive a run stopped early
-            counts = {k: report[k] for k in ("cases", "false_proofs", "false_refutations", "crashes", "hangs")}
+            counts = {k: report[k] for k in ("cases", "false_proofs", "false_refutations", "crashes", "hangs",
+                                             "orphans", "extra_cases")}
             print(f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
                   file=sys.stderr, flush=True)
         k = r["k"]
         replay = f"python bench/fuzz.py --seed {seed} --case {k} --timeout {timeout:g} --json"
+        for surface, e in r.get("extra", {}).items():
+            verdict = e["verdict"]
+            key = f"{surface} {verdict}" + (f" ({e['rule']})" if surface == "rules" else "")
+            report["statuses"][key] = report["statuses"].get(key, 0) + 1
+            if verdict == "skipped":
+                continue
+            report["extra_cases"][surface] += 1
+            kind = {"false proof": "false_proofs", "false success": "false_proofs", "crash": "crashes",
+                    "orphan": "orphans"}.get(verdict)
+            if kind:
+                report[kind] += 1
+                report["offending"].append({"kind": verdict, "k": k, "surface": surface, **e,
+                                            "replay": replay + f" --surfaces {surface}"})
+                if progress:
+                    print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
+        if r.get("no_expression"):
+            return
         if "skipped" in r:
             report["skipped"] += 1
             return
@@ -509,27 +833,31 @@ def main(argv=None):
     ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="worker processes (0: in this process, no hang detection)")
     ap.add_argument("--timeout", type=float, default=5.0, help="budget of each check, in seconds")
-    ap.add_argument("--surfaces", default=",".join(SURFACES), help="check,derive,claim (comma-separated)")
+    ap.add_argument("--surfaces", default=",".join(SURFACES + ("rules",)),
+                    help="comma-separated among check,derive,claim (an expression pair's surfaces), rules (the "
+                         "rule constructors on random ranges), exits (user code that exits or hangs: a "
+                         "subprocess per case, slow); default: check,derive,claim,rules")
     ap.add_argument("--case", type=int, default=None, help="replay this one case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
     surfaces = tuple(s for s in args.surfaces.split(",") if s)
-    if not set(surfaces) <= set(SURFACES):
-        ap.error(f"--surfaces: choose among {', '.join(SURFACES)}")
+    if not set(surfaces) <= set(SURFACES + EXTRA_SURFACES):
+        ap.error(f"--surfaces: choose among {', '.join(SURFACES + EXTRA_SURFACES)}")
     report = fuzz(args.cases, args.seed, args.jobs, args.timeout, surfaces, args.case, args.progress)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
               f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
-              f"false refutations, {report['crashes']} crashes, {report['hangs']} hangs")
+              f"false refutations, {report['crashes']} crashes, {report['hangs']} hangs, {report['orphans']} orphans; "
+              f"rule and exit cases: {report['extra_cases']}")
         for o in report["offending"]:
             print(f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
                   f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]")
             print(f"    replay: {o['replay']}" + (f"\n    or: {o['cli']}" if o.get("cli") else ""))
-    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "crashes", "hangs"))
+    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "crashes", "hangs", "orphans"))
     return 1 if bad else 0
 
 

@@ -353,7 +353,10 @@ def _why_missed(numeric, part: str, false, note: str) -> str:
 
 # --- the whole run -------------------------------------------------------------------------------
 
-def _worker_init():
+def _worker_init(parent=None):
+    from mathcheck.procs import die_with_parent
+
+    die_with_parent(parent)  # a killed bench leaves no worker behind
     try:
         import torch
 
@@ -369,7 +372,7 @@ def _run(fn, items, jobs: int, *args):
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_worker_init) as pool:
+                             initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         return list(pool.map(fn, items, *([a] * len(items) for a in args), chunksize=4))
 
 

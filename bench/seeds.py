@@ -75,7 +75,9 @@ def sweep(seeds, jobs: int = 1, dtype: str = "float64", echo=print, claims=None)
     else:
         import multiprocessing as mp
 
-        with mp.get_context("fork").Pool(jobs) as pool:
+        from mathcheck.procs import die_with_parent
+
+        with mp.get_context("fork").Pool(jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             for r in pool.imap(_one_seed, seeds):
                 results.append(r)
                 echo(_line(r))

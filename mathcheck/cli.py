@@ -34,7 +34,7 @@ def _load_from(specs) -> list[str]:
         try:
             ids += registry.load_from(spec)
         except registry.LoadError as exc:
-            fail(str(exc))
+            fail(str(exc), exc.exit_code)
     return ids
 
 
@@ -53,7 +53,7 @@ def _entries(ids: tuple[str, ...], all_: bool, from_: tuple[str, ...] = ()):
         # --all: the catalog from listing's index, so a warm run imports no derivation module (nor SymPy)
         return registry.listing(plugins=True, user=loaded) if all_ else [registry.entry(i) for i in ids]
     except (registry.UnknownClaim, registry.LoadError) as exc:
-        fail(str(exc))
+        fail(str(exc), getattr(exc, "exit_code", 2))
 
 
 def _print_json(claims, kind: str, seed: int, options=None, from_=()) -> None:
@@ -229,7 +229,7 @@ def list_(as_json: bool, from_):
     try:
         entries = registry.listing(plugins=True, user=loaded)
     except registry.LoadError as exc:
-        fail(str(exc))
+        fail(str(exc), exc.exit_code)
     if as_json:
         import json
 
@@ -477,7 +477,7 @@ def audit(as_json: bool, all_: bool):
     try:
         claims = [e.build() for e in registry.entries(plugins=True)]
     except registry.LoadError as exc:
-        fail(str(exc))
+        fail(str(exc), exc.exit_code)
     rows = [{"id": c.id, "section": c.source.section, "zh": c.source.zh, "en": c.source.en,
              "verdict": c.seed_verdict[0], "note": c.seed_verdict[1],
              "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]

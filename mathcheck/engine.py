@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
 from mathcheck.outcome import combine
+from mathcheck.procs import UserCodeExit, user_code
 from mathcheck.verdict import ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict, SymbolicVerdict, mutant_status
 from mathcheck.verify import Options, resolve
 
@@ -38,7 +39,7 @@ def derive(claim: Claim, attempt_s: float | None = None, step_s: float | None = 
 
 
 def _numeric_error(claim: Claim, options: Options, exc: BaseException) -> NumericVerdict:
-    line = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    line = str(exc) if isinstance(exc, UserCodeExit) else "".join(traceback.format_exception_only(type(exc), exc)).strip()
     return NumericVerdict("error", claim.check, 0, None, seed=options.seed, details=(line,))
 
 
@@ -53,10 +54,11 @@ def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        fn = resolve(claim.check)
-        if getattr(fn, "wants_claim", False):  # the generic check reads the claim's parts and context
-            return fn(statements, options, claim=claim)
-        return fn(statements, options)
+        with user_code(f"the numeric check of {claim.id!r}"):  # sys.exit in a check or reference=: error
+            fn = resolve(claim.check)
+            if getattr(fn, "wants_claim", False):  # the generic check reads the claim's parts and context
+                return fn(statements, options, claim=claim)
+            return fn(statements, options)
     except Exception as exc:  # reported as an "error" verdict, never as a pass
         return _numeric_error(claim, options, exc)
     finally:
@@ -140,7 +142,9 @@ def _broken(entry, line: str):
 def _build(entry):
     """``(claim, None)``, or ``(None, the one-line error)`` for a builder that raises."""
     try:
-        return entry.build(), None
+        return entry.build(), None  # a builder's sys.exit(0) comes as UserCodeExit (registry._build)
+    except UserCodeExit as exc:
+        return None, str(exc)
     except Exception as exc:
         return None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
@@ -150,10 +154,14 @@ def _payload(claim, error: str, kind: str, options: Options):
     :mod:`mathcheck.serial` stores it in the cache and carries it out of a ``-j`` worker."""
     if error:
         return ("error", error)
-    if kind == "prove":
-        v = prove(claim, options)
-        return ("prove", v.status, v.symbolic, v.numeric)
-    return ("refute", refute(claim, options).mutants)
+    try:  # the claim's own rules and checks are the user's code too
+        with user_code(f"claim {claim.id!r}"):
+            if kind == "prove":
+                v = prove(claim, options)
+                return ("prove", v.status, v.symbolic, v.numeric)
+            return ("refute", refute(claim, options).mutants)
+    except UserCodeExit as exc:
+        return ("error", str(exc))
 
 
 def _cached_payload(entry, kind: str, options: Options, use_cache: bool, built=None):
@@ -200,9 +208,12 @@ def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str 
     return cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
 
 
-def _init_worker(threads: int):
+def _init_worker(threads: int, parent: int):
     import os
 
+    from mathcheck.procs import die_with_parent
+
+    die_with_parent(parent)  # a killed `prove -j` leaves no worker behind
     os.environ["OMP_NUM_THREADS"] = str(threads)  # no oversubscription: jobs × threads ≤ cores
     try:
         import torch
@@ -231,15 +242,19 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
     import multiprocessing as mp
     import os
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     from mathcheck.cache import unpack
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_init_worker, initargs=(threads,)) as pool:
+                             initializer=_init_worker, initargs=(threads, os.getpid())) as pool:
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
-            data = f.result()  # None: it cannot travel exactly, so this process computes it
+            try:
+                data = f.result()  # None: it cannot travel exactly, so this process computes it
+            except BrokenProcessPool:  # a worker died (user code's os._exit, the OOM killer): here instead
+                data = None
             v = verdict(e, kind, options, False, from_, unpack(e, data) if data is not None else None)
             verdicts.append(v)
             if on_verdict:

@@ -30,6 +30,15 @@ class UnknownClaim(LookupError):
 class LoadError(Exception):
     """A user's claim file or module that cannot be loaded; ``str()`` is one line for the CLI."""
 
+    exit_code = 2  # bad input: the file is wrong
+
+
+class UserExit(LoadError):
+    """A ``--from`` module that tried to end the run while it was loaded (``sys.exit``,
+    ``KeyboardInterrupt``, ``os._exit``: :mod:`mathcheck.procs`): an error, exit 4."""
+
+    exit_code = 4
+
 
 class DuplicateClaim(ValueError):
     """A claim id registered by two builders: another module's (the catalog's), or two in one file."""
@@ -111,7 +120,10 @@ def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | N
 def _build(entry: Entry):
     from mathcheck.claim import Claim, Source
 
-    body = entry.builder()
+    from mathcheck.procs import user_code
+
+    with user_code(f"the builder of claim {entry.id!r}"):  # sys.exit(0) there: an error, never a pass
+        body = entry.builder()
     return Claim(
         id=entry.id,
         title=entry.title,
@@ -248,6 +260,8 @@ def load_from(spec: str) -> list[str]:
     """
     import importlib.util
 
+    from mathcheck.procs import UserCodeExit, user_code
+
     path = Path(spec)
     is_file = spec.endswith(".py") or path.exists()
     key = str(path.resolve()) if is_file else spec
@@ -267,7 +281,8 @@ def load_from(spec: str) -> list[str]:
                 module = importlib.util.module_from_spec(module_spec)
                 sys.modules[name] = module
                 try:
-                    module_spec.loader.exec_module(module)
+                    with user_code(f"--from {spec!r}"):
+                        module_spec.loader.exec_module(module)
                 except BaseException:
                     # a file that fails half-way (a duplicate id, an error) leaves no claim behind
                     del sys.modules[name]
@@ -275,9 +290,12 @@ def load_from(spec: str) -> list[str]:
                         del _ENTRIES[claim_id]
                     raise
         else:
-            name = importlib.import_module(spec).__name__
+            with user_code(f"--from {spec!r}"):
+                name = importlib.import_module(spec).__name__
     except LoadError:
         raise
+    except UserCodeExit as exc:
+        raise UserExit(str(exc)) from None
     except DuplicateClaim as exc:
         raise LoadError(f"--from {spec!r}: {exc}") from None
     except ModuleNotFoundError as exc:

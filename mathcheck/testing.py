@@ -59,9 +59,7 @@ def refute_message(verdict) -> str:
     """The mutants that survived, with their evidence, and the command that replays them."""
     from mathcheck.render import text
 
-    lines = _plain(text.refute_verdict(verdict))
-    if verdict.error:
-        lines.append(f"    error: {verdict.error}")
+    lines = _plain(text.refute_verdict(verdict))  # a build error among them
     survivors = [m.name for m in verdict.mutants if m.status != "refuted"]
     if survivors:
         lines.append(f"    not refuted: {', '.join(survivors)}")

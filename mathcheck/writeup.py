@@ -284,7 +284,10 @@ def _draw_all(todo, jobs: int) -> None:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(draw)), mp_context=mp.get_context("fork")) as pool:
+        from mathcheck.procs import die_with_parent
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(draw)), mp_context=mp.get_context("fork"),
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             list(pool.map(_draw_one, draw))
     else:
         for job in draw:

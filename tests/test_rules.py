@@ -140,3 +140,65 @@ def test_surprisal_needs_a_distribution_of_positive_entries_and_a_fresh_nonnegat
                       Step(sp.Integer(0), "nonnegative terms", relation=">=")), given=(total,))
     assert check_part(part).status == "proved"
     refused(start, end, rules.surprisal(p, s, total), "not fresh", given=(total,))  # the statement names s
+
+
+# --- issue 32: every rule under every convention the project adopts (Karr's: Σ_{k=a}^{b} with
+# b < a − 1 is −Σ_{k=b+1}^{a−1}, b = a − 1 empty; docs/soundness.md) --------------------------------
+
+a_, b_, u_ = sp.symbols("a b u", integer=True)
+f_ = sp.IndexedBase("f")
+
+
+def test_delta_outside_refuses_a_reversed_range_that_contains_u():
+    # Σ_{k=5}^{1} f_k δ_{k3} = −f_3 although 3 > 1: "u > b" alone is a false proof (issue 32)
+    s = sp.Sum(f_[k] * sp.KroneckerDelta(k, u_), (k, a_, t))
+    refused(s, sp.Integer(0), rules.delta_outside(), "reversed range", given=(sp.Lt(t, u_),))
+    assert sp.Sum(f_[k] * sp.KroneckerDelta(k, 3), (k, 5, 1)).doit() == -f_[3]
+
+
+def test_delta_outside_still_applies_when_the_range_is_ordered_or_u_avoids_both():
+    s = sp.Sum(f_[k] * sp.KroneckerDelta(k, u_), (k, 1, t))
+    assert link(s, sp.Integer(0), rules.delta_outside(), given=(sp.Le(1, t), sp.Lt(t, u_)))[0] == "proved"
+    # a may exceed t + 1 (reversed), but u lies above both a..t and t+1..a−1
+    s2 = sp.Sum(f_[k] * sp.KroneckerDelta(k, u_), (k, a_, t))
+    assert link(s2, sp.Integer(0), rules.delta_outside(), given=(sp.Lt(t, u_), sp.Le(a_, u_)))[0] == "proved"
+
+
+def test_bounds_of_an_integer_from_a_fractional_bound_are_rounded_soundly():
+    from mathcheck.symbolic.rules.finite_sums import _bounds, _nonnegative
+    v = sp.Symbol("v", integer=True)
+    assert _bounds(v, [sp.Gt(v, sp.Rational(1, 2))]) == ([1], [])       # not v ≥ 3/2
+    assert _bounds(v, [sp.Lt(v, sp.Rational(1, 2))]) == ([], [0])       # not v ≤ −1/2
+    assert not _nonnegative(-2 * v - 1, [sp.Lt(v, sp.Rational(1, 2))])  # false at v = 0
+    # the false proof it allowed: Σ_{k=−5}^{2v} f_k δ_{k0} = 0 "as 0 > 2v" from v < 1/2 (v = 0: f_0)
+    s = sp.Sum(f_[k] * sp.KroneckerDelta(k, 0), (k, -5, 2 * v))
+    refused(s, sp.Integer(0), rules.delta_outside(), "outside", given=(sp.Lt(v, sp.Rational(1, 2)),))
+
+
+def test_every_finite_sum_rule_holds_wherever_its_side_condition_passes():
+    """The rule surface of bench/fuzz.py: random bounds in every convention (ordered, empty,
+    reversed, zero sizes), symbolic bounds pinned or left free by the hypotheses; each case's truth
+    is settled by our own Karr loop, independently of the rule and of SymPy's doit."""
+    from bench.fuzz import rule_case
+    bad = [c for c in (rule_case(0, k) for k in range(300)) if c["verdict"] in ("false proof", "crash")]
+    assert not bad, bad[:3]
+
+
+def test_surprisal_needs_each_entry_inside_the_distributions_range():
+    # p_u ≤ 1 "from Σ_{i=1}^{n} p_i = 1" was proved: u = n + 1, p_{n+1} = 5 is a counterexample
+    p, s = sp.IndexedBase("p", positive=True), sp.IndexedBase("s", nonnegative=True)
+    total = sp.Eq(sp.Sum(p[i], (i, 1, n)), 1)
+
+    def bound(start, mid, end, given):
+        r = check_part(Part("p", (Step(start, "start"), Step(mid, "surprisal", rules.surprisal(p, s, total)),
+                                  Step(end, "e^{-s} ≤ 1", relation="<=")), given=given), Context())
+        return r.status, (r.failing.decision.how if r.failing else "")
+
+    status, how = bound(p[u_], sp.exp(-s[u_]), 1, (total,))
+    assert status != "proved" and "in 1..n" in how, how
+    assert bound(p[u_], sp.exp(-s[u_]), 1, (total, sp.Le(1, u_), sp.Le(u_, n)))[0] == "proved"
+    # a sum over a range that may leave 1..n (a reversed Σ_{i=a}^{n} runs over n+1..a−1)
+    whole = (sp.Sum(p[i], (i, a_, n)), sp.Sum(sp.exp(-s[i]), (i, a_, n)), n - a_ + 1)
+    status, how = bound(*whole, (total, sp.Le(1, a_)))
+    assert status != "proved" and "in 1..n" in how, how
+    assert "in 1..n" not in bound(*whole, (total, sp.Le(1, a_), sp.Le(a_, n)))[1]

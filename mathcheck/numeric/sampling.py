@@ -246,9 +246,32 @@ def tensor_values(sym, g, shape=()):
     return 1.5 * torch.randn(shape, generator=g, dtype=torch.float64)
 
 
-def tensor_integer(sym, g) -> int:
-    """An integer its assumptions allow, in −5..5."""
+#: large integers the generic check also tries (a side condition may fail only far out)
+LARGE_INTEGERS = (40, 1000)
+
+
+def allowed(sym, n: int) -> bool:
+    """Whether the integer ``n`` is a value ``sym``'s sign assumptions allow."""
+    return not ((sym.is_positive and n <= 0) or (sym.is_negative and n >= 0) or (sym.is_nonnegative and n < 0)
+                or (sym.is_nonpositive and n > 0))
+
+
+def named_integers(sym, ends=()) -> list[int]:
+    """The integers a side condition names, as ``sym``'s assumptions allow: each of ``ends`` (the
+    hypotheses' integer constants, the range ends at this point) and its neighbours ±1, and the
+    large values ±40, ±1000. Example: ends (3,) for a nonnegative sym → [2, 3, 4, 40, 1000]."""
+    out = {e + d for e in ends for d in (-1, 0, 1)} | {s * n for n in LARGE_INTEGERS for s in (1, -1)}
+    return sorted(n for n in out if allowed(sym, n))
+
+
+def tensor_integer(sym, g, ends=()) -> int:
+    """An integer its assumptions allow: half the draws in −5..5, the other half one of
+    :func:`named_integers` (the hypotheses' constants and range ends ±1, large values), so a point
+    where a side condition just fails — u = t + 1, a bound at 1000 — is reached, not only −5..5."""
     import torch
 
     lo, hi = (1, 5) if sym.is_positive else (-5, -1) if sym.is_negative else (0, 5) if sym.is_nonnegative else (-5, 5)
+    named = named_integers(sym, ends)
+    if named and int(torch.randint(0, 2, (), generator=g)):
+        return named[int(torch.randint(0, len(named), (), generator=g))]
     return int(torch.randint(lo, hi + 1, (), generator=g))

@@ -112,6 +112,8 @@ _REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "≈": "≈"}
 
 def refute_verdict(r) -> list[str]:
     lines = [f"{r.claim.id}  {r.claim.source.section}  ({len(r.mutants)} mutants)"]
+    if r.error:  # a claim that could not be built (its builder raised or exited): no mutant was tried
+        lines.append(f"  {_status('error')} {r.error}")
     for m in r.mutants:
         lines.append(f"  {_status(m.status)} {m.name}: {m.mutant.mistake}")
         for name, eq in m.mutant.replace:

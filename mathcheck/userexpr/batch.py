@@ -123,10 +123,14 @@ def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int 
                 on_done()
         return out
     import concurrent.futures as cf
+    import os
     import multiprocessing as mp
 
     results: list = [None] * len(tasks)
-    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context("fork")) as ex:
+    from mathcheck.procs import die_with_parent
+
+    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context("fork"),
+                                initializer=die_with_parent, initargs=(os.getpid(),)) as ex:  # killed with `check --file -j`
         futures = {ex.submit(_check_row, t): i for i, t in enumerate(tasks)}
         for f in cf.as_completed(futures):
             i = futures[f]

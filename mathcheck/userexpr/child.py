@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from mathcheck.procs import die_with_parent
+
 
 @dataclass
 class Child:
@@ -32,11 +34,13 @@ class Child:
 def start(fn: Callable[[], Any]) -> Child:
     """Fork; the child sends ``("ok", fn())`` or ``("error", message)`` down a pipe, as JSON, and exits."""
     r, w = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code
         os.close(r)
         code = 0
         try:
+            die_with_parent(parent)  # a killed `check` leaves no child computing on
             try:
                 payload = ("ok", fn())
             except BaseException as exc:  # noqa: BLE001 - report anything, including a budget, to the parent

@@ -24,10 +24,12 @@ import torch
 from mathcheck.numeric.evaluate import EvaluationError, Evaluator, Indexed
 from mathcheck.numeric.sampling import tensor_integer, tensor_values
 from mathcheck.numeric.tolerance import GENERIC_ATOL, GENERIC_RTOL, HYPOTHESIS_REL
+from mathcheck.procs import UserCodeExit, user_code
 
 DT = torch.float64
 SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
 POINTS_PER_SIZE = 4           # seeded draws of the other variables per size
+MIXED_SIZES = 4               # sizes with the dimensions drawn apart (bounds that cross)
 ATOL, RTOL = GENERIC_ATOL, GENERIC_RTOL
 MARGIN = 8                    # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
 _SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError,
@@ -136,6 +138,8 @@ class _Plan:
         self.ranges = ranges
         self.scalars = sorted(free - set(self.dims) - {r[0] for r in ranges}, key=str)
         self.has_derivative = any(e.has(sp.Derivative) for e in exprs)
+        # the integers the statement and its hypotheses name (a side condition's edge: t < 3, Σ_{k=2}^{t})
+        self.constants = sorted({int(c) for e in exprs for c in e.atoms(sp.Integer) if abs(int(c)) <= 1000})
 
     def sizes(self):
         """Each dimension at n ∈ SIZES, and at the edges its assumptions allow: 0 unless it is
@@ -145,7 +149,21 @@ class _Plan:
             return [{}]
         lowest = {d: 1 if d.is_positive else 0 if d.is_nonnegative else -3 for d in self.dims}
         edges = [n for n in (0, -1, -3) if any(n >= lo for lo in lowest.values())]
-        return [{d: max(n, lowest[d]) for d in self.dims} for n in SIZES + tuple(edges)]
+        same = [{d: max(n, lowest[d]) for d in self.dims} for n in SIZES + tuple(edges)]
+        return same + self.mixed_sizes(lowest)
+
+    def mixed_sizes(self, lowest, count: int = MIXED_SIZES):
+        """Dimensions drawn apart (deterministically): one sum's bounds then cross (Σ_{k=a}^{t} at
+        a = 5, t = 1 is reversed, not empty), each from 0..8, −1, −3 and the hypotheses' integer
+        constants ±1, as its assumptions allow."""
+        import random
+
+        if len(self.dims) < 2:
+            return []
+        rng = random.Random(",".join(map(str, self.dims)))
+        pool = sorted({0, 1, 2, 3, 5, 8, -1, -3} | {c + d for c in self.constants for d in (-1, 0, 1)
+                                                    if -3 <= c + d <= 33})
+        return [{d: rng.choice([n for n in pool if n >= lowest[d]]) for d in self.dims} for _ in range(count)]
 
 
 def _holds_mask(given, ev, shape) -> torch.Tensor:
@@ -209,8 +227,11 @@ def _call_reference(ref, part: str, values: dict, shape):
         raise ReferenceFailed(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
                               f"statement (its symbols: {', '.join(sorted(values))})")
     try:
-        out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
+        with user_code(f"reference of part {part!r}"):  # sys.exit(0) in it: an error, never a pass
+            out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
         return torch.broadcast_to(out, shape)
+    except UserCodeExit as exc:
+        raise ReferenceFailed(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - the user's code: report it, do not skip the point
         raise ReferenceFailed(f"reference of part {part!r} ({_reference_name(ref)}): "
                               f"{type(exc).__name__}: {exc}"[:300]) from None
@@ -253,9 +274,10 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
         for _ in range(POINTS_PER_SIZE if size else POINTS_PER_SIZE * len(SIZES)):  # same budget
             env, shown = dict(size), {str(k): v for k, v in size.items()}
             env = {k: float(v) for k, v in env.items()}
+            ends = tuple(plan.constants) + tuple(int(v) for v in size.values())  # range ends at this size
             for s in plan.scalars:
                 if s.is_integer:
-                    env[s] = float(tensor_integer(s, g))
+                    env[s] = float(tensor_integer(s, g, ends))
                     shown[str(s)] = int(env[s])
                 else:
                     env[s] = tensor_values(s, g)

@@ -153,13 +153,42 @@ def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
     return Rule(name, "lemma", lambda e: e.xreplace({lhs: rhs}), check=check)
 
 
+def _entries(e, base, enclosing=()):
+    """Each entry ``base[x]`` of ``e`` as ``(x, the limits of the sums around it)``."""
+    if isinstance(e, sp.Indexed) and e.base == base:
+        yield e.indices[0], enclosing
+        return
+    if isinstance(e, sp.Sum):
+        yield from _entries(e.function, base, enclosing + tuple(e.limits))
+        return
+    for a in e.args:
+        yield from _entries(a, base, enclosing)
+
+
+def _inside(x, enclosing, lo, hi, hyps) -> bool:
+    """Whether the index ``x`` lies in lo..hi: a free index by the hypotheses; the variable of an
+    enclosing Σ_{x=a}^{b} whether its range is ordered or reversed (Karr: then x runs over
+    b+1..a−1), i.e. a ≥ lo, b + 1 ≥ lo, b ≤ hi, a − 1 ≤ hi."""
+    from mathcheck.symbolic.rules.finite_sums import _nonnegative
+
+    bound = {v: (a, b) for v, a, b in enclosing}
+    if x in bound:
+        a, b = bound[x]
+        return all(_nonnegative(d, hyps) for d in (a - lo, b + 1 - lo, hi - b, hi - a + 1))
+    if x.free_symbols & set(bound):
+        return False  # an index computed from a summation variable: not followed here
+    return _nonnegative(x - lo, hyps) and _nonnegative(hi - x, hyps)
+
+
 def surprisal(p, s, total, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1") -> Rule:
     """Write every ``p_i`` as ``e^{−s_i}`` with ``s_i = −log p_i ≥ 0`` fresh: a positive ``p_i`` in a
     distribution is at most ``Σ_j p_j = 1``; whatever is then shown for every such ``s`` holds for
     the one with ``s_i = −log p_i``.
 
     Side conditions: ``total`` (``Σ_j p_j = 1``) is a hypothesis of the part; the entries of ``p`` are
-    positive and those of ``s`` nonnegative by their assumptions; ``s`` is fresh.
+    positive and those of ``s`` nonnegative by their assumptions; ``s`` is fresh; every entry rewritten
+    lies in the total's range (a free index by the hypotheses, a summation index by its sum's bounds
+    in either orientation): p_{n+1} is not bounded by Σ_{i=1}^{n} p_i = 1.
 
         >>> p, s = sp.IndexedBase("p", positive=True), sp.IndexedBase("s", nonnegative=True)
         >>> i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True)
@@ -180,6 +209,11 @@ def surprisal(p, s, total, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i �
         if s in e.free_symbols or s in env.symbols or any(isinstance(a, sp.Indexed) and a.base == s
                                                           for a in env.symbols):
             raise SideCondition(f"{s} is not fresh: the expression or the part already uses it")
+        _, lo, hi = total.lhs.limits[0]
+        for x, enclosing in _entries(e, p):
+            if not _inside(x, enclosing, lo, hi, env.hypotheses):
+                raise SideCondition(f"nothing places the index of {sp.sstr(p[x])} in {lo}..{hi}: Σ p = 1 over "
+                                    f"{lo}..{hi} bounds only the entries in that range (p_{{n+1}} may be 5)")
 
     return Rule(name, "assumption", lambda e: e.replace(
         lambda x: isinstance(x, sp.Indexed) and x.base == p, lambda x: sp.exp(-s[x.indices[0]])), check=check)

@@ -124,7 +124,8 @@ def split_at(i, name: str | None = None, where=None) -> Rule:
 
 def _bounds(v, hyps):
     """``(lows, highs)``: every lower and upper bound the hypotheses (and v's own assumptions) put on
-    the integer symbol ``v`` (a strict bound moved by one)."""
+    the integer symbol ``v``, rounded to an integer the way an integer v allows (v > s gives
+    v ≥ ⌊s⌋ + 1, v ≤ s gives v ≤ ⌊s⌋). Example: ``v > 1/2`` gives v ≥ 1, not v ≥ 3/2 (v = 1 is > 1/2)."""
     lows, highs = [], []
     if v.is_positive:
         lows.append(sp.Integer(1))
@@ -135,20 +136,24 @@ def _bounds(v, hyps):
             if not isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
                 continue
             small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
-            step = 1 if isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan)) else 0
+            strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
             if big == v and not small.has(v):
-                lows.append(small + step)
+                lows.append(sp.floor(small) + 1 if strict else sp.ceiling(small))
             if small == v and not big.has(v):
-                highs.append(big - step)
+                highs.append(sp.ceiling(big) - 1 if strict else sp.floor(big))
     return lows, highs
 
 
-def _nonnegative(e, hyps) -> bool:
-    """Whether ``e ≥ 0`` follows from the symbols' assumptions, or from them after replacing one
-    integer symbol by one of its bounds (a lower bound where e grows with it, an upper where it falls)."""
+def _nonnegative(e, hyps, depth: int = 3) -> bool:
+    """Whether ``e ≥ 0`` follows from the symbols' assumptions, or from them after replacing integer
+    symbols one after another (at most ``depth``) by their bounds: a lower bound where e grows with
+    the symbol, an upper where it falls (e linear in it). Example: from ``t < u`` and ``1 ≤ t``,
+    ``u − 1 ≥ 0`` (u by t + 1, then t by 1)."""
     e = sp.expand(e)
     if e.is_nonnegative:
         return True
+    if depth == 0:
+        return False
     for v in sorted(e.free_symbols, key=str):
         coeff = e.coeff(v)
         if not v.is_integer or coeff.has(v) or sp.expand(e - coeff * v).has(v):
@@ -159,7 +164,7 @@ def _nonnegative(e, hyps) -> bool:
             pick = _bounds(v, hyps)[1]
         else:
             continue
-        if any(sp.expand(e.xreplace({v: w})).is_nonnegative for w in pick):
+        if any(not w.has(v) and _nonnegative(e.xreplace({v: w}), hyps, depth - 1) for w in pick):
             return True
     return False
 
@@ -238,10 +243,20 @@ def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t rem
     return _law(name, work)
 
 
-def delta_outside(name="δ_{ku} = 0 for every k in a..b when u lies outside a..b"):
-    """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b.
+def delta_outside(name="δ_ku = 0 for every k in a..b when u lies outside a..b (and outside b+1..a−1)"):
+    """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b, under every convention for the range.
 
-    Side condition: the hypotheses give u > b or u < a (e.g. ``t < u`` for a sum over 1..t)."""
+    A reversed range is not empty (Karr's convention, SymPy's and the project's, docs/soundness.md):
+    for b < a − 1, Σ_{k=a}^{b} = −Σ_{k=b+1}^{a−1}. So u must avoid both a..b and b+1..a−1, i.e. lie
+    above both (u > b and u ≥ a) or below both (u < a and u ≤ b). Example: Σ_{k=5}^{1} f(k) δ_{k3}
+    = −f(3) although 3 > 1.
+
+    Side condition: the hypotheses give (u > b and u ≥ a) or (u < a and u ≤ b) (e.g. ``1 ≤ t < u``
+    for a sum over 1..t)."""
+
+    def outside(u, a, b, hyps) -> bool:
+        above = _nonnegative(u - b - 1, hyps) and _nonnegative(u - a, hyps)
+        return above or (_nonnegative(a - u - 1, hyps) and _nonnegative(b - u, hyps))
 
     def work(e, hyps):
         def vanish(x):
@@ -250,12 +265,13 @@ def delta_outside(name="δ_{ku} = 0 for every k in a..b when u lies outside a..b
             if not deltas:
                 return x
             if hyps is not None:
-                outside = False
+                ok = False
                 for dlt in deltas:
                     u = dlt.args[1] if dlt.args[0] == k else dlt.args[0]
-                    if not u.has(k) and (_nonnegative(u - b - 1, hyps) or _nonnegative(a - u - 1, hyps)):
-                        outside = True
-                _require(outside, f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b}")
+                    ok = ok or (not u.has(k) and outside(u, a, b, hyps))
+                _require(ok, f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b} and outside "
+                             f"{b + 1}..{a - 1} (a reversed range is not empty: Σ_{{k=a}}^{{b}} = "
+                             f"−Σ_{{k=b+1}}^{{a−1}} for b < a − 1)")
             return sp.Integer(0)
 
         return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1

@@ -1,0 +1,162 @@
+"""Process lifetime: user code that tries to end the run, and workers that must die with their parent.
+
+**User code cannot end a run as a success.** A claim builder, a ``--from`` module, a ``reference=``
+function, a numeric check or a hand-built rule is the user's code; if it raises ``SystemExit``
+(``sys.exit(0)``), ``KeyboardInterrupt`` or any other ``BaseException``, or calls ``os._exit``,
+:func:`user_code` turns that into :class:`UserCodeExit`, an ordinary exception whose message is one
+line naming the file and line, which every command reports as ``error`` (exit 4). A time-out
+(:class:`mathcheck.budget.BudgetExceeded`, also a ``BaseException``) passes through unchanged: it
+stays ``inconclusive``. A real Ctrl-C (SIGINT seen) passes through too: it stops the run.
+
+    >>> import sys
+    >>> try:
+    ...     with user_code("claim builder"):
+    ...         sys.exit(0)
+    ... except UserCodeExit as exc:
+    ...     print(str(exc).split(" (")[0])
+    claim builder ended with SystemExit(0) at <doctest mathcheck.procs[1]>:3
+
+**No orphans.** :func:`die_with_parent`, called in a worker right after ``fork``, asks Linux to
+SIGKILL the worker when its parent dies (``prctl(PR_SET_PDEATHSIG)`` via ctypes) and, where that is
+unavailable, starts a watchdog thread that polls ``os.getppid()``; either way a ``kill -9`` of the
+parent leaves no worker running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import traceback
+
+from mathcheck.budget import BudgetExceeded
+
+WATCHDOG_S = 0.5  # how often a worker without prctl checks that its parent lives
+
+
+class UserCodeExit(Exception):
+    """User code tried to end the run (``sys.exit``, ``KeyboardInterrupt``, ``os._exit``, any other
+    ``BaseException``); ``str()`` is one line naming where. Reported as ``error`` (exit 4)."""
+
+
+class _OsExit(BaseException):
+    """``os._exit(code)`` called by user code while :func:`user_code` guards it."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+    def __repr__(self):
+        return f"os._exit({self.code!r})"
+
+
+def where(exc: BaseException) -> str:
+    """``file:line`` of the innermost frame that raised ``exc`` (the user's line calling
+    ``sys.exit``: the builtin has no frame of its own), or ``an unknown place``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in frames if f.filename != __file__] or frames
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "an unknown place"
+
+
+def describe(exc: BaseException) -> str:
+    """``SystemExit(0) at my_claims.py:12``: what ended the user's code, and where."""
+    return f"{exc!r} at {where(exc)}"
+
+
+_sigint_seen = False
+
+
+def _on_sigint(signum, frame):
+    global _sigint_seen
+    _sigint_seen = True
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def user_code(what: str):
+    """Run the block as the user's code ``what`` (``claim builder``, ``--from 'f.py'``, ...).
+
+    Any ``BaseException`` but a time-out and a real Ctrl-C becomes :class:`UserCodeExit`; an
+    ``os._exit`` in this process is caught as one (in a forked child it exits as asked)."""
+    global _sigint_seen
+    real_exit, owner = os._exit, os.getpid()
+    main = threading.current_thread() is threading.main_thread()
+    old_int = signal.getsignal(signal.SIGINT) if main else None
+    swap_int = main and old_int is signal.default_int_handler
+
+    def guarded_exit(code):
+        if os.getpid() != owner:  # a process the user's code forked ends as it asks
+            real_exit(code)
+        raise _OsExit(code)
+
+    os._exit = guarded_exit
+    if swap_int:
+        _sigint_seen = False
+        signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    except (BudgetExceeded, Exception):
+        raise  # a time-out stays inconclusive; an ordinary error is reported by the caller as before
+    except KeyboardInterrupt:
+        if _sigint_seen:  # Ctrl-C: the person stops the run
+            raise
+        raise UserCodeExit(_line(what, sys.exc_info()[1])) from None
+    except BaseException as exc:  # noqa: B036 - SystemExit, os._exit, GeneratorExit, ...: the user's exit
+        raise UserCodeExit(_line(what, exc)) from None
+    finally:
+        os._exit = real_exit
+        if swap_int:
+            signal.signal(signal.SIGINT, old_int)
+
+
+def _line(what: str, exc: BaseException) -> str:
+    return (f"{what} ended with {describe(exc)} (user code must return or raise an ordinary exception; "
+            f"exiting is an error, never a success)")
+
+
+# --- workers die with their parent -------------------------------------------------------------------
+
+PR_SET_PDEATHSIG = 1
+
+
+def _prctl_pdeathsig() -> bool:
+    """Linux: SIGKILL this process when the thread that forked it ends. False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watchdog(parent: int):
+    def watch():
+        while True:
+            if os.getppid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)
+            threading.Event().wait(WATCHDOG_S)
+
+    threading.Thread(target=watch, name="mathcheck-parent-watchdog", daemon=True).start()
+
+
+def die_with_parent(parent: int | None = None) -> str:
+    """Call in a worker right after ``fork``: the worker is killed when ``parent`` (the process that
+    forked it, by default ``os.getppid()`` now) dies, however it dies (``kill -9`` included).
+
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` where Linux offers it, else a watchdog thread polling
+    ``os.getppid()`` every :data:`WATCHDOG_S` s; a parent already gone when it is called kills the
+    worker at once. Returns ``"prctl"`` (with the watchdog as well) or ``"watchdog"``."""
+    parent = os.getppid() if parent is None else parent
+    # PDEATHSIG fires when the *thread* that forked ends: only when the main thread forked (its name
+    # survives the fork) does it mean the parent process; the watchdog covers every case
+    forked_by_main = threading.current_thread().name == "MainThread"
+    how = "prctl" if forked_by_main and _prctl_pdeathsig() else "watchdog"
+    _watchdog(parent)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os.kill(os.getpid(), signal.SIGKILL)
+    return how
