@@ -848,7 +848,8 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
     """
     import json
 
-    from mathcheck.conform.contain import TargetAborted, describe
+    from mathcheck.conform.contain import TargetAborted
+    from mathcheck.procs import describe
     from mathcheck.conform.spec import BadInput
     from mathcheck.outcome import exit_code
 

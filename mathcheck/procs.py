@@ -81,13 +81,15 @@ def user_code(what: str):
     Any ``BaseException`` but a time-out and a real Ctrl-C becomes :class:`UserCodeExit`; an
     ``os._exit`` in this process is caught as one (in a forked child it exits as asked)."""
     global _sigint_seen
-    real_exit, owner = os._exit, os.getpid()
+    real_exit, owner, thread = os._exit, os.getpid(), threading.get_ident()
     main = threading.current_thread() is threading.main_thread()
     old_int = signal.getsignal(signal.SIGINT) if main else None
     swap_int = main and old_int is signal.default_int_handler
 
     def guarded_exit(code):
-        if os.getpid() != owner:  # a process the user's code forked ends as it asks
+        # a process the user's code forked ends as it asks; so does another thread (a watchdog of
+        # ours ending a process whose user code will not return is not the user's code exiting)
+        if os.getpid() != owner or threading.get_ident() != thread:
             real_exit(code)
         raise _OsExit(code)
 
