@@ -472,7 +472,11 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         tmp = Path(tmp)
         env = user_env(MATHCHECK_CACHE_DIR=reused or str(tmp / "cache"))
         click_cmd = [py, "-c", "import click"]
-        for cmd in ([script, "--help"], [script, "list"]):  # .pyc files, list's index
+        # mathcheck's bytecode, as any first run writes it and pip writes it for a regular install: a
+        # machine with PYTHONDONTWRITEBYTECODE=1 (this one) would otherwise compile cli.py from source
+        # at every start (about 10 ms, click's own .pyc being there since its install)
+        subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "mathcheck")], check=True, capture_output=True)
+        for cmd in ([script, "--help"], [script, "list"]):  # list's index
             subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
         helps, base_h, help_ratio = paired([script, "--help"], click_cmd, runs, env)
         lists, base_l, list_ratio = paired([script, "list"], click_cmd, runs, env)
@@ -513,6 +517,8 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         f"Each ratio of two commands is the median of {runs} ratios of neighbouring runs (the two alternate). "
         f"The editable install's finder takes {finder if finder is not None else '—'} µs to import, in every "
         "Python process of the venv (`import click` included, so the ratios above carry it on both sides). "
+        "mathcheck's bytecode is compiled first (`python -m compileall mathcheck`): this machine sets "
+        "PYTHONDONTWRITEBYTECODE=1, under which every start would compile `cli.py` again. "
         f"A warm `prove --all` imports {', '.join(heavy) if heavy and heavy[0] else 'neither SymPy nor torch'}."
         + (f" CPU seconds of the writeups (user + system, with children): first {first_cpu:.1f}, second "
            f"{second_cpu:.1f}." if first is not None else " The writeups are not measured with `--quick`."),
