@@ -151,18 +151,11 @@ def _alive(pid: int) -> bool:
 
 
 def _children(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (workers and the children they fork), from ``ps``."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
-    kids: dict[int, list[int]] = {}
-    for line in out.splitlines():
-        c, p = map(int, line.split())
-        kids.setdefault(p, []).append(c)
-    found, todo = [], [pid]
-    while todo:
-        for c in kids.get(todo.pop(), []):
-            found.append(c)
-            todo.append(c)
-    return found
+    """Every descendant of ``pid`` (workers and the children they fork), from ``ps``: the fuzzer's own
+    orphan finder, so the test and the bench count orphans alike."""
+    from bench.fuzz import _descendants
+
+    return _descendants(pid)
 
 
 def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
