@@ -139,6 +139,21 @@ class ExpressionArguments(click.Command):
                 ctx.params[name] = tuple(hidden.get(v, v) if isinstance(v, str) else v for v in value)
         return rest
 
+    def format_help_text(self, ctx, formatter):
+        """The grammar's functions, listed from the function table when the help is shown (not at
+        start-up: ``mathcheck --help`` and ``list`` stay free of the table), so the list cannot drift."""
+        written = self.help
+        if written and "{functions}" in written:
+            from mathcheck.numeric.functions import entries
+
+            shape = {(1,): "", (2,): "(a, b)", (1, 2): "(a[, b])", None: "(a, ...)"}
+            self.help = written.replace("{functions}", " ".join(
+                f.name + shape.get(f.arity, "(...)") for f in entries()))
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = written  # the table is read again at each showing (a test may add an entry)
+
     def _options(self, ctx) -> dict:
         """Each option name of this command → whether it takes a value."""
         names = {n: False for n in ctx.help_option_names}
@@ -537,9 +552,7 @@ def audit(as_json: bool, all_: bool):
 def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
     """Check your identity LHS = RHS (or each row of --file FILE): symbolic proof, float64 test, verdict.
 
-    The grammar (docs/check.md): numbers, names, + - * / ** ^, exp log sqrt, sin cos tan cot sec
-    csc, sinh cosh tanh, asin acos atan atan2, asinh acosh atanh, erf erfc gamma lgamma, Abs
-    sigmoid softplus relu factorial, binomial(n, k), logsumexp/Max/Min(a, b, ...),
+    The grammar (docs/check.md): numbers, names, + - * / ** ^, the functions {functions};
     diff(f, x[, order]), Sum(f, (i, a, b)), x[i], pi, E.
     A side may start with a minus sign (check 'log(sigmoid(x))' '-log(1+exp(-x))'); `--` before
     LHS also works.

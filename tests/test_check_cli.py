@@ -244,3 +244,14 @@ def test_a_scalar_identity_is_checked_without_importing_torch():
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "torch float64 (diff by autograd)" in p.stdout
     assert "torch" in {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
+
+
+def test_check_help_lists_every_function_of_the_table_and_a_new_entry(monkeypatch):
+    """The grammar's functions in `check --help` come from numeric/functions.py's table (the hand-written
+    list had drifted: log2, log10, loggamma and softsign were missing)."""
+    from mathcheck.numeric import functions
+
+    words = CliRunner().invoke(main, ["check", "--help"], terminal_width=10_000).output.replace("(", " ").split()
+    assert {f.name for f in functions.entries()} <= set(words)
+    monkeypatch.setattr(functions, "TABLE", functions.TABLE + (functions.Function("sinc", doc="sin(x)/x"),))
+    assert " sinc;" in CliRunner().invoke(main, ["check", "--help"], terminal_width=10_000).output
