@@ -81,6 +81,9 @@ _USER_IDS: set[str] = set()   # claims of --from modules: not part of the catalo
 
 
 GENERIC_CHECK = "mathcheck.verify.generic:check"
+# A builder only constructs SymPy objects (the catalog's 38 take about 6 s together on 2 cores); one
+# that has not returned in this long is the user's hang, reported as an error (exit 4)
+BUILD_SECONDS = 120.0
 
 
 def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | None = None,
@@ -120,10 +123,19 @@ def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | N
 def _build(entry: Entry):
     from mathcheck.claim import Claim, Source
 
-    from mathcheck.procs import user_code
+    from mathcheck.budget import BudgetExceeded, budget
+    from mathcheck.procs import UserCodeExit, user_code
 
-    with user_code(f"the builder of claim {entry.id!r}"):  # sys.exit(0) there: an error, never a pass
-        body = entry.builder()
+    what = f"the builder of claim {entry.id!r}"
+    limit = budget(BUILD_SECONDS)
+    try:
+        with limit, user_code(what):  # sys.exit(0) there: an error, never a pass
+            body = entry.builder()
+    except BudgetExceeded as exc:
+        if not limit.owns(exc):
+            raise  # the caller's own budget ran out: theirs to report
+        raise UserCodeExit(f"{what} did not return within {BUILD_SECONDS:g} s (a builder returns its "
+                           "Body: SymPy objects, no proving); a hang is an error, never a pass") from None
     return Claim(
         id=entry.id,
         title=entry.title,

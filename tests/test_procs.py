@@ -90,6 +90,22 @@ def test_user_code_that_exits_is_an_error_in_prove(tmp_path, place, how):
     assert f"{where}:" in out and ("exit" in out or "KeyboardInterrupt" in out), out
 
 
+def test_a_builder_that_hangs_is_an_error_not_a_hang(tmp_path, monkeypatch):
+    """A builder that never returns ran until killed; past BUILD_SECONDS it is an error (exit 4)."""
+    from click.testing import CliRunner
+
+    from mathcheck import registry
+    from mathcheck.cli import main
+
+    path = tmp_path / "hangs.py"
+    path.write_text(CLAIM.format(exit="pass", n=7, extra="", in_reference="pass",
+                                 in_builder="while True:\n        pass"))
+    monkeypatch.setattr(registry, "BUILD_SECONDS", 1.0)
+    r = CliRunner().invoke(main, ["prove", "--from", str(path), "--no-cache", "exit-case-7"])
+    assert r.exit_code == 4, r.output
+    assert "the builder of claim 'exit-case-7' did not return within 1 s" in r.output
+
+
 def test_a_from_module_that_exits_while_loading_is_an_error(tmp_path):
     path = tmp_path / "leaves.py"
     path.write_text("import sys\nsys.exit(0)\n")
