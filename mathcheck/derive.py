@@ -116,9 +116,12 @@ def definitions(chain: Chain) -> tuple:
             d = parse_definition(text)
         except ParseError as exc:
             raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+        earlier = next((x for x in out if x.name == d.name), None)
+        if earlier is not None and _same_meaning(earlier, d):
+            continue  # the prose's $\mu = …$ restated as a % let: with another index: one definition
         out.append(d)
         lines.setdefault(d.name, line)
-        if sum(x.name == d.name for x in out) > 1:
+        if earlier is not None:
             raise DeriveError(f"{chain.path}:{line}: let {d.name}: {d.name} is already defined "
                               f"(line {lines[d.name]}); choose another name")
     try:
@@ -128,6 +131,20 @@ def definitions(chain: Chain) -> tuple:
     except ParseError as exc:
         raise DeriveError(f"{chain.path}:{chain.line}: {exc}") from None
     return tuple(out)
+
+
+def _same_meaning(a, b) -> bool:
+    """Whether two definitions of one name say the same thing: the same parameters and bodies equal
+    up to the names of their bound indices (Σ_i a_i and Σ_k a_k). Anything else is a redefinition."""
+    from mathcheck.parser import ParseError, parse
+    from mathcheck.symbolic.sums import canonical_sums
+
+    if a.params != b.params:
+        return False
+    try:
+        return canonical_sums(parse(a.body)) == canonical_sums(parse(b.body))
+    except ParseError:
+        return False
 
 
 def resolved(chain: Chain) -> list[dict]:

@@ -417,6 +417,8 @@ def test_corpus_gives_its_twins_verdicts_link_by_link(path):
     twin = derive.check_files([str(path.with_suffix(".derivation"))])
     (_, tex_chains), = tex.files
     (_, twin_chains), = twin.files
+    # a definition in the prose ($\mu = …$) is a chain of its own in LaTeX; the twin says it with let
+    tex_chains = [c for c in tex_chains if c.status != "definition"]
     assert len(tex_chains) == len(twin_chains)
     for a, b in zip(tex_chains, twin_chains):
         got = [(s.relation, s.status) for s in a.steps]

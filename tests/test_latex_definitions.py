@@ -199,11 +199,22 @@ def test_a_chain_that_starts_by_naming_its_value_defines_then_checks(tmp_path):
 
 
 def test_a_definition_is_never_captured_by_an_index(tmp_path):
-    """c = k + 1, then Σ_{k=1}^{n} c = n(n+3)/2 was proved (c's k captured by the sum); the true
-    sum is n(k + 1)."""
-    r, _ = run(tmp_path, "$$ c = k + 1 $$\n\n$$ \\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2} $$\n", "--json")
+    """c = k + 1, then Σ_{k=1}^{n} c = n(n+3)/2 was proved (c's k captured by the sum); unfolded
+    hygienically (derive's let renames the sum's index) the sum is n(k + 1): refuted, and that proved."""
+    r, _ = run(tmp_path, "$$ c = k + 1 $$\n\n$$ \\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2} $$\n\n"
+                         "$$ \\sum_{k=1}^{n} c = n \\cdot (k + 1) $$\n", "--json")
     got = json.loads(r.output)["files"][0]["chains"]
-    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
-    assert "uses k, which this chain binds as an index" in got[1]["message"]
+    assert [c["status"] for c in got] == ["definition", "refuted", "proved"], r.output
     r, _ = run(tmp_path, "$$\n% let: c = k + 1\n\\sum_{k=1}^{n} c = \\frac{n \\cdot (n+3)}{2}\n$$\n", "--json")
-    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "bad-input"
+    assert json.loads(r.output)["files"][0]["chains"][0]["status"] == "refuted"
+
+
+def test_a_declared_integer_bound_is_not_an_index_a_definition_could_be_captured_by(tmp_path):
+    """H declared an integer and used as a sum's upper bound: a definition using H (mu = Σ a_i / H) is
+    unfolded, not refused (the corpus' layernorm_mean.tex was bad input); restating the prose's
+    definition as a % let: with another index is the same definition, not a redefinition."""
+    r, _ = run(tmp_path, "with $\\mu = \\frac{1}{H}\\sum_{i=1}^{H} a_i$,\n\n$$\n% assume: H \\in \\mathbb{Z}_{>0}\n"
+                         "% let: \\mu = \\frac{1}{H}\\sum_{k=1}^{H} a_k\n"
+                         "\\sum_{i=1}^{H} (a_i - \\mu) = 0\n$$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "proved"], r.output

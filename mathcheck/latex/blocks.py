@@ -843,22 +843,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     doc.used |= {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
-    _not_captured(src, group, lets, notation)
     return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings))]
-
-
-def _not_captured(src: _Source, group, lets, notation: Notation) -> None:
-    """``c = k + 1`` then ``\\sum_{k=1}^{n} c``: unfolding c inside the sum would bind its k (and prove
-    Σ c = n(n+3)/2). A definition whose free names include an index this chain binds is refused."""
-    for _, text in lets:
-        head, body = text.split("=", 1)
-        params = set(WORD.findall(head)[1:])
-        own = set(re.findall(r", \(([A-Za-z][A-Za-z0-9_]*), ", body))  # its own Sum's index: bound inside
-        caught = sorted((set(WORD.findall(body)) - params - own) & notation.indices)
-        if caught:
-            at = group[0].toks[0].pos if group[0].toks else 0
-            src.fail(at, f"the definition {text.strip()!r} uses {caught[0]}, which this chain binds as an index: "
-                         f"unfolded, it would be captured; rename the index")
 
 
 def _steps(src: _Source, links, notation) -> list:
