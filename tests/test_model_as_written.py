@@ -295,3 +295,16 @@ def test_a_declared_window_makes_the_cache_check_go_twice_as_far():
 
     report = check_model("w", loaded=from_module(windowed, "w"))
     assert _prop(report, "kv-cache").note == "tokens 3..23 decoded one at a time after a prefix of 3"
+
+
+def test_a_transformers_sliding_window_of_8_holds_its_cache_to_16_tokens_where_the_window_acts():
+    from mathcheck.model.load import Sizes, load_hf
+
+    loaded = load_hf("mistral", Sizes(), "sdpa", 0, None)
+    ids = mp.draw_ids(1, loaded.vocab, 16)
+    unwindowed = mp.logits(loaded, ids)
+    loaded.model.config.sliding_window, loaded.caps, loaded.window = 8, (8,), 8
+    assert mp.kv_length(loaded, 6) == 16
+    assert (mp.logits(loaded, ids)[:, 8:] - unwindowed[:, 8:]).abs().max() > 1e-6  # the window acts past 8
+    kv = _prop(check_model("hf:mistral", loaded=loaded), "kv-cache")
+    assert (kv.status, kv.note) == ("holds", "tokens 3..15 decoded one at a time after a prefix of 3")
