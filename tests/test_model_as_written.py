@@ -7,7 +7,6 @@ nanoGPT's model.py and llm.c's train_gpt2.py (``forward(self, idx, targets=None)
 (``forward(self, idx, input_pos=None)`` returning a tensor). Planted bugs must fail."""
 
 import importlib.util
-import math
 import pathlib
 import sys
 from dataclasses import dataclass
@@ -19,11 +18,10 @@ from click.testing import CliRunner
 from torch import nn
 
 from mathcheck.cli import main
-from mathcheck.model import properties as mp
-from mathcheck.model.load import Loaded, detect_input, logits_of
-from mathcheck.model.run import check_model
-from mathcheck.model.load import from_module
 from mathcheck.conform.spec import BadInput
+from mathcheck.model import properties as mp
+from mathcheck.model.load import Loaded, detect_input, from_module, logits_of
+from mathcheck.model.run import check_model
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HERE = "tests/test_model_as_written.py"
@@ -172,7 +170,7 @@ def test_a_nanogpt_style_forward_holds_called_by_idx_with_targets_for_all_positi
 
 
 def test_a_gpt_fast_style_forward_holds_and_the_detection_is_printed():
-    report = check_model(f"{HERE}:fast", loaded=None)
+    report = check_model(f"{HERE}:fast")
     assert report.status == "holds"
     assert report.config["input"] == "keyword idx: the forward's first parameter"
     assert _prop(report, "causality").status == "holds"
@@ -308,3 +306,12 @@ def test_a_transformers_sliding_window_of_8_holds_its_cache_to_16_tokens_where_t
     assert (mp.logits(loaded, ids)[:, 8:] - unwindowed[:, 8:]).abs().max() > 1e-6  # the window acts past 8
     kv = _prop(check_model("hf:mistral", loaded=loaded), "kv-cache")
     assert (kv.status, kv.note) == ("holds", "tokens 3..15 decoded one at a time after a prefix of 3")
+
+
+def test_the_cache_check_stops_at_a_learned_position_table_and_at_config_block_size():
+    gpt = _tiny_gpt()
+    loaded = from_module(lambda: gpt.GPT(max_len=12), "short")  # wpe: 12 positions
+    assert loaded.max_positions == 12
+    kv = _prop(check_model("short", loaded=loaded), "kv-cache")
+    assert (kv.status, kv.note) == ("holds", "tokens 3..11 decoded one at a time after a prefix of 3")
+    assert from_module(nano, "nano").max_positions == GPTConfig().block_size
