@@ -200,8 +200,8 @@ def test_a_forward_that_cannot_be_called_as_detected_says_the_call_the_signature
     assert out.exit_code == 2 and out.output.count("\n") == 1
     assert out.output == (f"error: SPEC '{HERE}:mask_first': forward(mask=<ids (2, 6)>) (keyword mask: the "
                           "forward's first parameter) raised TypeError: mask must be a bool tensor; the signature is "
-                          "forward(mask=None, tokens=None): give --input-name NAME for the parameter that takes the "
-                          "token ids\n")
+                          "forward(mask=None, tokens=None): if another parameter takes the token ids, give "
+                          "--input-name NAME\n")
     assert run(f"{HERE}:mask_first", "--input-name", "tokens").exit_code == 0
 
 

@@ -106,7 +106,7 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
     except Exception as exc:
         raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} ({loaded.input_found}) raised "
                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
-                       f"{_signature(loaded)}: give --input-name NAME for the parameter that takes the token ids"
+                       f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
                        ) from None
     if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
         shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
