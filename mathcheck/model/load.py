@@ -197,7 +197,8 @@ def detect_input(forward, given: str | None, label: str) -> tuple[str | None, st
                        "give --input-name NAME, the keyword that takes them")
     if first.kind is first.POSITIONAL_OR_KEYWORD:
         return first.name, f"keyword {first.name}: the forward's first parameter"
-    return None, f"positionally: the forward's first parameter {first.name if first.kind is first.POSITIONAL_ONLY else '*' + first.name}"
+    star = "" if first.kind is first.POSITIONAL_ONLY else "*"
+    return None, f"positionally: the forward's first parameter {star}{first.name}"
 
 
 def _cache_kw(params) -> str | None:
