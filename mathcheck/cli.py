@@ -851,9 +851,11 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
 @click.option("--causal/--bidirectional", default=None,
               help="Declare the model causal or bidirectional (default: the config; causal for a factory).")
 @click.option("--length", type=int, default=6, show_default=True, metavar="L", help="Tokens per sequence.")
+@click.option("--input-name", default=None, metavar="NAME",
+              help="The forward's parameter for the token ids (default: input_ids, else its first parameter).")
 @seed_option
 @json_option
-def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_json):
+def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, seed, as_json):
     """Hold a whole Transformer (hf:<model_type> or FILE.py:factory) to the derivations (docs/model.md).
 
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
@@ -870,7 +872,8 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, seed, as_
         from mathcheck.model.load import Sizes
         from mathcheck.model.run import check_model
 
-        report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length)
+        report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length,
+                             input_name=input_name)
     except BadInput as exc:
         fail(str(exc))
     except TargetAborted as exc:  # the factory or a sub-layer held through conform did not return

@@ -315,8 +315,8 @@ def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):
     assert out.exit_code == 2 and out.output == f"error: SPEC '{f}:three': the factory returned a int, not an nn.Module\n"
     out = run(f"{f}:flat")
     assert out.exit_code == 2 and out.output == (
-        f"error: SPEC '{f}:flat': forward(input_ids (B, L) = (2, 6)) must return logits (B, L, V) "
-        "or an object with .logits; it returned ()\n")
+        f"error: SPEC '{f}:flat': forward(input_ids=<ids (2, 6)>) must return logits (B, L, V) = (2, 6, 'V'), "
+        "a tuple/list holding them, or an object with .logits; it returned ()\n")
 
 
 def test_a_gemma_style_norm_is_held_at_its_own_identity_weight():

@@ -49,10 +49,17 @@ class Loaded:
     takes_attention_mask: bool = False
     window: int | None = None         # a sliding window from the config (masks only compared within it)
     max_positions: int | None = None  # the longest sequence the config allows
+    input_name: str | None = "input_ids"  # the forward's keyword for the token ids; None: passed positionally
+    input_found: str = "keyword input_ids"  # how the token ids are passed, and why (printed in the report)
+    targets_name: str | None = None   # set when the forward gives all positions' logits only with targets (nanoGPT)
+    caps: tuple = ()                  # windows, chunks and cache caps the model declares (the KV check goes past them)
 
 
-def check_options(spec: str, sizes: Sizes, attn: str, length: int) -> None:
+def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None) -> None:
     """Before any import: the SPEC's form and the options' ranges."""
+    if input_name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", input_name):
+        raise BadInput(f"--input-name {input_name!r}: give the name of the forward's parameter for the token ids, "
+                       "e.g. --input-name idx")
     if spec.startswith("hf:"):
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", spec[3:]):
             raise BadInput(f"SPEC {spec!r}: write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert")
@@ -128,7 +135,70 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                   cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
                   attn_implementation=attn, takes_position_ids="position_ids" in sig,
                   takes_attention_mask="attention_mask" in sig,
-                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"])
+                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"],
+                  caps=declared_caps(config))
+
+
+# a window, chunk or cap on the keys a query sees or a cache keeps, under the names models use for it
+CAP_NAMES = ("sliding_window", "attention_window", "attention_chunk_size", "local_window_size", "window_size",
+             "max_cache_len", "cache_size")
+# the longest sequence a model takes (nanoGPT, llm.c, gpt-fast: block_size; transformers: the others)
+MAX_POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "block_size", "max_seq_len")
+
+
+def _ints(owners, names) -> list[int]:
+    found = []
+    for owner in owners:
+        for name in names:
+            value = getattr(owner, name, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                found.append(value)
+            elif isinstance(value, (list, tuple)):  # per-layer windows
+                found += [v for v in value if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    return found
+
+
+def declared_caps(*owners) -> tuple:
+    """The windows/caps declared as attributes of ``owners`` (a config, the model and its modules), sorted."""
+    return tuple(sorted(set(_ints(owners, CAP_NAMES))))
+
+
+def _factory_limits(model):
+    """(max positions, caps) a user's model declares: on ``model.config``, the model or any sub-module."""
+    import torch
+
+    owners = [model, getattr(model, "config", None)] + [m for m in model.modules() if m is not model]
+    owners = [o for o in owners if o is not None]
+    positions = _ints(owners[:2], MAX_POSITION_NAMES)
+    # a learned position table bounds the length too (nanoGPT's wpe, llm.c's wpe)
+    positions += [m.num_embeddings for name, m in model.named_modules()
+                  if isinstance(m, torch.nn.Embedding) and ("pos" in name.split(".")[-1] or name.endswith("wpe"))]
+    return (min(positions) if positions else None), declared_caps(*owners)
+
+
+def detect_input(forward, given: str | None, label: str) -> tuple[str | None, str]:
+    """How the token ids go into ``forward``: (keyword or None for positional, what was found).
+
+    ``forward(self, idx, targets=None)`` (nanoGPT, llm.c) -> ("idx", "keyword idx: the forward's first
+    parameter"); ``forward(*args)`` -> (None, "positionally: …"); ``given`` (--input-name) must be a
+    parameter of the forward (or the forward takes **kwargs)."""
+    params = list(inspect.signature(forward).parameters.values())
+    shown = f"forward{inspect.signature(forward)}"
+    if given is not None:
+        if given in {p.name for p in params} or any(p.kind is p.VAR_KEYWORD for p in params):
+            return given, f"keyword {given} (--input-name)"
+        raise BadInput(f"--input-name {given}: {label}'s {shown} has no parameter {given!r}; give one of its "
+                       f"parameters")
+    if "input_ids" in {p.name for p in params}:
+        return "input_ids", "keyword input_ids"
+    first = params[0] if params else None
+    if first is None or first.kind is first.VAR_KEYWORD or first.kind is first.KEYWORD_ONLY:
+        raise BadInput(f"SPEC {label!r}: {shown} takes no positional parameter for the token ids; "
+                       "give --input-name NAME, the keyword that takes them")
+    if first.kind is first.POSITIONAL_OR_KEYWORD:
+        return first.name, f"keyword {first.name}: the forward's first parameter"
+    star = "" if first.kind is first.POSITIONAL_ONLY else "*"
+    return None, f"positionally: the forward's first parameter {star}{first.name}"
 
 
 def _cache_kw(params) -> str | None:
@@ -137,13 +207,14 @@ def _cache_kw(params) -> str | None:
     return next((k for k in ("cache", "past_key_values") if k in params), None)
 
 
-def load_factory(spec: str, seed: int, causal: bool | None) -> Loaded:
+def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None) -> Loaded:
     from mathcheck.conform.target import load
 
-    return from_module(load(spec), spec, seed, causal)
+    return from_module(load(spec), spec, seed, causal, input_name)
 
 
-def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None) -> Loaded:
+def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None,
+                input_name: str | None = None) -> Loaded:
     """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
     import torch
 
@@ -162,25 +233,38 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     vocab = next((m.num_embeddings for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
     if vocab is None:
         raise BadInput(f"SPEC {label!r}: the model has no nn.Embedding to read its vocabulary size from")
+    name, found = detect_input(model.forward, input_name, label)
+    max_positions, caps = _factory_limits(model)
     return Loaded(model, label, True if causal is None else causal,
                   "declared" if causal is not None else "default for a factory",
-                  config={"class": type(model).__name__}, cache_kw=_cache_kw(sig), vocab=vocab,
-                  takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig)
+                  config={"class": type(model).__name__, "input": found}, cache_kw=_cache_kw(sig), vocab=vocab,
+                  takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig,
+                  input_name=name, input_found=found, max_positions=max_positions, caps=caps)
 
 
 def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,
-               causal: bool | None = None) -> Loaded:
+               causal: bool | None = None, input_name: str | None = None) -> Loaded:
     if spec.startswith("hf:"):
+        if input_name is not None:
+            raise BadInput(f"--input-name {input_name}: an hf: model takes input_ids; drop --input-name")
         return load_hf(spec[3:], sizes, attn, seed, causal)
-    return load_factory(spec, seed, causal)
+    return load_factory(spec, seed, causal, input_name)
 
 
-def logits_of(out):
-    """The forward's logits: the tensor itself, ``out.logits``, or a tuple's first element."""
+def logits_of(out, ids_shape=None):
+    """The forward's logits: the tensor itself, ``out.logits``, or of a tuple/list the first element
+    that is a (B, L, V) tensor for ids of shape ``ids_shape`` = (B, L) (nanoGPT returns (logits, loss));
+    the first element when none is."""
+    import torch
+
     if hasattr(out, "logits"):
         return out.logits
     if isinstance(out, (tuple, list)):
-        return out[0]
+        for item in out:
+            if isinstance(item, torch.Tensor) and item.dim() == 3 and (
+                    ids_shape is None or tuple(item.shape[:2]) == tuple(ids_shape)):
+                return item
+        return out[0] if out else out
     return out
 
 

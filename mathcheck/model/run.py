@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import torch
@@ -17,9 +18,9 @@ from mathcheck.outcome import replay, split_flags
 LENGTH = 6
 
 
-def replay_line(spec, seed, sizes: Sizes, attn, causal, length) -> str:
+def replay_line(spec, seed, sizes: Sizes, attn, causal, length, input_name=None) -> str:
     """``mathcheck model SPEC --seed S`` with every option that differs from its default."""
-    return replay("model", [spec], [("--seed", seed), *split_flags(sizes.flags()),
+    return replay("model", [spec], [("--seed", seed), *split_flags(sizes.flags()), ("--input-name", input_name),
                                     ("--attn-implementation", None if attn == "sdpa" else attn),
                                     ("--causal", causal is True), ("--bidirectional", causal is False),
                                     ("--length", None if length == LENGTH else length)])
@@ -49,33 +50,69 @@ def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
     return out
 
 
-def _load(spec, sizes, attn, seed, causal, length, loaded):
+def _load(spec, sizes, attn, seed, causal, length, loaded, input_name=None):
     """(loaded model, replay line); every check on the user's input before any work."""
     if loaded is not None:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
         if length < 2:
             raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
         return loaded, f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
-    check_options(spec, sizes, attn, length)
-    loaded = load_model(spec, sizes, attn, seed, causal)
+    check_options(spec, sizes, attn, length, input_name)
+    loaded = load_model(spec, sizes, attn, seed, causal, input_name)
     if loaded.max_positions is not None and length > loaded.max_positions:
         raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
     if loaded.window is not None and length > loaded.window:
         raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
                        f"checked against the full causal mask only: give --length ≤ {loaded.window}")
-    return loaded, replay_line(spec, seed, sizes, attn, causal, length)
+    return loaded, replay_line(spec, seed, sizes, attn, causal, length, input_name)
+
+
+def _call_made(loaded, ids) -> str:
+    """The call as made, e.g. ``forward(idx=<ids (2, 6)>)`` or ``forward(<ids (2, 6)>)``."""
+    arg = f"<ids {tuple(ids.shape)}>"
+    return f"forward({loaded.input_name + '=' if loaded.input_name else ''}{arg})"
+
+
+def _signature(loaded) -> str:
+    try:
+        return f"forward{inspect.signature(loaded.model.forward)}"
+    except (TypeError, ValueError):
+        return "forward(?)"
+
+
+def _last_position_only(loaded, out, ids) -> bool:
+    """nanoGPT's and llm.c's inference shortcut: without ``targets`` the forward returns (B, 1, V), the
+    last position's logits; with them, all L positions'. Logits never read the targets, so passing the
+    ids as targets (the loss is ignored) gives the whole forward to check."""
+    if loaded.targets_name is not None or not isinstance(out, torch.Tensor) or ids.shape[1] < 2:
+        return False
+    try:
+        takes = "targets" in inspect.signature(loaded.model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+    return takes and out.dim() == 3 and tuple(out.shape[:2]) == (ids.shape[0], 1)
 
 
 def _logits(loaded, spec, ids) -> torch.Tensor:
-    """The untraced forward's logits, or one BadInput line saying what the forward did instead."""
+    """The untraced forward's logits, or one BadInput line saying the call made, the signature found
+    and the flag that fixes it."""
     try:
-        base = logits_of(mp.forward(loaded, ids))
+        base = logits_of(mp.forward(loaded, ids), ids.shape)
+        if _last_position_only(loaded, base, ids):
+            loaded.targets_name = "targets"
+            loaded.input_found += ("; targets=ids passed: without targets the forward returns the last "
+                                   "position's logits only")
+            loaded.config["input"] = loaded.input_found
+            base = logits_of(mp.forward(loaded, ids), ids.shape)
     except Exception as exc:
-        raise BadInput(f"SPEC {spec!r}: forward(input_ids) of shape {tuple(ids.shape)} raised "
-                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+        raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} ({loaded.input_found}) raised "
+                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
+                       f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
+                       ) from None
     if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
         shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
-        raise BadInput(f"SPEC {spec!r}: forward(input_ids (B, L) = {tuple(ids.shape)}) must return logits (B, L, V) "
-                       f"or an object with .logits; it returned {shape}")
+        raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} must return logits (B, L, V) = "
+                       f"{(*ids.shape, 'V')}, a tuple/list holding them, or an object with .logits; it returned "
+                       f"{shape}")
     return base.to(torch.float64)
 
 
@@ -111,10 +148,11 @@ def _sublayers(loaded, ids, trace, seed, replay) -> list[ModuleResult]:
 
 
 def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
-                length: int = LENGTH, loaded=None) -> ModelReport:
+                length: int = LENGTH, loaded=None, input_name: str | None = None) -> ModelReport:
     """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
-    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``."""
-    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded)
+    ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``;
+    ``input_name`` names the forward's parameter for the token ids (default: detected)."""
+    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded, input_name)
     ids = mp.draw_ids(seed, loaded.vocab, length)
     base = _logits(loaded, spec, ids)
     # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
@@ -128,7 +166,10 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
                             "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
                             "hold it with mathcheck conform --kind mha")
-    tol = mp.model_tolerance(loaded, mp.output_scale(trace), length)
+    precision = sl.coarser(*(c.output.dtype for c in trace.calls), *(c.inputs.get("dtype") for c in trace.calls))
+    if precision != torch.float64:  # said: the model-level comparisons are only as tight as the attention
+        report.config["precision"] = str(precision).replace("torch.", "")
+    tol = mp.model_tolerance(loaded, mp.output_scale(trace), length, precision)
     if not math.isfinite(tol):  # a comparison that cannot fail is not run
         from mathcheck.conform.run import Result
 
@@ -140,7 +181,7 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         return report
     report.properties = [
         mp.causality(loaded, ids, base, tol, seed, replay),
-        mp.kv_cache(loaded, ids, base, tol, replay),
+        mp.kv_cache(loaded, ids, base, tol, replay, seed, precision),
         mp.permutation(loaded, ids, base, tol, seed, replay),
         mp.padding(loaded, ids, tol, replay),
         mp.determinism(loaded, ids, base, replay),
