@@ -6,9 +6,7 @@ nanoGPT's model.py and llm.c's train_gpt2.py (``forward(self, idx, targets=None)
 ``(logits, loss)``, the last position's logits only when no targets are given), gpt-fast's model.py
 (``forward(self, idx, input_pos=None)`` returning a tensor). Planted bugs must fail."""
 
-import importlib.util
 import pathlib
-import sys
 from dataclasses import dataclass
 
 import pytest
@@ -23,19 +21,14 @@ from mathcheck.model import properties as mp
 from mathcheck.model.load import Loaded, detect_input, from_module, logits_of
 from mathcheck.model.run import check_model
 
+from tests.test_model import _load
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HERE = "tests/test_model_as_written.py"
 
 
 def _tiny_gpt():
-    sys.path.insert(0, str(ROOT / "examples"))
-    try:
-        spec = importlib.util.spec_from_file_location("as_written_tiny_gpt", ROOT / "examples" / "tiny_gpt.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "examples"))
+    return _load("tiny_gpt")  # test_model's loader of examples/ (one copy)
 
 
 def run(*args):
