@@ -30,7 +30,7 @@ each constructor of ``symbolic/rules/`` on random ranges in every convention —
 reversed, zero sizes, symbolic bounds pinned or free — a rewrite its side condition lets through
 checked by our own Karr loop at a point of the hypotheses) and ``exits`` (:func:`exit_case`: a claim
 module whose builder, module body, ``reference=``, ``check=`` or rule calls ``sys.exit(0)``, raises
-``KeyboardInterrupt``, calls ``os._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
+``KeyboardInterrupt``, calls ``os._exit(0)`` or ``posix._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
 ``mathcheck.testing``; any success is a false one, a worker left running after ``kill -9`` of a hung
 run an orphan; a subprocess per CLI case, so it is opt-in).
 """
@@ -510,6 +510,7 @@ def rule_case(seed: int, k: int) -> dict:
 
 EXIT_PLACES = ("builder", "module", "reference", "check", "rule")
 EXIT_HOWS = ("sys.exit(0)", "sys.exit()", "raise SystemExit(0)", "raise KeyboardInterrupt", "os._exit(0)",
+             "import posix; posix._exit(0)",
              "raise GeneratorExit", "hang")
 EXIT_VIAS = ("api", "cli", "cli -j 2", "testing")
 EXIT_CLI_SECONDS = 60.0  # a `prove` of one small claim; past it the run is killed (a user's hang)
@@ -619,12 +620,13 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     check_path.write_text(EXIT_CHECK.format(how=statement))
     where = str(check_path if place == "check" else path)
     case = {"k": k, "place": place, "how": how, "via": via}
+    if str(workdir) not in sys.path:  # a check= names a module of the workdir, for the api and testing alike
+        sys.path.insert(0, str(workdir))
     try:
         if via == "api":
             from mathcheck import engine, registry
             from mathcheck.verify import Options
 
-            sys.path.insert(0, str(workdir))
             try:
                 (loaded,) = registry.load_from(str(path))
             except registry.LoadError as exc:

@@ -2,7 +2,8 @@
 
 **User code cannot end a run as a success.** A claim builder, a ``--from`` module, a ``reference=``
 function, a numeric check or a hand-built rule is the user's code; if it raises ``SystemExit``
-(``sys.exit(0)``), ``KeyboardInterrupt`` or any other ``BaseException``, or calls ``os._exit``,
+(``sys.exit(0)``), ``KeyboardInterrupt`` or any other ``BaseException``, or calls ``os._exit`` (or
+``posix._exit``, the same function under its module's name),
 :func:`user_code` turns that into :class:`UserCodeExit`, an ordinary exception whose message is one
 line naming the file and line, which every command reports as ``error`` (exit 4). A time-out
 (:class:`mathcheck.budget.BudgetExceeded`, also a ``BaseException``) passes through unchanged: it
@@ -81,7 +82,10 @@ def user_code(what: str):
     Any ``BaseException`` but a time-out and a real Ctrl-C becomes :class:`UserCodeExit`; an
     ``os._exit`` in this process is caught as one (in a forked child it exits as asked)."""
     global _sigint_seen
-    real_exit, owner, thread = os._exit, os.getpid(), threading.get_ident()
+    # os._exit is posix._exit (nt._exit on Windows): whichever name the user calls meets the guard
+    posix = sys.modules[os.name]
+
+    real_exit, real_posix_exit, owner, thread = os._exit, posix._exit, os.getpid(), threading.get_ident()
     main = threading.current_thread() is threading.main_thread()
     old_int = signal.getsignal(signal.SIGINT) if main else None
     swap_int = main and old_int is signal.default_int_handler
@@ -93,7 +97,7 @@ def user_code(what: str):
             real_exit(code)
         raise _OsExit(code)
 
-    os._exit = guarded_exit
+    os._exit = posix._exit = guarded_exit
     if swap_int:
         _sigint_seen = False
         signal.signal(signal.SIGINT, _on_sigint)
@@ -108,7 +112,7 @@ def user_code(what: str):
     except BaseException as exc:  # noqa: B036 - SystemExit, os._exit, GeneratorExit, ...: the user's exit
         raise UserCodeExit(_line(what, exc)) from None
     finally:
-        os._exit = real_exit
+        os._exit, posix._exit = real_exit, real_posix_exit
         if swap_int:
             signal.signal(signal.SIGINT, old_int)
 

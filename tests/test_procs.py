@@ -56,7 +56,8 @@ def check(statements, options):
     raise KeyError("never reached")
 '''
 EXITS = {"sys.exit(0)": "sys.exit(0)", "KeyboardInterrupt": "raise KeyboardInterrupt",
-         "os._exit(0)": "os._exit(0)", "SystemExit()": "raise SystemExit()"}
+         "os._exit(0)": "os._exit(0)", "SystemExit()": "raise SystemExit()",
+         "posix._exit(0)": "import posix; posix._exit(0)"}  # os._exit under its module's name
 PLACES = ("builder", "reference", "check")
 
 
@@ -114,7 +115,7 @@ def test_a_from_module_that_exits_while_loading_is_an_error(tmp_path):
     assert r.stderr.count("\n") == 1 and f"{path}:2" in r.stderr and "SystemExit(0)" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("how", ["sys.exit(0)", "os._exit(0)"])
+@pytest.mark.parametrize("how", ["sys.exit(0)", "os._exit(0)", "posix._exit(0)"])
 def test_a_builder_that_exits_in_a_worker_is_an_error_with_j2(tmp_path, how):
     a, b = claim_file(tmp_path, "builder", how, 0), claim_file(tmp_path, "builder", "KeyboardInterrupt", 1)
     for kind in ("prove", "refute"):
@@ -140,6 +141,23 @@ def test_testing_and_the_pytest_plugin_report_an_exit_as_a_failure(tmp_path):
                         str(module)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 4 and "KeyboardInterrupt" in r.stderr + r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("how", ["os._exit(0)", "posix._exit(0)"])
+def test_an_os_exit_is_a_failure_in_testing_and_the_pytest_plugin(tmp_path, how):
+    """``os._exit(0)`` ends a process with status 0 and runs no clean-up: unguarded, a test session
+    would end "green" with no report. It is a failure naming the file, in both."""
+    from mathcheck import testing
+
+    path = claim_file(tmp_path, "builder", how, 5)
+    with pytest.raises(testing.ClaimFailed, match=r"os\._exit\(0\) at .*exit_case_5\.py:\d+"):
+        testing.assert_proved("exit-case-5", from_=str(path))
+    checked = claim_file(tmp_path, "check", how, 6)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from",
+                        str(checked)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
+                       env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    assert r.returncode == 1 and "failed" in r.stdout and "os._exit(0) at" in r.stdout, r.stdout[-2000:]
+    assert "exit_check_6.py:" in r.stdout, r.stdout[-2000:]
 
 
 def test_a_time_out_passes_through_user_code_unchanged():
