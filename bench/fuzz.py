@@ -15,7 +15,7 @@ positive arguments, over real ``x``, ``y`` and positive ``p``) and a relation:
 * **false** pairs: the same with a perturbation: a small term added, a sign flipped, a factor
   scaled, a variable shifted; ``E >= E' + exp(a)/1000`` for inequalities.
 
-Every pair's truth is then confirmed independently of mathcheck, by SymPy/mpmath at 50 digits at
+Every pair's truth is then confirmed independently of mathcheck, by mpmath at 50 digits at
 eight points of the domain (five within ±3, three within ±30): a pair built true must hold to
 1e-40 at every point, a false one be violated by more than 1e-9 at some point; a pair that is
 neither is discarded (``skipped``): sampling can show a statement false, never true. Each remaining case runs
@@ -246,29 +246,40 @@ def _used(s: str) -> dict:
 
 
 def truth(lhs: str, rhs: str, relation: str, assume: dict, k: int, meant: bool):
-    """True, False or None (not clear), by SymPy at 50 digits at six points of the domain.
+    """True, False or None (not clear), by mpmath at 50 digits (60 worked) at eight points of the domain.
 
     Sampling can show a statement false, never true: a pair is True only if it was built true
     (``meant``, by its identities) and agrees at every point; False if some point violates it by a
     clear margin; None otherwise (a perturbation that happens to change nothing, or shows only
-    where we did not look) — such a case is skipped, not counted."""
+    where we did not look) — such a case is skipped, not counted.
+
+    Each side is compiled once (``lambdify`` to mpmath) and evaluated at exact rational points:
+    five times cheaper than SymPy's ``subs`` + ``N`` and as independent of mathcheck. Rounding at
+    60 digits cannot move a difference across either threshold (1e-40 true, 1e-9 false): on seed
+    0's first 600 pairs it settled every one as ``subs`` + ``N`` did. A complex or infinite value
+    (or an error) makes the pair unclear, as before."""
+    import mpmath
     import sympy as sp
 
     from mathcheck.parser import parse_many
 
     L, R = parse_many([lhs, rhs], assume)
     syms = sorted(L.free_symbols | R.free_symbols, key=lambda s: s.name)
+    fl, fr = (sp.lambdify(syms, side, modules="mpmath") for side in (L, R))
     rng = random.Random(f"truth:{k}")
     diffs = []
-    for n in range(8):
-        span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
-        point = {s: sp.Rational(rng.randint(1, span), 1000) if s.is_positive else
-                 sp.Rational(rng.randint(-span, span), 1000) for s in syms}
-        a, b = (sp.N(side.subs(point), DPS) for side in (L, R))
-        if not (a.is_real and b.is_real and a.is_finite and b.is_finite):
-            return None
-        scale = 1 + max(abs(a), abs(b))
-        diffs.append((a - b) / scale)
+    with mpmath.workdps(DPS + 10):
+        for n in range(8):
+            span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
+            point = [mpmath.mpf(rng.randint(1, span)) / 1000 if s.is_positive else
+                     mpmath.mpf(rng.randint(-span, span)) / 1000 for s in syms]
+            try:
+                a, b = mpmath.mpmathify(fl(*point)), mpmath.mpmathify(fr(*point))
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return None
+            if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (a, b)):
+                return None
+            diffs.append((a - b) / (1 + max(abs(a), abs(b))))
     if relation == "=":
         if meant and all(abs(d) < TRUE_TOL for d in diffs):
             return True
@@ -472,17 +483,22 @@ def rule_case(seed: int, k: int) -> dict:
     }[name]()
     # hypotheses: relations true at the point, some pinning a symbol, a random few of them
     terms = [a, b, c, t, u, i, m, t + 1, b + 1, a - 1, sp.Integer(0), sp.Integer(1)]
-    pool = []
+    value = {x: int(_karr(x, point, None)) for x in terms}
+    pool = []  # (relation, x, y): built only once drawn (a SymPy relational costs ~0.2 ms, the pool ~250)
     for x in terms:
         for y in terms:
             if x != y and not (x.is_number and y.is_number):
-                vx, vy = (int(_karr(z, point, None)) for z in (x, y))
-                pool += [sp.Le(x, y)] * (vx <= vy) + [sp.Lt(x, y)] * (vx < vy)
-    hyps = tuple(rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
+                pool += [(sp.Le, x, y)] * (value[x] <= value[y]) + [(sp.Lt, x, y)] * (value[x] < value[y])
+    hyps = tuple(rel(x, y) for rel, x, y in rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
     for s in rng.sample([a, b, c, t, u, i, m], rng.randint(0, 4)):  # pinned: a concrete bound, symbolically
         hyps += (sp.Le(s, point[s]), sp.Ge(s, point[s]))
-    case = {"k": k, "rule": name, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
-            "given": [sp.sstr(h) for h in hyps]}
+    case = {"k": k, "rule": name}
+
+    def shown(verdict, **more):  # the case in full (printing costs as much as drawing) only when it offends
+        if verdict in ("holds", "refused"):
+            return {**case, "verdict": verdict}
+        return {**case, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
+                "given": [sp.sstr(h) for h in hyps], "verdict": verdict, **more}
 
     def values(base_name, *idx):
         r = random.Random(f"value:{seed}:{k}:{base_name}:{idx}")
@@ -493,17 +509,17 @@ def rule_case(seed: int, k: int) -> dict:
     try:
         out = rule.applied(expr, Env(hypotheses=hyps, symbols=frozenset(expr.free_symbols)))
     except SideCondition:
-        return {**case, "verdict": "refused"}
+        return shown("refused")
     except Exception as exc:  # noqa: BLE001 - a rule that raises anything else is a crash
-        return {**case, "verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
+        return shown("crash", error=f"{type(exc).__name__}: {exc}"[:300])
     try:
         before, after = (_karr(e, point, values) for e in (expr, out))
         gap = abs(sp.N(before - after, 30))
     except Exception as exc:  # noqa: BLE001 - the oracle could not evaluate: not a case
-        return {**case, "verdict": "skipped", "error": f"{type(exc).__name__}: {exc}"[:300]}
-    case["after"] = sp.sstr(out)
-    return {**case, "verdict": "holds" if gap < 1e-20 else "false proof",
-            **({} if gap < 1e-20 else {"values": [sp.sstr(before), sp.sstr(after)]})}
+        return shown("skipped", error=f"{type(exc).__name__}: {exc}"[:300])
+    if gap < 1e-20:
+        return shown("holds")
+    return shown("false proof", after=sp.sstr(out), values=[sp.sstr(before), sp.sstr(after)])
 
 
 # --- the exit surface: user code that tries to end the run ---------------------------------------------
