@@ -345,17 +345,22 @@ def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
     return engine.verdict(registry.entry(cid), "prove", Options(seed=seed)).status
 
 
-EXTRA_SURFACES = ("rules", "exits")  # cases of their own, each with its truth: rule_case, exit_case
+# cases of their own, each with its truth: rule_case, exit_case, and bench/fuzz_directives.py's two
+EXTRA_SURFACES = ("rules", "exits", "bounds", "definitions")
+DIRECTIVE_SURFACES = ("bounds", "definitions")
 
 
 def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
-    """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule
-    and exit surfaces' own case ``k``)."""
+    """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule,
+    exit, bounds and definitions surfaces' own case ``k``, each ``{"verdict": ..., ...}``)."""
     extra = {}
     if "rules" in surfaces:
         extra["rules"] = rule_case(seed, k)
     if "exits" in surfaces:
         extra["exits"] = exit_case(seed, k, workdir)
+    for surface in DIRECTIVE_SURFACES:
+        if surface in surfaces:
+            extra[surface] = directive_case(surface, seed, k, timeout, workdir)
     surfaces = [s for s in surfaces if s in SURFACES]
     if not surfaces:
         return {"k": k, "extra": extra, "no_expression": True}
@@ -522,6 +527,25 @@ def rule_case(seed: int, k: int) -> dict:
     return shown("false proof", after=sp.sstr(out), values=[sp.sstr(before), sp.sstr(after)])
 
 
+# --- the directive surfaces: bench/fuzz_directives.py's cases, in this fuzzer's shape ----------------
+
+DIRECTIVE_VERDICTS = {"false_proofs": "false proof", "false_refutations": "false refutation",
+                      "misread": "misread", "crashes": "crash"}
+
+
+def directive_case(surface: str, seed: int, k: int, timeout: float, workdir) -> dict:
+    """Case ``k`` of ``bounds`` or ``definitions`` (:func:`bench.fuzz_directives.run_case`), its
+    ``verdict`` the status ``derive`` gave when the truth allows it (``refuted``, ``holds-within``,
+    ``bad-input``, ...), else ``false proof``, ``false refutation``, ``misread`` or ``crash``."""
+    from bench import fuzz_directives as fd
+
+    r = fd.run_case(seed, k, timeout, (surface,), workdir)
+    if "skipped" in r:
+        return {**r, "verdict": "skipped"}
+    kind = fd.classify(r)
+    return {**r, "verdict": DIRECTIVE_VERDICTS[kind] if kind else r["status"]}
+
+
 # --- the exit surface: user code that tries to end the run ---------------------------------------------
 
 EXIT_PLACES = ("builder", "module", "reference", "check", "rule")
@@ -529,7 +553,9 @@ EXIT_HOWS = ("sys.exit(0)", "sys.exit()", "raise SystemExit(0)", "raise Keyboard
              "import posix; posix._exit(0)",
              "raise GeneratorExit", "hang")
 EXIT_VIAS = ("api", "cli", "cli -j 2", "testing")
-EXIT_CLI_SECONDS = 60.0  # a `prove` of one small claim; past it the run is killed (a user's hang)
+EXIT_CLI_SHARE = 0.02  # of exit cases through a `prove --from` subprocess (~5 CPU-s each, its imports); the
+# rest run in the fuzz worker (a forked process) through the API and mathcheck.testing (~0.1 s each)
+EXIT_CLI_SECONDS = 240.0  # a `prove` of one small claim (60 s under a load of 20); past it: killed, a crash
 
 EXIT_CLAIM = """
 import os, sys, time
@@ -622,8 +648,10 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     import subprocess
 
     rng = random.Random(f"exits:{seed}:{k}")
-    place, how = rng.choice(EXIT_PLACES), rng.choice(EXIT_HOWS)
-    via = rng.choice(EXIT_VIAS) if how != "hang" else rng.choice(EXIT_VIAS[1:3])  # a hang: a process to kill
+    cli = rng.random() < EXIT_CLI_SHARE
+    place = rng.choice(EXIT_PLACES)
+    how = rng.choice(EXIT_HOWS if cli else EXIT_HOWS[:-1])  # a hang needs a process to kill: the CLI's
+    via = rng.choice(EXIT_VIAS[1:3] if cli else EXIT_VIAS[::3])
     if via not in vias:
         return {"k": k, "place": place, "how": how, "via": via, "verdict": "skipped"}
     cid, stem = f"exit-{seed}-{k}", f"fuzz_exit_{seed}_{k}"
@@ -746,11 +774,15 @@ class Pool:
                 w["proc"].join()
 
 
+BAD = ("false_proofs", "false_refutations", "misread", "crashes", "hangs", "orphans")  # each must stay 0
+
+
 def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surfaces=SURFACES, only=None,
          progress: int = 0, hang_after: float | None = None) -> dict:
     """Run the cases; the report (counts first, then the offending cases with replay lines)."""
     ks = [only] if only is not None else range(cases)
-    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0, "orphans": 0,
+    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "misread": 0, "crashes": 0, "hangs": 0,
+              "orphans": 0,
               "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES}, "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
               "offending": []}
     # each surface within its own timeout, with margin for a loaded machine
@@ -761,8 +793,7 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
     def record(r):
         done[0] += 1
         if progress and done[0] % progress == 0:  # partial counts survive a run stopped early
-            counts = {k: report[k] for k in ("cases", "false_proofs", "false_refutations", "crashes", "hangs",
-                                             "orphans", "extra_cases")}
+            counts = {k: report[k] for k in ("cases",) + BAD + ("extra_cases",)}
             print(f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
                   file=sys.stderr, flush=True)
         k = r["k"]
@@ -775,7 +806,7 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
                 continue
             report["extra_cases"][surface] += 1
             kind = {"false proof": "false_proofs", "false success": "false_proofs", "crash": "crashes",
-                    "orphan": "orphans"}.get(verdict)
+                    "orphan": "orphans", "false refutation": "false_refutations", "misread": "misread"}.get(verdict)
             if kind:
                 report[kind] += 1
                 report["offending"].append({"kind": verdict, "k": k, "surface": surface, **e,
@@ -853,8 +884,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=5.0, help="budget of each check, in seconds")
     ap.add_argument("--surfaces", default=",".join(SURFACES + ("rules",)),
                     help="comma-separated among check,derive,claim (an expression pair's surfaces), rules (the "
-                         "rule constructors on random ranges), exits (user code that exits or hangs: a "
-                         "subprocess per case, slow); default: check,derive,claim,rules")
+                         "rule constructors on random ranges), exits (user code that exits or hangs; a "
+                         f"{EXIT_CLI_SHARE:.0%} share through a subprocess), bounds and definitions (a derivation "
+                         "file's ≈ bounds and let lines, bench/fuzz_directives.py); default: check,derive,claim,rules")
     ap.add_argument("--case", type=int, default=None, help="replay this one case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
@@ -869,14 +901,13 @@ def main(argv=None):
     else:
         print(f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
               f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
-              f"false refutations, {report['crashes']} crashes, {report['hangs']} hangs, {report['orphans']} orphans; "
-              f"rule and exit cases: {report['extra_cases']}")
+              f"false refutations, {report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
+              f"{report['orphans']} orphans; cases of the other surfaces: {report['extra_cases']}")
         for o in report["offending"]:
             print(f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
                   f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]")
             print(f"    replay: {o['replay']}" + (f"\n    or: {o['cli']}" if o.get("cli") else ""))
-    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "crashes", "hangs", "orphans"))
-    return 1 if bad else 0
+    return 1 if sum(report[k] for k in BAD) else 0
 
 
 if __name__ == "__main__":
