@@ -353,18 +353,25 @@ DIRECTIVE_SURFACES = ("bounds", "definitions")
 def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
     """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule,
     exit, bounds and definitions surfaces' own case ``k``, each ``{"verdict": ..., ...}``)."""
-    extra = {}
-    if "rules" in surfaces:
-        extra["rules"] = rule_case(seed, k)
-    if "exits" in surfaces:
-        extra["exits"] = exit_case(seed, k, workdir)
-    for surface in DIRECTIVE_SURFACES:
-        if surface in surfaces:
-            extra[surface] = directive_case(surface, seed, k, timeout, workdir)
+    extra, cpu = {}, {}
+    for surface in surfaces:
+        if surface in EXTRA_SURFACES:
+            c0 = cpu_seconds()
+            extra[surface] = (rule_case(seed, k) if surface == "rules" else exit_case(seed, k, workdir)
+                              if surface == "exits" else directive_case(surface, seed, k, timeout, workdir))
+            cpu[surface] = cpu_seconds() - c0
     surfaces = [s for s in surfaces if s in SURFACES]
     if not surfaces:
-        return {"k": k, "extra": extra, "no_expression": True}
-    return {**_expression_case(seed, k, timeout, surfaces, workdir), "extra": extra}
+        return {"k": k, "extra": extra, "no_expression": True, "cpu": cpu}
+    r = _expression_case(seed, k, timeout, surfaces, workdir)
+    return {**r, "extra": extra, "cpu": {**cpu, **r.get("cpu", {})}}
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of its children it has waited for (a check's forked
+    child, a `prove` subprocess): what a case costs, whatever the machine's load."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
@@ -379,18 +386,20 @@ def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> di
             meant = truth(*base, "=", _used(" ".join(base)), k, True) and meant
         return lhs, rhs, assume, meant
 
+    c0 = cpu_seconds()
     try:  # the oracle's own SymPy work is bounded too: a pair it cannot settle in time is skipped
         ok, settled = attempt(settle, ORACLE_SECONDS)
     except Exception as exc:  # noqa: BLE001 - a pair we cannot build or confirm is not a case
         return {**case, "skipped": f"{type(exc).__name__}: {exc}"[:200]}
+    cpu = {"oracle": cpu_seconds() - c0}
     if not ok:
-        return {**case, "skipped": f"truth not settled within {ORACLE_SECONDS:g} s"}
+        return {**case, "skipped": f"truth not settled within {ORACLE_SECONDS:g} s", "cpu": cpu}
     lhs, rhs, assume, meant = settled
     if meant is None:
-        return {**case, "lhs": lhs, "rhs": rhs, "skipped": "truth not clear at 50 digits"}
-    out = {**case, "lhs": lhs, "rhs": rhs, "assume": assume, "true": meant, "results": {}}
+        return {**case, "lhs": lhs, "rhs": rhs, "skipped": "truth not clear at 50 digits", "cpu": cpu}
+    out = {**case, "lhs": lhs, "rhs": rhs, "assume": assume, "true": meant, "results": {}, "cpu": cpu}
     for surface in surfaces:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         try:
             if surface == "check":
                 status = via_check(lhs, rhs, case["relation"], assume, seed, timeout)
@@ -401,6 +410,7 @@ def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> di
         except Exception as exc:  # noqa: BLE001 - exactly what the fuzzer looks for
             status = "crash: " + "".join(traceback.format_exception_only(exc)).strip()[:300]
         out["results"][surface] = (status, round(time.perf_counter() - t0, 3))
+        cpu[surface] = cpu_seconds() - c0
     return out
 
 
@@ -784,6 +794,7 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
     report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "misread": 0, "crashes": 0, "hangs": 0,
               "orphans": 0,
               "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES}, "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
+              "cpu_seconds": {},  # per surface (and the oracle), summed over the cases: user + system
               "offending": []}
     # each surface within its own timeout, with margin for a loaded machine
     budget = hang_after if hang_after is not None else \
@@ -798,6 +809,8 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
                   file=sys.stderr, flush=True)
         k = r["k"]
         replay = f"python bench/fuzz.py --seed {seed} --case {k} --timeout {timeout:g} --json"
+        for surface, seconds in r.get("cpu", {}).items():
+            report["cpu_seconds"][surface] = round(report["cpu_seconds"].get(surface, 0) + seconds, 3)
         for surface, e in r.get("extra", {}).items():
             verdict = e["verdict"]
             key = f"{surface} {verdict}" + (f" ({e['rule']})" if surface == "rules" else "")
