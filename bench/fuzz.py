@@ -22,17 +22,20 @@ neither is discarded (``skipped``): sampling can show a statement false, never t
 through :func:`mathcheck.usercheck.check` (or ``check_relation`` for an inequality), ``derive`` (a
 one-link chain file) and the claim API (a claim module with one part, proved with the generic
 check), in worker processes: an exception is a **crash**, a case past its wall-clock budget a
-**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "crashes", "hangs", "orphans",
-...}`` with each offending case and a line that replays it.
+**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "misread", "crashes", "hangs",
+"orphans", ...}`` with each offending case and a line that replays it.
 
-Two surfaces draw cases of their own (``--surfaces``): ``rules`` (on by default; :func:`rule_case`:
+Four surfaces draw cases of their own (``--surfaces``): ``bounds`` and ``definitions``
+(:func:`directive_case`: bench/fuzz_directives.py's derivation files, through the same counts), ``rules`` (on by default; :func:`rule_case`:
 each constructor of ``symbolic/rules/`` on random ranges in every convention — ordered, empty,
 reversed, zero sizes, symbolic bounds pinned or free — a rewrite its side condition lets through
 checked by our own Karr loop at a point of the hypotheses) and ``exits`` (:func:`exit_case`: a claim
 module whose builder, module body, ``reference=``, ``check=`` or rule calls ``sys.exit(0)``, raises
 ``KeyboardInterrupt``, calls ``os._exit(0)`` or ``posix._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
 ``mathcheck.testing``; any success is a false one, a worker left running after ``kill -9`` of a hung
-run an orphan; a subprocess per CLI case, so it is opt-in).
+run an orphan; :data:`EXIT_CLI_SHARE` of the cases through a subprocess, the rest in the worker).
+``cpu_seconds`` in the report: each surface's and the oracle's CPU (waited-for children included),
+the cost of a case whatever the machine's load.
 """
 
 from __future__ import annotations
