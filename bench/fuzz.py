@@ -730,6 +730,8 @@ def _worker(conn, parent, seed, timeout, surfaces, workdir):
     from mathcheck.procs import die_with_parent
 
     die_with_parent(parent)  # a killed fuzz run leaves no worker behind (kill -9 included)
+    _warm()
+    conn.send("ready")  # the clock of the first case starts now, not while torch and SymPy import
     while True:
         k = conn.recv()
         if k is None:
@@ -737,11 +739,36 @@ def _worker(conn, parent, seed, timeout, surfaces, workdir):
         conn.send(run_case(seed, k, timeout, surfaces, workdir))
 
 
+WARM_SECONDS = 600.0  # a worker's imports, on a loaded machine
+
+
+def _warm():
+    """Import what every surface uses, once per worker: a case's budget (a hang past it) is its own
+    work, not the worker's start-up (90 s at a load of 30 once made case 0 a "hang")."""
+    import mpmath  # noqa: F401
+    import sympy  # noqa: F401
+    import torch  # noqa: F401
+
+    from mathcheck import derive, engine, registry, usercheck  # noqa: F401
+    from mathcheck.symbolic import rules  # noqa: F401
+    from mathcheck.userexpr import relation  # noqa: F401
+
+
 class Pool:
     def __init__(self, jobs, seed, timeout, surfaces, workdir):
         self.ctx = multiprocessing.get_context("fork")
         self.args = (seed, timeout, surfaces, workdir)
         self.workers = [self._spawn() for _ in range(jobs)]
+        for w in self.workers:  # started together, warmed in parallel
+            self._ready(w)
+
+    def _ready(self, w):
+        """Wait for the worker's imports; one that dies or never gets ready stops the run (no case is
+        to blame)."""
+        if not w["conn"].poll(WARM_SECONDS):
+            raise RuntimeError(f"a fuzz worker did not start within {WARM_SECONDS:g} s")
+        if w["conn"].recv() != "ready":
+            raise RuntimeError("a fuzz worker started wrongly")
 
     def _spawn(self):
         parent, child = self.ctx.Pipe()
@@ -776,6 +803,7 @@ class Pool:
         w["proc"].kill()
         w["proc"].join()
         w.update(self._spawn())
+        self._ready(w)
 
     def close(self):
         for w in self.workers:
