@@ -32,10 +32,7 @@ refused), ``false_refutations``, ``misread`` (a good chain refused as bad input)
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import signal
 import sys
 import time
 import traceback
@@ -217,7 +214,6 @@ def _differ(a, b, rng) -> bool | None:
 
 def definitions_case(rng) -> dict:
     """A chain with lets in a random order, ``lhs = rhs`` with rhs the hygienic or the captured meaning."""
-    import sympy as sp
 
     if rng.random() < 0.08:  # bad by construction: must be refused
         a, b = rng.sample(LETTERS, 2)
@@ -300,30 +296,12 @@ def fuzz(surface: str, cases: int, seed: int = 0, jobs: int = 2, timeout: float 
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """``--surface S [options]`` is ``python bench/fuzz.py --surfaces S --timeout 10 [options]``: the one
+    entry point, its options and its report (a later ``--timeout`` wins)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], add_help=False)
     ap.add_argument("--surface", choices=SURFACES, default="bounds")
-    ap.add_argument("--cases", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="worker processes (0: in this process, no hang detection)")
-    ap.add_argument("--timeout", type=float, default=10.0, help="budget of each link, in seconds")
-    ap.add_argument("--case", type=int, default=None, help="replay this one case")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
-    args = ap.parse_args(argv)
-    signal.signal(signal.SIGTERM, base._interrupt)
-    report = fuzz(args.surface, args.cases, args.seed, args.jobs, args.timeout, args.case, args.progress)
-    if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
-    else:
-        print(f"{args.surface}: {report['cases']} cases ({report['skipped']} skipped), {report['seconds']} s: "
-              f"{report['false_proofs']} false proofs, {report['false_refutations']} false refutations, "
-              f"{report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
-              f"{report['inconclusive']} inconclusive")
-        for o in report["offending"]:
-            print(f"  {o['kind']}: case {o['k']} [{o.get('status', '')}, want {o.get('want', '')}]\n"
-                  f"    replay: {o['replay']}")
-    return 1 if sum(report[k] for k in base.BAD) else 0
+    args, rest = ap.parse_known_args(argv)
+    return base.main(["--surfaces", args.surface, "--timeout", "10", *rest])
 
 
 if __name__ == "__main__":
