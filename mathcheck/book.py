@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import glob
 import os
-import time
 from dataclasses import dataclass
 
 from mathcheck.chains import Chain, DeriveError, Line
@@ -120,6 +119,8 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     """One task's result as plain data (what the cache stores and a worker sends back): a link's
     ``status``, ``how``, ``counterexample``, ``values``, ``measured``, ``bound``, or the statement's
     dict. A check that raises is ``inconclusive`` (not cached), never a crash of the run."""
+    import mathcheck.symbolic.walker  # imported here once, not in each link's forked child
+    import mathcheck.userexpr.symbolic
     from mathcheck import derive
 
     try:
@@ -163,7 +164,7 @@ def _pool_results(jobs: int, work):
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    import mathcheck.symbolic.walker  # noqa: F401 - imported once, before the fork, not in each worker
+    import mathcheck.symbolic.walker
     import mathcheck.userexpr.symbolic  # noqa: F401
 
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
@@ -204,7 +205,7 @@ def connect(address: str):
         raise DeriveError(f"--cluster {address}: cannot reach the scheduler ({type(exc).__name__}); "
                           f"start one (dask scheduler) or check the address") from None
     ours = fingerprint()
-    theirs = client.run(fingerprint)
+    theirs = client.run(_worker_fingerprint)
     wrong = sorted(w for w, f in theirs.items() if f != ours)
     if wrong:
         client.close()
@@ -218,6 +219,16 @@ def fingerprint() -> str:
     from mathcheck.cache import link_key
 
     return link_key({})
+
+
+def _worker_fingerprint() -> str:
+    """A worker's own fingerprint (sent by reference: the worker imports its mathcheck.book), after
+    one small chain checked there, so the first links it gets do not pay the imports (a forked
+    child that imports SymPy's modules itself can run out of a link's budget on a loaded machine)."""
+    from mathcheck import derive
+
+    derive.check_chain(_example())
+    return fingerprint()
 
 
 def _cluster_results(client, work):
