@@ -119,8 +119,6 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     """One task's result as plain data (what the cache stores and a worker sends back): a link's
     ``status``, ``how``, ``counterexample``, ``values``, ``measured``, ``bound``, or the statement's
     dict. A check that raises is ``inconclusive`` (not cached), never a crash of the run."""
-    import mathcheck.symbolic.walker  # imported here once, not in each link's forked child
-    import mathcheck.userexpr.symbolic
     from mathcheck import derive
 
     try:

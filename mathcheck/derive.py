@@ -75,8 +75,8 @@ def notebook_cells(text: str, path: str) -> list[tuple[str, str]]:
     is bad input.
 
         >>> notebook_cells('{"cells": [{"cell_type": "code", "source": "1"},'
-        ...                ' {"cell_type": "markdown", "source": ["# t\\n", "x"]}]}', "nb.ipynb")
-        [('nb.ipynb:cell 2', '# t\nx')]
+        ...                ' {"cell_type": "markdown", "source": ["# t", " x"]}]}', "nb.ipynb")
+        [('nb.ipynb:cell 2', '# t x')]
     """
     import json
 
