@@ -121,6 +121,7 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     dict. A check that raises is ``inconclusive`` (not cached), never a crash of the run."""
     from mathcheck import derive
 
+    warm()  # once per process, before its first link: a worker's first link is checked as its others
     try:
         if k == 0:
             return derive.check_statement(chain, seed, timeout, _parsed(chain))
@@ -155,25 +156,100 @@ def _init_worker(parent: int):
     os.environ["OMP_NUM_THREADS"] = "1"  # N workers on N cores: no oversubscription
 
 
-def _pool_results(jobs: int, work):
-    """``(i, result)`` as the forked workers finish; a worker that died (the OOM killer, a kill)
-    leaves its links to this process, so nothing is lost."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
+WARM = (("(t - 1)^2", ">=", "0"), ("exp(a + b)", "=", "exp(a)*exp(b)"),
+        ("diff(log(1 + exp(t)), t)", "=", "sigmoid(t)"), ("log(u*v)", "=", "log(u) + log(v)"))
 
-    import mathcheck.symbolic.walker
-    import mathcheck.userexpr.symbolic  # noqa: F401
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_init_worker, initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(run_task, *args): i for i, args in work}
+_WARMED: list = []  # this process has run warm()
+
+
+def warm() -> None:
+    """The symbolic side run once in this process on small links (an inequality, identities, a
+    derivative), so that SymPy's lazy imports happen here once and every link's forked child
+    inherits them: without this each child imports them anew, which is slow, and on a loaded
+    machine can use up a strategy's time slice, changing which strategy a report names."""
+    from mathcheck.parser import parse_many
+    from mathcheck.userexpr.symbolic import symbolic
+
+    if _WARMED:
+        return
+    _WARMED.append(True)
+    for lhs, rel, rhs in WARM:
+        L, R = parse_many([lhs, rhs], {"t": ("real",), "a": ("real",), "b": ("real",),
+                                       "u": ("positive",), "v": ("positive",)}, unused_ok=True)
+        symbolic(L, R, rel, (), 0, 20.0)
+
+
+class _Here:
+    """-j 1: everything in this process."""
+
+    def map(self, fn, calls):
+        return [fn(*c) for c in calls]
+
+    def results(self, work):
+        for i, args in work:
+            yield i, run_task(*args)
+
+    def close(self):
+        pass
+
+
+class _Pool:
+    """-j N: forked processes, which read the files as well as check the links (reading and
+    parsing a book's LaTeX is a good part of a run). A worker that died (the OOM killer, a kill)
+    leaves its work to this process, so nothing is lost."""
+
+    def __init__(self, jobs: int):
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        import mathcheck.symbolic.walker
+        import mathcheck.userexpr.symbolic  # noqa: F401 - imported once, before the fork, not in each worker
+
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
+                                        initializer=_init_worker, initargs=(os.getpid(),))
+
+    def map(self, fn, calls):
+        from concurrent.futures.process import BrokenProcessPool
+
+        futures = [self.pool.submit(fn, *c) for c in calls]
+        out = []
+        for f, c in zip(futures, calls):
+            try:
+                out.append(f.result())
+            except BrokenProcessPool:
+                out.append(fn(*c))
+        return out
+
+    def results(self, work):
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        futures = {self.pool.submit(run_task, *args): i for i, args in work}
+        calls = dict(work)
         for f in as_completed(futures):
             try:
                 result = f.result()
             except BrokenProcessPool:
-                result = run_task(*dict(work)[futures[f]])
+                result = run_task(*calls[futures[f]])
             yield futures[f], result
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Cluster(_Here):
+    """--cluster: the links on the scheduler's workers; the files are read here (the workers need
+    not see this file system)."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def results(self, work):
+        return _cluster_results(self.client, work)
+
+    def close(self):
+        self.client.close()
 
 
 def check_address(address: str) -> None:
@@ -220,12 +296,7 @@ def fingerprint() -> str:
 
 
 def _worker_fingerprint() -> str:
-    """A worker's own fingerprint (sent by reference: the worker imports its mathcheck.book), after
-    one small chain checked there, so the first links it gets do not pay the imports (a forked
-    child that imports SymPy's modules itself can run out of a link's budget on a loaded machine)."""
-    from mathcheck import derive
-
-    derive.check_chain(_example())
+    """A worker's own fingerprint (sent by reference: the worker imports its mathcheck.book)."""
     return fingerprint()
 
 
@@ -265,17 +336,31 @@ def check_book(specs, seed: int = 0, timeout: float = 30.0, jobs: int = 1, clust
     ``on_chain(path, report)`` is called for each chain in document order as soon as its links and
     every chain before it are done (the text report and ``--jsonl`` stream from it);
     ``on_progress(counts)`` whenever a task finishes, in any order."""
-    from mathcheck import cache, derive
     from mathcheck.userexpr.relation import _seconds_ok
 
     if not _seconds_ok(timeout):
         raise DeriveError(f"timeout {timeout!r} is not a number of seconds; give a finite number above 0")
     files, found = expand(specs)
-    loaded = derive.load(files, optional=found)
+    where = _Cluster(connect(cluster)) if cluster else _Pool(jobs) if jobs > 1 else _Here()
+    try:
+        return _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress)
+    finally:
+        where.close()
+
+
+def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress):
+    from mathcheck import cache, derive
+
+    prepared = (_Here() if isinstance(where, _Cluster) else where).map(
+        _prepare, [(f, f in found) for f in files])
+    for p in prepared:  # the first bad file in document order, as -j 1 reads them
+        if p[0] == "error":
+            raise DeriveError(p[1])
+    loaded = [(f, p[1]) for f, p in zip(files, prepared) if p[0] == "ok"]
     if not loaded:
         raise DeriveError(f"{' '.join(map(str, specs))}: no chain in {len(files)} files; "
                           f"see docs/derive.md for the syntax")
-    ready, tasks = _plan(loaded)
+    ready, tasks = _plan(loaded, [p[2] for p in prepared if p[0] == "ok"])
     counts = Counts(files=len(loaded), links=sum(len(c.steps) - 1 for _, cs in loaded for c in cs))
     results: dict[int, dict] = {}
     keys, work = {}, []
@@ -292,10 +377,9 @@ def check_book(specs, seed: int = 0, timeout: float = 30.0, jobs: int = 1, clust
         _count(counts, tasks[i], results[i])
     if on_progress:
         on_progress(counts)
-    client = connect(cluster) if cluster and work else None  # unreachable: one line before any output
     emit = _Emitter(loaded, ready, tasks, results, on_chain)
     emit.advance()
-    for i, result in _results(work, jobs, client):
+    for i, result in (where.results(work) if work else ()):
         result = dict(result)
         if not result.pop("uncached", False):
             cache.store_link(keys[i], result)
@@ -310,6 +394,31 @@ def check_book(specs, seed: int = 0, timeout: float = 30.0, jobs: int = 1, clust
                                seed, timeout, tuple(map(str, specs)))
 
 
+def _prepare(path: str, optional: bool):
+    """One file read and each chain parsed (in a worker under -j N): ``("ok", chains, marks)`` —
+    a mark per chain: ``""`` (to check), ``"definition"`` or the bad-input line —, ``("none",)``
+    for a file a directory or glob found that holds no chain, ``("error", line)`` for bad input."""
+    from mathcheck import derive
+
+    try:
+        chains = derive.load_one(path, optional)
+    except DeriveError as exc:
+        return ("error", str(exc))
+    if chains is None:
+        return ("none",)
+    marks = []
+    for chain in chains:
+        try:
+            derive.validate(chain)
+            derive.defined_elsewhere(chain, chains)
+            if not chain.definition:
+                derive.bounds(chain)
+            marks.append("definition" if chain.definition else "")
+        except DeriveError as exc:
+            marks.append(str(exc) or "bad input")
+    return ("ok", chains, marks)
+
+
 def _count(counts: Counts, task: Task, result: dict) -> None:
     if task.k:
         counts.done += 1
@@ -317,40 +426,20 @@ def _count(counts: Counts, task: Task, result: dict) -> None:
         counts.refuted += result["status"] == "refuted"
 
 
-def _results(work, jobs: int, client):
-    if not work:
-        return
-    if client is not None:
-        try:
-            yield from _cluster_results(client, work)
-        finally:
-            client.close()
-    elif jobs > 1 and len(work) > 1:
-        yield from _pool_results(min(jobs, len(work)), work)
-    else:
-        for i, args in work:
-            yield i, run_task(*args)
-
-
-def _plan(loaded):
+def _plan(loaded, marks):
     """``(ready, tasks)``: the reports known without proving (a chain with a bad line, a
     definition), keyed by (file, chain); the tasks of every other chain, in document order."""
     from mathcheck import derive
 
     ready, tasks = {}, []
-    for f, (_, chains) in enumerate(loaded):
-        for c, chain in enumerate(chains):
-            try:
-                derive.validate(chain)
-                derive.defined_elsewhere(chain, chains)
-                if chain.definition:
-                    ready[f, c] = derive.defined(chain)
-                    continue
-                derive.bounds(chain)
-            except DeriveError as exc:
-                ready[f, c] = derive.bad_chain(chain, str(exc))
-                continue
-            tasks += tasks_of(f, c, chain)
+    for f, ((_, chains), mine) in enumerate(zip(loaded, marks)):
+        for c, (chain, mark) in enumerate(zip(chains, mine)):
+            if mark == "definition":
+                ready[f, c] = derive.defined(chain)
+            elif mark:
+                ready[f, c] = derive.bad_chain(chain, mark)
+            else:
+                tasks += tasks_of(f, c, chain)
     return ready, tasks
 
 

@@ -316,16 +316,23 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
     such as ``docs/**/*.md`` matched) may hold no chain: it is left out."""
     out = []
     for path in paths:
-        chains = read(str(path))
-        if not chains and str(path) in optional:
-            continue
-        if not chains:
-            if Path(path).suffix.lower() == ".tex":
-                raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
-            where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
-            raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
-        out.append((str(path), chains))
+        chains = load_one(path, str(path) in optional)
+        if chains is not None:
+            out.append((str(path), chains))
     return out
+
+
+def load_one(path, optional: bool = False) -> list[Chain] | None:
+    """One file's chains for :func:`load`: None for an ``optional`` file without a chain."""
+    chains = read(str(path))
+    if not chains and optional:
+        return None
+    if not chains:
+        if Path(path).suffix.lower() == ".tex":
+            raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
+        where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
+        raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
+    return chains
 
 
 # --- checking ---------------------------------------------------------------------------------------
