@@ -22,6 +22,7 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from mathcheck.chains import Chain, DeriveError, Line
 
@@ -352,7 +353,7 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
     from mathcheck import cache, derive
 
     prepared = (_Here() if isinstance(where, _Cluster) else where).map(
-        _prepare, [(f, f in found) for f in files])
+        _prepare, [(f, f in found, use_cache) for f in files])
     for p in prepared:  # the first bad file in document order, as -j 1 reads them
         if p[0] == "error":
             raise DeriveError(p[1])
@@ -394,7 +395,53 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
                                seed, timeout, tuple(map(str, specs)))
 
 
-def _prepare(path: str, optional: bool):
+def _prepare(path: str, optional: bool, use_cache: bool = True):
+    """:func:`_read`, from the cache when the file's bytes are those read before (key: the path,
+    the bytes, the core sources and versions): a re-run of a book parses only the files that
+    changed. What is stored must decode to exactly what was read, else it is not stored."""
+    from mathcheck import cache
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return _read(path, optional)
+    import hashlib
+
+    k = cache.link_key({"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest()}) \
+        if use_cache else None
+    hit = cache.load_link(k)
+    if hit is not None:
+        try:
+            if hit.get("none"):
+                return ("none",)
+            return ("ok", [_chain(c) for c in hit["chains"]], list(hit["marks"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+    out = _read(path, optional)
+    if out[0] == "none":
+        cache.store_link(k, {"status": "read", "how": "", "none": True})
+    elif out[0] == "ok":
+        stored = [_plain(c) for c in out[1]]
+        if [_chain(c) for c in stored] == out[1]:
+            cache.store_link(k, {"status": "read", "how": "", "chains": stored, "marks": out[2]})
+    return out
+
+
+def _plain(c: Chain) -> dict:
+    return {"name": c.name, "path": c.path, "line": c.line,
+            "assumptions": [[n, list(v)] for n, v in c.assumptions.items()],
+            "given": [list(g) for g in c.given], "steps": [[s.line, s.relation, s.text, s.reason, s.source]
+                                                          for s in c.steps],
+            "lets": [list(x) for x in c.lets], "error": c.error, "definition": c.definition, "notes": list(c.notes)}
+
+
+def _chain(d: dict) -> Chain:
+    return Chain(d["name"], d["path"], d["line"], {n: tuple(v) for n, v in d["assumptions"]},
+                 tuple(tuple(g) for g in d["given"]), tuple(Line(*s) for s in d["steps"]),
+                 tuple(tuple(x) for x in d["lets"]), d["error"], d["definition"], tuple(d["notes"]))
+
+
+def _read(path: str, optional: bool):
     """One file read and each chain parsed (in a worker under -j N): ``("ok", chains, marks)`` —
     a mark per chain: ``""`` (to check), ``"definition"`` or the bad-input line —, ``("none",)``
     for a file a directory or glob found that holds no chain, ``("error", line)`` for bad input."""

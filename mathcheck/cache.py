@@ -421,7 +421,8 @@ def unpack(entry, text: str):
 
 LINK_FORMAT = "mathcheck-link/1"
 _LINK_FIELDS = {"format", "key", "mathcheck", "result", "sha256"}
-_LINK_WORDS = {"proved", "refuted", "inconclusive", "holds-within", "passed", "skipped", "error"}
+_LINK_WORDS = {"proved", "refuted", "inconclusive", "holds-within", "passed", "skipped", "error",
+               "read"}  # "read": a file's chains and their marks (mathcheck.book._prepare), not a verdict
 
 
 def link_key(fields: dict) -> str:
@@ -440,7 +441,7 @@ def link_key(fields: dict) -> str:
 
 
 def link_path(k: str) -> Path:
-    return directory() / f"{k}.link.json"
+    return directory() / f"{k}.link.json"  # a file's chains as read (mathcheck.book) are entries of this kind too
 
 
 def _link_digest(fields: dict) -> str:
