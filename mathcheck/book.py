@@ -64,9 +64,7 @@ def expand(specs) -> tuple[list[str], set[str]]:
             if not matches:
                 raise DeriveError(f"{spec}: no file matches this pattern; check it (** matches folders "
                                   f"at any depth), or quote it so the shell does not expand it first")
-        else:
-            if not os.path.exists(spec):
-                raise DeriveError(f"{spec}: no such file or directory; check the path")
+        else:  # a file (one that does not exist is the reader's one line: "no such file")
             matches = []
             if spec not in files:
                 files.append(spec)
