@@ -611,35 +611,71 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, required=True, metavar="PATH...")
 @seed_option
 @json_option
+@click.option("--jsonl", "as_jsonl", is_flag=True,
+              help="Stream JSON Lines as chains finish, in document order: one line per link (and per "
+                   "chain's statement), then a summary line.")
 @click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
               help="Wall-clock budget of each link, in seconds.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Links checked in parallel processes (same report as -j 1).")
+@click.option("--cluster", metavar="tcp://HOST:PORT",
+              help="Check the links on this Dask distributed scheduler's workers (pip install "
+                   "'mathcheck[cluster]'; same report as -j 1).")
+@click.option("--no-cache", is_flag=True, help="Check every link again: the cache is neither read nor written.")
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
 @click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
                                                   "marked proved/refuted, with its counterexample.")
-def derive(files, seed, as_json, timeout, verbose, writeup):
-    """Check the derivation chains in FILE... (plain text, ```mathcheck fences in Markdown, or LaTeX
-    display math: FILE.tex, and $$ / \\begin{align} blocks in Markdown; docs/latex.md).
+def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup):
+    """Check the derivation chains in PATH... (files, directories, quoted globs such as
+    'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
+    and $$ / \\begin{align} blocks in Markdown; docs/latex.md), notebooks' Markdown cells (.ipynb).
 
     A chain: an optional '## name', 'assume: x=real', 'given: x >= 1' and 'let mu = ...' lines,
     the first expression, then one line per link starting with =, <=, <, >=, > or ≈, each with an
     optional '# reason' ('# within 5e-4' bounds a ≈ link). Every link is checked (symbolic proof +
     float64 test; ≈ measured, never proved), and the chain's statement numerically; a bad line
-    fails its own chain only. Exit codes: 0 proved (or held within its bounds), 1 refuted, 2 bad
-    input, 3 inconclusive (docs/derive.md).
+    fails its own chain only. A re-run reads unchanged links from the cache. Exit codes: 0 proved
+    (or held within its bounds), 1 refuted, 2 bad input, 3 inconclusive (docs/derive.md).
     """
     import json
-    from mathcheck import derive as d
+    from mathcheck import book, derive as d
     from mathcheck.render import json as rj, text
 
+    if as_json and as_jsonl:
+        fail("give --json (one report at the end) or --jsonl (a line per link as they finish), not both")
+    if cluster and jobs != 1:
+        fail("give -j N (processes here) or --cluster ADDRESS (the cluster's workers), not both")
+    if cluster:
+        try:
+            book.check_address(cluster)
+        except d.DeriveError as exc:
+            fail(str(exc))
+    if not no_cache:
+        _cache_ready()
+    quiet = as_json or as_jsonl
+    progress = None if quiet or not sys.stderr.isatty() else text.DeriveProgress(sys.stderr)
+    echo = None
+    if as_jsonl:
+        def echo(path, r):
+            for line in rj.derive_lines(path, r):
+                click.echo(json.dumps(line, ensure_ascii=False))
+            sys.stdout.flush()
+    elif not as_json:
+        def echo(path, r):
+            if progress is not None:
+                progress.close()  # the chain's lines where the progress line was; it is redrawn after
+            click.echo("\n".join(text.derive_chain(r.chain.path, r, verbose)))
     try:
-        loaded = d.load(files)  # every file read and parsed before anything is proved
+        report = book.check_book(files, seed=seed, timeout=timeout, jobs=jobs, cluster=cluster,
+                                 use_cache=not no_cache, on_chain=echo, on_progress=progress)
     except d.DeriveError as exc:
         fail(str(exc))
-    echo = None if as_json else (lambda path, r: click.echo("\n".join(text.derive_chain(path, r, verbose))))
-    report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo, loaded=loaded)
+    finally:
+        if progress is not None:
+            progress.close()
     if writeup:
         from pathlib import Path
 
@@ -648,6 +684,8 @@ def derive(files, seed, as_json, timeout, verbose, writeup):
         Path(writeup).write_text(derive_writeup(report), encoding="utf-8")
     if as_json:
         click.echo(json.dumps(rj.derive_report(report), ensure_ascii=False, indent=2))
+    elif as_jsonl:
+        click.echo(json.dumps(rj.derive_summary_line(report), ensure_ascii=False))
     else:
         click.echo(text.derive_summary(report))
         if report.status in ("refuted", "inconclusive"):  # bad input has its one line; nothing to replay

@@ -366,10 +366,39 @@ def derive_summary(report) -> str:
         for c in chains:
             counts[c.status] = counts.get(c.status, 0) + 1
     total = sum(counts.values())
-    parts = ", ".join(f"{counts[k]} {k}" for k in ("definition", "proved", "holds-within", "refuted", "inconclusive",
-                                                           "bad-input")
-                      if k in counts)
-    return f"chains: {parts} (of {total}, seed {report.seed})"
+    order = ("definition", "proved", "holds-within", "refuted", "inconclusive", "bad-input")
+    parts = ", ".join(f"{counts[k]} {k}" for k in order if k in counts)
+    c = report.counts()
+    links = ", ".join(f"{c['links'][k]} {k}" for k in order if c["links"].get(k))
+    files = f"{c['files']} file{'s' if c['files'] != 1 else ''}"
+    return (f"links: {links} (of {c['links']['total']}, {c['links']['read']} read, in {files})\n"
+            f"chains: {parts} (of {total}, seed {report.seed})")
+
+
+class DeriveProgress:
+    """``derive``'s progress line on a terminal (stderr): files, links done, proved and refuted so
+    far, and the time left at the pace of the links computed so far (cached ones cost nothing)."""
+
+    def __init__(self, stream):
+        import time
+
+        self.stream, self.start, self.clock, self.width = stream, time.monotonic(), time.monotonic, 0
+
+    def __call__(self, c) -> None:
+        elapsed = self.clock() - self.start
+        left = c.to_compute - c.computed
+        eta = f", about {elapsed / c.computed * left:.0f} s left" if c.computed and left else ""
+        line = (f"{c.files} files, links {c.done}/{c.links}: {c.proved} proved, {c.refuted} refuted"
+                f"{eta}")
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
 
 
 # --- mathcheck check (one identity, and --file) ---------------------------------------------------
