@@ -33,12 +33,14 @@ _COLOURS = {"green": "#1a7f37", "red": "#cf222e", "yellow": "#9a6700", "magenta"
 
 # --- MathML ---------------------------------------------------------------------------------------
 
-_MATHML_TAGS = frozenset("math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle "
-                         "munder mover munderover mtable mtr mtd mpadded mphantom menclose mfenced".split())
-_MATHML_ATTRS = frozenset("xmlns display mathvariant stretchy fence form separator minsize maxsize width height "
-                          "depth linebreak displaystyle scriptlevel accent accentunder movablelimits lspace "
-                          "rspace symmetric largeop columnalign rowspacing columnspacing notation linethickness "
-                          "open close separators".split())
+_MATHML_TAGS = frozenset(("math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup",
+                          "msubsup", "mfrac", "msqrt", "mroot", "mstyle", "munder", "mover", "munderover",
+                          "mtable", "mtr", "mtd", "mpadded", "mphantom", "menclose", "mfenced"))
+_MATHML_ATTRS = frozenset(("xmlns", "display", "mathvariant", "stretchy", "fence", "form", "separator",
+                           "minsize", "maxsize", "width", "height", "depth", "linebreak", "displaystyle",
+                           "scriptlevel", "accent", "accentunder", "movablelimits", "lspace", "rspace",
+                           "symmetric", "largeop", "columnalign", "rowspacing", "columnspacing",
+                           "notation", "linethickness", "open", "close", "separators"))
 # layout the reader ignores too (docs/latex.md); none of it is mathematics to typeset
 _LAYOUT = re.compile(r"\\(?:label|tag\*?)\{[^{}]*\}|\\(?:nonumber|notag)\b|&")
 
@@ -263,13 +265,13 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
         + "".join(sections) + "</body></html>\n")
 
 
-def documents_of(report: dict) -> dict:
-    """Each report path's text, for the files that can still be read (a missing one loses only its
-    displays not read)."""
+def documents_of(report: dict, root: str = ".") -> dict:
+    """Each report path's text (a relative path from ``root``), for the files that can still be
+    read (a missing one loses only its displays not read)."""
     out = {}
     for f in report["files"]:
         try:
-            with open(f["path"], encoding="utf-8") as fh:
+            with open(os.path.join(root, f["path"]), encoding="utf-8") as fh:
                 out[f["path"]] = fh.read()
         except (OSError, UnicodeDecodeError):
             pass
@@ -311,7 +313,7 @@ def main(argv=None) -> int:
     try:
         with open(args[0], encoding="utf-8") as fh:
             report = json.load(fh)
-        report["files"], report["status"]  # noqa: B018 - the shape, checked before any work
+        report["files"], report["status"]  # the shape, checked before any work
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"{args[0]!r}: not a `mathcheck derive --json` report ({type(exc).__name__}: {exc}); "
               f"write one with `mathcheck derive FILE... --json > REPORT.json`", file=sys.stderr)
