@@ -4,7 +4,7 @@ JSON's, the math is the browser's MathML, no request leaves the page, no console
 
 The documents are tests/fixtures/html_book/, two chapters of a small book of our own (one link
 wrong on purpose, a definition, displays that are not chains). ``python tests/test_html_report.py
-docs/plots/derive-html.png`` writes the screenshot docs/derive.md shows.
+docs/screenshots/derive-html.png`` writes the screenshot docs/derive.md shows.
 """
 
 import json
@@ -237,7 +237,7 @@ def test_the_browser_check_sees_a_page_that_reaches_out(tmp_path):
 
 
 def screenshot(png: str) -> None:
-    """The first chapter's page of the book as a PNG (docs/plots/derive-html.png)."""
+    """The first chapter's page of the book as a PNG (docs/screenshots/derive-html.png)."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
