@@ -17,11 +17,13 @@ from html.parser import HTMLParser
 
 import pytest
 
+from mathcheck.outcome import STATUSES, exit_code
 from mathcheck.render import html as page
 from mathcheck.render.text import MARK
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BOOK = ["tests/fixtures/html_book/ch1_sigmoid.tex", "tests/fixtures/html_book/ch2_softmax.md"]
+BOOK = ["tests/fixtures/html_book/ch1_sigmoid.tex", "tests/fixtures/html_book/ch2_softmax.md",
+        "tests/fixtures/html_book/ch3_gelu.md"]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -39,8 +41,9 @@ def run(tmp_path_factory):
     """The book checked once, as a user would: ``derive CH1 CH2 --json --html OUT``."""
     out = tmp_path_factory.mktemp("html") / "book.html"
     r = _derive(*BOOK, "--json", "--html", str(out))
-    assert r.returncode == 1, r.stderr   # the wrong link refutes its chain
-    return json.loads(r.stdout), out
+    report = json.loads(r.stdout)
+    assert r.returncode == exit_code(report["status"]) == 2, r.stderr   # ch3's \sim is bad input
+    return report, out
 
 
 def _links(report):
@@ -97,15 +100,26 @@ def test_every_link_carries_its_json_status_and_the_counts_are_the_jsons(run):
     marks = _Marks()
     marks.feed(text)
     assert marks.found == _links(report)
-    statuses = {s for _, _, s in marks.found}
-    assert {"proved", "refuted", "definition"} <= statuses   # the book has each (and inconclusive today)
+    statuses = {s for _, _, s in marks.found} | {c["status"] for f in report["files"] for c in f["chains"]}
+    # the book has each (and an inconclusive link today, which a stronger prover may prove)
+    assert {"proved", "refuted", "definition", "holds-within", "bad-input"} <= statuses
     for f in report["files"]:
         links = [s for c in f["chains"] for s in c["steps"] if s["relation"] is not None]
+        unlinked = [c for c in f["chains"] if not any(s["relation"] for s in c["steps"])]   # bad before a link
         row = re.search(rf'<tr data-path="{re.escape(f["path"])}">(.*?)</tr>', text).group(1)
         counts = dict(re.findall(r'data-count="([^"]+)">(\d+)<', row))
         assert int(counts["links"]) == len(links) and int(counts["chains"]) == len(f["chains"])
         for word in ("proved", "refuted", "inconclusive", "definition", "holds-within", "bad-input"):
-            assert int(counts[word]) == sum(s["status"] == word for s in links), word
+            expected = sum(s["status"] == word for s in links) + sum(c["status"] == word for c in unlinked)
+            assert int(counts[word]) == expected, word
+    # ch3's \sim display, bad input before any link was read, is shown as written with the message
+    bad = re.search(r'<article class="chain" data-status="bad-input">(.*?)</article>', text).group(1)
+    assert "is not a link mathcheck checks" in bad and re.search(r"<math .*erf.*</math>", bad)
+
+
+def test_the_pages_columns_and_marks_are_outcome_words_with_the_terminals_marks():
+    assert set(page._ORDER) <= set(STATUSES) and set(page._ORDER) <= set(MARK)
+    assert page.NOT_READ not in STATUSES   # a label of a display, never a status with an exit code
 
 
 def test_displays_that_hold_no_link_are_shown_not_read(run):
@@ -245,7 +259,7 @@ def screenshot(png: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "book.html"
         r = _derive(*BOOK, "--html", str(out))
-        assert r.returncode == 1, r.stderr
+        assert r.returncode == 2, r.stderr
         with sync_playwright() as pw:
             browser, p, _, requests, errors = _open(pw, out)
             p.locator("li.link:has(.mark[data-status=refuted]) summary").first.click()

@@ -146,7 +146,9 @@ def _step(s: dict, path: str, base: str | None) -> str:
             f'{_where(path, s["line"], base)}</div>{details}</li>')
 
 
-def _chain(c: dict, path: str, base: str | None) -> str:
+def _chain(c: dict, path: str, base: str | None, display: dict | None = None) -> str:
+    """One chain: its mark, name, hypotheses and statement, then its links; a chain that was bad
+    input before any link was read shows its display as written (``display``), with the message."""
     head = (f'<h3>{_mark(c["status"])} {html.escape(c["name"])} '
             f'<small>{_where(path, c["line"], base)}</small></h3>')
     about = []
@@ -166,8 +168,10 @@ def _chain(c: dict, path: str, base: str | None) -> str:
                      f"{html.escape(st.get('how') or '')}"
                      + (f" at {_pairs(st['counterexample'])}" if st.get("counterexample") else ""))
     steps = "".join(_step(s, path, base) for s in c["steps"])
+    written = "".join(_typeset(r) for r in display["rows"] if r.strip()) if display and not c["steps"] else ""
     return (f'<article class="chain" data-status="{html.escape(c["status"])}">{head}'
-            + "".join(f'<p class="about">{a}</p>' for a in about) + f'<ol class="links">{steps}</ol></article>')
+            + "".join(f'<p class="about">{a}</p>' for a in about) + written
+            + f'<ol class="links">{steps}</ol></article>')
 
 
 def _unread(d: dict, path: str, base: str | None) -> str:
@@ -178,12 +182,12 @@ def _unread(d: dict, path: str, base: str | None) -> str:
             f'<code>% mathcheck: skip</code>)</p>{rows}</article>')
 
 
-def unread_displays(path: str, text: str, chains: list) -> list[dict]:
-    """The display blocks of a LaTeX or Markdown document that hold no line of a chain of the
-    report: ``[{"line": first line, "rows": [LaTeX of each row]}]``; [] for a text derivation.
+def displays(path: str, text: str) -> list[dict]:
+    """The display blocks of a LaTeX or Markdown document, as written: ``[{"line": its first line,
+    "last": its last line, "rows": [the LaTeX of each row]}]``; [] for a text derivation.
 
-    >>> unread_displays("a.tex", "x\\n\\\\[ a + b \\\\]\\n", [])
-    [{'line': 2, 'rows': [' a + b ']}]
+    >>> displays("a.tex", "x\\n\\\\[ a + b \\\\]\\n")
+    [{'line': 2, 'last': 2, 'rows': [' a + b ']}]
     """
     from mathcheck.latex.blocks import blocks
     from mathcheck.latex.tokens import _Source
@@ -196,22 +200,29 @@ def unread_displays(path: str, text: str, chains: list) -> list[dict]:
         found = blocks(src, markdown=suffix != ".tex")
     except Exception:  # noqa: BLE001 - the report already said what was wrong with this file
         return []
+    return [{"line": src.line(b.start), "last": src.line(b.end), "rows": re.split(r"\\\\", text[b.body:b.body_end])}
+            for b in found]
+
+
+def _placed(chains: list, shown: list) -> tuple[dict, list]:
+    """Each display's place on the page: ``({chain index: its display}`` for the chains with no link
+    (bad input before any was read), ``[displays holding no line of any chain]``, the ones not read)."""
     lines = {s["line"] for c in chains for s in c["steps"]} | {c["line"] for c in chains}
-    out = []
-    for b in found:
-        first, last = src.line(b.start), src.line(b.end)
-        if not any(first <= n <= last for n in lines):
-            out.append({"line": first, "rows": re.split(r"\\\\", text[b.body:b.body_end])})
-    return out
+    within = {i: d for i, c in enumerate(chains) if not c["steps"]
+              for d in shown if d["line"] <= c["line"] <= d["last"]}
+    unread = [d for d in shown if not any(d["line"] <= n <= d["last"] for n in lines)]
+    return within, unread
 
 
 def _counts(chains: list, unread: list) -> dict:
+    """The files table's row: chains, links, links per status word (a chain that was bad input
+    before any link was read counts as one), displays not read."""
     counts = {"chains": len(chains), "links": 0, **{w: 0 for w in _ORDER}, NOT_READ: len(unread)}
     for c in chains:
-        for s in c["steps"]:
-            if s["relation"] is not None:
-                counts["links"] += 1
-                counts[s["status"]] = counts.get(s["status"], 0) + 1
+        links = [s["status"] for s in c["steps"] if s["relation"] is not None]
+        counts["links"] += len(links)
+        for word in links or [c["status"]]:
+            counts[word] = counts.get(word, 0) + 1
     return counts
 
 
@@ -237,18 +248,19 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
     documents = documents or {}
     files = []
     for i, f in enumerate(report["files"]):
-        unread = unread_displays(f["path"], documents[f["path"]], f["chains"]) if f["path"] in documents else []
-        files.append((i, f, unread, _counts(f["chains"], unread)))
+        shown = displays(f["path"], documents[f["path"]]) if f["path"] in documents else []
+        within, unread = _placed(f["chains"], shown)
+        files.append((i, f, within, unread, _counts(f["chains"], unread)))
     columns = ("chains", "links", *_ORDER, NOT_READ)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = "".join(
         f'<tr data-path="{html.escape(f["path"])}"><td><a href="#file-{i}">{html.escape(f["path"])}</a></td>'
         + "".join(f'<td class="n" data-count="{html.escape(c)}">{n[c]}</td>' for c in columns) + "</tr>"
-        for i, f, _, n in files)
+        for i, f, _, _, n in files)
     sections = []
-    for i, f, unread, _ in files:
+    for i, f, within, unread, _ in files:
         # the page follows the document: chains and displays not read in the order of their lines
-        items = [(c["line"], 0, _chain(c, f["path"], base)) for c in f["chains"]]
+        items = [(c["line"], 0, _chain(c, f["path"], base, within.get(k))) for k, c in enumerate(f["chains"])]
         items += [(d["line"], 1, _unread(d, f["path"], base)) for d in unread]
         body = "".join(text for _, _, text in sorted(items, key=lambda t: (t[0], t[1])))
         sections.append(f'<section class="file" id="file-{i}" data-path="{html.escape(f["path"])}">'
@@ -281,8 +293,8 @@ def documents_of(report: dict, root: str = ".") -> dict:
 def unwritable(out: str) -> str | None:
     """The one line saying why the page cannot be written to ``out``, or None when it can.
 
-    >>> unwritable("no/such/folder/report.html")
-    "--html 'no/such/folder/report.html': the folder 'no/such/folder' does not exist; create it or write the page elsewhere"
+    >>> unwritable("no/such/folder/report.html")[:60]
+    "--html 'no/such/folder/report.html': the folder 'no/such/fol"
     """
     folder = os.path.dirname(out) or "."
     if not out.lower().endswith((".html", ".htm")):
