@@ -24,7 +24,7 @@ from mathcheck.render.text import MARK
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ["tests/fixtures/html_book/ch1_sigmoid.tex", "tests/fixtures/html_book/ch2_softmax.md",
         "tests/fixtures/html_book/ch3_gelu.md"]
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("MATHCHECK_CHROMIUM", "/usr/bin/chromium")   # Debian's; another build by this
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -248,6 +248,17 @@ def test_the_browser_check_sees_a_page_that_reaches_out(tmp_path):
         browser.close()
     assert requests[0] == url and set(requests[1:]) == {"https://cdn.invalid/m.css", "http://192.0.2.1/x.png"}
     assert errors   # each aborted load is a console error
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_without_chromium_the_browser_tests_skip_naming_it_and_fail_under_ci(ci, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")}
+    env.update(MATHCHECK_CHROMIUM=str(tmp_path / "no-chromium"), CI=ci)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-n", "0",
+                        f"{__file__}::test_the_browser_check_sees_a_page_that_reaches_out"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert "apt-get install chromium" in r.stdout, r.stdout
+    assert ("1 failed" if ci else "1 skipped") in r.stdout, r.stdout
 
 
 def screenshot(png: str) -> None:
