@@ -127,7 +127,7 @@ def test_displays_that_hold_no_link_are_shown_not_read(run):
     text = out.read_text(encoding="utf-8")
     unread = re.findall(r'<article class="display" data-status="not read">.*?>([^<>]+):(\d+)</a>', text)
     # ch1: \hat{y} (no relation) and the limit under % mathcheck: skip; ch2's displays are all chains
-    assert unread == [(BOOK[0], "15"), (BOOK[0], "37")]
+    assert unread == [(BOOK[0], "17"), (BOOK[0], "39")]
 
 
 def test_the_author_latex_becomes_mathml_and_what_cannot_convert_stays_latex():
@@ -139,6 +139,22 @@ def test_the_author_latex_becomes_mathml_and_what_cannot_convert_stays_latex():
     assert page.mathml(r"\text{<script>alert(1)</script>} x") is None
     shown = page._typeset(r"\text{<b>bold</b>} x")
     assert "<b>" not in shown and "&lt;b&gt;" in shown and 'class="tex"' in shown
+
+
+def test_a_display_in_the_documents_own_macros_is_typeset_with_them_expanded(run):
+    from mathcheck.latex.tokens import _Source, macros
+
+    doc = r"\newcommand{\ex}[1]{e^{#1}} \DeclareMathOperator{\sp}{softplus}"
+    defs = macros(_Source(doc, "a.tex"), [(0, len(doc))])
+    assert page.mathml(r"\frac{\ex{-z}}{2}") is None               # as written: \ex is not LaTeX's
+    assert page.expanded(r"\frac{\ex{-z}}{2} + \sp(x)", defs) == r"\frac{e^{-z}}{2} + \operatorname{softplus}(x)"
+    shown = page._typeset(r"\frac{\ex{-z}}{2}", defs)
+    assert "<mfrac>" in shown and "<msup>" in shown and 'class="tex"' not in shown
+    assert 'class="tex"' in page._typeset(r"\frac{\nomacro{-z}}{2}", defs)   # nothing to expand: the LaTeX
+    # in the book: ch1's chain-rule link, written with the book's \ex, is MathML on the page
+    _, out = run
+    line = re.search(r'<li class="link" data-line="25">(.*?)</li>', out.read_text(encoding="utf-8")).group(1)
+    assert "<mfrac>" in line and 'class="tex"' not in line
 
 
 def test_an_authors_words_are_text_never_markup():

@@ -22,6 +22,7 @@ import html
 import os
 import re
 import sys
+from typing import NamedTuple
 
 from mathcheck.render.text import MARK
 
@@ -83,9 +84,48 @@ def _element(e) -> str:
     return f"<{tag}{attrs}>{inner}</{tag}>"
 
 
-def _typeset(tex: str) -> str:
-    """The author's LaTeX as MathML, else as ``<code>`` (marked, so a reader knows why)."""
+class _Doc(NamedTuple):
+    """One document as the page shows it: its path, the page's folder, the document's macros."""
+
+    path: str
+    base: str | None = None
+    macros: dict | None = None
+
+
+def expanded(tex: str, macros: dict) -> str | None:
+    r"""``tex`` with the document's ``\newcommand`` macros (``latex.tokens.macros``) expanded by
+    derive's own bounded expander, written back as LaTeX; None where it cannot be read.
+
+    >>> from mathcheck.latex.tokens import _Source, macros
+    >>> doc = r"\newcommand{\mean}{\mu} \newcommand{\sq}[1]{{#1}^2}"
+    >>> expanded(r"\sq{x - \mean}", macros(_Source(doc, "a.tex"), [(0, len(doc))]))
+    '{x-\\mu}^2'
+    """
+    from mathcheck.latex.tokens import _Source, expand, tokenize
+
+    try:
+        src = _Source(tex, "<display>")
+        toks = expand(tokenize(src, 0, len(tex)), macros, src)
+    except Exception:  # noqa: BLE001 - hostile or unreadable: the LaTeX is shown as written instead
+        return None
+    out, prev = [], None
+    for t in toks:
+        word = {"cmd": "\\" + t.text, "op": "\\operatorname{" + t.text + "}"}.get(t.kind, t.text)
+        # a space where one stood, and after a command before a letter (\mu x, not \mux)
+        if prev is not None and (t.pos > prev.end or (prev.kind == "cmd" and word[:1].isalpha())):
+            out.append(" ")
+        out.append(word)
+        prev = t
+    return "".join(out)
+
+
+def _typeset(tex: str, macros: dict | None = None) -> str:
+    """The author's LaTeX as MathML (with the document's macros expanded when it does not convert
+    as written), else as ``<code>`` (marked, so a reader knows why)."""
     m = mathml(tex)
+    if m is None and macros:
+        wider = expanded(tex, macros)
+        m = mathml(wider) if wider and wider != tex else None
     if m is not None:
         return f'<div class="math">{m}</div>'
     return f'<div class="math"><code class="tex" title="not converted to MathML">{html.escape(tex)}</code></div>'
@@ -136,21 +176,21 @@ def _details(s: dict) -> str:
     return f'<details><summary>reading</summary><table class="reading">{body}</table></details>'
 
 
-def _step(s: dict, path: str, base: str | None) -> str:
-    shown = _typeset(s["source"]) if s.get("source") else \
+def _step(s: dict, doc: _Doc) -> str:
+    shown = _typeset(s["source"], doc.macros) if s.get("source") else \
         f'<div class="math"><code>{html.escape(((s["relation"] or " ") + " " + s["expr"]).strip())}</code></div>'
     mark = "" if s["relation"] is None else _mark(s["status"])
     reason = f'<span class="reason">{html.escape(s["reason"])}</span>' if s.get("reason") else ""
     details = "" if s["relation"] is None else _details(s)
     return (f'<li class="link" data-line="{s["line"]}">{shown}<div class="verdict">{mark} {reason} '
-            f'{_where(path, s["line"], base)}</div>{details}</li>')
+            f'{_where(doc.path, s["line"], doc.base)}</div>{details}</li>')
 
 
-def _chain(c: dict, path: str, base: str | None, display: dict | None = None) -> str:
+def _chain(c: dict, doc: _Doc, display: dict | None = None) -> str:
     """One chain: its mark, name, hypotheses and statement, then its links; a chain that was bad
     input before any link was read shows its display as written (``display``), with the message."""
     head = (f'<h3>{_mark(c["status"])} {html.escape(c["name"])} '
-            f'<small>{_where(path, c["line"], base)}</small></h3>')
+            f'<small>{_where(doc.path, c["line"], doc.base)}</small></h3>')
     about = []
     if c.get("assumptions"):
         about.append("assume " + ", ".join(f"<code>{html.escape(k)}</code>: {html.escape(', '.join(v))}"
@@ -167,17 +207,18 @@ def _chain(c: dict, path: str, base: str | None, display: dict | None = None) ->
         about.append(f"statement (first {html.escape(st['relation'])} last): {_mark(st['status'])} "
                      f"{html.escape(st.get('how') or '')}"
                      + (f" at {_pairs(st['counterexample'])}" if st.get("counterexample") else ""))
-    steps = "".join(_step(s, path, base) for s in c["steps"])
-    written = "".join(_typeset(r) for r in display["rows"] if r.strip()) if display and not c["steps"] else ""
+    steps = "".join(_step(s, doc) for s in c["steps"])
+    written = "".join(_typeset(r, doc.macros) for r in display["rows"] if r.strip()) \
+        if display and not c["steps"] else ""
     return (f'<article class="chain" data-status="{html.escape(c["status"])}">{head}'
             + "".join(f'<p class="about">{a}</p>' for a in about) + written
             + f'<ol class="links">{steps}</ol></article>')
 
 
-def _unread(d: dict, path: str, base: str | None) -> str:
-    rows = "".join(_typeset(r) for r in d["rows"] if r.strip())
+def _unread(d: dict, doc: _Doc) -> str:
+    rows = "".join(_typeset(r, doc.macros) for r in d["rows"] if r.strip())
     return (f'<article class="display" data-status="{NOT_READ}"><h3>{_mark(NOT_READ)} '
-            f'<small>{_where(path, d["line"], base)}</small></h3>'
+            f'<small>{_where(doc.path, d["line"], doc.base)}</small></h3>'
             f'<p class="about">a display with no link mathcheck checks (no relation, or '
             f'<code>% mathcheck: skip</code>)</p>{rows}</article>')
 
@@ -202,6 +243,23 @@ def displays(path: str, text: str) -> list[dict]:
         return []
     return [{"line": src.line(b.start), "last": src.line(b.end), "rows": re.split(r"\\\\", text[b.body:b.body_end])}
             for b in found]
+
+
+def macros_of(path: str, text: str) -> dict:
+    r"""The document's ``\newcommand``/``\DeclareMathOperator`` definitions, where derive reads
+    them (the whole ``.tex`` file; a Markdown file's display blocks); {} when there are none."""
+    from mathcheck.latex.blocks import blocks
+    from mathcheck.latex.tokens import _Source, macros
+
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".tex", ".md", ".markdown"):
+        return {}
+    try:
+        src = _Source(text, path)
+        regions = [(0, len(text))] if suffix == ".tex" else [(b.body, b.body_end) for b in blocks(src, True)]
+        return macros(src, regions)
+    except Exception:  # noqa: BLE001 - the report already said what was wrong with this file
+        return {}
 
 
 def _placed(chains: list, shown: list) -> tuple[dict, list]:
@@ -260,8 +318,9 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
     sections = []
     for i, f, within, unread, _ in files:
         # the page follows the document: chains and displays not read in the order of their lines
-        items = [(c["line"], 0, _chain(c, f["path"], base, within.get(k))) for k, c in enumerate(f["chains"])]
-        items += [(d["line"], 1, _unread(d, f["path"], base)) for d in unread]
+        doc = _Doc(f["path"], base, macros_of(f["path"], documents[f["path"]]) if f["path"] in documents else {})
+        items = [(c["line"], 0, _chain(c, doc, within.get(k))) for k, c in enumerate(f["chains"])]
+        items += [(d["line"], 1, _unread(d, doc)) for d in unread]
         body = "".join(text for _, _, text in sorted(items, key=lambda t: (t[0], t[1])))
         sections.append(f'<section class="file" id="file-{i}" data-path="{html.escape(f["path"])}">'
                         f'<h2><a class="where" href="{_href(f["path"], base)}">{html.escape(f["path"])}</a></h2>'
