@@ -4,7 +4,8 @@ JSON's, the math is the browser's MathML, no request leaves the page, no console
 
 The documents are tests/fixtures/html_book/, two chapters of a small book of our own (one link
 wrong on purpose, a definition, displays that are not chains). ``python tests/test_html_report.py
-docs/screenshots/derive-html.png`` writes the screenshot docs/derive.md shows.
+docs/screenshots/derive-html.png`` writes the screenshot docs/derive.md shows; ``python
+tests/test_html_report.py check REPORT.json PAGE.html`` runs the browser checks on any run's page.
 """
 
 import json
@@ -219,9 +220,10 @@ def _open(pw, path):
     return browser, p, url, requests, errors
 
 
-def test_the_page_opens_offline_in_chromium_with_every_mark_the_jsons(run):
-    sync_playwright = _chromium()
-    report, out = run
+def browser_checks(sync_playwright, report: dict, out: pathlib.Path) -> dict:
+    """Open ``out`` (the page of ``report``) offline in chromium and check it against the report;
+    returns what was counted. Used by the test below and by ``python tests/test_html_report.py
+    check REPORT.json PAGE.html`` for any run (a whole book's)."""
     with sync_playwright() as pw:
         browser, p, url, requests, errors = _open(pw, out)
         try:
@@ -233,23 +235,33 @@ def test_the_page_opens_offline_in_chromium_with_every_mark_the_jsons(run):
                 assert seen == f"{MARK[word][0]} {word}"
             chains = p.eval_on_selector_all("article.chain", "els => els.map(e => e.dataset.status)")
             assert chains == [c["status"] for f in report["files"] for c in f["chains"]]
-            # the displays are the browser's own MathML, typeset (a box with a size), none left as LaTeX
+            # the displays are the browser's own MathML, typeset (a box with a size)
             boxes = p.eval_on_selector_all(
                 "math", "els => els.map(e => [e instanceof MathMLElement, e.getBoundingClientRect().width, "
                 "e.getBoundingClientRect().height])")
-            sources = sum(1 for f in report["files"] for c in f["chains"] for s in c["steps"] if s.get("source"))
-            assert len(boxes) >= sources > 0
             assert all(is_mathml and w > 0 and h > 0 for is_mathml, w, h in boxes)
-            assert p.locator("code.tex").count() == 0
-            # the counterexample opens on demand
-            refuted = p.locator("li.link:has(.mark[data-status=refuted])").first
-            where = refuted.locator("details table")
-            assert not where.is_visible()
-            refuted.locator("summary").click()
-            assert where.is_visible() and "counterexample" in where.inner_text()
-            assert requests == [url] and errors == []
+            # each refuted link's counterexample opens on demand
+            refuted = p.locator("li.link:has(.mark[data-status=refuted])")
+            for k in range(refuted.count()):
+                where = refuted.nth(k).locator("details table")
+                assert not where.is_visible()
+                refuted.nth(k).locator("summary").click()
+                assert where.is_visible() and "how" in where.inner_text()
+            counted = {"links": len(shown), "chains": len(chains), "math": len(boxes),
+                       "latex": p.locator("code.tex").count(), "refuted opened": refuted.count(),
+                       "requests": len(requests), "console errors": len(errors)}
+            assert requests == [url] and errors == [], (requests, errors)
+            return counted
         finally:
             browser.close()
+
+
+def test_the_page_opens_offline_in_chromium_with_every_mark_the_jsons(run):
+    report, out = run
+    counted = browser_checks(_chromium(), report, out)
+    sources = sum(1 for f in report["files"] for c in f["chains"] for s in c["steps"] if s.get("source"))
+    assert counted["math"] >= sources > 0 and counted["latex"] == 0   # every display typeset, none left as LaTeX
+    assert counted["refuted opened"] >= 1 and counted["links"] == len(_links(report))
 
 
 def test_the_browser_check_sees_a_page_that_reaches_out(tmp_path):
@@ -296,4 +308,10 @@ def screenshot(png: str) -> None:
 
 
 if __name__ == "__main__":
-    screenshot(sys.argv[1])
+    if sys.argv[1:2] == ["check"]:   # check REPORT.json PAGE.html: any run's page, in the browser
+        from playwright.sync_api import sync_playwright as _sync
+
+        saved = json.loads(pathlib.Path(sys.argv[2]).read_text(encoding="utf-8"))
+        print(browser_checks(_sync, saved, pathlib.Path(sys.argv[3])))
+    else:
+        screenshot(sys.argv[1])
