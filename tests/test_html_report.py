@@ -14,6 +14,7 @@ import pathlib
 import re
 import subprocess
 import sys
+from collections import Counter
 from html.parser import HTMLParser
 
 import pytest
@@ -105,14 +106,21 @@ def test_every_link_carries_its_json_status_and_the_counts_are_the_jsons(run):
     # the book has each (and an inconclusive link today, which a stronger prover may prove)
     assert {"proved", "refuted", "definition", "holds-within", "bad-input"} <= statuses
     for f in report["files"]:
-        links = [s for c in f["chains"] for s in c["steps"] if s["relation"] is not None]
-        unlinked = [c for c in f["chains"] if not any(s["relation"] for s in c["steps"])]   # bad before a link
         row = re.search(rf'<tr data-path="{re.escape(f["path"])}">(.*?)</tr>', text).group(1)
-        counts = dict(re.findall(r'data-count="([^"]+)">(\d+)<', row))
-        assert int(counts["links"]) == len(links) and int(counts["chains"]) == len(f["chains"])
-        for word in ("proved", "refuted", "inconclusive", "definition", "holds-within", "bad-input"):
-            expected = sum(s["status"] == word for s in links) + sum(c["status"] == word for c in unlinked)
-            assert int(counts[word]) == expected, word
+        shown = {k: int(v) for k, v in re.findall(r'data-count="([^"]+)">(\d+)<', row)}
+        # the JSON's own counts when it states them (derive's "counts"), else counted here from its chains
+        n = f.get("counts") or {
+            "chains": {"total": len(f["chains"]), **Counter(c["status"] for c in f["chains"])},
+            "links": {"total": sum(len(c["steps"][1:]) for c in f["chains"]),
+                      "read": sum(s["status"] != "bad-input" for c in f["chains"] for s in c["steps"][1:])}}
+        assert (shown["chains"], shown["links"], shown["links read"]) == \
+            (n["chains"]["total"], n["links"]["total"], n["links"]["read"])
+        for word in ("proved", "refuted", "inconclusive", "definition", "holds-within", "bad-input", "error"):
+            assert shown.get(f"chains {word}", 0) == n["chains"].get(word, 0), word   # a column of zeros is left out
+        assert shown["links"] == sum(1 for p, _, _ in marks.found if p == f["path"])
+    total = dict(re.findall(r'data-total="([^"]+)">(\d+)<', text))
+    assert int(total["links"]) == len(marks.found)
+    assert int(total["chains"]) == sum(len(f["chains"]) for f in report["files"])
     # ch3's \sim display, bad input before any link was read, is shown as written with the message
     bad = re.search(r'<article class="chain" data-status="bad-input">(.*?)</article>', text).group(1)
     assert "is not a link mathcheck checks" in bad and re.search(r"<math .*erf.*</math>", bad)
@@ -156,6 +164,15 @@ def test_a_display_in_the_documents_own_macros_is_typeset_with_them_expanded(run
     _, out = run
     line = re.search(r'<li class="link" data-line="25">(.*?)</li>', out.read_text(encoding="utf-8")).group(1)
     assert "<mfrac>" in line and 'class="tex"' not in line
+
+
+def test_a_notebook_cells_link_names_the_cell():
+    chain = {"name": "c", "line": 2, "cell": 3, "status": "proved", "assumptions": {}, "given": [], "let": [],
+             "notes": [], "statement": {"relation": "=", "status": "passed", "how": ""},
+             "steps": [{"line": 2, "expr": "x", "relation": None, "reason": "", "status": "start", "how": ""},
+                       {"line": 3, "expr": "x", "relation": "=", "reason": "", "status": "proved", "how": ""}]}
+    text = page.derive_html({"files": [{"path": "nb.ipynb", "chains": [chain]}], "status": "proved", "seed": 0})
+    assert 'href="nb.ipynb">nb.ipynb:cell 3:2</a>' in text and ">nb.ipynb:cell 3:3</a>" in text
 
 
 def test_an_authors_words_are_text_never_markup():

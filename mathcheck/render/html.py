@@ -157,7 +157,11 @@ def _href(path: str, base: str | None) -> str:
     return html.escape(path.replace(os.sep, "/"), quote=True)
 
 
-def _where(path: str, line: int, base: str | None) -> str:
+def _where(path: str, line: int, base: str | None, cell: int | None = None) -> str:
+    """``path:line`` linked to the document (``#Lline``); in a notebook ``path:cell N:line``, the
+    line counted from the cell's first (derive's JSON ``"cell"``), linked to the notebook."""
+    if cell is not None:
+        return f'<a class="where" href="{_href(path, base)}">{html.escape(path)}:cell {cell}:{line}</a>'
     return f'<a class="where" href="{_href(path, base)}#L{line}">{html.escape(path)}:{line}</a>'
 
 
@@ -176,21 +180,21 @@ def _details(s: dict) -> str:
     return f'<details><summary>reading</summary><table class="reading">{body}</table></details>'
 
 
-def _step(s: dict, doc: _Doc) -> str:
+def _step(s: dict, doc: _Doc, cell: int | None = None) -> str:
     shown = _typeset(s["source"], doc.macros) if s.get("source") else \
         f'<div class="math"><code>{html.escape(((s["relation"] or " ") + " " + s["expr"]).strip())}</code></div>'
     mark = "" if s["relation"] is None else _mark(s["status"])
     reason = f'<span class="reason">{html.escape(s["reason"])}</span>' if s.get("reason") else ""
     details = "" if s["relation"] is None else _details(s)
     return (f'<li class="link" data-line="{s["line"]}">{shown}<div class="verdict">{mark} {reason} '
-            f'{_where(doc.path, s["line"], doc.base)}</div>{details}</li>')
+            f'{_where(doc.path, s["line"], doc.base, cell)}</div>{details}</li>')
 
 
 def _chain(c: dict, doc: _Doc, display: dict | None = None) -> str:
     """One chain: its mark, name, hypotheses and statement, then its links; a chain that was bad
     input before any link was read shows its display as written (``display``), with the message."""
     head = (f'<h3>{_mark(c["status"])} {html.escape(c["name"])} '
-            f'<small>{_where(doc.path, c["line"], doc.base)}</small></h3>')
+            f'<small>{_where(doc.path, c["line"], doc.base, c.get("cell"))}</small></h3>')
     about = []
     if c.get("assumptions"):
         about.append("assume " + ", ".join(f"<code>{html.escape(k)}</code>: {html.escape(', '.join(v))}"
@@ -207,7 +211,7 @@ def _chain(c: dict, doc: _Doc, display: dict | None = None) -> str:
         about.append(f"statement (first {html.escape(st['relation'])} last): {_mark(st['status'])} "
                      f"{html.escape(st.get('how') or '')}"
                      + (f" at {_pairs(st['counterexample'])}" if st.get("counterexample") else ""))
-    steps = "".join(_step(s, doc) for s in c["steps"])
+    steps = "".join(_step(s, doc, c.get("cell")) for s in c["steps"])
     written = "".join(_typeset(r, doc.macros) for r in display["rows"] if r.strip()) \
         if display and not c["steps"] else ""
     return (f'<article class="chain" data-status="{html.escape(c["status"])}">{head}'
@@ -272,22 +276,38 @@ def _placed(chains: list, shown: list) -> tuple[dict, list]:
     return within, unread
 
 
-def _counts(chains: list, unread: list) -> dict:
-    """The files table's row: chains, links, links per status word (a chain that was bad input
-    before any link was read counts as one), displays not read."""
-    counts = {"chains": len(chains), "links": 0, **{w: 0 for w in _ORDER}, NOT_READ: len(unread)}
+def counted(chains: list) -> dict:
+    """A file's counts as derive's JSON states them (``"counts"``: chains and links by status,
+    ``read`` the links read into the grammar), from its chains, for a report that has none.
+
+    >>> counted([{"status": "proved", "steps": [{"status": "start"}, {"status": "proved"}]}])
+    {'files': 1, 'chains': {'total': 1, 'proved': 1}, 'links': {'total': 1, 'read': 1, 'proved': 1}}
+    """
+    chains_by, links = {"total": 0}, {"total": 0, "read": 0}
     for c in chains:
-        links = [s["status"] for s in c["steps"] if s["relation"] is not None]
-        counts["links"] += len(links)
-        for word in links or [c["status"]]:
-            counts[word] = counts.get(word, 0) + 1
-    return counts
+        chains_by["total"] += 1
+        chains_by[c["status"]] = chains_by.get(c["status"], 0) + 1
+        for s in c["steps"][1:]:   # the first step is the expression derived from, not a link
+            links["total"] += 1
+            links["read"] += s["status"] != "bad-input"
+            links[s["status"]] = links.get(s["status"], 0) + 1
+    return {"files": 1, "chains": chains_by, "links": links}
+
+
+def _row(f: dict, unread: list) -> dict:
+    """The files table's row: chains by status, links and links read (the JSON's ``"counts"``, else
+    :func:`counted`), displays not read."""
+    n = f.get("counts") or counted(f["chains"])
+    return {"chains": n["chains"]["total"], **{f"chains {w}": n["chains"].get(w, 0) for w in _ORDER},
+            "links": n["links"]["total"], "links read": n["links"]["read"], NOT_READ: len(unread)}
 
 
 _CSS = """
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
+body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
 table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #d0d7de;text-align:left}
-table.files td.n{text-align:right}.mark{font-weight:600;white-space:nowrap}
+div.files{overflow-x:auto}table.files{font-size:.9em}table.files td.n{text-align:right}
+table.files th{font-size:.85em;vertical-align:bottom}table.files th .mark{white-space:normal}
+table.files td:first-child{word-break:break-all}.mark{font-weight:600;white-space:nowrap}
 article{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
 article[data-status=refuted]{border-color:#cf222e}ol.links{list-style:none;padding:0}
 li.link{border-top:1px solid #eaeef2;padding:.3rem 0;display:grid;grid-template-columns:minmax(0,1fr) 20rem;
@@ -308,13 +328,20 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
     for i, f in enumerate(report["files"]):
         shown = displays(f["path"], documents[f["path"]]) if f["path"] in documents else []
         within, unread = _placed(f["chains"], shown)
-        files.append((i, f, within, unread, _counts(f["chains"], unread)))
-    columns = ("chains", "links", *_ORDER, NOT_READ)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        files.append((i, f, within, unread, _row(f, unread)))
+    # a status column where some file has a chain of that status (proved and refuted always)
+    words = [w for w in _ORDER if w in ("proved", "refuted") or any(n[f"chains {w}"] for *_, n in files)]
+    columns = ("chains", *(f"chains {w}" for w in words), "links", "links read", NOT_READ)
+    head = ('<tr><th rowspan="2">file</th><th colspan="' + str(len(words) + 1) + '">chains</th>'
+            '<th colspan="2">links</th><th rowspan="2">displays<br>not read</th></tr><tr><th>all</th>'
+            + "".join(f"<th>{_mark(w)}</th>" for w in words) + "<th>all</th><th>read</th></tr>")
     rows = "".join(
         f'<tr data-path="{html.escape(f["path"])}"><td><a href="#file-{i}">{html.escape(f["path"])}</a></td>'
         + "".join(f'<td class="n" data-count="{html.escape(c)}">{n[c]}</td>' for c in columns) + "</tr>"
         for i, f, _, _, n in files)
+    total = (f'<tfoot><tr><th>{len(files)} file{"" if len(files) == 1 else "s"}</th>'
+             + "".join(f'<td class="n" data-total="{html.escape(c)}">{sum(n[c] for *_, n in files)}</td>'
+                       for c in columns) + "</tr></tfoot>")
     sections = []
     for i, f, within, unread, _ in files:
         # the page follows the document: chains and displays not read in the order of their lines
@@ -332,7 +359,7 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
         f"<title>mathcheck derive: {html.escape(report['status'])}</title><style>{_CSS}</style></head><body>"
         f"<h1>Derivations checked by mathcheck</h1><p>{_mark(report['status'])} seed {report['seed']}; "
         f"replay: <code>{html.escape(report.get('replay') or '')}</code></p>"
-        f'<table class="files"><thead><tr><th>file</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        f'<div class="files"><table class="files"><thead>{head}</thead><tbody>{rows}</tbody>{total}</table></div>'
         + "".join(sections) + "</body></html>\n")
 
 
