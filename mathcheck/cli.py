@@ -610,6 +610,16 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     sys.exit(status.exit_code)
 
 
+def _html_out(out):
+    """derive's ``--html OUT.html``, checked as the command line is read: before anything is proved."""
+    if out is not None:
+        from mathcheck.render.html import unwritable
+
+        if problem := unwritable(out):
+            fail(problem)
+    return out
+
+
 @main.command()
 @click.argument("files", nargs=-1, required=True, metavar="PATH...")
 @seed_option
@@ -628,7 +638,10 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
 @click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
                                                   "marked proved/refuted, with its counterexample.")
-def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup):
+@click.option("--html", "html_out", metavar="OUT.html", callback=lambda ctx, param, out: _html_out(out),
+              help="Also write the report as one self-contained HTML page (MathML, no network; "
+                   "docs/derive.md, HTML report).")
+def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out):
     """Check the derivation chains in PATH... (files, directories, quoted globs such as
     'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
     and $$ / \\begin{align} blocks in Markdown; docs/latex.md), notebooks' Markdown cells (.ipynb).
@@ -682,6 +695,10 @@ def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, ver
         from mathcheck.render.markdown import derive_writeup
 
         Path(writeup).write_text(derive_writeup(report), encoding="utf-8")
+    if html_out:
+        from mathcheck.render import html
+
+        html.write(rj.derive_report(report), html_out)
     if as_json:
         click.echo(json.dumps(rj.derive_report(report), ensure_ascii=False, indent=2))
     elif as_jsonl:
