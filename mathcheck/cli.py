@@ -335,6 +335,10 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
     from mathcheck import cache
     from mathcheck.engine import replay_options
 
+    if from_:  # the user's modules may end the process below Python: an error, never a success
+        from mathcheck.procs import supervise
+
+        supervise(f"{kind} --from {' '.join(from_)}")
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     if not no_cache:
@@ -867,6 +871,9 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     found and a replay line); 2: bad input; 3: inconclusive; 4: the target did not return (time
     limit) or exited (sys.exit, KeyboardInterrupt).
     """
+    from mathcheck.procs import supervise
+
+    supervise(f"conform {target}")  # the target may end the process below Python: an error, never exit 0
     import json
 
     from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
@@ -916,6 +923,10 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
+    if not spec.startswith("hf:"):
+        from mathcheck.procs import supervise
+
+        supervise(f"model {spec}")  # its code may end the process below Python: an error, never exit 0
     import json
 
     from mathcheck.conform.contain import TargetAborted

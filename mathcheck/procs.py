@@ -26,6 +26,7 @@ parent leaves no worker running.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -166,3 +167,68 @@ def die_with_parent(parent: int | None = None) -> str:
     if os.getppid() != parent:  # the parent died before prctl took effect
         os.kill(os.getpid(), signal.SIGKILL)
     return how
+
+
+# --- an exit below Python ------------------------------------------------------------------------------
+
+SUPERVISED_EXIT = 4  # the exit code of an error (outcome.py): user code ended the process
+
+
+def supervise(what: str) -> None:
+    """Run the rest of this command in a forked child that this process watches: a command whose
+    user code ends the whole process *below* Python — ``ctypes.CDLL(None)._exit(0)``, a segfault,
+    the OOM killer — is an error (exit :data:`SUPERVISED_EXIT`), one line on stderr, never a
+    success. :func:`user_code` cannot see such an exit: no Python frame runs again.
+
+    The child returns from this call and goes on with the command; at its normal end (``sys.exit``
+    or a return, where ``atexit`` runs) it writes one byte to a pipe. The parent waits for it and
+    exits with the child's status if the byte came, else with :data:`SUPERVISED_EXIT`. The child
+    dies with the parent (:func:`die_with_parent`); the parent forwards SIGTERM and leaves Ctrl-C to
+    the child (both are in the terminal's process group). Nothing is supervised when stdout or
+    stderr is not a real file (click's ``CliRunner`` captures them in this process's memory) or
+    where ``fork`` is missing: the command then runs here, as before."""
+    if not hasattr(os, "fork") or not _real_stdio():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    parent = os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the command goes on here
+        os.close(r)
+        die_with_parent(parent)
+        import atexit
+
+        atexit.register(_finished, w)
+        return
+    os.close(w)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child too; it decides
+    signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(pid, signal.SIGTERM))
+    with os.fdopen(r, "rb") as pipe:
+        done = pipe.read(1) == b"1"  # blocks until the child ends (its write end closes)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if done:
+        os._exit(code)
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+    sys.stderr.write(f"error: {what}: the process running it {how} without finishing its report (an "
+                     f"exit below Python, such as ctypes' _exit, a crash or a kill, in user code); "
+                     f"that is an error, never a success\n")
+    sys.stderr.flush()
+    os._exit(SUPERVISED_EXIT)
+
+
+def _finished(w: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        os.write(w, b"1")
+
+
+def _real_stdio() -> bool:
+    try:
+        sys.stdout.fileno(), sys.stderr.fileno()
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return False
+    return True
