@@ -124,6 +124,42 @@ def test_a_builder_that_exits_in_a_worker_is_an_error_with_j2(tmp_path, how):
         assert f"{a}:" in r.stdout and f"{b}:" in r.stdout, r.stdout
 
 
+BELOW_PYTHON = "import ctypes; ctypes.CDLL(None)._exit(0)"  # no Python frame runs again: user_code cannot see it
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_exit_below_python_is_an_error_in_prove(tmp_path, place, jobs):
+    """ctypes' _exit(0) ends the process with status 0 and no report; the CLI's supervisor
+    (procs.supervise) sees the report unfinished: exit 4, one line naming the command."""
+    EXITS["ctypes _exit(0)"] = BELOW_PYTHON
+    try:
+        path = claim_file(tmp_path, place, "ctypes _exit(0)")
+    finally:
+        del EXITS["ctypes _exit(0)"]
+    for kind in ("prove", "refute"):
+        r = run(kind, "--from", str(path), "--no-cache", "-j", jobs, cwd=str(tmp_path))
+        assert r.returncode == 4, (kind, r.returncode, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and f"{kind} --from {path}:" in r.stderr, r.stderr
+        assert "below Python" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_exit_below_python_is_an_error_in_conform(tmp_path):
+    target = tmp_path / "leaves.py"
+    target.write_text(f"def softmax(x, dim=-1):\n    {BELOW_PYTHON}\n")
+    r = run("conform", f"{target}:softmax", "--kind", "softmax", cwd=str(tmp_path))
+    assert r.returncode == 4, (r.returncode, r.stdout, r.stderr)
+    assert "below Python" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_supervisor_passes_a_finished_report_through(tmp_path):
+    """A normal run under the supervisor: its own output and exit code, unchanged."""
+    path = claim_file(tmp_path, "builder", "sys.exit(0)")  # the exit is never called: in_builder is "leave()"...
+    path.write_text(path.read_text().replace("    leave()\n    x = sp.Symbol", "    x = sp.Symbol"))
+    r = run("prove", "--from", str(path), "--no-cache", "exit-case-0", cwd=str(tmp_path))
+    assert r.returncode == 0 and "exit-case-0" in r.stdout and "proved" in r.stdout and r.stderr == "", r
+
+
 def test_testing_and_the_pytest_plugin_report_an_exit_as_a_failure(tmp_path):
     from mathcheck import testing
 
