@@ -19,6 +19,7 @@ identical whichever ran it. A result is stored in the proof cache under the link
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 from dataclasses import dataclass
@@ -393,6 +394,18 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
                                seed, timeout, tuple(map(str, specs)))
 
 
+@functools.lru_cache(maxsize=1)
+def _reader_digest() -> str:
+    """The LaTeX reader's sources (``mathcheck/latex/``, not part of the cache's core digest): a
+    file read by an older reader is read again, so a fixed misreading never survives in the cache."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted((Path(__file__).parent / "latex").glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
 def _prepare(path: str, optional: bool, use_cache: bool = True):
     """:func:`_read`, from the cache when the file's bytes are those read before (key: the path,
     the bytes, the core sources and versions): a re-run of a book parses only the files that
@@ -405,8 +418,8 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
         return _read(path, optional)
     import hashlib
 
-    k = cache.link_key({"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest()}) \
-        if use_cache else None
+    k = cache.link_key({"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest(),
+                        "reader": _reader_digest()}) if use_cache else None
     hit = cache.load_link(k)
     if hit is not None:
         try:
