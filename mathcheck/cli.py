@@ -233,6 +233,19 @@ def main():
     """The mathematics behind Transformers: derived by SymPy, checked against PyTorch."""
 
 
+# The `mathcheck` command itself (console script, `python -m mathcheck`) watches the commands that run
+# user code from a parent process (procs.supervise); `main` called in-process (click's CliRunner, a
+# test, a notebook) never forks: a fork there would copy the caller, pytest's worker included.
+SUPERVISED = False
+
+
+def entry():
+    """The ``mathcheck`` console script and ``python -m mathcheck``."""
+    global SUPERVISED
+    SUPERVISED = True
+    main(prog_name="mathcheck")  # `python -m mathcheck` reads as `mathcheck` in messages and replay lines
+
+
 @main.command("list")
 @json_option
 @from_option
@@ -335,7 +348,7 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
     from mathcheck import cache
     from mathcheck.engine import replay_options
 
-    if from_:  # the user's modules may end the process below Python: an error, never a success
+    if from_ and SUPERVISED:  # the user's modules may end the process below Python: an error, never a success
         from mathcheck.procs import supervise
 
         supervise(f"{kind} --from {' '.join(from_)}")
@@ -871,9 +884,10 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     found and a replay line); 2: bad input; 3: inconclusive; 4: the target did not return (time
     limit) or exited (sys.exit, KeyboardInterrupt).
     """
-    from mathcheck.procs import supervise
+    if SUPERVISED:
+        from mathcheck.procs import supervise
 
-    supervise(f"conform {target}")  # the target may end the process below Python: an error, never exit 0
+        supervise(f"conform {target}")  # the target may end the process below Python: an error, never exit 0
     import json
 
     from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
@@ -923,7 +937,7 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
-    if not spec.startswith("hf:"):
+    if SUPERVISED and not spec.startswith("hf:"):
         from mathcheck.procs import supervise
 
         supervise(f"model {spec}")  # its code may end the process below Python: an error, never exit 0
