@@ -412,10 +412,12 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
     changed. What is stored must decode to exactly what was read, else it is not stored."""
     from mathcheck import cache
 
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return _read(path, optional)
+    from mathcheck.userexpr import read_user_file
+
+    try:  # the one bounded reader: /dev/zero, a FIFO or a huge file is never read here without end
+        data = read_user_file(path, DeriveError).encode("utf-8")
+    except DeriveError:
+        return _read(path, optional)  # which says why, in its one line
     import hashlib
 
     k = cache.link_key({"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest(),

@@ -199,7 +199,9 @@ def supervise(what: str) -> None:
         die_with_parent(parent)
         import atexit
 
-        atexit.register(_finished, w)
+        global _DONE_FD, _DONE_PID
+        _DONE_FD, _DONE_PID = w, os.getpid()
+        atexit.register(_finished)
         return
     os.close(w)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child too; it decides
@@ -218,12 +220,24 @@ def supervise(what: str) -> None:
     os._exit(SUPERVISED_EXIT)
 
 
-def _finished(w: int) -> None:
+_DONE_FD: int | None = None  # the supervised child's end of the pipe (None: not supervised)
+_DONE_PID = 0  # that child: a process it forks inherits the pipe, and must not speak for it
+
+
+def _finished() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    with contextlib.suppress(OSError):
-        os.write(w, b"1")
+    if _DONE_FD is not None and os.getpid() == _DONE_PID:
+        with contextlib.suppress(OSError):
+            os.write(_DONE_FD, b"1")
+
+
+def exit_now(code: int) -> None:
+    """End this process at once with ``code``, as *our* decision (a watchdog stopping user code
+    that will not return): the report is finished, so a supervising parent passes ``code`` on."""
+    _finished()
+    os._exit(code)
 
 
 def _real_stdio() -> bool:
