@@ -218,3 +218,19 @@ def test_a_declared_integer_bound_is_not_an_index_a_definition_could_be_captured
                          "\\sum_{i=1}^{H} (a_i - \\mu) = 0\n$$\n", "--json")
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["definition", "proved"], r.output
+
+
+def test_a_displayed_value_of_a_name_only_an_unread_display_used_is_a_definition(tmp_path):
+    """Issue 28, item 0: our own transcription in the style of cs231n's linear-classify notes — the
+    SVM loss with a sum over j ≠ y_i (not read), then the worked example's value of L_i. Before, that
+    value was a claim about a free L_i and refuted (a false refutation)."""
+    text = ("$$\nL_i = \\sum_{j\\neq y_i} \\max(0, s_j - s_{y_i} + \\Delta)\n$$\n\nso we get two terms:\n\n"
+            "$$\nL_i = \\max(0, -5 - 12 + 10) + \\max(0, 9 - 12 + 10)\n$$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got][1:] == ["definition"], r.output
+    assert "refuted" not in r.output
+    # once a read chain used the name, the same display is a claim, checked (and here refuted)
+    r, _ = run(tmp_path, "$$ L_i^2 = L_i \\cdot L_i $$\n\n$$ L_i = \\max(0, -5) + 3 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "refuted"], r.output

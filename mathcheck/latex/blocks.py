@@ -678,11 +678,13 @@ def _lhs_shape(toks: list[Tok]):
 
 def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
                 inline: bool = False, computed: bool = False):
-    """A definition chain for the equation ``group`` (first expression, one link), or None when it is
+    r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
-    (or ``f(x, y)`` of names) not defined or used before and absent from its right side, which is
-    not a bare number (``at $x = 0$`` is a point, not a definition). A redefinition by a definition
-    sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
+    (or ``f(x, y)`` of names) not defined or used before by a chain that was read, and absent from
+    its right side; inline, that right side is not a bare number (``at $x = 0$`` is a point, not a
+    definition), while a display gives a fresh name its value (cs231n's ``L_i = \max(0, -7 - 13 + 10)
+    + \max(0, 11 - 13 + 10)`` after an unread display in L_i is L_i's value, never a claim refuted).
+    A redefinition by a definition sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
     from mathcheck.parser import ParseError, parse_definition, reserved
 
     if len(group) != 2 or group[1].relation != "=":
@@ -707,8 +709,8 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
             src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
                                   f"means in other names")
         return None
-    if not link.define and (name in earlier or name in doc.used or not (computed or rhs_names - reserved())):
-        return None
+    if not link.define and (name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
+        return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
         parse_definition(text)
