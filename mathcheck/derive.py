@@ -209,11 +209,11 @@ def validate(chain: Chain):
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     try:
-        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True)
+        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
     except ParseError as whole:
         for text, line in zip(texts, lines):  # only now one at a time, so the error names its line
             try:
-                parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
+                parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
@@ -320,8 +320,14 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
-def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str):
+def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
+              implicit=()):
     from mathcheck.userexpr import check_relation
+    from mathcheck.userexpr import unknown
+
+    if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
+        return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                             implicit=implicit)
 
     return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs)
 
@@ -453,7 +459,7 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
             steps.append(replace(_approx_step(cur, L, R, hyps, seed, bound), source=cur.source))
             continue
         used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
-        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
+        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
                                 r.counterexample, r.values, source=cur.source))
     status = _status([s.status for s in steps[1:]])
@@ -469,7 +475,12 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
         if st.status == "refuted" and status != "bad-input":
             status = "refuted"
         return ChainReport(chain, status, tuple(steps), statement)
-    num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
+    from mathcheck.userexpr import unknown
+
+    if unknown.unknowns(exprs[0], exprs[-1], *hyps):
+        num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
+    else:
+        num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
     if num["status"] == "refuted":

@@ -319,7 +319,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
             i = j
             continue
-        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")) or \
+        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")
+                         and not _text_name(toks, i, src)) or \
             (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
         if starts_reason and _expression(links[-1].toks[row_start:]):
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
@@ -372,6 +373,15 @@ def _row_head(toks: list[Tok], i: int, src: _Source):
         else:
             return t
     return None
+
+
+def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
+    """``\\text{sigmoid}(x)``, ``\\text{CE}_i``: an upright word applied or subscripted is notation, not
+    the start of a reason (which would swallow the rest of the display)."""
+    if toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks) or toks[i + 1].text != "{":
+        return False
+    arg, j = _group(toks, i + 1, src, "\\text")
+    return _word(arg) is not None and j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'"
 
 
 def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
@@ -611,6 +621,8 @@ class _Document:
     defs: list = field(default_factory=list)        # [(line, name, "name(params) = body", explicit)]
     functions: dict = field(default_factory=dict)   # the reader's key (\\sigma: "sigma") -> name
     used: set = field(default_factory=set)
+    unknown: set = field(default_factory=set)       # unknown functions read so far (f in f(x))
+    implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -740,7 +752,9 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     lhs_src = " ".join(src.text[first.toks[0].pos:first.toks[-1].end].split())
     rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
     steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
-    return Chain(what, src.path, line, {}, (), steps, lets, definition=text)
+    unknown = _unknown_in(doc, notation, [text] + [t for _, t in lets])
+    return Chain(what, src.path, line, {}, (), steps, lets, definition=text, unknown=unknown,
+                 implicit=tuple(u for u in unknown if u in doc.implicit))
 
 
 def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
@@ -845,7 +859,19 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     doc.used |= {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
-    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings))]
+    unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
+    implicit = tuple(u for u in unknown if u in doc.implicit)
+    readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
+    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),
+                  unknown=unknown, implicit=implicit)]
+
+
+def _unknown_in(doc: _Document, notation: Notation, texts) -> tuple:
+    """The unknown functions (``f`` of ``f(x)``) that ``texts`` apply: read in this block, or in an
+    earlier one whose definition a chain unfolds (``$s = f(z)$``, then ``s^2``)."""
+    doc.unknown |= notation.unknown
+    doc.implicit |= notation.implicit
+    return tuple(sorted(u for u in doc.unknown if any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) for t in texts)))
 
 
 def _steps(src: _Source, links, notation) -> list:

@@ -47,6 +47,8 @@ class Notation:
     functions: dict
     variables: set
     defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
+    unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
+    implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
 
 
 class Reader:
@@ -270,6 +272,8 @@ class Reader:
             self.take()
             top, bottom = self.script(t, "\\binom"), self.script(t, "\\binom")
             return f"binomial({top}, {bottom})"
+        if name == "operatorname" and name not in self.n.functions:
+            return self.operator()
         if name in FUNCTIONS or name in self.n.functions:
             self.take()
             return self.apply(self.function_name(name, t), t)
@@ -292,9 +296,12 @@ class Reader:
                 return f"({self.sub(toks).read()})"
             if word in _PARSER_FUNCTIONS:
                 return self.apply(word, t)
-            if len(word) > 1 and (self.at("ch", "(", "[") or name == "operatorname"):
-                self.fail(t, f"\\{name}{{{word}}} is not a function mathcheck knows (complex parts, expectations "
-                             f"and the like are out); allowed: {', '.join(sorted(_PARSER_FUNCTIONS))}")
+            if word in _NOT_SCALAR and (self.at("ch", "(", "[", "_") or name == "operatorname"):
+                self.fail(t, f"\\{name}{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
+            if len(word) > 1 and self.at("ch", "(", "'"):  # \mathrm{CE}(y, p): an unknown function
+                return self.unknown_function(_checked_name(word, self, t), f"\\{name}{{{word}}}", t)
+            if len(word) > 1 and name == "operatorname":
+                self.fail(t, f"\\operatorname{{{word}}} needs its argument in parentheses, \\operatorname{{{word}}}(x)")
             return self.named(word, t)
         if name in ACCENTS:
             self.take()
@@ -313,8 +320,26 @@ class Reader:
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
                      f"what is read")
 
+    def operator(self) -> str:
+        """``\\operatorname{softplus}(x)`` (the table's), ``\\operatorname{LSE}(x)``, ``\\operatorname{LSE}'(x)``
+        (an unknown function, its derivative)."""
+        t = self.take()
+        toks = self.arg_tokens(t, "\\operatorname")
+        word = _word(toks)
+        if word in _NOT_SCALAR:
+            self.fail(t, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
+        if word in _PARSER_FUNCTIONS and not self.at("ch", "'"):
+            return self.apply(word, t)
+        if word is None or not self.at("ch", "(", "'"):
+            self.fail(t, f"\\operatorname{{{word}}} is read as a function applied, \\operatorname{{{word}}}(x)")
+        if word in _PARSER_FUNCTIONS:
+            return self.primed(word, t)
+        return self.unknown_function(_checked_name(word, self, t), f"\\operatorname{{{word}}}", t)
+
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
+        if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
+            return self.primed(self.n.functions[base], tok)
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
         if base in self.n.functions and base not in self.n.variables:
@@ -322,8 +347,7 @@ class Reader:
                            f"its argument, e.g. {self._show(tok)}(x)")
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
-            self.not_applied(base, shown, tok)
-            return base
+            return self.maybe_applied(base, shown, tok)
         t = self.take()
         toks = self.arg_tokens(t, "_")
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
@@ -339,23 +363,59 @@ class Reader:
             self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
                          f"declare it: % assume: i \\in \\mathbb{{Z}}")
         name = _checked_name(f"{base}_{word}", self, t)
-        self.not_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
-        return name
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | set(self.n.functions)
+        if self.at("ch", "(") and name not in known and len(toks) == 1 and toks[0].kind == "cmd" \
+                and toks[0].text in GREEK and word not in ("pi",):
+            # g_\phi(x), p_\theta(x): a function with a parameter, which it depends on: g_phi(x, phi)
+            self.n.unknown.add(name)
+            return f"{name}({', '.join(self.arguments() + [word])})"
+        return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
 
-    def not_applied(self, name: str, shown: str, tok):
-        """``\\zeta(x)``, ``f(x)``, ``g_\\phi(x)``, ``a(b + c)``: a name before parentheses is a function
-        applied (issue 28: unknown functions), never silently a product — ``\\zeta(x) = \\zeta x`` would be
-        proved. It is a product only where the name is a quantity the chain declares (``% assume:``),
-        defines (a definition, ``% let:``), binds or indexes; unknown functions are not read yet."""
-        if self.collect is not None or not self.at("ch", "("):
-            return
+    def maybe_applied(self, name: str, shown: str, tok) -> str:
+        """``f(x)``, ``L(\\theta)``, ``g_\\phi(x)``, ``a(b + c)``, ``f'(x)``: a name before parentheses (or
+        primes) is a function applied — an *unknown function* unless the document defines it — never
+        silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
+        is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
+        if self.collect is not None or not self.at("ch", "(", "'"):
+            return name
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if name in known and not self.at("ch", "'"):
+            return name
         if name in known:
-            return
-        self.fail(tok, f"{shown}(…) reads as a function applied, and {name} is neither defined nor in the "
-                       f"function table (unknown functions are not read yet); say which, e.g. % let: {shown} = sigmoid "
-                       f"or % let: {name}(t) = …; if it is a product, write {shown} \\cdot (…) or declare "
-                       f"{name}: % assume: {shown} \\in \\mathbb{{R}}")
+            self.fail(tok, f"{shown}' is read for a function; {name} is a quantity here: write its derivative "
+                           f"as \\frac{{d{shown}}}{{dx}}")
+        return self.unknown_function(name, shown, tok)
+
+    def unknown_function(self, name: str, shown: str, tok) -> str:
+        """``f(x, y)``: the unknown function ``f`` (checked for every function, not one); ``f'(u)``,
+        ``f''(u)``: its derivatives at u, ``prime(f(u), 2)``."""
+        from mathcheck.parser import reserved
+
+        if name in reserved():
+            self.fail(tok, f"{shown}(…): {name} is a name mathcheck keeps for itself; rename the function")
+        self.n.unknown.add(name)
+        if self.at("ch", "'"):
+            return self.primed(name, tok)
+        return f"{name}({', '.join(self.arguments())})"
+
+    def primed(self, fname: str, tok) -> str:
+        """``f'(u)``, ``f''(u)``, ``\\sigma'(z)``: the derivative of a function of one argument at u."""
+        order = 0
+        while self.at("ch", "'"):
+            self.take()
+            order += 1
+        if not self.at("ch", "("):
+            self.fail(tok, f"{fname}{'′' * order} is read applied to its argument, e.g. {fname}'(x)")
+        args = self.arguments()
+        if fname in self.n.defined:  # f(x) = x^2 above, then f'(x): the definition is unfolded inside
+            if len(args) != 1 or not _ATOM.fullmatch(args[0]) or args[0][0].isdigit():
+                self.fail(tok, f"{fname}' of a defined function is read at a variable, {fname}'(x); for another "
+                               f"argument write \\frac{{d}}{{dx}} {fname}(x) and substitute")
+            return f"diff({fname}({args[0]}), {args[0]}" + (f", {order})" if order > 1 else ")")
+        if len(args) != 1:
+            self.fail(tok, f"{fname}' of {len(args)} arguments: a prime is read for a function of one argument; "
+                           f"write \\frac{{\\partial}}{{\\partial x}} {fname}(…)")
+        return f"prime({fname}({args[0]}))" if order == 1 else f"prime({fname}({args[0]}), {order})"
 
     def indices(self, toks, tok) -> list[str]:
         parts, cur = [], []
@@ -449,9 +509,13 @@ class Reader:
         if name == "operatorname":
             toks = self.arg_tokens(tok, "\\operatorname")
             word = _word(toks)
+            if word in _NOT_SCALAR:
+                self.fail(tok, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
             if word not in _PARSER_FUNCTIONS:
-                self.fail(tok, f"\\operatorname{{{word}}} is not a function mathcheck knows; allowed: "
-                               f"{', '.join(sorted(_PARSER_FUNCTIONS))} (or % let: \\f = sigmoid)")
+                if word is None or not self.at("ch", "("):
+                    self.fail(tok, f"\\operatorname{{{word}}} is read as a function applied, "
+                                   f"\\operatorname{{{word}}}(x)")
+                self.n.unknown.add(_checked_name(word, self, tok))  # \operatorname{LSE}(x): an unknown function
             return word
         return FUNCTIONS[name]
 
@@ -495,7 +559,9 @@ class Reader:
         if not var:
             self.fail(t, "\\frac{d}{d?}: write the variable, e.g. \\frac{d}{dx}")
         x = self.sub(var).read()
-        if top:
+        if top and _word(top) in self.n.functions and _word(top) not in self.n.variables:
+            f = _word(top)  # \frac{df}{dx} of a function the document defines: f(x)'s derivative
+        elif top:
             f = self.sub(top).read()
         else:
             if self.peek() is None or not self.starts_factor(self.peek()):
@@ -504,7 +570,7 @@ class Reader:
             start = self.i
             f = self.term()
             self.one_operator(start, t)
-        self.not_a_constant(f, x, t)
+        f = self.dependent(f, x, t)
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
     def one_operator(self, start: int, tok):
@@ -525,16 +591,29 @@ class Reader:
                                  "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
                                  "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x")
 
-    def not_a_constant(self, f: str, x: str, tok):
-        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z
-        depends on x, so reading z as a constant (derivative 0) would prove dz/dx = dz/dy + dy/dx.
-        Refused until z is defined (unknown functions of x are not read yet)."""
+    def dependent(self, f: str, x: str, tok) -> str:
+        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z depends
+        on x, so z is an unknown function of x, ``diff(z(x), x)`` — never a constant (derivative 0,
+        which would prove dz/dx = dz/dy + dy/dx). A function the document defines (``f(x) = x^2``, then
+        ``\\frac{df}{dx}``) is applied to x. A z used elsewhere in the chain as a value is bad input
+        (the parser says so): one name is one thing in a chain."""
         name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
-        if name is None or f == x or name.group(1) in self.n.defined:
-            return
-        self.fail(tok, f"the derivative of {f} with respect to {x}: {f} is not defined here, so it is an "
-                       f"unknown function of {x}, which mathcheck does not read yet (it is never taken as a "
-                       f"constant); define it, e.g. % let: {name.group(1)} = …")
+        if name is None or f == x:
+            return f
+        if name.group(1) in self.n.functions and not name.group(2):
+            return f"{self.n.functions[name.group(1)]}({x})"
+        if name.group(1) in self.n.defined or name.group(1) in self.bound or name.group(1) in self.n.indices:
+            return f
+        if name.group(2) or name.group(1) in self.n.indexed:
+            self.fail(tok, f"the derivative of the entry {f} with respect to {x}: an entry that depends on {x} "
+                           f"is not read; define it, e.g. % let: …")
+        from mathcheck.parser import reserved
+
+        if f in reserved():
+            self.fail(tok, f"the derivative of {f}: {f} is a name mathcheck keeps for itself")
+        self.n.unknown.add(f)
+        self.n.implicit.add(f)
+        return f"{f}({x})"
 
     def big(self) -> str:
         """``\\sum_{i=1}^{n} body`` (and ``\\prod``): the body is the term after it."""
@@ -603,6 +682,12 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
 
 
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
+# words set upright that name what is not a scalar function of scalars: never an unknown function
+_NOT_SCALAR = {w: "a vector or matrix function" for w in ("softmax", "argmax", "argmin", "diag", "tr", "trace",
+                                                          "det", "rank", "vec", "concat", "Concat", "LayerNorm",
+                                                          "MultiHead", "Attention", "FFN")}
+_NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
+_NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
 
 
 def _wrap(s: str) -> str:

@@ -1,0 +1,98 @@
+"""Issue 28, items 2 and 3: unknown functions. ``f(x)``, ``L(\\theta)``, ``g_\\phi(x)``,
+``\\mathrm{CE}(y, p)``, ``\\operatorname{LSE}(x)`` are undefined functions; a link with them is proved
+only if it holds for every function (symbolically, every application a free value; numerically, for
+random smooth functions drawn per seed), refuted only with a function that refutes it. The derivative
+of an undefined name is an unknown function's, never 0. Every case here is our own."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+from mathcheck.parser import ParseError, parse_many
+from mathcheck.userexpr import unknown
+
+
+def run(tmp_path, text, *args):
+    p = tmp_path / "u.md"
+    p.write_text(text)
+    r = CliRunner().invoke(main, ["derive", str(p), "--timeout", "120", "--json", *args])
+    return r, json.loads(r.output)["files"][0]["chains"]
+
+
+@pytest.mark.parametrize("tex, status", [
+    (r"\frac{d}{dx} f(g(x)) = f'(g(x))\,g'(x)", "proved"),           # the chain rule, for every f and g
+    (r"\frac{d}{dx} f(g(x)) = f'(x)\,g'(x)", "refuted"),              # a wrong chain rule
+    (r"\frac{d}{dx} f(x)^2 = 2 f(x) f'(x)", "proved"),
+    (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h(x) + f(x) h'(x)", "proved"),
+    (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h'(x)", "refuted"),   # the product rule misremembered
+    (r"f(x)^2 \ge 0", "proved"),
+    (r"f(x) = f(-x)", "refuted"),                                     # not for every f
+    (r"\frac{\partial}{\partial \theta} \mathrm{CE}(y, \theta) = \operatorname{LSE}(\theta)", "refuted"),
+    (r"\frac{d}{d\phi} g_\phi(x) h(x) = h(x) \frac{\partial g_\phi(x)}{\partial \phi}", "proved"),
+    (r"\frac{d}{dx} \operatorname{LSE}(x)^2 = 2 \operatorname{LSE}(x) \operatorname{LSE}'(x)", "proved"),
+])
+def test_a_link_with_unknown_functions_holds_for_every_function(tmp_path, tex, status):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert [c["status"] for c in got] == [status], r.output
+    if status == "refuted":  # the function that refutes it is named
+        assert "fails for the function" in r.output
+
+
+def test_zeta_of_x_is_never_zeta_times_x(tmp_path):
+    r, got = run(tmp_path, "$$ \\zeta(x) = \\zeta x $$\n")
+    assert got[0]["status"] == "bad-input" and "zeta is used both as a function" in got[0]["message"]
+
+
+def test_leibniz_chain_rule_of_undefined_names_is_never_zero_equals_zero(tmp_path):
+    """dz/dx = dz/dy + dy/dx was proved as 0 = 0 + 0; y is a function of x and a variable here."""
+    r, got = run(tmp_path, "$$ \\frac{dz}{dx} = \\frac{dz}{dy} + \\frac{dy}{dx} $$\n")
+    assert got[0]["status"] == "bad-input", r.output
+
+
+def test_a_derivative_of_an_undefined_name_is_an_unknown_function_and_a_constant_is_not_refuted(tmp_path):
+    r, got = run(tmp_path, "$$ \\frac{dz}{dx} = 1 $$\n\n$$ \\frac{d}{dx} C = 0 $$\n")
+    assert [c["steps"][0]["expr"] for c in got] == ["diff(z(x), x)", "diff(C(x), x)"]
+    assert [c["status"] for c in got] == ["refuted", "inconclusive"], r.output
+    assert "C is read as an unknown function, from its derivative" in got[1]["notes"]
+
+
+def test_sigma_undefined_is_an_unknown_function_but_never_refuted_where_the_sigmoid_holds(tmp_path):
+    text = "$$ \\sigma'(x) = \\sigma(x)(1 - \\sigma(x)) $$\n\n$$ \\frac{d}{dx} \\sigma(x)^2 = 2\\sigma(x)\\sigma'(x) $$\n"
+    r, got = run(tmp_path, text)
+    assert [c["status"] for c in got] == ["inconclusive", "proved"], r.output
+    r, got = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))\n$$\n")
+    assert [c["status"] for c in got] == ["proved"], r.output
+
+
+def test_a_defined_function_differentiated_with_primes_and_leibniz(tmp_path):
+    r, got = run(tmp_path, "$$ f(x) = x^3 $$\n\n$$ f'(x) = 3x^2 $$\n\n$$ \\frac{df}{dx} = 3x^2 $$\n\n$$ f''(x) = 6x $$\n")
+    assert [c["status"] for c in got] == ["definition", "proved", "proved", "proved"], r.output
+
+
+def test_the_verdict_is_reproducible(tmp_path):
+    text = "$$ \\frac{d}{dx} f(g(x)) = f'(x)\\,g'(x) $$\n"
+    a, _ = run(tmp_path, text)
+    b, _ = run(tmp_path, text)
+    assert a.output == b.output
+    c, _ = run(tmp_path, text, "--seed", "3")
+    assert c.output != a.output  # other functions are drawn
+
+
+def test_the_parser_keeps_a_name_one_thing():
+    with pytest.raises(ParseError, match="used both as a function"):
+        parse_many(["f(x) + f"], unknown={"f"})
+    with pytest.raises(ParseError, match="called with 1 and with 2 arguments"):
+        parse_many(["f(x) + f(x, y)"], unknown={"f"})
+    with pytest.raises(ParseError, match="unknown function 'f'"):
+        parse_many(["f(x)"])  # never an unknown function unless a reader says so
+
+
+def test_draws_are_seeded_and_smooth():
+    import sympy as sp
+
+    f = sp.Function("f", real=True)
+    a, b = unknown.draws({f: 1}, 0), unknown.draws({f: 1}, 0)
+    assert [str(t[f]) for t in a] == [str(t[f]) for t in b] and len(a) == unknown.DRAWS
+    assert len({str(t[f]) for t in a}) == unknown.DRAWS  # different functions
