@@ -236,3 +236,22 @@ def test_a_displayed_value_of_a_name_only_an_unread_display_used_is_a_definition
     r, _ = run(tmp_path, "$$ L_i^2 = L_i \\cdot L_i $$\n\n$$ L_i = \\max(0, -5) + 3 $$\n", "--json")
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["proved", "refuted"], r.output
+
+
+@pytest.mark.parametrize("tex, status, said", [
+    # issue 28, item 4: an equation's condition is a hypothesis of its links; before, each of the
+    # first three was refuted at x < 0 (a false refutation) — the condition was read as a reason
+    (r"\sqrt{x^2} = x, \quad x \ge 0", "proved", "x >= 0"),
+    (r"\sqrt{x^2} = x \quad \text{for } x > 0", "proved", "x > 0"),
+    (r"\sqrt{x^2} = x \quad (x \in [0, 1])", "proved", "0 <= x"),
+    (r"\frac{x}{x} = 1 \qquad \text{if } x \neq 0", "proved", "nonzero"),
+    (r"\frac{1}{n} = \frac{2}{2n}, \quad n \in \mathbb{N}_{>0}", "proved", "positive"),
+    (r"\sqrt{x^2} = -x \quad \text{for } x > 0", "refuted", "x > 0"),      # wrong under its condition
+    (r"x_i^2 = 1 \quad \text{for } i \ne j", "bad-input", "is not read as a hypothesis"),  # never unchecked
+    (r"(a+b)^2 = a^2 + 2ab + b^2 \quad \text{(expand)}", "proved", "expand"),           # words: a reason
+])
+def test_a_condition_is_a_hypothesis_of_its_equation(tmp_path, tex, status, said):
+    r, _ = run(tmp_path, f"$$ {tex} $$\n")
+    got = json.loads(CliRunner().invoke(main, ["derive", str(tmp_path / "d.md"), "--json"]).output)
+    assert got["files"][0]["chains"][0]["status"] == status, r.output
+    assert said in r.output

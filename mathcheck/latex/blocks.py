@@ -181,6 +181,7 @@ class _Link:
     toks: list
     reason: str = ""
     define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
+    conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -284,6 +285,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             text = _plain(src, toks[reason_from:j])
             if text:
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+                links[-1].conditions.append(toks[reason_from:j])
             reason_from = None
 
     while i < len(toks):
@@ -853,6 +855,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         at = next(link.at for link in group if link.define)
         src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
                          "what it means, e.g. s := \\sigma(z)")
+    assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
@@ -872,6 +875,148 @@ def _unknown_in(doc: _Document, notation: Notation, texts) -> tuple:
     doc.unknown |= notation.unknown
     doc.implicit |= notation.implicit
     return tuple(sorted(u for u in doc.unknown if any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) for t in texts)))
+
+
+_CONDITION_WORDS = ("for", "if", "when", "whenever", "where", "provided", "assuming", "for all", "forall",
+                    "for any", "for every", "with", "and")
+
+
+def _conditions(src: _Source, group, notation: Notation, assumptions: dict, given: list):
+    """The conditions an equation is written under, as hypotheses of its links (issue 28, item 4):
+    ``\\sqrt{x^2} = x, \\quad x \\ge 0`` and ``\\quad\\text{for } x > 0`` are checked given x ≥ 0, never
+    refuted at x < 0. A reason is a condition when it is math alone after ``\\quad`` or ``,`` (``x \\ge
+    0``, ``x \\in (0, 1)``, ``n \\in \\mathbb{N}``) or starts with for/if/when/where/``\\forall``; a reason
+    in words (``\\text{(chain rule)}``, ``since $a = b$``) stays a reason. A condition that cannot be a
+    hypothesis (``i \\ne j``) makes the equation bad input: checked without it, it could be refuted."""
+    for link in group:
+        for toks in link.conditions:
+            for kind, what in _condition_items(src, toks, notation):
+                if kind == "given":
+                    given.append((src.line(toks[0].pos), what))
+                else:
+                    name, props = what
+                    assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + props))
+    return assumptions, tuple(given)
+
+
+def _condition_items(src: _Source, toks: list, notation: Notation) -> list:
+    """``[("given", "x >= 0"), ("assume", ("n", ("nonnegative", "integer")))]`` for one reason's
+    tokens, or ``[]`` when the reason is not a condition."""
+    body, worded, k = [], False, 0
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "cmd" and t.text in ("text", "textrm", "mbox", "textit", "mathrm") and k + 1 < len(toks) \
+                and toks[k + 1].text == "{":
+            arg, k = _group(toks, k + 1, src, "\\text")
+            word = " ".join(src.text[arg[0].pos:arg[-1].end].split()).strip(" ,.:;()").lower() if arg else ""
+            if word in _CONDITION_WORDS:
+                worded = True
+                continue
+            if word:
+                return []  # words: a reason, not a condition
+            continue
+        if t.kind == "cmd" and t.text == "forall":
+            worded = True
+        elif t.kind == "cmd" and t.text in _SPACING or (t.kind == "ch" and t.text in "&~"):
+            pass
+        else:
+            body.append(t)
+        k += 1
+    while body and body[0].kind == "ch" and body[0].text in ",;":
+        body = body[1:]
+    while body and body[-1].kind == "ch" and body[-1].text in ",;.":
+        body = body[:-1]
+    if len(body) > 2 and body[0].text == "(" and body[-1].text == ")" and _wraps(body):
+        body = body[1:-1]  # (x > 0)
+    if not any(_relation_of(t) or (t.kind == "cmd" and t.text in ("in", "ne", "neq")) for t in _top(body)):
+        return []
+    parts = _split_brackets(body, lambda t: t.kind == "ch" and t.text in ",;")
+    out, names = [], []
+    for part in parts:
+        if not part:
+            continue
+        top = _top(part)
+        rel_at = [j for j, t in enumerate(part) if id(t) in {id(x) for x in top}
+                  and (_relation_of(t) or (t.kind == "cmd" and t.text == "in"))]
+        if not rel_at:
+            if _word(part) is None:
+                return []  # "x > 0, so that …": not a list of conditions
+            names.append(part)  # x, y \in \mathbb{R}: names before the set
+            continue
+        out += _one_condition(src, names + [part], part, rel_at, notation)
+        names = []
+    return out
+
+
+def _wraps(body) -> bool:
+    """The first bracket closes at the last token: ``(x > 0)``, not ``(a)(b)``."""
+    depth = 0
+    for k, t in enumerate(body):
+        depth += t.kind == "ch" and t.text in "([{"
+        depth -= t.kind == "ch" and t.text in ")]}"
+        if depth == 0 and k < len(body) - 1:
+            return False
+    return True
+
+
+def _split_brackets(toks, sep):
+    """:func:`_split`, with ``[ ]`` (an interval's brackets) nesting too."""
+    parts, cur, depth = [], [], 0
+    for t in toks:
+        if t.kind == "ch" and t.text in "{([":
+            depth += 1
+        elif t.kind == "ch" and t.text in "})]":
+            depth -= 1
+        if depth == 0 and sep(t):
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    parts.append(cur)
+    return parts
+
+
+def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation: Notation) -> list:
+    """One condition: ``x \\in S``, ``a \\le x < b``, ``x \\neq 0``."""
+    at = part[rel_at[0]]
+    if at.kind == "cmd" and at.text == "in":
+        spelled = "".join(t.text for t in part[rel_at[0] + 1:] if t.text not in "{}")
+        lhs_names = [p if p is not part else part[:rel_at[0]] for p in named]
+        if spelled in _SET_PROPERTIES:
+            out = []
+            for p in lhs_names:
+                name = Reader(p, src, notation).read()
+                if not WORD.fullmatch(name):
+                    src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}': a set is read for names")
+                out.append(("assume", (name, _SET_PROPERTIES[spelled])))
+            return out
+        interval = part[rel_at[0] + 1:]
+        if len(lhs_names) == 1 and len(interval) >= 5 and interval[0].text in "([" and interval[-1].text in ")]":
+            inner = _split_brackets(interval[1:-1], lambda t: t.kind == "ch" and t.text == ",")
+            if len(inner) == 2 and all(inner):
+                x = Reader(lhs_names[0], src, notation).read()
+                lo, hi = (Reader(b, src, notation).read() for b in inner)
+                left = "<=" if interval[0].text == "[" else "<"
+                right = "<=" if interval[-1].text == "]" else "<"
+                return [("given", f"{lo} {left} {x}"), ("given", f"{x} {right} {hi}")]
+        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis (sets "
+                         f"read: \\mathbb{{R}}, \\mathbb{{N}}, \\mathbb{{Z}} and their signs, intervals (a, b), [a, b]); "
+                         f"checked without it the equation could be refuted — write it as % given: or % assume:")
+    if len(named) > 1:
+        src.fail(at.pos, "a condition on several names is read for \\in: x, y \\in \\mathbb{R}")
+    sides = _split(part, lambda t: _relation_of(t) is not None)
+    rels = [_relation_of(part[j]) for j in rel_at]
+    if "!=" in rels:
+        if len(rels) == 1 and "".join(t.text for t in sides[1]) == "0":
+            name = Reader(sides[0], src, notation).read()
+            if WORD.fullmatch(name):
+                return [("assume", (name, ("nonzero",)))]
+        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis "
+                         f"(≠ is read as x \\neq 0 only); checked without it the equation could be refuted")
+    if any(r == "≈" for r in rels) or any(not side for side in sides):
+        return []
+    texts = [Reader(side, src, notation).read() for side in sides]
+    return [("given", " ".join(x for pair in zip(texts, rels + [""]) for x in pair).strip())]
 
 
 def _steps(src: _Source, links, notation) -> list:
