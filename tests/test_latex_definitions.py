@@ -255,3 +255,16 @@ def test_a_condition_is_a_hypothesis_of_its_equation(tmp_path, tex, status, said
     got = json.loads(CliRunner().invoke(main, ["derive", str(tmp_path / "d.md"), "--json"]).output)
     assert got["files"][0]["chains"][0]["status"] == status, r.output
     assert said in r.output
+
+
+def test_an_implication_checks_its_conclusion_given_its_premise(tmp_path):
+    """Issue 28, item 4: ``A \\Rightarrow B`` — B is checked given A, and A is never checked (its author
+    does not claim x > 0). Before, ``\\quad \\Rightarrow \\quad …`` became a reason and B went unread.
+    Our own transcription in the style of a sigmoid blog post."""
+    text = ("$$ x > 0 \\Rightarrow x^2 > 0 $$\n\n"
+            "$$ \\sigma(x) = \\frac{1}{1 + e^{-x}} \\quad \\Rightarrow \\quad 1 - \\sigma(x) = \\frac{e^{-x}}{1 + e^{-x}} $$\n\n"
+            "$$ \\sigma(x) = \\frac{1}{1 + e^{-x}} \\quad \\Rightarrow \\quad 1 - \\sigma(x) = \\frac{1}{1 + e^{x}} + 1 $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["given"] for c in got][:1] == [["x > 0"]], r.output
+    assert [c["status"] for c in got][1:] == ["definition", "proved", "refuted"], r.output

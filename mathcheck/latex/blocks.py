@@ -182,6 +182,7 @@ class _Link:
     reason: str = ""
     define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
     conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
+    implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -321,6 +322,14 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
             i = j
             continue
+        if t.kind == "cmd" and t.text in _IMPLIES and _expression(links[-1].toks):
+            groups.append(links)  # A = B \Rightarrow C = D: C = D is checked given A = B
+            links, pending, row_start = [_Link(None, None, [], implied=True)], "", 0
+            i += 1
+            continue
+        if t.kind == "cmd" and t.text in ("quad", "qquad") and _implication_next(toks, i):
+            i += 1
+            continue
         starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")
                          and not _text_name(toks, i, src)) or \
             (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
@@ -362,6 +371,17 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
                 link.toks.pop()
     return groups
+
+
+_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore")
+
+
+def _implication_next(toks: list[Tok], i: int) -> bool:
+    """``\\quad \\Rightarrow \\quad``: the spacing before an implication is no reason's start."""
+    j = i
+    while j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _SPACING:
+        j += 1
+    return j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _IMPLIES
 
 
 def _row_head(toks: list[Tok], i: int, src: _Source):
@@ -825,10 +845,20 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         given.append((src.line(d.at), text))
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
+    premise: tuple = ()
     for n, group in enumerate(groups):
         try:
-            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
-                             chain_lets, readings)
+            if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
+                definition = _definition(src, group, notation, doc, block_lets)
+                if definition is not None:
+                    out.append(definition)
+                    premise = ()
+                else:
+                    premise = _premise(src, group, notation)
+                continue
+            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
+                             tuple(given) + premise, chain_lets, readings)
+            premise = ()
         except LatexRefused:
             raise
         except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
@@ -837,6 +867,16 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
     return out
+
+
+def _premise(src: _Source, group: list, notation: Notation) -> tuple:
+    """The premise of an implication, ``A = B \\Rightarrow …``, as a hypothesis: never checked (its
+    author does not claim it), the next equation is checked given it."""
+    if any(link.define or link.relation in ("≈",) for link in group[1:]):
+        src.fail(group[1].at.pos, "an implication's premise is read as a relation, e.g. x > 0 \\Rightarrow x^2 > 0")
+    steps = _steps(src, group, notation)
+    text = steps[0].text + "".join(f" {s.relation} {s.text}" for s in steps[1:])
+    return ((steps[0].line, text),)
 
 
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
