@@ -629,6 +629,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
             out.append(Chain(f"line {n}", path, n, error=str(exc)))
+            doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
 
 
@@ -645,6 +646,7 @@ class _Document:
     used: set = field(default_factory=set)
     unknown: set = field(default_factory=set)       # unknown functions read so far (f in f(x))
     implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
+    unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -728,7 +730,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     try:
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
-        name = None
+        name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
     if name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS:
         if link.define:
             src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
@@ -743,7 +745,13 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
             src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
                                   f"means in other names")
         return None
-    if not link.define and (name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
+    # f(x) = … again, its right side in neither f nor x: a function redefined (d2l: "we distort this
+    # function further via f(\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2"), said as such — never a claim refuted
+    # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
+    unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
+    refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    if not link.define and not refunction and (
+            name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
         return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
@@ -903,10 +911,35 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     doc.used |= {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
+    for u in unknown:
+        if u in doc.unread:
+            src.fail(group[0].toks[0].pos if group[0].toks else blk.body, f"{u} is defined in a display mathcheck does not read "
+                     f"(line {doc.unread[u]}), so it is not an unknown function here; make that display readable, "
+                     f"or state {u} with % let:")
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),
                   unknown=unknown, implicit=implicit)]
+
+
+_ROW_LHS = re.compile(r"(?:^|\\\\|&)\s*((?:\\[A-Za-z]+|[A-Za-z])(?:_\{[^{}=]*\}|_\\?[A-Za-z0-9]+)?)\s*"
+                      r"(?:\([^()=]*\))?\s*(?:=|:=|\\coloneqq|\\triangleq|\\equiv|\\stackrel|\\overset)")
+
+
+def _defined_in(src: _Source, blk: Block) -> set:
+    """The names a display defines on its rows' left sides (``H(X) = -\\sum_i …``, ``L_i = …``), as
+    the reader would name them: for a display that is not read, so a later link in them is never
+    refuted as if they were unknown (entropy H is one function, not any)."""
+    names = set()
+    for m in _ROW_LHS.finditer(src.text[blk.body:blk.body_end]):  # ^: the body's start
+        try:
+            toks = tokenize(src, blk.body + m.start(1), blk.body + m.end(1))
+            name = Reader(toks, src, Notation(set(), set(), {}, set())).read()
+        except (DeriveError, LatexRefused):
+            continue
+        if WORD.fullmatch(name):
+            names.add(name)
+    return names
 
 
 def _unknown_in(doc: _Document, notation: Notation, texts) -> tuple:

@@ -215,7 +215,8 @@ class Reader:
                            "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
         inner = [x.text for x in toks[1:-1]]
         if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch" and (
-                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())) and base != "e":
+                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())):
+            # e^{(k)} too: d2l's Newton error e^{(k+1)} read as exp(k + 1) was refuted
             # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
             # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
             self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
@@ -294,8 +295,11 @@ class Reader:
             word = _word(toks)
             if word is None:
                 return f"({self.sub(toks).read()})"
-            if word in _PARSER_FUNCTIONS:
-                return self.apply(word, t)
+            if word.lower() in _PARSER_FUNCTIONS and len(word) > 1 and self.at("ch", "(", "^", "{") \
+                    or word in _PARSER_FUNCTIONS:
+                return self.apply(word.lower() if word.lower() in _PARSER_FUNCTIONS else word, t)
+            if name in _BOLD and word[0].isupper() and word not in self.n.variables:
+                self.fail(t, f"\\{name}{{{word}}}: a bold capital is a matrix, and matrices are out (docs/latex.md)")
             if word in _NOT_SCALAR and (self.at("ch", "(", "[", "_") or name == "operatorname"):
                 self.fail(t, f"\\{name}{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
             if len(word) > 1 and self.at("ch", "(", "'"):  # \mathrm{CE}(y, p): an unknown function
@@ -328,6 +332,10 @@ class Reader:
         word = _word(toks)
         if word in _NOT_SCALAR:
             self.fail(t, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
+        if word in self.n.functions:  # \operatorname{pReLU}(x) = … defined it above
+            return self.apply(self.n.functions[word], t)
+        if word and word.lower() in _PARSER_FUNCTIONS and word not in _PARSER_FUNCTIONS:
+            word = word.lower()  # \operatorname{ReLU} is the table's relu: table names in any case
         if word in _PARSER_FUNCTIONS and not self.at("ch", "'"):
             return self.apply(word, t)
         if word is None or not self.at("ch", "(", "'"):
@@ -571,6 +579,12 @@ class Reader:
             f = self.term()
             self.one_operator(start, t)
         f = self.dependent(f, x, t)
+        if top and self.at("ch", "("):  # \frac{dg}{dx}(x): g' at x, never g'·x
+            at, self.i = self.i, self.i + 1
+            inner = self.until(")", self.t[at])
+            if self.sub(inner).read() != x:
+                self.fail(self.t[at], f"a derivative evaluated at a point, \\frac{{d…}}{{d{x}}}(…), is read at {x} "
+                                      f"only; write the point by substitution")
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
     def one_operator(self, start: int, tok):
@@ -688,6 +702,7 @@ _NOT_SCALAR = {w: "a vector or matrix function" for w in ("softmax", "argmax", "
                                                           "MultiHead", "Attention", "FFN")}
 _NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
 _NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
+_BOLD = ("mathbf", "boldsymbol", "bm", "pmb")
 
 
 def _wrap(s: str) -> str:
