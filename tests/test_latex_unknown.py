@@ -96,3 +96,38 @@ def test_draws_are_seeded_and_smooth():
     a, b = unknown.draws({f: 1}, 0), unknown.draws({f: 1}, 0)
     assert [str(t[f]) for t in a] == [str(t[f]) for t in b] and len(a) == unknown.DRAWS
     assert len({str(t[f]) for t in a}) == unknown.DRAWS  # different functions
+
+
+# --- the corpus' refutations that were misreadings (issue 28: 0 false refutations) ----------------
+# each is our own transcription in the style of the d2l-en chapter it stands for
+
+def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
+    """information theory: entropy defined with \\sum_i (not read), then H(X) ≤ log k — H is one
+    function, not any: bad input naming the display, never refuted."""
+    text = "$$ H(X) = - \\sum_i p_i \\log p_i $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
+    r, got = run(tmp_path, text)
+    assert [c["status"] for c in got] == ["bad-input", "bad-input"], r.output
+    assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
+
+
+@pytest.mark.parametrize("tex, status", [
+    (r"\left|e^{(k+1)}\right| \leq c (e^{(k)})^2", "bad-input"),   # Newton's error, a label: never exp(k)
+    (r"\mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}", "bad-input"),  # matrices
+    (r"\operatorname{ReLU}(x) = \max(x, 0)", "definition"),        # fresh: "defined as the maximum"
+    (r"\operatorname{ReLU}(x) + \mathrm{Sigmoid}(x) \ge 0", "proved"),  # the table's, in any case
+])
+def test_corpus_misreadings_are_read_or_refused(tmp_path, tex, status):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert [c["status"] for c in got] == [status], r.output
+
+
+def test_a_leibniz_derivative_at_its_variable_and_a_function_redefined(tmp_path):
+    text = ("Consider $g(x) = ax^{2}+ bx + c$. Then\n\n$$\n\\begin{aligned}\n\\frac{dg}{dx}(x) & = 2ax + b \\\\\n"
+            "\\frac{d^2g}{dx^2}(x) & = 2a.\n\\end{aligned}\n$$\n\n"
+            "Recall $f(\\mathbf{x}) = x_1^2 + 2 x_2^2$; we stretch it via\n\n$$ f(\\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2. $$\n\n"
+            "$$ \\operatorname{pReLU}(x) = \\max(0, x) + \\alpha \\min(0, x) $$\n")
+    r, got = run(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition", "proved", "proved", "definition", "definition",
+                                          "definition"], r.output
+    assert got[1]["steps"][0]["expr"] == "diff(g(x), x)"   # g' at x, never g'·x
+    assert "redefines f" in got[4]["name"]
