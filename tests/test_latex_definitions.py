@@ -268,3 +268,15 @@ def test_an_implication_checks_its_conclusion_given_its_premise(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["given"] for c in got][:1] == [["x > 0"]], r.output
     assert [c["status"] for c in got][1:] == ["definition", "proved", "refuted"], r.output
+
+
+def test_a_sum_over_an_index_runs_over_one_generic_range(tmp_path):
+    """Issue 28, item 6: ``\\sum_j`` without bounds runs over 1..N_sum (N_sum ≥ 1 an integer, printed as an
+    assumption), one range for every such sum of a chain, so a softmax's normaliser and its sum agree; a
+    body that uses the index other than as a subscript needs its range, and is bad input."""
+    text = ("$$ \\sum_j \\frac{e^{z_j}}{\\sum_k e^{z_k}} = 1 $$\n\n$$ \\sum_i (x_i - 1) = \\sum_i x_i $$\n\n"
+            "$$ \\sum_i i = 3 $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "refuted", "bad-input"], r.output
+    assert got[0]["assumptions"] == {"N_sum": ["positive", "integer"]}

@@ -102,9 +102,9 @@ def test_draws_are_seeded_and_smooth():
 # each is our own transcription in the style of the d2l-en chapter it stands for
 
 def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
-    """information theory: entropy defined with \\sum_i (not read), then H(X) ≤ log k — H is one
+    """information theory: entropy defined with a sum over a set (not read), then H(X) ≤ log k — H is one
     function, not any: bad input naming the display, never refuted."""
-    text = "$$ H(X) = - \\sum_i p_i \\log p_i $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
+    text = "$$ H(X) = - \\sum_{x \\in \\mathcal{X}} p(x) \\log p(x) $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
     r, got = run(tmp_path, text)
     assert [c["status"] for c in got] == ["bad-input", "bad-input"], r.output
     assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]

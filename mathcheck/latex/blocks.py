@@ -26,6 +26,7 @@ from mathcheck.latex.tokens import (
 )
 from mathcheck.latex.reader import (
     FUNCTIONS,
+    GENERIC_SIZE,
     VARIADIC,
     Notation,
     Reader,
@@ -439,7 +440,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
         for k, t in enumerate(toks):
             if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
                 low = toks[k + 3:] if toks[k + 2].text == "{" else toks[k + 2:k + 3]
-                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
+                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), len(low))  # \sum_i: i
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
     first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
@@ -783,7 +784,8 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
     steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
     unknown = _unknown_in(doc, notation, [text] + [t for _, t in lets])
-    return Chain(what, src.path, line, {}, (), steps, lets, definition=text, unknown=unknown,
+    sized = {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
+    return Chain(what, src.path, line, sized, (), steps, lets, definition=text, unknown=unknown,
                  implicit=tuple(u for u in unknown if u in doc.implicit))
 
 
@@ -905,11 +907,15 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
                          "what it means, e.g. s := \\sigma(z)")
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
+    if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
+        assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     doc.used |= {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
+    if any(GENERIC_SIZE in t for _, t in lets):
+        assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
     for u in unknown:
         if u in doc.unread:

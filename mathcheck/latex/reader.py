@@ -49,6 +49,7 @@ class Notation:
     defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
     unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
+    generic: set = field(default_factory=set)   # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
 
 
 class Reader:
@@ -638,20 +639,33 @@ class Reader:
         self.take()
         low, self.i = _group(self.t, self.i, self.src, f"\\{t.text}_")
         eq = next((k for k, x in enumerate(low) if x.kind == "ch" and x.text == "="), None)
-        if eq is None or not self.at("ch", "^"):
-            self.fail(t, f"\\{t.text} is read with both bounds: \\{t.text}_{{i=1}}^{{n}}")
-        self.take()
-        high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
-        var = _word(low[:eq])
-        if var is None or not low[eq + 1:] or not high:
-            self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
-        lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
+        generic = eq is None and _word(low) is not None and not self.at("ch", "^")
+        if eq is None and _word(low) is not None and self.at("ch", "^"):  # \sum_{i}^{n}: from 1
+            low, eq = low + [Tok("ch", "=", low[-1].end, low[-1].end), Tok("num", "1", low[-1].end, low[-1].end)], len(low)
+        if generic:  # \sum_i x_i: over a generic range 1..N_sum (stated in the chain), every size at once
+            var = _word(low)
+            lo, hi = "1", GENERIC_SIZE
+            self.n.generic.add(hi)
+        else:
+            if eq is None or not self.at("ch", "^"):
+                self.fail(t, f"\\{t.text} is read with both bounds, \\{t.text}_{{i=1}}^{{n}}, or over an index, "
+                             f"\\{t.text}_i")
+            self.take()
+            high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
+            var = _word(low[:eq])
+            if var is None or not low[eq + 1:] or not high:
+                self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
+            lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
         if self.peek() is None or not self.starts_factor(self.peek()):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
+        if generic and (re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body))
+                        or not re.search(rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body)):
+            self.fail(t, f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "
+                         f"write it, \\{t.text}_{{{var}=1}}^{{n}}")
         return f"{what}({body}, ({var}, {lo}, {hi}))"
 
     def _show(self, t) -> str:
@@ -695,6 +709,7 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+GENERIC_SIZE = "N_sum"  # \\sum_i: every generic sum of a chain runs over 1..N_sum, N_sum ≥ 1 an integer
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
 # words set upright that name what is not a scalar function of scalars: never an unknown function
 _NOT_SCALAR = {w: "a vector or matrix function" for w in ("softmax", "argmax", "argmin", "diag", "tr", "trace",
