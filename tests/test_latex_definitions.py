@@ -280,3 +280,14 @@ def test_a_sum_over_an_index_runs_over_one_generic_range(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["proved", "refuted", "bad-input"], r.output
     assert got[0]["assumptions"] == {"N_sum": ["positive", "integer"]}
+
+
+def test_math_fences_and_a_display_that_continues_the_last(tmp_path):
+    """Issue 28, item 5: GitHub's ```math fences are display math (other fences are code); a display
+    that starts with = or \\ge goes on from the last display's last expression."""
+    text = ("```math\n(x+1)^2 = x^2 + 2x + 1\n```\n\n```python\nx = 1\n```\n\nand expanding once more,\n\n"
+            "$$ = x^2 + 2x + 2 - 1 $$\n\nso\n\n$$ \\ge 2x + 2 $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "proved", "refuted"], r.output
+    assert [c["steps"][0]["expr"] for c in got] == ["(x + 1)^2", "x^2 + 2*x + 1", "x^2 + 2*x + 2 - 1"]

@@ -85,8 +85,22 @@ def _masked(text: str, markdown: bool) -> str:
     return "".join(chars)
 
 
+_MATH_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*math[ \t]*\n(.*?)^\1\2[ \t]*$", re.M | re.S)
+
+
+def _math_fences(text: str) -> list[Block]:
+    """GitHub's ```` ```math ```` fences: display math in Markdown (the other fences are code)."""
+    return [Block(m.start(), m.start(3), m.end(3), m.end(), "```math") for m in _MATH_FENCE.finditer(text)]
+
+
 def blocks(src: _Source, markdown: bool) -> list[Block]:
-    """Every display block of the file, in order."""
+    """Every display block of the file, in order (in Markdown, ```` ```math ```` fences too)."""
+    if markdown:
+        return sorted(_blocks(src, markdown) + _math_fences(src.text), key=lambda b: b.start)
+    return _blocks(src, markdown)
+
+
+def _blocks(src: _Source, markdown: bool) -> list[Block]:
     masked = _masked(src.text, markdown)
     out, i = [], 0
     while True:
@@ -648,6 +662,7 @@ class _Document:
     unknown: set = field(default_factory=set)       # unknown functions read so far (f in f(x))
     implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
     unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
+    last_tail: tuple = ()                           # the last display's last expression (tokens), for "= …"
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -658,6 +673,7 @@ class _Document:
         kept = {name for _, name, _, _ in self.defs}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
+        self.last_tail = ()
 
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
@@ -801,7 +817,14 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
            for t in body):
         return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)
+    head = _row_head(toks, 0, src)
+    continued = head is not None and _relation_of(head) is not None and _relation_of(head) != "!=" and doc.last_tail
+    if continued:  # a display that starts with = or \le goes on from the last one's last expression
+        toks = list(doc.last_tail) + toks
+    doc.last_tail = ()
     groups = [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1]
+    if groups and groups[-1][-1].toks:
+        doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
         return []  # display math without a relation is not a chain
     links = [link for g in groups for link in g]
