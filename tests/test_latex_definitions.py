@@ -291,3 +291,15 @@ def test_math_fences_and_a_display_that_continues_the_last(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["proved", "proved", "refuted"], r.output
     assert [c["steps"][0]["expr"] for c in got] == ["(x + 1)^2", "x^2 + 2*x + 1", "x^2 + 2*x + 2 - 1"]
+
+
+def test_a_simple_def_is_a_newcommand_and_one_with_parameters_is_refused(tmp_path):
+    """Issue 28, item 8: books write \\def\\R{\\mathbb{R}}; TeX's \\def with parameters stays refused."""
+    p = tmp_path / "d.tex"
+    p.write_text("\\documentclass{article}\n\\def\\half{\\frac{1}{2}}\n\\begin{document}\n"
+                 "\\[ \\half + \\half = 1 \\]\n\\end{document}\n")
+    r = CliRunner().invoke(main, ["derive", str(p)])
+    assert r.exit_code == 0 and "chains: 1 proved" in r.output, r.output
+    p.write_text("\\def\\sq#1{#1^2}\n\\[ \\sq{a} = a^2 \\]\n")
+    r = CliRunner().invoke(main, ["derive", str(p)])
+    assert r.exit_code == 2 and "\\def is refused" in r.output, r.output

@@ -22,6 +22,7 @@ from mathcheck.latex.tokens import (
     _group,
     expand,
     macros,
+    simple_def,
     tokenize,
 )
 from mathcheck.latex.reader import (
@@ -130,8 +131,8 @@ def _refused_anywhere(src: _Source) -> None:
     masked = _masked(src.text, False)
     preamble = ("usepackage", "documentclass")  # harmless outside math: mathcheck loads no package
     for m in re.finditer(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked):
-        if m.group(1) in preamble:
-            continue
+        if m.group(1) in preamble or (m.group(1) == "def" and simple_def(src.text, m.start())):
+            continue  # \def\R{\mathbb{R}}: read as \newcommand
         src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
@@ -813,7 +814,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if skip:
         return []
     body = tokenize(src, blk.body, blk.body_end)
-    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator")
+    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator", "def")
            for t in body):
         return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)

@@ -116,7 +116,7 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
             if name == "\\":
                 out.append(Tok("row", "\\\\", i, m.end()))
             else:
-                if name.rstrip("*") in REFUSED:
+                if name.rstrip("*") in REFUSED and not (name == "def" and simple_def(text, i)):
                     src.refuse(i, f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
                                 f"TeX; inline the mathematics and use \\newcommand for notation")
                 out.append(Tok("cmd", name, i, m.end()))
@@ -183,6 +183,14 @@ def _bracket(toks: list[Tok], i: int) -> tuple[list[Tok] | None, int]:
 # --- macros ----------------------------------------------------------------------------------------
 
 _NEWCOMMAND = re.compile(r"\\(?:re)?(?:newcommand|providecommand|DeclareMathOperator)\*?")
+_SIMPLE_DEF = re.compile(r"\\def\s*\\([A-Za-z]+)\s*\{")
+
+
+def simple_def(text: str, i: int) -> bool:
+    """``\\def\\R{\\mathbb{R}}`` at ``i``: a \\def without parameters, read as ``\\newcommand`` (TeX's
+    other \\def forms — parameter text, delimiters — stay refused)."""
+    m = _SIMPLE_DEF.match(text, i)
+    return m is not None and m.group(1) not in REFUSED
 
 
 def macros(src: _Source, regions) -> dict:
@@ -213,6 +221,14 @@ def macros(src: _Source, regions) -> dict:
             out[name] = (nargs, body, "operator" if "DeclareMathOperator" in what else "macro")
             if len(out) > MAX_MACROS:
                 src.refuse(m.start(), f"more than {MAX_MACROS} macros")
+        for m in _SIMPLE_DEF.finditer(src.text, start, end):  # \def\R{\mathbb{R}}: a \newcommand
+            if _in_comment(src.text, m.start()) or not simple_def(src.text, m.start()):
+                continue
+            stop = _close(src, m.end() - 1, end)
+            body = tokenize(src, m.end(), stop - 1)
+            if any(t.kind == "ch" and t.text == "#" for t in body):
+                src.refuse(m.start(), f"\\def\\{m.group(1)} with parameters is refused; write \\newcommand")
+            out[m.group(1)] = (0, body, "macro")
     return out
 
 
