@@ -363,7 +363,8 @@ HOSTILE = [
     (r"\[ x = \include{secret} \]", r"h.tex:1:8: \\include is refused"),
     (r"\immediate\write18{rm -rf /}", r"h.tex:1:1: \\immediate is refused"),
     (r"\write18{ls}", r"h.tex:1:1: \\write is refused"),
-    (r"\def\x{1} \[ \x = 1 \]", r"h.tex:1:1: \\def is refused"),
+    (r"\def\x#1{#1} \[ \x{1} = 1 \]", r"h.tex:1:1: \\def is refused"),   # a \def with parameters
+    (r"\def\input{1} \[ 1 = 1 \]", r"h.tex:1:1: \\def is refused"),        # never redefines a primitive
     (r"\catcode`\^=7", r"h.tex:1:1: \\catcode is refused"),
     (r"\openout1=x.tex", r"\\openout is refused"),
     (r"\read16 to \x", r"\\read is refused"),

@@ -131,3 +131,18 @@ def test_a_leibniz_derivative_at_its_variable_and_a_function_redefined(tmp_path)
                                           "definition"], r.output
     assert got[1]["steps"][0]["expr"] == "diff(g(x), x)"   # g' at x, never g'·x
     assert "redefines f" in got[4]["name"]
+
+
+def test_function_names_typed_without_a_backslash(tmp_path):
+    """A blog's ``s = sigmoid(z)``, ``relu(z) = max(0, z)`` (our own lines in that style): the table's
+    functions, never s·i·g·m·o·i·d(z); three letters that spell none are refused, never a product."""
+    from mathcheck import latex
+    from mathcheck.chains import DeriveError
+
+    assert latex.translate("2*sigmoid(z) - 1 + max(0, z) + tanh(z) + Log(x)") == \
+        "2*sigmoid(z) - 1 + Max(0, z) + tanh(z) + log(x)"
+    with pytest.raises(DeriveError, match=r"abc\(…\): letters side by side"):
+        latex.translate("abc(x)")
+    r, got = run(tmp_path, "$$ s = sigmoid(z) = \\frac{1}{1+\\exp(-z)} $$\n$$ \\frac{ds}{dz} = s(1-s) $$\n\n"
+                           "$$ \\tanh(z) = 2 \\cdot sigmoid(2z) - 1 $$\n")
+    assert [c["status"] for c in got] == ["definition", "proved", "proved", "proved"], r.output

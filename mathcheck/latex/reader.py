@@ -246,6 +246,10 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text.isalpha() and self.collect is None:
+                word = self.letter_run()
+                if word is not None:
+                    return word
             if t.text.isalpha():
                 self.take()
                 return self.named(t.text, t)
@@ -324,6 +328,31 @@ class Reader:
             self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
                      f"what is read")
+
+    def letter_run(self) -> str | None:
+        """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in
+        the source, then ``(``, spelling a function of the table are that function — never
+        s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
+        ``ab(c + d)`` stays the letters' reading."""
+        k = self.i
+        while k + 1 < len(self.t) and self.t[k + 1].kind == "ch" and self.t[k + 1].text.isascii() \
+                and self.t[k + 1].text.isalpha() and self.t[k + 1].pos == self.t[k].end:
+            k += 1
+        if k == self.i or k + 1 >= len(self.t) or not (self.t[k + 1].kind == "ch" and self.t[k + 1].text == "(") \
+                or self.t[k + 1].pos != self.t[k].end:
+            return None
+        word = "".join(x.text for x in self.t[self.i:k + 1])
+        name = VARIADIC.get(word) or FUNCTIONS.get(word) or (word.lower() if word.lower() in _PARSER_FUNCTIONS else None)
+        if name is None:
+            if k - self.i + 1 >= 3:
+                self.fail(self.t[self.i], f"{word}(…): letters side by side before parentheses; write \\operatorname{{{word}}}(…) "
+                                          f"for a function, or \\cdot between factors")
+            return None
+        first = self.t[self.i]
+        self.i = k + 1
+        if name in VARIADIC.values():
+            return f"{name}({', '.join(self.arguments())})"
+        return self.apply(name, first)
 
     def operator(self) -> str:
         """``\\operatorname{softplus}(x)`` (the table's), ``\\operatorname{LSE}(x)``, ``\\operatorname{LSE}'(x)``
