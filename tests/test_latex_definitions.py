@@ -303,3 +303,14 @@ def test_a_simple_def_is_a_newcommand_and_one_with_parameters_is_refused(tmp_pat
     p.write_text("\\def\\sq#1{#1^2}\n\\[ \\sq{a} = a^2 \\]\n")
     r = CliRunner().invoke(main, ["derive", str(p)])
     assert r.exit_code == 2 and "\\def is refused" in r.output, r.output
+
+
+def test_a_name_given_another_form_in_its_section_is_redefined_not_refuted(tmp_path):
+    """cs231n's notes (our own lines in that style) give L_i a softmax form, then "a binary classifier
+    would take the form" L_i = Σ_j max(0, 1 − y_ij f_j): a redefinition, said — it was refuted."""
+    text = ("$$ L_i = -\\log\\left(\\frac{e^{f_{y_i}}}{\\sum_j e^{f_j}}\\right) $$\n\nInstead, per attribute:\n\n"
+            "$$ L_i = \\sum_j \\max(0, 1 - y_{ij} f_j) $$\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["definition", "definition"], r.output
+    assert "redefines L_i" in got[1]["name"]

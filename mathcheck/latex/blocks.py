@@ -768,7 +768,11 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
     refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
-    if not link.define and not refunction and (
+    # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
+    # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
+    # a redefinition, said; as a claim against the first form it was refuted
+    renamed = not params and not inline and name in {n for _, n, _, explicit in doc.defs if not explicit}
+    if not link.define and not refunction and not renamed and (
             name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
         return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
