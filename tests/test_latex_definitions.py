@@ -314,3 +314,13 @@ def test_a_name_given_another_form_in_its_section_is_redefined_not_refuted(tmp_p
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["definition", "definition"], r.output
     assert "redefines L_i" in got[1]["name"]
+
+
+def test_align_inside_dollars_alignat_and_displaymath(tmp_path):
+    """Issue 28, item 5: KaTeX and MathJax read \\begin{align} inside $$; alignat takes a column count."""
+    text = ("$$\n\\begin{align}\n(a+b)^2 &= a^2 + 2ab + b^2 \\\\\n&= b^2 + 2ab + a^2\n\\end{align}\n$$\n\n"
+            "\\begin{alignat}{2}\nx + x &= 2x &\\quad& \\text{add}\n\\end{alignat}\n\n"
+            "\\begin{displaymath}\n x \\cdot 1 = 2x\n\\end{displaymath}\n")
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "proved", "refuted"], r.output

@@ -120,6 +120,12 @@ def _blocks(src: _Source, markdown: bool) -> list[Block]:
         else:
             tail = "\\end{" + m.group(1) + "}"
             close = masked.find(tail, m.end())
+            if m.group(1).rstrip("*") == "alignat":  # \begin{alignat}{2}: the column count is no math
+                arg = re.match(r"\s*\{\s*\d+\s*\}", masked[m.end():close])
+                if arg:
+                    out.append(Block(m.start(), m.end() + arg.end(), close, close + len(tail), m.group(0)))
+                    i = close + len(tail)
+                    continue
         if close < 0:
             src.fail(m.start(), f"{m.group(0)} is not closed by {tail}")
         out.append(Block(m.start(), m.end(), close, close + len(tail), m.group(0)))
@@ -235,7 +241,7 @@ def _drop_structure(toks: list[Tok], src: _Source):
                                 f"see docs/latex.md)")
             if t.text == "begin":  # \begin{aligned}[t], \begin{alignedat}{2}
                 _, j = _bracket(toks, j)
-                if name == "alignedat":
+                if name.rstrip("*") in ("alignedat", "alignat"):  # the column count, {2}
                     _, j = _group(toks, j, src, name)
             i = j
         elif t.kind == "cmd" and t.text == "label":

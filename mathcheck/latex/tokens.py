@@ -19,8 +19,10 @@ REFUSED = ("input", "include", "includeonly", "InputIfFileExists", "write", "imm
            "directlua", "luaexec", "ShellEscape", "lstinputlisting", "verbatiminput", "loop",
            "usepackage", "documentclass", "file", "jobname", "scantokens", "everymath", "everyjob")
 ENVIRONMENTS = ("align", "align*", "equation", "equation*", "multline", "multline*", "gather",
-                "gather*", "flalign", "flalign*", "eqnarray", "eqnarray*")
-INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat")
+                "gather*", "flalign", "flalign*", "eqnarray", "eqnarray*", "alignat", "alignat*", "displaymath")
+# inside a display: aligned and friends, and (as KaTeX and MathJax read them) the display environments
+# themselves, \begin{align} inside $$
+INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat") + ENVIRONMENTS
 RELATIONS = {"=": "=", "<": "<", ">": ">", "le": "<=", "leq": "<=", "leqslant": "<=", "lt": "<",
              "ge": ">=", "geq": ">=", "geqslant": ">=", "gt": ">", "approx": "≈"}
 NOT_LINKS = ("ne", "neq", "equiv", "sim", "simeq", "propto", "to", "mapsto", "iff", "implies",
