@@ -324,3 +324,11 @@ def test_align_inside_dollars_alignat_and_displaymath(tmp_path):
     r, _ = run(tmp_path, text, "--json")
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["proved", "proved", "refuted"], r.output
+
+
+def test_unicode_sets_and_bold_letters(tmp_path):
+    """Issue 28, item 7: ℝ, ℕ, ℤ are \\mathbb{R}, …; 𝐱 is \\mathbf{x} (and 𝐖, a bold capital, a matrix)."""
+    r, _ = run(tmp_path, "$$ \\sqrt{x^2} = x, \\quad x ∈ ℝ_{>0} $$\n\n$$ 𝐱 + 𝐱 = 2𝐱 $$\n\n$$ 𝐖 + 𝐖 = 2𝐖 $$\n", "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == ["proved", "proved", "bad-input"], r.output
+    assert got[0]["assumptions"] == {"x": ["positive"]}

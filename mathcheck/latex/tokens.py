@@ -34,6 +34,11 @@ GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota
 # variants are one symbol with their letter (the text grammar reads σ and sigma alike)
 _GREEK_NAME = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
                "varsigma": "sigma"}
+# a styled letter is its command over the letter: ℝ, ℕ, ℤ (sets in conditions), 𝔼, bold 𝐱 𝐖 (a bold
+# capital is then refused as a matrix, as \mathbf{W} is)
+UNICODE_STYLED = {"ℝ": ("mathbb", "R"), "ℕ": ("mathbb", "N"), "ℤ": ("mathbb", "Z"), "𝔼": ("mathbb", "E"),
+                  **{chr(0x1D400 + k): ("mathbf", chr(65 + k)) for k in range(26)},
+                  **{chr(0x1D41A + k): ("mathbf", chr(97 + k)) for k in range(26)}}
 UNICODE = {"−": "-", "≤": "\\le", "≥": "\\ge", "≈": "\\approx", "·": "\\cdot", "×": "\\times",
            "⋅": "\\cdot", "∙": "\\cdot", "ℓ": "\\ell", "∈": "\\in", "’": "'", "′": "'", "ℎ": "h",
            # mathematical italic letters (𝑥, 𝑊: what a PDF or a Unicode-math editor pastes) are the letters
@@ -130,6 +135,11 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
         elif c in UNICODE:
             u = UNICODE[c]
             out.append(Tok("cmd", u[1:], i, i + 1) if u.startswith("\\") else Tok("ch", u, i, i + 1))
+            i += 1
+        elif c in UNICODE_STYLED:  # ℝ is \mathbb{R}, 𝐱 is \mathbf{x}: four tokens at one character
+            style, letter = UNICODE_STYLED[c]
+            out += [Tok("cmd", style, i, i + 1), Tok("ch", "{", i, i + 1), Tok("ch", letter, i, i + 1),
+                    Tok("ch", "}", i, i + 1)]
             i += 1
         elif c.isascii() and c.isprintable():
             depth += c == "{"
