@@ -41,7 +41,7 @@ def test_a_link_with_unknown_functions_holds_for_every_function(tmp_path, tex, s
 
 
 def test_zeta_of_x_is_never_zeta_times_x(tmp_path):
-    r, got = run(tmp_path, "$$ \\zeta(x) = \\zeta x $$\n")
+    _, got = run(tmp_path, "$$ \\zeta(x) = \\zeta x $$\n")
     assert got[0]["status"] == "bad-input" and "zeta is used both as a function" in got[0]["message"]
 
 

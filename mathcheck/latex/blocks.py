@@ -1015,22 +1015,17 @@ def _conditions(src: _Source, group, notation: Notation, assumptions: dict, give
 def _condition_items(src: _Source, toks: list, notation: Notation) -> list:
     """``[("given", "x >= 0"), ("assume", ("n", ("nonnegative", "integer")))]`` for one reason's
     tokens, or ``[]`` when the reason is not a condition."""
-    body, worded, k = [], False, 0
+    body, k = [], 0
     while k < len(toks):
         t = toks[k]
         if t.kind == "cmd" and t.text in ("text", "textrm", "mbox", "textit", "mathrm") and k + 1 < len(toks) \
                 and toks[k + 1].text == "{":
             arg, k = _group(toks, k + 1, src, "\\text")
             word = " ".join(src.text[arg[0].pos:arg[-1].end].split()).strip(" ,.:;()").lower() if arg else ""
-            if word in _CONDITION_WORDS:
-                worded = True
-                continue
-            if word:
-                return []  # words: a reason, not a condition
+            if word and word not in _CONDITION_WORDS:
+                return []  # words: a reason, not a condition ("for", "if", … lead one in)
             continue
-        if t.kind == "cmd" and t.text == "forall":
-            worded = True
-        elif t.kind == "cmd" and t.text in _SPACING or (t.kind == "ch" and t.text in "&~"):
+        if (t.kind == "cmd" and (t.text == "forall" or t.text in _SPACING)) or (t.kind == "ch" and t.text in "&~"):
             pass
         else:
             body.append(t)

@@ -170,11 +170,11 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
     the prose names)."""
     from mathcheck.userexpr.relation import CheckResult, check_relation, numeric_side
 
-    base = dict(lhs=lhs_text or sp.sstr(lhs), rhs=rhs_text or sp.sstr(rhs), assumptions=dict(assumptions),
-                seed=seed, relation=relation, given=tuple(sp.sstr(g) for g in given))
+    base = {"lhs": lhs_text or sp.sstr(lhs), "rhs": rhs_text or sp.sstr(rhs), "assumptions": dict(assumptions),
+            "seed": seed, "relation": relation, "given": tuple(sp.sstr(g) for g in given)}
     try:
         exprs = [canonical(e) for e in (lhs, rhs, *given)]
-        sym_exprs, names = symbolised(exprs)
+        sym_exprs, _ = symbolised(exprs)
     except Exception as exc:  # noqa: BLE001 - a SymPy failure is inconclusive, never a crash
         return CheckResult("inconclusive", how=f"unknown functions: {type(exc).__name__}: {exc}"[:300], **base)
     per_draw = max(timeout * (1 - SYMBOLIC_SHARE) / DRAWS, 1.0)
