@@ -61,6 +61,8 @@ class Chain:
     error: str = ""
     definition: str = ""  # "name = body": the chain defines name (steps: name, body); never checked
     notes: tuple = ()     # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
+    unknown: tuple = ()   # unknown functions (LaTeX's f(x), L(\\theta)): a link holds for every one
+    implicit: tuple = ()  # those read from a derivative alone (dz/dx): never refuted where constant works
 
     @property
     def relation(self) -> str:

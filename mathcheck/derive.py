@@ -247,11 +247,11 @@ def validate(chain: Chain):
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     try:
-        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True)
+        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
     except ParseError as whole:
         for text, line in zip(texts, lines):  # only now one at a time, so the error names its line
             try:
-                parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
+                parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
@@ -365,8 +365,14 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
-def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str):
+def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
+              implicit=()):
     from mathcheck.userexpr import check_relation
+    from mathcheck.userexpr import unknown
+
+    if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
+        return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                             implicit=implicit)
 
     # patient: a refuted link's account (symbolic or numeric) must not depend on the machine's load,
     # so that -j N, a cluster and a re-run print what -j 1 printed
@@ -505,7 +511,7 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
     if cur.relation == APPROX:
         return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
     used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
-    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
+    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit)
     return StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
                       r.counterexample, r.values, source=cur.source)
 
@@ -527,7 +533,12 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
                           hyps, seed, total)
         return {"relation": APPROX, "status": st.status, "how": st.how,
                 "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
-    num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
+    from mathcheck.userexpr import unknown
+
+    if unknown.unknowns(exprs[0], exprs[-1], *hyps):
+        num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
+    else:
+        num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     return {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
             "counterexample": num.get("counterexample"), "values": num.get("values")}
 
