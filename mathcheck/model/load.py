@@ -53,6 +53,8 @@ class Loaded:
     input_found: str = "keyword input_ids"  # how the token ids are passed, and why (printed in the report)
     targets_name: str | None = None   # set when the forward gives all positions' logits only with targets (nanoGPT)
     caps: tuple = ()                  # windows, chunks and cache caps the model declares (the KV check goes past them)
+    dtype: object = None              # the parameters' dtype (float64 unless the model refuses it); None: float64
+    notes: list = field(default_factory=list)  # choices made for the model (eager for SDPA, float32), said in the report
 
 
 def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None) -> None:
@@ -90,53 +92,109 @@ def _seeded(seed: int, build):
         return build()
 
 
-def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
+def _build(cls, config, attn: str, dtype, seed: int):
+    return _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=dtype))
+
+
+def _runs(model, vocab: int) -> Exception | None:
+    """None when the model's forward runs on (2, 6) token ids; else the exception it raised."""
     import torch
+
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(12).reshape(2, 6) % vocab)
+    except Exception as exc:  # the caller picks another attention implementation or dtype
+        return exc
+    return None
+
+
+def _first_line(exc) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def build_hf(cls, config, attn: str, seed: int):
+    """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
+    (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
+    ``torch._grouped_mm`` reject float64). Raises the float64 build's error when nothing builds."""
+    import torch
+
+    notes, first_error = [], None
+    for impl in dict.fromkeys((attn, "eager")):
+        try:
+            model = _build(cls, config, impl, torch.float64, seed).eval()
+        except Exception as exc:  # no such attention implementation for this type: try the next
+            first_error = first_error or exc
+            continue
+        if impl != attn:
+            notes.append(f"attention {impl}: {attn} refused ({_first_line(first_error)[:120]})")
+        failed = _runs(model, config_vocab(config))
+        if failed is None:
+            return model, impl, torch.float64, notes
+        model32 = _build(cls, config, impl, torch.float32, seed).eval()
+        if _runs(model32, config_vocab(config)) is None:
+            notes.append(f"float32: the forward refuses float64 ({_first_line(failed)[:120]}); tolerances from "
+                         "float32's error model")
+            return model32, impl, torch.float32, notes
+        return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
+    raise first_error
+
+
+def config_vocab(config) -> int:
+    text = getattr(config, "get_text_config", lambda: config)()
+    return getattr(text, "vocab_size", None) or getattr(config, "vocab_size", 128)
+
+
+def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
     from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
                                                         MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+
+    from mathcheck.model.tiny import KV_HEADS, shrink
 
     transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
     masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
     if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked:
         raise BadInput(f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
                        f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert")
-    kw = {"hidden_size": sizes.hidden, "num_hidden_layers": sizes.layers, "num_attention_heads": sizes.heads,
-          "vocab_size": 128, "max_position_embeddings": 64}
+    kw = {}
     try:
-        probe = AutoConfig.for_model(model_type)
-        if hasattr(probe, "num_key_value_heads"):
-            kw["num_key_value_heads"] = sizes.kv_heads or min(2, sizes.heads)
-        elif sizes.kv_heads is not None:
+        full = AutoConfig.for_model(model_type)
+        text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
+        if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
-        if hasattr(probe, "intermediate_size"):
-            kw["intermediate_size"] = 2 * sizes.hidden
-        if getattr(probe, "pad_token_id", None) is not None and probe.pad_token_id >= kw["vocab_size"]:
-            kw["pad_token_id"] = 0  # the default pad id of a large vocabulary is outside the tiny one
-        if hasattr(probe, "head_dim"):
-            kw["head_dim"] = sizes.hidden // sizes.heads
-        config = AutoConfig.for_model(model_type, **kw)
+        kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads)
+        config = type(full).from_dict(kw)
         # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
         as_masked = masked and not getattr(config, "is_decoder", False)
         cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
-        model = _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=torch.float64))
+        model, impl, dtype, notes = build_hf(cls, config, attn, seed)
     except BadInput:
         raise
     except Exception as exc:  # transformers rejected the sizes: say which, in its words
-        raise BadInput(f"SPEC 'hf:{model_type}' with {kw}: transformers says {type(exc).__name__}: "
-                       f"{str(exc).splitlines()[0]}") from None
-    model.eval()
+        sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
+        raise BadInput(f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
+                       f"sizes tried: {str(sized)[:200]}") from None
     sig = inspect.signature(model.forward).parameters
     is_causal = not as_masked
+    vocab = config_vocab(config)
+    summary = {k: getattr(config.get_text_config() if hasattr(config, "get_text_config") else config, k, None)
+               for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads")}
     return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
-                  "declared" if causal is not None else "config", config={**kw, "class": type(model).__name__,
-                                                                           "attn_implementation": attn},
-                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
-                  attn_implementation=attn, takes_position_ids="position_ids" in sig,
+                  "declared" if causal is not None else "config",
+                  config={**{k: v for k, v in summary.items() if v is not None}, "vocab_size": vocab,
+                          "class": type(model).__name__, "attn_implementation": impl},
+                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=vocab,
+                  attn_implementation=impl, takes_position_ids="position_ids" in sig,
                   takes_attention_mask="attention_mask" in sig,
-                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"],
-                  caps=declared_caps(config))
+                  window=getattr(config, "sliding_window", None), max_positions=_max_positions(config),
+                  caps=declared_caps(config), dtype=dtype, notes=notes)
+
+
+def _max_positions(config) -> int | None:
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    found = _ints([text], MAX_POSITION_NAMES)
+    return min(found) if found else None
 
 
 # a window, chunk or cap on the keys a query sees or a cache keeps, under the names models use for it

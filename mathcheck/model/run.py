@@ -116,7 +116,7 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
     return base.to(torch.float64)
 
 
-def _sublayers(loaded, ids, trace, seed, replay) -> list[ModuleResult]:
+def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResult]:
     """Norms and rotary modules by discovery, attention calls from the trace (and from one decoding
     step against a cache), listed in the order the forward ran their modules."""
     L = ids.shape[1]
@@ -124,7 +124,14 @@ def _sublayers(loaded, ids, trace, seed, replay) -> list[ModuleResult]:
     for path, module in loaded.model.named_modules():
         kind = sl.norm_kind(module)
         if kind is not None:
-            found[(path, kind)], settings[(path, kind)] = sl.check_norm(path, module, kind, seed, replay)
+            results, setting = sl.check_norm(path, module, kind, seed, replay)
+            if results is None:
+                notes.extend(setting)
+            else:
+                found[(path, kind)], settings[(path, kind)] = results, setting
+        elif sl.norm_like(module) and path:
+            notes.append(f"{path} ({type(module).__name__}): named a norm, but called with one tensor it does not "
+                         "compute a LayerNorm or RMSNorm (e.g. a gated norm taking a gate); not checked")
         rotary = sl.check_rotary(path, module, seed, replay)
         if rotary is not None:
             found[(path, "rotary")], settings[(path, "rotary")] = rotary
@@ -159,14 +166,18 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
     # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
     trace = Trace(loaded.model)
     mp.forward(loaded, ids, trace)
-    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source, "dtype": "float64",
+    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source,
+              "dtype": str(loaded.dtype or torch.float64).replace("torch.", ""),
               "batch": mp.BATCH, "length": length}
-    report = ModelReport(loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay))
+    notes = list(loaded.notes)
+    report = ModelReport(loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay,
+                                                                               notes))
+    report.notes.extend(dict.fromkeys(notes))
     if not any(m.kind == "attention" for m in report.modules):
         report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
                             "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
                             "hold it with mathcheck conform --kind mha")
-    precision = sl.coarser(*(c.output.dtype for c in trace.calls), *(c.inputs.get("dtype") for c in trace.calls))
+    precision = sl.coarser(loaded.dtype, *(c.output.dtype for c in trace.calls), *(c.inputs.get("dtype") for c in trace.calls))
     if precision != torch.float64:  # said: the model-level comparisons are only as tight as the attention
         report.config["precision"] = str(precision).replace("torch.", "")
     tol = mp.model_tolerance(loaded, mp.output_scale(trace), length, precision)
