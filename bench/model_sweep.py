@@ -12,7 +12,7 @@ already done (``--redo OUTCOME`` runs those again). The outcome of a type:
 * ``oom``         MemoryError, or killed by a signal under the memory limit
 * ``timeout``     past the time limit
 
-    nice -n 15 python bench/model_sweep.py --out /tmp/sweep.jsonl            # every type, resumable
+    nice -n 15 python bench/model_sweep.py --out /tmp/sweep.jsonl -j 2       # every type, resumable
     python bench/model_sweep.py --out /tmp/sweep.jsonl --only llama,gpt2     # a sample
     python bench/model_sweep.py --out /tmp/sweep.jsonl --table               # the markdown table
 
@@ -119,15 +119,27 @@ def load_rows(path: Path) -> dict:
     return rows
 
 
-def sweep(path: Path, types, redo, mem_gb, time_s):
+def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1):
+    """Each type not yet in ``path`` (or whose outcome is in ``redo``), ``jobs`` processes at a time;
+    a row is appended as soon as its type ends."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Lock
+
     done = load_rows(path)
     todo = [t for t in types if t not in done or done[t]["outcome"] in redo]
-    for i, t in enumerate(todo):
+    lock, count = Lock(), [0]
+
+    def one(t):
         row = run_type(t, mem_gb, time_s)
-        with path.open("a") as fh:
-            fh.write(json.dumps(row) + "\n")
-        print(f"[{i + 1}/{len(todo)}] {t}: {row['outcome']} {row.get('seconds')} s "
-              f"{row.get('peak_mb', '?')} MB {row.get('line', '')[:160]}", flush=True)
+        with lock:
+            count[0] += 1
+            with path.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            print(f"[{count[0]}/{len(todo)}] {t}: {row['outcome']} {row.get('seconds')} s "
+                  f"{row.get('peak_mb', '?')} MB {row.get('line', '')[:160]}", flush=True)
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        list(pool.map(one, todo))
 
 
 ORDER = ("hold", "false alarm", "inconclusive", "refused", "crash", "oom", "timeout")
@@ -157,13 +169,14 @@ def main(argv=None):
     ap.add_argument("--redo", default="", help="comma-separated outcomes to run again, e.g. 'crash,false alarm'")
     ap.add_argument("--mem-gb", type=float, default=MEM_LIMIT_GB)
     ap.add_argument("--time-s", type=float, default=TIME_LIMIT_S)
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="types run at once (each one process)")
     ap.add_argument("--table", action="store_true", help="print the table of the rows so far and stop")
     args = ap.parse_args(argv)
     if args.table:
         print(table(args.out))
         return
     types = [t for t in args.only.split(",") if t] or all_types()
-    sweep(args.out, types, {o.strip() for o in args.redo.split(",") if o.strip()}, args.mem_gb, args.time_s)
+    sweep(args.out, types, {o.strip() for o in args.redo.split(",") if o.strip()}, args.mem_gb, args.time_s, args.jobs)
 
 
 if __name__ == "__main__":

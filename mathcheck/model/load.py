@@ -166,7 +166,10 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads)
         config = type(full).from_dict(kw)
         # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
-        as_masked = masked and not getattr(config, "is_decoder", False)
+        # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
+        # forward feeds the ids to both halves, where no padding mask reaches the decoder's copy
+        as_masked = masked and not getattr(config, "is_decoder", False) and not (
+            getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
         cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
         model, impl, dtype, notes = build_hf(cls, config, attn, seed)
     except BadInput:
@@ -176,12 +179,12 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         raise BadInput(f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
                        f"sizes tried: {str(sized)[:200]}") from None
     sig = inspect.signature(model.forward).parameters
-    is_causal = not as_masked
+    is_causal, source = built_causal(model, config, as_masked)
     vocab = config_vocab(config)
     summary = {k: getattr(config.get_text_config() if hasattr(config, "get_text_config") else config, k, None)
-               for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads")}
+               for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")}
     return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
-                  "declared" if causal is not None else "config",
+                  "declared" if causal is not None else source,
                   config={**{k: v for k, v in summary.items() if v is not None}, "vocab_size": vocab,
                           "class": type(model).__name__, "attn_implementation": impl},
                   cache_kw=_cache_kw(sig) if not as_masked else None, vocab=vocab,
@@ -189,6 +192,18 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                   takes_attention_mask="attention_mask" in sig,
                   window=getattr(config, "sliding_window", None), max_positions=_max_positions(config),
                   caps=declared_caps(config), dtype=dtype, notes=notes)
+
+
+def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
+    """(causal, why) as the model was built: a masked LM (an encoder–decoder's whole forward
+    included) is bidirectional; a causal-LM class whose attention modules all declare
+    ``is_causal`` False (bert-generation with ``is_decoder`` False) was built bidirectional."""
+    if as_masked:
+        return False, "config"
+    flags = [m.is_causal for m in model.modules() if isinstance(getattr(m, "is_causal", None), bool)]
+    if flags and not any(flags) and not getattr(config, "is_encoder_decoder", False):
+        return False, "built: every attention module has is_causal False"
+    return True, "config"
 
 
 def _max_positions(config) -> int | None:

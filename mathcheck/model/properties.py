@@ -272,7 +272,32 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
 
 # --- permutation equivariance -----------------------------------------------------------------------
 
+def position_offsets(model) -> list[int]:
+    """Where a model's positions may start: 0, and padding_idx + 1 for a position table with a
+    padding index (RoBERTa's: padding_idx 1, positions 2, 3, …)."""
+    found = [0]
+    for name, m in model.named_modules():
+        pad = getattr(m, "padding_idx", None)
+        if isinstance(m, torch.nn.Embedding) and "pos" in name.split(".")[-1] and isinstance(pad, int):
+            found.append(pad + 1)
+    return list(dict.fromkeys(found))
+
+
+def own_positions(loaded, ids, base, tol):
+    """(position ids (B, L), how found): the model's own convention — the first offset whose
+    explicit positions reproduce the forward's default logits; else 0, 1, … (said)."""
+    L = ids.shape[1]
+    for offset in position_offsets(loaded.model):
+        pos = (torch.arange(L) + offset).expand(ids.shape[0], L)
+        if _max_diff(logits(loaded, ids, position_ids=pos), base) <= tol:
+            return pos, f"positions {offset}…{offset + L - 1}, the model's own"
+    pos = torch.arange(L).expand(ids.shape[0], L)
+    return pos, "positions 0…L−1 given explicitly (none tried reproduces the forward's default)"
+
+
 def permutation(loaded, ids, base, tol, seed, replay) -> Result:
+    """f(P·ids, P·positions) = P·f(ids, positions), both with explicit position ids in the model's
+    own convention (RoBERTa's start at padding_idx + 1 = 2)."""
     claim, doc = "attention-permutation-equivariance", "permuting tokens with their position ids permutes the logits"
     if loaded.causal:
         return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
@@ -282,15 +307,16 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
                       note="the forward takes no position_ids to hold positions fixed")
     L = ids.shape[1]
     perm = torch.randperm(L, generator=torch.Generator().manual_seed(seed * 7919 + 2))
-    pos = torch.arange(L).expand(ids.shape[0], L)
+    pos, how = own_positions(loaded, ids, base, tol)
+    ref = logits(loaded, ids, position_ids=pos)
     got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
-    err = _max_diff(got, base[:, perm])
+    err = _max_diff(got, ref[:, perm])
     if err > tol:
         return _fail("permutation-equivariance", claim, doc, err, tol,
-                     {"permutation": perm.tolist(), "compared": "f(P·ids, P·positions) against P·f(ids)",
+                     {"permutation": perm.tolist(), "compared": f"f(P·ids, P·positions) against P·f(ids); {how}",
                       "replay": replay})
     return Result("permutation-equivariance", claim, doc, "holds", "holds", err, tol,
-                  note=f"permutation {perm.tolist()}")
+                  note=f"permutation {perm.tolist()}; {how}")
 
 
 # --- padding ----------------------------------------------------------------------------------------

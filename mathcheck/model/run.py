@@ -33,18 +33,26 @@ def _renamed(results, suffix):
     return results
 
 
+def module_causal(model) -> dict:
+    """path -> causal for the modules that say so (transformers' attention ``is_causal``: an
+    encoder–decoder's decoder self-attention is causal, its encoder and cross-attention are not)."""
+    return {path: m.is_causal for path, m in model.named_modules() if isinstance(getattr(m, "is_causal", None), bool)}
+
+
 def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
-    """path -> (kind, results) for the intercepted calls of one forward."""
-    out = {}
+    """path -> (kind, results) for the intercepted calls of one forward; each call's mask held to its
+    module's own causality where the module declares it, else the model's."""
+    out, declared = {}, module_causal(loaded.model)
     for c in calls:
         where = f"{ctx}, call {c.index}" if c.index else ctx
         suffix = "" if ctx == "full forward" and c.index == 0 else where
+        causal = declared.get(c.path, loaded.causal)
         if c.kind == "sdpa":
-            res = sl.check_sdpa(c.inputs, c.output, loaded.causal, where)
+            res = sl.check_sdpa(c.inputs, c.output, causal, where)
             kind = "attention"
         else:
             attention = sl.is_attention_softmax(c.inputs, Lq, Lk)
-            res = sl.check_softmax(c.inputs, c.output, attention, loaded.causal, where)
+            res = sl.check_softmax(c.inputs, c.output, attention, causal, where)
             kind = "attention" if attention else "softmax"
         out.setdefault((c.path or "(model)", kind), []).extend(_renamed(res, suffix))
     return out
