@@ -8,6 +8,7 @@ import math
 import torch
 
 from mathcheck.conform.spec import BadInput
+from mathcheck.model import heads
 from mathcheck.model import properties as mp
 from mathcheck.model import sublayers as sl
 from mathcheck.model.load import Sizes, cache_of, check_options, load_model, logits_of
@@ -39,20 +40,22 @@ def module_causal(model) -> dict:
     return {path: m.is_causal for path, m in model.named_modules() if isinstance(getattr(m, "is_causal", None), bool)}
 
 
-def _call_results(calls, loaded, Lq, Lk, ctx) -> dict:
+def _call_results(calls, loaded, Lq, Lk, ctx, first: int = 0) -> dict:
     """path -> (kind, results) for the intercepted calls of one forward; each call's mask held to its
-    module's own causality where the module declares it, else the model's."""
+    module's own causality where the module declares it, else the model's. ``first``: the position
+    of the first query (0 in the full forward, L − 1 in the cached step), so a static cache's
+    masked slots past it are expected masked."""
     out, declared = {}, module_causal(loaded.model)
     for c in calls:
         where = f"{ctx}, call {c.index}" if c.index else ctx
         suffix = "" if ctx == "full forward" and c.index == 0 else where
         causal = declared.get(c.path, loaded.causal)
         if c.kind == "sdpa":
-            res = sl.check_sdpa(c.inputs, c.output, causal, where)
+            res = sl.check_sdpa(c.inputs, c.output, causal, where, first)
             kind = "attention"
         else:
             attention = sl.is_attention_softmax(c.inputs, Lq, Lk)
-            res = sl.check_softmax(c.inputs, c.output, attention, causal, where)
+            res = sl.check_softmax(c.inputs, c.output, attention, causal, where, first)
             kind = "attention" if attention else "softmax"
         out.setdefault((c.path or "(model)", kind), []).extend(_renamed(res, suffix))
     return out
@@ -124,6 +127,26 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
     return base.to(torch.float64)
 
 
+def _head_results(loaded, trace, replay, found: dict, notes: list) -> None:
+    """Scale, values and GQA grouping of each attention call of the full forward, from its module's
+    projections (mathcheck/model/heads.py); the modules it cannot read said once."""
+    skipped = {}
+    for c in trace.calls:
+        if c.index or (c.kind == "softmax" and not sl.is_attention_softmax(c.inputs, *c.inputs["input"].shape[-2:])):
+            continue
+        try:
+            res, why = heads.check_heads(loaded.model, trace, c, replay)
+        except Exception as exc:  # a module laid out otherwise than read: said, never a crash
+            res, why = [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160]
+        if res:
+            found.setdefault((c.path or "(model)", "attention"), []).extend(res)
+        else:
+            skipped.setdefault(why, []).append(c.path or "(model)")
+    for why, paths in skipped.items():
+        notes.append(f"scale/values/GQA grouping not checked at {paths[0]}"
+                     + (f" and {len(paths) - 1} more" if len(paths) > 1 else "") + f": {why}")
+
+
 def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResult]:
     """Norms and rotary modules by discovery, attention calls from the trace (and from one decoding
     step against a cache), listed in the order the forward ran their modules."""
@@ -145,6 +168,7 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
             found[(path, "rotary")], settings[(path, "rotary")] = rotary
     for key, res in _call_results(trace.calls, loaded, L, L, "full forward").items():
         found.setdefault(key, []).extend(res)
+    _head_results(loaded, trace, replay, found, notes)
     if loaded.causal and loaded.cache_kw:
         step = Trace(loaded.model)
         try:
@@ -153,7 +177,7 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
                 mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
         except Exception:  # the cache path raised: the kv-cache property reports it
             step.calls.clear()
-        for key, res in _call_results(step.calls, loaded, 1, None, "cached step").items():
+        for key, res in _call_results(step.calls, loaded, 1, None, "cached step", L - 1).items():
             found.setdefault(key, []).extend(res)
     order = {}
     for name in trace.entered:  # modules in the order the forward first ran them

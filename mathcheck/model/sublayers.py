@@ -209,17 +209,23 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str):
 
 # --- attention calls ---------------------------------------------------------------------------------
 
-def expected_keep(Lq: int, Lk: int, causal: bool) -> torch.Tensor:
-    """(Lq, Lk), True = attend. Causal: query i is token i + Lk − Lq (the last Lq of Lk tokens, as in
-    decoding with a cache) and sees keys j ≤ i + Lk − Lq; bidirectional: every key."""
-    i = torch.arange(Lq)[:, None] + (Lk - Lq)
+def expected_keep(Lq: int, Lk: int, causal: bool, first: int | None = None) -> torch.Tensor:
+    """(Lq, Lk), True = attend. Causal: query i is token i + ``first`` and sees keys j ≤ i + first;
+    ``first`` None: the queries are the last Lq of Lk tokens (decoding with a dynamic cache). A
+    static cache's slots past the current token (Lk = the cache's length) are then masked too.
+    Bidirectional: every key.
+
+    >>> expected_keep(1, 4, True, first=1).tolist()   # token 1 against a static cache of 4 slots
+    [[True, True, False, False]]
+    """
+    i = torch.arange(Lq)[:, None] + (Lk - Lq if first is None else first)
     j = torch.arange(Lk)[None, :]
     return (j <= i) if causal else torch.ones(Lq, Lk, dtype=torch.bool)
 
 
-def _mask_result(keep, Lq, Lk, causal, what) -> Result:
+def _mask_result(keep, Lq, Lk, causal, what, first=None) -> Result:
     """``keep`` (…, Lq, Lk) observed against the expected kind, for every batch and head."""
-    want = expected_keep(Lq, Lk, causal)
+    want = expected_keep(Lq, Lk, causal, first)
     keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else want
     bad = keep != want
     claim = "causal-mask-autoregressive" if causal else "mask-negative-infinity"
@@ -249,7 +255,7 @@ def _sdpa_keep(inp, Lq, Lk):
     return keep & ~masked, mask.to(F64)
 
 
-def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str) -> list[Result]:
+def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: int | None = None) -> list[Result]:
     from mathcheck.conform.attention import reference
     from mathcheck.conform.spec import Variant
 
@@ -271,7 +277,7 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str) -> list[R
     results = [_result("output", claim, "softmax(QKᵀ·scale + mask)·V" + (", K and V repeated per group" if gqa else ""),
                        ok, err, tol, note=f"{where}; computed in {str(dtype).replace('torch.', '')}",
                        cx={"entry": idx, "derived": d, "user": u, "compared": "softmax(QKᵀ·scale + mask)·V, derived"})]
-    results.append(_mask_result(keep, Lq, Lk, causal, where))
+    results.append(_mask_result(keep, Lq, Lk, causal, where, first))
     used = derived_scale if scale is None else float(scale)
     if abs(used - derived_scale) <= 4 * torch.finfo(F64).eps * derived_scale:
         results.append(_result("scale", "multihead-split-merge", "scores scaled by 1/√D_head", True, 0.0, 0.0))
@@ -292,7 +298,8 @@ def is_attention_softmax(inp: dict, Lq: int, Lk: int | None) -> bool:
     return Lk is None or x.shape[-1] == Lk
 
 
-def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str) -> list[Result]:
+def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str,
+                  first: int | None = None) -> list[Result]:
     from mathcheck.conform.attention import derived_weights
 
     x = inp["input"].to(F64)
@@ -322,7 +329,7 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     results.append(_result("weights-on-simplex", "softmax-simplex", "Σ_j P_ij = 1 over the keys j", ok, err, stol,
                            note=note, cx={"entry": idx, "derived": d, "user": u,
                                           "compared": "Σ_j P_ij over the keys, derived 1 (softmax-simplex 'normalised')"}))
-    results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where))
+    results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where, first))
     return results
 
 
