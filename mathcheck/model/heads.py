@@ -40,8 +40,13 @@ SCALE_NAMES = ("scaling", "scale", "softmax_scale")
 def table_dtypes(model) -> list:
     """The dtypes of rotary tables (``inv_freq``, ``freqs…``, ``cos``/``sin`` buffers): transformers keeps
     them in float32 even in a float64 model, so q·k after RoPE is exact only to float32's ε."""
-    return [b.dtype for name, b in model.named_buffers()
-            if any(w in name.split(".")[-1] for w in ("inv_freq", "freqs", "cos", "sin"))]
+    out = []
+    for name, b in model.named_buffers():
+        if b.is_floating_point() and any(w in name.split(".")[-1] for w in ("inv_freq", "freqs", "cos", "sin", "rope")):
+            # a table computed in float32 and stored in float64 (the model cast after building) is float32's
+            narrow = b.dtype == F64 and bool((b.float().double() == b).all())
+            out.append(torch.float32 if narrow else b.dtype)
+    return out
 
 
 def _linear(m) -> bool:
@@ -110,7 +115,7 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
         h, L = q_in.shape[-3], q_in.shape[-2]
         scale = call.inputs.get("scale")
         scale = 1 / math.sqrt(q_in.shape[-1]) if scale is None else float(scale)
-        kk = k_in.to(F64)
+        kk = k_in.to(F64)[..., :L, :]  # a static cache's slots past L are empty
         if kk.shape[-3] != h:  # enable_gqa: SDPA groups the heads itself
             kk = kk.repeat_interleave(h // kk.shape[-3], dim=-3)
         z_diag = scale * (q_in.to(F64) * kk).sum(-1)  # (B, h, L)
@@ -192,7 +197,7 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
     doc = "the heads' output is the weights times the value projection's heads (O = PV)"
     B, L = x.shape[:2]
     if call.kind == "sdpa":
-        v_in = call.inputs["value"].to(F64)
+        v_in = call.inputs["value"].to(F64)[..., :L, :]
         want = vh if v_in.shape[-3] == vh.shape[-3] else vh[:, group]
         tol = derived_tolerance(1, float(want.abs().max()) + 1.0, dtype)
         err = float((v_in - want).abs().max()) if v_in.shape == want.shape else math.inf

@@ -321,31 +321,65 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
 
 # --- padding ----------------------------------------------------------------------------------------
 
+def padding_masks(L: int, causal: bool) -> torch.Tensor:
+    """(2, L) attention masks, one per row and different: row 0 padded at the end (causal) or the
+    start (bidirectional) over ⌈L/3⌉ tokens, row 1 with its middle token L/2 masked. A causal
+    model is not padded on the left: its first query would see no key at all (a fully masked row,
+    which conform reports and does not judge).
+
+    >>> padding_masks(6, True).tolist()
+    [[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 1]]
+    """
+    mask = torch.ones(BATCH, L, dtype=torch.long)
+    n = -(-L // 3)
+    if causal:
+        mask[0, L - n:] = 0
+    else:
+        mask[0, :n] = 0
+    mask[1, L // 2] = 0
+    return mask
+
+
 def padding(loaded, ids, tol, replay) -> Result:
-    """Token p = L/2 of the last row is masked out (``attention_mask`` 0): a masked key has weight
-    exactly 0 (mask-negative-infinity), so changing that token moves no logit of the row's other
-    tokens. A middle token, not the first: no query's row is fully masked (conform *reports* what a
-    fully masked row gives, it does not judge it)."""
+    """Each row padded its own way (:func:`padding_masks`): (i) changing the masked-out tokens
+    moves no kept logit of the row (a masked key has weight exactly 0, mask-negative-infinity);
+    (ii) each row's kept logits equal those of the row run alone with its own mask — a mask taken
+    from another row (broadcast from one row) fails."""
     claim, doc = "mask-negative-infinity", "a masked-out token (attention_mask 0) changes no other token's logits"
     if not loaded.takes_attention_mask:
         return Result("padding", claim, doc, "not checked", "not expected to hold",
                       note="the forward takes no attention_mask")
+    try:
+        return _padding(loaded, ids, tol, replay, claim, doc)
+    except Exception as exc:  # the user's forward raised on a padded batch or a batch of one row
+        return _fail("padding", claim, doc, None, tol, {"compared": "padded rows", "replay": replay},
+                     note=f"the forward with attention_mask raised {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _padding(loaded, ids, tol, replay, claim, doc) -> Result:
     L = ids.shape[1]
-    p = L // 2
-    mask = torch.ones_like(ids)
-    mask[-1, p] = 0
-    other = ids.clone()
-    other[-1, p] = (ids[-1, p] + 1) % loaded.vocab
-    keep = [t for t in range(L) if t != p]
-    a = logits(loaded, ids, attention_mask=mask)[-1, keep]
-    b = logits(loaded, other, attention_mask=mask)[-1, keep]
-    err = _max_diff(a, b)
-    if err > tol or not bool(torch.isfinite(a).all()):
-        return _fail("padding", claim, doc, err, tol,
-                     {"t": p, "compared": f"logits of the last row's tokens other than {p}, with token {p} masked "
-                                          "out and changed", "replay": replay},
-                     note=f"masked-out token {p} moves the logits of the others by {err:.3g}")
-    return Result("padding", claim, doc, "holds", "holds", err, tol, note=f"token {p} of the last row masked out")
+    mask = padding_masks(L, loaded.causal)
+    other = torch.where(mask.bool(), ids, (ids + 1) % loaded.vocab)
+    a = logits(loaded, ids, attention_mask=mask)
+    b = logits(loaded, other, attention_mask=mask)
+    worst = 0.0
+    for row in range(ids.shape[0]):
+        keep = mask[row].bool()
+        alone = logits(loaded, ids[row:row + 1], attention_mask=mask[row:row + 1])[0]
+        where = ("left" if not keep[0] else "right" if not keep[-1] else "middle")
+        masked = [int(t) for t in torch.nonzero(~keep).flatten()]
+        for err, what in ((_max_diff(a[row, keep], b[row, keep]), f"changing its masked-out tokens {masked}"),
+                          (_max_diff(a[row, keep], alone[keep]), "running it alone with its own mask")):
+            worst = max(worst, err)
+            if err > tol or not bool(torch.isfinite(a[row, keep]).all()):
+                return _fail("padding", claim, doc, err, tol,
+                             {"row": row, "compared": f"row {row}'s kept logits ({where} padding, tokens {masked} "
+                                                      f"masked) against {what}", "replay": replay},
+                             note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}")
+    return Result("padding", claim, doc, "holds", "holds", worst, tol,
+                  note=f"row 0 padded on the {'right' if loaded.causal else 'left'}, row 1's token {L // 2} masked; "
+                       "each row also against itself alone")
 
 
 # --- determinism -------------------------------------------------------------------------------------
