@@ -119,7 +119,7 @@ def load_rows(path: Path) -> dict:
     return rows
 
 
-def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1):
+def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1, reverse: bool = False):
     """Each type not yet in ``path`` (or whose outcome is in ``redo``), ``jobs`` processes at a time;
     a row is appended as soon as its type ends."""
     from concurrent.futures import ThreadPoolExecutor
@@ -130,6 +130,8 @@ def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1):
     done = load_rows(path)
     todo = [t for t in types if t not in done or done[t]["outcome"] in redo]
     random.Random(0).shuffle(todo)  # a sweep cut short is a seeded random sample, not the first letters
+    if reverse:  # a second sweep on the same file works from the other end
+        todo.reverse()
     lock, count = Lock(), [0]
 
     def one(t):
@@ -173,13 +175,14 @@ def main(argv=None):
     ap.add_argument("--mem-gb", type=float, default=MEM_LIMIT_GB)
     ap.add_argument("--time-s", type=float, default=TIME_LIMIT_S)
     ap.add_argument("-j", "--jobs", type=int, default=1, help="types run at once (each one process)")
+    ap.add_argument("--reverse", action="store_true", help="the other end of the order (a second sweep process)")
     ap.add_argument("--table", action="store_true", help="print the table of the rows so far and stop")
     args = ap.parse_args(argv)
     if args.table:
         print(table(args.out))
         return
     types = [t for t in args.only.split(",") if t] or all_types()
-    sweep(args.out, types, {o.strip() for o in args.redo.split(",") if o.strip()}, args.mem_gb, args.time_s, args.jobs)
+    sweep(args.out, types, {o.strip() for o in args.redo.split(",") if o.strip()}, args.mem_gb, args.time_s, args.jobs, args.reverse)
 
 
 if __name__ == "__main__":

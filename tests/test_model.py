@@ -387,7 +387,7 @@ def test_a_forward_that_ignores_its_attention_mask_fails_padding():
         assert_model_conforms(IgnoresMask)
     text = str(err.value)
     assert "FAILS                 padding                   mask-negative-infinity" in text
-    assert "masked-out token 3 moves the logits of the others by" in text
+    assert "row 1 (middle padding): changing its masked-out tokens [3] moves its kept logits by" in text
     assert text.splitlines()[-1] == "status: fails (1 failing: padding)"
 
 
