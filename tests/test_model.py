@@ -51,9 +51,9 @@ def test_gpt2_holds_listing_norms_and_attention_per_layer():
     assert out.output.splitlines()[0] == "model hf:gpt2  seed 0"
     assert "attn_implementation sdpa" in out.output.splitlines()[1]
     assert _module_lines(out.output) == [
-        ["transformer.h.0.ln_1", "layernorm", "holds", "5/5"], ["transformer.h.0.attn", "attention", "holds", "6/6"],
+        ["transformer.h.0.ln_1", "layernorm", "holds", "5/5"], ["transformer.h.0.attn", "attention", "holds", "8/8"],
         ["transformer.h.0.ln_2", "layernorm", "holds", "5/5"], ["transformer.h.1.ln_1", "layernorm", "holds", "5/5"],
-        ["transformer.h.1.attn", "attention", "holds", "6/6"], ["transformer.h.1.ln_2", "layernorm", "holds", "5/5"],
+        ["transformer.h.1.attn", "attention", "holds", "8/8"], ["transformer.h.1.ln_2", "layernorm", "holds", "5/5"],
         ["transformer.ln_f", "layernorm", "holds", "5/5"]]
     props = [line.split()[:3] for line in out.output.splitlines() if line.startswith("    ") and "  " in line[4:6] + "  "
              and line.split()[0] in ("holds", "FAILS", "not")]
@@ -110,7 +110,7 @@ def test_bert_holds_with_causality_not_expected():
 def test_the_example_gpt_holds():
     out = run("examples/tiny_gpt.py:factory")
     assert out.exit_code == 0, out.output
-    assert ["blocks.0.attn", "attention", "holds", "6/6"] in _module_lines(out.output)
+    assert ["blocks.0.attn", "attention", "holds", "8/8"] in _module_lines(out.output)
     assert ["ln_f", "layernorm", "holds", "5/5"] in _module_lines(out.output)
 
 
