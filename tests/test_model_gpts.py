@@ -339,3 +339,54 @@ def test_a_padding_mask_broadcast_from_one_row_fails(row):
     padding = next(p for p in _check(_padded(row)).properties if p.name == "padding")
     assert padding.status == "fails"
     assert padding.counterexample["row"] == 1 - row
+
+
+# --- --cache-arg: a cache under a name that cannot be detected ------------------------------------
+
+def _kv_gpt(cap=None):
+    from tests.test_model import _load
+
+    gpt = _load("tiny_gpt")
+
+    class Capped(gpt.CausalSelfAttention):  # planted when cap is set: the cache keeps the last `cap` keys
+        def extend(self, cache, k, v):
+            k, v, _ = super().extend(cache, k, v)
+            return k, v, (k[:, :, -cap:], v[:, :, -cap:])
+
+    class KvGPT(gpt.GPT):
+        """forward(idx, kv=None) -> (logits, kv): no use_cache, the cache under its own name."""
+
+        def forward(self, idx, kv=None):
+            out = super().forward(idx, past_key_values=kv, use_cache=True)
+            return out.logits, out.past_key_values
+
+    return lambda: KvGPT(attention=Capped) if cap else KvGPT()
+
+
+def test_a_cache_under_its_own_name_is_checked_with_cache_arg_and_not_without():
+    kv = next(p for p in _check(_kv_gpt()).properties if p.name == "kv-cache")
+    assert (kv.status, kv.note) == ("not expected to hold",
+                                    "the forward takes no use_cache with cache/past_key_values; a cache under "
+                                    "another name: give --cache-arg NAME")
+    report = check_model("kv", loaded=from_module(_kv_gpt(), "kv", cache_arg="kv"))
+    kv = next(p for p in report.properties if p.name == "kv-cache")
+    assert (kv.status, kv.note) == ("holds", "tokens 3..15 decoded one at a time after a prefix of 3")
+    capped = check_model("kv", loaded=from_module(_kv_gpt(cap=8), "kv", cache_arg="kv"))
+    kv = next(p for p in capped.properties if p.name == "kv-cache")
+    assert kv.status == "fails" and kv.counterexample["t"] == 9
+
+
+def test_cache_arg_is_bad_input_when_the_forward_has_no_such_parameter_or_for_hf():
+    from click.testing import CliRunner
+
+    from mathcheck.cli import main
+
+    out = CliRunner().invoke(main, ["model", "hf:llama", "--cache-arg", "kv"])
+    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: an hf: model's cache is its "
+                                              "past_key_values/cache; drop --cache-arg\n")
+    out = CliRunner().invoke(main, ["model", "examples/tiny_gpt.py:factory", "--cache-arg", "1kv"])
+    assert out.exit_code == 2 and out.output.startswith("error: --cache-arg '1kv': give the name")
+    out = CliRunner().invoke(main, ["model", "tests/test_model_as_written.py:fast", "--cache-arg", "kv"])
+    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: tests/test_model_as_written.py:fast's "
+                                              "forward(idx, input_pos=None) has no parameter 'kv'; give the "
+                                              "parameter that takes the KV cache\n")

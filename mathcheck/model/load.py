@@ -55,13 +55,20 @@ class Loaded:
     caps: tuple = ()                  # windows, chunks and cache caps the model declares (the KV check goes past them)
     dtype: object = None              # the parameters' dtype (float64 unless the model refuses it); None: float64
     notes: list = field(default_factory=list)  # choices made for the model (eager for SDPA, float32), said in the report
+    takes_use_cache: bool = True      # False: the forward has no use_cache parameter (a --cache-arg model)
 
 
-def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None) -> None:
+def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None,
+                  cache_arg: str | None = None) -> None:
     """Before any import: the SPEC's form and the options' ranges."""
     if input_name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", input_name):
         raise BadInput(f"--input-name {input_name!r}: give the name of the forward's parameter for the token ids, "
                        "e.g. --input-name idx")
+    if cache_arg is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cache_arg):
+        raise BadInput(f"--cache-arg {cache_arg!r}: give the name of the forward's parameter for the KV cache, "
+                       "e.g. --cache-arg kv_cache")
+    if cache_arg is not None and spec.startswith("hf:"):
+        raise BadInput(f"--cache-arg {cache_arg}: an hf: model's cache is its past_key_values/cache; drop --cache-arg")
     if spec.startswith("hf:"):
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", spec[3:]):
             raise BadInput(f"SPEC {spec!r}: write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert")
@@ -280,14 +287,35 @@ def _cache_kw(params) -> str | None:
     return next((k for k in ("cache", "past_key_values") if k in params), None)
 
 
-def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None) -> Loaded:
+def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None,
+                 cache_arg: str | None = None) -> Loaded:
     from mathcheck.conform.target import load
 
-    return from_module(load(spec), spec, seed, causal, input_name)
+    return from_module(load(spec), spec, seed, causal, input_name, cache_arg)
+
+
+def cache_parameter(forward, given: str | None, label: str) -> tuple[str | None, bool]:
+    """(the forward's keyword for the KV cache, whether it takes ``use_cache``): detected as
+    ``use_cache`` with ``cache``/``past_key_values``; ``given`` (--cache-arg) must be a parameter of
+    the forward (or it takes **kwargs); the cache is then passed back under that name and read from
+    the output's attribute of that name or a tuple's second element.
+
+    >>> def fwd(idx, kv=None): ...
+    >>> cache_parameter(fwd, "kv", "m")
+    ('kv', False)
+    """
+    params = inspect.signature(forward).parameters
+    takes = "use_cache" in params
+    if given is None:
+        return _cache_kw(params), takes
+    if given in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return given, takes
+    raise BadInput(f"--cache-arg {given}: {label}'s forward{inspect.signature(forward)} has no parameter {given!r}; "
+                   "give the parameter that takes the KV cache")
 
 
 def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None,
-                input_name: str | None = None) -> Loaded:
+                input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
     """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
     import torch
 
@@ -307,21 +335,23 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     if vocab is None:
         raise BadInput(f"SPEC {label!r}: the model has no nn.Embedding to read its vocabulary size from")
     name, found = detect_input(model.forward, input_name, label)
+    cache_kw, takes_use_cache = cache_parameter(model.forward, cache_arg, label)
     max_positions, caps = _factory_limits(model)
     return Loaded(model, label, True if causal is None else causal,
                   "declared" if causal is not None else "default for a factory",
-                  config={"class": type(model).__name__, "input": found}, cache_kw=_cache_kw(sig), vocab=vocab,
+                  config={"class": type(model).__name__, "input": found}, cache_kw=cache_kw, vocab=vocab,
+                  takes_use_cache=takes_use_cache,
                   takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig,
                   input_name=name, input_found=found, max_positions=max_positions, caps=caps)
 
 
 def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,
-               causal: bool | None = None, input_name: str | None = None) -> Loaded:
+               causal: bool | None = None, input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
     if spec.startswith("hf:"):
         if input_name is not None:
             raise BadInput(f"--input-name {input_name}: an hf: model takes input_ids; drop --input-name")
         return load_hf(spec[3:], sizes, attn, seed, causal)
-    return load_factory(spec, seed, causal, input_name)
+    return load_factory(spec, seed, causal, input_name, cache_arg)
 
 
 def logits_of(out, ids_shape=None):

@@ -44,6 +44,8 @@ def call(loaded, ids, **kw):
     the forward returns every position's logits only when given targets (nanoGPT, llm.c)."""
     if loaded.targets_name is not None:
         kw = {loaded.targets_name: ids, **kw}
+    if not loaded.takes_use_cache:  # a --cache-arg forward: the cache argument alone asks for a cache
+        kw.pop("use_cache", None)
     if loaded.input_name is None:
         return loaded.model(ids, **kw)
     return loaded.model(**{loaded.input_name: ids}, **kw)
@@ -232,7 +234,8 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
                       note="a bidirectional model has no incremental decoding")
     if loaded.cache_kw is None:
         return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
-                      note="the forward takes no use_cache with cache/past_key_values")
+                      note="the forward takes no use_cache with cache/past_key_values; a cache under another name: "
+                           "give --cache-arg NAME")
     L = ids.shape[1]
     P = max(1, min(L, 6) // 2)  # a short prefix: every later token goes through the cache
     prefix = Trace(loaded.model, calls=False)

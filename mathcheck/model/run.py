@@ -19,9 +19,10 @@ from mathcheck.outcome import replay, split_flags
 LENGTH = 6
 
 
-def replay_line(spec, seed, sizes: Sizes, attn, causal, length, input_name=None) -> str:
+def replay_line(spec, seed, sizes: Sizes, attn, causal, length, input_name=None, cache_arg=None) -> str:
     """``mathcheck model SPEC --seed S`` with every option that differs from its default."""
     return replay("model", [spec], [("--seed", seed), *split_flags(sizes.flags()), ("--input-name", input_name),
+                                    ("--cache-arg", cache_arg),
                                     ("--attn-implementation", None if attn == "sdpa" else attn),
                                     ("--causal", causal is True), ("--bidirectional", causal is False),
                                     ("--length", None if length == LENGTH else length)])
@@ -61,20 +62,20 @@ def _call_results(calls, loaded, Lq, Lk, ctx, first: int = 0) -> dict:
     return out
 
 
-def _load(spec, sizes, attn, seed, causal, length, loaded, input_name=None):
+def _load(spec, sizes, attn, seed, causal, length, loaded, input_name=None, cache_arg=None):
     """(loaded model, replay line); every check on the user's input before any work."""
     if loaded is not None:  # a model handed over in-process (mathcheck.testing.assert_model_conforms)
         if length < 2:
             raise BadInput(f"length={length}: causality and the KV cache need at least 2 tokens")
         return loaded, f"assert_model_conforms({spec}, causal={causal}, seed={seed}, length={length})"
-    check_options(spec, sizes, attn, length, input_name)
-    loaded = load_model(spec, sizes, attn, seed, causal, input_name)
+    check_options(spec, sizes, attn, length, input_name, cache_arg)
+    loaded = load_model(spec, sizes, attn, seed, causal, input_name, cache_arg)
     if loaded.max_positions is not None and length > loaded.max_positions:
         raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
     if loaded.window is not None and length > loaded.window:
         raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
                        f"checked against the full causal mask only: give --length ≤ {loaded.window}")
-    return loaded, replay_line(spec, seed, sizes, attn, causal, length, input_name)
+    return loaded, replay_line(spec, seed, sizes, attn, causal, length, input_name, cache_arg)
 
 
 def _call_made(loaded, ids) -> str:
@@ -187,11 +188,12 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
 
 
 def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
-                length: int = LENGTH, loaded=None, input_name: str | None = None) -> ModelReport:
+                length: int = LENGTH, loaded=None, input_name: str | None = None,
+                cache_arg: str | None = None) -> ModelReport:
     """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
     ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``;
     ``input_name`` names the forward's parameter for the token ids (default: detected)."""
-    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded, input_name)
+    loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded, input_name, cache_arg)
     ids = mp.draw_ids(seed, loaded.vocab, length)
     base = _logits(loaded, spec, ids)
     # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths
