@@ -120,6 +120,8 @@ def norm_kind(module: torch.nn.Module) -> str | None:
     if not _one_input(module):
         return None
     D = norm_width(module)
+    if D is None and not isinstance(getattr(module, "weight", None), torch.Tensor):
+        D = 16  # a norm without weight or width normalises whatever width it is given
     if D is None or D < 2:
         return None
     x = torch.randn(3, D, generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
@@ -133,7 +135,15 @@ def norm_kind(module: torch.nn.Module) -> str | None:
         unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-2
     except Exception:  # not a norm after all (the probe is what decides, never the name)
         return None
-    return ("layernorm" if centred else "rmsnorm") if unit else None
+    if not unit:
+        return None
+    # one factor per row: y ∥ x (RMSNorm) or y ∥ x − mean (LayerNorm); a grouped norm (Mamba-2's
+    # per-group RMSNorm) scales each group by its own and is neither
+    base = x - x.mean(-1, keepdim=True) if centred else x
+    factor = (y * base).sum(-1, keepdim=True) / base.pow(2).sum(-1, keepdim=True)
+    if float((y - factor * base).abs().max()) > 1e-3:
+        return None
+    return "layernorm" if centred else "rmsnorm"
 
 
 def norm_like(module) -> bool:
@@ -224,9 +234,19 @@ def expected_keep(Lq: int, Lk: int, causal: bool, first: int | None = None) -> t
 
 
 def _mask_result(keep, Lq, Lk, causal, what, first=None) -> Result:
-    """``keep`` (…, Lq, Lk) observed against the expected kind, for every batch and head."""
+    """``keep`` (…, Lq, Lk) observed against the expected kind, for every batch and head. ``first``
+    may be a tuple of the positions the first query may have: in the cached step, None (a dynamic
+    cache: every key held is a past token's) or L − 1 (a static cache: the slots past it masked)."""
+    firsts = first if isinstance(first, tuple) else (first,)
+    keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else expected_keep(
+        Lq, Lk, causal, firsts[0])
+    for f in firsts[1:]:  # an alternative that matches is the one judged
+        if not bool((keep != expected_keep(Lq, Lk, causal, f)).any()):
+            first = f
+            break
+    else:
+        first = firsts[0]
     want = expected_keep(Lq, Lk, causal, first)
-    keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else want
     bad = keep != want
     claim = "causal-mask-autoregressive" if causal else "mask-negative-infinity"
     doc = ("query i attends exactly to keys j ≤ i (causal)" if causal else "every query attends to every key")

@@ -148,6 +148,11 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) 
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:
                 d[k] = min(d[k], layers)
+    if all(_is_int(d.get(k)) for k in ("expand", "num_heads", "head_dim", "hidden_size")):
+        # Mamba-2: the SSM heads span expand·hidden; groups divide the heads
+        d["num_heads"] = d["expand"] * d["hidden_size"] // d["head_dim"]
+        if _is_int(d.get("n_groups")):
+            d["n_groups"] = min(d["n_groups"], d["num_heads"])
     if _is_int(d.get("qk_rope_head_dim")):  # MLA: the rotary head is the rope part, a q/k head both parts
         if _is_int(d.get("head_dim")):
             d["head_dim"] = d["qk_rope_head_dim"]
