@@ -162,16 +162,20 @@ def table(path: Path) -> str:
     rows = load_rows(path)
     counts = {o: sum(r["outcome"] == o for r in rows.values()) for o in ORDER}
     n = len(rows)
-    secs = [r["seconds"] for r in rows.values() if r["outcome"] in ("hold", "false alarm", "inconclusive")]
+    checked = [r for r in rows.values() if r["outcome"] in ("hold", "false alarm", "inconclusive")]
+    secs = [r["seconds"] for r in checked]
+    cpus = [r["cpu_s"] for r in checked if "cpu_s" in r]
     peaks = [r["peak_mb"] for r in rows.values() if "peak_mb" in r]
     out = [f"{n} types: " + ", ".join(f"{counts[o]} {o}" for o in ORDER if counts[o])
            + (f" ({100 * counts['hold'] / n:.1f}% hold)" if n else ""),
-           f"median wall time per checked type {statistics.median(secs):.1f} s" if secs else "",
+           (f"median per checked type: {statistics.median(cpus):.1f} CPU s, {statistics.median(secs):.1f} s wall"
+            if cpus else ""),
            f"peak memory (max RSS) median {statistics.median(peaks):.0f} MB, largest {max(peaks):.0f} MB"
-           if peaks else "", "", "| type | outcome | s | MB | line |", "|---|---|---|---|---|"]
+           if peaks else "", "", "| type | outcome | CPU s | wall s | MB | line |", "|---|---|---|---|---|---|"]
     for t, r in sorted(rows.items(), key=lambda kv: (ORDER.index(kv[1]["outcome"]), kv[0])):
-        line = r.get("line", "").replace("|", "\\|").replace("\n", " ")
-        out.append(f"| {t} | {r['outcome']} | {r.get('seconds', '')} | {r.get('peak_mb', '')} | {line} |")
+        line = r.get("line", "").replace("|", "\\|").replace("\n", " ")[:220]
+        out.append(f"| {t} | {r['outcome']} | {r.get('cpu_s', '')} | {r.get('seconds', '')} | "
+                   f"{r.get('peak_mb', '')} | {line} |")
     return "\n".join(out)
 
 
