@@ -69,6 +69,16 @@ def _token_ids(d: dict) -> None:
             d[k] = [x if x < VOCAB else next(free) for x in v]
 
 
+def _per_layer(v, n: int) -> bool:
+    """A dict of per-layer overrides keyed by layer index (``per_layer_config``: {"02": {…}})."""
+    return isinstance(v, dict) and bool(v) and all(str(k).isdigit() and int(k) < n and isinstance(x, dict)
+                                                   for k, x in v.items())
+
+
+def _layer_entry(v: dict, i: int):
+    return next((x for k, x in v.items() if int(k) == i), None)
+
+
 def _layer_count(d: dict):
     return next(((k, d[k]) for k in LAYERS if _is_int(d.get(k))), (None, None))
 
@@ -83,11 +93,16 @@ def _one_of_each(d: dict, layers: int) -> bool:
     lists = [k for k, v in d.items() if isinstance(v, list) and len(v) == n and n > 1
              and all(isinstance(x, (str, int, bool)) or x is None for x in v)]
     patterns = [k for k, v in d.items() if k.endswith("pattern") and isinstance(v, str) and len(v) == n]
-    if not lists and not patterns:
+    overrides = [k for k, v in d.items() if _per_layer(v, n)]
+    # lists of layer indices (Bamba's attn_layer_indices: the attention layers among Mamba ones)
+    indices = [k for k, v in d.items() if k not in lists and isinstance(v, list) and v and any(
+        w in k for w in ("indices", "idx", "_layers")) and all(_is_int(x) and 0 <= x < n for x in v)]
+    if not lists and not patterns and not overrides and not indices:
         return False
     keep, seen = [], set()
     for i in range(n):
-        kind = tuple(str(d[k][i]) for k in lists) + tuple(d[k][i] for k in patterns)
+        kind = (tuple(str(d[k][i]) for k in lists) + tuple(d[k][i] for k in patterns)
+                + tuple(str(_layer_entry(d[k], i)) for k in overrides) + tuple(i in d[k] for k in indices))
         if kind not in seen:
             seen.add(kind)
             keep.append(i)
@@ -101,6 +116,12 @@ def _one_of_each(d: dict, layers: int) -> bool:
         d[k] = [d[k][i] for i in keep]
     for k in patterns:
         d[k] = "".join(d[k][i] for i in keep)
+    for k in indices:
+        d[k] = [new for new, old in enumerate(keep) if old in d[k]]
+    for k in overrides:  # per-layer overrides keyed by layer index ("02": {…}): renumbered to the layers kept
+        width = max(len(str(key)) for key in d[k])
+        d[k] = {str(new).zfill(width): _layer_entry(d[k], old) for new, old in enumerate(keep)
+                if _layer_entry(d[k], old) is not None}
     for k in LAYERS:
         if _is_int(d.get(k)):
             d[k] = len(keep)
@@ -111,10 +132,16 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) 
     """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively."""
     d = dict(d)
     head_dim = hidden // heads
+    name, n = _layer_count(d)
+    overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
-        if isinstance(v, dict) and k.endswith("config"):
+        if isinstance(v, dict) and k.endswith("config") and k not in overrides:
             d[k] = shrink(v, hidden, layers, heads, kv_heads)
     per_layer = _one_of_each(d, layers)
+    for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
+        base = {key: val for key, val in d.items() if key not in overrides}
+        d[k] = {i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o}
+                for i, o in d[k].items()}
     for k, v in list(d.items()):
         if not _is_int(v):
             continue
