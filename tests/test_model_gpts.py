@@ -390,3 +390,32 @@ def test_cache_arg_is_bad_input_when_the_forward_has_no_such_parameter_or_for_hf
     assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: tests/test_model_as_written.py:fast's "
                                               "forward(idx, input_pos=None) has no parameter 'kv'; give the "
                                               "parameter that takes the KV cache\n")
+
+
+# --- a cache kept in float32: held to float32's error model, said ----------------------------------
+
+def _float32_cache(cap=None):
+    from tests.test_model import _load
+
+    gpt = _load("tiny_gpt")
+
+    class Float32Cache(gpt.CausalSelfAttention):
+        """Keeps its cache in float32 (as a memory-saving cache does): decoding rounds K, V to float32."""
+
+        def extend(self, cache, k, v):
+            k, v, new = super().extend(cache, k, v)
+            k32, v32 = (t.float() for t in new)
+            if cap:  # planted: the cache keeps only the last `cap` keys
+                k32, v32 = k32[:, :, -cap:], v32[:, :, -cap:]
+            return k, v, (k32.to(k.dtype), v32.to(v.dtype))
+
+    return lambda: gpt.GPT(attention=Float32Cache)
+
+
+def test_a_cache_kept_in_float32_holds_at_float32s_error_model_and_a_cap_still_fails():
+    report = _check(_float32_cache())
+    kv = next(p for p in report.properties if p.name == "kv-cache")
+    assert kv.status == "holds" and kv.max_abs_err > 1e-12  # rounded: a float64 tolerance would fail it
+    assert any(n.startswith("the forward computes in float32 inside") for n in report.notes)
+    capped = next(p for p in _check(_float32_cache(cap=8)).properties if p.name == "kv-cache")
+    assert capped.status == "fails" and capped.counterexample["t"] == 9
