@@ -75,8 +75,10 @@ print("@@ROW" + json.dumps(row), flush=True)
 
 
 def all_types() -> list[str]:
-    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                                                        MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
     return sorted(set(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES) | set(MODEL_FOR_MASKED_LM_MAPPING_NAMES))
 
@@ -130,10 +132,9 @@ def load_rows(path: Path) -> dict:
 def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1, reverse: bool = False):
     """Each type not yet in ``path`` (or whose outcome is in ``redo``), ``jobs`` processes at a time;
     a row is appended as soon as its type ends."""
+    import random
     from concurrent.futures import ThreadPoolExecutor
     from threading import Lock
-
-    import random
 
     done = load_rows(path)
     todo = [t for t in types if t not in done or done[t]["outcome"] in redo]

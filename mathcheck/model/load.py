@@ -110,7 +110,7 @@ def _runs(model, vocab: int) -> Exception | None:
     try:
         with torch.no_grad():
             model(input_ids=torch.arange(12).reshape(2, 6) % vocab)
-    except Exception as exc:  # the caller picks another attention implementation or dtype
+    except Exception as exc:  # noqa: BLE001 - the caller picks another attention implementation or dtype
         return exc
     return None
 
@@ -129,7 +129,7 @@ def build_hf(cls, config, attn: str, seed: int):
     for impl in dict.fromkeys((attn, "eager")):
         try:
             model = _build(cls, config, impl, torch.float64, seed).eval()
-        except Exception as exc:  # no such attention implementation for this type: try the next
+        except Exception as exc:  # noqa: BLE001 - no such attention implementation for this type: try the next
             first_error = first_error or exc
             continue
         if impl != attn:
@@ -154,8 +154,10 @@ def config_vocab(config) -> int:
 def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
-    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                                                        MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
     from mathcheck.model.tiny import KV_HEADS, shrink
 
@@ -181,7 +183,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         model, impl, dtype, notes = build_hf(cls, config, attn, seed)
     except BadInput:
         raise
-    except Exception as exc:  # transformers rejected the sizes: say which, in its words
+    except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words
         sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
         raise BadInput(f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
                        f"sizes tried: {str(sized)[:200]}") from None
@@ -325,7 +327,7 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     if not isinstance(model, torch.nn.Module):
         try:  # the user's code: a time limit, and sys.exit() inside it is an error, never a success
             model = _seeded(seed, lambda: guarded(model_or_factory))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001
             raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, torch.nn.Module):
         raise BadInput(f"SPEC {label!r}: the factory returned a {type(model).__name__}, not an nn.Module")

@@ -212,7 +212,7 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
             full = Trace(loaded.model, calls=False)
             try:
                 long_base = logits_of(forward(loaded, long_ids, full), long_ids.shape).to(F64)
-            except Exception as exc:  # the uncached forward itself refuses n tokens: no cache claim to make
+            except Exception as exc:  # noqa: BLE001 - the uncached forward itself refuses n tokens: no cache claim to make
                 return Result("kv-cache", "kv-cache-equivalence", doc, "holds", "inconclusive",
                               note=f"the forward without a cache raised {type(exc).__name__} on {n} tokens; "
                                    f"give the model's max positions as config.block_size")
@@ -220,7 +220,7 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
             ids, base = long_ids, long_base
     try:
         return _kv_cache(loaded, ids, base, tol, replay)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return _fail("kv-cache", "kv-cache-equivalence", doc, None, tol,
                      {"compared": "decoding with the cache", "replay": replay},
@@ -354,7 +354,7 @@ def padding(loaded, ids, tol, replay) -> Result:
                       note="the forward takes no attention_mask")
     try:
         return _padding(loaded, ids, tol, replay, claim, doc)
-    except Exception as exc:  # the user's forward raised on a padded batch or a batch of one row
+    except Exception as exc:  # noqa: BLE001 - the user's forward raised on a padded batch or a batch of one row
         return _fail("padding", claim, doc, None, tol, {"compared": "padded rows", "replay": replay},
                      note=f"the forward with attention_mask raised {type(exc).__name__}: "
                           f"{str(exc).splitlines()[0] if str(exc) else ''}")

@@ -115,7 +115,7 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
                                    "position's logits only")
             loaded.config["input"] = loaded.input_found
             base = logits_of(mp.forward(loaded, ids), ids.shape)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001
         raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} ({loaded.input_found}) raised "
                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
                        f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
@@ -137,7 +137,7 @@ def _head_results(loaded, trace, replay, found: dict, notes: list) -> None:
             continue
         try:
             res, why = heads.check_heads(loaded.model, trace, c, replay)
-        except Exception as exc:  # a module laid out otherwise than read: said, never a crash
+        except Exception as exc:  # noqa: BLE001 - a module laid out otherwise than read: said, never a crash
             res, why = [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160]
         if res:
             found.setdefault((c.path or "(model)", "attention"), []).extend(res)
@@ -176,7 +176,7 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
             cache = cache_of(mp.forward(loaded, ids[:, :-1], use_cache=True), loaded.cache_kw)
             if cache is not None:
                 mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
-        except Exception:  # the cache path raised: the kv-cache property reports it
+        except Exception:  # noqa: BLE001 - the cache path raised: the kv-cache property reports it
             step.calls.clear()
         for key, res in _call_results(step.calls, loaded, 1, None, "cached step", (None, L - 1)).items():
             found.setdefault(key, []).extend(res)

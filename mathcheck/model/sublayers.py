@@ -133,7 +133,7 @@ def norm_kind(module: torch.nn.Module) -> str | None:
         y = y.to(F64)
         centred = float(y.mean(-1).abs().max()) < 1e-3
         unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-2
-    except Exception:  # not a norm after all (the probe is what decides, never the name)
+    except Exception:  # noqa: BLE001 - not a norm after all (the probe is what decides, never the name)
         return None
     if not unit:
         return None
@@ -180,7 +180,7 @@ def identity_fill(module) -> float:
         try:
             with torch.no_grad():
                 y = _at_identity(module, D, 1e-5, fill)(x).to(F64)
-        except Exception:  # not a norm we can call: the properties will say so
+        except Exception:  # noqa: BLE001 - not a norm we can call: the properties will say so
             return 1.0
         if float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3:
             return fill
@@ -207,7 +207,7 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str):
     held = held_eps(module)
     try:
         report = conform(norm_maker(module), kind, Variant(eps=held[1] if held else None), seed=seed, target=path)
-    except Exception as exc:  # conform could not call it at other sizes: said, never a crash
+    except Exception as exc:  # noqa: BLE001 - conform could not call it at other sizes: said, never a crash
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, [f"{path} ({type(module).__name__}): computes a {kind} but conform could not call it "
                       f"({type(exc).__name__}: {msg[:160]}); not checked"]

@@ -61,7 +61,7 @@ def _token_ids(d: dict) -> None:
     free = iter(range(VOCAB - 1, 2, -1))
     for k in sorted(d):
         v = d[k]
-        if not (k.endswith("token_id") or k.endswith("token_index") or k.endswith("token_ids")):
+        if not k.endswith(("token_id", "token_index", "token_ids")):
             continue
         if _is_int(v) and v >= VOCAB:
             d[k] = 0 if k == "pad_token_id" else next(free)
@@ -132,7 +132,7 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) 
     """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively."""
     d = dict(d)
     head_dim = hidden // heads
-    name, n = _layer_count(d)
+    n = _layer_count(d)[1]
     overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
         if isinstance(v, dict) and k.endswith("config") and k not in overrides:
