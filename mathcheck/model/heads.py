@@ -59,6 +59,9 @@ def projections(model, path: str) -> tuple[dict | None, str]:
     module = dict(model.named_modules()).get(path)
     if module is None:
         return None, "no module"
+    own = [name for name, _ in module.named_parameters(recurse=False)]
+    if own:  # an attention sink, a learned temperature: the scores are not q·k alone
+        return None, f"it holds its own parameter {own[0]} besides the projections"
     found = {}
     for name, child in module.named_children():
         if _linear(child):
@@ -148,8 +151,14 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
     qh, kh, vh = _heads(q, h), _heads(k, g), _heads(v, g)
     group = torch.arange(h) // (h // g)  # query head i reads key/value head i // (h/g)
     dtype = coarser(call.output.dtype, q.dtype, *table_dtypes(model))
-    return _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay) + \
-        _values(call, weights, vh, group, x, dtype, replay, found["out"]), ""
+    results = (_scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay)
+               + _values(call, weights, vh, group, x, dtype, replay, found["out"]))
+    failed = {r.name for r in results if r.status == "fails"}
+    if "qkv" in found and {"scale", "values"} <= failed:
+        # both wrong at once under the split q | k | v: the fused layout is another (CodeGen's blocks,
+        # GPT-NeoX's per-head [q k v]), not two bugs — said, not judged
+        return [], f"the fused projection {found['qkv']} is not laid out q | k | v"
+    return results, ""
 
 
 def _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay) -> list[Result]:
