@@ -190,7 +190,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
     sig = inspect.signature(model.forward).parameters
     is_causal, source = built_causal(model, config, as_masked)
     vocab = config_vocab(config)
-    summary = {k: getattr(config.get_text_config() if hasattr(config, "get_text_config") else config, k, None)
+    summary = {k: attr(config.get_text_config() if hasattr(config, "get_text_config") else config, k)
                for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")}
     return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
                   "declared" if causal is not None else source,
@@ -199,7 +199,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                   cache_kw=_cache_kw(sig) if not as_masked else None, vocab=vocab,
                   attn_implementation=impl, takes_position_ids="position_ids" in sig,
                   takes_attention_mask="attention_mask" in sig,
-                  window=getattr(config, "sliding_window", None), max_positions=_max_positions(config),
+                  window=attr(config, "sliding_window"), max_positions=_max_positions(config),
                   caps=declared_caps(config), dtype=dtype, notes=notes)
 
 
@@ -228,11 +228,20 @@ CAP_NAMES = ("sliding_window", "attention_window", "attention_chunk_size", "loca
 MAX_POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "block_size", "max_seq_len")
 
 
+def attr(owner, name):
+    """``getattr(owner, name, None)``, also None where reading it raises (a per-layer attribute of a
+    transformers config read globally raises AmbiguousGlobalPerLayerAttributeError)."""
+    try:
+        return getattr(owner, name, None)
+    except Exception:  # noqa: BLE001 - an attribute that cannot be read is one the model does not declare
+        return None
+
+
 def _ints(owners, names) -> list[int]:
     found = []
     for owner in owners:
         for name in names:
-            value = getattr(owner, name, None)
+            value = attr(owner, name)
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 found.append(value)
             elif isinstance(value, (list, tuple)):  # per-layer windows
