@@ -154,10 +154,13 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
     results = (_scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay)
                + _values(call, weights, vh, group, x, dtype, replay, found["out"]))
     failed = {r.name for r in results if r.status == "fails"}
-    if "qkv" in found and {"scale", "values"} <= failed:
-        # both wrong at once under the split q | k | v: the fused layout is another (CodeGen's blocks,
-        # GPT-NeoX's per-head [q k v]), not two bugs — said, not judged
-        return [], f"the fused projection {found['qkv']} is not laid out q | k | v"
+    if {"scale", "values"} <= failed:
+        # both wrong at once: the projections are not what the scores and output are made of — a
+        # fused layout other than q | k | v (CodeGen's blocks, GPT-NeoX's per-head [q k v]), or
+        # projections read otherwise (MiMo) — not two bugs: said, not judged
+        if "qkv" in found:
+            return [], f"the fused projection {found['qkv']} is not laid out q | k | v"
+        return [], "the scores and the output are not q·k/√d and P·V of its projections' heads as read"
     return results, ""
 
 
