@@ -929,9 +929,11 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
 @click.option("--length", type=int, default=6, show_default=True, metavar="L", help="Tokens per sequence.")
 @click.option("--input-name", default=None, metavar="NAME",
               help="The forward's parameter for the token ids (default: input_ids, else its first parameter).")
+@click.option("--cache-arg", default=None, metavar="NAME",
+              help="The forward's parameter for the KV cache (default: past_key_values or cache, with use_cache).")
 @seed_option
 @json_option
-def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, seed, as_json):
+def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, cache_arg, seed, as_json):
     """Hold a whole Transformer (hf:<model_type> or FILE.py:factory) to the derivations (docs/model.md).
 
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
@@ -953,7 +955,7 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
         from mathcheck.model.run import check_model
 
         report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length,
-                             input_name=input_name)
+                             input_name=input_name, cache_arg=cache_arg)
     except BadInput as exc:
         fail(str(exc))
     except TargetAborted as exc:  # the factory or a sub-layer held through conform did not return
