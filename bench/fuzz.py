@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -667,7 +668,10 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     via = rng.choice(EXIT_VIAS[1:3] if cli else EXIT_VIAS[::3])
     if via not in vias:
         return {"k": k, "place": place, "how": how, "via": via, "verdict": "skipped"}
-    cid, stem = f"exit-{seed}-{k}", f"fuzz_exit_{seed}_{k}"
+    # The workdir's tag keeps two runs in one process apart: a claim id is registered for the process's
+    # life, and a check= module stays in sys.modules, so a second run of case k would meet the first's.
+    tag = f"{zlib.crc32(str(Path(workdir).resolve()).encode()):08x}"
+    cid, stem = f"exit-{seed}-{k}-{tag}", f"fuzz_exit_{seed}_{k}_{tag}"
     statement = "time.sleep(3600)" if how == "hang" else how
     path, check_path = Path(workdir) / f"{stem}.py", Path(workdir) / f"{stem}_check.py"
     extra = {"reference": ", reference=ref", "check": f", check={stem + '_check:check'!r}"}.get(place, "")

@@ -134,7 +134,6 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
 def decode(data: bytes, k: str, entry, kind: str):
     """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
     from mathcheck import serial
-    from mathcheck.version import __version__
 
     if len(data) > MAX_BYTES:
         raise Invalid(f"larger than {MAX_BYTES} bytes")
@@ -142,16 +141,7 @@ def decode(data: bytes, k: str, entry, kind: str):
         fields = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
-    if type(fields) is not dict or set(fields) != _FIELDS:
-        raise Invalid("not a mathcheck cache entry (wrong fields)")
-    if fields["format"] != FORMAT:
-        raise Invalid(f"format {fields['format']!r}, not {FORMAT!r}")
-    if fields["sha256"] != _digest(fields):
-        raise Invalid("its SHA-256 does not match its content")
-    if fields["key"] != k:
-        raise Invalid("written under another key (copied from another entry?)")
-    if fields["mathcheck"] != __version__:
-        raise Invalid(f"written by mathcheck {fields['mathcheck']!r}, this is {__version__}")
+    _check_envelope(fields, k, _FIELDS, FORMAT, _digest, "cache entry")
     if (fields["claim"], fields["kind"]) != (entry.id, kind):
         raise Invalid(f"holds {fields['kind']!r} of {fields['claim']!r}")
     claim = entry.build()
@@ -449,20 +439,26 @@ def _link_digest(fields: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
-def _check_link(fields, k: str) -> None:
-    """Every check an entry passes before its result is used; :class:`Invalid` otherwise."""
+def _check_envelope(fields, k: str, names, fmt, digest, what: str) -> None:
+    """The checks every entry (a claim's, a link's) passes before its content is looked at: its
+    fields, format, own SHA-256, key and mathcheck version; :class:`Invalid` naming the first that fails."""
     from mathcheck.version import __version__
 
-    if type(fields) is not dict or set(fields) != _LINK_FIELDS:
-        raise Invalid("not a mathcheck link entry (wrong fields)")
-    if fields["format"] != LINK_FORMAT:
-        raise Invalid(f"format {fields['format']!r}, not {LINK_FORMAT!r}")
-    if fields["sha256"] != _link_digest(fields):
+    if type(fields) is not dict or set(fields) != names:
+        raise Invalid(f"not a mathcheck {what} (wrong fields)")
+    if fields["format"] != fmt:
+        raise Invalid(f"format {fields['format']!r}, not {fmt!r}")
+    if fields["sha256"] != digest(fields):
         raise Invalid("its SHA-256 does not match its content")
     if fields["key"] != k:
         raise Invalid("written under another key (copied from another entry?)")
     if fields["mathcheck"] != __version__:
         raise Invalid(f"written by mathcheck {fields['mathcheck']!r}, this is {__version__}")
+
+
+def _check_link(fields, k: str) -> None:
+    """Every check an entry passes before its result is used; :class:`Invalid` otherwise."""
+    _check_envelope(fields, k, _LINK_FIELDS, LINK_FORMAT, _link_digest, "link entry")
     result = fields["result"]
     if type(result) is not dict or result.get("status") not in _LINK_WORDS or not isinstance(result.get("how"), str):
         raise Invalid("its result has no known status")
