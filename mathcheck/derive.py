@@ -218,6 +218,7 @@ def validate(chain: Chain):
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
     _entry_assumptions(chain, texts)
+    facts(chain)  # a bad fact is bad input before anything is proved
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
@@ -320,10 +321,33 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
-def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str):
+def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
+              facts=None):
     from mathcheck.userexpr import check_relation
 
+    if facts is not None:  # a link about random variables (docs/probability.md)
+        from mathcheck.userexpr import probability
+
+        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs)
     return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs)
+
+
+def facts(chain: Chain, exprs=()):
+    """The chain's facts about random variables (:func:`mathcheck.userexpr.probability.read_facts`),
+    or None for a chain that has no expectation and states no such fact: it is checked as any other.
+    A fact that cannot be read is a :class:`DeriveError` naming its line."""
+    from mathcheck.symbolic.expectation import has_probability
+    from mathcheck.userexpr.probability import FactError, Facts, read_facts
+
+    if not chain.facts and not has_probability(*exprs):
+        return None
+    out = Facts()
+    for line, text in chain.facts:
+        try:
+            out = read_facts(text, out)
+        except FactError as exc:
+            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    return out
 
 
 def _how(r) -> str:
@@ -337,6 +361,8 @@ def _how(r) -> str:
 
 
 def _numeric_summary(num: dict) -> str:
+    if num.get("summary"):  # a numeric side that words its own account (userexpr.probability)
+        return num["summary"]
     if num.get("status") == "passed":
         notes = [num["note"]] if num.get("note") else []
         if num.get("skipped"):  # counted and shown, never silently dropped
@@ -448,12 +474,13 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
                         source=first.source)]
     givens = given_texts(chain)
     lets = [t for _, t in chain.lets]
+    known = facts(chain, exprs)
     for (prev, cur), (L, R), bound in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:]), stated):
         if cur.relation == APPROX:
             steps.append(replace(_approx_step(cur, L, R, hyps, seed, bound), source=cur.source))
             continue
         used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
-        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
+        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, known)
         steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
                                 r.counterexample, r.values, source=cur.source))
     status = _status([s.status for s in steps[1:]])
@@ -469,7 +496,13 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
         if st.status == "refuted" and status != "bad-input":
             status = "refuted"
         return ChainReport(chain, status, tuple(steps), statement)
-    num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
+    if known is not None:  # drawn distributions, by definition (userexpr.probability)
+        from mathcheck.userexpr import probability
+
+        num = probability.numeric(exprs[0], exprs[-1], chain.relation, hyps,
+                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout)
+    else:
+        num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
                  "counterexample": num.get("counterexample"), "values": num.get("values")}
     if num["status"] == "refuted":
