@@ -81,7 +81,8 @@ CONSTANTS = ("pi", "E")
 EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)
 # probability's operators (docs/probability.md): unevaluated heads, decided by userexpr.probability
-PROBABILITY = {"E": 1, "Var": 1, "Cov": 2}  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
+PROBABILITY = {"E": 1, "Var": 1, "Cov": 2, "KL": 2, "Normal": 2, "Bernoulli": 1, "Uniform": 2, "Exponential": 1,
+               "Laplace": 2}  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
 
 
 def reserved() -> set:
@@ -724,7 +725,7 @@ class _Builder:
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
             if len(node.args) != PROBABILITY[name]:
                 self.fail(node, f"{name} takes {PROBABILITY[name]} argument(s): "
-                                f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)')[name]}")
+                                f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)', KL='KL(Normal(m1, v1), Normal(m2, v2))').get(name, name + '(...)')}")
             return sp.Function(name)(*[self.build(a) for a in node.args])
         f = functions.lookup(name)
         if f is None:

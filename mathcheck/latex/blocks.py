@@ -4,7 +4,7 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
@@ -776,8 +776,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     lets: list = []
     readings: list = []
     assumed = []
+    stated = []  # % assume: about random variables (latex/probability.py), read once the notation is known
     for d in items:
-        if d.kind == "assume":
+        if d.kind == "assume" and _is_fact(src, d):
+            stated.append(d)
+        elif d.kind == "assume":
             assumed += _assume_items(src, d)
         elif d.kind == "let":
             _lets(src, d, functions, lets, readings)
@@ -805,6 +808,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         for rel, side in zip(rels, sides[1:]):
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
+    facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
     for n, group in enumerate(groups):
@@ -818,7 +822,19 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
-    return out
+    return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+
+
+def _is_fact(src, d) -> bool:
+    from mathcheck.latex import probability
+
+    return probability.is_fact(src.text[d.toks[0].pos:d.toks[-1].end]) if d.toks else False
+
+
+def _fact(src, d, notation) -> str:
+    from mathcheck.latex import probability
+
+    return probability.fact(src, d, notation)
 
 
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):

@@ -66,8 +66,8 @@ class Facts:
 
 
 def head(x) -> str | None:
-    """``"E"``, ``"Var"``, ``"Cov"`` for an applied operator, else None."""
-    if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in ("E", "Var", "Cov"):
+    """``"E"``, ``"Var"``, ``"Cov"``, ``"KL"`` for an applied operator, else None."""
+    if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in ("E", "Var", "Cov", "KL"):
         return x.func.__name__
     return None
 
@@ -340,8 +340,41 @@ def value(e, inst: Instance):
         e = e.xreplace({x: _operator(x, inst) for x in inner})
 
 
+def log_density(family: str, params: tuple, x):
+    """log p(x) of a named family with a closed form used by KL: Normal(μ, v): −(x − μ)²/(2v) − log(2πv)/2;
+    Exponential(λ): log λ − λx (x ≥ 0). None for the others."""
+    if family == "Normal":
+        mu, var = params
+        return -(x - mu) ** 2 / (2 * var) - sp.log(2 * sp.pi * var) / 2
+    if family == "Exponential":
+        (lam,) = params
+        return sp.log(lam) - lam * x
+    return None
+
+
+def family_of(x):
+    """``("Normal", (μ, v))`` for an applied family head ``Normal(μ, v)``, else None."""
+    if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in PARAMETERS:
+        return x.func.__name__, tuple(x.args)
+    return None
+
+
+def _kl(x):
+    """KL(P ‖ Q) = E_{x∼P}[log p(x) − log q(x)] by P's finite stand-in (Gauss quadrature)."""
+    P, Q = (family_of(a) for a in x.args)
+    if P is None or Q is None or log_density(*P, sp.Symbol("x")) is None or log_density(*Q, sp.Symbol("x")) is None:
+        raise ValueError("KL of these distributions is not evaluated")
+    if not _valid(*P) or not _valid(*Q):
+        raise ValueError("a parameter is outside its family's domain")
+    rule, _ = _named(*P)
+    return sum(w * (log_density(*P, v) - log_density(*Q, v)) for w, v in rule)
+
+
 def _operator(x, inst: Instance):
     h = head(x)
+    if h == "KL":
+        inst.exact = False
+        return _kl(x)
     if h == "Var":
         a = x.args[0]
         m = _expect(a, inst)

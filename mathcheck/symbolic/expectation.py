@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from mathcheck.lazy import sympy as sp
 from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
 
-HEADS = ("E", "Var", "Cov")
+HEADS = ("E", "Var", "Cov", "KL")
 FAMILIES = ("Bernoulli", "Normal", "Uniform", "Exponential", "Laplace", "Categorical")
 
 
@@ -132,6 +132,7 @@ class Lowering:
             self.rules.append(rule)
 
     def lower(self, e):
+        e = e.replace(lambda x: is_head(x, "KL"), self._kl)
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
         e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
         while True:  # innermost expectation first: an inner E is a constant to the outer one
@@ -140,6 +141,32 @@ class Lowering:
             if not inner:
                 return e
             e = e.xreplace({x: self.expect(x.args[0]) for x in inner})
+
+    def _kl(self, x):
+        """KL(P ‖ Q) = E_{x∼P}[log p(x) − log q(x)]: for Normal and Exponential a polynomial in x
+        (its parameters' side conditions checked: v > 0, λ > 0), so P's moments decide it."""
+        from mathcheck.numeric.distributions import family_of, log_density
+
+        P, Q = (family_of(a) for a in x.args)
+        if P is None or Q is None:
+            raise Unsupported(f"{sp.sstr(x)}: KL is read between two named distributions, e.g. "
+                              f"KL(Normal(m1, v1), Normal(m2, v2))")
+        for fam, params in (P, Q):
+            scale = params[-1]
+            if fam not in ("Normal", "Exponential"):
+                raise Unsupported(f"KL with {fam}: only Normal and Exponential have their log-density here")
+            if scale.is_positive is not True:
+                raise Unsupported(f"{fam}{params}: its {'variance' if fam == 'Normal' else 'rate'} "
+                                  f"{sp.sstr(scale)} is not known to be positive; assume it (e.g. "
+                                  f"assume: sigma=positive)")
+        t = sp.Dummy("x", real=True)
+        g = sp.expand(sp.expand_log(log_density(*P, t) - log_density(*Q, t), force=False))
+        poly = sp.Poly(g, t)
+        if any(not c.is_finite is not False and c.has(t) for c in poly.coeffs()):
+            raise Unsupported(f"{sp.sstr(x)}: log p − log q is not a polynomial in x")
+        self.note(f"KL(P ‖ Q) = E_(x∼P)[log p(x) − log q(x)], the log-densities of {P[0]} and {Q[0]}")
+        self.note(f"moments of {P[0]}")
+        return sp.Add(*[c * raw_moment(P[0], P[1], k) for (k,), c in poly.terms()])
 
     def _var(self, x):
         self.note("definition of variance: Var(A) = E[A²] − E[A]²")
@@ -186,28 +213,13 @@ class Lowering:
             if not (k.is_Integer and k > 0 and (isinstance(base, (sp.Symbol, sp.Indexed)))):
                 return self._opaque(sp.Mul(*factors))
             powers[base] = powers.get(base, 0) + int(k)
-        by_group: dict = {}
-        for atom, k in powers.items():
-            g = self.facts.group(_name(atom))
-            key = ("group", g) if g is not None else ("alone", _name(atom))
-            by_group.setdefault(key, {})[atom] = k
-        # variables in no declared group may depend on each other: one joint expectation for them all
-        alone = {a: k for key, d in by_group.items() if key[0] == "alone" for a, k in d.items()}
-        parts = [d for key, d in by_group.items() if key[0] == "group"]
-        if len({_name(a) for a in alone}) > 1:
-            return self._opaque(sp.Mul(*[a ** k for a, k in alone.items()])) * self._split(parts)
-        if alone:
-            parts.append(alone)
-        return self._split(parts)
-
-    def _split(self, parts):
-        if len(parts) > 1:
-            names = [", ".join(sorted({_name(a) for a in d})) for d in parts]
-            self.note("independence of " + " and ".join(f"{{{n}}}" for n in names) + ": E[XY] = E[X]E[Y]")
-        out = sp.Integer(1)
-        for d in parts:
-            out *= self._group(d)
-        return out
+        groups = {self.facts.group(_name(atom)) for atom in powers}
+        names = {_name(atom) for atom in powers}
+        if len(names) > 1 and (None in groups or len(groups) > 1):
+            # independence is only what was declared: variables of different statements (X ⊥ Y and
+            # U ⊥ V say nothing of X and U) or in none keep one joint expectation
+            return self._opaque(sp.Mul(*[a ** k for a, k in powers.items()]))
+        return self._group(powers)
 
     def _group(self, d):
         """The expectation of the product of one independence group's atoms (``{atom: power}``)."""

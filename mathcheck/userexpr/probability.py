@@ -169,7 +169,7 @@ def facts_for(exprs, facts: Facts) -> Facts:
             if head(x):
                 for a in x.atoms(sp.Symbol, sp.Indexed):
                     name = str(a.base) if isinstance(a, sp.Indexed) else str(a)
-                    if name[:1].isupper():
+                    if name[:1].isupper() and not (isinstance(a, sp.Symbol) and a.is_integer):  # not a size
                         found.add(name)
     by_name = {str(s): s for e in exprs for s in e.atoms(sp.Symbol)}
     by_name.update({str(a.base): a.base for e in exprs for a in e.atoms(sp.Indexed)})
@@ -229,10 +229,10 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
         if inst is None or not all(_given_holds(g, inst) for g in given):
             misses += 1
             continue
-        exact &= inst.exact
-        tol = HP_REL if inst.exact else QUADRATURE_REL
         a = complex(sp.N(value(lhs, inst), PRECISION_DIGITS))
         b = complex(sp.N(value(rhs, inst), PRECISION_DIGITS))
+        exact &= inst.exact  # after evaluating: a KL replaces its distribution by quadrature as it goes
+        tol = HP_REL if inst.exact else QUADRATURE_REL
         if abs(a.imag) > tol * max(1.0, abs(a)) or abs(b.imag) > tol * max(1.0, abs(b)):
             misses += 1
             continue
