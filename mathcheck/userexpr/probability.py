@@ -229,8 +229,12 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
         if inst is None or not all(_given_holds(g, inst) for g in given):
             misses += 1
             continue
-        a = complex(sp.N(value(lhs, inst), PRECISION_DIGITS))
-        b = complex(sp.N(value(rhs, inst), PRECISION_DIGITS))
+        try:
+            a = complex(sp.N(value(lhs, inst), PRECISION_DIGITS))
+            b = complex(sp.N(value(rhs, inst), PRECISION_DIGITS))
+        except (ValueError, TypeError, ZeroDivisionError):  # a parameter outside its domain, a pole
+            misses += 1
+            continue
         exact &= inst.exact  # after evaluating: a KL replaces its distribution by quadrature as it goes
         tol = HP_REL if inst.exact else QUADRATURE_REL
         if abs(a.imag) > tol * max(1.0, abs(a)) or abs(b.imag) > tol * max(1.0, abs(b)):
