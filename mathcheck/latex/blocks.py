@@ -834,7 +834,7 @@ def _is_fact(src, d) -> bool:
 def _fact(src, d, notation) -> str:
     from mathcheck.latex import probability
 
-    return probability.fact(src, d, notation)
+    return probability.fact(src, d, lambda toks: Reader(toks, src, notation).read())
 
 
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):

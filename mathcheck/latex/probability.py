@@ -38,9 +38,15 @@ def is_fact(raw: str) -> bool:
     return bool(_FACT.search(raw))
 
 
+def _word(toks) -> str | None:
+    """The letters a run of one-character tokens spells (``Var`` in ``\\mathrm{Var}``), or None."""
+    if toks and all(x.kind == "ch" and (x.text.isalpha() or x.text == "_") for x in toks):
+        return "".join(x.text for x in toks)
+    return None
+
+
 def _peek_word(reader, t):
     """The word a wrapper command spells (``E`` in ``\\mathbb{E}``) and the index after it, or None."""
-    from mathcheck.latex.reader import _word
     from mathcheck.latex.tokens import _group
 
     if t.kind != "cmd" or t.text not in _WRAPPERS:
@@ -97,10 +103,8 @@ def _split_at(reader, toks, is_sep):
 
 
 def _bracketed(reader):
-    from mathcheck.latex.reader import _OPEN
-
     t = reader.take()
-    return t, reader.until(_OPEN[t.text], t)
+    return t, reader.until({"(": ")", "[": "]"}[t.text], t)
 
 
 def _kl(reader, t) -> str:
@@ -148,18 +152,16 @@ def _family(reader, t, family: str) -> str:
     return f"{family}({', '.join(params)})"
 
 
-def fact(src, d, notation) -> str:
+def fact(src, d, read) -> str:
     """One ``% assume:`` item about random variables as the text of an ``assume:`` line
     (:func:`mathcheck.userexpr.probability.read_facts` reads it): ``X \\sim \\mathcal{N}(\\mu, \\sigma^2)``
     → ``X ~ Normal(mu, sigma^2)``; ``q_i, k_i \\text{ independent}`` → ``q_i, k_i independent``."""
-    from mathcheck.latex.reader import Reader
-
     toks = d.toks
     sim = [k for k, x in enumerate(toks) if x.kind == "cmd" and x.text == "sim"]
     if sim:
         k = sim[0]
         name = src.text[toks[0].pos:toks[k - 1].end] if k else ""
-        law = Reader(toks[k + 1:], src, notation).read()
+        law = read(toks[k + 1:])  # the reader's reading of the law, passed in (no import circle)
         return f"{_plain(name)} ~ {law}"
     return _plain(src.text[toks[0].pos:toks[-1].end])
 

@@ -237,13 +237,19 @@ class _Seq:
         return self.vals[j - 1]
 
 
+def _basic(e):
+    """A SymPy number for a Python int (no string is ever converted)."""
+    return sp.Integer(e) if isinstance(e, int) else e
+
+
 def _subs(e, values):
     """``e`` at the drawn values (an IndexedBase's entries by their position)."""
+    e = _basic(e)
     rep = {}
     for x in sp.preorder_traversal(e):
         if isinstance(x, sp.Indexed) and x.base in values and all(i.is_Integer for i in x.indices):
             rep[x] = values[x.base][int(x.indices[0]) - 1]
-    return sp.sympify(e).xreplace(rep).xreplace({k: v for k, v in values.items() if isinstance(k, sp.Symbol)})
+    return _basic(e).xreplace(rep).xreplace({k: v for k, v in values.items() if isinstance(k, sp.Symbol)})
 
 
 def _distributions(facts: Facts, values, r, symbols, size):
@@ -387,7 +393,7 @@ def _operator(x, inst: Instance):
 
 def _expect(g, inst: Instance):
     """``E[g]``: the sum over the product of the blocks ``g`` touches of weight × value."""
-    g = sp.sympify(g)
+    g = _basic(g)
     touched = []
     for b in inst.blocks:
         names = set(b[0][1])

@@ -194,7 +194,7 @@ class Lowering:
     def _term(self, t):
         if isinstance(t, sp.Sum):
             for _, a, b in t.limits:
-                if not (sp.sympify(a).is_integer and sp.sympify(b).is_integer):
+                if not (getattr(a, 'is_integer', False) and getattr(b, 'is_integer', False)):
                     raise Unsupported(f"E over {sp.sstr(t)}: a sum's bounds must be integers (a finite sum)")
             self.note("linearity of expectation over a finite sum")
             return sp.Sum(self.expect(t.function), *t.limits)

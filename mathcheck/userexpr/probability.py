@@ -219,7 +219,8 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
     for _, params in facts.distributions.values():  # a distribution's parameters are drawn too
         for p in params:
             symbols |= {p} if isinstance(p, sp.IndexedBase) else p.atoms(sp.Symbol)
-    symbols -= {v for e in (lhs, rhs, *given) for s in e.atoms(sp.Sum) for v, *_ in s.limits}
+    symbols -= {v for e in (lhs, rhs, *given) for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
+    symbols -= {b.label for b in symbols if isinstance(b, sp.IndexedBase)}  # p in p[k] is not a number
     start, done, misses, trial, exact = time.monotonic(), 0, 0, 0, True
     while done < DRAWS and misses < MAX_MISSES:
         if time.monotonic() - start > seconds:
