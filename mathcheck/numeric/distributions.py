@@ -8,8 +8,8 @@ product of the independent parts, ``Var(A) = E[(A − E[A])²]``, ``Cov(A, B) = 
 
 * A variable of unnamed distribution gets a random finite one (2 or 3 atoms, small integer values,
   rational weights): exact arithmetic, so a disagreement *is* a counterexample, printed as the
-  distribution (``X: uniform on {0, 2}``); zero mean and unit variance are imposed exactly (shift,
-  then scale by 1/√Var).
+  distribution (``X: uniform on {0, 2}``); zero mean is imposed by a shift, unit variance by the
+  two-point law of :func:`_unit` (in a joint law: by scaling with 1/√Var).
 * Bernoulli(p) and Categorical(p, K) (on {1..K}, ``p`` a point of the simplex) are finite: exact.
 * Normal, Uniform, Exponential and Laplace are replaced by their Gauss quadrature rule with
   :data:`NODES` nodes (Hermite, Legendre, Laguerre; Laplace: Laguerre on each side of μ) — a finite
@@ -100,9 +100,24 @@ def _symbol_value(s, r: random.Random):
     return _rat(r, -3, 3, 10)
 
 
+def _unit(r: random.Random, name, zero_mean: bool):
+    """A law with variance 1 in rationals: −t w.p. 1/(1 + t²) and 1/t w.p. t²/(1 + t²) has mean
+    (−t + t)/(1 + t²) = 0 and E[X²] = (t² + 1)/(1 + t²) = 1 for every t > 0; then shifted by a random
+    mean unless the mean is 0. Exact and fast, where scaling by 1/√Var brings radicals.
+
+        >>> _unit(random.Random(1), "X", True)
+        [(1/10, {'X': -3}), (9/10, {'X': 1/3})]
+    """
+    t = sp.Rational(r.randint(1, 9), r.randint(1, 4))
+    m = 0 if zero_mean else _rat(r, -2, 2, 2)
+    return [(1 / (1 + t ** 2), {name: -t + m}), (t ** 2 / (1 + t ** 2), {name: 1 / t + m})]
+
+
 def _finite(r: random.Random, names, zero_mean, unit_variance):
     """A random joint distribution of ``names`` on 2–3 atoms: [(w, {name: value})]; None if a
     variance to be made 1 is 0 (then the caller draws again)."""
+    if len(names) == 1 and names[0] in unit_variance:
+        return _unit(r, names[0], names[0] in zero_mean)
     k = r.randint(2, 3)
     ws = [r.randint(1, 4) for _ in range(k)]
     drawn: dict = {}
