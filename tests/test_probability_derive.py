@@ -2,7 +2,7 @@
 
 The must-show examples are our own transcriptions (tests/probability_corpus/) of textbook identities
 (Var = E[X²] − E[X]², the Bernoulli and Categorical moments, Vaswani et al.'s 1/√d_k argument, the
-KL of two Gaussians, the Gaussian NLL, H(p, q) = H(p) + KL(p‖q)); each is followed by a planted
+KL of two Gaussians, the Gaussian NLL, H(p, q) = H(p) + KL(p‖q), log p(x) = ELBO + KL(q ‖ p(z | x))); each is followed by a planted
 mistake, whose chain is named ``planted: …`` in the text file and follows a "Planted" sentence in
 the note, and must be refuted with a counterexample.
 """
@@ -49,7 +49,7 @@ def test_must_show_text_chains_proved_and_planted_mistakes_refuted():
     (_, chains), = derive.load([path])
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
     planted = _planted(path, chains)
-    assert sum(planted) == 7 and len(chains) == 16
+    assert sum(planted) == 8 and len(chains) == 18
     for c, r, bad in zip(chains, reports, planted):
         assert r.status == ("refuted" if bad else "proved"), (c.name, r.status, r.failing)
         if bad:
@@ -63,7 +63,7 @@ def test_must_show_note_and_tex_proved_and_planted_mistakes_refuted(name):
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
     (_, in_note), = derive.load([CORPUS / "must_show.md"])  # the .tex is the note's transcription, in order
     planted = _planted(CORPUS / "must_show.md", in_note)
-    assert len(chains) == 16 and sum(planted) == 7
+    assert len(chains) == 18 and sum(planted) == 8
     assert [r.status for r in reports] == ["refuted" if p else "proved" for p in planted]
 
 

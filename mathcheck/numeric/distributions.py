@@ -221,7 +221,8 @@ def draw(facts: Facts, symbols, seed: int, trial: int, sizes=None) -> Instance |
     for b in sorted(bases, key=str):
         if str(b) in facts.names():
             continue
-        n = 4 if not simplex.get(str(b)) else int(simplex[str(b)].subs(values))
+        n = 4 if not simplex.get(str(b)) else int(simplex[str(b)].xreplace(
+            {k: v for k, v in values.items() if isinstance(k, sp.Symbol)}))
         if str(b) in simplex:
             ws = [r.randint(1, 5) for _ in range(n)]
             vals = [sp.Rational(w, sum(ws)) for w in ws]

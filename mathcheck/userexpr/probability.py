@@ -221,20 +221,21 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
             symbols |= {p} if isinstance(p, sp.IndexedBase) else p.atoms(sp.Symbol)
     symbols -= {v for e in (lhs, rhs, *given) for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
     symbols -= {b.label for b in symbols if isinstance(b, sp.IndexedBase)}  # p in p[k] is not a number
-    start, done, misses, trial, exact = time.monotonic(), 0, 0, 0, True
+    start, done, misses, trial, exact, failure = time.monotonic(), 0, 0, 0, True, ""
     while done < DRAWS and misses < MAX_MISSES:
         if time.monotonic() - start > seconds:
             break
-        inst = draw(facts, sorted(symbols, key=str), seed, trial)
         trial += 1
-        if inst is None or not all(_given_holds(g, inst) for g in given):
-            misses += 1
-            continue
         try:
+            inst = draw(facts, sorted(symbols, key=str), seed, trial - 1)
+            if inst is None or not all(_given_holds(g, inst) for g in given):
+                misses += 1
+                continue
             a = complex(sp.N(value(lhs, inst), PRECISION_DIGITS))
             b = complex(sp.N(value(rhs, inst), PRECISION_DIGITS))
-        except (ValueError, TypeError, ZeroDivisionError):  # a parameter outside its domain, a pole
+        except Exception as exc:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss, never a pass
             misses += 1
+            failure = failure or f"{type(exc).__name__}: {exc}"[:200]
             continue
         exact &= inst.exact  # after evaluating: a KL replaces its distribution by quadrature as it goes
         tol = HP_REL if inst.exact else QUADRATURE_REL
@@ -253,7 +254,8 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
                     "summary": "fails at a drawn distribution" + (" (exact)" if inst.exact else
                                                                   f" (beyond {tol:g} relative)")}
     if done < DRAWS:
-        note = f"only {done} of {DRAWS} draws met the facts and hypotheses"
+        note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (f" (one failed: {failure})"
+                                                                                 if failure else "")
         return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
                 "evaluator": _evaluator(exact), "note": note, "summary": f"numeric inconclusive ({note})"}
     how = "exactly" if exact else f"within {QUADRATURE_REL:g} relative (Gauss quadrature)"
