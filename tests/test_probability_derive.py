@@ -198,3 +198,21 @@ def test_numeric_side_evaluates_by_definition():
         (w_atoms) = inst.blocks[0]
         mean = sum(w * a[X] for w, a in w_atoms)
         assert value(Var(X), inst) == sum(w * (a[X] - mean) ** 2 for w, a in w_atoms)
+
+
+def test_a_joint_moment_never_loses_its_indices():
+    """E[q_i q_j] of a family whose components are not declared independent depends on i and j: as
+    one symbol a double sum would count it d² times; the rules leave it undecided instead."""
+    q = sp.IndexedBase("q")
+    i, j = sp.symbols("i j", integer=True)
+    d = sp.Symbol("d", integer=True, positive=True)
+    with pytest.raises(Unsupported, match="symbolic indices"):
+        lower(E(sp.Sum(q[i] * q[j], (i, 1, d), (j, 1, d))), Facts(random=frozenset({"q"})))
+    r, = _run("## no independence\nassume: q_i zero mean, unit variance\nassume: d=positive,integer\n"
+              "  Var(Sum(q[i], (i, 1, d)))\n= d\n")
+    assert r.status != "proved"
+
+
+def test_a_named_law_and_a_moment_fact_conflict():
+    with pytest.raises(FactError, match="law"):
+        read_facts("X ~ Normal(1, 2); X zero mean")

@@ -269,15 +269,23 @@ class Lowering:
         return _moment_symbol(atom, k)
 
     def _opaque(self, e):
-        """The expectation of a non-polynomial function of one dependence group, kept whole."""
+        """The expectation of a joint or non-polynomial function, kept whole as one symbol. A symbol
+        cannot keep symbolic indices (E[q_i q_j] depends on i and j; as one symbol a sum over them
+        would count it d² times), so then the link is undecided."""
+        if isinstance(e, sp.Indexed):
+            return _moment_symbol(e, 1)
+        loose = {i for x in e.atoms(sp.Indexed) for i in x.indices if not i.is_Integer}
+        if loose:
+            raise Unsupported(f"E[{sp.sstr(e)}]: a joint moment of entries with symbolic indices is not split; "
+                              f"declare what is independent (assume: q_i, k_i independent)")
         return _moment_symbol(e, 1)
 
 
 def _moment_symbol(e, k: int):
     """``E[X**2]`` as a real symbol; for an entry ``q[i]``, the entry ``i`` of the IndexedBase
     ``E[q**2]`` (so that a sum over i keeps its index)."""
-    if isinstance(e, sp.Indexed) and len(e.indices) == 1:
-        return sp.IndexedBase(f"E[{e.base}**{k}]" if k != 1 else f"E[{e.base}]", real=True)[e.indices[0]]
+    if isinstance(e, sp.Indexed):  # one moment per entry: the indices stay, so sums over them stay right
+        return sp.IndexedBase(f"E[{e.base}**{k}]" if k != 1 else f"E[{e.base}]", real=True)[e.indices]
     text = sp.sstr(e ** k)
     return sp.Symbol(f"E[{text}]", real=True)
 

@@ -103,6 +103,9 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
                 raise FactError(f"assume: {stmt!r}: {p!r} is not read; the properties are independent, zero mean, "
                                 f"unit variance, random")
         random_ |= {n for n, _ in names}
+    for n in sorted(set(dists) & (zero | unit)):  # the law says its mean and variance
+        raise FactError(f"assume: {n} has the law {dists[n][0]}, whose mean and variance are its own; "
+                        f"drop 'zero mean'/'unit variance' for {n} or its '~'")
     merged = _merge(groups)
     return Facts(frozenset(random_), merged, frozenset(comps), frozenset(zero), frozenset(unit), dists)
 
