@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mathcheck import derive
-from mathcheck.chains import DeriveError, parse_text
+from mathcheck.chains import parse_text
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import Facts, draw, value
 from mathcheck.parser import ParseError, parse_many
@@ -101,7 +101,7 @@ def test_variance_of_a_sum_needs_independence():
 
 def test_two_independence_statements_say_nothing_across():
     """X ⊥ Y and U ⊥ V: E[XU] is one joint expectation, not E[X]E[U]."""
-    X, Y, U, V = sp.symbols("X Y U V", real=True)
+    X, Y, U = sp.symbols("X Y U", real=True)
     f = Facts(independent=(frozenset({"X", "Y"}), frozenset({"U", "V"})))
     low, _ = lower(E(X * U), f)
     assert low.is_Symbol and str(low) in ("E[U*X]", "E[X*U]")  # one joint moment, not a product

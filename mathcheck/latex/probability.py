@@ -29,6 +29,7 @@ FAMILIES = {"N": "Normal", "Normal": "Normal", "Gaussian": "Normal", "Bernoulli"
             "Bern": "Bernoulli", "Uniform": "Uniform", "U": "Uniform", "Exponential": "Exponential",
             "Exp": "Exponential", "Laplace": "Laplace", "Categorical": "Categorical", "Cat": "Categorical"}
 DENSITIES = {"Normal": "normal_pdf"}
+_EXAMPLES = {"E": "\\mathbb{E}[X]", "Var": "\\mathrm{Var}(X)", "Cov": "\\mathrm{Cov}(X, Y)"}
 _WRAPPERS = ("mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf")
 _FACT = re.compile(r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)\b")
 
@@ -83,7 +84,7 @@ def operator(reader, t) -> str | None:
     args = reader.arguments()
     want = {"E": 1, "Var": 1, "Cov": 2}[name]
     if len(args) != want:
-        reader.fail(t, f"{name} takes {want} argument(s), e.g. {dict(E='E[X]', Var='Var(X)', Cov='Cov(X, Y)')[name]}")
+        reader.fail(t, f"{name} takes {want} argument(s), e.g. {_EXAMPLES[name]}")
     return f"{name}({', '.join(args)})"
 
 

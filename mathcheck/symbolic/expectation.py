@@ -21,7 +21,6 @@ arbitrary numbers), so a counterexample is never taken from the symbols — it i
 found by :mod:`mathcheck.numeric.distributions`.
 
     >>> from mathcheck.lazy import sympy as sp
-from mathcheck.numeric.distributions import Facts  # noqa: F401 - the one description of the facts
     >>> X = sp.Symbol("X", real=True)
     >>> facts = Facts(random=frozenset({"X"}))
     >>> lower(Var(X) + E(X) ** 2, facts)[0]
@@ -34,6 +33,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from mathcheck.lazy import sympy as sp
+from mathcheck.numeric.distributions import Facts  # the one description of the facts
 from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
 
 HEADS = ("E", "Var", "Cov", "KL")

@@ -77,7 +77,7 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
             continue
         if "~" in stmt:
             name, _, dist = stmt.partition("~")
-            (n, entry), = _names(name, stmt) or [(None, None)]
+            (n, _), = _names(name, stmt) or [(None, None)]
             dists[n] = _distribution(dist.strip(), stmt)
             random_.add(n)
             continue
@@ -325,4 +325,4 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
                        seconds=time.perf_counter() - begin, how=how, evaluator=num.get("evaluator", ""), **base)
 
 
-__all__ = ["check", "read_facts", "is_fact", "facts_for", "FactError", "Facts", "CONTINUOUS", "DISCRETE"]
+__all__ = ["CONTINUOUS", "DISCRETE", "FactError", "Facts", "check", "facts_for", "is_fact", "read_facts"]
