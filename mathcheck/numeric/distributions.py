@@ -213,9 +213,13 @@ def draw(facts: Facts, symbols, seed: int, trial: int, sizes=None) -> Instance |
     r = random.Random(f"probability:{seed}:{trial}")
     values: dict = {}
     bases = [s for s in symbols if isinstance(s, sp.IndexedBase)]
+    probability = {params[0] for fam, params in facts.distributions.values()
+                   if fam == "Bernoulli" and isinstance(params[0], sp.Symbol)}
     for s in sorted((s for s in symbols if isinstance(s, sp.Symbol)), key=str):
-        if str(s) not in facts.names():
-            values[s] = _symbol_value(s, r)
+        if str(s) in facts.names():
+            continue
+        # a Bernoulli's p drawn in (0, 1): drawing it as any real and rejecting wastes most draws
+        values[s] = sp.Rational(r.randint(1, 9), 10) if s in probability else _symbol_value(s, r)
     size = {s: int(v) for s, v in values.items() if s.is_integer}
     simplex = {str(params[0]): params[1] for fam, params in facts.distributions.values() if fam == "Categorical"}
     for b in sorted(bases, key=str):
