@@ -216,3 +216,12 @@ def test_a_joint_moment_never_loses_its_indices():
 def test_a_named_law_and_a_moment_fact_conflict():
     with pytest.raises(FactError, match="law"):
         read_facts("X ~ Normal(1, 2); X zero mean")
+
+
+def test_a_non_polynomial_over_a_continuous_law_is_never_judged_by_its_gauss_rule():
+    """E|X| = σ√(2/π) for X ~ N(0, σ²) is true; the 24-node Hermite rule misses it by ~1e-3, so the
+    numeric side must say it cannot judge (never refute a true statement)."""
+    r, = _run("## mean absolute value\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n"
+              "  E(abs(X))\n= s*sqrt(2/pi)\n")
+    assert r.status == "inconclusive"
+    assert "not a polynomial" in r.steps[1].how
