@@ -204,9 +204,20 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
             f"{sp.sstr(r)} is not shown", "difference": out.get("difference", "")}
 
 
+def _digits(e, digits: int):
+    """``e`` as a SymPy Float of ``digits`` digits, or None when it is not real there. Sides are
+    compared at these digits, never after rounding to float64 (two equal values could round to
+    neighbouring floats and differ by far more than the tolerance)."""
+    re_, im_ = sp.N(e, digits).as_real_imag()
+    if not (re_.is_number and im_.is_number) or (im_ != 0 and abs(im_) > sp.Float(10) ** (-digits // 2)
+                                                  * max(1, abs(re_))):
+        return None
+    return sp.Float(re_, digits)
+
+
 def _holds(l, r, relation: str, tol: float) -> bool:
-    d = l - r
-    scale = tol * max(1.0, abs(l), abs(r))
+    d = l - r  # SymPy Floats at PRECISION_DIGITS: the difference keeps their digits
+    scale = sp.Float(tol, 50) * max(sp.Float(1), abs(l), abs(r))
     return {"=": abs(d) <= scale, "<=": d <= scale, "<": d < scale, ">=": d >= -scale, ">": d > -scale}[relation]
 
 
@@ -234,8 +245,8 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
             if inst is None or not all(_given_holds(g, inst) for g in given):
                 misses += 1
                 continue
-            a = complex(sp.N(value(lhs, inst), PRECISION_DIGITS))
-            b = complex(sp.N(value(rhs, inst), PRECISION_DIGITS))
+            a = _digits(value(lhs, inst), PRECISION_DIGITS)
+            b = _digits(value(rhs, inst), PRECISION_DIGITS)
         except NotExact as exc:  # never compared: no verdict from an inexact stand-in
             note = str(exc)
             return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
@@ -246,17 +257,17 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
             continue
         exact &= inst.exact  # after evaluating: a KL replaces its distribution by quadrature as it goes
         tol = HP_REL if inst.exact else QUADRATURE_REL
-        if abs(a.imag) > tol * max(1.0, abs(a)) or abs(b.imag) > tol * max(1.0, abs(b)):
+        if a is None or b is None:  # a side that is not a real number there
             misses += 1
             continue
         done += 1
-        if not _holds(a.real, b.real, relation, tol):
+        if not _holds(a, b, relation, tol):
             point = {str(k): (sp.sstr(v) if not isinstance(v, list) else "(" + ", ".join(map(sp.sstr, v)) + ")")
                      for k, v in inst.values.items()}
             point.update(inst.shown)
-            return {"status": "refuted", "points": done, "skipped": 0, "max_abs_err": abs(a.real - b.real),
+            return {"status": "refuted", "points": done, "skipped": 0, "max_abs_err": float(abs(a - b)),
                     "evaluator": _evaluator(inst.exact), "counterexample": point,
-                    "values": {"lhs": a.real, "rhs": b.real},
+                    "values": {"lhs": float(a), "rhs": float(b)},
                     "note": "at a drawn distribution" + ("" if inst.exact else f", beyond {tol:g} relative"),
                     "summary": "fails at a drawn distribution" + (" (exact)" if inst.exact else
                                                                   f" (beyond {tol:g} relative)")}
