@@ -225,3 +225,10 @@ def test_a_non_polynomial_over_a_continuous_law_is_never_judged_by_its_gauss_rul
               "  E(abs(X))\n= s*sqrt(2/pi)\n")
     assert r.status == "inconclusive"
     assert "not a polynomial" in r.steps[1].how
+
+
+def test_a_variable_named_like_a_property_is_not_a_fact():
+    from mathcheck.userexpr.probability import is_fact
+
+    assert not is_fact("mean_0=positive") and not is_fact("random_seed=integer")
+    assert is_fact("X, Y independent") and is_fact("X zero mean, unit variance") and is_fact("X ~ Normal(0, 1)")

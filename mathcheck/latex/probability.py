@@ -31,7 +31,8 @@ FAMILIES = {"N": "Normal", "Normal": "Normal", "Gaussian": "Normal", "Bernoulli"
 DENSITIES = {"Normal": "normal_pdf"}
 _EXAMPLES = {"E": "\\mathbb{E}[X]", "Var": "\\mathrm{Var}(X)", "Cov": "\\mathrm{Cov}(X, Y)"}
 _WRAPPERS = ("mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf")
-_FACT = re.compile(r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)\b")
+_FACT = re.compile(r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)"
+                   r"(?=\s*(?:[,;}]|$))")
 
 
 def is_fact(raw: str) -> bool:

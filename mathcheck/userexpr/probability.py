@@ -39,7 +39,8 @@ MAX_MISSES = 200         # draws that miss a constraint before the numeric side 
 FAMILY_NAMES = {"normal": "Normal", "gaussian": "Normal", "n": "Normal", "bernoulli": "Bernoulli",
                 "categorical": "Categorical", "cat": "Categorical", "uniform": "Uniform", "u": "Uniform",
                 "exponential": "Exponential", "exp": "Exponential", "laplace": "Laplace"}
-_WORDS = re.compile(r"\b(independent|zero[ _]mean|mean[ _]0|unit[ _]variance|variance[ _]1|random)\b|~")
+# a property word ends its statement or a list item (so a variable named mean_0=... is not a fact)
+_WORDS = re.compile(r"\b(independent|zero[ _]mean|mean[ _]0|unit[ _]variance|variance[ _]1|random)(?=\s*(?:[,;}]|$))|~")
 _NAME = re.compile(r"^([A-Za-z][A-Za-z0-9]*)(?:_\{?([A-Za-z0-9]+)\}?|\[([A-Za-z0-9]+)\])?$")
 
 
