@@ -98,7 +98,7 @@ def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     return {"steps": [[s.relation, s.text, s.reason] for s in chain.steps],
             "assumptions": {n: list(v) for n, v in sorted(chain.assumptions.items())},
             "given": [g for _, g in chain.given], "let": [t for _, t in chain.lets],
-            "definition": chain.definition,
+            "definition": chain.definition, "facts": [t for _, t in chain.facts],
             "unknown": [str(u) for u in chain.unknown], "implicit": [str(u) for u in chain.implicit],
             "k": k, "seed": seed, "timeout": timeout}
 

@@ -256,6 +256,7 @@ def validate(chain: Chain):
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
     _entry_assumptions(chain, texts)
+    facts(chain)  # a bad fact is bad input before anything is proved
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
@@ -366,10 +367,14 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
 
 
 def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
-              implicit=()):
+              implicit=(), facts=None):
     from mathcheck.userexpr import check_relation
     from mathcheck.userexpr import unknown
 
+    if facts is not None:  # a link about random variables (docs/probability.md)
+        from mathcheck.userexpr import probability
+
+        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs)
     if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
         return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
                              implicit=implicit)
@@ -378,6 +383,24 @@ def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: 
     # so that -j N, a cluster and a re-run print what -j 1 printed
     return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
                           patient=True)
+
+
+def facts(chain: Chain, exprs=()):
+    """The chain's facts about random variables (:func:`mathcheck.userexpr.probability.read_facts`),
+    or None for a chain that has no expectation and states no such fact: it is checked as any other.
+    A fact that cannot be read is a :class:`DeriveError` naming its line."""
+    from mathcheck.symbolic.expectation import has_probability
+    from mathcheck.userexpr.probability import FactError, Facts, read_facts
+
+    if not chain.facts and not has_probability(*exprs):
+        return None
+    out = Facts()
+    for line, text in chain.facts:
+        try:
+            out = read_facts(text, out)
+        except FactError as exc:
+            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    return out
 
 
 def _how(r) -> str:
@@ -391,6 +414,8 @@ def _how(r) -> str:
 
 
 def _numeric_summary(num: dict) -> str:
+    if num.get("summary"):  # a numeric side that words its own account (userexpr.probability)
+        return num["summary"]
     if num.get("status") == "passed":
         notes = [num["note"]] if num.get("note") else []
         if num.get("skipped"):  # counted and shown, never silently dropped
@@ -511,7 +536,8 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
     if cur.relation == APPROX:
         return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
     used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
-    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit)
+    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit,
+                  facts(chain, exprs))
     return StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
                       r.counterexample, r.values, source=cur.source)
 
@@ -535,7 +561,13 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
                 "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
     from mathcheck.userexpr import unknown
 
-    if unknown.unknowns(exprs[0], exprs[-1], *hyps):
+    known = facts(chain, exprs)
+    if known is not None:  # drawn distributions, by definition (userexpr.probability)
+        from mathcheck.userexpr import probability
+
+        num = probability.numeric(exprs[0], exprs[-1], chain.relation, hyps,
+                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout)
+    elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
     else:
         num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)

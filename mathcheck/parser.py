@@ -76,10 +76,15 @@ class Limits:
 LIMITS = Limits()
 
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
-SYNTAX = ("diff", "Sum", "Product", "prime")  # prime(f(u), k): f's k-th derivative at u  # called like functions, but with ranges or a variable: built here
+# called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
+# derivative at u
+SYNTAX = ("diff", "Sum", "Product", "prime")
 CONSTANTS = ("pi", "E")
 EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
+# probability's operators (docs/probability.md): unevaluated heads, decided by userexpr.probability
+PROBABILITY = {"E": 1, "Var": 1, "Cov": 2, "KL": 2, "Normal": 2, "Bernoulli": 1, "Uniform": 2, "Exponential": 1,
+               "Laplace": 2}
 
 
 def reserved() -> set:
@@ -724,6 +729,11 @@ class _Builder:
             return self._prime(node)
         if name in self.unknown:
             return self._unknown(node, name)
+        if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
+            if len(node.args) != PROBABILITY[name]:
+                self.fail(node, f"{name} takes {PROBABILITY[name]} argument(s): "
+                                f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)', KL='KL(Normal(m1, v1), Normal(m2, v2))').get(name, name + '(...)')}")
+            return sp.Function(name)(*[self.build(a) for a in node.args])
         f = functions.lookup(name)
         if f is None:
             self.fail(node.func, f"unknown function {name}", grammar=True)
@@ -896,7 +906,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
             hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
             raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
                              f"'let {name}(t) = ...' or call a listed function{hint}")
-        if name not in reserved():
+        if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
         raise ParseError(f"{name} is used both as the function {name}(...) and as a symbol; "

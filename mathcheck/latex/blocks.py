@@ -4,7 +4,7 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
@@ -745,7 +745,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     definition), while a display gives a fresh name its value (cs231n's ``L_i = \max(0, -7 - 13 + 10)
     + \max(0, 11 - 13 + 10)`` after an unread display in L_i is L_i's value, never a claim refuted).
     A redefinition by a definition sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
-    from mathcheck.parser import ParseError, parse_definition, reserved
+    from mathcheck.parser import PROBABILITY, ParseError, parse_definition, reserved
 
     if len(group) != 2 or group[1].relation != "=":
         return None
@@ -755,7 +755,10 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
-    if name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS:
+    # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
+    # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
+    if (name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS
+            or name in PROBABILITY):
         if link.define:
             src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
         return None
@@ -858,8 +861,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     lets: list = []
     readings: list = []
     assumed = []
+    stated = []  # % assume: about random variables (latex/probability.py), read once the notation is known
     for d in items:
-        if d.kind == "assume":
+        if d.kind == "assume" and _is_fact(src, d):
+            stated.append(d)
+        elif d.kind == "assume":
             assumed += _assume_items(src, d)
         elif d.kind == "let":
             _lets(src, d, functions, lets, readings)
@@ -887,6 +893,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         for rel, side in zip(rels, sides[1:]):
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
+    facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
     premise: tuple = ()
@@ -910,7 +917,19 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
-    return out
+    return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+
+
+def _is_fact(src, d) -> bool:
+    from mathcheck.latex import probability
+
+    return probability.is_fact(src.text[d.toks[0].pos:d.toks[-1].end]) if d.toks else False
+
+
+def _fact(src, d, notation) -> str:
+    from mathcheck.latex import probability
+
+    return probability.fact(src, d, lambda toks: Reader(toks, src, notation).read())
 
 
 def _premise(src: _Source, group: list, notation: Notation) -> tuple:

@@ -34,6 +34,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
 FUNCTIONS["operatorname"] = None  # \operatorname{softplus}: the word inside names the function
 VARIADIC = {w: n for w, n in functions.latex_words().items() if w not in FUNCTIONS}
+_PROBABILITY_STARTS = {"mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf"}
 _FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
 
 
@@ -262,6 +263,12 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
+            from mathcheck.latex import probability
+
+            reading = probability.operator(self, t)
+            if reading is not None:
+                return reading
         if name in GREEK or name == "ell":  # \ell: the name ell (a loss, a layer)
             self.take()
             return self.named(_GREEK_NAME.get(name, name), t)

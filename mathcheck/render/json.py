@@ -183,6 +183,7 @@ def derive_chain(r) -> dict:
     out = {"name": c.name, "line": c.line, "status": r.status,
            "assumptions": {k: list(v) for k, v in c.assumptions.items()},
            "given": given, "let": [t for _, t in c.lets], "definitions": resolved(c), "notes": notes(c),
+           "facts": [t for _, t in c.facts],
            "relation": relation,
            "statement": r.statement, "steps": [derive_step(s) for s in r.steps]}
     if r.message:

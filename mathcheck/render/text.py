@@ -321,6 +321,8 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
     lines = [f"{_status(r.status)} {path}:{c.line}  {c.name}"]
     if c.assumptions:
         lines.append("    assume: " + " ".join(f"{k}={','.join(v)}" for k, v in c.assumptions.items()))
+    for _, fact in c.facts:  # about random variables (docs/probability.md)
+        lines.append(f"    assume: {fact}")
     for g in c.given:
         lines.append(f"    given: {g[1]}")
     from mathcheck.derive import notes, resolved
