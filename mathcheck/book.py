@@ -447,13 +447,15 @@ def _plain(c: Chain) -> dict:
             "assumptions": [[n, list(v)] for n, v in c.assumptions.items()],
             "given": [list(g) for g in c.given], "steps": [[s.line, s.relation, s.text, s.reason, s.source]
                                                           for s in c.steps],
-            "lets": [list(x) for x in c.lets], "error": c.error, "definition": c.definition, "notes": list(c.notes)}
+            "lets": [list(x) for x in c.lets], "error": c.error, "definition": c.definition, "notes": list(c.notes),
+            "unknown": list(c.unknown), "implicit": list(c.implicit), "facts": [list(f) for f in c.facts]}
 
 
 def _chain(d: dict) -> Chain:
     return Chain(d["name"], d["path"], d["line"], {n: tuple(v) for n, v in d["assumptions"]},
                  tuple(tuple(g) for g in d["given"]), tuple(Line(*s) for s in d["steps"]),
-                 tuple(tuple(x) for x in d["lets"]), d["error"], d["definition"], tuple(d["notes"]))
+                 tuple(tuple(x) for x in d["lets"]), d["error"], d["definition"], tuple(d["notes"]),
+                 tuple(d["unknown"]), tuple(d["implicit"]), tuple(tuple(f) for f in d["facts"]))
 
 
 def _read(path: str, optional: bool):

@@ -278,3 +278,26 @@ def test_j_and_cluster_together_are_refused_and_a_bad_address_is_one_line(copy):
     assert r.exit_code == 2 and "not both" in r.output
     r = CliRunner().invoke(main, ["derive", "book", "--cluster", "localhost"])
     assert r.exit_code == 2 and "write tcp://HOST:PORT" in r.output and r.output.count("\n") == 1
+
+
+def test_the_read_cache_keeps_every_field_of_a_chain():
+    """A file's chains as read are cached (book._prepare) and must come back whole: a field the
+    cache dropped (unknown functions, probability facts) made every such file a miss, re-parsed on
+    each re-run, and would give a link checked from the cache another reading than -j 1's. Every
+    field of Chain is set here to a value other than its default, so a field added later and not
+    cached fails this test."""
+    import dataclasses
+
+    from mathcheck.chains import Chain, Line
+
+    values = {"name": "line 3", "path": "a.md", "line": 3, "assumptions": {"x": ("real",)},
+              "given": ((4, "x > 0"),), "steps": (Line(3, None, "f(x)", "", "f(x)"), Line(3, "=", "g(x)", "why", "g(x)")),
+              "lets": ((2, "g(x) = x"),), "error": "e", "definition": "d = 1", "notes": ("let: g",),
+              "unknown": ("f",), "implicit": ("f",), "facts": ((5, "X, Y independent"),)}
+    fields = {f.name: f for f in dataclasses.fields(Chain)}
+    assert set(values) == set(fields), "a new Chain field: give it a value here and cache it in book._plain"
+    chain = Chain(**values)
+    for name, f in fields.items():
+        default = f.default if f.default is not dataclasses.MISSING else None
+        assert getattr(chain, name) != default, name
+    assert book._chain(json.loads(json.dumps(book._plain(chain)))) == chain
