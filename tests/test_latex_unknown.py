@@ -146,3 +146,21 @@ def test_function_names_typed_without_a_backslash(tmp_path):
     r, got = run(tmp_path, "$$ s = sigmoid(z) = \\frac{1}{1+\\exp(-z)} $$\n$$ \\frac{ds}{dz} = s(1-s) $$\n\n"
                            "$$ \\tanh(z) = 2 \\cdot sigmoid(2z) - 1 $$\n")
     assert [c["status"] for c in got] == ["definition", "proved", "proved", "proved"], r.output
+
+
+@pytest.mark.parametrize("tex", [
+    r"\sum_i \alpha_i f(x_i) \geq f\left(\sum_i \alpha_i x_i\right)",   # Jensen, as d2l's convexity.md writes it
+    r"f\left(\frac{x + y}{2}\right) \leq \frac{f(x) + f(y)}{2}",         # midpoint convexity
+])
+def test_an_inequality_about_an_unknown_function_is_never_refuted(tmp_path, tex):
+    """Its truth rests on conditions prose states (f convex, weights on the simplex): a drawn f that
+    breaks it shows only that mathcheck did not read them. Our own transcriptions in d2l's style
+    (chapter_optimization/convexity.md)."""
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert [c["status"] for c in got] == ["inconclusive"], r.output
+    assert "holds only under conditions" in r.output
+
+
+def test_an_equality_about_unknown_functions_is_still_refuted(tmp_path):
+    r, got = run(tmp_path, "$$ \\frac{d}{dx} f(g(x)) = f'(g(x)) + g'(x) $$\n")
+    assert [c["status"] for c in got] == ["refuted"], r.output

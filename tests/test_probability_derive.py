@@ -232,3 +232,36 @@ def test_a_variable_named_like_a_property_is_not_a_fact():
 
     assert not is_fact("mean_0=positive") and not is_fact("random_seed=integer")
     assert is_fact("X, Y independent") and is_fact("X zero mean, unit variance") and is_fact("X ~ Normal(0, 1)")
+
+
+def _latex(tmp_path, text: str):
+    from click.testing import CliRunner
+
+    from mathcheck.cli import main
+
+    p = tmp_path / "e.md"
+    p.write_text(text)
+    r = CliRunner().invoke(main, ["derive", str(p), "--timeout", "120", "--json"])
+    import json
+
+    return r, json.loads(r.output)["files"][0]
+
+
+@pytest.mark.parametrize("tex, status", [
+    # d2l (chapter_appendix-mathematics-for-deep-learning/random-variables.md) writes a plain E; our own
+    # transcriptions in its style. Read as Euler's number times X², the correct variance was refuted.
+    (r"\textrm{Var}(X) = E\left[(X-E[X])^2\right] = E[X^2] - E[X]^2", "proved"),
+    (r"E(X - \theta) = E(X) - \theta", "proved"),
+    (r"E[X]^2 \ge E[X^2]", "refuted"),                      # Jensen the wrong way round
+    # X takes x_i with probability p_i, in prose: nothing ties x, p to X, so it is left undecided
+    (r"E[X] = \sum_i x_i p_i", "inconclusive"),
+])
+def test_a_plain_E_before_a_bracket_is_the_expectation(tmp_path, tex, status):
+    r, got = _latex(tmp_path, f"$$ {tex} $$\n")
+    assert [c["status"] for c in got["chains"]] == [status], r.output
+
+
+def test_a_plain_E_alone_is_bad_input_never_eulers_number(tmp_path):
+    r, got = _latex(tmp_path, "$$ E = m c^2 + 1 $$\n")
+    assert [c["status"] for c in got["chains"]] == ["bad-input"], r.output
+    assert "Euler's number is e" in r.output

@@ -251,6 +251,8 @@ class Reader:
                 word = self.letter_run()
                 if word is not None:
                     return word
+            if t.text == "E":
+                return self.expectation(t)
             if t.text.isalpha():
                 self.take()
                 return self.named(t.text, t)
@@ -335,6 +337,20 @@ class Reader:
             self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
                      f"what is read")
+
+    def expectation(self, t) -> str:
+        """A capital E set plain: ``E[X]``, ``E\\left[(X - \\mu)^2\\right]``, ``E(\\hat\\theta)`` are the
+        expectation (d2l writes it so: 46 times ``E[``), read as ``\\mathbb{E}`` is; an E alone is bad input.
+        The text grammar's ``E`` is Euler's number, so ``E[X^2] - E[X]^2`` was read as e·X² − e²·X²
+        and d2l's correct variance formula was refuted; Euler's number in LaTeX is ``e``."""
+        self.take()
+        if not self.at("ch", "(", "["):
+            self.fail(t, "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
+                         "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip")
+        args = self.arguments()
+        if len(args) != 1:
+            self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
+        return f"E({args[0]})"
 
     def letter_run(self) -> str | None:
         """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in

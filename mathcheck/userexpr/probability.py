@@ -263,6 +263,14 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
             continue
         done += 1
         if not _holds(a, b, relation, tol):
+            loose = _untied(lhs, rhs, facts)
+            if loose:
+                note = (f"fails at a drawn distribution, but {', '.join(loose)} on one side is tied to the random "
+                        f"variables by no fact, so it is read as unrelated to them — which its author rarely "
+                        f"means (E[X] = \\sum_i x_i p_i: X takes x_i with probability p_i); state how "
+                        f"(% assume: X \\sim …) to decide it")
+                return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
+                        "evaluator": _evaluator(inst.exact), "note": note, "summary": f"numeric inconclusive ({note})"}
             point = {str(k): (sp.sstr(v) if not isinstance(v, list) else "(" + ", ".join(map(sp.sstr, v)) + ")")
                      for k, v in inst.values.items()}
             point.update(inst.shown)
@@ -281,6 +289,31 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict
     return {"status": "passed", "points": done, "skipped": 0, "max_abs_err": None, "evaluator": _evaluator(exact),
             "note": f"{done} drawn distributions", "summary": f"agrees {how} on {done} drawn distributions"
             + (f" ({misses} more draws missed the facts or hypotheses)" if misses else "")}
+
+
+def _untied(lhs, rhs, facts) -> list[str]:
+    """The names on a side without ``E``/``Var``/``Cov`` that neither the other side nor a fact's
+    distribution mentions (sizes and summation variables aside), sorted: ``x``, ``p`` in
+    ``E[X] = \\sum_i x_i p_i``. A refutation there says only that unrelated numbers differ.
+
+        >>> X, x, p = sp.symbols("X x p")
+        >>> _untied(sp.Function("E")(X), x * p, Facts(frozenset({"X"})))
+        ['p', 'x']
+    """
+    from mathcheck.symbolic.expectation import has_probability
+
+    def names(e) -> set:
+        bound = {v for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
+        out = {str(a.base) for a in e.atoms(sp.Indexed)}
+        return out | {str(a) for a in e.atoms(sp.Symbol) - bound if not a.is_integer}
+
+    in_facts = {str(a) for _, params in facts.distributions.values() for q in params
+                for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())} | facts.names()
+    loose = set()
+    for side, other in ((lhs, rhs), (rhs, lhs)):
+        if not has_probability(side):
+            loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
+    return sorted(loose)
 
 
 def _evaluator(exact: bool) -> str:
