@@ -100,6 +100,7 @@ def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
             "given": [g for _, g in chain.given], "let": [t for _, t in chain.lets],
             "definition": chain.definition, "facts": [t for _, t in chain.facts],
             "unknown": [str(u) for u in chain.unknown], "implicit": [str(u) for u in chain.implicit],
+            "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
             "k": k, "seed": seed, "timeout": timeout}
 
 

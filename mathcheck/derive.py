@@ -367,14 +367,15 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
 
 
 def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
-              implicit=(), facts=None):
+              implicit=(), facts=None, prose=False):
     from mathcheck.userexpr import check_relation
     from mathcheck.userexpr import unknown
 
     if facts is not None:  # a link about random variables (docs/probability.md)
         from mathcheck.userexpr import probability
 
-        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs)
+        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                                 prose=prose)
     if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
         return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
                              implicit=implicit)
@@ -537,7 +538,7 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
     used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
     r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit,
-                  facts(chain, exprs))
+                  facts(chain, exprs), bool(cur.source))  # source: read from a document, its prose unread
     return StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
                       r.counterexample, r.values, source=cur.source)
 
@@ -566,7 +567,8 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
         from mathcheck.userexpr import probability
 
         num = probability.numeric(exprs[0], exprs[-1], chain.relation, hyps,
-                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout)
+                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout,
+                                  bool(chain.steps[0].source))
     elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
     else:

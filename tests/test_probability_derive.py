@@ -265,3 +265,14 @@ def test_a_plain_E_alone_is_bad_input_never_eulers_number(tmp_path):
     r, got = _latex(tmp_path, "$$ E = m c^2 + 1 $$\n")
     assert [c["status"] for c in got["chains"]] == ["bad-input"], r.output
     assert "Euler's number is e" in r.output
+
+
+def test_independence_stated_in_prose_leaves_a_document_undecided(tmp_path):
+    """d2l's random-variables.md: "if X and Y are two independent random variables then Var(X+Y) =
+    Var(X) + Var(Y)" — the condition is prose. Read from the document the link is inconclusive, with
+    the fact to state; stated, proved; in a chain written for mathcheck, refuted (tested above)."""
+    r, got = _latex(tmp_path, "$$ \\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y) $$\n")
+    assert [c["status"] for c in got["chains"]] == ["inconclusive"], r.output
+    assert "% assume: X, Y independent" in r.output
+    r, got = _latex(tmp_path, "$$\n% assume: X, Y \\text{ independent}\n\\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y)\n$$\n")
+    assert [c["status"] for c in got["chains"]] == ["proved"], r.output

@@ -222,8 +222,28 @@ def _holds(l, r, relation: str, tol: float) -> bool:
     return {"=": abs(d) <= scale, "<=": d <= scale, "<": d < scale, ">=": d >= -scale, ">": d > -scale}[relation]
 
 
-def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict:
-    """Both sides on :data:`DRAWS` drawn distributions, by definition (exact for finite ones)."""
+def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: bool = False) -> dict:
+    """Both sides on :data:`DRAWS` drawn distributions, by definition (exact for finite ones). In a
+    document read with its prose (``prose``: LaTeX), a refutation that independence would undo —
+    d2l's ``Var(X + Y) = Var(X) + Var(Y)`` under "if X and Y are independent" — is inconclusive,
+    with the fact to state: independence is never assumed, the independent draws only decide
+    whether the refutation stands. A chain written for mathcheck states its facts: refuted."""
+    import dataclasses
+
+    num = _numeric(lhs, rhs, relation, given, facts, seed, seconds)
+    names = sorted(facts.random)
+    if not prose or num["status"] != "refuted" or facts.independent or len(names) < 2:
+        return num
+    together = dataclasses.replace(facts, independent=(frozenset(names),))
+    if _numeric(lhs, rhs, relation, given, together, seed, seconds)["status"] != "passed":
+        return num
+    note = (f"fails at a drawn distribution, but holds when {', '.join(names)} are independent — which prose "
+            f"often states; if so, say it: % assume: {', '.join(names)} independent")
+    return {"status": "inconclusive", "points": num["points"], "skipped": 0, "max_abs_err": None,
+            "evaluator": num["evaluator"], "note": note, "summary": f"numeric inconclusive ({note})"}
+
+
+def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict:
     from mathcheck.numeric import PRECISION_DIGITS
     from mathcheck.numeric.distributions import NotExact, draw, value
     from mathcheck.numeric.tolerance import HP_REL, QUADRATURE_REL
@@ -332,7 +352,8 @@ def _given_holds(g, inst) -> bool:
 
 
 def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed: int = 0,
-          timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None):
+          timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
+          prose: bool = False):
     """``given ⇒ lhs REL rhs`` for a link with expectations, as a
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
     from mathcheck.outcome import combine
@@ -349,7 +370,7 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     proc = child.start(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s))
     try:
         try:
-            num = numeric(lhs, rhs, relation, given, facts, seed, max(timeout - sym_s, 1.0))
+            num = numeric(lhs, rhs, relation, given, facts, seed, max(timeout - sym_s, 1.0), prose)
         except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
             num = {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None, "evaluator": "",
                    "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
