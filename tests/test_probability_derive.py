@@ -255,6 +255,10 @@ def _latex(tmp_path, text: str):
     (r"E[X]^2 \ge E[X^2]", "refuted"),                      # Jensen the wrong way round
     # X takes x_i with probability p_i, in prose: nothing ties x, p to X, so it is left undecided
     (r"E[X] = \sum_i x_i p_i", "inconclusive"),
+    # mu is E[X] in prose; read free, it only shows that a free number is not the mean
+    (r"\textrm{Var}(X) = E\left[(X-\mu)^2\right]", "inconclusive"),
+    (r"\textrm{Var}(2X) = 4\textrm{Var}(X)", "proved"),     # \textrm{Var} after a factor is a product
+    (r"\textrm{Var}(2X) = 2\textrm{Var}(X)", "refuted"),
 ])
 def test_a_plain_E_before_a_bracket_is_the_expectation(tmp_path, tex, status):
     r, got = _latex(tmp_path, f"$$ {tex} $$\n")

@@ -166,6 +166,12 @@ class Reader:
             return True
         if t.kind == "ch":
             return (t.text.isascii() and t.text.isalpha()) or t.text in "([{" or (t.text == "|" and self.abs == 0)
+        if t.kind == "cmd" and t.text in ("text", "textrm") and self.peek() is t:
+            from mathcheck.latex import probability
+
+            # prose after an expression (\text{ for all }) ends it, but 2\textrm{Var}(X) is a product
+            found = probability._peek_word(self, t)
+            return found is not None and found[0] in probability.OPERATORS
         if t.kind == "cmd":
             return t.text not in ("cdot", "times", "div", "ast", "pm", "mp", "rvert", "rbrace", "rbrack",
                                   "}", "right", "text", "textrm", "mbox", "tag") \

@@ -312,16 +312,15 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
 
 
 def _untied(lhs, rhs, facts) -> list[str]:
-    """The names on a side without ``E``/``Var``/``Cov`` that neither the other side nor a fact's
-    distribution mentions (sizes and summation variables aside), sorted: ``x``, ``p`` in
-    ``E[X] = \\sum_i x_i p_i``. A refutation there says only that unrelated numbers differ.
+    """The constants on one side only — names neither random, nor on the other side, nor in a fact's
+    distribution (sizes and summation variables aside), sorted: ``x``, ``p`` in ``E[X] = \\sum_i x_i
+    p_i``; ``mu_X`` in ``Var(X) = E[(X - mu_X)^2]`` (d2l: μ_X is E[X], said in prose). A refutation
+    there says only that a number the prose ties to the random variables was drawn free.
 
         >>> X, x, p = sp.symbols("X x p")
         >>> _untied(sp.Function("E")(X), x * p, Facts(frozenset({"X"})))
         ['p', 'x']
     """
-    from mathcheck.symbolic.expectation import has_probability
-
     def names(e) -> set:
         bound = {v for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
         out = {str(a.base) for a in e.atoms(sp.Indexed)}
@@ -331,8 +330,7 @@ def _untied(lhs, rhs, facts) -> list[str]:
                 for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())} | facts.names()
     loose = set()
     for side, other in ((lhs, rhs), (rhs, lhs)):
-        if not has_probability(side):
-            loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
+        loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
     return sorted(loose)
 
 
