@@ -21,7 +21,7 @@ import pytest
 
 from mathcheck.outcome import STATUSES, exit_code
 from mathcheck.render import html as page
-from mathcheck.render.text import MARK
+from mathcheck.render.text import mark
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ["tests/fixtures/html_book/ch1_sigmoid.tex", "tests/fixtures/html_book/ch2_softmax.md",
@@ -127,7 +127,7 @@ def test_every_link_carries_its_json_status_and_the_counts_are_the_jsons(run):
 
 
 def test_the_pages_columns_and_marks_are_outcome_words_with_the_terminals_marks():
-    assert set(page._ORDER) <= set(STATUSES) and set(page._ORDER) <= set(MARK)
+    assert set(page._ORDER) <= set(STATUSES) and all(mark(w)[0] != "·" for w in page._ORDER)
     assert page.NOT_READ not in STATUSES   # a label of a display, never a status with an exit code
 
 
@@ -248,8 +248,8 @@ def browser_checks(sync_playwright, report: dict, out: pathlib.Path) -> dict:
                 "li.link .mark", "els => els.map(e => [e.closest('section').dataset.path, "
                 "+e.closest('li').dataset.line, e.dataset.status, e.innerText])")
             assert [tuple(s[:3]) for s in shown] == _links(report)
-            for _, _, word, seen in shown:   # what the reader sees is text.MARK's mark and the word
-                assert seen == f"{MARK[word][0]} {word}"
+            for _, _, word, seen in shown:   # what the reader sees is the status's mark and the word
+                assert seen == f"{mark(word)[0]} {word}"
             chains = p.eval_on_selector_all("article.chain", "els => els.map(e => e.dataset.status)")
             assert chains == [c["status"] for f in report["files"] for c in f["chains"]]
             # the displays are the browser's own MathML, typeset (a box with a size)

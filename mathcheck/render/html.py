@@ -6,7 +6,7 @@ REPORT.json OUT.html``). The page needs no network and runs no script: the math 
 the browser typesets itself, converted from the author's LaTeX by ``latex2mathml`` (a display it
 cannot convert is shown as its LaTeX in ``<code>``); a Content-Security-Policy of ``default-src
 'none'`` forbids every fetch. Each link carries its status word (``data-status``) and the mark
-:data:`mathcheck.render.text.MARK` gives it; the reading (the link as mathcheck read it), how it
+:func:`mathcheck.render.text.mark` gives it; the reading (the link as mathcheck read it), how it
 was decided and the counterexample open on demand (``<details>``). A display of the document that
 holds no checked link (no relation, ``% mathcheck: skip``) is shown ``not read``. Same report and
 documents → the same bytes.
@@ -24,12 +24,12 @@ import re
 import sys
 from typing import NamedTuple
 
-from mathcheck.render.text import MARK
+from mathcheck.render.text import mark
 
 NOT_READ = "not read"   # a display of the document with no checked link: no status word, no exit code
 _ORDER = ("proved", "holds-within", "definition", "refuted", "inconclusive", "bad-input", "error")
 _COLOURS = {"green": "#1a7f37", "red": "#cf222e", "yellow": "#9a6700", "magenta": "#8250df",
-            "cyan": "#0969da", "blue": "#3b5bdb", None: "#57606a"}   # text.MARK's terminal colours, on white
+            "cyan": "#0969da", "blue": "#3b5bdb", None: "#57606a"}   # the statuses' terminal colours (outcome.Status), on white
 
 
 # --- MathML ---------------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ def _typeset(tex: str, macros: dict | None = None) -> str:
 # --- the page -------------------------------------------------------------------------------------
 
 def _mark(word: str) -> str:
-    symbol, colour = MARK.get(word, ("·", None))
+    symbol, colour = ("·", None) if word == NOT_READ else mark(word)   # "not read" is a label, not a status
     return (f'<span class="mark" data-status="{html.escape(word)}" style="color:{_COLOURS[colour]}">'
             f'{html.escape(symbol)} {html.escape(word)}</span>')
 

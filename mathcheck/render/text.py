@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import click
 
-MARK = {"proved": ("✔", "green"), "refuted": ("✘", "red"), "inconclusive": ("?", "yellow"),
-        "error": ("!", "magenta"), "passed": ("✔", "green"), "holds-within": ("≈", "cyan"),
-        "bad-input": ("!", "magenta"), "definition": ("≔", "blue")}
+from mathcheck.outcome import status
+
+def mark(word: str) -> tuple[str, str | None]:
+    """A status word's terminal mark and colour (:class:`mathcheck.outcome.Status`); an unknown word
+    is a bug of ours (``KeyError``), never a silent "·"."""
+    s = status(word)
+    return s.mark, s.colour
 
 
 def _status(s: str, width: int = 12) -> str:
-    mark, colour = MARK.get(s, ("·", None))
-    return click.style(f"{mark} {s:<{width}}", fg=colour, bold=True)
+    symbol, colour = mark(s)
+    return click.style(f"{symbol} {s:<{width}}", fg=colour, bold=True)
 
 
 def _pairs(pairs) -> str:
@@ -103,8 +107,9 @@ def _verbose_numeric(n) -> list[str]:
     return lines
 
 
-def _mark(status: str) -> str:
-    return click.style(MARK.get(status, ("·", None))[0], fg=MARK.get(status, ("·", None))[1])
+def _mark(word: str) -> str:
+    symbol, colour = mark(word)
+    return click.style(symbol, fg=colour)
 
 
 _REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "≈": "≈"}
