@@ -501,13 +501,13 @@ _SET_PROPERTIES = _sets()
 _SIGN_PROPERTIES = {(">", "0"): "positive", (">=", "0"): "nonnegative", ("<", "0"): "negative"}
 
 
-def _split(toks: list[Tok], sep) -> list[list[Tok]]:
+def _split(toks: list[Tok], sep, opening: str = "{(", closing: str = "})") -> list[list[Tok]]:
     """``toks`` split at the top-level tokens for which ``sep(tok)`` holds."""
     parts, cur, depth = [], [], 0
     for t in toks:
-        if t.kind == "ch" and t.text in "{(":
+        if t.kind == "ch" and t.text in opening:
             depth += 1
-        elif t.kind == "ch" and t.text in "})":
+        elif t.kind == "ch" and t.text in closing:
             depth -= 1
         if depth == 0 and sep(t):
             parts.append(cur)
@@ -1088,19 +1088,7 @@ def _wraps(body) -> bool:
 
 def _split_brackets(toks, sep):
     """:func:`_split`, with ``[ ]`` (an interval's brackets) nesting too."""
-    parts, cur, depth = [], [], 0
-    for t in toks:
-        if t.kind == "ch" and t.text in "{([":
-            depth += 1
-        elif t.kind == "ch" and t.text in "})]":
-            depth -= 1
-        if depth == 0 and sep(t):
-            parts.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    parts.append(cur)
-    return parts
+    return _split(toks, sep, "{([", "})]")
 
 
 def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation: Notation) -> list:

@@ -289,7 +289,7 @@ def derive_writeup(report, style: str = "github") -> str:
     for path, chains in report.files:
         for r in chains:
             c = r.chain
-            out += [f"## {_cell(prose(c.name, style))} — {_MARK.get(r.status, r.status)}", "",
+            out += [f"## {_cell(prose(c.name, style))} — {status(r.status).markdown}", "",
                     f"`{path}:{c.line}`" + ("; assume " + ", ".join(f"`{k}`: {', '.join(v)}"
                                                                    for k, v in c.assumptions.items())
                                             if c.assumptions else ""), ""]

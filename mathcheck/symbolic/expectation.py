@@ -64,25 +64,11 @@ def _name(atom) -> str:
 
 def random_atoms(e, facts: Facts) -> set:
     """The random variables in ``e``: symbols and indexed entries whose name the facts declare random
-    (expectations inside are constants: their variables are integrated out)."""
-    names = facts.names()
-    out = set()
+    (expectations inside are constants: their variables are integrated out) — the numeric side's
+    :func:`~mathcheck.numeric.distributions.atoms_of`, so both sides agree on what is random."""
+    from mathcheck.numeric.distributions import atoms_of
 
-    def walk(x):
-        if is_head(x):
-            return
-        if isinstance(x, sp.Indexed):
-            if str(x.base) in names:
-                out.add(x)
-            return
-        if isinstance(x, sp.Symbol) and str(x) in names:
-            out.add(x)
-            return
-        for a in x.args:
-            walk(a)
-
-    walk(e)
-    return out
+    return atoms_of(e, facts)
 
 
 # --- the raw moments of the named distributions -------------------------------------------------------
