@@ -610,47 +610,6 @@ def check(statements, options):
 """
 
 
-def _descendants(pid: int) -> list[int]:
-    import subprocess
-
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
-    kids: dict = {}
-    for line in out.splitlines():
-        c, p = map(int, line.split())
-        kids.setdefault(p, []).append(c)
-    found, todo = [], [pid]
-    while todo:
-        for c in kids.get(todo.pop(), []):
-            found += [c]
-            todo += [c]
-    return found
-
-
-def _kill_alone(proc, grace: float = 5.0) -> list[int]:
-    """``kill -9`` the process alone; its descendants still running ``grace`` s later (then killed)."""
-    family = _descendants(proc.pid)
-    proc.kill()
-    proc.communicate()
-    deadline = time.monotonic() + grace
-    alive = family
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.2)
-        alive = [p for p in family if _running(p)]
-    for p in alive:
-        try:
-            os.kill(p, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    return alive
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     """Exit case ``k``: a claim module whose ``place`` (its builder, the module itself, its
     ``reference=``, its ``check=``, a rule of its own) ends with ``how`` (``sys.exit(0)``,
@@ -660,6 +619,8 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     time limit. ``verdict``: ``error as it should``, ``false success``, ``orphan`` or ``crash``
     (``skipped`` for a case drawn through a way not in ``vias``)."""
     import subprocess
+
+    from mathcheck.procs import kill_alone
 
     rng = random.Random(f"exits:{seed}:{k}")
     cli = rng.random() < EXIT_CLI_SHARE
@@ -718,7 +679,7 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
         try:
             out, err = proc.communicate(timeout=EXIT_CLI_SECONDS if how != "hang" else 15)
         except subprocess.TimeoutExpired:  # kill -9 the run alone: its workers must die with it (no orphans)
-            left = _kill_alone(proc)
+            left = kill_alone(proc)
             verdict = "orphan" if left else "error as it should" if how == "hang" else "crash"
             return {**case, "verdict": verdict, "said": f"killed at the time limit; left running: {left}"}
         ok = proc.returncode == 4 and where in out + err and "Traceback" not in err

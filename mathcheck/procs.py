@@ -31,7 +31,9 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
+from pathlib import Path
 from typing import Callable
 
 from mathcheck.budget import BudgetExceeded
@@ -254,3 +256,47 @@ def _real_stdio() -> bool:
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
         return False
     return True
+
+
+# --- finding orphans (the tests' and the fuzzer's one way to see who is left) -------------------------
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its workers and what they fork), from one ``ps`` listing."""
+    import subprocess
+
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
+    kids: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        child, parent = map(int, line.split())
+        kids.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        for child in kids.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a zombie is dead (it only waits for its new parent to read its status)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def kill_alone(proc, grace: float = 5.0) -> list[int]:
+    """``kill -9`` the process ``proc`` (a ``subprocess.Popen``) alone, as a user's ``kill -9`` would;
+    its descendants still running ``grace`` seconds later (orphans, then killed too)."""
+    family = descendants(proc.pid)
+    proc.kill()
+    proc.communicate()
+    deadline = time.monotonic() + grace
+    left = family
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = [p for p in family if alive(p)]
+    for p in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(p, signal.SIGKILL)
+    return left

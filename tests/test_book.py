@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from mathcheck import book
 from mathcheck.chains import DeriveError
 from mathcheck.cli import main
+from mathcheck.procs import alive, descendants
 from mathcheck.render import json as rj
 
 BOOK = Path(__file__).parent / "fixtures" / "book"
@@ -135,40 +136,17 @@ def test_j_workers_die_with_the_parent(copy, fresh_cache):
     deadline = time.monotonic() + 60
     while len(family) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-        family = _descendants(p.pid)
+        family = descendants(p.pid)
     assert len(family) >= 2, "the workers never started"
     p.send_signal(signal.SIGKILL)
     p.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and [q for q in family if _running(q)]:
+    while time.monotonic() < deadline and [q for q in family if alive(q)]:
         time.sleep(0.2)
-    alive = [q for q in family if _running(q)]
-    for q in alive:
+    left = [q for q in family if alive(q)]
+    for q in left:
         os.kill(q, signal.SIGKILL)
-    assert not alive
-
-
-def _descendants(pid: int) -> list[int]:
-    # the same walk as bench/fuzz.py's _descendants (tests do not import bench/)
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
-    kids: dict = {}
-    for line in out.splitlines():
-        c, p = map(int, line.split())
-        kids.setdefault(p, []).append(c)
-    found, todo = [], [pid]
-    while todo:
-        for c in kids.get(todo.pop(), []):
-            found.append(c)
-            todo.append(c)
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+    assert not left
 
 
 # --- item 4: resumable ------------------------------------------------------------------------------

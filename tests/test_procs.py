@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mathcheck.budget import BudgetExceeded, budget
-from mathcheck.procs import UserCodeExit, die_with_parent, user_code
+from mathcheck.procs import UserCodeExit, alive, descendants, die_with_parent, user_code
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -210,41 +210,22 @@ def test_a_time_out_passes_through_user_code_unchanged():
             raise GeneratorExit()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead: it only waits for its (new) parent to read its status
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _children(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (workers and the children they fork), from ``ps``: the fuzzer's own
-    orphan finder, so the test and the bench count orphans alike."""
-    from bench.fuzz import _descendants
-
-    return _descendants(pid)
-
-
 def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
     """Start ``cmd``, wait for ``want`` worker processes, kill -9 the parent; the workers alive 5 s later."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MATHCHECK_CACHE_DIR": str(tmp_path / "cache")}
     parent = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while len(_children(parent.pid)) < want and time.monotonic() < deadline:
+        while len(descendants(parent.pid)) < want and time.monotonic() < deadline:
             time.sleep(0.2)
         time.sleep(2.0)  # the workers at work (a fuzz worker's check forks a child of its own)
-        workers = _children(parent.pid)
+        workers = descendants(parent.pid)
         assert len(workers) >= want, "the workers never started"
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
     time.sleep(5)
-    return [w for w in workers if _alive(w)]
+    return [w for w in workers if alive(w)]
 
 
 @pytest.mark.parametrize("cmd", [
@@ -279,10 +260,10 @@ def test_die_with_parent_in_a_forked_child():
     os.kill(middle, signal.SIGKILL)
     os.waitpid(middle, 0)
     time.sleep(2)
-    alive = _alive(worker)
-    if alive:
+    left = alive(worker)
+    if left:
         os.kill(worker, signal.SIGKILL)
-    assert not alive
+    assert not left
 
 
 def test_the_fuzzers_exit_surface_finds_no_success(tmp_path):
