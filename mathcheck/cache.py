@@ -131,16 +131,22 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
     return serial.canonical(fields).encode("ascii")
 
 
-def decode(data: bytes, k: str, entry, kind: str):
-    """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
-    from mathcheck import serial
-
+def _json_fields(data: bytes):
+    """An entry file's JSON, read with a size cap; :class:`Invalid` if too large or not JSON."""
     if len(data) > MAX_BYTES:
         raise Invalid(f"larger than {MAX_BYTES} bytes")
     try:
         fields = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
+    return fields
+
+
+def decode(data: bytes, k: str, entry, kind: str):
+    """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
+    from mathcheck import serial
+
+    fields = _json_fields(data)
     _check_envelope(fields, k, _FIELDS, FORMAT, _digest, "cache entry")
     if (fields["claim"], fields["kind"]) != (entry.id, kind):
         raise Invalid(f"holds {fields['kind']!r} of {fields['claim']!r}")
@@ -475,12 +481,7 @@ def load_link(k: str | None):
     except OSError:
         return None
     try:
-        if len(data) > MAX_BYTES:
-            raise Invalid(f"larger than {MAX_BYTES} bytes")
-        try:
-            fields = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
+        fields = _json_fields(data)
         _check_link(fields, k)
         return fields["result"]
     except Invalid as exc:
