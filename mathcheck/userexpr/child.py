@@ -108,3 +108,28 @@ def join(child: Child, seconds: float) -> tuple[str, Any]:
         return state, value
     except (ValueError, TypeError):  # nothing, or half an answer: the child died before it could answer
         return "error", "the child process died"
+
+
+def beside(symbolic: Callable[[], dict], numeric: Callable[[], dict], seconds: float,
+           patient: bool = True) -> tuple[dict, dict]:
+    """Run ``symbolic()`` in a child for at most ``seconds`` (+1) while ``numeric()`` runs here:
+    ``(sym, num)``, where a child that ran out of time or failed is an ``inconclusive`` ``sym`` saying
+    why. Unless ``patient``, a numeric refutation gives the symbolic side only one more second (the
+    case is decided; its exact account is a bonus). ``numeric`` runs inside the guard: whatever it
+    raises, the child is killed first."""
+    proc = start(symbolic)
+    try:
+        num = numeric()
+        wait = seconds + 1.0
+        if num["status"] == "refuted" and not patient:
+            wait = min(wait, time.monotonic() - proc.started + 1.0)
+        state, sym = join(proc, wait)
+    except BaseException:
+        kill(proc)
+        raise
+    if state != "ok":
+        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
+        if state == "timeout" and num["status"] == "refuted":
+            why = "stopped: the numeric side had refuted it"
+        sym = {"status": "inconclusive", "how": why, "difference": ""}
+    return sym, num

@@ -365,20 +365,15 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
                 assumptions={k: tuple(v) for k, v in (assumptions or {}).items()}, seed=seed, relation=relation,
                 given=tuple(sp.sstr(g) for g in given), timeout=timeout)
     sym_s = timeout * SYMBOLIC_SHARE
-    proc = child.start(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s))
-    try:
+
+    def numeric_side() -> dict:
         try:
-            num = numeric(lhs, rhs, relation, given, facts, seed, max(timeout - sym_s, 1.0), prose)
+            return numeric(lhs, rhs, relation, given, facts, seed, max(timeout - sym_s, 1.0), prose)
         except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
-            num = {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None, "evaluator": "",
-                   "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
-        state, sym = child.join(proc, sym_s + 1.0)
-    except BaseException:
-        child.kill(proc)
-        raise
-    if state != "ok":
-        sym = {"status": "inconclusive", "how": "time budget ran out" if state == "timeout"
-               else f"the symbolic check failed: {sym}", "difference": ""}
+            return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None, "evaluator": "",
+                    "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
+
+    sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
     status = combine(sym["status"], num["status"])
     counterexample = values = None
     if num["status"] == "refuted":

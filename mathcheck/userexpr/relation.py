@@ -156,21 +156,9 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
                            f"finite number above 0", **base)
     sym_s = timeout * SYMBOLIC_SHARE
     # the symbolic side runs in a child while this process does the numeric side
-    proc = child.start(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s))
-    try:
-        num = numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
-        wait = sym_s + 1.0
-        if num["status"] == "refuted" and not patient:  # decided: give the symbolic side one more second
-            wait = min(wait, time.monotonic() - proc.started + 1.0)
-        state, sym = child.join(proc, wait)
-    except BaseException:
-        child.kill(proc)
-        raise
-    if state != "ok":
-        why = "time budget ran out" if state == "timeout" else f"the symbolic check failed: {sym}"
-        if state == "timeout" and num["status"] == "refuted":
-            why = "stopped: the numeric side had refuted it"
-        sym = {"status": "inconclusive", "how": why, "difference": ""}
+    sym, num = child.beside(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s),
+                            lambda: numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0)),
+                            sym_s, patient)
     num.setdefault("evaluator", "")
     status = combine(sym["status"], num["status"])  # the honesty rule every command shares
     counterexample, values = None, None
