@@ -757,7 +757,7 @@ def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> 
 
 def _squared(head: list[Tok], params) -> tuple:
     r"""``(\sigma_X tokens, True)`` for a head ``\sigma_X^2`` (``^{2}``), else ``(head, False)``: d2l's
-    ``\sigma_X^2 = 	extrm{Var}(X) = E[(X-\mu_X)^2] = …`` names σ_X by its square — the convention of a
+    ``\sigma_X^2 = \textrm{Var}(X) = E[(X-\mu_X)^2] = …`` names σ_X by its square — the convention of a
     standard deviation, nonnegative — and σ_X read as free refuted the chain's first link."""
     spelled = [t.text for t in head]
     for tail in (["^", "2"], ["^", "{", "2", "}"]):
@@ -1041,11 +1041,11 @@ def _free_indices(toks: list):
 
 
 def _not_einstein(src: _Source, group: list) -> None:
-    r"""Refuse an equation written in Einstein's summation convention: d2l's ``rac{d}{dx_k}x_ia_{ij}x_j
+    r"""Refuse an equation written in Einstein's summation convention: d2l's ``\frac{d}{dx_k}x_ia_{ij}x_j
     = a_{kj}x_j + x_ia_{ik}`` sums over the repeated i and j, and read with x_i, a_ij as plain names it
     was refuted. The convention is read where it fits the whole equation — an index repeated in a term,
     and every term of every side leaving the same free indices — and no ``\sum`` is written; then the
-    equation is bad input naming the index (``rac{\partial L}{\partial w_i} = x_i \delta_i`` does not
+    equation is bad input naming the index (``\frac{\partial L}{\partial w_i} = x_i \delta_i`` does not
     fit, its left side free in i and its right side not, and is read as written)."""
     if any(t.kind == "cmd" and t.text in ("sum", "prod") for link in group for t in link.toks):
         return
@@ -1070,8 +1070,8 @@ def _fresh(text: str, known: set) -> set:
 
 def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, stated: set, since: int) -> None:
     r"""Refuse a link between new quantities: each side names one that nothing before this block has
-    used, defined or declared, and the other side lacks — d2l's Zipf law ``\log n_i = -lpha \log i + c``
-    (α and c constants of a fit) and ``	ilde{	heta} = 2 ar{X_n} = rac{2}{n} \sum_{i=1}^n X_i``
+    used, defined or declared, and the other side lacks — d2l's Zipf law ``\log n_i = -\alpha \log i + c``
+    (α and c constants of a fit) and ``\tilde{\theta} = 2 \bar{X_n} = \frac{2}{n} \sum_{i=1}^n X_i``
     (X̄_n named by the link) state what a quantity is, or a model, not an identity in free values;
     read as one they were refuted. ``\sin^2 x + \cos^2 x = 1`` (new names on one side only) is a claim."""
     # what the block's own first link defined (θ̃ = 2 X̄_n) does not make X̄_n known
