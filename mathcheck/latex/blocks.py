@@ -807,6 +807,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
                      set(notation.defined))
     rhs = Reader(link.toks, src, inner).read()
+    _not_einstein(src, group)  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il
     if squared and not name.startswith("sigma"):
         return None
     if squared:  # \sigma_X^2 = \mathrm{Var}(X): the standard deviation σ_X ≥ 0 defined by its square
@@ -829,6 +830,12 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     renamed = not params and not inline and name in {n for _, n, _, explicit in doc.defs if not explicit}
     if not link.define and not refunction and not renamed and (
             name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
+        return None
+    if computed and name in doc.unread and not link.define and rhs_names - reserved():
+        # I(X, Y) = H(Y) = H(X) after I's defining display was not read: a chain of claims about that I
+        # (d2l's mutual information, "if X is an invertible function of Y"), never I redefined by its first
+        # link; a bare value (cs231n's L_i = \max(0, -7 - 13 + 10) + … = 8) is the name's value in an
+        # example, and one link alone (H(X) = -\sum_i p_i \log p_i, "to be specific") its definition
         return None
     if inline and not link.define and WORD.fullmatch(rhs) and not params:
         return None  # "one when $i=k$ and zero otherwise", "we need $j=k$": a case, not j defined as k  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
@@ -974,7 +981,8 @@ def _free_indices(toks: list):
     """The free indices of an expression in Einstein's convention, or None where the convention
     does not fit it: per term (split at top-level + and −) the single-letter subscripts counted,
     a bracketed or braced part adding its own free indices; an index twice in a term is summed, once
-    free, three times ill-formed; every term must leave the same free set. ``(set, summed)``."""
+    free, three times (or once more beside a part that sums it) ill-formed; every term must leave the
+    same free set. ``(free, summed)``, two sets."""
     terms, depth, cur = [], 0, []
     for t in toks:
         if t.kind == "ch" and t.text in "([{":
@@ -987,11 +995,12 @@ def _free_indices(toks: list):
         else:
             cur.append(t)
     terms.append(cur)
-    frees, summed = [], False
+    frees, summed = [], set()
     for term in terms:
         if not term:
             continue
         counts: dict = {}
+        inner_summed: set = set()
         k = 0
         while k < len(term):
             t = term[k]
@@ -1009,7 +1018,7 @@ def _free_indices(toks: list):
                     return None
                 for x in inner[0]:
                     counts[x] = counts.get(x, 0) + 1
-                summed |= inner[1]
+                inner_summed |= inner[1]
                 k = j + 1
                 continue
             if t.kind == "ch" and t.text == "_" and k + 1 < len(term):
@@ -1031,9 +1040,9 @@ def _free_indices(toks: list):
                 k = j + 1
                 continue
             k += 1
-        if any(c > 2 for c in counts.values()):
+        if any(c > 2 for c in counts.values()) or inner_summed & set(counts):
             return None
-        summed |= any(c == 2 for c in counts.values())
+        summed |= inner_summed | {x for x, c in counts.items() if c == 2}
         frees.append(frozenset(x for x, c in counts.items() if c == 1))
     if len(set(frees)) > 1:
         return None
@@ -1142,7 +1151,6 @@ def _premise(src: _Source, group: list, notation: Notation) -> tuple:
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
     """The chain (or definition) of the ``n``-th equation of a block: a list of one, or two where a
     chain starts by defining a name (``L = -\\log p = \\log(1/p)``: L defined, then the rest checked)."""
-    _not_einstein(src, group)
     definition = _definition(src, group, notation, doc, block_lets)
     if definition is not None:
         return [definition]
@@ -1150,8 +1158,14 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         definition = _definition(src, group[:2], notation, doc, block_lets, computed=True)
         if definition is not None:
             rest = [_Link(None, None, group[1].toks, "")] + group[2:]
-            return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given,
-                                            chain_lets, readings)
+            try:
+                return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions,
+                                                given, chain_lets, readings)
+            except LatexRefused:
+                raise
+            except DeriveError as exc:  # the definition stands; the rest alone is bad input
+                line = src.line(group[1].toks[0].pos)
+                return [definition, Chain(f"line {line}", src.path, line, error=str(exc))]
     if doc.lead:
         src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
                  f"the prose before this display ends '{doc.lead}': the equation is a condition there, not a "
@@ -1162,6 +1176,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
                          "what it means, e.g. s := \\sigma(z)")
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
+    _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"

@@ -440,6 +440,10 @@ class Reader:
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             return self.maybe_applied(base, shown, tok)
+        if base.lower() in _OVER_AN_INDEX:
+            # d2l's $b = \mathrm{max}_i x_i$ was read as the product max_i·x_i (and defined b so)
+            self.fail(tok, f"{base}_… over an index is not read (a maximum or limit over a set); write "
+                           f"\\max(a, b) of its arguments, or % mathcheck: skip")
         t = self.take()
         toks = self.arg_tokens(t, "_")
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
@@ -830,6 +834,7 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+_OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
 # the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function
 _NOT_CALLABLE = {f.name.lower() for f in functions.TABLE if not f.grammar} | {"sgn", "signum"}
 
