@@ -176,3 +176,33 @@ def test_a_case_in_prose_defines_nothing(tmp_path):
     """"this is one when $i = k$ and zero otherwise": i is not defined as k."""
     r, got = run(tmp_path, "It is one when $i = k$ and zero otherwise.\n\n$$ (i + 1)^2 = i^2 + 2i + 1 $$\n")
     assert statuses(got) == ["proved"] and got[0]["let"] == [], r.output
+
+
+# --- what the whole-book rerun found after these fixes (cf. d2l-en "Distributions", "Environment and
+# Distribution Shift", "Multivariable Calculus") ---------------------------------------------------
+
+def test_a_carried_name_given_again_in_a_new_section_is_that_section_s(tmp_path):
+    """μ_X is the chapter's notation, and each law's section gives it again inline: the Poisson's
+    μ_X is not the Bernoulli's (unfolded, the old one would prove or refute the wrong thing)."""
+    text = ("# Laws\n\n## One\n\nIf $X$ is a coin, $\\mu_X = q$.\n\n"
+            "## Two\n\nIf $X$ is uniform, $\\mu_X = \\frac{c+d}{2}$, so\n\n$$ 2\\mu_X - c = d $$\n")
+    r, got = run(tmp_path, text)
+    assert statuses(got) == ["definition", "definition", "proved"], r.output
+    assert "redefines mu_X" in got[1]["name"] and got[2]["let"] == ["mu_X = (c + d)/2"]
+
+
+def test_a_definition_s_unknown_functions_stay_unknown_where_it_is_unfolded(tmp_path):
+    text = ("$$\\beta_i \\stackrel{\\textrm{def}}{=} \\frac{p(x_i)}{q(x_i)}.$$\n\nit follows that\n\n"
+            "$$ \\beta_i = \\frac{1/(1 + \\exp(-h(x_i)))}{\\exp(-h(x_i))/(1 + \\exp(-h(x_i)))} = \\exp(h(x_i)). $$\n")
+    r, got = run(tmp_path, text)
+    assert statuses(got)[0] == "definition" and got[1]["status"] != "bad-input", r.output
+    assert [s.get("status") for s in got[1]["steps"][1:]][1] == "proved"   # the identity in h, as before
+
+
+def test_a_definition_of_one_section_leaves_a_later_section_s_name_free(tmp_path):
+    """a(w, x) = … defined under one heading; a later section's scalar a (d/dx(x a x)) is its own."""
+    text = ("# Chain rule\n\n$$ u(a, b) = (a+b)^2, \\qquad a(w, x) = (w+x)^2 $$\n\n"
+            "$$ \\frac{\\partial a}{\\partial w} = 2(w+x) $$\n\n"
+            "# Scalars\n\n$$ \\frac{d}{dx}(x a x) = (a+a)x $$\n")
+    r, got = run(tmp_path, text)
+    assert statuses(got)[:2] == ["definition", "definition"] and statuses(got)[-1] == "proved", r.output

@@ -674,6 +674,7 @@ class _Document:
     unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
     last_tail: tuple = ()                           # the last display's last expression (tokens), for "= …"
     lead: str = ""                                  # "so that": the prose before this display makes it a condition
+    carried: set = field(default_factory=set)       # names by = kept from an earlier section (notation)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -682,6 +683,7 @@ class _Document:
         dropped = {name for _, name, _, explicit in self.defs if not explicit}
         self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2])]
         kept = {name for _, name, _, _ in self.defs}
+        self.carried = {name for _, name, _, explicit in self.defs if not explicit}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
         self.last_tail = ()
@@ -807,6 +809,10 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
                      set(notation.defined))
     rhs = Reader(link.toks, src, inner).read()
+    # the unknown functions of the meaning are the document's: d2l's \beta_i := p(x_i)/q(x_i), unfolded
+    # later, left p and q unknown to the chain that used β_i (a parse error, its true link lost)
+    notation.unknown |= inner.unknown
+    notation.implicit |= inner.implicit
     _not_einstein(src, group)  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il
     if squared and not name.startswith("sigma"):
         return None
@@ -827,18 +833,23 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted
-    renamed = not params and not inline and name in {n for _, n, _, explicit in doc.defs if not explicit}
+    # μ_X carried from an earlier section (a chapter's notation) and given again, even inline, in a new
+    # one (d2l's distributions: "$\mu_X = \frac{a+b}{2}$" under each law) is that section's μ_X
+    renamed = not params and (not inline or name in doc.carried) and name in {
+        n for _, n, _, explicit in doc.defs if not explicit}
     if not link.define and not refunction and not renamed and (
             name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
-        return None
+        return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     if computed and name in doc.unread and not link.define and rhs_names - reserved():
         # I(X, Y) = H(Y) = H(X) after I's defining display was not read: a chain of claims about that I
         # (d2l's mutual information, "if X is an invertible function of Y"), never I redefined by its first
         # link; a bare value (cs231n's L_i = \max(0, -7 - 13 + 10) + … = 8) is the name's value in an
         # example, and one link alone (H(X) = -\sum_i p_i \log p_i, "to be specific") its definition
         return None
-    if inline and not link.define and WORD.fullmatch(rhs) and not params:
-        return None  # "one when $i=k$ and zero otherwise", "we need $j=k$": a case, not j defined as k  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
+    if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
+        # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
+        # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
+        return None
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
         parse_definition(text)
@@ -860,6 +871,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
                               f"of {name} before; give the new quantity a new name, or define {name} first")
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
+    doc.carried.discard(name)
     if params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
         doc.functions[name] = name
