@@ -1108,6 +1108,48 @@ def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, state
                      f"model), not an identity; write a definition with := or % let:, or % mathcheck: skip")
 
 
+def _not_redefined_unread(src: _Source, group: list, lets, doc: _Document, here: int, blk: Block) -> None:
+    r"""Refuse a chain that would unfold a definition the document gave another form since, in a
+    display that was not read: d2l defines $f(x) = \log(1+(x-1)^{10})$ in prose, then works the product
+    rule with ``f(x+\epsilon) = g(x+\epsilon)\cdot h(x+\epsilon)`` (not read) — the next display's f is
+    g·h, and unfolded as the logarithm it was refuted."""
+    for line, text in lets:
+        name = text.split("=")[0].split("(")[0].strip()
+        if line < doc.unread.get(name, 0) < here:
+            src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
+                     f"{name} is defined on line {line}, then given another form in a display mathcheck does not "
+                     f"read (line {doc.unread[name]}); which {name} is meant here is unclear — make that display "
+                     f"readable, or give the new quantity another name")
+
+
+def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document, unknown) -> None:
+    r"""Refuse a link that goes through a definition and whose sides share no unknown function (one side
+    may have none): d2l's ``\beta_i := p(x_i)/q(x_i)``, then "it follows that" ``\beta_i = \exp(h(x_i))``
+    for a classifier h — p, q and h are related by what the prose says of h (a model), and read for
+    every p, q and h the link was refuted; its product rule ``\frac{f(x+\epsilon) - f(x)}{\epsilon} =
+    g(x)\frac{dh}{dx}(x) + …`` means f = g·h, not the f the prose defined before. (A link in unknown
+    functions alone, ``\frac{d}{dx} f(g(x)) = f'(x) g'(x)``, is still checked for every function.)"""
+    def has(u, t):
+        return re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) is not None
+
+    def side(text):
+        direct = {u for u in unknown if has(u, text)}
+        via = {u for _, t in doc.needed([text]) for u in unknown if has(u, t.split("=", 1)[1])}
+        return direct, via
+
+    for k in range(1, len(steps)):
+        (ld, lv), (rd, rv) = side(steps[k - 1].text), side(steps[k].text)
+        left, right = ld | lv, rd | rv
+        through = doc.needed([steps[k - 1].text]) or doc.needed([steps[k].text])
+        if (left or right) and not left & right and through:
+            at = group[k].at
+            src.fail(at.pos if at is not None else 0,
+                     f"the link relates {', '.join(sorted(left)) or 'no unknown function'} to "
+                     f"{', '.join(sorted(right)) or 'no unknown function'} through a definition: they are related "
+                     f"only by what the prose says (a model, another f), "
+                     f"so the link is not checked for every function; state the relation with % let: or % given:")
+
+
 def _side_equations(src: _Source, groups: list) -> list:
     r"""Equations set side by side on a row, ``u(a, b) = (a+b)^2, \qquad v(a, b) = (a-b)^2``: the
     second is an equation of its own (a function's definition), not a condition of the first — d2l's
@@ -1206,6 +1248,8 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
                      f"or state {u} with % let:")
     _not_unrelated(src, group, steps, doc, used | set(assumptions) | {w for t in texts[len(steps):] for w in WORD.findall(t)},
                    src.line(blk.start))
+    _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
+    _not_related_by_prose(src, group, steps, doc, unknown)
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),
