@@ -1132,6 +1132,8 @@ def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document
     def has(u, t):
         return re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) is not None
 
+    unknown = set(unknown) - doc.names()  # a function the document defines is no unknown (g(x) = ax^2 + …)
+
     def side(text):
         direct = {u for u in unknown if has(u, text)}
         via = {u for _, t in doc.needed([text]) for u in unknown if has(u, t.split("=", 1)[1])}
