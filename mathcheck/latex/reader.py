@@ -217,9 +217,9 @@ class Reader:
     def word_label(self, base: str) -> str | None:
         r"""``\hat{y}^{(FM)}``, ``y^{(\text{DNN})}``: a word of two letters or more in parentheses after
         a name, capitals or in ``\text``, is a label naming another quantity (``y_hat_FM``), never a
-        power — d2l's DeepFM ``\hat{y} = \sigma(\hat{y}^{(FM)} + \hat{y}^{(DNN)})`` was read with powers F·M and D·N·N,
-        and refuted as a claim about ŷ. None for anything else (``^{(1)}``, ``^{(i)}`` are refused
-        by :meth:`not_a_transpose`)."""
+        power — d2l's DeepFM ``\hat{y} = \sigma(\hat{y}^{(FM)} + \hat{y}^{(DNN)})`` was read with powers
+        F·M and D·N·N, and refuted as a claim about ŷ. None for anything else (``^{(1)}``, ``^{(i)}``
+        are refused by :meth:`not_a_transpose`)."""
         if self.i >= len(self.t) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", base):
             return None
         toks, j = _group(list(self.t), self.i, self.src, "^")
