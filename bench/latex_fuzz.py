@@ -144,11 +144,21 @@ def _hand_printer():
 
 
 def _values(e: sp.Expr, point: dict):
+    """``e`` at ``point`` as an mpmath number (30 digits), or None where SymPy cannot evaluate it.
+    mpmath, not ``complex``: a value past 1e308 (case 877 of ``--hand``, an exp of a tower) is finite
+    and compared exactly as a small one, where Python's ``abs(u - v)`` overflowed and crashed the bench."""
     try:
         v = sp.N(e.subs(point), 30)
+        if not (v.is_number and v.is_finite):
+            return None
+        return v._to_mpmath(110)  # 110 bits ≥ 30 digits
     except Exception:  # noqa: BLE001 — an expression SymPy cannot evaluate there: no evidence
         return None
-    return complex(v) if v.is_number and v.is_finite else None
+
+
+def _differ(u, v) -> bool:
+    """``u`` and ``v`` disagree beyond 1e-20 relative."""
+    return abs(u - v) > 1e-20 * max(1, abs(u))
 
 
 def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
@@ -179,7 +189,7 @@ def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
         u, v = _values(want, point), _values(have, point)
         if u is None and v is None:
             continue
-        if u is None or v is None or abs(u - v) > 1e-20 * max(1.0, abs(u)):
+        if u is None or v is None or _differ(u, v):
             return "mismatch", tex, text
         agree += 1
     return ("equal" if agree else "same-unevaluable"), tex, text
@@ -212,7 +222,7 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
         v = _values(got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES}), point)
         if u is None and v is None:
             continue
-        if u is None or v is None or abs(u - v) > 1e-20 * max(1.0, abs(u)):
+        if u is None or v is None or _differ(u, v):
             return "mismatch", tex, text
         agree += 1
     return ("equal" if agree else "same-unevaluable"), tex, text

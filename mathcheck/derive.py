@@ -287,8 +287,14 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     a free variable while the author meant the definition."""
     from mathcheck.parser import normalise
 
-    def names(c):
-        return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets}
+    # a definition the LaTeX reader unfolds into a chain's lets is the document's, in force over the
+    # span the reader gives it (its section, or the file), not one chain's: d2l's a(w, x, y, z) = …
+    # under "Multivariate Chain Rule" made the scalar a of a later section's d/dx(x a x) bad input
+    documents = {normalise(c.definition) for c in chains if c.definition}
+
+    def names(c, mine=True):
+        return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets
+                if mine or normalise(t) not in documents}
 
     own = names(chain)
     if chain.definition:  # a definition read from LaTeX defines its own name: later chains carry it as a let
@@ -296,7 +302,7 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     words = {w for s in chain.steps for w in WORD.findall(normalise(s.text))}
     words |= {w for _, g in chain.given for w in WORD.findall(normalise(g))}
     for other in chains:
-        for name, line in names(other).items():
+        for name, line in names(other, mine=False).items():
             if other is not chain and name not in own and name in words:
                 raise DeriveError(f"{chain.path}:{chain.line}: {name} is defined by the let on line {line}, "
                                   f"which holds for chain {other.name!r} only; repeat the let in this chain "

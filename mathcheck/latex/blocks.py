@@ -222,8 +222,10 @@ def _definitional(toks: list[Tok], i: int, src: _Source) -> int | None:
         over, j = _group(toks, i + 1, src, f"\\{t.text}")
         sign, j = _group(toks, j, src, f"\\{t.text}")
         word = "".join(x.text for x in over if x.text not in "{}").lower()
-        if [x.text for x in sign] == ["="] and word.replace("text", "").replace("mathrm", "") in (
-                "def", "defn", "triangle", "delta", ":", "mathrmdef"):
+        # the word in any upright font: d2l's convexity chapter writes \stackrel{\textrm{def}}{=}, which
+        # was no relation at all (the display, g's definition, silently unread; g then refuted)
+        word = re.sub(r"^(?:text(?:rm|up|normal|sf|it)?|math(?:rm|sf|it|op)|operatorname|mbox|rm)", "", word)
+        if [x.text for x in sign] == ["="] and word in ("def", "defn", "triangle", "delta", ":"):
             return j
     return None
 
@@ -640,6 +642,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     for blk in sorted(found + inline, key=lambda b: b.start):
         if heading.search(masked, last, blk.start):
             doc.new_section()
+        doc.lead = _condition_lead(masked[last:blk.start]) if blk.opener != "$" else ""
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
             out += _inline_definition(src, blk, defs, doc)
@@ -670,14 +673,17 @@ class _Document:
     implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
     unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
     last_tail: tuple = ()                           # the last display's last expression (tokens), for "= …"
+    lead: str = ""                                  # "so that": the prose before this display makes it a condition
+    carried: set = field(default_factory=set)       # names by = kept from an earlier section (notation)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
         example, another f in the next) is in force to the section's end; one written with a
-        definition sign (``:=``) to the file's end."""
+        definition sign (``:=``) to the file's end, and so is a chapter's notation (:func:`_notation`)."""
         dropped = {name for _, name, _, explicit in self.defs if not explicit}
-        self.defs = [d for d in self.defs if d[3]]
+        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2])]
         kept = {name for _, name, _, _ in self.defs}
+        self.carried = {name for _, name, _, explicit in self.defs if not explicit}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
         self.last_tail = ()
@@ -695,6 +701,32 @@ class _Document:
                 keep.append((line, text))
                 want |= set(WORD.findall(text.split("=", 1)[1]))
         return tuple(reversed(keep))
+
+
+def _notation(name: str, text: str) -> bool:
+    r"""A chapter's notation, in force past its section though written with ``=``: a subscripted or
+    decorated name (``mu_X``, ``x_bar``; not ``f``, ``y``, which books reuse from one example to the
+    next) defined by an expression in other names (not ``L_i = 8``, a value of one example) — d2l's
+    random-variables appendix defines ``\mu_X = E[X]`` under "Means" and uses it under "Variances",
+    where μ_X read as free refuted ``E[(X - \mu_X)^2] = E[X^2] - \mu_X^2``."""
+    from mathcheck.parser import reserved
+
+    head, _, rhs = text.partition("=")
+    return "(" not in head and "_" in name and bool(set(WORD.findall(rhs)) - reserved() - {name})
+
+
+_CONDITION_LEAD = re.compile(r"(?:^|\W)(so that|such that|if|only if|if and only if|iff|whenever|provided(?: that)?|"
+                             r"satisfying|subject to|unless)\s*[:,]?\s*$", re.I)
+
+
+def _condition_lead(prose: str) -> str:
+    r"""The words that end the prose before a display when they make it a condition, else "": d2l's
+    "vectors are linearly dependent if there exist coefficients … *not all equal to zero* so that
+    $$\sum_{i=1}^k a_i\mathbf{v}_i = 0.$$" states what dependence means — no claim that every sum is 0
+    (as a claim it was refuted)."""
+    tail = re.sub(r"[*_]+", " ", prose[-200:])
+    m = _CONDITION_LEAD.search(tail)
+    return m.group(1).lower() if m else ""
 
 
 def _inline_blocks(src: _Source, markdown: bool, found: list) -> list:
@@ -725,6 +757,17 @@ def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> 
     return [chain] if chain is not None else []
 
 
+def _squared(head: list[Tok], params) -> tuple:
+    r"""``(\sigma_X tokens, True)`` for a head ``\sigma_X^2`` (``^{2}``), else ``(head, False)``: d2l's
+    ``\sigma_X^2 = \textrm{Var}(X) = E[(X-\mu_X)^2] = …`` names σ_X by its square — the convention of a
+    standard deviation, nonnegative — and σ_X read as free refuted the chain's first link."""
+    spelled = [t.text for t in head]
+    for tail in (["^", "2"], ["^", "{", "2", "}"]):
+        if params is None and len(head) > len(tail) and spelled[-len(tail):] == tail:
+            return head[:-len(tail)], True
+    return head, False
+
+
 def _lhs_shape(toks: list[Tok]):
     """``(head tokens, [parameter names])`` for ``f(x, y)``; ``(toks, None)`` for anything else."""
     top = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == "("]
@@ -751,6 +794,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
         return None
     first, link = group
     head, params = _lhs_shape(first.toks)
+    head, squared = _squared(head, params)
     try:
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
@@ -765,6 +809,15 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
                      set(notation.defined))
     rhs = Reader(link.toks, src, inner).read()
+    # the unknown functions of the meaning are the document's: d2l's \beta_i := p(x_i)/q(x_i), unfolded
+    # later, left p and q unknown to the chain that used β_i (a parse error, its true link lost)
+    notation.unknown |= inner.unknown
+    notation.implicit |= inner.implicit
+    _not_einstein(src, group)  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il
+    if squared and not name.startswith("sigma"):
+        return None
+    if squared:  # \sigma_X^2 = \mathrm{Var}(X): the standard deviation σ_X ≥ 0 defined by its square
+        rhs = f"sqrt({rhs})"
     rhs_names = set(WORD.findall(rhs))
     earlier = doc.names() | block_lets
     if name in rhs_names:
@@ -780,10 +833,23 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted
-    renamed = not params and not inline and name in {n for _, n, _, explicit in doc.defs if not explicit}
+    # μ_X carried from an earlier section (a chapter's notation) and given again, even inline, in a new
+    # one (d2l's distributions: "$\mu_X = \frac{a+b}{2}$" under each law) is that section's μ_X
+    renamed = not params and (not inline or name in doc.carried) and name in {
+        n for _, n, _, explicit in doc.defs if not explicit}
     if not link.define and not refunction and not renamed and (
             name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
         return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
+    if computed and name in doc.unread and not link.define and rhs_names - reserved():
+        # I(X, Y) = H(Y) = H(X) after I's defining display was not read: a chain of claims about that I
+        # (d2l's mutual information, "if X is an invertible function of Y"), never I redefined by its first
+        # link; a bare value (cs231n's L_i = \max(0, -7 - 13 + 10) + … = 8) is the name's value in an
+        # example, and one link alone (H(X) = -\sum_i p_i \log p_i, "to be specific") its definition
+        return None
+    if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
+        # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
+        # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
+        return None
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
         parse_definition(text)
@@ -795,7 +861,9 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     what = f"line {line}"
     if name in earlier:
         what += f" (redefines {name})"
-    users = [(n, other) for n, other, t, _ in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])]
+    # f(u, v) = (u+v)^2 then u(a, b) = (a+b)^2: f's u is its parameter, bound — not the u defined here
+    users = [(n, other) for n, other, t, _ in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])
+             and name not in WORD.findall(t.split("=", 1)[0].partition("(")[2])]
     if users and not link.define:
         return None  # b = 2 + c after y = wx + b: a claim about the b that y is written in
     if users:  # unfolding them later would read them with this meaning, not the one they were written with
@@ -803,6 +871,7 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
                               f"of {name} before; give the new quantity a new name, or define {name} first")
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
+    doc.carried.discard(name)
     if params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
         doc.functions[name] = name
@@ -836,7 +905,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if continued:  # a display that starts with = or \le goes on from the last one's last expression
         toks = list(doc.last_tail) + toks
     doc.last_tail = ()
-    groups = [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1]
+    groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1])
     if groups and groups[-1][-1].toks:
         doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
@@ -920,6 +989,199 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
 
 
+def _free_indices(toks: list):
+    """The free indices of an expression in Einstein's convention, or None where the convention
+    does not fit it: per term (split at top-level + and −) the single-letter subscripts counted,
+    a bracketed or braced part adding its own free indices; an index twice in a term is summed, once
+    free, three times (or once more beside a part that sums it) ill-formed; every term must leave the
+    same free set. ``(free, summed)``, two sets."""
+    terms, depth, cur = [], 0, []
+    for t in toks:
+        if t.kind == "ch" and t.text in "([{":
+            depth += 1
+        elif t.kind == "ch" and t.text in ")]}":
+            depth -= 1
+        if depth == 0 and t.kind == "ch" and t.text in "+-":
+            terms.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    terms.append(cur)
+    frees, summed = [], set()
+    for term in terms:
+        if not term:
+            continue
+        counts: dict = {}
+        inner_summed: set = set()
+        k = 0
+        while k < len(term):
+            t = term[k]
+            if t.kind == "ch" and t.text in "([{":
+                close = {"(": ")", "[": "]", "{": "}"}[t.text]
+                d, j = 0, k
+                while j < len(term):
+                    d += term[j].kind == "ch" and term[j].text == t.text
+                    d -= term[j].kind == "ch" and term[j].text == close
+                    if d == 0:
+                        break
+                    j += 1
+                inner = _free_indices(term[k + 1:j])
+                if inner is None:
+                    return None
+                for x in inner[0]:
+                    counts[x] = counts.get(x, 0) + 1
+                inner_summed |= inner[1]
+                k = j + 1
+                continue
+            if t.kind == "ch" and t.text == "_" and k + 1 < len(term):
+                nxt = term[k + 1]
+                if nxt.kind == "ch" and nxt.text == "{":
+                    d, j = 0, k + 1
+                    while j < len(term):
+                        d += term[j].text == "{"
+                        d -= term[j].text == "}"
+                        if d == 0:
+                            break
+                        j += 1
+                    sub = term[k + 2:j]
+                else:
+                    sub, j = [nxt], k + 1
+                if 0 < len(sub) <= 4 and all(x.kind == "ch" and len(x.text) == 1 and x.text.islower() for x in sub):
+                    for x in sub:
+                        counts[x.text] = counts.get(x.text, 0) + 1
+                k = j + 1
+                continue
+            k += 1
+        if any(c > 2 for c in counts.values()) or inner_summed & set(counts):
+            return None
+        summed |= inner_summed | {x for x, c in counts.items() if c == 2}
+        frees.append(frozenset(x for x, c in counts.items() if c == 1))
+    if len(set(frees)) > 1:
+        return None
+    return (set(frees[0]) if frees else set(), summed)
+
+
+def _not_einstein(src: _Source, group: list) -> None:
+    r"""Refuse an equation written in Einstein's summation convention: d2l's ``\frac{d}{dx_k}x_ia_{ij}x_j
+    = a_{kj}x_j + x_ia_{ik}`` sums over the repeated i and j, and read with x_i, a_ij as plain names it
+    was refuted. The convention is read where it fits the whole equation — an index repeated in a term,
+    and every term of every side leaving the same free indices — and no ``\sum`` is written; then the
+    equation is bad input naming the index (``\frac{\partial L}{\partial w_i} = x_i \delta_i`` does not
+    fit, its left side free in i and its right side not, and is read as written)."""
+    if any(t.kind == "cmd" and t.text in ("sum", "prod") for link in group for t in link.toks):
+        return
+    sides = [_free_indices(link.toks) for link in group]
+    if any(x is None for x in sides) or len({frozenset(f) for f, _ in sides}) != 1 or not any(r for _, r in sides):
+        return
+    src.fail(group[0].toks[0].pos if group[0].toks else 0,
+             "an index repeats within a term and no \\sum is written: Einstein's summation convention, which "
+             "is not read (x_i a_{ij} x_j read as plain names would be another claim); write the sums, e.g. "
+             "\\sum_i \\sum_j x_i a_{ij} x_j")
+
+
+def _fresh(text: str, known: set) -> set:
+    """The names of ``text`` (grammar) that ``known`` lacks: neither functions applied, nor indices a
+    sum binds, nor mathcheck's own words."""
+    from mathcheck.parser import reserved
+
+    bound = set(re.findall(r"(?<![\w])\(([A-Za-z_]\w*), ", text))
+    applied = set(re.findall(r"([A-Za-z_]\w*)\(", text))
+    return set(WORD.findall(text)) - known - bound - applied - reserved() - {GENERIC_SIZE}
+
+
+def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, stated: set, since: int) -> None:
+    r"""Refuse a link between new quantities: each side names one that nothing before this block has
+    used, defined or declared, and the other side lacks — d2l's Zipf law ``\log n_i = -\alpha \log i + c``
+    (α and c constants of a fit) and ``\tilde{\theta} = 2 \bar{X_n} = \frac{2}{n} \sum_{i=1}^n X_i``
+    (X̄_n named by the link) state what a quantity is, or a model, not an identity in free values;
+    read as one they were refuted. ``\sin^2 x + \cos^2 x = 1`` (new names on one side only) is a claim."""
+    # what the block's own first link defined (θ̃ = 2 X̄_n) does not make X̄_n known
+    known = stated | set(doc.unread) | {w for line, _, text, _ in doc.defs if line < since for w in WORD.findall(text)}
+    known |= {name for _, name, _, _ in doc.defs}
+    for k in range(1, len(steps)):
+        left, right = _fresh(steps[k - 1].text, known), _fresh(steps[k].text, known)
+        if left - right and right - left:
+            at = group[k].at
+            src.fail(at.pos if at is not None else 0,
+                     f"{', '.join(sorted(left - right))} and {', '.join(sorted(right - left))} appear first here, on "
+                     f"either side of {steps[k].relation}: the link relates new quantities (a definition, a law, a "
+                     f"model), not an identity; write a definition with := or % let:, or % mathcheck: skip")
+
+
+def _not_redefined_unread(src: _Source, group: list, lets, doc: _Document, here: int, blk: Block) -> None:
+    r"""Refuse a chain that would unfold a definition the document gave another form since, in a
+    display that was not read: d2l defines $f(x) = \log(1+(x-1)^{10})$ in prose, then works the product
+    rule with ``f(x+\epsilon) = g(x+\epsilon)\cdot h(x+\epsilon)`` (not read) — the next display's f is
+    g·h, and unfolded as the logarithm it was refuted."""
+    for line, text in lets:
+        name = text.split("=")[0].split("(")[0].strip()
+        if line < doc.unread.get(name, 0) < here:
+            src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
+                     f"{name} is defined on line {line}, then given another form in a display mathcheck does not "
+                     f"read (line {doc.unread[name]}); which {name} is meant here is unclear — make that display "
+                     f"readable, or give the new quantity another name")
+
+
+def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document, unknown) -> None:
+    r"""Refuse a link that goes through a definition and whose sides share no unknown function (one side
+    may have none): d2l's ``\beta_i := p(x_i)/q(x_i)``, then "it follows that" ``\beta_i = \exp(h(x_i))``
+    for a classifier h — p, q and h are related by what the prose says of h (a model), and read for
+    every p, q and h the link was refuted; its product rule ``\frac{f(x+\epsilon) - f(x)}{\epsilon} =
+    g(x)\frac{dh}{dx}(x) + …`` means f = g·h, not the f the prose defined before. (A link in unknown
+    functions alone, ``\frac{d}{dx} f(g(x)) = f'(x) g'(x)``, is still checked for every function.)"""
+    def has(u, t):
+        return re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) is not None
+
+    unknown = set(unknown) - doc.names()  # a function the document defines is no unknown (g(x) = ax^2 + …)
+
+    def side(text):
+        direct = {u for u in unknown if has(u, text)}
+        via = {u for _, t in doc.needed([text]) for u in unknown if has(u, t.split("=", 1)[1])}
+        return direct, via
+
+    for k in range(1, len(steps)):
+        (ld, lv), (rd, rv) = side(steps[k - 1].text), side(steps[k].text)
+        left, right = ld | lv, rd | rv
+        through = doc.needed([steps[k - 1].text]) or doc.needed([steps[k].text])
+        if (left or right) and not left & right and through:
+            at = group[k].at
+            src.fail(at.pos if at is not None else 0,
+                     f"the link relates {', '.join(sorted(left)) or 'no unknown function'} to "
+                     f"{', '.join(sorted(right)) or 'no unknown function'} through a definition: they are related "
+                     f"only by what the prose says (a model, another f), "
+                     f"so the link is not checked for every function; state the relation with % let: or % given:")
+
+
+def _side_equations(src: _Source, groups: list) -> list:
+    r"""Equations set side by side on a row, ``u(a, b) = (a+b)^2, \qquad v(a, b) = (a-b)^2``: the
+    second is an equation of its own (a function's definition), not a condition of the first — d2l's
+    multivariate chain rule defines f, u, v, a, b so, and v's definition was read as a hypothesis of u's
+    (then a claim about the unknown u, 30 s to a time-out). Only ``f(x, y) = …`` is split off: a
+    condition is never written so, while ``x = 1`` after ``\quad`` may be one."""
+    out = []
+    for group in groups:
+        out.append(group)
+        for link in group:
+            for cond in list(link.conditions):
+                body = [t for t in cond if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
+                while body and body[0].kind == "ch" and body[0].text in ",;":
+                    body = body[1:]
+                while body and body[-1].kind == "ch" and body[-1].text in ".,;":
+                    body = body[:-1]
+                top = {id(t) for t in _top(body)}
+                rels = [k for k, t in enumerate(body) if id(t) in top and _relation_of(t) is not None]
+                if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1:]:
+                    continue
+                lhs = body[:rels[0]]
+                if _lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1:
+                    continue
+                link.conditions.remove(cond)
+                text = _plain(src, cond)
+                link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
+                out.append([_Link(None, None, lhs), _Link("=", body[rels[0]], body[rels[0] + 1:])])
+    return out
+
+
 def _is_fact(src, d) -> bool:
     from mathcheck.latex import probability
 
@@ -952,20 +1214,31 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         definition = _definition(src, group[:2], notation, doc, block_lets, computed=True)
         if definition is not None:
             rest = [_Link(None, None, group[1].toks, "")] + group[2:]
-            return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given,
-                                            chain_lets, readings)
+            try:
+                return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions,
+                                                given, chain_lets, readings)
+            except LatexRefused:
+                raise
+            except DeriveError as exc:  # the definition stands; the rest alone is bad input
+                line = src.line(group[1].toks[0].pos)
+                return [definition, Chain(f"line {line}", src.path, line, error=str(exc))]
+    if doc.lead:
+        src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
+                 f"the prose before this display ends '{doc.lead}': the equation is a condition there, not a "
+                 f"claim, and is not checked (if it is a claim, reword the prose; else % mathcheck: skip)")
     if any(link.define for link in group):
         at = next(link.at for link in group if link.define)
         src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
                          "what it means, e.g. s := \\sigma(z)")
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
+    _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
-    doc.used |= {w for t in texts for w in WORD.findall(t)}
+    used, doc.used = set(doc.used), doc.used | {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
@@ -975,6 +1248,10 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             src.fail(group[0].toks[0].pos if group[0].toks else blk.body, f"{u} is defined in a display mathcheck does not read "
                      f"(line {doc.unread[u]}), so it is not an unknown function here; make that display readable, "
                      f"or state {u} with % let:")
+    _not_unrelated(src, group, steps, doc, used | set(assumptions) | {w for t in texts[len(steps):] for w in WORD.findall(t)},
+                   src.line(blk.start))
+    _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
+    _not_related_by_prose(src, group, steps, doc, unknown)
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),

@@ -189,6 +189,10 @@ class Reader:
                 t = self.take()
                 if powered:
                     self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                tag = self.word_label(out)
+                if tag is not None:
+                    out = _checked_name(f"{out}_{tag}", self, t)
+                    continue
                 self.not_a_transpose(t, out)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
@@ -209,6 +213,27 @@ class Reader:
         if base == "e" and "e" not in self.n.variables:
             return f"exp({exponent})"
         return f"{_wrap(base)}^{_wrap(exponent)}"
+
+    def word_label(self, base: str) -> str | None:
+        r"""``\hat{y}^{(FM)}``, ``y^{(\text{DNN})}``: a word of two letters or more in parentheses after
+        a name, capitals or in ``\text``, is a label naming another quantity (``y_hat_FM``), never a
+        power — d2l's DeepFM ``\hat{y} = \sigma(\hat{y}^{(FM)} + \hat{y}^{(DNN)})`` was read with powers
+        F·M and D·N·N, and refuted as a claim about ŷ. None for anything else (``^{(1)}``, ``^{(i)}``
+        are refused by :meth:`not_a_transpose`)."""
+        if self.i >= len(self.t) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", base):
+            return None
+        toks, j = _group(list(self.t), self.i, self.src, "^")
+        if len(toks) < 3 or toks[0].text != "(" or toks[-1].text != ")":
+            return None
+        word = _word(toks[1:-1])
+        letters = sum(x.kind == "ch" and x.text.isalpha() for x in toks[1:-1])
+        spelled_out = any(x.kind == "cmd" and x.text in STYLE for x in toks[1:-1])
+        # lowercase letters side by side stay a product in the exponent (x^{(ab)}: a power, as before)
+        if word is None or not word.isalpha() or len(word) < 2 or not (
+                spelled_out or (letters == len(word) and not word.islower())):
+            return None
+        self.i = j
+        return word
 
     def not_a_transpose(self, tok, base: str = ""):
         """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
@@ -415,6 +440,10 @@ class Reader:
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             return self.maybe_applied(base, shown, tok)
+        if base.lower() in _OVER_AN_INDEX:
+            # d2l's $b = \mathrm{max}_i x_i$ was read as the product max_i·x_i (and defined b so)
+            self.fail(tok, f"{base}_… over an index is not read (a maximum or limit over a set); write "
+                           f"\\max(a, b) of its arguments, or % mathcheck: skip")
         t = self.take()
         toks = self.arg_tokens(t, "_")
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
@@ -460,6 +489,10 @@ class Reader:
 
         if name in reserved():
             self.fail(tok, f"{shown}(…): {name} is a name mathcheck keeps for itself; rename the function")
+        if name.lower() in _NOT_CALLABLE:
+            # d2l's \textrm{sign}(a) read as an unknown function was refuted by a random "sign"
+            self.fail(tok, f"{shown}(…) is the function {name.lower()}, which derive does not read (the grammar's "
+                           f"functions: docs/numeric.md); write it as a formula, e.g. x/|x| for x \\neq 0")
         self.n.unknown.add(name)
         if self.at("ch", "'"):
             return self.primed(name, tok)
@@ -801,6 +834,9 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+_OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
+# the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function
+_NOT_CALLABLE = {f.name.lower() for f in functions.TABLE if not f.grammar} | {"sgn", "signum"}
 
 
 def _word(toks) -> str | None:
