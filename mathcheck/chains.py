@@ -15,9 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-RELATIONS = ("<=", ">=", "==", "~=", "≤", "≥", "≈", "=", "<", ">")  # longest first
-CANON = {"==": "=", "≤": "<=", "≥": ">=", "~=": "≈"}
-APPROX = "≈"             # an approximate link: a measured bound, never proved
+from mathcheck import relations
+
+# a link's relation in the text grammar: the spellings (symbols; the words are LaTeX's) of a step's
+# relations and of ≈ in mathcheck.relations' one table, longest first so that `<=` is not read as `<`
+RELATIONS = tuple(sorted((s for r in relations.TABLE if r.op in relations.STEP + (relations.APPROX,)
+                          for s in (r.op, *r.spellings) if not s.isalpha()), key=len, reverse=True))
+CANON = {s: relations.of(s).op for s in RELATIONS if relations.of(s).op != s}
+APPROX = relations.APPROX  # an approximate link: a measured bound, never proved
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DIRECTIVES = ("assume:", "given:", "let NAME = ...")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mathcheck.lazy import sympy as sp
+from mathcheck.relations import STEP, build, of
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -73,20 +74,19 @@ class Step:
         return f"Step({sp.sstr(self.expr)}, {self.reason!r}{how}{rel})"
 
 
-RELATIONS = ("=", ">=", ">", "<=", "<")
+RELATIONS = STEP  # mathcheck.relations: the one table of relations
 
 
 def compose_relations(relations) -> str:
     """The relation of a chain: ``=`` and ``>=`` compose to ``>=``; ``>`` wins over ``>=``;
     a chain may not mix the two directions."""
-    rels = set(relations) - {"="}
+    rels = {of(r) for r in relations} - {of("=")}
     if not rels:
         return "="
-    if rels <= {">=", ">"}:
-        return ">" if ">" in rels else ">="
-    if rels <= {"<=", "<"}:
-        return "<" if "<" in rels else "<="
-    raise ValueError(f"a chain mixes ≥ and ≤: {sorted(rels)}")
+    if {r.direction for r in rels} in ({1}, {-1}):
+        strict = [r for r in rels if r.strict]
+        return (strict or list(rels))[0].op
+    raise ValueError(f"a chain mixes ≥ and ≤: {sorted(r.op for r in rels)}")
 
 
 @dataclass(frozen=True)
@@ -137,13 +137,12 @@ class Part:
 
 def relation(lhs, rhs, rel: str = "="):
     """``lhs REL rhs`` as an unevaluated SymPy relational (Eq, Ge, Gt, Le, Lt)."""
-    cls = {"=": sp.Eq, ">=": sp.Ge, ">": sp.Gt, "<=": sp.Le, "<": sp.Lt}[rel]
-    return cls(lhs, rhs, evaluate=False)
+    return build(lhs, rhs, rel)
 
 
 def relation_of(statement) -> str:
     """The relation symbol of a SymPy relational."""
-    return {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[statement.rel_op]
+    return of(statement.rel_op).op
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mathcheck.chains import (APPROX, CANON, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
+from mathcheck import relations
+from mathcheck.chains import (APPROX, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
                               parse_text, split_top)
 from mathcheck.outcome import exit_code, replay, worst
 
@@ -121,7 +122,7 @@ def _given_relations(text: str, where: str):
     for (_, a), (rel, b) in zip(parts, parts[1:]):
         if not a or not b:
             raise DeriveError(f"{where}: given: {text!r}: a side of {rel!r} is empty")
-        out.append((a, {"≠": "!="}.get(rel, CANON.get(rel, rel)), b))
+        out.append((a, relations.of(rel).op, b))
     return out
 
 

@@ -23,7 +23,7 @@ LAYERS = {
     "mathcheck": 5,
     # values
     "mathcheck.version": 0, "mathcheck.claim": 0, "mathcheck.verdict": 0, "mathcheck.outcome": 0,
-    "mathcheck.lazy": 0, "mathcheck.budget": 0, "mathcheck.cache_dir": 0, "mathcheck.procs": 0,
+    "mathcheck.lazy": 0, "mathcheck.budget": 0, "mathcheck.relations": 0, "mathcheck.cache_dir": 0, "mathcheck.procs": 0,
     # the kernels: numeric (evaluation, sampling, tolerances), then symbolic (the step checker, which
     # draws its counterexamples through numeric's sampler)
     "mathcheck.numeric": 1, "mathcheck.symbolic": 2,

@@ -17,7 +17,9 @@ import functools
 import re
 import unicodedata
 
-REL = {"=": "=", ">=": r"\geq", ">": ">", "<=": r"\leq", "<": "<"}
+from mathcheck import relations
+
+REL = {r.op: r.tex for r in relations.TABLE}  # mathcheck.relations: the one table
 def mark(word: str) -> str:
     """A status word's mark in TeX (:class:`mathcheck.outcome.Status`): ``\\checkmark``, ``\\times``, ..."""
     from mathcheck.outcome import status

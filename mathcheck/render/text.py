@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from mathcheck import relations
 from mathcheck.outcome import status
 
 def mark(word: str) -> tuple[str, str | None]:
@@ -112,7 +113,7 @@ def _mark(word: str) -> str:
     return click.style(symbol, fg=colour)
 
 
-_REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "≈": "≈"}
+_REL = {r.op: r.text for r in relations.TABLE}  # mathcheck.relations: the one table
 
 
 def refute_verdict(r) -> list[str]:
@@ -202,7 +203,7 @@ def _check_name(c) -> str:
 # --- expressions as compact one-line math ---------------------------------------------------------
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-_RELATION = {"==": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "!=": "≠"}
+_RELATION = {r.rel_op: r.text for r in relations.TABLE if r.rel_op}  # SymPy's rel_op → how it prints
 
 
 def _printer():

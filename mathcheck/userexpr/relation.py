@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
 from mathcheck.outcome import combine, exit_code, replay
+from mathcheck.relations import STEP
 from mathcheck.userexpr import child
 
-RELATIONS = ("=", "<=", "<", ">=", ">")
+RELATIONS = STEP  # mathcheck.relations: the one table
 SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
 
 

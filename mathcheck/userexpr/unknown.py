@@ -29,6 +29,7 @@ import random
 import zlib
 
 from mathcheck.lazy import sympy as sp
+from mathcheck.relations import INEQUALITIES
 
 DRAWS = 3            # random functions per unknown, each a numeric check of its own
 SYMBOLIC_SHARE = 0.5  # of the budget, for the symbolised check (the rest: the draws)
@@ -249,7 +250,6 @@ def _holds_for_the_sigmoid(exprs, table: dict, relation: str, seed: int, seconds
     return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
 
 
-INEQUALITIES = ("<", "<=", ">", ">=")
 
 
 def conditional(relation: str) -> bool:

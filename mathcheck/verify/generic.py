@@ -15,12 +15,12 @@ Agreement is evidence, never a proof: a claim is ``proved`` only if its steps ar
 from __future__ import annotations
 
 import inspect
-import operator
 import time
 
 import sympy as sp
 import torch
 
+from mathcheck import relations
 from mathcheck.numeric.evaluate import EvaluationError, Evaluator, Indexed
 from mathcheck.numeric.sampling import tensor_integer, tensor_values
 from mathcheck.numeric.tolerance import GENERIC_ATOL, GENERIC_RTOL, HYPOTHESIS_REL
@@ -34,8 +34,6 @@ ATOL, RTOL = GENERIC_ATOL, GENERIC_RTOL
 MARGIN = 8                    # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
 _SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError,
          ZeroDivisionError, KeyError)
-_OPS = {"=": None, ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-_REL = {sp.Eq: "=", sp.Ge: ">=", sp.Gt: ">", sp.Le: "<=", sp.Lt: "<"}
 
 
 def _evaluator(env):
@@ -187,13 +185,13 @@ def _truth(g, ev, shape) -> torch.Tensor:
         return out
     if g is sp.true:
         return torch.ones(shape, dtype=torch.bool)
-    if type(g) not in _REL:
+    if not isinstance(g, sp.Rel) or relations.of(g.rel_op).op not in relations.STEP:
         raise EvaluationError(f"cannot evaluate the hypothesis {g}")
     a, b = (torch.broadcast_to(torch.as_tensor(ev(x), dtype=DT), shape) for x in (g.lhs, g.rhs))
-    rel = _REL[type(g)]
-    if rel == "=":
+    rel = relations.of(g.rel_op)
+    if rel.op == "=":  # an equality of floats holds to a relative tolerance
         return (a - b).abs() <= HYPOTHESIS_REL * torch.maximum(torch.ones_like(a), torch.maximum(a.abs(), b.abs()))
-    return _OPS[rel](a, b)
+    return rel.holds(a, b)
 
 
 def _reference_for(claim_id: str, part: str):

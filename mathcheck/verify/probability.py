@@ -11,18 +11,17 @@ comparisons like any other and fail the check if PyTorch changes.
 from __future__ import annotations
 
 import math
-import operator
 
 import sympy as sp
 import torch
 import torch.nn.functional as F
 
+from mathcheck import relations
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import Indexed, evaluate
 
-_RELATIONS = {"==": operator.eq, ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
 def _env(eq, **values):
@@ -57,7 +56,7 @@ def _relation(cmp: Comparison, case: str, eq, lhs, rhs, mask=None, slack: float 
     lhs, rhs = torch.broadcast_tensors(torch.as_tensor(lhs), torch.as_tensor(rhs, dtype=torch.as_tensor(lhs).dtype))
     if rel in (">=", "<="):
         rhs = rhs - slack if rel == ">=" else rhs + slack
-    holds = _RELATIONS[rel](lhs, rhs)
+    holds = relations.of(rel).holds(lhs, rhs)
     if mask is not None:
         holds = holds | ~mask
     return cmp.compare(f"{case} ({rel} holds)", torch.ones_like(lhs), holds.to(lhs.dtype), **where)
