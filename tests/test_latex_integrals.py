@@ -160,3 +160,11 @@ def test_text_grammar_derivation_file():
     chains = parse_text("## area\n  Integral(x^2, (x, 0, 1))\n= 1/3\n## wrong\n  Integral(x^2, (x, 0, 1))\n"
                         "= 1/2\n", "t.derivation")
     assert [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in chains] == ["proved", "refuted"]
+
+
+def test_an_approximate_link_with_a_divergent_integral_holds_within_nothing():
+    # e^{-ax} over [0, ∞) diverges for a < 0: no error to measure there, so no holds-within
+    r = _report(r"$$ \int_0^\infty e^{-a x}\, dx \approx \frac{1}{a} \quad \text{within } 10^{-6} $$")
+    assert r.status == "inconclusive" and "an integral has no value" in r.failing.how
+    ok = _report("$$\n% assume: a > 0\n\\int_0^\\infty e^{-a x}\\, dx \\approx \\frac{1}{a} \\quad \\text{within } 10^{-6}\n$$\n")
+    assert ok.status == "holds-within"
