@@ -13,6 +13,7 @@ The grammar (``^`` is accepted for ``**``)::
                | diff(expr, name[, order]) | diff(expr, name[index])
                | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
+               | Integral(expr, (name, lo, hi))   (lo, hi: expr, oo or -oo; a definite integral over real x)
                | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
@@ -78,7 +79,8 @@ LIMITS = Limits()
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
 # called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
 # derivative at u
-SYNTAX = ("diff", "Sum", "Product", "prime")
+SYNTAX = ("diff", "Sum", "Product", "prime", "Integral")
+INFINITY = "oo"          # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
 CONSTANTS = ("pi", "E")
 EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
@@ -97,7 +99,8 @@ def _allowed() -> str:
     return ("numbers, names, + - * / ** ^, parentheses, exp log " + " ".join(n for n in unary if n != "exp")
             + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
             + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
-            + ", Product(f, (i, a, b)), x[i], pi, E, e, Greek letters (σ or sigma)")
+            + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), x[i], pi, E, e"
+            + ", Greek letters (σ or sigma)")
 
 
 ALLOWED = _allowed()
@@ -313,7 +316,7 @@ def _limits(node):
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return []
     args = node.args
-    if node.func.id in ("Sum", "Product") or (node.func.id in ("Max", "Min") and len(args) == 2
+    if node.func.id in ("Sum", "Product", "Integral") or (node.func.id in ("Max", "Min") and len(args) == 2
                                                and isinstance(args[1], ast.Tuple)):
         return [(k, t) for k, t in enumerate(args[1:], start=1)
                 if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name)]
@@ -723,6 +726,8 @@ class _Builder:
             self.fail(node, "starred arguments are not allowed", grammar=True)
         if name in ("Sum", "Product"):
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
+        if name == "Integral":
+            return self._integral(node)
         if name == "diff":
             return self._diff(node)
         if name == "prime":
@@ -807,6 +812,47 @@ class _Builder:
         finally:
             self.bound, self.terms = saved, saved_terms
         return kind(f, *limits)
+
+    def _integral(self, node):
+        """``Integral(f, (x, a, b))``: ∫_a^b f dx, x a real variable bound in f (never the free x of
+        the rest of the link: SymPy's ``Integral`` keeps it bound), a and b expressions or ``oo``/``-oo``.
+        One range per ``Integral`` (nest them for a double integral); no indefinite integral (an
+        antiderivative is known only up to a constant, so no equation with one is true as printed).
+
+            >>> parse("Integral(x^2, (x, 0, 1)) + x").free_symbols
+            {x}
+        """
+        if len(node.args) != 2 or not isinstance(node.args[1], ast.Tuple) or len(node.args[1].elts) != 3 \
+                or not isinstance(node.args[1].elts[0], ast.Name):
+            self.fail(node, "write Integral(f, (x, a, b)): one variable, both limits (oo for ∞); "
+                            "an indefinite integral is read only with limits")
+        lim = node.args[1]
+        var = lim.elts[0].id
+        if var in reserved() or var in self.bases or var == INFINITY:
+            self.fail(lim.elts[0], "the variable of integration must be a plain name")
+        x = self.symbols[var]
+        if x.is_integer:
+            self.fail(lim.elts[0], f"{var} is an integer elsewhere (an index); integrate over another name")
+        a, b = self._integral_limit(lim.elts[1]), self._integral_limit(lim.elts[2])
+        saved = dict(self.bound)
+        try:
+            self.bound[var] = x
+            f = self.build(node.args[0])
+        finally:
+            self.bound = saved
+        return sp.Integral(f, (x, a, b))
+
+    def _integral_limit(self, el):
+        """A limit: ``oo``, ``-oo`` (∞, −∞) or a real expression (the variable of integration is not
+        bound in it)."""
+        if isinstance(el, ast.Name) and el.id == INFINITY:
+            return sp.oo
+        if isinstance(el, ast.UnaryOp) and isinstance(el.op, ast.USub) and isinstance(el.operand, ast.Name) \
+                and el.operand.id == INFINITY:
+            return -sp.oo
+        if any(isinstance(n, ast.Name) and n.id == INFINITY for n in ast.walk(el)):
+            self.fail(el, "oo is read only as a whole limit, oo or -oo")
+        return self.build(el)
 
     def _unknown(self, node, name: str):
         """``f(x, y)``: an undefined function (real-valued), one arity throughout."""

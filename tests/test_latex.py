@@ -72,7 +72,8 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
 
 
 @pytest.mark.parametrize("tex, message", [
-    (r"\int_0^1 x\,dx", r"<latex>:1:1: \\int: integrals not read \(docs/latex.md lists what is\)"),
+    (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
+    (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
     (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
     (r"x_1 + \cdots + x_n", r"elided terms"),
     (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),

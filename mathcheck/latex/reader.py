@@ -359,6 +359,10 @@ class Reader:
             if word is None:
                 self.fail(t, f"\\{name}{{…}} is read over one name only, e.g. \\{name}{{x}}")
             return self.named(f"{word}_{ACCENTS[name]}", t)
+        if name == "int":  # \int_a^b f\,dx: latex/integrals.py
+            from mathcheck.latex import integrals
+
+            return integrals.integral(self, t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:

@@ -53,7 +53,9 @@ STYLE = ("mathbf", "mathit", "mathsf", "boldsymbol", "bm", "mathnormal", "mathrm
          "textit", "mathtt", "operatorname", "mbox")
 ACCENTS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde",
            "widetilde": "tilde", "dot": "dot", "vec": "vec"}
-OUT = {"int": "integrals", "iint": "integrals", "oint": "integrals", "nabla": "\\nabla (a gradient)",
+OUT = {"iint": "double integrals over a region (write nested \\int_a^b … \\,dx with limits)",
+       "iiint": "triple integrals over a region (write nested \\int_a^b … \\,dx with limits)",
+       "oint": "contour integrals", "nabla": "\\nabla (a gradient)",
        "lim": "limits", "infty": "infinity", "cdots": "elided terms (\\cdots)", "ldots": "elided terms",
        "dots": "elided terms", "vdots": "elided terms", "top": "transposes", "intercal": "transposes",
        "mathcal": "calligraphic sets and operators", "det": "determinants", "operatorname*": "starred operators",

@@ -213,6 +213,9 @@ class TorchBackend:
 
     # -- Derivative by autograd ----------------------------------------------------------------------
 
+    def integral(self, walker, e):  # a definite integral: quadrature, by the float64 and mpmath backends
+        raise self.error("integrals are evaluated by quadrature (numeric/precise.py), not by torch")
+
     def derivative(self, walker, e):
         f = e.expr
         for var, count in reversed(e.variable_count):  # innermost first, like SymPy's order

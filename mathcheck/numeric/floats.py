@@ -30,6 +30,11 @@ class Undefined(ValueError):
     """The expression has no real float64 value at this point."""
 
 
+class IntegralUndefined(Undefined):
+    """A definite integral has no value at this point (:class:`mathcheck.numeric.precise.Diverges`):
+    not a point to skip but one that keeps the link from being proved."""
+
+
 def _real(v) -> float:
     if isinstance(v, complex):
         raise Undefined("complex value")
@@ -55,8 +60,12 @@ class FloatBackend:
         self.constants = {} if constants is None else constants
 
     def run(self, walker, e) -> float:
+        from mathcheck.numeric.precise import Diverges
+
         try:
             return _real(walker.ev(e))
+        except Diverges as exc:
+            raise IntegralUndefined(str(exc)) from None
         except (ValueError, OverflowError, ZeroDivisionError, IndexError, TypeError) as exc:
             raise Undefined(str(exc) or type(exc).__name__) from None
 
@@ -111,6 +120,35 @@ class FloatBackend:
 
     def derivative(self, walker, e):
         raise Undefined("derivatives are evaluated by torch's autograd")
+
+    def integral(self, walker, e):
+        """``∫_a^b f dx`` by mpmath's quadrature at SCREEN_DIGITS, the integrand walked in float64 at
+        each node, the error estimate within the screen's tolerance (numeric/precise.quadrature)."""
+        import mpmath
+
+        from mathcheck.numeric.precise import SCREEN_DIGITS, Diverges, quadrature, screen_allowed
+
+        if not e.free_symbols and e in self.constants:  # a constant integral (a density's mass): once for all points
+            v = self.constants[e]
+            if isinstance(v, Diverges):
+                raise v
+            return v
+        try:
+            with mpmath.workdps(SCREEN_DIGITS):
+                v = float(quadrature(walker, e, screen_allowed, guard=0))
+            if not math.isfinite(v):
+                raise Diverges(f"∫ {e.function}: beyond float64 ({v})")
+        except Diverges as exc:
+            if not e.free_symbols:
+                self.constants[e] = exc
+            raise
+        if not e.free_symbols:
+            self.constants[e] = v
+        return v
+
+    @staticmethod
+    def node(t) -> float:  # a quadrature node, in float64
+        return float(t)
 
     def matrix(self, walker, e):
         raise Undefined(f"cannot evaluate {type(e).__name__}")

@@ -28,8 +28,105 @@ from __future__ import annotations
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS, functions
 from mathcheck.numeric.sampling import exact, lookup
-from mathcheck.numeric.tolerance import HP_REL
+from mathcheck.numeric.tolerance import HP_REL, INTEGRAL_SHARE, INTEGRAL_UNRESOLVED, SCREEN_ATOL, SCREEN_RTOL
 from mathcheck.numeric.walker import Walker, loop_reduce
+
+SCREEN_DIGITS = 15  # the float64 screen's quadrature: its integrand is float64, so more digits would never converge
+
+
+class Diverges(ValueError):
+    """A definite integral without a value at this point: it diverges (``∫_1^∞ dx/x``), its integrand
+    is undefined or not real on the range, or quadrature cannot resolve it within its tolerance."""
+
+
+def screen_allowed(v) -> float:
+    """The error estimate a float64-screened integral may have (tolerance.INTEGRAL_SHARE of the screen)."""
+    return INTEGRAL_SHARE * (SCREEN_ATOL + SCREEN_RTOL * abs(float(v)))
+
+
+def hp_allowed(v) -> float:
+    """The error estimate a 50-digit integral may have (tolerance.INTEGRAL_SHARE of HP_REL)."""
+    return INTEGRAL_SHARE * HP_REL * max(1.0, abs(float(v)))
+
+
+def quadrature(walker, e, allowed, guard: int | None = None):
+    """``∫_a^b f dx`` (``e = Integral(f, (x, a, b))``) by mpmath's tanh-sinh quadrature at the working
+    precision, the integrand walked by ``walker`` (an :class:`MpmathBackend`'s) with x bound to each
+    node (``guard`` digits above the working precision; the float64 screen takes none, its integrand
+    carrying no more). The value counts only where the quadrature's error estimate is within ``allowed(value)``;
+    otherwise :class:`Diverges` — so a divergent integral never has a value (``∫_1^∞ dx/x``: mpmath
+    returns ~44 with an estimate of 0.1–1, which no tolerance allows).
+
+        >>> import mpmath
+        >>> x = sp.Symbol("x", real=True)
+        >>> mpmath.nstr(PreciseEvaluator({})(sp.Integral(x**2, (x, 0, 1))), 20)
+        '0.33333333333333333333'
+        >>> PreciseEvaluator({})(sp.Integral(1/x, (x, 1, sp.oo)))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        mathcheck.numeric.precise.Diverges: ∫ 1/x dx over [1, oo]: quadrature's error estimate ... (it diverges, ...)
+    """
+    import mpmath
+
+    with mpmath.workdps(mpmath.mp.dps + (GUARD_DIGITS if guard is None else guard)):
+        v = _quad(walker, e.function, e.limits, allowed)
+    return +v  # rounded to the working precision
+
+
+GUARD_DIGITS = 10  # quadrature's own working digits above the caller's: tanh-sinh loses some at an endpoint singularity
+
+
+def _quad(walker, f, limits, allowed):
+    """∫ over ``limits`` in SymPy's order (the first is the innermost), the last one by mpmath.quad."""
+    import mpmath
+
+    if not limits:
+        return walker.ev(f)
+    if len(limits[-1]) != 3:
+        raise Diverges("an integral is evaluated with both limits")
+    (var, lo_e, hi_e), inner = limits[-1], limits[:-1]
+    lo, hi = (_end(walker, x) for x in (lo_e, hi_e))
+    what = f"∫ {sp.sstr(sp.Integral(f, *inner)) if inner else sp.sstr(f)} d{var} over [{lo_e}, {hi_e}]"
+    with walker.bind(var, None):
+        def g(t):
+            walker.env[var] = walker.backend.node(t)
+            return _quad(walker, f, inner, allowed)
+        try:
+            ends = [lo, 0, hi] if lo == -mpmath.inf and hi == mpmath.inf else [lo, hi]  # ℝ: a third fewer nodes
+            v, err = mpmath.quad(g, ends, error=True)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError) as exc:
+            if isinstance(exc, Diverges):
+                raise
+            raise Diverges(f"{what}: the integrand has no value on the range ({type(exc).__name__})") from None
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+        raise Diverges(f"{what}: not a finite real number")
+    if err > allowed(v) or err > INTEGRAL_UNRESOLVED:
+        raise Diverges(f"{what}: quadrature's error estimate {mpmath.nstr(err, 2)} is above "
+                       f"{float(min(allowed(v), INTEGRAL_UNRESOLVED)):.1e} (it diverges, or quadrature cannot resolve it)")
+    return v
+
+
+def _end(walker, x):
+    import mpmath
+
+    if x == sp.oo or x == -sp.oo:
+        return mpmath.inf if x == sp.oo else -mpmath.inf
+    v = walker.ev(x)
+    v = mpmath.mpf(v) if isinstance(v, (int, float)) else v
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+        raise Diverges(f"a limit of integration, {x}, is not a finite real number here")
+    return v
+
+
+def _integrals_valued(expr, env: dict, dps: int):
+    """The outermost integrals of ``expr`` replaced by their values at ``env`` (quadrature at ``dps``
+    digits, within :func:`hp_allowed`), so no SymPy ``doit``/``evalf`` integrates behind our back."""
+    outer = [i for i in expr.atoms(sp.Integral)
+             if not any(o != i and i in o.atoms(sp.Integral) for o in expr.atoms(sp.Integral))]
+    if not outer:
+        return expr
+    w = Walker(MpmathBackend(dps), dict(env))
+    return expr.xreplace({i: sp.Float(w(i), dps) for i in outer})
 
 
 def take_derivatives(e):
@@ -48,7 +145,8 @@ def hp_value(e, point: dict):
         derivs = list(expr.atoms(sp.Derivative))
         outer = [d for d in derivs if not any(o != d and d in o.atoms(sp.Derivative) for o in derivs)]
         repl = {d: derivative(d, env, dps) for d in outer}
-        concrete = expr.xreplace(repl).xreplace(env).doit()
+        expr = _integrals_valued(expr.xreplace(repl), {**env, **bases}, dps)
+        concrete = expr.xreplace(env).doit()
         concrete = concrete.xreplace({x: exact(lookup(bases[x.base], x.indices))
                                       for x in concrete.atoms(sp.Indexed)})
         return sp.N(concrete, dps)
@@ -193,6 +291,8 @@ class MpmathBackend:
 
         if isinstance(v, (int, float)):
             return mpmath.mpf(v)  # a float at its exact binary value
+        if isinstance(v, mpmath.mpf):  # a node of a quadrature
+            return v
         if not isinstance(v, sp.Basic):  # never sympify: a value is a number of ours, not a string
             raise TypeError(f"not a number: {type(v).__name__}")
         if v.is_Rational:
@@ -249,6 +349,12 @@ class MpmathBackend:
 
     def derivative(self, walker, e):  # hp_value takes derivatives (SymPy's diff, or mpmath.diff)
         raise ValueError(f"cannot evaluate {type(e).__name__}")
+
+    def integral(self, walker, e):
+        return quadrature(walker, e, hp_allowed if self.dps >= PRECISION_DIGITS else screen_allowed)
+
+    def node(self, t):  # a quadrature node, as this backend's value
+        return t
 
     matrix = other = derivative
 

@@ -37,6 +37,18 @@ HP_REL = 1e-30
 # ~1e-14 relative; 1e-9 leaves five digits of margin and still separates a wrong closed form (a
 # missing 1/2, a swapped σ₁/σ₂ differs at order 1).
 QUADRATURE_REL = 1e-9
+# A definite integral in a user's link (numeric.precise.quadrature, mpmath's tanh-sinh): its value
+# counts only when the quadrature's own error estimate is at most INTEGRAL_SHARE of the tolerance the
+# value is then compared within — SCREEN_ATOL + SCREEN_RTOL·|v| in the float64 screen, HP_REL·max(1, |v|)
+# at PRECISION_DIGITS — so quadrature error never flags, refutes or passes a point. An estimate above
+# that is an integral that diverges (∫_1^∞ dx/x: estimate ~1) or that quadrature cannot resolve: no
+# value, and the link is never proved (docs/latex.md, "Integrals").
+INTEGRAL_SHARE = 0.1
+# mpmath's error estimate is not an absolute bound once the levels of tanh-sinh disagree: it reports
+# ~0.1–1 for a divergent integral whatever its value (∫_0^∞ e^{0.7x} dx comes back as 7e3033 ± 1.0,
+# which 1% of a relative tolerance would allow). An estimate above INTEGRAL_UNRESOLVED is an integral
+# quadrature did not settle, at any size (a convergent one's estimate is below 1e-15 at 25 digits).
+INTEGRAL_UNRESOLVED = 1e-6
 # float64 screening of a user's identity (userexpr.numeric): a point is *flagged* beyond
 # SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|). Not a verdict: every flagged point is confirmed at
 # PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,

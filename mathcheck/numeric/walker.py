@@ -1,7 +1,8 @@
 """The one expression walker: a SymPy tree evaluated node by node, the numbers supplied by a backend.
 
 The walk — which node is what (numbers, symbols, ``x[i]``, Add, Mul, Pow, the function table's
-classes, ``Sum``/``Product``, ``KroneckerDelta``, ``Piecewise``, ``Derivative``, a user's ``f(x)``)
+classes, ``Sum``/``Product``, ``KroneckerDelta``, ``Piecewise``, ``Derivative``, ``Integral`` (by
+quadrature, :func:`mathcheck.numeric.precise.quadrature`), a user's ``f(x)``)
 and in which order its arguments are evaluated — is written once, here. A backend is the number
 system: how a SymPy number becomes one of its values, how values are added, multiplied and raised
 to a power (the order of the operations is the backend's, so each keeps its rounding), the table's
@@ -84,6 +85,9 @@ class Walker:
 
     def _derivative(self, e):
         return self.backend.derivative(self, e)
+
+    def _integral(self, e):
+        return self.backend.integral(self, e)
 
     def _function(self, e):
         """A function of the table, a user's function (``funcs``), or what the backend makes of it."""
@@ -180,4 +184,6 @@ def _handler(e):
         return Walker._piecewise
     if isinstance(e, sp.Derivative):
         return Walker._derivative
+    if isinstance(e, sp.Integral):
+        return Walker._integral
     return Walker._function

@@ -158,6 +158,8 @@ def _side(lhs, rhs):
     def at(point):
         try:
             return floats.evaluate(lhs, point, consts), floats.evaluate(rhs, point, consts)
+        except floats.IntegralUndefined:
+            raise  # not a point to skip: measure() says why the link holds within nothing
         except floats.Undefined:
             return None, None
     return at
@@ -193,8 +195,17 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
     (``(value, relative)`` from :func:`stated_bound`, or None). Never raises on the user's account."""
     from mathcheck.numeric.precise import hp_value, report_point, shown
 
+    from mathcheck.numeric import floats
+
     given = tuple(given)
-    at = _side(lhs, rhs)
+    raw, no_value = _side(lhs, rhs), []
+
+    def at(point):  # an integral without a value (it diverges there) is no error to measure
+        try:
+            return raw(point)
+        except floats.IntegralUndefined as exc:
+            no_value.append(str(exc))
+            return None, None
     if bound is not None and not isinstance(bound, Bound):  # (value, relative): the float exactly
         bound = Bound(repr(float(bound[0])), sp.Rational(float(bound[0])), bool(bound[1]))
     relative = bool(bound and bound.relative)
@@ -208,6 +219,9 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
         scored.append((_error(a, b, relative), p, a, b))
     out = {"points": len(scored), "undefined": undefined, "bound": None if bound is None else bound.value,
            "relative": relative, "max_error": None, "where": None, "values": None}
+    if not scored and no_value:
+        out.update(status="inconclusive", how=f"an integral has no value at {len(no_value)} points: {no_value[0]}"[:400])
+        return out
     if not scored:
         out.update(status="inconclusive", how=f"0 points: no point of the domain gave both sides a real value "
                    f"({len(pts)} drawn, {undefined} undefined)")
@@ -234,6 +248,10 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
             else:
                 size = max(size * 0.8, 1e-6)
         scored.append((err, p, a, b))
+    if no_value:
+        out.update(status="inconclusive", how=f"an integral has no value at {len(no_value)} points searched: "
+                                              f"{no_value[0]}"[:400])
+        return out
     worst, p, a, b = max(scored, key=lambda t: t[0])
     where = report_point(p, (lhs, rhs))
     out.update(points=len(scored) - len(best) + searched, undefined=undefined, max_error=worst, where=where,

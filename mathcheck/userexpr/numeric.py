@@ -40,6 +40,8 @@ def _float_side(constants: dict):
         def value(e):
             try:
                 return floats.evaluate(e, point, constants)
+            except floats.IntegralUndefined:
+                raise  # not a point to skip: the link is not proved (numeric() says why)
             except floats.Undefined:
                 return None
         return value
@@ -85,12 +87,15 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
     worst = 0.0
     errors = set()
     nonreal_tries = 0
+    no_integral = []  # points where a definite integral diverges or quadrature cannot resolve it
     for point in points:
         at = side(point)
         try:
             a, b = at(lhs), at(rhs)
         except errors_caught as exc:
             errors.add(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
+            if isinstance(exc, floats.IntegralUndefined):
+                no_integral.append((point, str(exc)))
             a = b = None
         if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
             skipped += 1
@@ -131,6 +136,14 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
     if unknown:  # a disagreement that could not be re-evaluated is neither a pass nor a refutation
         out["note"] = (f"float64 disagrees at {unknown} of {used} points and the 50-digit evaluation "
                        f"could not decide them")
+    if no_integral:  # an integral without a value is never equal (or ordered) to anything: not proved
+        point, why = no_integral[0]
+        where = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in report_point(point, (lhs, rhs)).items())
+        out["status"] = "inconclusive"
+        out["note"] = (f"an integral has no value at {len(no_integral)} of {len(points)} points"
+                       + (f" (e.g. {where})" if where else "") + f": {why}")[:400]
+        return out
     if not used:  # say so: a check with no point checked nothing
         why = out.get("note") or ("no point satisfied the hypotheses" if given else "no point drawn")
         out["note"] = f"0 points: {why}" if points or given else why

@@ -13,6 +13,9 @@ A link ``lhs REL rhs`` in which undefined functions appear (the LaTeX reader's `
   such terms plus a product term), substituted, and the link checked numerically; a failure there is
   a **refutation** with the function that refutes it named — a concrete counterexample.
 
+An unknown function integrated over its own variable (``∫_0^1 f(x) dx``) is not one value: the
+symbolised check is not run (:func:`integrated`), and the link is at best ``inconclusive``.
+
 ``proved`` = the symbolic side proved *and* every draw passed; ``refuted`` = a draw failed (at 50
 digits); anything else ``inconclusive`` — the symbolised check alone never refutes, since
 independent values may be ones no function takes.
@@ -203,6 +206,13 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
                                f"(float64 at a sampled point, confirmed at 50 digits)", **base)
         passed += num["status"] == "passed"
         points, skipped = points + int(num.get("points") or 0), skipped + int(num.get("skipped") or 0)
+    if integrated(exprs):  # f(x) under ∫ dx is no one value: a fresh symbol would make f a constant
+        how = ("not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
+               f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)")
+        return CheckResult("inconclusive", symbolic={"status": "inconclusive", "how": how},
+                           numeric={"status": "passed" if passed == DRAWS else "inconclusive", "points": points,
+                                    "skipped": skipped, "max_abs_err": None, "draws": DRAWS, "passed": passed,
+                                    "evaluator": "float64 (Python math)"}, how=how, **base)
     L, R, *hyps = sym_exprs
     r = check_relation(L, R, relation, assumptions, tuple(hyps), seed, max(timeout * SYMBOLIC_SHARE, 1.0))
     numeric = {"status": "passed" if passed == DRAWS else "inconclusive", "points": points, "skipped": skipped,
@@ -214,6 +224,26 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
     why = r.how if r.status != "proved" else numeric["note"]
     return CheckResult("inconclusive", symbolic=dict(r.symbolic), numeric=numeric,
                        how=f"not shown for every function: {why}", **base)
+
+
+def integrated(exprs) -> bool:
+    """Whether an unknown function is applied to an integral's own variable (``f(x)`` in ``∫_0^1 f(x) dx``).
+    The symbolised check replaces each application by one fresh value — sound for values (what holds for
+    independent values holds for the ones a function takes), but under ∫ dx it would make f a constant:
+    ``∫_0^1 f(x) dx = f(x)`` would come out proved.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> integrated([sp.Integral(sp.Function("f")(x), (x, 0, 1))]), integrated([sp.Function("f")(x)])
+        (True, False)
+    """
+    from sympy.core.function import AppliedUndef
+
+    for e in exprs:
+        for i in e.atoms(sp.Integral):
+            bound = {lim[0] for lim in i.limits}
+            if any(a.free_symbols & bound for a in i.function.atoms(AppliedUndef)):
+                return True
+    return False
 
 
 def _unsure(how: str, base: dict):
