@@ -331,6 +331,9 @@ MIN = {"B": 1, "H": 1, "L": 1, "D": 1}
 # real sizes: a bug that only shows past a few keys (a key budget, a fixed-size buffer, a block loop
 # that stops early) holds at L = 4; the shrinker then walks L down to where it starts
 LONG = {"B": 1, "H": 2, "L": 80, "D": 64}
+# past every power of two up to 1024 a kernel may block on (a second block of 128 keys scaled wrong):
+# one head of 16 keeps it near a second on CPU; the shrinker walks L down to the first bad block
+LONGEST = {"B": 1, "H": 1, "L": 1025, "D": 16}
 
 
 def attention_properties() -> list[Property]:
@@ -340,6 +343,9 @@ def attention_properties() -> list[Property]:
         Property("long-sequence", "attention-backward",
                  "the output equals the derived one at real sizes (L = 80 keys, D_head = 64)", _output, LONG, MIN,
                  _not_if_positions),
+        Property("past-1024-keys", "attention-backward",
+                 "the output equals the derived one at L = 1025 keys (past each power-of-two block up to 1024)",
+                 _output, LONGEST, MIN, _not_if_positions),
         Property("weights-on-simplex", "softmax-simplex",
                  "with V = I the output is the weight matrix: rows sum to 1, entries ≥ 0 (softmax over the keys)",
                  _weights_on_simplex, {"B": 2, "H": 2, "L": 4}, {"B": 1, "H": 1, "L": 2}),

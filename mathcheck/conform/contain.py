@@ -36,6 +36,9 @@ DEFAULT_TIMEOUT = 60.0  # seconds per call into user code; conform's calls take 
 GRACE = 1.0             # the watchdog's margin past the limit, for a call stuck in C
 
 TIMEOUT: ContextVar = ContextVar("conform_timeout", default=DEFAULT_TIMEOUT)
+# set while the derived properties run: each outermost call into the target runs widened to float64
+# (precision.Widen), so its formula is held at float64's tolerance (input-dtypes checks it as written)
+WIDEN: ContextVar = ContextVar("conform_widen", default=False)
 
 
 class TargetAborted(BaseException):
@@ -65,7 +68,7 @@ def guarded(fn, *args, **kwargs):
     _Watch.depth += 1
     b = budget(seconds)
     try:
-        with b, user_code("the target"):  # procs: the one place that tells a user's exit from an error
+        with b, user_code("the target"), _widened(outer):  # procs: tells a user's exit from an error
             return fn(*args, **kwargs)
     except UserCodeExit as exc:  # SystemExit, os._exit, a KeyboardInterrupt no person typed, ...
         cause = exc.__context__ or exc
@@ -84,6 +87,17 @@ def guarded(fn, *args, **kwargs):
         _Watch.depth -= 1
         if outer:
             _Watch.deadline = None
+
+
+def _widened(outer: bool):
+    """precision.Widen around the outermost call while :data:`WIDEN` is set, else nothing."""
+    import contextlib
+
+    if outer and WIDEN.get():
+        from mathcheck.conform.precision import Widen
+
+        return Widen()
+    return contextlib.nullcontext()
 
 
 class watchdog:

@@ -13,7 +13,13 @@ def properties(kind: str, variant: Variant = Variant()):
         from mathcheck.conform.losses import distill_properties
 
         return distill_properties()
-    return KINDS[kind].function("properties")()
+    from mathcheck.conform.dtypes import dtype_property
+
+    extra = dtype_property(kind)
+    return KINDS[kind].function("properties")() + ([extra] if extra else [])
+
+
+AS_WRITTEN = ("float32-vs-float64", "input-dtypes")  # compare precisions: never run widened
 
 
 @dataclass
@@ -248,7 +254,6 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     from mathcheck.conform.conventions import adapt, is_hf_interface, rotary_convention, takes_is_causal
-    from mathcheck.conform.property import PRECISION
     from mathcheck.conform.target import check_signature, load
 
     if isinstance(fn, str):
@@ -284,10 +289,22 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
                     precision=str(prec.dtype).replace("torch.", ""))
     if prec.nondeterministic:
         return report
-    token = PRECISION.set(prec.dtype)
-    try:
-        for prop in props:
-            report.results.append(run_property(prop, fn, label, kind, variant, seed, sizes, simple))
-    finally:
-        PRECISION.reset(token)
+    for prop in props:
+        report.results.append(_run_widened(prop, fn, label, kind, variant, seed, sizes, simple, prec))
     return report
+
+
+def _run_widened(prop, fn, label, kind, variant, seed, sizes, simple, prec) -> Result:
+    """:func:`run_property` with the target widened to float64 and held at float64's tolerance
+    (``contain.WIDEN``) when its ops widen (``prec.widened``); the properties of :data:`AS_WRITTEN`
+    run as written. A target that cannot be widened runs as written at the precision measured."""
+    from mathcheck.conform.contain import WIDEN
+    from mathcheck.conform.property import F64, PRECISION
+
+    widen = prec.widened and prop.name not in AS_WRITTEN
+    tokens = PRECISION.set(F64 if widen else prec.dtype), WIDEN.set(widen)
+    try:
+        return run_property(prop, fn, label, kind, variant, seed, sizes, simple)
+    finally:
+        WIDEN.reset(tokens[1])
+        PRECISION.reset(tokens[0])

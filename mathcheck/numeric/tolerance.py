@@ -53,6 +53,25 @@ SIGN_ATOL = 1e-9
 LIBRARY_FACTOR = 16
 
 
+# The input dtypes conform exercises (conform/dtypes.py), widest first: float64 and the reduced
+# precisions real code runs in. Their ε and tiny are torch.finfo's (unit, tiny below); a reduced
+# precision is held to a *measured* correct build's error (measured_tolerance), not to the first-order
+# bound, which for bfloat16 (ε = 2⁻⁷) over 64 terms exceeds the values compared.
+INPUT_DTYPES = ("float64", "float32", "bfloat16", "float16")
+
+
+def measured_tolerance(correct_error: float, scale: float, eps: float) -> float:
+    """The tolerance of code computing with machine epsilon ``eps`` against its float64 (widened)
+    self, given ``correct_error``, the max |error| a correct build of the same code makes at that
+    precision (measured: each op rounded once): S·max(correct_error, ε·scale) — an error S = 4 times
+    a correct build's fails; ε·scale (one rounding of the largest output) is the floor.
+
+    >>> measured_tolerance(0.01, 2.0, 2 ** -7)   # bfloat16, a correct build off by 0.01 at |y| ≤ 2
+    0.0625
+    """
+    return SAFETY * max(correct_error, eps * scale)
+
+
 def unit(dtype) -> float:
     """Machine epsilon ε of a torch ``dtype`` (2^-52 for float64, 2^-23 for float32)."""
     import torch
