@@ -7,13 +7,15 @@ in. This property holds the rest: for each input dtype d ∈ {float64, float32, 
 and each L of the ladder (:data:`LADDER`, past each power of two a kernel may block on, up to
 1025), on inputs x_d (a float64 draw rounded to d):
 
-* **W₆₄ = f(x_d as float64), widened**, against **W_d = f(x_d), widened** at float64's tolerance:
+* **W₆₄ = f(x_d as float64), widened**, against **W_d = f(x_d), widened** at float64's tolerance
+  plus one rounding of a constant to d (4·u_d·max|y|: a decomposition may round eps to the input's dtype):
   the same values give the same output whatever dtype carries them — a bug on the float16 path
   only (``if q.dtype == torch.float16: …``) shows here, as large as the bug is;
 * **A = f(x_d) as written** against W_d at the tolerance of the precision it computes in,
   *measured* at that size: the error of a correct build, C = max|R − W_d| with R the same code
   run with every op computed exactly and rounded once to the dtype the op produces as written
-  (:class:`Round`), and tol = 4·max(C, ε_op·max|W_d|) (``tolerance.measured_tolerance``).
+  (:class:`Round`), and tol = 4·max(C, (ε_op + ε_acc·√n)·max|W_d|) (``tolerance.measured_tolerance``:
+  the floor covers a fused op's own reduction, which per-op rounding cannot see).
   An error 4× a correct build's fails.
 
 A dtype whose first (smallest) call raises is one the target does not accept: said, not failed. A
@@ -27,7 +29,7 @@ from __future__ import annotations
 import torch
 
 from mathcheck.conform.property import F64, Outcome, call_tensor, compare, derived_tolerance, draw, first_output
-from mathcheck.numeric.tolerance import INPUT_DTYPES, measured_tolerance
+from mathcheck.numeric.tolerance import INPUT_DTYPES, SAFETY, measured_tolerance
 
 LADDER = (17, 33, 65, 129, 257, 513, 1025)  # past each power of two from 16 to 1024
 SIZES, MINIMUM = {"L": 1025}, {"L": 2}
@@ -41,13 +43,13 @@ def _name(d) -> str:
 # --- the inputs of each kind at length L: (floats, call(fn_or_module, floats), n) ---------------------------
 
 def _attention(variant, gen, L, simple):
-    q, k, v = (draw(gen, 1, 2, L, 16, simple=simple) for _ in range(3))
+    q, k, v = (draw(gen, 1, 1, L, 16, simple=simple) for _ in range(3))
     return [q, k, v], (lambda f, t: f(*t, is_causal=variant.masked)), L + 16
 
 
 def _gqa(variant, gen, L, simple):
-    q, k, v = draw(gen, 1, 4, L, 16, simple=simple), draw(gen, 1, 2, L, 16, simple=simple), \
-        draw(gen, 1, 2, L, 16, simple=simple)
+    q, k, v = draw(gen, 1, 2, L, 16, simple=simple), draw(gen, 1, 1, L, 16, simple=simple), \
+        draw(gen, 1, 1, L, 16, simple=simple)
     return [q, k, v], (lambda f, t: f(*t, is_causal=variant.masked)), L + 16
 
 
@@ -150,7 +152,9 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     w64, wd = w64.to(F64), wd.to(F64)
     at = f"input {_name(dtype)}, L = {L}"
     scale = float(w64.abs().nan_to_num(0.0, posinf=0.0).max()) if w64.numel() else 1.0
-    same = compare(wd, w64, derived_tolerance(n, scale, F64),
+    # the decomposition may round a constant to the input's dtype (F.rms_norm's eps for float32
+    # inputs): one rounding, u = ε/2 relative, of something the output depends on at most linearly
+    same = compare(wd, w64, derived_tolerance(n, scale, F64) + SAFETY * float(torch.finfo(dtype).eps) / 2 * scale,
                    f"widened on {_name(dtype)} inputs against widened on the same values in float64 ({at})")
     if not same.ok:
         return same, None
@@ -158,7 +162,9 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     eps = max((float(torch.finfo(d).eps) for d in narrow), default=float(torch.finfo(F64).eps))
     correct = float((r.detach().to(F64) - wd).abs().nan_to_num(nan=float("inf")).max()) if not err_r and r.numel() \
         else eps * scale
-    tol = measured_tolerance(correct, scale, eps) if torch.isfinite(w64).all() else 0.0
+    if not correct < float("inf"):  # the correct-build replay overflowed too (the same exp): no allowance
+        correct = 0.0
+    tol = measured_tolerance(correct, scale, eps, n) if torch.isfinite(w64).all() else 0.0
     o = compare(a, wd, max(tol, derived_tolerance(n, scale, F64)),
                 f"as written on {_name(dtype)} inputs against widened (tolerance 4× a correct build's error "
                 f"{correct:.2g}, measured; {at})")

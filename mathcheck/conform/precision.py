@@ -67,9 +67,13 @@ class Record(TorchDispatchMode):
 
 
 class Widen(TorchDispatchMode):
-    """Runs each op with its narrow floating tensors and dtype arguments promoted to float64."""
+    """Runs each op with its narrow floating tensors and dtype arguments promoted to float64. An
+    in-place op runs as written: widening would copy the tensor it must write into (a parameter's
+    ``init.ones_`` at construction would fill the copy and leave ``torch.empty``'s garbage)."""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func._schema.is_mutable:
+            return func(*args, **(kwargs or {}))
         args, kwargs = tree_map(_widen, (tuple(args), dict(kwargs or {})))
         return func(*args, **kwargs)
 
@@ -133,6 +137,10 @@ class Precision:
         else:
             head += f"; measured: widening its ops to float64 moves the output by {self.narrowed:.3g} " \
                     f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
+        if self.widened and any(d != F64 for d in self.ops):  # the formula is held widened; as written per dtype and size by input-dtypes
+            return head + ("; the properties run it widened to float64 (float64 tolerance, resolution "
+                           f"{derived_tolerance(self.n, 1.0, F64):.2g}); as written it is held per input dtype "
+                           "and size by input-dtypes")
         head += f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
         if self.resolution() > COARSE:  # bfloat16/float16: the worst-case bound leaves little to detect
             head += " — too coarse to tell most bugs from rounding; check a float32 build of it as well"

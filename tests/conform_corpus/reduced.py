@@ -90,3 +90,14 @@ def reused_buffer(query, key, value, attn_mask=None, is_causal=False):
     buf = _BUFFER.setdefault((out.shape, out.dtype), torch.empty_like(out))
     buf.copy_(out)
     return buf
+
+
+CASES = [
+    ("bf16_attention", "attention", ["--causal"], None),
+    ("fp16_attention", "attention", ["--causal"], None),
+    ("bf16_scale_d_plus_1", "attention", ["--causal"], "output"),
+    ("fp16_scale_d_plus_1", "attention", ["--causal"], "output"),
+    ("fp16_path_bug", "attention", ["--causal"], "input-dtypes"),
+    ("bf16_past_128_keys", "attention", ["--causal"], "past-1024-keys"),
+    ("reused_buffer", "attention", ["--causal"], None),
+]
