@@ -31,6 +31,7 @@ from mathcheck.conform.run import conform  # noqa: E402
 from mathcheck.conform.spec import Variant  # noqa: E402
 
 BUGS = [("bf16_scale_d_plus_1", "bf16_attention", 1025), ("fp16_scale_d_plus_1", "fp16_attention", 1025),
+        ("bf16_accumulate_low", "bf16_attention", 1025),
         ("bf16_past_128_keys", "bf16_attention", 1025), ("fp16_path_bug", "fp16_attention", 1025)]
 
 
