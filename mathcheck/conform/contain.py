@@ -63,12 +63,13 @@ def guarded(fn, *args, **kwargs):
 
     seconds = TIMEOUT.get()
     outer = _Watch.depth == 0
+    widen = _widened(outer)  # before the deadline: its one-time warm-up is ours, not the target's
     if outer:
         _Watch.deadline, _Watch.seconds = time.monotonic() + seconds, seconds
     _Watch.depth += 1
     b = budget(seconds)
     try:
-        with b, user_code("the target"), _widened(outer):  # procs: tells a user's exit from an error
+        with b, user_code("the target"), widen:  # procs: tells a user's exit from an error
             return fn(*args, **kwargs)
     except UserCodeExit as exc:  # SystemExit, os._exit, a KeyboardInterrupt no person typed, ...
         cause = exc.__context__ or exc
@@ -94,8 +95,9 @@ def _widened(outer: bool):
     import contextlib
 
     if outer and WIDEN.get():
-        from mathcheck.conform.precision import Widen
+        from mathcheck.conform.precision import Widen, warm
 
+        warm()  # called before the budget starts (see guarded): the import never counts against --timeout
         return Widen()
     return contextlib.nullcontext()
 

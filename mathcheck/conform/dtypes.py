@@ -120,8 +120,9 @@ def _builder(kind, make, variant, gen):
 def _one(kind, fn, variant, gen, L, dtype, simple, build):
     """``(outcome, resolution)`` for input dtype ``dtype`` at length ``L``; outcome None when the call as
     written raised (the caller decides: not accepted, or a failure)."""
-    from mathcheck.conform.precision import Record, Round, Widen
+    from mathcheck.conform.precision import Record, Round, Widen, warm
 
+    warm()
     floats, run, n = INPUTS[kind](variant, gen, L, simple)
     xd = [t.to(dtype) for t in floats]
     x64 = [t.to(F64) for t in xd]  # the same values, carried in float64
