@@ -36,9 +36,10 @@ DEFAULT_TIMEOUT = 60.0  # seconds per call into user code; conform's calls take 
 GRACE = 1.0             # the watchdog's margin past the limit, for a call stuck in C
 
 TIMEOUT: ContextVar = ContextVar("conform_timeout", default=DEFAULT_TIMEOUT)
-# set while the derived properties run: each outermost call into the target runs widened to float64
-# (precision.Widen), so its formula is held at float64's tolerance (input-dtypes checks it as written)
-WIDEN: ContextVar = ContextVar("conform_widen", default=False)
+# set (to precision.Widen, already warmed) while the derived properties run: each outermost call into
+# the target runs widened to float64, so its formula is held at float64's tolerance (input-dtypes
+# checks it as written). A class, not an import here: precision imports what imports this module.
+WIDEN: ContextVar = ContextVar("conform_widen", default=None)
 
 
 class TargetAborted(BaseException):
@@ -63,7 +64,7 @@ def guarded(fn, *args, **kwargs):
 
     seconds = TIMEOUT.get()
     outer = _Watch.depth == 0
-    widen = _widened(outer)  # before the deadline: its one-time warm-up is ours, not the target's
+    widen = _widened(outer)
     if outer:
         _Watch.deadline, _Watch.seconds = time.monotonic() + seconds, seconds
     _Watch.depth += 1
@@ -91,15 +92,11 @@ def guarded(fn, *args, **kwargs):
 
 
 def _widened(outer: bool):
-    """precision.Widen around the outermost call while :data:`WIDEN` is set, else nothing."""
+    """The :data:`WIDEN` mode around the outermost call while it is set, else nothing."""
     import contextlib
 
-    if outer and WIDEN.get():
-        from mathcheck.conform.precision import Widen, warm
-
-        warm()  # called before the budget starts (see guarded): the import never counts against --timeout
-        return Widen()
-    return contextlib.nullcontext()
+    mode = WIDEN.get()
+    return mode() if outer and mode is not None else contextlib.nullcontext()
 
 
 class watchdog:

@@ -152,6 +152,9 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
             r, err_r = call_tensor(run, target, xd)
     w64, wd = w64.to(F64), wd.to(F64)
     at = f"input {_name(dtype)}, L = {L}"
+    if not bool(torch.isfinite(w64).all()):  # finite inputs, a finite formula: NaN/inf is never right
+        return Outcome(False, float("inf"), 0.0, what=f"widened on finite inputs ({at})",
+                       note="its widened output is NaN or inf where the formula is finite"), None
     scale = float(w64.abs().nan_to_num(0.0, posinf=0.0).max()) if w64.numel() else 1.0
     # the decomposition may round a constant to the input's dtype (F.rms_norm's eps for float32
     # inputs): one rounding, u = ε/2 relative, of something the output depends on at most linearly

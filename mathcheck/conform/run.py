@@ -299,10 +299,12 @@ def _run_widened(prop, fn, label, kind, variant, seed, sizes, simple, prec) -> R
     (``contain.WIDEN``) when its ops widen (``prec.widened``); the properties of :data:`AS_WRITTEN`
     run as written. A target that cannot be widened runs as written at the precision measured."""
     from mathcheck.conform.contain import WIDEN
+    from mathcheck.conform.precision import Widen, warm
     from mathcheck.conform.property import F64, PRECISION
 
     widen = prec.widened and prop.name not in AS_WRITTEN
-    tokens = PRECISION.set(F64 if widen else prec.dtype), WIDEN.set(widen)
+    warm()  # the modes' one-time import, never inside a call's --timeout
+    tokens = PRECISION.set(F64 if widen else prec.dtype), WIDEN.set(Widen if widen else None)
     try:
         return run_property(prop, fn, label, kind, variant, seed, sizes, simple)
     finally:
