@@ -71,16 +71,24 @@ def test_a_dtype_the_target_refuses_is_said_not_failed():
     assert "bfloat16 not accepted (TypeError: half inputs are not supported)" in res.note
 
 
-def test_a_target_that_raises_past_256_keys_fails_with_the_exception():
+def test_a_length_limit_is_said_and_a_raise_only_in_half_precision_fails():
     def short(query, key, value, attn_mask=None, is_causal=False):
         if key.shape[-2] > 256:
             raise RuntimeError("sequence too long for the kernel")
         return F.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
 
     res = _one(short, "input-dtypes", Variant())
+    assert res.status == "holds"
+    assert "float64 inputs raised at L = 257 (RuntimeError: sequence too long for the kernel)" in res.note
+
+    def half_short(query, key, value, attn_mask=None, is_causal=False):
+        if key.shape[-2] > 256 and query.dtype == torch.float16:
+            raise RuntimeError("no float16 kernel this long")
+        return F.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
+
+    res = _one(half_short, "input-dtypes", Variant())
     assert res.status == "fails"
-    assert res.note == "input float64, L = 257: the callable raised RuntimeError: sequence too long for the kernel"
-    assert res.counterexample["sizes"]["L"] > 256
+    assert res.note == "input float16, L = 257: the callable raised RuntimeError: no float16 kernel this long"
 
 
 def test_nan_from_an_overflowing_half_softmax_fails():
