@@ -30,6 +30,7 @@ from mathcheck.conform import dtypes  # noqa: E402
 from mathcheck.conform.run import conform  # noqa: E402
 from mathcheck.conform.spec import Variant  # noqa: E402
 
+CHECKED = ("output", "past-1024-keys", "input-dtypes")  # the properties table 2 runs (a full run adds the rest)
 BUGS = [("bf16_scale_d_plus_1", "bf16_attention", 1025), ("fp16_scale_d_plus_1", "fp16_attention", 1025),
         ("bf16_accumulate_low", "bf16_attention", 1025),
         ("bf16_past_128_keys", "bf16_attention", 1025), ("fp16_path_bug", "fp16_attention", 1025)]
@@ -60,7 +61,7 @@ def bug_rows():
         dtype = torch.float16 if bug.startswith("fp16") else torch.bfloat16
         e_bug, e_good = _error(getattr(reduced, bug), L, dtype), _error(getattr(reduced, good), L, dtype)
         t = time.perf_counter()
-        r = conform(getattr(reduced, bug), "attention", Variant(causal=True))
+        r = conform(getattr(reduced, bug), "attention", Variant(causal=True), only=CHECKED)
         rows.append((bug, str(dtype).replace("torch.", ""), L, e_bug, e_good, e_bug / e_good, r.exit_code,
                      ", ".join(r.failed), time.perf_counter() - t))
     return rows

@@ -302,7 +302,9 @@ def _run_widened(prop, fn, label, kind, variant, seed, sizes, simple, prec) -> R
     from mathcheck.conform.precision import Widen, warm
     from mathcheck.conform.property import F64, PRECISION
 
-    widen = prec.widened and prop.name not in AS_WRITTEN
+    # rotary: HF's rotary_emb module (model's check) gave wrong values widened (not yet understood):
+    # it runs as written at the measured precision, as before issue 30 item 4
+    widen = prec.widened and prop.name not in AS_WRITTEN and kind != "rotary"
     warm()  # the modes' one-time import, never inside a call's --timeout
     tokens = PRECISION.set(F64 if widen else prec.dtype), WIDEN.set(Widen if widen else None)
     try:
