@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from mathcheck.conform.property import F64, Outcome, call_tensor, compare, derived_tolerance, draw, first_output
+from mathcheck.conform.property import F64, Outcome, call_tensor, compare, derived_tolerance, draw
 from mathcheck.numeric.tolerance import INPUT_DTYPES, SAFETY, measured_tolerance
 
 LADDER = (17, 33, 65, 129, 257, 513, 1025)  # past each power of two from 16 to 1024
