@@ -15,24 +15,27 @@ positive arguments, over real ``x``, ``y`` and positive ``p``) and a relation:
 * **false** pairs: the same with a perturbation: a small term added, a sign flipped, a factor
   scaled, a variable shifted; ``E >= E' + exp(a)/1000`` for inequalities.
 
-Every pair's truth is then confirmed independently of mathcheck, by SymPy/mpmath at 50 digits at
+Every pair's truth is then confirmed independently of mathcheck, by mpmath at 50 digits at
 eight points of the domain (five within ±3, three within ±30): a pair built true must hold to
 1e-40 at every point, a false one be violated by more than 1e-9 at some point; a pair that is
 neither is discarded (``skipped``): sampling can show a statement false, never true. Each remaining case runs
 through :func:`mathcheck.usercheck.check` (or ``check_relation`` for an inequality), ``derive`` (a
 one-link chain file) and the claim API (a claim module with one part, proved with the generic
 check), in worker processes: an exception is a **crash**, a case past its wall-clock budget a
-**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "crashes", "hangs", "orphans",
-...}`` with each offending case and a line that replays it.
+**hang**. ``--json`` prints ``{"cases", "false_proofs", "false_refutations", "misread", "crashes", "hangs",
+"orphans", ...}`` with each offending case and a line that replays it.
 
-Two surfaces draw cases of their own (``--surfaces``): ``rules`` (on by default; :func:`rule_case`:
+Four surfaces draw cases of their own (``--surfaces``): ``bounds`` and ``definitions``
+(:func:`directive_case`: bench/fuzz_directives.py's derivation files, through the same counts), ``rules`` (on by default; :func:`rule_case`:
 each constructor of ``symbolic/rules/`` on random ranges in every convention — ordered, empty,
 reversed, zero sizes, symbolic bounds pinned or free — a rewrite its side condition lets through
 checked by our own Karr loop at a point of the hypotheses) and ``exits`` (:func:`exit_case`: a claim
 module whose builder, module body, ``reference=``, ``check=`` or rule calls ``sys.exit(0)``, raises
-``KeyboardInterrupt``, calls ``os._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
+``KeyboardInterrupt``, calls ``os._exit(0)`` or ``posix._exit(0)`` or hangs, through the API, the CLI (``-j 2``) and
 ``mathcheck.testing``; any success is a false one, a worker left running after ``kill -9`` of a hung
-run an orphan; a subprocess per CLI case, so it is opt-in).
+run an orphan; :data:`EXIT_CLI_SHARE` of the cases through a subprocess, the rest in the worker).
+``cpu_seconds`` in the report: each surface's and the oracle's CPU (waited-for children included),
+the cost of a case whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -246,29 +250,40 @@ def _used(s: str) -> dict:
 
 
 def truth(lhs: str, rhs: str, relation: str, assume: dict, k: int, meant: bool):
-    """True, False or None (not clear), by SymPy at 50 digits at six points of the domain.
+    """True, False or None (not clear), by mpmath at 50 digits (60 worked) at eight points of the domain.
 
     Sampling can show a statement false, never true: a pair is True only if it was built true
     (``meant``, by its identities) and agrees at every point; False if some point violates it by a
     clear margin; None otherwise (a perturbation that happens to change nothing, or shows only
-    where we did not look) — such a case is skipped, not counted."""
+    where we did not look) — such a case is skipped, not counted.
+
+    Each side is compiled once (``lambdify`` to mpmath) and evaluated at exact rational points:
+    five times cheaper than SymPy's ``subs`` + ``N`` and as independent of mathcheck. Rounding at
+    60 digits cannot move a difference across either threshold (1e-40 true, 1e-9 false): on seed
+    0's first 600 pairs it settled every one as ``subs`` + ``N`` did. A complex or infinite value
+    (or an error) makes the pair unclear, as before."""
+    import mpmath
     import sympy as sp
 
     from mathcheck.parser import parse_many
 
     L, R = parse_many([lhs, rhs], assume)
     syms = sorted(L.free_symbols | R.free_symbols, key=lambda s: s.name)
+    fl, fr = (sp.lambdify(syms, side, modules="mpmath") for side in (L, R))
     rng = random.Random(f"truth:{k}")
     diffs = []
-    for n in range(8):
-        span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
-        point = {s: sp.Rational(rng.randint(1, span), 1000) if s.is_positive else
-                 sp.Rational(rng.randint(-span, span), 1000) for s in syms}
-        a, b = (sp.N(side.subs(point), DPS) for side in (L, R))
-        if not (a.is_real and b.is_real and a.is_finite and b.is_finite):
-            return None
-        scale = 1 + max(abs(a), abs(b))
-        diffs.append((a - b) / scale)
+    with mpmath.workdps(DPS + 10):
+        for n in range(8):
+            span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
+            point = [mpmath.mpf(rng.randint(1, span)) / 1000 if s.is_positive else
+                     mpmath.mpf(rng.randint(-span, span)) / 1000 for s in syms]
+            try:
+                a, b = mpmath.mpmathify(fl(*point)), mpmath.mpmathify(fr(*point))
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return None
+            if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (a, b)):
+                return None
+            diffs.append((a - b) / (1 + max(abs(a), abs(b))))
     if relation == "=":
         if meant and all(abs(d) < TRUE_TOL for d in diffs):
             return True
@@ -334,21 +349,33 @@ def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
     return engine.verdict(registry.entry(cid), "prove", Options(seed=seed)).status
 
 
-EXTRA_SURFACES = ("rules", "exits")  # cases of their own, each with its truth: rule_case, exit_case
+# cases of their own, each with its truth: rule_case, exit_case, and bench/fuzz_directives.py's two
+EXTRA_SURFACES = ("rules", "exits", "bounds", "definitions")
+DIRECTIVE_SURFACES = ("bounds", "definitions")
 
 
 def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
-    """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule
-    and exit surfaces' own case ``k``)."""
-    extra = {}
-    if "rules" in surfaces:
-        extra["rules"] = rule_case(seed, k)
-    if "exits" in surfaces:
-        extra["exits"] = exit_case(seed, k, workdir)
+    """Draw, confirm and run case ``k`` through every surface; what each said (``extra``: the rule,
+    exit, bounds and definitions surfaces' own case ``k``, each ``{"verdict": ..., ...}``)."""
+    extra, cpu = {}, {}
+    for surface in surfaces:
+        if surface in EXTRA_SURFACES:
+            c0 = cpu_seconds()
+            extra[surface] = (rule_case(seed, k) if surface == "rules" else exit_case(seed, k, workdir)
+                              if surface == "exits" else directive_case(surface, seed, k, timeout, workdir))
+            cpu[surface] = cpu_seconds() - c0
     surfaces = [s for s in surfaces if s in SURFACES]
     if not surfaces:
-        return {"k": k, "extra": extra, "no_expression": True}
-    return {**_expression_case(seed, k, timeout, surfaces, workdir), "extra": extra}
+        return {"k": k, "extra": extra, "no_expression": True, "cpu": cpu}
+    r = _expression_case(seed, k, timeout, surfaces, workdir)
+    return {**r, "extra": extra, "cpu": {**cpu, **r.get("cpu", {})}}
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of its children it has waited for (a check's forked
+    child, a `prove` subprocess): what a case costs, whatever the machine's load."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
@@ -363,18 +390,20 @@ def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> di
             meant = truth(*base, "=", _used(" ".join(base)), k, True) and meant
         return lhs, rhs, assume, meant
 
+    c0 = cpu_seconds()
     try:  # the oracle's own SymPy work is bounded too: a pair it cannot settle in time is skipped
         ok, settled = attempt(settle, ORACLE_SECONDS)
     except Exception as exc:  # noqa: BLE001 - a pair we cannot build or confirm is not a case
         return {**case, "skipped": f"{type(exc).__name__}: {exc}"[:200]}
+    cpu = {"oracle": cpu_seconds() - c0}
     if not ok:
-        return {**case, "skipped": f"truth not settled within {ORACLE_SECONDS:g} s"}
+        return {**case, "skipped": f"truth not settled within {ORACLE_SECONDS:g} s", "cpu": cpu}
     lhs, rhs, assume, meant = settled
     if meant is None:
-        return {**case, "lhs": lhs, "rhs": rhs, "skipped": "truth not clear at 50 digits"}
-    out = {**case, "lhs": lhs, "rhs": rhs, "assume": assume, "true": meant, "results": {}}
+        return {**case, "lhs": lhs, "rhs": rhs, "skipped": "truth not clear at 50 digits", "cpu": cpu}
+    out = {**case, "lhs": lhs, "rhs": rhs, "assume": assume, "true": meant, "results": {}, "cpu": cpu}
     for surface in surfaces:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         try:
             if surface == "check":
                 status = via_check(lhs, rhs, case["relation"], assume, seed, timeout)
@@ -385,6 +414,7 @@ def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> di
         except Exception as exc:  # noqa: BLE001 - exactly what the fuzzer looks for
             status = "crash: " + "".join(traceback.format_exception_only(exc)).strip()[:300]
         out["results"][surface] = (status, round(time.perf_counter() - t0, 3))
+        cpu[surface] = cpu_seconds() - c0
     return out
 
 
@@ -472,17 +502,22 @@ def rule_case(seed: int, k: int) -> dict:
     }[name]()
     # hypotheses: relations true at the point, some pinning a symbol, a random few of them
     terms = [a, b, c, t, u, i, m, t + 1, b + 1, a - 1, sp.Integer(0), sp.Integer(1)]
-    pool = []
+    value = {x: int(_karr(x, point, None)) for x in terms}
+    pool = []  # (relation, x, y): built only once drawn (a SymPy relational costs ~0.2 ms, the pool ~250)
     for x in terms:
         for y in terms:
             if x != y and not (x.is_number and y.is_number):
-                vx, vy = (int(_karr(z, point, None)) for z in (x, y))
-                pool += [sp.Le(x, y)] * (vx <= vy) + [sp.Lt(x, y)] * (vx < vy)
-    hyps = tuple(rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
+                pool += [(sp.Le, x, y)] * (value[x] <= value[y]) + [(sp.Lt, x, y)] * (value[x] < value[y])
+    hyps = tuple(rel(x, y) for rel, x, y in rng.sample(pool, min(len(pool), rng.choice((0, 2, 5, 10, 20, 40)))))
     for s in rng.sample([a, b, c, t, u, i, m], rng.randint(0, 4)):  # pinned: a concrete bound, symbolically
         hyps += (sp.Le(s, point[s]), sp.Ge(s, point[s]))
-    case = {"k": k, "rule": name, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
-            "given": [sp.sstr(h) for h in hyps]}
+    case = {"k": k, "rule": name}
+
+    def shown(verdict, **more):  # the case in full (printing costs as much as drawing) only when it offends
+        if verdict in ("holds", "refused"):
+            return {**case, "verdict": verdict}
+        return {**case, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
+                "given": [sp.sstr(h) for h in hyps], "verdict": verdict, **more}
 
     def values(base_name, *idx):
         r = random.Random(f"value:{seed}:{k}:{base_name}:{idx}")
@@ -493,26 +528,48 @@ def rule_case(seed: int, k: int) -> dict:
     try:
         out = rule.applied(expr, Env(hypotheses=hyps, symbols=frozenset(expr.free_symbols)))
     except SideCondition:
-        return {**case, "verdict": "refused"}
+        return shown("refused")
     except Exception as exc:  # noqa: BLE001 - a rule that raises anything else is a crash
-        return {**case, "verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
+        return shown("crash", error=f"{type(exc).__name__}: {exc}"[:300])
     try:
         before, after = (_karr(e, point, values) for e in (expr, out))
         gap = abs(sp.N(before - after, 30))
     except Exception as exc:  # noqa: BLE001 - the oracle could not evaluate: not a case
-        return {**case, "verdict": "skipped", "error": f"{type(exc).__name__}: {exc}"[:300]}
-    case["after"] = sp.sstr(out)
-    return {**case, "verdict": "holds" if gap < 1e-20 else "false proof",
-            **({} if gap < 1e-20 else {"values": [sp.sstr(before), sp.sstr(after)]})}
+        return shown("skipped", error=f"{type(exc).__name__}: {exc}"[:300])
+    if gap < 1e-20:
+        return shown("holds")
+    return shown("false proof", after=sp.sstr(out), values=[sp.sstr(before), sp.sstr(after)])
+
+
+# --- the directive surfaces: bench/fuzz_directives.py's cases, in this fuzzer's shape ----------------
+
+DIRECTIVE_VERDICTS = {"false_proofs": "false proof", "false_refutations": "false refutation",
+                      "misread": "misread", "crashes": "crash"}
+
+
+def directive_case(surface: str, seed: int, k: int, timeout: float, workdir) -> dict:
+    """Case ``k`` of ``bounds`` or ``definitions`` (:func:`bench.fuzz_directives.run_case`), its
+    ``verdict`` the status ``derive`` gave when the truth allows it (``refuted``, ``holds-within``,
+    ``bad-input``, ...), else ``false proof``, ``false refutation``, ``misread`` or ``crash``."""
+    from bench import fuzz_directives as fd
+
+    r = fd.run_case(seed, k, timeout, (surface,), workdir)
+    if "skipped" in r:
+        return {**r, "verdict": "skipped"}
+    kind = fd.classify(r)
+    return {**r, "verdict": DIRECTIVE_VERDICTS[kind] if kind else r["status"]}
 
 
 # --- the exit surface: user code that tries to end the run ---------------------------------------------
 
 EXIT_PLACES = ("builder", "module", "reference", "check", "rule")
 EXIT_HOWS = ("sys.exit(0)", "sys.exit()", "raise SystemExit(0)", "raise KeyboardInterrupt", "os._exit(0)",
+             "import posix; posix._exit(0)",
              "raise GeneratorExit", "hang")
 EXIT_VIAS = ("api", "cli", "cli -j 2", "testing")
-EXIT_CLI_SECONDS = 60.0  # a `prove` of one small claim; past it the run is killed (a user's hang)
+EXIT_CLI_SHARE = 0.02  # of exit cases through a `prove --from` subprocess (~5 CPU-s each, its imports); the
+# rest run in the fuzz worker (a forked process) through the API and mathcheck.testing (~0.1 s each)
+EXIT_CLI_SECONDS = 240.0  # a `prove` of one small claim (60 s under a load of 20); past it: killed, a crash
 
 EXIT_CLAIM = """
 import os, sys, time
@@ -605,11 +662,16 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     import subprocess
 
     rng = random.Random(f"exits:{seed}:{k}")
-    place, how = rng.choice(EXIT_PLACES), rng.choice(EXIT_HOWS)
-    via = rng.choice(EXIT_VIAS) if how != "hang" else rng.choice(EXIT_VIAS[1:3])  # a hang: a process to kill
+    cli = rng.random() < EXIT_CLI_SHARE
+    place = rng.choice(EXIT_PLACES)
+    how = rng.choice(EXIT_HOWS if cli else EXIT_HOWS[:-1])  # a hang needs a process to kill: the CLI's
+    via = rng.choice(EXIT_VIAS[1:3] if cli else EXIT_VIAS[::3])
     if via not in vias:
         return {"k": k, "place": place, "how": how, "via": via, "verdict": "skipped"}
-    cid, stem = f"exit-{seed}-{k}", f"fuzz_exit_{seed}_{k}"
+    # The workdir's tag keeps two runs in one process apart: a claim id is registered for the process's
+    # life, and a check= module stays in sys.modules, so a second run of case k would meet the first's.
+    tag = f"{zlib.crc32(str(Path(workdir).resolve()).encode()):08x}"
+    cid, stem = f"exit-{seed}-{k}-{tag}", f"fuzz_exit_{seed}_{k}_{tag}"
     statement = "time.sleep(3600)" if how == "hang" else how
     path, check_path = Path(workdir) / f"{stem}.py", Path(workdir) / f"{stem}_check.py"
     extra = {"reference": ", reference=ref", "check": f", check={stem + '_check:check'!r}"}.get(place, "")
@@ -619,12 +681,13 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     check_path.write_text(EXIT_CHECK.format(how=statement))
     where = str(check_path if place == "check" else path)
     case = {"k": k, "place": place, "how": how, "via": via}
+    if str(workdir) not in sys.path:  # a check= names a module of the workdir, for the api and testing alike
+        sys.path.insert(0, str(workdir))
     try:
         if via == "api":
             from mathcheck import engine, registry
             from mathcheck.verify import Options
 
-            sys.path.insert(0, str(workdir))
             try:
                 (loaded,) = registry.load_from(str(path))
             except registry.LoadError as exc:
@@ -671,6 +734,8 @@ def _worker(conn, parent, seed, timeout, surfaces, workdir):
     from mathcheck.procs import die_with_parent
 
     die_with_parent(parent)  # a killed fuzz run leaves no worker behind (kill -9 included)
+    _warm()
+    conn.send("ready")  # the clock of the first case starts now, not while torch and SymPy import
     while True:
         k = conn.recv()
         if k is None:
@@ -678,11 +743,36 @@ def _worker(conn, parent, seed, timeout, surfaces, workdir):
         conn.send(run_case(seed, k, timeout, surfaces, workdir))
 
 
+WARM_SECONDS = 600.0  # a worker's imports, on a loaded machine
+
+
+def _warm():
+    """Import what every surface uses, once per worker: a case's budget (a hang past it) is its own
+    work, not the worker's start-up (90 s at a load of 30 once made case 0 a "hang")."""
+    import mpmath  # noqa: F401
+    import sympy  # noqa: F401
+    import torch  # noqa: F401
+
+    from mathcheck import derive, engine, registry, usercheck  # noqa: F401
+    from mathcheck.symbolic import rules  # noqa: F401
+    from mathcheck.userexpr import relation  # noqa: F401
+
+
 class Pool:
     def __init__(self, jobs, seed, timeout, surfaces, workdir):
         self.ctx = multiprocessing.get_context("fork")
         self.args = (seed, timeout, surfaces, workdir)
         self.workers = [self._spawn() for _ in range(jobs)]
+        for w in self.workers:  # started together, warmed in parallel
+            self._ready(w)
+
+    def _ready(self, w):
+        """Wait for the worker's imports; one that dies or never gets ready stops the run (no case is
+        to blame)."""
+        if not w["conn"].poll(WARM_SECONDS):
+            raise RuntimeError(f"a fuzz worker did not start within {WARM_SECONDS:g} s")
+        if w["conn"].recv() != "ready":
+            raise RuntimeError("a fuzz worker started wrongly")
 
     def _spawn(self):
         parent, child = self.ctx.Pipe()
@@ -717,6 +807,7 @@ class Pool:
         w["proc"].kill()
         w["proc"].join()
         w.update(self._spawn())
+        self._ready(w)
 
     def close(self):
         for w in self.workers:
@@ -728,12 +819,17 @@ class Pool:
                 w["proc"].join()
 
 
+BAD = ("false_proofs", "false_refutations", "misread", "crashes", "hangs", "orphans")  # each must stay 0
+
+
 def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surfaces=SURFACES, only=None,
          progress: int = 0, hang_after: float | None = None) -> dict:
     """Run the cases; the report (counts first, then the offending cases with replay lines)."""
     ks = [only] if only is not None else range(cases)
-    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "crashes": 0, "hangs": 0, "orphans": 0,
+    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "misread": 0, "crashes": 0, "hangs": 0,
+              "orphans": 0,
               "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES}, "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
+              "cpu_seconds": {},  # per surface (and the oracle), summed over the cases: user + system
               "offending": []}
     # each surface within its own timeout, with margin for a loaded machine
     budget = hang_after if hang_after is not None else \
@@ -743,12 +839,13 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
     def record(r):
         done[0] += 1
         if progress and done[0] % progress == 0:  # partial counts survive a run stopped early
-            counts = {k: report[k] for k in ("cases", "false_proofs", "false_refutations", "crashes", "hangs",
-                                             "orphans", "extra_cases")}
+            counts = {k: report[k] for k in ("cases",) + BAD + ("extra_cases",)}
             print(f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
                   file=sys.stderr, flush=True)
         k = r["k"]
         replay = f"python bench/fuzz.py --seed {seed} --case {k} --timeout {timeout:g} --json"
+        for surface, seconds in r.get("cpu", {}).items():
+            report["cpu_seconds"][surface] = round(report["cpu_seconds"].get(surface, 0) + seconds, 3)
         for surface, e in r.get("extra", {}).items():
             verdict = e["verdict"]
             key = f"{surface} {verdict}" + (f" ({e['rule']})" if surface == "rules" else "")
@@ -757,7 +854,7 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
                 continue
             report["extra_cases"][surface] += 1
             kind = {"false proof": "false_proofs", "false success": "false_proofs", "crash": "crashes",
-                    "orphan": "orphans"}.get(verdict)
+                    "orphan": "orphans", "false refutation": "false_refutations", "misread": "misread"}.get(verdict)
             if kind:
                 report[kind] += 1
                 report["offending"].append({"kind": verdict, "k": k, "surface": surface, **e,
@@ -835,8 +932,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=5.0, help="budget of each check, in seconds")
     ap.add_argument("--surfaces", default=",".join(SURFACES + ("rules",)),
                     help="comma-separated among check,derive,claim (an expression pair's surfaces), rules (the "
-                         "rule constructors on random ranges), exits (user code that exits or hangs: a "
-                         "subprocess per case, slow); default: check,derive,claim,rules")
+                         "rule constructors on random ranges), exits (user code that exits or hangs; a "
+                         f"{EXIT_CLI_SHARE:.0%} share through a subprocess), bounds and definitions (a derivation "
+                         "file's ≈ bounds and let lines, bench/fuzz_directives.py); default: check,derive,claim,rules")
     ap.add_argument("--case", type=int, default=None, help="replay this one case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
@@ -851,14 +949,13 @@ def main(argv=None):
     else:
         print(f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
               f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
-              f"false refutations, {report['crashes']} crashes, {report['hangs']} hangs, {report['orphans']} orphans; "
-              f"rule and exit cases: {report['extra_cases']}")
+              f"false refutations, {report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
+              f"{report['orphans']} orphans; cases of the other surfaces: {report['extra_cases']}")
         for o in report["offending"]:
             print(f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
                   f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]")
             print(f"    replay: {o['replay']}" + (f"\n    or: {o['cli']}" if o.get("cli") else ""))
-    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "crashes", "hangs", "orphans"))
-    return 1 if bad else 0
+    return 1 if sum(report[k] for k in BAD) else 0
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@ link and the ``let`` definitions (issue 32). Any verdict the case's truth contra
     python bench/fuzz_directives.py [--surface bounds|definitions] [--cases N] [--seed S] [-j J]
                                     [--timeout T] [--case K] [--json]
 
-It reuses :mod:`bench.fuzz`'s worker pool (a process per worker, one killed past its budget is a
-**hang**, one that dies a **crash**) and its replay scheme (case ``k`` of seed ``S`` is drawn from
-``random.Random(f"{S}:{surface}:{k}")`` alone, so ``--case k`` replays it). Each case is a chain file
-checked by :func:`mathcheck.derive.check_files`, the code ``mathcheck derive`` runs.
+Its two surfaces are also ``bench/fuzz.py --surfaces bounds,definitions`` (one fuzzer, one report): this
+entry point runs :func:`bench.fuzz.fuzz` on one of them, with its worker pool (a process per worker,
+one killed past its budget is a **hang**, one that dies a **crash**) and its counts; case ``k`` of
+seed ``S`` is drawn from ``random.Random(f"{S}:{surface}:{k}")`` alone, so ``--case k`` replays it.
+Each case is a chain file checked by :func:`mathcheck.derive.check_files`, the code ``mathcheck derive`` runs.
 
 * **bounds**: ``x ≈ x + D  # within B`` (absolute) or ``x ≈ x*(1 + r)  # within B relative``
   (the relative error r/(1 + r) at every x ≠ 0), B one exact number (10^-a, m·10^-a, 2^-b) in a
@@ -31,22 +32,17 @@ refused), ``false_refutations``, ``misread`` (a good chain refused as bad input)
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import signal
 import sys
-import tempfile
 import time
 import traceback
-from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import fuzz as base  # noqa: E402 - the pool and the interrupt handling, reused
+from bench import fuzz as base  # noqa: E402 - the one fuzzer: its pool, report and interrupt handling
 
 SURFACES = ("bounds", "definitions")
 
@@ -218,7 +214,6 @@ def _differ(a, b, rng) -> bool | None:
 
 def definitions_case(rng) -> dict:
     """A chain with lets in a random order, ``lhs = rhs`` with rhs the hygienic or the captured meaning."""
-    import sympy as sp
 
     if rng.random() < 0.08:  # bad by construction: must be refused
         a, b = rng.sample(LETTERS, 2)
@@ -288,95 +283,25 @@ def classify(r: dict) -> str | None:
     return None  # inconclusive: honest
 
 
-@contextmanager
-def _cases_of_this_module():
-    """The shared pool's workers call ``bench.fuzz.run_case``: this module's, while we run."""
-    saved = base.run_case
-    base.run_case = run_case
-    try:
-        yield
-    finally:
-        base.run_case = saved
-
-
 def fuzz(surface: str, cases: int, seed: int = 0, jobs: int = 2, timeout: float = 10.0, only=None,
          progress: int = 0) -> dict:
-    keys = ("false_proofs", "false_refutations", "misread", "crashes", "hangs")
-    report = {"surface": surface, "cases": 0, **{k: 0 for k in keys}, "inconclusive": 0, "skipped": 0,
-              "seed": seed, "timeout": timeout, "statuses": {}, "offending": []}
-    ks = [only] if only is not None else range(cases)
-    start, done = time.perf_counter(), [0]
-
-    def record(r):
-        done[0] += 1
-        k = r["k"]
-        replay = (f"python bench/fuzz_directives.py --surface {surface} --seed {seed} --case {k} "
-                  f"--timeout {timeout:g} --json")
-        if progress and done[0] % progress == 0:
-            print(f"fuzz_directives: {done[0]} drawn, {time.perf_counter() - start:.0f} s: "
-                  f"{json.dumps({x: report[x] for x in keys})}", file=sys.stderr, flush=True)
-        if "skipped" in r:
-            report["skipped"] += 1
-            return
-        report["cases"] += 1
-        if "hang" in r or "died" in r:
-            kind = "hangs" if "hang" in r else "crashes"
-            report[kind] += 1
-            report["offending"].append({"kind": kind, "k": k, "replay": replay})
-            return
-        key = f"{r['want']} → {r['status']}"
-        report["statuses"][key] = report["statuses"].get(key, 0) + 1
-        report["inconclusive"] += r["status"] == "inconclusive"
-        kind = classify(r)
-        if kind:
-            report[kind] += 1
-            report["offending"].append({"kind": kind, "k": k, "status": r["status"], "want": r["want"],
-                                        "text": r["text"], "message": r.get("message", ""), "replay": replay})
-
-    with tempfile.TemporaryDirectory(prefix="mathcheck-fuzz-directives-") as workdir, _cases_of_this_module():
-        if jobs == 0:
-            for k in ks:
-                record(run_case(seed, k, timeout, (surface,), workdir))
-        else:
-            pool = base.Pool(jobs, seed, timeout, (surface,), workdir)
-            try:
-                pool.run(ks, timeout * 3 + 30, record)
-            except KeyboardInterrupt:
-                report["stopped_after"] = done[0]
-            finally:
-                pool.close()
-    report["seconds"] = round(time.perf_counter() - start, 1)
-    report["statuses"] = dict(sorted(report["statuses"].items()))
-    report["offending"].sort(key=lambda o: o["k"])
+    """``python bench/fuzz.py --surfaces <surface>`` (one fuzzer, one report shape: :func:`bench.fuzz.fuzz`
+    records these cases as it records the rule and exit cases), its counts read for this surface:
+    ``cases`` drawn and decided, ``skipped``, ``inconclusive``."""
+    report = base.fuzz(cases, seed, jobs, timeout, (surface,), only, progress)
+    statuses = report["statuses"]
+    report.update(surface=surface, cases=report["extra_cases"][surface],
+                  skipped=statuses.get(f"{surface} skipped", 0), inconclusive=statuses.get(f"{surface} inconclusive", 0))
     return report
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """``--surface S [options]`` is ``python bench/fuzz.py --surfaces S --timeout 10 [options]``: the one
+    entry point, its options and its report (a later ``--timeout`` wins)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], add_help=False)
     ap.add_argument("--surface", choices=SURFACES, default="bounds")
-    ap.add_argument("--cases", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="worker processes (0: in this process, no hang detection)")
-    ap.add_argument("--timeout", type=float, default=10.0, help="budget of each link, in seconds")
-    ap.add_argument("--case", type=int, default=None, help="replay this one case")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
-    args = ap.parse_args(argv)
-    signal.signal(signal.SIGTERM, base._interrupt)
-    report = fuzz(args.surface, args.cases, args.seed, args.jobs, args.timeout, args.case, args.progress)
-    if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
-    else:
-        print(f"{args.surface}: {report['cases']} cases ({report['skipped']} skipped), {report['seconds']} s: "
-              f"{report['false_proofs']} false proofs, {report['false_refutations']} false refutations, "
-              f"{report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
-              f"{report['inconclusive']} inconclusive")
-        for o in report["offending"]:
-            print(f"  {o['kind']}: case {o['k']} [{o.get('status', '')}, want {o.get('want', '')}]\n"
-                  f"    replay: {o['replay']}")
-    bad = sum(report[k] for k in ("false_proofs", "false_refutations", "misread", "crashes", "hangs"))
-    return 1 if bad else 0
+    args, rest = ap.parse_known_args(argv)
+    return base.main(["--surfaces", args.surface, "--timeout", "10", *rest])
 
 
 if __name__ == "__main__":

@@ -24,6 +24,11 @@ The symbols are declared (as ``% assume: x, y, z, a, b, w \\in \\mathbb{R}`` wou
 * ``mismatch``: the reading differs in value — a misreading, the failure this bench hunts;
 * ``crash``: any other exception.
 
+``--hand``: the notation issue 28 added, which SymPy does not print as people write it — unknown
+functions ``f\\left(…\\right)``, ``\\operatorname{LSE}\\left(…\\right)`` and their derivatives
+``f'\\left(…\\right)`` inside the same random trees, printed by a small subclass of SymPy's printer;
+the reading is compared with one random smooth function substituted for each unknown on both sides.
+
 ``--json`` prints the counts and every mismatch and crash with its LaTeX and a replay line.
 """
 
@@ -78,12 +83,106 @@ def expression(rng: random.Random, depth: int = 4) -> sp.Expr:
     return a ** (rng.choice((2, 3, -1, -2, sp.Rational(1, 2))) if rng.random() < 0.6 else b)
 
 
+UNKNOWN = {n: sp.Function(n, real=True) for n in ("f", "g", "LSE")}
+
+
+def hand_expression(rng: random.Random, depth: int = 4) -> sp.Expr:
+    """A random tree as :func:`expression`, with the notation issue 28 added and SymPy does not print
+    as people write it: unknown functions applied, ``f(…)``, ``\\operatorname{LSE}(…)``, and their
+    derivatives at a point, ``f'(…)`` (``Subs(Derivative(f(ξ), ξ), ξ, …)``)."""
+    if depth == 0 or rng.random() < 0.25:
+        return expression(rng, 0)
+    kind = rng.choice(("uf", "uf", "prime", "tree", "tree"))
+    if kind == "tree":  # one level of the ordinary tree over hand-notation children
+        a, b = hand_expression(rng, depth - 1), hand_expression(rng, depth - 1)
+        op = rng.choice(("add", "mul", "div", "pow", "fn", "diff"))
+        if op == "add":
+            return a + b
+        if op == "mul":
+            return a * b
+        if op == "div":
+            return a / b
+        if op == "pow":
+            return a ** rng.choice((2, 3, sp.Rational(1, 2)))
+        if op == "diff":
+            v = SYMBOLS[rng.choice(NAMES[:3])]
+            return sp.Derivative(a * v, v, evaluate=False)
+        return rng.choice(FUNCTIONS)(a)
+    f = UNKNOWN[rng.choice(list(UNKNOWN))]
+    a = hand_expression(rng, depth - 1)
+    if kind == "uf":
+        return f(a)
+    xi = sp.Dummy("xi", real=True)
+    return sp.Subs(sp.Derivative(f(xi), xi), xi, a)
+
+
+def _hand_printer():
+    from sympy.core.function import AppliedUndef
+    from sympy.printing.latex import LatexPrinter
+
+    class Hand(LatexPrinter):
+        """SymPy's LaTeX, with unknown functions as people write them: ``f\\left(x\\right)``,
+        ``\\operatorname{LSE}\\left(x\\right)``, ``f'\\left(x\\right)``."""
+
+        def _name(self, f):
+            n = f.__name__
+            return n if len(n) == 1 else f"\\operatorname{{{n}}}"
+
+        def _print_Function(self, expr, exp=None):
+            if not isinstance(expr, AppliedUndef):
+                return super()._print_Function(expr, exp)
+            out = f"{self._name(expr.func)}\\left({', '.join(self._print(a) for a in expr.args)}\\right)"
+            return out if exp is None else f"\\left({out}\\right)^{{{exp}}}"
+
+        def _print_Subs(self, expr):
+            d = expr.expr
+            if isinstance(d, sp.Derivative) and isinstance(d.expr, AppliedUndef) and len(expr.point) == 1:
+                return f"{self._name(d.expr.func)}'\\left({self._print(expr.point[0])}\\right)"
+            return super()._print_Subs(expr)
+
+    return Hand()
+
+
 def _values(e: sp.Expr, point: dict):
     try:
         v = sp.N(e.subs(point), 30)
     except Exception:  # noqa: BLE001 — an expression SymPy cannot evaluate there: no evidence
         return None
     return complex(v) if v.is_number and v.is_finite else None
+
+
+def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
+    """:func:`compare` for :func:`hand_expression`: read with the unknown functions, then both sides
+    with one random smooth function each (``mathcheck.userexpr.unknown.draws``) compared at 4 points."""
+    from mathcheck import latex, parser
+    from mathcheck.chains import DeriveError
+    from mathcheck.userexpr import unknown
+
+    tex = _hand_printer().doprint(expr)
+    try:
+        text = latex.translate(tex, variables=NAMES)
+        got = parser.parse_many([text], unknown=set(UNKNOWN))[0]
+    except (ValueError, DeriveError) as exc:
+        return "refused", tex, str(exc)
+    if expr.has(sp.I, sp.zoo, sp.nan, sp.oo):
+        return "skipped", tex, "a complex or infinite constant"
+    table = unknown.draws({f: 1 for f in UNKNOWN.values()}, rng.randint(0, 99))[0]
+    want, = unknown.concrete([unknown.canonical(expr)], table)
+    by_name = {f.__name__: lam for f, lam in table.items()}
+    named = {f: by_name[f.__name__] for f in unknown.arities([got])}
+    have, = unknown.concrete([unknown.canonical(got)], named)
+    have = have.subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
+    agree = 0
+    for _ in range(4):
+        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
+        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
+        u, v = _values(want, point), _values(have, point)
+        if u is None and v is None:
+            continue
+        if u is None or v is None or abs(u - v) > 1e-20 * max(1.0, abs(u)):
+            return "mismatch", tex, text
+        agree += 1
+    return ("equal" if agree else "same-unevaluable"), tex, text
 
 
 def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
@@ -119,26 +218,26 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     return ("equal" if agree else "same-unevaluable"), tex, text
 
 
-def run(cases: int, seed: int, only: int | None = None) -> dict:
+def run(cases: int, seed: int, only: int | None = None, hand: bool = False) -> dict:
     counts = {"same": 0, "equal": 0, "same-unevaluable": 0, "refused": 0, "skipped": 0, "mismatch": 0, "crash": 0}
     bad, refusals = [], {}
     ks = [only] if only is not None else range(cases)
     start = time.perf_counter()
     for k in ks:
         rng = random.Random(f"{seed}:{k}")
-        expr = expression(rng)
+        expr = hand_expression(rng) if hand else expression(rng)
         try:
-            outcome, tex, text = compare(expr, rng)
+            outcome, tex, text = (compare_hand if hand else compare)(expr, rng)
         except Exception as exc:  # noqa: BLE001 — a crash is what we count
             outcome, tex, text = "crash", sp.latex(expr), f"{type(exc).__name__}: {exc}"
         counts[outcome] += 1
         if outcome in ("mismatch", "crash"):
             bad.append({"case": k, "outcome": outcome, "latex": tex, "read": text, "sympy": sp.srepr(expr),
-                        "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}"})
+                        "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}" + (" --hand" if hand else "")})
         elif outcome == "refused":
             why = text.split(": ", 1)[-1][:60]
             refusals[why] = refusals.get(why, 0) + 1
-    return {"cases": len(ks), "seed": seed, **counts, "seconds": round(time.perf_counter() - start, 1),
+    return {"cases": len(ks), "seed": seed, "notation": "hand" if hand else "sympy", **counts, "seconds": round(time.perf_counter() - start, 1),
             "refusals": dict(sorted(refusals.items(), key=lambda kv: -kv[1])[:10]), "bad": bad}
 
 
@@ -148,8 +247,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--case", type=int, default=None, help="replay one case")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--hand", action="store_true", help="unknown functions f(…), \\operatorname{LSE}(…), f'(…)")
     a = ap.parse_args(argv)
-    out = run(a.cases, a.seed, a.case)
+    out = run(a.cases, a.seed, a.case, a.hand)
     if a.json:
         print(json.dumps(out, indent=1))
     else:

@@ -1,3 +1,3 @@
-from mathcheck.cli import main
+from mathcheck.cli import entry
 
-main(prog_name="mathcheck")  # `python -m mathcheck` reads as `mathcheck` in messages and replay lines
+entry()  # the command: supervised, named `mathcheck` in messages and replay lines

@@ -134,7 +134,6 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
 def decode(data: bytes, k: str, entry, kind: str):
     """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
     from mathcheck import serial
-    from mathcheck.version import __version__
 
     if len(data) > MAX_BYTES:
         raise Invalid(f"larger than {MAX_BYTES} bytes")
@@ -142,16 +141,7 @@ def decode(data: bytes, k: str, entry, kind: str):
         fields = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
-    if type(fields) is not dict or set(fields) != _FIELDS:
-        raise Invalid("not a mathcheck cache entry (wrong fields)")
-    if fields["format"] != FORMAT:
-        raise Invalid(f"format {fields['format']!r}, not {FORMAT!r}")
-    if fields["sha256"] != _digest(fields):
-        raise Invalid("its SHA-256 does not match its content")
-    if fields["key"] != k:
-        raise Invalid("written under another key (copied from another entry?)")
-    if fields["mathcheck"] != __version__:
-        raise Invalid(f"written by mathcheck {fields['mathcheck']!r}, this is {__version__}")
+    _check_envelope(fields, k, _FIELDS, FORMAT, _digest, "cache entry")
     if (fields["claim"], fields["kind"]) != (entry.id, kind):
         raise Invalid(f"holds {fields['kind']!r} of {fields['claim']!r}")
     claim = entry.build()
@@ -415,3 +405,112 @@ def unpack(entry, text: str):
     from mathcheck import serial
 
     return serial.loads(text, _claim(entry))
+
+
+# --- derive's links: one entry per link of a derivation chain (mathcheck.book) ----------------------
+
+LINK_FORMAT = "mathcheck-link/1"
+_LINK_FIELDS = {"format", "key", "mathcheck", "result", "sha256"}
+_LINK_WORDS = {"proved", "refuted", "inconclusive", "holds-within", "passed", "skipped", "error",
+               "read"}  # "read": a file's chains and their marks (mathcheck.book._prepare), not a verdict
+
+
+def link_key(fields: dict) -> str:
+    """The key of one link of a derivation: SHA-256 over the shared core (which holds the versions
+    of Python, SymPy, torch, NumPy, mpmath), mathcheck's version and ``fields`` — everything the
+    link's result depends on, as plain JSON: the chain's text (every expression, relation and
+    reason: the chain is parsed as one, so a symbol's reading may depend on any of its lines), its
+    assumptions, hypotheses and definitions, which link, the seed and the time-out. Line numbers
+    and the file's name are not in it: moving a chain does not re-check it."""
+    from mathcheck.version import __version__
+
+    h = hashlib.sha256(_core_digest().encode())
+    h.update(f"{LINK_FORMAT};{__version__};".encode())
+    h.update(json.dumps(fields, sort_keys=True, ensure_ascii=True, allow_nan=False).encode())
+    return h.hexdigest()
+
+
+def link_path(k: str) -> Path:
+    return directory() / f"{k}.link.json"  # a file's chains as read (mathcheck.book) are entries of this kind too
+
+
+def _link_digest(fields: dict) -> str:
+    body = {n: v for n, v in fields.items() if n != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def _check_envelope(fields, k: str, names, fmt, digest, what: str) -> None:
+    """The checks every entry (a claim's, a link's) passes before its content is looked at: its
+    fields, format, own SHA-256, key and mathcheck version; :class:`Invalid` naming the first that fails."""
+    from mathcheck.version import __version__
+
+    if type(fields) is not dict or set(fields) != names:
+        raise Invalid(f"not a mathcheck {what} (wrong fields)")
+    if fields["format"] != fmt:
+        raise Invalid(f"format {fields['format']!r}, not {fmt!r}")
+    if fields["sha256"] != digest(fields):
+        raise Invalid("its SHA-256 does not match its content")
+    if fields["key"] != k:
+        raise Invalid("written under another key (copied from another entry?)")
+    if fields["mathcheck"] != __version__:
+        raise Invalid(f"written by mathcheck {fields['mathcheck']!r}, this is {__version__}")
+
+
+def _check_link(fields, k: str) -> None:
+    """Every check an entry passes before its result is used; :class:`Invalid` otherwise."""
+    _check_envelope(fields, k, _LINK_FIELDS, LINK_FORMAT, _link_digest, "link entry")
+    result = fields["result"]
+    if type(result) is not dict or result.get("status") not in _LINK_WORDS or not isinstance(result.get("how"), str):
+        raise Invalid("its result has no known status")
+
+
+def load_link(k: str | None):
+    """The result stored under link key ``k`` (a dict of plain data), or None: absent, or failing
+    a check (then it is recomputed and replaced)."""
+    if k is None:
+        return None
+    try:
+        with link_path(k).open("rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    try:
+        if len(data) > MAX_BYTES:
+            raise Invalid(f"larger than {MAX_BYTES} bytes")
+        try:
+            fields = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise Invalid("not JSON (truncated, corrupt, or not written by mathcheck)") from None
+        _check_link(fields, k)
+        return fields["result"]
+    except Invalid as exc:
+        log.info(f"cache: ignoring link entry {k[:12]}: {exc}; recomputing and replacing it")
+        return None
+
+
+def store_link(k: str | None, result: dict) -> None:
+    """Write a link's result atomically; one that JSON would not give back exactly (a tuple, a
+    non-finite number) is not stored: a re-run must print what the first run printed."""
+    from mathcheck.version import __version__
+
+    if k is None or result.get("status") not in _LINK_WORDS - {"error"}:
+        return
+    try:
+        if json.loads(json.dumps(result, allow_nan=False)) != result:
+            return
+    except (TypeError, ValueError):
+        return
+    fields = {"format": LINK_FORMAT, "key": k, "mathcheck": __version__, "result": result}
+    fields["sha256"] = _link_digest(fields)
+    d = directory()
+    tmp = d / f".{k}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(json.dumps(fields, ensure_ascii=True).encode("ascii"))  # keeps the result's key order
+        os.replace(tmp, link_path(k))
+    except OSError as exc:  # a cache that cannot be written only costs time
+        log.info(f"cache: cannot write {link_path(k)}: {exc.strerror}")
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass

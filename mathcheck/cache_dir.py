@@ -10,6 +10,7 @@ from pathlib import Path
 
 ENTRY = re.compile(r"^[0-9a-f]{64}\.json$")  # one verdict (mathcheck.cache)
 VIEW = re.compile(r"^[0-9a-f]{64}\.view\.json$")  # what a report prints of one verdict (mathcheck.cache)
+LINK = re.compile(r"^[0-9a-f]{64}\.link\.json$")  # one link of a derivation (mathcheck.cache, mathcheck.book)
 LEGACY = re.compile(r"^[0-9a-f]{64}\.pickle$")  # a pickled verdict of an earlier mathcheck: never read, only removed
 TEMPORARY = re.compile(r"^\.[0-9a-f]{64}\.[0-9]+\.[0-9a-f]+\.tmp$")  # a write in progress (or killed)
 INDEX = "claims-index.json"  # mathcheck list's metadata index (mathcheck.registry)
@@ -50,7 +51,7 @@ def files() -> tuple[list[Path], list[Path]]:
             continue
         if ENTRY.match(name):
             entries.append(p)
-        elif VIEW.match(name) or LEGACY.match(name) or TEMPORARY.match(name) or name == INDEX:
+        elif VIEW.match(name) or LINK.match(name) or LEGACY.match(name) or TEMPORARY.match(name) or name == INDEX:
             others.append(p)
     return entries, others
 

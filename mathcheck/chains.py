@@ -61,6 +61,9 @@ class Chain:
     error: str = ""
     definition: str = ""  # "name = body": the chain defines name (steps: name, body); never checked
     notes: tuple = ()     # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
+    unknown: tuple = ()   # unknown functions (LaTeX's f(x), L(\\theta)): a link holds for every one
+    implicit: tuple = ()  # those read from a derivative alone (dz/dx): never refuted where constant works
+    facts: tuple = ()     # ((line, "X, Y independent"), ...): assume: lines about random variables
 
     @property
     def relation(self) -> str:
@@ -166,6 +169,13 @@ def _assumptions(spec: str, where: str) -> dict:
     return out
 
 
+def _is_fact(text: str) -> bool:
+    """``X, Y independent``, ``X ~ Normal(0, 1)``: a statement about random variables (docs/probability.md)."""
+    from mathcheck.userexpr.probability import is_fact
+
+    return is_fact(text)
+
+
 def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
     """The chains in ``text`` (chain syntax, not Markdown); ``first_line`` numbers its first line.
 
@@ -194,20 +204,22 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
             s = c["steps"][0]
             error = (f"{path}:{s.line}: chain {c['name']!r} has one expression and no link; "
                      f"continue it with a line starting with = (or <=, <, >=, >, ≈)")
-        chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]), lets, error)
+        chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]), lets, error,
+                      facts=tuple(c["facts"]))
         if not error and len(chain.steps) > 1:
             try:
                 chain.relation
             except ValueError:
                 chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]),
-                              lets, f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way")
+                              lets, f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way",
+                              facts=tuple(c["facts"]))
         chains.append(chain)
 
     def new(name: str, line: int, named: bool):
         nonlocal cur
         close()
         cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": [],
-               "lets": [], "error": ""}
+               "lets": [], "error": "", "facts": []}
 
     def starts_new() -> bool:
         return cur is None or bool(cur["steps"]) or bool(cur["error"])
@@ -228,7 +240,9 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
         if colon and key.strip() in ("assume", "given"):
             if starts_new():
                 new(f"line {number}", number, False)
-            if key.strip() == "assume":
+            if key.strip() == "assume" and _is_fact(rest):  # about random variables: userexpr.probability
+                cur["facts"].append((number, rest.strip()))
+            elif key.strip() == "assume":
                 for n, props in _assumptions(rest, where).items():
                     cur["assume"][n] = tuple(dict.fromkeys(cur["assume"].get(n, ()) + props))
             else:

@@ -233,6 +233,19 @@ def main():
     """The mathematics behind Transformers: derived by SymPy, checked against PyTorch."""
 
 
+# The `mathcheck` command itself (console script, `python -m mathcheck`) watches the commands that run
+# user code from a parent process (procs.supervise); `main` called in-process (click's CliRunner, a
+# test, a notebook) never forks: a fork there would copy the caller, pytest's worker included.
+SUPERVISED = False
+
+
+def entry():
+    """The ``mathcheck`` console script and ``python -m mathcheck``."""
+    global SUPERVISED
+    SUPERVISED = True
+    main(prog_name="mathcheck")  # `python -m mathcheck` reads as `mathcheck` in messages and replay lines
+
+
 @main.command("list")
 @json_option
 @from_option
@@ -335,6 +348,10 @@ def _run(kind: str, claim_ids, all_, seed, as_json, device, dtype, jobs, no_cach
     from mathcheck import cache
     from mathcheck.engine import replay_options
 
+    if from_ and SUPERVISED:  # the user's modules may end the process below Python: an error, never a success
+        from mathcheck.procs import supervise
+
+        supervise(f"{kind} --from {' '.join(from_)}")
     entries = _entries(claim_ids, all_, from_)
     options = _options(seed, device, dtype)
     if not no_cache:
@@ -610,44 +627,99 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     sys.exit(status.exit_code)
 
 
+def _html_out(out):
+    """derive's ``--html OUT.html``, checked as the command line is read: before anything is proved."""
+    if out is not None:
+        from mathcheck.render.html import unwritable
+
+        if problem := unwritable(out):
+            fail(problem)
+    return out
+
+
 @main.command()
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, required=True, metavar="PATH...")
 @seed_option
 @json_option
+@click.option("--jsonl", "as_jsonl", is_flag=True,
+              help="Stream JSON Lines as chains finish, in document order: one line per link (and per "
+                   "chain's statement), then a summary line.")
 @click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
               help="Wall-clock budget of each link, in seconds.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Links checked in parallel processes (same report as -j 1).")
+@click.option("--cluster", metavar="tcp://HOST:PORT",
+              help="Check the links on this Dask distributed scheduler's workers (pip install "
+                   "'mathcheck[cluster]'; same report as -j 1).")
+@click.option("--no-cache", is_flag=True, help="Check every link again: the cache is neither read nor written.")
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
 @click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
                                                   "marked proved/refuted, with its counterexample.")
-def derive(files, seed, as_json, timeout, verbose, writeup):
-    """Check the derivation chains in FILE... (plain text, ```mathcheck fences in Markdown, or LaTeX
-    display math: FILE.tex, and $$ / \\begin{align} blocks in Markdown; docs/latex.md).
+@click.option("--html", "html_out", metavar="OUT.html", callback=lambda ctx, param, out: _html_out(out),
+              help="Also write the report as one self-contained HTML page (MathML, no network; "
+                   "docs/derive.md, HTML report).")
+def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out):
+    """Check the derivation chains in PATH... (files, directories, quoted globs such as
+    'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
+    and $$ / \\begin{align} blocks in Markdown; docs/latex.md), notebooks' Markdown cells (.ipynb).
 
     A chain: an optional '## name', 'assume: x=real', 'given: x >= 1' and 'let mu = ...' lines,
     the first expression, then one line per link starting with =, <=, <, >=, > or ≈, each with an
     optional '# reason' ('# within 5e-4' bounds a ≈ link). Every link is checked (symbolic proof +
     float64 test; ≈ measured, never proved), and the chain's statement numerically; a bad line
-    fails its own chain only. Exit codes: 0 proved (or held within its bounds), 1 refuted, 2 bad
-    input, 3 inconclusive (docs/derive.md).
+    fails its own chain only. A re-run reads unchanged links from the cache. Exit codes: 0 proved
+    (or held within its bounds), 1 refuted, 2 bad input, 3 inconclusive (docs/derive.md).
     """
     import json
-    from mathcheck import derive as d
+    from mathcheck import book, derive as d
     from mathcheck.render import json as rj, text
 
+    if as_json and as_jsonl:
+        fail("give --json (one report at the end) or --jsonl (a line per link as they finish), not both")
+    if cluster and jobs != 1:
+        fail("give -j N (processes here) or --cluster ADDRESS (the cluster's workers), not both")
+    if cluster:
+        try:
+            book.check_address(cluster)
+        except d.DeriveError as exc:
+            fail(str(exc))
+    if not no_cache:
+        _cache_ready()
+    quiet = as_json or as_jsonl
+    progress = None if quiet or not sys.stderr.isatty() else text.DeriveProgress(sys.stderr)
+    echo = None
+    if as_jsonl:
+        def echo(path, r):
+            for line in rj.derive_lines(path, r):
+                click.echo(json.dumps(line, ensure_ascii=False))
+            sys.stdout.flush()
+    elif not as_json:
+        def echo(path, r):
+            if progress is not None:
+                progress.close()  # the chain's lines where the progress line was; it is redrawn after
+            click.echo("\n".join(text.derive_chain(r.chain.path, r, verbose)))
     try:
-        loaded = d.load(files)  # every file read and parsed before anything is proved
+        report = book.check_book(files, seed=seed, timeout=timeout, jobs=jobs, cluster=cluster,
+                                 use_cache=not no_cache, on_chain=echo, on_progress=progress)
     except d.DeriveError as exc:
         fail(str(exc))
-    echo = None if as_json else (lambda path, r: click.echo("\n".join(text.derive_chain(path, r, verbose))))
-    report = d.check_files(files, seed=seed, timeout=timeout, on_chain=echo, loaded=loaded)
+    finally:
+        if progress is not None:
+            progress.close()
     if writeup:
         from pathlib import Path
 
         from mathcheck.render.markdown import derive_writeup
 
         Path(writeup).write_text(derive_writeup(report), encoding="utf-8")
+    if html_out:
+        from mathcheck.render import html
+
+        html.write(rj.derive_report(report), html_out)
     if as_json:
         click.echo(json.dumps(rj.derive_report(report), ensure_ascii=False, indent=2))
+    elif as_jsonl:
+        click.echo(json.dumps(rj.derive_summary_line(report), ensure_ascii=False))
     else:
         click.echo(text.derive_summary(report))
         if report.status in ("refuted", "inconclusive"):  # bad input has its one line; nothing to replay
@@ -812,6 +884,10 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     found and a replay line); 2: bad input; 3: inconclusive; 4: the target did not return (time
     limit) or exited (sys.exit, KeyboardInterrupt).
     """
+    if SUPERVISED:
+        from mathcheck.procs import supervise
+
+        supervise(f"conform {target}")  # the target may end the process below Python: an error, never exit 0
     import json
 
     from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
@@ -853,14 +929,20 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
 @click.option("--length", type=int, default=6, show_default=True, metavar="L", help="Tokens per sequence.")
 @click.option("--input-name", default=None, metavar="NAME",
               help="The forward's parameter for the token ids (default: input_ids, else its first parameter).")
+@click.option("--cache-arg", default=None, metavar="NAME",
+              help="The forward's parameter for the KV cache (default: past_key_values or cache, with use_cache).")
 @seed_option
 @json_option
-def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, seed, as_json):
+def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, cache_arg, seed, as_json):
     """Hold a whole Transformer (hf:<model_type> or FILE.py:factory) to the derivations (docs/model.md).
 
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);
     2: bad input; 3: inconclusive.
     """
+    if SUPERVISED and not spec.startswith("hf:"):
+        from mathcheck.procs import supervise
+
+        supervise(f"model {spec}")  # its code may end the process below Python: an error, never exit 0
     import json
 
     from mathcheck.conform.contain import TargetAborted
@@ -873,7 +955,7 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
         from mathcheck.model.run import check_model
 
         report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length,
-                             input_name=input_name)
+                             input_name=input_name, cache_arg=cache_arg)
     except BadInput as exc:
         fail(str(exc))
     except TargetAborted as exc:  # the factory or a sub-layer held through conform did not return

@@ -42,7 +42,8 @@ from mathcheck.outcome import exit_code, replay, worst
 
 
 def read(path: str) -> list[Chain]:
-    """The chains of one file: Markdown fences for ``.md``/``.markdown``, the whole file otherwise."""
+    """The chains of one file: Markdown fences for ``.md``/``.markdown``, LaTeX for ``.tex``, the
+    Markdown cells of a notebook (``.ipynb``, each cell read as Markdown), the whole file otherwise."""
     from mathcheck.userexpr import read_user_file
 
     text = read_user_file(path, DeriveError)
@@ -52,13 +53,50 @@ def read(path: str) -> list[Chain]:
 
         return latex.chains(text, path)
     if suffix in (".md", ".markdown"):
-        chains = markdown_chains(text, path)
-        if "$$" in text or "\\begin{" in text:  # display math: LaTeX chains too (mathcheck.latex)
-            from mathcheck import latex
-
-            chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)
-        return chains
+        return _markdown(text, path)
+    if suffix == ".ipynb":
+        return [c for where, cell in notebook_cells(text, path) for c in _markdown(cell, where)]
     return parse_text(text, path)
+
+
+def _markdown(text: str, path: str) -> list[Chain]:
+    chains = markdown_chains(text, path)
+    if "$$" in text or "\\begin{" in text:  # display math: LaTeX chains too (mathcheck.latex)
+        from mathcheck import latex
+
+        chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)
+    return chains
+
+
+def notebook_cells(text: str, path: str) -> list[tuple[str, str]]:
+    """The Markdown cells of a Jupyter notebook as ``("FILE:cell N", text)``, N counting every
+    cell from 1 (the position Jupyter shows), so a line is reported ``FILE.ipynb:cell N:LINE``.
+    Code and raw cells are not read (nothing is ever run). A file that is not a notebook's JSON
+    is bad input.
+
+        >>> notebook_cells('{"cells": [{"cell_type": "code", "source": "1"},'
+        ...                ' {"cell_type": "markdown", "source": ["# t", " x"]}]}', "nb.ipynb")
+        [('nb.ipynb:cell 2', '# t x')]
+    """
+    import json
+
+    try:
+        cells = json.loads(text)["cells"]
+        if not isinstance(cells, list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise DeriveError(f"{path}: not a Jupyter notebook (JSON with a list of \"cells\"); "
+                          f"save it from Jupyter, or give the .md it was made from") from None
+    out = []
+    for n, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if not isinstance(source, str) or not all(isinstance(x, str) for x in cell.get("source", [])):
+            raise DeriveError(f"{path}: cell {n}: its source is not text; save the notebook from Jupyter")
+        out.append((f"{path}:cell {n}", source))
+    return out
 
 
 # --- validating (before any proving) ----------------------------------------------------------------
@@ -209,15 +247,16 @@ def validate(chain: Chain):
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     try:
-        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True)
+        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
     except ParseError as whole:
         for text, line in zip(texts, lines):  # only now one at a time, so the error names its line
             try:
-                parse_many([text], chain.assumptions, defs=defs, unused_ok=True)
+                parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
     _entry_assumptions(chain, texts)
+    facts(chain)  # a bad fact is bad input before anything is proved
     exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
@@ -278,16 +317,23 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
     such as ``docs/**/*.md`` matched) may hold no chain: it is left out."""
     out = []
     for path in paths:
-        chains = read(str(path))
-        if not chains and str(path) in optional:
-            continue
-        if not chains:
-            if Path(path).suffix.lower() == ".tex":
-                raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
-            where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
-            raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
-        out.append((str(path), chains))
+        chains = load_one(path, str(path) in optional)
+        if chains is not None:
+            out.append((str(path), chains))
     return out
+
+
+def load_one(path, optional: bool = False) -> list[Chain] | None:
+    """One file's chains for :func:`load`: None for an ``optional`` file without a chain."""
+    chains = read(str(path))
+    if not chains and optional:
+        return None
+    if not chains:
+        if Path(path).suffix.lower() == ".tex":
+            raise DeriveError(f"{path}: no display math with a relation; see docs/latex.md")
+        where = "no ```mathcheck fence" if Path(path).suffix.lower() in (".md", ".markdown") else "no chain"
+        raise DeriveError(f"{path}: {where}; see docs/derive.md for the syntax")
+    return chains
 
 
 # --- checking ---------------------------------------------------------------------------------------
@@ -320,10 +366,42 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
-def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str):
+def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
+              implicit=(), facts=None, prose=False):
     from mathcheck.userexpr import check_relation
+    from mathcheck.userexpr import unknown
 
-    return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs)
+    if facts is not None:  # a link about random variables (docs/probability.md)
+        from mathcheck.userexpr import probability
+
+        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                                 prose=prose)
+    if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
+        return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                             implicit=implicit)
+
+    # patient: a refuted link's account (symbolic or numeric) must not depend on the machine's load,
+    # so that -j N, a cluster and a re-run print what -j 1 printed
+    return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
+                          patient=True)
+
+
+def facts(chain: Chain, exprs=()):
+    """The chain's facts about random variables (:func:`mathcheck.userexpr.probability.read_facts`),
+    or None for a chain that has no expectation and states no such fact: it is checked as any other.
+    A fact that cannot be read is a :class:`DeriveError` naming its line."""
+    from mathcheck.symbolic.expectation import has_probability
+    from mathcheck.userexpr.probability import FactError, Facts, read_facts
+
+    if not chain.facts and not has_probability(*exprs):
+        return None
+    out = Facts()
+    for line, text in chain.facts:
+        try:
+            out = read_facts(text, out)
+        except FactError as exc:
+            raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    return out
 
 
 def _how(r) -> str:
@@ -337,6 +415,8 @@ def _how(r) -> str:
 
 
 def _numeric_summary(num: dict) -> str:
+    if num.get("summary"):  # a numeric side that words its own account (userexpr.probability)
+        return num["summary"]
     if num.get("status") == "passed":
         notes = [num["note"]] if num.get("note") else []
         if num.get("skipped"):  # counted and shown, never silently dropped
@@ -431,52 +511,86 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
     :func:`mathcheck.userexpr.approx.measure`) and its statement ``first REL last`` (the same
     pipeline's numeric side). A chain with a bad line is ``bad-input``, never an exception: the
     entry point for chains built by any reader (text, Markdown, LaTeX). ``parsed``: what
-    :func:`validate` returned for it, when the caller has already parsed it."""
-    from mathcheck.userexpr.approx import Bound
-    from mathcheck.userexpr.relation import numeric_side
+    :func:`validate` returned for it, when the caller has already parsed it.
 
+    The same three pieces :mod:`mathcheck.book` runs one link at a time, in other processes:
+    :func:`check_link` for each link, :func:`check_statement`, then :func:`assemble`."""
     try:
         parsed = validate(chain) if parsed is None else parsed
         if chain.definition:
             return defined(chain)
-        stated = bounds(chain)
+        bounds(chain)
     except DeriveError as exc:
         return bad_chain(chain, str(exc))
-    exprs, hyps = parsed
-    first = chain.steps[0]
-    steps = [StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
-                        source=first.source)]
-    givens = given_texts(chain)
-    lets = [t for _, t in chain.lets]
-    for (prev, cur), (L, R), bound in zip(zip(chain.steps, chain.steps[1:]), zip(exprs, exprs[1:]), stated):
-        if cur.relation == APPROX:
-            steps.append(replace(_approx_step(cur, L, R, hyps, seed, bound), source=cur.source))
-            continue
-        used = _used(chain.assumptions, prev.text, cur.text, *givens, *lets)
-        r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text)
-        steps.append(StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
-                                r.counterexample, r.values, source=cur.source))
-    status = _status([s.status for s in steps[1:]])
+    steps = [check_link(chain, k, seed, timeout, parsed) for k in range(1, len(chain.steps))]
+    return assemble(chain, steps, check_statement(chain, seed, timeout, parsed))
+
+
+def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parsed=None) -> StepReport:
+    """Link ``k`` (1 ≤ k < len(chain.steps)): ``steps[k-1] REL steps[k]`` under the chain's
+    assumptions, hypotheses and definitions, for a chain :func:`validate` accepts. It depends on
+    the chain's text and the options only, never on another link's result, so links may be
+    checked in any order, in any process."""
+    exprs, hyps = validate(chain) if parsed is None else parsed
+    prev, cur = chain.steps[k - 1], chain.steps[k]
+    L, R = exprs[k - 1], exprs[k]
+    if cur.relation == APPROX:
+        return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
+    used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
+    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit,
+                  facts(chain, exprs), bool(cur.source))  # source: read from a document, its prose unread
+    return StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
+                      r.counterexample, r.values, source=cur.source)
+
+
+def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> dict:
+    """The chain's statement ``first REL last``, numerically (a ``≈`` chain: measured against the
+    sum of its links' bounds, exact when every one is absolute)."""
+    from mathcheck.userexpr.approx import Bound
+    from mathcheck.userexpr.relation import numeric_side
+
+    exprs, hyps = validate(chain) if parsed is None else parsed
     if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
+        stated = bounds(chain)
         given_bounds = [b for s, b in zip(chain.steps[1:], stated) if s.relation == APPROX]
         total = None
         if all(b is not None and not b.relative for b in given_bounds):  # exact: 1/1000 + 1/1000 is 1/500
             total = Bound(" + ".join(b.text for b in given_bounds), sum(b.exact for b in given_bounds), False)
         st = _approx_step(Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1],
                           hyps, seed, total)
-        statement = {"relation": APPROX, "status": st.status, "how": st.how,
-                     "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
-        if st.status == "refuted" and status != "bad-input":
-            status = "refuted"
-        return ChainReport(chain, status, tuple(steps), statement)
-    num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
-    statement = {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
-                 "counterexample": num.get("counterexample"), "values": num.get("values")}
-    if num["status"] == "refuted":
+        return {"relation": APPROX, "status": st.status, "how": st.how,
+                "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
+    from mathcheck.userexpr import unknown
+
+    known = facts(chain, exprs)
+    if known is not None:  # drawn distributions, by definition (userexpr.probability)
+        from mathcheck.userexpr import probability
+
+        num = probability.numeric(exprs[0], exprs[-1], chain.relation, hyps,
+                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout,
+                                  bool(chain.steps[0].source))
+    elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
+        num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
+    else:
+        num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
+    return {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
+            "counterexample": num.get("counterexample"), "values": num.get("values")}
+
+
+def assemble(chain: Chain, links, statement: dict) -> ChainReport:
+    """The chain's report from its links' reports and its statement's: the worst link, made
+    ``refuted`` by a refuted statement and ``inconclusive`` by a statement not passed under
+    proved links (a ``≈`` statement is measured: only its refutation counts)."""
+    first = chain.steps[0]
+    steps = (StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
+                        source=first.source), *links)
+    status = _status([s.status for s in steps[1:]])
+    approx = statement["relation"] == APPROX
+    if statement["status"] == "refuted" and (status != "bad-input" or not approx):
         status = "refuted"
-    elif status == "proved" and num["status"] != "passed":
+    elif not approx and status == "proved" and statement["status"] != "passed":
         status = "inconclusive"
-    return ChainReport(chain, status, tuple(steps), statement)
+    return ChainReport(chain, status, steps, statement)
 
 
 @dataclass(frozen=True)
@@ -484,6 +598,7 @@ class DeriveReport:
     files: tuple   # ((path, (ChainReport, ...)), ...)
     seed: int = 0
     timeout: float = 30.0
+    specs: tuple = ()  # what the user named (files, directories, globs): the replay line names these
 
     @property
     def status(self) -> str:
@@ -497,7 +612,27 @@ class DeriveReport:
 
     @property
     def replay(self) -> str:
-        return replay_line([path for path, _ in self.files], self.seed, self.timeout)
+        return replay_line(self.specs or [path for path, _ in self.files], self.seed, self.timeout)
+
+    def counts(self) -> dict:
+        """Files, chains and links by status: ``{"files": 2, "chains": {"total": 3, "proved": 3},
+        "links": {"total": 7, "read": 7, "proved": 7}}``; ``read`` counts the links read into the
+        grammar (every one but ``bad-input``). A definition's one link counts as ``definition``."""
+        return counts(self.files)
+
+
+def counts(files) -> dict:
+    """:meth:`DeriveReport.counts` of ``((path, chain reports), ...)`` (a file's own: one pair)."""
+    chains, links = {"total": 0}, {"total": 0, "read": 0}
+    for _, reports in files:
+        for r in reports:
+            chains["total"] += 1
+            chains[r.status] = chains.get(r.status, 0) + 1
+            for s in r.steps[1:]:
+                links["total"] += 1
+                links["read"] += s.status != "bad-input"
+                links[s.status] = links.get(s.status, 0) + 1
+    return {"files": len(files), "chains": chains, "links": links}
 
 
 def check_files(paths, seed: int = 0, timeout: float = 30.0, on_chain=None, loaded=None) -> DeriveReport:

@@ -37,29 +37,45 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Status:
-    """One status word as a command prints it, its process exit code and its severity."""
+    """One status word as a command prints it: its process exit code and severity, and how every
+    renderer marks it — ``mark`` and ``colour`` on a terminal and in the HTML page, ``tex`` in LaTeX
+    and notebooks, ``label`` in Markdown. One row per word, so no renderer has a table of its own
+    that can miss a word.
+
+        >>> status("refuted").mark, status("refuted").tex, status("bad-input").label
+        ('✘', '\\\\times', '! bad input')
+    """
 
     word: str
     exit_code: int
     severity: int
+    mark: str = "·"
+    colour: str | None = None   # click's colour names; render/html.py maps them onto a white page
+    tex: str = ""
+    label: str = ""             # Markdown; the word itself when empty
 
     def __str__(self) -> str:
         return self.word
 
+    @property
+    def markdown(self) -> str:
+        return self.label or self.word
+
 
 STATUSES = {s.word: s for s in (
-    Status("proved", 0, 0),
-    Status("passed", 0, 0),                  # a numeric check agreed (evidence, never a proof)
+    Status("proved", 0, 0, "✔", "green", r"\checkmark", "✔ proved"),
+    Status("passed", 0, 0, "✔", "green", r"\checkmark"),   # a numeric check agreed (evidence, never a proof)
     Status("holds", 0, 0),                   # conform/model: a property holds
     Status("not expected to hold", 0, 0),    # conform/model: skipped or broken as declared
     Status("reported", 0, 0),                # conform/model: a behaviour stated, not judged
-    Status("definition", 0, 0),              # derive: a name defined (never proved or refuted)
-    Status("holds-within", 0, 1),            # derive: a ≈ link inside its measured bound
-    Status("inconclusive", 3, 2),
-    Status("refuted", 1, 3),
+    Status("definition", 0, 0, "≔", "blue", "", "≔ definition"),   # derive: a name defined (never proved or refuted)
+    Status("given", 0, 0),                   # a claim's step taken as given (a premise): never a verdict
+    Status("holds-within", 0, 1, "≈", "cyan", "", "≈ holds within its bound"),   # derive: a ≈ link inside its bound
+    Status("inconclusive", 3, 2, "?", "yellow", "?", "? inconclusive"),
+    Status("refuted", 1, 3, "✘", "red", r"\times", "✘ refuted"),
     Status("fails", 1, 3),                   # conform/model: a property fails
-    Status("bad-input", 2, 4),
-    Status("error", 4, 5),
+    Status("bad-input", 2, 4, "!", "magenta", "", "! bad input"),
+    Status("error", 4, 5, "!", "magenta", "!"),
 )}
 
 

@@ -76,10 +76,15 @@ class Limits:
 LIMITS = Limits()
 
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
-SYNTAX = ("diff", "Sum", "Product")  # called like functions, but with ranges or a variable: built here
+# called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
+# derivative at u
+SYNTAX = ("diff", "Sum", "Product", "prime")
 CONSTANTS = ("pi", "E")
 EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
+# probability's operators (docs/probability.md): unevaluated heads, decided by userexpr.probability
+PROBABILITY = {"E": 1, "Var": 1, "Cov": 2, "KL": 2, "Normal": 2, "Bernoulli": 1, "Uniform": 2, "Exponential": 1,
+               "Laplace": 2}
 
 
 def reserved() -> set:
@@ -605,8 +610,9 @@ def _symbol_assumptions(name: str, props, integer: bool) -> dict:
 
 
 class _Builder:
-    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits):
+    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset()):
         self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
+        self.unknown = {name: None for name in unknown}  # name -> its arity, once called
         self.bound: dict[str, object] = {}
         self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
 
@@ -719,6 +725,15 @@ class _Builder:
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
         if name == "diff":
             return self._diff(node)
+        if name == "prime":
+            return self._prime(node)
+        if name in self.unknown:
+            return self._unknown(node, name)
+        if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
+            if len(node.args) != PROBABILITY[name]:
+                self.fail(node, f"{name} takes {PROBABILITY[name]} argument(s): "
+                                f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)', KL='KL(Normal(m1, v1), Normal(m2, v2))').get(name, name + '(...)')}")
+            return sp.Function(name)(*[self.build(a) for a in node.args])
         f = functions.lookup(name)
         if f is None:
             self.fail(node.func, f"unknown function {name}", grammar=True)
@@ -793,6 +808,42 @@ class _Builder:
             self.bound, self.terms = saved, saved_terms
         return kind(f, *limits)
 
+    def _unknown(self, node, name: str):
+        """``f(x, y)``: an undefined function (real-valued), one arity throughout."""
+        if not node.args:
+            self.fail(node, f"{name}() needs an argument")
+        if self.unknown[name] not in (None, len(node.args)):
+            self.fail(node, f"{name} is called with {self.unknown[name]} and with {len(node.args)} arguments; "
+                            f"one function has one number of arguments")
+        self.unknown[name] = len(node.args)
+        return sp.Function(name, real=True)(*[self.build(a) for a in node.args])
+
+    def _prime(self, node):
+        """``prime(f(u))``, ``prime(f(u), 2)``: f', f'' at u (f one argument: unknown or listed)."""
+        if len(node.args) not in (1, 2) or not isinstance(node.args[0], ast.Call) \
+                or not isinstance(node.args[0].func, ast.Name) or len(node.args[0].args) != 1:
+            self.fail(node, "write prime(f(u)) or prime(f(u), order) for f one function of one argument")
+        order = 1
+        if len(node.args) == 2:
+            o = node.args[1]
+            if not (isinstance(o, ast.Constant) and type(o.value) is int and 1 <= o.value <= self.limits.order):
+                self.fail(o, f"the order of a derivative is a whole number 1..{self.limits.order}")
+            order = o.value
+        inner = node.args[0]
+        if inner.func.id in ("diff", "Sum", "Product", "prime"):
+            self.fail(inner, "prime applies to a function, f(u)")
+        at = self.build(inner.args[0])
+        xi = sp.Dummy("xi", real=True)
+        if inner.func.id in self.unknown:
+            if self.unknown[inner.func.id] not in (None, 1):
+                self.fail(inner, f"{inner.func.id}' is read for a function of one argument")
+            self.unknown[inner.func.id] = 1
+            return sp.Subs(sp.Derivative(sp.Function(inner.func.id, real=True)(xi), (xi, order)), xi, at)
+        g = functions.lookup(inner.func.id)
+        if g is None or 1 not in g.arity or g.arity is functions.VARIADIC:
+            self.fail(inner.func, f"prime: {inner.func.id} is not a function of one argument")
+        return sp.diff(g.build(xi), xi, order).subs(xi, at)
+
     def _diff(self, node):
         if len(node.args) not in (2, 3):
             self.fail(node, "write diff(f, x) or diff(f, x, order)")
@@ -815,8 +866,13 @@ class _Builder:
         return sp.Derivative(self.build(node.args[0]), (x, order))
 
 
-def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False) -> tuple:
+def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False,
+               unknown=()) -> tuple:
     """Parse several formulas that share their symbols (a check's two sides).
+
+    ``unknown``: names of *unknown functions* (the LaTeX reader's ``f(x)``, ``L(theta)``): called,
+    they are SymPy undefined functions (real-valued), checked for every function by
+    :mod:`mathcheck.userexpr.unknown`; never a name of the function table or a symbol as well.
 
     ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
     ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
@@ -837,12 +893,20 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
                          f"hypothesis instead, e.g. 'given: {name} > 0'")
     for name in sorted(set(assume) & set(CONSTANTS)):
         _shadows(name, "assume:")
-    for name in sorted(roles.called):
+    unknown = frozenset(unknown)
+    for name in sorted(unknown):
+        if not _NAME.match(name) or "__" in name or name in reserved():
+            raise ParseError(f"{name!r} cannot name an unknown function (a letter, then letters, digits or "
+                             f"single underscores, not a listed function)")
+        if name in roles.plain | roles.indexed | roles.integer:
+            raise ParseError(f"{name} is used both as a function, {name}(...), and as a value; write {name}(x) "
+                             f"everywhere or rename one of them")
+    for name in sorted(roles.called - unknown):
         if name in set(GREEK.values()) and name not in reserved():
             hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
             raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
                              f"'let {name}(t) = ...' or call a listed function{hint}")
-        if name not in reserved():
+        if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
         raise ParseError(f"{name} is used both as the function {name}(...) and as a symbol; "
@@ -884,7 +948,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     out = []
     for text, (tree, src) in zip(texts, parsed):
         try:
-            out.append(_Builder(src, symbols, bases, limits).build(tree))
+            out.append(_Builder(src, symbols, bases, limits, unknown).build(tree))
         except ParseError:
             raise
         except RecursionError:

@@ -2,7 +2,8 @@
 
 **User code cannot end a run as a success.** A claim builder, a ``--from`` module, a ``reference=``
 function, a numeric check or a hand-built rule is the user's code; if it raises ``SystemExit``
-(``sys.exit(0)``), ``KeyboardInterrupt`` or any other ``BaseException``, or calls ``os._exit``,
+(``sys.exit(0)``), ``KeyboardInterrupt`` or any other ``BaseException``, or calls ``os._exit`` (or
+``posix._exit``, the same function under its module's name),
 :func:`user_code` turns that into :class:`UserCodeExit`, an ordinary exception whose message is one
 line naming the file and line, which every command reports as ``error`` (exit 4). A time-out
 (:class:`mathcheck.budget.BudgetExceeded`, also a ``BaseException``) passes through unchanged: it
@@ -25,6 +26,7 @@ parent leaves no worker running.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -81,7 +83,10 @@ def user_code(what: str):
     Any ``BaseException`` but a time-out and a real Ctrl-C becomes :class:`UserCodeExit`; an
     ``os._exit`` in this process is caught as one (in a forked child it exits as asked)."""
     global _sigint_seen
-    real_exit, owner, thread = os._exit, os.getpid(), threading.get_ident()
+    # os._exit is posix._exit (nt._exit on Windows): whichever name the user calls meets the guard
+    posix = sys.modules[os.name]
+
+    real_exit, real_posix_exit, owner, thread = os._exit, posix._exit, os.getpid(), threading.get_ident()
     main = threading.current_thread() is threading.main_thread()
     old_int = signal.getsignal(signal.SIGINT) if main else None
     swap_int = main and old_int is signal.default_int_handler
@@ -93,7 +98,7 @@ def user_code(what: str):
             real_exit(code)
         raise _OsExit(code)
 
-    os._exit = guarded_exit
+    os._exit = posix._exit = guarded_exit
     if swap_int:
         _sigint_seen = False
         signal.signal(signal.SIGINT, _on_sigint)
@@ -108,7 +113,7 @@ def user_code(what: str):
     except BaseException as exc:  # noqa: B036 - SystemExit, os._exit, GeneratorExit, ...: the user's exit
         raise UserCodeExit(_line(what, exc)) from None
     finally:
-        os._exit = real_exit
+        os._exit, posix._exit = real_exit, real_posix_exit
         if swap_int:
             signal.signal(signal.SIGINT, old_int)
 
@@ -162,3 +167,82 @@ def die_with_parent(parent: int | None = None) -> str:
     if os.getppid() != parent:  # the parent died before prctl took effect
         os.kill(os.getpid(), signal.SIGKILL)
     return how
+
+
+# --- an exit below Python ------------------------------------------------------------------------------
+
+SUPERVISED_EXIT = 4  # the exit code of an error (outcome.py): user code ended the process
+
+
+def supervise(what: str) -> None:
+    """Run the rest of this command in a forked child that this process watches: a command whose
+    user code ends the whole process *below* Python — ``ctypes.CDLL(None)._exit(0)``, a segfault,
+    the OOM killer — is an error (exit :data:`SUPERVISED_EXIT`), one line on stderr, never a
+    success. :func:`user_code` cannot see such an exit: no Python frame runs again.
+
+    The child returns from this call and goes on with the command; at its normal end (``sys.exit``
+    or a return, where ``atexit`` runs) it writes one byte to a pipe. The parent waits for it and
+    exits with the child's status if the byte came, else with :data:`SUPERVISED_EXIT`. The child
+    dies with the parent (:func:`die_with_parent`); the parent forwards SIGTERM and leaves Ctrl-C to
+    the child (both are in the terminal's process group). Nothing is supervised when stdout or
+    stderr is not a real file (click's ``CliRunner`` captures them in this process's memory) or
+    where ``fork`` is missing: the command then runs here, as before."""
+    if not hasattr(os, "fork") or not _real_stdio():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    parent = os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the command goes on here
+        os.close(r)
+        die_with_parent(parent)
+        import atexit
+
+        global _DONE_FD, _DONE_PID
+        _DONE_FD, _DONE_PID = w, os.getpid()
+        atexit.register(_finished)
+        return
+    os.close(w)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child too; it decides
+    signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(pid, signal.SIGTERM))
+    with os.fdopen(r, "rb") as pipe:
+        done = pipe.read(1) == b"1"  # blocks until the child ends (its write end closes)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if done:
+        os._exit(code)
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+    sys.stderr.write(f"error: {what}: the process running it {how} without finishing its report (an "
+                     f"exit below Python, such as ctypes' _exit, a crash or a kill, in user code); "
+                     f"that is an error, never a success\n")
+    sys.stderr.flush()
+    os._exit(SUPERVISED_EXIT)
+
+
+_DONE_FD: int | None = None  # the supervised child's end of the pipe (None: not supervised)
+_DONE_PID = 0  # that child: a process it forks inherits the pipe, and must not speak for it
+
+
+def _finished() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    if _DONE_FD is not None and os.getpid() == _DONE_PID:
+        with contextlib.suppress(OSError):
+            os.write(_DONE_FD, b"1")
+
+
+def exit_now(code: int) -> None:
+    """End this process at once with ``code``, as *our* decision (a watchdog stopping user code
+    that will not return): the report is finished, so a supervising parent passes ``code`` on."""
+    _finished()
+    os._exit(code)
+
+
+def _real_stdio() -> bool:
+    try:
+        sys.stdout.fileno(), sys.stderr.fileno()
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return False
+    return True

@@ -5,6 +5,7 @@ import pytest
 from mathcheck import registry
 from mathcheck.engine import verdict
 from mathcheck.verify import Options
+from tests.xdist_groups import pytest_collection_modifyitems  # noqa: F401 - a hook: one group, one worker
 
 
 @functools.lru_cache(maxsize=None)

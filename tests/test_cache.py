@@ -489,11 +489,16 @@ def test_a_warm_refute_prints_the_same_from_its_views(cache_dir, monkeypatch):
 
 @pytest.mark.slow  # a cold prove --all first: the whole catalog
 def test_a_warm_prove_all_in_a_fresh_process_imports_neither_sympy_nor_torch(cache_dir):
-    code = ("import sys\nfrom mathcheck.cli import main\ntry:\n    main(['prove', '--all'])\n"
+    """Also the end-to-end run of the catalog (it was a test of its own, a second cold prove --all):
+    the cold run proves every claim, in JSON, with nothing on stderr."""
+    code = ("import sys\nfrom mathcheck.cli import main\ntry:\n    main(['prove', '--all', '--json'])\n"
             "except SystemExit as e:\n    print('exit', e.code)\nprint(sorted({'sympy', 'torch'} & set(sys.modules)))")
     env = dict(os.environ, MATHCHECK_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
     cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1500)
     assert cold.returncode == 0 and cold.stdout.endswith("exit 0\n['sympy', 'torch']\n"), cold.stderr[-2000:]
+    assert cold.stderr == ""
+    claims = json.loads(cold.stdout.rsplit("exit 0\n", 1)[0])["claims"]
+    assert claims and all(c["status"] == "proved" for c in claims)
     warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert warm.stdout == cold.stdout.replace("['sympy', 'torch']", "[]"), warm.stderr[-2000:]
 

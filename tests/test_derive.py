@@ -112,7 +112,9 @@ def test_unreadable_input_is_one_line_for_derive_and_check_file(runner, tmp_path
     (tmp_path / "adir").mkdir()
     (tmp_path / "latin1.txt").write_bytes(b"x = caf\xe9\n")
     r = runner.invoke(main, command + ["adir"])
-    assert (r.exit_code, r.output) == (2, "error: adir: is a directory, not a file\n")
+    said = ("adir: no .md, .markdown, .tex, .derivation or .ipynb file in this directory or below it; name the "
+            "files, or another directory") if command == ["derive"] else "adir: is a directory, not a file"
+    assert (r.exit_code, r.output) == (2, f"error: {said}\n")  # derive reads a directory's documents (issue 35)
     r = runner.invoke(main, command + ["latin1.txt"])
     assert (r.exit_code, r.output) == (2, "error: latin1.txt: not UTF-8 text (byte 7)\n")
 
@@ -160,9 +162,10 @@ def test_text_output_shows_each_link_with_its_reason(runner, tmp_path, monkeypat
         "         line 5: refuted: symbolic: the sides differ at a point (50 digits)",
     ]
     assert lines[6].startswith("         counterexample: x = ")
-    assert lines[-5] == "    statement (first = last): refuted, float64 disagrees at a point, confirmed at 50 digits"
-    assert lines[-4].startswith("      counterexample: x = ")
-    assert lines[-2:] == ["chains: 1 refuted (of 1, seed 0)", "replay: mathcheck derive sq.derivation --seed 0"]
+    assert lines[-6] == "    statement (first = last): refuted, float64 disagrees at a point, confirmed at 50 digits"
+    assert lines[-5].startswith("      counterexample: x = ")
+    assert lines[-3:] == ["links: 1 proved, 1 refuted (of 2, 2 read, in 1 file)", "chains: 1 refuted (of 1, seed 0)",
+                          "replay: mathcheck derive sq.derivation --seed 0"]
     v = runner.invoke(main, ["derive", "sq.derivation", "-v"])
     assert "         line 4: proved: expand; float64 agrees at 24 points" in v.output.splitlines()
 

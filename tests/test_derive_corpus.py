@@ -11,6 +11,7 @@ derive`` checks it; the verdicts are held to the truth the file states:
 
 from __future__ import annotations
 
+import functools
 import pathlib
 
 import pytest
@@ -51,9 +52,16 @@ def table(rows) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module")  # the tests that use it share one xdist worker: derived once per run
+@functools.lru_cache(maxsize=1)
+def _links() -> tuple:
+    return tuple(links())
+
+
+@pytest.fixture
 def rows():
-    return links()
+    # derived once per worker process: a module fixture was torn down between the group's tests when
+    # xdist interleaved another module's, and the corpus (~150 s) was derived twice in one CI run
+    return list(_links())
 
 
 def test_the_corpus_is_real():

@@ -59,3 +59,35 @@ def test_the_fuzzer_notices_a_hang(monkeypatch):
     monkeypatch.setattr(fuzz, "via_check", lambda *a: time.sleep(600))
     report = fuzz.fuzz(1, seed=5, jobs=1, timeout=1.0, surfaces=("check",), only=1, hang_after=3.0)
     assert report["hangs"] == 1 and report["offending"][0]["kind"] == "hang"
+
+
+def test_one_fuzzer_runs_every_surface_in_one_report_shape():
+    """bench/fuzz.py --surfaces takes bench/fuzz_directives.py's two surfaces too (issue 32 item 5): one
+    record(), one set of counts, one replay line per offending case."""
+    surfaces = ("rules", "exits", "bounds", "definitions")
+    report = fuzz.fuzz(6, seed=3, jobs=0, surfaces=surfaces)
+    assert set(report["extra_cases"]) == set(surfaces) and all(n > 0 for n in report["extra_cases"].values())
+    assert all(report[k] == 0 for k in fuzz.BAD), report["offending"]
+
+
+@pytest.mark.parametrize("status, want, kind", [("holds-within", "refuted", "false_proofs"),
+                                                ("refuted", "proved", "false_refutations"),
+                                                ("bad-input", "proved", "misread"), ("crash", "proved", "crashes")])
+def test_the_fuzzer_notices_a_directive_surface_that_lies(monkeypatch, status, want, kind):
+    from bench import fuzz_directives as fd
+
+    monkeypatch.setattr(fd, "run_case", lambda seed, k, *a: {"k": k, "status": status, "want": want, "text": "x"})
+    report = fuzz.fuzz(3, seed=5, jobs=0, surfaces=("bounds",))
+    assert report[kind] == 3
+    assert all(o["replay"].endswith("--surfaces bounds") for o in report["offending"])
+
+
+def test_exit_cases_mostly_run_in_the_worker_and_hang_only_through_the_cli(tmp_path):
+    """The exit surface is cheap enough for 10,000 cases: a stated share through a `prove` subprocess,
+    the rest through the API and mathcheck.testing in the fuzz worker; a hang only where a process can be
+    killed (the CLI)."""
+    draws = [fuzz.exit_case(0, k, tmp_path, vias=()) for k in range(4000)]
+    cli = [d for d in draws if d["via"].startswith("cli")]
+    assert abs(len(cli) / len(draws) - fuzz.EXIT_CLI_SHARE) < 0.01
+    assert all(d["via"].startswith("cli") for d in draws if d["how"] == "hang")
+    assert {d["how"] for d in draws} == set(fuzz.EXIT_HOWS) and {d["place"] for d in draws} == set(fuzz.EXIT_PLACES)

@@ -76,8 +76,10 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"\int_0^1 x\,dx", r"<latex>:1:1: \\int: integrals not read \(docs/latex.md lists what is\)"),
     (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
     (r"x_1 + \cdots + x_n", r"elided terms"),
-    (r"\mathrm{Re}(z)", r"\\mathrm\{Re\} is not a function mathcheck knows"),
-    (r"\sum_i x_i", r"\\sum is read with both bounds"),
+    (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
+    (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
+    (r"\sum_i i", r"\\sum_i: the body uses i other than as a subscript, so the range matters"),
+    (r"\sum_{j \ne i} x_j", r"\\sum is read with both bounds"),
     (r"\foo{x}", r"unknown command \\foo; define it with \\newcommand"),
     (r"\frac{1}{", r"this brace is not closed|needs an argument"),
     (r"\sin^{-1} x", r"ambiguous"),
@@ -87,26 +89,38 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     (r"W^{\mathsf{T}}", r"\^T reads as a transpose"),
     # d2l-en writes layers as W^{(1)}: read as a power, W^{(2)} = W^{(1)} W^{(1)} was proved
     (r"X W^{(1)} + b^{(1)}", r"a superscript in parentheses, \^\{\(1\)\}, is a label"),
-    (r"\frac{dz}{dx}", r"the derivative of z with respect to x: z is not defined here, so it is an unknown "),
-    (r"\frac{\partial L}{\partial w_{ij}}", r"the derivative of L with respect to w_ij"),
-    (r"\frac{d}{dx} y", r"the derivative of y with respect to x"),
     # bench/latex_fuzz.py case 5305: SymPy's print of a product of two derivatives has no one reading
     (r"\frac{d}{d z} z \frac{\partial}{\partial x} x z", r"a derivative operator inside the term another"),
     (r"1/2x", r"<latex>:1:2: a/bc is ambiguous"),
     (r"a^b^c", r"a double superscript"),
-    (r"f(x + y)", r"<latex>:1:1: f\(…\) reads as a function applied, and f is neither defined nor in the"),
-    (r"\sigma(x)", r"\\sigma\(…\) reads as a function applied.*say which, e.g. % let: \\sigma = sigmoid"),
-    # issue 28 (c): a name before parentheses is never silently a product (\zeta(x) = \zeta x was proved)
-    (r"\zeta(x)", r"\\zeta\(…\) reads as a function applied"),
-    (r"a(b + c)", r"a\(…\) reads as a function applied"),
-    (r"g_\phi(x)", r"g_\{phi\}\(…\) reads as a function applied"),
-    (r"\log p(x)", r"p\(…\) reads as a function"),
-    (r"L(\theta)", r"L\(…\) reads as a function"),
 ])
 def test_what_is_out_is_one_line_naming_it(tex, message):
     with pytest.raises(chains.DeriveError, match=message) as exc:
         latex.translate(tex)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("tex, text", [
+    # issue 28 (item 2): a name applied is an unknown function, never a product (\zeta(x) = \zeta x)
+    (r"f(x + y)", "f(x + y)"),
+    (r"\zeta(x)", "zeta(x)"),
+    (r"a(b + c)", "a(b + c)"),
+    (r"\sigma(x)", "sigma(x)"),          # σ undefined: an unknown function (docs/latex.md)
+    (r"L(\theta)", "L(theta)"),
+    (r"\log p(x)", "log(p(x))"),
+    (r"g_\phi(x)", "g_phi(x, phi)"),     # a parameter in the subscript: g depends on it
+    (r"\mathrm{CE}(y, \hat{y})", "CE(y, y_hat)"),
+    (r"\operatorname{LSE}(x) + \operatorname{LSE}'(x)", "LSE(x) + prime(LSE(x))"),
+    (r"f'(g(x))\,g'(x)", "prime(f(g(x)))*prime(g(x))"),
+    (r"f''(x)", "prime(f(x), 2)"),
+    (r"\mathrm{sigmoid}(x) + \text{sigmoid}(x) + \operatorname{softplus}(x)", "sigmoid(x) + sigmoid(x) + softplus(x)"),
+    # issue 28 (item 3): the derivative of an undefined name is an unknown function's, never 0
+    (r"\frac{dz}{dx}", "diff(z(x), x)"),
+    (r"\frac{d}{dx} y", "diff(y(x), x)"),
+    (r"\frac{\partial L}{\partial w_{ij}}", "diff(L(w_ij), w_ij)"),
+])
+def test_unknown_functions_are_read(tex, text):
+    assert latex.translate(tex) == text
 
 
 # --- blocks, rows, reasons, lines ------------------------------------------------------------------
@@ -260,8 +274,7 @@ def test_a_tex_file_without_a_chain_says_where_to_look(tmp_path):
 def test_a_bad_block_fails_only_its_chain(tmp_path):
     text = r"\[ x = \mathrm{Re}(x) \]" "\n" r"\[ 2x = x + x \]" "\n"
     bad, good = chains_of(tmp_path, text)
-    assert bad.error.endswith(r"d.tex:1:8: \mathrm{Re} is not a function mathcheck knows (complex parts, "
-                              "expectations and the like are out); allowed: " + ", ".join(sorted(reader._PARSER_FUNCTIONS)))
+    assert bad.error.endswith(r"d.tex:1:8: \mathrm{Re}: complex parts is not read (docs/latex.md)")
     assert not good.error and derive.check_chain(good).status == "proved"
 
 
@@ -305,8 +318,9 @@ def test_misreadings_that_proved_false_links_are_read_as_written(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["refuted", "refuted", "bad-input", "refuted", "refuted"], r.output
     assert [c["steps"][0]["expr"] for c in got if c["steps"]] == [
-        "diff(x*sin(x), x)", "(a/b)^2", "(x^(1/3))^2", "x/(a/b)"]
-    assert "z is not defined here, so it is an unknown function of x" in got[2]["message"]
+        "diff(x*sin(x), x)", "(a/b)^2", "diff(z(x), x)", "(x^(1/3))^2", "x/(a/b)"]
+    # z, y unknown functions: y is one of x (dy/dx) and a variable (dz/dy) — refused, never 0 = 0 + 0
+    assert "y is used both as a function, y(...), and as a value" in got[2]["message"]
     text = CliRunner().invoke(main, ["derive", str(p)]).output
     assert "       diff(x*sin(x), x)" in text and "       (a/b)^2" in text  # the link as read, shown
 
@@ -349,7 +363,8 @@ HOSTILE = [
     (r"\[ x = \include{secret} \]", r"h.tex:1:8: \\include is refused"),
     (r"\immediate\write18{rm -rf /}", r"h.tex:1:1: \\immediate is refused"),
     (r"\write18{ls}", r"h.tex:1:1: \\write is refused"),
-    (r"\def\x{1} \[ \x = 1 \]", r"h.tex:1:1: \\def is refused"),
+    (r"\def\x#1{#1} \[ \x{1} = 1 \]", r"h.tex:1:1: \\def is refused"),   # a \def with parameters
+    (r"\def\input{1} \[ 1 = 1 \]", r"h.tex:1:1: \\def is refused"),        # never redefines a primitive
     (r"\catcode`\^=7", r"h.tex:1:1: \\catcode is refused"),
     (r"\openout1=x.tex", r"\\openout is refused"),
     (r"\read16 to \x", r"\\read is refused"),

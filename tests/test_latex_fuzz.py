@@ -33,3 +33,18 @@ def test_a_misreading_is_reported_as_a_mismatch(monkeypatch):
     monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>", variables=(): "x^3")
     x = latex_fuzz.SYMBOLS["x"]
     assert latex_fuzz.compare(x ** 2 + 1, random.Random(1))[0] == "mismatch"
+
+
+def test_hand_notation_unknown_functions_read_back():
+    """Issue 28: ``f\\left(…\\right)``, ``\\operatorname{LSE}\\left(…\\right)``, ``f'\\left(…\\right)`` in
+    random trees read back to the same value with one random smooth function for each unknown."""
+    out = latex_fuzz.run(40, seed=28, hand=True)
+    assert out["mismatch"] == 0 and out["crash"] == 0, out["bad"]
+    assert out["equal"] + out["same-unevaluable"] == out["cases"], out
+
+
+def test_a_misread_unknown_function_is_a_mismatch(monkeypatch):
+    from mathcheck import latex
+    monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>", variables=(): "f(x + 1)")
+    x = latex_fuzz.SYMBOLS["x"]
+    assert latex_fuzz.compare_hand(latex_fuzz.UNKNOWN["f"](x), random.Random(1))[0] == "mismatch"

@@ -31,7 +31,7 @@ LAYERS = {
     "mathcheck.registry": 3, "mathcheck.audit": 3, "mathcheck.derivations": 3, "mathcheck.verify": 3, "mathcheck.userexpr": 3,
     "mathcheck.parser": 3, "mathcheck.latex": 3, "mathcheck.chains": 3,
     # commands and renderers
-    "mathcheck.engine": 4, "mathcheck.derive": 4, "mathcheck.conform": 4, "mathcheck.model": 4,
+    "mathcheck.engine": 4, "mathcheck.derive": 4, "mathcheck.book": 4, "mathcheck.conform": 4, "mathcheck.model": 4,
     "mathcheck.writeup": 4, "mathcheck.render": 4, "mathcheck.cache": 4, "mathcheck.serial": 4,
     # faces
     "mathcheck.cli": 5, "mathcheck.__main__": 5, "mathcheck.pytest_plugin": 5,

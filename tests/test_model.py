@@ -51,9 +51,9 @@ def test_gpt2_holds_listing_norms_and_attention_per_layer():
     assert out.output.splitlines()[0] == "model hf:gpt2  seed 0"
     assert "attn_implementation sdpa" in out.output.splitlines()[1]
     assert _module_lines(out.output) == [
-        ["transformer.h.0.ln_1", "layernorm", "holds", "5/5"], ["transformer.h.0.attn", "attention", "holds", "6/6"],
+        ["transformer.h.0.ln_1", "layernorm", "holds", "5/5"], ["transformer.h.0.attn", "attention", "holds", "8/8"],
         ["transformer.h.0.ln_2", "layernorm", "holds", "5/5"], ["transformer.h.1.ln_1", "layernorm", "holds", "5/5"],
-        ["transformer.h.1.attn", "attention", "holds", "6/6"], ["transformer.h.1.ln_2", "layernorm", "holds", "5/5"],
+        ["transformer.h.1.attn", "attention", "holds", "8/8"], ["transformer.h.1.ln_2", "layernorm", "holds", "5/5"],
         ["transformer.ln_f", "layernorm", "holds", "5/5"]]
     props = [line.split()[:3] for line in out.output.splitlines() if line.startswith("    ") and "  " in line[4:6] + "  "
              and line.split()[0] in ("holds", "FAILS", "not")]
@@ -110,7 +110,7 @@ def test_bert_holds_with_causality_not_expected():
 def test_the_example_gpt_holds():
     out = run("examples/tiny_gpt.py:factory")
     assert out.exit_code == 0, out.output
-    assert ["blocks.0.attn", "attention", "holds", "6/6"] in _module_lines(out.output)
+    assert ["blocks.0.attn", "attention", "holds", "8/8"] in _module_lines(out.output)
     assert ["ln_f", "layernorm", "holds", "5/5"] in _module_lines(out.output)
 
 
@@ -387,7 +387,7 @@ def test_a_forward_that_ignores_its_attention_mask_fails_padding():
         assert_model_conforms(IgnoresMask)
     text = str(err.value)
     assert "FAILS                 padding                   mask-negative-infinity" in text
-    assert "masked-out token 3 moves the logits of the others by" in text
+    assert "row 1 (middle padding): changing its masked-out tokens [3] moves its kept logits by" in text
     assert text.splitlines()[-1] == "status: fails (1 failing: padding)"
 
 

@@ -214,3 +214,19 @@ def test_check_file_prints_a_replay_line(tmp_path, monkeypatch):
     assert r.exit_code == 1, r.output
     assert shlex.split(r.output.splitlines()[-1].split("replay:", 1)[1]) == \
         ["mathcheck", "check", "--file", "my rows.tsv", "--seed", "2", "--timeout", "15.0"]
+
+
+def test_every_renderer_marks_a_status_from_its_one_row():
+    """Issue 34: the marks were tabled five times, each silent on a word it lacked ("·", "" or the
+    word itself). Now each renderer reads outcome.Status, and an unknown word is our bug."""
+    import pytest
+
+    from mathcheck.outcome import STATUSES
+    from mathcheck.render import tex, text
+
+    for word, s in STATUSES.items():
+        assert text.mark(word) == (s.mark, s.colour) and tex.mark(word) == s.tex
+        assert s.markdown == (s.label or word)
+    for renderer in (text.mark, tex.mark):
+        with pytest.raises(KeyError):
+            renderer("prooved")

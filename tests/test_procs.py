@@ -56,7 +56,8 @@ def check(statements, options):
     raise KeyError("never reached")
 '''
 EXITS = {"sys.exit(0)": "sys.exit(0)", "KeyboardInterrupt": "raise KeyboardInterrupt",
-         "os._exit(0)": "os._exit(0)", "SystemExit()": "raise SystemExit()"}
+         "os._exit(0)": "os._exit(0)", "SystemExit()": "raise SystemExit()",
+         "posix._exit(0)": "import posix; posix._exit(0)"}  # os._exit under its module's name
 PLACES = ("builder", "reference", "check")
 
 
@@ -98,12 +99,12 @@ def test_a_builder_that_hangs_is_an_error_not_a_hang(tmp_path, monkeypatch):
     from mathcheck.cli import main
 
     path = tmp_path / "hangs.py"
-    path.write_text(CLAIM.format(exit="pass", n=7, extra="", in_reference="pass",
+    path.write_text(CLAIM.format(exit="pass", n=17, extra="", in_reference="pass",
                                  in_builder="while True:\n        pass"))
     monkeypatch.setattr(registry, "BUILD_SECONDS", 1.0)
-    r = CliRunner().invoke(main, ["prove", "--from", str(path), "--no-cache", "exit-case-7"])
+    r = CliRunner().invoke(main, ["prove", "--from", str(path), "--no-cache", "exit-case-17"])
     assert r.exit_code == 4, r.output
-    assert "the builder of claim 'exit-case-7' did not return within 1 s" in r.output
+    assert "the builder of claim 'exit-case-17' did not return within 1 s" in r.output
 
 
 def test_a_from_module_that_exits_while_loading_is_an_error(tmp_path):
@@ -114,13 +115,49 @@ def test_a_from_module_that_exits_while_loading_is_an_error(tmp_path):
     assert r.stderr.count("\n") == 1 and f"{path}:2" in r.stderr and "SystemExit(0)" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("how", ["sys.exit(0)", "os._exit(0)"])
+@pytest.mark.parametrize("how", ["sys.exit(0)", "os._exit(0)", "posix._exit(0)"])
 def test_a_builder_that_exits_in_a_worker_is_an_error_with_j2(tmp_path, how):
     a, b = claim_file(tmp_path, "builder", how, 0), claim_file(tmp_path, "builder", "KeyboardInterrupt", 1)
     for kind in ("prove", "refute"):
         r = run(kind, "--from", str(a), "--from", str(b), "-j", "2", "--no-cache", cwd=str(tmp_path))
         assert r.returncode == 4 and "Traceback" not in r.stderr, (kind, r.stdout, r.stderr)
         assert f"{a}:" in r.stdout and f"{b}:" in r.stdout, r.stdout
+
+
+BELOW_PYTHON = "import ctypes; ctypes.CDLL(None)._exit(0)"  # no Python frame runs again: user_code cannot see it
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_exit_below_python_is_an_error_in_prove(tmp_path, place, jobs):
+    """ctypes' _exit(0) ends the process with status 0 and no report; the CLI's supervisor
+    (procs.supervise) sees the report unfinished: exit 4, one line naming the command."""
+    EXITS["ctypes _exit(0)"] = BELOW_PYTHON
+    try:
+        path = claim_file(tmp_path, place, "ctypes _exit(0)")
+    finally:
+        del EXITS["ctypes _exit(0)"]
+    for kind in ("prove", "refute"):
+        r = run(kind, "--from", str(path), "--no-cache", "-j", jobs, cwd=str(tmp_path))
+        assert r.returncode == 4, (kind, r.returncode, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and f"{kind} --from {path}:" in r.stderr, r.stderr
+        assert "below Python" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_exit_below_python_is_an_error_in_conform(tmp_path):
+    target = tmp_path / "leaves.py"
+    target.write_text(f"def softmax(x, dim=-1):\n    {BELOW_PYTHON}\n")
+    r = run("conform", f"{target}:softmax", "--kind", "softmax", cwd=str(tmp_path))
+    assert r.returncode == 4, (r.returncode, r.stdout, r.stderr)
+    assert "below Python" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_supervisor_passes_a_finished_report_through(tmp_path):
+    """A normal run under the supervisor: its own output and exit code, unchanged."""
+    path = claim_file(tmp_path, "builder", "sys.exit(0)")  # the exit is never called: in_builder is "leave()"...
+    path.write_text(path.read_text().replace("    leave()\n    x = sp.Symbol", "    x = sp.Symbol"))
+    r = run("prove", "--from", str(path), "--no-cache", "exit-case-0", cwd=str(tmp_path))
+    assert r.returncode == 0 and "exit-case-0" in r.stdout and "proved" in r.stdout and r.stderr == "", r
 
 
 def test_testing_and_the_pytest_plugin_report_an_exit_as_a_failure(tmp_path):
@@ -140,6 +177,24 @@ def test_testing_and_the_pytest_plugin_report_an_exit_as_a_failure(tmp_path):
                         str(module)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 4 and "KeyboardInterrupt" in r.stderr + r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("how, n", [("os._exit(0)", 5), ("posix._exit(0)", 15)])
+def test_an_os_exit_is_a_failure_in_testing_and_the_pytest_plugin(tmp_path, how, n):
+    """``os._exit(0)`` ends a process with status 0 and runs no clean-up: unguarded, a test session
+    would end "green" with no report. It is a failure naming the file, in both."""
+    from mathcheck import testing
+
+    # each its own claim id: assert_proved registers it in this process, which runs other tests too
+    path = claim_file(tmp_path, "builder", how, n)
+    with pytest.raises(testing.ClaimFailed, match=rf"os\._exit\(0\) at .*exit_case_{n}\.py:\d+"):
+        testing.assert_proved(f"exit-case-{n}", from_=str(path))
+    checked = claim_file(tmp_path, "check", how, 6)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from",
+                        str(checked)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
+                       env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    assert r.returncode == 1 and "failed" in r.stdout and "os._exit(0) at" in r.stdout, r.stdout[-2000:]
+    assert "exit_check_6.py:" in r.stdout, r.stdout[-2000:]
 
 
 def test_a_time_out_passes_through_user_code_unchanged():

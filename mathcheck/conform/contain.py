@@ -118,7 +118,9 @@ class watchdog:
                 sys.stderr.write(f"error: {self.label}: did not return within {_Watch.seconds:g} s "
                                  f"(--timeout {_Watch.seconds:g}); stopped\n")
                 sys.stderr.flush()
-                os._exit(exit_code("error"))
+                from mathcheck.procs import exit_now
+
+                exit_now(exit_code("error"))
 
     def __enter__(self) -> "watchdog":
         threading.Thread(target=self._watch, name="conform-watchdog", daemon=True).start()

@@ -4,7 +4,7 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line
 from mathcheck.latex.tokens import (
@@ -22,10 +22,12 @@ from mathcheck.latex.tokens import (
     _group,
     expand,
     macros,
+    simple_def,
     tokenize,
 )
 from mathcheck.latex.reader import (
     FUNCTIONS,
+    GENERIC_SIZE,
     VARIADIC,
     Notation,
     Reader,
@@ -84,8 +86,22 @@ def _masked(text: str, markdown: bool) -> str:
     return "".join(chars)
 
 
+_MATH_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*math[ \t]*\n(.*?)^\1\2[ \t]*$", re.M | re.S)
+
+
+def _math_fences(text: str) -> list[Block]:
+    """GitHub's ```` ```math ```` fences: display math in Markdown (the other fences are code)."""
+    return [Block(m.start(), m.start(3), m.end(3), m.end(), "```math") for m in _MATH_FENCE.finditer(text)]
+
+
 def blocks(src: _Source, markdown: bool) -> list[Block]:
-    """Every display block of the file, in order."""
+    """Every display block of the file, in order (in Markdown, ```` ```math ```` fences too)."""
+    if markdown:
+        return sorted(_blocks(src, markdown) + _math_fences(src.text), key=lambda b: b.start)
+    return _blocks(src, markdown)
+
+
+def _blocks(src: _Source, markdown: bool) -> list[Block]:
     masked = _masked(src.text, markdown)
     out, i = [], 0
     while True:
@@ -104,6 +120,12 @@ def blocks(src: _Source, markdown: bool) -> list[Block]:
         else:
             tail = "\\end{" + m.group(1) + "}"
             close = masked.find(tail, m.end())
+            if m.group(1).rstrip("*") == "alignat":  # \begin{alignat}{2}: the column count is no math
+                arg = re.match(r"\s*\{\s*\d+\s*\}", masked[m.end():close])
+                if arg:
+                    out.append(Block(m.start(), m.end() + arg.end(), close, close + len(tail), m.group(0)))
+                    i = close + len(tail)
+                    continue
         if close < 0:
             src.fail(m.start(), f"{m.group(0)} is not closed by {tail}")
         out.append(Block(m.start(), m.end(), close, close + len(tail), m.group(0)))
@@ -115,8 +137,8 @@ def _refused_anywhere(src: _Source) -> None:
     masked = _masked(src.text, False)
     preamble = ("usepackage", "documentclass")  # harmless outside math: mathcheck loads no package
     for m in re.finditer(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked):
-        if m.group(1) in preamble:
-            continue
+        if m.group(1) in preamble or (m.group(1) == "def" and simple_def(src.text, m.start())):
+            continue  # \def\R{\mathbb{R}}: read as \newcommand
         src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
                             f"TeX; inline the mathematics and use \\newcommand for notation")
 
@@ -181,6 +203,8 @@ class _Link:
     toks: list
     reason: str = ""
     define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
+    conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
+    implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -217,7 +241,7 @@ def _drop_structure(toks: list[Tok], src: _Source):
                                 f"see docs/latex.md)")
             if t.text == "begin":  # \begin{aligned}[t], \begin{alignedat}{2}
                 _, j = _bracket(toks, j)
-                if name == "alignedat":
+                if name.rstrip("*") in ("alignedat", "alignat"):  # the column count, {2}
                     _, j = _group(toks, j, src, name)
             i = j
         elif t.kind == "cmd" and t.text == "label":
@@ -284,6 +308,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             text = _plain(src, toks[reason_from:j])
             if text:
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
+                links[-1].conditions.append(toks[reason_from:j])
             reason_from = None
 
     while i < len(toks):
@@ -319,7 +344,16 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
             i = j
             continue
-        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")) or \
+        if t.kind == "cmd" and t.text in _IMPLIES and _expression(links[-1].toks):
+            groups.append(links)  # A = B \Rightarrow C = D: C = D is checked given A = B
+            links, pending, row_start = [_Link(None, None, [], implied=True)], "", 0
+            i += 1
+            continue
+        if t.kind == "cmd" and t.text in ("quad", "qquad") and _implication_next(toks, i):
+            i += 1
+            continue
+        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")
+                         and not _text_name(toks, i, src)) or \
             (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
         if starts_reason and _expression(links[-1].toks[row_start:]):
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
@@ -361,6 +395,17 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
     return groups
 
 
+_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore")
+
+
+def _implication_next(toks: list[Tok], i: int) -> bool:
+    """``\\quad \\Rightarrow \\quad``: the spacing before an implication is no reason's start."""
+    j = i
+    while j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _SPACING:
+        j += 1
+    return j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _IMPLIES
+
+
 def _row_head(toks: list[Tok], i: int, src: _Source):
     """The first token of a row that says what the row is (alignment, spacing, ``\\intertext`` skipped)."""
     while i < len(toks):
@@ -372,6 +417,15 @@ def _row_head(toks: list[Tok], i: int, src: _Source):
         else:
             return t
     return None
+
+
+def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
+    """``\\text{sigmoid}(x)``, ``\\text{CE}_i``: an upright word applied or subscripted is notation, not
+    the start of a reason (which would swallow the rest of the display)."""
+    if toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks) or toks[i + 1].text != "{":
+        return False
+    arg, j = _group(toks, i + 1, src, "\\text")
+    return _word(arg) is not None and j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'"
 
 
 def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
@@ -407,7 +461,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
         for k, t in enumerate(toks):
             if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
                 low = toks[k + 3:] if toks[k + 2].text == "{" else toks[k + 2:k + 3]
-                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), None)
+                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), len(low))  # \sum_i: i
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
     first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
@@ -447,13 +501,13 @@ _SET_PROPERTIES = _sets()
 _SIGN_PROPERTIES = {(">", "0"): "positive", (">=", "0"): "nonnegative", ("<", "0"): "negative"}
 
 
-def _split(toks: list[Tok], sep) -> list[list[Tok]]:
+def _split(toks: list[Tok], sep, opening: str = "{(", closing: str = "})") -> list[list[Tok]]:
     """``toks`` split at the top-level tokens for which ``sep(tok)`` holds."""
     parts, cur, depth = [], [], 0
     for t in toks:
-        if t.kind == "ch" and t.text in "{(":
+        if t.kind == "ch" and t.text in opening:
             depth += 1
-        elif t.kind == "ch" and t.text in "})":
+        elif t.kind == "ch" and t.text in closing:
             depth -= 1
         if depth == 0 and sep(t):
             parts.append(cur)
@@ -597,6 +651,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
             out.append(Chain(f"line {n}", path, n, error=str(exc)))
+            doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
 
 
@@ -611,6 +666,10 @@ class _Document:
     defs: list = field(default_factory=list)        # [(line, name, "name(params) = body", explicit)]
     functions: dict = field(default_factory=dict)   # the reader's key (\\sigma: "sigma") -> name
     used: set = field(default_factory=set)
+    unknown: set = field(default_factory=set)       # unknown functions read so far (f in f(x))
+    implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
+    unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
+    last_tail: tuple = ()                           # the last display's last expression (tokens), for "= …"
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -621,6 +680,7 @@ class _Document:
         kept = {name for _, name, _, _ in self.defs}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
+        self.last_tail = ()
 
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
@@ -678,12 +738,14 @@ def _lhs_shape(toks: list[Tok]):
 
 def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
                 inline: bool = False, computed: bool = False):
-    """A definition chain for the equation ``group`` (first expression, one link), or None when it is
+    r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
-    (or ``f(x, y)`` of names) not defined or used before and absent from its right side, which is
-    not a bare number (``at $x = 0$`` is a point, not a definition). A redefinition by a definition
-    sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
-    from mathcheck.parser import ParseError, parse_definition, reserved
+    (or ``f(x, y)`` of names) not defined or used before by a chain that was read, and absent from
+    its right side; inline, that right side is not a bare number (``at $x = 0$`` is a point, not a
+    definition), while a display gives a fresh name its value (cs231n's ``L_i = \max(0, -7 - 13 + 10)
+    + \max(0, 11 - 13 + 10)`` after an unread display in L_i is L_i's value, never a claim refuted).
+    A redefinition by a definition sign is said in the chain's name; by ``=`` it is a claim, checked with the definition unfolded."""
+    from mathcheck.parser import PROBABILITY, ParseError, parse_definition, reserved
 
     if len(group) != 2 or group[1].relation != "=":
         return None
@@ -692,8 +754,11 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     try:
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
-        name = None
-    if name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS:
+        name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
+    # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
+    # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
+    if (name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS
+            or name in PROBABILITY):
         if link.define:
             src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
         return None
@@ -707,8 +772,18 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
             src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
                                   f"means in other names")
         return None
-    if not link.define and (name in earlier or name in doc.used or not (computed or rhs_names - reserved())):
-        return None
+    # f(x) = … again, its right side in neither f nor x: a function redefined (d2l: "we distort this
+    # function further via f(\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2"), said as such — never a claim refuted
+    # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
+    unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
+    refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
+    # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
+    # a redefinition, said; as a claim against the first form it was refuted
+    renamed = not params and not inline and name in {n for _, n, _, explicit in doc.defs if not explicit}
+    if not link.define and not refunction and not renamed and (
+            name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
+        return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
         parse_definition(text)
@@ -738,7 +813,10 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     lhs_src = " ".join(src.text[first.toks[0].pos:first.toks[-1].end].split())
     rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
     steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
-    return Chain(what, src.path, line, {}, (), steps, lets, definition=text)
+    unknown = _unknown_in(doc, notation, [text] + [t for _, t in lets])
+    sized = {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
+    return Chain(what, src.path, line, sized, (), steps, lets, definition=text, unknown=unknown,
+                 implicit=tuple(u for u in unknown if u in doc.implicit))
 
 
 def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
@@ -749,11 +827,18 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if skip:
         return []
     body = tokenize(src, blk.body, blk.body_end)
-    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator")
+    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator", "def")
            for t in body):
         return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)
+    head = _row_head(toks, 0, src)
+    continued = head is not None and _relation_of(head) is not None and _relation_of(head) != "!=" and doc.last_tail
+    if continued:  # a display that starts with = or \le goes on from the last one's last expression
+        toks = list(doc.last_tail) + toks
+    doc.last_tail = ()
     groups = [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1]
+    if groups and groups[-1][-1].toks:
+        doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
         return []  # display math without a relation is not a chain
     links = [link for g in groups for link in g]
@@ -776,8 +861,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     lets: list = []
     readings: list = []
     assumed = []
+    stated = []  # % assume: about random variables (latex/probability.py), read once the notation is known
     for d in items:
-        if d.kind == "assume":
+        if d.kind == "assume" and _is_fact(src, d):
+            stated.append(d)
+        elif d.kind == "assume":
             assumed += _assume_items(src, d)
         elif d.kind == "let":
             _lets(src, d, functions, lets, readings)
@@ -805,12 +893,23 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         for rel, side in zip(rels, sides[1:]):
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
+    facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
+    premise: tuple = ()
     for n, group in enumerate(groups):
         try:
-            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given,
-                             chain_lets, readings)
+            if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
+                definition = _definition(src, group, notation, doc, block_lets)
+                if definition is not None:
+                    out.append(definition)
+                    premise = ()
+                else:
+                    premise = _premise(src, group, notation)
+                continue
+            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
+                             tuple(given) + premise, chain_lets, readings)
+            premise = ()
         except LatexRefused:
             raise
         except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
@@ -818,7 +917,29 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
-    return out
+    return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+
+
+def _is_fact(src, d) -> bool:
+    from mathcheck.latex import probability
+
+    return probability.is_fact(src.text[d.toks[0].pos:d.toks[-1].end]) if d.toks else False
+
+
+def _fact(src, d, notation) -> str:
+    from mathcheck.latex import probability
+
+    return probability.fact(src, d, lambda toks: Reader(toks, src, notation).read())
+
+
+def _premise(src: _Source, group: list, notation: Notation) -> tuple:
+    """The premise of an implication, ``A = B \\Rightarrow …``, as a hypothesis: never checked (its
+    author does not claim it), the next equation is checked given it."""
+    if any(link.define or link.relation in ("≈",) for link in group[1:]):
+        src.fail(group[1].at.pos, "an implication's premise is read as a relation, e.g. x > 0 \\Rightarrow x^2 > 0")
+    steps = _steps(src, group, notation)
+    text = steps[0].text + "".join(f" {s.relation} {s.text}" for s in steps[1:])
+    return ((steps[0].line, text),)
 
 
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
@@ -837,13 +958,180 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         at = next(link.at for link in group if link.define)
         src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
                          "what it means, e.g. s := \\sigma(z)")
+    assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
+    if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
+        assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     doc.used |= {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
-    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings))]
+    if any(GENERIC_SIZE in t for _, t in lets):
+        assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
+    unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
+    for u in unknown:
+        if u in doc.unread:
+            src.fail(group[0].toks[0].pos if group[0].toks else blk.body, f"{u} is defined in a display mathcheck does not read "
+                     f"(line {doc.unread[u]}), so it is not an unknown function here; make that display readable, "
+                     f"or state {u} with % let:")
+    implicit = tuple(u for u in unknown if u in doc.implicit)
+    readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
+    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),
+                  unknown=unknown, implicit=implicit)]
+
+
+_ROW_LHS = re.compile(r"(?:^|\\\\|&)\s*((?:\\[A-Za-z]+|[A-Za-z])(?:_\{[^{}=]*\}|_\\?[A-Za-z0-9]+)?)\s*"
+                      r"(?:\([^()=]*\))?\s*(?:=|:=|\\coloneqq|\\triangleq|\\equiv|\\stackrel|\\overset)")
+
+
+def _defined_in(src: _Source, blk: Block) -> set:
+    """The names a display defines on its rows' left sides (``H(X) = -\\sum_i …``, ``L_i = …``), as
+    the reader would name them: for a display that is not read, so a later link in them is never
+    refuted as if they were unknown (entropy H is one function, not any)."""
+    names = set()
+    for m in _ROW_LHS.finditer(src.text[blk.body:blk.body_end]):  # ^: the body's start
+        try:
+            toks = tokenize(src, blk.body + m.start(1), blk.body + m.end(1))
+            name = Reader(toks, src, Notation(set(), set(), {}, set())).read()
+        except (DeriveError, LatexRefused):
+            continue
+        if WORD.fullmatch(name):
+            names.add(name)
+    return names
+
+
+def _unknown_in(doc: _Document, notation: Notation, texts) -> tuple:
+    """The unknown functions (``f`` of ``f(x)``) that ``texts`` apply: read in this block, or in an
+    earlier one whose definition a chain unfolds (``$s = f(z)$``, then ``s^2``)."""
+    doc.unknown |= notation.unknown
+    doc.implicit |= notation.implicit
+    return tuple(sorted(u for u in doc.unknown if any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) for t in texts)))
+
+
+_CONDITION_WORDS = ("for", "if", "when", "whenever", "where", "provided", "assuming", "for all", "forall",
+                    "for any", "for every", "with", "and")
+
+
+def _conditions(src: _Source, group, notation: Notation, assumptions: dict, given: list):
+    """The conditions an equation is written under, as hypotheses of its links (issue 28, item 4):
+    ``\\sqrt{x^2} = x, \\quad x \\ge 0`` and ``\\quad\\text{for } x > 0`` are checked given x ≥ 0, never
+    refuted at x < 0. A reason is a condition when it is math alone after ``\\quad`` or ``,`` (``x \\ge
+    0``, ``x \\in (0, 1)``, ``n \\in \\mathbb{N}``) or starts with for/if/when/where/``\\forall``; a reason
+    in words (``\\text{(chain rule)}``, ``since $a = b$``) stays a reason. A condition that cannot be a
+    hypothesis (``i \\ne j``) makes the equation bad input: checked without it, it could be refuted."""
+    for link in group:
+        for toks in link.conditions:
+            for kind, what in _condition_items(src, toks, notation):
+                if kind == "given":
+                    given.append((src.line(toks[0].pos), what))
+                else:
+                    name, props = what
+                    assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + props))
+    return assumptions, tuple(given)
+
+
+def _condition_items(src: _Source, toks: list, notation: Notation) -> list:
+    """``[("given", "x >= 0"), ("assume", ("n", ("nonnegative", "integer")))]`` for one reason's
+    tokens, or ``[]`` when the reason is not a condition."""
+    body, k = [], 0
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "cmd" and t.text in ("text", "textrm", "mbox", "textit", "mathrm") and k + 1 < len(toks) \
+                and toks[k + 1].text == "{":
+            arg, k = _group(toks, k + 1, src, "\\text")
+            word = " ".join(src.text[arg[0].pos:arg[-1].end].split()).strip(" ,.:;()").lower() if arg else ""
+            if word and word not in _CONDITION_WORDS:
+                return []  # words: a reason, not a condition ("for", "if", … lead one in)
+            continue
+        if (t.kind == "cmd" and (t.text == "forall" or t.text in _SPACING)) or (t.kind == "ch" and t.text in "&~"):
+            pass
+        else:
+            body.append(t)
+        k += 1
+    while body and body[0].kind == "ch" and body[0].text in ",;":
+        body = body[1:]
+    while body and body[-1].kind == "ch" and body[-1].text in ",;.":
+        body = body[:-1]
+    if len(body) > 2 and body[0].text == "(" and body[-1].text == ")" and _wraps(body):
+        body = body[1:-1]  # (x > 0)
+    if not any(_relation_of(t) or (t.kind == "cmd" and t.text in ("in", "ne", "neq")) for t in _top(body)):
+        return []
+    parts = _split_brackets(body, lambda t: t.kind == "ch" and t.text in ",;")
+    out, names = [], []
+    for part in parts:
+        if not part:
+            continue
+        top = _top(part)
+        rel_at = [j for j, t in enumerate(part) if id(t) in {id(x) for x in top}
+                  and (_relation_of(t) or (t.kind == "cmd" and t.text == "in"))]
+        if not rel_at:
+            if _word(part) is None:
+                return []  # "x > 0, so that …": not a list of conditions
+            names.append(part)  # x, y \in \mathbb{R}: names before the set
+            continue
+        out += _one_condition(src, names + [part], part, rel_at, notation)
+        names = []
+    return out
+
+
+def _wraps(body) -> bool:
+    """The first bracket closes at the last token: ``(x > 0)``, not ``(a)(b)``."""
+    depth = 0
+    for k, t in enumerate(body):
+        depth += t.kind == "ch" and t.text in "([{"
+        depth -= t.kind == "ch" and t.text in ")]}"
+        if depth == 0 and k < len(body) - 1:
+            return False
+    return True
+
+
+def _split_brackets(toks, sep):
+    """:func:`_split`, with ``[ ]`` (an interval's brackets) nesting too."""
+    return _split(toks, sep, "{([", "})]")
+
+
+def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation: Notation) -> list:
+    """One condition: ``x \\in S``, ``a \\le x < b``, ``x \\neq 0``."""
+    at = part[rel_at[0]]
+    if at.kind == "cmd" and at.text == "in":
+        spelled = "".join(t.text for t in part[rel_at[0] + 1:] if t.text not in "{}")
+        lhs_names = [p if p is not part else part[:rel_at[0]] for p in named]
+        if spelled in _SET_PROPERTIES:
+            out = []
+            for p in lhs_names:
+                name = Reader(p, src, notation).read()
+                if not WORD.fullmatch(name):
+                    src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}': a set is read for names")
+                out.append(("assume", (name, _SET_PROPERTIES[spelled])))
+            return out
+        interval = part[rel_at[0] + 1:]
+        if len(lhs_names) == 1 and len(interval) >= 5 and interval[0].text in "([" and interval[-1].text in ")]":
+            inner = _split_brackets(interval[1:-1], lambda t: t.kind == "ch" and t.text == ",")
+            if len(inner) == 2 and all(inner):
+                x = Reader(lhs_names[0], src, notation).read()
+                lo, hi = (Reader(b, src, notation).read() for b in inner)
+                left = "<=" if interval[0].text == "[" else "<"
+                right = "<=" if interval[-1].text == "]" else "<"
+                return [("given", f"{lo} {left} {x}"), ("given", f"{x} {right} {hi}")]
+        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis (sets "
+                         f"read: \\mathbb{{R}}, \\mathbb{{N}}, \\mathbb{{Z}} and their signs, intervals (a, b), [a, b]); "
+                         f"checked without it the equation could be refuted — write it as % given: or % assume:")
+    if len(named) > 1:
+        src.fail(at.pos, "a condition on several names is read for \\in: x, y \\in \\mathbb{R}")
+    sides = _split(part, lambda t: _relation_of(t) is not None)
+    rels = [_relation_of(part[j]) for j in rel_at]
+    if "!=" in rels:
+        if len(rels) == 1 and "".join(t.text for t in sides[1]) == "0":
+            name = Reader(sides[0], src, notation).read()
+            if WORD.fullmatch(name):
+                return [("assume", (name, ("nonzero",)))]
+        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis "
+                         f"(≠ is read as x \\neq 0 only); checked without it the equation could be refuted")
+    if any(r == "≈" for r in rels) or any(not side for side in sides):
+        return []
+    texts = [Reader(side, src, notation).read() for side in sides]
+    return [("given", " ".join(x for pair in zip(texts, rels + [""]) for x in pair).strip())]
 
 
 def _steps(src: _Source, links, notation) -> list:

@@ -34,6 +34,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
 FUNCTIONS["operatorname"] = None  # \operatorname{softplus}: the word inside names the function
 VARIADIC = {w: n for w, n in functions.latex_words().items() if w not in FUNCTIONS}
+_PROBABILITY_STARTS = {"mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf"}
 _FUNCTION_STARTS = set(FUNCTIONS) | set(VARIADIC) | {"sum", "prod", "operatorname"}
 
 
@@ -47,6 +48,9 @@ class Notation:
     functions: dict
     variables: set
     defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
+    unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
+    implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
+    generic: set = field(default_factory=set)   # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
 
 
 class Reader:
@@ -162,6 +166,12 @@ class Reader:
             return True
         if t.kind == "ch":
             return (t.text.isascii() and t.text.isalpha()) or t.text in "([{" or (t.text == "|" and self.abs == 0)
+        if t.kind == "cmd" and t.text in ("text", "textrm") and self.peek() is t:
+            from mathcheck.latex import probability
+
+            # prose after an expression (\text{ for all }) ends it, but 2\textrm{Var}(X) is a product
+            found = probability._peek_word(self, t)
+            return found is not None and found[0] in probability.OPERATORS
         if t.kind == "cmd":
             return t.text not in ("cdot", "times", "div", "ast", "pm", "mp", "rvert", "rbrace", "rbrack",
                                   "}", "right", "text", "textrm", "mbox", "tag") \
@@ -213,7 +223,8 @@ class Reader:
                            "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
         inner = [x.text for x in toks[1:-1]]
         if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch" and (
-                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())) and base != "e":
+                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())):
+            # e^{(k)} too: d2l's Newton error e^{(k+1)} read as exp(k + 1) was refuted
             # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
             # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
             self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
@@ -242,6 +253,12 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text.isalpha() and self.collect is None:
+                word = self.letter_run()
+                if word is not None:
+                    return word
+            if t.text == "E":
+                return self.expectation(t)
             if t.text.isalpha():
                 self.take()
                 return self.named(t.text, t)
@@ -254,6 +271,12 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
+            from mathcheck.latex import probability
+
+            reading = probability.operator(self, t)
+            if reading is not None:
+                return reading
         if name in GREEK or name == "ell":  # \ell: the name ell (a loss, a layer)
             self.take()
             return self.named(_GREEK_NAME.get(name, name), t)
@@ -270,6 +293,8 @@ class Reader:
             self.take()
             top, bottom = self.script(t, "\\binom"), self.script(t, "\\binom")
             return f"binomial({top}, {bottom})"
+        if name == "operatorname" and name not in self.n.functions:
+            return self.operator()
         if name in FUNCTIONS or name in self.n.functions:
             self.take()
             return self.apply(self.function_name(name, t), t)
@@ -290,11 +315,17 @@ class Reader:
             word = _word(toks)
             if word is None:
                 return f"({self.sub(toks).read()})"
-            if word in _PARSER_FUNCTIONS:
-                return self.apply(word, t)
-            if len(word) > 1 and (self.at("ch", "(", "[") or name == "operatorname"):
-                self.fail(t, f"\\{name}{{{word}}} is not a function mathcheck knows (complex parts, expectations "
-                             f"and the like are out); allowed: {', '.join(sorted(_PARSER_FUNCTIONS))}")
+            if word.lower() in _PARSER_FUNCTIONS and len(word) > 1 and self.at("ch", "(", "^", "{") \
+                    or word in _PARSER_FUNCTIONS:
+                return self.apply(word.lower() if word.lower() in _PARSER_FUNCTIONS else word, t)
+            if name in _BOLD and word[0].isupper() and word not in self.n.variables:
+                self.fail(t, f"\\{name}{{{word}}}: a bold capital is a matrix, and matrices are out (docs/latex.md)")
+            if word in _NOT_SCALAR and (self.at("ch", "(", "[", "_") or name == "operatorname"):
+                self.fail(t, f"\\{name}{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
+            if len(word) > 1 and self.at("ch", "(", "'"):  # \mathrm{CE}(y, p): an unknown function
+                return self.unknown_function(_checked_name(word, self, t), f"\\{name}{{{word}}}", t)
+            if len(word) > 1 and name == "operatorname":
+                self.fail(t, f"\\operatorname{{{word}}} needs its argument in parentheses, \\operatorname{{{word}}}(x)")
             return self.named(word, t)
         if name in ACCENTS:
             self.take()
@@ -313,8 +344,69 @@ class Reader:
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
                      f"what is read")
 
+    def expectation(self, t) -> str:
+        """A capital E set plain: ``E[X]``, ``E\\left[(X - \\mu)^2\\right]``, ``E(\\hat\\theta)`` are the
+        expectation (d2l writes it so: 46 times ``E[``), read as ``\\mathbb{E}`` is; an E alone is bad input.
+        The text grammar's ``E`` is Euler's number, so ``E[X^2] - E[X]^2`` was read as e·X² − e²·X²
+        and d2l's correct variance formula was refuted; Euler's number in LaTeX is ``e``."""
+        self.take()
+        if not self.at("ch", "(", "["):
+            self.fail(t, "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
+                         "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip")
+        args = self.arguments()
+        if len(args) != 1:
+            self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
+        return f"E({args[0]})"
+
+    def letter_run(self) -> str | None:
+        """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in
+        the source, then ``(``, spelling a function of the table are that function — never
+        s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
+        ``ab(c + d)`` stays the letters' reading."""
+        k = self.i
+        while k + 1 < len(self.t) and self.t[k + 1].kind == "ch" and self.t[k + 1].text.isascii() \
+                and self.t[k + 1].text.isalpha() and self.t[k + 1].pos == self.t[k].end:
+            k += 1
+        if k == self.i or k + 1 >= len(self.t) or not (self.t[k + 1].kind == "ch" and self.t[k + 1].text == "(") \
+                or self.t[k + 1].pos != self.t[k].end:
+            return None
+        word = "".join(x.text for x in self.t[self.i:k + 1])
+        name = VARIADIC.get(word) or FUNCTIONS.get(word) or (word.lower() if word.lower() in _PARSER_FUNCTIONS else None)
+        if name is None:
+            if k - self.i + 1 >= 3:
+                self.fail(self.t[self.i], f"{word}(…): letters side by side before parentheses; write \\operatorname{{{word}}}(…) "
+                                          f"for a function, or \\cdot between factors")
+            return None
+        first = self.t[self.i]
+        self.i = k + 1
+        if name in VARIADIC.values():
+            return f"{name}({', '.join(self.arguments())})"
+        return self.apply(name, first)
+
+    def operator(self) -> str:
+        """``\\operatorname{softplus}(x)`` (the table's), ``\\operatorname{LSE}(x)``, ``\\operatorname{LSE}'(x)``
+        (an unknown function, its derivative)."""
+        t = self.take()
+        toks = self.arg_tokens(t, "\\operatorname")
+        word = _word(toks)
+        if word in _NOT_SCALAR:
+            self.fail(t, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
+        if word in self.n.functions:  # \operatorname{pReLU}(x) = … defined it above
+            return self.apply(self.n.functions[word], t)
+        if word and word.lower() in _PARSER_FUNCTIONS and word not in _PARSER_FUNCTIONS:
+            word = word.lower()  # \operatorname{ReLU} is the table's relu: table names in any case
+        if word in _PARSER_FUNCTIONS and not self.at("ch", "'"):
+            return self.apply(word, t)
+        if word is None or not self.at("ch", "(", "'"):
+            self.fail(t, f"\\operatorname{{{word}}} is read as a function applied, \\operatorname{{{word}}}(x)")
+        if word in _PARSER_FUNCTIONS:
+            return self.primed(word, t)
+        return self.unknown_function(_checked_name(word, self, t), f"\\operatorname{{{word}}}", t)
+
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
+        if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
+            return self.primed(self.n.functions[base], tok)
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
         if base in self.n.functions and base not in self.n.variables:
@@ -322,8 +414,7 @@ class Reader:
                            f"its argument, e.g. {self._show(tok)}(x)")
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
-            self.not_applied(base, shown, tok)
-            return base
+            return self.maybe_applied(base, shown, tok)
         t = self.take()
         toks = self.arg_tokens(t, "_")
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
@@ -339,23 +430,59 @@ class Reader:
             self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
                          f"declare it: % assume: i \\in \\mathbb{{Z}}")
         name = _checked_name(f"{base}_{word}", self, t)
-        self.not_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
-        return name
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | set(self.n.functions)
+        if self.at("ch", "(") and name not in known and len(toks) == 1 and toks[0].kind == "cmd" \
+                and toks[0].text in GREEK and word not in ("pi",):
+            # g_\phi(x), p_\theta(x): a function with a parameter, which it depends on: g_phi(x, phi)
+            self.n.unknown.add(name)
+            return f"{name}({', '.join(self.arguments() + [word])})"
+        return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
 
-    def not_applied(self, name: str, shown: str, tok):
-        """``\\zeta(x)``, ``f(x)``, ``g_\\phi(x)``, ``a(b + c)``: a name before parentheses is a function
-        applied (issue 28: unknown functions), never silently a product — ``\\zeta(x) = \\zeta x`` would be
-        proved. It is a product only where the name is a quantity the chain declares (``% assume:``),
-        defines (a definition, ``% let:``), binds or indexes; unknown functions are not read yet."""
-        if self.collect is not None or not self.at("ch", "("):
-            return
+    def maybe_applied(self, name: str, shown: str, tok) -> str:
+        """``f(x)``, ``L(\\theta)``, ``g_\\phi(x)``, ``a(b + c)``, ``f'(x)``: a name before parentheses (or
+        primes) is a function applied — an *unknown function* unless the document defines it — never
+        silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
+        is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
+        if self.collect is not None or not self.at("ch", "(", "'"):
+            return name
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if name in known and not self.at("ch", "'"):
+            return name
         if name in known:
-            return
-        self.fail(tok, f"{shown}(…) reads as a function applied, and {name} is neither defined nor in the "
-                       f"function table (unknown functions are not read yet); say which, e.g. % let: {shown} = sigmoid "
-                       f"or % let: {name}(t) = …; if it is a product, write {shown} \\cdot (…) or declare "
-                       f"{name}: % assume: {shown} \\in \\mathbb{{R}}")
+            self.fail(tok, f"{shown}' is read for a function; {name} is a quantity here: write its derivative "
+                           f"as \\frac{{d{shown}}}{{dx}}")
+        return self.unknown_function(name, shown, tok)
+
+    def unknown_function(self, name: str, shown: str, tok) -> str:
+        """``f(x, y)``: the unknown function ``f`` (checked for every function, not one); ``f'(u)``,
+        ``f''(u)``: its derivatives at u, ``prime(f(u), 2)``."""
+        from mathcheck.parser import reserved
+
+        if name in reserved():
+            self.fail(tok, f"{shown}(…): {name} is a name mathcheck keeps for itself; rename the function")
+        self.n.unknown.add(name)
+        if self.at("ch", "'"):
+            return self.primed(name, tok)
+        return f"{name}({', '.join(self.arguments())})"
+
+    def primed(self, fname: str, tok) -> str:
+        """``f'(u)``, ``f''(u)``, ``\\sigma'(z)``: the derivative of a function of one argument at u."""
+        order = 0
+        while self.at("ch", "'"):
+            self.take()
+            order += 1
+        if not self.at("ch", "("):
+            self.fail(tok, f"{fname}{'′' * order} is read applied to its argument, e.g. {fname}'(x)")
+        args = self.arguments()
+        if fname in self.n.defined:  # f(x) = x^2 above, then f'(x): the definition is unfolded inside
+            if len(args) != 1 or not _ATOM.fullmatch(args[0]) or args[0][0].isdigit():
+                self.fail(tok, f"{fname}' of a defined function is read at a variable, {fname}'(x); for another "
+                               f"argument write \\frac{{d}}{{dx}} {fname}(x) and substitute")
+            return f"diff({fname}({args[0]}), {args[0]}" + (f", {order})" if order > 1 else ")")
+        if len(args) != 1:
+            self.fail(tok, f"{fname}' of {len(args)} arguments: a prime is read for a function of one argument; "
+                           f"write \\frac{{\\partial}}{{\\partial x}} {fname}(…)")
+        return f"prime({fname}({args[0]}))" if order == 1 else f"prime({fname}({args[0]}), {order})"
 
     def indices(self, toks, tok) -> list[str]:
         parts, cur = [], []
@@ -449,9 +576,13 @@ class Reader:
         if name == "operatorname":
             toks = self.arg_tokens(tok, "\\operatorname")
             word = _word(toks)
+            if word in _NOT_SCALAR:
+                self.fail(tok, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
             if word not in _PARSER_FUNCTIONS:
-                self.fail(tok, f"\\operatorname{{{word}}} is not a function mathcheck knows; allowed: "
-                               f"{', '.join(sorted(_PARSER_FUNCTIONS))} (or % let: \\f = sigmoid)")
+                if word is None or not self.at("ch", "("):
+                    self.fail(tok, f"\\operatorname{{{word}}} is read as a function applied, "
+                                   f"\\operatorname{{{word}}}(x)")
+                self.n.unknown.add(_checked_name(word, self, tok))  # \operatorname{LSE}(x): an unknown function
             return word
         return FUNCTIONS[name]
 
@@ -495,7 +626,9 @@ class Reader:
         if not var:
             self.fail(t, "\\frac{d}{d?}: write the variable, e.g. \\frac{d}{dx}")
         x = self.sub(var).read()
-        if top:
+        if top and _word(top) in self.n.functions and _word(top) not in self.n.variables:
+            f = _word(top)  # \frac{df}{dx} of a function the document defines: f(x)'s derivative
+        elif top:
             f = self.sub(top).read()
         else:
             if self.peek() is None or not self.starts_factor(self.peek()):
@@ -504,7 +637,13 @@ class Reader:
             start = self.i
             f = self.term()
             self.one_operator(start, t)
-        self.not_a_constant(f, x, t)
+        f = self.dependent(f, x, t)
+        if top and self.at("ch", "("):  # \frac{dg}{dx}(x): g' at x, never g'·x
+            at, self.i = self.i, self.i + 1
+            inner = self.until(")", self.t[at])
+            if self.sub(inner).read() != x:
+                self.fail(self.t[at], f"a derivative evaluated at a point, \\frac{{d…}}{{d{x}}}(…), is read at {x} "
+                                      f"only; write the point by substitution")
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
     def one_operator(self, start: int, tok):
@@ -525,16 +664,29 @@ class Reader:
                                  "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
                                  "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x")
 
-    def not_a_constant(self, f: str, x: str, tok):
-        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z
-        depends on x, so reading z as a constant (derivative 0) would prove dz/dx = dz/dy + dy/dx.
-        Refused until z is defined (unknown functions of x are not read yet)."""
+    def dependent(self, f: str, x: str, tok) -> str:
+        """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z depends
+        on x, so z is an unknown function of x, ``diff(z(x), x)`` — never a constant (derivative 0,
+        which would prove dz/dx = dz/dy + dy/dx). A function the document defines (``f(x) = x^2``, then
+        ``\\frac{df}{dx}``) is applied to x. A z used elsewhere in the chain as a value is bad input
+        (the parser says so): one name is one thing in a chain."""
         name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
-        if name is None or f == x or name.group(1) in self.n.defined:
-            return
-        self.fail(tok, f"the derivative of {f} with respect to {x}: {f} is not defined here, so it is an "
-                       f"unknown function of {x}, which mathcheck does not read yet (it is never taken as a "
-                       f"constant); define it, e.g. % let: {name.group(1)} = …")
+        if name is None or f == x:
+            return f
+        if name.group(1) in self.n.functions and not name.group(2):
+            return f"{self.n.functions[name.group(1)]}({x})"
+        if name.group(1) in self.n.defined or name.group(1) in self.bound or name.group(1) in self.n.indices:
+            return f
+        if name.group(2) or name.group(1) in self.n.indexed:
+            self.fail(tok, f"the derivative of the entry {f} with respect to {x}: an entry that depends on {x} "
+                           f"is not read; define it, e.g. % let: …")
+        from mathcheck.parser import reserved
+
+        if f in reserved():
+            self.fail(tok, f"the derivative of {f}: {f} is a name mathcheck keeps for itself")
+        self.n.unknown.add(f)
+        self.n.implicit.add(f)
+        return f"{f}({x})"
 
     def big(self) -> str:
         """``\\sum_{i=1}^{n} body`` (and ``\\prod``): the body is the term after it."""
@@ -545,20 +697,33 @@ class Reader:
         self.take()
         low, self.i = _group(self.t, self.i, self.src, f"\\{t.text}_")
         eq = next((k for k, x in enumerate(low) if x.kind == "ch" and x.text == "="), None)
-        if eq is None or not self.at("ch", "^"):
-            self.fail(t, f"\\{t.text} is read with both bounds: \\{t.text}_{{i=1}}^{{n}}")
-        self.take()
-        high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
-        var = _word(low[:eq])
-        if var is None or not low[eq + 1:] or not high:
-            self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
-        lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
+        generic = eq is None and _word(low) is not None and not self.at("ch", "^")
+        if eq is None and _word(low) is not None and self.at("ch", "^"):  # \sum_{i}^{n}: from 1
+            low, eq = low + [Tok("ch", "=", low[-1].end, low[-1].end), Tok("num", "1", low[-1].end, low[-1].end)], len(low)
+        if generic:  # \sum_i x_i: over a generic range 1..N_sum (stated in the chain), every size at once
+            var = _word(low)
+            lo, hi = "1", GENERIC_SIZE
+            self.n.generic.add(hi)
+        else:
+            if eq is None or not self.at("ch", "^"):
+                self.fail(t, f"\\{t.text} is read with both bounds, \\{t.text}_{{i=1}}^{{n}}, or over an index, "
+                             f"\\{t.text}_i")
+            self.take()
+            high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
+            var = _word(low[:eq])
+            if var is None or not low[eq + 1:] or not high:
+                self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
+            lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
         if self.peek() is None or not self.starts_factor(self.peek()):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
+        if generic and (re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body))
+                        or not re.search(rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body)):
+            self.fail(t, f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "
+                         f"write it, \\{t.text}_{{{var}=1}}^{{n}}")
         return f"{what}({body}, ({var}, {lo}, {hi}))"
 
     def _show(self, t) -> str:
@@ -602,7 +767,15 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+GENERIC_SIZE = "N_sum"  # \\sum_i: every generic sum of a chain runs over 1..N_sum, N_sum ≥ 1 an integer
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
+# words set upright that name what is not a scalar function of scalars: never an unknown function
+_NOT_SCALAR = {w: "a vector or matrix function" for w in ("softmax", "argmax", "argmin", "diag", "tr", "trace",
+                                                          "det", "rank", "vec", "concat", "Concat", "LayerNorm",
+                                                          "MultiHead", "Attention", "FFN")}
+_NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
+_NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
+_BOLD = ("mathbf", "boldsymbol", "bm", "pmb")
 
 
 def _wrap(s: str) -> str:

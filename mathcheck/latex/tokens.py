@@ -19,8 +19,10 @@ REFUSED = ("input", "include", "includeonly", "InputIfFileExists", "write", "imm
            "directlua", "luaexec", "ShellEscape", "lstinputlisting", "verbatiminput", "loop",
            "usepackage", "documentclass", "file", "jobname", "scantokens", "everymath", "everyjob")
 ENVIRONMENTS = ("align", "align*", "equation", "equation*", "multline", "multline*", "gather",
-                "gather*", "flalign", "flalign*", "eqnarray", "eqnarray*")
-INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat")
+                "gather*", "flalign", "flalign*", "eqnarray", "eqnarray*", "alignat", "alignat*", "displaymath")
+# inside a display: aligned and friends, and (as KaTeX and MathJax read them) the display environments
+# themselves, \begin{align} inside $$
+INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat") + ENVIRONMENTS
 RELATIONS = {"=": "=", "<": "<", ">": ">", "le": "<=", "leq": "<=", "leqslant": "<=", "lt": "<",
              "ge": ">=", "geq": ">=", "geqslant": ">=", "gt": ">", "approx": "≈"}
 NOT_LINKS = ("ne", "neq", "equiv", "sim", "simeq", "propto", "to", "mapsto", "iff", "implies",
@@ -32,6 +34,11 @@ GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota
 # variants are one symbol with their letter (the text grammar reads σ and sigma alike)
 _GREEK_NAME = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
                "varsigma": "sigma"}
+# a styled letter is its command over the letter: ℝ, ℕ, ℤ (sets in conditions), 𝔼, bold 𝐱 𝐖 (a bold
+# capital is then refused as a matrix, as \mathbf{W} is)
+UNICODE_STYLED = {"ℝ": ("mathbb", "R"), "ℕ": ("mathbb", "N"), "ℤ": ("mathbb", "Z"), "𝔼": ("mathbb", "E"),
+                  **{chr(0x1D400 + k): ("mathbf", chr(65 + k)) for k in range(26)},
+                  **{chr(0x1D41A + k): ("mathbf", chr(97 + k)) for k in range(26)}}
 UNICODE = {"−": "-", "≤": "\\le", "≥": "\\ge", "≈": "\\approx", "·": "\\cdot", "×": "\\times",
            "⋅": "\\cdot", "∙": "\\cdot", "ℓ": "\\ell", "∈": "\\in", "’": "'", "′": "'", "ℎ": "h",
            # mathematical italic letters (𝑥, 𝑊: what a PDF or a Unicode-math editor pastes) are the letters
@@ -116,7 +123,7 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
             if name == "\\":
                 out.append(Tok("row", "\\\\", i, m.end()))
             else:
-                if name.rstrip("*") in REFUSED:
+                if name.rstrip("*") in REFUSED and not (name == "def" and simple_def(text, i)):
                     src.refuse(i, f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
                                 f"TeX; inline the mathematics and use \\newcommand for notation")
                 out.append(Tok("cmd", name, i, m.end()))
@@ -128,6 +135,11 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
         elif c in UNICODE:
             u = UNICODE[c]
             out.append(Tok("cmd", u[1:], i, i + 1) if u.startswith("\\") else Tok("ch", u, i, i + 1))
+            i += 1
+        elif c in UNICODE_STYLED:  # ℝ is \mathbb{R}, 𝐱 is \mathbf{x}: four tokens at one character
+            style, letter = UNICODE_STYLED[c]
+            out += [Tok("cmd", style, i, i + 1), Tok("ch", "{", i, i + 1), Tok("ch", letter, i, i + 1),
+                    Tok("ch", "}", i, i + 1)]
             i += 1
         elif c.isascii() and c.isprintable():
             depth += c == "{"
@@ -183,6 +195,14 @@ def _bracket(toks: list[Tok], i: int) -> tuple[list[Tok] | None, int]:
 # --- macros ----------------------------------------------------------------------------------------
 
 _NEWCOMMAND = re.compile(r"\\(?:re)?(?:newcommand|providecommand|DeclareMathOperator)\*?")
+_SIMPLE_DEF = re.compile(r"\\def\s*\\([A-Za-z]+)\s*\{")
+
+
+def simple_def(text: str, i: int) -> bool:
+    """``\\def\\R{\\mathbb{R}}`` at ``i``: a \\def without parameters, read as ``\\newcommand`` (TeX's
+    other \\def forms — parameter text, delimiters — stay refused)."""
+    m = _SIMPLE_DEF.match(text, i)
+    return m is not None and m.group(1) not in REFUSED
 
 
 def macros(src: _Source, regions) -> dict:
@@ -213,6 +233,14 @@ def macros(src: _Source, regions) -> dict:
             out[name] = (nargs, body, "operator" if "DeclareMathOperator" in what else "macro")
             if len(out) > MAX_MACROS:
                 src.refuse(m.start(), f"more than {MAX_MACROS} macros")
+        for m in _SIMPLE_DEF.finditer(src.text, start, end):  # \def\R{\mathbb{R}}: a \newcommand
+            if _in_comment(src.text, m.start()) or not simple_def(src.text, m.start()):
+                continue
+            stop = _close(src, m.end() - 1, end)
+            body = tokenize(src, m.end(), stop - 1)
+            if any(t.kind == "ch" and t.text == "#" for t in body):
+                src.refuse(m.start(), f"\\def\\{m.group(1)} with parameters is refused; write \\newcommand")
+            out[m.group(1)] = (0, body, "macro")
     return out
 
 

@@ -53,13 +53,22 @@ class Loaded:
     input_found: str = "keyword input_ids"  # how the token ids are passed, and why (printed in the report)
     targets_name: str | None = None   # set when the forward gives all positions' logits only with targets (nanoGPT)
     caps: tuple = ()                  # windows, chunks and cache caps the model declares (the KV check goes past them)
+    dtype: object = None              # the parameters' dtype (float64 unless the model refuses it); None: float64
+    notes: list = field(default_factory=list)  # choices made for the model (eager for SDPA, float32), said in the report
+    takes_use_cache: bool = True      # False: the forward has no use_cache parameter (a --cache-arg model)
 
 
-def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None) -> None:
+def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None,
+                  cache_arg: str | None = None) -> None:
     """Before any import: the SPEC's form and the options' ranges."""
     if input_name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", input_name):
         raise BadInput(f"--input-name {input_name!r}: give the name of the forward's parameter for the token ids, "
                        "e.g. --input-name idx")
+    if cache_arg is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cache_arg):
+        raise BadInput(f"--cache-arg {cache_arg!r}: give the name of the forward's parameter for the KV cache, "
+                       "e.g. --cache-arg kv_cache")
+    if cache_arg is not None and spec.startswith("hf:"):
+        raise BadInput(f"--cache-arg {cache_arg}: an hf: model's cache is its past_key_values/cache; drop --cache-arg")
     if spec.startswith("hf:"):
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", spec[3:]):
             raise BadInput(f"SPEC {spec!r}: write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert")
@@ -90,53 +99,126 @@ def _seeded(seed: int, build):
         return build()
 
 
-def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
+def _build(cls, config, attn: str, dtype, seed: int):
+    return _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=dtype))
+
+
+def _runs(model, vocab: int) -> Exception | None:
+    """None when the model's forward runs on (2, 6) token ids; else the exception it raised."""
     import torch
+
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(12).reshape(2, 6) % vocab)
+    except Exception as exc:  # noqa: BLE001 - the caller picks another attention implementation or dtype
+        return exc
+    return None
+
+
+def _first_line(exc) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def build_hf(cls, config, attn: str, seed: int):
+    """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
+    (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
+    ``torch._grouped_mm`` reject float64). Raises the float64 build's error when nothing builds."""
+    import torch
+
+    notes, first_error = [], None
+    for impl in dict.fromkeys((attn, "eager")):
+        try:
+            model = _build(cls, config, impl, torch.float64, seed).eval()
+        except Exception as exc:  # noqa: BLE001 - no such attention implementation for this type: try the next
+            first_error = first_error or exc
+            continue
+        if impl != attn:
+            notes.append(f"attention {impl}: {attn} refused ({_first_line(first_error)[:120]})")
+        failed = _runs(model, config_vocab(config))
+        if failed is None:
+            return model, impl, torch.float64, notes
+        model32 = _build(cls, config, impl, torch.float32, seed).eval()
+        if _runs(model32, config_vocab(config)) is None:
+            notes.append(f"float32: the forward refuses float64 ({_first_line(failed)[:120]}); tolerances from "
+                         "float32's error model")
+            return model32, impl, torch.float32, notes
+        return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
+    raise first_error
+
+
+def config_vocab(config) -> int:
+    text = getattr(config, "get_text_config", lambda: config)()
+    return getattr(text, "vocab_size", None) or getattr(config, "vocab_size", 128)
+
+
+def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
-    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                                                        MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    from mathcheck.model.tiny import KV_HEADS, shrink
 
     transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
     masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
     if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked:
         raise BadInput(f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
                        f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert")
-    kw = {"hidden_size": sizes.hidden, "num_hidden_layers": sizes.layers, "num_attention_heads": sizes.heads,
-          "vocab_size": 128, "max_position_embeddings": 64}
+    kw = {}
     try:
-        probe = AutoConfig.for_model(model_type)
-        if hasattr(probe, "num_key_value_heads"):
-            kw["num_key_value_heads"] = sizes.kv_heads or min(2, sizes.heads)
-        elif sizes.kv_heads is not None:
+        full = AutoConfig.for_model(model_type)
+        text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
+        if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
-        if hasattr(probe, "intermediate_size"):
-            kw["intermediate_size"] = 2 * sizes.hidden
-        if getattr(probe, "pad_token_id", None) is not None and probe.pad_token_id >= kw["vocab_size"]:
-            kw["pad_token_id"] = 0  # the default pad id of a large vocabulary is outside the tiny one
-        if hasattr(probe, "head_dim"):
-            kw["head_dim"] = sizes.hidden // sizes.heads
-        config = AutoConfig.for_model(model_type, **kw)
+        kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads)
+        config = type(full).from_dict(kw)
         # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
-        as_masked = masked and not getattr(config, "is_decoder", False)
+        # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
+        # forward feeds the ids to both halves, where no padding mask reaches the decoder's copy
+        as_masked = masked and not getattr(config, "is_decoder", False) and not (
+            getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
         cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
-        model = _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=torch.float64))
+        model, impl, dtype, notes = build_hf(cls, config, attn, seed)
     except BadInput:
         raise
-    except Exception as exc:  # transformers rejected the sizes: say which, in its words
-        raise BadInput(f"SPEC 'hf:{model_type}' with {kw}: transformers says {type(exc).__name__}: "
-                       f"{str(exc).splitlines()[0]}") from None
-    model.eval()
+    except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words
+        sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
+        raise BadInput(f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
+                       f"sizes tried: {str(sized)[:200]}") from None
     sig = inspect.signature(model.forward).parameters
-    is_causal = not as_masked
+    is_causal, source = built_causal(model, config, as_masked)
+    vocab = config_vocab(config)
+    summary = {k: attr(config.get_text_config() if hasattr(config, "get_text_config") else config, k)
+               for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")}
     return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
-                  "declared" if causal is not None else "config", config={**kw, "class": type(model).__name__,
-                                                                           "attn_implementation": attn},
-                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=kw["vocab_size"],
-                  attn_implementation=attn, takes_position_ids="position_ids" in sig,
+                  "declared" if causal is not None else source,
+                  config={**{k: v for k, v in summary.items() if v is not None}, "vocab_size": vocab,
+                          "class": type(model).__name__, "attn_implementation": impl},
+                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=vocab,
+                  attn_implementation=impl, takes_position_ids="position_ids" in sig,
                   takes_attention_mask="attention_mask" in sig,
-                  window=getattr(config, "sliding_window", None), max_positions=kw["max_position_embeddings"],
-                  caps=declared_caps(config))
+                  window=attr(config, "sliding_window"), max_positions=_max_positions(config),
+                  caps=declared_caps(config), dtype=dtype, notes=notes)
+
+
+def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
+    """(causal, why) as the model was built: a masked LM (an encoder–decoder's whole forward
+    included) is bidirectional; a causal-LM class whose attention modules all declare
+    ``is_causal`` False (bert-generation with ``is_decoder`` False) was built bidirectional."""
+    if as_masked:
+        return False, "config"
+    flags = [m.is_causal for m in model.modules() if isinstance(getattr(m, "is_causal", None), bool)]
+    if flags and not any(flags) and not getattr(config, "is_encoder_decoder", False):
+        return False, "built: every attention module has is_causal False"
+    return True, "config"
+
+
+def _max_positions(config) -> int | None:
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    found = _ints([text], MAX_POSITION_NAMES)
+    return min(found) if found else None
 
 
 # a window, chunk or cap on the keys a query sees or a cache keeps, under the names models use for it
@@ -146,11 +228,20 @@ CAP_NAMES = ("sliding_window", "attention_window", "attention_chunk_size", "loca
 MAX_POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "block_size", "max_seq_len")
 
 
+def attr(owner, name):
+    """``getattr(owner, name, None)``, also None where reading it raises (a per-layer attribute of a
+    transformers config read globally raises AmbiguousGlobalPerLayerAttributeError)."""
+    try:
+        return getattr(owner, name, None)
+    except Exception:  # noqa: BLE001 - an attribute that cannot be read is one the model does not declare
+        return None
+
+
 def _ints(owners, names) -> list[int]:
     found = []
     for owner in owners:
         for name in names:
-            value = getattr(owner, name, None)
+            value = attr(owner, name)
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 found.append(value)
             elif isinstance(value, (list, tuple)):  # per-layer windows
@@ -207,14 +298,35 @@ def _cache_kw(params) -> str | None:
     return next((k for k in ("cache", "past_key_values") if k in params), None)
 
 
-def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None) -> Loaded:
+def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None,
+                 cache_arg: str | None = None) -> Loaded:
     from mathcheck.conform.target import load
 
-    return from_module(load(spec), spec, seed, causal, input_name)
+    return from_module(load(spec), spec, seed, causal, input_name, cache_arg)
+
+
+def cache_parameter(forward, given: str | None, label: str) -> tuple[str | None, bool]:
+    """(the forward's keyword for the KV cache, whether it takes ``use_cache``): detected as
+    ``use_cache`` with ``cache``/``past_key_values``; ``given`` (--cache-arg) must be a parameter of
+    the forward (or it takes **kwargs); the cache is then passed back under that name and read from
+    the output's attribute of that name or a tuple's second element.
+
+    >>> def fwd(idx, kv=None): ...
+    >>> cache_parameter(fwd, "kv", "m")
+    ('kv', False)
+    """
+    params = inspect.signature(forward).parameters
+    takes = "use_cache" in params
+    if given is None:
+        return _cache_kw(params), takes
+    if given in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return given, takes
+    raise BadInput(f"--cache-arg {given}: {label}'s forward{inspect.signature(forward)} has no parameter {given!r}; "
+                   "give the parameter that takes the KV cache")
 
 
 def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None,
-                input_name: str | None = None) -> Loaded:
+                input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
     """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
     import torch
 
@@ -224,7 +336,7 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     if not isinstance(model, torch.nn.Module):
         try:  # the user's code: a time limit, and sys.exit() inside it is an error, never a success
             model = _seeded(seed, lambda: guarded(model_or_factory))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001
             raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, torch.nn.Module):
         raise BadInput(f"SPEC {label!r}: the factory returned a {type(model).__name__}, not an nn.Module")
@@ -234,21 +346,23 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     if vocab is None:
         raise BadInput(f"SPEC {label!r}: the model has no nn.Embedding to read its vocabulary size from")
     name, found = detect_input(model.forward, input_name, label)
+    cache_kw, takes_use_cache = cache_parameter(model.forward, cache_arg, label)
     max_positions, caps = _factory_limits(model)
     return Loaded(model, label, True if causal is None else causal,
                   "declared" if causal is not None else "default for a factory",
-                  config={"class": type(model).__name__, "input": found}, cache_kw=_cache_kw(sig), vocab=vocab,
+                  config={"class": type(model).__name__, "input": found}, cache_kw=cache_kw, vocab=vocab,
+                  takes_use_cache=takes_use_cache,
                   takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig,
                   input_name=name, input_found=found, max_positions=max_positions, caps=caps)
 
 
 def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,
-               causal: bool | None = None, input_name: str | None = None) -> Loaded:
+               causal: bool | None = None, input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
     if spec.startswith("hf:"):
         if input_name is not None:
             raise BadInput(f"--input-name {input_name}: an hf: model takes input_ids; drop --input-name")
         return load_hf(spec[3:], sizes, attn, seed, causal)
-    return load_factory(spec, seed, causal, input_name)
+    return load_factory(spec, seed, causal, input_name, cache_arg)
 
 
 def logits_of(out, ids_shape=None):

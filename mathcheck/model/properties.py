@@ -44,6 +44,8 @@ def call(loaded, ids, **kw):
     the forward returns every position's logits only when given targets (nanoGPT, llm.c)."""
     if loaded.targets_name is not None:
         kw = {loaded.targets_name: ids, **kw}
+    if not loaded.takes_use_cache:  # a --cache-arg forward: the cache argument alone asks for a cache
+        kw.pop("use_cache", None)
     if loaded.input_name is None:
         return loaded.model(ids, **kw)
     return loaded.model(**{loaded.input_name: ids}, **kw)
@@ -210,7 +212,7 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
             full = Trace(loaded.model, calls=False)
             try:
                 long_base = logits_of(forward(loaded, long_ids, full), long_ids.shape).to(F64)
-            except Exception as exc:  # the uncached forward itself refuses n tokens: no cache claim to make
+            except Exception as exc:  # noqa: BLE001 - the uncached forward itself refuses n tokens: no cache claim to make
                 return Result("kv-cache", "kv-cache-equivalence", doc, "holds", "inconclusive",
                               note=f"the forward without a cache raised {type(exc).__name__} on {n} tokens; "
                                    f"give the model's max positions as config.block_size")
@@ -218,7 +220,7 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
             ids, base = long_ids, long_base
     try:
         return _kv_cache(loaded, ids, base, tol, replay)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return _fail("kv-cache", "kv-cache-equivalence", doc, None, tol,
                      {"compared": "decoding with the cache", "replay": replay},
@@ -232,7 +234,8 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
                       note="a bidirectional model has no incremental decoding")
     if loaded.cache_kw is None:
         return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
-                      note="the forward takes no use_cache with cache/past_key_values")
+                      note="the forward takes no use_cache with cache/past_key_values; a cache under another name: "
+                           "give --cache-arg NAME")
     L = ids.shape[1]
     P = max(1, min(L, 6) // 2)  # a short prefix: every later token goes through the cache
     prefix = Trace(loaded.model, calls=False)
@@ -272,7 +275,32 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
 
 # --- permutation equivariance -----------------------------------------------------------------------
 
+def position_offsets(model) -> list[int]:
+    """Where a model's positions may start: 0, and padding_idx + 1 for a position table with a
+    padding index (RoBERTa's: padding_idx 1, positions 2, 3, …)."""
+    found = [0]
+    for name, m in model.named_modules():
+        pad = getattr(m, "padding_idx", None)
+        if isinstance(m, torch.nn.Embedding) and "pos" in name.split(".")[-1] and isinstance(pad, int):
+            found.append(pad + 1)
+    return list(dict.fromkeys(found))
+
+
+def own_positions(loaded, ids, base, tol):
+    """(position ids (B, L), how found): the model's own convention — the first offset whose
+    explicit positions reproduce the forward's default logits; else 0, 1, … (said)."""
+    L = ids.shape[1]
+    for offset in position_offsets(loaded.model):
+        pos = (torch.arange(L) + offset).expand(ids.shape[0], L)
+        if _max_diff(logits(loaded, ids, position_ids=pos), base) <= tol:
+            return pos, f"positions {offset}…{offset + L - 1}, the model's own"
+    pos = torch.arange(L).expand(ids.shape[0], L)
+    return pos, "positions 0…L−1 given explicitly (none tried reproduces the forward's default)"
+
+
 def permutation(loaded, ids, base, tol, seed, replay) -> Result:
+    """f(P·ids, P·positions) = P·f(ids, positions), both with explicit position ids in the model's
+    own convention (RoBERTa's start at padding_idx + 1 = 2)."""
     claim, doc = "attention-permutation-equivariance", "permuting tokens with their position ids permutes the logits"
     if loaded.causal:
         return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
@@ -282,44 +310,79 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
                       note="the forward takes no position_ids to hold positions fixed")
     L = ids.shape[1]
     perm = torch.randperm(L, generator=torch.Generator().manual_seed(seed * 7919 + 2))
-    pos = torch.arange(L).expand(ids.shape[0], L)
+    pos, how = own_positions(loaded, ids, base, tol)
+    ref = logits(loaded, ids, position_ids=pos)
     got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
-    err = _max_diff(got, base[:, perm])
+    err = _max_diff(got, ref[:, perm])
     if err > tol:
         return _fail("permutation-equivariance", claim, doc, err, tol,
-                     {"permutation": perm.tolist(), "compared": "f(P·ids, P·positions) against P·f(ids)",
+                     {"permutation": perm.tolist(), "compared": f"f(P·ids, P·positions) against P·f(ids); {how}",
                       "replay": replay})
     return Result("permutation-equivariance", claim, doc, "holds", "holds", err, tol,
-                  note=f"permutation {perm.tolist()}")
+                  note=f"permutation {perm.tolist()}; {how}")
 
 
 # --- padding ----------------------------------------------------------------------------------------
 
+def padding_masks(L: int, causal: bool) -> torch.Tensor:
+    """(2, L) attention masks, one per row and different: row 0 padded at the end (causal) or the
+    start (bidirectional) over ⌈L/3⌉ tokens, row 1 with its middle token L/2 masked. A causal
+    model is not padded on the left: its first query would see no key at all (a fully masked row,
+    which conform reports and does not judge).
+
+    >>> padding_masks(6, True).tolist()
+    [[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 1]]
+    """
+    mask = torch.ones(BATCH, L, dtype=torch.long)
+    n = -(-L // 3)
+    if causal:
+        mask[0, L - n:] = 0
+    else:
+        mask[0, :n] = 0
+    mask[1, L // 2] = 0
+    return mask
+
+
 def padding(loaded, ids, tol, replay) -> Result:
-    """Token p = L/2 of the last row is masked out (``attention_mask`` 0): a masked key has weight
-    exactly 0 (mask-negative-infinity), so changing that token moves no logit of the row's other
-    tokens. A middle token, not the first: no query's row is fully masked (conform *reports* what a
-    fully masked row gives, it does not judge it)."""
+    """Each row padded its own way (:func:`padding_masks`): (i) changing the masked-out tokens
+    moves no kept logit of the row (a masked key has weight exactly 0, mask-negative-infinity);
+    (ii) each row's kept logits equal those of the row run alone with its own mask — a mask taken
+    from another row (broadcast from one row) fails."""
     claim, doc = "mask-negative-infinity", "a masked-out token (attention_mask 0) changes no other token's logits"
     if not loaded.takes_attention_mask:
         return Result("padding", claim, doc, "not checked", "not expected to hold",
                       note="the forward takes no attention_mask")
+    try:
+        return _padding(loaded, ids, tol, replay, claim, doc)
+    except Exception as exc:  # noqa: BLE001 - the user's forward raised on a padded batch or a batch of one row
+        return _fail("padding", claim, doc, None, tol, {"compared": "padded rows", "replay": replay},
+                     note=f"the forward with attention_mask raised {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _padding(loaded, ids, tol, replay, claim, doc) -> Result:
     L = ids.shape[1]
-    p = L // 2
-    mask = torch.ones_like(ids)
-    mask[-1, p] = 0
-    other = ids.clone()
-    other[-1, p] = (ids[-1, p] + 1) % loaded.vocab
-    keep = [t for t in range(L) if t != p]
-    a = logits(loaded, ids, attention_mask=mask)[-1, keep]
-    b = logits(loaded, other, attention_mask=mask)[-1, keep]
-    err = _max_diff(a, b)
-    if err > tol or not bool(torch.isfinite(a).all()):
-        return _fail("padding", claim, doc, err, tol,
-                     {"t": p, "compared": f"logits of the last row's tokens other than {p}, with token {p} masked "
-                                          "out and changed", "replay": replay},
-                     note=f"masked-out token {p} moves the logits of the others by {err:.3g}")
-    return Result("padding", claim, doc, "holds", "holds", err, tol, note=f"token {p} of the last row masked out")
+    mask = padding_masks(L, loaded.causal)
+    other = torch.where(mask.bool(), ids, (ids + 1) % loaded.vocab)
+    a = logits(loaded, ids, attention_mask=mask)
+    b = logits(loaded, other, attention_mask=mask)
+    worst = 0.0
+    for row in range(ids.shape[0]):
+        keep = mask[row].bool()
+        alone = logits(loaded, ids[row:row + 1], attention_mask=mask[row:row + 1])[0]
+        where = ("left" if not keep[0] else "right" if not keep[-1] else "middle")
+        masked = [int(t) for t in torch.nonzero(~keep).flatten()]
+        for err, what in ((_max_diff(a[row, keep], b[row, keep]), f"changing its masked-out tokens {masked}"),
+                          (_max_diff(a[row, keep], alone[keep]), "running it alone with its own mask")):
+            worst = max(worst, err)
+            if err > tol or not bool(torch.isfinite(a[row, keep]).all()):
+                return _fail("padding", claim, doc, err, tol,
+                             {"row": row, "compared": f"row {row}'s kept logits ({where} padding, tokens {masked} "
+                                                      f"masked) against {what}", "replay": replay},
+                             note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}")
+    return Result("padding", claim, doc, "holds", "holds", worst, tol,
+                  note=f"row 0 padded on the {'right' if loaded.causal else 'left'}, row 1's token {L // 2} masked; "
+                       "each row also against itself alone")
 
 
 # --- determinism -------------------------------------------------------------------------------------

@@ -76,42 +76,92 @@ def _eps_name(module):
     return held[0] if held else None
 
 
+def _one_input(module) -> bool:
+    """Whether ``module(x)`` is a complete call: its forward requires exactly one argument (a
+    gated norm's ``forward(x, gate)`` and a whole model's ``forward(input_ids, …)`` are not norms'
+    calls — the model's first parameter takes integer ids, which the probe then rejects)."""
+    import inspect
+
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    required = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) == 1
+
+
+def norm_width(module) -> int | None:
+    """The feature count D a norm normalises over: its 1-D weight's length, else its
+    ``normalized_shape``/``hidden_size``/``dim`` (a norm without weight); None when it names none."""
+    w = getattr(module, "weight", None)
+    if isinstance(w, torch.Tensor):
+        return w.shape[0] if w.dim() == 1 else None
+    shape = getattr(module, "normalized_shape", None)
+    if isinstance(shape, (tuple, list)) and len(shape) == 1:
+        return int(shape[0])
+    for name in ("hidden_size", "dim", "normalized_shape", "num_features"):
+        v = getattr(module, name, None)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
+
+
 def norm_kind(module: torch.nn.Module) -> str | None:
-    """'layernorm', 'rmsnorm' or None: by the class's name or a base class's (LayerNorm/RMSNorm),
-    else, for a module with a 1-D ``weight`` and an eps attribute, by behaviour: an output centred
-    on inputs with a nonzero mean is a LayerNorm's.
+    """'layernorm', 'rmsnorm' or None, by what the module computes: called with one tensor
+    (B, D) at its affine identity, a norm's output has unit mean square per row, and a LayerNorm's
+    is also centred (inputs with nonzero mean tell them apart). Never by class name: a module
+    named …LayerNorm… that is not a norm (``BertPreLayerNormForMaskedLM``) fails the probe.
 
     >>> norm_kind(torch.nn.LayerNorm(4)), norm_kind(torch.nn.RMSNorm(4, eps=1e-6)), norm_kind(torch.nn.Linear(2, 2))
     ('layernorm', 'rmsnorm', None)
+    >>> norm_kind(torch.nn.LayerNorm(4, elementwise_affine=False))
+    'layernorm'
     """
-    names = [c.__name__.lower() for c in type(module).__mro__]
-    if any("rmsnorm" in n for n in names):
-        return "rmsnorm"
-    if any("layernorm" in n for n in names):
-        return "layernorm"
-    w = getattr(module, "weight", None)
-    if not (isinstance(w, torch.Tensor) and w.dim() == 1 and _eps_name(module) is not None):
+    if not _one_input(module):
         return None
-    x = torch.randn(3, w.shape[0], generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
+    D = norm_width(module)
+    if D is None and not isinstance(getattr(module, "weight", None), torch.Tensor):
+        D = 16  # a norm without weight or width normalises whatever width it is given
+    if D is None or D < 2:
+        return None
+    x = torch.randn(3, D, generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
     try:
         with torch.no_grad():
-            y = _at_identity(module, w.shape[0], 1e-5, identity_fill(module))(x)
-        centred = float(y.mean(-1).abs().max()) < 1e-6
-        unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3
-    except Exception:  # not a norm after all
+            y = _at_identity(module, D, 1e-5, identity_fill(module))(x)
+        if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+            return None
+        y = y.to(F64)
+        centred = float(y.mean(-1).abs().max()) < 1e-3
+        unit = float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-2
+    except Exception:  # noqa: BLE001 - not a norm after all (the probe is what decides, never the name)
         return None
-    return ("layernorm" if centred else "rmsnorm") if unit else None
+    if not unit:
+        return None
+    # one factor per row: y ∥ x (RMSNorm) or y ∥ x − mean (LayerNorm); a grouped norm (Mamba-2's
+    # per-group RMSNorm) scales each group by its own and is neither
+    base = x - x.mean(-1, keepdim=True) if centred else x
+    factor = (y * base).sum(-1, keepdim=True) / base.pow(2).sum(-1, keepdim=True)
+    if float((y - factor * base).abs().max()) > 1e-3:
+        return None
+    return "layernorm" if centred else "rmsnorm"
+
+
+def norm_like(module) -> bool:
+    """Named like a norm (…Norm…), so worth a line when it is not checked as one."""
+    return "norm" in type(module).__name__.lower() and not isinstance(module, torch.nn.ModuleList)
 
 
 def _at_identity(module, D, eps, fill=1.0):
-    """A copy of ``module`` for D features, its weight filled with ``fill`` and its bias 0, eps set
-    to ``eps``: the affine part at the identity when ``fill`` is the module's (see :func:`identity_fill`)."""
+    """A copy of ``module`` for D features, its weight (if any) filled with ``fill`` and its bias 0,
+    eps set to ``eps``: the affine part at the identity when ``fill`` is the module's (see
+    :func:`identity_fill`)."""
     m = copy.deepcopy(module).to(F64)
     with torch.no_grad():
-        m.weight = torch.nn.Parameter(torch.full((D,), float(fill), dtype=F64))
+        if isinstance(getattr(m, "weight", None), torch.Tensor):
+            m.weight = torch.nn.Parameter(torch.full((D,), float(fill), dtype=F64))
         if isinstance(getattr(m, "bias", None), torch.Tensor):
             m.bias = torch.nn.Parameter(torch.zeros(D, dtype=F64))
-    if hasattr(m, "normalized_shape"):
+    if isinstance(getattr(m, "normalized_shape", None), (tuple, list)):
         m.normalized_shape = (D,)
     name = _eps_name(m)
     if name:
@@ -122,13 +172,15 @@ def _at_identity(module, D, eps, fill=1.0):
 def identity_fill(module) -> float:
     """The weight value that makes the affine part the identity: 1 for y·w (LayerNorm, LLaMA's
     RMSNorm), 0 for y·(1 + w) (Gemma's RMSNorm) — whichever gives outputs of unit mean square."""
-    D = module.weight.shape[0]
+    D = norm_width(module)
+    if D is None or not isinstance(getattr(module, "weight", None), torch.Tensor):
+        return 1.0
     x = torch.randn(3, D, generator=torch.Generator().manual_seed(0), dtype=F64) + 1.0
     for fill in (1.0, 0.0):
         try:
             with torch.no_grad():
                 y = _at_identity(module, D, 1e-5, fill)(x).to(F64)
-        except Exception:  # not a norm we can call: the properties will say so
+        except Exception:  # noqa: BLE001 - not a norm we can call: the properties will say so
             return 1.0
         if float((y.pow(2).mean(-1) - 1).abs().max()) < 1e-3:
             return fill
@@ -153,7 +205,12 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str):
     from mathcheck.conform.spec import Variant
 
     held = held_eps(module)
-    report = conform(norm_maker(module), kind, Variant(eps=held[1] if held else None), seed=seed, target=path)
+    try:
+        report = conform(norm_maker(module), kind, Variant(eps=held[1] if held else None), seed=seed, target=path)
+    except Exception as exc:  # noqa: BLE001 - conform could not call it at other sizes: said, never a crash
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        return None, [f"{path} ({type(module).__name__}): computes a {kind} but conform could not call it "
+                      f"({type(exc).__name__}: {msg[:160]}); not checked"]
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
@@ -162,18 +219,34 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str):
 
 # --- attention calls ---------------------------------------------------------------------------------
 
-def expected_keep(Lq: int, Lk: int, causal: bool) -> torch.Tensor:
-    """(Lq, Lk), True = attend. Causal: query i is token i + Lk − Lq (the last Lq of Lk tokens, as in
-    decoding with a cache) and sees keys j ≤ i + Lk − Lq; bidirectional: every key."""
-    i = torch.arange(Lq)[:, None] + (Lk - Lq)
+def expected_keep(Lq: int, Lk: int, causal: bool, first: int | None = None) -> torch.Tensor:
+    """(Lq, Lk), True = attend. Causal: query i is token i + ``first`` and sees keys j ≤ i + first;
+    ``first`` None: the queries are the last Lq of Lk tokens (decoding with a dynamic cache). A
+    static cache's slots past the current token (Lk = the cache's length) are then masked too.
+    Bidirectional: every key.
+
+    >>> expected_keep(1, 4, True, first=1).tolist()   # token 1 against a static cache of 4 slots
+    [[True, True, False, False]]
+    """
+    i = torch.arange(Lq)[:, None] + (Lk - Lq if first is None else first)
     j = torch.arange(Lk)[None, :]
     return (j <= i) if causal else torch.ones(Lq, Lk, dtype=torch.bool)
 
 
-def _mask_result(keep, Lq, Lk, causal, what) -> Result:
-    """``keep`` (…, Lq, Lk) observed against the expected kind, for every batch and head."""
-    want = expected_keep(Lq, Lk, causal)
-    keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else want
+def _mask_result(keep, Lq, Lk, causal, what, first=None) -> Result:
+    """``keep`` (…, Lq, Lk) observed against the expected kind, for every batch and head. ``first``
+    may be a tuple of the positions the first query may have: in the cached step, None (a dynamic
+    cache: every key held is a past token's) or L − 1 (a static cache: the slots past it masked)."""
+    firsts = first if isinstance(first, tuple) else (first,)
+    keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else expected_keep(
+        Lq, Lk, causal, firsts[0])
+    for f in firsts[1:]:  # an alternative that matches is the one judged
+        if not bool((keep != expected_keep(Lq, Lk, causal, f)).any()):
+            first = f
+            break
+    else:
+        first = firsts[0]
+    want = expected_keep(Lq, Lk, causal, first)
     bad = keep != want
     claim = "causal-mask-autoregressive" if causal else "mask-negative-infinity"
     doc = ("query i attends exactly to keys j ≤ i (causal)" if causal else "every query attends to every key")
@@ -202,7 +275,7 @@ def _sdpa_keep(inp, Lq, Lk):
     return keep & ~masked, mask.to(F64)
 
 
-def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str) -> list[Result]:
+def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: int | None = None) -> list[Result]:
     from mathcheck.conform.attention import reference
     from mathcheck.conform.spec import Variant
 
@@ -224,7 +297,7 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str) -> list[R
     results = [_result("output", claim, "softmax(QKᵀ·scale + mask)·V" + (", K and V repeated per group" if gqa else ""),
                        ok, err, tol, note=f"{where}; computed in {str(dtype).replace('torch.', '')}",
                        cx={"entry": idx, "derived": d, "user": u, "compared": "softmax(QKᵀ·scale + mask)·V, derived"})]
-    results.append(_mask_result(keep, Lq, Lk, causal, where))
+    results.append(_mask_result(keep, Lq, Lk, causal, where, first))
     used = derived_scale if scale is None else float(scale)
     if abs(used - derived_scale) <= 4 * torch.finfo(F64).eps * derived_scale:
         results.append(_result("scale", "multihead-split-merge", "scores scaled by 1/√D_head", True, 0.0, 0.0))
@@ -245,7 +318,8 @@ def is_attention_softmax(inp: dict, Lq: int, Lk: int | None) -> bool:
     return Lk is None or x.shape[-1] == Lk
 
 
-def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str) -> list[Result]:
+def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str,
+                  first: int | None = None) -> list[Result]:
     from mathcheck.conform.attention import derived_weights
 
     x = inp["input"].to(F64)
@@ -275,7 +349,7 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     results.append(_result("weights-on-simplex", "softmax-simplex", "Σ_j P_ij = 1 over the keys j", ok, err, stol,
                            note=note, cx={"entry": idx, "derived": d, "user": u,
                                           "compared": "Σ_j P_ij over the keys, derived 1 (softmax-simplex 'normalised')"}))
-    results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where))
+    results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where, first))
     return results
 
 

@@ -66,6 +66,8 @@ class _Intercept(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.is_floating_point() and not self.trace.in_tables():
+            self.trace.op_dtypes.add(out.dtype)
         if func is SDPA:
             self.trace.record("sdpa", _bind_sdpa(args, kwargs), out)
         elif func in SOFTMAXES:
@@ -84,8 +86,15 @@ class Trace:
         self.calls: list[Call] = []
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
         self._counts: dict = {}
+        self.op_dtypes: set = set()   # the dtypes of every floating op's result, rotary tables' aside
+        self._tables = {name for name, m in model.named_modules() if isinstance(getattr(m, "inv_freq", None),
+                                                                                  torch.Tensor)}
         self._handles = []
         self._mode = _Intercept(self) if calls else None
+
+    def in_tables(self) -> bool:
+        """Inside a rotary module (its cos/sin tables are float32 by design, the same in every run)."""
+        return bool(self.stack) and self.stack[-1] in self._tables
 
     def record(self, kind, inputs, out):
         path = self.stack[-1] if self.stack else ""

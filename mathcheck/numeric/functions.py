@@ -99,6 +99,13 @@ def _mp(name):
     return call
 
 
+def _normal_pdf(x, mu, var):
+    """N(x | μ, v) = exp(−(x − μ)²/(2v))/√(2πv); a variance that is a number must be positive."""
+    if var.is_number and not var.is_positive:
+        raise Refused("a normal density's variance must be positive", 2)
+    return sp.exp(-(x - mu) ** 2 / (2 * var)) / sp.sqrt(2 * sp.pi * var)
+
+
 def _gamma(x: float) -> float:
     if x <= 0 and x == int(x):
         raise ValueError("pole of gamma")
@@ -224,6 +231,8 @@ TABLE: tuple = (
     Function("sigmoid", build=lambda x: 1 / (1 + sp.exp(-x)), doc="1/(1 + e^(−x))", guard="exp"),
     Function("softplus", build=lambda x: sp.log(1 + sp.exp(x)), doc="log(1 + e^x)", guard="exp"),
     Function("relu", build=lambda x: sp.Max(x, 0), doc="Max(x, 0)"),
+    Function("normal_pdf", build=_normal_pdf, arity=(3,), doc="exp(−(x − μ)²/(2v))/√(2πv), the density of N(μ, v) at x",
+             usage="normal_pdf takes three arguments: normal_pdf(x, mu, variance)"),
     _unary("factorial", "x!, exact at integers, Γ(x + 1) elsewhere", math_fn=_factorial,
            torch_fn=_torch_gamma_ratio, guard="size"),
     Function("softsign", build=lambda x: x / (1 + sp.Abs(x)), doc="x/(1 + |x|)"),

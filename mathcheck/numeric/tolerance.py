@@ -32,6 +32,11 @@ TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order
 # At PRECISION_DIGITS = 50 the evaluation's own error is ~1e-48; 1e-30 leaves 18 digits of margin and
 # still separates a false identity that float64 cannot see (agreeing to 1e-16).
 HP_REL = 1e-30
+# A probability link's numeric side (numeric.distributions) with a continuous family replaced by its
+# 24-node Gauss rule: nodes and weights come from float64 (numpy), so a moment is exact only to
+# ~1e-14 relative; 1e-9 leaves five digits of margin and still separates a wrong closed form (a
+# missing 1/2, a swapped σ₁/σ₂ differs at order 1).
+QUADRATURE_REL = 1e-9
 # float64 screening of a user's identity (userexpr.numeric): a point is *flagged* beyond
 # SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|). Not a verdict: every flagged point is confirmed at
 # PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,

@@ -183,16 +183,45 @@ def derive_chain(r) -> dict:
     out = {"name": c.name, "line": c.line, "status": r.status,
            "assumptions": {k: list(v) for k, v in c.assumptions.items()},
            "given": given, "let": [t for _, t in c.lets], "definitions": resolved(c), "notes": notes(c),
+           "facts": [t for _, t in c.facts],
            "relation": relation,
            "statement": r.statement, "steps": [derive_step(s) for s in r.steps]}
     if r.message:
         out["message"] = r.message
+    if _cell(c) is not None:  # a notebook's Markdown cell: "line" counts from the cell's first line
+        out["cell"] = _cell(c)
     return out
 
 
 def derive_report(report) -> dict:
-    return {"files": [{"path": path, "chains": [derive_chain(c) for c in chains]} for path, chains in report.files],
-            "status": report.status, "seed": report.seed, "replay": report.replay}
+    from mathcheck.derive import counts
+
+    return {"files": [{"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts([(path, chains)])}
+                      for path, chains in report.files],
+            "status": report.status, "seed": report.seed, "replay": report.replay, "counts": report.counts()}
+
+
+def derive_lines(path: str, r) -> list[dict]:
+    """``derive --jsonl``: one object per link of a checked chain, then one for its statement
+    (``"kind": "link"`` / ``"statement"``), each naming its file, chain and chain's status."""
+    head = {"path": path, "chain": r.chain.name, "chain_line": r.chain.line, "chain_status": r.status}
+    cell = _cell(r.chain)
+    if cell is not None:
+        head["cell"] = cell
+    out = [{"kind": "link", **head, **derive_step(s)} for s in r.steps[1:]]
+    return out + [{"kind": "statement", **head, **r.statement}]
+
+
+def derive_summary_line(report) -> dict:
+    """``derive --jsonl``'s last line: the run's status, counts and replay line."""
+    return {"kind": "summary", "status": report.status, "seed": report.seed, "replay": report.replay,
+            "counts": report.counts()}
+
+
+def _cell(chain):
+    """The notebook cell a chain is in (its path ``nb.ipynb:cell 3``), else None."""
+    head, sep, n = chain.path.rpartition(":cell ")
+    return int(n) if sep and n.isdigit() else None
 
 
 # --- mathcheck conform and mathcheck model ---------------------------------------------------------

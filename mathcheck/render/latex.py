@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from mathcheck.lazy import sympy as sp
-from mathcheck.render.tex import MARK, REL, math, sci, statement, text
+from mathcheck.render.tex import REL, mark, math, sci, statement, text
 
 
 # --- pieces -------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ def symbolic_summary(s) -> str:
 
 
 def _mutant_result(m) -> str:
-    line = rf"${MARK.get(m.status, '')}$ \textbf{{{text(m.status)}}}"
+    line = rf"${mark(m.status)}$ \textbf{{{text(m.status)}}}"
     if m.counterexample:
         line += rf"; counterexample: {_pairs(m.counterexample)}"
     if m.symbolic is not None:
@@ -233,7 +233,7 @@ def claim_section(item, versions: dict | None = None, figures=()) -> str:
     title = rf"\texorpdfstring{{{text(c.title)}}}{{{c.id}}}"
     out = [rf"\section{{{title}}}\label{{{_label(c.id)}}}",
            rf"\noindent\texttt{{{text(c.id)}}} \hfill {text(c.source.section)} \hfill "
-           rf"verdict: \textbf{{{text(v.status)}}} ${MARK.get(v.status, '')}$", ""]
+           rf"verdict: \textbf{{{text(v.status)}}} ${mark(v.status)}$", ""]
     if v.error:
         out.append(rf"\paragraph{{Building the claim failed.}} {text(v.error)}")
         return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from mathcheck.outcome import status
 from mathcheck.render.latex import _n, covers_the_article
 from mathcheck.render.tex import _EMPH, REL, math, sci, segments, statement
 
@@ -278,8 +279,6 @@ def audit_section(items=(), style: str = "github") -> list[str]:
     return out
 
 
-_MARK = {"proved": "✔ proved", "refuted": "✘ refuted", "inconclusive": "? inconclusive",
-         "bad-input": "! bad input", "holds-within": "≈ holds within its bound", "definition": "≔ definition"}
 
 
 def derive_writeup(report, style: str = "github") -> str:
@@ -290,7 +289,7 @@ def derive_writeup(report, style: str = "github") -> str:
     for path, chains in report.files:
         for r in chains:
             c = r.chain
-            out += [f"## {_cell(prose(c.name, style))} — {_MARK.get(r.status, r.status)}", "",
+            out += [f"## {_cell(prose(c.name, style))} — {status(r.status).markdown}", "",
                     f"`{path}:{c.line}`" + ("; assume " + ", ".join(f"`{k}`: {', '.join(v)}"
                                                                    for k, v in c.assumptions.items())
                                             if c.assumptions else ""), ""]
@@ -301,7 +300,7 @@ def derive_writeup(report, style: str = "github") -> str:
             for s in r.steps:
                 shown = inline(s.source, style) if s.source else f"`{s.expr}`" if s.relation is None else \
                     f"`{s.relation} {s.expr}`"
-                verdict = "" if s.relation is None else _MARK.get(s.status, s.status)
+                verdict = "" if s.relation is None else status(s.status).markdown
                 why = _MD_SPECIAL.sub(r"\\\1", s.reason)  # the author's words, shown as written
                 if s.status in ("refuted", "inconclusive"):
                     why += f" — {prose(s.how, style)}"

@@ -19,7 +19,7 @@ import re
 
 from mathcheck.render.markdown import (EMOJI, chain, claim_body, given, mutants, numeric_evidence, prose,
                                        seed_wording, symbolic_summary)
-from mathcheck.render.tex import MARK, REL, math
+from mathcheck.render.tex import REL, mark, math
 
 TYPES = (("mathcheck.claim", "Claim"), ("mathcheck.verdict", "ClaimVerdict"), ("mathcheck.verdict", "RefuteVerdict"))
 
@@ -107,8 +107,8 @@ def _mathjax_text(s: str) -> str:
 
 
 def mathjax_verdict(v) -> str:
-    mark = MARK.get(v.status, "")
-    head = rf"\text{{{_mathjax_text(v.claim.id)}: {v.status}}}\ {mark}"
+    symbol = mark(v.status)
+    head = rf"\text{{{_mathjax_text(v.claim.id)}: {v.status}}}\ {symbol}"
     if v.error or not getattr(v.claim, "parts", ()):
         return f"$${head}$$"
     body = mathjax_claim(v.claim)

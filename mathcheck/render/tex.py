@@ -18,8 +18,11 @@ import re
 import unicodedata
 
 REL = {"=": "=", ">=": r"\geq", ">": ">", "<=": r"\leq", "<": "<"}
-MARK = {"proved": r"\checkmark", "passed": r"\checkmark", "refuted": r"\times", "inconclusive": "?",
-        "error": "!", "given": ""}
+def mark(word: str) -> str:
+    """A status word's mark in TeX (:class:`mathcheck.outcome.Status`): ``\\checkmark``, ``\\times``, ..."""
+    from mathcheck.outcome import status
+
+    return status(word).tex
 
 # "_", "^" and "~" outside math (code such as F.kl_div) take cmtt's ASCII glyphs: OT1's \_ is a rule
 # and \^{} an accent, which a PDF's text layer turns into a space and "ˆ"

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import click
 
-MARK = {"proved": ("✔", "green"), "refuted": ("✘", "red"), "inconclusive": ("?", "yellow"),
-        "error": ("!", "magenta"), "passed": ("✔", "green"), "holds-within": ("≈", "cyan"),
-        "bad-input": ("!", "magenta"), "definition": ("≔", "blue")}
+from mathcheck.outcome import status
+
+def mark(word: str) -> tuple[str, str | None]:
+    """A status word's terminal mark and colour (:class:`mathcheck.outcome.Status`); an unknown word
+    is a bug of ours (``KeyError``), never a silent "·"."""
+    s = status(word)
+    return s.mark, s.colour
 
 
 def _status(s: str, width: int = 12) -> str:
-    mark, colour = MARK.get(s, ("·", None))
-    return click.style(f"{mark} {s:<{width}}", fg=colour, bold=True)
+    symbol, colour = mark(s)
+    return click.style(f"{symbol} {s:<{width}}", fg=colour, bold=True)
 
 
 def _pairs(pairs) -> str:
@@ -103,8 +107,9 @@ def _verbose_numeric(n) -> list[str]:
     return lines
 
 
-def _mark(status: str) -> str:
-    return click.style(MARK.get(status, ("·", None))[0], fg=MARK.get(status, ("·", None))[1])
+def _mark(word: str) -> str:
+    symbol, colour = mark(word)
+    return click.style(symbol, fg=colour)
 
 
 _REL = {"=": "=", ">=": "≥", "<=": "≤", ">": ">", "<": "<", "≈": "≈"}
@@ -321,6 +326,8 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
     lines = [f"{_status(r.status)} {path}:{c.line}  {c.name}"]
     if c.assumptions:
         lines.append("    assume: " + " ".join(f"{k}={','.join(v)}" for k, v in c.assumptions.items()))
+    for _, fact in c.facts:  # about random variables (docs/probability.md)
+        lines.append(f"    assume: {fact}")
     for g in c.given:
         lines.append(f"    given: {g[1]}")
     from mathcheck.derive import notes, resolved
@@ -366,10 +373,39 @@ def derive_summary(report) -> str:
         for c in chains:
             counts[c.status] = counts.get(c.status, 0) + 1
     total = sum(counts.values())
-    parts = ", ".join(f"{counts[k]} {k}" for k in ("definition", "proved", "holds-within", "refuted", "inconclusive",
-                                                           "bad-input")
-                      if k in counts)
-    return f"chains: {parts} (of {total}, seed {report.seed})"
+    order = ("definition", "proved", "holds-within", "refuted", "inconclusive", "bad-input")
+    parts = ", ".join(f"{counts[k]} {k}" for k in order if k in counts)
+    c = report.counts()
+    links = ", ".join(f"{c['links'][k]} {k}" for k in order if c["links"].get(k))
+    files = f"{c['files']} file{'s' if c['files'] != 1 else ''}"
+    return (f"links: {links} (of {c['links']['total']}, {c['links']['read']} read, in {files})\n"
+            f"chains: {parts} (of {total}, seed {report.seed})")
+
+
+class DeriveProgress:
+    """``derive``'s progress line on a terminal (stderr): files, links done, proved and refuted so
+    far, and the time left at the pace of the links computed so far (cached ones cost nothing)."""
+
+    def __init__(self, stream):
+        import time
+
+        self.stream, self.start, self.clock, self.width = stream, time.monotonic(), time.monotonic, 0
+
+    def __call__(self, c) -> None:
+        elapsed = self.clock() - self.start
+        left = c.to_compute - c.computed
+        eta = f", about {elapsed / c.computed * left:.0f} s left" if c.computed and left else ""
+        line = (f"{c.files} files, links {c.done}/{c.links}: {c.proved} proved, {c.refuted} refuted"
+                f"{eta}")
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
 
 
 # --- mathcheck check (one identity, and --file) ---------------------------------------------------

@@ -113,7 +113,7 @@ def _seconds_ok(t) -> bool:
 
 def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0,
                    timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
-                   evaluator: str = "auto") -> CheckResult:
+                   evaluator: str = "auto", patient: bool = False) -> CheckResult:
     """Check ``given ⇒ lhs REL rhs`` for parsed SymPy expressions; the ``derive`` helper's entry point.
 
     ``lhs``, ``rhs``: expressions built by :func:`mathcheck.parser.parse_many` (their symbols carry
@@ -123,7 +123,10 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     ``given``: SymPy hypotheses (relationals, ``And``) that every sampled point must satisfy;
     ``seed``: every random draw; ``timeout``: the wall-clock budget of the whole check, in seconds.
     ``lhs_text``/``rhs_text``: how to print the sides (default ``sstr``); ``evaluator``: ``"auto"``
-    (torch only for ``diff``), ``"float64"`` or ``"torch"``.
+    (torch only for ``diff``), ``"float64"`` or ``"torch"``. ``patient``: when the numeric side
+    refutes first, wait for the symbolic side within its budget rather than one more second, so
+    which side's account is reported does not depend on how loaded the machine is (``derive``
+    over a book: the report of ``-j N`` and of a cluster must be that of ``-j 1``).
 
     Never raises on SymPy's account: a time-out or a SymPy exception is ``inconclusive``; an unknown
     relation or non-SymPy sides are ``bad-input``.
@@ -157,7 +160,7 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     try:
         num = numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0))
         wait = sym_s + 1.0
-        if num["status"] == "refuted":  # decided: give the symbolic side one more second, not its budget
+        if num["status"] == "refuted" and not patient:  # decided: give the symbolic side one more second
             wait = min(wait, time.monotonic() - proc.started + 1.0)
         state, sym = child.join(proc, wait)
     except BaseException:

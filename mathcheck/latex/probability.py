@@ -1,0 +1,176 @@
+r"""Probability's notation read into the text grammar (docs/probability.md); the reader's hook.
+
+* ``\mathbb{E}[X^2]``, ``\mathbb{E}(X)``, ``\operatorname{E}[X]`` → ``E(X^2)``;
+* ``\mathrm{Var}(X)``, ``\operatorname{Var}[X]``, ``\mathbb{V}[X]`` → ``Var(X)``;
+  ``\mathrm{Cov}(X, Y)`` → ``Cov(X, Y)``;
+* ``\mathcal{N}(x \mid \mu, \sigma^2)`` and ``\mathcal{N}(x; \mu, \sigma^2)`` (a density) →
+  ``normal_pdf(x, mu, sigma^2)``; ``\mathcal{N}(\mu, \sigma^2)`` (a distribution) → ``Normal(mu, sigma^2)``,
+  likewise ``\mathrm{Bernoulli}(p)``, ``\mathrm{Uniform}(a, b)``, ``\mathrm{Exponential}(\lambda)``,
+  ``\mathrm{Laplace}(\mu, b)``;
+* ``\mathrm{KL}(P \,\|\, Q)`` (also ``D_{\mathrm{KL}}``-free spellings ``\mathrm{KL}(P \parallel Q)``)
+  → ``KL(P, Q)``;
+* ``% assume: X, Y \text{ independent}``, ``% assume: X \sim \mathcal{N}(0, 1)``: :func:`fact`.
+
+An expectation with a subscript (``\mathbb{E}_{x \sim p}``) integrates over some variables only;
+it is refused with the spelling to use (a fact ``% assume: x \sim …`` and ``\mathbb{E}[…]``).
+
+    >>> from mathcheck.latex import chains
+    >>> [s.text for s in chains("$$\\mathbb{E}[X^2] = \\mathrm{Var}(X) + \\mathbb{E}[X]^2$$", "n.md",
+    ...                          markdown=True)[0].steps]
+    ['E(X^2)', 'Var(X) + E(X)^2']
+"""
+
+from __future__ import annotations
+
+import re
+
+OPERATORS = {"E": "E", "Var": "Var", "V": "Var", "Cov": "Cov", "KL": "KL", "D_KL": "KL", "DKL": "KL"}
+FAMILIES = {"N": "Normal", "Normal": "Normal", "Gaussian": "Normal", "Bernoulli": "Bernoulli",
+            "Bern": "Bernoulli", "Uniform": "Uniform", "U": "Uniform", "Exponential": "Exponential",
+            "Exp": "Exponential", "Laplace": "Laplace", "Categorical": "Categorical", "Cat": "Categorical"}
+DENSITIES = {"Normal": "normal_pdf"}
+_EXAMPLES = {"E": "\\mathbb{E}[X]", "Var": "\\mathrm{Var}(X)", "Cov": "\\mathrm{Cov}(X, Y)"}
+_WRAPPERS = ("mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf")
+_FACT = re.compile(r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)"
+                   r"(?=\s*(?:[,;}]|$))")
+
+
+def is_fact(raw: str) -> bool:
+    """Whether a ``% assume:`` item is about random variables."""
+    return bool(_FACT.search(raw))
+
+
+def _word(toks) -> str | None:
+    """The letters a run of one-character tokens spells (``Var`` in ``\\mathrm{Var}``), or None."""
+    if toks and all(x.kind == "ch" and (x.text.isalpha() or x.text == "_") for x in toks):
+        return "".join(x.text for x in toks)
+    return None
+
+
+def _peek_word(reader, t):
+    """The word a wrapper command spells (``E`` in ``\\mathbb{E}``) and the index after it, or None."""
+    from mathcheck.latex.tokens import _group
+
+    if t.kind != "cmd" or t.text not in _WRAPPERS:
+        return None
+    if reader.i + 1 >= len(reader.t):
+        return None
+    toks, j = _group(reader.t, reader.i + 1, reader.src, f"\\{t.text}")
+    word = _word(toks)
+    return (word, j) if word else None
+
+
+def operator(reader, t) -> str | None:
+    """The text grammar for a probability operator or family starting at ``t`` (not yet taken), or
+    None when ``t`` starts none (the reader goes on as before)."""
+    found = _peek_word(reader, t)
+    if found is None:
+        return None
+    word, j = found
+    if t.text == "mathcal" and word == "N" or t.text != "mathcal" and word in FAMILIES and word not in ("N", "U"):
+        reader.i = j
+        return _family(reader, t, FAMILIES[word])
+    if word not in OPERATORS or (t.text == "mathbb") != (word in ("E", "V")) and word in ("E", "V"):
+        return None
+    name = OPERATORS[word]
+    reader.i = j
+    if reader.at("ch", "_"):
+        reader.fail(t, f"\\{t.text}{{{word}}}_{{…}}: an expectation over some variables only is not read; "
+                       f"state the distribution as a fact (% assume: x \\sim \\mathcal{{N}}(\\mu, \\sigma^2)) "
+                       f"and write \\mathbb{{E}}[…]")
+    if not reader.at("ch", "(", "["):
+        reader.fail(t, f"{name} takes its argument in brackets: \\mathbb{{E}}[X], \\mathrm{{Var}}(X)")
+    if name == "KL":
+        return _kl(reader, t)
+    args = reader.arguments()
+    want = {"E": 1, "Var": 1, "Cov": 2}[name]
+    if len(args) != want:
+        reader.fail(t, f"{name} takes {want} argument(s), e.g. {_EXAMPLES[name]}")
+    return f"{name}({', '.join(args)})"
+
+
+def _split_at(reader, toks, is_sep):
+    parts, cur, depth = [], [], 0
+    for x in toks:
+        if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
+            depth += 1
+        elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
+            depth -= 1
+        if depth == 0 and is_sep(x):
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(x)
+    return parts + [cur]
+
+
+def _bracketed(reader):
+    t = reader.take()
+    return t, reader.until({"(": ")", "[": "]"}[t.text], t)
+
+
+def _kl(reader, t) -> str:
+    """``KL(P \\| Q)``: two distributions, split at the top-level ``\\|``, ``||`` or ``\\parallel``."""
+    _, inner = _bracketed(reader)
+    cut, depth, k = [], 0, 0
+    while k < len(inner):
+        x = inner[k]
+        if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
+            depth += 1
+        elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
+            depth -= 1
+        elif depth == 0 and x.kind == "cmd" and x.text in ("|", "parallel", "Vert"):
+            cut.append((k, k + 1))
+        elif depth == 0 and x.kind == "ch" and x.text == "|" and k + 1 < len(inner) and inner[k + 1].text == "|":
+            cut.append((k, k + 2))
+            k += 1
+        k += 1
+    if len(cut) != 1 or cut[0][0] == 0 or cut[0][1] >= len(inner):
+        reader.fail(t, "KL takes two distributions separated by \\|: \\mathrm{KL}(P \\,\\|\\, Q)")
+    (a, b), = cut
+    return f"KL({reader.sub(inner[:a]).read()}, {reader.sub(inner[b:]).read()})"
+
+
+def _family(reader, t, family: str) -> str:
+    """``\\mathcal{N}(\\mu, \\sigma^2)`` a distribution; ``\\mathcal{N}(x \\mid \\mu, \\sigma^2)`` or
+    ``(x; \\mu, \\sigma^2)`` the density at x."""
+    if not reader.at("ch", "("):
+        reader.fail(t, f"{family} takes its parameters in parentheses, e.g. \\mathcal{{N}}(\\mu, \\sigma^2)")
+    _, inner = _bracketed(reader)
+    at = _split_at(reader, inner, lambda x: x.kind == "cmd" and x.text in ("mid", "vert") or
+                   x.kind == "ch" and x.text in (";", "|"))
+    if len(at) == 2:
+        if family not in DENSITIES:
+            reader.fail(t, f"the density of {family} is not read; the densities read: "
+                           f"{', '.join(DENSITIES)} (\\mathcal{{N}}(x \\mid \\mu, \\sigma^2))")
+        x = reader.sub(at[0]).read()
+        params = [reader.sub(p).read() for p in _split_at(reader, at[1], lambda y: y.kind == "ch" and y.text == ",")]
+        if len(params) != 2 or not all(params):
+            reader.fail(t, "a normal density is \\mathcal{N}(x \\mid \\mu, \\sigma^2)")
+        return f"{DENSITIES[family]}({x}, {', '.join(params)})"
+    if len(at) > 2:
+        reader.fail(t, f"{family}(…): one \\mid at most")
+    params = [reader.sub(p).read() for p in _split_at(reader, inner, lambda y: y.kind == "ch" and y.text == ",") if p]
+    return f"{family}({', '.join(params)})"
+
+
+def fact(src, d, read) -> str:
+    """One ``% assume:`` item about random variables as the text of an ``assume:`` line
+    (:func:`mathcheck.userexpr.probability.read_facts` reads it): ``X \\sim \\mathcal{N}(\\mu, \\sigma^2)``
+    → ``X ~ Normal(mu, sigma^2)``; ``q_i, k_i \\text{ independent}`` → ``q_i, k_i independent``."""
+    toks = d.toks
+    sim = [k for k, x in enumerate(toks) if x.kind == "cmd" and x.text == "sim"]
+    if sim:
+        k = sim[0]
+        name = src.text[toks[0].pos:toks[k - 1].end] if k else ""
+        law = read(toks[k + 1:])  # the reader's reading of the law, passed in (no import circle)
+        return f"{_plain(name)} ~ {law}"
+    return _plain(src.text[toks[0].pos:toks[-1].end])
+
+
+def _plain(raw: str) -> str:
+    """``q_{i}, k_i \\text{ independent}`` → ``q_i, k_i independent``: wrappers, braces and TeX spaces out."""
+    text = re.sub(r"\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{([^{}]*)\}", r" \1 ", raw)
+    text = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", text)
+    text = text.replace("{", "").replace("}", "")
+    return re.sub(r"\s+", " ", text).replace(" ,", ",").strip()

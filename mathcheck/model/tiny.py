@@ -1,0 +1,192 @@
+"""A tiny config for any transformers model type, derived from the type's own default config.
+
+The default (full-size) config is read, every size it names is cut to the tiny one under the
+config's own constraints, and the result is handed back to the config class (which validates it):
+
+* widths: hidden H (64), heads h (4), KV heads 2 (1 where the model is multi-query), head dims
+  H/h = 16, MLA/latent ranks (q/kv LoRA 32, rope/nope parts 8 + 8, values 16), rotary dims ≤ half
+  a head, linear-attention and state-space heads at 16;
+* experts: at most 4, top-k ≤ 2, one group; the first dense layers ≤ 1;
+* layers: the full config's per-layer lists (``layer_types``, ``mlp_layer_types``, any list as long
+  as its layer count) are cut to one layer of each kind, in order, and at least ``layers`` — a
+  hybrid keeps one attention layer and one linear/recurrent layer; periodic hybrids (Jamba's
+  ``attn_layer_period``) get period 2;
+* vocabulary 128, positions 64, and every special token id moved inside the vocabulary.
+
+Sub-configs (``text_config``, …) are cut the same way. Example: deepseek_v3's hidden 7168, 61
+layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora_rank 32.
+"""
+
+from __future__ import annotations
+
+VOCAB = 128
+POSITIONS = 64
+
+HIDDEN = ("hidden_size", "d_model", "n_embd", "hidden_dim", "emb_dim", "embedding_dim", "true_hidden_size",
+          "word_embed_proj_dim", "embedding_size", "input_embedding_size", "output_embedding_size")
+LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers")
+HEADS = ("num_attention_heads", "n_head", "num_heads", "decoder_attention_heads", "encoder_attention_heads")
+KV_HEADS = ("num_key_value_heads", "num_kv_heads", "multi_query_group_num")
+HEAD_DIMS = ("head_dim", "kv_channels", "attention_head_dim", "dim_head", "swa_head_dim", "qk_head_dim",
+             "index_head_dim", "query_pre_attn_scalar")
+FFN = ("intermediate_size", "ffn_dim", "decoder_ffn_dim", "encoder_ffn_dim", "n_inner", "ffn_hidden_size", "d_ff",
+       "dim_ff", "dff", "intermediate_size_mlp", "feed_forward_size", "dense_intermediate_size",
+       "shared_intermediate_size", "d_inner")
+EXPERT_FFN = ("moe_intermediate_size", "shared_expert_intermediate_size", "shared_experts_intermediate_size",
+              "expert_ffn_hidden_size", "moe_shared_expert_intermediate_size")
+EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+TOP_K = ("num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts")
+FIXED = {"kv_lora_rank": 32, "q_lora_rank": 32, "o_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
+         "v_head_dim": 16, "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_head_dim": 16,
+         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "mamba_d_state": 16, "ssm_state_size": 16,
+         "state_size": 16, "mamba_n_heads": 8, "mamba_num_heads": 8, "mamba_d_head": 16, "mamba_headdim": 16,
+         "mamba_d_ssm": 128, "mamba_dt_rank": 8, "time_step_rank": 8, "mamba_chunk_size": 16, "n_group": 1,
+         "topk_group": 1, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+         "expert_layer_offset": 1, "lru_width": 64, "attention_hidden_size": 64, "router_hidden_size": 32,
+         "pooler_hidden_size": 64, "intra_bottleneck_size": 32, "vocab_size_per_layer_input": VOCAB,
+         "hidden_size_per_layer_input": 16, "ple_embed_dim": 16, "prediction_head_size": 64}
+AT_MOST_ONE = ("n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers")
+VOCABS = ("vocab_size", "decoder_vocab_size", "unpadded_vocab_size")
+POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "max_target_positions",
+                  "context_length", "original_max_position_embeddings", "max_source_positions")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _token_ids(d: dict) -> None:
+    """Special token ids at or past the vocabulary moved inside it, distinct from each other: the
+    large ones from the top (127, 126, …), pad kept at 0 where it was out of range."""
+    free = iter(range(VOCAB - 1, 2, -1))
+    for k in sorted(d):
+        v = d[k]
+        if not k.endswith(("token_id", "token_index", "token_ids")):
+            continue
+        if _is_int(v) and v >= VOCAB:
+            d[k] = 0 if k == "pad_token_id" else next(free)
+        elif isinstance(v, list) and v and all(_is_int(x) for x in v):
+            d[k] = [x if x < VOCAB else next(free) for x in v]
+
+
+def _per_layer(v, n: int) -> bool:
+    """A dict of per-layer overrides keyed by layer index (``per_layer_config``: {"02": {…}})."""
+    return isinstance(v, dict) and bool(v) and all(str(k).isdigit() and int(k) < n and isinstance(x, dict)
+                                                   for k, x in v.items())
+
+
+def _layer_entry(v: dict, i: int):
+    return next((x for k, x in v.items() if int(k) == i), None)
+
+
+def _layer_count(d: dict):
+    return next(((k, d[k]) for k in LAYERS if _is_int(d.get(k))), (None, None))
+
+
+def _one_of_each(d: dict, layers: int) -> bool:
+    """Per-layer lists (as long as the layer count) cut to the first layer of each distinct kind
+    (a tuple over all the lists), topped up to ``layers`` from the start; the count set to match.
+    A hybrid string pattern (``hybrid_override_pattern``, one character a layer) likewise."""
+    name, n = _layer_count(d)
+    if name is None:
+        return False
+    lists = [k for k, v in d.items() if isinstance(v, list) and len(v) == n and n > 1
+             and all(isinstance(x, (str, int, bool)) or x is None for x in v)]
+    patterns = [k for k, v in d.items() if k.endswith("pattern") and isinstance(v, str) and len(v) == n]
+    overrides = [k for k, v in d.items() if _per_layer(v, n)]
+    # lists of layer indices (Bamba's attn_layer_indices: the attention layers among Mamba ones)
+    indices = [k for k, v in d.items() if k not in lists and isinstance(v, list) and v and any(
+        w in k for w in ("indices", "idx", "_layers")) and all(_is_int(x) and 0 <= x < n for x in v)]
+    if not lists and not patterns and not overrides and not indices:
+        return False
+    keep, seen = [], set()
+    for i in range(n):
+        kind = (tuple(str(d[k][i]) for k in lists) + tuple(d[k][i] for k in patterns)
+                + tuple(str(_layer_entry(d[k], i)) for k in overrides) + tuple(i in d[k] for k in indices))
+        if kind not in seen:
+            seen.add(kind)
+            keep.append(i)
+    for i in range(n):  # at least `layers` layers
+        if len(keep) >= min(layers, n):
+            break
+        if i not in keep:
+            keep.append(i)
+    keep.sort()
+    for k in lists:
+        d[k] = [d[k][i] for i in keep]
+    for k in patterns:
+        d[k] = "".join(d[k][i] for i in keep)
+    for k in indices:
+        d[k] = [new for new, old in enumerate(keep) if old in d[k]]
+    for k in overrides:  # per-layer overrides keyed by layer index ("02": {…}): renumbered to the layers kept
+        width = max(len(str(key)) for key in d[k])
+        d[k] = {str(new).zfill(width): _layer_entry(d[k], old) for new, old in enumerate(keep)
+                if _layer_entry(d[k], old) is not None}
+    for k in LAYERS:
+        if _is_int(d.get(k)):
+            d[k] = len(keep)
+    return True
+
+
+def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) -> dict:
+    """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively."""
+    d = dict(d)
+    head_dim = hidden // heads
+    n = _layer_count(d)[1]
+    overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
+    for k, v in list(d.items()):
+        if isinstance(v, dict) and k.endswith("config") and k not in overrides:
+            d[k] = shrink(v, hidden, layers, heads, kv_heads)
+    per_layer = _one_of_each(d, layers)
+    for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
+        base = {key: val for key, val in d.items() if key not in overrides}
+        d[k] = {i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o}
+                for i, o in d[k].items()}
+    for k, v in list(d.items()):
+        if not _is_int(v):
+            continue
+        if k in HIDDEN:
+            d[k] = hidden
+        elif k in HEADS:
+            d[k] = heads
+        elif k in KV_HEADS:
+            d[k] = kv_heads or (1 if v == 1 else min(2, heads))
+        elif k in HEAD_DIMS:
+            d[k] = head_dim
+        elif k in FFN:
+            d[k] = 2 * hidden
+        elif k in EXPERT_FFN:
+            d[k] = hidden
+        elif k in EXPERTS:
+            d[k] = min(v, 4)
+        elif k in TOP_K:
+            d[k] = min(v, 2)
+        elif k in AT_MOST_ONE:
+            d[k] = min(v, 1)
+        elif k in FIXED:
+            d[k] = min(v, FIXED[k]) if k not in ("attn_layer_offset", "expert_layer_offset") else FIXED[k]
+        elif k == "rotary_dim":
+            d[k] = head_dim // 2
+        elif k in VOCABS:
+            d[k] = VOCAB
+        elif k in POSITION_NAMES:
+            d[k] = POSITIONS
+    if not per_layer:
+        for k in LAYERS:
+            if _is_int(d.get(k)) and d[k] > 0:
+                d[k] = min(d[k], layers)
+    if all(_is_int(d.get(k)) for k in ("expand", "num_heads", "head_dim", "hidden_size")):
+        # Mamba-2: the SSM heads span expand·hidden; groups divide the heads
+        d["num_heads"] = d["expand"] * d["hidden_size"] // d["head_dim"]
+        if _is_int(d.get("n_groups")):
+            d["n_groups"] = min(d["n_groups"], d["num_heads"])
+    if _is_int(d.get("qk_rope_head_dim")):  # MLA: the rotary head is the rope part, a q/k head both parts
+        if _is_int(d.get("head_dim")):
+            d["head_dim"] = d["qk_rope_head_dim"]
+        for k in KV_HEADS:  # keys and values are decompressed per query head
+            if _is_int(d.get(k)) and not kv_heads:
+                d[k] = heads
+        if _is_int(d.get("qk_head_dim")) and _is_int(d.get("qk_nope_head_dim")):
+            d["qk_head_dim"] = d["qk_rope_head_dim"] + d["qk_nope_head_dim"]
+    _token_ids(d)
+    return d

@@ -1,0 +1,343 @@
+r"""Expectations lowered to moments, each step a rule of probability with its side condition checked.
+
+A probability expression is written with the unevaluated heads ``E(·)``, ``Var(·)``, ``Cov(·, ·)``
+(:mod:`mathcheck.symbolic.rules.probability`'s, shared with the catalog). :func:`lower` rewrites it
+into ordinary SymPy over *moment symbols* — ``E[X**2]``, ``E[X*Y]`` — by these rules:
+
+* **definitions**: ``Var(A) = E[A²] − E[A]²``, ``Cov(A, B) = E[AB] − E[A]E[B]``;
+* **linearity**: ``E[aA + bB] = aE[A] + bE[B]`` for ``a, b`` free of every random variable, and
+  ``E[Σ_i f_i] = Σ_i E[f_i]`` for a sum whose bounds are integers (a finite sum);
+* **independence** (its variables named): ``E[g(X) h(Y)] = E[g(X)] E[h(Y)]`` only when X and Y lie in
+  different declared independence groups; a family ``q`` whose components are declared independent
+  gives ``E[q_i q_j] = δ_ij E[q_i²] + (1 − δ_ij) E[q_i] E[q_j]`` (two distinct indices at most);
+* **known moments**: a zero-mean variable's ``E[X] = 0``, a unit-variance one's ``E[X²] = 1 + E[X]²``,
+  and the raw moments of a named distribution (:data:`RAW_MOMENTS`: Bernoulli, Normal, Uniform,
+  Exponential, Laplace, Categorical over {1..K}).
+
+What is left is a polynomial in moment symbols, each the expectation of one dependence group. An
+identity that holds for *every* value of those symbols holds for every distribution with those
+moments, so a proof over the symbols is sound; the converse fails (``E[X²] ≥ E[X]²`` is not true of
+arbitrary numbers), so a counterexample is never taken from the symbols — it is a distribution,
+found by :mod:`mathcheck.numeric.distributions`.
+
+    >>> from mathcheck.lazy import sympy as sp
+    >>> X = sp.Symbol("X", real=True)
+    >>> facts = Facts(random=frozenset({"X"}))
+    >>> lower(Var(X) + E(X) ** 2, facts)[0]
+    E[X**2]
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from mathcheck.lazy import sympy as sp
+from mathcheck.numeric.distributions import Facts  # the one description of the facts
+from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
+
+HEADS = ("E", "Var", "Cov", "KL")
+FAMILIES = ("Bernoulli", "Normal", "Uniform", "Exponential", "Laplace", "Categorical")
+
+
+class Unsupported(Exception):
+    """The expression is outside what the rules decide (said in one line): the link is inconclusive."""
+
+
+def Cov(a, b):
+    """The covariance operator, unevaluated."""
+    return sp.Function("Cov")(a, b)
+
+
+def is_head(x, *names) -> bool:
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in (names or HEADS)
+
+
+def has_probability(*exprs) -> bool:
+    """Whether any expression holds ``E``, ``Var`` or ``Cov``."""
+    return any(any(is_head(a) for a in sp.preorder_traversal(e)) for e in exprs if isinstance(e, sp.Basic))
+
+
+def _name(atom) -> str:
+    return str(atom.base) if isinstance(atom, sp.Indexed) else str(atom)
+
+
+def random_atoms(e, facts: Facts) -> set:
+    """The random variables in ``e``: symbols and indexed entries whose name the facts declare random
+    (expectations inside are constants: their variables are integrated out) — the numeric side's
+    :func:`~mathcheck.numeric.distributions.atoms_of`, so both sides agree on what is random."""
+    from mathcheck.numeric.distributions import atoms_of
+
+    return atoms_of(e, facts)
+
+
+# --- the raw moments of the named distributions -------------------------------------------------------
+
+def raw_moment(family: str, params: tuple, k: int):
+    r"""``E[X^k]`` for ``X`` of a named family, in closed form.
+
+    Normal(μ, s²): Σ_j C(k, 2j) μ^{k−2j} s^{2j} (2j−1)!!; Uniform(a, b): (b^{k+1} − a^{k+1})/((k+1)(b−a));
+    Exponential(λ): k!/λ^k; Laplace(μ, b): Σ_j C(k, 2j) μ^{k−2j} (2j)! b^{2j}; Bernoulli(p): p;
+    Categorical(p, K) on {1..K}: Σ_j j^k p_j.
+
+        >>> from mathcheck.lazy import sympy as sp
+        >>> raw_moment("Normal", (sp.Symbol("m"), sp.Symbol("v")), 2)
+        m**2 + v
+    """
+    if family == "Bernoulli":
+        return params[0]
+    if family == "Normal":
+        mu, var = params
+        return sp.Add(*[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * var ** j * sp.factorial2(2 * j - 1)
+                        for j in range(k // 2 + 1)])
+    if family == "Uniform":
+        a, b = params
+        return sp.cancel((b ** (k + 1) - a ** (k + 1)) / ((k + 1) * (b - a)))
+    if family == "Exponential":
+        return sp.factorial(k) / params[0] ** k
+    if family == "Laplace":
+        mu, b = params
+        return sp.Add(*[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * sp.factorial(2 * j) * b ** (2 * j)
+                        for j in range(k // 2 + 1)])
+    if family == "Categorical":
+        p, K = params
+        j = sp.Dummy("j", integer=True, positive=True)
+        return sp.Sum(j ** k * p[j], (j, 1, K))
+    raise Unsupported(f"no moments for the family {family}")
+
+
+# --- lowering -----------------------------------------------------------------------------------------
+
+@dataclass
+class Lowering:
+    facts: Facts
+    rules: list = field(default_factory=list)
+
+    def note(self, rule: str):
+        if rule not in self.rules:
+            self.rules.append(rule)
+
+    def lower(self, e):
+        e = e.replace(lambda x: is_head(x, "KL"), self._kl)
+        e = e.replace(lambda x: is_head(x, "Var"), self._var)
+        e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
+        while True:  # innermost expectation first: an inner E is a constant to the outer one
+            inner = [x for x in sp.preorder_traversal(e) if is_head(x, "E") and not any(
+                is_head(y, "E") for y in sp.preorder_traversal(x.args[0]))]
+            if not inner:
+                return e
+            e = e.xreplace({x: self.expect(x.args[0]) for x in inner})
+
+    def _kl(self, x):
+        """KL(P ‖ Q) = E_{x∼P}[log p(x) − log q(x)]: for Normal and Exponential a polynomial in x
+        (its parameters' side conditions checked: v > 0, λ > 0), so P's moments decide it."""
+        from mathcheck.numeric.distributions import family_of, log_density
+
+        P, Q = (family_of(a) for a in x.args)
+        if P is None or Q is None:
+            raise Unsupported(f"{sp.sstr(x)}: KL is read between two named distributions, e.g. "
+                              f"KL(Normal(m1, v1), Normal(m2, v2))")
+        for fam, params in (P, Q):
+            scale = params[-1]
+            if fam not in ("Normal", "Exponential"):
+                raise Unsupported(f"KL with {fam}: only Normal and Exponential have their log-density here")
+            if scale.is_positive is not True:
+                raise Unsupported(f"{fam}{params}: its {'variance' if fam == 'Normal' else 'rate'} "
+                                  f"{sp.sstr(scale)} is not known to be positive; assume it (e.g. "
+                                  f"assume: sigma=positive)")
+        t = sp.Dummy("x", real=True)
+        g = sp.expand(sp.expand_log(log_density(*P, t) - log_density(*Q, t), force=False))
+        poly = sp.Poly(g, t)
+        if any(not c.is_finite is not False and c.has(t) for c in poly.coeffs()):
+            raise Unsupported(f"{sp.sstr(x)}: log p − log q is not a polynomial in x")
+        self.note(f"KL(P ‖ Q) = E_(x∼P)[log p(x) − log q(x)], the log-densities of {P[0]} and {Q[0]}")
+        self.note(f"moments of {P[0]}")
+        return sp.Add(*[c * raw_moment(P[0], P[1], k) for (k,), c in poly.terms()])
+
+    def _var(self, x):
+        self.note("definition of variance: Var(A) = E[A²] − E[A]²")
+        a = x.args[0]
+        return E(a ** 2) - E(a) ** 2
+
+    def _cov(self, x):
+        self.note("definition of covariance: Cov(A, B) = E[AB] − E[A]E[B]")
+        a, b = x.args
+        return E(a * b) - E(a) * E(b)
+
+    def expect(self, arg):
+        """``E[arg]`` by linearity, independence and the known moments."""
+        terms = sp.Add.make_args(_expand(arg))
+        out = []
+        for t in terms:
+            if not random_atoms(t, self.facts):
+                out.append(t)
+                continue
+            if len(terms) > 1:
+                self.note("linearity of expectation")
+            out.append(self._term(t))
+        return sp.Add(*out)
+
+    def _term(self, t):
+        if isinstance(t, sp.Sum):
+            for _, a, b in t.limits:
+                if not (getattr(a, 'is_integer', False) and getattr(b, 'is_integer', False)):
+                    raise Unsupported(f"E over {sp.sstr(t)}: a sum's bounds must be integers (a finite sum)")
+            self.note("linearity of expectation over a finite sum")
+            return sp.Sum(self.expect(t.function), *t.limits)
+        const, rand = [], []
+        for f in sp.Mul.make_args(t):
+            (rand if random_atoms(f, self.facts) else const).append(f)
+        sums = [f for f in rand if isinstance(f, sp.Sum)]
+        if sums:
+            raise Unsupported(f"E[{sp.sstr(t)}]: a product with a sum is not expanded; write it as one sum")
+        return sp.Mul(*const) * self._monomial(rand)
+
+    def _monomial(self, factors):
+        powers: dict = {}
+        for f in factors:
+            base, k = f.as_base_exp()
+            if not (k.is_Integer and k > 0 and (isinstance(base, (sp.Symbol, sp.Indexed)))):
+                return self._opaque(sp.Mul(*factors))
+            powers[base] = powers.get(base, 0) + int(k)
+        groups = {self.facts.group(_name(atom)) for atom in powers}
+        names = {_name(atom) for atom in powers}
+        if len(names) > 1 and (None in groups or len(groups) > 1):
+            # independence is only what was declared: variables of different statements (X ⊥ Y and
+            # U ⊥ V say nothing of X and U) or in none keep one joint expectation
+            return self._opaque(sp.Mul(*[a ** k for a, k in powers.items()]))
+        return self._group(powers)
+
+    def _group(self, d):
+        """The expectation of the product of one independence group's atoms (``{atom: power}``)."""
+        by_name: dict = {}
+        for a, k in d.items():
+            by_name.setdefault(_name(a), {})[a] = k
+        if len(by_name) > 1:  # several variables of one group: mutually independent by the declaration
+            self.note("independence of " + ", ".join(sorted(by_name)) + ": E[XY] = E[X]E[Y]")
+        out = sp.Integer(1)
+        for name, atoms in by_name.items():
+            out *= self._family(name, atoms)
+        return out
+
+    def _family(self, name, atoms):
+        """One variable (a symbol) or one family's entries (``q[i]``, ``q[j]``)."""
+        indexed = [a for a in atoms if isinstance(a, sp.Indexed)]
+        if not indexed:
+            (a, k), = atoms.items()
+            return self._moment(a, k)
+        if len(atoms) == 1:
+            (a, k), = atoms.items()
+            return self._moment(a, k)
+        if name not in self.facts.components:
+            return self._opaque(sp.Mul(*[a ** k for a, k in atoms.items()]))
+        if len(atoms) > 2:
+            raise Unsupported(f"E[{sp.sstr(sp.Mul(*[a ** k for a, k in atoms.items()]))}]: more than two "
+                              f"distinct entries of {name} in one product are not split")
+        (a, k), (b, m) = atoms.items()
+        if len(a.indices) != 1 or len(b.indices) != 1:
+            raise Unsupported(f"{name}: only a family with one index is split by independence")
+        self.note(f"independence of the components of {name}: E[{name}_i {name}_j] = E[{name}_i]E[{name}_j] for i ≠ j")
+        d = sp.KroneckerDelta(a.indices[0], b.indices[0])
+        return d * self._moment(a, k + m) + (1 - d) * self._moment(a, k) * self._moment(b, m)
+
+    def _moment(self, atom, k: int):
+        name = _name(atom)
+        if name in self.facts.distributions:
+            family, params = self.facts.distributions[name]
+            self.note(f"moments of {family}")
+            return raw_moment(family, params, k)
+        if name in self.facts.zero_mean and k == 1:
+            self.note(f"{name} has mean 0")
+            return sp.Integer(0)
+        if name in self.facts.unit_variance and k == 2:
+            self.note(f"{name} has variance 1: E[{name}²] = 1 + E[{name}]²")
+            return 1 + self._moment(atom, 1) ** 2
+        return _moment_symbol(atom, k)
+
+    def _opaque(self, e):
+        """The expectation of a joint or non-polynomial function, kept whole as one symbol. A symbol
+        cannot keep symbolic indices (E[q_i q_j] depends on i and j; as one symbol a sum over them
+        would count it d² times), so then the link is undecided."""
+        if isinstance(e, sp.Indexed):
+            return _moment_symbol(e, 1)
+        loose = {i for x in e.atoms(sp.Indexed) for i in x.indices if not i.is_Integer}
+        if loose:
+            raise Unsupported(f"E[{sp.sstr(e)}]: a joint moment of entries with symbolic indices is not split; "
+                              f"declare what is independent (assume: q_i, k_i independent)")
+        return _moment_symbol(e, 1)
+
+
+def _moment_symbol(e, k: int):
+    """``E[X**2]`` as a real symbol; for an entry ``q[i]``, the entry ``i`` of the IndexedBase
+    ``E[q**2]`` (so that a sum over i keeps its index)."""
+    if isinstance(e, sp.Indexed):  # one moment per entry: the indices stay, so sums over them stay right
+        return sp.IndexedBase(f"E[{e.base}**{k}]" if k != 1 else f"E[{e.base}]", real=True)[e.indices]
+    text = sp.sstr(e ** k)
+    return sp.Symbol(f"E[{text}]", real=True)
+
+
+def _expand(e):
+    """``e`` multiplied out, sums included: ``(Σ_i a_i)²`` is ``Σ_i Σ_j a_i a_j`` (j fresh), and a
+    product of sums one sum of products."""
+    e = sp.expand(e)
+    out = []
+    for t in sp.Add.make_args(e):
+        out.append(_expand_term(t))
+    return sp.Add(*out)
+
+
+def _expand_term(t):
+    factors = []
+    for f in sp.Mul.make_args(t):
+        base, k = f.as_base_exp()
+        if isinstance(base, sp.Sum) and k.is_Integer and k > 1:
+            factors += [base] * int(k)
+        else:
+            factors.append(f)
+    sums = [f for f in factors if isinstance(f, sp.Sum)]
+    if len(sums) < 2 and not any(isinstance(f, sp.Sum) and f.function.is_Add for f in sums):
+        return t if not sums else sp.Mul(*[f for f in factors if not isinstance(f, sp.Sum)]) * \
+            sp.Sum(_expand(sums[0].function), *sums[0].limits)
+    rest = sp.Mul(*[f for f in factors if not isinstance(f, sp.Sum)])
+    body, limits, used = rest, [], set().union(*[f.free_symbols for f in factors])
+    for s in sums:
+        s = _fresh(s, used)
+        used |= {v for v, *_ in s.limits}
+        body *= s.function
+        limits += list(s.limits)
+    return sp.Sum(_expand(body), *limits)
+
+
+def _fresh(s, used):
+    """``s`` with its indices renamed away from ``used`` (so that Σ_i a_i · Σ_i b_i is Σ_i Σ_j a_i b_j)."""
+    for v, *_ in s.limits:
+        if v in used:
+            for n in itertools.count(1):
+                w = sp.Symbol(f"{v.name}{n}", integer=True)
+                if w not in used and w not in s.free_symbols:
+                    break
+            s = s.xreplace({v: w})
+            used = used | {w}
+    return s
+
+
+def simplify_deltas(e):
+    """``δ_ij² = δ_ij`` and ``δ_ii = 1`` until nothing changes, then Kronecker sums summed
+    (``Σ_j δ_ij f_j = f_i`` for ``i`` in the range, which the sums' own ranges say)."""
+    for _ in range(5):
+        new = sp.expand(e).replace(lambda x: isinstance(x, sp.Pow) and isinstance(x.base, sp.KroneckerDelta)
+                                   and x.exp.is_Integer and x.exp > 0, lambda x: x.base)
+        if new == e:
+            break
+        e = new
+    return e
+
+
+def lower(e, facts: Facts):
+    """``(lowered, rules)``: ``e`` with every ``E``/``Var``/``Cov`` rewritten by the rules above, and
+    the rules used, in order; :class:`Unsupported` for what they do not decide."""
+    low = Lowering(facts)
+    out = low.lower(e)
+    if has_probability(out):
+        raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
+    return simplify_deltas(out), low.rules
