@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from mathcheck.conform.spec import KINDS, BadInput, Variant, check_kind, check_variant
@@ -245,11 +246,29 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
     label = target or (fn if isinstance(fn, str) else getattr(fn, "__qualname__", repr(fn)))
     token = TIMEOUT.set(variant.timeout or DEFAULT_TIMEOUT)
     try:
-        return _conform(fn, kind, variant, seed, only, sizes, simple, target)
+        with one_thread():
+            return _conform(fn, kind, variant, seed, only, sizes, simple, target)
     except TargetAborted as exc:  # the target's own doing: one line naming it, reported as an error
         raise TargetAborted(f"{label}: {exc}") from None
     finally:
         TIMEOUT.reset(token)
+
+
+@contextmanager
+def one_thread():
+    """torch on one intra-op thread for the block, as the engine runs every numeric check: a
+    reduction split across threads rounds differently with the thread count, so one thread keeps
+    a report the same byte for byte on any machine. It is also faster here: conform's tensors are
+    small, and on a busy machine each op split over 2 OpenMP threads waited ~8 ms for the other
+    (a 4×17 softmax: 7.9 ms on 2 threads, 5 µs on one, measured on the shared 2-core machine)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
