@@ -874,10 +874,12 @@ def cache_clear():
 @click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
               help="Time limit of each call into the target (default 60); past it: error, exit 4.")
+@click.option("--quick", is_flag=True,
+              help="input-dtypes to L = 129 only and past-1024-keys not run (about a quarter of the time).")
 @seed_option
 @json_option
 def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
-            temperature, only, sizes, simple_values, timeout, seed, as_json):
+            temperature, only, sizes, simple_values, timeout, quick, seed, as_json):
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -897,7 +899,8 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     try:
         variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
                           mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
-                          temperature=temperature, timeout=None if timeout == DEFAULT_TIMEOUT else timeout)
+                          temperature=temperature, timeout=None if timeout == DEFAULT_TIMEOUT else timeout,
+                          quick=quick)
         size_map = parse_sizes(sizes)
         from mathcheck.conform.run import conform as run_conform
 

@@ -169,7 +169,7 @@ def test_bad_input_is_checked_before_work():
         conform(F.softmax, "softmax", only=("nope",))
 
 
-def test_cli_exit_codes_and_output():
+def test_cli_exit_codes_and_output(conform_full):
     r = CliRunner()
     ok = r.invoke(main, ["conform", "examples/gpt_attention.py:attention", "--kind", "attention", "--causal"])
     assert ok.exit_code == 0, ok.output
@@ -190,7 +190,7 @@ def test_cli_exit_codes_and_output():
     assert kind.exit_code == 2 and kind.output.startswith("error: unknown kind 'attn'")
 
 
-def test_cli_replay_prints_exactly_the_counterexample():
+def test_cli_replay_prints_exactly_the_counterexample(conform_full):
     args = ["conform", "examples/bug_zoo.py:scale_by_d", "--kind", "attention", "--property", "scale",
             "--sizes", "B=1,H=1,D=2"]
     out = CliRunner().invoke(main, args)

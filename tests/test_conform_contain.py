@@ -219,7 +219,7 @@ def test_a_factory_that_raises_is_bad_input():
         conform(factory, "mha")
 
 
-def test_a_target_that_raises_later_fails_that_property_with_the_exception():
+def test_a_target_that_raises_later_fails_that_property_with_the_exception(conform_full):
     def short_kernel(query, key, value, attn_mask=None, is_causal=False):
         if query.shape[-2] > 20:
             raise RuntimeError("kernel supports at most 20 keys")

@@ -21,6 +21,11 @@ import reduced  # noqa: E402
 CAUSAL = Variant(causal=True)
 
 
+@pytest.fixture(autouse=True)
+def _full(conform_full):
+    """The planted bugs need the full ladder (L up to 1025, past-1024-keys): no --quick here."""
+
+
 def _one(fn, prop, variant=CAUSAL, kind="attention"):
     return conform(fn, kind, variant, only=(prop,)).results[0]
 
@@ -112,3 +117,28 @@ def test_assert_conforms_fails_the_half_precision_bug():
 
     with pytest.raises(AssertionError, match="FAILS +output"):
         assert_conforms(reduced.bf16_scale_d_plus_1, kind="attention", causal=True)
+
+
+def test_a_1024_position_table_is_a_length_limit_not_a_failure():
+    # GPT-2's legacy attention slices a registered causal buffer of n_positions = 1024 (our rewrite:
+    # tests/conform_corpus/gpt2_legacy.py): it raises at 1025 keys and is correct below
+    def table_of_1024(query, key, value, attn_mask=None, is_causal=False):
+        if key.shape[-2] > 1024:
+            raise RuntimeError("The size of tensor a (1024) must match the size of tensor b (1025)")
+        return F.scaled_dot_product_attention(query, key, value, attn_mask, is_causal=is_causal)
+
+    res = _one(table_of_1024, "past-1024-keys")
+    assert res.status == "holds"
+    assert res.note.startswith("raised at L = 1025 (RuntimeError: The size of tensor a (1024)")
+    assert res.note.endswith("a length limit of 1024 keys, not checked past it; held at L = 1024")
+
+
+def test_quick_runs_input_dtypes_to_129_keys_and_says_so_in_the_replay(monkeypatch):
+    monkeypatch.setenv("MATHCHECK_CONFORM_QUICK", "1")  # what the fast test run sets: --quick
+    r = conform(reduced.fp16_path_bug, "attention", CAUSAL, only=("past-1024-keys", "input-dtypes"))
+    past, dt = r.results
+    assert r.variant.quick and (past.status, past.expected) == ("not expected to hold", "not checked")
+    # the float16-path bug shows at every size: --quick still catches it, and its replay carries --quick
+    assert dt.status == "fails" and "--quick" in dt.counterexample["replay"].split()
+    assert conform(reduced.bf16_attention, "attention", CAUSAL, only=("input-dtypes",)).results[0].note \
+        .startswith("L 17…129: ")

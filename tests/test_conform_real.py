@@ -200,7 +200,7 @@ def test_the_worst_entry_is_shown_not_the_first():
     assert (o.entry, o.user) == ((2,), 4.26)
 
 
-def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said():
+def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said(conform_full):
     out = _cli("examples/bug_zoo.py:softmax_without_shift", "--kind", "softmax")
     assert out.exit_code == 1
     # exp without the shift also overflows float16 at 129 classes: input-dtypes fails with it (issue 30 item 4);

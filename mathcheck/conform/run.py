@@ -16,7 +16,7 @@ def properties(kind: str, variant: Variant = Variant()):
         return distill_properties()
     from mathcheck.conform.dtypes import dtype_property
 
-    extra = dtype_property(kind)
+    extra = dtype_property(kind, variant.quick)
     return KINDS[kind].function("properties")() + ([extra] if extra else [])
 
 
@@ -243,6 +243,7 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
 
     check_kind(kind)
     check_variant(kind, variant)
+    variant = quick_default(variant)
     label = target or (fn if isinstance(fn, str) else getattr(fn, "__qualname__", repr(fn)))
     token = TIMEOUT.set(variant.timeout or DEFAULT_TIMEOUT)
     try:
@@ -252,6 +253,16 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
         raise TargetAborted(f"{label}: {exc}") from None
     finally:
         TIMEOUT.reset(token)
+
+
+def quick_default(variant: Variant) -> Variant:
+    """``--quick`` when ``MATHCHECK_CONFORM_QUICK=1`` (the fast test run sets it; ``-m slow`` runs the
+    full ladder); it is in the variant, so the report's header and every replay line carry it."""
+    import os
+
+    from mathcheck.conform.spec import QUICK_ENV
+
+    return replace(variant, quick=True) if os.environ.get(QUICK_ENV) == "1" and not variant.quick else variant
 
 
 @contextmanager

@@ -106,6 +106,9 @@ class BadInput(ValueError):
     """One line: what was wrong with the user's input and how to fix it."""
 
 
+QUICK_ENV = "MATHCHECK_CONFORM_QUICK"  # "1": every conform run is --quick (the fast test run sets it)
+
+
 @dataclass(frozen=True)
 class Variant:
     """What the implementation is declared to be; properties it must break follow from it."""
@@ -123,6 +126,7 @@ class Variant:
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
     timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)
     index_targets_only: str = ""  # detected: cross-entropy raised on probability targets (the exception)
+    quick: bool = False  # --quick: input-dtypes to L = QUICK_L, past-1024-keys not run (dtypes.QUICK_L)
 
     @property
     def masked(self) -> bool:
@@ -146,6 +150,8 @@ class Variant:
             out.append(f"--temperature {self.temperature!r}")
         if self.timeout is not None:
             out.append(f"--timeout {self.timeout:g}")
+        if self.quick:
+            out.append("--quick")
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
