@@ -722,6 +722,9 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
             verdict = "orphan" if left else "error as it should" if how == "hang" else "crash"
             return {**case, "verdict": verdict, "said": f"killed at the time limit; left running: {left}"}
         ok = proc.returncode == 4 and where in out + err and "Traceback" not in err
+        # a hang the step's budget interrupted (a rule's alarm) ends the run inconclusive (exit 3), as
+        # every time-out does (procs.user_code lets a budget through): not a success either
+        ok |= how == "hang" and proc.returncode == 3 and "ran out of time" in out and "Traceback" not in err
         return {**case, "verdict": "error as it should" if ok else "false success" if proc.returncode == 0 else "crash",
                 "said": f"exit {proc.returncode}: {(out + err)[-300:]}"}
     except Exception as exc:  # noqa: BLE001 - what the fuzzer looks for

@@ -32,6 +32,7 @@ import signal
 import sys
 import threading
 import traceback
+from typing import Callable
 
 from mathcheck.budget import BudgetExceeded
 
@@ -174,7 +175,7 @@ def die_with_parent(parent: int | None = None) -> str:
 SUPERVISED_EXIT = 4  # the exit code of an error (outcome.py): user code ended the process
 
 
-def supervise(what: str) -> None:
+def supervise(what: str, code: int = SUPERVISED_EXIT, restore: Callable[[], object] | None = None) -> None:
     """Run the rest of this command in a forked child that this process watches: a command whose
     user code ends the whole process *below* Python — ``ctypes.CDLL(None)._exit(0)``, a segfault,
     the OOM killer — is an error (exit :data:`SUPERVISED_EXIT`), one line on stderr, never a
@@ -186,7 +187,11 @@ def supervise(what: str) -> None:
     dies with the parent (:func:`die_with_parent`); the parent forwards SIGTERM and leaves Ctrl-C to
     the child (both are in the terminal's process group). Nothing is supervised when stdout or
     stderr is not a real file (click's ``CliRunner`` captures them in this process's memory) or
-    where ``fork`` is missing: the command then runs here, as before."""
+    where ``fork`` is missing: the command then runs here, as before.
+
+    ``code``: the exit status of that error (pytest's plugin passes pytest's "internal error", 3,
+    since pytest's 4 is a usage error); ``restore``: called in the parent before the line is written,
+    to give it back the real stderr (pytest's capture has redirected the descriptors by then)."""
     if not hasattr(os, "fork") or not _real_stdio():
         return
     for stream in (sys.stdout, sys.stderr):
@@ -208,16 +213,19 @@ def supervise(what: str) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(pid, signal.SIGTERM))
     with os.fdopen(r, "rb") as pipe:
         done = pipe.read(1) == b"1"  # blocks until the child ends (its write end closes)
-    _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
+    _, raw = os.waitpid(pid, 0)
+    status = os.waitstatus_to_exitcode(raw)
     if done:
-        os._exit(code)
-    how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        os._exit(status)
+    if restore is not None:
+        with contextlib.suppress(Exception):
+            restore()
+    how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     sys.stderr.write(f"error: {what}: the process running it {how} without finishing its report (an "
                      f"exit below Python, such as ctypes' _exit, a crash or a kill, in user code); "
                      f"that is an error, never a success\n")
     sys.stderr.flush()
-    os._exit(SUPERVISED_EXIT)
+    os._exit(code)
 
 
 _DONE_FD: int | None = None  # the supervised child's end of the pipe (None: not supervised)

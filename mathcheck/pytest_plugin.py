@@ -163,6 +163,15 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "mathcheck: a mathcheck claim collected by --mathcheck")
+    if (config.getoption("mathcheck") or config.getoption("mathcheck_from")) and not hasattr(config, "workerinput"):
+        # claims are user code: one that ends this process below Python (ctypes' _exit(0), a crash)
+        # would leave pytest's exit status 0 — "all passed". The session goes on in a watched child;
+        # an xdist worker that dies that way is already a failure (xdist reports the crashed node).
+        from mathcheck.procs import supervise
+
+        capture = config.pluginmanager.getplugin("capturemanager")
+        supervise("pytest " + " ".join(config.invocation_params.args), code=int(pytest.ExitCode.INTERNAL_ERROR),
+                  restore=capture.stop_global_capturing if capture else None)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, so they select claim items too

@@ -171,7 +171,6 @@ def _resign(fields):
 
 
 def _rewrite(path, edit, resign):
-    original = json.loads(path.read_text())
     fields = json.loads(path.read_text())
     edit(fields)
     if resign:

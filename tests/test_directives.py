@@ -174,7 +174,7 @@ def test_an_assumption_on_x_1_is_not_about_the_entry_x_of_1():
 ])
 def test_an_unknown_or_misspelled_directive_is_bad_input(line, message):
     (chain,) = parse_text(f"## d\n{line}\n  sqrt(x^2)\n= x\n", "t.derivation")
-    assert chain.error.startswith(f"t.derivation:2: ") and message in chain.error
+    assert chain.error.startswith("t.derivation:2: ") and message in chain.error
     assert "the directives are 'assume: x=real', 'given: x >= 1' and 'let mu = expression'" in chain.error
 
 

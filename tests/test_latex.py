@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 
 from mathcheck import chains, derive, latex
-from mathcheck.latex import reader
 from mathcheck.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -74,3 +74,28 @@ def test_mathcheck_from_in_a_projects_root_collects_the_named_claims_only(pytest
     listed = [x for x in r.stdout.lines if x.startswith("mathcheck::")]
     assert listed and not any("test_project" in x for x in r.stdout.lines)
     assert f"{len(listed)} tests collected" in r.stdout.str()
+
+
+BELOW_PYTHON = '''
+"""A claim whose builder ends the process below Python: no Python frame runs again."""
+import ctypes
+
+from mathcheck.registry import claim
+
+
+@claim(id="user-exits-below", title="exits", section="§9.9", zh="用户", en="user")
+def build():
+    ctypes.CDLL(None)._exit(0)
+'''
+
+
+def test_a_claim_that_ends_pytest_below_python_is_an_error_not_a_pass(pytester):
+    """`ctypes.CDLL(None)._exit(0)` in a builder ends pytest's process with status 0 unless someone
+    watches it: the plugin runs the session in a supervised child (procs.supervise), so the run is
+    pytest's internal error (3) with one line naming the command. (Under xdist the controller already
+    fails the run: it reports the crashed worker.)"""
+    pytester.makepyfile(exits_below=BELOW_PYTHON)
+    r = pytester.runpytest_subprocess("--mathcheck-from", "exits_below.py", "-p", "no:cacheprovider")
+    assert r.ret == 3, (r.ret, r.stdout.str()[-500:], r.stderr.str()[-500:])
+    r.stderr.fnmatch_lines(["error: pytest *--mathcheck-from exits_below.py*exit below Python*never a success"])
+

@@ -26,7 +26,6 @@ other ``BaseException`` — becomes :class:`TargetAborted`: conform stops and re
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time

@@ -152,7 +152,7 @@ def _known_directive(src: _Source, m) -> None:
     ``% mathcheck skip``) is bad input: silently ignoring it would check what its author excluded."""
     import difflib
 
-    word, rest = m.group(1), m.group(2)
+    word = m.group(1)
     line = src.text[m.start():src.text.find("\n", m.start()) % (len(src.text) + 1)].strip()
     if word == "mathcheck":
         if not re.match(r"[ \t]*%+[ \t]*mathcheck[ \t]*:[ \t]*skip[ \t]*$",

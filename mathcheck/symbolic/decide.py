@@ -345,30 +345,43 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
     forms = [(f.value, f, e) for f in SignForm]
     if rewritten is not None:
         forms += [(f.value + USING_HYPOTHESES, f, rewritten) for f in SignForm]
+    tried: set = set()
+
+    def shown_by(form, x) -> bool:
+        # forms often coincide (a product is its own expansion and factoring): the structural rules,
+        # SymPy's `minimum` above all (~1 s each), run once per distinct expression
+        f = FORM[form](x)
+        if f in tried:
+            return False
+        tried.add(f)
+        return by_structure(f, strict, rng=ranges)
+
+    # the counterexample search first: it is cheap beside the structural rules (SymPy's `minimum`
+    # above all), and a false statement needs none of them
+    bad = (lambda v, scale: v <= 1e-30) if strict else (lambda v, scale: v < -1e-12 * scale)
+    try:
+        ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, total_s))
+    except Exception as exc:  # noqa: BLE001
+        notes.append(_raised(COUNTEREXAMPLE, exc))
+        ok, cex = True, None
+    timed_out |= not ok
+    if ok and cex:
+        return Decision(False, COUNTEREXAMPLE, cex, time.perf_counter() - start, notes=tuple(notes))
     for name, form, x in forms:
         budget_left = total_s - (time.perf_counter() - start)
         if budget_left <= 0:
             timed_out = True
             break
         try:
-            ok, shown = attempt(lambda: by_structure(FORM[form](x), strict, rng=ranges), min(attempt_s, budget_left))
+            ok, shown = attempt(lambda: shown_by(form, x), min(attempt_s, budget_left))
         except Exception as exc:  # noqa: BLE001
-            # a rule that does not apply (SymPy's `minimum` raises on log x − x + 1) must not skip
-            # the counterexample search below
+            # a rule that does not apply (SymPy's `minimum` raises on log x − x + 1) must not end
+            # the search: the next form may show it
             notes.append(_raised(name, exc))
             ok, shown = True, False
         timed_out |= not ok
         if ok and shown:
             return Decision(True, name, seconds=time.perf_counter() - start, notes=tuple(notes))
-        if ok and x is e and form is SignForm.STRUCTURE:  # once, on e as written
-            bad = (lambda v, scale: v <= 1e-30) if strict else (lambda v, scale: v < -1e-12 * scale)
-            try:
-                ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, budget_left))
-            except Exception as exc:  # noqa: BLE001
-                notes.append(_raised(COUNTEREXAMPLE, exc))
-                ok, cex = True, None
-            if ok and cex:
-                return Decision(False, COUNTEREXAMPLE, cex, time.perf_counter() - start, notes=tuple(notes))
     why = "time budget ran out" if timed_out else "no rule showed the sign and no counterexample was found"
     return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes))
 
