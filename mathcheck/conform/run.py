@@ -255,6 +255,27 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
         TIMEOUT.reset(token)
 
 
+def bind_init(fn, init: tuple, label: str):
+    """``functools.partial(fn, **init)``: the ``--init KEY=VALUE`` keywords bound to the target (a
+    module kind's factory or class, a function), checked against its signature before any call — a
+    name it does not take is bad input, with the names it does."""
+    import functools
+    import inspect
+
+    if not init:
+        return fn
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = None  # a builtin without a signature: its first call says
+    if params is not None and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        for key, _ in init:
+            if key not in params or params[key].kind == params[key].POSITIONAL_ONLY:
+                names = ", ".join(n for n, p in params.items() if p.kind != p.POSITIONAL_ONLY) or "none"
+                raise BadInput(f"--init {key}=…: {label} takes no keyword {key!r} (its keywords: {names})")
+    return functools.partial(fn, **dict(init))
+
+
 def quick_default(variant: Variant) -> Variant:
     """``--quick`` when ``MATHCHECK_CONFORM_QUICK=1`` (the fast test run sets it; ``-m slow`` runs the
     full ladder); it is in the variant, so the report's header and every replay line carry it."""
@@ -289,6 +310,7 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     if isinstance(fn, str):
         target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))
+    fn = bind_init(fn, variant.init, label)
     check_signature(fn, kind, label)
     variant, detected = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
     if kind == "rotary" and rotary_convention(fn):
