@@ -495,3 +495,34 @@ def test_init_label_smoothing_on_a_loss_is_read_as_the_loss_setting():
     # --init binds like functools.partial(F.cross_entropy, label_smoothing=0.1): detected as the setting
     r = conform(F.cross_entropy, "cross-entropy", Variant(init=(("label_smoothing", 0.1),)))
     assert r.status == "holds" and r.variant.label_smoothing == 0.1
+
+
+# --- constructors that take a config object ----------------------------------------------------------------
+
+CORPUS = os.path.join(os.path.dirname(__file__), "conform_corpus")
+
+
+def test_a_config_constructor_is_built_from_conform_s_sizes_and_holds():
+    r = CliRunner().invoke(main, ["conform", f"{CORPUS}/nanogpt.py:ConfigCausalSelfAttention", "--kind", "mha",
+                                  "--causal"])
+    assert r.exit_code == 0, r.output
+    assert "constructor: takes a config object (config)" in r.output
+
+
+def test_a_config_norm_reads_its_eps_from_the_config_and_init_sets_a_field():
+    class Args:  # meta-llama's RMSNorm(dim, eps) built from ModelArgs (dim, norm_eps), our rewrite
+        pass
+
+    class RMSNorm(torch.nn.Module):
+        def __init__(self, args):
+            super().__init__()
+            self.eps, self.weight = args.norm_eps, torch.nn.Parameter(torch.full((args.dim,), args.gain))
+
+        def forward(self, x):
+            return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    with pytest.raises(BadInput, match="conform's config has no 'gain': give it with --init gain=VALUE"):
+        conform(RMSNorm, "rmsnorm")
+    r = conform(RMSNorm, "rmsnorm", Variant(init=(("gain", 1.0),)))
+    assert r.status == "holds", [(x.name, x.status, x.note) for x in r.results]
+    assert any("takes a config object (args)" in line for line in r.setting)

@@ -304,15 +304,24 @@ def one_thread():
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
-    from mathcheck.conform.conventions import adapt, is_hf_interface, rotary_convention, takes_is_causal
+    from mathcheck.conform.conventions import (adapt, config_factory, config_parameter, is_hf_interface,
+                                               rotary_convention, takes_is_causal)
     from mathcheck.conform.target import check_signature, load
 
     if isinstance(fn, str):
         target, fn = fn, load(fn)
     label = target or getattr(fn, "__qualname__", repr(fn))
-    fn = bind_init(fn, variant.init, label)
+    detected = ""
+    if kind in ("mha", "layernorm", "rmsnorm") and config_parameter(fn):
+        name = config_parameter(fn)
+        fn = config_factory(fn, kind, variant.init)  # --init sets the config's fields
+        detected = (f"constructor: takes a config object ({name}); conform builds one with its sizes under "
+                    f"the usual names (n_embd/hidden_size/dim, n_head/num_attention_heads, eps names), dropout 0")
+    else:
+        fn = bind_init(fn, variant.init, label)
     check_signature(fn, kind, label)
-    variant, detected = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
+    variant, said = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
+    detected = "; ".join(x for x in (detected, said) if x)
     if kind == "rotary" and rotary_convention(fn):
         detected = ROTARY_LINES[rotary_convention(fn)]
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
