@@ -1,7 +1,8 @@
 """Issue 30 item 4: no bug hides under a tolerance. The derived properties run the target widened
 to float64 at float64's tolerance; input-dtypes runs float64/float32/bfloat16/float16 inputs at
 L up to 1025 (docs/conform.md, "No bug hides under a tolerance"). The reduced-precision targets
-are our own rewrites in tests/conform_corpus/reduced.py."""
+are our own rewrites in tests/conform_corpus/reduced.py. The fast run is --quick (L up to 129,
+tests/conftest.py); the tests whose bug or limit lies past 129 keys take ``conform_full``."""
 
 import math
 import sys
@@ -19,11 +20,6 @@ sys.path.insert(0, str(Path(__file__).parent / "conform_corpus"))
 import reduced  # noqa: E402
 
 CAUSAL = Variant(causal=True)
-
-
-@pytest.fixture(autouse=True)
-def _full(conform_full):
-    """The planted bugs need the full ladder (L up to 1025, past-1024-keys): no --quick here."""
 
 
 def _one(fn, prop, variant=CAUSAL, kind="attention"):
@@ -48,13 +44,13 @@ def test_one_over_sqrt_d_plus_1_in_half_precision_fails(name):
     assert res.max_abs_err > 1e6 * res.tolerance
 
 
-def test_a_bug_only_on_the_float16_path_fails_input_dtypes():
+def test_a_bug_only_on_the_float16_path_fails_input_dtypes(conform_full):  # the full ladder: L up to 1025
     res = _one(reduced.fp16_path_bug, "input-dtypes")
     assert res.status == "fails" and res.note.startswith("input float16")
     assert res.max_abs_err > 4 * res.tolerance
 
 
-def test_a_bug_only_past_128_keys_fails_and_shrinks_past_128():
+def test_a_bug_only_past_128_keys_fails_and_shrinks_past_128(conform_full):  # the full ladder: L up to 1025
     res = _one(reduced.bf16_past_128_keys, "past-1024-keys")
     assert res.status == "fails"
     assert 128 < res.counterexample["sizes"]["L"] <= 1025
@@ -76,7 +72,7 @@ def test_a_dtype_the_target_refuses_is_said_not_failed():
     assert "bfloat16 not accepted (TypeError: half inputs are not supported)" in res.note
 
 
-def test_a_length_limit_is_said_and_a_raise_only_in_half_precision_fails():
+def test_a_length_limit_is_said_and_a_raise_only_in_half_precision_fails(conform_full):  # the full ladder: L up to 1025
     def short(query, key, value, attn_mask=None, is_causal=False):
         if key.shape[-2] > 256:
             raise RuntimeError("sequence too long for the kernel")
@@ -96,7 +92,7 @@ def test_a_length_limit_is_said_and_a_raise_only_in_half_precision_fails():
     assert res.note == "input float16, L = 257: the callable raised RuntimeError: no float16 kernel this long"
 
 
-def test_nan_from_an_overflowing_half_softmax_fails():
+def test_nan_from_an_overflowing_half_softmax_fails(conform_full):  # the full ladder: L up to 1025
     def unshifted(x, dim):  # exp without the max: overflows float16 at real sizes
         e = x.exp()
         return e / e.sum(dim, keepdim=True)
@@ -119,7 +115,7 @@ def test_assert_conforms_fails_the_half_precision_bug():
         assert_conforms(reduced.bf16_scale_d_plus_1, kind="attention", causal=True)
 
 
-def test_a_1024_position_table_is_a_length_limit_not_a_failure():
+def test_a_1024_position_table_is_a_length_limit_not_a_failure(conform_full):  # the full ladder: L up to 1025
     # GPT-2's legacy attention slices a registered causal buffer of n_positions = 1024 (our rewrite:
     # tests/conform_corpus/gpt2_legacy.py): it raises at 1025 keys and is correct below
     def table_of_1024(query, key, value, attn_mask=None, is_causal=False):
