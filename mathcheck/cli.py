@@ -877,7 +877,7 @@ def cache_clear():
 @click.option("--init", "init", multiple=True, metavar="KEY=VALUE",
               help="A keyword argument for the target or its constructor (repeatable), e.g. --init p=-1.0.")
 @click.option("--quick", is_flag=True,
-              help="input-dtypes to L = 129 only and past-1024-keys not run (about a quarter of the time).")
+              help="input-dtypes to L = 129 only and past-1024-keys not run (examples/gpt_attention.py: 1.6 s -> 0.14 s).")
 @seed_option
 @json_option
 def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
