@@ -110,7 +110,7 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
 def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
                     scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None,
-                    timeout=None):
+                    timeout=None, quick: bool = False, init=None):
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
@@ -120,7 +120,8 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     ``eps``, ``layout``, ``mask``, ``gqa_grouping`` are the command's ``--eps``, ``--layout``, ``--mask``,
     ``--gqa-grouping`` (docs/conform.md, *Conventions*); ``timeout`` the seconds each call into
     ``fn`` may take (``--timeout``): past it, or when ``fn`` calls ``sys.exit``, the assertion fails
-    with ``error: …`` (never a pass, never the test run's exit). Each call draws from its own seeded generators (no global state), so it runs the same under
+    with ``error: …`` (never a pass, never the test run's exit); ``quick`` is ``--quick``, ``init``
+    a dict of ``--init`` keywords (``{"p": -1.0}``). Each call draws from its own seeded generators (no global state), so it runs the same under
     pytest-xdist.
     """
     from mathcheck.conform.contain import TargetAborted
@@ -128,7 +129,8 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     from mathcheck.conform.spec import BadInput, Variant
 
     variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
-                      mask=mask, gqa_grouping=gqa_grouping, timeout=timeout)
+                      mask=mask, gqa_grouping=gqa_grouping, timeout=timeout, quick=quick,
+                      init=tuple((init or {}).items()))
     try:
         report = conform(fn, kind, variant, seed=seed)
     except BadInput as exc:

@@ -46,3 +46,22 @@ def _private_cache(tmp_path_factory):
     import os
 
     os.environ["MATHCHECK_CACHE_DIR"] = str(tmp_path_factory.mktemp("mathcheck-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _conform_quick(request, monkeypatch):
+    # The fast run holds conform targets with --quick (input-dtypes to L = 129, past-1024-keys not
+    # run: most tests are about other properties); a test marked slow, or one that asks for the full
+    # ladder with the `conform_full` fixture, runs it as a user's conform does.
+    from mathcheck.conform.spec import QUICK_ENV
+
+    if request.node.get_closest_marker("slow") is None and "conform_full" not in request.fixturenames:
+        monkeypatch.setenv(QUICK_ENV, "1")
+
+
+@pytest.fixture
+def conform_full(monkeypatch):
+    """conform without --quick: input-dtypes to L = 1025 and past-1024-keys (docs/conform.md)."""
+    from mathcheck.conform.spec import QUICK_ENV
+
+    monkeypatch.delenv(QUICK_ENV, raising=False)

@@ -219,13 +219,15 @@ def test_a_factory_that_raises_is_bad_input():
         conform(factory, "mha")
 
 
-def test_a_target_that_raises_later_fails_that_property_with_the_exception():
+def test_a_target_that_raises_later_fails_that_property_with_the_exception(conform_full):
     def short_kernel(query, key, value, attn_mask=None, is_causal=False):
         if query.shape[-2] > 20:
             raise RuntimeError("kernel supports at most 20 keys")
         return F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal)
     report = conform(short_kernel, "attention")
-    assert report.failed == ["long-sequence"]
+    # it raises past L = 20: long-sequence and past-1024-keys reach it (input-dtypes says it, stops there)
+    assert report.failed == ["long-sequence", "past-1024-keys"]
+    assert "float64 inputs raised at L = 33" in next(r for r in report.results if r.name == "input-dtypes").note
     res = next(r for r in report.results if r.name == "long-sequence")
     assert res.note == "the callable raised RuntimeError: kernel supports at most 20 keys"
     assert res.counterexample["sizes"]["L"] > 20  # a length where it raises (the shrinker keeps the exception)
@@ -428,3 +430,99 @@ def test_a_cos_sin_apply_on_interleaved_pairs_is_fed_interleaved_tables():
     assert any("it pairs interleaved" in line for line in report.setting)
     hf = conform(hf_apply_rotary_pos_emb, "rotary")
     assert any("it pairs half-split" in line for line in hf.setting)
+
+
+# --- --init KEY=VALUE: what conform cannot detect, said by the user ------------------------------------
+
+NORM_WITH_A_REQUIRED_KEYWORD = '''
+import torch
+from torch import nn
+
+
+class RMSNorm(nn.Module):
+    """A correct RMSNorm whose constructor needs a keyword conform cannot guess (its own choice of
+    gain initialisation), eps keyword-only as in torchtune's and gpt-neox's norms."""
+
+    def __init__(self, dim, *, gain, eps=1e-6):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.full((dim,), float(gain)))
+
+    def forward(self, x):
+        return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+'''
+
+
+def test_init_binds_a_keyword_the_constructor_needs_and_the_replay_carries_it(tmp_path):
+    target = tmp_path / "norm.py"
+    target.write_text(NORM_WITH_A_REQUIRED_KEYWORD)
+    r = CliRunner()
+    bare = r.invoke(main, ["conform", f"{target}:RMSNorm", "--kind", "rmsnorm"])
+    assert bare.exit_code == 2 and "missing a required argument: 'gain'" in bare.output, bare.output
+    ok = r.invoke(main, ["conform", f"{target}:RMSNorm", "--kind", "rmsnorm", "--init", "gain=1.0"])
+    assert ok.exit_code == 0, ok.output
+    assert "--init gain=1.0" in ok.output.splitlines()[0]
+    # gain 2 scales y: the wrong module for the derived RMSNorm (weight 1), and every replay says how it was built
+    bad = r.invoke(main, ["conform", f"{target}:RMSNorm", "--kind", "rmsnorm", "--init", "gain=2"])
+    assert bad.exit_code == 1, bad.output
+    replays = [line.split("replay: ")[1] for line in bad.output.splitlines() if "replay: " in line]
+    assert replays and all("--init gain=2" in line for line in replays)
+
+
+@pytest.mark.parametrize("flag,message", [
+    ("gian=1.0", "--init gian=…: {t} takes no keyword 'gian' (its keywords: dim, gain, eps)"),
+    ("gain", "--init 'gain': write KEY=VALUE with KEY a parameter name, e.g. --init eps=1e-6"),
+])
+def test_init_of_a_name_the_target_does_not_take_is_one_line_before_any_call(tmp_path, flag, message):
+    target = tmp_path / "norm.py"
+    target.write_text(NORM_WITH_A_REQUIRED_KEYWORD)
+    out = CliRunner().invoke(main, ["conform", f"{target}:RMSNorm", "--kind", "rmsnorm", "--init", flag])
+    assert (out.exit_code, out.output) == (2, "error: " + message.format(t=f"{target}:RMSNorm") + "\n")
+
+
+def test_init_values_are_read_by_a_whitelist_never_evaluated():
+    from mathcheck.conform.spec import init_word, parse_init
+
+    assert parse_init("p=-1.0") == ("p", -1.0) and parse_init("n=3") == ("n", 3)
+    assert parse_init("bias=false") == ("bias", False) and parse_init("mask=none") == ("mask", None)
+    assert parse_init("reduction=mean") == ("reduction", "mean")
+    assert parse_init("x=__import__('os')") == ("x", "__import__('os')")  # a string, as typed
+    for text in ("p=-1.0", "eps=1e-06", "bias=true", "reduction=mean"):  # the replay reads back the same
+        key, value = parse_init(text)
+        assert parse_init(f"{key}={init_word(value)}") == (key, value)
+
+
+def test_init_label_smoothing_on_a_loss_is_read_as_the_loss_setting():
+    # --init binds like functools.partial(F.cross_entropy, label_smoothing=0.1): detected as the setting
+    r = conform(F.cross_entropy, "cross-entropy", Variant(init=(("label_smoothing", 0.1),)))
+    assert r.status == "holds" and r.variant.label_smoothing == 0.1
+
+
+# --- constructors that take a config object ----------------------------------------------------------------
+
+CORPUS = os.path.join(os.path.dirname(__file__), "conform_corpus")
+
+
+def test_a_config_constructor_is_built_from_conform_s_sizes_and_holds():
+    r = CliRunner().invoke(main, ["conform", f"{CORPUS}/nanogpt.py:ConfigCausalSelfAttention", "--kind", "mha",
+                                  "--causal"])
+    assert r.exit_code == 0, r.output
+    assert "constructor: takes a config object (config)" in r.output
+
+
+def test_a_config_norm_reads_its_eps_from_the_config_and_init_sets_a_field():
+    class Args:  # meta-llama's RMSNorm(dim, eps) built from ModelArgs (dim, norm_eps), our rewrite
+        pass
+
+    class RMSNorm(torch.nn.Module):
+        def __init__(self, args):
+            super().__init__()
+            self.eps, self.weight = args.norm_eps, torch.nn.Parameter(torch.full((args.dim,), args.gain))
+
+        def forward(self, x):
+            return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    with pytest.raises(BadInput, match="conform's config has no 'gain': give it with --init gain=VALUE"):
+        conform(RMSNorm, "rmsnorm")
+    r = conform(RMSNorm, "rmsnorm", Variant(init=(("gain", 1.0),)))
+    assert r.status == "holds", [(x.name, x.status, x.note) for x in r.results]
+    assert any("takes a config object (args)" in line for line in r.setting)

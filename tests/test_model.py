@@ -51,10 +51,10 @@ def test_gpt2_holds_listing_norms_and_attention_per_layer():
     assert out.output.splitlines()[0] == "model hf:gpt2  seed 0"
     assert "attn_implementation sdpa" in out.output.splitlines()[1]
     assert _module_lines(out.output) == [
-        ["transformer.h.0.ln_1", "layernorm", "holds", "5/5"], ["transformer.h.0.attn", "attention", "holds", "8/8"],
-        ["transformer.h.0.ln_2", "layernorm", "holds", "5/5"], ["transformer.h.1.ln_1", "layernorm", "holds", "5/5"],
-        ["transformer.h.1.attn", "attention", "holds", "8/8"], ["transformer.h.1.ln_2", "layernorm", "holds", "5/5"],
-        ["transformer.ln_f", "layernorm", "holds", "5/5"]]
+        ["transformer.h.0.ln_1", "layernorm", "holds", "6/6"], ["transformer.h.0.attn", "attention", "holds", "8/8"],
+        ["transformer.h.0.ln_2", "layernorm", "holds", "6/6"], ["transformer.h.1.ln_1", "layernorm", "holds", "6/6"],
+        ["transformer.h.1.attn", "attention", "holds", "8/8"], ["transformer.h.1.ln_2", "layernorm", "holds", "6/6"],
+        ["transformer.ln_f", "layernorm", "holds", "6/6"]]
     props = [line.split()[:3] for line in out.output.splitlines() if line.startswith("    ") and "  " in line[4:6] + "  "
              and line.split()[0] in ("holds", "FAILS", "not")]
     assert ["holds", "causality", "causal-mask-autoregressive"] in props
@@ -111,7 +111,7 @@ def test_the_example_gpt_holds():
     out = run("examples/tiny_gpt.py:factory")
     assert out.exit_code == 0, out.output
     assert ["blocks.0.attn", "attention", "holds", "8/8"] in _module_lines(out.output)
-    assert ["ln_f", "layernorm", "holds", "5/5"] in _module_lines(out.output)
+    assert ["ln_f", "layernorm", "holds", "6/6"] in _module_lines(out.output)
 
 
 ZOO = {  # factory -> (module path, property that must fail there, model-level properties that must fail)
@@ -372,7 +372,7 @@ def test_other_sizes_hold_rotary_included_at_head_size_64():
     data = json.loads(out.output)
     assert data["config"]["head_dim"] == 64 and data["config"]["num_key_value_heads"] == 1
     rotary = next(m for m in data["modules"] if m["kind"] == "rotary")
-    assert rotary["status"] == "holds" and len(rotary["properties"]) == 3
+    assert rotary["status"] == "holds" and len(rotary["properties"]) == 4  # input-dtypes included
     assert rotary["setting"][0].startswith("computes in float32")  # its float32 table, measured
 
 

@@ -121,6 +121,22 @@ def _output(fn, s, gen, simple, variant):
     return compare(out, O, _out_tol(z, v, s["L"], s["D"]), "softmax(QKᵀ·scale + mask)·V, derived")
 
 
+def _past_1024(fn, s, gen, simple, variant):
+    """:func:`_output` at L = 1025. A target that raises there but holds at L = 1024 has a length
+    limit of 1024 positions (GPT-2's ``bias`` buffer of n_positions = 1024): said, held at 1024 —
+    past every power-of-two block up to 512 — not failed; a raise below 1025 still fails."""
+    o = _output(fn, s, gen, simple, variant)
+    if not (o.crashed and s["L"] == LONGEST["L"]):
+        return o
+    at = _output(fn, {**s, "L": LONGEST["L"] - 1}, gen, simple, variant)
+    if not at.ok:
+        return o
+    raised = o.note.removeprefix("the callable raised ")
+    return Outcome(True, at.max_abs_err, at.tolerance, what=at.what,
+                   note=f"raised at L = {s['L']} ({raised}): a length limit of {s['L'] - 1} keys, not checked "
+                        f"past it; held at L = {s['L'] - 1}")
+
+
 def _identity_values(B, H, L):
     return torch.eye(L, dtype=F64).expand(B, H, L, L).contiguous()
 
@@ -322,6 +338,12 @@ def _not_if_positions(variant):
         f"skip: --positions {variant.positions} rotates q and k inside the callable; no derived reference"
 
 
+def _not_if_quick(variant):
+    if variant.quick:
+        return "skip: --quick: L = 1025 not run (without --quick it runs past every power of two up to 1024)"
+    return _not_if_positions(variant)
+
+
 def _equivariance_expected(variant):
     return "breaks" if (variant.masked or variant.positions != "none") else "holds"
 
@@ -331,6 +353,9 @@ MIN = {"B": 1, "H": 1, "L": 1, "D": 1}
 # real sizes: a bug that only shows past a few keys (a key budget, a fixed-size buffer, a block loop
 # that stops early) holds at L = 4; the shrinker then walks L down to where it starts
 LONG = {"B": 1, "H": 2, "L": 80, "D": 64}
+# past every power of two up to 1024 a kernel may block on (a second block of 128 keys scaled wrong):
+# one head of 16 keeps it near a second on CPU; the shrinker walks L down to the first bad block
+LONGEST = {"B": 1, "H": 1, "L": 1025, "D": 16}
 
 
 def attention_properties() -> list[Property]:
@@ -340,6 +365,9 @@ def attention_properties() -> list[Property]:
         Property("long-sequence", "attention-backward",
                  "the output equals the derived one at real sizes (L = 80 keys, D_head = 64)", _output, LONG, MIN,
                  _not_if_positions),
+        Property("past-1024-keys", "attention-backward",
+                 "the output equals the derived one at L = 1025 keys (past each power-of-two block up to 1024)",
+                 _past_1024, LONGEST, MIN, _not_if_quick),
         Property("weights-on-simplex", "softmax-simplex",
                  "with V = I the output is the weight matrix: rows sum to 1, entries ≥ 0 (softmax over the keys)",
                  _weights_on_simplex, {"B": 2, "H": 2, "L": 4}, {"B": 1, "H": 1, "L": 2}),

@@ -35,6 +35,10 @@ DEFAULT_TIMEOUT = 60.0  # seconds per call into user code; conform's calls take 
 GRACE = 1.0             # the watchdog's margin past the limit, for a call stuck in C
 
 TIMEOUT: ContextVar = ContextVar("conform_timeout", default=DEFAULT_TIMEOUT)
+# set (to precision.Widen, already warmed) while the derived properties run: each outermost call into
+# the target runs widened to float64, so its formula is held at float64's tolerance (input-dtypes
+# checks it as written). A class, not an import here: precision imports what imports this module.
+WIDEN: ContextVar = ContextVar("conform_widen", default=None)
 
 
 class TargetAborted(BaseException):
@@ -59,12 +63,13 @@ def guarded(fn, *args, **kwargs):
 
     seconds = TIMEOUT.get()
     outer = _Watch.depth == 0
+    widen = _widened(outer)
     if outer:
         _Watch.deadline, _Watch.seconds = time.monotonic() + seconds, seconds
     _Watch.depth += 1
     b = budget(seconds)
     try:
-        with b, user_code("the target"):  # procs: the one place that tells a user's exit from an error
+        with b, user_code("the target"), widen:  # procs: tells a user's exit from an error
             return fn(*args, **kwargs)
     except UserCodeExit as exc:  # SystemExit, os._exit, a KeyboardInterrupt no person typed, ...
         cause = exc.__context__ or exc
@@ -83,6 +88,14 @@ def guarded(fn, *args, **kwargs):
         _Watch.depth -= 1
         if outer:
             _Watch.deadline = None
+
+
+def _widened(outer: bool):
+    """The :data:`WIDEN` mode around the outermost call while it is set, else nothing."""
+    import contextlib
+
+    mode = WIDEN.get()
+    return mode() if outer and mode is not None else contextlib.nullcontext()
 
 
 class watchdog:

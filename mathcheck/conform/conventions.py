@@ -271,3 +271,75 @@ def cos_sin_pairing(call, d: int) -> str:
         if bool(torch.allclose(out.detach().to(torch.float64).norm(dim=-1), x.norm(dim=-1), rtol=1e-4, atol=0.0)):
             kept.append(layout)
     return kept[0] if len(kept) == 1 else "half"
+
+
+# --- constructors that take a config object ---------------------------------------------------------------
+
+CONFIG_PARAMS = ("config", "cfg", "args", "model_args", "params", "hparams", "conf")
+# The attribute names real configs give conform's sizes, each with a source that uses it:
+# nanoGPT's GPTConfig (n_embd, n_head, bias, dropout, block_size), transformers' configs (hidden_size,
+# num_attention_heads, num_key_value_heads, attention_dropout, max_position_embeddings, rms_norm_eps,
+# layer_norm_eps, layer_norm_epsilon), meta-llama's ModelArgs (dim, n_heads, n_kv_heads, norm_eps,
+# max_seq_len), litgpt's Config (n_query_groups, head_size), fairseq/OPT (embed_dim, d_model).
+CONFIG_NAMES = {
+    "D": ("n_embd", "hidden_size", "dim", "d_model", "embed_dim", "n_embed", "emb_dim", "model_dim"),
+    "H": ("n_head", "n_heads", "num_heads", "num_attention_heads", "heads"),
+    "G": ("n_kv_heads", "num_key_value_heads", "n_query_groups", "num_kv_heads"),  # no grouping: G = H
+    "head": ("head_dim", "head_size"),
+    "eps": ("eps", "norm_eps", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "layernorm_epsilon"),
+    "dropout": ("dropout", "attn_pdrop", "resid_pdrop", "attention_dropout", "attn_dropout", "resid_dropout",
+                "hidden_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"),
+    "length": ("block_size", "n_positions", "max_position_embeddings", "max_seq_len", "n_ctx"),
+}
+CONFIG_DEFAULTS = {"bias": True}  # nanoGPT/litgpt's bias flag: a bias is what nn.Linear has by default
+
+
+def config_parameter(make) -> str | None:
+    """The name of the one required parameter of a constructor that takes a config object
+    (``CausalSelfAttention(config)``, ``RMSNorm(args)``), or None.
+
+    >>> config_parameter(lambda config: None), config_parameter(lambda dim, eps: None)
+    ('config', None)
+    """
+    try:
+        params = list(inspect.signature(make).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    required = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return required[0].name if len(required) == 1 and required[0].name in CONFIG_PARAMS else None
+
+
+class Config:
+    """The config object conform builds: every name of :data:`CONFIG_NAMES` for a size it knows,
+    ``--init`` on top; a name it does not know is an ``AttributeError`` saying how to give it."""
+
+    def __init__(self, values: dict):
+        self.__dict__.update(values)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"conform's config has no {name!r}: give it with --init {name}=VALUE")
+
+    def __repr__(self):
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
+
+
+def config_factory(make, kind: str, init: tuple):
+    """``make(config)`` as the kind's factory: ``make(D, H)`` for mha, ``make(D, eps)`` for a norm,
+    each building a :class:`Config` (dropout 0, a length limit of 2048 ≥ the longest property's
+    1025, ``--init`` keys set on the config rather than passed to ``make``)."""
+    def values(D, H=None, eps=None):
+        sizes = {"D": D, "H": H, "G": H, "head": D // H if H else None, "eps": eps, "dropout": 0.0, "length": 2048}
+        out = {name: sizes[size] for size, names in CONFIG_NAMES.items() for name in names if sizes[size] is not None}
+        return {**CONFIG_DEFAULTS, **out, **dict(init)}
+
+    if kind == "mha":
+        def factory(D, H):
+            return make(Config(values(D, H)))
+    else:
+        def factory(D, eps):
+            return make(Config(values(D, eps=eps)))
+    factory.__qualname__ = getattr(make, "__qualname__", "make")
+    factory.config = True  # said in the report
+    return factory

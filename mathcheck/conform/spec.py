@@ -106,6 +106,9 @@ class BadInput(ValueError):
     """One line: what was wrong with the user's input and how to fix it."""
 
 
+QUICK_ENV = "MATHCHECK_CONFORM_QUICK"  # "1": every conform run is --quick (the fast test run sets it)
+
+
 @dataclass(frozen=True)
 class Variant:
     """What the implementation is declared to be; properties it must break follow from it."""
@@ -123,6 +126,8 @@ class Variant:
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
     timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)
     index_targets_only: str = ""  # detected: cross-entropy raised on probability targets (the exception)
+    quick: bool = False  # --quick: input-dtypes to L = QUICK_L, past-1024-keys not run (dtypes.QUICK_L)
+    init: tuple = ()  # --init KEY=VALUE: (key, value) pairs bound by keyword to the target (parse_init)
 
     @property
     def masked(self) -> bool:
@@ -146,6 +151,9 @@ class Variant:
             out.append(f"--temperature {self.temperature!r}")
         if self.timeout is not None:
             out.append(f"--timeout {self.timeout:g}")
+        if self.quick:
+            out.append("--quick")
+        out += [f"--init {key}={init_word(value)}" for key, value in self.init]
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
@@ -196,6 +204,40 @@ def check_variant(kind: str, variant: Variant) -> None:
         raise BadInput(f"--causal/--window/--positions/--scale describe attention; kind {kind!r} takes none of them")
     if kind == "mha" and variant.scale is not None:
         raise BadInput("--scale: an mha module's scale is not observable from outside; use --kind attention")
+
+
+def parse_init(text: str) -> tuple:
+    """``"p=-1.0"`` -> ``("p", -1.0)``: one ``--init KEY=VALUE``, a keyword argument conform binds
+    to the target (``functools.partial``) for what it cannot detect — gpt-neox's ``RMSNorm(dim,
+    p=-1.0, eps=1e-8)``, a loss's ``reduction=mean``. Read by a whitelist, never evaluated: an
+    integer, a finite decimal number, ``true``/``false``, ``none``, else the text as a string.
+
+    >>> parse_init("p=-1.0"), parse_init("bias=false"), parse_init("reduction=mean")
+    (('p', -1.0), ('bias', False), ('reduction', 'mean'))
+    """
+    import math
+    import re
+
+    key, eq, raw = text.partition("=")
+    key = key.strip()
+    if not eq or not key.isidentifier() or not raw.strip():
+        raise BadInput(f"--init {text!r}: write KEY=VALUE with KEY a parameter name, e.g. --init eps=1e-6")
+    raw = raw.strip()
+    words = {"true": True, "false": False, "none": None}
+    if raw.lower() in words:
+        return key, words[raw.lower()]
+    if re.fullmatch(r"[+-]?\d+", raw):
+        return key, int(raw)
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", raw) and math.isfinite(float(raw)):
+        return key, float(raw)
+    return key, raw
+
+
+def init_word(value) -> str:
+    """A ``--init`` value as :func:`parse_init` reads it back (``repr`` of a float round-trips)."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "none"}[value]
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def parse_sizes(text: str | None) -> dict:

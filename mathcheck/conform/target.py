@@ -77,13 +77,20 @@ def check_signature(fn, kind: str, label: str) -> None:
             args, kwargs = args[:3], {"attn_mask": None, "is_causal": False}
     else:
         kwargs = {}
+    if kind in ("layernorm", "rmsnorm"):
+        from mathcheck.conform.norms import eps_parameter
+
+        name = eps_parameter(fn)  # eps by name wherever the constructor takes it (norms.build)
+        if name:
+            args, kwargs = args[:1], {name: 1}
     try:
         sig.bind(*args, **kwargs)
     except TypeError as exc:
         if kind in ("attention", "gqa") and takes_positionally(sig, kind):
             return  # no is_causal: always causal (with --causal) or never; conventions.adapt calls it so
         call = ", ".join(wanted)
-        raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {getattr(fn, '__name__', fn)}"
+        named = getattr(getattr(fn, "func", fn), "__name__", fn)  # a partial (--init): the callable it binds
+        raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
                        f"{sig} does not ({exc})") from None
 
 

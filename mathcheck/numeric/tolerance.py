@@ -70,6 +70,29 @@ SIGN_ATOL = 1e-9
 LIBRARY_FACTOR = 16
 
 
+# The input dtypes conform exercises (conform/dtypes.py), widest first: float64 and the reduced
+# precisions real code runs in. Their ε and tiny are torch.finfo's (unit, tiny below); a reduced
+# precision is held to a *measured* correct build's error (measured_tolerance), not to the first-order
+# bound, which for bfloat16 (ε = 2⁻⁷) over 64 terms exceeds the values compared.
+INPUT_DTYPES = ("float64", "float32", "bfloat16", "float16")
+
+
+def measured_tolerance(correct_error: float, scale: float, eps: float, terms: int = 1) -> float:
+    """The tolerance of code computing with machine epsilon ``eps`` against its float64 (widened)
+    self, given ``correct_error``, the max |error| a correct build of the same code makes at that
+    precision (measured: each op rounded once): S·max(C, (ε + ε_acc·√N)·scale). The floor is one
+    rounding of the largest output plus what a fused op's own reduction of N terms adds inside,
+    which per-op rounding cannot see (SDPA is one op): CPU kernels accumulate bfloat16/float16 in
+    float32, so ε_acc = min(ε, 2⁻²³), growing as √N (the probabilistic bound). An error S = 4 times
+    a correct build's fails.
+
+    >>> measured_tolerance(0.01, 2.0, 2 ** -7)   # bfloat16, a correct build off by 0.01 at |y| ≤ 2
+    0.0625
+    """
+    acc = min(eps, 2.0 ** -23)
+    return SAFETY * max(correct_error, (eps + acc * terms ** 0.5) * scale)
+
+
 def unit(dtype) -> float:
     """Machine epsilon ε of a torch ``dtype`` (2^-52 for float64, 2^-23 for float32)."""
     import torch

@@ -109,3 +109,11 @@ CASES = [
     ("make_attention_mask_shifted", "mha", ["--causal"], "causal-no-future"),
     ("make_attention_merge_by_view", "mha", ["--causal"], "split-merge"),
 ]
+
+
+class ConfigCausalSelfAttention(CausalSelfAttention):
+    """As nanoGPT constructs it: ``CausalSelfAttention(config)``, reading config.n_embd, n_head,
+    block_size, dropout and bias (conform builds the config: conventions.config_factory)."""
+
+    def __init__(self, config):
+        super().__init__(config.n_embd, config.n_head, config.block_size, config.dropout, config.bias)
