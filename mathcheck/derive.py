@@ -288,6 +288,10 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     a free variable while the author meant the definition."""
     from mathcheck.parser import normalise
 
+    if chain.definition and len(chain.steps) == 2:
+        # a definition alone asserts nothing: the names of its body are references, which may be
+        # defined after it (the Layer Norm paper's σ² = (1/H) Σ (a_i − μ)² "with μ = …")
+        return
     # a definition the LaTeX reader unfolds into a chain's lets is the document's, in force over the
     # span the reader gives it (its section, or the file), not one chain's: d2l's a(w, x, y, z) = …
     # under "Multivariate Chain Rule" made the scalar a of a later section's d/dx(x a x) bad input

@@ -1089,6 +1089,13 @@ def _fresh(text: str, known: set) -> set:
     return set(WORD.findall(text)) - known - bound - applied - reserved() - {GENERIC_SIZE}
 
 
+def _about_random_variables(text: str) -> bool:
+    """Whether a side (grammar text) applies a probability operator (E, Var, Cov, KL, a distribution)."""
+    from mathcheck.parser import PROBABILITY
+
+    return bool(re.search(r"(?<![\w])(" + "|".join(map(re.escape, PROBABILITY)) + r")\(", text))
+
+
 def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, stated: set, since: int) -> None:
     r"""Refuse a link between new quantities: each side names one that nothing before this block has
     used, defined or declared, and the other side lacks — d2l's Zipf law ``\log n_i = -\alpha \log i + c``
@@ -1099,6 +1106,8 @@ def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, state
     known = stated | set(doc.unread) | {w for line, _, text, _ in doc.defs if line < since for w in WORD.findall(text)}
     known |= {name for _, name, _, _ in doc.defs}
     for k in range(1, len(steps)):
+        if _about_random_variables(steps[k - 1].text) or _about_random_variables(steps[k].text):
+            continue  # E[X] = \sum_i x_i p_i: X is a random variable, not a new quantity (probability.check decides)
         left, right = _fresh(steps[k - 1].text, known), _fresh(steps[k].text, known)
         if left - right and right - left:
             at = group[k].at
