@@ -1,7 +1,9 @@
 """The standing mutation test (bench/mutation.py) on a deterministic sample, in the test suite.
 
-The full run (``python bench/mutation.py``) covers every step; here every 5th step mutant, split into
-chunks so xdist spreads them, and the left-hand-side-×2 statement mutants of the exact claims.
+The full run (``python bench/mutation.py``) covers every step; here every 10th step mutant (~110 of
+~1100, every claim and every kind of slip kept; the bench's ``--quick`` takes every 5th), split into
+chunks so xdist spreads them, and the left-hand-side-×2 statement mutants of the exact claims. Every
+10th, not 5th: CI has 20 minutes, and the 5th-stride sample alone took 216 s of it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import mutation  # noqa: E402
 
 from mathcheck import registry  # noqa: E402
 
-EVERY = 5
+EVERY = 10
 CHUNKS = 4
 
 
@@ -32,7 +34,7 @@ def _sample():
 
 def test_the_sample_is_large_and_covers_every_claim():
     sample = _sample()
-    assert len(sample) >= 150
+    assert len(sample) >= 100
     assert {i.claim for i in sample} == set(_ids())
     assert {i.kind for i in sample} == set(mutation.STEP_KINDS)
 
