@@ -345,11 +345,26 @@ def _plain(options: tuple):
     return json.loads(json.dumps(options))
 
 
+def entry_sha(k: str | None) -> str | None:
+    """The SHA-256 of the bytes of entry ``k`` as this process last read (and checked) or wrote
+    them, or None: what a ``-j N`` worker hands back with its payload (:func:`adopt`)."""
+    return _ENTRY_SHA.get(k) if k is not None else None
+
+
+def adopt(k: str | None, sha: str | None) -> None:
+    """Take ``sha`` as the digest of entry ``k``'s bytes, checked or written by a ``-j N`` worker of
+    this process (a fork of it, running this code): its verdict's view may then be kept, so a warm
+    run after a cold ``-j N`` one prints from views too. The view stays bound to those bytes:
+    :func:`load_view` compares them with the file's."""
+    if k is not None and sha is not None:
+        _ENTRY_SHA[k] = sha
+
+
 def store_view(k: str | None, view: dict, options: tuple) -> None:
     """Keep ``view`` (a dict of JSON values: what the reports print of this verdict) beside the entry
-    of key ``k``, bound to the SHA-256 of that entry's bytes as this process checked or wrote them:
-    if the entry is replaced or edited, the view is not used. Nothing is kept for an entry this
-    process neither read nor wrote (e.g. under ``-j N``, where a worker did)."""
+    of key ``k``, bound to the SHA-256 of that entry's bytes as this process (or a ``-j N`` worker of
+    it, :func:`adopt`) checked or wrote them: if the entry is replaced or edited, the view is not
+    used. Nothing is kept for an entry neither read nor written."""
     if k is None or k not in _ENTRY_SHA:
         return
     fields = {"format": VIEW_FORMAT, "key": k, "entry_sha256": _ENTRY_SHA[k], "renderer": _renderer_digest(),

@@ -199,13 +199,15 @@ def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = Fa
     return RefuteVerdict(claim, payload[1], options.seed, options=extra)
 
 
-def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> str | None:
+def _worker(claim_id: str, kind: str, options: Options, use_cache: bool) -> tuple[str | None, str | None]:
     """Runs in a forked process; returns the payload as text (mathcheck.serial), or None when it
-    does not survive that exactly (the parent then proves that claim itself)."""
+    does not survive that exactly (the parent then proves that claim itself), and the digest of
+    the cache entry's bytes as the worker read or wrote them (for the parent's view of it)."""
     from mathcheck import cache, registry
 
     entry = registry.entry(claim_id)
-    return cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
+    text = cache.pack(entry, _cached_payload(entry, kind, options, use_cache))
+    return text, cache.entry_sha(cache.key(entry, kind, options)) if use_cache and text is not None else None
 
 
 def _init_worker(threads: int, parent: int):
@@ -244,7 +246,7 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from mathcheck.cache import unpack
+    from mathcheck.cache import adopt, key as cache_key, unpack
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
@@ -252,9 +254,11 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
             try:
-                data = f.result()  # None: it cannot travel exactly, so this process computes it
+                data, sha = f.result()  # data None: it cannot travel exactly, so this process computes it
             except BrokenProcessPool:  # a worker died (user code's os._exit, the OOM killer): here instead
-                data = None
+                data, sha = None, None
+            if sha is not None:
+                adopt(cache_key(e, kind, options), sha)
             v = verdict(e, kind, options, False, from_, unpack(e, data) if data is not None else None)
             verdicts.append(v)
             if on_verdict:
