@@ -236,6 +236,19 @@ def test_sdpa_call_holds_and_a_wrong_output_or_mask_fails(gqa):
     assert res["mask-kind"].status == "fails"  # a causal call in a model declared bidirectional
 
 
+def test_sdpa_call_with_multi_query_keys_broadcast_holds_and_a_wrong_output_fails():
+    """Falcon's multi-query attention: keys and values (B, 1, L, D), broadcast by SDPA over the query
+    heads without enable_gqa (it crashed the sweep: "index 1 is out of bounds")."""
+    inp = _sdpa_inputs(True)
+    inp["key"], inp["value"] = inp["key"][:, :1], inp["value"][:, :1]
+    out = F.scaled_dot_product_attention(inp["query"], inp["key"], inp["value"], is_causal=True)
+    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == \
+        {"output": "holds", "mask-kind": "holds", "scale": "holds"}
+    wrong = out.clone()
+    wrong[0, 3, 4, 0] += 1e-9
+    assert {r.name: r.status for r in sl.check_sdpa(inp, wrong, True, "t")}["output"] == "fails"
+
+
 def test_sdpa_additive_mask_with_finfo_min_counts_as_masked():
     keep = torch.ones(5, 5, dtype=torch.bool).tril()
     add = torch.zeros(5, 5, dtype=torch.float64).masked_fill(~keep, torch.finfo(torch.float64).min)

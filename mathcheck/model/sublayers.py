@@ -285,6 +285,9 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: in
     if gqa:  # grouped-query-attention: query head h reads group h // R
         R = q.shape[-3] // k.shape[-3]
         k, v = k.repeat_interleave(R, dim=-3), v.repeat_interleave(R, dim=-3)
+    elif k.shape[:-2] != q.shape[:-2]:  # SDPA broadcasts the leading dims: multi-query keys (B, 1, L, D) (Falcon)
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        q, k, v = (t.expand(*lead, *t.shape[-2:]) for t in (q, k, v))
     scale = inp.get("scale")
     derived_scale = 1 / math.sqrt(Dh)
     keep, additive = _sdpa_keep(inp, Lq, Lk)
