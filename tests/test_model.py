@@ -422,3 +422,27 @@ def test_a_model_that_calls_sys_exit_is_an_error_never_a_success(tmp_path, where
     result = CliRunner().invoke(main, ["model", f"{f}:make"])
     assert result.exit_code == 4, result.output
     assert "SystemExit(0)" in result.output and "Traceback" not in result.output
+
+
+class WidthCheckingRMSNorm(torch.nn.Module):
+    """Our rewrite of transformers' CpmAntLayerNorm (models/cpmant/modeling_cpmant.py, 5.24): an
+    RMSNorm that refuses an input whose width is not its ``dim_norm``."""
+
+    def __init__(self, D):
+        super().__init__()
+        self.eps, self.dim_norm, self.weight = 1e-6, D, torch.nn.Parameter(torch.ones(D))
+
+    def forward(self, x):
+        if x.size(-1) != self.dim_norm:
+            raise AssertionError("hidden_states.size(-1) != self.dim_norm")
+        v = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return (x * torch.rsqrt(v + self.eps)).to(x.dtype) * self.weight
+
+
+def test_a_norm_that_checks_its_width_is_resized_with_its_weight_and_holds():
+    # the sweep's hf:cpmant: every property "failed" with the norm's own AssertionError at D = 2
+    m = WidthCheckingRMSNorm(16).double()
+    assert sl.norm_kind(m) == "rmsnorm"
+    results, _ = sl.check_norm("n", m, "rmsnorm", 0, "replay")
+    assert {r.name: r.status for r in results if r.expected == "holds"} == dict.fromkeys(
+        ("matches-derived", "mean-square", "jacobian", "float32-vs-float64", "input-dtypes"), "holds")

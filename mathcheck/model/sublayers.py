@@ -155,7 +155,14 @@ def _at_identity(module, D, eps, fill=1.0):
     """A copy of ``module`` for D features, its weight (if any) filled with ``fill`` and its bias 0,
     eps set to ``eps``: the affine part at the identity when ``fill`` is the module's (see
     :func:`identity_fill`)."""
+    width = norm_width(module)
     m = copy.deepcopy(module).to(F64)
+    if width is not None:  # a width the module checks its input against (CPM-Ant's dim_norm): the new one
+        for name, value in list(vars(m).items()):
+            if type(value) is int and value == width:
+                setattr(m, name, D)
+            elif value == (width,) and type(value) in (tuple, list):
+                setattr(m, name, type(value)((D,)))
     with torch.no_grad():
         if isinstance(getattr(m, "weight", None), torch.Tensor):
             m.weight = torch.nn.Parameter(torch.full((D,), float(fill), dtype=F64))
