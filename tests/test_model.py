@@ -446,3 +446,21 @@ def test_a_norm_that_checks_its_width_is_resized_with_its_weight_and_holds():
     results, _ = sl.check_norm("n", m, "rmsnorm", 0, "replay")
     assert {r.name: r.status for r in results if r.expected == "holds"} == dict.fromkeys(
         ("matches-derived", "mean-square", "jacobian", "float32-vs-float64", "input-dtypes"), "holds")
+
+
+def test_a_rotary_module_with_an_attention_scaling_is_held_with_it_divided_out():
+    """gpt-oss's YaRN rotary multiplies cos and sin by attention_scaling (the sweep's false alarm on
+    norm-preserving); the factor is said, and a factor the module does not declare still fails."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    rope = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=64))
+    rope.attention_scaling = 1.2
+    results, setting = sl.check_rotary("rope", rope, 0, "replay")
+    assert {r.name: r.status for r in results} == dict.fromkeys(("matches-derived", "relative-position",
+                                                                 "norm-preserving", "input-dtypes"), "holds")
+    assert any("attention_scaling 1.2" in line for line in setting)
+    rope.forward = lambda x, pos, _f=rope.forward: tuple(1.2 * t for t in _f(x, pos))  # undeclared: a scaled rotation
+    rope.attention_scaling = 1.0
+    results, _ = sl.check_rotary("rope", rope, 0, "replay")
+    assert {r.name: r.status for r in results}["norm-preserving"] == "fails"

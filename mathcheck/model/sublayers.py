@@ -402,10 +402,20 @@ def rotary_fn(module, apply, base: float = 10000.0):
             cos, sin = module(xx, pos)
         finally:
             module.inv_freq = own
+        s = attention_scaling(module)
+        if s != 1.0:  # the module's declared factor on cos and sin (YaRN's mscale): the rotation is what remains
+            cos, sin = cos / s, sin / s
         q = xx[:, None]
         out = apply(q, q, cos, sin)[0]
         return out[:, 0].reshape(x.shape)
     return fn
+
+
+def attention_scaling(module) -> float:
+    """The factor a transformers rotary module multiplies its cos and sin by (``attention_scaling``:
+    1 for plain RoPE, YaRN's 0.1·ln(factor) + 1 for gpt-oss), which scales every q·k by its square."""
+    s = getattr(module, "attention_scaling", 1.0)
+    return float(s) if isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 else 1.0
 
 
 def check_rotary(path: str, module, seed: int, replay: str):
@@ -428,4 +438,7 @@ def check_rotary(path: str, module, seed: int, replay: str):
             r.counterexample["replay"] = replay
     setting = list(report.setting) + ([] if not only else [
         f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"])
+    if attention_scaling(module) != 1.0:
+        setting.append(f"cos and sin carry the module's attention_scaling {attention_scaling(module):.6g} "
+                       "(q·k scaled by its square): the rotation is held with it divided out")
     return report.results, setting
