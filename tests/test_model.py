@@ -236,6 +236,19 @@ def test_sdpa_call_holds_and_a_wrong_output_or_mask_fails(gqa):
     assert res["mask-kind"].status == "fails"  # a causal call in a model declared bidirectional
 
 
+def test_sdpa_call_with_multi_query_keys_broadcast_holds_and_a_wrong_output_fails():
+    """Falcon's multi-query attention: keys and values (B, 1, L, D), broadcast by SDPA over the query
+    heads without enable_gqa (it crashed the sweep: "index 1 is out of bounds")."""
+    inp = _sdpa_inputs(True)
+    inp["key"], inp["value"] = inp["key"][:, :1], inp["value"][:, :1]
+    out = F.scaled_dot_product_attention(inp["query"], inp["key"], inp["value"], is_causal=True)
+    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == \
+        {"output": "holds", "mask-kind": "holds", "scale": "holds"}
+    wrong = out.clone()
+    wrong[0, 3, 4, 0] += 1e-9
+    assert {r.name: r.status for r in sl.check_sdpa(inp, wrong, True, "t")}["output"] == "fails"
+
+
 def test_sdpa_additive_mask_with_finfo_min_counts_as_masked():
     keep = torch.ones(5, 5, dtype=torch.bool).tril()
     add = torch.zeros(5, 5, dtype=torch.float64).masked_fill(~keep, torch.finfo(torch.float64).min)
@@ -409,3 +422,45 @@ def test_a_model_that_calls_sys_exit_is_an_error_never_a_success(tmp_path, where
     result = CliRunner().invoke(main, ["model", f"{f}:make"])
     assert result.exit_code == 4, result.output
     assert "SystemExit(0)" in result.output and "Traceback" not in result.output
+
+
+class WidthCheckingRMSNorm(torch.nn.Module):
+    """Our rewrite of transformers' CpmAntLayerNorm (models/cpmant/modeling_cpmant.py, 5.24): an
+    RMSNorm that refuses an input whose width is not its ``dim_norm``."""
+
+    def __init__(self, D):
+        super().__init__()
+        self.eps, self.dim_norm, self.weight = 1e-6, D, torch.nn.Parameter(torch.ones(D))
+
+    def forward(self, x):
+        if x.size(-1) != self.dim_norm:
+            raise AssertionError("hidden_states.size(-1) != self.dim_norm")
+        v = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return (x * torch.rsqrt(v + self.eps)).to(x.dtype) * self.weight
+
+
+def test_a_norm_that_checks_its_width_is_resized_with_its_weight_and_holds():
+    # the sweep's hf:cpmant: every property "failed" with the norm's own AssertionError at D = 2
+    m = WidthCheckingRMSNorm(16).double()
+    assert sl.norm_kind(m) == "rmsnorm"
+    results, _ = sl.check_norm("n", m, "rmsnorm", 0, "replay")
+    assert {r.name: r.status for r in results if r.expected == "holds"} == dict.fromkeys(
+        ("matches-derived", "mean-square", "jacobian", "float32-vs-float64", "input-dtypes"), "holds")
+
+
+def test_a_rotary_module_with_an_attention_scaling_is_held_with_it_divided_out():
+    """gpt-oss's YaRN rotary multiplies cos and sin by attention_scaling (the sweep's false alarm on
+    norm-preserving); the factor is said, and a factor the module does not declare still fails."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    rope = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=64))
+    rope.attention_scaling = 1.2
+    results, setting = sl.check_rotary("rope", rope, 0, "replay")
+    assert {r.name: r.status for r in results} == dict.fromkeys(("matches-derived", "relative-position",
+                                                                 "norm-preserving", "input-dtypes"), "holds")
+    assert any("attention_scaling 1.2" in line for line in setting)
+    rope.forward = lambda x, pos, _f=rope.forward: tuple(1.2 * t for t in _f(x, pos))  # undeclared: a scaled rotation
+    rope.attention_scaling = 1.0
+    results, _ = sl.check_rotary("rope", rope, 0, "replay")
+    assert {r.name: r.status for r in results}["norm-preserving"] == "fails"

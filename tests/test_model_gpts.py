@@ -419,3 +419,41 @@ def test_a_cache_kept_in_float32_holds_at_float32s_error_model_and_a_cap_still_f
     assert any(n.startswith("the forward computes in float32 inside") for n in report.notes)
     capped = next(p for p in _check(_float32_cache(cap=8)).properties if p.name == "kv-cache")
     assert capped.status == "fails" and capped.counterexample["t"] == 9
+
+
+# --- a parameter-free child between the projections and the scores --------------------------------
+
+class L2Norm(nn.Module):
+    """Llama 4's query/key norm as transformers writes it (Llama4TextL2Norm: x·rsqrt(mean(x²) + ε),
+    no weight), our rewrite."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+class QKNormAttention(LlmcAttention):  # queries and keys normalised after the projections, as Llama 4's RoPE layers do
+    def __init__(self, c):
+        super().__init__(c)
+        self.qk_norm = L2Norm()
+
+    def scores(self, q, k):
+        return super().scores(self.qk_norm(q), self.qk_norm(k))
+
+
+class DropoutAttention(LlmcAttention):  # nanoGPT's attn_dropout: the identity in eval mode
+    def __init__(self, c):
+        super().__init__(c)
+        self.attn_dropout = nn.Dropout(0.1)
+
+    def scores(self, q, k):
+        return self.attn_dropout(super().scores(q, k))
+
+
+def test_a_parameter_free_qk_norm_is_said_not_checked_and_eval_dropout_is_no_obstacle():
+    normed = _check(lambda: LlmcGPT(attention=QKNormAttention))
+    assert normed.status == "holds", normed.failures()
+    assert not any(r.name == "scale" for m in normed.modules for r in m.properties)
+    assert any("not checked at transformer.h.0.attn and 1 more: its child qk_norm (L2Norm) changes a tensor"
+               in n for n in normed.notes), normed.notes
+    dropped = _check(lambda: LlmcGPT(attention=DropoutAttention).eval())
+    assert _named(_module(dropped, "transformer.h.0.attn"), "scale").status == "holds"

@@ -15,9 +15,10 @@ g key/value heads, query head i reading key/value head ⌊i·g/h⌋ — grouped-
 * ``gqa-grouping`` (grouped-query-attention), where g < h: the scores' diagonal read with each query
   head's own group — heads tiled (head i reading group i mod g) fail.
 
-Only a module whose children are those Linear layers (and parameter-free modules) is checked:
-a query/key norm, a gate or a latent projection between them changes what the scores are made of,
-and the module is then said not checked, never judged.
+Only a module whose children are those Linear layers (and parameter-free modules that leave a
+tensor as it was, such as dropout in eval mode, or make rotary tables) is checked: a query/key norm
+(with parameters or without, as Llama 4's L2 ``qk_norm``), a gate or a latent projection between
+them changes what the scores are made of, and the module is then said not checked, never judged.
 """
 
 from __future__ import annotations
@@ -75,6 +76,21 @@ def projections(model, path: str) -> tuple[dict | None, str]:
     return found, ""
 
 
+def _changing_child(model, trace, path: str, projections: set) -> str:
+    """Why the scores are not made of the projections alone, or "": a parameter-free child (other
+    than a projection) that ran and returned a tensor of its input's shape with other values — a
+    query/key L2 norm (Llama 4's ``qk_norm``). Dropout in eval mode returns its input and a rotary
+    module returns cos/sin tables of another shape: neither counts."""
+    module = dict(model.named_modules())[path]
+    children = {f"{path}.{name}" if path else name: child for name, child in module.named_children()}
+    for p, out, inp in trace.outputs:
+        if p in children and p not in projections and inp is not None and out.shape == inp.shape \
+                and not torch.equal(out, inp):
+            return (f"its child {p.rsplit('.', 1)[-1]} ({type(children[p]).__name__}) changes a tensor between "
+                    "the projections and the scores (a query/key norm): the scores are not q·k of the projections")
+    return ""
+
+
 def _heads(t: torch.Tensor, n: int) -> torch.Tensor:
     """(B, L, n·d) -> (B, n, L, d)."""
     B, L, W = t.shape
@@ -113,6 +129,9 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
     got = _first_outputs(trace, set(found.values()))
     if any(p not in got for p in found.values()):
         return [], "a projection did not run in the forward"
+    changer = _changing_child(model, trace, call.path, set(found.values()))
+    if changer:
+        return [], changer
     if call.kind == "sdpa":
         q_in, k_in = call.inputs["query"], call.inputs["key"]
         h, L = q_in.shape[-3], q_in.shape[-2]

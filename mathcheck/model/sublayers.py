@@ -155,7 +155,14 @@ def _at_identity(module, D, eps, fill=1.0):
     """A copy of ``module`` for D features, its weight (if any) filled with ``fill`` and its bias 0,
     eps set to ``eps``: the affine part at the identity when ``fill`` is the module's (see
     :func:`identity_fill`)."""
+    width = norm_width(module)
     m = copy.deepcopy(module).to(F64)
+    if width is not None:  # a width the module checks its input against (CPM-Ant's dim_norm): the new one
+        for name, value in list(vars(m).items()):
+            if type(value) is int and value == width:
+                setattr(m, name, D)
+            elif value == (width,) and type(value) in (tuple, list):
+                setattr(m, name, type(value)((D,)))
     with torch.no_grad():
         if isinstance(getattr(m, "weight", None), torch.Tensor):
             m.weight = torch.nn.Parameter(torch.full((D,), float(fill), dtype=F64))
@@ -285,6 +292,9 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: in
     if gqa:  # grouped-query-attention: query head h reads group h // R
         R = q.shape[-3] // k.shape[-3]
         k, v = k.repeat_interleave(R, dim=-3), v.repeat_interleave(R, dim=-3)
+    elif k.shape[:-2] != q.shape[:-2]:  # SDPA broadcasts the leading dims: multi-query keys (B, 1, L, D) (Falcon)
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        q, k, v = (t.expand(*lead, *t.shape[-2:]) for t in (q, k, v))
     scale = inp.get("scale")
     derived_scale = 1 / math.sqrt(Dh)
     keep, additive = _sdpa_keep(inp, Lq, Lk)
@@ -392,10 +402,20 @@ def rotary_fn(module, apply, base: float = 10000.0):
             cos, sin = module(xx, pos)
         finally:
             module.inv_freq = own
+        s = attention_scaling(module)
+        if s != 1.0:  # the module's declared factor on cos and sin (YaRN's mscale): the rotation is what remains
+            cos, sin = cos / s, sin / s
         q = xx[:, None]
         out = apply(q, q, cos, sin)[0]
         return out[:, 0].reshape(x.shape)
     return fn
+
+
+def attention_scaling(module) -> float:
+    """The factor a transformers rotary module multiplies its cos and sin by (``attention_scaling``:
+    1 for plain RoPE, YaRN's 0.1·ln(factor) + 1 for gpt-oss), which scales every q·k by its square."""
+    s = getattr(module, "attention_scaling", 1.0)
+    return float(s) if isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 else 1.0
 
 
 def check_rotary(path: str, module, seed: int, replay: str):
@@ -418,4 +438,7 @@ def check_rotary(path: str, module, seed: int, replay: str):
             r.counterexample["replay"] = replay
     setting = list(report.setting) + ([] if not only else [
         f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"])
+    if attention_scaling(module) != 1.0:
+        setting.append(f"cos and sin carry the module's attention_scaling {attention_scaling(module):.6g} "
+                       "(q·k scaled by its square): the rotation is held with it divided out")
     return report.results, setting
