@@ -341,6 +341,51 @@ def test_a_padding_mask_broadcast_from_one_row_fails(row):
     assert padding.counterexample["row"] == 1 - row
 
 
+class ConvPaddedAttention(PaddedAttention):
+    """A causal depthwise convolution over the sequence before the projections (ConvBERT's
+    key_conv_attn_layer, a Mamba-style short conv; our rewrite): it mixes tokens and takes no mask."""
+
+    ignore_mask = False
+
+    def __init__(self, c):
+        super().__init__(c)
+        self.conv = nn.Conv1d(c.n_embd, c.n_embd, 2, groups=c.n_embd)
+
+    def forward(self, x):
+        x = self.conv(F.pad(x.transpose(1, 2), (1, 0))).transpose(1, 2)  # causal: token t sees t − 1 and t
+        if self.ignore_mask:  # planted: the padding mask never reaches the scores
+            mask, self.owner[0]._mask = self.owner[0]._mask, None
+            try:
+                return super().forward(x)
+            finally:
+                self.owner[0]._mask = mask
+        return super().forward(x)
+
+
+def _conv_padded(ignore_mask):
+    def make():
+        model = _padded()()
+        for i, block in enumerate(model.transformer.h):
+            conv = ConvPaddedAttention(model.config)
+            conv.load_state_dict(block["attn"].state_dict(), strict=False)
+            conv.owner, conv.ignore_mask = [model], ignore_mask
+            block["attn"] = conv
+        return model
+    return make
+
+
+def test_a_token_mixer_outside_attention_is_said_and_a_mask_bug_beside_it_still_fails():
+    padding = next(p for p in _check(_conv_padded(False)).properties if p.name == "padding")
+    assert padding.status == "not expected to hold", padding.note
+    assert "row 1 (middle padding): its masked-out tokens [3] reach its kept tokens through " \
+           "transformer.h.0.attn.conv (Conv1d)" in padding.note
+    assert padding.note.endswith("each row against itself alone holds")
+    padding = next(p for p in _check(_conv_padded(True)).properties if p.name == "padding")
+    # row 0's padding is on the right, which a causal model never reads; row 1's masked token reaches
+    # its later tokens through the conv too, but the attention's own weights on it are not 0: a bug
+    assert padding.status == "fails" and padding.counterexample["row"] == 1
+
+
 # --- --cache-arg: a cache under a name that cannot be detected ------------------------------------
 
 def _kv_gpt(cap=None):
