@@ -83,8 +83,8 @@ class _HFModule:
 def adapt(fn, kind: str, variant):
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
     if kind == "rotary":
-        how = rotary_convention(fn)
-        return adapt_rotary(fn, how) if how else fn
+        roles = rotary_roles(fn, variant.args)
+        return adapt_rotary(fn, roles) if roles else fn
     if not needed(fn, kind, variant):
         return fn
     if kind == "mha":
@@ -168,36 +168,69 @@ def _mha_layout(make):
 
 ROPE_BASE = 10000.0  # the θ base of the tables conform builds (the rotary kind's derived θ_b)
 
+#: The roles a rotary apply's parameters play, and the names real code gives them (each with a source):
+#: x — the tensor rotated (transformers' q, GPT-J's tensor, litgpt's x, x-transformers' t); k — a second
+#: tensor rotated alike (the output's first element is checked); cos/sin — cos/sin tables (transformers,
+#: GPT-J, litgpt, fairseq); freqs_cis — meta-llama's complex table, or gpt-fast's real (…, 2) one;
+#: freqs — the angle table pos·θ (x-transformers, Megatron's ``_apply_rotary_pos_emb_bshd``);
+#: positions — integer position ids indexing the tables (transformers before 4.38, torchtune's input_pos).
+ROTARY_ROLES = {
+    "x": ("x", "q", "xq", "t", "tensor", "query", "q_or_k", "hidden_states", "input"),
+    "k": ("k", "xk", "key"),
+    "cos": ("cos",), "sin": ("sin",),
+    "freqs_cis": ("freqs_cis",),
+    "freqs": ("freqs", "angles", "rope_freqs"),
+    "positions": ("position_ids", "positions", "input_pos", "pos_ids"),
+}
+TABLES = ("cos", "sin", "freqs_cis", "freqs")
 
-def _rope_params(fn) -> list[str]:
+
+def _rope_params(fn) -> list:
     try:
-        return list(inspect.signature(fn).parameters)
+        return [p for p in inspect.signature(fn).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     except (TypeError, ValueError):
         return []
 
 
-def rotary_convention(fn) -> str | None:
-    """Which rotary apply convention ``fn``'s signature is, or None (conform's own ``fn(x, positions)``):
+def rotary_roles(fn, declared: tuple = ()) -> dict | None:
+    """``{parameter: role}`` for a rotary apply fed tables (:data:`ROTARY_ROLES`), or None when
+    ``fn`` is conform's own ``fn(x, positions)``. ``declared`` (``--args name=role``) wins; else
+    the roles are read from the parameter names, and taken only when a table role is among them
+    and every required parameter has a role (else None: the signature check asks for ``--args``).
 
-    * ``"cos-sin"``: transformers' ``apply_rotary_pos_emb(q, k, cos, sin, position_ids=None,
-      unsqueeze_dim=1)`` (half-split pairs through ``rotate_half``; ``cos``/``sin`` (B, L, d), or
-      in older versions an (L_max, d) table indexed by a required ``position_ids``);
-    * ``"freqs-cis"``: meta-llama's ``apply_rotary_emb(x, freqs_cis)`` or ``(xq, xk, freqs_cis)``
-      (interleaved pairs as complex numbers, x (B, L, H, d), ``freqs_cis`` (L, d/2) complex).
-
-    >>> rotary_convention(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: q)
-    'cos-sin'
-    >>> rotary_convention(lambda xq, xk, freqs_cis: xq)
-    'freqs-cis'
-    >>> rotary_convention(lambda x, positions: x) is None
-    True
+    >>> rotary_roles(lambda tensor, sin, cos: 0)
+    {'tensor': 'x', 'sin': 'sin', 'cos': 'cos'}
+    >>> rotary_roles(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: 0)
+    {'q': 'x', 'k': 'k', 'cos': 'cos', 'sin': 'sin'}
+    >>> rotary_roles(lambda x, positions: 0) is None, rotary_roles(lambda t, f: 0, (("t", "x"), ("f", "freqs")))
+    (True, {'t': 'x', 'f': 'freqs'})
     """
-    p = _rope_params(fn)
-    if len(p) >= 4 and p[2:4] == ["cos", "sin"]:
-        return "cos-sin"
-    if "freqs_cis" in p and p.index("freqs_cis") in (1, 2):
-        return "freqs-cis"
-    return None
+    if declared:
+        return dict(declared)
+    params = _rope_params(fn)
+    by_name = {name: role for role, names in ROTARY_ROLES.items() for name in names}
+    roles = {}
+    for i, p in enumerate(params):
+        role = by_name.get(p.name)
+        if role == "positions" and p.default is not p.empty:
+            continue  # optional ids (transformers' position_ids=None): left at the default
+        if role is None and i == 0 and p.default is p.empty:
+            role = "x"  # the first required parameter is the tensor rotated
+        if role is not None and role not in roles.values():
+            roles[p.name] = role
+        elif p.default is p.empty:
+            return None  # a required parameter without a role: not a convention conform knows
+    if not any(r in TABLES for r in roles.values()) or "x" not in roles.values():
+        return None
+    return roles
+
+
+def rotary_convention(fn, declared: tuple = ()) -> str | None:
+    """The report's words for a rotary apply's call, e.g. ``apply(tensor=x, sin=sin, cos=cos)``, or None."""
+    roles = rotary_roles(fn, declared)
+    if roles is None:
+        return None
+    return "apply(" + ", ".join(n if n == r else f"{n}={r}" for n, r in roles.items()) + ")"
 
 
 def _angles(pos, d: int):
@@ -208,69 +241,113 @@ def _angles(pos, d: int):
     return torch.outer(pos.to(torch.float64), theta)
 
 
-def adapt_rotary(fn, how: str):
-    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here, in float64
-    at base 10000, so what is checked is the user's *apply* (pairing, signs, broadcasting)."""
+#: Where the tensor's sequence axis goes and how the tables broadcast, tried in this order:
+#: (B, H, L, d) with tables (1, L, w) (transformers, litgpt, fairseq); (B, L, H, d) with tables (1, L, w)
+#: or freqs_cis (L, d/2) (meta-llama, gpt-fast, GPT-J); (L, B, H, d) with tables (L, 1, 1, w) (Megatron's bshd).
+X_LAYOUTS = ("bhld", "blhd", "lbhd")
+#: The table's last axis: cat(A, A) (half-split, rotate_half), repeat_interleave(A, 2) (interleaved), A itself
+#: (d/2 wide: GPT-J expands it); freqs_cis complex (L, d/2) or real (L, d/2, 2) (gpt-fast).
+TABLE_FORMS = ("half", "interleaved", "raw")
+CIS_FORMS = ("complex", "real")
+
+
+def _table(role: str, ang, form: str, layout: str, ids=None):
+    """One table for ``role`` from the angles ``ang`` (L', d/2), shaped for ``layout``; with ``ids``
+    (integer positions) the table spans positions 0…max and is indexed by the apply itself."""
     import torch
 
-    needs_ids = "position_ids" in _rope_params(fn) and \
-        inspect.signature(fn).parameters["position_ids"].default is inspect.Parameter.empty
-    two = how == "freqs-cis" and _rope_params(fn).index("freqs_cis") == 2
+    if role == "freqs_cis":
+        cis = torch.polar(torch.ones_like(ang), ang)
+        return cis if form == "complex" else torch.stack([cis.real, cis.imag], dim=-1)
+    a = {"half": lambda t: torch.cat([t, t], dim=-1), "interleaved": lambda t: t.repeat_interleave(2, dim=-1),
+         "raw": lambda t: t}[form](ang)
+    t = {"cos": a.cos, "sin": a.sin, "freqs": lambda: a}[role]()
+    if ids is not None:
+        return t
+    return t[:, None, None] if layout == "lbhd" else t[None]
 
-    pairing = {}  # the cos/sin table layout the apply pairs with, found on the first call
 
-    def expand(a, how_pairs):
-        return torch.cat([a, a], dim=-1) if how_pairs == "half" else a.repeat_interleave(2, dim=-1)
+def _to4(x, layout: str):
+    """x (N, L, d) -> the layout's 4-D tensor with one head."""
+    return {"bhld": x[:, None], "blhd": x[:, :, None], "lbhd": x.transpose(0, 1)[:, :, None]}[layout]
 
-    def cos_sin(x4, positions, d, how_pairs):
-        if needs_ids:  # an (L_max, d) table indexed by integer positions
-            ids = positions.round().long()
-            emb = expand(_angles(torch.arange(int(ids.max()) + 1), d), how_pairs)
-            return fn(x4, x4, emb.cos(), emb.sin(), ids[None])
-        emb = expand(_angles(positions, d), how_pairs)[None]     # (1, L, d)
-        return fn(x4, x4, emb.cos(), emb.sin())
+
+def _from4(out, layout: str, shape):
+    out = {"bhld": lambda o: o[:, 0], "blhd": lambda o: o[:, :, 0], "lbhd": lambda o: o[:, :, 0].transpose(0, 1)}[
+        layout](out)
+    return out.reshape(shape)
+
+
+def adapt_rotary(fn, roles: dict):
+    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here (float64 at
+    base 10000; what is checked is the user's *apply*: pairing, signs, broadcasting), each passed
+    by name under the user's parameter. Which layout and table form (:data:`X_LAYOUTS`,
+    :data:`TABLE_FORMS`) is found on the first call: the first, in a fixed order, under which the
+    apply computes RoPE (either pairing) on a fixed input; if none does, the first that runs, so the
+    properties show what is wrong. The output is held to the derived RoPE either way, so a sign,
+    pairing or broadcasting bug still fails."""
+    import torch
+
+    found = {}
+
+    def call(x, positions, layout, form):
+        N, L, d = x.shape
+        has_ids = "positions" in roles.values()
+        ids = positions.round().long() if has_ids else None
+        ang = _angles(torch.arange(int(ids.max()) + 1) if has_ids else positions, d)
+        kwargs = {}
+        for name, role in roles.items():
+            if role in ("x", "k"):
+                kwargs[name] = _to4(x, layout)
+            elif role == "positions":
+                kwargs[name] = ids[None]
+            else:
+                kwargs[name] = _table(role, ang, form, layout, ids)
+        out = fn(**kwargs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return _from4(out, layout, x.shape)
+
+    def forms():
+        table = next(r for r in roles.values() if r in TABLES)
+        return CIS_FORMS if table == "freqs_cis" else TABLE_FORMS
+
+    def choose(x, positions):
+        from mathcheck.conform.positions import derived_rope
+
+        x0 = torch.linspace(-1.0, 1.0, 4 * x.shape[-1], dtype=torch.float64).reshape(1, 4, -1).sin() + 0.5
+        pos = torch.arange(1, 5, dtype=torch.float64)
+        ran = None
+        for layout in X_LAYOUTS:
+            for form in forms():
+                try:
+                    out = call(x0, pos, layout, form).detach().to(torch.float64)
+                except Exception:  # this layout does not fit the apply: the next one is tried
+                    continue
+                ran = ran or (layout, form)
+                if any(torch.allclose(out, derived_rope(x0, pos, pairs), rtol=1e-4, atol=1e-5)
+                       for pairs in ("half", "interleaved")):
+                    return layout, form
+        return ran or (X_LAYOUTS[0], forms()[0])
 
     def rope(x, positions):
-        L, d = x.shape[-2], x.shape[-1]
-        ang = _angles(positions, d)
-        if how == "cos-sin":
-            x4 = x.reshape(-1, 1, L, d)                          # (B, H = 1, L, d)
-            if "layout" not in pairing:
-                pairing["layout"] = cos_sin_pairing(lambda p: cos_sin(*p), d)
-            out = cos_sin(x4, positions, d, pairing["layout"])
-        else:
-            x4 = x.reshape(-1, L, 1, d)                          # (B, L, H = 1, d)
-            freqs = torch.polar(torch.ones_like(ang), ang)       # (L, d/2) complex128
-            out = fn(x4, x4, freqs) if two else fn(x4, freqs)
-        out = out[0] if isinstance(out, (tuple, list)) else out
-        return out.reshape(x.shape)
+        flat = x.reshape(-1, x.shape[-2], x.shape[-1])
+        if "layout" not in found:
+            found["layout"], found["form"] = choose(flat, positions)
+        return call(flat, positions, found["layout"], found["form"]).reshape(x.shape)
 
     rope.__name__ = getattr(fn, "__name__", "rope")
-    rope.pairing = pairing
+    rope.pairing = found
     return rope
 
 
-def cos_sin_pairing(call, d: int) -> str:
-    """Which cos/sin table layout a cos/sin apply pairs with: ``"half"`` (``cat(freqs, freqs)`` with
-    ``rotate_half``, transformers' Llama) or ``"interleaved"`` (``repeat_interleave(freqs, 2)`` with
-    an interleaved rotate, transformers' Cohere, GPT-J). Fed the matching table the apply is a
-    rotation, norm-preserving; fed the other, it is not. Found on one fixed input at positions 1..4;
-    half-split when neither (or both) preserve the norm, and what is checked is unchanged: the output
-    against the derived RoPE, either pairing."""
-    import torch
-
-    x = torch.linspace(-1.0, 1.0, 4 * d, dtype=torch.float64).reshape(1, 1, 4, d).sin() + 0.5
-    pos = torch.arange(1, 5, dtype=torch.float64)
-    kept = []
-    for layout in ("half", "interleaved"):
-        try:
-            out = call((x, pos, d, layout))
-        except Exception:  # this layout does not fit at all: the other one is tried
-            continue
-        out = out[0] if isinstance(out, (tuple, list)) else out
-        if bool(torch.allclose(out.detach().to(torch.float64).norm(dim=-1), x.norm(dim=-1), rtol=1e-4, atol=0.0)):
-            kept.append(layout)
-    return kept[0] if len(kept) == 1 else "half"
+def rotary_found(found: dict) -> str:
+    """The report's words for the layout and table form an apply was found to take."""
+    x = {"bhld": "(B, H, L, d)", "blhd": "(B, L, H, d)", "lbhd": "(L, B, H, d)"}[found["layout"]]
+    form = {"half": "half-split tables cat(freqs, freqs) (rotate_half)",
+            "interleaved": "interleaved tables repeat_interleave(freqs, 2)",
+            "raw": "tables d/2 wide (the apply expands them)",
+            "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)"}[found["form"]]
+    return f"x as {x}, {form}"
 
 
 # --- constructors that take a config object ---------------------------------------------------------------
@@ -343,3 +420,71 @@ def config_factory(make, kind: str, init: tuple):
     factory.__qualname__ = getattr(make, "__qualname__", "make")
     factory.config = True  # said in the report
     return factory
+
+
+# --- --args name=role: what cannot be detected, said by the user ------------------------------------------
+
+def arg_roles(kind: str) -> tuple:
+    """The roles ``--args`` may give a parameter of a ``kind`` target: the kind's own parameters,
+    and for rotary the roles of an apply fed tables (:data:`ROTARY_ROLES`)."""
+    from mathcheck.conform.spec import KINDS
+
+    own = tuple(KINDS[kind].params)
+    return own + tuple(r for r in ROTARY_ROLES if r not in own) if kind == "rotary" else own
+
+
+def check_args(fn, kind: str, args: tuple, label: str) -> None:
+    """``--args`` against the target's signature and the kind, before any call: every name a
+    parameter of the target, every role one the kind has, no role twice, every required
+    parameter given a role. Raises :class:`~mathcheck.conform.spec.BadInput` (one line)."""
+    from mathcheck.conform.spec import BadInput
+
+    if not args:
+        return
+    roles = arg_roles(kind)
+    shown = ",".join(f"{n}={r}" for n, r in args)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = None
+    for name, role in args:
+        if role not in roles:
+            raise BadInput(f"--args {shown}: {role!r} is not a role of kind {kind}; roles: {', '.join(roles)}")
+        if params is not None and name not in params:
+            raise BadInput(f"--args {shown}: {label} has no parameter {name!r} (its parameters: "
+                           f"{', '.join(params) or 'none'})")
+    given = [r for _, r in args]
+    twice = sorted({r for r in given if given.count(r) > 1})
+    if twice:
+        raise BadInput(f"--args {shown}: role {twice[0]!r} given twice; give each role to one parameter")
+    if params is not None:
+        missing = [n for n, p in params.items() if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
+                   p.VAR_KEYWORD) and n not in dict(args)]
+        if missing:
+            raise BadInput(f"--args {shown}: {label}'s required parameter {missing[0]!r} has no role; add "
+                           f"{missing[0]}=ROLE (roles: {', '.join(roles)})")
+    if kind != "rotary":
+        needs = [r for r in roles if r not in given and r not in ("attn_mask", "is_causal")]
+        if needs:
+            raise BadInput(f"--args {shown}: kind {kind} passes {', '.join(roles)}; give {needs[0]!r} to one "
+                           f"of {label}'s parameters")
+
+
+def bind_args(fn, kind: str, args: tuple):
+    """``fn`` called with conform's arguments by the roles of ``--args``: conform calls
+    ``wrapped(*values of the kind's parameters)`` and ``fn`` gets each by the name that plays its role,
+    e.g. ``--args target=target,input=logits`` for ``loss(target, input)``."""
+    from mathcheck.conform.spec import KINDS
+
+    own = KINDS[kind].params
+    by_role = {role: name for name, role in args}
+
+    def wrapped(*values, **kw):
+        given = dict(zip(own, values), **kw)
+        return fn(**{by_role[r]: v for r, v in given.items() if r in by_role})
+
+    wrapped.__qualname__ = getattr(fn, "__qualname__", "fn")
+    import functools
+
+    return functools.update_wrapper(wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+                                    updated=()) if hasattr(fn, "__name__") else wrapped

@@ -56,15 +56,18 @@ def load(target: str):
     return fn
 
 
-def check_signature(fn, kind: str, label: str) -> None:
-    """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
-    from mathcheck.conform.conventions import is_hf_interface, rotary_convention
+def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
+    """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword),
+    unless ``--args`` names the role of each (``conventions.check_args`` checked them)."""
+    from mathcheck.conform.conventions import arg_roles, is_hf_interface, rotary_roles
 
     wanted = KINDS[kind].params
+    if args:
+        return  # --args: conform calls it by name (conventions.bind_args / adapt_rotary)
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
-    if kind == "rotary" and rotary_convention(fn):
-        return  # apply_rotary_pos_emb(q, k, cos, sin) / apply_rotary_emb(x, freqs_cis): conventions.adapt
+    if kind == "rotary" and rotary_roles(fn):
+        return  # an apply fed tables, apply_rotary_pos_emb(q, k, cos, sin) and the like: conventions.adapt
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -78,11 +81,13 @@ def check_signature(fn, kind: str, label: str) -> None:
     else:
         kwargs = {}
     if kind in ("layernorm", "rmsnorm"):
-        from mathcheck.conform.norms import eps_parameter
+        from mathcheck.conform.norms import eps_parameter, no_eps_parameter
 
         name = eps_parameter(fn)  # eps by name wherever the constructor takes it (norms.build)
         if name:
             args, kwargs = args[:1], {name: 1}
+        elif no_eps_parameter(fn):
+            args = args[:1]  # no eps at all: make(D) (norms.build)
     try:
         sig.bind(*args, **kwargs)
     except TypeError as exc:
@@ -91,7 +96,8 @@ def check_signature(fn, kind: str, label: str) -> None:
         call = ", ".join(wanted)
         named = getattr(getattr(fn, "func", fn), "__name__", fn)  # a partial (--init): the callable it binds
         raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
-                       f"{sig} does not ({exc})") from None
+                       f"{sig} does not ({exc}); if its parameters play these roles under other names or "
+                       f"order, say which with --args NAME=ROLE,… (roles: {', '.join(arg_roles(kind))})") from None
 
 
 def takes_positionally(sig, kind: str) -> bool:
