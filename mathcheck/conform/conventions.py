@@ -246,9 +246,10 @@ def _angles(pos, d: int):
 #: or freqs_cis (L, d/2) (meta-llama, gpt-fast, GPT-J); (L, B, H, d) with tables (L, 1, 1, w) (Megatron's bshd).
 X_LAYOUTS = ("bhld", "blhd", "lbhd")
 #: The table's last axis: cat(A, A) (half-split, rotate_half), repeat_interleave(A, 2) (interleaved), A itself
-#: (d/2 wide: GPT-J expands it); freqs_cis complex (L, d/2) or real (L, d/2, 2) (gpt-fast).
+#: (d/2 wide: GPT-J expands it); freqs_cis complex (L, d/2), real (L, d/2, 2) (gpt-fast) or complex
+#: cat(cis, cis) (L, d) (OpenNMT-py's rotaryembeddings, read as cos = .real, sin = .imag).
 TABLE_FORMS = ("half", "interleaved", "raw")
-CIS_FORMS = ("complex", "real")
+CIS_FORMS = ("complex", "real", "complex-cat")
 
 
 def _table(role: str, ang, form: str, layout: str, ids=None):
@@ -258,7 +259,8 @@ def _table(role: str, ang, form: str, layout: str, ids=None):
 
     if role == "freqs_cis":
         cis = torch.polar(torch.ones_like(ang), ang)
-        return cis if form == "complex" else torch.stack([cis.real, cis.imag], dim=-1)
+        return {"complex": lambda: cis, "real": lambda: torch.stack([cis.real, cis.imag], dim=-1),
+                "complex-cat": lambda: torch.cat([cis, cis], dim=-1)}[form]()
     a = {"half": lambda t: torch.cat([t, t], dim=-1), "interleaved": lambda t: t.repeat_interleave(2, dim=-1),
          "raw": lambda t: t}[form](ang)
     t = {"cos": a.cos, "sin": a.sin, "freqs": lambda: a}[role]()
@@ -346,7 +348,8 @@ def rotary_found(found: dict) -> str:
     form = {"half": "half-split tables cat(freqs, freqs) (rotate_half)",
             "interleaved": "interleaved tables repeat_interleave(freqs, 2)",
             "raw": "tables d/2 wide (the apply expands them)",
-            "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)"}[found["form"]]
+            "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)",
+            "complex-cat": "complex freqs_cis cat(cis, cis) (L, d)"}[found["form"]]
     return f"x as {x}, {form}"
 
 
@@ -422,69 +425,21 @@ def config_factory(make, kind: str, init: tuple):
     return factory
 
 
-# --- --args name=role: what cannot be detected, said by the user ------------------------------------------
+# --- --args name=role: what cannot be detected, said by the user (checked in target.check_args) ----------
 
-def arg_roles(kind: str) -> tuple:
-    """The roles ``--args`` may give a parameter of a ``kind`` target: the kind's own parameters,
-    and for rotary the roles of an apply fed tables (:data:`ROTARY_ROLES`)."""
-    from mathcheck.conform.spec import KINDS
-
-    own = tuple(KINDS[kind].params)
-    return own + tuple(r for r in ROTARY_ROLES if r not in own) if kind == "rotary" else own
-
-
-def check_args(fn, kind: str, args: tuple, label: str) -> None:
-    """``--args`` against the target's signature and the kind, before any call: every name a
-    parameter of the target, every role one the kind has, no role twice, every required
-    parameter given a role. Raises :class:`~mathcheck.conform.spec.BadInput` (one line)."""
-    from mathcheck.conform.spec import BadInput
-
-    if not args:
-        return
-    roles = arg_roles(kind)
-    shown = ",".join(f"{n}={r}" for n, r in args)
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        params = None
-    for name, role in args:
-        if role not in roles:
-            raise BadInput(f"--args {shown}: {role!r} is not a role of kind {kind}; roles: {', '.join(roles)}")
-        if params is not None and name not in params:
-            raise BadInput(f"--args {shown}: {label} has no parameter {name!r} (its parameters: "
-                           f"{', '.join(params) or 'none'})")
-    given = [r for _, r in args]
-    twice = sorted({r for r in given if given.count(r) > 1})
-    if twice:
-        raise BadInput(f"--args {shown}: role {twice[0]!r} given twice; give each role to one parameter")
-    if params is not None:
-        missing = [n for n, p in params.items() if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
-                   p.VAR_KEYWORD) and n not in dict(args)]
-        if missing:
-            raise BadInput(f"--args {shown}: {label}'s required parameter {missing[0]!r} has no role; add "
-                           f"{missing[0]}=ROLE (roles: {', '.join(roles)})")
-    if kind != "rotary":
-        needs = [r for r in roles if r not in given and r not in ("attn_mask", "is_causal")]
-        if needs:
-            raise BadInput(f"--args {shown}: kind {kind} passes {', '.join(roles)}; give {needs[0]!r} to one "
-                           f"of {label}'s parameters")
-
-
-def bind_args(fn, kind: str, args: tuple):
+def bind_args(fn, params: tuple, args: tuple):
     """``fn`` called with conform's arguments by the roles of ``--args``: conform calls
-    ``wrapped(*values of the kind's parameters)`` and ``fn`` gets each by the name that plays its role,
-    e.g. ``--args target=target,input=logits`` for ``loss(target, input)``."""
-    from mathcheck.conform.spec import KINDS
+    ``wrapped(*values of the kind's params)`` and ``fn`` gets each by the name that plays its role,
+    e.g. ``--args target=target,logits=logits`` for ``loss(target, logits)``."""
+    import functools
 
-    own = KINDS[kind].params
     by_role = {role: name for name, role in args}
 
     def wrapped(*values, **kw):
-        given = dict(zip(own, values), **kw)
+        given = dict(zip(params, values), **kw)
         return fn(**{by_role[r]: v for r, v in given.items() if r in by_role})
 
-    wrapped.__qualname__ = getattr(fn, "__qualname__", "fn")
-    import functools
-
-    return functools.update_wrapper(wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
-                                    updated=()) if hasattr(fn, "__name__") else wrapped
+    if hasattr(fn, "__name__"):
+        functools.update_wrapper(wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+                                 updated=())
+    return wrapped

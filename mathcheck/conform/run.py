@@ -185,7 +185,8 @@ def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
 
     said = err.note.removeprefix("the callable raised ") if err.note else "failed"
     return BadInput(f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
-                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}")
+                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}; or --args NAME=ROLE,… if its parameters take "
+                    f"these roles in another order or under other names")
 
 
 def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target"):
@@ -307,9 +308,9 @@ def one_thread():
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
-    from mathcheck.conform.conventions import (adapt, bind_args, check_args, config_factory, config_parameter,
+    from mathcheck.conform.conventions import (adapt, bind_args, config_factory, config_parameter,
                                                is_hf_interface, rotary_convention, takes_is_causal)
-    from mathcheck.conform.target import check_signature, load
+    from mathcheck.conform.target import check_args, check_signature, load
 
     if isinstance(fn, str):
         target, fn = fn, load(fn)
@@ -329,7 +330,7 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     if kind == "rotary" and rotary_convention(fn, variant.args):
         detected = rotary_line(fn, variant.args)
     elif variant.args:
-        fn = bind_args(fn, kind, variant.args)
+        fn = bind_args(fn, KINDS[kind].params, variant.args)
         detected = "; ".join(x for x in (detected, "arguments: " + ", ".join(f"{n}={r}" for n, r in variant.args)
                                          + " (declared by --args)") if x)
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
