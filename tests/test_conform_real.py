@@ -453,9 +453,19 @@ def test_args_reorder_a_kind_s_own_parameters():
     ("transformers.models.gptj.modeling_gptj:apply_rotary_pos_emb", "apply(tensor, sin, cos)"),
     (f"{CORPUS}/rotary_applies.py:litgpt_apply_rope", "apply(x, cos, sin)"),
     (f"{CORPUS}/rotary_applies.py:gptfast_apply_rotary_emb", "real freqs_cis (L, d/2, 2)"),
-    (f"{CORPUS}/rotary_applies.py:megatron_apply_bshd", "apply(t, freqs) (detected from the parameter names: t=x, freqs=freqs)"),
+    (f"{CORPUS}/rotary_applies.py:megatron_apply_bshd", "apply(t, freqs) (detected from the parameter names, as --args: t=x, freqs=freqs)"),
 ])
 def test_rotary_conventions_are_detected_and_said(target, words):
     out = _cli(target, "--kind", "rotary", "--quick")
     assert out.exit_code == 0, out.output
     assert words in out.output
+    assert " --args " in out.output.splitlines()[0]  # the detected roles, in the header as every replay carries them
+
+
+def test_a_de_interleaved_output_basis_is_found_said_and_its_bug_still_fails():
+    out = _cli("transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave", "--kind",
+               "rotary", "--quick")
+    assert out.exit_code == 0, out.output
+    assert "its output in the de-interleaved basis" in out.output
+    bug = _cli(f"{CORPUS}/rotary_applies.py:litgpt_apply_rope_interleave_odd_first", "--kind", "rotary", "--quick")
+    assert bug.exit_code == 1 and "FAILS                 matches-derived" in bug.output

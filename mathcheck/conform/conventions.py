@@ -292,7 +292,7 @@ def adapt_rotary(fn, roles: dict):
 
     found = {}
 
-    def call(x, positions, layout, form):
+    def call(x, positions, layout, form, deinterleaved=False):
         N, L, d = x.shape
         has_ids = "positions" in roles.values()
         ids = positions.round().long() if has_ids else None
@@ -307,7 +307,8 @@ def adapt_rotary(fn, roles: dict):
                 kwargs[name] = _table(role, ang, form, layout, ids)
         out = fn(**kwargs)
         out = out[0] if isinstance(out, (tuple, list)) else out
-        return _from4(out, layout, x.shape)
+        out = _from4(out, layout, x.shape)
+        return _reinterleave(out) if deinterleaved else out
 
     def forms():
         table = next(r for r in roles.values() if r in TABLES)
@@ -319,27 +320,44 @@ def adapt_rotary(fn, roles: dict):
         x0 = torch.linspace(-1.0, 1.0, 4 * x.shape[-1], dtype=torch.float64).reshape(1, 4, -1).sin() + 0.5
         pos = torch.arange(1, 5, dtype=torch.float64)
         ran = None
-        for layout in X_LAYOUTS:
-            for form in forms():
-                try:
-                    out = call(x0, pos, layout, form).detach().to(torch.float64)
-                except Exception:  # this layout does not fit the apply: the next one is tried
-                    continue
-                ran = ran or (layout, form)
-                if any(torch.allclose(out, derived_rope(x0, pos, pairs), rtol=1e-4, atol=1e-5)
-                       for pairs in ("half", "interleaved")):
-                    return layout, form
-        return ran or (X_LAYOUTS[0], forms()[0])
+        for deinterleaved in (False, True):  # a plain output first; the de-interleaved basis only if none fits
+            for layout in X_LAYOUTS:
+                for form in forms():
+                    try:
+                        out = call(x0, pos, layout, form, deinterleaved).detach().to(torch.float64)
+                    except Exception:  # this layout does not fit the apply: the next one is tried
+                        continue
+                    ran = ran or (layout, form, False)
+                    pairs = ("interleaved",) if deinterleaved else ("half", "interleaved")
+                    if any(torch.allclose(out, derived_rope(x0, pos, p), rtol=1e-4, atol=1e-5) for p in pairs):
+                        return layout, form, deinterleaved
+        return ran or (X_LAYOUTS[0], forms()[0], False)
 
     def rope(x, positions):
         flat = x.reshape(-1, x.shape[-2], x.shape[-1])
         if "layout" not in found:
-            found["layout"], found["form"] = choose(flat, positions)
-        return call(flat, positions, found["layout"], found["form"]).reshape(x.shape)
+            found["layout"], found["form"], found["deinterleaved"] = choose(flat, positions)
+        return call(flat, positions, found["layout"], found["form"], found["deinterleaved"]).reshape(x.shape)
 
     rope.__name__ = getattr(fn, "__name__", "rope")
     rope.pairing = found
     return rope
+
+
+def _reinterleave(y):
+    """[y_0, y_2, …, y_1, y_3, …] -> [y_0, y_1, y_2, …]: undoes the de-interleaving permutation P that
+    HF's ``apply_rotary_pos_emb_interleave`` and litgpt's ``apply_rope_interleave`` leave on their output
+    (they rotate interleaved pairs in the basis P x and return it there). q and k both come out in that
+    basis, so every score q·k — all attention reads of them — is unchanged; the output is held to
+    P·R·x, i.e. this undoes P and holds it to the derived R x on interleaved pairs, nothing looser.
+
+    >>> import torch; _reinterleave(torch.tensor([0., 2., 1., 3.])).tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    h = y.shape[-1] // 2
+    import torch
+
+    return torch.stack([y[..., :h], y[..., h:]], dim=-1).flatten(-2)
 
 
 def rotary_found(found: dict) -> str:
@@ -350,7 +368,10 @@ def rotary_found(found: dict) -> str:
             "raw": "tables d/2 wide (the apply expands them)",
             "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)",
             "complex-cat": "complex freqs_cis cat(cis, cis) (L, d)"}[found["form"]]
-    return f"x as {x}, {form}"
+    basis = ("; its output in the de-interleaved basis [y_0, y_2, …, y_1, y_3, …] (as HF's "
+             "apply_rotary_pos_emb_interleave: q and k alike, every score q·k unchanged), re-interleaved "
+             "before comparing" if found.get("deinterleaved") else "")
+    return f"x as {x}, {form}{basis}"
 
 
 # --- constructors that take a config object ---------------------------------------------------------------

@@ -149,7 +149,7 @@ def rotary_line(fn, args: tuple) -> str:
     from mathcheck.conform.conventions import rotary_roles
 
     roles = rotary_roles(fn, args)
-    how = "declared by --args" if args else "detected from the parameter names"
+    how = "declared by --args" if args else "detected from the parameter names, as --args"
     return (f"convention: apply({', '.join(roles)}) ({how}: {', '.join(f'{n}={r}' for n, r in roles.items())}); "
             f"conform builds the tables (θ base 10000, float64) and checks the apply")
 
@@ -329,6 +329,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     detected = "; ".join(x for x in (detected, said) if x)
     if kind == "rotary" and rotary_convention(fn, variant.args):
         detected = rotary_line(fn, variant.args)
+        if not variant.args:  # detected: carried as --args in the header and every replay line
+            from mathcheck.conform.conventions import rotary_roles
+
+            variant = replace(variant, args=tuple(rotary_roles(fn).items()))
     elif variant.args:
         fn = bind_args(fn, KINDS[kind].params, variant.args)
         detected = "; ".join(x for x in (detected, "arguments: " + ", ".join(f"{n}={r}" for n, r in variant.args)

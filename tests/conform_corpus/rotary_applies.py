@@ -11,6 +11,11 @@ our own short rewrites, each citing its source, with planted bugs.
 * Megatron: ``_apply_rotary_pos_emb_bshd(t, freqs)`` with the angle table pos·θ (L, 1, 1, d), half-split;
   after NVIDIA/Megatron-LM, megatron/core/models/common/embeddings/rope_utils.py
   @ d98e8a64ddf34856e74b24714e3bedb2f5a39553.
+* litgpt: ``apply_rope_interleave(x, cos, sin)`` — de-interleaves x ([x_0, x_2, …, x_1, x_3, …]), rotates
+  half-split and returns the result in that basis, as transformers' DeepSeek-V3
+  ``apply_rotary_pos_emb_interleave``; q and k alike, so every score q·k is RoPE's. A false alarm
+  (``matches-derived``) until issue 30: conform now finds the de-interleaved output basis and says so.
+  After Lightning-AI/litgpt, litgpt/model.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa.
 * OpenNMT-py: ``apply_rotary_emb(query, key, rope, interleave)`` with a complex table cat(cis, cis)
   (L, d): no name says which role ``rope`` plays, so it runs with
   ``--init interleave=false --args query=x,key=k,rope=freqs_cis``; after OpenNMT/OpenNMT-py,
@@ -55,6 +60,19 @@ def litgpt_apply_rope_halves_swapped(x, cos, sin):
     return litgpt_apply_rope(x, cos, -sin)
 
 
+def litgpt_apply_rope_interleave(x, cos, sin):
+    *batch, d = x.shape
+    x = x.view(*batch, d // 2, 2).transpose(-1, -2).reshape(*batch, d)
+    return litgpt_apply_rope(x, cos, sin)
+
+
+def litgpt_apply_rope_interleave_odd_first(x, cos, sin):
+    """Planted bug: the odd features taken as the first half (a rotation by −θ in the same basis)."""
+    *batch, d = x.shape
+    x = x.view(*batch, d // 2, 2).flip(-1).transpose(-1, -2).reshape(*batch, d)
+    return litgpt_apply_rope(x, cos, sin)
+
+
 def gptfast_apply_rotary_emb(x, freqs_cis):
     xs = x.float().reshape(*x.shape[:-1], -1, 2)
     f = freqs_cis.view(1, xs.size(1), 1, xs.size(3), 2)
@@ -96,6 +114,8 @@ CASES = [
     ("gptj_apply_sin_for_cos", "rotary", [], "matches-derived"),
     ("litgpt_apply_rope", "rotary", [], None),
     ("litgpt_apply_rope_halves_swapped", "rotary", [], "matches-derived"),
+    ("litgpt_apply_rope_interleave", "rotary", [], None),
+    ("litgpt_apply_rope_interleave_odd_first", "rotary", [], "matches-derived"),
     ("gptfast_apply_rotary_emb", "rotary", [], None),
     ("gptfast_apply_one_sign", "rotary", [], "matches-derived"),
     ("megatron_apply_bshd", "rotary", [], None),
