@@ -83,6 +83,8 @@ class _HFModule:
 def adapt(fn, kind: str, variant):
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
     if kind == "rotary":
+        if not variant.args and rotary_module(fn):
+            return adapt_rotary_module(fn)
         roles = rotary_roles(fn, variant.args)
         return adapt_rotary(fn, roles) if roles else fn
     if not needed(fn, kind, variant):
@@ -223,6 +225,48 @@ def rotary_roles(fn, declared: tuple = ()) -> dict | None:
     if not any(r in TABLES for r in roles.values()) or "x" not in roles.values():
         return None
     return roles
+
+
+def rotary_module(fn) -> str | None:
+    """The name of the size parameter of a rotary *module class* that builds its own tables and
+    applies them in ``forward(x, *, input_pos=None)`` (torchtune's ``RotaryPositionalEmbeddings(dim,
+    max_seq_len=4096, base=10000)``), or None: a class, an ``nn.Module``, one required constructor
+    parameter (the head dim) and a forward whose first parameter is the tensor."""
+    if not isinstance(fn, type):
+        return None
+    import torch
+
+    if not issubclass(fn, torch.nn.Module):
+        return None
+    try:
+        init = [p for p in list(inspect.signature(fn.__init__).parameters.values())[1:]
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        forward = list(inspect.signature(fn.forward).parameters)[1:]
+    except (TypeError, ValueError):
+        return None
+    required = [p for p in init if p.default is p.empty]
+    return required[0].name if len(required) == 1 and init[0] is required[0] and forward else None
+
+
+def adapt_rotary_module(cls):
+    """A rotary module class as an apply fed positions: built ``cls(d)`` inside each call (its tables
+    made as written, so their precision is measured as the rest of its ops) and called
+    ``forward(x, <positions>=ids)`` with x (B, L, H, d) — torchtune's layout — and integer ids (1, L)
+    when its forward takes positions by a known name (``input_pos``, ``position_ids``, …)."""
+    forward = list(inspect.signature(cls.forward).parameters)[1:]
+    ids_name = next((n for n in forward if n in ROTARY_ROLES["positions"]), None)
+
+    def rope(x, positions):
+        flat = x.reshape(-1, x.shape[-2], x.shape[-1])
+        module = cls(x.shape[-1]).eval()
+        kwargs = {ids_name: positions.round().long()[None]} if ids_name else {}
+        out = module(flat[:, :, None], **kwargs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return out[:, :, 0].reshape(x.shape)
+
+    rope.__name__ = getattr(cls, "__name__", "rope")
+    rope.module = (rotary_module(cls), ids_name)
+    return rope
 
 
 def rotary_convention(fn, declared: tuple = ()) -> str | None:

@@ -309,7 +309,7 @@ def one_thread():
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     from mathcheck.conform.conventions import (adapt, bind_args, config_factory, config_parameter,
-                                               is_hf_interface, rotary_convention, takes_is_causal)
+                                               is_hf_interface, rotary_convention, rotary_module, takes_is_causal)
     from mathcheck.conform.target import check_args, check_signature, load
 
     if isinstance(fn, str):
@@ -327,7 +327,11 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     check_signature(fn, kind, label, variant.args)
     variant, said = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
     detected = "; ".join(x for x in (detected, said) if x)
-    if kind == "rotary" and rotary_convention(fn, variant.args):
+    if kind == "rotary" and not variant.args and rotary_module(fn):
+        size = rotary_module(fn)
+        detected = (f"convention: a rotary module class, detected: built {getattr(fn, '__name__', 'cls')}({size}=d) "
+                    f"with its own tables and defaults, forward on x as (B, L, H, d)")
+    elif kind == "rotary" and rotary_convention(fn, variant.args):
         detected = rotary_line(fn, variant.args)
         if not variant.args:  # detected: carried as --args in the header and every replay line
             from mathcheck.conform.conventions import rotary_roles

@@ -59,14 +59,14 @@ def load(target: str):
 def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
     """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword),
     unless ``--args`` names the role of each (``conventions.check_args`` checked them)."""
-    from mathcheck.conform.conventions import is_hf_interface, rotary_roles
+    from mathcheck.conform.conventions import is_hf_interface, rotary_module, rotary_roles
 
     wanted = KINDS[kind].params
     if args:
         return  # --args: conform calls it by name (conventions.bind_args / adapt_rotary)
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
-    if kind == "rotary" and rotary_roles(fn):
+    if kind == "rotary" and (rotary_roles(fn) or rotary_module(fn)):
         return  # an apply fed tables, apply_rotary_pos_emb(q, k, cos, sin) and the like: conventions.adapt
     try:
         sig = inspect.signature(fn)

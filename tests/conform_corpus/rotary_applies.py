@@ -16,6 +16,10 @@ our own short rewrites, each citing its source, with planted bugs.
   ``apply_rotary_pos_emb_interleave``; q and k alike, so every score q·k is RoPE's. A false alarm
   (``matches-derived``) until issue 30: conform now finds the de-interleaved output basis and says so.
   After Lightning-AI/litgpt, litgpt/model.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa.
+* torchtune: ``RotaryPositionalEmbeddings(dim, max_seq_len=4096, base=10000)``, a module class that
+  builds its own (max_seq_len, d/2, 2) cache and rotates x (b, s, n_h, h_d) in ``forward(x, *,
+  input_pos=None)``; after pytorch/torchtune, torchtune/modules/position_embeddings.py
+  @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1. Refused until issue 30 (called as fn(x, positions)).
 * OpenNMT-py: ``apply_rotary_emb(query, key, rope, interleave)`` with a complex table cat(cis, cis)
   (L, d): no name says which role ``rope`` plays, so it runs with
   ``--init interleave=false --args query=x,key=k,rope=freqs_cis``; after OpenNMT/OpenNMT-py,
@@ -23,6 +27,7 @@ our own short rewrites, each citing its source, with planted bugs.
 """
 
 import torch
+import torch.nn as nn
 
 
 def _every_two(x):
@@ -102,6 +107,30 @@ def megatron_apply_half_angles(t, freqs, rotary_interleaved=False):
     return megatron_apply_bshd(t, freqs / 2)
 
 
+class TorchtuneRope(nn.Module):
+    def __init__(self, dim, max_seq_len=4096, base=10_000):
+        super().__init__()
+        theta = 1.0 / (base ** (torch.arange(0, dim, 2)[: dim // 2].float() / dim))
+        idx = torch.outer(torch.arange(max_seq_len, dtype=theta.dtype), theta).float()
+        self.register_buffer("cache", torch.stack([idx.cos(), idx.sin()], dim=-1), persistent=False)
+
+    def forward(self, x, *, input_pos=None):
+        s = x.size(1)
+        cache = self.cache[:s] if input_pos is None else self.cache[input_pos]
+        xs = x.float().reshape(*x.shape[:-1], -1, 2)
+        cache = cache.view(-1, xs.size(1), 1, xs.size(3), 2)
+        out = torch.stack([xs[..., 0] * cache[..., 0] - xs[..., 1] * cache[..., 1],
+                           xs[..., 1] * cache[..., 0] + xs[..., 0] * cache[..., 1]], -1)
+        return out.flatten(3).type_as(x)
+
+
+class TorchtuneRopeIgnoresPositions(TorchtuneRope):
+    """Planted bug: input_pos ignored (positions 0…s−1 always, as a packed sample's would be wrong)."""
+
+    def forward(self, x, *, input_pos=None):
+        return super().forward(x)
+
+
 def onmt_apply_rotary_emb(query, key, rope, interleave):
     if interleave:
         raise NotImplementedError("the rewrite keeps the non-interleaved path")
@@ -120,5 +149,7 @@ CASES = [
     ("gptfast_apply_one_sign", "rotary", [], "matches-derived"),
     ("megatron_apply_bshd", "rotary", [], None),
     ("megatron_apply_half_angles", "rotary", [], "matches-derived"),
+    ("TorchtuneRope", "rotary", [], None),
+    ("TorchtuneRopeIgnoresPositions", "rotary", [], "matches-derived"),
     ("onmt_apply_rotary_emb", "rotary", ["--init", "interleave=false", "--args", "query=x,key=k,rope=freqs_cis"], None),
 ]
