@@ -469,3 +469,24 @@ def test_a_de_interleaved_output_basis_is_found_said_and_its_bug_still_fails():
     assert "its output in the de-interleaved basis" in out.output
     bug = _cli(f"{CORPUS}/rotary_applies.py:litgpt_apply_rope_interleave_odd_first", "--kind", "rotary", "--quick")
     assert bug.exit_code == 1 and "FAILS                 matches-derived" in bug.output
+
+
+class GemmaRMSNormWeightOnes(nn.Module):
+    """Liger-Kernel's test reference GemmaRMSNorm (linkedin/Liger-Kernel, test/transformers/test_rms_norm.py
+    @ ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c), our rewrite: Gemma's (1 + weight) gain, but the weight
+    built at ones, so the module computes 2·RMSNorm(x) as built (transformers' Gemma builds it at zeros)."""
+
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(hidden_size))
+
+    def forward(self, x):
+        y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)
+        return (y * (1.0 + self.weight.float())).type_as(x)
+
+
+def test_a_gain_other_than_one_as_built_fails_and_says_it_is_a_constant_factor():
+    r = conform(GemmaRMSNormWeightOnes, "rmsnorm", Variant(quick=True), only=("matches-derived",))
+    res = r.results[0]
+    assert res.status == "fails"  # never allowed: a sum for a mean at eps 0 is a constant factor too
+    assert "yours is 2× the derived at every entry" in res.note

@@ -195,10 +195,33 @@ def _x(gen, s, simple):
     return draw(gen, s["B"], s["L"], s["D"], simple=simple) * 2 + 0.5
 
 
+def constant_gain(y, ref) -> float | None:
+    """c when ``y`` = c·``ref`` at every entry (to 1e-9 relative) with c ≠ 1, else None: said with a
+    failure, never allowed — a (1 + weight) gain with weight built at 1 (Liger-Kernel's test copy of
+    GemmaRMSNorm: 2×) reads the same as a constant-factor bug (a sum for a mean at eps 0: 1/√D×).
+
+    >>> import torch; constant_gain(torch.tensor([2., -4.]), torch.tensor([1., -2.]))
+    2.0
+    """
+    nz = ref.abs() > 1e-6 * float(ref.abs().max())
+    if not bool(nz.any()):
+        return None
+    c = (y[nz] / ref[nz]).median()
+    if abs(float(c) - 1.0) < 1e-6 or not bool(torch.allclose(y, c * ref, rtol=1e-9, atol=0.0)):
+        return None
+    return float(c)
+
+
 def _matches(y_expr):
     def prop(x, y, s):
         ref = _rows(y_expr(), x, s["D"], s["eps"], grid={"i": s["D"]}).reshape(x.shape)
-        return compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
+        o = compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
+        c = None if o.ok or y.shape != ref.shape else constant_gain(y, ref)
+        if c is not None:
+            o.note = ((o.note + "; ") if o.note else "") + (
+                f"yours is {c:.6g}× the derived at every entry: a gain of {c:.6g} as the module is built (the kind "
+                f"takes its affine part at identity), or a constant-factor bug")
+        return o
     return _on_output(prop)
 
 
