@@ -190,6 +190,8 @@ def outcome(entry: dict, r: dict) -> str:
         want = entry["expect"]
         if rc == 1 and want in r["failed"]:
             return "caught"
+        if rc == 2:
+            return "refused (not run)"  # the call itself was refused: the bug was never exercised
         return "caught, other property" if rc == 1 else "MISSED"
     return {0: "held", 1: "FALSE ALARM", 2: "refused", 3: "inconclusive"}.get(rc, "crash")
 
@@ -207,7 +209,7 @@ def run(out: Path, only: list[str], jobs: int, full: bool) -> int:
             o += " (harness)"  # our own call around it: not counted among the runs with no adapter
         tally[o] = tally.get(o, 0) + 1
         detail = {"held": "; ".join(r["detected"]), "refused": r["line"], "crash": r["line"],
-                  "inconclusive": r["line"]}.get(o, ", ".join(r["failed"]))
+                  "inconclusive": r["line"], "refused (not run)": r["line"]}.get(o, ", ".join(r["failed"]))
         src = e["source"].replace("installed:", "")
         print(f"| {e['id']} | {src} | {e['target']} | {' '.join([e['kind'], *e.get('flags', [])])} | {o} | "
               f"{detail.replace('|', '/')} |")
@@ -220,7 +222,8 @@ def run(out: Path, only: list[str], jobs: int, full: bool) -> int:
           f"refused: {tally.get('refused', 0)}; inconclusive: {tally.get('inconclusive', 0)}; "
           f"crash: {tally.get('crash', 0)}")
     print(f"planted bugs: {len(planted)}; caught with the property named: {tally.get('caught', 0)}; "
-          f"caught, other property: {tally.get('caught, other property', 0)}; missed: {tally.get('MISSED', 0)}")
+          f"caught, other property: {tally.get('caught, other property', 0)}; "
+          f"refused (not run): {tally.get('refused (not run)', 0)}; missed: {tally.get('MISSED', 0)}")
     print(f"seconds (sum over entries): {sum(r['seconds'] for r in results):.0f}")
     return 0
 
