@@ -98,7 +98,8 @@ FIXES = {
     "layernorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "rmsnorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "positional": "a wrapper fn(positions, d) returning the (L, d) table",
-    "rotary": "a wrapper fn(x, positions) applying it to x (..., L, d), e.g. around apply_rotary_pos_emb(q, k, cos, sin)",
+    "rotary": "--args NAME=ROLE,… saying which parameter is x, k, cos, sin, freqs_cis, freqs or positions "
+              "(an apply fed tables), or a wrapper fn(x, positions) applying it to x (..., L, d)",
 }
 
 
