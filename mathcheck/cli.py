@@ -876,12 +876,16 @@ def cache_clear():
               help="Time limit of each call into the target (default 60); past it: error, exit 4.")
 @click.option("--init", "init", multiple=True, metavar="KEY=VALUE",
               help="A keyword argument for the target or its constructor (repeatable), e.g. --init p=-1.0.")
+@click.option("--args", "args", default=None, metavar="NAME=ROLE,...",
+              help="The role each parameter of the target plays, where conform cannot tell from its "
+                   "names, e.g. --args tensor=x,sin=sin,cos=cos (roles: the kind's parameters; rotary "
+                   "also x, k, cos, sin, freqs_cis, freqs, positions).")
 @click.option("--quick", is_flag=True,
               help="input-dtypes to L = 129 only and past-1024-keys not run (examples/gpt_attention.py: 1.6 s -> 0.14 s).")
 @seed_option
 @json_option
 def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
-            temperature, only, sizes, simple_values, timeout, init, quick, seed, as_json):
+            temperature, only, sizes, simple_values, timeout, init, args, quick, seed, as_json):
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -895,14 +899,14 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     import json
 
     from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, watchdog
-    from mathcheck.conform.spec import BadInput, Variant, parse_init, parse_sizes
+    from mathcheck.conform.spec import BadInput, Variant, parse_args, parse_init, parse_sizes
     from mathcheck.outcome import exit_code
 
     try:
         variant = Variant(init=tuple(parse_init(text) for text in init),causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
                           mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
                           temperature=temperature, timeout=None if timeout == DEFAULT_TIMEOUT else timeout,
-                          quick=quick)
+                          quick=quick, args=parse_args(args) if args is not None else ())
         size_map = parse_sizes(sizes)
         from mathcheck.conform.run import conform as run_conform
 

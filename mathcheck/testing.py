@@ -110,7 +110,7 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
 def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
                     scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None,
-                    timeout=None, quick: bool = False, init=None):
+                    timeout=None, quick: bool = False, init=None, args=None):
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
@@ -121,7 +121,8 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     ``--gqa-grouping`` (docs/conform.md, *Conventions*); ``timeout`` the seconds each call into
     ``fn`` may take (``--timeout``): past it, or when ``fn`` calls ``sys.exit``, the assertion fails
     with ``error: …`` (never a pass, never the test run's exit); ``quick`` is ``--quick``, ``init``
-    a dict of ``--init`` keywords (``{"p": -1.0}``). Each call draws from its own seeded generators (no global state), so it runs the same under
+    a dict of ``--init`` keywords (``{"p": -1.0}``), ``args`` a dict of ``--args`` roles
+    (``{"tensor": "x", "sin": "sin", "cos": "cos"}``). Each call draws from its own seeded generators (no global state), so it runs the same under
     pytest-xdist.
     """
     from mathcheck.conform.contain import TargetAborted
@@ -130,7 +131,7 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
 
     variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
                       mask=mask, gqa_grouping=gqa_grouping, timeout=timeout, quick=quick,
-                      init=tuple((init or {}).items()))
+                      init=tuple((init or {}).items()), args=tuple((args or {}).items()))
     try:
         report = conform(fn, kind, variant, seed=seed)
     except BadInput as exc:

@@ -352,8 +352,8 @@ def meta_apply_conjugated(x, freqs_cis):
 
 @pytest.mark.parametrize("fn, convention", [
     (hf_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
-    (hf_legacy_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
-    (meta_apply_rotary_emb, "apply(x, freqs_cis)"),
+    (hf_legacy_apply_rotary_pos_emb, "apply(q, k, cos, sin, position_ids)"),
+    (meta_apply_rotary_emb, "apply(xq, xk, freqs_cis)"),
 ])
 def test_rotary_apply_functions_run_as_written(fn, convention):
     report = conform(fn, "rotary")
@@ -427,9 +427,9 @@ def cohere_apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim
 def test_a_cos_sin_apply_on_interleaved_pairs_is_fed_interleaved_tables():
     report = conform(cohere_apply_rotary_pos_emb, "rotary")
     assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
-    assert any("it pairs interleaved" in line for line in report.setting)
+    assert any("interleaved tables repeat_interleave(freqs, 2)" in line for line in report.setting)
     hf = conform(hf_apply_rotary_pos_emb, "rotary")
-    assert any("it pairs half-split" in line for line in hf.setting)
+    assert any("half-split tables cat(freqs, freqs)" in line for line in hf.setting)
 
 
 # --- --init KEY=VALUE: what conform cannot detect, said by the user ------------------------------------

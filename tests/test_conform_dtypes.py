@@ -50,6 +50,18 @@ def test_a_bug_only_on_the_float16_path_fails_input_dtypes(conform_full):  # the
     assert res.max_abs_err > 4 * res.tolerance
 
 
+def test_a_softmax_denominator_summed_in_bfloat16_fails_against_an_independent_build(conform_full):
+    """Issue 30 item 4: its own replay (each op rounded once) rounds the running sum the same way, so
+    it once held at 8.65× a correct bf16 build's error; the tolerance now comes from the textbook
+    composition built independently at the same dtype (dtypes.REFERENCES)."""
+    res = _one(reduced.bf16_accumulate_low, "input-dtypes")
+    assert res.status == "fails", res.note
+    assert "an independent correct build's (bfloat16) error" in res.counterexample["compared"]
+    assert res.max_abs_err > res.tolerance
+    ok = _one(reduced.bf16_attention, "input-dtypes")  # the correct bf16 build: well inside the tolerance
+    assert ok.status == "holds" and ok.max_abs_err < 0.5 * ok.tolerance
+
+
 def test_a_bug_only_past_128_keys_fails_and_shrinks_past_128(conform_full):  # the full ladder: L up to 1025
     res = _one(reduced.bf16_past_128_keys, "past-1024-keys")
     assert res.status == "fails"

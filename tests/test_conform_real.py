@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mathcheck.cli import main
 from mathcheck.conform.run import conform
-from mathcheck.conform.spec import Variant
+from mathcheck.conform.spec import Variant, parse_args, parse_init
 from mathcheck.conform.target import load
 from mathcheck.render.text import conform_report as conform_text
 
@@ -141,11 +141,15 @@ def _cases():
 
 
 def _variant(flags):
-    """The corpus's command-line flags as a Variant (--causal, and --layout/--mask/--gqa-grouping VALUE)."""
+    """The corpus's command-line flags as a Variant (--causal, --layout/--mask/--gqa-grouping VALUE,
+    --init KEY=VALUE, --args NAME=ROLE,…)."""
     opts = {"causal": "--causal" in flags}
     for flag, field in (("--layout", "layout"), ("--mask", "mask"), ("--gqa-grouping", "gqa_grouping")):
         if flag in flags:
             opts[field] = flags[flags.index(flag) + 1]
+    opts["init"] = tuple(parse_init(flags[i + 1]) for i, f in enumerate(flags) if f == "--init")
+    if "--args" in flags:
+        opts["args"] = parse_args(flags[flags.index("--args") + 1])
     return Variant(**opts)
 
 
@@ -387,3 +391,102 @@ def test_hf_gpt2_attention_module():
     eager = lambda D, H: GPT2Self(D, H, "eager")  # noqa: E731
     assert conform(eager, "mha").status == "holds"
     assert "causal-no-future" in conform(eager, "mha", Variant(causal=True)).failed
+
+
+# --- issue 30: call conventions detected from parameter names, --args for the rest ---------------------
+
+ONMT = f"{CORPUS}/rotary_applies.py:onmt_apply_rotary_emb"
+
+
+def test_an_apply_whose_roles_no_name_tells_is_refused_with_the_way_to_say_them():
+    out = _cli(ONMT, "--kind", "rotary", "--init", "interleave=false", "--quick")
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1, out.output
+    assert "say which with --args NAME=ROLE" in out.output and "freqs_cis" in out.output
+
+
+def test_args_declare_the_roles_and_travel_in_every_replay_line():
+    out = _cli(ONMT, "--kind", "rotary", "--init", "interleave=false", "--args", "query=x,key=k,rope=freqs_cis",
+               "--quick")
+    assert out.exit_code == 0, out.output
+    assert "convention: apply(query, key, rope) (declared by --args: query=x, key=k, rope=freqs_cis)" in out.output
+    assert "complex freqs_cis cat(cis, cis) (L, d)" in out.output
+    bug = f"{CORPUS}/rotary_applies.py:gptj_apply_sin_for_cos"
+    out = _cli(bug, "--kind", "rotary", "--args", "tensor=x,sin=sin,cos=cos", "--quick")
+    assert out.exit_code == 1
+    replays = [ln.strip() for ln in out.output.splitlines() if ln.strip().startswith("replay:")]
+    assert replays and all("--args tensor=x,sin=sin,cos=cos" in r for r in replays)
+
+
+@pytest.mark.parametrize("args, said", [
+    ("query", "write NAME=ROLE pairs"),
+    ("query=x,query=k", "parameter 'query' given twice"),
+    ("query=x,key=k,rope=cosine", "'cosine' is not a role of kind rotary"),
+    ("query=x,key=k,table=freqs_cis", "has no parameter 'table'"),
+    ("query=x,key=x,rope=freqs_cis", "role 'x' given twice"),
+    ("query=x,key=k", "required parameter 'rope' has no role"),
+    ("1=x", "write NAME=ROLE pairs"),
+])
+def test_a_bad_args_is_one_line_exit_2(args, said):
+    out = _cli(ONMT, "--kind", "rotary", "--init", "interleave=false", "--args", args, "--quick")
+    assert out.exit_code == 2, out.output
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0] and "Traceback" not in out.output, out.output
+
+
+def loss_target_first(target, logits):
+    """A loss that takes its target first (our own example: the order of sklearn-style metrics)."""
+    return torch.nn.functional.cross_entropy(logits, target)
+
+
+def test_args_reorder_a_kind_s_own_parameters():
+    target = "tests/test_conform_real.py:loss_target_first"
+    plain = _cli(target, "--kind", "cross-entropy", "--quick")  # called (logits, target) by position: it raises
+    assert plain.exit_code == 2 and "--args NAME=ROLE" in plain.output, plain.output
+    out = _cli(target, "--kind", "cross-entropy", "--args", "target=target,logits=logits", "--quick")
+    assert out.exit_code == 0, out.output
+    assert "arguments: target=target, logits=logits (declared by --args)" in out.output
+    missing = _cli(target, "--kind", "cross-entropy", "--args", "target=target", "--quick")
+    assert missing.exit_code == 2 and "required parameter 'logits' has no role" in missing.output
+
+
+@pytest.mark.parametrize("target, words", [
+    ("transformers.models.gptj.modeling_gptj:apply_rotary_pos_emb", "apply(tensor, sin, cos)"),
+    (f"{CORPUS}/rotary_applies.py:litgpt_apply_rope", "apply(x, cos, sin)"),
+    (f"{CORPUS}/rotary_applies.py:gptfast_apply_rotary_emb", "real freqs_cis (L, d/2, 2)"),
+    (f"{CORPUS}/rotary_applies.py:megatron_apply_bshd", "apply(t, freqs) (detected from the parameter names, as --args: t=x, freqs=freqs)"),
+])
+def test_rotary_conventions_are_detected_and_said(target, words):
+    out = _cli(target, "--kind", "rotary", "--quick")
+    assert out.exit_code == 0, out.output
+    assert words in out.output
+    assert " --args " in out.output.splitlines()[0]  # the detected roles, in the header as every replay carries them
+
+
+def test_a_de_interleaved_output_basis_is_found_said_and_its_bug_still_fails():
+    out = _cli("transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave", "--kind",
+               "rotary", "--quick")
+    assert out.exit_code == 0, out.output
+    assert "its output in the de-interleaved basis" in out.output
+    bug = _cli(f"{CORPUS}/rotary_applies.py:litgpt_apply_rope_interleave_odd_first", "--kind", "rotary", "--quick")
+    assert bug.exit_code == 1 and "FAILS                 matches-derived" in bug.output
+
+
+class GemmaRMSNormWeightOnes(nn.Module):
+    """Liger-Kernel's test reference GemmaRMSNorm (linkedin/Liger-Kernel, test/transformers/test_rms_norm.py
+    @ ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c), our rewrite: Gemma's (1 + weight) gain, but the weight
+    built at ones, so the module computes 2·RMSNorm(x) as built (transformers' Gemma builds it at zeros)."""
+
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(hidden_size))
+
+    def forward(self, x):
+        y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)
+        return (y * (1.0 + self.weight.float())).type_as(x)
+
+
+def test_a_gain_other_than_one_as_built_fails_and_says_it_is_a_constant_factor():
+    r = conform(GemmaRMSNormWeightOnes, "rmsnorm", Variant(quick=True), only=("matches-derived",))
+    res = r.results[0]
+    assert res.status == "fails"  # never allowed: a sum for a mean at eps 0 is a constant factor too
+    assert "yours is 2× the derived at every entry" in res.note

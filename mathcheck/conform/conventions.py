@@ -83,8 +83,10 @@ class _HFModule:
 def adapt(fn, kind: str, variant):
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
     if kind == "rotary":
-        how = rotary_convention(fn)
-        return adapt_rotary(fn, how) if how else fn
+        if not variant.args and rotary_module(fn):
+            return adapt_rotary_module(fn)
+        roles = rotary_roles(fn, variant.args)
+        return adapt_rotary(fn, roles) if roles else fn
     if not needed(fn, kind, variant):
         return fn
     if kind == "mha":
@@ -168,36 +170,111 @@ def _mha_layout(make):
 
 ROPE_BASE = 10000.0  # the θ base of the tables conform builds (the rotary kind's derived θ_b)
 
+#: The roles a rotary apply's parameters play, and the names real code gives them (each with a source):
+#: x — the tensor rotated (transformers' q, GPT-J's tensor, litgpt's x, x-transformers' t); k — a second
+#: tensor rotated alike (the output's first element is checked); cos/sin — cos/sin tables (transformers,
+#: GPT-J, litgpt, fairseq); freqs_cis — meta-llama's complex table, or gpt-fast's real (…, 2) one;
+#: freqs — the angle table pos·θ (x-transformers, Megatron's ``_apply_rotary_pos_emb_bshd``);
+#: positions — integer position ids indexing the tables (transformers before 4.38, torchtune's input_pos).
+ROTARY_ROLES = {
+    "x": ("x", "q", "xq", "t", "tensor", "query", "q_or_k", "hidden_states", "input"),
+    "k": ("k", "xk", "key"),
+    "cos": ("cos",), "sin": ("sin",),
+    "freqs_cis": ("freqs_cis",),
+    "freqs": ("freqs", "angles", "rope_freqs"),
+    "positions": ("position_ids", "positions", "input_pos", "pos_ids"),
+}
+TABLES = ("cos", "sin", "freqs_cis", "freqs")
 
-def _rope_params(fn) -> list[str]:
+
+def _rope_params(fn) -> list:
     try:
-        return list(inspect.signature(fn).parameters)
+        return [p for p in inspect.signature(fn).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     except (TypeError, ValueError):
         return []
 
 
-def rotary_convention(fn) -> str | None:
-    """Which rotary apply convention ``fn``'s signature is, or None (conform's own ``fn(x, positions)``):
+def rotary_roles(fn, declared: tuple = ()) -> dict | None:
+    """``{parameter: role}`` for a rotary apply fed tables (:data:`ROTARY_ROLES`), or None when
+    ``fn`` is conform's own ``fn(x, positions)``. ``declared`` (``--args name=role``) wins; else
+    the roles are read from the parameter names, and taken only when a table role is among them
+    and every required parameter has a role (else None: the signature check asks for ``--args``).
 
-    * ``"cos-sin"``: transformers' ``apply_rotary_pos_emb(q, k, cos, sin, position_ids=None,
-      unsqueeze_dim=1)`` (half-split pairs through ``rotate_half``; ``cos``/``sin`` (B, L, d), or
-      in older versions an (L_max, d) table indexed by a required ``position_ids``);
-    * ``"freqs-cis"``: meta-llama's ``apply_rotary_emb(x, freqs_cis)`` or ``(xq, xk, freqs_cis)``
-      (interleaved pairs as complex numbers, x (B, L, H, d), ``freqs_cis`` (L, d/2) complex).
-
-    >>> rotary_convention(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: q)
-    'cos-sin'
-    >>> rotary_convention(lambda xq, xk, freqs_cis: xq)
-    'freqs-cis'
-    >>> rotary_convention(lambda x, positions: x) is None
-    True
+    >>> rotary_roles(lambda tensor, sin, cos: 0)
+    {'tensor': 'x', 'sin': 'sin', 'cos': 'cos'}
+    >>> rotary_roles(lambda q, k, cos, sin, position_ids=None, unsqueeze_dim=1: 0)
+    {'q': 'x', 'k': 'k', 'cos': 'cos', 'sin': 'sin'}
+    >>> rotary_roles(lambda x, positions: 0) is None, rotary_roles(lambda t, f: 0, (("t", "x"), ("f", "freqs")))
+    (True, {'t': 'x', 'f': 'freqs'})
     """
-    p = _rope_params(fn)
-    if len(p) >= 4 and p[2:4] == ["cos", "sin"]:
-        return "cos-sin"
-    if "freqs_cis" in p and p.index("freqs_cis") in (1, 2):
-        return "freqs-cis"
-    return None
+    if declared:
+        return dict(declared)
+    params = _rope_params(fn)
+    by_name = {name: role for role, names in ROTARY_ROLES.items() for name in names}
+    roles = {}
+    for i, p in enumerate(params):
+        role = by_name.get(p.name)
+        if role == "positions" and p.default is not p.empty:
+            continue  # optional ids (transformers' position_ids=None): left at the default
+        if role is None and i == 0 and p.default is p.empty:
+            role = "x"  # the first required parameter is the tensor rotated
+        if role is not None and role not in roles.values():
+            roles[p.name] = role
+        elif p.default is p.empty:
+            return None  # a required parameter without a role: not a convention conform knows
+    if not any(r in TABLES for r in roles.values()) or "x" not in roles.values():
+        return None
+    return roles
+
+
+def rotary_module(fn) -> str | None:
+    """The name of the size parameter of a rotary *module class* that builds its own tables and
+    applies them in ``forward(x, *, input_pos=None)`` (torchtune's ``RotaryPositionalEmbeddings(dim,
+    max_seq_len=4096, base=10000)``), or None: a class, an ``nn.Module``, one required constructor
+    parameter (the head dim) and a forward whose first parameter is the tensor."""
+    if not isinstance(fn, type):
+        return None
+    import torch
+
+    if not issubclass(fn, torch.nn.Module):
+        return None
+    try:
+        init = [p for p in list(inspect.signature(fn.__init__).parameters.values())[1:]
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        forward = list(inspect.signature(fn.forward).parameters)[1:]
+    except (TypeError, ValueError):
+        return None
+    required = [p for p in init if p.default is p.empty]
+    return required[0].name if len(required) == 1 and init[0] is required[0] and forward else None
+
+
+def adapt_rotary_module(cls):
+    """A rotary module class as an apply fed positions: built ``cls(d)`` inside each call (its tables
+    made as written, so their precision is measured as the rest of its ops) and called
+    ``forward(x, <positions>=ids)`` with x (B, L, H, d) — torchtune's layout — and integer ids (1, L)
+    when its forward takes positions by a known name (``input_pos``, ``position_ids``, …)."""
+    forward = list(inspect.signature(cls.forward).parameters)[1:]
+    ids_name = next((n for n in forward if n in ROTARY_ROLES["positions"]), None)
+
+    def rope(x, positions):
+        flat = x.reshape(-1, x.shape[-2], x.shape[-1])
+        module = cls(x.shape[-1]).eval()
+        kwargs = {ids_name: positions.round().long()[None]} if ids_name else {}
+        out = module(flat[:, :, None], **kwargs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return out[:, :, 0].reshape(x.shape)
+
+    rope.__name__ = getattr(cls, "__name__", "rope")
+    rope.module = (rotary_module(cls), ids_name)
+    return rope
+
+
+def rotary_convention(fn, declared: tuple = ()) -> str | None:
+    """The report's words for a rotary apply's call, e.g. ``apply(tensor=x, sin=sin, cos=cos)``, or None."""
+    roles = rotary_roles(fn, declared)
+    if roles is None:
+        return None
+    return "apply(" + ", ".join(n if n == r else f"{n}={r}" for n, r in roles.items()) + ")"
 
 
 def _angles(pos, d: int):
@@ -208,69 +285,137 @@ def _angles(pos, d: int):
     return torch.outer(pos.to(torch.float64), theta)
 
 
-def adapt_rotary(fn, how: str):
-    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here, in float64
-    at base 10000, so what is checked is the user's *apply* (pairing, signs, broadcasting)."""
+#: Where the tensor's sequence axis goes and how the tables broadcast, tried in this order:
+#: (B, H, L, d) with tables (1, L, w) (transformers, litgpt, fairseq); (B, L, H, d) with tables (1, L, w)
+#: or freqs_cis (L, d/2) (meta-llama, gpt-fast, GPT-J); (L, B, H, d) with tables (L, 1, 1, w) (Megatron's bshd).
+X_LAYOUTS = ("bhld", "blhd", "lbhd")
+#: The table's last axis: cat(A, A) (half-split, rotate_half), repeat_interleave(A, 2) (interleaved), A itself
+#: (d/2 wide: GPT-J expands it); freqs_cis complex (L, d/2), real (L, d/2, 2) (gpt-fast) or complex
+#: cat(cis, cis) (L, d) (OpenNMT-py's rotaryembeddings, read as cos = .real, sin = .imag).
+TABLE_FORMS = ("half", "interleaved", "raw")
+CIS_FORMS = ("complex", "real", "complex-cat")
+
+
+def _table(role: str, ang, form: str, layout: str, ids=None):
+    """One table for ``role`` from the angles ``ang`` (L', d/2), shaped for ``layout``; with ``ids``
+    (integer positions) the table spans positions 0…max and is indexed by the apply itself."""
     import torch
 
-    needs_ids = "position_ids" in _rope_params(fn) and \
-        inspect.signature(fn).parameters["position_ids"].default is inspect.Parameter.empty
-    two = how == "freqs-cis" and _rope_params(fn).index("freqs_cis") == 2
+    if role == "freqs_cis":
+        cis = torch.polar(torch.ones_like(ang), ang)
+        return {"complex": lambda: cis, "real": lambda: torch.stack([cis.real, cis.imag], dim=-1),
+                "complex-cat": lambda: torch.cat([cis, cis], dim=-1)}[form]()
+    a = {"half": lambda t: torch.cat([t, t], dim=-1), "interleaved": lambda t: t.repeat_interleave(2, dim=-1),
+         "raw": lambda t: t}[form](ang)
+    t = {"cos": a.cos, "sin": a.sin, "freqs": lambda: a}[role]()
+    if ids is not None:
+        return t
+    return t[:, None, None] if layout == "lbhd" else t[None]
 
-    pairing = {}  # the cos/sin table layout the apply pairs with, found on the first call
 
-    def expand(a, how_pairs):
-        return torch.cat([a, a], dim=-1) if how_pairs == "half" else a.repeat_interleave(2, dim=-1)
+def _to4(x, layout: str):
+    """x (N, L, d) -> the layout's 4-D tensor with one head."""
+    return {"bhld": x[:, None], "blhd": x[:, :, None], "lbhd": x.transpose(0, 1)[:, :, None]}[layout]
 
-    def cos_sin(x4, positions, d, how_pairs):
-        if needs_ids:  # an (L_max, d) table indexed by integer positions
-            ids = positions.round().long()
-            emb = expand(_angles(torch.arange(int(ids.max()) + 1), d), how_pairs)
-            return fn(x4, x4, emb.cos(), emb.sin(), ids[None])
-        emb = expand(_angles(positions, d), how_pairs)[None]     # (1, L, d)
-        return fn(x4, x4, emb.cos(), emb.sin())
+
+def _from4(out, layout: str, shape):
+    out = {"bhld": lambda o: o[:, 0], "blhd": lambda o: o[:, :, 0], "lbhd": lambda o: o[:, :, 0].transpose(0, 1)}[
+        layout](out)
+    return out.reshape(shape)
+
+
+def adapt_rotary(fn, roles: dict):
+    """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here (float64 at
+    base 10000; what is checked is the user's *apply*: pairing, signs, broadcasting), each passed
+    by name under the user's parameter. Which layout and table form (:data:`X_LAYOUTS`,
+    :data:`TABLE_FORMS`) is found on the first call: the first, in a fixed order, under which the
+    apply computes RoPE (either pairing) on a fixed input; if none does, the first that runs, so the
+    properties show what is wrong. The output is held to the derived RoPE either way, so a sign,
+    pairing or broadcasting bug still fails."""
+    import torch
+
+    found = {}
+
+    def call(x, positions, layout, form, deinterleaved=False):
+        N, L, d = x.shape
+        has_ids = "positions" in roles.values()
+        ids = positions.round().long() if has_ids else None
+        ang = _angles(torch.arange(int(ids.max()) + 1) if has_ids else positions, d)
+        kwargs = {}
+        for name, role in roles.items():
+            if role in ("x", "k"):
+                kwargs[name] = _to4(x, layout)
+            elif role == "positions":
+                kwargs[name] = ids[None]
+            else:
+                kwargs[name] = _table(role, ang, form, layout, ids)
+        out = fn(**kwargs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        out = _from4(out, layout, x.shape)
+        return _reinterleave(out) if deinterleaved else out
+
+    def forms():
+        table = next(r for r in roles.values() if r in TABLES)
+        return CIS_FORMS if table == "freqs_cis" else TABLE_FORMS
+
+    def choose(x, positions):
+        from mathcheck.conform.positions import derived_rope
+
+        x0 = torch.linspace(-1.0, 1.0, 4 * x.shape[-1], dtype=torch.float64).reshape(1, 4, -1).sin() + 0.5
+        pos = torch.arange(1, 5, dtype=torch.float64)
+        ran = None
+        for deinterleaved in (False, True):  # a plain output first; the de-interleaved basis only if none fits
+            for layout in X_LAYOUTS:
+                for form in forms():
+                    try:
+                        out = call(x0, pos, layout, form, deinterleaved).detach().to(torch.float64)
+                    except Exception:  # this layout does not fit the apply: the next one is tried
+                        continue
+                    ran = ran or (layout, form, False)
+                    pairs = ("interleaved",) if deinterleaved else ("half", "interleaved")
+                    if any(torch.allclose(out, derived_rope(x0, pos, p), rtol=1e-4, atol=1e-5) for p in pairs):
+                        return layout, form, deinterleaved
+        return ran or (X_LAYOUTS[0], forms()[0], False)
 
     def rope(x, positions):
-        L, d = x.shape[-2], x.shape[-1]
-        ang = _angles(positions, d)
-        if how == "cos-sin":
-            x4 = x.reshape(-1, 1, L, d)                          # (B, H = 1, L, d)
-            if "layout" not in pairing:
-                pairing["layout"] = cos_sin_pairing(lambda p: cos_sin(*p), d)
-            out = cos_sin(x4, positions, d, pairing["layout"])
-        else:
-            x4 = x.reshape(-1, L, 1, d)                          # (B, L, H = 1, d)
-            freqs = torch.polar(torch.ones_like(ang), ang)       # (L, d/2) complex128
-            out = fn(x4, x4, freqs) if two else fn(x4, freqs)
-        out = out[0] if isinstance(out, (tuple, list)) else out
-        return out.reshape(x.shape)
+        flat = x.reshape(-1, x.shape[-2], x.shape[-1])
+        if "layout" not in found:
+            found["layout"], found["form"], found["deinterleaved"] = choose(flat, positions)
+        return call(flat, positions, found["layout"], found["form"], found["deinterleaved"]).reshape(x.shape)
 
     rope.__name__ = getattr(fn, "__name__", "rope")
-    rope.pairing = pairing
+    rope.pairing = found
     return rope
 
 
-def cos_sin_pairing(call, d: int) -> str:
-    """Which cos/sin table layout a cos/sin apply pairs with: ``"half"`` (``cat(freqs, freqs)`` with
-    ``rotate_half``, transformers' Llama) or ``"interleaved"`` (``repeat_interleave(freqs, 2)`` with
-    an interleaved rotate, transformers' Cohere, GPT-J). Fed the matching table the apply is a
-    rotation, norm-preserving; fed the other, it is not. Found on one fixed input at positions 1..4;
-    half-split when neither (or both) preserve the norm, and what is checked is unchanged: the output
-    against the derived RoPE, either pairing."""
+def _reinterleave(y):
+    """[y_0, y_2, …, y_1, y_3, …] -> [y_0, y_1, y_2, …]: undoes the de-interleaving permutation P that
+    HF's ``apply_rotary_pos_emb_interleave`` and litgpt's ``apply_rope_interleave`` leave on their output
+    (they rotate interleaved pairs in the basis P x and return it there). q and k both come out in that
+    basis, so every score q·k — all attention reads of them — is unchanged; the output is held to
+    P·R·x, i.e. this undoes P and holds it to the derived R x on interleaved pairs, nothing looser.
+
+    >>> import torch; _reinterleave(torch.tensor([0., 2., 1., 3.])).tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    h = y.shape[-1] // 2
     import torch
 
-    x = torch.linspace(-1.0, 1.0, 4 * d, dtype=torch.float64).reshape(1, 1, 4, d).sin() + 0.5
-    pos = torch.arange(1, 5, dtype=torch.float64)
-    kept = []
-    for layout in ("half", "interleaved"):
-        try:
-            out = call((x, pos, d, layout))
-        except Exception:  # this layout does not fit at all: the other one is tried
-            continue
-        out = out[0] if isinstance(out, (tuple, list)) else out
-        if bool(torch.allclose(out.detach().to(torch.float64).norm(dim=-1), x.norm(dim=-1), rtol=1e-4, atol=0.0)):
-            kept.append(layout)
-    return kept[0] if len(kept) == 1 else "half"
+    return torch.stack([y[..., :h], y[..., h:]], dim=-1).flatten(-2)
+
+
+def rotary_found(found: dict) -> str:
+    """The report's words for the layout and table form an apply was found to take."""
+    x = {"bhld": "(B, H, L, d)", "blhd": "(B, L, H, d)", "lbhd": "(L, B, H, d)"}[found["layout"]]
+    form = {"half": "half-split tables cat(freqs, freqs) (rotate_half)",
+            "interleaved": "interleaved tables repeat_interleave(freqs, 2)",
+            "raw": "tables d/2 wide (the apply expands them)",
+            "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)",
+            "complex-cat": "complex freqs_cis cat(cis, cis) (L, d)"}[found["form"]]
+    basis = ("; its output in the de-interleaved basis [y_0, y_2, …, y_1, y_3, …] (as HF's "
+             "apply_rotary_pos_emb_interleave: q and k alike, every score q·k unchanged), re-interleaved "
+             "before comparing" if found.get("deinterleaved") else "")
+    return f"x as {x}, {form}{basis}"
 
 
 # --- constructors that take a config object ---------------------------------------------------------------
@@ -343,3 +488,23 @@ def config_factory(make, kind: str, init: tuple):
     factory.__qualname__ = getattr(make, "__qualname__", "make")
     factory.config = True  # said in the report
     return factory
+
+
+# --- --args name=role: what cannot be detected, said by the user (checked in target.check_args) ----------
+
+def bind_args(fn, params: tuple, args: tuple):
+    """``fn`` called with conform's arguments by the roles of ``--args``: conform calls
+    ``wrapped(*values of the kind's params)`` and ``fn`` gets each by the name that plays its role,
+    e.g. ``--args target=target,logits=logits`` for ``loss(target, logits)``."""
+    import functools
+
+    by_role = {role: name for name, role in args}
+
+    def wrapped(*values, **kw):
+        given = dict(zip(params, values), **kw)
+        return fn(**{by_role[r]: v for r, v in given.items() if r in by_role})
+
+    if hasattr(fn, "__name__"):
+        functools.update_wrapper(wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+                                 updated=())
+    return wrapped

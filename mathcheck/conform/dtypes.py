@@ -104,6 +104,42 @@ INPUTS = {"attention": _attention, "gqa": _gqa, "online-softmax": _online, "soft
 MODULES = {"mha", "layernorm", "rmsnorm"}
 
 
+# --- an independent correct build at the same precision (issue 30 item 4) -----------------------------------
+
+def _attention_reference(t, variant):
+    """softmax(q kᵀ·scale + mask) v, the textbook composition, on the inputs as given (their dtype)."""
+    q, k, v = t
+    scale = variant.scale if variant.scale is not None else q.shape[-1] ** -0.5
+    from mathcheck.conform.attention import keep_mask
+
+    s = (q @ k.transpose(-2, -1)) * scale
+    s = s.masked_fill(~keep_mask(q.shape[-2], k.shape[-2], variant), float("-inf"))
+    return s.softmax(-1) @ v
+
+
+#: The kinds with a textbook composition to build independently; the precision a correct build gets is
+#: measured on it, not on a replay of the target's own algorithm (a softmax denominator summed key by
+#: key in bfloat16 is 8.65× a correct build's error at L = 1025, and its own replay rounds the same way).
+REFERENCES = {"attention": _attention_reference}
+
+
+def independent_error(kind, variant, xd, op_dtype, wd):
+    """max |R − W_d| for R the kind's :data:`REFERENCES` composition on the inputs rounded to the
+    narrowest dtype the target's ops produce (``op_dtype``), each op computed exactly and rounded once
+    to that dtype (:class:`Round`); None when the kind has none (or positions are added inside)."""
+    from mathcheck.conform.precision import Round
+
+    ref = REFERENCES.get(kind)
+    if ref is None or variant.positions != "none":
+        return None
+    with torch.no_grad(), Round():
+        r, err = call_tensor(lambda: ref([t.to(op_dtype) for t in xd], variant))
+    if err or r.shape != wd.shape:
+        return None
+    e = float((r.detach().to(F64) - wd).abs().nan_to_num(nan=float("inf")).max())
+    return e if e < float("inf") else None
+
+
 def _builder(kind, make, variant, gen):
     """``build(dtype, L)``: the module made at ``dtype`` from one seed (a norm at D = L), or None."""
     state = gen.get_state()
@@ -173,9 +209,14 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
         else eps * scale
     if not correct < float("inf"):  # the correct-build replay overflowed too (the same exp): no allowance
         correct = 0.0
+    op_dtype = max(narrow, key=lambda d: float(torch.finfo(d).eps), default=dtype)
+    independent = independent_error(kind, variant, xd, op_dtype, wd) if narrow else None
+    build = "a correct build's"
+    if independent is not None:  # the textbook composition at the same precision, not the target's own replay
+        correct, build = independent, f"an independent correct build's ({_name(op_dtype)})"
     tol = measured_tolerance(correct, scale, eps, n) if torch.isfinite(w64).all() else 0.0
     o = compare(a, wd, max(tol, derived_tolerance(n, scale, F64)),
-                f"as written on {_name(dtype)} inputs against widened (tolerance 4× a correct build's error "
+                f"as written on {_name(dtype)} inputs against widened (tolerance 4× {build} error "
                 f"{correct:.2g}, measured; {at})")
     return o, tol / max(scale, 1e-300)
 

@@ -45,8 +45,40 @@ def eps_parameter(make) -> str | None:
     return next((n for n in EPS_NAMES if n in params and params[n].kind in named), None)
 
 
+def no_eps_parameter(make) -> str | None:
+    """Why ``make`` takes no eps at all, or None (it does: by name, or second by position). A
+    constructor whose second parameter is optional and not an eps (x-transformers'
+    ``LayerNorm(dim, unit_offset=False)``, ``SimpleRMSNorm(dim, **kwargs)``, nanoGPT-fork
+    ``RMSNorm(ndim)``) is built ``make(D)``: eps given second would land in ``unit_offset`` and move
+    the gain (0.9 + 0.1 in float32 is 1 − 1.5e-8, a false alarm). A required second parameter is
+    the factory contract ``make(D, eps)`` and gets eps, as before; the eps tested at is then the one
+    the module holds or is measured to use (:func:`configure`).
+
+    >>> no_eps_parameter(lambda dim, unit_offset=False: None)
+    "its second parameter 'unit_offset' is not an eps"
+    >>> no_eps_parameter(lambda dim, **kwargs: None), no_eps_parameter(lambda D, e: None)
+    ('it takes one size parameter and no eps', None)
+    """
+    import inspect
+
+    if eps_parameter(make):
+        return None
+    try:
+        params = [p for p in inspect.signature(make).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None  # a builtin without a signature: make(D, eps), its first call says
+    if len(params) < 2:
+        return "it takes one size parameter and no eps"
+    if params[1].default is not params[1].empty:
+        return f"its second parameter {params[1].name!r} is not an eps"
+    return None
+
+
 def build(make, D, eps, gen, dtype=F64):
     name = eps_parameter(make)
+    if name is None and no_eps_parameter(make):
+        return build_module(make, (D,), gen, "make(D)", dtype)
     if name is None:
         return build_module(make, (D, eps), gen, "make(D, eps)", dtype)
     return build_module(make, (D,), gen, f"make(D, {name}=eps)", dtype, kwargs={name: eps})
@@ -58,6 +90,9 @@ def eps_line(make) -> str:
     import inspect
 
     name = eps_parameter(make)
+    why = no_eps_parameter(make)
+    if why:
+        return f"constructor: takes no eps ({why}): built make(D), eps read from the module"
     if not name:
         return ""
     try:
@@ -121,13 +156,15 @@ def configure(make, kind: str, variant, gen):
         name, value = held
         if value == asked:
             return asked, f"eps {asked:g} ({src}; the module's {name})"
-        return value, (f"eps {value:g}: the module's {name} (the factory ignores its eps argument: "
+        ignores = "takes no eps" if no_eps_parameter(make) else "ignores its eps argument"
+        return value, (f"eps {value:g}: the module's {name} (the factory {ignores}: "
                        f"{src} {asked:g}); tested at {value:g}")
     eff = measured_eps(m, kind, NORM["D"], gen)
     if eff is None or abs(eff - asked) <= 1e-5 * max(asked, 1e-30):
         return asked, f"eps {asked:g} ({src}; measured from the outputs: the same)"
-    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no numeric eps and ignores "
-                 f"its eps argument: {src} {asked:g}); tested at {eff:g}")
+    ignores = "takes no eps" if no_eps_parameter(make) else "ignores its eps argument"
+    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no numeric eps and {ignores}: "
+                 f"{src} {asked:g}); tested at {eff:g}")
 
 
 def _apply(module, x):
@@ -158,10 +195,33 @@ def _x(gen, s, simple):
     return draw(gen, s["B"], s["L"], s["D"], simple=simple) * 2 + 0.5
 
 
+def constant_gain(y, ref) -> float | None:
+    """c when ``y`` = c·``ref`` at every entry (to 1e-9 relative) with c ≠ 1, else None: said with a
+    failure, never allowed — a (1 + weight) gain with weight built at 1 (Liger-Kernel's test copy of
+    GemmaRMSNorm: 2×) reads the same as a constant-factor bug (a sum for a mean at eps 0: 1/√D×).
+
+    >>> import torch; constant_gain(torch.tensor([2., -4.]), torch.tensor([1., -2.]))
+    2.0
+    """
+    nz = ref.abs() > 1e-6 * float(ref.abs().max())
+    if not bool(nz.any()):
+        return None
+    c = (y[nz] / ref[nz]).median()
+    if abs(float(c) - 1.0) < 1e-6 or not bool(torch.allclose(y, c * ref, rtol=1e-9, atol=0.0)):
+        return None
+    return float(c)
+
+
 def _matches(y_expr):
     def prop(x, y, s):
         ref = _rows(y_expr(), x, s["D"], s["eps"], grid={"i": s["D"]}).reshape(x.shape)
-        return compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
+        o = compare(y, ref, tolerance(s["D"], float(ref.abs().max())), "y, derived, entry by entry")
+        c = None if o.ok or y.shape != ref.shape else constant_gain(y, ref)
+        if c is not None:
+            o.note = ((o.note + "; ") if o.note else "") + (
+                f"yours is {c:.6g}× the derived at every entry: a gain of {c:.6g} as the module is built (the kind "
+                f"takes its affine part at identity), or a constant-factor bug")
+        return o
     return _on_output(prop)
 
 

@@ -124,15 +124,22 @@ def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tenso
 
 
 def _rope_values(fn, s, gen, simple, variant):
+    """R_pos·x at positions 0…L−1, then at 3, 5, …, 2L+1 (issue 30: an apply that ignores the positions it
+    is given — torchtune's ``input_pos`` dropped — equals RoPE at 0…L−1 and held every property)."""
     L, d = s["L"], 2 * s["m"]
     x = draw(gen, s["B"], L, d, simple=simple)
-    pos = torch.arange(L, dtype=F64)
-    out, err = call_tensor(fn, x, pos)
-    if err:
-        return err
-    outs = [compare(out, derived_rope(x, pos, lay), tolerance(d, float(L) * float(x.abs().max())),
-                    f"R_pos·x with θ_b = 10000^(−2(b−1)/d), {lay} pairs, derived") for lay in ("interleaved", "half")]
-    return outs[0] if outs[0].ok else (outs[1] if outs[1].ok else outs[0])
+    for pos in (torch.arange(L, dtype=F64), torch.arange(L, dtype=F64) * 2 + 3):
+        out, err = call_tensor(fn, x, pos)
+        if err:
+            return err
+        at = "" if pos[0] == 0 else f" at positions {int(pos[0])}, {int(pos[1]) if L > 1 else ''}…"
+        outs = [compare(out, derived_rope(x, pos, lay), tolerance(d, float(pos.max() + 1) * float(x.abs().max())),
+                        f"R_pos·x with θ_b = 10000^(−2(b−1)/d), {lay} pairs, derived{at}")
+                for lay in ("interleaved", "half")]
+        o = outs[0] if outs[0].ok else (outs[1] if outs[1].ok else outs[0])
+        if not o.ok:
+            return o
+    return o
 
 
 def _rope_relative(fn, s, gen, simple, variant):

@@ -144,12 +144,14 @@ class _Recorder:
         return f"{name}({', '.join(parts)})"
 
 
-ROTARY_LINES = {  # said in the report when a rotary apply convention is detected from the signature
-    "cos-sin": "convention: apply(q, k, cos, sin) (transformers' apply_rotary_pos_emb), detected from the "
-               "signature; conform builds cos/sin (θ base 10000, float64) and checks the apply",
-    "freqs-cis": "convention: apply(x, freqs_cis) (meta-llama's apply_rotary_emb), detected from the signature; "
-                 "conform builds freqs_cis (interleaved, θ base 10000, complex128) and checks the apply on (B, L, H, d)",
-}
+def rotary_line(fn, args: tuple) -> str:
+    """The report's line for a rotary apply fed tables: its call, and whether it was detected or declared."""
+    from mathcheck.conform.conventions import rotary_roles
+
+    roles = rotary_roles(fn, args)
+    how = "declared by --args" if args else "detected from the parameter names, as --args"
+    return (f"convention: apply({', '.join(roles)}) ({how}: {', '.join(f'{n}={r}' for n, r in roles.items())}); "
+            f"conform builds the tables (θ base 10000, float64) and checks the apply")
 
 
 def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
@@ -183,7 +185,8 @@ def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
 
     said = err.note.removeprefix("the callable raised ") if err.note else "failed"
     return BadInput(f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
-                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}")
+                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}; or --args NAME=ROLE,… if its parameters take "
+                    f"these roles in another order or under other names")
 
 
 def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target"):
@@ -205,7 +208,8 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "th
             variant = replace(variant, eps=eps)
         lines += [x for x in (norms.eps_line(fn), line) if x]  # the eps tested at last (model reads it there)
         name = norms.eps_parameter(fn)
-        made = f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})"
+        made = ("make(64)" if norms.no_eps_parameter(fn) else
+                f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})")
         module, err = norms.build(fn, 64, norms.eps_of(variant), gen)
     elif kind == "mha":
         made = "make(12, 3)"
@@ -304,9 +308,9 @@ def one_thread():
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
-    from mathcheck.conform.conventions import (adapt, config_factory, config_parameter, is_hf_interface,
-                                               rotary_convention, takes_is_causal)
-    from mathcheck.conform.target import check_signature, load
+    from mathcheck.conform.conventions import (adapt, bind_args, config_factory, config_parameter,
+                                               is_hf_interface, rotary_convention, rotary_module, takes_is_causal)
+    from mathcheck.conform.target import check_args, check_signature, load
 
     if isinstance(fn, str):
         target, fn = fn, load(fn)
@@ -319,11 +323,24 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
                     f"the usual names (n_embd/hidden_size/dim, n_head/num_attention_heads, eps names), dropout 0")
     else:
         fn = bind_init(fn, variant.init, label)
-    check_signature(fn, kind, label)
+    check_args(fn, kind, variant.args, label)
+    check_signature(fn, kind, label, variant.args)
     variant, said = loss_settings(fn, kind, variant)  # before adapt: it reads the callable as written
     detected = "; ".join(x for x in (detected, said) if x)
-    if kind == "rotary" and rotary_convention(fn):
-        detected = ROTARY_LINES[rotary_convention(fn)]
+    if kind == "rotary" and not variant.args and rotary_module(fn):
+        size = rotary_module(fn)
+        detected = (f"convention: a rotary module class, detected: built {getattr(fn, '__name__', 'cls')}({size}=d) "
+                    f"with its own tables and defaults, forward on x as (B, L, H, d)")
+    elif kind == "rotary" and rotary_convention(fn, variant.args):
+        detected = rotary_line(fn, variant.args)
+        if not variant.args:  # detected: carried as --args in the header and every replay line
+            from mathcheck.conform.conventions import rotary_roles
+
+            variant = replace(variant, args=tuple(rotary_roles(fn).items()))
+    elif variant.args:
+        fn = bind_args(fn, KINDS[kind].params, variant.args)
+        detected = "; ".join(x for x in (detected, "arguments: " + ", ".join(f"{n}={r}" for n, r in variant.args)
+                                         + " (declared by --args)") if x)
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
@@ -341,10 +358,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
             raise BadInput(f"--sizes {k}=…: kind {kind}'s properties take {', '.join(sorted(known_sizes))}")
 
     variant, prec, setting = measure_setting(fn, kind, variant, seed, label)
-    if getattr(fn, "pairing", None):  # a cos/sin rotary apply: the table layout found on its first call
-        how = fn.pairing["layout"]
-        detected += (f"; it pairs {'half-split (cat(freqs, freqs), rotate_half)' if how == 'half' else 'interleaved (repeat_interleave(freqs, 2))'}"
-                     f" cos/sin tables (found: only those make it a rotation)")
+    if getattr(fn, "pairing", None):  # a rotary apply fed tables: the layout found on its first call
+        from mathcheck.conform.conventions import rotary_found
+
+        detected += f"; found on its first call: {rotary_found(fn.pairing)}"
     setting += [detected] if detected else []
     report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
                     precision=str(prec.dtype).replace("torch.", ""))

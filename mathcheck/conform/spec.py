@@ -98,7 +98,8 @@ FIXES = {
     "layernorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "rmsnorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "positional": "a wrapper fn(positions, d) returning the (L, d) table",
-    "rotary": "a wrapper fn(x, positions) applying it to x (..., L, d), e.g. around apply_rotary_pos_emb(q, k, cos, sin)",
+    "rotary": "--args NAME=ROLE,… saying which parameter is x, k, cos, sin, freqs_cis, freqs or positions "
+              "(an apply fed tables), or a wrapper fn(x, positions) applying it to x (..., L, d)",
 }
 
 
@@ -128,6 +129,7 @@ class Variant:
     index_targets_only: str = ""  # detected: cross-entropy raised on probability targets (the exception)
     quick: bool = False  # --quick: input-dtypes to L = QUICK_L, past-1024-keys not run (dtypes.QUICK_L)
     init: tuple = ()  # --init KEY=VALUE: (key, value) pairs bound by keyword to the target (parse_init)
+    args: tuple = ()  # --args name=role,…: (parameter, role) pairs, what cannot be detected (parse_args)
 
     @property
     def masked(self) -> bool:
@@ -154,6 +156,8 @@ class Variant:
         if self.quick:
             out.append("--quick")
         out += [f"--init {key}={init_word(value)}" for key, value in self.init]
+        if self.args:
+            out.append("--args " + ",".join(f"{name}={role}" for name, role in self.args))
         for flag, value in (("--layout", self.layout), ("--mask", self.mask), ("--gqa-grouping", self.gqa_grouping)):
             if value is not None:
                 out.append(f"{flag} {value}")
@@ -231,6 +235,27 @@ def parse_init(text: str) -> tuple:
     if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", raw) and math.isfinite(float(raw)):
         return key, float(raw)
     return key, raw
+
+
+def parse_args(text: str) -> tuple:
+    """``"tensor=x,sin=sin,cos=cos"`` -> ``(("tensor", "x"), ("sin", "sin"), ("cos", "cos"))``: the
+    role each named parameter of the target plays (``--args``), for a call convention conform cannot
+    detect. Read by a whitelist: identifiers only; the roles are checked against the kind and the
+    target's signature later (``conventions.check_args``).
+
+    >>> parse_args("tensor=x, sin=sin,cos=cos")
+    (('tensor', 'x'), ('sin', 'sin'), ('cos', 'cos'))
+    """
+    out = []
+    for item in text.split(","):
+        name, eq, role = (part.strip() for part in item.partition("="))
+        if not eq or not name.isidentifier() or not role.isidentifier():
+            raise BadInput(f"--args {text!r}: write NAME=ROLE pairs separated by commas, NAME a parameter of "
+                           f"the target, e.g. --args tensor=x,sin=sin,cos=cos")
+        if name in dict(out):
+            raise BadInput(f"--args {text!r}: parameter {name!r} given twice; give each parameter one role")
+        out.append((name, role))
+    return tuple(out)
 
 
 def init_word(value) -> str:

@@ -56,15 +56,18 @@ def load(target: str):
     return fn
 
 
-def check_signature(fn, kind: str, label: str) -> None:
-    """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword)."""
-    from mathcheck.conform.conventions import is_hf_interface, rotary_convention
+def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
+    """The callable must accept the kind's parameters by position (and ``is_causal`` by keyword),
+    unless ``--args`` names the role of each (``conventions.check_args`` checked them)."""
+    from mathcheck.conform.conventions import is_hf_interface, rotary_module, rotary_roles
 
     wanted = KINDS[kind].params
+    if args:
+        return  # --args: conform calls it by name (conventions.bind_args / adapt_rotary)
     if kind in ("attention", "gqa") and is_hf_interface(fn):
         return  # HF's attention interface: conform calls it through conventions.adapt
-    if kind == "rotary" and rotary_convention(fn):
-        return  # apply_rotary_pos_emb(q, k, cos, sin) / apply_rotary_emb(x, freqs_cis): conventions.adapt
+    if kind == "rotary" and (rotary_roles(fn) or rotary_module(fn)):
+        return  # an apply fed tables, apply_rotary_pos_emb(q, k, cos, sin) and the like: conventions.adapt
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -78,11 +81,13 @@ def check_signature(fn, kind: str, label: str) -> None:
     else:
         kwargs = {}
     if kind in ("layernorm", "rmsnorm"):
-        from mathcheck.conform.norms import eps_parameter
+        from mathcheck.conform.norms import eps_parameter, no_eps_parameter
 
         name = eps_parameter(fn)  # eps by name wherever the constructor takes it (norms.build)
         if name:
             args, kwargs = args[:1], {name: 1}
+        elif no_eps_parameter(fn):
+            args = args[:1]  # no eps at all: make(D) (norms.build)
     try:
         sig.bind(*args, **kwargs)
     except TypeError as exc:
@@ -91,7 +96,8 @@ def check_signature(fn, kind: str, label: str) -> None:
         call = ", ".join(wanted)
         named = getattr(getattr(fn, "func", fn), "__name__", fn)  # a partial (--init): the callable it binds
         raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
-                       f"{sig} does not ({exc})") from None
+                       f"{sig} does not ({exc}); if its parameters play these roles under other names or "
+                       f"order, say which with --args NAME=ROLE,… (roles: {', '.join(arg_roles(kind))})") from None
 
 
 def takes_positionally(sig, kind: str) -> bool:
@@ -102,3 +108,47 @@ def takes_positionally(sig, kind: str) -> bool:
     except TypeError:
         return False
     return True
+
+
+def arg_roles(kind: str) -> tuple:
+    """The roles ``--args`` may give a parameter of a ``kind`` target: the kind's own parameters,
+    and for rotary the roles of an apply fed tables (:data:`ROTARY_ROLES`)."""
+    from mathcheck.conform.conventions import ROTARY_ROLES
+
+    own = tuple(KINDS[kind].params)
+    return own + tuple(r for r in ROTARY_ROLES if r not in own) if kind == "rotary" else own
+
+
+def check_args(fn, kind: str, args: tuple, label: str) -> None:
+    """``--args`` against the target's signature and the kind, before any call: every name a
+    parameter of the target, every role one the kind has, no role twice, every required
+    parameter given a role. Raises :class:`~mathcheck.conform.spec.BadInput` (one line)."""
+    if not args:
+        return
+    roles = arg_roles(kind)
+    shown = ",".join(f"{n}={r}" for n, r in args)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = None
+    for name, role in args:
+        if role not in roles:
+            raise BadInput(f"--args {shown}: {role!r} is not a role of kind {kind}; roles: {', '.join(roles)}")
+        if params is not None and name not in params:
+            raise BadInput(f"--args {shown}: {label} has no parameter {name!r} (its parameters: "
+                           f"{', '.join(params) or 'none'})")
+    given = [r for _, r in args]
+    twice = sorted({r for r in given if given.count(r) > 1})
+    if twice:
+        raise BadInput(f"--args {shown}: role {twice[0]!r} given twice; give each role to one parameter")
+    if params is not None:
+        missing = [n for n, p in params.items() if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
+                   p.VAR_KEYWORD) and n not in dict(args)]
+        if missing:
+            raise BadInput(f"--args {shown}: {label}'s required parameter {missing[0]!r} has no role; add "
+                           f"{missing[0]}=ROLE (roles: {', '.join(roles)})")
+    if kind != "rotary":
+        needs = [r for r in roles if r not in given and r not in ("attn_mask", "is_causal")]
+        if needs:
+            raise BadInput(f"--args {shown}: kind {kind} passes {', '.join(roles)}; give {needs[0]!r} to one "
+                           f"of {label}'s parameters")

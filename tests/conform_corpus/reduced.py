@@ -99,5 +99,6 @@ CASES = [
     ("fp16_scale_d_plus_1", "attention", ["--causal"], "output"),
     ("fp16_path_bug", "attention", ["--causal"], "input-dtypes"),
     ("bf16_past_128_keys", "attention", ["--causal"], "past-1024-keys"),
+    ("bf16_accumulate_low", "attention", ["--causal"], "input-dtypes"),
     ("reused_buffer", "attention", ["--causal"], None),
 ]
