@@ -502,3 +502,53 @@ def test_a_parameter_free_qk_norm_is_said_not_checked_and_eval_dropout_is_no_obs
                in n for n in normed.notes), normed.notes
     dropped = _check(lambda: LlmcGPT(attention=DropoutAttention).eval())
     assert _named(_module(dropped, "transformer.h.0.attn"), "scale").status == "holds"
+
+
+# --- permutation: a convolution over the sequence in a bidirectional model -------------------------
+
+class BiAttention(LlmcAttention):  # bidirectional: every key
+    def __init__(self, c):
+        super().__init__(c)
+        self.bias.fill_(1)
+        self.conv = None
+
+    def forward(self, x):
+        if self.conv is not None:  # ConvBERT-style: a depthwise convolution over the sequence first
+            x = self.conv(x.transpose(1, 2)).transpose(1, 2)
+        return super().forward(x)
+
+
+class BiGPT(LlmcGPT):
+    """forward(input_ids, position_ids=None): an encoder that takes its positions."""
+
+    def forward(self, input_ids, position_ids=None):
+        t = self.transformer
+        pos = torch.arange(input_ids.size(1))[None] if position_ids is None else position_ids
+        x = t.wte(input_ids) + t.wpe(pos)
+        for block in t.h:
+            x = x + block["attn"](block["ln_1"](x))
+            x = x + block["mlp"](block["ln_2"](x))
+        return self.lm_head(t.ln_f(x))
+
+
+def _bi(conv: bool, scale_bug: bool = False):
+    def make():
+        model = BiGPT(attention=BiAttention)
+        for block in model.transformer.h:
+            if conv:
+                block["attn"].conv = nn.Conv1d(32, 32, 3, padding=1, groups=32)
+            if scale_bug:  # planted: a score that depends on the key's index, not its content
+                block["attn"].scores = lambda q, k: q @ k.transpose(-2, -1) + torch.arange(k.size(-2))
+        return model
+    return make
+
+
+def test_a_convolution_over_the_sequence_makes_permutation_not_expected_and_an_attention_bug_still_fails():
+    plain = check_model("m", loaded=from_module(_bi(False), "m", causal=False))
+    assert {p.name: p.status for p in plain.properties}["permutation-equivariance"] == "holds"
+    conv = check_model("m", loaded=from_module(_bi(True), "m", causal=False))
+    perm = next(p for p in conv.properties if p.name == "permutation-equivariance")
+    assert perm.status == "not expected to hold"
+    assert perm.note.startswith("transformer.h.0.attn.conv (Conv1d) mixes tokens by their order outside attention")
+    bug = check_model("m", loaded=from_module(_bi(False, scale_bug=True), "m", causal=False))
+    assert {p.name: p.status for p in bug.properties}["permutation-equivariance"] == "fails"

@@ -315,11 +315,48 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
     err = _max_diff(got, ref[:, perm])
     if err > tol:
+        mixer = _order_mixer(loaded, ids, pos, perm, tol)
+        if mixer:  # the architecture reads token order outside attention: not a bug, said
+            return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold", err, tol,
+                          note=f"{mixer} mixes tokens by their order outside attention (a convolution over the "
+                               f"sequence): permuting the tokens moves the logits by {err:.3g}")
         return _fail("permutation-equivariance", claim, doc, err, tol,
                      {"permutation": perm.tolist(), "compared": f"f(P·ids, P·positions) against P·f(ids); {how}",
                       "replay": replay})
     return Result("permutation-equivariance", claim, doc, "holds", "holds", err, tol,
                   note=f"permutation {perm.tolist()}; {how}")
+
+
+def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
+    """The first module (children before parents) whose output, un-permuted, differs from the
+    unpermuted run's while its input does not, when it runs no attention call itself nor holds one
+    that does — a convolution over the sequence (ConvBERT, Nyströmformer); else None (the failure
+    stands: a difference made by an attention's own softmax first shows at its output projection,
+    whose input already differs)."""
+    ta, tb = Trace(loaded.model), Trace(loaded.model)
+    forward(loaded, ids, ta, position_ids=pos)
+    forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm])
+    L, inverse = ids.shape[1], torch.argsort(perm)
+    def moved(t, u):  # None: not lined up along the sequence
+        axis = _seq_axis(t, L) if t is not None and u is not None and t.shape == u.shape else None
+        return None if axis is None else bool(((u.index_select(axis, inverse).to(F64) - t.to(F64)).abs() > tol).any())
+
+    later = {}
+    for p, out, inp in tb.outputs:
+        later.setdefault(p, []).append((out, inp))
+    seen, path = {}, None
+    for p, out, inp in ta.outputs:  # the module that makes the difference: its input un-permuted is the same
+        n = seen[p] = seen.get(p, -1) + 1
+        if n < len(later.get(p, [])) and moved(out, later[p][n][0]) and moved(inp, later[p][n][1]) is False:
+            path = p
+            break
+    if not path:
+        return None
+    calls = [c for c in ta.calls if c.kind == "sdpa" or is_attention_softmax(c.inputs, *c.inputs["input"].shape[-2:])]
+    if any(c.path == path or c.path.startswith(path + ".") for c in calls):
+        return None
+    module = dict(loaded.model.named_modules()).get(path)
+    return f"{path} ({type(module).__name__})" if module is not None else None
 
 
 # --- padding ----------------------------------------------------------------------------------------
@@ -422,16 +459,16 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
     ta, tb = Trace(loaded.model), Trace(loaded.model)
     forward(loaded, ids, ta, attention_mask=mask)
     forward(loaded, other, tb, attention_mask=mask)
-    # the first module to finish (children before parents) whose output moved at a kept position:
-    # a module's input may not line up with the sequence (a convolution's padded input), so unlike
-    # first_divergence the input is not asked
+    # the first module to finish (children before parents) whose output moved at a kept position and
+    # whose input did not — or cannot be lined up with the sequence (a convolution's padded input)
     later = {}
-    for p, out, _ in tb.outputs:
-        later.setdefault(p, []).append(out)
+    for p, out, inp in tb.outputs:
+        later.setdefault(p, []).append((out, inp))
     seen, path = {}, None
-    for p, out, _ in ta.outputs:
+    for p, out, inp in ta.outputs:  # its input not moved there (or not lined up: a padded convolution's)
         n = seen[p] = seen.get(p, -1) + 1
-        if n < len(later.get(p, [])) and _differs(out, later[p][n], ids.shape[1], positions, tol, 0):
+        if n < len(later.get(p, [])) and _differs(out, later[p][n][0], ids.shape[1], positions, tol, 0) \
+                and _differs(inp, later[p][n][1], ids.shape[1], positions, tol, 0) is not True:
             path = p
             break
     if not path:
