@@ -41,6 +41,8 @@ NICE = 15
 
 WORKER = r"""
 import json, resource, sys, time, traceback
+from mathcheck.procs import die_with_parent
+die_with_parent(int(sys.argv[2]))  # a killed sweep leaves no worker behind
 t0 = time.perf_counter()
 row = {"type": sys.argv[1]}
 try:
@@ -98,7 +100,8 @@ def run_type(model_type: str, mem_gb: float, time_s: float) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     start = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-c", WORKER, model_type], cwd=ROOT, env=env, capture_output=True,
+        proc = subprocess.run([sys.executable, "-c", WORKER, model_type, str(os.getpid())], cwd=ROOT, env=env,
+                              capture_output=True,
                               text=True, timeout=WALL_FACTOR * time_s, preexec_fn=_limits(mem_gb, time_s))
     except subprocess.TimeoutExpired:
         return {"type": model_type, "outcome": "timeout", "line": f"past {WALL_FACTOR * time_s:.0f} s wall",

@@ -231,7 +231,8 @@ def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
 @pytest.mark.parametrize("cmd", [
     [sys.executable, "-m", "mathcheck", "prove", "--all", "-j", "2", "--no-cache"],
     [sys.executable, "bench/fuzz.py", "--cases", "40", "-j", "2"],
-], ids=["prove-j2", "fuzz-j2"])
+    [sys.executable, "bench/model_sweep.py", "--out", os.devnull, "--only", "gpt2,llama", "-j", "2"],
+], ids=["prove-j2", "fuzz-j2", "model-sweep-j2"])
 def test_workers_die_when_the_parent_is_killed(cmd, tmp_path):
     left = _workers_die_with(cmd, 2, tmp_path)
     for pid in left:  # do not leave them behind for the next test either
