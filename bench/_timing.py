@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from mathcheck.procs import child_dies_with_parent  # a killed bench leaves no mathcheck run behind
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -31,7 +33,7 @@ def run(args: list[str]) -> tuple[float, float, int]:
     """``mathcheck ARGS`` in a fresh process, from the repository root: wall seconds, CPU seconds, exit code."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cpu, start = _cpu(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mathcheck", *args], cwd=ROOT, env=env,
+    proc = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     return time.perf_counter() - start, _cpu() - cpu, proc.returncode
 

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mathcheck.procs import child_dies_with_parent  # a killed bench leaves no mathcheck run behind
+
 ROOT = Path(__file__).resolve().parents[1]
 APPENDED = "\n\n```mathcheck\n## bench: an edit\nassume: x=real\n  (x + 1)^2\n= x^2 + 2*x + 1\n```\n"
 
@@ -35,7 +37,7 @@ def derive(book: Path, *args: str, cache: Path) -> tuple[float, int, str]:
     """``mathcheck derive BOOK --json ARGS`` from the book's parent folder: wall seconds, exit code, stdout."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), MATHCHECK_CACHE_DIR=str(cache))
     start = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "mathcheck", "derive", book.name, "--json", *args],
+    p = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", "derive", book.name, "--json", *args],
                        cwd=book.parent, env=env, capture_output=True, text=True)
     took = time.perf_counter() - start
     if p.returncode not in (0, 1, 2, 3) or not p.stdout.strip():

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mathcheck.procs import child_dies_with_parent  # a killed bench leaves no mathcheck run behind
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "bench" / "identities.tsv"
 SCALAR = ("x*(x+1)", "x**2+x")
@@ -41,7 +43,7 @@ def _env() -> dict:
 
 def _timed(cmd: list[str]) -> float:
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, env=_env(), cwd=ROOT)
+    subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=_env(), cwd=ROOT)
     return time.perf_counter() - t
 
 
@@ -57,7 +59,7 @@ def scalar_ratio(runs: int = 7) -> dict:
         base.append(_timed(base_cmd))
         check.append(_timed(check_cmd))
     b, c = statistics.median(base), statistics.median(check)
-    imports = subprocess.run([py, "-X", "importtime", "-m", "mathcheck", "check", *SCALAR],
+    imports = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "check", *SCALAR],
                              capture_output=True, text=True, env=_env(), cwd=ROOT).stderr
     torch = any(line.rstrip().endswith("| torch") for line in imports.splitlines())
     return {"name": "check scalar identity / import sympy", "value": round(c / b, 2), "unit": "ratio",
@@ -75,7 +77,7 @@ def batch(limit: int | None = None, jobs: int = 2) -> dict:
         path.write_text("\n".join(body) + "\n")
     cmd = [sys.executable, "-m", "mathcheck", "check", "--file", str(path), "-j", str(jobs), "--json"]
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT)
+    out = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=_env(), cwd=ROOT)
     seconds = time.perf_counter() - t
     if limit is not None:
         path.unlink()

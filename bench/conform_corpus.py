@@ -32,6 +32,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from mathcheck.procs import child_dies_with_parent  # a killed bench leaves no mathcheck run behind
+
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = Path(__file__).with_suffix(".jsonl")
 OUT = Path("/tmp/conform4-corpus")
@@ -124,7 +126,7 @@ def build(mirror: Path, out: Path) -> None:
             text = (top / src).read_text()
         else:
             git = mirror / repo.replace("/", "+") / "repo"
-            text = subprocess.run(["git", "-C", str(git), "show", f"{commit}:{src}"], check=True,
+            text = subprocess.run(preexec_fn=child_dies_with_parent, args=["git", "-C", str(git), "show", f"{commit}:{src}"], check=True,
                                   capture_output=True, text=True).stdout
         path.parent.mkdir(parents=True, exist_ok=True)
         order = [n for n in _order(text) if n in names]
@@ -169,7 +171,7 @@ def run_one(entry: dict, out: Path, full: bool) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     t = time.monotonic()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+        p = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=env, timeout=600)
         rc, stdout, stderr = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         rc, stdout, stderr = -1, "", "timed out after 600 s"

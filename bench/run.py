@@ -28,6 +28,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from mathcheck.procs import child_dies_with_parent  # a killed bench leaves no mathcheck run behind
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -36,7 +38,7 @@ def median_time(cmd: list[str], runs: int, env=None) -> float:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True, env=env)
+        subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=env)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -48,7 +50,7 @@ def paired(cmd: list[str], base: list[str], runs: int, env=None) -> tuple[float,
     for _ in range(runs):
         for cmd_, out in ((base, b), (cmd, a)):
             t = time.perf_counter()
-            subprocess.run(cmd_, check=True, capture_output=True, env=env, cwd=ROOT)
+            subprocess.run(preexec_fn=child_dies_with_parent, args=cmd_, check=True, capture_output=True, env=env, cwd=ROOT)
             out.append(time.perf_counter() - t)
         ratios.append(a[-1] / b[-1])
     return statistics.median(a), statistics.median(b), statistics.median(ratios)
@@ -71,15 +73,15 @@ def startup(quick: bool) -> tuple[list[str], dict]:
     env = user_env()
     click_cmd = [py, "-c", "import click"]
     for cmd in ([py, "-m", "mathcheck", "--help"], [py, "-m", "mathcheck", "list"]):  # .pyc files, list's index
-        subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+        subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=env, cwd=ROOT)
     helps, base_h, help_ratio = paired([py, "-m", "mathcheck", "--help"], click_cmd, runs, env)
     lists, base_l, list_ratio = paired([py, "-m", "mathcheck", "list"], click_cmd, runs, env)
     base = statistics.median([base_h, base_l])
-    imported = subprocess.run([py, "-X", "importtime", "-m", "mathcheck", "list"], capture_output=True,
+    imported = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "list"], capture_output=True,
                               text=True).stderr
     heavy = sorted({m for m in ("sympy", "torch", "numpy", "matplotlib")
                     if f" {m}\n" in imported or f"| {m}\n" in imported})
-    prove_imports = subprocess.run([py, "-X", "importtime", "-m", "mathcheck", "prove", "cross-entropy-decomposition",
+    prove_imports = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "prove", "cross-entropy-decomposition",
                                     "--no-cache"], capture_output=True, text=True).stderr
     used = sorted({m for m in ("sympy", "torch", "matplotlib", "rich") if f"| {m}\n" in prove_imports})
     lines = [
@@ -262,7 +264,7 @@ def monte_carlo(quick: bool) -> tuple[list[str], dict]:
         for dtype in ("float64", "float32"):
             res = {}
             for mode in ("check", "pair"):
-                out = subprocess.run([sys.executable, "-c", MC_CHILD, str(d), str(n), dtype, mode],
+                out = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-c", MC_CHILD, str(d), str(n), dtype, mode],
                                      capture_output=True, text=True, check=True, cwd=ROOT)
                 res[mode] = json.loads(out.stdout)
             ratio = res["pair"]["ratio"]
@@ -282,13 +284,13 @@ def catalog(quick: bool) -> tuple[list[str], dict]:
         env["MATHCHECK_CACHE_DIR"] = cache_dir
         cmd = [sys.executable, "-m", "mathcheck", "prove", "--all"]
         t = time.perf_counter()
-        cold = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        cold = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=env)
         cold_s = time.perf_counter() - t
         warm_s = median_time(cmd, 3, env=env)
         t = time.perf_counter()
-        par = subprocess.run(cmd + ["-j", "2", "--no-cache"], capture_output=True, text=True, env=env)
+        par = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd + ["-j", "2", "--no-cache"], capture_output=True, text=True, env=env)
         par_s = time.perf_counter() - t
-    claims = subprocess.run([sys.executable, "-m", "mathcheck", "list", "--json"], capture_output=True,
+    claims = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", "list", "--json"], capture_output=True,
                             text=True).stdout
     count = len(json.loads(claims)["claims"])
     lines = [f"`mathcheck prove --all` over {count} claims (exit codes: cold {cold.returncode}, "
@@ -395,7 +397,7 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
 def _timed(cmd: list[str], env) -> tuple[float, float]:
     """Wall and CPU seconds (the process and its children, e.g. pdflatex) of one run that must succeed."""
     r0, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    out = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     wall, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()[-500:]}")
@@ -431,7 +433,7 @@ def writeups(quick: bool) -> tuple[list[str], dict]:
                            lambda n: w + ["-o", str(tmp / "pdf0" / "catalog.tex"), "--pdf"], "≤ 20")
         _timed(w + ["-o", str(tmp / "claims.md")], env)  # the PNG plots (the cold run drew PDFs)
         md = measure("warm, `-o claims.md` into a new directory", lambda n: w + ["-o", str(tmp / f"md{n}" / "claims.md")])
-        subprocess.run(w + ["--docs", str(tmp / "docs")], capture_output=True, env=env, cwd=ROOT)
+        subprocess.run(preexec_fn=child_dies_with_parent, args=w + ["--docs", str(tmp / "docs")], capture_output=True, env=env, cwd=ROOT)
         before = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
         docs = measure("warm, `--docs DIR` again, nothing changed", lambda n: w + ["--docs", str(tmp / "docs")])
         after = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
@@ -453,7 +455,7 @@ def writeups(quick: bool) -> tuple[list[str], dict]:
 def _finder_us(py: str, env) -> int | None:
     """Microseconds the editable install's finder (``__editable___mathcheck_*_finder``, run by its
     .pth file in ``site`` for every Python process of the venv) takes to import, by ``-X importtime``."""
-    err = subprocess.run([py, "-X", "importtime", "-c", "import click"], capture_output=True, text=True, env=env).stderr
+    err = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-c", "import click"], capture_output=True, text=True, env=env).stderr
     found = [int(line.split("|")[1]) for line in err.splitlines() if "__editable___mathcheck" in line]
     return max(found) if found else None
 
@@ -475,14 +477,14 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         # mathcheck's bytecode, as any first run writes it and pip writes it for a regular install: a
         # machine with PYTHONDONTWRITEBYTECODE=1 (this one) would otherwise compile cli.py from source
         # at every start (about 10 ms, click's own .pyc being there since its install)
-        subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "mathcheck")], check=True, capture_output=True)
+        subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-m", "compileall", "-q", str(ROOT / "mathcheck")], check=True, capture_output=True)
         for cmd in ([script, "--help"], [script, "list"]):  # list's index
-            subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+            subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=env, cwd=ROOT)
         helps, base_h, help_ratio = paired([script, "--help"], click_cmd, runs, env)
         lists, base_l, list_ratio = paired([script, "list"], click_cmd, runs, env)
         prove_cold, _ = _timed([script, "prove", "--all"], env)  # cold, or (reused) the run that writes views
         warm, list_w, warm_ratio = paired([script, "prove", "--all"], [script, "list"], runs, env)
-        heavy = subprocess.run([py, "-c", "import sys, runpy; sys.argv = ['mathcheck', 'prove', '--all']\n"
+        heavy = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-c", "import sys, runpy; sys.argv = ['mathcheck', 'prove', '--all']\n"
                                 "try: runpy.run_module('mathcheck', run_name='__main__')\nexcept SystemExit: pass\n"
                                 "print(*sorted({'sympy', 'torch'} & set(sys.modules)))"],
                                capture_output=True, text=True, env=env, cwd=ROOT).stdout.splitlines()[-1:]

@@ -144,6 +144,14 @@ def _prctl_pdeathsig() -> bool:
         return False
 
 
+def child_dies_with_parent() -> None:
+    """A ``preexec_fn`` for ``subprocess``: the child (a ``mathcheck`` run a bench starts, which
+    imports nothing of ours before its own work) is SIGKILLed when the thread that started it ends —
+    with the whole parent when that is killed (``kill -9`` included), since a thread waiting on the
+    child outlives it otherwise. Linux only; elsewhere a no-op."""
+    _prctl_pdeathsig()
+
+
 def _watchdog(parent: int):
     def watch():
         while True:

@@ -275,3 +275,14 @@ def test_the_fuzzers_exit_surface_finds_no_success(tmp_path):
     cases = [c for c in (exit_case(3, k, tmp_path, vias=("api", "testing")) for k in range(40))
              if c["verdict"] != "skipped"]
     assert cases and all(c["verdict"] == "error as it should" for c in cases), cases
+
+
+def test_a_mathcheck_run_a_bench_started_dies_with_the_bench(tmp_path):
+    """bench/_timing.run (and every bench's subprocess.run of mathcheck) starts its child with
+    procs.child_dies_with_parent: kill -9 the bench, and the `mathcheck prove --all --json` it
+    started dies too (--json: it prints nothing until the end, so no broken pipe ends it sooner)."""
+    code = "import sys; sys.path.insert(0, 'bench'); import _timing; _timing.run(['prove', '--all', '--no-cache', '--json'])"
+    left = _workers_die_with([sys.executable, "-c", code], 1, tmp_path)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"orphans after kill -9 of the bench: {left}"
