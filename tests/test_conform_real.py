@@ -3,6 +3,7 @@ eps and in eval mode, and a corpus of third-party implementations (tests/conform
 while every bug planted in it fails, naming its property, on a baseline that holds."""
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pytest
@@ -490,3 +491,33 @@ def test_a_gain_other_than_one_as_built_fails_and_says_it_is_a_constant_factor()
     res = r.results[0]
     assert res.status == "fails"  # never allowed: a sum for a mean at eps 0 is a constant factor too
     assert "yours is 2× the derived at every entry" in res.note
+
+
+# --- an attention that takes no mask at all: attn(q, k, v), as tutorials write it -----------------
+
+def _qkv_attention(q, k, v):
+    """Our rewrite of the unmasked attention of tutorials (e.g. d2l-en's DotProductAttention without
+    valid_lens, the annotated transformer's `attention` called with mask=None): softmax(qkᵀ/√d)v."""
+    return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), -1) @ v
+
+
+def _qkv_causal(q, k, v):  # masks the future by position, no mask parameter
+    L = q.size(-2)
+    z = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(
+        torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(z, -1) @ v
+
+
+def _qkv_no_scale(q, k, v):  # planted: the 1/√d forgotten
+    return torch.softmax(q @ k.transpose(-2, -1), -1) @ v
+
+
+def test_an_attention_taking_q_k_v_only_runs_as_written_and_the_mask_properties_are_said():
+    report = conform(_qkv_attention, "attention", only=("output", "masked-keys-zero-weight", "scale"))
+    got = {r.name: r.status for r in report.results}
+    assert got == {"output": "holds", "masked-keys-zero-weight": "not expected to hold", "scale": "holds"}
+    assert any("arguments: query, key, value only, no mask" in line for line in report.setting)
+    causal = conform(_qkv_causal, "attention", Variant(causal=True), only=("causal-future-zero-weight", "output"))
+    assert {r.name: r.status for r in causal.results} == {"causal-future-zero-weight": "holds", "output": "holds"}
+    bad = conform(_qkv_no_scale, "attention", only=("scale",))
+    assert [r.status for r in bad.results] == ["fails"]

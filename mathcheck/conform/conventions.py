@@ -127,7 +127,11 @@ def adapt(fn, kind: str, variant):
         else:
             mask = attn_mask if attn_mask is None or mask_how == "keep" else \
                 encode_mask(_keep(attn_mask), mask_how, query.dtype)
-            if plain:
+            if plain and variant.takes_no_mask:  # fn(q, k, v): the properties that pass a mask are skipped
+                if mask is not None:
+                    raise TypeError(f"{getattr(fn, '__name__', 'the callable')} takes no mask")
+                out = fn(query, key, value)
+            elif plain:
                 out = fn(query, key, value, mask) if kind == "attention" else fn(query, key, value)
             else:
                 kwargs = {"is_causal": is_causal}

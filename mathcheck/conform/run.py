@@ -144,6 +144,17 @@ class _Recorder:
         return f"{name}({', '.join(parts)})"
 
 
+def _no_mask(fn) -> bool:
+    import inspect
+
+    from mathcheck.conform.target import takes_no_mask
+
+    try:
+        return takes_no_mask(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return False
+
+
 def rotary_line(fn, args: tuple) -> str:
     """The report's line for a rotary apply fed tables: its call, and whether it was detected or declared."""
     from mathcheck.conform.conventions import rotary_roles
@@ -343,6 +354,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
                                          + " (declared by --args)") if x)
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
+    if kind == "attention" and not variant.args and not is_hf_interface(fn) and _no_mask(fn):
+        variant = replace(variant, takes_no_mask=True)
+        detected = "; ".join(x for x in (detected, "arguments: query, key, value only, no mask: the properties that "
+                                         "pass one (masked-keys-zero-weight, fully-masked-row) not checked") if x)
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
     props = properties(kind, variant)
     if only:

@@ -123,6 +123,7 @@ class Variant:
     mask: str | None = None    # conventions.MASKS: how attn_mask encodes a masked key (default keep)
     gqa_grouping: str | None = None  # interleaved (default, repeat_interleave) or tiled (repeat)
     always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
+    takes_no_mask: bool = False  # detected: an attention fn(q, k, v) with no mask parameter at all
     label_smoothing: float | None = None  # cross-entropy: PyTorch's ε (target (1 − ε)p + ε/C)
     temperature: float | None = None  # kl: distillation fn(student_logits, teacher_logits) = T²·KL at T
     timeout: float | None = None  # seconds a call into the target may take (None: contain.DEFAULT_TIMEOUT)

@@ -106,8 +106,29 @@ def takes_positionally(sig, kind: str) -> bool:
     try:
         sig.bind(0, 1, 2, None) if kind == "attention" else sig.bind(0, 1, 2)
     except TypeError:
-        return False
+        return kind == "attention" and takes_no_mask(sig)
     return True
+
+
+def takes_no_mask(sig) -> bool:
+    """An attention ``fn(q, k, v)`` that takes no mask at all (a tutorial's unmasked attention): it
+    binds three positional arguments and not a fourth. The properties that pass a mask are then not
+    checked (said); with ``--causal`` it masks by position itself (``Variant.always_causal``).
+
+        >>> takes_no_mask(inspect.signature(lambda q, k, v: q))
+        True
+        >>> takes_no_mask(inspect.signature(lambda q, k, v, mask=None: q))
+        False
+    """
+    try:
+        sig.bind(0, 1, 2)
+    except TypeError:
+        return False
+    try:
+        sig.bind(0, 1, 2, None)
+    except TypeError:
+        return True
+    return False
 
 
 def arg_roles(kind: str) -> tuple:
