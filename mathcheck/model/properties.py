@@ -337,23 +337,37 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
     forward(loaded, ids, ta, position_ids=pos)
     forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm])
     L, inverse = ids.shape[1], torch.argsort(perm)
+
     def moved(t, u):  # None: not lined up along the sequence
         axis = _seq_axis(t, L) if t is not None and u is not None and t.shape == u.shape else None
         return None if axis is None else bool(((u.index_select(axis, inverse).to(F64) - t.to(F64)).abs() > tol).any())
 
+    path = _first_made(ta, tb, lambda t, u: bool(moved(t, u)), lambda t, u: moved(t, u) is False)
+    return _outside_attention(loaded, _attention_calls(ta), path)
+
+
+def _first_made(ta: Trace, tb: Trace, moved, still) -> str | None:
+    """The first module (children before parents) of run ``ta`` whose output ``moved`` from its twin
+    in run ``tb`` while its input stayed ``still``: where the two runs' difference is made."""
     later = {}
     for p, out, inp in tb.outputs:
         later.setdefault(p, []).append((out, inp))
-    seen, path = {}, None
-    for p, out, inp in ta.outputs:  # the module that makes the difference: its input un-permuted is the same
+    seen = {}
+    for p, out, inp in ta.outputs:
         n = seen[p] = seen.get(p, -1) + 1
-        if n < len(later.get(p, [])) and moved(out, later[p][n][0]) and moved(inp, later[p][n][1]) is False:
-            path = p
-            break
-    if not path:
-        return None
-    calls = [c for c in ta.calls if c.kind == "sdpa" or is_attention_softmax(c.inputs, *c.inputs["input"].shape[-2:])]
-    if any(c.path == path or c.path.startswith(path + ".") for c in calls):
+        if n < len(later.get(p, [])) and moved(out, later[p][n][0]) and still(inp, later[p][n][1]):
+            return p
+    return None
+
+
+def _attention_calls(trace: Trace) -> list:
+    return [c for c in trace.calls if c.kind == "sdpa" or is_attention_softmax(c.inputs, *c.inputs["input"].shape[-2:])]
+
+
+def _outside_attention(loaded, calls, path) -> str | None:
+    """``"path (Type)"`` when the module at ``path`` runs none of the attention ``calls`` nor holds a
+    module that does; else None."""
+    if not path or any(c.path == path or c.path.startswith(path + ".") for c in calls):
         return None
     module = dict(loaded.model.named_modules()).get(path)
     return f"{path} ({type(module).__name__})" if module is not None else None
@@ -461,26 +475,13 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
     forward(loaded, other, tb, attention_mask=mask)
     # the first module to finish (children before parents) whose output moved at a kept position and
     # whose input did not — or cannot be lined up with the sequence (a convolution's padded input)
-    later = {}
-    for p, out, inp in tb.outputs:
-        later.setdefault(p, []).append((out, inp))
-    seen, path = {}, None
-    for p, out, inp in ta.outputs:  # its input not moved there (or not lined up: a padded convolution's)
-        n = seen[p] = seen.get(p, -1) + 1
-        if n < len(later.get(p, [])) and _differs(out, later[p][n][0], ids.shape[1], positions, tol, 0) \
-                and _differs(inp, later[p][n][1], ids.shape[1], positions, tol, 0) is not True:
-            path = p
-            break
-    if not path:
-        return None
-    calls = [c for c in ta.calls if c.kind == "sdpa" or is_attention_softmax(c.inputs, *c.inputs["input"].shape[-2:])]
-    if any(c.path == path or c.path.startswith(path + ".") for c in calls):
-        return None
-    masked = torch.nonzero(mask[0] == 0).flatten()
-    if any(_sees(c, masked) for c in calls):  # the attention itself reads a masked key: a mask bug, not the mixer
-        return None
-    module = dict(loaded.model.named_modules()).get(path)
-    return f"{path} ({type(module).__name__})" if module is not None else None
+    L = ids.shape[1]
+    path = _first_made(ta, tb, lambda t, u: bool(_differs(t, u, L, positions, tol, 0)),
+                       lambda t, u: _differs(t, u, L, positions, tol, 0) is not True)  # not lined up: a padded conv's
+    calls = _attention_calls(ta)
+    if any(_sees(c, torch.nonzero(mask[0] == 0).flatten()) for c in calls):
+        return None  # the attention itself reads a masked key: a mask bug, not the mixer
+    return _outside_attention(loaded, calls, path)
 
 
 # --- determinism -------------------------------------------------------------------------------------
