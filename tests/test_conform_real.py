@@ -521,3 +521,53 @@ def test_an_attention_taking_q_k_v_only_runs_as_written_and_the_mask_properties_
     assert {r.name: r.status for r in causal.results} == {"causal-future-zero-weight": "holds", "output": "holds"}
     bad = conform(_qkv_no_scale, "attention", only=("scale",))
     assert [r.status for r in bad.results] == ["fails"]
+
+
+# --- ALiBi as a bias builder (issue 30 item 3) ------------------------------------------------------
+
+def _mpt_alibi(n_heads, seq_len, full=False, alibi_bias_max=8, device=None, dtype=None):
+    """Our rewrite of MPT's build_alibi_bias (mosaicml/llm-foundry, llmfoundry/models/layers/attention.py):
+    slope·j over the keys, or −m|i − j| with full=True."""
+    bias = torch.arange(1 - seq_len, 1, dtype=torch.int32).view(1, 1, 1, seq_len)
+    if full:
+        bias = (bias - torch.arange(1 - seq_len, 1, dtype=torch.int32).view(1, 1, seq_len, 1)).abs().mul(-1)
+    slopes = 1.0 / torch.pow(2, torch.arange(1, n_heads + 1, dtype=torch.float32).mul(alibi_bias_max / n_heads))
+    return (bias * slopes.view(1, n_heads, 1, 1)).to(dtype)
+
+
+def _bloom_alibi(attention_mask, num_heads, dtype):
+    """Our rewrite of BLOOM's build_alibi_tensor (transformers, models/bloom/modeling_bloom.py), for a
+    power-of-two head count: (B·H, 1, L), slope·j with j read off the mask's cumulative sum."""
+    batch, L = attention_mask.shape
+    base = 2 ** (-(2 ** -(math.log2(num_heads) - 3)))
+    slopes = torch.pow(torch.tensor(base), torch.arange(1, 1 + num_heads, dtype=torch.int32))
+    arange = ((attention_mask.cumsum(dim=-1) - 1) * attention_mask)[:, None, :]
+    return (slopes[..., None] * arange).reshape(batch * num_heads, 1, L).to(dtype)
+
+
+@pytest.mark.parametrize("builder, above", [
+    (_mpt_alibi, "the slope·j form"),
+    (lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, full=True, dtype=dtype), "bidirectional ALiBi"),
+    (_bloom_alibi, "the slope·j form"),
+])
+def test_alibi_bias_builders_hold_as_written_and_say_what_they_are_above_the_band(builder, above):
+    report = conform(builder, "alibi")
+    got = {r.name: r for r in report.results}
+    assert got["matches-derived"].status == "holds" and got["off-band"].status == "reported"
+    assert above in got["off-band"].note
+
+
+@pytest.mark.parametrize("bug", [
+    lambda n_heads, seq_len, dtype=None: -_mpt_alibi(n_heads, seq_len, full=True, dtype=dtype),   # +m(i − j)
+    lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, dtype=dtype) / 2,           # slopes halved
+    lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, alibi_bias_max=4, dtype=dtype),  # 2^(−4h/H)
+])
+def test_a_wrong_alibi_builder_fails_matches_derived(bug):
+    assert {r.name: r.status for r in conform(bug, "alibi").results}["matches-derived"] == "fails"
+
+
+def test_transformers_own_alibi_builders_hold():
+    for target in ("transformers.models.bloom.modeling_bloom:build_alibi_tensor",
+                   "transformers.models.mpt.modeling_mpt:build_mpt_alibi_tensor"):
+        r = CliRunner().invoke(main, ["conform", target, "--kind", "alibi"])
+        assert r.exit_code == 0 and "holds                 matches-derived" in r.output, r.output

@@ -194,3 +194,114 @@ def rotary_probe(fn, variant, gen, module=None):
     """Precision probe: x (1, 16, 16) at positions 0..15; n = 16."""
     x, pos = draw(gen, 1, 16, 16), torch.arange(16, dtype=F64)
     return (lambda: fn(x, pos)), 16
+
+
+# --- ALiBi bias builders ---------------------------------------------------------------------------------
+
+#: The names real ALiBi builders give their parameters, and what conform passes: MPT's
+#: build_alibi_bias(n_heads, seq_len, full=False, alibi_bias_max=8, device=None, dtype=None), BLOOM's
+#: build_alibi_tensor(attention_mask, num_heads, dtype) (a mask of ones: every token kept).
+ALIBI_HEADS = ("H", "n_heads", "num_heads", "heads", "nheads", "n_head")
+ALIBI_LENGTH = ("L", "seq_len", "seqlen", "max_seq_len", "length", "n", "key_len")
+
+
+def alibi_call(fn, H: int, L: int):
+    """``fn`` called for H heads over L tokens, its parameters bound by name (:data:`ALIBI_HEADS`,
+    :data:`ALIBI_LENGTH`, ``attention_mask`` → ones (1, L), ``dtype`` → float64, ``device`` → cpu),
+    else positionally ``fn(H, L)``."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return call_tensor(fn, H, L)
+    kw = {}
+    for name, p in params.items():
+        if name in ALIBI_HEADS:
+            kw[name] = H
+        elif name in ALIBI_LENGTH:
+            kw[name] = L
+        elif name in ("attention_mask", "mask"):
+            kw[name] = torch.ones(1, L, dtype=torch.long)
+        elif name == "dtype":
+            kw[name] = F64
+        elif name == "device":
+            kw[name] = "cpu"
+        elif p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            return call_tensor(fn, H, L)  # a parameter no name tells: fn(H, L) as documented
+    return call_tensor(fn, **kw) if any(n in kw for n in ALIBI_HEADS) else call_tensor(fn, H, L)
+
+
+def _bias(fn, H, L):
+    """The builder's bias as (H, L, L): (H, L, L), (1, H, 1|L, L) or (H, 1, L) (the slope·j form, one
+    row for every query) broadcast; an Outcome when it is none of these."""
+    from mathcheck.conform.property import Outcome
+
+    out, err = alibi_call(fn, H, L)
+    if err:
+        return None, err
+    b = out.detach().to(F64)
+    if b.dim() == 4 and b.shape[0] == 1:
+        b = b[0]
+    if b.dim() != 3 or b.shape[0] != H or b.shape[-1] != L or b.shape[1] not in (1, L):
+        return None, Outcome(False, float("inf"), crashed=True,
+                             note=f"the bias has shape {tuple(out.shape)}: expected (H, L, L) = ({H}, {L}, {L}), "
+                                  f"(1, H, 1|L, L) or (H, 1, L)")
+    return b.expand(H, L, L), None
+
+
+def _alibi_band(fn, s, gen, simple, variant):
+    """On the causal band j ≤ i the bias, less its value at j = i (a row constant, which softmax
+    cancels: alibi-distance-bias), is −m_h·(i − j), m_h = 2^(−8h/H)."""
+    from mathcheck.conform.attention import alibi_slopes
+
+    H, L = s["H"], s["L"]
+    b, err = _bias(fn, H, L)
+    if err:
+        return err
+    i, j = torch.arange(L)[:, None], torch.arange(L)[None, :]
+    band = (j <= i).expand(H, L, L)
+    ref = -alibi_slopes(H)[:, None, None] * (i - j).to(F64)
+    got = b - torch.diagonal(b, dim1=-2, dim2=-1)[..., None]
+    return compare(torch.where(band, got, 0.0), torch.where(band, ref, 0.0), tolerance(L, float(L)),
+                   "bias(h, i, j) − bias(h, i, i) = −m_h(i − j) on j ≤ i, m_h = 2^(−8h/H)")
+
+
+def _alibi_off_band(fn, s, gen, simple, variant):
+    """What the bias is above the band (j > i), reported: −m|i − j| (bidirectional ALiBi), or the
+    slope·j form, which favours future keys and is for causal attention only."""
+    from mathcheck.conform.attention import alibi_slopes
+    from mathcheck.conform.property import Outcome
+
+    H, L = s["H"], s["L"]
+    b, err = _bias(fn, H, L)
+    if err:
+        return err
+    i, j = torch.arange(L)[:, None], torch.arange(L)[None, :]
+    m = alibi_slopes(H)[:, None, None]
+    got = b - torch.diagonal(b, dim1=-2, dim2=-1)[..., None]
+    above = (j > i).expand(H, L, L)
+    forms = {"−m|i − j|: bidirectional ALiBi": -m * (i - j).abs().to(F64),
+             "m(j − i), the slope·j form: for causal attention only (it favours later keys)": m * (j - i).to(F64)}
+    tol = tolerance(L, float(L))
+    for what, ref in forms.items():
+        if bool(((got - ref).abs() <= tol)[above].all()):
+            return Outcome(True, 0.0, tol, note=f"above the band: {what}")
+    return Outcome(True, 0.0, tol, note="above the band: neither −m|i − j| nor m(j − i)")
+
+
+def alibi_properties() -> list[Property]:
+    # H fixed at 8 (no shrinking over it): Press et al.'s slopes for a non-power-of-two H interleave
+    # two powers, which the derived m_h = 2^(−8h/H) does not (said in docs/conform.md)
+    sizes, lo = {"H": 8, "L": 6}, {"H": 8, "L": 2}
+    return [
+        Property("matches-derived", "alibi-distance-bias",
+                 "on j ≤ i, the bias less its diagonal is −m_h(i − j), m_h = 2^(−8h/H)", _alibi_band, sizes, lo),
+        Property("off-band", "alibi-distance-bias", "what the bias is above the band (reported, not judged)",
+                 _alibi_off_band, sizes, lo, lambda v: "report"),
+    ]
+
+
+def alibi_probe(fn, variant, gen, module=None):
+    """Precision probe: the bias for 8 heads over 16 tokens; n = 16."""
+    return (lambda: alibi_call(fn, 8, 16)[0]), 16

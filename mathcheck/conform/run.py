@@ -124,6 +124,7 @@ class _Recorder:
 
     def __init__(self, fn):
         self.fn, self.args, self.kwargs = fn, None, None
+        self.__wrapped__ = fn  # inspect.signature reads the target's own (a call bound by parameter names)
 
     def __call__(self, *args, **kwargs):
         self.args, self.kwargs = args, kwargs

@@ -78,6 +78,11 @@ KINDS = {
         'fn(x, positions) applying RoPE to x (..., L, d)',
         ('x', 'positions'),
         "mathcheck.conform.positions", "rotary_properties", "rotary_probe"),
+    "alibi": Kind(
+        'fn(H, L) -> ALiBi bias (H, L, L), or (1, H, 1, L) / (H, 1, L) in the slope·j form (MPT\'s build_alibi_bias; '
+        'BLOOM\'s build_alibi_tensor(attention_mask, num_heads, dtype) is bound by name)',
+        ('H', 'L'),
+        "mathcheck.conform.positions", "alibi_properties", "alibi_probe"),
 }
 
 POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
@@ -100,6 +105,7 @@ FIXES = {
     "positional": "a wrapper fn(positions, d) returning the (L, d) table",
     "rotary": "--args NAME=ROLE,… saying which parameter is x, k, cos, sin, freqs_cis, freqs or positions "
               "(an apply fed tables), or a wrapper fn(x, positions) applying it to x (..., L, d)",
+    "alibi": "a wrapper fn(H, L) returning the bias for H heads over L tokens, (H, L, L) or (1, H, 1, L)",
 }
 
 

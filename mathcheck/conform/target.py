@@ -68,6 +68,8 @@ def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
         return  # HF's attention interface: conform calls it through conventions.adapt
     if kind == "rotary" and (rotary_roles(fn) or rotary_module(fn)):
         return  # an apply fed tables, apply_rotary_pos_emb(q, k, cos, sin) and the like: conventions.adapt
+    if kind == "alibi" and _alibi_by_name(fn):
+        return  # a builder whose parameters are named as real ones name them: positions.alibi_call binds them
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -98,6 +100,15 @@ def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
         raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
                        f"{sig} does not ({exc}); if its parameters play these roles under other names or "
                        f"order, say which with --args NAME=ROLE,… (roles: {', '.join(arg_roles(kind))})") from None
+
+
+def _alibi_by_name(fn) -> bool:
+    from mathcheck.conform.positions import ALIBI_HEADS
+
+    try:
+        return any(n in ALIBI_HEADS for n in inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
 
 
 def takes_positionally(sig, kind: str) -> bool:
