@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mathcheck import relations as _relations
 from mathcheck.chains import DeriveError
 
 MAX_CHARS = 1_000_000      # a file
@@ -23,9 +24,12 @@ ENVIRONMENTS = ("align", "align*", "equation", "equation*", "multline", "multlin
 # inside a display: aligned and friends, and (as KaTeX and MathJax read them) the display environments
 # themselves, \begin{align} inside $$
 INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat") + ENVIRONMENTS
-RELATIONS = {"=": "=", "<": "<", ">": ">", "le": "<=", "leq": "<=", "leqslant": "<=", "lt": "<",
-             "ge": ">=", "geq": ">=", "geqslant": ">=", "gt": ">", "approx": "≈"}
-NOT_LINKS = ("ne", "neq", "equiv", "sim", "simeq", "propto", "to", "mapsto", "iff", "implies",
+# the links of a chain, read from the one table of relations (mathcheck.relations): "=", "<", ">" as
+# characters, the rest by their LaTeX words (\le, \leq, \leqslant, \lt, \ge, …, \approx); ≠ is a
+# condition, never a link
+RELATIONS = {w: r.op for r in _relations.TABLE if r.op != "!=" for w in (r.op, *r.spellings)
+             if w in ("=", "<", ">") or w.isascii() and w.isalpha()}
+NOT_LINKS = (*(w for w in _relations.of("!=").spellings if w.isascii()), "equiv", "sim", "simeq", "propto", "to", "mapsto", "iff", "implies",
              "Rightarrow", "Leftarrow", "Leftrightarrow", "rightarrow", "leftarrow", "in", "notin",
              "subset", "subseteq", "ll", "gg", "cong", "coloneqq", "triangleq", "doteq")
 GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
