@@ -18,6 +18,7 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.symbols import bind, by_name
 
 # (distribution, d_k, mu_q, sigma_q, mu_k, sigma_k): the seed's case at d_k from 16 to 4096, a
 # non-Gaussian case (Rademacher components have the same first two moments), and nonzero means.
@@ -123,9 +124,9 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
         c_expr, d_sym = _scale(var_atom)
         names = {"mu_q": mq, "sigma_q": sq, "mu_k": mk, "sigma_k": sk}
         values = {d_sym: d}
-        values.update({s: names[s.name] for s in eq.free_symbols | c_expr.free_symbols if s.name in names})
-        claimed = float(eq.rhs.xreplace(values))
-        scale = float(c_expr.xreplace(values))
+        values.update({s: v for s, v in bind(eq, c_expr, **names).items() if isinstance(s, sp.Symbol)})
+        claimed = float(eq.rhs.subs(values))  # subs: a bound variable stays bound (numeric/symbols.py)
+        scale = float(c_expr.subs(values))
         m = _moments(setting, n, options.seed, options.dtype, options.device)
         trials[setting] = n
         est = scale ** 2 * m.var
@@ -185,9 +186,7 @@ def _projection(d_in: int, d_out: int, g: torch.Generator, dt) -> torch.nn.Linea
 
 def _named(eq) -> tuple[dict, dict]:
     """The statement's plain symbols and IndexedBases, by name."""
-    syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
-    bases = {b.label.name: b for b in eq.atoms(sp.IndexedBase)}
-    return syms, bases
+    return by_name(eq, kind=sp.Symbol), by_name(eq, kind=sp.IndexedBase)
 
 
 def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
