@@ -192,7 +192,7 @@ def first_output(out):
     return out[0] if isinstance(out, (tuple, list)) else out
 
 
-def worst(*outcomes: Outcome) -> Outcome:
+def worst_comparison(*outcomes: Outcome) -> Outcome:
     """The first failing outcome, else the passing one with the largest relative error: which
     *comparison* a property reports (its evidence), not a status — statuses are ranked by
     :func:`mathcheck.outcome.worst`."""
