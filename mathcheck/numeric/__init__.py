@@ -1,7 +1,7 @@
 """The numeric kernel: every number mathcheck computes from a SymPy expression comes from here.
 
 One function table (:mod:`~mathcheck.numeric.functions`) read by the grammar and by every
-backend; one expression walker (:mod:`~mathcheck.numeric.walker`) with a backend per number
+backend; one expression walker (:mod:`~mathcheck.numeric.expressions`) with a backend per number
 system (:mod:`~mathcheck.numeric.floats`: Python floats, no torch;
 :mod:`~mathcheck.numeric.evaluate`: torch with autograd, and its bounded variant in
 :mod:`~mathcheck.numeric.bounded`; :mod:`~mathcheck.numeric.precise`: mpmath at

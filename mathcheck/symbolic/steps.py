@@ -1,4 +1,4 @@
-"""The part walker: every link of a part checked under its hypotheses, rules applied where cited.
+"""The step checker (the part walker): every link of a part checked under its hypotheses, rules applied where cited.
 
 A part states ``given ⇒ e0 REL en``. :func:`check_part` walks its steps: a step that cites a rule
 has the rule applied to the previous expression (side conditions checked against the part, see
