@@ -10,7 +10,7 @@ word                           exit  severity
 =============================  ====  ========
 proved, passed, holds,
 not expected to hold, reported,
-definition                        0         0
+definition, given                 0         0
 holds-within                      0         1
 inconclusive                      3         2
 refuted, fails                    1         3

@@ -315,6 +315,9 @@ def test_a_fused_attention_is_said_to_be_unseen_and_the_trace_does_not_break_det
     assert report.notes and report.notes[0].startswith("no attention call was intercepted")
     assert {r.name: r.status for r in report.properties}["determinism"] == "holds"
     assert [(m.path, m.kind) for m in report.modules] == [("ln", "layernorm")]
+    from mathcheck.model.properties import PROPERTIES
+
+    assert [(r.name, r.claim) for r in report.properties] == list(PROPERTIES)  # the one table, in order
 
 
 def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):

@@ -32,6 +32,12 @@ from mathcheck.model.trace import Trace
 F64 = torch.float64
 BATCH = 2
 
+#: The model-level properties, in the order a report lists them: (name, the claim it holds the model
+#: to; "-" for engineering). docs/model.md's table is checked against it (tests/test_docs_fresh.py).
+PROPERTIES = (("causality", "causal-mask-autoregressive"), ("kv-cache", "kv-cache-equivalence"),
+              ("permutation-equivariance", "attention-permutation-equivariance"),
+              ("padding", "mask-negative-infinity"), ("determinism", "-"))
+
 
 def draw_ids(seed: int, vocab: int, L: int) -> torch.Tensor:
     """(BATCH, L) token ids from a generator seeded by ``seed`` alone (never the global RNG)."""
