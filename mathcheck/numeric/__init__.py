@@ -23,3 +23,7 @@ counterexamples through :mod:`~mathcheck.numeric.construct`); it imports none of
 # (≤ ~1e-13 relative after cancellation) is far above the confirmation's own (~1e-48), and a false
 # identity that agrees to 1e-30 is still told apart (tolerance.HP_REL).
 PRECISION_DIGITS = 50
+
+# the one high precision, then the public modules
+__all__ = ["PRECISION_DIGITS", "bounded", "construct", "distributions", "evaluate", "expressions",
+           "floats", "functions", "holds", "precise", "sampling", "stats", "symbols", "tolerance"]

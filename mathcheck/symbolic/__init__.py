@@ -12,3 +12,7 @@ in ``numeric.construct``; ``numeric`` never imports ``symbolic``). See docs/desi
 * ``decide`` — ``zero_test``, ``sign_test``, ``relation_test``, the strategy table;
 * ``steps`` — ``check_part``: every link of a part, rules applied where cited.
 """
+
+# the public modules, bottom up as listed above
+__all__ = ["context", "decide", "expectation", "hypotheses", "integrals", "signs", "steps", "sums",
+           "rules"]

@@ -36,3 +36,8 @@ def symbol(expr, name: str):
         return by_name(expr)[name]
     except KeyError:
         raise KeyError(f"no symbol {name!r} in {expr}") from None
+
+# the values every check takes, then the checks by branch
+__all__ = ["Options", "resolve", "symbol", "attention_variants", "calculus", "combinatorics",
+           "generic", "information", "linear_algebra", "losses", "normalisation", "probability",
+           "shapes"]

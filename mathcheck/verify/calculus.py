@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed
 from mathcheck.numeric.symbols import bind, by_name
 
 SIZES = (2, 5, 64, 512)
@@ -55,22 +55,6 @@ def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
 
 
 # --- shared helpers for the §4 checks below -------------------------------------------------------
-
-def _evaluate_or_mismatch(cmp: Comparison, case: str, expr, env, dt, **where):
-    """Evaluate ``expr``; a statement that indexes a tensor outside its shape is a counterexample
-    (its sizes cannot match PyTorch's), recorded as such instead of crashing the check."""
-    from mathcheck.numeric.evaluate import EvaluationError
-
-    try:
-        return evaluate(expr, env, dtype=dt)
-    except (IndexError, RuntimeError, EvaluationError) as exc:
-        cmp.trials += 1
-        cmp.details.append(f"{case}: the statement cannot be evaluated at these sizes ({exc})")
-        if not cmp.counterexample:
-            cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
-                ("statement", f"shape mismatch: {exc}"),)
-        return None
-
 
 def _holds(cmp: Comparison, case: str, lhs: torch.Tensor, rhs, rel: str, **where) -> bool:
     """``lhs REL rhs`` for two computed values (see :meth:`Comparison.holds`)."""
@@ -150,27 +134,6 @@ def _descent_cases(options: Options):
     ce = lambda w: F.cross_entropy(X @ w.view(d, K), labels)  # noqa: E731
     beta = float(np.linalg.eigvalsh((X.T @ X).double().numpy())[-1]) / (2 * k)
     yield "F.cross_entropy, linear model", ce, torch.randn(d * K, generator=g, dtype=dt), beta
-
-
-def _bind_losses(expr, loss, w_value, g_value, env):
-    """Replace each ``L(point)`` by PyTorch's loss at that point; the point (e.g. ``w − η g``) is
-    evaluated with w and g bound to the parameter and gradient vectors."""
-    import sympy as sp
-
-    names = by_name(expr)
-    w, G = names.get("w"), names.get("g")
-    W_, G_ = sp.Symbol("w_vector"), sp.Symbol("g_vector")
-    values = {}
-    for app in expr.atoms(sp.core.function.AppliedUndef):
-        if app.func.__name__ != "L":
-            continue
-        (arg,) = app.args
-        point = evaluate(arg.xreplace({k: v for k, v in ((w, W_), (G, G_)) if k is not None}),
-                         {**env, W_: w_value, G_: g_value}, dtype=w_value.dtype)
-        sym = sp.Dummy("L_value")
-        values[app] = sym
-        env[sym] = loss(point).detach()
-    return expr.xreplace(values), env
 
 
 def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerdict:
