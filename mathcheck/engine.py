@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
-from mathcheck.outcome import combine
+from mathcheck.outcome import combine, worst
 from mathcheck.procs import UserCodeExit, user_code
 from mathcheck.verdict import ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict, SymbolicVerdict, mutant_status
 from mathcheck.verify import Options, resolve
@@ -33,8 +33,7 @@ def check_steps(claim: Claim, attempt_s: float | None = None, step_s: float | No
     start = time.perf_counter()
     parts = steps.check_parts(claim.parts, claim.context, attempt_s, step_s)
     statuses = {p.status for p in parts}
-    status = "error" if "error" in statuses else "refuted" if "refuted" in statuses \
-        else "inconclusive" if "inconclusive" in statuses else "proved"
+    status = worst(statuses).word  # error > refuted > inconclusive > proved
     general = False not in [p.general for p in parts] and True in [p.general for p in parts]
     return SymbolicVerdict(status, general, parts, time.perf_counter() - start)
 
