@@ -204,9 +204,9 @@ def _earlier_parts(claim, part) -> tuple:
 
 
 def _check(claim, part, window):
-    from mathcheck.symbolic import walker
+    from mathcheck.symbolic import steps
 
-    return walker.check_part(window, claim.context, proved=_earlier_parts(claim, part),
+    return steps.check_part(window, claim.context, proved=_earlier_parts(claim, part),
                               names=tuple(p.name for p in claim.parts))
 
 

@@ -132,7 +132,7 @@ def _explicit_layernorm(n: int, zero) -> float:
 
 def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
     from mathcheck import registry
-    from mathcheck.symbolic import walker
+    from mathcheck.symbolic import steps
 
     try:
         c = registry.get(claim_id)
@@ -145,7 +145,7 @@ def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
 
     clear_cache()  # the same proof is timed once per row: from a cold SymPy cache each time
     t = time.perf_counter()
-    for r in walker.check_parts(c.parts[:last + 1], c.context):
+    for r in steps.check_parts(c.parts[:last + 1], c.context):
         if r.name in parts or not parts:
             assert r.status == "proved", (claim_id, r.name, r.status)
     return time.perf_counter() - t

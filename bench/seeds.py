@@ -39,10 +39,10 @@ _STATE: dict = {}  # filled before the workers fork: claims and their symbolic v
 
 def _derive_all(ids=None):
     from mathcheck import registry
-    from mathcheck.engine import derive
+    from mathcheck.engine import check_steps
 
     claims = [e.build() for e in registry.entries() if not ids or e.id in ids]
-    return [(c, derive(c)) for c in claims]
+    return [(c, check_steps(c)) for c in claims]
 
 
 def _one_seed(seed: int, dtype: str = "float64") -> dict:

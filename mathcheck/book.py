@@ -206,7 +206,7 @@ class _Pool:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        import mathcheck.symbolic.walker
+        import mathcheck.symbolic.steps
         import mathcheck.userexpr.symbolic  # noqa: F401 - imported once, before the fork, not in each worker
 
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),

@@ -161,7 +161,7 @@ def decode(data: bytes, k: str, entry, kind: str):
 
 
 def _check_symbolic(symbolic, claim) -> None:
-    from mathcheck.symbolic.walker import PartResult, StepResult
+    from mathcheck.symbolic.steps import PartResult, StepResult
     from mathcheck.verdict import STATUSES, SymbolicVerdict
 
     if type(symbolic) is not SymbolicVerdict or symbolic.status not in STATUSES:
@@ -198,7 +198,7 @@ def _check_shapes(value) -> None:
     import dataclasses
 
     from mathcheck.symbolic.decide import Decision
-    from mathcheck.symbolic.walker import PartResult
+    from mathcheck.symbolic.steps import PartResult
     from mathcheck.verdict import MutantVerdict, NumericVerdict, Plot
 
     if type(value) is tuple:

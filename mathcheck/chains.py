@@ -25,7 +25,6 @@ CANON = {s: relations.of(s).op for s in RELATIONS if relations.of(s).op != s}
 APPROX = relations.APPROX  # an approximate link: a measured bound, never proved
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-DIRECTIVES = ("assume:", "given:", "let NAME = ...")
 _KNOWN = "the directives are 'assume: x=real', 'given: x >= 1' and 'let mu = expression'"
 _KEYED = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*:")                          # assume: ..., given: ...
 _DEFINES = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s+[A-Za-z][A-Za-z0-9_]*\s*(\([^)]*\))?\s*=(?!=)")  # let a = ...

@@ -103,6 +103,33 @@ class Main(click.Group):
             fail(f"{exc.format_message().rstrip('.')} (see {' '.join(['mathcheck', *sub])} --help)")
 
 
+class TableOption(click.Option):
+    """An option whose help names the rows of a table (``{table}`` in its help), read from the table
+    when the help is shown — not at start-up, so ``mathcheck --help`` imports no table — and so
+    the list cannot drift from it (``--kind``: ``conform/spec.KINDS``)."""
+
+    def __init__(self, *args, table, **kw):
+        super().__init__(*args, **kw)
+        self.table = table  # () -> the names, in the table's order
+
+    def get_help_record(self, ctx):
+        written = self.help
+        self.help = written.replace("{table}", ", ".join(self.table()))
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = written
+
+
+def _table(module: str, name: str):
+    """The names of ``module.name`` (a tuple, or a dict's keys), imported when the help is shown."""
+    def names():
+        import importlib
+
+        return tuple(getattr(importlib.import_module(module), name))
+    return names
+
+
 class ExpressionArguments(click.Command):
     """A command whose arguments are expressions: ``check 'log(sigmoid(x))' '-log(1+exp(-x))'``.
 
@@ -555,9 +582,9 @@ def audit(as_json: bool, all_: bool):
 @main.command(cls=ExpressionArguments)
 @click.argument("lhs", required=False)
 @click.argument("rhs", required=False)
-@click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]",
-              help="Properties of a symbol: real, positive, nonnegative, negative, nonzero, integer "
-                   "(repeatable; symbols are real otherwise).")
+@click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]", cls=TableOption,
+              table=_table("mathcheck.parser", "PROPERTIES"),
+              help="Properties of a symbol: {table} (repeatable; symbols are real otherwise).")
 @seed_option
 @json_option
 @click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
@@ -849,21 +876,22 @@ def cache_clear():
 
 @main.command()
 @click.argument("target")
-@click.option("--kind", required=True, metavar="KIND",
-              help="attention, mha, gqa, online-softmax, softmax, log-softmax, cross-entropy, kl, "
-                   "layernorm, rmsnorm, positional or rotary (docs/conform.md).")
+@click.option("--kind", required=True, metavar="KIND", cls=TableOption,
+              table=_table("mathcheck.conform.spec", "KINDS"), help="One of {table} (docs/conform.md).")
 @click.option("--causal", is_flag=True, help="The implementation masks the future (is_causal=True).")
 @click.option("--window", type=int, default=None, metavar="W", help="Causal sliding window of W keys.")
-@click.option("--positions", default="none", show_default=True, metavar="none|sinusoidal|rotary|alibi",
-              help="Positions the implementation adds inside.")
+@click.option("--positions", default="none", show_default=True, metavar="NAME", cls=TableOption,
+              table=_table("mathcheck.conform.spec", "POSITIONS"),
+              help="Positions the implementation adds inside: {table}.")
 @click.option("--scale", type=float, default=None, metavar="S", help="Score scale used instead of 1/sqrt(D_head).")
 @click.option("--eps", type=float, default=None, metavar="EPS",
               help="layernorm/rmsnorm: the eps to test at (default: the module's own, else 0.1).")
 @click.option("--layout", default=None, metavar="bhld|blhd|lbd",
               help="Tensor layout: attention/gqa (B,H,L,D) or (B,L,H,D); mha (L,B,D) with lbd.")
-@click.option("--mask", default=None, metavar="CONVENTION",
-              help="attention: attn_mask as keep (default), masked-out, additive, finfo-min or keep01.")
-@click.option("--gqa-grouping", default=None, metavar="interleaved|tiled",
+@click.option("--mask", default=None, metavar="CONVENTION", cls=TableOption,
+              table=_table("mathcheck.conform.conventions", "MASKS"),
+              help="attention: attn_mask as one of {table} (the first: the default).")
+@click.option("--gqa-grouping", default=None, metavar="interleaved|tiled",  # conventions.GROUPINGS (test_cli)
               help="gqa: query head h reads K/V head h // (H/G) (interleaved, default) or h mod G (tiled).")
 @click.option("--label-smoothing", type=float, default=None, metavar="EPS",
               help="cross-entropy: PyTorch's label smoothing (target (1-EPS)p + EPS/C).")

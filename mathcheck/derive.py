@@ -38,7 +38,7 @@ from pathlib import Path
 from mathcheck import relations
 from mathcheck.chains import (APPROX, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
                               parse_text, split_top)
-from mathcheck.outcome import exit_code, replay, worst
+from mathcheck.outcome import ExitByStatus, replay, worst
 
 
 
@@ -605,7 +605,7 @@ def assemble(chain: Chain, links, statement: dict) -> ChainReport:
 
 
 @dataclass(frozen=True)
-class DeriveReport:
+class DeriveReport(ExitByStatus):
     files: tuple   # ((path, (ChainReport, ...)), ...)
     seed: int = 0
     timeout: float = 30.0
@@ -616,10 +616,6 @@ class DeriveReport:
         found = [c.status for _, chains in self.files for c in chains]
         checked = [s for s in found if s != "definition"]
         return _status(checked) if checked or not found else "definition"
-
-    @property
-    def exit_code(self) -> int:
-        return exit_code(self.status)
 
     @property
     def replay(self) -> str:

@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass
 
 from mathcheck.claim import Claim, Mutant, Source, relation_of
-from mathcheck.outcome import combine
+from mathcheck.outcome import combine, worst
 from mathcheck.procs import UserCodeExit, user_code
 from mathcheck.verdict import ClaimVerdict, MutantVerdict, NumericVerdict, RefuteVerdict, SymbolicVerdict, mutant_status
 from mathcheck.verify import Options, resolve
@@ -22,18 +22,18 @@ from mathcheck.verify import Options, resolve
 # `prove --all` reads every verdict from the cache and imports neither.
 
 
-def derive(claim: Claim, attempt_s: float | None = None, step_s: float | None = None) -> SymbolicVerdict:
-    """Check every step of every part of the claim (budgets: decide's defaults, 5 s an attempt,
-    20 s a step)."""
-    from mathcheck.symbolic import decide, walker
+def check_steps(claim: Claim, attempt_s: float | None = None, step_s: float | None = None) -> SymbolicVerdict:
+    """The symbolic side of a verdict: every step of every part of the claim checked (budgets:
+    decide's defaults, 5 s an attempt, 20 s a step). Not ``mathcheck derive`` (``derive.py``, a
+    user's derivation files) nor ``derivations/`` (the catalog's claims)."""
+    from mathcheck.symbolic import decide, steps
 
     attempt_s = decide.DEFAULT_ATTEMPT_S if attempt_s is None else attempt_s
     step_s = decide.DEFAULT_STEP_S if step_s is None else step_s
     start = time.perf_counter()
-    parts = walker.check_parts(claim.parts, claim.context, attempt_s, step_s)
+    parts = steps.check_parts(claim.parts, claim.context, attempt_s, step_s)
     statuses = {p.status for p in parts}
-    status = "error" if "error" in statuses else "refuted" if "refuted" in statuses \
-        else "inconclusive" if "inconclusive" in statuses else "proved"
+    status = worst(statuses).word  # error > refuted > inconclusive > proved
     general = False not in [p.general for p in parts] and True in [p.general for p in parts]
     return SymbolicVerdict(status, general, parts, time.perf_counter() - start)
 
@@ -73,7 +73,7 @@ def replay_options(options: Options, from_=()) -> tuple:
 
 
 def prove(claim: Claim, options: Options = Options()) -> ClaimVerdict:
-    symbolic = derive(claim)
+    symbolic = check_steps(claim)
     numeric = verify(claim, claim.statements(), options)
     status = combine(symbolic.status, numeric.status)
     return ClaimVerdict(claim, status, symbolic, numeric, options.seed)
@@ -89,7 +89,7 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
     """
     from dataclasses import replace as _with
 
-    from mathcheck.symbolic import decide, walker
+    from mathcheck.symbolic import decide, steps
     from mathcheck.symbolic.hypotheses import hypotheses
 
     found = None
@@ -99,7 +99,7 @@ def _symbolic_refutation(claim: Claim, mutant: Mutant):
         rel = relation_of(stmt)
         derived = None
         if rel == "=" and part.relation == "=":
-            derived = part.rhs if stmt.lhs == part.lhs else walker.replay(part, stmt.lhs)
+            derived = part.rhs if stmt.lhs == part.lhs else steps.replay(part, stmt.lhs)
         if derived is not None:
             d = decide.zero_test(decide.difference(derived, stmt.rhs), ctx)
         else:

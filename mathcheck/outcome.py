@@ -10,7 +10,7 @@ word                           exit  severity
 =============================  ====  ========
 proved, passed, holds,
 not expected to hold, reported,
-definition                        0         0
+definition, given                 0         0
 holds-within                      0         1
 inconclusive                      3         2
 refuted, fails                    1         3
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,43 @@ def worst(words, default: str = "proved") -> Status:
         if s.severity > found.severity:
             found = s
     return found
+
+
+@runtime_checkable
+class Reported(Protocol):
+    """What every command's report offers its face: the status word, the process exit code (the
+    word's, from :data:`STATUSES`) and the replay line that reproduces it. ``ClaimVerdict``,
+    ``RefuteVerdict``, ``CheckResult``, ``DeriveReport``, conform's ``Report`` and ``ModelReport``
+    are each one; :class:`ExitByStatus` is their one ``exit_code``.
+
+        >>> from dataclasses import dataclass
+        >>> @dataclass
+        ... class Run(ExitByStatus):
+        ...     status: str
+        ...     replay: str = "mathcheck prove x"
+        >>> isinstance(Run("inconclusive"), Reported), Run("inconclusive").exit_code
+        (True, 3)
+    """
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def exit_code(self) -> int: ...
+
+    @property
+    def replay(self) -> str: ...
+
+
+class ExitByStatus:
+    """A report's ``exit_code``: its ``status`` word's (the one implementation :class:`Reported`
+    asks for; a report mixes it in and defines ``status`` and ``replay``)."""
+
+    __slots__ = ()
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.status)
 
 
 def combine(symbolic: str, numeric: str) -> str:

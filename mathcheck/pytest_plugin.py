@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import pytest
 
+# the one failure of a claim, chain or identity (an AssertionError whose message is the report):
+# the plugin's items print it instead of a traceback, mathcheck.testing's assertions raise it
+from mathcheck.testing import ClaimFailed
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("mathcheck", "mathcheck: derivations as tests")
@@ -34,10 +38,6 @@ def pytest_addoption(parser):
                     help="collect the chains of these derivation files (Markdown ```mathcheck fences, "
                          "*.derivation text) as test items, e.g. 'docs/**/*.md' (repeatable)")
     group.addoption("--mathcheck-seed", type=int, default=0, help="seed of the numeric checks (default 0)")
-
-
-class ClaimFailed(Exception):
-    """The message is the report; ``repr_failure`` prints it instead of a traceback."""
 
 
 class ClaimItem(pytest.Item):

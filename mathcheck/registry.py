@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from mathcheck import outcome
+
 _SECTION = re.compile(r"§(\d+)(?:\.(\d+))?")
 
 
@@ -30,14 +32,14 @@ class UnknownClaim(LookupError):
 class LoadError(Exception):
     """A user's claim file or module that cannot be loaded; ``str()`` is one line for the CLI."""
 
-    exit_code = 2  # bad input: the file is wrong
+    exit_code = outcome.exit_code("bad-input")  # the file is wrong
 
 
 class UserExit(LoadError):
     """A ``--from`` module that tried to end the run while it was loaded (``sys.exit``,
     ``KeyboardInterrupt``, ``os._exit``: :mod:`mathcheck.procs`): an error, exit 4."""
 
-    exit_code = 4
+    exit_code = outcome.exit_code("error")
 
 
 class DuplicateClaim(ValueError):

@@ -75,7 +75,7 @@ class Malformed(ValueError):
 # --- the dataclasses a cache entry may hold --------------------------------------------------
 
 #: Every dataclass of ``mathcheck.verdict`` (new ones included), and these.
-CLASSES = ("symbolic.decide.Decision", "symbolic.walker.StepResult", "symbolic.walker.PartResult")
+CLASSES = ("symbolic.decide.Decision", "symbolic.steps.StepResult", "symbolic.steps.PartResult")
 
 
 def _tag_of(cls) -> str | None:

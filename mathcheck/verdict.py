@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mathcheck.outcome import replay
+from mathcheck.outcome import ExitByStatus, replay
 
 STATUSES = ("proved", "refuted", "inconclusive", "error")
 NUMERIC_STATUSES = ("passed", "refuted", "inconclusive", "error")
@@ -85,7 +85,7 @@ class SymbolicVerdict:
 
 
 @dataclass(frozen=True)
-class ClaimVerdict:
+class ClaimVerdict(ExitByStatus):
     claim: Any  # mathcheck.claim.Claim
     status: str
     symbolic: SymbolicVerdict
@@ -113,7 +113,7 @@ class MutantVerdict:
 
 
 @dataclass(frozen=True)
-class RefuteVerdict:
+class RefuteVerdict(ExitByStatus):
     claim: Any
     mutants: tuple[MutantVerdict, ...]
     seed: int

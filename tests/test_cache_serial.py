@@ -9,7 +9,7 @@ import sympy as sp
 
 from mathcheck import registry, serial
 from mathcheck.symbolic.decide import Decision
-from mathcheck.symbolic.walker import PartResult, StepResult
+from mathcheck.symbolic.steps import PartResult, StepResult
 from mathcheck.verdict import NumericVerdict, Plot
 
 

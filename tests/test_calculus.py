@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from mathcheck import registry
-from mathcheck.symbolic import walker
+from mathcheck.symbolic import steps
 from mathcheck.claim import Context, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.verify import Options
@@ -65,7 +65,7 @@ def test_descent_step_bound_needs_the_step_size_condition():
     eta, beta = sp.symbols("eta beta", positive=True)
     part = Part("unconstrained", (Step(eta - beta * eta ** 2 / 2, "factor"),
                                   Step(eta / 2, "claimed for every η", relation=">=")), general=False)
-    assert walker.check_part(part, Context()).status == "refuted"
+    assert steps.check_part(part, Context()).status == "refuted"
 
 
 def test_adam_step_is_not_scale_invariant_when_gradients_are_below_eps():

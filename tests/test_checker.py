@@ -2,7 +2,7 @@ import sympy as sp
 
 from mathcheck.symbolic import decide, rules
 from mathcheck.symbolic.decide import zero_test
-from mathcheck.symbolic.walker import check_part
+from mathcheck.symbolic.steps import check_part
 from mathcheck.claim import Context, Part, Step
 
 x = sp.Symbol("x", positive=True)

@@ -153,3 +153,33 @@ def test_device_without_cuda_is_bad_input(runner):
     r = runner.invoke(main, ["prove", "softmax-jacobian", "--device", "tpu"])
     assert r.exit_code == 2
     assert r.output == "error: --device 'tpu': use cpu or cuda[:N]\n"
+
+
+def test_conform_help_lists_the_kinds_and_positions_from_spec(runner):
+    """``--kind`` and ``--positions`` name conform/spec's tables when the help is shown (a hand copy
+    had drifted: it lacked ``alibi``), and showing them imports neither torch nor SymPy."""
+    from mathcheck.conform.spec import KINDS, POSITIONS
+    from tests.test_layering import _imported_at_startup
+
+    r = runner.invoke(main, ["conform", "--help"])
+    assert r.exit_code == 0
+    shown = " ".join(r.output.split())
+    assert "One of " + ", ".join(KINDS) + " (docs/conform.md)" in shown
+    assert "adds inside: " + ", ".join(POSITIONS) + "." in shown
+    from mathcheck.conform.conventions import GROUPINGS, MASKS
+
+    assert "attn_mask as one of " + ", ".join(MASKS) + " (the first: the default)" in shown.replace("- ", "-")
+    assert "--gqa-grouping " + "|".join(GROUPINGS) in shown
+    mods = _imported_at_startup("conform", "--help")
+    assert "click" in mods and "torch" not in mods and "sympy" not in mods
+
+
+def test_check_help_lists_the_assumptions_from_the_parser(runner):
+    from mathcheck.parser import PROPERTIES
+
+    shown = " ".join(runner.invoke(main, ["check", "--help"]).output.split())
+    assert "Properties of a symbol: " + ", ".join(PROPERTIES) + " (repeatable" in shown
+    from tests.test_layering import _imported_at_startup
+
+    mods = _imported_at_startup("check", "--help")
+    assert "torch" not in mods and "sympy" not in mods

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from mathcheck.cli import main
 from mathcheck.model import sublayers as sl
+from mathcheck.numeric.tolerance import dtype_tolerance
 from mathcheck.testing import ClaimFailed, assert_model_conforms
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -264,7 +265,7 @@ def test_softmax_tolerance_follows_the_precision_computed_in():
     inp = {"input": x, "dim": -1, "dtype": torch.float32}
     res = {r.name: r for r in sl.check_softmax(inp, y32, True, False, "t")}
     assert all(r.status == "holds" for r in res.values())
-    assert res["matches-derived"].tolerance > 1e-7 > sl.derived_tolerance(4, 1.0)
+    assert res["matches-derived"].tolerance > 1e-7 > dtype_tolerance(4, 1.0, torch.float64)
     as64 = {r.name: r for r in sl.check_softmax({**inp, "dtype": None}, y32.to(torch.float64), True, False, "t")}
     assert as64["matches-derived"].status == "fails"  # float32 rounding is not float64's
 
@@ -314,6 +315,9 @@ def test_a_fused_attention_is_said_to_be_unseen_and_the_trace_does_not_break_det
     assert report.notes and report.notes[0].startswith("no attention call was intercepted")
     assert {r.name: r.status for r in report.properties}["determinism"] == "holds"
     assert [(m.path, m.kind) for m in report.modules] == [("ln", "layernorm")]
+    from mathcheck.model.properties import PROPERTIES
+
+    assert [(r.name, r.claim) for r in report.properties] == list(PROPERTIES)  # the one table, in order
 
 
 def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):

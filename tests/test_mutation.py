@@ -66,15 +66,15 @@ def test_no_false_proof_and_no_error_on_the_sample(chunk):
 
 def test_a_checker_that_proves_everything_is_caught(monkeypatch):
     """The bench must be able to fail: a checker that says `proved` to a false step is a false proof."""
-    from mathcheck.symbolic import walker
+    from mathcheck.symbolic import steps
 
-    real = walker.check_part
+    real = steps.check_part
 
     def credulous(part, *args, **kwargs):
         r = real(part, *args, **kwargs)
         return type(r)(**{**r.__dict__, "status": "proved"})
 
-    monkeypatch.setattr(walker, "check_part", credulous)
+    monkeypatch.setattr(steps, "check_part", credulous)
     items = [i for i in _sample() if i.claim == "softmax-jacobian"][:3]
     report = mutation.report([mutation.run_step_item(i) for i in items], [], _ids(), 0.0)
     assert len(report["false_proofs"]) == len(items)

@@ -18,9 +18,9 @@ import torch
 
 from mathcheck.claim import Context
 from mathcheck.numeric import construct, floats, functions, holds, sampling, tolerance
-from mathcheck.numeric.evaluate import Evaluator, evaluator
+from mathcheck.numeric.evaluate import Evaluator, Indexed, evaluate, evaluator
 from mathcheck.numeric.precise import PreciseEvaluator, hp_value
-from mathcheck.numeric.walker import Walker, loop_reduce
+from mathcheck.numeric.expressions import Walker, loop_reduce
 from mathcheck.parser import ParseError, parse, parse_many
 
 PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
@@ -395,3 +395,48 @@ def test_numeric_imports_only_the_values_layer():
             for m in mods:
                 if m.startswith("mathcheck"):
                     assert m.startswith(allowed), (path.name, m)
+
+
+# --- the one symbol binder (numeric/symbols.py) ---------------------------------------------------
+
+def _free_symbols_binder(e) -> dict:
+    """The binder the checks used to copy (issue 34): ``free_symbols`` by name."""
+    return {s.name: s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+
+
+def test_binder_binds_a_bound_variable_that_free_symbols_misses():
+    """∂/∂x_j Σ_j x_j² = 2x_j: SymPy counts the j of ``Derivative(·, x[j])`` as bound, so a check
+    binding by ``free_symbols`` leaves j unbound and cannot evaluate the left side at j."""
+    from mathcheck.numeric.symbols import bind, by_name
+
+    x, j, n = sp.IndexedBase("x"), sp.Symbol("j", integer=True), sp.Symbol("n", integer=True)
+    eq = sp.Eq(sp.Derivative(sp.Sum(x[j] ** 2, (j, 1, n)), x[j]), 2 * x[j], evaluate=False)
+    assert "j" not in _free_symbols_binder(eq.lhs)  # the old binder's bug
+    assert by_name(eq.lhs)["j"] is j and by_name(eq.lhs)["x"] is x
+    xs = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
+    env = bind(eq, x=Indexed(xs, 1), n=3, j=2)
+    lhs, rhs = (float(evaluate(side, env, dtype=torch.float64).detach()) for side in (eq.lhs, eq.rhs))
+    assert lhs == rhs == -4.0
+    old = {s: v for s, v in env.items() if s in _free_symbols_binder(eq.lhs).values() or s == x}
+    with pytest.raises(Exception):  # the old binding leaves j without a value
+        evaluate(eq.lhs, old, dtype=torch.float64)
+
+
+def test_binder_sees_no_label_as_a_plain_symbol_and_binds_every_object_of_a_name():
+    """``atoms(Symbol)`` returns z[i]'s label z as a plain symbol; the binder does not, and a name
+    written both plain and as a base (``w`` and ``w[i]``) binds both."""
+    from mathcheck.numeric.symbols import bind, by_name, written
+
+    z, w, i = sp.IndexedBase("z"), sp.IndexedBase("w"), sp.Symbol("i", integer=True)
+    assert sp.Symbol("z") in z[i].atoms(sp.Symbol) and [str(s) for s in written(z[i])] == ["i", "z"]
+    plain_w = sp.Symbol("w")
+    assert set(bind(plain_w + w[i], w=1.0)) == {plain_w, w}
+    assert by_name(plain_w + w[i])["w"] is w and by_name(plain_w + w[i], kind=sp.Symbol)["w"] is plain_w
+
+
+def test_binder_doctests():
+    import doctest
+
+    from mathcheck.numeric import symbols
+
+    assert doctest.testmod(symbols).failed == 0

@@ -230,3 +230,61 @@ def test_every_renderer_marks_a_status_from_its_one_row():
     for renderer in (text.mark, tex.mark):
         with pytest.raises(KeyError):
             renderer("prooved")
+
+
+def _reports(word: str):
+    """One report of every command whose status is ``word`` (built from the values they hold)."""
+    from types import SimpleNamespace as NS
+
+    from mathcheck.conform.run import Report
+    from mathcheck.conform.spec import Variant
+    from mathcheck.derive import DeriveReport
+    from mathcheck.model.report import ModelReport
+    from mathcheck.userexpr.relation import CheckResult
+    from mathcheck.verdict import ClaimVerdict
+
+    judged = NS(status=word)
+    return [ClaimVerdict(NS(id="softmax-jacobian"), word, None, None, seed=0),
+            CheckResult(word, "x", "x", {}, 0),
+            DeriveReport(files=(("a.md", (judged,)),)),
+            Report("mod:fn", "softmax", Variant(), 0, results=[judged]),
+            ModelReport("hf:gpt2", {}, 0, "mathcheck model hf:gpt2", properties=[judged])]
+
+
+def test_every_report_is_reported_and_exits_by_outcomes_table():
+    seen = set()
+    for word in ("proved", "holds", "holds-within", "inconclusive", "refuted", "fails", "bad-input", "error"):
+        for r in _reports(word):
+            if r.status != word:  # conform and model judge by holds/fails; claims and checks by proved/refuted
+                continue
+            assert isinstance(r, outcome.Reported), type(r)
+            assert r.exit_code == outcome.STATUSES[word].exit_code, (type(r), word)
+            assert isinstance(r.replay, str)
+            seen.add(type(r).__name__)
+    assert seen == {"ClaimVerdict", "CheckResult", "DeriveReport", "Report", "ModelReport"}
+
+
+def test_refute_verdict_is_reported():
+    from types import SimpleNamespace as NS
+
+    from mathcheck.verdict import MutantVerdict, RefuteVerdict
+
+    survived = MutantVerdict(NS(name="m"), "proved", None, None)
+    for mutants, error, code in (((), "", 0), ((survived,), "", 1), ((), "cannot build", 4)):
+        r = RefuteVerdict(NS(id="softmax-jacobian"), mutants, seed=0, error=error)
+        assert isinstance(r, outcome.Reported) and r.exit_code == code
+        assert r.replay.startswith("mathcheck refute softmax-jacobian")
+
+
+def test_exit_code_is_implemented_once():
+    """Reports mix in ``outcome.ExitByStatus``; no other module declares its own ``exit_code``
+    (userexpr/relation.py: the p34-prover part of issue 34 rewrites CheckResult)."""
+    import ast
+    import pathlib
+
+    pkg = pathlib.Path(outcome.__file__).parent
+    declared = {str(p.relative_to(pkg.parent)) for p in pkg.rglob("*.py")
+                for node in ast.walk(ast.parse(p.read_text()))
+                if isinstance(node, ast.FunctionDef) and node.name == "exit_code"}
+    assert declared <= {"mathcheck/outcome.py", "mathcheck/userexpr/relation.py"}, declared
+    assert "mathcheck/outcome.py" in declared

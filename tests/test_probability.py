@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from mathcheck import registry
-from mathcheck.symbolic import rules, walker
+from mathcheck.symbolic import rules, steps
 from mathcheck.symbolic.hypotheses import claim_generality
 from mathcheck.claim import Part, Step
 from mathcheck.derivations import probability as derivations
@@ -117,7 +117,7 @@ def test_limit_laws_do_not_evaluate_an_indeterminate_form():
     naive = sp.Limit(sp.exp(z[i] / T) / sp.Sum(sp.exp(z[k] / T), (k, 1, n)), T, 0, "+")
     assert rule.apply(naive) == naive
     part = Part("wrong-limit", (Step(naive, "p_i as T → 0⁺"), Step(1 / n, "claimed uniform", rule)))
-    assert walker.check_part(part).status != "proved"
+    assert steps.check_part(part).status != "proved"
     hot = sp.Limit(sp.exp(z[i] / T) / sp.Sum(sp.exp(z[k] / T), (k, 1, n)), T, sp.oo)
     assert rule.apply(hot) == 1 / n
 
@@ -130,7 +130,7 @@ def test_split_rule_cannot_prove_a_false_bound():
                                Step(sp.exp(z[i]) / (sp.exp(z[i]) + rest), "split", derivations.split_at(i)),
                                Step(sp.Rational(1, 2), "claimed ≤ 1/2", relation="<=")))
     ctx = registry.get("softmax-simplex").context
-    assert walker.check_part(part, ctx).status == "refuted"
+    assert steps.check_part(part, ctx).status == "refuted"
 
 
 def test_cross_entropy_gradient_of_the_mean_reduction_is_divided_by_the_batch():

@@ -12,7 +12,7 @@ import pytest
 
 from mathcheck import registry
 from mathcheck.symbolic import rules
-from mathcheck.symbolic.walker import check_part
+from mathcheck.symbolic.steps import check_part
 from mathcheck.claim import Context, Part, Step
 from mathcheck.lazy import sympy as sp
 

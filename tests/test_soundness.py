@@ -16,7 +16,7 @@ from mathcheck.numeric.holds import holds_at
 from mathcheck.symbolic import hypotheses, rules
 from mathcheck.symbolic.context import range_hypothesis
 from mathcheck.symbolic.decide import zero_test
-from mathcheck.symbolic.walker import check_part, check_parts
+from mathcheck.symbolic.steps import check_part, check_parts
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.lazy import sympy as sp
 from tests.conftest import claim_params
@@ -34,7 +34,7 @@ def claim_of(*parts, context=Context()):
 
 
 def not_proved(claim):
-    v = engine.derive(claim)
+    v = engine.check_steps(claim)
     assert v.status in ("refuted", "inconclusive"), [(p.name, p.status, p.notes) for p in v.parts]
     return v
 
@@ -75,7 +75,7 @@ def test_substitution_must_follow_from_a_hypothesis():
     assert "does not follow from a hypothesis" in v.parts[0].failing.decision.how
     # with x = 0 among the hypotheses the same step is shown, and the statement printed with it
     ok = Part("p", part.steps, given=(sp.Eq(x, 0),))
-    assert engine.derive(claim_of(ok)).status == "proved"
+    assert engine.check_steps(claim_of(ok)).status == "proved"
 
 
 def test_exchange_of_a_triangular_sum_is_refused():
@@ -89,7 +89,7 @@ def test_exchange_of_a_triangular_sum_is_refused():
     # a rectangular sum is exchanged
     rect = Part("r", (Step(sp.Sum(P[k] * sp.Sum(V[a], (a, 1, n)), (k, 1, L)), ""),
                       Step(sp.Sum(V[a] * sp.Sum(P[k], (k, 1, L)), (a, 1, n)), "", rules.exchange_sums())))
-    assert engine.derive(claim_of(rect)).status == "proved"
+    assert engine.check_steps(claim_of(rect)).status == "proved"
 
 
 def test_independence_splits_only_factors_of_one_group():
@@ -102,7 +102,7 @@ def test_independence_splits_only_factors_of_one_group():
     v = not_proved(claim_of(part))
     assert "more than one independent group" in v.parts[0].failing.decision.how
     fine = Part("f", (Step(E(q[i] * kk[i]), ""), Step(E(q[i]) * E(kk[i]), "", rules.linearity((q,), (kk,)))))
-    assert engine.derive(claim_of(fine)).status == "proved"
+    assert engine.check_steps(claim_of(fine)).status == "proved"
 
 
 def test_square_of_sum_needs_a_fresh_index():
@@ -122,9 +122,9 @@ def test_delta_collapses_only_inside_its_range():
     d = zero_test(lhs - z[j])
     assert d.value is not True
     ranged = Part("p", part.steps, given=(range_hypothesis(j, 1, n),))
-    assert engine.derive(claim_of(ranged)).status == "proved"
+    assert engine.check_steps(claim_of(ranged)).status == "proved"
     by_context = claim_of(part, context=Context(indices=((j, 1, n),)))
-    assert engine.derive(by_context).status == "proved"
+    assert engine.check_steps(by_context).status == "proved"
 
 
 def test_witness_must_be_fresh_and_follow_from_a_hypothesis():
@@ -149,7 +149,7 @@ def test_a_custom_lemma_rule_without_a_check_is_not_trusted():
 def test_a_transform_rule_is_used_only_once_shown():
     x = sp.Symbol("x", positive=True)
     lying = rules.Rule("a transform", "transform", lambda e: sp.Integer(1))
-    v = engine.derive(claim_of(Part("p", (Step(sp.exp(x), ""), Step(sp.Integer(1), "", lying)))))
+    v = engine.check_steps(claim_of(Part("p", (Step(sp.exp(x), ""), Step(sp.Integer(1), "", lying)))))
     assert v.status == "refuted"
     assert "changes the expression" in v.parts[0].failing.decision.how
 
@@ -176,13 +176,13 @@ def test_generality_is_computed():
     fixed = Part("f", symbolic.steps, given=(sp.Eq(n, 3),))
     assert hypotheses.generality(fixed)[0] is False
     assert [p.general for p in check_parts((symbolic, concrete, scalar))] == [True, False, None]
-    assert engine.derive(claim_of(symbolic, scalar)).general is True
-    assert engine.derive(claim_of(symbolic, concrete)).general is False
+    assert engine.check_steps(claim_of(symbolic, scalar)).general is True
+    assert engine.check_steps(claim_of(symbolic, concrete)).general is False
 
 
 def test_a_declared_generality_that_does_not_hold_is_an_error():
     concrete = Part("c", (Step(sp.Sum(z[i], (i, 1, 3)), ""), Step(z[1] + z[2] + z[3], "")), general=True)
-    v = engine.derive(claim_of(concrete))
+    v = engine.check_steps(claim_of(concrete))
     assert v.status == "error"
     assert any("declared general=True" in note for note in v.parts[0].notes)
 
@@ -348,7 +348,7 @@ def test_a_lemma_instantiated_carries_its_hypotheses_instantiated():
     assert v.parts[0].status == "proved"
     assert "assumes Eq(w, 1)" in v.parts[1].failing.decision.how
     ok = Part("uses", uses.steps, given=(sp.Eq(w, 1),))
-    assert engine.derive(claim_of(lem, ok)).status == "proved"
+    assert engine.check_steps(claim_of(lem, ok)).status == "proved"
 
 
 def test_a_lemma_is_instantiated_only_where_its_symbols_assumptions_hold():

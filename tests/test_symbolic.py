@@ -1,4 +1,4 @@
-"""Unit tests of the symbolic kernel, one section per module: context, sums, signs, decide, walker,
+"""Unit tests of the symbolic kernel, one section per module: context, sums, signs, decide, steps,
 rules (trust classes, who vouches), hypotheses (generality)."""
 
 import ast
@@ -9,7 +9,7 @@ import sympy as sp
 
 from mathcheck.claim import Context, Part, Step
 from mathcheck.numeric.holds import ranges
-from mathcheck.symbolic import context, decide, hypotheses, rules, signs, sums, walker
+from mathcheck.symbolic import context, decide, hypotheses, rules, signs, sums, steps
 
 i, j, k = sp.symbols("i j k", integer=True)
 n = sp.Symbol("n", integer=True, positive=True)
@@ -142,27 +142,27 @@ def test_difference_of_matrices_is_entrywise():
     assert bad.value is False and bad.how == "counterexample (entry 0,1)"
 
 
-# --- walker -----------------------------------------------------------------------------------------
+# --- steps ------------------------------------------------------------------------------------------
 
 def _part(*steps, given=()):
     return Part("p", tuple(steps), given=given)
 
 
 def test_check_part_proves_refutes_and_leaves_undecided_apart():
-    proved = walker.check_part(_part(Step(sp.log(2 * x), "start"), Step(sp.log(2) + sp.log(x), "log of a product")))
+    proved = steps.check_part(_part(Step(sp.log(2 * x), "start"), Step(sp.log(2) + sp.log(x), "log of a product")))
     assert proved.status == "proved" and proved.failing is None
     assert [s.status for s in proved.steps] == ["given", "proved"]
-    refuted = walker.check_part(_part(Step(sp.log(2 * x), "start"), Step(2 * sp.log(x), "wrong")))
+    refuted = steps.check_part(_part(Step(sp.log(2 * x), "start"), Step(2 * sp.log(x), "wrong")))
     assert refuted.status == "refuted" and refuted.failing.index == 1
     assert refuted.failing.decision.counterexample
 
 
 def test_a_rule_whose_side_condition_fails_leaves_the_step_inconclusive():
     step = Step(x + 2, "x = 1", rules.substitute({x: 1}, "x is one"))
-    r = walker.check_part(_part(Step(x + x + 1, "start"), step))
+    r = steps.check_part(_part(Step(x + x + 1, "start"), step))
     assert r.status == "inconclusive"
     assert r.failing.decision.how.startswith("side condition not met")
-    ok = walker.check_part(_part(Step(x + x + 1, "start"), Step(sp.Integer(3), "x = 1", rules.substitute({x: 1}, "x is one")),
+    ok = steps.check_part(_part(Step(x + x + 1, "start"), Step(sp.Integer(3), "x = 1", rules.substitute({x: 1}, "x is one")),
                                  given=(sp.Eq(x, 1),)))
     assert ok.status == "proved" and sp.Eq(x, 1) in ok.given
 
@@ -170,14 +170,14 @@ def test_a_rule_whose_side_condition_fails_leaves_the_step_inconclusive():
 def test_a_rule_built_by_hand_is_used_only_once_its_output_is_shown_equal():
     liar = rules.Rule("x is 0", "calculus", lambda e: e.xreplace({x: 0}))
     assert not rules.vouched(liar) and not rules.trusted(liar)
-    r = walker.check_part(_part(Step(x + 1, "start"), Step(sp.Integer(1), "by fiat", liar)))
+    r = steps.check_part(_part(Step(x + 1, "start"), Step(sp.Integer(1), "by fiat", liar)))
     assert r.status == "refuted"
     assert "changes the expression" in r.failing.decision.how
 
 
 def test_a_checked_kind_without_a_check_is_refused():
     bare = rules.Rule("an assumption", "assumption", lambda e: e)
-    r = walker.check_part(_part(Step(x, "start"), Step(x, "assumed", bare)))
+    r = steps.check_part(_part(Step(x, "start"), Step(x, "assumed", bare)))
     assert r.status == "inconclusive" and r.failing.decision.how.startswith("side condition not checked")
 
 
@@ -186,10 +186,10 @@ def test_check_parts_lets_a_lemma_cite_an_earlier_proved_part_and_replay_applies
     second = Part("second", (Step(sp.log(2 * x) + 1, ""),
                              Step(sp.log(2) + sp.log(x) + 1, "part 'first'",
                                   rules.lemma("part 'first'", sp.log(2 * x), sp.log(2) + sp.log(x)))))
-    assert [r.status for r in walker.check_parts((first, second))] == ["proved", "proved"]
-    assert [r.status for r in walker.check_parts((second,))][0] == "inconclusive"  # nothing proved to cite
+    assert [r.status for r in steps.check_parts((first, second))] == ["proved", "proved"]
+    assert [r.status for r in steps.check_parts((second,))][0] == "inconclusive"  # nothing proved to cite
     d = Part("d", (Step(sp.Derivative(x ** 2, x), ""), Step(2 * x, "", rules.differentiate(x))))
-    assert walker.replay(d, sp.Derivative(x ** 3, x)) == 3 * x ** 2
+    assert steps.replay(d, sp.Derivative(x ** 3, x)) == 3 * x ** 2
 
 
 # --- rules: the trust classes beside the kinds, and who vouches --------------------------------------
@@ -226,7 +226,7 @@ def test_generality_is_computed_three_valued():
     assert hypotheses.claim_generality((symbolic, scalar)) is True
     assert hypotheses.claim_generality((symbolic, concrete)) is False
     assert hypotheses.claim_generality((scalar,)) is False
-    assert walker.check_part(concrete).general is False
+    assert steps.check_part(concrete).general is False
 
 
 # --- layering: the kernel imports only what lies below it, and no circle inside it ------------------
@@ -236,7 +236,7 @@ def _imports_of_symbolic() -> dict:
     import ast
     import pathlib
 
-    root = pathlib.Path(walker.__file__).parent
+    root = pathlib.Path(steps.__file__).parent
     out = {}
     for path in root.rglob("*.py"):
         rel = path.relative_to(root.parent.parent).with_suffix("")
@@ -260,7 +260,7 @@ def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
     for mod, found in graph.items():
         assert not [m for m in found if m.startswith(above)], mod
     # what symbolic takes from numeric imports no torch at module level (derivations never import torch)
-    numeric = pathlib.Path(walker.__file__).parents[1] / "numeric"
+    numeric = pathlib.Path(steps.__file__).parents[1] / "numeric"
     for name in {m.split(".")[2] for found in graph.values() for m in found
                  if m.startswith("mathcheck.numeric.") and m.count(".") >= 2}:
         path = numeric / f"{name}.py"

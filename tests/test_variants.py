@@ -16,7 +16,8 @@ import torch.nn.functional as F
 from click.testing import CliRunner
 
 from mathcheck import registry
-from mathcheck.symbolic import rules, walker
+from mathcheck.symbolic import rules
+from mathcheck.symbolic.steps import check_part
 from mathcheck.claim import Context, Part, Step
 from mathcheck.cli import main
 from mathcheck.derivations import _beyond as derivations
@@ -85,13 +86,13 @@ def test_a_wrong_merge_step_is_not_shown_symbolically():
     m, mA = sp.Symbol("m", real=True), sp.Symbol("m_A", real=True)
     bad_steps = list(part.steps)
     bad_steps[2] = Step(bad_steps[2].expr.xreplace({m: mA}), "rescaled to the wrong shift")
-    r = walker.check_part(Part("bad", tuple(bad_steps), given=part.given), c.context)
+    r = check_part(Part("bad", tuple(bad_steps), given=part.given), c.context)
     assert r.status == "refuted"
 
 
 def _status(steps, given=(), ctx=Context()):
     """The checker's verdict on a two-step part citing a rule in its second step."""
-    return walker.check_part(Part("p", tuple(steps), given=given), ctx).status
+    return check_part(Part("p", tuple(steps), given=given), ctx).status
 
 
 F_, K_ = sp.IndexedBase("f", real=True), sp.Symbol("k", integer=True)
@@ -107,7 +108,7 @@ def test_join_ranges_needs_adjacent_ranges_and_their_order_from_the_hypotheses()
     adjacent = sp.Sum(f[k], (k, 1, b)) + sp.Sum(f[k], (k, b + 1, c))
     assert _status((Step(adjacent, "two ranges"), joined), (sp.Le(b, c),)) == "proved"
     # nothing says b ≤ c: Σ_{b+1}^{c} may run backwards, and the law is not used
-    r = walker.check_part(Part("p", (Step(adjacent, "two ranges"), joined)), Context())
+    r = check_part(Part("p", (Step(adjacent, "two ranges"), joined)), Context())
     assert r.status == "inconclusive" and "side condition not met" in r.failing.decision.how
 
 
@@ -158,7 +159,7 @@ def test_product_as_exp_sum_needs_positive_factors():
     x = sp.IndexedBase("x", real=True)  # real, not positive: log x_t is not real
     rule = rules.product_as_exp_sum()
     step = Step(sp.exp(sp.Sum(sp.log(x[t]), (t, 1, T))), "logs", rule)
-    r = walker.check_part(Part("p", (Step(sp.Product(x[t], (t, 1, T)), "product"), step)), Context())
+    r = check_part(Part("p", (Step(sp.Product(x[t], (t, 1, T)), "product"), step)), Context())
     assert r.status == "inconclusive" and "positive" in r.failing.decision.how
     assert _status((Step(sp.Product(x[t], (t, 1, T)), "product"), step), (sp.Gt(x[t], 0),)) == "proved"
 

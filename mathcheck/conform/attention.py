@@ -17,7 +17,7 @@ import torch
 
 from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import (F64, Outcome, Property, call_tensor, compare, draw, first_output,
-                                        tolerance, worst)
+                                        tolerance, worst_comparison)
 
 # --- the derived reference ------------------------------------------------------------------------
 
@@ -151,7 +151,7 @@ def _weights_on_simplex(fn, s, gen, simple, variant):
     one = fm.ev(fm.softmax_normalised(), {})
     sums = compare(P.sum(-1), one.expand(P.shape[:-1]), tolerance(L), "Σ_j P_ij = 1 (softmax-simplex 'normalised')")
     nonneg = compare(P.clamp(max=0.0), torch.zeros_like(P), tolerance(L), "P_ij ≥ 0")
-    return worst(sums, nonneg)
+    return worst_comparison(sums, nonneg)
 
 
 def _random_keep(gen, B, H, L):
@@ -184,7 +184,7 @@ def _masked_keys(fn, s, gen, simple, variant):
                                 f"weight of a masked key = {zero:g} exactly ({label} mask)"))
         outcomes.append(compare(got, P, tolerance(L, 1 + float(z.abs().max())),
                                 f"weights exp(z_i)α_i/Σ_k exp(z_k)α_k, derived ({label} mask)"))
-    return worst(*outcomes)
+    return worst_comparison(*outcomes)
 
 
 def _causal_future(fn, s, gen, simple, variant):
@@ -202,7 +202,7 @@ def _causal_future(fn, s, gen, simple, variant):
                      (f" or j ≤ i − {variant.window}" if variant.window else "") + f") = {zero:g} exactly")
     rest = compare(got, derived_weights(z, keep), tolerance(L, 1 + float(z.abs().max())),
                    "weights renormalised over the visible keys, derived")
-    return worst(hidden, rest)
+    return worst_comparison(hidden, rest)
 
 
 def _fully_masked_row(fn, s, gen, simple, variant):
@@ -278,7 +278,7 @@ def _backward(fn, s, gen, simple, variant):
     tol = tolerance(2 * L + D, float(dO.abs().max()) * float(v.abs().max()) *
                     float(q.abs().max() + k.abs().max()) * (1 + float(z.abs().max())))
     zeros = torch.zeros_like(q)
-    return worst(compare(gq if gq is not None else zeros, dQ, tol, "dQ = dS·K·scale (attention-backward)"),
+    return worst_comparison(compare(gq if gq is not None else zeros, dQ, tol, "dQ = dS·K·scale (attention-backward)"),
                  compare(gk if gk is not None else zeros, dK, tol, "dK = dSᵀ·Q·scale (attention-backward)"),
                  compare(gv if gv is not None else zeros, dV, tol, "dV = Pᵀ·dO (attention-backward)"))
 

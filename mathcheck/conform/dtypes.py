@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from mathcheck.conform.property import F64, Outcome, call_tensor, compare, derived_tolerance, draw
+from mathcheck.conform.property import F64, Outcome, call_tensor, compare, floored_tolerance, draw
 from mathcheck.numeric.tolerance import INPUT_DTYPES, SAFETY, measured_tolerance
 
 LADDER = (17, 33, 65, 129, 257, 513, 1025)  # past each power of two from 16 to 1024
@@ -199,7 +199,7 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     scale = float(w64.abs().nan_to_num(0.0, posinf=0.0).max()) if w64.numel() else 1.0
     # the decomposition may round a constant to the input's dtype (F.rms_norm's eps for float32
     # inputs): one rounding, u = ε/2 relative, of something the output depends on at most linearly
-    same = compare(wd, w64, derived_tolerance(n, scale, F64) + SAFETY * float(torch.finfo(dtype).eps) / 2 * scale,
+    same = compare(wd, w64, floored_tolerance(n, scale, F64) + SAFETY * float(torch.finfo(dtype).eps) / 2 * scale,
                    f"widened on {_name(dtype)} inputs against widened on the same values in float64 ({at})")
     if not same.ok:
         return same, None
@@ -215,7 +215,7 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     if independent is not None:  # the textbook composition at the same precision, not the target's own replay
         correct, build = independent, f"an independent correct build's ({_name(op_dtype)})"
     tol = measured_tolerance(correct, scale, eps, n) if torch.isfinite(w64).all() else 0.0
-    o = compare(a, wd, max(tol, derived_tolerance(n, scale, F64)),
+    o = compare(a, wd, max(tol, floored_tolerance(n, scale, F64)),
                 f"as written on {_name(dtype)} inputs against widened (tolerance 4× {build} error "
                 f"{correct:.2g}, measured; {at})")
     return o, tol / max(scale, 1e-300)

@@ -21,6 +21,7 @@ import sympy as sp
 import torch
 
 from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.symbols import by_name
 
 
 def _claim(claim_id: str):
@@ -41,9 +42,8 @@ def _find(expr, test):
 
 
 def names(expr) -> dict:
-    out = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
-    out.update({b.label.name: b for b in expr.atoms(sp.IndexedBase)})
-    return out
+    """The symbols and IndexedBases of ``expr`` by name (:func:`mathcheck.numeric.symbols.by_name`)."""
+    return by_name(expr)
 
 
 def ev(expr, values: dict, grid: dict | None = None, base: int = 1, funcs=None) -> torch.Tensor:

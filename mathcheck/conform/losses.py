@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Outcome, Property, call, call_tensor, compare, draw, tolerance, worst
+from mathcheck.conform.property import (F64, Outcome, Property, call, call_tensor, compare, draw, tolerance,
+                                        worst_comparison)
 
 
 def derived_softmax(z: torch.Tensor) -> torch.Tensor:
@@ -73,7 +74,7 @@ def _values(log: bool):
                 return err
             outs.append(compare(back(_as(out)), ref, tolerance(s["N"], 1 + float(z.abs().max())),
                                 f"{'log ' if log else ''}exp(z_i − max z)/Σ_k exp(z_k − max z), derived (dim={dim})"))
-        return worst(*outs)
+        return worst_comparison(*outs)
     return check
 
 
@@ -85,7 +86,7 @@ def _simplex(log: bool):
             return err
         p = _as(out).exp() if log else _as(out)
         one = fm.ev(fm.softmax_normalised(), {})
-        return worst(compare(p.sum(-1), one.expand(p.shape[:-1]), tolerance(s["N"]), "Σ_j s_j = 1 (derived)"),
+        return worst_comparison(compare(p.sum(-1), one.expand(p.shape[:-1]), tolerance(s["N"]), "Σ_j s_j = 1 (derived)"),
                      compare(p.clamp(max=0.0), torch.zeros_like(p), 0.0, "s_j ≥ 0"),
                      compare((p - 1).clamp(min=0.0), torch.zeros_like(p), tolerance(s["N"]), "s_j ≤ 1"))
     return check
@@ -335,7 +336,7 @@ def _kl_gibbs(fn, s, gen, simple, variant):
     if err:
         return err
     tol = tolerance(s["N"] * s["B"])
-    return worst(compare(_as(a).clamp(max=0.0), torch.zeros(()), tol, "KL(p‖q) ≥ 0 (Gibbs)"),
+    return worst_comparison(compare(_as(a).clamp(max=0.0), torch.zeros(()), tol, "KL(p‖q) ≥ 0 (Gibbs)"),
                  compare(_as(b), torch.zeros(()), tol, "KL(p‖p) = 0"))
 
 

@@ -16,7 +16,7 @@ import torch
 from mathcheck.conform import attention as att
 from mathcheck.conform import formulas as fm
 from mathcheck.conform.property import (F64, Outcome, Property, build_module, call_tensor, compare, draw,
-                                        float32_against_float64, tolerance, worst)
+                                        float32_against_float64, tolerance, worst_comparison)
 
 
 def build(make, s, gen, dtype=F64):
@@ -164,7 +164,7 @@ def _no_future(make, s, gen, simple, variant):
         a2 = torch.as_tensor(_run(m, x)[0]).detach().to(F64)[:, -1]
         outs.append(compare(torch.as_tensor(c).detach().to(F64)[:, -1], a2, tolerance(L + D, 1 + float(a2.abs().max())),
                             f"the last output unchanged when inputs outside its window of {w} change"))
-    return worst(*outs)
+    return worst_comparison(*outs)
 
 
 def _float32(make, s, gen, simple, variant):

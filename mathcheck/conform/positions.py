@@ -110,7 +110,7 @@ def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tenso
 
     flat = pairs.reshape(-1, h, 2)  # one (h, 2) block of pairs per (row, position)
     posf = pos.to(F64).expand(*x.shape[:-1]).reshape(-1)
-    b = next(s for s in nm.values() if getattr(s, "name", "") == "b")
+    b = nm["b"]
     idx = torch.arange(1, h + 1, dtype=F64)
 
     def one(block, m):

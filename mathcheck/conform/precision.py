@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from mathcheck.conform.property import F64, call_tensor, derived_tolerance
+from mathcheck.conform.property import F64, call_tensor, floored_tolerance
 from mathcheck.conform.spec import KINDS
 
 COARSE = 1e-2  # a resolution above this is said to be too coarse
@@ -130,7 +130,7 @@ class Precision:
     def resolution(self) -> float:
         """The smallest relative error still detected at the probe's reduction length: the
         relative tolerance a comparison of O(1) values gets."""
-        return derived_tolerance(self.n, 1.0, self.dtype)
+        return floored_tolerance(self.n, 1.0, self.dtype)
 
     def line(self) -> str:
         name = lambda d: str(d).replace("torch.", "")  # noqa: E731
@@ -148,7 +148,7 @@ class Precision:
                     f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
         if self.widened and any(d != F64 for d in self.ops):  # the formula is held widened; as written per dtype and size by input-dtypes
             return head + ("; the properties run it widened to float64 (float64 tolerance, resolution "
-                           f"{derived_tolerance(self.n, 1.0, F64):.2g}); as written it is held per input dtype "
+                           f"{floored_tolerance(self.n, 1.0, F64):.2g}); as written it is held per input dtype "
                            "and size by input-dtypes")
         head += f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
         if self.resolution() > COARSE:  # bfloat16/float16: the worst-case bound leaves little to detect
@@ -194,7 +194,7 @@ def measure(call, n: int) -> Precision:
     scale = float(w.abs().max()) if w.numel() else 1.0
     narrowest = ops[0] if ops else F64
     computes = F64
-    if narrowest != F64 and not narrowed <= derived_tolerance(n, scale, F64):
+    if narrowest != F64 and not narrowed <= floored_tolerance(n, scale, F64):
         computes = narrowest
     return Precision(computes, a.dtype, narrowed, scale, ops, n=n, widened=True)
 

@@ -76,17 +76,18 @@ def draw(gen, *shape, simple: bool = False, dtype=F64) -> torch.Tensor:
     return torch.randn(*shape, generator=gen, dtype=dtype)
 
 
-def derived_tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
-    """The catalog's pair tolerance S·(e_yours + e_derived) for a reduction of n terms of size ≤ scale,
-    your side rounded with ``dtype``'s ε, the derived side with float64's
-    (:func:`mathcheck.numeric.tolerance.dtype_tolerance`)."""
+def floored_tolerance(n: int, scale: float = 1.0, dtype=F64) -> float:
+    """:func:`mathcheck.numeric.tolerance.dtype_tolerance` with its floors: the catalog's pair
+    tolerance S·(e_yours + e_derived) for a reduction of at least one term of size ≤ max(scale, 1),
+    your side rounded with ``dtype``'s ε, the derived side with float64's (a property's scale read
+    off small inputs must not shrink the tolerance below one unit's rounding)."""
     return dtype_tolerance(max(n, 1), max(scale, 1.0), dtype)
 
 
 def tolerance(n: int, scale: float = 1.0, dtype=None) -> float:
-    """:func:`derived_tolerance` with ε of the precision the target was measured to compute in
+    """:func:`floored_tolerance` with ε of the precision the target was measured to compute in
     (``dtype`` overrides it: the float32-vs-float64 property)."""
-    return derived_tolerance(n, scale, dtype or PRECISION.get())
+    return floored_tolerance(n, scale, dtype or PRECISION.get())
 
 
 def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
@@ -192,7 +193,7 @@ def first_output(out):
     return out[0] if isinstance(out, (tuple, list)) else out
 
 
-def worst(*outcomes: Outcome) -> Outcome:
+def worst_comparison(*outcomes: Outcome) -> Outcome:
     """The first failing outcome, else the passing one with the largest relative error: which
     *comparison* a property reports (its evidence), not a status — statuses are ranked by
     :func:`mathcheck.outcome.worst`."""

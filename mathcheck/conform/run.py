@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from mathcheck.conform.spec import KINDS, BadInput, Variant, check_kind, check_variant
-from mathcheck.outcome import exit_code, replay, split_flags, worst
+from mathcheck.outcome import ExitByStatus, replay, split_flags, worst
 
 def properties(kind: str, variant: Variant = Variant()):
     if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
@@ -37,7 +37,7 @@ class Result:
 
 
 @dataclass
-class Report:
+class Report(ExitByStatus):
     target: str
     kind: str
     variant: Variant
@@ -54,8 +54,10 @@ class Report:
         return worst((r.status for r in self.results), "holds").word
 
     @property
-    def exit_code(self) -> int:
-        return exit_code(self.status)
+    def replay(self) -> str:
+        """The run's line (each failure carries its own, narrowed to its property and sizes)."""
+        return replay("conform", [self.target], [("--kind", self.kind), *split_flags(self.variant.flags()),
+                                                 ("--seed", self.seed)])
 
     @property
     def failed(self) -> list[str]:

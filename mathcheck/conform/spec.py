@@ -6,7 +6,7 @@ and how to fix it (:class:`BadInput`, exit 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Kind:
@@ -283,16 +283,3 @@ def parse_sizes(text: str | None) -> dict:
             raise BadInput(f"--sizes {text!r}: write NAME=N pairs with N ≥ 1, e.g. --sizes B=1,L=2")
         out[name.strip()] = int(value)
     return out
-
-
-@dataclass(frozen=True)
-class Request:
-    """One conform run: the target, its kind, the variant, the seed, optionally one property at sizes."""
-
-    target: str
-    kind: str
-    variant: Variant = field(default_factory=Variant)
-    seed: int = 0
-    only: tuple = ()
-    sizes: dict = field(default_factory=dict)
-    simple: bool = False

@@ -5,3 +5,7 @@ Each module registers builders with :func:`mathcheck.registry.claim`. Modules he
 lazily (``from mathcheck.lazy import sympy as sp``) and never import torch: the numeric check of a
 claim is named by a string and lives in :mod:`mathcheck.verify`.
 """
+
+# the branches (importing one registers its claims)
+__all__ = ["attention_variants", "calculus", "combinatorics", "information", "linear_algebra",
+           "losses", "normalisation", "probability", "shapes"]

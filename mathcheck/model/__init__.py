@@ -6,3 +6,6 @@ through ``conform``, attention calls against the derived formula) and the model 
 model-level claims (:mod:`.properties`: causality, KV cache, permutation equivariance,
 determinism); :mod:`.run` collects the report (:mod:`.report`).
 """
+
+# the public modules
+__all__ = ["heads", "load", "properties", "report", "run", "sublayers", "tiny", "trace"]

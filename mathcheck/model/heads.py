@@ -28,7 +28,8 @@ import math
 import torch
 
 from mathcheck.conform.run import Result
-from mathcheck.model.sublayers import coarser, derived_tolerance
+from mathcheck.model.sublayers import coarser
+from mathcheck.numeric.tolerance import dtype_tolerance
 
 F64 = torch.float64
 Q, K, V = ("q_proj", "wq", "query", "q", "to_q"), ("k_proj", "wk", "key", "k", "to_k"), ("v_proj", "wv", "value", "v",
@@ -190,7 +191,7 @@ def _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, repl
     derived = 1 / math.sqrt(d)
     declared = _declared_scale(module)
     mag = float(qh.abs().max()) * float(kh.abs().max())
-    tol = derived_tolerance(2 * d, mag * max(derived, declared[1] if declared else 0.0) + 1.0, dtype)
+    tol = dtype_tolerance(2 * d, mag * max(derived, declared[1] if declared else 0.0) + 1.0, dtype)
     results, doc = [], "the score of query t against key t is q_t·k_t/√d (RoPE leaves it unchanged)"
     candidates = [("1/√d", derived)] + ([(f"the module's {declared[0]}", declared[1])] if declared else [])
     errs = {label: float(((z_diag - s * qk).abs() * keep).max()) for label, s in candidates}
@@ -230,12 +231,12 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
     if call.kind == "sdpa":
         v_in = call.inputs["value"].to(F64)[..., :L, :]
         want = vh if v_in.shape[-3] == vh.shape[-3] else vh[:, group]
-        tol = derived_tolerance(1, float(want.abs().max()) + 1.0, dtype)
+        tol = dtype_tolerance(1, float(want.abs().max()) + 1.0, dtype)
         err = float((v_in - want).abs().max()) if v_in.shape == want.shape else math.inf
         what = "SDPA's values against the value projection's heads"
     else:
         derived = (weights @ vh[:, group]).transpose(1, 2).reshape(B, L, -1)
-        tol = derived_tolerance(L, float(vh.abs().max()) + 1.0, dtype)
+        tol = dtype_tolerance(L, float(vh.abs().max()) + 1.0, dtype)
         err = float((x.to(F64) - derived).abs().max()) if derived.shape == x.shape else math.inf
         what = f"the input of {out_path} against P·V"
     if err <= tol:

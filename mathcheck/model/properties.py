@@ -25,11 +25,18 @@ import torch
 
 from mathcheck.conform.run import Result
 from mathcheck.model.load import cache_of, logits_of
-from mathcheck.model.sublayers import derived_tolerance, is_attention_softmax
+from mathcheck.model.sublayers import is_attention_softmax
+from mathcheck.numeric.tolerance import dtype_tolerance
 from mathcheck.model.trace import Trace
 
 F64 = torch.float64
 BATCH = 2
+
+#: The model-level properties, in the order a report lists them: (name, the claim it holds the model
+#: to; "-" for engineering). docs/model.md's table is checked against it (tests/test_docs_fresh.py).
+PROPERTIES = (("causality", "causal-mask-autoregressive"), ("kv-cache", "kv-cache-equivalence"),
+              ("permutation-equivariance", "attention-permutation-equivariance"),
+              ("padding", "mask-negative-infinity"), ("determinism", "-"))
 
 
 def draw_ids(seed: int, vocab: int, L: int) -> torch.Tensor:
@@ -76,7 +83,7 @@ def chain_length(model, Lk: int) -> int:
 def model_tolerance(loaded, scale: float, Lk: int, dtype=F64) -> float:
     """The tolerance for two forwards' logits, at the precision ``dtype`` their attention computed in
     (eager attention's float32 softmax rounds differently on 3 keys than on 16)."""
-    return derived_tolerance(chain_length(loaded.model, Lk), scale, dtype)
+    return dtype_tolerance(chain_length(loaded.model, Lk), scale, dtype)
 
 
 def output_scale(trace: Trace) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mathcheck.outcome import exit_code, worst
+from mathcheck.outcome import ExitByStatus, worst
 
 
 def _status(results) -> str:
@@ -31,7 +31,7 @@ class ModuleResult:
 
 
 @dataclass
-class ModelReport:
+class ModelReport(ExitByStatus):
     model: str
     config: dict
     seed: int
@@ -43,10 +43,6 @@ class ModelReport:
     @property
     def status(self) -> str:
         return _status([r for m in self.modules for r in m.properties] + self.properties)
-
-    @property
-    def exit_code(self) -> int:
-        return exit_code(self.status)
 
     def failures(self) -> list[str]:
         out = [f"{m.path} {r.name}" for m in self.modules for r in m.properties if r.status == "fails"]

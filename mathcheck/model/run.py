@@ -223,10 +223,7 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         from mathcheck.conform.run import Result
 
         note = "the model's outputs leave float64's range on random ids: no tolerance can be derived"
-        report.properties = [Result(n, c, "", "holds", "inconclusive", note=note) for n, c in (
-            ("causality", "causal-mask-autoregressive"), ("kv-cache", "kv-cache-equivalence"),
-            ("permutation-equivariance", "attention-permutation-equivariance"), ("padding", "mask-negative-infinity"),
-            ("determinism", "-"))]
+        report.properties = [Result(n, c, "", "holds", "inconclusive", note=note) for n, c in mp.PROPERTIES]
         return report
     # a cached decode computes differently (a scan's recurrent form against its chunked one): its
     # comparison is as precise as the coarsest dtype any op of the forward computed in; so is a row

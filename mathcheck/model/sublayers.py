@@ -29,18 +29,7 @@ from mathcheck.numeric.tolerance import dtype_tolerance
 F64 = torch.float64
 
 
-# --- tolerances ------------------------------------------------------------------------------------
-
-def derived_tolerance(n: int, scale: float, dtype=F64) -> float:
-    """SAFETY·(e_observed + e_reference), each e = (n + 1)·(ε·scale + tiny): a value computed in
-    ``dtype`` by reductions of n terms of magnitude ≤ scale, against a float64 one
-    (:func:`mathcheck.numeric.tolerance.dtype_tolerance`).
-
-    >>> derived_tolerance(10, 1.0) == 4 * 2 * 11 * 2.0 ** -52 * (1 + 2.0 ** -1022 * 2 ** 52)
-    True
-    """
-    return dtype_tolerance(n, scale, dtype)
-
+# --- tolerances: numeric/tolerance.dtype_tolerance, a value computed in a dtype against float64 ----
 
 def coarser(*dtypes) -> torch.dtype:
     """The least precise floating dtype among those given (the precision a call computed in)."""
@@ -301,7 +290,7 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: in
     variant = Variant(scale=None if scale is None else float(scale))
     z, P, O = reference(q, k, v, variant, keep=None if additive is not None else keep, additive=additive)
     dtype = coarser(inp["query"].dtype, out.dtype)
-    tol = derived_tolerance(Lk + Dh, float(v.abs().max()) * (1.0 + float(z[torch.isfinite(z)].abs().max())), dtype)
+    tol = dtype_tolerance(Lk + Dh, float(v.abs().max()) * (1.0 + float(z[torch.isfinite(z)].abs().max())), dtype)
     ok, err, idx, d, u = _compare(out.to(F64), O, tol)
     claim = "grouped-query-attention" if gqa else "attention-backward"
     results = [_result("output", claim, "softmax(QKᵀ·scale + mask)·V" + (", K and V repeated per group" if gqa else ""),
@@ -341,7 +330,7 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     P = derived_weights(zs, keep).movedim(-1, dim)
     finite = zs[keep & torch.isfinite(zs)]  # the kept scores set the scale; a fill of −1.8e308 would make it ∞
     n = x.shape[dim]
-    tol = derived_tolerance(n, 1.0 + (float(finite.abs().max()) if finite.numel() else 0.0), dtype)
+    tol = dtype_tolerance(n, 1.0 + (float(finite.abs().max()) if finite.numel() else 0.0), dtype)
     ok, err, idx, d, u = _compare(out.to(F64), P, tol)
     precision = f"computed in {str(dtype).replace('torch.', '')}"
     results = [_result("matches-derived", "softmax-simplex", "exp(z_i − max z)/Σ_k exp(z_k − max z) along its axis",
@@ -352,7 +341,7 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     Lq, Lk = x.shape[-2], x.shape[-1]
     sums = out.to(F64).sum(-1)
     one = torch.ones_like(sums)
-    stol = derived_tolerance(Lk, 1.0, dtype)
+    stol = dtype_tolerance(Lk, 1.0, dtype)
     ok, err, idx, d, u = _compare(sums, one, stol)
     axis = dim % x.dim()
     note = where if axis == x.dim() - 1 else f"{where}; the softmax is over axis {axis} of {x.dim()}, not the keys' (last)"

@@ -1,7 +1,7 @@
 """The numeric kernel: every number mathcheck computes from a SymPy expression comes from here.
 
 One function table (:mod:`~mathcheck.numeric.functions`) read by the grammar and by every
-backend; one expression walker (:mod:`~mathcheck.numeric.walker`) with a backend per number
+backend; one expression walker (:mod:`~mathcheck.numeric.expressions`) with a backend per number
 system (:mod:`~mathcheck.numeric.floats`: Python floats, no torch;
 :mod:`~mathcheck.numeric.evaluate`: torch with autograd, and its bounded variant in
 :mod:`~mathcheck.numeric.bounded`; :mod:`~mathcheck.numeric.precise`: mpmath at
@@ -23,3 +23,7 @@ counterexamples through :mod:`~mathcheck.numeric.construct`); it imports none of
 # (≤ ~1e-13 relative after cancellation) is far above the confirmation's own (~1e-48), and a false
 # identity that agrees to 1e-30 is still told apart (tolerance.HP_REL).
 PRECISION_DIGITS = 50
+
+# the one high precision, then the public modules
+__all__ = ["PRECISION_DIGITS", "bounded", "construct", "distributions", "evaluate", "expressions",
+           "floats", "functions", "holds", "precise", "sampling", "stats", "symbols", "tolerance"]

@@ -61,7 +61,7 @@ class BoundedEvaluator(Evaluator):
 
     ``ε`` is the machine epsilon of ``dtype``. Gradients flow through the values.
 
-    Why a walk of its own and not a fourth backend of :mod:`mathcheck.numeric.walker`: every node
+    Why a walk of its own and not a fourth backend of :mod:`mathcheck.numeric.expressions`: every node
     here yields a *pair* (value, bound) and the bound's rule is the node's own (a Sum's bound reads
     the magnitudes of its terms, a product the partial products), and it evaluates nodes the plain
     walker does not (MatMul of MatrixSymbols, Subs, Limit, UniqueZero). As a backend every primitive

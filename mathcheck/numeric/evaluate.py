@@ -1,4 +1,4 @@
-"""The torch backend of the walker (:mod:`mathcheck.numeric.walker`): tensors, with autograd and broadcasting.
+"""The torch backend of the walker (:mod:`mathcheck.numeric.expressions`): tensors, with autograd and broadcasting.
 
 ``lambdify(..., modules='torch')`` fails on ``Indexed``, turns ``KroneckerDelta`` into a Python
 ``if`` that fails on tensors, and detaches gradients when it returns a Matrix. With this backend
@@ -40,7 +40,7 @@ import torch
 
 from mathcheck.numeric import functions
 from mathcheck.numeric.sampling import OFFSET
-from mathcheck.numeric.walker import Walker
+from mathcheck.numeric.expressions import Walker
 
 NAME = "torch float64 (diff by autograd)"
 DT = torch.float64
@@ -76,7 +76,7 @@ def _t(x, dtype, device) -> torch.Tensor:
 
 
 class TorchBackend:
-    """Tensors for :class:`~mathcheck.numeric.walker.Walker`, with autograd and broadcasting: the
+    """Tensors for :class:`~mathcheck.numeric.expressions.Walker`, with autograd and broadcasting: the
     IndexedBase bindings (``indexed``), the number of summation axes opened so far (``depth``: a
     sum's index lives on a new leading axis), ``checked``: an entry outside its tensor is an
     :class:`EvaluationError` (the user's pipeline: a point is skipped, not wrapped around)."""

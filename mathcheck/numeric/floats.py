@@ -1,4 +1,4 @@
-"""The Python-float backend of the walker (:mod:`mathcheck.numeric.walker`): float64 with Python's ``math``, no torch.
+"""The Python-float backend of the walker (:mod:`mathcheck.numeric.expressions`): float64 with Python's ``math``, no torch.
 
 Python floats are IEEE-754 binary64, the same numbers as NumPy's or torch's float64; ``math``
 also has ``erf``, ``erfc``, ``gamma`` and ``lgamma``, which NumPy lacks, and costs nothing to
@@ -21,7 +21,7 @@ import math
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import functions
 from mathcheck.numeric.sampling import lookup
-from mathcheck.numeric.walker import Walker, loop_reduce
+from mathcheck.numeric.expressions import Walker, loop_reduce
 
 NAME = "float64 (Python math)"
 
@@ -45,7 +45,7 @@ def _real(v) -> float:
 
 
 class FloatBackend:
-    """Python floats for :class:`~mathcheck.numeric.walker.Walker`: ``env`` maps Symbols to numbers
+    """Python floats for :class:`~mathcheck.numeric.expressions.Walker`: ``env`` maps Symbols to numbers
     and IndexedBases to nested lists (as :func:`mathcheck.numeric.sampling.sample_points` draws
     them). A sum is ``math.fsum`` of its terms (correctly rounded: the order of the terms does not
     matter), a product left to right; a sum without free symbols is computed once into

@@ -2,7 +2,7 @@
 
 Two routes, one precision: :func:`hp_value` (SymPy's ``evalf``, which simplifies what it can, and
 derivatives by SymPy's ``diff``) and :class:`PreciseEvaluator` (the walker of
-:mod:`mathcheck.numeric.walker` with :class:`MpmathBackend`: the expression as written, with the
+:mod:`mathcheck.numeric.expressions` with :class:`MpmathBackend`: the expression as written, with the
 function table's ``mpmath`` implementations).
 
 This is what confirms a counterexample: a float64 disagreement counts only once the 50-digit
@@ -29,7 +29,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS, functions
 from mathcheck.numeric.sampling import exact, lookup
 from mathcheck.numeric.tolerance import HP_REL, INTEGRAL_SHARE, INTEGRAL_UNRESOLVED, SCREEN_ATOL, SCREEN_RTOL
-from mathcheck.numeric.walker import Walker, loop_reduce
+from mathcheck.numeric.expressions import Walker, loop_reduce
 
 SCREEN_DIGITS = 15  # the float64 screen's quadrature: its integrand is float64, so more digits would never converge
 
@@ -261,7 +261,7 @@ def report_point(point: dict, exprs) -> dict:
 # --- the mpmath backend of the walker, at PRECISION_DIGITS ----------------------------------------------
 
 class MpmathBackend:
-    """mpmath at ``dps`` digits for :class:`~mathcheck.numeric.walker.Walker`: the function table's
+    """mpmath at ``dps`` digits for :class:`~mathcheck.numeric.expressions.Walker`: the function table's
     ``mpmath`` implementations, sums and products written out (``mpmath.fsum``/``fprod``), inputs at
     their exact values (a float at its binary value, a Rational as p/q)."""
 

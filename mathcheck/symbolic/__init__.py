@@ -10,5 +10,9 @@ in ``numeric.construct``; ``numeric`` never imports ``symbolic``). See docs/desi
 * ``hypotheses`` — a part's hypotheses, its points (``part_points``, by numeric's draw), generality;
 * ``signs`` — the structural sign rules;
 * ``decide`` — ``zero_test``, ``sign_test``, ``relation_test``, the strategy table;
-* ``walker`` — ``check_part``: every link of a part, rules applied where cited.
+* ``steps`` — ``check_part``: every link of a part, rules applied where cited.
 """
+
+# the public modules, bottom up as listed above
+__all__ = ["context", "decide", "expectation", "hypotheses", "integrals", "signs", "steps", "sums",
+           "rules"]

@@ -175,10 +175,11 @@ def facts_for(exprs, facts: Facts) -> Facts:
                     name = str(a.base) if isinstance(a, sp.Indexed) else str(a)
                     if name[:1].isupper() and not (isinstance(a, sp.Symbol) and a.is_integer):  # not a size
                         found.add(name)
-    by_name = {str(s): s for e in exprs for s in e.atoms(sp.Symbol)}
-    by_name.update({str(a.base): a.base for e in exprs for a in e.atoms(sp.Indexed)})
-    dists = {n: (fam, tuple(p.xreplace({s: by_name.get(str(s), s) for s in p.atoms(sp.Symbol)})
-                            if not isinstance(p, sp.IndexedBase) else by_name.get(str(p), p) for p in params))
+    from mathcheck.numeric.symbols import by_name
+
+    names = by_name(*exprs)
+    dists = {n: (fam, tuple(p.xreplace({s: names.get(str(s), s) for s in p.atoms(sp.Symbol)})
+                            if not isinstance(p, sp.IndexedBase) else names.get(str(p), p) for p in params))
              for n, (fam, params) in facts.distributions.items()}
     return Facts(facts.random | found, facts.independent, facts.components, facts.zero_mean,
                  facts.unit_variance, dists)

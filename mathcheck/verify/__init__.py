@@ -28,8 +28,16 @@ def resolve(path: str):
 
 
 def symbol(expr, name: str):
-    """The free symbol of ``expr`` called ``name`` (checks find a statement's symbols by name)."""
-    for s in expr.free_symbols:
-        if getattr(s, "name", None) == name:
-            return s
-    raise KeyError(f"no symbol {name!r} in {expr}")
+    """The symbol of ``expr`` called ``name``, bound ones included (checks find a statement's
+    symbols by name: :func:`mathcheck.numeric.symbols.by_name`)."""
+    from mathcheck.numeric.symbols import by_name
+
+    try:
+        return by_name(expr)[name]
+    except KeyError:
+        raise KeyError(f"no symbol {name!r} in {expr}") from None
+
+# the values every check takes, then the checks by branch
+__all__ = ["Options", "resolve", "symbol", "attention_variants", "calculus", "combinatorics",
+           "generic", "information", "linear_algebra", "losses", "normalisation", "probability",
+           "shapes"]

@@ -20,6 +20,7 @@ import sympy as sp
 import torch
 
 from mathcheck.numeric.tolerance import library_tolerance, unit
+from mathcheck.numeric.symbols import by_name
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype
 from mathcheck.numeric.evaluate import evaluate
@@ -86,13 +87,6 @@ def _products(e, env, funcs=None, dt=torch.float64):
     return e
 
 
-def _named(eq, name):
-    for s in eq.free_symbols:
-        if getattr(s, "name", None) == name:
-            return s
-    return None
-
-
 def _one_derivative(lhs, case: str):
     """The left side as ``F(D)`` around its one ``Derivative`` D: (D, F with D replaced by a
     placeholder symbol, the placeholder). A left side such as ``2·∂f/∂x_j`` is evaluated whole."""
@@ -110,7 +104,7 @@ def _derivative(cmp, case, eq, wrt_name: str, tensor, at, env, funcs, dt, ref, *
     side evaluated at them; both against ``ref``."""
     d, outer, slot = _one_derivative(eq.lhs, case)
     x = tensor.detach().clone().requires_grad_()
-    base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == wrt_name)
+    base = by_name(d.expr, kind=sp.IndexedBase)[wrt_name]
     env = dict(env)
     env[base] = x
     f = evaluate(d.expr, env, funcs, dtype=dt)

@@ -12,11 +12,12 @@ import torch
 import torch.nn.functional as F
 
 from mathcheck.verdict import NumericVerdict
-from mathcheck.verify import Options
-from mathcheck.verify._beyond import _comparison, _sides, _attention_read, _named, _derivative
+from mathcheck.verify import Options, symbol
+from mathcheck.verify._beyond import _comparison, _sides, _attention_read, _derivative
 from mathcheck.verify._compare import dtype, generator
 from mathcheck.numeric.evaluate import evaluate
-from mathcheck.verify.probability import _env, _fact
+from mathcheck.numeric.symbols import bind
+from mathcheck.verify.probability import _fact
 
 
 # --- online-softmax ---------------------------------------------------------------------------------------
@@ -87,7 +88,7 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
             eq = statements.get(part)
             if eq is None:
                 continue
-            env = _env(eq, s=s, v=v, **names)
+            env = bind(eq, s=s, v=v, **names)
             ref = torch.exp(torch.logsumexp(s[:c], 0) - m) if part == "merge-sum" else sdpa(c)
             case = f"{part} blocks 1..{b} + {b + 1}..{c}"
             # the merged state is read back as exact inputs; its rounding is of SDPA's kind and size
@@ -100,7 +101,7 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
     eq = statements.get("final")
     if eq is not None:
         n = len(s)
-        env = _env(eq, s=s, v=v, n=n, m=state["m"])
+        env = bind(eq, s=s, v=v, n=n, m=state["m"])
         _sides(cmp, f"final n={n}", eq, sdpa(n), env, funcs, dt, _attention_read(cmp, q, K, v), **where)
     if "o" in state and "merge-output" in statements:
         cmp.compare(f"blockwise loop {ends} against SDPA over all keys", sdpa(len(s)), state["o"], **where)
@@ -139,7 +140,7 @@ def kv_cache_equivalence(statements: dict, options: Options) -> NumericVerdict:
                 keys = Kc if part == "decode-step" else k
                 s = q[t - 1] @ keys.T / d ** 0.5
                 for e in range(dv):
-                    env = _env(eq, s=s, v=(Vc if part == "decode-step" else v)[:, e], t=t, n=n)
+                    env = bind(eq, s=s, v=(Vc if part == "decode-step" else v)[:, e], t=t, n=n)
                     _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, full[t - 1, e], env,
                            {"causal": _causal}, dt, _attention_read(cmp, q[t - 1], k[:t], v[:t, e]),
                            n=n, t=t, column=e + 1)
@@ -174,7 +175,7 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
                     for gg in range(1, G + 1):
                         for j in range(1, r + 1):
                             for e in range(1, dv + 1):
-                                env = _env(eq, Q=Q[0, :, qp].reshape(G, r, d), K=K[0], V=V[0],
+                                env = bind(eq, Q=Q[0, :, qp].reshape(G, r, d), K=K[0], V=V[0],
                                            Kt=Kr[0].reshape(G, r, n, d), Vt=Vr[0].reshape(G, r, n, dv),
                                            g=gg, j=j, e=e, n=n, d=d, r=r, G=G)
                                 h = (gg - 1) * r + j
@@ -191,7 +192,7 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
                         Kc = torch.cat([Kc, torch.randn(1, heads, 1, d, generator=g, dtype=dt)], dim=2)
                         Vc = torch.cat([Vc, torch.randn(1, heads, 1, d, generator=g, dtype=dt)], dim=2)
                     sizes[heads] = Kc.numel() + Vc.numel()
-                env = _env(eq, G=G, H=H, n=n, d=d, r=r)
+                env = bind(eq, G=G, H=H, n=n, d=d, r=r)
                 funcs = {"cache": lambda a: 2 * n * a * d}
                 _sides(cmp, f"{part} G={G} H={H} (cache numel {sizes[G]} / {sizes[H]})", eq,
                        torch.tensor(sizes[G] / sizes[H], dtype=dt), env, funcs, dt, G=G, H=H)
@@ -226,7 +227,7 @@ def linear_attention_associativity(statements: dict, options: Options) -> Numeri
                 ref = full if part == "associativity" else causal
                 cols = torch.arange(1, d + 1, dtype=dt)  # every column e at once
                 for i in range(1, n + 1):
-                    env = _env(eq, a=a, b=b, V=V, i=i, e=cols, n=n, d=d)
+                    env = bind(eq, a=a, b=b, V=V, i=i, e=cols, n=n, d=d)
                     _sides(cmp, f"{part} n={n} d={d} row {i} (entry = column e − 1)", eq, ref[i - 1], env, None,
                            dt, n=n, d=d, i=i)
             elif part != "cost":
@@ -242,7 +243,7 @@ def linear_attention_associativity(statements: dict, options: Options) -> Numeri
                 with FlopCounterMode(display=False) as counter:
                     order()
                 counts.append(counter.get_total_flops())
-            env = _env(eq, n=n, d=d)
+            env = bind(eq, n=n, d=d)
             _sides(cmp, f"cost n={n} d={d} (FlopCounterMode {counts[0]} / {counts[1]})", eq,
                    torch.tensor(counts[0] / counts[1], dtype=dt), env, {"mm": lambda p, q, r: 2 * p * q * r},
                    dt, n=n, d=d)
@@ -273,10 +274,10 @@ def alibi_distance_bias(statements: dict, options: Options) -> NumericVerdict:
             where = {"n": n, "m": slope, "query": i}
             for part, eq in statements.items():
                 if part == "weights":
-                    env = _env(eq, s=scores[i - 1], m=slope, i=i, j=pos, n=n)
+                    env = bind(eq, s=scores[i - 1], m=slope, i=i, j=pos, n=n)
                     _sides(cmp, f"{part} n={n} m={slope} query {i}", eq, W[i - 1], env, None, dt, **where)
                 elif part == "distance-ratio":
-                    env = _env(eq, s=scores[i - 1], m=slope, i=i, j=pos[:, None], l=pos[None, :], n=n)
+                    env = bind(eq, s=scores[i - 1], m=slope, i=i, j=pos[:, None], l=pos[None, :], n=n)
                     ref = W[i - 1][:, None] / W[i - 1][None, :]
                     _sides(cmp, f"{part} n={n} m={slope} query {i}", eq, ref, env, None, dt, **where)
                 else:
@@ -315,7 +316,7 @@ def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVer
                 ds = d ** 0.5 * (dk @ q[t - 1]) / (q[t - 1] @ q[t - 1])
                 where = {"n": n, "t": t, "column": e + 1}
                 for part, eq in statements.items():
-                    env = _env(eq, s=s, v=V[:, e], t=t, n=n)
+                    env = bind(eq, s=s, v=V[:, e], t=t, n=n)
                     funcs = {"causal": _causal}
                     if part == "masked-row":
                         _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, out[t - 1, e], env, funcs, dt,
@@ -325,7 +326,7 @@ def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVer
                             continue
                         u = torch.arange(t + 1, n + 1, dtype=dt)  # every later position at once
                         env_u = dict(env)
-                        env_u[_named(eq, "u")] = u
+                        env_u[symbol(eq, "u")] = u
                         name, tensor, ref = ("v", V[:, e], dV[t:, e]) if part == "future-value" \
                             else ("s", s, ds[t:])
                         _derivative(cmp, f"{part} n={n} t={t} u={t + 1}..{n} (entry = u − t − 1) column {e + 1}",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 import torch
@@ -12,7 +10,8 @@ import torch.nn.functional as F
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
-from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.evaluate import Indexed
+from mathcheck.numeric.symbols import bind, by_name
 
 SIZES = (2, 5, 64, 512)
 # (name, scale, shift): ordinary logits, large-magnitude logits, and a huge common offset that
@@ -21,21 +20,8 @@ LOGITS = (("randn", 1.0, 0.0), ("large x30", 30.0, 0.0), ("offset +1000", 3.0, 1
 
 
 def _env(eq, z_values, s_values, n):
-    syms = {s.name: s for s in eq.free_symbols if hasattr(s, "name")}
-    bases = {b.label.name: b for b in eq.atoms(__import__("sympy").IndexedBase)}
     idx = torch.arange(1, n + 1, dtype=z_values.dtype)
-    env = {}
-    if "n" in syms:
-        env[syms["n"]] = n
-    if "i" in syms:
-        env[syms["i"]] = idx[:, None]
-    if "j" in syms:
-        env[syms["j"]] = idx[None, :]
-    if "z" in bases:
-        env[bases["z"]] = z_values
-    if "s" in bases:
-        env[bases["s"]] = s_values
-    return env
+    return bind(eq, n=n, i=idx[:, None], j=idx[None, :], z=z_values, s=s_values)
 
 
 def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
@@ -60,7 +46,7 @@ def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
             for part, eq in statements.items():
                 env = _env(eq, z, s, n)
                 if part == "rows":  # one value per row i (j is summed)
-                    env.update(_bind(eq, i=torch.arange(1, n + 1, dtype=dt)))
+                    env.update(bind(eq, i=torch.arange(1, n + 1, dtype=dt)))
                 reference = {"jacobian": J, "rows": J.sum(1), "symmetric": J - J.T, "normalised": s.sum()}.get(part)
                 if reference is None:
                     raise KeyError(f"softmax_jacobian: no numeric check for part {part!r}")
@@ -69,52 +55,6 @@ def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
 
 
 # --- shared helpers for the §4 checks below -------------------------------------------------------
-
-@lru_cache(maxsize=256)
-def _names(eq) -> dict:
-    """The statement's symbols and IndexedBases by name (a check binds values by name)."""
-    import sympy as sp
-
-    # atoms, not free_symbols: the j of Derivative(f, x[j]) is not free in SymPy's sense
-    out = {s.name: s for s in eq.atoms(sp.Symbol)}
-    out.update({b.label.name: b for b in eq.atoms(sp.IndexedBase)})
-    return out
-
-
-def _bind(eq, **values) -> dict:
-    """``{symbol: value}`` for each named value the statement uses (others are ignored)."""
-    names = _names(eq)
-    return {names[k]: v for k, v in values.items() if k in names}
-
-
-def _bind_all(eq, **values) -> dict:
-    """Like :func:`_bind`, binding a plain symbol and an IndexedBase of the same name alike (``w``
-    the parameter vector, ``g[i]`` its entries)."""
-    import sympy as sp
-
-    out = {}
-    for s in eq.free_symbols | eq.atoms(sp.IndexedBase):
-        name = s.label.name if isinstance(s, sp.IndexedBase) else getattr(s, "name", None)
-        if name in values and values[name] is not None:
-            out[s] = values[name]
-    return out
-
-
-def _evaluate_or_mismatch(cmp: Comparison, case: str, expr, env, dt, **where):
-    """Evaluate ``expr``; a statement that indexes a tensor outside its shape is a counterexample
-    (its sizes cannot match PyTorch's), recorded as such instead of crashing the check."""
-    from mathcheck.numeric.evaluate import EvaluationError
-
-    try:
-        return evaluate(expr, env, dtype=dt)
-    except (IndexError, RuntimeError, EvaluationError) as exc:
-        cmp.trials += 1
-        cmp.details.append(f"{case}: the statement cannot be evaluated at these sizes ({exc})")
-        if not cmp.counterexample:
-            cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
-                ("statement", f"shape mismatch: {exc}"),)
-        return None
-
 
 def _holds(cmp: Comparison, case: str, lhs: torch.Tensor, rhs, rel: str, **where) -> bool:
     """``lhs REL rhs`` for two computed values (see :meth:`Comparison.holds`)."""
@@ -163,7 +103,7 @@ def chain_rule_linear_layer(statements: dict, options: Options) -> NumericVerdic
                 idx = dict(grids)
                 if part == "bias-gradient":
                     idx["v"] = torch.arange(1, h + 1, dtype=dt)
-                env = _bind(eq, X=X.detach(), W=W, g=G, N=N, d=d, h=h, b=linear.bias.detach(), **idx)
+                env = bind(eq, X=X.detach(), W=W, g=G, N=N, d=d, h=h, b=linear.bias.detach(), **idx)
                 cmp.agree(f"{part} N={N} d={d} h={h} {loss_name}", expected[part], eq, env, part=part, **where)
     return cmp.verdict()
 
@@ -196,27 +136,6 @@ def _descent_cases(options: Options):
     yield "F.cross_entropy, linear model", ce, torch.randn(d * K, generator=g, dtype=dt), beta
 
 
-def _bind_losses(expr, loss, w_value, g_value, env):
-    """Replace each ``L(point)`` by PyTorch's loss at that point; the point (e.g. ``w − η g``) is
-    evaluated with w and g bound to the parameter and gradient vectors."""
-    import sympy as sp
-
-    names = _names(expr)
-    w, G = names.get("w"), names.get("g")
-    W_, G_ = sp.Symbol("w_vector"), sp.Symbol("g_vector")
-    values = {}
-    for app in expr.atoms(sp.core.function.AppliedUndef):
-        if app.func.__name__ != "L":
-            continue
-        (arg,) = app.args
-        point = evaluate(arg.xreplace({k: v for k, v in ((w, W_), (G, G_)) if k is not None}),
-                         {**env, W_: w_value, G_: g_value}, dtype=w_value.dtype)
-        sym = sp.Dummy("L_value")
-        values[app] = sym
-        env[sym] = loss(point).detach()
-    return expr.xreplace(values), env
-
-
 def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerdict:
     """The slope and the decrease bound on real losses, gradients by autograd.
 
@@ -238,16 +157,16 @@ def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerd
                 raise KeyError(f"gradient_descent_decrease: no numeric check for part {part!r}")
             funcs = {"L": lambda point: loss(point)}
             if part == "first-order":
-                env = _bind_all(eq, g=grad, w=w0, n=n)
+                env = bind(eq, g=grad, w=w0, n=n)
                 cmp.agree(f"{part} {name}", slope, eq, env, funcs, part=part, loss=name)
                 continue
             # a statement with a fixed step (the mutant η = 3/β) is checked once, at its own step
-            for c in STEP_FRACTIONS if "eta" in _names(eq) else (None,):
-                env = _bind_all(eq, g=grad, w=w0, n=n, eta=None if c is None else c / beta, beta=beta)
+            for c in STEP_FRACTIONS if "eta" in by_name(eq) else (None,):
+                env = bind(eq, g=grad, w=w0, n=n, eta=None if c is None else c / beta, beta=beta)
                 where = {"loss": name, "eta": "as stated" if c is None else f"{c}/beta", "beta": f"{beta:.6g}"}
                 reference = None
                 if part == "descent-lemma":  # PyTorch's loss after the step: the left side
-                    eta = env.get(_names(eq).get("eta"), c / beta if c is not None else None)
+                    eta = env.get(by_name(eq).get("eta"), c / beta if c is not None else None)
                     reference = loss(w0 - eta * grad).detach() if eta is not None else None
                 cmp.agree(f"{part} {name} eta={where['eta']}", reference, eq, env, funcs, part=part,
                           reference_side="lhs", **where)
@@ -323,7 +242,7 @@ def adam_update(statements: dict, options: Options) -> NumericVerdict:
                 raise KeyError(f"adam_update: no numeric check for part {part!r}")
             for run, record, step, extra in plan:
                 _, m_t, v_t, read = runs[run][step - 1]  # Adam's own moments: the update's left side uses them
-                env = _bind(eq, t=step, m_t=m_t, v_t=v_t, **base, **extra)
+                env = bind(eq, t=step, m_t=m_t, v_t=v_t, **base, **extra)
                 where = {"lr": lr, "betas": (b1, b2), "eps": 0.0 if run != "eps" else eps, "step": step,
                          "gradient scale": scale if run in ("eps", "zero") else f"{scale}·c, c={run}"}
                 cmp.agree(f"{part} lr={lr} eps={where['eps']} step={step} run={run}",
@@ -343,7 +262,7 @@ def _adam_first_step_sweep(cmp: Comparison, eq, options: Options) -> None:
     mags = tuple(10.0 ** e for e in range(-12, 3))
     grads = torch.tensor(mags, dtype=dt) * torch.where(torch.arange(len(mags)) % 2 == 0, 1.0, -1.0).to(dt)
     (step, _, _, read), = _run_adam(grads[None, :], torch.zeros(len(mags), dtype=dt), lr, (0.9, 0.999), eps)
-    env = _bind(eq, g=grads[:, None], i=torch.arange(1, len(mags) + 1, dtype=dt), n=len(mags), lr=lr,
+    env = bind(eq, g=grads[:, None], i=torch.arange(1, len(mags) + 1, dtype=dt), n=len(mags), lr=lr,
                 epsilon=eps, beta1=0.9, beta2=0.999)
     cmp.agree("first-step sweep |g| = 1e-12 … 1e2, eps=1e-8", step, eq, env, part="first-step", reference_bound=read,
               lr=lr, eps=eps)
@@ -408,7 +327,7 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                 for part, eq in statements.items():
                     case = f"{part} n={n} x={name} eps={eps}"
                     # y is LayerNorm's output: it carries _layernorm_error, not one rounding
-                    env = _bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps, i=idx,
+                    env = bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps, i=idx,
                                 j=idx)
                     if part in ("mean", "variance"):  # statistics of the real output y
                         ref = y.sum() if part == "mean" else y.var(correction=0)
@@ -417,7 +336,7 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                         cmp.agree(case, exact(x).var(correction=0), eq, env, part=part, **where)
                     elif part == "affine-invariance":
                         for a, b in LN_AFFINE:
-                            env = _bind(eq, x=x, n=n, i=idx, a=a, b=b)
+                            env = bind(eq, x=x, n=n, i=idx, a=a, b=b)
                             cmp.agree(f"{case} a={a} b={b}", exact(a * x + b).detach(), eq, env, part=part,
                                       a=a, b=b, **where)
                     elif part in ("mean-derivative", "variance-derivative"):
@@ -426,7 +345,7 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                         (grad,) = torch.autograd.grad(stat(z), z)
                         cmp.agree(case, grad, eq, env, part=part, **where)
                     elif part == "jacobian":
-                        env = _bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps,
+                        env = bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps,
                                     i=idx[:, None], j=idx[None, :])
                         cmp.agree(case, torch.autograd.functional.jacobian(ln, x), eq, env, part=part, **where)
                     else:
@@ -498,12 +417,12 @@ def residual_gradient_path(statements: dict, options: Options) -> NumericVerdict
             for part, eq in statements.items():
                 case = f"{part} n={n} gain={gain}"
                 if part == "one-block":
-                    env = _bind(eq, x=x, W=Ws[0], n=n, i=idx[:, None], j=idx[None, :])
+                    env = bind(eq, x=x, W=Ws[0], n=n, i=idx[:, None], j=idx[None, :])
                     expected = jac(lambda z: z + fs[0](z), x)
                 elif part in ("two-blocks", "three-blocks"):
                     depth = 2 if part == "two-blocks" else 3
                     # the statement's B, A, C are the first, second and third branch's Jacobians
-                    env = _bind(eq, B=branch[0], A=branch[1], C=branch[2], n=n, i=idx[:, None], j=idx[None, :])
+                    env = bind(eq, B=branch[0], A=branch[1], C=branch[2], n=n, i=idx[:, None], j=idx[None, :])
 
                     def composed(z, depth=depth):
                         for f in fs[:depth]:

@@ -12,6 +12,7 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import evaluate
+from mathcheck.numeric.symbols import bind, by_name
 
 D_MODEL = 512
 POSITIONS = 2048
@@ -29,7 +30,7 @@ def sinusoidal_table(length: int, d: int, dt=torch.float64) -> torch.Tensor:
 
 
 def _env(eq, positions, k, m, dt):
-    names = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+    names = by_name(eq, kind=sp.Symbol)
     env = {}
     if "pos" in names:
         env[names["pos"]] = positions.to(dt).reshape(-1, 1)
@@ -77,7 +78,7 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
                    for p in (0, 1000))
     if "dot" in statements:
         env = _env(statements["dot"], pos[:1], 0, m, dt)
-        env[next(s for s in statements["dot"].free_symbols if s.name == "k")] = ks.to(dt).reshape(-1, 1)
+        env[by_name(statements["dot"], kind=sp.Symbol)["k"]] = ks.to(dt).reshape(-1, 1)
         derived = evaluate(statements["dot"].rhs, env, dtype=dt).reshape(-1)
         series += (("the statement's right-hand side", tuple(ks.tolist()), tuple(derived.tolist())),)
     cmp.plots.append(Plot("dot-vs-k", f"PE(pos)·PE(pos+k), d = {D_MODEL}", "k", "PE(pos)·PE(pos+k)", series))
@@ -168,7 +169,7 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
             if part not in ("equivariance", "pooled"):
                 raise KeyError(f"attention_permutation_equivariance: no numeric check for part {part!r}")
             kind, causal, positions = _attention_setting(eq)
-            syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+            syms = by_name(eq, kind=sp.Symbol)
             for p in perms[kind]:
                 Y = X[p] + (table[:L] if positions else 0)
                 funcs = {kind: lambda a, p=p: (p[a.long() - 1] + 1).to(dt),
@@ -244,7 +245,7 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
         for name, rope, blocks in ROPE_IMPLEMENTATIONS:
             rq = rope(q.expand(len(pos), -1), pos)  # row p: R_p q
             for part, eq in statements.items():
-                syms = {s.name: s for s in eq.free_symbols if isinstance(s, sp.Symbol)}
+                syms = by_name(eq, kind=sp.Symbol)
                 env = {sp.IndexedBase("q", real=True): blocks(q), sp.IndexedBase("k", real=True): blocks(k),
                        sp.IndexedBase("theta", real=True): theta, syms["h"]: ROPE_DIM // 2}
                 if part == "inner":
@@ -286,8 +287,8 @@ def _flops(fn) -> int:
 
 def _count(expr, **values) -> int:
     """The statement's count at integer sizes, exactly (SymPy rationals, then an int)."""
-    by_name = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
-    v = expr.xreplace({by_name[k]: sp.Integer(x) for k, x in values.items() if k in by_name}).doit()
+    # subs, not xreplace: a name that is also a Sum's index stays the Sum's (numeric/symbols.py)
+    v = expr.subs({s: sp.Integer(x) for s, x in bind(expr, **values).items() if isinstance(s, sp.Symbol)}).doit()
     if not v.is_number:
         raise ValueError(f"not a number at {values}: {v}")
     return float(v)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import sympy as sp
 import torch
 import torch.nn.functional as F
 
@@ -13,6 +12,7 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import Derived, evaluate
+from mathcheck.numeric.symbols import bind, by_name
 
 # PyTorch's own functions behind the names the derivations use. F.kl_div takes its *input* in log
 # space and computes KL(target ‖ exp(input)): KL(a‖b) is kl_div(log b, a), not kl_div(log a, b).
@@ -78,20 +78,6 @@ def _cases(options: Options):
         yield f"n={n} p uniform", n, u, F.softmax(torch.randn(n, generator=g, dtype=dt), 0)
 
 
-def _env(eq, n, p, q):
-    env = {}
-    for b in eq.atoms(sp.IndexedBase):
-        env[b] = {"p": p, "q": q}[b.label.name]
-    for s in eq.free_symbols:
-        if getattr(s, "name", None) == "n":
-            env[s] = n
-    for f in eq.atoms(sp.core.function.AppliedUndef):  # H(p) with p bare: bind the base's label too
-        for a in f.args:
-            if isinstance(a, sp.IndexedBase):
-                env[a] = {"p": p, "q": q}[a.label.name]
-    return env
-
-
 def three_way(cmp: Comparison, case: str, eq, env, library: dict, part: str, reference=None, **where) -> bool:
     """The statement with its measures by definition (:data:`DEFINITIONS`), against PyTorch's
     ``reference`` (default: the left side evaluated with the ``library`` functions, e.g. F.kl_div for KL)."""
@@ -109,7 +95,7 @@ def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVe
     cmp = Comparison(REFERENCE, options)
     for case, n, p, q in _cases(options):
         for part, eq in statements.items():
-            env = _env(eq, n, p, q)
+            env = bind(eq, n=n, p=p, q=q)
             three_way(cmp, f"{part} {case}", eq, env, TORCH_FUNCTIONS, part, n=n)
             # and the right side as PyTorch computes it, against the left side by definition
             cmp.agree(f"{part} {case} (PyTorch's H + KL)", evaluate(eq.rhs, env, TORCH_FUNCTIONS, dtype=p.dtype),
@@ -164,30 +150,6 @@ def _part(check: str, part: str):
     raise KeyError(f"{check}: no numeric check for part {part!r}")
 
 
-def _by_name(eq, name: str):
-    for s in eq.free_symbols:
-        if getattr(s, "name", None) == name:
-            return s
-    return None
-
-
-def _bind(eq, **values) -> dict:
-    """Bind the statement's symbols and IndexedBases (also bare ones, as in H(p)) by name."""
-    env = {}
-    for b in eq.atoms(sp.IndexedBase):
-        if b.label.name in values:
-            env[b] = values[b.label.name]
-    for s in eq.free_symbols:
-        name = getattr(s, "name", None)
-        if name in values and not isinstance(s, sp.Indexed):
-            env[s] = values[name]
-    for f in eq.atoms(sp.core.function.AppliedUndef):
-        for a in f.args:
-            if isinstance(a, sp.IndexedBase) and a.label.name in values:
-                env[a] = values[a.label.name]
-    return env
-
-
 # --- information-content ------------------------------------------------------------------------------
 
 def torch_information(a) -> torch.Tensor:
@@ -219,16 +181,12 @@ def information_content(statements: dict, options: Options) -> NumericVerdict:
     grid = torch.cat([torch.logspace(low, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
     other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6 if dt == torch.float64 else 10 ** low)
     c_fit = None
-    if "definition" in statements and _by_name(statements["definition"], "c") is not None:
+    if "definition" in statements and "c" in by_name(statements["definition"]):
         # argmin_c Σ (I_k − c/p_k)²
         c_fit = float((torch_information(grid) / grid).sum() / (1 / grid ** 2).sum())
         cmp.details.append(f"constant c fitted to PyTorch's −log p: {c_fit:.6g}")
     for part, eq in statements.items():
-        env = {}
-        for name, value in (("p", grid), ("q", other), ("c", c_fit)):
-            s = _by_name(eq, name)
-            if s is not None:
-                env[s] = value
+        env = bind(eq, p=grid, q=other, c=c_fit)
         lib = {"I": torch_information}
         if part == "definition":
             three_way(cmp, "definition: Categorical.log_prob", eq, env, lib, part, p="grid")
@@ -293,12 +251,12 @@ def entropy_bounds(statements: dict, options: Options) -> NumericVerdict:
         if part in ("kl-to-uniform", "upper-bound", "lower-bound"):
             cases = list(_distributions(options, salt=53)) + (sweep if part != "kl-to-uniform" else [])
             for case, n, p in cases:
-                env = _bind(eq, n=n, p=p, u=torch.full((n,), 1.0 / n, dtype=dt))
+                env = bind(eq, n=n, p=p, u=torch.full((n,), 1.0 / n, dtype=dt))
                 three_way(cmp, f"{part} {case}", eq, env, ENTROPY_FUNCTIONS, part, n=n)
         elif part in ("uniform-entropy", "uniform-perplexity"):
             for n in (1, 2, 10, 1000, 50257):
                 u = torch.full((n,), 1.0 / n, dtype=dt)
-                env = _bind(eq, n=n, u=u)
+                env = bind(eq, n=n, u=u)
                 if part == "uniform-entropy":
                     torch_side = torch.distributions.Categorical(probs=u).entropy()
                 else:  # a uniform model (all logits equal) scored on any targets: exp(mean NLL)
@@ -353,10 +311,10 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
             for case, n, p, q in _pairs(options, normalised=(part != "link")):
                 if part == "equality":
                     q = p
-                env = _bind(eq, n=n, p=p, q=q)
+                env = bind(eq, n=n, p=p, q=q)
                 three_way(cmp, f"{part} {case}", eq, env, ENTROPY_FUNCTIONS, part, n=n)  # reference: F.kl_div
         elif part == "lemma":
-            three_way(cmp, "lemma: torch.log on [1e-8, 1e8]", eq, _bind(eq, x=xs), {}, part, reference=torch.log(xs),
+            three_way(cmp, "lemma: torch.log on [1e-8, 1e8]", eq, bind(eq, x=xs), {}, part, reference=torch.log(xs),
                       x="grid")
         elif part == "critical-point":
             x_star = evaluate(eq.rhs, {}, dtype=dt)
@@ -368,13 +326,13 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
             off = (x.detach() - x_star).abs() > 1e-9
             cmp.compare("critical-point: sign f′(x) = sign(x − x*)", torch.sign(df[off]),
                         torch.sign(x.detach()[off] - x_star), x="grid")
-            three_way(cmp, "critical-point: the zero of f′ (bisection) against x*", eq, _bind(eq, x=xs), {}, part,
+            three_way(cmp, "critical-point: the zero of f′ (bisection) against x*", eq, bind(eq, x=xs), {}, part,
                       reference=x_star, x="grid")
         elif part == "convex":
             x = xs.clone().requires_grad_(True)
             (df,) = torch.autograd.grad(_lemma_function(x).sum(), x, create_graph=True)
             (d2f,) = torch.autograd.grad(df.sum(), x)
-            three_way(cmp, "convex: autograd f″", eq, _bind(eq, x=xs), {}, part, reference=d2f, x="grid")
+            three_way(cmp, "convex: autograd f″", eq, bind(eq, x=xs), {}, part, reference=d2f, x="grid")
         else:
             _part("gibbs_inequality", part)
     return cmp.verdict()
@@ -443,7 +401,7 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
                     shape = (n,) if part == "kl-div-convention" else (B, n)
                     p = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
                     q = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
-                    env = _bind(eq, n=n, B=B, p=p, q=q, l=q.log())
+                    env = bind(eq, n=n, B=B, p=p, q=q, l=q.log())
                     # the reference: torch.distributions' own KL registry, per sample
                     per_sample = torch.distributions.kl_divergence(torch.distributions.Categorical(probs=p),
                                                                    torch.distributions.Categorical(probs=q))
@@ -457,8 +415,8 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
                     q = F.softmax(z / T, -1)
                     idx = torch.arange(1, n + 1, dtype=dt)
                     # ls = log softmax(z/T), recomputed from z so that the left side's derivative sees it
-                    env = _bind(eq, n=n, T=T, p=p, q=q, i=idx, z=z)
-                    env.update(_bind(eq, ls=Derived(lambda b, T=T: F.log_softmax(b["z"] / T, -1))))
+                    env = bind(eq, n=n, T=T, p=p, q=q, i=idx, z=z)
+                    env.update(bind(eq, ls=Derived(lambda b, T=T: F.log_softmax(b["z"] / T, -1))))
                     for via in ("cross_entropy", "kl_div"):
                         cmp.agree(f"{part} F.{via} n={n} T={T:g}", _soft_ce_grad(z, p, T, via), eq, env, stmt_fns,
                                   part=part, n=n, T=T)
@@ -472,7 +430,7 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
                     idx = torch.arange(1, n + 1, dtype=dt)
                     # the reference's truncation after one Richardson step is bounded by the step's own size
                     cmp.agree(f"{part} n={n} z = randn + {shift:g}, v = randn − {shift / 3:g}", limit, eq,
-                              _bind(eq, n=n, z=z, v=v, i=idx), stmt_fns, part=part, reference_bound=(a2 - a1).abs(),
+                              bind(eq, n=n, z=z, v=v, i=idx), stmt_fns, part=part, reference_bound=(a2 - a1).abs(),
                               n=n, shift=shift)
             _gradient_scaling(cmp, g, dt)
         else:

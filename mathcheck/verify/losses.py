@@ -15,7 +15,8 @@ from mathcheck.verify import Options
 from mathcheck.verify._beyond import _comparison, _sides
 from mathcheck.verify._compare import dtype, generator
 from mathcheck.numeric.evaluate import evaluate
-from mathcheck.verify.probability import _env, _fact, _relation
+from mathcheck.numeric.symbols import bind
+from mathcheck.verify.probability import _fact, _relation
 
 
 # --- label-smoothing-decomposition -----------------------------------------------------------------------
@@ -40,7 +41,7 @@ def label_smoothing_decomposition(statements: dict, options: Options) -> Numeric
                 if part != "decomposition":
                     raise KeyError(f"label_smoothing_decomposition: no numeric check for part {part!r}")
                 for row in range(3):
-                    env = _env(eq, p=P[row], y=int(Y[row]) + 1, C=C, epsilon=eps)
+                    env = bind(eq, p=P[row], y=int(Y[row]) + 1, C=C, epsilon=eps)
                     _sides(cmp, f"{part} C={C} eps={eps} row {row}", eq, ref[row], env, None, dt,
                            C=C, eps=eps, row=row)
     return cmp.verdict()
@@ -68,14 +69,14 @@ def perplexity_exp_cross_entropy(statements: dict, options: Options) -> NumericV
             if part == "exp-cross-entropy":
                 # Π p_t is ≈ 1e-192 at T = 64, V = 1000: below float32's range (≈ 1e-38), so the
                 # product form is evaluated in float64 whatever --dtype (the reference stays as run).
-                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl.double(), _env(eq, p=p.double(), T=T), None,
+                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl.double(), bind(eq, p=p.double(), T=T), None,
                        torch.float64, **where)
             elif part == "uniform":
                 ref = torch.exp(F.cross_entropy(torch.zeros(T, Vocab, dtype=dt), w))
-                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ref, _env(eq, T=T, V=Vocab), None, dt, **where)
+                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ref, bind(eq, T=T, V=Vocab), None, dt, **where)
             elif part == "at-least-one":
                 u = F.cross_entropy(logits, w, reduction="none")
-                env = _env(eq, u=u, T=T)
+                env = bind(eq, u=u, T=T)
                 lhs = evaluate(eq.lhs, env, dtype=dt)
                 cmp.compare(f"{part} T={T} V={Vocab} lhs", torch.log(ppl), lhs, **where)
                 _relation(cmp, f"{part} T={T} V={Vocab}", eq, lhs, evaluate(eq.rhs, env, dtype=dt), **where)

@@ -17,7 +17,8 @@ from mathcheck.verify import Options
 from mathcheck.verify._beyond import _comparison, _sides, _one_derivative
 from mathcheck.verify._compare import dtype, generator
 from mathcheck.numeric.evaluate import evaluate
-from mathcheck.verify.probability import _env, _fact, _relation
+from mathcheck.numeric.symbols import bind, by_name
+from mathcheck.verify.probability import _fact, _relation
 
 
 # --- rmsnorm-statistics ---------------------------------------------------------------------------------
@@ -45,26 +46,26 @@ def rmsnorm_statistics(statements: dict, options: Options) -> NumericVerdict:
             where = {"n": n, "eps": eps, "trial": trial}
             for part, eq in statements.items():
                 if part == "mean-square":
-                    env = _env(eq, x=x, y=y, n=n, epsilon=eps)
+                    env = bind(eq, x=x, y=y, n=n, epsilon=eps)
                     _sides(cmp, f"{part} n={n} eps={eps}", eq, (y ** 2).mean(), env, None, dt, **where)
                 elif part == "mean":
-                    env = _env(eq, x=x, y=y, n=n, epsilon=eps)
+                    env = bind(eq, x=x, y=y, n=n, epsilon=eps)
                     _sides(cmp, f"{part} n={n} eps={eps}", eq, y.mean(), env, None, dt, **where)
                 elif part == "jacobian":
                     ref = torch.autograd.functional.jacobian(norm, x)
                     d, outer, slot = _one_derivative(eq.lhs, part)
-                    base = next(b for b in d.expr.atoms(sp.IndexedBase) if b.label.name == "x")
+                    base = by_name(d.expr, kind=sp.IndexedBase)["x"]
 
                     def f(xx, eq=eq, base=base, d=d):
-                        env = _env(eq, n=n, epsilon=eps, i=idx)
+                        env = bind(eq, n=n, epsilon=eps, i=idx)
                         env[base] = xx
                         return evaluate(d.expr, env, dtype=dt)
 
                     jac = torch.autograd.functional.jacobian(f, x)
-                    env = _env(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                    env = bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
                     lhs = evaluate(outer, {**env, slot: jac}, dtype=dt)
                     cmp.compare(f"{part} n={n} eps={eps} lhs (autograd)", ref, lhs, **where)
-                    env = _env(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
+                    env = bind(eq, x=x, y=y, n=n, epsilon=eps, i=idx[:, None], j=idx[None, :])
                     cmp.compare(f"{part} n={n} eps={eps} rhs", ref, evaluate(eq.rhs, env, dtype=dt), **where)
                 else:
                     raise KeyError(f"rmsnorm_statistics: no numeric check for part {part!r}")
@@ -97,7 +98,7 @@ def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
                 if part == "shift":
                     shifts = (mx,) if scale > 100 else (0.0, mx, -7.3, rng.uniform(-10, 10))
                     for c in shifts:
-                        env = _env(eq, x=x, c=c, n=n)
+                        env = bind(eq, x=x, c=c, n=n)
                         case = f"{part} n={n} {name} c={c:.4g}"
                         if scale > 100:  # the naive left side is not computable here: that is the point
                             naive = evaluate(eq.lhs, env, dtype=dt)
@@ -107,7 +108,7 @@ def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
                         else:
                             _sides(cmp, case, eq, ref, env, None, dt, **where)
                 elif part == "no-overflow":
-                    env = _env(eq, x=x, c=mx, n=n)
+                    env = bind(eq, x=x, c=mx, n=n)
                     lhs = evaluate(eq.lhs, env, dtype=dt)
                     cmp.compare(f"{part} n={n} {name} lhs", torch.exp(ref - mx), lhs, **where)
                     _relation(cmp, f"{part} n={n} {name}", eq, lhs, evaluate(eq.rhs, env, dtype=dt), **where)

@@ -21,23 +21,8 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.symbols import bind
 
-
-
-def _env(eq, **values):
-    """Bind the statement's symbols and IndexedBases by name; names it lacks are ignored."""
-    env = {}
-    for s in eq.atoms(sp.Symbol):  # atoms: the u of Derivative(f, p[u]) is not free in SymPy's sense
-        if getattr(s, "name", None) in values:
-            env[s] = values[s.name]
-    for b in eq.atoms(sp.IndexedBase):
-        if b.label.name in values:
-            env[b] = values[b.label.name]
-    for f in eq.atoms(sp.core.function.AppliedUndef):  # Likelihood(p): the bare base is an argument
-        for a in f.args:
-            if isinstance(a, sp.IndexedBase) and a.label.name in values:
-                env[a] = values[a.label.name]
-    return env
 
 
 def _softmax_read(z: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
@@ -97,9 +82,9 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
             case, where = f"n={n} {name}", {"n": n, "logits": name}
             for part, eq in statements.items():
                 if part == "normalised":
-                    cmp.agree(f"{part} {case}", s.sum(), eq, _env(eq, n=n, z=z, s=s), part=part, **where)
+                    cmp.agree(f"{part} {case}", s.sum(), eq, bind(eq, n=n, z=z, s=s), part=part, **where)
                 elif part in ("positive", "at-most-one"):
-                    cmp.agree(f"{part} {case}", s, eq, _env(eq, n=n, z=z, s=s, i=idx), part=part,
+                    cmp.agree(f"{part} {case}", s, eq, bind(eq, n=n, z=z, s=s, i=idx), part=part,
                               reference_side="lhs", **where)
                     if part == "at-most-one" and scale == 1:  # strict below one when there is another
                         # class (at gaps > 37, 1 + e^{−gap} rounds to 1 in float64: hence scale 1)
@@ -107,14 +92,14 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
                               bool(s.max() < 1) if n > 1 else bool(s[0] == 1))
                 elif part == "shift-invariant":
                     for c in (-float(z.max()), 2.5, -7.0):
-                        env = _env(eq, n=n, z=z, s=s, i=idx, c=c)
+                        env = bind(eq, n=n, z=z, s=s, i=idx, c=c)
                         cmp.agree(f"{part} {case} c={c:.4g}", F.softmax(z + c, dim=0), eq, env, part=part,
                                   c=c, **where)
                     if shift:
                         _max_subtraction(cmp, eq, n, z, idx, s, case)
                 elif part == "ratio":
                     s_known = Indexed(s, 1, _softmax_read(z, s))
-                    env = _env(eq, n=n, z=z, s=s_known, i=idx[:, None], j=idx[None, :])
+                    env = bind(eq, n=n, z=z, s=s_known, i=idx[:, None], j=idx[None, :])
                     # the ratios span e^{±180} at scale 30: the bounds are relative, so that is fine;
                     # each s_i carries ε·(|z_i − max z| + n) relatively: the ratio, the sum of two
                     gap = (z - z.max()).abs() + n
@@ -124,7 +109,7 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
                 elif part == "order-preserving":  # every pair with z_i > z_j
                     I, J = torch.nonzero(z[:, None] > z[None, :], as_tuple=True)
                     if I.numel():
-                        env = _env(eq, n=n, z=z, s=s, i=(I + 1).to(dt), j=(J + 1).to(dt))
+                        env = bind(eq, n=n, z=z, s=s, i=(I + 1).to(dt), j=(J + 1).to(dt))
                         cmp.agree(f"{part} {case}", s[I] - s[J], eq, env, part=part, reference_side="lhs",
                                   **where)
                 else:
@@ -133,7 +118,7 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
         if part == "ratio":  # the seed's number: scores 2 and 3, "e^3 is about 2.72 times e^2"
             z = torch.tensor([2.0, 3.0], dtype=dt)
             s = F.softmax(z, dim=0)
-            cmp.agree(f"{part} seed's scores (2, 3)", s[1] / s[0], eq, _env(eq, n=2, z=z, s=s, i=2, j=1), part=part,
+            cmp.agree(f"{part} seed's scores (2, 3)", s[1] / s[0], eq, bind(eq, n=2, z=z, s=s, i=2, j=1), part=part,
                       n=2, logits="(2, 3)")
             _fact(cmp, "F.softmax([2, 3]) ratio rounds to the seed's 2.72",
                   torch.round(s[1] / s[0] * 100) / 100 == 2.72)
@@ -146,13 +131,13 @@ def softmax_simplex(statements: dict, options: Options) -> NumericVerdict:
 
 def _max_subtraction(cmp, eq, n, z, idx, s, case):
     """The derived left-hand side, exp(z_i + c)/Σ exp(z_k + c), as a formula in floating point."""
-    naive = evaluate(eq.lhs, _env(eq, n=n, z=z, i=idx, c=0.0), dtype=z.dtype)
+    naive = evaluate(eq.lhs, bind(eq, n=n, z=z, i=idx, c=0.0), dtype=z.dtype)
     _fact(cmp, f"naive exp(z)/Σ exp(z) is not finite at {case} (float64)", not bool(torch.isfinite(naive).all()))
     shifted = sp.Eq(eq.lhs, eq.lhs, evaluate=False)  # the left side alone, against F.softmax
     cmp.agree(f"max-subtraction trick {case}: F.softmax(z) vs the shifted formula", s, shifted,
-              _env(eq, n=n, z=z, i=idx, c=-float(z.max())), n=n, logits=case)
+              bind(eq, n=n, z=z, i=idx, c=-float(z.max())), n=n, logits=case)
     z32 = (z - 900).float()  # z ≈ 100: exp overflows float32 (max ≈ 3.4e38 = e^88.7)
-    naive32 = evaluate(eq.lhs, _env(eq, n=n, z=z32, i=idx.float(), c=0.0), dtype=torch.float32)
+    naive32 = evaluate(eq.lhs, bind(eq, n=n, z=z32, i=idx.float(), c=0.0), dtype=torch.float32)
     s32 = F.softmax(z32, dim=0)
     _fact(cmp, f"naive formula is not finite at {case} − 900 (float32) while F.softmax is",
           not bool(torch.isfinite(naive32).all()) and bool(torch.isfinite(s32).all())
@@ -193,7 +178,7 @@ def cross_entropy_softmax_gradient(statements: dict, options: Options) -> Numeri
                 for part, eq in statements.items():
                     if part not in ("gradient", "sums-to-zero"):
                         raise KeyError(f"cross_entropy_softmax_gradient: no numeric check for part {part!r}")
-                    env = _env(eq, n=n, z=z, s=s, j=idx, y=y)
+                    env = bind(eq, n=n, z=z, s=s, j=idx, y=y)
                     if part == "gradient":
                         cmp.agree(f"{part} {case} reduction='sum'", sum_grad[b], eq, env, part=part,
                                   reference_bound=read, **where)
@@ -240,32 +225,32 @@ def mle_equals_cross_entropy(statements: dict, options: Options) -> NumericVerdi
         total = F.cross_entropy(logits, w, reduction="sum")
         for part, eq in statements.items():
             if part == "log-likelihood":
-                env = _env(eq, p=p, T=T)
+                env = bind(eq, p=p, T=T)
                 cmp.agree(f"{part} {case} F.cross_entropy sum", total, eq, env, FUNCTIONS, part=part, **where)
                 cmp.agree(f"{part} {case} F.nll_loss sum", F.nll_loss(F.log_softmax(logits, -1), w, reduction="sum"),
                           eq, env, FUNCTIONS, part=part, **where)
             elif part == "strictly-decreasing":  # the slope of −log at L = Π p, by autograd
                 lik = torch.prod(p).detach().requires_grad_()
                 grad, = torch.autograd.grad(-torch.log(lik), lik)
-                cmp.agree(f"{part} {case} at L = Π p", grad, eq, _env(eq, p=p, T=T), FUNCTIONS, part=part,
+                cmp.agree(f"{part} {case} at L = Π p", grad, eq, bind(eq, p=p, T=T), FUNCTIONS, part=part,
                           reference_side="lhs", **where)
             elif part == "decreasing":
                 P = q.detach().clone().requires_grad_()
                 grad, = torch.autograd.grad(F.nll_loss(P.log(), w, reduction="sum"), P)
                 cmp.agree(f"{part} {case}", grad[torch.arange(T), w], eq,
-                          _env(eq, p=p, T=T, u=torch.arange(1, T + 1, dtype=dt)), part=part, reference_side="lhs",
+                          bind(eq, p=p, T=T, u=torch.arange(1, T + 1, dtype=dt)), part=part, reference_side="lhs",
                           **where)
             elif part == "per-token":
                 onehot = F.one_hot(w, n).to(dt)
                 by_index = F.cross_entropy(logits, w, reduction="none")
                 by_probs = F.cross_entropy(logits, onehot, reduction="none")
                 for t in range(min(T, 8)):
-                    env = _env(eq, q=q[t], w=int(w[t]) + 1, n=n)
+                    env = bind(eq, q=q[t], w=int(w[t]) + 1, n=n)
                     cmp.agree(f"{part} {case} token {t} class index", by_index[t], eq, env, part=part, token=t, **where)
                     cmp.agree(f"{part} {case} token {t} one-hot target", by_probs[t], eq, env, part=part, token=t,
                               **where)
             elif part == "mean-reduction":
-                env = _env(eq, p=p, T=T)
+                env = bind(eq, p=p, T=T)
                 cmp.agree(f"{part} {case} F.cross_entropy mean", F.cross_entropy(logits, w), eq, env, FUNCTIONS,
                           part=part, **where)
                 cmp.agree(f"{part} {case} F.nll_loss mean", F.nll_loss(F.log_softmax(logits, -1), w), eq, env,
@@ -333,7 +318,7 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                     h = _entropy(z, Tt)
                     dH, = torch.autograd.grad(h, Tt)
                     H.append(float(h.detach()))
-                    env = _env(eq, n=n, z=z, p=F.softmax(z / T, dim=0), T=T, i=idx)
+                    env = bind(eq, n=n, z=z, p=F.softmax(z / T, dim=0), T=T, i=idx)
                     case = f"{part} n={n} T={T:.3g}"
                     ref = h.detach() if part == "entropy" else dH
                     # autograd's dH/dT cancels terms of size E_p[z²]/T³ (H itself: log-sum-exp ~ max|z|/T)
@@ -348,10 +333,10 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                               bound=cmp.bound(Hs[1:], n, float(z.abs().max()) / TEMPS[0]), **where)
                     series.append((f"n={n}", TEMPS, tuple(H)))
             elif part == "hot-limit":
-                rhs = evaluate(eq.rhs, _env(eq, n=n, z=z, i=idx), dtype=dt)
+                rhs = evaluate(eq.rhs, bind(eq, n=n, z=z, i=idx), dtype=dt)
                 dist = [float((F.softmax(z / T, 0) - rhs).abs().max()) for T in (1.0, 1e2, 1e4, 1e8, 1e14)]
                 # the reference at T = 1e14 is the limit up to |p − 1/n| ≤ 2 max|z| / T
-                cmp.agree(f"{part} n={n} T=1e14", F.softmax(z / 1e14, 0), eq, _env(eq, n=n, z=z, i=idx), part=part,
+                cmp.agree(f"{part} n={n} T=1e14", F.softmax(z / 1e14, 0), eq, bind(eq, n=n, z=z, i=idx), part=part,
                           reference_bound=2 * float(z.abs().max()) / 1e14, T=1e14, **where)
                 floor = 4 * n * torch.finfo(dt).eps  # once the distance is rounding, it cannot shrink further
                 _fact(cmp, f"max |softmax(z/T) − limit| shrinks as T grows, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",
@@ -363,13 +348,13 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
                 env = dict(n=n, r=n - 1, g=gaps, z=logits, m=1)
                 if part == "argmax-weight":
                     for T in (0.1, 1.0, 10.0):
-                        cmp.agree(f"{part} n={n} T={T}", F.softmax(logits / T, 0)[0], eq, _env(eq, T=T, **env), part=part,
+                        cmp.agree(f"{part} n={n} T={T}", F.softmax(logits / T, 0)[0], eq, bind(eq, T=T, **env), part=part,
                                   T=T, **where)
                 else:
-                    rhs = evaluate(eq.rhs, _env(eq, **env), dtype=dt)
+                    rhs = evaluate(eq.rhs, bind(eq, **env), dtype=dt)
                     dist = [float((F.softmax(logits / T, 0)[0] - rhs).abs()) for T in (1.0, 0.1, 0.01, 1e-3)]
                     # the reference at T = 1e-3 is the limit up to Σ e^{−gap/T} ≤ n e^{−min gap/T}
-                    cmp.agree(f"{part} n={n} T=1e-3", F.softmax(logits / 1e-3, 0)[0], eq, _env(eq, **env), part=part,
+                    cmp.agree(f"{part} n={n} T=1e-3", F.softmax(logits / 1e-3, 0)[0], eq, bind(eq, **env), part=part,
                               reference_bound=n * math.exp(-float(gaps.min()) / 1e-3) if n > 1 else 0.0, T=1e-3, **where)
                     floor = 4 * n * torch.finfo(dt).eps
                     _fact(cmp, f"|p_max(T) − limit| shrinks as T → 0⁺, n={n}: {dist[0]:.2g} → {dist[-1]:.2g}",

@@ -19,6 +19,7 @@ from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
 from mathcheck.numeric.evaluate import Indexed, evaluate
+from mathcheck.numeric.symbols import by_name
 
 ATOL, RTOL = 1e-12, 1e-9
 # (B, L, D, H): the seed's example (§7.2) first, then uneven sizes, one-wide heads and one head.
@@ -28,13 +29,6 @@ MHA_SIZES = ((2, 4, 8, 2), (3, 5, 12, 3), (1, 7, 16, 4), (2, 3, 6, 6), (2, 4, 8,
 def _exact(options: Options) -> Options:
     """These checks compare exactly: float64 on the CPU, whatever --device/--dtype ask of Monte Carlo."""
     return Options(seed=options.seed)
-
-
-def _names(expr) -> dict:
-    """Free symbols and IndexedBases of ``expr`` by name (checks bind values by name)."""
-    out = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
-    out.update({b.label.name: b for b in expr.atoms(sp.IndexedBase)})
-    return out
 
 
 def _bounds(dt):
@@ -67,9 +61,7 @@ def _agree(cmp: Comparison, case: str, expected, eq, values: dict, tensors: dict
     from ``values``, IndexedBases from ``tensors`` (index base ``base``), the free indices on the
     axes given by ``grid`` (name -> size). See :meth:`Comparison.agree`."""
     stmt = sp.Eq(_integer_functions(eq.lhs), _integer_functions(eq.rhs), evaluate=False)
-    names = _names(stmt)
-    for s in stmt.atoms(sp.Symbol):  # the j of Derivative(f, V[j, a]) is not free in SymPy's sense
-        names.setdefault(s.name, s)
+    names = by_name(stmt)  # bound ones included: the j of Derivative(f, V[j, a])
     env = {names[k]: v for k, v in values.items() if k in names}
     env.update({names[k]: Indexed(t, base) for k, t in tensors.items() if k in names})
     env.update(_grid(names, grid, base))
@@ -81,7 +73,7 @@ def _rhs(eq, values: dict, tensors: dict, grid: dict, base: int, dt, device):
     ``base``), the free indices on the axes given by ``grid`` (name -> size)."""
     rhs = _integer_functions(eq.rhs)
     rhs = rhs.replace(lambda x: isinstance(x, sp.Limit), lambda x: x.doit())  # a statement may cite a limit
-    names = _names(rhs)
+    names = by_name(rhs)
     env = {names[k]: v for k, v in values.items() if k in names}
     env.update({names[k]: Indexed(t, base) for k, t in tensors.items() if k in names})
     env.update(_grid(names, grid, base))

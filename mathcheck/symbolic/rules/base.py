@@ -1,6 +1,6 @@
 """The Rule value, its kinds, what the step checker trusts of each, and who vouches for a rule.
 
-A rule is a value with a name, a kind and a function. The part walker (:mod:`mathcheck.symbolic.walker`)
+A rule is a value with a name, a kind and a function. The part walker (:mod:`mathcheck.symbolic.steps`)
 *applies* the rule to the previous expression and then shows, with its zero test, that the result
 equals the step's expression; so a step that cites a rule wrongly is caught like any other false step.
 

@@ -1,4 +1,4 @@
-"""The part walker: every link of a part checked under its hypotheses, rules applied where cited.
+"""The step checker (the part walker): every link of a part checked under its hypotheses, rules applied where cited.
 
 A part states ``given ⇒ e0 REL en``. :func:`check_part` walks its steps: a step that cites a rule
 has the rule applied to the previous expression (side conditions checked against the part, see
@@ -21,6 +21,7 @@ from typing import Any
 
 from mathcheck.budget import attempt
 from mathcheck.claim import Context, Part
+from mathcheck.outcome import worst
 from mathcheck.symbolic import hypotheses as hyp
 from mathcheck.symbolic import rules
 from mathcheck.symbolic.context import range_hypothesis
@@ -126,7 +127,7 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
         prev = step.expr
     notes = []
     statuses = [r.status for r in results[1:]]
-    status = "refuted" if "refuted" in statuses else "inconclusive" if "inconclusive" in statuses else "proved"
+    status = worst(statuses).word  # refuted > inconclusive > proved (a premise, "given", counts as proved)
     for sym in part.free_of:
         if part.rhs.has(sym):
             status = "refuted"
