@@ -14,7 +14,7 @@ import sympy as sp
 
 from mathcheck.symbolic import cases, decide
 from mathcheck.userexpr import approx, batch, child
-from mathcheck.userexpr import symbolic as usym
+from mathcheck.userexpr import symbolic_side as usym
 from mathcheck.userexpr.relation import CheckResult
 from mathcheck.render import json as render_json
 from mathcheck.render import text as render_text

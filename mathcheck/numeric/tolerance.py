@@ -68,7 +68,7 @@ INTEGRAL_SHARE = 0.1
 # which 1% of a relative tolerance would allow). An estimate above INTEGRAL_UNRESOLVED is an integral
 # quadrature did not settle, at any size (a convergent one's estimate is below 1e-15 at 25 digits).
 INTEGRAL_UNRESOLVED = 1e-6
-# float64 screening of a user's identity (userexpr.numeric): a point is *flagged* beyond
+# float64 screening of a user's identity (userexpr.float_side): a point is *flagged* beyond
 # SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|). Not a verdict: every flagged point is confirmed at
 # PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,
 # above the round-off of the cancellations users write; a wrong identity differs by far more).

@@ -4,11 +4,12 @@
 a chain) all call :func:`check_relation` on expressions built by the whitelist parser
 (:mod:`mathcheck.parser`). The pipeline is
 
-1. **symbolic** (:mod:`mathcheck.userexpr.symbolic`), in a forked child that is killed when its
+1. **symbolic** (:mod:`mathcheck.userexpr.symbolic_side`), in a forked child that is killed when its
    share of the budget (60%) runs out: SymPy's derivatives taken, a 50-digit search for a point
-   where the relation fails, then the step checker (``zero_test`` for ``=``, the sign rules for
-   ``<=``/``<``/``>=``/``>``);
-2. **numeric** (:mod:`mathcheck.userexpr.numeric`): 24 seeded points that respect the assumptions
+   where the relation fails, then the one plan of the step checker
+   (:func:`mathcheck.symbolic.decide.relation_test`: ``zero_test`` for ``=``, the sign rules for
+   ``<=``/``<``/``>=``/``>``, the provers last), the hypotheses in its Context;
+2. **numeric** (:mod:`mathcheck.userexpr.float_side`): 24 seeded points that respect the assumptions
    and the hypotheses, in float64 by Python's ``math`` — or torch with autograd where a ``diff``
    needs it — every float64 failure confirmed at 50 digits before it counts.
 
@@ -90,7 +91,7 @@ def _text(e) -> str:
 
 def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
     """The numeric side within ``seconds``: never raises (a failure or time-out is ``inconclusive``)."""
-    from mathcheck.userexpr.numeric import POINTS, needs_torch, numeric
+    from mathcheck.userexpr.float_side import POINTS, needs_torch, numeric
 
     if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
         # outside any budget: an import interrupted halfway leaves torch unusable in this process
@@ -137,8 +138,8 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         >>> check_relation(a, b, ">=", {}).status      # doctest: +SKIP
         'proved'
     """
-    from mathcheck.userexpr.numeric import EVALUATORS
-    from mathcheck.userexpr.symbolic import symbolic
+    from mathcheck.userexpr.float_side import EVALUATORS
+    from mathcheck.userexpr.symbolic_side import symbolic
 
     start = time.perf_counter()
     given = tuple(given or ())

@@ -1,4 +1,4 @@
-"""The symbolic side: decide ``lhs REL rhs`` with SymPy, within a time budget.
+"""The user pipeline's symbolic side: decide ``lhs REL rhs`` with SymPy, within a time budget.
 
 For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
 sides are compared at 6 seeded points to 50 digits (a relative difference above ``tolerance.HP_REL`` = 1e-30 refutes, so a
