@@ -126,7 +126,7 @@ def test_a_new_entry_reaches_the_check_pipeline(one_more_entry):
     bad = check("sinc(x)", "cos(x)/x")
     assert bad.status == "refuted", bad.lines()
     good = check("sinc(x)", "sin(x)/x", {"x": ("positive",)})
-    assert good.status != "refuted" and good.numeric["status"] == "passed", good.lines()
+    assert good.status != "refuted" and good.numeric.status == "passed", good.lines()
 
 
 def test_a_new_entry_is_one_table_entry_and_nothing_else(one_more_entry):

@@ -59,7 +59,7 @@ def test_hypotheses_restrict_the_points():
     x = sym(L, "x")
     r = check_relation(L, R, "<=", {}, given=(x > 1,))
     assert r.status == "inconclusive"  # true under x > 1; the checker's sign rules cannot use it yet
-    assert r.numeric["status"] == "passed" and r.numeric["points"] >= 10
+    assert r.numeric.status == "passed" and r.numeric.points >= 10
     assert r.given == ("x > 1",)
     r = check_relation(L, sp.Integer(0), "<", {}, given=(x > 0,))
     assert r.status == "refuted" and r.counterexample["x"] > 0  # the counterexample meets the hypothesis
@@ -77,7 +77,7 @@ def test_a_counterexample_found_without_the_hypotheses_is_not_trusted():
 def test_diff_uses_torch_autograd_and_says_so():
     L, R = parsed("diff(x^3, x)", "3*x^2")
     r = check_relation(L, R, "=", {})
-    assert r.status == "proved" and "autograd" in r.evaluator and r.numeric["evaluator"] == r.evaluator
+    assert r.status == "proved" and "autograd" in r.evaluator and r.numeric.evaluator == r.evaluator
 
 
 def test_bad_relation_or_sides_are_bad_input():

@@ -421,14 +421,15 @@ def check_result(r) -> list[str]:
     s, n = r.symbolic, r.numeric
     given = f"  (given {', '.join(r.given)})" if r.given else ""
     out = [f"{r.status}: {r.lhs} {r.relation} {r.rhs}{given}",
-           f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
-    err = n.get("max_abs_err")
+           f"  symbolic: {s and s.status} ({s.how if s else ''}); difference: {(s and s.difference) or ''}"]
+    err = n and n.max_abs_err
     what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
-    out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
-               f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
+    evaluator = "float64" if n is None or n.evaluator is None else n.evaluator
+    out.append(f"  numeric:  {n and n.status}; {plural(n.points if n else 0, 'point')} in "
+               f"{evaluator} ({n.skipped if n else 0} undefined skipped), {what} "
                f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
-    if n.get("note"):
-        out.append(f"            {n['note']}")
+    if n and n.note:
+        out.append(f"            {n.note}")
     if r.counterexample is not None:
         where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
         out.append(f"  counterexample: {where}")

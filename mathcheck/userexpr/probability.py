@@ -356,7 +356,7 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
     from mathcheck.outcome import combine
     from mathcheck.userexpr import child
-    from mathcheck.userexpr.relation import SYMBOLIC_SHARE, CheckResult
+    from mathcheck.userexpr.relation import SYMBOLIC_SHARE, CheckResult, NumericSide, SymbolicSide
 
     begin = time.perf_counter()
     given = tuple(given or ())
@@ -384,7 +384,8 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     else:
         how = num.get("note", "numeric check did not pass")
     num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
-    return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
+    return CheckResult(status, symbolic=SymbolicSide.of(sym), numeric=NumericSide.of(num),
+                       counterexample=counterexample, values=values,
                        seconds=time.perf_counter() - begin, how=how, evaluator=num.get("evaluator", ""), **base)
 
 

@@ -27,7 +27,7 @@ else: a budget ran out, or numeric agreement without a proof), ``bad-input``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
@@ -44,10 +44,67 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def _from(cls, d: dict):
+    """``cls`` from a side's dict (the child process answers in JSON); a key it has no field for is
+    an error, so nothing a side says is dropped unseen."""
+    names = {f.name for f in fields(cls)}
+    unknown = set(d) - names
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field {sorted(unknown)}")
+    return cls(**d)
+
+
+@dataclass(frozen=True)
+class SymbolicSide:
+    """What the symbolic side decided: ``status`` (proved/refuted/inconclusive) and ``how``; the
+    difference it tested (``difference``, ``None``: not computed), its ``seconds``, and for a
+    probability link the relation over moments it was ``lowered`` to. A field that is ``None`` was
+    not reported (``render.json`` leaves it out). E.g.
+    ``SymbolicSide("proved", "expand", difference="x*(x + 1) - x**2 - x", seconds=0.01)``."""
+
+    status: str
+    how: str = ""
+    difference: str | None = None
+    seconds: float | None = None
+    lowered: str | None = None
+
+    @classmethod
+    def of(cls, d: dict) -> "SymbolicSide":
+        return _from(cls, d)
+
+
+@dataclass(frozen=True)
+class NumericSide:
+    """What the numeric side found: ``status`` (passed/refuted/inconclusive), the ``points`` used and
+    ``skipped`` (undefined there), the largest failure ``max_abs_err`` (None: none measured), the
+    flags 50 digits did not confirm (``unconfirmed``), for an unknown function the random ``draws``
+    and how many ``passed``, the ``evaluator`` and ``reference`` that ran, a ``note``, and a
+    ``summary`` a side words itself (probability). ``None``: not reported (``render.json`` leaves it
+    out; ``max_abs_err`` is always reported). E.g. ``NumericSide("passed", 24, 0, 3.2e-16,
+    unconfirmed=0, evaluator="float64 (Python math)", reference="float64 (Python math)")``."""
+
+    status: str
+    points: int = 0
+    skipped: int = 0
+    max_abs_err: float | None = None
+    unconfirmed: int | None = None
+    draws: int | None = None
+    passed: int | None = None
+    evaluator: str | None = None
+    reference: str | None = None
+    note: str | None = None
+    summary: str | None = None
+
+    @classmethod
+    def of(cls, d: dict) -> "NumericSide":
+        return _from(cls, d)
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The verdict on ``lhs REL rhs``: plain values (``mathcheck.render.json.check_result`` and
-    ``render.text.check_result`` print it).
+    ``render.text.check_result`` print it), each side a frozen :class:`SymbolicSide` /
+    :class:`NumericSide`.
 
     ``status`` is ``proved``/``refuted``/``inconclusive``/``bad-input``; ``how`` says which strategy
     showed it; ``counterexample`` is ``{name: value}`` (or None); ``evaluator`` names the numeric
@@ -58,8 +115,8 @@ class CheckResult:
     rhs: str
     assumptions: dict
     seed: int
-    symbolic: dict = field(default_factory=dict)
-    numeric: dict = field(default_factory=dict)
+    symbolic: SymbolicSide | None = None   # None: not run (bad input, a failure before it)
+    numeric: NumericSide | None = None
     counterexample: dict | None = None
     values: dict | None = None       # both sides at the counterexample
     message: str = ""                # the one line for bad input
@@ -174,8 +231,8 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         how = sym.get("how", "")
     else:
         how = num.get("note", "numeric check did not pass")
-    sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
-    num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
+    sym = SymbolicSide.of({k: v for k, v in sym.items() if k not in ("counterexample", "values")})
+    num = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
     return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
-                       seconds=time.perf_counter() - start, how=how, evaluator=num["evaluator"], timeout=timeout,
+                       seconds=time.perf_counter() - start, how=how, evaluator=num.evaluator, timeout=timeout,
                        **base)
