@@ -416,7 +416,6 @@ def check_result(r) -> list[str]:
     if r.status == "bad-input":
         return [f"error: {r.message}"]
     from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
-    from mathcheck.userexpr.relation import plural
 
     s, n = r.symbolic, r.numeric
     given = f"  (given {', '.join(r.given)})" if r.given else ""
@@ -425,7 +424,7 @@ def check_result(r) -> list[str]:
     err = n and n.max_abs_err
     what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
     evaluator = "float64" if n is None or n.evaluator is None else n.evaluator
-    out.append(f"  numeric:  {n and n.status}; {plural(n.points if n else 0, 'point')} in "
+    out.append(f"  numeric:  {n and n.status}; {_n(n.points if n else 0, 'point')} in "
                f"{evaluator} ({n.skipped if n else 0} undefined skipped), {what} "
                f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
     if n and n.note:
@@ -443,7 +442,6 @@ def check_result(r) -> list[str]:
 def check_batch(rows, results) -> list[str]:
     """``check --file`` as terminal text: one line a row (two for a counterexample), then the totals."""
     from mathcheck.userexpr.batch import totals
-    from mathcheck.userexpr.relation import plural
 
     out = []
     for row, r in zip(rows, results):
@@ -455,7 +453,7 @@ def check_batch(rows, results) -> list[str]:
             where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
             out.append(f"    counterexample: {where}")
     t = totals(results)
-    out.append(f"{plural(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
+    out.append(f"{_n(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
                f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input")
     return out
 

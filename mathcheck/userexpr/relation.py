@@ -39,11 +39,6 @@ RELATIONS = STEP  # mathcheck.relations: the one table
 SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 point``, ``2 points``."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
 def _from(cls, d: dict):
     """``cls`` from a side's dict (the child process answers in JSON); a key it has no field for is
     an error, so nothing a side says is dropped unseen."""
