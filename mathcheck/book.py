@@ -172,7 +172,7 @@ def warm() -> None:
     inherits them: without this each child imports them anew, which is slow, and on a loaded
     machine can use up a strategy's time slice, changing which strategy a report names."""
     from mathcheck.parser import parse_many
-    from mathcheck.userexpr.symbolic import symbolic
+    from mathcheck.userexpr.symbolic_side import symbolic
 
     if _WARMED:
         return
@@ -207,7 +207,7 @@ class _Pool:
         from concurrent.futures import ProcessPoolExecutor
 
         import mathcheck.symbolic.steps
-        import mathcheck.userexpr.symbolic  # noqa: F401 - imported once, before the fork, not in each worker
+        import mathcheck.userexpr.symbolic_side  # noqa: F401 - imported once, before the fork, not in each worker
 
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
                                         initializer=_init_worker, initargs=(os.getpid(),))

@@ -420,25 +420,28 @@ def _how(r) -> str:
     if r.status == "bad-input":
         return r.message
     if r.status == "refuted":
-        side = "symbolic" if r.symbolic.get("status") == "refuted" else "numeric"
+        side = "symbolic" if r.symbolic is not None and r.symbolic.status == "refuted" else "numeric"
         return f"{side}: {r.how}"
-    return f"{r.symbolic.get('how', '')}; {_numeric_summary(r.numeric)}"
+    return f"{r.symbolic.how if r.symbolic else ''}; {_numeric_summary(r.numeric)}"
 
 
-def _numeric_summary(num: dict) -> str:
-    if num.get("summary"):  # a numeric side that words its own account (userexpr.probability)
-        return num["summary"]
-    if num.get("status") == "passed":
-        notes = [num["note"]] if num.get("note") else []
-        if num.get("skipped"):  # counted and shown, never silently dropped
-            notes.append(f"{num['skipped']} more where a side is not real")
+def _numeric_summary(num) -> str:
+    """A :class:`~mathcheck.userexpr.relation.NumericSide` (None: not run) in words."""
+    if num is None:
+        return "numeric None"
+    if num.summary:  # a numeric side that words its own account (userexpr.probability)
+        return num.summary
+    if num.status == "passed":
+        notes = [num.note] if num.note else []
+        if num.skipped:  # counted and shown, never silently dropped
+            notes.append(f"{num.skipped} more where a side is not real")
         extra = f" ({'; '.join(notes)})" if notes else ""
-        return f"float64 agrees at {num['points']} points{extra}"
-    if num.get("status") == "refuted" and num.get("note"):  # e.g. a side is not real: no float64 value
-        return f"{num['note']}, confirmed at 50 digits"
-    if num.get("status") == "refuted":
+        return f"float64 agrees at {num.points} points{extra}"
+    if num.status == "refuted" and num.note:  # e.g. a side is not real: no float64 value
+        return f"{num.note}, confirmed at 50 digits"
+    if num.status == "refuted":
         return "float64 disagrees at a point, confirmed at 50 digits"
-    return f"numeric {num.get('status')}" + (f" ({num['note']})" if num.get("note") else "")
+    return f"numeric {num.status}" + (f" ({num.note})" if num.note else "")
 
 
 @dataclass(frozen=True)
@@ -558,7 +561,7 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
     """The chain's statement ``first REL last``, numerically (a ``≈`` chain: measured against the
     sum of its links' bounds, exact when every one is absolute)."""
     from mathcheck.userexpr.approx import Bound
-    from mathcheck.userexpr.relation import numeric_side
+    from mathcheck.userexpr.relation import NumericSide, numeric_side
 
     exprs, hyps = validate(chain) if parsed is None else parsed
     if chain.relation == APPROX:  # the statement's bound: the links' bounds add up (triangle inequality)
@@ -584,7 +587,8 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
     else:
         num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
-    return {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(num),
+    side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
+    return {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(side),
             "counterexample": num.get("counterexample"), "values": num.get("values")}
 
 

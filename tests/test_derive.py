@@ -178,7 +178,7 @@ def test_hypotheses_restrict_the_points():
     given = derive._check_link("sqrt((x - 1)^2)", "x - 1", "=", {}, given=("x >= 1",))
     assert given.status == "proved" and given.how == "case split on the sign of x - 1 (1 region; 1 excluded by the hypotheses)", given
     # every numeric point satisfies x >= 1 (drawn inside the hypotheses), and the sides agree there
-    assert given.numeric["status"] == "passed" and given.numeric["points"] == 24
+    assert given.numeric.status == "passed" and given.numeric.points == 24
     assert given.given == ("x >= 1",)
 
 

@@ -239,7 +239,7 @@ def test_the_numeric_side_alone_refutes_an_order_relation_where_a_side_is_not_re
     skipped, so a chain's whole-statement check said `passed` for log(x)**2 >= 0 over the reals.
     The 50-digit value exists and is not real there: the relation fails (a pole would stay skipped)."""
     from mathcheck.parser import parse_many
-    from mathcheck.userexpr.numeric import numeric
+    from mathcheck.userexpr.float_side import numeric
 
     lhs, rhs = parse_many(["log(x)**2", "0"], {"x": ("real",)})
     out = numeric(lhs, rhs, ">=", seed=0)

@@ -117,7 +117,8 @@ def test_plan_is_keyed_by_strategies_and_prints_their_text():
     assert hows[:2] == [decide.Strategy.STRUCTURAL.value, decide.Strategy.EXPAND.value]
     assert hows.index(decide.Strategy.EXPAND_LOG.value) < hows.index(decide.COUNTEREXAMPLE) \
         < hows.index(decide.Strategy.DOIT_EXPAND.value)
-    assert hows[-1] == decide.SIMPLIFY and len(hows) == len(set(hows)) == len(decide.Strategy) + 2
+    assert hows[-2:] == [decide.SIMPLIFY, decide.PROVED_BY]  # the provers (symbolic/cases.py) last
+    assert len(hows) == len(set(hows)) == len(decide.Strategy) + 3
     assert set(decide.REWRITE) == set(decide.Strategy)
     norm = sp.Eq(sp.Sum(p[i], (i, 1, n)), 1)
     with_h = [how for how, _ in decide.plan(sp.Sum(p[k], (k, 1, n)) - 1, (norm,))]
@@ -280,3 +281,40 @@ def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
 
     for m in sorted(inner):
         visit(m, ())
+
+
+# --- one place for a proving strategy (docs/design.md, "Where to add…") -----------------------------
+
+def _square_of_sum(e, rel, hypotheses):
+    """A toy prover: (Σ_i a_i)² = Σ_i Σ_j a_i a_j (j fresh), then the bound variables renamed by depth
+    and the difference expanded to 0. Sound: it is the product of two sums over the same range."""
+    def double(power):
+        (v, lo, hi), = power.base.limits
+        w = sp.Dummy("w", integer=True)
+        inner = power.base.function * power.base.function.xreplace({v: w})
+        return sp.Sum(sp.Sum(inner, (w, lo, hi)), (v, lo, hi))
+    out = e.replace(lambda t: t.is_Pow and t.exp == 2 and isinstance(t.base, sp.Sum) and len(t.base.limits) == 1,
+                    double)
+    return out != e and sp.expand(sums.canonical_sums(out)) == 0
+
+
+def test_a_prover_added_in_one_place_is_used_by_check_and_by_a_claims_step(monkeypatch):
+    from mathcheck.parser import parse_many
+    from mathcheck.userexpr import check_relation
+
+    toy = decide.Prover("toy: the square of a sum as a double sum", ("=",),
+                        lambda e, h: e.has(sp.Sum), _square_of_sum)
+    L, R = parse_many(["Sum(x[i], (i, 1, n))^2", "Sum(Sum(x[i]*x[j], (j, 1, n)), (i, 1, n))"])
+    xs = sp.IndexedBase("x")
+    step = _part(Step(sp.Sum(xs[i], (i, 1, n)) ** 2, "start"),
+                 Step(sp.Sum(sp.Sum(xs[i] * xs[j], (j, 1, n)), (i, 1, n)), "a product of two sums"))
+    assert check_relation(L, R, "=", {}, timeout=10).status == "inconclusive"  # no strategy of ours shows it
+    assert walker.check_part(step, step_s=6).status == "inconclusive"
+
+    monkeypatch.setattr(decide, "PROVERS", decide.PROVERS + [toy])  # the one place
+    r = check_relation(L, R, "=", {}, timeout=20)
+    assert r.status == "proved" and r.how == toy.name
+    part = walker.check_part(step, step_s=12)
+    assert part.status == "proved" and part.steps[1].decision.how == toy.name
+    monkeypatch.undo()
+    assert toy not in decide.PROVERS

@@ -1,5 +1,5 @@
 """Unit tests of the user pipeline's parts, each imported directly: the case splits, peeled sums and
-closed forms (``cases``), the measured bound of an ``≈`` link (``approx``), the symbolic side
+closed forms (``symbolic.cases``, run by ``decide.by_provers``), the measured bound of an ``≈`` link (``approx``), the symbolic side
 (``symbolic``), the batch file reader and its exit code (``batch``), and the killable child
 (``child``). The whole pipeline is tested end to end in test_userexpr.py and test_cases.py; here a
 part's own contract is held, so a break names the part."""
@@ -12,8 +12,9 @@ import time
 import pytest
 import sympy as sp
 
-from mathcheck.userexpr import approx, batch, cases, child
-from mathcheck.userexpr import symbolic as usym
+from mathcheck.symbolic import cases, decide
+from mathcheck.userexpr import approx, batch, child
+from mathcheck.userexpr import symbolic_side as usym
 from mathcheck.userexpr.relation import CheckResult
 from mathcheck.render import json as render_json
 from mathcheck.render import text as render_text
@@ -85,15 +86,16 @@ def test_substitute_given_matches_a_sum_whatever_its_index_is_called():
     assert cases.substitute_given(x + 1, (sp.Eq(x, y),)) == y + 1
 
 
-def test_decide_never_refutes_and_a_broken_strategy_proves_nothing():
-    assert cases.decide(x + 1, x, "=", ()) is None
-    assert cases.decide(sp.Max(x, y), x, "=", ()) is None
-    assert cases.decide(sp.Sum(a[k], (k, 1, j)), sp.Sum(a[k], (k, 1, j - 1)) + a[j], "=") \
+def test_provers_never_refute_and_a_broken_prover_proves_nothing():
+    assert decide.by_provers(x + 1 - x, "=").value is None
+    assert decide.by_provers(sp.Max(x, y) - x, "=").value is None
+    assert decide.by_provers(sp.Sum(a[k], (k, 1, j)) - sp.Sum(a[k], (k, 1, j - 1)) - a[j], "=").how \
         == "sums peeled to a common range (Karr's convention)"
 
-    def broken():
+    def broken(e, rel, h):
         raise StopIteration("deep in simplify")
-    assert cases._safe(broken)() is None
+    d = decide.by_provers(x - x + y, "=", provers=[decide.Prover("broken", ("=",), lambda e, h: True, broken)])
+    assert d.value is None and d.notes and "broken: SymPy raised StopIteration" in d.notes[0]
 
 
 # --- approx: a measured bound -------------------------------------------------------------------------
@@ -163,11 +165,11 @@ def test_identical_sides_are_never_strictly_ordered():
 
 
 def test_the_extra_strategies_each_show_their_own_kind_of_zero():
-    assert usym._piecewise_zero(sp.Max(x, y) + sp.Min(x, y) - x - y)
-    assert not usym._piecewise_zero(x - x)  # nothing piecewise: not this strategy's business
-    assert usym._special_zero(sp.asinh(x) - sp.log(x + sp.sqrt(x ** 2 + 1)))
-    assert usym._special_zero(sp.erfc(x) - 1 + sp.erf(x))
-    assert not usym._special_zero(sp.asinh(x) - sp.log(x))
+    assert cases.piecewise_zero(sp.Max(x, y) + sp.Min(x, y) - x - y)
+    assert not cases.piecewise_zero(x - x)  # nothing piecewise: not this strategy's business
+    assert cases.special_zero(sp.asinh(x) - sp.log(x + sp.sqrt(x ** 2 + 1)))
+    assert cases.special_zero(sp.erfc(x) - 1 + sp.erf(x))
+    assert not cases.special_zero(sp.asinh(x) - sp.log(x))
 
 
 # --- batch ----------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ What a part's hypotheses say, read the same way by the sampler and by the step c
 :func:`holds_at` decides ``given ⇒ lhs REL rhs`` at a point ``{Symbol or concrete entry: SymPy
 number}`` without any of the step checker's strategies: definitions unfolded, sums and products
 written out at the point's sizes, derivatives by ``sympy.diff``, both sides evaluated by mpmath at
-``numeric.PRECISION_DIGITS`` (50) digits, equal when they agree to 10^-(digits − 8) relative.
+``numeric.PRECISION_DIGITS`` (50) digits, equal when they agree to 10^-(digits − ``tolerance.HOLDS_MARGIN_DIGITS``) = 1e-42 relative.
 
     >>> from mathcheck.lazy import sympy as sp
     >>> p, i = sp.IndexedBase("p", positive=True), sp.Symbol("i", integer=True)
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
+from mathcheck.numeric.tolerance import HOLDS_MARGIN_DIGITS
 
 
 # --- reading hypotheses --------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ def _compare(lhs, rhs, op: str, dps: int) -> bool | None:
     if l.has(sp.oo, -sp.oo) or r.has(sp.oo, -sp.oo):
         return {"==": bool(l == r), ">=": bool(l >= r), ">": bool(l > r), "<=": bool(l <= r),
                 "<": bool(l < r)}.get(op)
-    tol = sp.Float(10, dps) ** (-(dps - 8)) * max(1, abs(l), abs(r))
+    tol = sp.Float(10, dps) ** (-(dps - HOLDS_MARGIN_DIGITS)) * max(1, abs(l), abs(r))
     d = l - r
     # SymPy's comparisons answer BooleanTrue/BooleanFalse, which are not the singletons True/False:
     # callers test `is False`, so hand back plain bools (a SymPy false would read as "not refuted").

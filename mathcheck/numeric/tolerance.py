@@ -31,7 +31,26 @@ TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order
 # 50-digit confirmation (numeric.precise): |lhs − rhs| > HP_REL·max(1, |lhs|, |rhs|) is not round-off.
 # At PRECISION_DIGITS = 50 the evaluation's own error is ~1e-48; 1e-30 leaves 18 digits of margin and
 # still separates a false identity that float64 cannot see (agreeing to 1e-16).
+# The same threshold says when the step checker's sign search (symbolic/decide) reads an imaginary
+# part as round-off, and when a value refutes a strict ``e > 0``: at or below HP_REL (absolute there,
+# as it has always been; a positive value that small is not told from 0 at 50 digits).
 HP_REL = 1e-30
+# The step checker's counterexample search (symbolic/decide.find_counterexample) evaluates at
+# PRECISION_DIGITS too, but calls a difference nonzero (a value negative, for ``≥``) only beyond
+# STEP_REL·scale, scale the largest term's size. Looser than HP_REL on purpose: a step may carry Float
+# constants (a user's 0.1, a claim's 1e-8) whose 15–17 digits bound the 50-digit value's accuracy near
+# 1e-16 relative, and 1e-12 leaves four digits of margin; a false step differs at order one (every
+# mutant of the catalog is refuted beyond it). A smaller difference is no counterexample: the
+# strategies decide, and none proves a false step, so the looser threshold costs a refutation, never
+# a false proof.
+STEP_REL = 1e-12
+# The other side of the same line: two values *hold* equal (a hypothesis at a drawn point, numeric/
+# holds.hypothesis_holds; the independent evaluator holds_at) when they agree to 10^-(digits −
+# HOLDS_MARGIN_DIGITS) relative — 1e-42 at PRECISION_DIGITS, eight digits above the evaluation's own
+# round-off. It must be far tighter than HP_REL: a point counts as satisfying an equation hypothesis
+# only when it surely does (a counterexample must lie where the hypotheses hold), as a difference
+# counts as real only beyond HP_REL; a difference between the two is neither.
+HOLDS_MARGIN_DIGITS = 8
 # A probability link's numeric side (numeric.distributions) with a continuous family replaced by its
 # 24-node Gauss rule: nodes and weights come from float64 (numpy), so a moment is exact only to
 # ~1e-14 relative; 1e-9 leaves five digits of margin and still separates a wrong closed form (a
@@ -49,7 +68,7 @@ INTEGRAL_SHARE = 0.1
 # which 1% of a relative tolerance would allow). An estimate above INTEGRAL_UNRESOLVED is an integral
 # quadrature did not settle, at any size (a convergent one's estimate is below 1e-15 at 25 digits).
 INTEGRAL_UNRESOLVED = 1e-6
-# float64 screening of a user's identity (userexpr.numeric): a point is *flagged* beyond
+# float64 screening of a user's identity (userexpr.float_side): a point is *flagged* beyond
 # SCREEN_ATOL + SCREEN_RTOL·max(|lhs|, |rhs|). Not a verdict: every flagged point is confirmed at
 # PRECISION_DIGITS, so these only trade screening work for missed flags (1e-9 relative is ~10^7 ε,
 # above the round-off of the cancellations users write; a wrong identity differs by far more).

@@ -131,16 +131,29 @@ def without_timings(obj):
 
 # --- mathcheck check (one identity, and --file) ---------------------------------------------------
 
+#: the keys of a check's sides, in the order the JSON prints them (a field that is None, not reported,
+#: is left out; ``max_abs_err`` is always printed, null when nothing was measured)
+SYMBOLIC_KEYS = ("difference", "status", "how", "seconds", "lowered")
+NUMERIC_KEYS = ("status", "points", "skipped", "max_abs_err", "unconfirmed", "draws", "passed", "evaluator",
+                "reference", "note", "summary")
+
+
+def check_side(side, keys, always=()) -> dict:
+    """A :class:`~mathcheck.userexpr.relation.SymbolicSide` or ``NumericSide`` as a JSON object
+    (``{}`` for a side that did not run)."""
+    if side is None:
+        return {}
+    return {k: getattr(side, k) for k in keys if getattr(side, k) is not None or k in always}
+
+
 def check_result(r, timings: bool = True) -> dict:
     """A :class:`~mathcheck.userexpr.relation.CheckResult`; ``timings=False`` leaves out the seconds
     (for batches that are byte-identical for any ``-j``)."""
-    sym = dict(r.symbolic)
-    if not timings:
-        sym.pop("seconds", None)
+    sym = check_side(r.symbolic, SYMBOLIC_KEYS if timings else [k for k in SYMBOLIC_KEYS if k != "seconds"])
     out = {"status": r.status, "lhs": r.lhs, "rhs": r.rhs, "relation": r.relation,
            "assumptions": {k: list(v) for k, v in r.assumptions.items()},
            "given": list(r.given), "seed": r.seed, "how": r.how, "evaluator": r.evaluator,
-           "symbolic": sym, "numeric": r.numeric,
+           "symbolic": sym, "numeric": check_side(r.numeric, NUMERIC_KEYS, always=("max_abs_err",)),
            "counterexample": r.counterexample, "values": r.values,
            "message": r.message, "replay": r.replay}
     if timings:

@@ -416,19 +416,19 @@ def check_result(r) -> list[str]:
     if r.status == "bad-input":
         return [f"error: {r.message}"]
     from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
-    from mathcheck.userexpr.relation import plural
 
     s, n = r.symbolic, r.numeric
     given = f"  (given {', '.join(r.given)})" if r.given else ""
     out = [f"{r.status}: {r.lhs} {r.relation} {r.rhs}{given}",
-           f"  symbolic: {s.get('status')} ({s.get('how', '')}); difference: {s.get('difference', '')}"]
-    err = n.get("max_abs_err")
+           f"  symbolic: {s and s.status} ({s.how if s else ''}); difference: {(s and s.difference) or ''}"]
+    err = n and n.max_abs_err
     what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
-    out.append(f"  numeric:  {n.get('status')}; {plural(n.get('points', 0), 'point')} in "
-               f"{n.get('evaluator', 'float64')} ({n.get('skipped', 0)} undefined skipped), {what} "
+    evaluator = "float64" if n is None or n.evaluator is None else n.evaluator
+    out.append(f"  numeric:  {n and n.status}; {_n(n.points if n else 0, 'point')} in "
+               f"{evaluator} ({n.skipped if n else 0} undefined skipped), {what} "
                f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
-    if n.get("note"):
-        out.append(f"            {n['note']}")
+    if n and n.note:
+        out.append(f"            {n.note}")
     if r.counterexample is not None:
         where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
         out.append(f"  counterexample: {where}")
@@ -442,7 +442,6 @@ def check_result(r) -> list[str]:
 def check_batch(rows, results) -> list[str]:
     """``check --file`` as terminal text: one line a row (two for a counterexample), then the totals."""
     from mathcheck.userexpr.batch import totals
-    from mathcheck.userexpr.relation import plural
 
     out = []
     for row, r in zip(rows, results):
@@ -454,7 +453,7 @@ def check_batch(rows, results) -> list[str]:
             where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
             out.append(f"    counterexample: {where}")
     t = totals(results)
-    out.append(f"{plural(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
+    out.append(f"{_n(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
                f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input")
     return out
 

@@ -9,7 +9,10 @@ in ``numeric.construct``; ``numeric`` never imports ``symbolic``). See docs/desi
 * ``rules/`` — the rules a step may cite, their kinds and what is trusted of each;
 * ``hypotheses`` — a part's hypotheses, its points (``part_points``, by numeric's draw), generality;
 * ``signs`` — the structural sign rules;
-* ``decide`` — ``zero_test``, ``sign_test``, ``relation_test``, the strategy table;
+* ``cases`` — the provers' code: case splits, piecewise and special-function forms, peeled sums,
+  closed forms under the hypotheses;
+* ``decide`` — ``zero_test``, ``sign_test``, ``relation_test``, THE strategy table (``plan``, its
+  ``PROVERS``) that ``prove``, ``check``, ``derive`` and the claim API share;
 * ``steps`` — ``check_part``: every link of a part, rules applied where cited.
 """
 

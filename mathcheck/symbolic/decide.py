@@ -2,7 +2,7 @@
 
 :func:`zero_test` answers ``True`` (shown zero by a named strategy), ``False`` (a concrete point
 satisfying the part's hypotheses where the difference is nonzero, evaluated to 50 digits, relative
-threshold 1e-12) or ``None`` (no strategy succeeded within its budget; a SymPy exception makes that
+threshold ``tolerance.STEP_REL`` = 1e-12) or ``None`` (no strategy succeeded within its budget; a SymPy exception makes that
 strategy undecided and is recorded in the decision's ``notes``). :func:`sign_test` does the same for
 ``e ≥ 0`` (``e > 0``) with the sign rules of :mod:`mathcheck.symbolic.signs`; :func:`relation_test`
 dispatches on ``= >= > <= <``.
@@ -38,6 +38,8 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.construct import draw, sample_value, size_symbols
 from mathcheck.numeric.holds import is_definition
+from mathcheck.numeric.tolerance import HP_REL, STEP_REL
+from mathcheck.symbolic import cases
 from mathcheck.symbolic import hypotheses as hyp
 from mathcheck.symbolic.context import index_ranges
 from mathcheck.symbolic.signs import by_structure
@@ -88,6 +90,7 @@ class Strategy(Enum):
 COUNTEREXAMPLE = "counterexample"  # the ``how`` of a refutation, and the search's place in a plan
 SIMPLIFY = "simplify"  # the last attempt of every plan
 USING_HYPOTHESES = ", using the hypotheses"  # appended to a strategy run on the rewritten difference
+PROVED_BY = "provers"  # the place of the PROVERS in a plan (their Decision names the one that showed it)
 
 
 def _on_summands(fn):
@@ -138,7 +141,8 @@ _AFTER_HYPOTHESES = (Strategy.EXPAND, Strategy.DOIT_EXPAND, Strategy.TOGETHER_CA
 def plan(e, hypotheses: tuple = ()) -> list[tuple[str, Callable | None]]:
     """The order of attempts for ``e`` as ``(how, fn)``: cheap ones, those its functions call for,
     the counterexample search (``fn`` None), the remaining strategies, the same cheap ones after
-    using the part's hypotheses (``…, using the hypotheses``), ``simplify`` last.
+    using the part's hypotheses (``…, using the hypotheses``), ``simplify``, then the
+    :data:`PROVERS` (:func:`by_provers`, ``how`` :data:`PROVED_BY`).
 
     ``doit`` on a Sum of trigonometric terms can run for minutes (it tries closed forms), so the
     strategy that fits the expression runs before the generic ones, and a false step is caught by
@@ -158,7 +162,79 @@ def plan(e, hypotheses: tuple = ()) -> list[tuple[str, Callable | None]]:
     if rewritten is not None:
         out += [(s.value + USING_HYPOTHESES, (lambda e, r, fn=REWRITE[s], x=rewritten: fn(x, r)))
                 for s in _AFTER_HYPOTHESES]
-    return out + [(SIMPLIFY, lambda e, r: sp.simplify(e))]
+    return out + [(SIMPLIFY, lambda e, r: sp.simplify(e)), (PROVED_BY, None)]
+
+
+# --- the provers: strategies that decide the relation themselves ---------------------------------
+
+@dataclass(frozen=True)
+class Prover:
+    """A strategy that shows ``e = 0`` (``rel`` "=") or ``e ≥ 0`` (">=") itself, rather than
+    rewriting ``e`` for the zero test: ``fn(e, rel, hypotheses)`` returns how it showed it (a
+    string, e.g. the regions of a case split), True (then ``name`` says how) or a falsy value.
+    It runs only where ``applies(e, hypotheses)``, within ``share`` of the budget left.
+
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> by_provers(sp.Max(x, y) + sp.Min(x, y) - x - y, "=").how
+        'piecewise (Max/Min/Abs by cases)'
+    """
+
+    name: str
+    relations: tuple  # of "=" and ">="
+    applies: Callable
+    fn: Callable
+    share: float = 1.0
+
+
+_PIECEWISE = (sp.Max, sp.Min, sp.Abs, sp.Heaviside)
+
+#: THE list of provers, in the order they run: after ``simplify`` in :func:`plan`, after the sign
+#: rules in :func:`sign_test` (symbolic/cases.py has their code). A new proving strategy is one
+#: entry here (or, for a rewriting, a ``Strategy`` member with its ``REWRITE`` entry).
+PROVERS: list[Prover] = [
+    Prover("piecewise (Max/Min/Abs by cases)", ("=",), lambda e, h: e.has(sp.Max, sp.Min, sp.Abs),
+           lambda e, rel, h: cases.piecewise_zero(e)),
+    Prover("special functions in elementary form", ("=",),
+           lambda e, h: e.has(sp.asinh, sp.acosh, sp.atanh, sp.erfc, sp.loggamma, sp.gamma),
+           lambda e, rel, h: cases.special_zero(e)),
+    Prover("case split", ("=", ">="), lambda e, h: e.has(*_PIECEWISE),
+           lambda e, rel, h: cases.by_cases(e, sp.Integer(0), rel, h), share=0.5),
+    Prover("the given equations substituted", ("=",), lambda e, h: any(isinstance(g, sp.Equality) for g in h),
+           lambda e, rel, h: cases.given_substituted(e, h), share=0.3),
+    Prover("sums peeled to a common range (Karr's convention)", ("=",), lambda e, h: e.has(sp.Sum, sp.Product),
+           lambda e, rel, h: cases.peeled(e), share=0.5),
+    Prover("closed form under the hypotheses", ("=",), lambda e, h: e.has(sp.Sum, sp.Product),
+           lambda e, rel, h: cases.closed(e, h)),
+]
+
+
+def by_provers(e, rel: str = "=", hypotheses: tuple = (), seconds: float = DEFAULT_STEP_S,
+               provers=None) -> Decision:
+    """``e = 0`` (``rel`` "=") or ``e ≥ 0`` (">=") shown by the first of ``provers`` (default
+    :data:`PROVERS`) that applies and succeeds, each within its ``share`` of the time left: True, or
+    None (a prover never refutes). A SymPy exception makes that prover undecided (in ``notes``)."""
+    start = time.perf_counter()
+    notes: list[str] = []
+    timed_out = False
+    hypotheses = tuple(hypotheses)
+    for p in PROVERS if provers is None else provers:
+        left = seconds - (time.perf_counter() - start)
+        if rel not in p.relations or not p.applies(e, hypotheses):
+            continue
+        if left <= 0:
+            timed_out = True
+            break
+        try:
+            ok, how = attempt(lambda: p.fn(e, rel, hypotheses), max(left * p.share, 0.1))
+        except Exception as exc:  # noqa: BLE001 — SymPy failing inside a prover shows nothing
+            notes.append(_raised(p.name, exc))
+            continue
+        timed_out |= not ok
+        if ok and how:
+            return Decision(True, how if isinstance(how, str) else p.name,
+                            seconds=time.perf_counter() - start, notes=tuple(notes))
+    return Decision(None, "no prover showed it", seconds=time.perf_counter() - start,
+                    timed_out=timed_out, notes=tuple(notes))
 
 
 def use_hypotheses(e, hypotheses: tuple):
@@ -215,7 +291,7 @@ def _assign(e, ctx: Context, rng: random.Random, large: bool = False):
 
 
 def _nonzero(v: float, scale: float) -> bool:
-    return abs(v) > 1e-12 * scale
+    return abs(v) > STEP_REL * scale
 
 
 def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero):
@@ -241,7 +317,7 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
             z = complex(v)
             if bad is _nonzero:
                 value = abs(z)
-            elif abs(z.imag) > 1e-30 * scale:
+            elif abs(z.imag) > HP_REL * scale:
                 # a sign is claimed of a real number: a value that is not real refutes it (a side
                 # not real on the whole domain, e.g. log(x)² at x = −1, issue 21)
                 value = -float("inf")
@@ -285,6 +361,16 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
     rng = index_ranges(ctx)
     notes: list[str] = []
     for name, strategy in plan(e, ctx.given):
+        if name == PROVED_BY:  # the provers, last: each decides the relation itself
+            if left() <= 0:
+                timed_out = True
+                break
+            d = by_provers(e, "=", ctx.given, left())
+            notes += d.notes
+            timed_out |= d.timed_out
+            if d.value:
+                return Decision(True, d.how, seconds=time.perf_counter() - start, notes=tuple(notes))
+            continue
         if strategy is None:  # the counterexample search, placed before the costly strategies
             try:
                 ok, cex = run(lambda: find_counterexample(e, ctx))
@@ -358,7 +444,7 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
 
     # the counterexample search first: it is cheap beside the structural rules (SymPy's `minimum`
     # above all), and a false statement needs none of them
-    bad = (lambda v, scale: v <= 1e-30) if strict else (lambda v, scale: v < -1e-12 * scale)
+    bad = (lambda v, scale: v <= HP_REL) if strict else (lambda v, scale: v < -STEP_REL * scale)
     try:
         ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, total_s))
     except Exception as exc:  # noqa: BLE001
@@ -382,6 +468,15 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
         timed_out |= not ok
         if ok and shown:
             return Decision(True, name, seconds=time.perf_counter() - start, notes=tuple(notes))
+    budget_left = total_s - (time.perf_counter() - start)
+    if not strict and budget_left > 0:  # the provers, last (none decides a strict relation)
+        d = by_provers(e, ">=", ctx.given, budget_left)
+        notes += d.notes
+        timed_out |= d.timed_out
+        if d.value:
+            return Decision(True, d.how, seconds=time.perf_counter() - start, notes=tuple(notes))
+    elif not strict:
+        timed_out = True
     why = "time budget ran out" if timed_out else "no rule showed the sign and no counterexample was found"
     return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes))
 

@@ -1,10 +1,11 @@
 """The user's expressions, one pipeline below the CLI and below ``verify/``.
 
 ``parse`` (:mod:`mathcheck.parser`, a whitelist ``ast`` walker) → ``symbolic``
-(:mod:`.symbolic`, the step checker under a budget) → ``numeric`` (:mod:`.numeric`: float64 by
+(:mod:`.symbolic_side`, the step checker's one plan under a budget) → ``numeric`` (:mod:`.float_side`: float64 by
 :mod:`mathcheck.numeric.floats` without torch, or :mod:`mathcheck.numeric.evaluate` with torch where
 a ``diff`` needs it, at points of :mod:`mathcheck.numeric.sampling`; failures confirmed at 50 digits
-by :mod:`mathcheck.numeric.precise`) → :class:`.relation.CheckResult`.
+by :mod:`mathcheck.numeric.precise`) → :class:`.relation.CheckResult` (its sides frozen
+:class:`.relation.SymbolicSide` and :class:`.relation.NumericSide`).
 
 Used by ``mathcheck check`` (through the facade :func:`mathcheck.usercheck.check`),
 ``mathcheck check --file`` (:mod:`.batch`) and, for each link of a chain, ``mathcheck derive``:

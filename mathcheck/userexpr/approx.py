@@ -140,7 +140,7 @@ def stated_bound(reason: str):
 
 def _side(lhs, rhs):
     from mathcheck.numeric import floats
-    from mathcheck.userexpr.numeric import needs_torch
+    from mathcheck.userexpr.float_side import needs_torch
 
     if needs_torch(lhs, rhs):
         from mathcheck.numeric import evaluate as torch_backend

@@ -114,7 +114,7 @@ def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int 
     finished row (a progress bar)."""
     tasks = [(row, seed, timeout) for row in rows]
     import mathcheck.symbolic.steps  # noqa: F401 - once here, not in every row's forked child
-    import mathcheck.userexpr.symbolic  # noqa: F401
+    import mathcheck.userexpr.symbolic_side  # noqa: F401
     if jobs <= 1 or len(rows) <= 1:
         out = []
         for t in tasks:

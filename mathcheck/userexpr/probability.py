@@ -15,7 +15,7 @@ The check (:func:`check`) keeps the honesty rule of every link (:func:`mathcheck
 
 * **symbolic**: :func:`mathcheck.symbolic.expectation.lower` rewrites each side by the rules of
   probability (each side condition checked, each rule named in the report), then the user
-  pipeline's step checker (:func:`mathcheck.userexpr.symbolic.symbolic`) decides the relation over
+  pipeline's step checker (:func:`mathcheck.userexpr.symbolic_side.symbolic`) decides the relation over
   the moment symbols that remain. Only a proof counts from this side: a counterexample over moment
   symbols need not be a distribution (E[X²] ≥ E[X]² fails at the numbers E[X²] = 0, E[X] = 1);
 * **numeric**: :mod:`mathcheck.numeric.distributions` draws :data:`DRAWS` distributions honouring
@@ -190,7 +190,7 @@ def facts_for(exprs, facts: Facts) -> Facts:
 def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
     """Lower both sides, then decide over the moment symbols; only a proof is kept."""
     from mathcheck.symbolic.expectation import Unsupported, lower
-    from mathcheck.userexpr.symbolic import symbolic
+    from mathcheck.userexpr.symbolic_side import symbolic
 
     try:
         (l, rules_l), (r, rules_r) = lower(lhs, facts), lower(rhs, facts)
@@ -357,7 +357,7 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
     from mathcheck.outcome import combine
     from mathcheck.userexpr import child
-    from mathcheck.userexpr.relation import SYMBOLIC_SHARE, CheckResult
+    from mathcheck.userexpr.relation import SYMBOLIC_SHARE, CheckResult, NumericSide, SymbolicSide
 
     begin = time.perf_counter()
     given = tuple(given or ())
@@ -385,7 +385,8 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     else:
         how = num.get("note", "numeric check did not pass")
     num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
-    return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
+    return CheckResult(status, symbolic=SymbolicSide.of(sym), numeric=NumericSide.of(num),
+                       counterexample=counterexample, values=values,
                        seconds=time.perf_counter() - begin, how=how, evaluator=num.get("evaluator", ""), **base)
 
 

@@ -4,11 +4,12 @@
 a chain) all call :func:`check_relation` on expressions built by the whitelist parser
 (:mod:`mathcheck.parser`). The pipeline is
 
-1. **symbolic** (:mod:`mathcheck.userexpr.symbolic`), in a forked child that is killed when its
+1. **symbolic** (:mod:`mathcheck.userexpr.symbolic_side`), in a forked child that is killed when its
    share of the budget (60%) runs out: SymPy's derivatives taken, a 50-digit search for a point
-   where the relation fails, then the step checker (``zero_test`` for ``=``, the sign rules for
-   ``<=``/``<``/``>=``/``>``);
-2. **numeric** (:mod:`mathcheck.userexpr.numeric`): 24 seeded points that respect the assumptions
+   where the relation fails, then the one plan of the step checker
+   (:func:`mathcheck.symbolic.decide.relation_test`: ``zero_test`` for ``=``, the sign rules for
+   ``<=``/``<``/``>=``/``>``, the provers last), the hypotheses in its Context;
+2. **numeric** (:mod:`mathcheck.userexpr.float_side`): 24 seeded points that respect the assumptions
    and the hypotheses, in float64 by Python's ``math`` — or torch with autograd where a ``diff``
    needs it — every float64 failure confirmed at 50 digits before it counts.
 
@@ -26,11 +27,11 @@ else: a budget ran out, or numeric agreement without a proof), ``bad-input``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 
 from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
-from mathcheck.outcome import combine, exit_code, replay
+from mathcheck.outcome import ExitByStatus, combine, replay
 from mathcheck.relations import STEP
 from mathcheck.userexpr import child
 
@@ -38,15 +39,67 @@ RELATIONS = STEP  # mathcheck.relations: the one table
 SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 point``, ``2 points``."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+def _from(cls, d: dict):
+    """``cls`` from a side's dict (the child process answers in JSON); a key it has no field for is
+    an error, so nothing a side says is dropped unseen."""
+    names = {f.name for f in fields(cls)}
+    unknown = set(d) - names
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field {sorted(unknown)}")
+    return cls(**d)
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class SymbolicSide:
+    """What the symbolic side decided: ``status`` (proved/refuted/inconclusive) and ``how``; the
+    difference it tested (``difference``, ``None``: not computed), its ``seconds``, and for a
+    probability link the relation over moments it was ``lowered`` to. A field that is ``None`` was
+    not reported (``render.json`` leaves it out). E.g.
+    ``SymbolicSide("proved", "expand", difference="x*(x + 1) - x**2 - x", seconds=0.01)``."""
+
+    status: str
+    how: str = ""
+    difference: str | None = None
+    seconds: float | None = None
+    lowered: str | None = None
+
+    @classmethod
+    def of(cls, d: dict) -> "SymbolicSide":
+        return _from(cls, d)
+
+
+@dataclass(frozen=True)
+class NumericSide:
+    """What the numeric side found: ``status`` (passed/refuted/inconclusive), the ``points`` used and
+    ``skipped`` (undefined there), the largest failure ``max_abs_err`` (None: none measured), the
+    flags 50 digits did not confirm (``unconfirmed``), for an unknown function the random ``draws``
+    and how many ``passed``, the ``evaluator`` and ``reference`` that ran, a ``note``, and a
+    ``summary`` a side words itself (probability). ``None``: not reported (``render.json`` leaves it
+    out; ``max_abs_err`` is always reported). E.g. ``NumericSide("passed", 24, 0, 3.2e-16,
+    unconfirmed=0, evaluator="float64 (Python math)", reference="float64 (Python math)")``."""
+
+    status: str
+    points: int = 0
+    skipped: int = 0
+    max_abs_err: float | None = None
+    unconfirmed: int | None = None
+    draws: int | None = None
+    passed: int | None = None
+    evaluator: str | None = None
+    reference: str | None = None
+    note: str | None = None
+    summary: str | None = None
+
+    @classmethod
+    def of(cls, d: dict) -> "NumericSide":
+        return _from(cls, d)
+
+
+@dataclass(frozen=True)
+class CheckResult(ExitByStatus):
     """The verdict on ``lhs REL rhs``: plain values (``mathcheck.render.json.check_result`` and
-    ``render.text.check_result`` print it).
+    ``render.text.check_result`` print it), each side a frozen :class:`SymbolicSide` /
+    :class:`NumericSide`.
 
     ``status`` is ``proved``/``refuted``/``inconclusive``/``bad-input``; ``how`` says which strategy
     showed it; ``counterexample`` is ``{name: value}`` (or None); ``evaluator`` names the numeric
@@ -57,8 +110,8 @@ class CheckResult:
     rhs: str
     assumptions: dict
     seed: int
-    symbolic: dict = field(default_factory=dict)
-    numeric: dict = field(default_factory=dict)
+    symbolic: SymbolicSide | None = None   # None: not run (bad input, a failure before it)
+    numeric: NumericSide | None = None
     counterexample: dict | None = None
     values: dict | None = None       # both sides at the counterexample
     message: str = ""                # the one line for bad input
@@ -68,10 +121,6 @@ class CheckResult:
     evaluator: str = ""
     given: tuple = ()                # the hypotheses, as strings
     timeout: float = 30.0            # the budget it ran under (a shorter one may leave it inconclusive)
-
-    @property
-    def exit_code(self) -> int:
-        return exit_code(self.status)
 
     @property
     def replay(self) -> str:
@@ -90,7 +139,7 @@ def _text(e) -> str:
 
 def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
     """The numeric side within ``seconds``: never raises (a failure or time-out is ``inconclusive``)."""
-    from mathcheck.userexpr.numeric import POINTS, needs_torch, numeric
+    from mathcheck.userexpr.float_side import POINTS, needs_torch, numeric
 
     if evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs)):
         # outside any budget: an import interrupted halfway leaves torch unusable in this process
@@ -137,8 +186,8 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         >>> check_relation(a, b, ">=", {}).status      # doctest: +SKIP
         'proved'
     """
-    from mathcheck.userexpr.numeric import EVALUATORS
-    from mathcheck.userexpr.symbolic import symbolic
+    from mathcheck.userexpr.float_side import EVALUATORS
+    from mathcheck.userexpr.symbolic_side import symbolic
 
     start = time.perf_counter()
     given = tuple(given or ())
@@ -173,8 +222,8 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         how = sym.get("how", "")
     else:
         how = num.get("note", "numeric check did not pass")
-    sym = {k: v for k, v in sym.items() if k not in ("counterexample", "values")}
-    num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
+    sym = SymbolicSide.of({k: v for k, v in sym.items() if k not in ("counterexample", "values")})
+    num = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
     return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
-                       seconds=time.perf_counter() - start, how=how, evaluator=num["evaluator"], timeout=timeout,
+                       seconds=time.perf_counter() - start, how=how, evaluator=num.evaluator, timeout=timeout,
                        **base)

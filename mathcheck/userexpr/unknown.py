@@ -172,7 +172,7 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
     reader inferred (``\\frac{dC}{dx}`` of an undefined C): a link that fails for some such function but
     holds when it is a constant is inconclusive, never refuted (d2l's ``\\frac{d}{dx} C = 0``, C a constant
     the prose names)."""
-    from mathcheck.userexpr.relation import CheckResult, check_relation, numeric_side
+    from mathcheck.userexpr.relation import CheckResult, NumericSide, SymbolicSide, check_relation, numeric_side
 
     base = {"lhs": lhs_text or sp.sstr(lhs), "rhs": rhs_text or sp.sstr(rhs), "assumptions": dict(assumptions),
             "seed": seed, "relation": relation, "given": tuple(sp.sstr(g) for g in given)}
@@ -201,7 +201,8 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
                            f"states and mathcheck does not read, so it is left undecided (define the function to "
                            f"check it for that one)", base)
         if num["status"] == "refuted":
-            return CheckResult("refuted", numeric=num, counterexample=num.get("counterexample"),
+            side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
+            return CheckResult("refuted", numeric=side, counterexample=num.get("counterexample"),
                                values=num.get("values"), how=f"fails for the function {shown(table)} "
                                f"(float64 at a sampled point, confirmed at 50 digits)", **base)
         passed += num["status"] == "passed"
@@ -209,20 +210,20 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
     if integrated(exprs):  # f(x) under ∫ dx is no one value: a fresh symbol would make f a constant
         how = ("not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
                f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)")
-        return CheckResult("inconclusive", symbolic={"status": "inconclusive", "how": how},
-                           numeric={"status": "passed" if passed == DRAWS else "inconclusive", "points": points,
-                                    "skipped": skipped, "max_abs_err": None, "draws": DRAWS, "passed": passed,
-                                    "evaluator": "float64 (Python math)"}, how=how, **base)
+        return CheckResult("inconclusive", symbolic=SymbolicSide("inconclusive", how),
+                           numeric=NumericSide("passed" if passed == DRAWS else "inconclusive", points, skipped,
+                                               None, draws=DRAWS, passed=passed, evaluator="float64 (Python math)"),
+                           how=how, **base)
     L, R, *hyps = sym_exprs
     r = check_relation(L, R, relation, assumptions, tuple(hyps), seed, max(timeout * SYMBOLIC_SHARE, 1.0))
-    numeric = {"status": "passed" if passed == DRAWS else "inconclusive", "points": points, "skipped": skipped,
-               "max_abs_err": None, "draws": DRAWS, "passed": passed, "evaluator": "float64 (Python math)",
-               "note": f"{passed} of {DRAWS} random functions per unknown passed"}
+    numeric = NumericSide("passed" if passed == DRAWS else "inconclusive", points, skipped, None, draws=DRAWS,
+                          passed=passed, evaluator="float64 (Python math)",
+                          note=f"{passed} of {DRAWS} random functions per unknown passed")
     if r.status == "proved" and passed == DRAWS:
-        return CheckResult("proved", symbolic=dict(r.symbolic), numeric=numeric,
-                           how=f"for every function ({r.how}); {numeric['note']}", **base)
-    why = r.how if r.status != "proved" else numeric["note"]
-    return CheckResult("inconclusive", symbolic=dict(r.symbolic), numeric=numeric,
+        return CheckResult("proved", symbolic=r.symbolic, numeric=numeric,
+                           how=f"for every function ({r.how}); {numeric.note}", **base)
+    why = r.how if r.status != "proved" else numeric.note
+    return CheckResult("inconclusive", symbolic=r.symbolic, numeric=numeric,
                        how=f"not shown for every function: {why}", **base)
 
 
@@ -248,11 +249,10 @@ def integrated(exprs) -> bool:
 
 def _unsure(how: str, base: dict):
     """Inconclusive: it fails for some function, but holds for the one its author may mean."""
-    from mathcheck.userexpr.relation import CheckResult
+    from mathcheck.userexpr.relation import CheckResult, NumericSide, SymbolicSide
 
-    return CheckResult("inconclusive", symbolic={"status": "inconclusive", "how": how},
-                       numeric={"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-                                "note": "not refuted: see above"}, how=how, **base)
+    return CheckResult("inconclusive", symbolic=SymbolicSide("inconclusive", how),
+                       numeric=NumericSide("inconclusive", 0, 0, None, note="not refuted: see above"), how=how, **base)
 
 
 def _holds_for_constants(exprs, table: dict, implicit, relation: str, seed: int, seconds: float) -> bool:

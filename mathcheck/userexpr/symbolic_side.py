@@ -1,15 +1,16 @@
-"""The symbolic side: decide ``lhs REL rhs`` with SymPy, within a time budget.
+"""The user pipeline's symbolic side: decide ``lhs REL rhs`` with SymPy, within a time budget.
 
 For ``=``: SymPy's derivatives are taken; a structurally zero difference is proved at once; the
-sides are compared at 6 seeded points to 50 digits (a relative difference above 1e-30 refutes, so a
-false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the step
-checker's multi-strategy :func:`~mathcheck.symbolic.decide.zero_test` runs (expand, ``expand_log`` under the
-assumptions, trigonometric expansion, Kronecker-delta sums, ``rewrite(exp)``, ``simplify`` last),
-and for ``Max``/``Min`` the difference rewritten as a ``Piecewise``. For ``<=``, ``<``, ``>=``,
-``>``: the same 50-digit search for a violation (a side that is not real at a point violates an
-order relation: it is a statement about real numbers), then
-:func:`~mathcheck.symbolic.decide.relation_test` (the sign rules). With hypotheses (``given``) the points satisfy them, and a counterexample of the
-checker's own search (which does not know them) is not trusted: the answer is then undecided.
+sides are compared at 6 seeded points to 50 digits (a relative difference above ``tolerance.HP_REL`` = 1e-30 refutes, so a
+false identity that agrees to 1e-15 is caught); a nonzero constant difference refutes; then the one
+plan of the step checker, :func:`~mathcheck.symbolic.decide.relation_test` (for ``=`` the zero
+test's strategies, ``simplify``, then the provers — case splits, special functions in elementary
+form, peeled sums, closed forms; for ``<=``, ``<``, ``>=``, ``>`` the sign rules then the case
+split), the hypotheses (``given``) passed in its Context. For an order relation the 50-digit search
+looks for a violation (a side that is not real at a point violates it: it is a statement about
+real numbers). With hypotheses, a counterexample of the checker's own draw that the 50-digit search
+under them did not find is not trusted: the answer is then undecided. This module is only the
+user pipeline's glue: derivatives taken, the 50-digit point search, integrals settled.
 """
 
 from __future__ import annotations
@@ -29,32 +30,6 @@ HP_POINTS = 6            # high-precision points in the symbolic search
 def short(e, limit: int = 300) -> str:
     s = sp.sstr(e)
     return s if len(s) <= limit else s[:limit - 3] + "..."
-
-
-def _piecewise_zero(d) -> bool:
-    """``Max``/``Min``/``Abs`` rewritten as a ``Piecewise``, folded and simplified to 0."""
-    if not d.has(sp.Max, sp.Min, sp.Abs):
-        return False
-    return sp.simplify(sp.piecewise_fold(d.rewrite(sp.Piecewise))) == 0
-
-
-def _special_zero(d) -> bool:
-    """The functions the step checker has no strategy for, in elementary form, simplified to 0:
-    ``asinh``/``acosh``/``atanh`` as logarithms, ``erfc`` as ``1 − erf``, ``loggamma(a)`` as
-    ``log Γ(a)`` where ``a > 0``, then ``expand_func`` (Γ(x + 1) = xΓ(x)) and ``expand_log``."""
-    inverse = (sp.asinh, sp.acosh, sp.atanh)
-    if not d.has(*inverse, sp.erfc, sp.loggamma, sp.gamma):
-        return False
-    e = d.replace(lambda t: isinstance(t, inverse), lambda t: t.rewrite(sp.log))
-    e = e.replace(lambda t: isinstance(t, sp.erfc), lambda t: 1 - sp.erf(t.args[0]))
-    e = e.replace(lambda t: isinstance(t, sp.loggamma) and t.args[0].is_positive,
-                  lambda t: sp.log(sp.gamma(t.args[0])))
-    e = sp.expand_log(sp.expand_func(e))
-    return sp.expand(e) == 0 or sp.simplify(e) == 0
-
-
-EXTRA = (("piecewise (Max/Min/Abs by cases)", _piecewise_zero),
-         ("special functions in elementary form", _special_zero))
 
 
 def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: float = 18.0) -> dict:
@@ -121,28 +96,14 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
 
     budget = max(left(), 0.1)
     attempt_s = min(decide.DEFAULT_ATTEMPT_S, budget / 2)
-    if relation == "=":
-        decision = decide.zero_test(d, Context(), attempt_s=attempt_s, total_s=budget)
-    else:
-        decision = decide.relation_test(L, R, relation, Context(), attempt_s=attempt_s, total_s=budget)
-    if decision.value is None and relation == "=":
-        for how, strategy in EXTRA:
-            if left() < 0.2:
-                break
-            try:
-                ok, zero = attempt(lambda: strategy(d), max(left(), 0.1))
-            except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError):
-                ok, zero = True, False
-            if ok and zero:
-                return done("proved", how)
-    if decision.value is None or (decision.value is False and given):
-        from mathcheck.userexpr.cases import decide  # case splits, peeled sums, closed forms (issue 22)
-
-        ok, how = attempt(lambda: decide(L, R, relation, given, max(left(), 0.1)), max(left(), 0.1))
-        if ok and how:
-            return done("proved", how)
-    if decision.value is False and given:  # the checker's own points ignore the hypotheses
-        return done("inconclusive", f"{decision.how} (found without the hypotheses, so not trusted)")
+    # the one plan, the user's hypotheses its Context's (the provers of symbolic/cases.py run last)
+    decision = decide.relation_test(L, R, relation, Context(given=given), attempt_s=attempt_s, total_s=budget)
+    if decision.value is False and given:
+        # the 50-digit search above drew its points under the hypotheses and found none: a point of
+        # the checker's own draw (which accepts a point where a hypothesis cannot be evaluated) is
+        # not trusted on its own
+        return done("inconclusive", f"{decision.how} (not found by the 50-digit search under the hypotheses, "
+                                    "so not trusted)")
     res = done(decision.status, decision.how)  # (says so when integrals were put in closed form)
     if decision.value is False:
         res["counterexample"] = {k: v for k, v in decision.counterexample if k != "difference"}

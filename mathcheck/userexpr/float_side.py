@@ -1,4 +1,5 @@
-"""The numeric side: both sides at seeded points, in float64, with the cheapest evaluator that can.
+"""The float64 side of the user pipeline (its numeric side): both sides at seeded points, in float64, with
+the cheapest evaluator that can.
 
 * no ``diff`` anywhere: :mod:`mathcheck.numeric.floats` (Python's ``math``, IEEE float64), so a
   scalar identity is checked without importing torch;

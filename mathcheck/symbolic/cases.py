@@ -1,4 +1,12 @@
-"""Strategies the step checker lacks, for the user pipeline's symbolic side; each one sound on its own.
+"""Proving strategies that decide a relation by cases, in elementary form or under the hypotheses;
+each one sound on its own, each a :class:`~mathcheck.symbolic.decide.Prover` of the one plan
+(:data:`mathcheck.symbolic.decide.PROVERS`), so ``prove``, ``check``, ``derive`` and the claim API
+all use them (issue 34; they were the user pipeline's own until then).
+
+* **piecewise** (:func:`piecewise_zero`): ``Max``/``Min``/``Abs`` rewritten as a ``Piecewise``,
+  folded and simplified to 0.
+* **special functions in elementary form** (:func:`special_zero`): ``asinh``/``acosh``/``atanh``
+  as logarithms, ``erfc`` as ``1 − erf``, ``loggamma(a)`` as ``log Γ(a)`` where ``a > 0``.
 
 * **case splits** (:func:`by_cases`): ``Max``/``Min``/``Abs``/``Heaviside`` (and so ``relu`` and its
   derivative) are replaced by their branch in each sign region of their arguments — ``Max(a, b)`` is ``a`` where
@@ -18,25 +26,79 @@
   the hypotheses contradict (``given: b != 1`` or ``b > 1`` against ``Eq(b, 1)``) is dropped,
   and only then is the difference tested for zero.
 
-:func:`decide` runs them in that order within a time budget and returns how the relation was
-shown, or None; it never refutes (the 50-digit search and the numeric side do that).
+:func:`mathcheck.symbolic.decide.by_provers` runs them in that order, each within its share of
+the budget; each returns how the relation was shown, or None: none refutes (the counterexample
+searches do that).
 
-    >>> from mathcheck.parser import parse_many
-    >>> L, R = parse_many(["Max(x, y) + Min(x, y)", "x + y"])
-    >>> decide(L, R, "=", (), 5.0)
+    >>> from mathcheck.lazy import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> by_cases(sp.Max(x, y) + sp.Min(x, y), x + y, "=")
     'case split on the sign of x - y (2 regions)'
 """
 
 from __future__ import annotations
 
 import itertools
-import time
 
-from mathcheck.budget import attempt
 from mathcheck.lazy import sympy as sp
 
 MAX_SPLITS = 4           # sign conditions split on at once (2^4 regions)
 MAX_PEEL = 4             # terms peeled off a sum
+
+
+# --- in elementary form --------------------------------------------------------------------------
+
+def piecewise_zero(d) -> bool:
+    """``Max``/``Min``/``Abs`` rewritten as a ``Piecewise``, folded and simplified to 0.
+
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> piecewise_zero(sp.Max(x, y) - (x + y + sp.Abs(x - y)) / 2)
+        True
+    """
+    if not d.has(sp.Max, sp.Min, sp.Abs):
+        return False
+    return sp.simplify(sp.piecewise_fold(d.rewrite(sp.Piecewise))) == 0
+
+
+def special_zero(d) -> bool:
+    """The functions the rewriting strategies have no rule for, in elementary form, simplified to 0:
+    ``asinh``/``acosh``/``atanh`` as logarithms, ``erfc`` as ``1 − erf``, ``loggamma(a)`` as
+    ``log Γ(a)`` where ``a > 0``, then ``expand_func`` (Γ(x + 1) = xΓ(x)) and ``expand_log``.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> special_zero(sp.erfc(x) - 1 + sp.erf(x))
+        True
+    """
+    inverse = (sp.asinh, sp.acosh, sp.atanh)
+    if not d.has(*inverse, sp.erfc, sp.loggamma, sp.gamma):
+        return False
+    e = d.replace(lambda t: isinstance(t, inverse), lambda t: t.rewrite(sp.log))
+    e = e.replace(lambda t: isinstance(t, sp.erfc), lambda t: 1 - sp.erf(t.args[0]))
+    e = e.replace(lambda t: isinstance(t, sp.loggamma) and t.args[0].is_positive,
+                  lambda t: sp.log(sp.gamma(t.args[0])))
+    e = sp.expand_log(sp.expand_func(e))
+    return sp.expand(e) == 0 or sp.simplify(e) == 0
+
+
+def zero(e) -> bool:
+    """``e`` is 0 after ``expand`` or ``simplify`` (the last test of peeling, substituting, closing)."""
+    return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
+
+
+def given_substituted(e, given) -> bool:
+    """``e`` is 0 once the hypotheses' equations are substituted (:func:`substitute_given`)."""
+    return zero(substitute_given(e, given))
+
+
+def peeled(e) -> bool:
+    """``e`` is 0 once its sums are peeled to a common range (:func:`peel`)."""
+    return zero(peel(e))
+
+
+def closed(e, given) -> bool:
+    """``e`` is 0 in closed form, no ``Piecewise`` left once the hypotheses prune it (:func:`closed_form`)."""
+    c = closed_form(e, given)
+    return c is not None and not c.has(sp.Piecewise) and zero(c)
 
 
 # --- case splits --------------------------------------------------------------------------------------
@@ -373,47 +435,3 @@ def substitute_given(e, given):
             elif isinstance(side, sp.Symbol) and not other.has(side) and e.has(side):
                 repl[side] = other
     return e.xreplace(repl) if repl else None
-
-
-def _safe(fn):
-    """``fn`` with SymPy's own failures (a StopIteration deep in ``simplify``, ...) read as
-    'not shown': a strategy that breaks proves nothing and never crashes the check."""
-    def run():
-        try:
-            return fn()
-        except Exception:  # noqa: BLE001
-            return None
-    return run
-
-
-def decide(L, R, relation: str, given=(), seconds: float = 5.0):
-    """How ``given ⇒ L REL R`` was shown by one of the strategies above, or None."""
-    start = time.perf_counter()
-    left = lambda: seconds - (time.perf_counter() - start)  # noqa: E731
-    given = tuple(given)
-    if L.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside) or R.has(sp.Max, sp.Min, sp.Abs, sp.Heaviside):
-        ok, how = attempt(_safe(lambda: by_cases(L, R, relation, given)), max(left() * 0.5, 0.1))
-        if ok and how:
-            return how
-    if relation == "=" and any(isinstance(g, sp.Equality) for g in given):
-        def substituted():
-            e = substitute_given(L - R, given)
-            return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(_safe(substituted), max(left() * 0.3, 0.1))
-        if ok and zero:
-            return "the given equations substituted"
-    if relation == "=" and (L.has(sp.Sum, sp.Product) or R.has(sp.Sum, sp.Product)):
-        def peeled():
-            e = peel(L - R)
-            return e is not None and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(_safe(peeled), max(left() * 0.5, 0.1))
-        if ok and zero:
-            return "sums peeled to a common range (Karr's convention)"
-
-        def closed():
-            e = closed_form(L - R, given)
-            return e is not None and not e.has(sp.Piecewise) and (sp.expand(e) == 0 or sp.simplify(e) == 0)
-        ok, zero = attempt(_safe(closed), max(left(), 0.1))
-        if ok and zero:
-            return "closed form under the hypotheses"
-    return None
