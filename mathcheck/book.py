@@ -24,8 +24,14 @@ import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mathcheck.chains import Chain, DeriveError, Line
+
+if TYPE_CHECKING:  # annotations only: derive is imported where it is used, distributed only with --cluster
+    from distributed import Client
+
+    from mathcheck.derive import DeriveReport, StepReport
 
 SUFFIXES = (".md", ".markdown", ".tex", ".derivation", ".ipynb")
 CLUSTER_CONNECT_S = 15.0  # how long to wait for a scheduler before saying it cannot be reached
@@ -141,7 +147,7 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
         return out
 
 
-def step_report(line: Line, result: dict):
+def step_report(line: Line, result: dict) -> StepReport:
     """A link's :class:`~mathcheck.derive.StepReport` from its result and the line as read now."""
     from mathcheck.derive import StepReport
 
@@ -267,7 +273,7 @@ def check_address(address: str) -> None:
                           f"e.g. tcp://127.0.0.1:8786 (dask scheduler prints it)")
 
 
-def connect(address: str):
+def connect(address: str) -> Client:
     """A ``distributed.Client`` on the scheduler at ``address`` whose workers run this mathcheck;
     :class:`DeriveError` (one line) when dask is absent, the scheduler cannot be reached, or a
     worker's mathcheck differs (its results could differ from this one's)."""
@@ -330,7 +336,7 @@ class Counts:
 
 
 def check_book(specs, seed: int = 0, timeout: float = 30.0, jobs: int = 1, cluster: str | None = None,
-               use_cache: bool = True, on_chain=None, on_progress=None):
+               use_cache: bool = True, on_chain=None, on_progress=None) -> DeriveReport:
     """Check every chain of the documents ``specs`` names (:func:`expand`): a
     :class:`~mathcheck.derive.DeriveReport` in document order, the same for any ``jobs`` or
     cluster. Bad input (a spec matching nothing, an unreadable file, a file named itself with no

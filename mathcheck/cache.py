@@ -31,6 +31,7 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from mathcheck.cache_dir import directory
 
@@ -142,7 +143,7 @@ def _json_fields(data: bytes):
     return fields
 
 
-def decode(data: bytes, k: str, entry, kind: str):
+def decode(data: bytes, k: str, entry, kind: str) -> tuple:
     """The payload an entry file holds, after every check; :class:`Invalid` otherwise."""
     from mathcheck import serial
 
@@ -261,7 +262,7 @@ def check(kind: str, payload, claim) -> None:
             raise Invalid(f"mutant {m.name!r}: status {m.status!r} contradicts its evidence")
 
 
-def load(k: str | None, entry, kind: str):
+def load(k: str | None, entry, kind: str) -> tuple | None:
     """The cached payload of ``entry`` under key ``k``, or None (absent, or not to be trusted)."""
     if k is None:
         return None
@@ -382,7 +383,7 @@ def store_view(k: str | None, view: dict, options: tuple) -> None:
             pass
 
 
-def load_view(k: str | None, options: tuple):
+def load_view(k: str | None, options: tuple) -> dict | None:
     """The view kept for the entry of key ``k``, or None: no view, or one not to be used (its own
     digest, the key, the renderers, the replay options, or the entry's bytes differ from when it
     was written). A view needs neither SymPy nor the claim: the warm path of ``prove --all``."""
@@ -422,7 +423,7 @@ def pack(entry, payload) -> str | None:
         return None
 
 
-def unpack(entry, text: str):
+def unpack(entry, text: str) -> Any:
     from mathcheck import serial
 
     return serial.loads(text, _claim(entry))
@@ -485,7 +486,7 @@ def _check_link(fields, k: str) -> None:
         raise Invalid("its result has no known status")
 
 
-def load_link(k: str | None):
+def load_link(k: str | None) -> dict | None:
     """The result stored under link key ``k`` (a dict of plain data), or None: absent, or failing
     a check (then it is recomputed and replaced)."""
     if k is None:

@@ -119,15 +119,15 @@ class Part:
         return compose_relations(s.relation for s in self.steps[1:])
 
     @property
-    def lhs(self):
+    def lhs(self) -> sp.Basic:
         return self.steps[0].expr
 
     @property
-    def rhs(self):
+    def rhs(self) -> sp.Basic:
         return self.steps[-1].expr
 
     @property
-    def statement(self):
+    def statement(self) -> sp.Rel:
         return relation(self.lhs, self.rhs, self.relation)
 
     def __repr__(self) -> str:
@@ -135,7 +135,7 @@ class Part:
                 f"{len(self.steps)} steps)")
 
 
-def relation(lhs, rhs, rel: str = "="):
+def relation(lhs, rhs, rel: str = "=") -> sp.Rel:
     """``lhs REL rhs`` as an unevaluated SymPy relational (Eq, Ge, Gt, Le, Lt)."""
     return build(lhs, rhs, rel)
 

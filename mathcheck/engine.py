@@ -178,7 +178,7 @@ def _cached_payload(entry, kind: str, options: Options, use_cache: bool, built=N
     return payload
 
 
-def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = False, from_=(), payload=None):
+def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = False, from_=(), payload=None) -> ClaimVerdict | RefuteVerdict:
     """The verdict of a registered claim: ``prove`` → :class:`ClaimVerdict`, ``refute`` →
     :class:`RefuteVerdict`. Read from the cache under the claim's key (``use_cache``), else
     computed here, or built from ``payload`` (a ``-j`` worker's result); the claim is built once.
@@ -226,7 +226,7 @@ def _init_worker(threads: int, parent: int):
 
 
 def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cache: bool = True,
-        on_verdict=None, from_=()):
+        on_verdict=None, from_=()) -> list[ClaimVerdict | RefuteVerdict]:
     """Prove or refute ``entries`` (in this order), ``jobs`` claims at a time in forked processes.
 
     The report is the same for any ``jobs``: each claim's work depends only on the claim and the

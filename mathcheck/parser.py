@@ -563,7 +563,7 @@ def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
     return {d.name: out[d.name] for d in defs}
 
 
-def expand_uses(tree, table: dict, limits: Limits = LIMITS, fresh: _Fresh | None = None):
+def expand_uses(tree, table: dict, limits: Limits = LIMITS, fresh: _Fresh | None = None) -> ast.AST:
     """A formula's tree with its uses of the definitions in ``table`` (from :func:`expand`) put in,
     its own indices renamed first where a definition's free name would be captured:
     ``Sum(c, (i, 1, n))`` with ``let c = i`` is ``Sum(i, (i_1, 1, n))``, i free."""
@@ -1004,7 +1004,7 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     return tuple(out)
 
 
-def parse(text: str, assume: dict | None = None, limits: Limits = LIMITS, defs=()):
+def parse(text: str, assume: dict | None = None, limits: Limits = LIMITS, defs=()) -> sp.Basic:
     """One formula as a SymPy expression (see the module docstring for the grammar)."""
     return parse_many([text], assume, limits, defs)[0]
 

@@ -34,7 +34,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from mathcheck.budget import BudgetExceeded
 
@@ -80,7 +80,7 @@ def _on_sigint(signum, frame):
 
 
 @contextlib.contextmanager
-def user_code(what: str):
+def user_code(what: str) -> Iterator[None]:
     """Run the block as the user's code ``what`` (``claim builder``, ``--from 'f.py'``, ...).
 
     Any ``BaseException`` but a time-out and a real Ctrl-C becomes :class:`UserCodeExit`; an

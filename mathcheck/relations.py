@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # annotations only: SymPy is imported where a relational is built
+    from mathcheck.lazy import sympy as sp
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def of(spelling: str) -> Relation:
         raise ValueError(f"relation {spelling!r} is not one of {' '.join(r.op for r in TABLE)}") from None
 
 
-def build(lhs, rhs, op: str):
+def build(lhs, rhs, op: str) -> sp.Rel:
     """``lhs OP rhs`` as an unevaluated SymPy relational (Eq, Ge, Gt, Le, Lt, Ne)."""
     from mathcheck.lazy import sympy as sp
 

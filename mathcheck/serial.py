@@ -45,6 +45,10 @@ import math
 import re
 import time
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: SymPy is imported where an expression is read
+    from mathcheck.lazy import sympy as sp
 
 MAX_DEPTH = 200  # nesting of JSON values and of SymPy expressions; deeper is rejected, never a crash
 
@@ -397,7 +401,7 @@ class _budget:
         _DEADLINE[0] = math.inf
 
 
-def read_sympy(text: str):
+def read_sympy(text: str) -> sp.Basic:
     """The SymPy object :func:`print_sympy` printed as ``text``; :class:`Malformed` if the text is
     anything else (it must print back to itself)."""
     if not isinstance(text, str) or len(text) > MAX_TEXT:
@@ -434,7 +438,7 @@ def _is_sympy(value) -> bool:
     return isinstance(value, (Basic, MatrixBase)) or (isinstance(value, type) and issubclass(value, Basic))
 
 
-def encode(value, depth: int = 0):
+def encode(value, depth: int = 0) -> None | bool | int | float | str | list | dict:
     """``value`` as JSON-ready data; :class:`Unserializable` if this format cannot hold it."""
     if depth > MAX_DEPTH:
         raise Unserializable("nested too deeply")
@@ -468,7 +472,7 @@ def _keys(obj: dict, *expected: str) -> None:
         raise Malformed(f"a {obj.get('$')!r} object with keys {sorted(obj)}")
 
 
-def decode(data, claim=None, depth: int = 0, _exprs: dict | None = None):
+def decode(data, claim=None, depth: int = 0, _exprs: dict | None = None) -> Any:
     """The value :func:`encode` made ``data`` from; ``claim`` resolves mutant and claim references."""
     if _exprs is None and _DEADLINE[0] == math.inf:
         with _budget():
@@ -573,7 +577,7 @@ def dumps(value, claim=None) -> str:
     return text
 
 
-def loads(text: str, claim=None):
+def loads(text: str, claim=None) -> Any:
     """The value of a :func:`dumps` text; :class:`Malformed` for anything else."""
     try:
         data = json.loads(text)

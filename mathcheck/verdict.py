@@ -76,7 +76,7 @@ class SymbolicVerdict:
     seconds: float = 0.0
 
     @property
-    def failing(self):
+    def failing(self) -> Any:  # symbolic/walker's StepResult, or None (values import no kernel)
         for p in self.parts:
             s = p.failing
             if s is not None:

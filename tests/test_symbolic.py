@@ -309,12 +309,12 @@ def test_a_prover_added_in_one_place_is_used_by_check_and_by_a_claims_step(monke
     step = _part(Step(sp.Sum(xs[i], (i, 1, n)) ** 2, "start"),
                  Step(sp.Sum(sp.Sum(xs[i] * xs[j], (j, 1, n)), (i, 1, n)), "a product of two sums"))
     assert check_relation(L, R, "=", {}, timeout=10).status == "inconclusive"  # no strategy of ours shows it
-    assert walker.check_part(step, step_s=6).status == "inconclusive"
+    assert steps.check_part(step, step_s=6).status == "inconclusive"
 
     monkeypatch.setattr(decide, "PROVERS", decide.PROVERS + [toy])  # the one place
     r = check_relation(L, R, "=", {}, timeout=20)
     assert r.status == "proved" and r.how == toy.name
-    part = walker.check_part(step, step_s=12)
+    part = steps.check_part(step, step_s=12)
     assert part.status == "proved" and part.steps[1].decision.how == toy.name
     monkeypatch.undo()
     assert toy not in decide.PROVERS

@@ -12,6 +12,7 @@ A weight is observed directly by passing V = I (then the output *is* the weight 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import torch
 
@@ -87,7 +88,7 @@ def derived_output(P, v) -> torch.Tensor:
     return torch.vmap(f)(P.reshape(-1, L, Lk), v.reshape(-1, Lk, Dv)).reshape(B, H, L, Dv)
 
 
-def reference(q, k, v, variant, keep=None, additive=None):
+def reference(q, k, v, variant, keep=None, additive=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     z = derived_scores(q, k, variant)
     if keep is None and variant.masked:
         keep = keep_mask(q.shape[2], k.shape[2], variant)
@@ -399,7 +400,7 @@ def attention_properties() -> list[Property]:
     ]
 
 
-def attention_probe(fn, variant, gen, module=None):
+def attention_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: (1, 2, 16, 16) query, key and value; n = 32."""
     q, k, v = (draw(gen, 1, 2, 16, 16) for _ in range(3))
     return (lambda: fn(q, k, v, is_causal=variant.masked)), 32

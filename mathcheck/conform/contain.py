@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from contextvars import ContextVar
+from typing import Any
 
 DEFAULT_TIMEOUT = 60.0  # seconds per call into user code; conform's calls take milliseconds
 GRACE = 1.0             # the watchdog's margin past the limit, for a call stuck in C
@@ -55,7 +56,7 @@ class _Watch:
     depth: int = 0
 
 
-def guarded(fn, *args, **kwargs):
+def guarded(fn, *args, **kwargs) -> Any:
     """``fn(*args, **kwargs)`` within ``TIMEOUT`` seconds; an ``Exception`` passes through (the
     caller reports it), anything else becomes :class:`TargetAborted`."""
     from mathcheck.budget import BudgetExceeded, budget

@@ -22,6 +22,10 @@ formula must agree on.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # annotations only: torch is imported where a function needs it
+    import torch
 
 LAYOUTS = {"attention": ("bhld", "blhd"), "gqa": ("bhld", "blhd"), "mha": ("bld", "lbd")}
 MASKS = ("keep", "masked-out", "additive", "finfo-min", "keep01")
@@ -58,7 +62,7 @@ def _keep(attn_mask):
     return attn_mask if attn_mask.dtype == torch.bool else attn_mask == 0
 
 
-def encode_mask(keep, how: str, dtype):
+def encode_mask(keep, how: str, dtype) -> torch.Tensor:
     """A boolean keep mask in the user's encoding."""
     import torch
 
@@ -80,7 +84,7 @@ class _HFModule:
         self.is_causal = False
 
 
-def adapt(fn, kind: str, variant):
+def adapt(fn, kind: str, variant) -> Callable:
     """``fn`` in conform's convention for ``kind``, or ``fn`` itself when nothing needs adapting."""
     if kind == "rotary":
         if not variant.args and rotary_module(fn):
@@ -252,7 +256,7 @@ def rotary_module(fn) -> str | None:
     return required[0].name if len(required) == 1 and init[0] is required[0] and forward else None
 
 
-def adapt_rotary_module(cls):
+def adapt_rotary_module(cls) -> Callable:
     """A rotary module class as an apply fed positions: built ``cls(d)`` inside each call (its tables
     made as written, so their precision is measured as the rest of its ops) and called
     ``forward(x, <positions>=ids)`` with x (B, L, H, d) — torchtune's layout — and integer ids (1, L)
@@ -328,7 +332,7 @@ def _from4(out, layout: str, shape):
     return out.reshape(shape)
 
 
-def adapt_rotary(fn, roles: dict):
+def adapt_rotary(fn, roles: dict) -> Callable:
     """``fn`` as conform's ``rope(x, positions)`` on x (…, L, d): the tables built here (float64 at
     base 10000; what is checked is the user's *apply*: pairing, signs, broadcasting), each passed
     by name under the user's parameter. Which layout and table form (:data:`X_LAYOUTS`,
@@ -474,7 +478,7 @@ class Config:
         return "Config(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
 
 
-def config_factory(make, kind: str, init: tuple):
+def config_factory(make, kind: str, init: tuple) -> Callable:
     """``make(config)`` as the kind's factory: ``make(D, H)`` for mha, ``make(D, eps)`` for a norm,
     each building a :class:`Config` (dropout 0, a length limit of 2048 ≥ the longest property's
     1025, ``--init`` keys set on the config rather than passed to ``make``)."""
@@ -496,7 +500,7 @@ def config_factory(make, kind: str, init: tuple):
 
 # --- --args name=role: what cannot be detected, said by the user (checked in target.check_args) ----------
 
-def bind_args(fn, params: tuple, args: tuple):
+def bind_args(fn, params: tuple, args: tuple) -> Callable:
     """``fn`` called with conform's arguments by the roles of ``--args``: conform calls
     ``wrapped(*values of the kind's params)`` and ``fn`` gets each by the name that plays its role,
     e.g. ``--args target=target,logits=logits`` for ``loss(target, logits)``."""

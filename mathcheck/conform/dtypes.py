@@ -28,9 +28,11 @@ that raises at a size float64 runs fails, the exception shown. NaN/inf where W�
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
-from mathcheck.conform.property import F64, Outcome, call_tensor, compare, floored_tolerance, draw
+from mathcheck.conform.property import F64, Outcome, Property, call_tensor, compare, draw, floored_tolerance
 from mathcheck.numeric.tolerance import INPUT_DTYPES, SAFETY, measured_tolerance
 
 LADDER = (17, 33, 65, 129, 257, 513, 1025)  # past each power of two from 16 to 1024
@@ -123,7 +125,7 @@ def _attention_reference(t, variant):
 REFERENCES = {"attention": _attention_reference}
 
 
-def independent_error(kind, variant, xd, op_dtype, wd):
+def independent_error(kind, variant, xd, op_dtype, wd) -> float | None:
     """max |R − W_d| for R the kind's :data:`REFERENCES` composition on the inputs rounded to the
     narrowest dtype the target's ops produce (``op_dtype``), each op computed exactly and rounded once
     to that dtype (:class:`Round`); None when the kind has none (or positions are added inside)."""
@@ -221,7 +223,7 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     return o, tol / max(scale, 1e-300)
 
 
-def check(kind: str):
+def check(kind: str) -> Callable[..., Outcome]:
     """The property's check for ``kind``: every dtype of :data:`DTYPES` at every ladder size ≤ ``s["L"]``."""
     def run(fn, s, gen, simple, variant):
         sizes = [x for x in LADDER if x < s["L"]] + [s["L"]]
@@ -256,7 +258,7 @@ def check(kind: str):
     return run
 
 
-def dtype_property(kind: str, quick: bool = False):
+def dtype_property(kind: str, quick: bool = False) -> Property | None:
     """The ``input-dtypes`` property of ``kind`` (None for a kind without float inputs: positional);
     ``quick``: to L = :data:`QUICK_L` (``--quick``)."""
     from mathcheck.conform.property import Property

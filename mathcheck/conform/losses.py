@@ -8,6 +8,8 @@ H(p) + KL(p‖q); kl-distillation's batchmean Σ p log(p/q)/B and its asymmetric
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 from mathcheck.conform import formulas as fm
@@ -413,7 +415,7 @@ def kl_properties() -> list[Property]:
     ]
 
 
-def softmax_probe(fn, variant, gen, module=None):
+def softmax_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe (softmax, log-softmax): (4, 64) logits over the last axis; n = 64."""
     z = draw(gen, 4, 64) * 3
     return (lambda: fn(z, -1)), 64
@@ -428,13 +430,13 @@ def index_targets_only(fn, gen) -> str:
     return err.note.removeprefix("the callable raised ") if err and err.crashed and err.error else ""
 
 
-def cross_entropy_probe(fn, variant, gen, module=None):
+def cross_entropy_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: (4, 16) logits and class targets; n = 20."""
     z, t = draw(gen, 4, 16) * 3, torch.randint(16, (4,), generator=gen)
     return (lambda: fn(z, t)), 20
 
 
-def kl_probe(fn, variant, gen, module=None):
+def kl_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: KL(p ‖ q) on (4, 16), or distillation's fn(student, teacher) at a temperature."""
     if variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
         z, v = draw(gen, 4, 16) * 3, draw(gen, 4, 16) * 3

@@ -11,6 +11,8 @@ output depends on an input it must not see (mask-negative-infinity; the §9 cont
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 from mathcheck.conform import attention as att
@@ -19,7 +21,7 @@ from mathcheck.conform.property import (F64, Outcome, Property, build_module, ca
                                         float32_against_float64, tolerance, worst_comparison)
 
 
-def build(make, s, gen, dtype=F64):
+def build(make, s, gen, dtype=F64) -> tuple[torch.nn.Module | None, Outcome | None]:
     return build_module(make, (s["D"], s["H"]), gen, "make(D, H)", dtype)
 
 
@@ -305,19 +307,19 @@ def online_softmax_properties() -> list[Property]:
     ]
 
 
-def mha_probe(fn, variant, gen, module):
+def mha_probe(fn, variant, gen, module) -> tuple[Callable[[], object], int]:
     """Precision probe: the module (made with D = 12, H = 3) on (2, 8, 12); n = L + D."""
     x = draw(gen, 2, 8, 12)
     return (lambda: module(x)), 8 + 12
 
 
-def gqa_probe(fn, variant, gen, module=None):
+def gqa_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: 4 query heads over 2 key/value groups, L = D_head = 16; n = 32."""
     q, k, v = draw(gen, 1, 4, 16, 16), draw(gen, 1, 2, 16, 16), draw(gen, 1, 2, 16, 16)
     return (lambda: fn(q, k, v, is_causal=variant.masked)), 32
 
 
-def online_softmax_probe(fn, variant, gen, module=None):
+def online_softmax_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: 16 keys in 4 blocks, 3 queries, 8 value columns; n = 24."""
     s, v = draw(gen, 3, 16) * 3, draw(gen, 16, 8)
     return (lambda: fn(list(s.split(4, dim=-1)), list(v.split(4, dim=0)))), 24

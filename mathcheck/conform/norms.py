@@ -10,10 +10,12 @@ square m/(m+ε) and Jacobian (δ_ij − y_i y_j/n)/√(m+ε), read from rmsnorm-
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Property, build_module, call, call_tensor, compare, draw, first_output,
+from mathcheck.conform.property import (F64, Outcome, Property, build_module, call, call_tensor, compare, draw, first_output,
                                         float32_against_float64, tolerance)
 
 EPS = 0.1  # asked of a factory: large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ
@@ -75,7 +77,7 @@ def no_eps_parameter(make) -> str | None:
     return None
 
 
-def build(make, D, eps, gen, dtype=F64):
+def build(make, D, eps, gen, dtype=F64) -> tuple[torch.nn.Module | None, Outcome | None]:
     name = eps_parameter(make)
     if name is None and no_eps_parameter(make):
         return build_module(make, (D,), gen, "make(D)", dtype)
@@ -102,7 +104,7 @@ def eps_line(make) -> str:
     return "" if second == [name] else f"constructor: eps passed by name, make(D, {name}=…)"
 
 
-def held_eps(module):
+def held_eps(module) -> tuple[str, float] | None:
     """(attribute, value) of the eps the module holds, or None (nanoGPT's LayerNorm hard-codes 1e-5
     in its forward; x-transformers' norms take none)."""
     for name in EPS_NAMES:
@@ -142,7 +144,7 @@ def measured_eps(module, kind: str, D: int, gen) -> float | None:
     return est
 
 
-def configure(make, kind: str, variant, gen):
+def configure(make, kind: str, variant, gen) -> tuple[float | None, str]:
     """The eps to test at, and a line saying where it came from: ``--eps`` (checked against what
     the module holds), the module's own attribute, or the one measured from its outputs. A factory
     that ignores its eps argument is reported as such, and tested at the eps it does use."""
@@ -321,7 +323,7 @@ def rmsnorm_properties() -> list[Property]:
     ]
 
 
-def norm_probe(fn, variant, gen, module):
+def norm_probe(fn, variant, gen, module) -> tuple[Callable[[], object], int]:
     """Precision probe (layernorm, rmsnorm): the built module on (2, 4, 64), reduction length 64."""
     x = draw(gen, 2, 4, 64) * 2 + 0.5
     return (lambda: module(x)), 64

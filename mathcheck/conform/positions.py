@@ -9,10 +9,12 @@ score depends on n − m only.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import F64, Property, call_tensor, compare, draw, tolerance
+from mathcheck.conform.property import F64, Outcome, Property, call_tensor, compare, draw, tolerance
 
 
 def _table(fn, L, d, offset=0):
@@ -184,13 +186,13 @@ def rotary_properties() -> list[Property]:
     ]
 
 
-def positional_probe(fn, variant, gen, module=None):
+def positional_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: the table at 16 positions, d = 16; n = 16."""
     pos = torch.arange(16, dtype=F64)
     return (lambda: fn(pos, 16)), 16
 
 
-def rotary_probe(fn, variant, gen, module=None):
+def rotary_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: x (1, 16, 16) at positions 0..15; n = 16."""
     x, pos = draw(gen, 1, 16, 16), torch.arange(16, dtype=F64)
     return (lambda: fn(x, pos)), 16
@@ -205,7 +207,7 @@ ALIBI_HEADS = ("H", "n_heads", "num_heads", "heads", "nheads", "n_head")
 ALIBI_LENGTH = ("L", "seq_len", "seqlen", "max_seq_len", "length", "n", "key_len")
 
 
-def alibi_call(fn, H: int, L: int):
+def alibi_call(fn, H: int, L: int) -> tuple[torch.Tensor | None, Outcome | None]:
     """``fn`` called for H heads over L tokens, its parameters bound by name (:data:`ALIBI_HEADS`,
     :data:`ALIBI_LENGTH`, ``attention_mask`` → ones (1, L), ``dtype`` → float64, ``device`` → cpu),
     else positionally ``fn(H, L)``."""
@@ -302,6 +304,6 @@ def alibi_properties() -> list[Property]:
     ]
 
 
-def alibi_probe(fn, variant, gen, module=None):
+def alibi_probe(fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """Precision probe: the bias for 8 heads over 16 tokens; n = 16."""
     return (lambda: alibi_call(fn, 8, 16)[0]), 16

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -201,7 +202,7 @@ def measure(call, n: int) -> Precision:
 
 # --- one fixed float64 probe per kind ---------------------------------------------------------------------
 
-def probe(kind: str, fn, variant, gen, module=None):
+def probe(kind: str, fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """``(call, n)``: ``call()`` runs the target once on a fixed float64 input of ordinary size;
     ``module`` is the built module for the module kinds (layernorm, rmsnorm, mha). Each kind's probe
     lives beside its properties (``spec.KINDS[kind].probe``)."""

@@ -7,6 +7,8 @@ and how to fix it (:class:`BadInput`, exit 2).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -21,7 +23,7 @@ class Kind:
     properties: str
     probe: str
 
-    def function(self, role: str):
+    def function(self, role: str) -> Callable:
         """The kind's ``properties`` or ``probe`` function, imported on first use (torch lives there)."""
         import importlib
 

@@ -11,11 +11,12 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from typing import Callable
 
 from mathcheck.conform.spec import KINDS, BadInput
 
 
-def load(target: str):
+def load(target: str) -> Callable:
     """The callable named by ``target``. Importing it runs under
     :func:`~mathcheck.conform.contain.guarded` (``sys.exit`` at import time is an error, not an exit)."""
     from mathcheck.conform.contain import guarded

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from mathcheck.symbolic import rules
 from mathcheck.claim import Body, Context, Mutant, Part, Step, relation
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
 
 
-def softmax_symbols():
+def softmax_symbols() -> tuple[sp.IndexedBase, sp.IndexedBase, sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol]:
     """The symbols of a softmax over ``n`` logits: z, s, indices i, j, k and n."""
     z, s = sp.IndexedBase("z", real=True), sp.IndexedBase("s", positive=True)
     i, j, k = sp.symbols("i j k", integer=True)
@@ -16,7 +18,7 @@ def softmax_symbols():
     return z, s, i, j, k, n
 
 
-def softmax_definition(z, k, n):
+def softmax_definition(z, k, n) -> Callable[[sp.Expr], sp.Expr]:
     """``x ↦ exp(z_x) / Σ_k exp(z_k)`` as a rule that unfolds ``s[x]``."""
     return lambda x: sp.exp(z[x]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
 
@@ -287,7 +289,7 @@ def gradient_descent_decrease() -> Body:
 
 # --- adam-update --------------------------------------------------------------------------------------
 
-def adam_symbols():
+def adam_symbols() -> tuple[sp.Basic, ...]:
     """g[i, k]: the gradient of parameter i at step k; t the step; β1, β2, lr, ε, c positive."""
     g = sp.IndexedBase("g", real=True)
     i, k = sp.symbols("i k", integer=True)
@@ -296,7 +298,7 @@ def adam_symbols():
     return g, i, k, n, t, beta1, beta2, lr, eps, c
 
 
-def ema(beta, x, k, t):
+def ema(beta, x, k, t) -> sp.Expr:
     """The moving average ``m_t = β m_{t-1} + (1 − β) x_t`` from ``m_0 = 0``, unrolled:
     ``(1 − β) Σ_{k=1}^{t} β^{t−k} x_k``."""
     return (1 - beta) * sp.Sum(beta ** (t - k) * x, (k, 1, t))
@@ -394,7 +396,7 @@ def adam_update() -> Body:
 
 # --- layernorm-statistics -----------------------------------------------------------------------------
 
-def layernorm_symbols():
+def layernorm_symbols() -> tuple[sp.Basic, ...]:
     x, y = sp.IndexedBase("x", real=True), sp.IndexedBase("y", real=True)
     i, j, k, m = sp.symbols("i j k m", integer=True)
     n = sp.Symbol("n", integer=True, positive=True)
@@ -402,7 +404,7 @@ def layernorm_symbols():
     return x, y, i, j, k, m, n, eps
 
 
-def layernorm_moments(x, k, m, n):
+def layernorm_moments(x, k, m, n) -> tuple[sp.Expr, sp.Expr]:
     """μ = Σ_m x_m / n and the biased variance σ² = Σ_k (x_k − μ)² / n, as nn.LayerNorm computes them."""
     mu = sp.Sum(x[m], (m, 1, n)) / n
     return mu, sp.Sum((x[k] - mu) ** 2, (k, 1, n)) / n

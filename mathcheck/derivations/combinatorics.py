@@ -10,7 +10,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
 
 
-def sinusoidal_symbols():
+def sinusoidal_symbols() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
     """pos, k (real), frequency index i ∈ {0, …, m−1}, d = 2m, ω_i = 10000^(−2i/d)."""
     pos, k = sp.symbols("pos k", real=True)
     i = sp.Symbol("i", integer=True, nonnegative=True)
@@ -20,12 +20,12 @@ def sinusoidal_symbols():
     return pos, k, i, m, omega
 
 
-def pe_pair(omega, x):
+def pe_pair(omega, x) -> sp.Matrix:
     """Channels (2i, 2i+1) of PE(x): (sin(x ω_i), cos(x ω_i))."""
     return sp.Matrix([sp.sin(omega * x), sp.cos(omega * x)])
 
 
-def derive_rotation(omega, pos, k):
+def derive_rotation(omega, pos, k) -> sp.Matrix:
     """Solve M·PE(pos) = PE(pos+k) for a 2×2 matrix M whose entries may not depend on pos.
 
     The angle-addition expansion is linear in S = sin(ω pos), C = cos(ω pos); matching the
@@ -107,7 +107,7 @@ def sinusoidal_relative_position() -> Body:
 
 # --- §6.1 permutation equivariance -------------------------------------------------------------
 
-def attention_symbols():
+def attention_symbols() -> tuple[sp.Symbol, sp.Symbol, sp.IndexedBase, dict[str, sp.IndexedBase], tuple[sp.Symbol, ...]]:
     """L tokens of width d; X = x[a, f]; the head's bilinear form W_QK = W_Q W_Kᵀ and its output
     map W_VO = W_V W_O (d×d each); indices."""
     L = sp.Symbol("L", integer=True, positive=True)
@@ -118,25 +118,25 @@ def attention_symbols():
     return L, d, x, W, (i, j, k, c, f, g, r)
 
 
-def attention_functions():
+def attention_functions() -> tuple[type[sp.Function], type[sp.Function], type[sp.Function], type[sp.Function]]:
     """σ (any permutation of {1..L}), the cyclic shift, the causal mask and the sinusoidal table,
     as named functions: statements name them, checks bind them to tensors."""
     return (sp.Function("sigma"), sp.Function("shift"), sp.Function("causal"), sinusoidal_function())
 
 
-def score(a, b, y):
+def score(a, b, y) -> sp.Expr:
     """s_ab = (Y W_Q)_a · (Y W_K)_b / √d = Σ_f Σ_g y_af (W_Q W_Kᵀ)_fg y_bg / √d."""
     L, d, x, W, (_, _, _, _, f, g, _) = attention_symbols()
     return sp.Sum(sp.Sum(y(a, f) * W["W_QK"][f, g] * y(b, g), (g, 1, d)), (f, 1, d)) / sp.sqrt(d)
 
 
-def value(a, c, y):
+def value(a, c, y) -> sp.Expr:
     """v_ac = (Y W_V W_O)_ac: the value of token a after the output projection."""
     L, d, x, W, (_, _, _, _, f, _, _) = attention_symbols()
     return sp.Sum(y(a, f) * W["W_VO"][f, c], (f, 1, d))
 
 
-def attention_row(i, c, token, *, mask=None, positions=None):
+def attention_row(i, c, token, *, mask=None, positions=None) -> sp.Expr:
     r"""Row ``i``, channel ``c`` of one-head self-attention with output projection,
 
     .. math:: \sum_j \frac{m_{ij} e^{s_{ij}}}{\sum_k m_{ik} e^{s_{ik}}} v_{jc},\quad
@@ -190,7 +190,7 @@ def free_replace(old, new, bound) -> rules.Rule:
     return rules.Rule(f"name {old} as {new}", "definition", walk)
 
 
-def sinusoidal_entry(a, ch, d):
+def sinusoidal_entry(a, ch, d) -> sp.Expr:
     """PE at 1-based position a, 1-based channel ch (0-based: pos = a − 1, channel ch − 1):
     sin(pos ω) on even channels 2i, cos(pos ω) on odd ones, ω = 10000^(−2i/d), 2i = ch − 1 − odd."""
     odd = (1 - (-1) ** (ch - 1)) / 2  # 1 on the cosine channels 2i + 1
@@ -199,7 +199,7 @@ def sinusoidal_entry(a, ch, d):
 
 
 @lru_cache(maxsize=None)
-def sinusoidal_function():
+def sinusoidal_function() -> type[sp.Function]:
     """``PE(a, ch, d)``: the sinusoidal table as a SymPy function that takes its value once its
     arguments are integers, and stays a name otherwise (so algebra on it stays cheap)."""
 
@@ -306,7 +306,7 @@ def attention_permutation_equivariance() -> Body:
 
 # --- rotary position embeddings ------------------------------------------------------------------
 
-def rope_symbols():
+def rope_symbols() -> tuple[sp.Basic, ...]:
     """h blocks (d = 2h), block index b ∈ {1..h}, angles θ_b, positions m, n, offset t, vectors q, k
     with block b = (q[b, 1], q[b, 2])."""
     h = sp.Symbol("h", integer=True, positive=True)
@@ -317,13 +317,13 @@ def rope_symbols():
     return h, b, theta, q, k, m, n, t
 
 
-def rotate(u, b, angle):
+def rotate(u, b, angle) -> tuple[sp.Expr, sp.Expr]:
     """Block b of R u: the 2×2 rotation by ``angle`` of (u[b, 1], u[b, 2])."""
     return (u[b, 1] * sp.cos(angle) - u[b, 2] * sp.sin(angle),
             u[b, 1] * sp.sin(angle) + u[b, 2] * sp.cos(angle))
 
 
-def block_dot(u, v):
+def block_dot(u, v) -> sp.Expr:
     return u[0] * v[0] + u[1] * v[1]
 
 

@@ -9,7 +9,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
 
 
-def distributions():
+def distributions() -> tuple[sp.IndexedBase, sp.IndexedBase, sp.Symbol, sp.Symbol]:
     """Two positive distributions p, q over n outcomes, the index i and n."""
     p, q = sp.IndexedBase("p", positive=True), sp.IndexedBase("q", positive=True)
     i = sp.Symbol("i", integer=True)
@@ -17,7 +17,7 @@ def distributions():
     return p, q, i, n
 
 
-def information_functions(i, n):
+def information_functions(i, n) -> tuple[type[sp.Function], type[sp.Function], type[sp.Function], tuple[rules.Rule, ...]]:
     """``H``, ``CrossEntropy`` and ``KL`` as named functions with the rules that unfold them."""
     H, CE, KL = sp.Function("H"), sp.Function("CrossEntropy"), sp.Function("KL")
     defs = (
@@ -82,7 +82,7 @@ def _unfold_all(defs):
 
 # --- helpers of the claims below ----------------------------------------------------------------
 
-def normalisation(n, *bases, index=None):
+def normalisation(n, *bases, index=None) -> rules.Rule:
     """``Σ_i a_i = 1`` for each base: the assumption that makes positive vectors distributions.
     A substitution, so the part using it must state ``normalised(n, *bases)`` in its ``given``."""
     i = index if index is not None else sp.Symbol("i", integer=True)

@@ -90,7 +90,7 @@ def qk_variance() -> Body:
 
 # --- qkv-projection-shapes ------------------------------------------------------------------------
 
-def matrix_shape(M):
+def matrix_shape(M) -> tuple | None:
     """``(rows, cols)`` of a matrix expression, or None when a product's inner sizes are not the same
     symbol (SymPy itself accepts ``X·X`` for an L×D matrix X with symbolic L ≠ D)."""
     if isinstance(M, sp.MatMul):

@@ -8,7 +8,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
 
 
-def logits():
+def logits() -> tuple[sp.IndexedBase, sp.IndexedBase, sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol]:
     """Real logits z over n classes, the softmax outputs s, indices i, j, k and n."""
     z, s = sp.IndexedBase("z", real=True), sp.IndexedBase("s", positive=True)
     i, j, k = sp.symbols("i j k", integer=True)
@@ -16,13 +16,13 @@ def logits():
     return z, s, i, j, k, n
 
 
-def softmax_rule(s, z, k, n, scale=1):
+def softmax_rule(s, z, k, n, scale=1) -> rules.Rule:
     """``s[x] ↦ exp(z_x/scale) / Σ_k exp(z_k/scale)``, a definition unfolded on both sides."""
     return rules.unfold_indexed("definition of softmax", s,
                                 lambda x: sp.exp(z[x] / scale) / sp.Sum(sp.exp(z[k] / scale), (k, 1, n)))
 
 
-def split_at(i, name="split the sum at k = i (1 ≤ i ≤ n)"):
+def split_at(i, name="split the sum at k = i (1 ≤ i ≤ n)") -> rules.Rule:
     r"""``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)`` for ``a ≤ i ≤ b``
     (:func:`mathcheck.symbolic.rules.split_at`: the part's hypotheses must place ``i`` in range)."""
     return rules.split_at(i, name)

@@ -17,7 +17,7 @@ from mathcheck.registry import claim
 MAX_SCORES = 10**7  # entries of the (B, H, L, L) scores: what `mathcheck shapes` will run on a CPU
 
 
-def shape_symbols():
+def shape_symbols() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol]:
     """B, L, H, D_head as positive integer symbols; D = H·D_head is derived, not a fifth symbol."""
     B, L, H, Dh = sp.symbols("B L H D_head", integer=True, positive=True)
     return B, L, H, Dh
@@ -51,7 +51,7 @@ def _view(shape, new_shape):
     return tuple(new_shape)
 
 
-def forward_shapes():
+def forward_shapes() -> tuple[tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol], tuple[tuple[str, tuple, str], ...]]:
     r"""The shape of every tensor of one multi-head attention forward pass, derived in B, L, H, D_head.
 
     Products are SymPy matrix products of one sequence (``MatrixSymbol`` checks that the shared axis
@@ -96,7 +96,7 @@ def show_shape(shape) -> str:
     return "(" + ", ".join("D" if s == H * Dh else sp.sstr(s) for s in shape) + ")"
 
 
-def offset(index, shape):
+def offset(index, shape) -> sp.Expr | int:
     """The flat position of ``index`` in a contiguous row-major tensor of ``shape`` (Horner form)."""
     out = index[0]
     for i, size in zip(index[1:], shape[1:]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from mathcheck.latex.tokens import (
     ACCENTS,
@@ -67,10 +68,10 @@ class Reader:
         self.collect = None  # pass one: the set that gathers the bases subscripted by an index in scope
 
     # tokens
-    def peek(self, k: int = 0):
+    def peek(self, k: int = 0) -> Tok | None:
         return self.t[self.i + k] if self.i + k < len(self.t) else None
 
-    def take(self):
+    def take(self) -> Tok | None:
         t = self.peek()
         self.i += 1
         return t
@@ -79,16 +80,16 @@ class Reader:
         t = self.peek(k)
         return t is not None and t.kind == kind and (not texts or t.text in texts)
 
-    def fail(self, tok, message: str):
+    def fail(self, tok, message: str) -> NoReturn:
         pos = tok.pos if tok is not None else (self.t[-1].end if self.t else 0)
         self.src.fail(pos, message)
 
-    def sub(self, toks, bound=()):
+    def sub(self, toks, bound=()) -> Reader:
         r = Reader(toks, self.src, self.n, self.bound | set(bound))
         r.depth, r.collect = self.depth, self.collect
         return r
 
-    def enter(self):
+    def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             t = self.peek() or (self.t[-1] if self.t else None)
@@ -235,7 +236,7 @@ class Reader:
         self.i = j
         return word
 
-    def not_a_transpose(self, tok, base: str = ""):
+    def not_a_transpose(self, tok, base: str = "") -> None:
         """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
         unless ``% assume:`` declares T a quantity (``\\beta^T`` after T steps)."""
         if self.i >= len(self.t):
@@ -683,7 +684,7 @@ class Reader:
                                       f"only; write the point by substitution")
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
-    def one_operator(self, start: int, tok):
+    def one_operator(self, start: int, tok) -> None:
         """``\\frac{d}{dz} z \\frac{d}{dx} x z`` (SymPy prints a product of two derivatives so) has no
         one reading: d/dz (z · d/dx(xz)) or (d/dz z)·(d/dx xz). A second operator that is not the first
         factor of the term is refused; ``\\frac{d}{dx}\\frac{d}{dx} f`` (nested) is read."""

@@ -10,8 +10,12 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from mathcheck.conform.spec import BadInput
+
+if TYPE_CHECKING:  # annotations only: torch is imported when a model is built
+    import torch
 
 ATTN_IMPLEMENTATIONS = ("sdpa", "eager")
 
@@ -119,7 +123,7 @@ def _first_line(exc) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
-def build_hf(cls, config, attn: str, seed: int):
+def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
     """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
     (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
     ``torch._grouped_mm`` reject float64). Raises the float64 build's error when nothing builds."""
@@ -228,7 +232,7 @@ CAP_NAMES = ("sliding_window", "attention_window", "attention_chunk_size", "loca
 MAX_POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "block_size", "max_seq_len")
 
 
-def attr(owner, name):
+def attr(owner, name) -> Any:
     """``getattr(owner, name, None)``, also None where reading it raises (a per-layer attribute of a
     transformers config read globally raises AmbiguousGlobalPerLayerAttributeError)."""
     try:
@@ -365,7 +369,7 @@ def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int 
     return load_factory(spec, seed, causal, input_name, cache_arg)
 
 
-def logits_of(out, ids_shape=None):
+def logits_of(out, ids_shape=None) -> Any:
     """The forward's logits: the tensor itself, ``out.logits``, or of a tuple/list the first element
     that is a (B, L, V) tensor for ids of shape ``ids_shape`` = (B, L) (nanoGPT returns (logits, loss));
     the first element when none is."""
@@ -382,7 +386,7 @@ def logits_of(out, ids_shape=None):
     return out
 
 
-def cache_of(out, kw: str):
+def cache_of(out, kw: str) -> Any:
     """The cache a forward returned: ``out.cache`` / ``out.past_key_values``, or a tuple's second element."""
     for name in (kw, "cache", "past_key_values"):
         if hasattr(out, name) and getattr(out, name) is not None:

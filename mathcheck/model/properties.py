@@ -21,6 +21,8 @@ each attention), over terms no larger than the largest module output seen.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from mathcheck.conform.run import Result
@@ -45,7 +47,7 @@ def draw_ids(seed: int, vocab: int, L: int) -> torch.Tensor:
     return torch.randint(vocab, (BATCH, L), generator=gen)
 
 
-def call(loaded, ids, **kw):
+def call(loaded, ids, **kw) -> Any:
     """``model(ids, …)`` as the forward takes its token ids: by the keyword ``loaded.input_name``
     (``input_ids``, nanoGPT's ``idx``, or --input-name), else positionally; with ``targets=ids`` where
     the forward returns every position's logits only when given targets (nanoGPT, llm.c)."""
@@ -58,7 +60,7 @@ def call(loaded, ids, **kw):
     return loaded.model(**{loaded.input_name: ids}, **kw)
 
 
-def forward(loaded, ids, trace: Trace | None = None, **kw):
+def forward(loaded, ids, trace: Trace | None = None, **kw) -> Any:
     """The model's output on ``ids`` (no grad); under ``trace`` when given."""
     with torch.no_grad():
         if trace is None:
@@ -293,7 +295,7 @@ def position_offsets(model) -> list[int]:
     return list(dict.fromkeys(found))
 
 
-def own_positions(loaded, ids, base, tol):
+def own_positions(loaded, ids, base, tol) -> tuple[torch.Tensor, str]:
     """(position ids (B, L), how found): the model's own convention — the first offset whose
     explicit positions reproduce the forward's default logits; else 0, 1, … (said)."""
     L = ids.shape[1]

@@ -96,7 +96,7 @@ class Trace:
         """Inside a rotary module (its cos/sin tables are float32 by design, the same in every run)."""
         return bool(self.stack) and self.stack[-1] in self._tables
 
-    def record(self, kind, inputs, out):
+    def record(self, kind, inputs, out) -> None:
         path = self.stack[-1] if self.stack else ""
         n = self._counts.get((path, kind), 0)
         self._counts[(path, kind)] = n + 1

@@ -85,7 +85,7 @@ class BoundedEvaluator(Evaluator):
         self.terms = 1  # the longest reduction seen (for derivative and reference bounds)
         self.peak = 0.0  # the largest |exp(x)| seen (a derivative's intermediates may overflow)
 
-    def ev(self, e):
+    def ev(self, e) -> torch.Tensor | float:
         return self.pair(e)[0]
 
     def _input(self, v):
@@ -94,7 +94,7 @@ class BoundedEvaluator(Evaluator):
             return v
         return 0.0 if _exact(v) else self.eps * _mag(v) + self.tiny
 
-    def pair(self, e):
+    def pair(self, e) -> tuple[torch.Tensor | float, torch.Tensor | float]:
         eps = self.eps
         if isinstance(e, sp.MatrixSymbol):
             if e in self.env:
@@ -266,7 +266,7 @@ class BoundedEvaluator(Evaluator):
             else:
                 self.env.pop(x, None)
 
-    def ev_delta(self, e):
+    def ev_delta(self, e) -> torch.Tensor | float:
         a, b = (self.pair(x)[0] for x in e.args)
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return (_t(a, self.dtype, self.device) == _t(b, self.dtype, self.device)).to(self.dtype)
@@ -442,8 +442,8 @@ class BoundedEvaluator(Evaluator):
         return r3, (r3 - r2[1]).detach().abs() + (r2[1] - r2[0]).detach().abs() + 8 * noise
 
 
-def evaluate_bounded(e, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-                     dtype=torch.float64, device="cpu"):
+def evaluate_bounded(e: sp.Basic, env: Mapping, funcs: Mapping[str, Callable] | None = None,
+                     dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> tuple[torch.Tensor, torch.Tensor, int]:
     """``(value, error bound, longest reduction)`` of ``e``: see :class:`BoundedEvaluator`."""
     ev = BoundedEvaluator(env, funcs, dtype, device)
     v, err = ev.pair(e)

@@ -26,13 +26,14 @@ Read by the step checker's counterexample search, the part-level sampler
 from __future__ import annotations
 
 import random
+from typing import Iterable, Sequence
 
 from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.holds import basic, concrete, hypothesis_holds, is_definition, ranges, unfold_definitions
 
 
-def size_symbols(exprs, ctx: Context = Context()) -> list:
+def size_symbols(exprs: Iterable, ctx: Context = Context()) -> list:
     """Integer symbols that bound a Sum/Product or an index range, or size a MatrixSymbol."""
     index_syms = {lim[0] for lim in ctx.indices}
     dims: set = set()
@@ -51,7 +52,7 @@ def size_symbols(exprs, ctx: Context = Context()) -> list:
     return sorted((d for d in dims if d not in index_syms and d.is_integer), key=str)
 
 
-def sample_value(sym, rng: random.Random, hint=None):
+def sample_value(sym: sp.Symbol | sp.Indexed, rng: random.Random, hint: tuple[float, float] | None = None) -> sp.Rational:
     """A value for ``sym`` (a Symbol or an Indexed entry) that its declared assumptions allow."""
     if hint is not None:
         lo, hi = hint
@@ -72,7 +73,7 @@ def sample_value(sym, rng: random.Random, hint=None):
     return num if rng.random() < 0.5 else -num
 
 
-def smallest_size(d) -> int:
+def smallest_size(d: sp.Symbol) -> int:
     """The smallest size drawn for the dimension ``d``: 1 if it is positive, 0 if nonnegative, else
     −3. An integer that may be negative is drawn negative too: Σ_{i=1}^{n} i² = −5 at n = −3 (Karr's
     convention), so a bound the assumptions leave free is a case the statement must survive."""
@@ -159,7 +160,7 @@ def _solutions(e, sym) -> list:
     return _SOLVED[key]
 
 
-def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = None):
+def draw(exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context, rng: random.Random, sizes: dict | None = None) -> dict | None:
     """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected). ``ctx``
     gives the index ranges and the sampling hints (``Context.sample``); ``sizes`` fixes size
     symbols (``{"n": 3}`` or ``{n: 3}``)."""
@@ -222,7 +223,7 @@ def draw(exprs, hyps, ctx: Context, rng: random.Random, sizes: dict | None = Non
     return point
 
 
-def constructed_points(exprs, hyps, ctx: Context = Context(), count: int = 40, seed: int = 0,
+def constructed_points(exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context = Context(), count: int = 40, seed: int = 0,
                        sizes: dict | None = None, tries: int = 20) -> list[dict]:
     """Up to ``count`` points satisfying ``hyps`` (rejection after a constructive :func:`draw`, at
     most ``tries`` draws per point), seeded."""

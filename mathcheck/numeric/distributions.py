@@ -28,6 +28,7 @@ product of the independent parts, ``Var(A) = E[(A − E[A])²]``, ``Cov(A, B) = 
 from __future__ import annotations
 
 import random
+from typing import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -57,7 +58,7 @@ class Facts:
         return set(self.random) | set(self.distributions) | set(self.zero_mean) | set(self.unit_variance) \
             | set(self.components) | {n for g in self.independent for n in g}
 
-    def group(self, name: str):
+    def group(self, name: str) -> int | None:
         """The index of the independence group holding ``name``, or None."""
         for k, g in enumerate(self.independent):
             if name in g:
@@ -65,7 +66,7 @@ class Facts:
         return None
 
 
-def head(x) -> str | None:
+def head(x: sp.Basic) -> str | None:
     """``"E"``, ``"Var"``, ``"Cov"``, ``"KL"`` for an applied operator, else None."""
     if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in ("E", "Var", "Cov", "KL"):
         return x.func.__name__
@@ -191,7 +192,7 @@ def _valid(family: str, params: tuple) -> bool:
     return params[-1] > 0
 
 
-def atoms_of(e, facts: Facts) -> set:
+def atoms_of(e: sp.Expr, facts: Facts) -> set:
     """The random atoms of ``e`` outside any expectation: symbols and entries named in ``facts``."""
     names = facts.names()
     out = set()
@@ -212,7 +213,8 @@ def atoms_of(e, facts: Facts) -> set:
     return out
 
 
-def draw(facts: Facts, symbols, seed: int, trial: int, sizes=None) -> Instance | None:
+def draw(facts: Facts, symbols: Sequence[sp.Symbol | sp.IndexedBase], seed: int, trial: int,
+         sizes: dict | None = None) -> Instance | None:
     """One instance: ordinary ``symbols`` (SymPy Symbols and IndexedBases) get values, every random
     variable a distribution. None when the draw misses a constraint (a parameter out of its family's
     domain, a degenerate variance): the caller draws again."""
@@ -361,7 +363,7 @@ def _show(atoms, names) -> dict:
     return {key: ", ".join(f"({val(a)}) w.p. {w}" for w, a in atoms)}
 
 
-def value(e, inst: Instance):
+def value(e: sp.Expr, inst: Instance) -> sp.Expr:
     """``e`` at one instance: every ``E``/``Var``/``Cov`` by its definition over the blocks (innermost
     first), ordinary symbols at their drawn values; sums with numeric bounds written out."""
     e = _subs(e, inst.values)
@@ -374,7 +376,7 @@ def value(e, inst: Instance):
         e = e.xreplace({x: _operator(x, inst) for x in inner})
 
 
-def log_density(family: str, params: tuple, x):
+def log_density(family: str, params: tuple, x: sp.Expr) -> sp.Expr | None:
     """log p(x) of a named family with a closed form used by KL: Normal(μ, v): −(x − μ)²/(2v) − log(2πv)/2;
     Exponential(λ): log λ − λx (x ≥ 0). None for the others."""
     if family == "Normal":
@@ -386,7 +388,7 @@ def log_density(family: str, params: tuple, x):
     return None
 
 
-def family_of(x):
+def family_of(x: sp.Basic) -> tuple[str, tuple] | None:
     """``("Normal", (μ, v))`` for an applied family head ``Normal(μ, v)``, else None."""
     if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in PARAMETERS:
         return x.func.__name__, tuple(x.args)
@@ -450,6 +452,6 @@ def _product(blocks):
             yield (atom, *tail)
 
 
-def fraction(x) -> Fraction | None:
+def fraction(x: sp.Basic) -> Fraction | None:
     """An exact rational value as a Fraction (for printing), else None."""
     return Fraction(int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None

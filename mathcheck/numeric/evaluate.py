@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping, NoReturn
 
 import sympy as sp
 import torch
@@ -89,25 +89,25 @@ class TorchBackend:
         self.indexed, self.dtype, self.device, self.checked, self.depth = indexed, dtype, device, checked, depth
         self.table = functions.implementations("torch")
 
-    def run(self, walker, e):
+    def run(self, walker, e) -> torch.Tensor | float:
         return walker.ev(e)
 
     def t(self, x) -> torch.Tensor:
         return _t(x, self.dtype, self.device)
 
-    def number(self, e):
+    def number(self, e) -> float:
         return float(e)
 
-    def value(self, v):
+    def value(self, v) -> torch.Tensor | float:
         return v
 
-    def matrix(self, walker, e):
+    def matrix(self, walker, e) -> torch.Tensor:
         m = sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e
         vals = [walker.ev(x) for x in m]
         vals = torch.broadcast_tensors(*[self.t(v) for v in vals])
         return torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape)
 
-    def entry(self, walker, e):
+    def entry(self, walker, e) -> torch.Tensor:
         binding = self.indexed.get(e.base)
         if binding is None:
             raise EvaluationError(f"no tensor for {e.base}")
@@ -121,53 +121,53 @@ class TorchBackend:
             idx.append(v)
         return binding.tensor[tuple(idx)]
 
-    def index(self, v):
+    def index(self, v) -> torch.Tensor | int:
         if isinstance(v, torch.Tensor):
             return v.long()
         if float(v) != int(v):
             raise EvaluationError(f"non-integer index {v}")
         return int(v)
 
-    def arg(self, walker, a):
+    def arg(self, walker, a) -> torch.Tensor | float:
         """An argument of a user's function: a whole IndexedBase is its tensor."""
         if isinstance(a, sp.IndexedBase):
             return self.indexed[a].tensor
         return walker.ev(a)
 
-    def add(self, values):
+    def add(self, values) -> torch.Tensor | float:
         out = 0.0
         for v in values:
             out = out + v
         return out
 
-    def mul(self, values):
+    def mul(self, values) -> torch.Tensor | float:
         out = 1.0
         for v in values:
             out = out * v
         return out
 
-    def pow(self, base, exp, e):
+    def pow(self, base, exp, e) -> torch.Tensor | float:
         if not isinstance(base, torch.Tensor) and not isinstance(exp, torch.Tensor):
             return float(base) ** float(exp)
         if e.exp == sp.Rational(1, 2):
             return torch.sqrt(self.t(base))
         return torch.pow(self.t(base), exp)
 
-    def call(self, fn, args):
+    def call(self, fn, args) -> torch.Tensor:
         return fn(*[self.t(a) for a in args])
 
-    def delta(self, a, b):
+    def delta(self, a, b) -> torch.Tensor | float:
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return (self.t(a) == self.t(b)).to(self.dtype)
         return 1.0 if a == b else 0.0
 
-    def piecewise(self, walker, e):  # a condition on tensors has no one branch
+    def piecewise(self, walker, e) -> NoReturn:  # a condition on tensors has no one branch
         raise self.unknown(e)
 
-    def unknown(self, e):
+    def unknown(self, e) -> EvaluationError:
         return EvaluationError(f"cannot evaluate {type(e).__name__}: {e}")
 
-    def other(self, walker, e):
+    def other(self, walker, e) -> float:
         if e.is_number and not e.free_symbols and not isinstance(e, (sp.Add, sp.Mul, sp.Pow)) and not e.args:
             v = complex(sp.N(e, 20))  # a constant SymPy produced on its own (EulerGamma, ...)
             return float("nan") if v.imag else v.real
@@ -175,13 +175,13 @@ class TorchBackend:
 
     # -- Sum over a new axis -------------------------------------------------------------------------
 
-    def reduce(self, walker, e):
+    def reduce(self, walker, e) -> torch.Tensor | float:
         if isinstance(e, sp.Product):
             raise self.unknown(e)
         return self.sum_limits(walker, e.function, e.limits)
 
     @contextmanager
-    def axis(self, walker, var, lo: int, hi: int):
+    def axis(self, walker, var, lo: int, hi: int) -> Iterator[None]:
         """Bind the summation index ``var`` to lo..hi along a new leading axis (one per nested sum)."""
         shape = (hi - lo + 1,) + (1,) * self.depth
         depth = self.depth
@@ -192,7 +192,7 @@ class TorchBackend:
             finally:
                 self.depth = depth
 
-    def sum_limits(self, walker, f, limits):
+    def sum_limits(self, walker, f, limits) -> torch.Tensor | float:
         """Σ over ``limits`` (SymPy order: the first limit is the innermost), outermost bound first."""
         if not limits:
             return walker.ev(f)
@@ -213,10 +213,10 @@ class TorchBackend:
 
     # -- Derivative by autograd ----------------------------------------------------------------------
 
-    def integral(self, walker, e):  # a definite integral: quadrature, by the float64 and mpmath backends
+    def integral(self, walker, e) -> NoReturn:  # a definite integral: quadrature, by the float64 and mpmath backends
         raise self.error("integrals are evaluated by quadrature (numeric/precise.py), not by torch")
 
-    def derivative(self, walker, e):
+    def derivative(self, walker, e) -> torch.Tensor | float:
         f = e.expr
         for var, count in reversed(e.variable_count):  # innermost first, like SymPy's order
             f = _Pending(f, var, int(count))
@@ -295,8 +295,8 @@ class _Pending:
         self.inner, self.var, self.order = inner, var, order
 
 
-def evaluate(e, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-             dtype=torch.float64, device="cpu"):
+def evaluate(e: sp.Basic, env: Mapping, funcs: Mapping[str, Callable] | None = None,
+             dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> torch.Tensor:
     """Evaluate ``e`` with ``env`` (symbols and IndexedBases to numbers/tensors) and ``funcs``."""
     out = Evaluator(env, funcs, dtype, device)(e)
     return _t(out, dtype, device)
@@ -317,7 +317,7 @@ def _scalar(v) -> float | None:
 ERRORS = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError)
 
 
-def evaluator(point: dict):
+def evaluator(point: dict) -> Callable[[sp.Basic], float | None]:
     """A function ``e ↦ float | None`` at ``point`` (a point of :func:`mathcheck.numeric.sampling.sample_points`)."""
     env = {}
     for s, v in point.items():

@@ -17,6 +17,7 @@ pole, an overflow, a complex power) raises :class:`Undefined`, and the point is 
 from __future__ import annotations
 
 import math
+from typing import NoReturn
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import functions
@@ -69,12 +70,12 @@ class FloatBackend:
         except (ValueError, OverflowError, ZeroDivisionError, IndexError, TypeError) as exc:
             raise Undefined(str(exc) or type(exc).__name__) from None
 
-    def number(self, e):
+    def number(self, e) -> float:
         if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
             raise Undefined(f"{e}")
         return math.pi if e is sp.pi else math.e if e is sp.E else float(e)
 
-    def value(self, v):
+    def value(self, v) -> float:
         return v
 
     def index(self, v) -> int:
@@ -82,25 +83,25 @@ class FloatBackend:
             raise Undefined(f"non-integer index {v}")
         return int(v)
 
-    def entry(self, walker, e):
+    def entry(self, walker, e) -> float:
         return lookup(walker.env[e.base], [self.index(walker.ev(i)) for i in e.indices])
 
-    def add(self, values):
+    def add(self, values) -> float:
         return math.fsum(_real(v) for v in values)
 
-    def mul(self, values):
+    def mul(self, values) -> float:
         out = 1.0
         for v in values:
             out *= v
         return out
 
-    def pow(self, base, ex, e):
+    def pow(self, base, ex, e) -> float:
         return _real(float(base) ** float(ex))
 
-    def call(self, fn, args):  # ValueError where the function is undefined
+    def call(self, fn, args) -> float:  # ValueError where the function is undefined
         return fn(*[_real(a) for a in args])
 
-    def reduce(self, walker, e):
+    def reduce(self, walker, e) -> float:
         product = isinstance(e, sp.Product)
         if not product and not e.free_symbols:  # a constant sum: once for all points
             if e not in self.constants:
@@ -112,16 +113,16 @@ class FloatBackend:
     fsum = staticmethod(math.fsum)
     prod = staticmethod(math.prod)
 
-    def delta(self, a, b):
+    def delta(self, a, b) -> float:
         return float(a == b)
 
-    def piecewise(self, walker, e):
+    def piecewise(self, walker, e) -> float:
         return walker.piecewise(e)
 
-    def derivative(self, walker, e):
+    def derivative(self, walker, e) -> NoReturn:
         raise Undefined("derivatives are evaluated by torch's autograd")
 
-    def integral(self, walker, e):
+    def integral(self, walker, e) -> float:
         """``∫_a^b f dx`` by mpmath's quadrature at SCREEN_DIGITS, the integrand walked in float64 at
         each node, the error estimate within the screen's tolerance (numeric/precise.quadrature)."""
         import mpmath
@@ -150,10 +151,10 @@ class FloatBackend:
     def node(t) -> float:  # a quadrature node, in float64
         return float(t)
 
-    def matrix(self, walker, e):
+    def matrix(self, walker, e) -> NoReturn:
         raise Undefined(f"cannot evaluate {type(e).__name__}")
 
-    def other(self, walker, e):
+    def other(self, walker, e) -> float:
         if e.is_number:  # a constant SymPy produced on its own (EulerGamma, ...)
             v = complex(sp.N(e, 20))
             if v.imag:
@@ -162,7 +163,7 @@ class FloatBackend:
         raise Undefined(f"cannot evaluate {type(e).__name__}")
 
 
-def evaluate(e, env: dict, constants: dict | None = None) -> float:
+def evaluate(e: sp.Basic, env: dict, constants: dict | None = None) -> float:
     """``e`` at ``env`` in float64; raises :class:`Undefined` where it has no real value.
     ``constants`` (a dict kept across calls) remembers sums without free symbols."""
     return Walker(FloatBackend(constants), dict(env))(e)

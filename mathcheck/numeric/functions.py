@@ -55,7 +55,7 @@ class Function:
     usage: str | None = None
     grammar: bool = True
 
-    def cls(self):
+    def cls(self) -> type | None:
         """The SymPy class the walkers evaluate for this entry (None: built of other functions);
         ``sympy`` names it in SymPy's namespace, or is the class itself (a function SymPy lacks)."""
         if self.sympy is None or isinstance(self.sympy, type):

@@ -25,6 +25,8 @@ written out at the point's sizes, derivatives by ``sympy.diff``, both sides eval
 
 from __future__ import annotations
 
+from typing import Container, Iterable
+
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.tolerance import HOLDS_MARGIN_DIGITS
@@ -32,22 +34,22 @@ from mathcheck.numeric.tolerance import HOLDS_MARGIN_DIGITS
 
 # --- reading hypotheses --------------------------------------------------------------------------------
 
-def basic(x):
+def basic(x: int | sp.Basic) -> sp.Basic:
     """A Python int as a SymPy Integer (a range's bound may be either)."""
     return sp.Integer(x) if isinstance(x, int) else x
 
 
-def conjuncts(h):
+def conjuncts(h: sp.Basic) -> tuple[sp.Basic, ...]:
     """The conjuncts of ``h`` (``h`` itself when it is not an ``And``)."""
     return h.args if isinstance(h, sp.And) else (h,)
 
 
-def is_order(c) -> bool:
+def is_order(c: sp.Basic) -> bool:
     """Whether ``c`` is one of ``<``, ``≤``, ``>``, ``≥``."""
     return isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan))
 
 
-def ranges(hypotheses) -> dict:
+def ranges(hypotheses: Iterable[sp.Basic]) -> dict:
     """``{v: (lo, hi)}`` for every integer symbol the hypotheses bound on both sides."""
     lo: dict = {}
     hi: dict = {}
@@ -64,7 +66,7 @@ def ranges(hypotheses) -> dict:
     return {v: (lo[v], hi[v]) for v in lo if v in hi}
 
 
-def is_definition(h, point=()) -> bool:
+def is_definition(h: sp.Basic, point: Container = ()) -> bool:
     """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
     indices that are not set at the point (they are quantified)."""
     return (isinstance(h, sp.Equality) and isinstance(h.lhs, sp.Indexed)
@@ -72,7 +74,7 @@ def is_definition(h, point=()) -> bool:
             and not any(x.is_number for x in h.lhs.indices))
 
 
-def unfold_definitions(e, hyps):
+def unfold_definitions(e: sp.Basic, hyps: Iterable[sp.Basic]) -> sp.Basic:
     """``e`` with every entry of a defined base replaced by its definition (repeatedly: O = PV
     brings in P, which has its own definition)."""
     defs = [h for h in hyps if is_definition(h)]
@@ -89,7 +91,7 @@ def unfold_definitions(e, hyps):
 
 # --- an expression at a point --------------------------------------------------------------------------
 
-def concrete(e, point: dict):
+def concrete(e: sp.Basic, point: dict) -> sp.Basic:
     """``e`` at the point: symbols first, then sums and products expanded at the concrete sizes
     (derivatives are taken before anything is substituted: d/dT at T = 2 is not d/d2), then entries."""
     syms = {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}
@@ -114,7 +116,7 @@ def _differentiated(e):
     return _DIFFERENTIATED[e]
 
 
-def expand_sums(e):
+def expand_sums(e: sp.Basic) -> sp.Basic:
     """Every Sum and Product with integer bounds written out term by term (no closed forms tried)."""
     if not getattr(e, "args", None) or isinstance(e, (sp.Indexed, sp.IndexedBase)):
         return e
@@ -135,7 +137,7 @@ def expand_sums(e):
 
 # --- deciding a relation at a point ----------------------------------------------------------------------
 
-def hypothesis_holds(h, point: dict, dps: int = PRECISION_DIGITS) -> bool | None:
+def hypothesis_holds(h: sp.Basic, point: dict, dps: int = PRECISION_DIGITS) -> bool | None:
     """Whether hypothesis ``h`` holds at the point (None: cannot be evaluated)."""
     if is_definition(h, point):
         return True  # a definition is used by unfolding, never sampled against
@@ -188,7 +190,7 @@ def _compare(lhs, rhs, op: str, dps: int) -> bool | None:
     return None if out is None else bool(out)
 
 
-def holds_at(statement, given, point: dict, dps: int = PRECISION_DIGITS) -> bool | None:
+def holds_at(statement: sp.Basic, given: Iterable[sp.Basic], point: dict, dps: int = PRECISION_DIGITS) -> bool | None:
     """Whether ``given ⇒ statement`` holds at ``point``: True or False, None when the point does
     not satisfy the hypotheses or a side cannot be evaluated (an undefined function, 0/0).
 

@@ -25,11 +25,17 @@ fails at ``x = −1``, where the left side is −π²).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Iterable, NoReturn
+
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS, functions
 from mathcheck.numeric.sampling import exact, lookup
 from mathcheck.numeric.tolerance import HP_REL, INTEGRAL_SHARE, INTEGRAL_UNRESOLVED, SCREEN_ATOL, SCREEN_RTOL
 from mathcheck.numeric.expressions import Walker, loop_reduce
+
+if TYPE_CHECKING:  # annotations only: mpmath is imported where it is used
+    import mpmath
+    from mpmath.ctx_mp_python import mpnumeric  # mpf, mpc and the constants (mpmath.pi is not an mpf)
 
 SCREEN_DIGITS = 15  # the float64 screen's quadrature: its integrand is float64, so more digits would never converge
 
@@ -39,17 +45,18 @@ class Diverges(ValueError):
     is undefined or not real on the range, or quadrature cannot resolve it within its tolerance."""
 
 
-def screen_allowed(v) -> float:
+def screen_allowed(v: float | mpmath.mpf) -> float:
     """The error estimate a float64-screened integral may have (tolerance.INTEGRAL_SHARE of the screen)."""
     return INTEGRAL_SHARE * (SCREEN_ATOL + SCREEN_RTOL * abs(float(v)))
 
 
-def hp_allowed(v) -> float:
+def hp_allowed(v: float | mpmath.mpf) -> float:
     """The error estimate a 50-digit integral may have (tolerance.INTEGRAL_SHARE of HP_REL)."""
     return INTEGRAL_SHARE * HP_REL * max(1.0, abs(float(v)))
 
 
-def quadrature(walker, e, allowed, guard: int | None = None):
+def quadrature(walker: Walker, e: sp.Integral, allowed: Callable[[mpmath.mpf], float],
+               guard: int | None = None) -> mpmath.mpf:
     """``∫_a^b f dx`` (``e = Integral(f, (x, a, b))``) by mpmath's tanh-sinh quadrature at the working
     precision, the integrand walked by ``walker`` (an :class:`MpmathBackend`'s) with x bound to each
     node (``guard`` digits above the working precision; the float64 screen takes none, its integrand
@@ -129,12 +136,12 @@ def _integrals_valued(expr, env: dict, dps: int):
     return expr.xreplace({i: sp.Float(w(i), dps) for i in outer})
 
 
-def take_derivatives(e):
+def take_derivatives(e: sp.Expr) -> sp.Expr:
     """SymPy's own derivatives taken (the symbolic side's view of ``diff``)."""
     return e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: sp.diff(x.expr, *x.variable_count))
 
 
-def hp_value(e, point: dict):
+def hp_value(e: sp.Expr, point: dict) -> sp.Expr:
     """``e`` at ``point`` to PRECISION_DIGITS digits; a derivative by ``mpmath.diff`` (not SymPy's ``diff``)."""
     import mpmath
 
@@ -183,14 +190,14 @@ def _finite(v) -> bool:
     return bool(v.is_number) and not v.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
 
 
-def hp_compare(lhs, rhs, point: dict):
+def hp_compare(lhs: sp.Expr, rhs: sp.Expr, point: dict) -> tuple[bool, sp.Expr, sp.Expr] | None:
     """``(differ, L, R)`` at ``point``, or None where a side is undefined there."""
     L, R = hp_value(lhs, point), hp_value(rhs, point)
     differ = decide(L, R, "=")
     return None if differ is None else (differ, L, R)
 
 
-def hp_violates(lhs, rhs, relation: str, point: dict):
+def hp_violates(lhs: sp.Expr, rhs: sp.Expr, relation: str, point: dict) -> tuple[bool, sp.Expr, sp.Expr] | None:
     """``(violated, L, R)`` for ``lhs REL rhs`` at ``point``, or None (undefined there).
 
     ``=`` is violated by any difference beyond ``HP_REL``; an order relation by a real difference of
@@ -203,7 +210,7 @@ def hp_violates(lhs, rhs, relation: str, point: dict):
     return None if violated is None else (violated, L, R)
 
 
-def decide(L, R, relation: str) -> bool | None:
+def decide(L: sp.Expr, R: sp.Expr, relation: str) -> bool | None:
     """Whether ``L REL R`` fails for two PRECISION_DIGITS-digit values, or None where a side is undefined.
 
     An order relation is a statement about real numbers: a side whose imaginary part exceeds
@@ -227,7 +234,7 @@ def decide(L, R, relation: str) -> bool | None:
     return d > HP_REL * scale
 
 
-def shown(v) -> float | int | str:
+def shown(v: sp.Expr | float) -> float | int | str:
     """A value for the report: a float where real, else SymPy's 15-digit string."""
     if isinstance(v, (int, float)):
         return v
@@ -236,7 +243,7 @@ def shown(v) -> float | int | str:
     return sp.sstr(sp.N(v, 15))
 
 
-def report_point(point: dict, exprs) -> dict:
+def report_point(point: dict, exprs: Iterable[sp.Expr]) -> dict:
     """The point as ``{name: value}``: the scalars, and the entries ``x[i]`` the sides read."""
     out = {}
     for s, v in point.items():
@@ -273,20 +280,20 @@ class MpmathBackend:
         self.dps = dps
         self.table = functions.implementations("mpmath")
 
-    def run(self, walker, e):
+    def run(self, walker, e) -> mpnumeric:
         import mpmath
 
         with mpmath.workdps(self.dps):
             return walker.ev(e)
 
-    def number(self, e):
+    def number(self, e) -> mpnumeric:
         import mpmath
 
         if e in (sp.nan, sp.zoo, sp.oo, -sp.oo):
             raise ValueError(f"{e}")
         return mpmath.pi if e is sp.pi else mpmath.e if e is sp.E else self.value(e)
 
-    def value(self, v):
+    def value(self, v) -> mpnumeric:
         import mpmath
 
         if isinstance(v, (int, float)):
@@ -302,58 +309,58 @@ class MpmathBackend:
     def index(self, v) -> int:
         return int(v)
 
-    def entry(self, walker, e):
+    def entry(self, walker, e) -> mpnumeric:
         return self.value(lookup(walker.env[e.base], [self.index(walker.ev(i)) for i in e.indices]))
 
-    def add(self, values):
+    def add(self, values) -> mpnumeric:
         import mpmath
 
         return mpmath.fsum(values)
 
-    def mul(self, values):
+    def mul(self, values) -> mpnumeric:
         import mpmath
 
         return mpmath.fprod(values)
 
-    def pow(self, base, ex, e):
+    def pow(self, base, ex, e) -> mpnumeric:
         import mpmath
 
         return mpmath.power(base, ex)
 
-    def call(self, fn, args):
+    def call(self, fn, args) -> mpnumeric:
         return fn(*args)
 
-    def reduce(self, walker, e):
+    def reduce(self, walker, e) -> mpnumeric:
         return loop_reduce(walker, e.function, e.limits, isinstance(e, sp.Product))
 
-    def term(self, v):
+    def term(self, v) -> mpnumeric:
         return v
 
-    def fsum(self, terms):
+    def fsum(self, terms) -> mpnumeric:
         import mpmath
 
         return mpmath.fsum(terms)
 
-    def prod(self, terms):
+    def prod(self, terms) -> mpnumeric:
         import mpmath
 
         return mpmath.fprod(terms)
 
-    def delta(self, a, b):
+    def delta(self, a, b) -> mpmath.mpf:
         import mpmath
 
         return mpmath.mpf(a == b)
 
-    def piecewise(self, walker, e):
+    def piecewise(self, walker, e) -> mpnumeric:
         return walker.piecewise(e)
 
-    def derivative(self, walker, e):  # hp_value takes derivatives (SymPy's diff, or mpmath.diff)
+    def derivative(self, walker, e) -> NoReturn:  # hp_value takes derivatives (SymPy's diff, or mpmath.diff)
         raise ValueError(f"cannot evaluate {type(e).__name__}")
 
-    def integral(self, walker, e):
+    def integral(self, walker, e) -> mpmath.mpf:
         return quadrature(walker, e, hp_allowed if self.dps >= PRECISION_DIGITS else screen_allowed)
 
-    def node(self, t):  # a quadrature node, as this backend's value
+    def node(self, t) -> mpmath.mpf:  # a quadrature node, as this backend's value
         return t
 
     matrix = other = derivative

@@ -26,11 +26,15 @@ kernel was one package (the catalog's verdicts depend on them).
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mathcheck.claim import Context
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.construct import draw
+
+if TYPE_CHECKING:  # annotations only: torch is imported where a tensor is drawn
+    import torch
 
 OFFSET, SPAN = -8, 25    # an indexed name x[i] holds values for i in OFFSET .. OFFSET + SPAN − 1
 
@@ -41,7 +45,7 @@ GRID = 2 ** 30          # constructed values are multiples of 1/GRID: sums of a 
 
 # --- the point format of the user's pipeline ----------------------------------------------------------
 
-def variables(*exprs):
+def variables(*exprs: sp.Basic) -> tuple[list[sp.Symbol], dict[sp.IndexedBase, int], set[sp.Symbol]]:
     """``(scalars, bases, dims)``: free symbols, IndexedBases with their rank, sum-bound symbols."""
     bases: dict = {}
     for e in exprs:
@@ -58,12 +62,12 @@ def variables(*exprs):
     return scalars, bases, dims
 
 
-def exact(v):
+def exact(v: int | float) -> sp.Rational:
     """A sampled number as a SymPy number: an int, or a float at its exact binary value."""
     return sp.Integer(v) if isinstance(v, int) else sp.Rational(v)
 
 
-def lookup(values, indices):
+def lookup(values: list, indices: Iterable) -> float:
     """The entry ``x[i, j, ...]`` of a sampled IndexedBase (nested lists starting at OFFSET)."""
     for i in indices:
         j = int(i) - OFFSET
@@ -120,7 +124,7 @@ def _random_point(scalars, bases, dims, rng, k) -> dict:
     return p
 
 
-def satisfies(given, point: dict) -> bool:
+def satisfies(given: Iterable[sp.Basic], point: dict) -> bool:
     """Whether every hypothesis holds at ``point`` (decided exactly; undecidable counts as no)."""
     if not given:
         return True
@@ -203,7 +207,7 @@ def _constructed(exprs, given, scalars, bases, dims, rng, k) -> dict | None:
     return p
 
 
-def sample_points(exprs, seed: int, count: int, given=()) -> list[dict]:
+def sample_points(exprs: Sequence[sp.Expr], seed: int, count: int, given: Iterable = ()) -> list[dict]:
     """``count`` points ``{symbol: number, IndexedBase: nested lists over OFFSET..}``, seeded.
 
     With hypotheses, up to ``GIVEN_TRIES · count`` candidates are drawn and those where every
@@ -233,7 +237,7 @@ def sample_points(exprs, seed: int, count: int, given=()) -> list[dict]:
 
 # --- the generic check's torch draws ------------------------------------------------------------------
 
-def tensor_values(sym, g, shape=()):
+def tensor_values(sym: sp.Symbol, g: torch.Generator, shape: tuple[int, ...] = ()) -> torch.Tensor:
     """Values a symbol's assumptions allow: positive in (0.1, 3), negative in (−3, −0.1), real
     normal with scale 1.5 (both signs)."""
     import torch
@@ -250,13 +254,13 @@ def tensor_values(sym, g, shape=()):
 LARGE_INTEGERS = (40, 1000)
 
 
-def allowed(sym, n: int) -> bool:
+def allowed(sym: sp.Symbol, n: int) -> bool:
     """Whether the integer ``n`` is a value ``sym``'s sign assumptions allow."""
     return not ((sym.is_positive and n <= 0) or (sym.is_negative and n >= 0) or (sym.is_nonnegative and n < 0)
                 or (sym.is_nonpositive and n > 0))
 
 
-def named_integers(sym, ends=()) -> list[int]:
+def named_integers(sym: sp.Symbol, ends: Iterable[int] = ()) -> list[int]:
     """The integers a side condition names, as ``sym``'s assumptions allow: each of ``ends`` (the
     hypotheses' integer constants, the range ends at this point) and its neighbours ±1, and the
     large values ±40, ±1000. Example: ends (3,) for a nonnegative sym → [2, 3, 4, 40, 1000]."""
@@ -264,7 +268,7 @@ def named_integers(sym, ends=()) -> list[int]:
     return sorted(n for n in out if allowed(sym, n))
 
 
-def tensor_integer(sym, g, ends=()) -> int:
+def tensor_integer(sym: sp.Symbol, g: torch.Generator, ends: Iterable[int] = ()) -> int:
     """An integer its assumptions allow: half the draws in −5..5, the other half one of
     :func:`named_integers` (the hypotheses' constants and range ends ±1, large values), so a point
     where a side condition just fails — u = t + 1, a bound at 1000 — is reached, not only −5..5."""

@@ -7,6 +7,7 @@ Every timing is under a key named ``seconds``; :func:`without_timings` drops the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from mathcheck.version import __version__
 
@@ -120,7 +121,7 @@ def report(verdicts, kind: str, seed: int) -> dict:
             "claims": [render(v) for v in verdicts]}
 
 
-def without_timings(obj):
+def without_timings(obj) -> Any:
     """The report with every ``seconds`` key removed (for "same seed, same report")."""
     if isinstance(obj, dict):
         return {k: without_timings(v) for k, v in obj.items() if k != "seconds"}

@@ -23,7 +23,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.holds import basic, is_order, ranges
 
 
-def range_hypothesis(v, lo, hi):
+def range_hypothesis(v: sp.Symbol, lo: int | sp.Expr, hi: int | sp.Expr) -> sp.logic.boolalg.Boolean:
     """``lo ≤ v ≤ hi`` as one SymPy predicate."""
     return sp.And(sp.Le(basic(lo), v), sp.Le(v, basic(hi)))
 
@@ -36,7 +36,7 @@ def index_ranges(ctx: Context) -> dict:
     return out
 
 
-def known(rel, rng: dict) -> bool | None:
+def known(rel: sp.Basic | bool, rng: dict) -> bool | None:
     """Whether the relational ``rel`` holds for every value of its symbols in ``rng`` (``{v: (lo, hi)}``):
     True when shown, False only for a relation that is false outright, None otherwise.
 

@@ -44,16 +44,16 @@ class Unsupported(Exception):
     """The expression is outside what the rules decide (said in one line): the link is inconclusive."""
 
 
-def Cov(a, b):
+def Cov(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     """The covariance operator, unevaluated."""
     return sp.Function("Cov")(a, b)
 
 
-def is_head(x, *names) -> bool:
+def is_head(x: sp.Basic, *names: str) -> bool:
     return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in (names or HEADS)
 
 
-def has_probability(*exprs) -> bool:
+def has_probability(*exprs: object) -> bool:
     """Whether any expression holds ``E``, ``Var`` or ``Cov``."""
     return any(any(is_head(a) for a in sp.preorder_traversal(e)) for e in exprs if isinstance(e, sp.Basic))
 
@@ -62,7 +62,7 @@ def _name(atom) -> str:
     return str(atom.base) if isinstance(atom, sp.Indexed) else str(atom)
 
 
-def random_atoms(e, facts: Facts) -> set:
+def random_atoms(e: sp.Expr, facts: Facts) -> set:
     """The random variables in ``e``: symbols and indexed entries whose name the facts declare random
     (expectations inside are constants: their variables are integrated out) — the numeric side's
     :func:`~mathcheck.numeric.distributions.atoms_of`, so both sides agree on what is random."""
@@ -73,7 +73,7 @@ def random_atoms(e, facts: Facts) -> set:
 
 # --- the raw moments of the named distributions -------------------------------------------------------
 
-def raw_moment(family: str, params: tuple, k: int):
+def raw_moment(family: str, params: tuple, k: int) -> sp.Expr:
     r"""``E[X^k]`` for ``X`` of a named family, in closed form.
 
     Normal(μ, s²): Σ_j C(k, 2j) μ^{k−2j} s^{2j} (2j−1)!!; Uniform(a, b): (b^{k+1} − a^{k+1})/((k+1)(b−a));
@@ -113,11 +113,11 @@ class Lowering:
     facts: Facts
     rules: list = field(default_factory=list)
 
-    def note(self, rule: str):
+    def note(self, rule: str) -> None:
         if rule not in self.rules:
             self.rules.append(rule)
 
-    def lower(self, e):
+    def lower(self, e) -> sp.Expr:
         e = e.replace(lambda x: is_head(x, "KL"), self._kl)
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
         e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
@@ -164,7 +164,7 @@ class Lowering:
         a, b = x.args
         return E(a * b) - E(a) * E(b)
 
-    def expect(self, arg):
+    def expect(self, arg) -> sp.Expr:
         """``E[arg]`` by linearity, independence and the known moments."""
         terms = sp.Add.make_args(_expand(arg))
         out = []
@@ -321,7 +321,7 @@ def _fresh(s, used):
     return s
 
 
-def simplify_deltas(e):
+def simplify_deltas(e: sp.Expr) -> sp.Expr:
     """``δ_ij² = δ_ij`` and ``δ_ii = 1`` until nothing changes, then Kronecker sums summed
     (``Σ_j δ_ij f_j = f_i`` for ``i`` in the range, which the sums' own ranges say)."""
     for _ in range(5):
@@ -333,7 +333,7 @@ def simplify_deltas(e):
     return e
 
 
-def lower(e, facts: Facts):
+def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     """``(lowered, rules)``: ``e`` with every ``E``/``Var``/``Cov`` rewritten by the rules above, and
     the rules used, in order; :class:`Unsupported` for what they do not decide."""
     low = Lowering(facts)

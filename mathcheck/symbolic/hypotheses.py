@@ -23,12 +23,14 @@ statement at such a point, independently of the step checker.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from mathcheck.claim import Context, Part
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.construct import constructed_points, size_symbols
 from mathcheck.numeric.holds import basic, ranges
 from mathcheck.symbolic.context import range_hypothesis
-from mathcheck.symbolic.rules import STATED_KINDS, vouched
+from mathcheck.symbolic.rules import STATED_KINDS, Rule, vouched
 
 
 # --- the hypotheses of a part ---------------------------------------------------------------------
@@ -82,7 +84,7 @@ def hypotheses(part: Part, ctx: Context = Context()) -> tuple:
     return tuple(out)
 
 
-def stated(rule) -> str | None:
+def stated(rule: Rule) -> str | None:
     """How a definition or an axiom a part relies on is printed among its hypotheses (None: not
     one, or an indexed definition :func:`hypotheses` prints as an equation already)."""
     if rule.kind == "axiom":
@@ -136,14 +138,14 @@ def context_rewrites(ctx: Context) -> tuple:
     return tuple(d for d in ctx.definitions if d.kind in STATED_KINDS or vouched(d))
 
 
-def unfold_context(e, ctx: Context):
+def unfold_context(e: sp.Expr, ctx: Context) -> sp.Expr:
     """``e`` with the Context's definitions (:func:`context_rewrites`) applied, in order."""
     for d in context_rewrites(ctx):
         e = d.apply(e)
     return e
 
 
-def statement_of(part: Part, ctx: Context = Context()):
+def statement_of(part: Part, ctx: Context = Context()) -> sp.Rel:
     """The part's statement with the Context's notation unfolded (H, KL, the softmax s, …); each
     side is unfolded on its own, so SymPy does not evaluate the relation meanwhile."""
     from mathcheck.claim import relation
@@ -192,7 +194,7 @@ def generality(part: Part, ctx: Context = Context()) -> tuple[bool | None, str]:
     return True, "symbolic size " + ", ".join(sorted(str(x) for x in sizes)) + " kept through every step"
 
 
-def claim_generality(parts, ctx: Context = Context()) -> bool:
+def claim_generality(parts: Iterable[Part], ctx: Context = Context()) -> bool:
     """A claim is general when no part uses a concrete size and at least one keeps a symbolic one
     (scalar lemmas, which have no size, neither make nor break it)."""
     gs = [generality(p, ctx)[0] for p in parts]

@@ -38,7 +38,7 @@ class Unsettled(Exception):
     """An integral SymPy does not settle soundly: the reason, in one line."""
 
 
-def settle(e, seconds: float):
+def settle(e: sp.Basic, seconds: float) -> sp.Basic:
     """``e`` with every ``Integral`` in closed form, or :class:`Unsettled` (the first that is not)."""
     deadline = time.perf_counter() + seconds
     while True:

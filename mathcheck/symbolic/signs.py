@@ -35,7 +35,7 @@ def _domain(sym):
 KNOWN_FACTS = ("real", "integer", "positive", "nonnegative", "negative", "nonpositive", "nonzero")
 
 
-def stand_in(v, name: str = "x"):
+def stand_in(v: sp.Basic, name: str = "x") -> sp.Dummy:
     """A Dummy for ``v`` (an ``x[i]``, a compound quantity) carrying only the facts known of ``v``.
 
     A fact that is unknown (``v.is_positive is None``) is left out, never set False: in SymPy
@@ -102,7 +102,7 @@ def _ordered(limit, nonempty: bool, rng: dict) -> bool:
     return bool((b - low).is_nonnegative) or known(sp.Le(low, b), rng) is True
 
 
-def by_structure(e, strict: bool, divide: bool = True, rng: dict | None = None) -> bool:
+def by_structure(e: sp.Expr, strict: bool, divide: bool = True, rng: dict | None = None) -> bool:
     """Whether ``e ≥ 0`` (``> 0`` if strict) follows from its structure. Rules of ours, each sound:
     a sum or product of nonnegative terms, an even power, a finite sum of nonnegative terms (each
     term ≥ 0 ⇒ Σ ≥ 0, which SymPy's assumptions do not derive), a one-variable expression whose

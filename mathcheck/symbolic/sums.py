@@ -53,7 +53,7 @@ def _collapse(f, lim, rng: dict):
     return out.replace(lambda x: isinstance(x, sp.Piecewise), resolve)
 
 
-def eval_deltas(e, ranges: dict | None = None):
+def eval_deltas(e: sp.Basic, ranges: dict | None = None) -> sp.Basic:
     """Collapse every sum over a KroneckerDelta, innermost first: Σ_{k=a}^{b} δ(j, k) f(k) = f(j)
     only where ``a ≤ j ≤ b`` is known (from ``ranges``, the part's hypotheses, or an enclosing sum's
     bounds); elsewhere the Piecewise SymPy returns stays, and the step is not shown by this."""
@@ -79,7 +79,7 @@ def eval_deltas(e, ranges: dict | None = None):
     return walk(e, ranges)
 
 
-def combine_sums(e):
+def combine_sums(e: sp.Expr) -> sp.Expr:
     """Merge the terms ``c * Sum(f, (v, a, b))`` that share the range ``(a, b)`` into one Sum."""
     e = sp.expand(e)
     groups: dict[tuple, list] = {}
@@ -102,7 +102,7 @@ def combine_sums(e):
     return sp.Add(*rest, *merged)
 
 
-def pull_sums(e):
+def pull_sums(e: sp.Basic) -> sp.Basic:
     """Split sums over their terms and pull out the factors free of the summation variable."""
 
     def pull(x):
@@ -120,7 +120,7 @@ def pull_sums(e):
     return _bottom_up(e, pull)
 
 
-def canonical_sums(e, depth: int = 0):
+def canonical_sums(e: sp.Basic, depth: int = 0) -> sp.Basic:
     """Rename bound summation variables by nesting depth, so equal sums compare equal."""
     if isinstance(e, sp.Sum):
         limits, f = [], e.function
@@ -134,7 +134,7 @@ def canonical_sums(e, depth: int = 0):
     return e.func(*[canonical_sums(a, depth) for a in e.args])
 
 
-def delta_substitute(e):
+def delta_substitute(e: sp.Expr) -> sp.Expr:
     """In a term with a factor δ(a, b), the rest may take b = a (the term vanishes otherwise)."""
     out = []
     for t in sp.Add.make_args(sp.expand(e)):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import sys
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.holds import ranges
@@ -54,7 +54,7 @@ class Env:
     names: tuple = ()  # every part of the claim, proved or not
     claim_wide: tuple = ()  # facts of the whole claim: the Context's index ranges
 
-    def proved_part(self, name):
+    def proved_part(self, name) -> tuple[sp.Basic, tuple] | None:
         for n, stmt, hyps in self.proved:
             if n == name:
                 return stmt, hyps
@@ -71,7 +71,7 @@ def _ours(module: str) -> bool:
 _VOUCHED: "weakref.WeakValueDictionary[int, Rule]" = weakref.WeakValueDictionary()
 
 
-def vouched(rule) -> bool:
+def vouched(rule: Rule) -> bool:
     """Whether ``rule`` was built by a constructor of this package, each of which checks its own side
     conditions (reviewed and mutation-tested). A rule built anywhere else — ``Rule("mine", "law", fn,
     check=lambda e, env: None)`` in a claim module, in the catalog's own derivations, or
@@ -104,10 +104,10 @@ class Rule:
         if _ours(sys._getframe(2).f_globals.get("__name__", "")):
             _VOUCHED[id(self)] = self
 
-    def apply(self, expr):
+    def apply(self, expr) -> Any:
         return self.fn(expr)
 
-    def applied(self, expr, env: Env):
+    def applied(self, expr, env: Env) -> Any:
         """Check the side conditions in ``env`` (raising :class:`SideCondition`), then apply."""
         if self.check is not None:
             self.check(expr, env)
@@ -127,7 +127,7 @@ TRUSTED_KINDS = ("definition", "axiom", "calculus", "sympy")
 CHECKED_KINDS = ("lemma", "assumption")
 
 
-def trusted(rule) -> bool:
+def trusted(rule: Rule) -> bool:
     """Whether the walker may use ``rule``'s output without showing it equal to its input: a rule
     built by a constructor of this package (trusted kind, or its side condition checked), or a
     definition or an axiom, which the part then prints among its hypotheses."""
@@ -140,7 +140,7 @@ def _is_apply(e, name: str) -> bool:
     return isinstance(e, sp.core.function.AppliedUndef) and e.func.__name__ == name
 
 
-def follows_from(lhs, rhs, hypotheses) -> bool:
+def follows_from(lhs: sp.Expr, rhs: sp.Expr, hypotheses: Iterable[sp.Basic]) -> bool:
     """Whether ``lhs = rhs`` is one of ``hypotheses`` (either way round, bound variables renamed)."""
     want = {(canonical_sums(lhs), canonical_sums(rhs)), (canonical_sums(rhs), canonical_sums(lhs))}
     for h in hypotheses:
@@ -149,7 +149,7 @@ def follows_from(lhs, rhs, hypotheses) -> bool:
     return False
 
 
-def requires(*hyps) -> Callable:
+def requires(*hyps: sp.Basic) -> Callable:
     """A side-condition check: each of ``hyps`` is a hypothesis of the part."""
 
     def check(e, env: Env):
@@ -161,7 +161,7 @@ def requires(*hyps) -> Callable:
     return check
 
 
-def in_range(var) -> Callable:
+def in_range(var: sp.Symbol) -> Callable:
     """A side-condition check: the part's hypotheses bound ``var`` on both sides."""
 
     def check(e, env: Env):

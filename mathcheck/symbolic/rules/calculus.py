@@ -13,13 +13,13 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.symbolic.rules.base import Env, Rule, SideCondition, _is_apply
 
 
-def differentiate(wrt, name: str = "differentiate") -> Rule:
+def differentiate(wrt: sp.Symbol | sp.Indexed, name: str = "differentiate") -> Rule:
     """Evaluate ``Derivative`` objects (``doit`` on derivatives only)."""
     return Rule(name, "calculus", lambda e: e.replace(
         lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False)))
 
 
-def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum"):
+def limit_laws(name: str = "limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum") -> Rule:
     r"""Evaluate every ``Limit`` by the limit laws, recursing through ``+``, ``·``, powers with a
     constant exponent and finite sums (whose bounds do not move with the variable); the leaves go to
     :func:`sympy.limit`. A law whose condition fails (an infinite limit, a zero denominator) leaves
@@ -70,7 +70,7 @@ def limit_laws(name="limit laws: of a sum, product, quotient (nonzero limit), te
     return Rule(name, "calculus", fn)
 
 
-def reciprocal_limit(T, eps, name: str = "substitute ε = 1/T") -> Rule:
+def reciprocal_limit(T: sp.Symbol, eps: sp.Symbol, name: str = "substitute ε = 1/T") -> Rule:
     """``lim_{T→∞} f(T) = lim_{ε→0⁺} f(1/ε)``: the limit at +∞ read through ε = 1/T.
 
     Side conditions: every ``Limit`` in ``T`` is at +∞ (near a finite point 1/T is not small);
@@ -96,7 +96,7 @@ def reciprocal_limit(T, eps, name: str = "substitute ε = 1/T") -> Rule:
         lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+")), check=check)
 
 
-def difference_quotient(eps, name: str = "lim g(ε)/ε = g′(0) as g(0) = 0") -> Rule:
+def difference_quotient(eps: sp.Symbol, name: str = "lim g(ε)/ε = g′(0) as g(0) = 0") -> Rule:
     """``lim_{ε→0⁺} g(ε)/ε = g′(0)`` when ``g(0) = 0`` (the definition of the derivative at 0).
 
     Side conditions: each ``Limit`` in ``eps`` is at 0; ``g(0)`` simplifies to 0; ``g′(0)`` (SymPy's

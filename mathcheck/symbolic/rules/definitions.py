@@ -36,7 +36,7 @@ def substitute(mapping: dict, name: str, kind: str = "assumption", both_sides: b
     return Rule(name, kind, lambda e: e.xreplace(mapping), both_sides=both_sides, check=check)
 
 
-def witness(hypothesis, var, name: str | None = None) -> Rule:
+def witness(hypothesis: sp.Rel, var: sp.Expr, name: str | None = None) -> Rule:
     """From a hypothesis ``a > b`` (``a ≥ b``) write ``a = b + w`` with ``w`` positive (nonnegative)
     in fresh symbols (``v`` or ``log(1 + v)`` with ``v > 0``): whatever is then shown for every
     such ``w`` holds for the one equal to ``a − b`` (which exists when ``w`` covers (0, ∞)).
@@ -66,7 +66,7 @@ def unfold(name: str, func_name: str, definition: Callable) -> Rule:
         lambda x: _is_apply(x, func_name), lambda x: definition(*x.args)), both_sides=True)
 
 
-def unfold_indexed(name: str, base, definition: Callable) -> Rule:
+def unfold_indexed(name: str, base: sp.IndexedBase, definition: Callable) -> Rule:
     """Replace every ``base[x]`` by ``definition(x)``, on both sides of the step (a definition).
 
     The definition is a hypothesis of every part that uses it, printed as ``base[x] = definition(x)``."""
@@ -110,7 +110,7 @@ def _rearranged(a, b) -> bool:
     return sp.expand(a - b) == 0 or sp.expand(a + b) == 0
 
 
-def lemma(name: str, lhs, rhs, part: str | None = None) -> Rule:
+def lemma(name: str, lhs: sp.Basic, rhs: sp.Basic, part: str | None = None) -> Rule:
     """Use an equation proved by an earlier part: replace ``lhs`` by ``rhs``.
 
     ``part`` names the cited part (read from ``name`` when it has the form "part 'x'"). Side
@@ -180,7 +180,7 @@ def _inside(x, enclosing, lo, hi, hyps) -> bool:
     return _nonnegative(x - lo, hyps) and _nonnegative(hi - x, hyps)
 
 
-def surprisal(p, s, total, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1") -> Rule:
+def surprisal(p: sp.IndexedBase, s: sp.IndexedBase, total: sp.Basic, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1") -> Rule:
     """Write every ``p_i`` as ``e^{−s_i}`` with ``s_i = −log p_i ≥ 0`` fresh: a positive ``p_i`` in a
     distribution is at most ``Σ_j p_j = 1``; whatever is then shown for every such ``s`` holds for
     the one with ``s_i = −log p_i``.

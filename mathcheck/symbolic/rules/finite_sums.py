@@ -14,6 +14,8 @@ not justify a rewrite it makes), e.g. a sum split at ``i`` needs ``a ≤ i ≤ b
 
 from __future__ import annotations
 
+from typing import Callable
+
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.holds import ranges
 from mathcheck.symbolic.rules.base import Env, Rule, SideCondition
@@ -26,7 +28,7 @@ def _bound_symbols(e) -> set:
     return out
 
 
-def square_of_sum(fresh) -> Rule:
+def square_of_sum(fresh: sp.Symbol) -> Rule:
     """``(Σ_i f(i))² = Σ_i Σ_j f(i) f(j)`` with ``fresh`` as the name of the second index.
 
     Side condition: ``fresh`` is free nowhere in the expression and bound in none of its sums."""
@@ -83,7 +85,7 @@ def _no_more(e, env: Env):
     """The laws below check their side conditions while they apply (raising SideCondition)."""
 
 
-def split_last(upper, name: str = "split off the last term of a finite sum") -> Rule:
+def split_last(upper: sp.Expr, name: str = "split off the last term of a finite sum") -> Rule:
     """``Σ_{k=a}^{t} f(k) = Σ_{k=a}^{t-1} f(k) + f(t)`` for the sums whose upper bound is ``upper``
     (true for every integer t under SymPy's convention for empty and reversed ranges)."""
 
@@ -96,7 +98,7 @@ def split_last(upper, name: str = "split off the last term of a finite sum") -> 
         both_sides=True, check=_no_more)
 
 
-def split_at(i, name: str | None = None, where=None) -> Rule:
+def split_at(i: sp.Symbol, name: str | None = None, where: Callable[[sp.Sum], bool] | None = None) -> Rule:
     """``Σ_{k=a}^{b} f(k) = Σ_{k=a}^{i-1} f(k) + f(i) + Σ_{k=i+1}^{b} f(k)``, which needs ``a ≤ i ≤ b``.
 
     Side condition: the part's hypotheses give ``i`` a range (the Context's index range, or its
@@ -185,7 +187,7 @@ def _require(ok, why):
         raise SideCondition(why)
 
 
-def join_ranges(name="adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)"):
+def join_ranges(name: str = "adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)") -> Rule:
     """Join two sums of the same summand over adjacent ranges into one (a law of finite sums).
 
     Side condition: the hypotheses give a − 1 ≤ b ≤ c (both ranges are ranges, possibly empty)."""
@@ -215,7 +217,7 @@ def join_ranges(name="adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = 
     return _law(name, work)
 
 
-def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b"):
+def causal_mask(t: sp.Expr, name: str = "causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b") -> Rule:
     """``Σ_{k=a}^{b} causal(t, k) f(k) = Σ_{k=a}^{t} f(k)``: the mask is 1 for k ≤ t and 0 after
     (its definition), so the terms t+1..b vanish.
 
@@ -243,7 +245,7 @@ def causal_mask(t, name="causal mask: keys k ≤ t kept (mask 1), keys k > t rem
     return _law(name, work)
 
 
-def delta_outside(name="δ_ku = 0 for every k in a..b when u lies outside a..b (and outside b+1..a−1)"):
+def delta_outside(name: str = "δ_ku = 0 for every k in a..b when u lies outside a..b (and outside b+1..a−1)") -> Rule:
     """``Σ_{k=a}^{b} f(k) δ_{ku} = 0`` when u lies outside a..b, under every convention for the range.
 
     A reversed range is not empty (Karr's convention, SymPy's and the project's, docs/soundness.md):
@@ -280,7 +282,7 @@ def delta_outside(name="δ_ku = 0 for every k in a..b when u lies outside a..b (
     return _law(name, work)
 
 
-def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c free of k"):
+def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c free of k") -> Rule:
     """Move the other factors of a summand into the one inner sum they multiply.
 
     Side condition: every factor moved is free of the inner sum's index (else it would be captured)."""
@@ -305,7 +307,7 @@ def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c fre
     return _law(name, work)
 
 
-def factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c free of k"):
+def factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c free of k") -> Rule:
     """Pull the factors of a summand that are free of the (innermost) sum's index out of that sum.
 
     Side condition: what leaves is free of the index and the bounds are free of it too (a sum whose
@@ -330,7 +332,7 @@ def factor_out(name: str = "distributivity: Σ_k c·f(k) = c·Σ_k f(k) for c fr
     return _law(name, work)
 
 
-def product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0"):
+def product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0") -> Rule:
     """A finite product of positive factors is exp of the sum of their logs.
 
     Side condition: each product's factor is positive, by its symbols' assumptions or a hypothesis
@@ -349,7 +351,7 @@ def product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0"):
     return _law(name, work)
 
 
-def small_remainder(e, m, name: str | None = None) -> Rule:
+def small_remainder(e: sp.Expr, m: sp.Expr, name: str | None = None) -> Rule:
     """``0 ≤ e < m``: ``⌊e/m⌋ = 0`` and ``e mod m = e``.
 
     Side conditions: ``m`` is positive by its assumptions; ``e``'s assumptions and the part's

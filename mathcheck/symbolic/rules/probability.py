@@ -12,16 +12,18 @@ IndexedBases named as random. Example::
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from mathcheck.lazy import sympy as sp
 from mathcheck.symbolic.rules.base import Rule, SideCondition, _is_apply
 
 
-def E(x):
+def E(x: sp.Expr) -> sp.Expr:
     """The expectation operator, unevaluated."""
     return sp.Function("E")(x)
 
 
-def Var(x):
+def Var(x: sp.Expr) -> sp.Expr:
     """The variance operator, unevaluated."""
     return sp.Function("Var")(x)
 
@@ -36,7 +38,7 @@ def variance_definition() -> Rule:
         lambda x: _is_apply(x, "Var"), lambda x: E(x.args[0] ** 2) - E(x.args[0]) ** 2))
 
 
-def variance_scaling(random_bases) -> Rule:
+def variance_scaling(random_bases: Iterable[sp.IndexedBase]) -> Rule:
     """``Var(cX) = c² Var(X)`` for a constant ``c``."""
     bases = set(random_bases)
 
@@ -50,7 +52,7 @@ def variance_scaling(random_bases) -> Rule:
     return Rule("Var(cX) = c² Var(X)", "axiom", lambda e: e.replace(lambda x: _is_apply(x, "Var"), scale))
 
 
-def linearity(*groups) -> Rule:
+def linearity(*groups: Iterable[sp.IndexedBase]) -> Rule:
     """Linearity of expectation over sums, and ``E[XY] = E[X]E[Y]`` for independent groups.
 
     ``groups`` are tuples of IndexedBases; variables of different groups are independent, variables
