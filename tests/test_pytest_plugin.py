@@ -4,7 +4,7 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 
-from tests.test_user_claims import ALIBI, FALSE_CLAIM
+from tests.test_registry_user_claims import ALIBI, FALSE_CLAIM
 
 pytest_plugins = ["pytester"]
 

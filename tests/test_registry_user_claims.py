@@ -299,7 +299,7 @@ def test_pytest_mathcheck_from_in_the_repository_root_leaves_the_projects_tests_
     file again; none of them sees the user's claim."""
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "--mathcheck-from", "examples/alibi_claims.py",
-                          "tests/test_registry.py", "tests/test_user_claims.py::test_list_from_shows_the_user_claims",
+                          "tests/test_registry.py", "tests/test_registry_user_claims.py::test_list_from_shows_the_user_claims",
                           "tests/test_cli.py::test_list_json"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})

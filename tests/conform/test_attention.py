@@ -2,7 +2,6 @@
 and layering (the command imports torch and SymPy only when it runs)."""
 
 import ast
-import pathlib
 import subprocess
 import sys
 
@@ -15,8 +14,9 @@ from mathcheck.conform.run import run_property
 from mathcheck.conform.spec import Variant
 from mathcheck.conform.run import conform
 from mathcheck.render.text import conform_report as conform_text
+from tests.paths import ROOT
 
-PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck" / "conform"
+PKG = ROOT / "mathcheck" / "conform"
 
 
 def windowed(W):

@@ -17,6 +17,7 @@ from mathcheck.conform.contain import DEFAULT_TIMEOUT, TargetAborted, guarded
 from mathcheck.conform.run import conform
 from mathcheck.conform.spec import BadInput, Variant
 from mathcheck.testing import ClaimFailed, assert_conforms
+from tests.paths import TESTS
 
 
 def exits(query, key, value, attn_mask=None, is_causal=False):
@@ -499,7 +500,7 @@ def test_init_label_smoothing_on_a_loss_is_read_as_the_loss_setting():
 
 # --- constructors that take a config object ----------------------------------------------------------------
 
-CORPUS = os.path.join(os.path.dirname(__file__), "conform_corpus")
+CORPUS = str(TESTS / "conform_corpus")
 
 
 def test_a_config_constructor_is_built_from_conform_s_sizes_and_holds():

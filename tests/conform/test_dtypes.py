@@ -6,7 +6,6 @@ tests/conftest.py); the tests whose bug or limit lies past 129 keys take ``confo
 
 import math
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,8 +14,9 @@ import torch.nn.functional as F
 from mathcheck.conform.run import conform
 from mathcheck.conform.spec import Variant
 from mathcheck.numeric.tolerance import measured_tolerance
+from tests.paths import TESTS
 
-sys.path.insert(0, str(Path(__file__).parent / "conform_corpus"))
+sys.path.insert(0, str(TESTS / "conform_corpus"))
 import reduced  # noqa: E402
 
 CAUSAL = Variant(causal=True)

@@ -4,7 +4,6 @@ the bug zoo fails, with a counterexample naming the broken property; the CLI's o
 import importlib.util
 import json
 import math
-import pathlib
 
 import pytest
 import torch
@@ -18,8 +17,7 @@ from mathcheck.conform.spec import BadInput, Variant
 from mathcheck.testing import ClaimFailed, assert_conforms
 from mathcheck.render.json import conform_report as conform_json
 from mathcheck.render.text import conform_report as conform_text
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def _load(name):

@@ -4,7 +4,6 @@ while every bug planted in it fails, naming its property, on a baseline that hol
 
 import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -16,8 +15,9 @@ from mathcheck.conform.run import conform
 from mathcheck.conform.spec import Variant, parse_args, parse_init
 from mathcheck.conform.target import load
 from mathcheck.render.text import conform_report as conform_text
+from tests.paths import TESTS
 
-CORPUS = Path(__file__).parent / "conform_corpus"
+CORPUS = TESTS / "conform_corpus"
 
 
 def _cli(*args):
@@ -119,7 +119,7 @@ class DropoutAlwaysOn(nn.Module):
 def test_eval_mode_and_a_module_still_random_in_eval_mode():
     r = conform(lambda D, H: load(f"{CORPUS}/nanogpt.py:make_attention")(D, H), "mha", Variant(causal=True))
     assert r.status == "holds"  # its dropout (p = 0.1) is off: eval mode
-    out = _cli("tests/test_conform_real.py:DropoutAlwaysOn", "--kind", "layernorm")
+    out = _cli("tests/conform/test_run_real_code.py:DropoutAlwaysOn", "--kind", "layernorm")
     assert out.exit_code == 3
     assert out.output.splitlines()[1].startswith("  nondeterministic: two calls in eval mode on the same input differ by ")
     assert out.output.splitlines()[-1].startswith("status: inconclusive (nondeterministic: ")
@@ -344,7 +344,7 @@ def test_distillation_temperature_states_the_t_squared_factor():
     bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--temperature", "2")
     assert (bad.exit_code, bad.output) == (2, "error: --temperature 2.0: it is for kind kl (distillation), not "
                                               "'softmax'\n")
-    bad = _cli("tests/test_conform_real.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
+    bad = _cli("tests/conform/test_run_real_code.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
     assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
                                               "--label-smoothing 0.1\n")
 
@@ -440,7 +440,7 @@ def loss_target_first(target, logits):
 
 
 def test_args_reorder_a_kind_s_own_parameters():
-    target = "tests/test_conform_real.py:loss_target_first"
+    target = "tests/conform/test_run_real_code.py:loss_target_first"
     plain = _cli(target, "--kind", "cross-entropy", "--quick")  # called (logits, target) by position: it raises
     assert plain.exit_code == 2 and "--args NAME=ROLE" in plain.output, plain.output
     out = _cli(target, "--kind", "cross-entropy", "--args", "target=target,logits=logits", "--quick")

@@ -3,15 +3,14 @@ tokenizer into the text grammar (never evaluated), hostile input refused in one 
 of real derivations that gets the same verdict, link by link, as its plain-text twin."""
 
 import json
-import pathlib
 
 import pytest
 from click.testing import CliRunner
 
 from mathcheck import chains, derive, latex
 from mathcheck.cli import main
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "latex_corpus"
 PAPER = ROOT / "tests" / "fixtures" / "roformer_one_wrong_link.tex"
 

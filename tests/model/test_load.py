@@ -6,7 +6,6 @@ nanoGPT's model.py and llm.c's train_gpt2.py (``forward(self, idx, targets=None)
 ``(logits, loss)``, the last position's logits only when no targets are given), gpt-fast's model.py
 (``forward(self, idx, input_pos=None)`` returning a tensor). Planted bugs must fail."""
 
-import pathlib
 from dataclasses import dataclass
 
 import pytest
@@ -21,10 +20,9 @@ from mathcheck.model import properties as mp
 from mathcheck.model.load import Loaded, detect_input, from_module, logits_of
 from mathcheck.model.run import check_model
 
-from tests.test_model import _load
+from tests.model.test_run import _load
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-HERE = "tests/test_model_as_written.py"
+HERE = "tests/model/test_load.py"
 
 
 def _tiny_gpt():

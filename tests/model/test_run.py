@@ -4,7 +4,6 @@ the pieces (norm discovery, the attention-call check, the failure's localisation
 
 import importlib.util
 import json
-import pathlib
 import sys
 
 import pytest
@@ -15,8 +14,7 @@ from click.testing import CliRunner
 from mathcheck.cli import main
 from mathcheck.model import sublayers as sl
 from mathcheck.testing import ClaimFailed, assert_model_conforms
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def _load(name):
@@ -270,7 +268,7 @@ def test_softmax_tolerance_follows_the_precision_computed_in():
 
 
 def test_model_help_imports_neither_transformers_nor_torch():
-    from tests.test_layering import _imported_at_startup
+    from tests.system.test_layering import _imported_at_startup
 
     mods = _imported_at_startup("model", "--help")
     assert "click" in mods and "transformers" not in mods and "torch" not in mods

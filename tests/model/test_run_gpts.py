@@ -1,7 +1,7 @@
 """Two GPTs as their authors write them, and the planted bugs of issue 31 each caught at the module
 that has it: a missed 1/√d scale, queries scaled twice, RoPE applied to the values, GQA heads tiled,
 a future-token leak at one position, a padding mask broadcast from one row. (A cache capped at 8
-keys: tests/test_model_as_written.py.)
+keys: tests/model/test_load.py.)
 
 Our own code, written in the style of two public GPTs (never their code):
 * ``LlmcGPT``, in the style of llm.c's train_gpt2.py (karpathy/llm.c): a fused ``c_attn``, a
@@ -389,7 +389,7 @@ def test_a_token_mixer_outside_attention_is_said_and_a_mask_bug_beside_it_still_
 # --- --cache-arg: a cache under a name that cannot be detected ------------------------------------
 
 def _kv_gpt(cap=None):
-    from tests.test_model import _load
+    from tests.model.test_run import _load
 
     gpt = _load("tiny_gpt")
 
@@ -431,8 +431,8 @@ def test_cache_arg_is_bad_input_when_the_forward_has_no_such_parameter_or_for_hf
                                               "past_key_values/cache; drop --cache-arg\n")
     out = CliRunner().invoke(main, ["model", "examples/tiny_gpt.py:factory", "--cache-arg", "1kv"])
     assert out.exit_code == 2 and out.output.startswith("error: --cache-arg '1kv': give the name")
-    out = CliRunner().invoke(main, ["model", "tests/test_model_as_written.py:fast", "--cache-arg", "kv"])
-    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: tests/test_model_as_written.py:fast's "
+    out = CliRunner().invoke(main, ["model", "tests/model/test_load.py:fast", "--cache-arg", "kv"])
+    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: tests/model/test_load.py:fast's "
                                               "forward(idx, input_pos=None) has no parameter 'kv'; give the "
                                               "parameter that takes the KV cache\n")
 
@@ -440,7 +440,7 @@ def test_cache_arg_is_bad_input_when_the_forward_has_no_such_parameter_or_for_hf
 # --- a cache kept in float32: held to float32's error model, said ----------------------------------
 
 def _float32_cache(cap=None):
-    from tests.test_model import _load
+    from tests.model.test_run import _load
 
     gpt = _load("tiny_gpt")
 

@@ -100,7 +100,7 @@ def test_norms_are_found_by_a_one_input_probe_never_by_name(module, kind):
 def test_a_gated_norm_in_a_model_is_said_not_checked_and_never_a_crash():
     from mathcheck.model.load import from_module
     from mathcheck.model.run import check_model
-    from tests.test_model_gpts import LlmcGPT
+    from tests.model.test_run_gpts import LlmcGPT
 
     def make():
         model = LlmcGPT()

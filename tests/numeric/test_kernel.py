@@ -5,7 +5,6 @@ tolerance model — and the rule that adding a grammar function is one table ent
 import ast
 import dataclasses
 import math
-import pathlib
 import random
 import subprocess
 import sys
@@ -22,8 +21,9 @@ from mathcheck.numeric.evaluate import Evaluator, evaluator
 from mathcheck.numeric.precise import PreciseEvaluator, hp_value
 from mathcheck.numeric.walker import Walker, loop_reduce
 from mathcheck.parser import ParseError, parse, parse_many
+from tests.paths import ROOT
 
-PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
+PKG = ROOT / "mathcheck"
 
 
 def _three(e, point):

@@ -3,9 +3,9 @@ JSON, opened offline in a real browser (Debian's chromium, driven by playwright)
 JSON's, the math is the browser's MathML, no request leaves the page, no console error.
 
 The documents are tests/fixtures/html_book/, two chapters of a small book of our own (one link
-wrong on purpose, a definition, displays that are not chains). ``python tests/test_html_report.py
+wrong on purpose, a definition, displays that are not chains). ``python tests/render/test_html.py
 docs/screenshots/derive-html.png`` writes the screenshot docs/derive.md shows; ``python
-tests/test_html_report.py check REPORT.json PAGE.html`` runs the browser checks on any run's page.
+tests/render/test_html.py check REPORT.json PAGE.html`` runs the browser checks on any run's page.
 """
 
 import json
@@ -22,8 +22,8 @@ import pytest
 from mathcheck.outcome import STATUSES, exit_code
 from mathcheck.render import html as page
 from mathcheck.render.text import mark
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ["tests/fixtures/html_book/ch1_sigmoid.tex", "tests/fixtures/html_book/ch2_softmax.md",
         "tests/fixtures/html_book/ch3_gelu.md"]
 CHROMIUM = os.environ.get("MATHCHECK_CHROMIUM", "/usr/bin/chromium")   # Debian's; another build by this
@@ -239,7 +239,7 @@ def _open(pw, path):
 
 def browser_checks(sync_playwright, report: dict, out: pathlib.Path) -> dict:
     """Open ``out`` (the page of ``report``) offline in chromium and check it against the report;
-    returns what was counted. Used by the test below and by ``python tests/test_html_report.py
+    returns what was counted. Used by the test below and by ``python tests/render/test_html.py
     check REPORT.json PAGE.html`` for any run (a whole book's)."""
     with sync_playwright() as pw:
         browser, p, url, requests, errors = _open(pw, out)

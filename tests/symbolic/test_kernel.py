@@ -253,7 +253,7 @@ def _imports_of_symbolic() -> dict:
 
 def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
     """symbolic sits on numeric (the constructive draw, the reader of hypotheses, holds_at) and on
-    the values; numeric never imports symbolic (tests/test_numeric.py's layering test)."""
+    the values; numeric never imports symbolic (tests/numeric/test_kernel.py's layering test)."""
     graph = _imports_of_symbolic()
     above = ("mathcheck.verify", "mathcheck.userexpr", "mathcheck.conform", "mathcheck.render", "mathcheck.engine",
              "mathcheck.derivations", "mathcheck.registry", "torch")

@@ -6,19 +6,19 @@ derive`` checks it; the verdicts are held to the truth the file states:
 * 0 false refutations: no true link refuted;
 * at least 95% of the true links proved (``holds-within`` for a true ``≈`` with its bound).
 
-``python -m tests.test_derive_corpus`` prints the table of docs/derive.md.
+``python -m tests.system.test_derive_corpus`` prints the table of docs/derive.md.
 """
 
 from __future__ import annotations
 
 import functools
-import pathlib
 
 import pytest
 
 from mathcheck import derive
+from tests.paths import TESTS
 
-CORPUS = pathlib.Path(__file__).parent / "derive_corpus"
+CORPUS = TESTS / "derive_corpus"
 GOOD = ("proved", "holds-within")
 
 

@@ -7,14 +7,14 @@ catalog is stale: regenerate it (and docs/plots/, docs/catalog.pdf) with
 """
 
 import difflib
-import pathlib
 
 import pytest
 
 from mathcheck import registry, writeup
 from tests.conftest import proved, refuted
+from tests.paths import ROOT
 
-DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+DOCS = ROOT / "docs"
 
 
 def fresh_markdown() -> str:

@@ -1,13 +1,12 @@
 """The soundness fuzzer (bench/fuzz.py): a quick slice finds no false proof, false refutation,
 crash or hang; and the fuzzer itself notices each of them when a surface misbehaves."""
 
-import pathlib
 import sys
 import time
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 import fuzz  # noqa: E402
 

@@ -3,15 +3,14 @@ proving — non-finite timeouts, huge seeds, special and oversized files, unwrit
 duplicate claim ids, a cache folder that is a file, TeX missing."""
 
 import os
-import pathlib
 import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from mathcheck.cli import main
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 ALIBI = (ROOT / "examples" / "alibi_claims.py").read_text()
 
 

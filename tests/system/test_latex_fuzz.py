@@ -4,11 +4,10 @@ expression reads back to the same expression — a quick seeded slice here, ≥ 
 
 import random
 import sys
-import pathlib
 
 import sympy as sp
+from tests.paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import latex_fuzz  # noqa: E402

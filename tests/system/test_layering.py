@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-PKG = Path(__file__).resolve().parents[1] / "mathcheck"
+PKG = ROOT / "mathcheck"
 
 #: Module prefix → layer (higher imports lower). The longest matching prefix wins.
 LAYERS = {

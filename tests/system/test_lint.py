@@ -6,8 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def test_ruff_finds_nothing():

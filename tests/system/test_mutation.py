@@ -9,11 +9,10 @@ chunks so xdist spreads them, and the left-hand-side-×2 statement mutants of th
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import mutation  # noqa: E402

@@ -14,8 +14,8 @@ import re
 import sys
 from importlib import metadata
 from pathlib import Path
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CI = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 

@@ -7,7 +7,6 @@ group computes anyway): one test, marked ``slow``, in the catalog's xdist group.
 
 import json
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -18,8 +17,7 @@ from mathcheck.cli import main
 from mathcheck.render import json as rj
 from mathcheck.render.json import without_timings
 from tests.conftest import CLAIM_IDS, proved, refuted
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def _report(*args) -> dict:

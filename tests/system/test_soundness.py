@@ -20,6 +20,7 @@ from mathcheck.symbolic.walker import check_part, check_parts
 from mathcheck.claim import Claim, Context, Mutant, Part, Source, Step
 from mathcheck.lazy import sympy as sp
 from tests.conftest import claim_params
+from tests.paths import ROOT
 
 i, j, k, a = sp.symbols("i j k a", integer=True)
 n = sp.Symbol("n", integer=True, positive=True)
@@ -327,7 +328,7 @@ def test_a_swallowed_alarm_comes_again():
 @pytest.mark.xdist_group("catalog-under-xdist")
 def test_catalog_under_xdist_prints_no_exception_ignored(tmp_path):
     """The whole catalog as pytest items on two xdist workers: no "Exception ignored" anywhere."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = str(ROOT)
     env = dict(os.environ, MATHCHECK_CACHE_DIR=str(tmp_path / "cache"),
                PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-m", "pytest", "--mathcheck", "-n", "2", "-q", "-p", "no:cacheprovider",

@@ -3,12 +3,10 @@ run in one worker, so what they share (the whole catalog proved, the derive corp
 computed once per run. Before the hook every group was split across workers."""
 
 import os
-import pathlib
 import subprocess
 import sys
 import textwrap
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def test_the_tests_of_one_group_run_in_one_worker(tmp_path):

@@ -1,7 +1,7 @@
 """Unit tests of the user pipeline's parts, each imported directly: the case splits, peeled sums and
 closed forms (``cases``), the measured bound of an ``≈`` link (``approx``), the symbolic side
 (``symbolic``), the batch file reader and its exit code (``batch``), and the killable child
-(``child``). The whole pipeline is tested end to end in test_userexpr.py and test_cases.py; here a
+(``child``). The whole pipeline is tested end to end in userexpr/test_relation.py and userexpr/test_cases.py; here a
 part's own contract is held, so a break names the part."""
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ from mathcheck.numeric.distributions import Facts, draw, value
 from mathcheck.parser import ParseError, parse_many
 from mathcheck.symbolic.expectation import Unsupported, lower
 from mathcheck.userexpr.probability import FactError, read_facts
+from tests.paths import TESTS
 
-CORPUS = Path(__file__).parent / "probability_corpus"
+CORPUS = TESTS / "probability_corpus"
 TIMEOUT = 120.0  # per link; a passing link takes seconds, but the suite runs on a loaded machine
 E, Var = sp.Function("E"), sp.Function("Var")
 

@@ -17,8 +17,9 @@ from mathcheck.numeric import floats
 from mathcheck.numeric.sampling import sample_points
 from mathcheck.render.json import check_result as check_json
 from mathcheck.render.text import check_result as check_text
+from tests.paths import ROOT
 
-PKG = pathlib.Path(__file__).resolve().parents[1] / "mathcheck"
+PKG = ROOT / "mathcheck"
 
 
 def parsed(a, b, assume=None):

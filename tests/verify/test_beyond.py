@@ -1,4 +1,4 @@
-"""§9 (beyond the article): what is specific to these claims beyond tests/test_claims.py.
+"""§9 (beyond the article): what is specific to these claims beyond tests/system/test_every_claim.py.
 
 The checks catch wrong statements with PyTorch's own functions (not only the registered mutants),
 the finite-sum rules they cite (rules.py) refuse to show false steps, the PyTorch conventions the claims pin

@@ -4,15 +4,13 @@ small enough to leave the mutants refuted (see the refute tests)."""
 
 import math
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 from mathcheck.verify.calculus import _layernorm_error
 from mathcheck.verify.linear_algebra import ANGLES, _built
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 @pytest.mark.parametrize("n", [2, 3, 64, 4096])

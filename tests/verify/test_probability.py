@@ -1,4 +1,4 @@
-"""§3 probability claims: what is specific to them beyond tests/test_claims.py.
+"""§3 probability claims: what is specific to them beyond tests/system/test_every_claim.py.
 
 The float facts the checks pin (naive exp overflows, softmax and the likelihood product underflow),
 PyTorch's reductions, the temperature plot, and the local rules (splitting a sum, the limit laws)
