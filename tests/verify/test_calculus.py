@@ -17,14 +17,6 @@ IDS = ("chain-rule-linear-layer", "gradient-descent-decrease", "adam-update", "l
 CHECKS = {cid: getattr(checks, cid.replace("-", "_")) for cid in IDS}
 
 
-@pytest.mark.parametrize("cid", IDS)
-def test_check_rejects_a_part_it_does_not_know(cid):
-    statements = dict(registry.get(cid).statements())
-    statements["no-such-part"] = next(iter(statements.values()))
-    with pytest.raises(KeyError):
-        CHECKS[cid](statements, Options())
-
-
 @pytest.mark.parametrize("cid", ("chain-rule-linear-layer", "layernorm-statistics"))
 def test_check_is_deterministic(cid):
     a = CHECKS[cid](registry.get(cid).statements(), Options(seed=3))

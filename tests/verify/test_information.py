@@ -111,11 +111,9 @@ def test_hinton_zero_mean_form_holds_for_zero_mean_logits():
 
 
 @pytest.mark.parametrize("cid", IDS)
-def test_checks_reject_unknown_parts_and_are_deterministic(cid):
+def test_checks_are_deterministic(cid):
     c = registry.get(cid)
     check = resolve(c.check)
-    with pytest.raises(KeyError):
-        check({"no-such-part": sp.Eq(sp.Symbol("x"), 0)}, Options())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a, b = check(c.statements(), Options(seed=7)), check(c.statements(), Options(seed=7))
