@@ -11,7 +11,6 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from mathcheck import registry
 from mathcheck.derivations import combinatorics as derive
-from mathcheck.verify import Options
 from mathcheck.verify import combinatorics as check
 from tests.conftest import proved
 
@@ -102,11 +101,7 @@ def test_rope_conventions_are_the_same_rotation_on_different_channel_pairs():
     assert not torch.allclose(check.rope_interleaved(x, pos), check.rope_rotate_half(x, pos))
 
 
-def test_permutation_check_is_deterministic_and_uses_non_identity_permutations():
-    c = registry.get("attention-permutation-equivariance")
-    a = check.attention_permutation_equivariance(c.statements(), Options(seed=3))
-    b = check.attention_permutation_equivariance(c.statements(), Options(seed=3))
-    assert a.details == b.details and a.status == "passed"
+def test_permutation_check_uses_non_identity_permutations():
     g = torch.Generator().manual_seed(0)
     for n in check.ATTN_LENGTHS:
         perms = check._permutations("sigma", n, g) + check._permutations("shift", n, g)
