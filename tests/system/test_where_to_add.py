@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 import torch
 from click.testing import CliRunner
 
@@ -81,7 +80,6 @@ def _derive(tmp_path, what):
     return r.returncode, r.stdout + r.stderr
 
 
-@pytest.mark.xdist_group("where-to-add-latex")
 def test_a_latex_command_is_one_word_of_a_function_entry(tmp_path):
     assert "`latex=`" in _row("a LaTeX command")
     code, out = _derive(tmp_path, "without")
