@@ -502,7 +502,7 @@ def test_a_warm_run_after_a_cold_parallel_one_prints_from_views(cache_dir, monke
 
 
 # A warm `prove --all` in a fresh process importing neither SymPy nor torch: in
-# tests/test_numeric_reproducible.py, on the cache its cold -j 2 run filled (one cold catalog per run).
+# tests/system/test_reproducible.py, on the cache its cold -j 2 run filled (one cold catalog per run).
 
 
 def test_an_edited_entry_is_read_again_not_shown_from_its_view(cache_dir):

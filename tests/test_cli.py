@@ -86,7 +86,7 @@ def test_refute_json_contract(runner):
 def test_same_seed_same_report(runner):
     # softmax-jacobian: seeded draws like any claim, at a third of qk-variance's Monte Carlo time
     # (this slow test runs in CI, which has 20 minutes); the whole catalog's -j runs are compared in
-    # tests/test_numeric_reproducible.py
+    # tests/system/test_reproducible.py
     a = runner.invoke(main, ["prove", "softmax-jacobian", "--seed", "7", "--json"])
     b = runner.invoke(main, ["prove", "softmax-jacobian", "--seed", "7", "--json"])
     assert a.exit_code == b.exit_code == 0

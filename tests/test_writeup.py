@@ -278,7 +278,7 @@ def test_writeup_command_writes_markdown(tmp_path):
 
 
 def test_help_and_list_do_not_import_matplotlib():
-    from tests.test_layering import _imported_at_startup
+    from tests.system.test_layering import _imported_at_startup
 
     for args in (["--help"], ["list"]):
         assert "matplotlib" not in _imported_at_startup(*args), args

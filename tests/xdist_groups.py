@@ -1,4 +1,4 @@
-"""A pytest hook of the test suite (tests/conftest.py imports it): tests/test_xdist_groups.py runs it
+"""A pytest hook of the test suite (tests/conftest.py imports it): tests/system/test_xdist_groups.py runs it
 in a project of its own."""
 
 import pytest

@@ -223,24 +223,10 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         from mathcheck.conform.run import Result
 
         note = "the model's outputs leave float64's range on random ids: no tolerance can be derived"
-        report.properties = [Result(n, c, "", "holds", "inconclusive", note=note) for n, c in mp.PROPERTIES]
+        report.properties = [Result(p.name, p.claim, "", "holds", "inconclusive", note=note) for p in mp.PROPERTIES]
         return report
-    # a cached decode computes differently (a scan's recurrent form against its chunked one): its
-    # comparison is as precise as the coarsest dtype any op of the forward computed in; so is a row
-    # run alone against its padded batch (padding's tol_alone: Llama 4's RoPE in complex64)
-    kv = mp.kv_cache(loaded, ids, base, tol, replay, seed, precision)
     inner = sl.coarser(precision, *trace.op_dtypes)
-    if kv.status == "fails" and kv.max_abs_err is not None and inner != precision:
-        kv = mp.kv_cache(loaded, ids, base, model_tolerance_at(loaded, trace, length, inner), replay, seed, inner)
-        report.notes.append(f"the forward computes in {str(inner).replace('torch.', '')} inside (an upcast norm, "
-                            f"a scan): the kv-cache comparison is held to {str(inner).replace('torch.', '')}'s "
-                            "error model")
-    pad = mp.padding(loaded, ids, tol, replay, tol_alone=model_tolerance_at(loaded, trace, length, inner))
-    report.properties = [
-        mp.causality(loaded, ids, base, tol, seed, replay),
-        kv,
-        mp.permutation(loaded, ids, base, tol, seed, replay),
-        pad,
-        mp.determinism(loaded, ids, base, replay),
-    ]
+    setting = mp.Setting(loaded, ids, base, tol, seed, replay, precision, inner,
+                         model_tolerance_at(loaded, trace, length, inner), report.notes)
+    report.properties = [p.run(setting) for p in mp.PROPERTIES]
     return report

@@ -92,6 +92,8 @@ def three_way(cmp: Comparison, case: str, eq, env, library: dict, part: str, ref
 def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVerdict:
     """Both sides by definition and PyTorch's F.cross_entropy (probability targets) on random and
     peaked distributions; H and KL by Categorical.entropy and F.kl_div inside the reference side."""
+    for part in set(statements) - {"decomposition"}:   # a part it has no comparison for: refused
+        _part("cross_entropy_decomposition", part)
     cmp = Comparison(REFERENCE, options)
     for case, n, p, q in _cases(options):
         for part, eq in statements.items():

@@ -110,6 +110,8 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
     reported is recomputed from the measured kurtosis.
     """
     start = time.perf_counter()
+    for part in set(statements) - {"general", "standard", "scaled"}:   # no z-test planned for it: refused
+        raise KeyError(f"qk_variance: no numeric check for part {part!r}")
     plan = qk_plan(statements)
     critical = stats.z_critical(stats.FAMILY_ALPHA, len(plan))
     z_power = critical + stats.NormalDist().inv_cdf(1 - stats.BETA)

@@ -1,0 +1,113 @@
+"""Every architecture builds small (issue 31, item 1) and sub-layers are found by what they compute
+(item 3): tiny configs derived from the type's own config, SDPA or eager and float64 or float32 as
+the model allows (said), norms by a one-input probe."""
+
+import pytest
+import torch
+from torch import nn
+
+from mathcheck.model import sublayers as sl
+from mathcheck.model.load import Sizes, load_hf
+from mathcheck.model.tiny import VOCAB, shrink
+
+transformers = pytest.importorskip("transformers")
+
+
+def _full(model_type):
+    return transformers.AutoConfig.for_model(model_type).to_dict()
+
+
+def test_mla_dims_expert_counts_and_token_ids_are_cut_under_the_configs_constraints():
+    d = shrink(_full("deepseek_v3"), 64, 2, 4, None)
+    assert (d["hidden_size"], d["num_hidden_layers"], d["num_attention_heads"]) == (64, 2, 4)
+    assert (d["kv_lora_rank"], d["q_lora_rank"], d["qk_rope_head_dim"], d["qk_nope_head_dim"]) == (32, 32, 8, 8)
+    assert d["head_dim"] == d["qk_rope_head_dim"] and d["qk_head_dim"] == 16
+    assert d["num_key_value_heads"] == 4  # MLA decompresses keys and values per query head
+    assert (d["n_routed_experts"], d["num_experts_per_tok"], d["n_group"], d["topk_group"]) == (4, 2, 1, 1)
+    assert d["vocab_size"] == VOCAB and all(d[k] < VOCAB for k in ("bos_token_id", "eos_token_id"))
+
+
+def test_a_hybrid_keeps_one_layer_of_each_kind_in_order():
+    full = _full("qwen3_next")
+    d = shrink(full, 64, 2, 4, None)
+    assert set(d["layer_types"]) == set(full["layer_types"])  # linear and full attention both kept
+    assert d["num_hidden_layers"] == len(d["layer_types"]) == 2
+    assert d["layer_types"] == ["linear_attention", "full_attention"]
+
+
+def test_sub_configs_are_cut_too():
+    d = shrink(_full("gemma3"), 64, 2, 4, None)
+    assert d["text_config"]["hidden_size"] == 64 and d["text_config"]["vocab_size"] == VOCAB
+
+
+@pytest.mark.parametrize("model_type, attn, dtype, note", [
+    ("gemma2", "eager", torch.float64, "attention eager: sdpa refused"),
+    ("aria_text", "sdpa", torch.float32, "float32: the forward refuses float64"),
+    ("llama", "sdpa", torch.float64, None),
+])
+def test_sdpa_where_the_model_has_it_float64_where_it_runs_in_it_and_each_choice_said(model_type, attn, dtype, note):
+    loaded = load_hf(model_type, Sizes(), "sdpa", 0, None)
+    assert (loaded.attn_implementation, loaded.dtype) == (attn, dtype)
+    assert (note is None and loaded.notes == []) or loaded.notes[0].startswith(note)
+
+
+def test_bert_generation_is_bidirectional_as_built_and_bart_is_checked_as_its_causal_decoder():
+    loaded = load_hf("bert-generation", Sizes(), "sdpa", 0, None)
+    assert (loaded.causal, loaded.causal_source) == (False, "built: every attention module has is_causal False")
+    bart = load_hf("bart", Sizes(), "sdpa", 0, None)
+    assert (type(bart.model).__name__, bart.causal) == ("BartForCausalLM", True)
+
+
+# --- norms by what they compute --------------------------------------------------------------------
+
+class GatedRMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(d)), eps
+
+    def forward(self, x, gate):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight * torch.sigmoid(gate)
+
+
+class NoWeightRMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
+class TinyPreLayerNormForMaskedLM(nn.Module):
+    """Named like a LayerNorm, takes token ids: a whole model, never a norm."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb, self.weight, self.eps = nn.Embedding(10, 8), nn.Parameter(torch.ones(8)), 1e-5
+
+    def forward(self, input_ids):
+        return self.emb(input_ids)
+
+
+@pytest.mark.parametrize("module, kind", [
+    (nn.LayerNorm(8), "layernorm"), (nn.LayerNorm(8, elementwise_affine=False), "layernorm"),
+    (nn.RMSNorm(8, eps=1e-6), "rmsnorm"), (NoWeightRMSNorm(8), "rmsnorm"),
+    (GatedRMSNorm(8), None), (TinyPreLayerNormForMaskedLM(), None), (nn.Linear(8, 8), None)])
+def test_norms_are_found_by_a_one_input_probe_never_by_name(module, kind):
+    assert sl.norm_kind(module) == kind
+
+
+def test_a_gated_norm_in_a_model_is_said_not_checked_and_never_a_crash():
+    from mathcheck.model.load import from_module
+    from mathcheck.model.run import check_model
+    from tests.model.test_run_gpts import LlmcGPT
+
+    def make():
+        model = LlmcGPT()
+        model.gate_norm = GatedRMSNorm(32)  # never called: only found
+        return model
+
+    report = check_model("g", loaded=from_module(make, "g"))
+    assert report.status == "holds", report.failures()
+    assert any(n.startswith("gate_norm (GatedRMSNorm): named a norm, but called with one tensor") for n in report.notes)
+    assert all(m.path != "gate_norm" for m in report.modules)
