@@ -39,6 +39,24 @@ class Relation:
     holds: Callable | None = None
     spellings: tuple[str, ...] = field(default=())
 
+    def within(self, d, tol):
+        """Whether ``lhs − rhs = d`` satisfies the relation up to ``tol`` ≥ 0, the rounding a
+        comparison allows: a difference inside it never refutes (so ``>`` reads as ``≥`` there, and a
+        strict relation is refuted only by a violation beyond ``tol``); ``≠`` needs more than ``tol``.
+        Floats, SymPy Floats and tensors (elementwise) alike.
+
+            >>> of(">").within(-1e-13, 1e-12), of("<=").within(2e-12, 1e-12), of("!=").within(0.0, 1e-12)
+            (True, False, False)
+        """
+        if self.op == "=":
+            return abs(d) <= tol
+        if self.op == "!=":
+            return abs(d) > tol
+        if not self.direction:
+            raise ValueError(f"{self.text} is decided by its bound, not by a tolerance")
+        x = d * self.direction  # ≥, >: d itself; ≤, <: −d
+        return x > -tol if self.strict else x >= -tol
+
 
 TABLE: tuple[Relation, ...] = (
     Relation("=", "==", "Eq", "=", "=", holds=operator.eq, spellings=("==",)),

@@ -30,6 +30,7 @@ from typing import Container, Iterable
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric import PRECISION_DIGITS
 from mathcheck.numeric.tolerance import HOLDS_MARGIN_DIGITS
+from mathcheck.relations import TABLE, of
 
 
 # --- reading hypotheses --------------------------------------------------------------------------------
@@ -169,6 +170,9 @@ def _value(x, dps: int):
     return v
 
 
+_RELATIONS = {r.rel_op for r in TABLE if r.rel_op}  # SymPy's spellings a statement may carry
+
+
 def _compare(lhs, rhs, op: str, dps: int) -> bool | None:
     if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
         if op != "==" or sp.Matrix(lhs).shape != sp.Matrix(rhs).shape:
@@ -176,18 +180,16 @@ def _compare(lhs, rhs, op: str, dps: int) -> bool | None:
         vals = [_compare(a, b, op, dps) for a, b in zip(sp.Matrix(lhs), sp.Matrix(rhs))]
         return False if False in vals else None if None in vals else True
     l, r = _value(lhs, dps), _value(rhs, dps)
-    if l is None or r is None:
+    if l is None or r is None or op not in _RELATIONS:
         return None
+    rel = of(op)
     if l.has(sp.oo, -sp.oo) or r.has(sp.oo, -sp.oo):
-        return {"==": bool(l == r), ">=": bool(l >= r), ">": bool(l > r), "<=": bool(l <= r),
-                "<": bool(l < r)}.get(op)
+        return bool(rel.holds(l, r))
     tol = sp.Float(10, dps) ** (-(dps - HOLDS_MARGIN_DIGITS)) * max(1, abs(l), abs(r))
     d = l - r
     # SymPy's comparisons answer BooleanTrue/BooleanFalse, which are not the singletons True/False:
     # callers test `is False`, so hand back plain bools (a SymPy false would read as "not refuted").
-    out = {"==": abs(d) <= tol, ">=": d >= -tol, ">": d > -tol, "<=": d <= tol, "<": d < tol,
-           "!=": abs(d) > tol}.get(op)
-    return None if out is None else bool(out)
+    return bool(rel.within(d, tol))
 
 
 def holds_at(statement: sp.Basic, given: Iterable[sp.Basic], point: dict, dps: int = PRECISION_DIGITS) -> bool | None:

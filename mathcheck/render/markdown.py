@@ -17,8 +17,6 @@ from mathcheck.outcome import status
 from mathcheck.render.latex import _n, covers_the_article
 from mathcheck.render.tex import _EMPH, REL, math, sci, segments, statement
 
-EMOJI = {"proved": "✔", "passed": "✔", "refuted": "✘", "inconclusive": "?", "error": "!"}
-
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>$|~])")
 
@@ -163,7 +161,7 @@ def symbolic_summary(s) -> str:
 
 
 def _mutant_result(m) -> str:
-    line = f"{EMOJI.get(m.status, '')} **{m.status}**"
+    line = f"{status(m.status).mark} **{m.status}**"
     if m.counterexample:
         line += f"; counterexample: {_pairs(m.counterexample)}"
     if m.symbolic is not None:
@@ -175,7 +173,7 @@ def claim_section(item, versions: dict | None = None, images=(), style: str = "g
     """One claim with its verdict; ``images`` are (relative path, caption) pairs."""
     c, v, r = item.claim, item.proved, item.refuted
     out = [f'<a id="{anchor(c)}"></a>', "", f"## {c.source.section} · {prose(c.title)}", "",
-           f"`{c.id}` — verdict: **{EMOJI.get(v.status, '')} {v.status}**", ""]
+           f"`{c.id}` — verdict: **{status(v.status).mark} {v.status}**", ""]
     if v.error:
         return out + [f"**Building the claim failed:** {v.error}", ""]
     out += [f"Symbolic: {symbolic_summary(v.symbolic)}. Numeric: {v.numeric.status} against "
@@ -207,7 +205,7 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
         r = it.refuted
         refuted = sum(m.status == "refuted" for m in r.mutants)
         out.append(f"| [{it.claim.id}](#{anchor(it.claim)}) | {it.claim.source.section} | "
-                   f"{EMOJI.get(it.proved.status, '')} {it.proved.status} | {refuted}/{len(r.mutants)} | "
+                   f"{status(it.proved.status).mark} {it.proved.status} | {refuted}/{len(r.mutants)} | "
                    f"{_cell(it.claim.seed_verdict[0])} |")
     out.append("")
     whole = covers_the_article(items)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from mathcheck.render.markdown import (EMOJI, chain, claim_body, given, mutants, numeric_evidence, prose,
+from mathcheck.outcome import status
+from mathcheck.render.markdown import (chain, claim_body, given, mutants, numeric_evidence, prose,
                                        seed_wording, symbolic_summary)
 from mathcheck.render.tex import REL, mark, math
 
@@ -72,7 +73,7 @@ def notebook_claim(claim) -> str:
 
 def notebook_verdict(v) -> str:
     c = v.claim
-    out = [f"### {c.source.section} · {prose(c.title, 'jupyter')}", "", f"`{c.id}` — **{EMOJI.get(v.status, '')} {v.status}**", ""]
+    out = [f"### {c.source.section} · {prose(c.title, 'jupyter')}", "", f"`{c.id}` — **{status(v.status).mark} {v.status}**", ""]
     if v.error:
         return "\n".join(out + [f"**Building the claim failed:** {v.error}"])
     out += [f"Symbolic: {symbolic_summary(v.symbolic)}.", ""]

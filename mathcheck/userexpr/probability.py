@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import time
 
+from mathcheck import relations
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import CONTINUOUS, DISCRETE, PARAMETERS, Facts
 
@@ -220,7 +221,7 @@ def _digits(e, digits: int):
 def _holds(l, r, relation: str, tol: float) -> bool:
     d = l - r  # SymPy Floats at PRECISION_DIGITS: the difference keeps their digits
     scale = sp.Float(tol, 50) * max(sp.Float(1), abs(l), abs(r))
-    return {"=": abs(d) <= scale, "<=": d <= scale, "<": d < scale, ">=": d >= -scale, ">": d > -scale}[relation]
+    return bool(relations.of(relation).within(d, scale))
 
 
 def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: bool = False) -> dict:

@@ -263,7 +263,9 @@ def _first_confirmed(stmt, rel, bad, which, local, plan, spans, combo):
 def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> None:
     import zlib
 
-    rel = {"==": "=", ">=": ">=", ">": ">", "<=": "<=", "<": "<"}[stmt.rel_op]
+    rel = relations.of(stmt.rel_op).op
+    if rel not in relations.STEP:
+        raise KeyError(f"a claim's statement asserts one of {' '.join(relations.STEP)}, not {rel}")
     plan = _Plan([stmt.lhs, stmt.rhs, *given], context)
     g = torch.Generator().manual_seed(seed * 7919 + zlib.crc32(name.encode()))
     for size in plan.sizes():

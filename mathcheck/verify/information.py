@@ -8,6 +8,7 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+from mathcheck import relations
 from mathcheck.verdict import NumericVerdict, Plot
 from mathcheck.verify import Options
 from mathcheck.verify._compare import Comparison, dtype, generator
@@ -107,10 +108,6 @@ def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVe
 
 # --- shared by the §5 inequality claims ---------------------------------------------------------------
 
-_HOLDS = {"=": None, ">=": lambda a, b, tol, rel: a >= b - tol, ">": lambda a, b, tol, rel: a > b + rel,
-          "<=": lambda a, b, tol, rel: a <= b + tol, "<": lambda a, b, tol, rel: a < b - rel}
-
-
 def relate(cmp: Comparison, case: str, rel: str, expected, got, atol: float | None = None,
            rtol: float | None = None, **where) -> bool:
     """``expected REL got`` elementwise: PyTorch's side (``expected``) against the statement's.
@@ -133,7 +130,9 @@ def relate(cmp: Comparison, case: str, rel: str, expected, got, atol: float | No
         margin = -(expected - got).abs()
         case = f"{case} (atol {atol:g}, rtol {rtol:g})"
     else:
-        ok = _HOLDS[rel](expected, got, atol + rtol * got.abs(), rtol * got.abs())
+        # a weak inequality within the rounding (relations' ``within``); a strict one by a margin
+        r, d = relations.of(rel), expected - got
+        ok = r.holds(d, r.direction * rtol * got.abs()) if r.strict else r.within(d, atol + rtol * got.abs())
     ok = ok & ~expected.isnan() & ~got.isnan()
     if rel != "=":
         margin = (expected - got) if rel in (">=", ">") else (got - expected)

@@ -219,7 +219,7 @@ def test_no_module_is_named_like_a_package_of_mathcheck():
     """``userexpr/symbolic.py`` once shadowed ``mathcheck.symbolic`` (issue 34): a reader of
     ``from mathcheck.userexpr import symbolic`` could not tell which was meant. ``render/latex.py``
     (the LaTeX renderer beside the ``latex/`` reader) is the one left, named here so a new one fails."""
-    root = Path(__file__).resolve().parent.parent / "mathcheck"
+    root = ROOT / "mathcheck"
     packages = {p.parent.name for p in root.rglob("__init__.py") if p.parent != root}
     shadowing = sorted(str(m.relative_to(root)) for m in root.rglob("*.py") if m.stem in packages)
     assert shadowing == ["render/latex.py"], shadowing
