@@ -159,7 +159,7 @@ def test_conform_help_lists_the_kinds_and_positions_from_spec(runner):
     """``--kind`` and ``--positions`` name conform/spec's tables when the help is shown (a hand copy
     had drifted: it lacked ``alibi``), and showing them imports neither torch nor SymPy."""
     from mathcheck.conform.spec import KINDS, POSITIONS
-    from tests.test_layering import _imported_at_startup
+    from tests.system.test_layering import _imported_at_startup
 
     r = runner.invoke(main, ["conform", "--help"])
     assert r.exit_code == 0
@@ -179,7 +179,7 @@ def test_check_help_lists_the_assumptions_from_the_parser(runner):
 
     shown = " ".join(runner.invoke(main, ["check", "--help"]).output.split())
     assert "Properties of a symbol: " + ", ".join(PROPERTIES) + " (repeatable" in shown
-    from tests.test_layering import _imported_at_startup
+    from tests.system.test_layering import _imported_at_startup
 
     mods = _imported_at_startup("check", "--help")
     assert "torch" not in mods and "sympy" not in mods
