@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from mathcheck.version import __version__
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # json and the outcome model are imported where they are used: `mathcheck --help` needs neither.
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr, no traceback, and the exit code."""
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
@@ -77,7 +81,7 @@ class Seconds(click.FloatRange):
     """A finite number of seconds in [min, max]: ``nan`` passes every comparison, so FloatRange
     alone lets it through (and a budget of nan seconds never expires)."""
 
-    def convert(self, value, param, ctx):
+    def convert(self, value, param, ctx) -> float:
         number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number; give seconds between {self.min:g} and {self.max:g}",
@@ -93,7 +97,7 @@ class Main(click.Group):
     """The ``mathcheck`` group: a usage error (an option out of range, a missing argument) is one
     line and exit 2, like every other bad input, instead of click's usage block."""
 
-    def invoke(self, ctx):
+    def invoke(self, ctx) -> Any:
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
@@ -112,7 +116,7 @@ class TableOption(click.Option):
         super().__init__(*args, **kw)
         self.table = table  # () -> the names, in the table's order
 
-    def get_help_record(self, ctx):
+    def get_help_record(self, ctx) -> tuple[str, str] | None:
         written = self.help
         self.help = written.replace("{table}", ", ".join(self.table()))
         try:
@@ -139,7 +143,7 @@ class ExpressionArguments(click.Command):
     ``--json``) and ``check -- a b`` work as before. A token that is neither is an error that says
     to put ``--`` before it, with the line to type."""
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx, args) -> list[str]:
         args = list(args)
         hidden = {}  # a placeholder click cannot take for an option → the expression it stands for
         options, value_next = self._options(ctx), False
@@ -166,7 +170,7 @@ class ExpressionArguments(click.Command):
                 ctx.params[name] = tuple(hidden.get(v, v) if isinstance(v, str) else v for v in value)
         return rest
 
-    def format_help_text(self, ctx, formatter):
+    def format_help_text(self, ctx, formatter) -> None:
         """The grammar's functions, listed from the function table when the help is shown (not at
         start-up: ``mathcheck --help`` and ``list`` stay free of the table), so the list cannot drift."""
         written = self.help
@@ -256,7 +260,7 @@ from_option = click.option("--from", "from_", multiple=True, metavar="FILE.py|MO
 
 @click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mathcheck")
-def main():
+def main() -> None:
     """The mathematics behind Transformers: derived by SymPy, checked against PyTorch."""
 
 
@@ -266,7 +270,7 @@ def main():
 SUPERVISED = False
 
 
-def entry():
+def entry() -> None:
     """The ``mathcheck`` console script and ``python -m mathcheck``."""
     global SUPERVISED
     SUPERVISED = True
@@ -276,7 +280,7 @@ def entry():
 @main.command("list")
 @json_option
 @from_option
-def list_(as_json: bool, from_):
+def list_(as_json: bool, from_) -> None:
     """List the claims: id, seed section, title."""
     from mathcheck import registry
 
@@ -299,7 +303,7 @@ def list_(as_json: bool, from_):
 @main.command()
 @click.argument("claim_id")
 @from_option
-def show(claim_id: str, from_):
+def show(claim_id: str, from_) -> None:
     """Show a claim: its source, assumptions, derivation and mutants (nothing is checked)."""
     from mathcheck import registry
     from mathcheck.render import text
@@ -335,7 +339,7 @@ def _verbose(ctx, param, value):
     return value
 
 
-def run_options(f):
+def run_options(f) -> Callable[..., Any]:
     """The options every proving command shares: what to run on, how many at once, the cache."""
     if not any(p.name == "verbose" for p in getattr(f, "__click_params__", ())):  # prove's -v prints them too
         f = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
@@ -456,7 +460,7 @@ class _Shown:
 @click.option("-v", "--verbose", is_flag=True, callback=_verbose,
               help="Every step with its reason and how it was shown; the numeric check's dtype and cases; "
                    "notes (e.g. a cache entry ignored, and why).")
-def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose):
+def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose) -> None:
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
     from mathcheck.outcome import worst
@@ -471,7 +475,7 @@ def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, 
 @json_option
 @run_options
 @from_option
-def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_):
+def refute(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_) -> None:
     """Show that every mutant (a mistake people make) of each claim is refuted."""
     verdicts = _run("refute", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_)
     from mathcheck.outcome import worst
@@ -525,7 +529,7 @@ def _echo_audit_sentences(rows: list[dict]) -> None:
 @click.option("--all", "all_", is_flag=True,
               help="Every sentence of §1–§8 that states mathematics, judged (exact, holds-with-conditions, "
                    "imprecise, wrong, not-mathematics), grouped by section, before the claims' verdicts.")
-def audit(as_json: bool, all_: bool):
+def audit(as_json: bool, all_: bool) -> None:
     """The seed's statements, each with its verdict: exact, holds-with-conditions, imprecise or wrong.
 
     Claims beyond the article (§9) cite a paper instead of a seed sentence; they are listed after
@@ -593,7 +597,7 @@ def audit(as_json: bool, all_: bool):
               help="Check every row of FILE: TSV lhs<TAB>rhs[<TAB>assume] or JSON lines {lhs, rhs, assume}.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --file: rows checked in parallel processes (same report as -j 1).")
-def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs):
+def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs) -> None:
     """Check your identity LHS = RHS (or each row of --file FILE): symbolic proof, float64 test, verdict.
 
     The grammar (docs/check.md): numbers, names, + - * / ** ^, the functions {functions};
@@ -685,7 +689,7 @@ def _html_out(out):
 @click.option("--html", "html_out", metavar="OUT.html", callback=lambda ctx, param, out: _html_out(out),
               help="Also write the report as one self-contained HTML page (MathML, no network; "
                    "docs/derive.md, HTML report).")
-def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out):
+def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out) -> None:
     """Check the derivation chains in PATH... (files, directories, quoted globs such as
     'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
     and $$ / \\begin{align} blocks in Markdown; docs/latex.md), notebooks' Markdown cells (.ipynb).
@@ -760,7 +764,7 @@ def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, ver
 @click.option("--D", "D", default="8", show_default=True, metavar="INT", help="Model width (divisible by H).")
 @click.option("--H", "H", default="2", show_default=True, metavar="INT", help="Number of heads.")
 @json_option
-def shapes(B, L, D, H, as_json):
+def shapes(B, L, D, H, as_json) -> None:
     """The forward pass's tensor shapes (seed §7.1): derived in B, L, D, H, observed in PyTorch."""
     from mathcheck.derivations.shapes import parse_sizes
 
@@ -793,7 +797,7 @@ def shapes(B, L, D, H, as_json):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Claims proved (and plots drawn) in parallel processes.")
 @click.option("--no-cache", is_flag=True, help="Prove again even if a cached verdict is current.")
-def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
+def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache) -> None:
     """A publishable writeup: LaTeX (or Markdown) with derivations, evidence, mutants and plots."""
     from pathlib import Path
 
@@ -846,12 +850,12 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache):
 
 
 @main.group()
-def cache():
+def cache() -> None:
     """The proof cache: where it is, what it holds; clear it (docs/cache.md)."""
 
 
 @cache.command("info")
-def cache_info():
+def cache_info() -> None:
     """Where the cache is, how many verdicts it holds, its size."""
     _cache_ready()
     from mathcheck import cache_dir as cd
@@ -864,7 +868,7 @@ def cache_info():
 
 
 @cache.command("clear")
-def cache_clear():
+def cache_clear() -> None:
     """Remove mathcheck's files from the cache folder (nothing else there)."""
     _cache_ready()
     from mathcheck import cache_dir as cd
@@ -913,7 +917,7 @@ def cache_clear():
 @seed_option
 @json_option
 def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
-            temperature, only, sizes, simple_values, timeout, init, args, quick, seed, as_json):
+            temperature, only, sizes, simple_values, timeout, init, args, quick, seed, as_json) -> None:
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -970,7 +974,7 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
               help="The forward's parameter for the KV cache (default: past_key_values or cache, with use_cache).")
 @seed_option
 @json_option
-def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, cache_arg, seed, as_json):
+def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, cache_arg, seed, as_json) -> None:
     """Hold a whole Transformer (hf:<model_type> or FILE.py:factory) to the derivations (docs/model.md).
 
     Exit 0: every expected property holds; 1: a property fails (module path, claim, replay line);

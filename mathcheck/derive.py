@@ -34,11 +34,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mathcheck import relations
 from mathcheck.chains import (APPROX, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
                               parse_text, split_top)
 from mathcheck.outcome import ExitByStatus, replay, worst
+
+if TYPE_CHECKING:  # annotations only: SymPy and the probability reader are imported where used
+    from mathcheck.lazy import sympy as sp
+    from mathcheck.userexpr.probability import Facts
 
 
 
@@ -230,7 +235,7 @@ def bounds(chain: Chain) -> tuple:
     return tuple(out)
 
 
-def validate(chain: Chain):
+def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
     """Parse every expression and hypothesis of ``chain`` (one shared set of symbols, its ``let``
     definitions expanded); return ``(expressions, hypotheses)`` as SymPy objects or raise
     :class:`DeriveError` naming the bad line."""
@@ -397,7 +402,7 @@ def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: 
                           patient=True)
 
 
-def facts(chain: Chain, exprs=()):
+def facts(chain: Chain, exprs=()) -> Facts | None:
     """The chain's facts about random variables (:func:`mathcheck.userexpr.probability.read_facts`),
     or None for a chain that has no expectation and states no such fact: it is checked as any other.
     A fact that cannot be read is a :class:`DeriveError` naming its line."""

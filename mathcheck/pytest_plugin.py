@@ -21,14 +21,21 @@ every run, so it imports neither SymPy nor torch until a claim item runs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 # the one failure of a claim, chain or identity (an AssertionError whose message is the report):
 # the plugin's items print it instead of a traceback, mathcheck.testing's assertions raise it
 from mathcheck.testing import ClaimFailed
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def pytest_addoption(parser):
+    from _pytest._code.code import TerminalRepr  # what Item.repr_failure returns besides a str
+
+
+def pytest_addoption(parser) -> None:
     group = parser.getgroup("mathcheck", "mathcheck: derivations as tests")
     group.addoption("--mathcheck", action="store_true", default=False,
                     help="collect mathcheck's claims (built-in and installed plug-ins) as test items")
@@ -46,7 +53,7 @@ class ClaimItem(pytest.Item):
         self.claim_id, self.kind, self.seed, self.spec = claim_id, kind, seed, spec
         self.add_marker("mathcheck")
 
-    def runtest(self):
+    def runtest(self) -> None:
         from mathcheck import engine, outcome, registry, testing
         from mathcheck.verify import Options
 
@@ -56,12 +63,12 @@ class ClaimItem(pytest.Item):
         if outcome.exit_code(v.status) != 0:  # the replay line carries the --from file
             raise ClaimFailed((testing.prove_message if self.kind == "prove" else testing.refute_message)(v))
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo, style=None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ClaimFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"mathcheck {self.kind} {self.claim_id}"
 
 
@@ -73,7 +80,7 @@ class DerivationItem(pytest.Item):
         self.chain, self.seed = chain, seed
         self.add_marker("mathcheck")
 
-    def runtest(self):
+    def runtest(self) -> None:
         import click
 
         from mathcheck import derive, outcome
@@ -85,12 +92,12 @@ class DerivationItem(pytest.Item):
             lines.append(f"    replay: {derive.replay_line([self.chain.path], self.seed)}")
             raise ClaimFailed("\n".join(lines))
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo, style=None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ClaimFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, self.chain.line - 1, f"mathcheck derive {self.chain.path}:{self.chain.line}"
 
 
@@ -155,13 +162,13 @@ def _only_named(config) -> bool:
     return bool(named) and getattr(config, "args_source", None) != pytest.Config.ArgsSource.ARGS
 
 
-def pytest_ignore_collect(collection_path, config):
+def pytest_ignore_collect(collection_path, config) -> bool | None:
     if _only_named(config) and collection_path != config.invocation_params.dir:
         return True  # the project's own test files are not collected, not even imported
     return None
 
 
-def pytest_configure(config):
+def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "mathcheck: a mathcheck claim collected by --mathcheck")
     if (config.getoption("mathcheck") or config.getoption("mathcheck_from")) and not hasattr(config, "workerinput"):
         # claims are user code: one that ends this process below Python (ctypes' _exit(0), a crash)
@@ -175,7 +182,7 @@ def pytest_configure(config):
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, so they select claim items too
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_modifyitems(session, config, items) -> None:
     before = len(items)
     if config.getoption("mathcheck_derivations"):
         items += _derivation_items(session, config)

@@ -18,9 +18,12 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from mathcheck import outcome
+
+if TYPE_CHECKING:
+    from mathcheck.claim import Claim  # built on demand: importing it here would import SymPy
 
 _SECTION = re.compile(r"§(\d+)(?:\.(\d+))?")
 
@@ -69,7 +72,7 @@ class Entry:
         m = _SECTION.match(self.section)
         return (int(m.group(1)), int(m.group(2) or 0)) if m else (99, 0)
 
-    def build(self):
+    def build(self) -> Claim:
         if self.builder is None:  # listed from the index: import the module for the real entry
             importlib.import_module(self.module)
             return _ENTRIES[self.id].build()
@@ -89,7 +92,7 @@ BUILD_SECONDS = 120.0
 
 
 def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | None = None,
-          reference=None, paper: str = ""):
+          reference=None, paper: str = "") -> Callable[[Callable], Callable]:
     """Register the decorated builder as the derivation of claim ``id``.
 
     ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
@@ -350,6 +353,6 @@ def entry(claim_id: str) -> Entry:
         raise UnknownClaim(f"unknown claim {claim_id!r}{hint} (mathcheck list shows every id)") from None
 
 
-def get(claim_id: str):
+def get(claim_id: str) -> Claim:
     """Build and return the claim with this id."""
     return entry(claim_id).build()

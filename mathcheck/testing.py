@@ -14,7 +14,15 @@ command that replays it, not a traceback into mathcheck. Nothing heavy is import
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __all__ = ["assert_proved", "assert_identity", "assert_conforms", "assert_model_conforms", "ClaimFailed"]
+
+if TYPE_CHECKING:  # names for the annotations only: nothing heavy is imported until called
+    from mathcheck.conform.run import Report
+    from mathcheck.model.report import ModelReport
+    from mathcheck.userexpr.relation import CheckResult
+    from mathcheck.verdict import ClaimVerdict
 
 
 class ClaimFailed(AssertionError):
@@ -67,7 +75,7 @@ def refute_message(verdict) -> str:
     return "\n".join(lines)
 
 
-def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None):
+def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None) -> ClaimVerdict:
     """Prove a claim (its id, a registry entry, or a :class:`~mathcheck.claim.Claim`) and, unless
     ``mutants=False``, refute every one of its mutants. Returns the claim's verdict.
 
@@ -91,7 +99,7 @@ def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None):
     return verdict
 
 
-def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0):
+def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: float = 30.0) -> CheckResult:
     """Assert that ``lhs = rhs`` is *proved* by ``mathcheck check`` (symbolically and numerically).
 
     ``assume`` maps names to properties, e.g. ``{"n": ("positive", "integer")}``. Returns the
@@ -110,7 +118,7 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
 
 def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
                     scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None,
-                    timeout=None, quick: bool = False, init=None, args=None):
+                    timeout=None, quick: bool = False, init=None, args=None) -> Report:
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
@@ -145,7 +153,7 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     return report
 
 
-def assert_model_conforms(model_or_factory, causal=None, seed: int = 0, length: int = 6):
+def assert_model_conforms(model_or_factory, causal=None, seed: int = 0, length: int = 6) -> ModelReport:
     """Hold a whole model to the derivations (see ``mathcheck model``): an ``nn.Module``, a factory
     called with no arguments, or a SPEC string (``"hf:llama"``, ``"my_model.py:factory"``). Its
     forward takes ``input_ids`` (B, L) and returns logits (B, L, V) or an object with ``.logits``.

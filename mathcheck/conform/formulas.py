@@ -69,26 +69,26 @@ def ev(expr, values: dict, grid: dict | None = None, base: int = 1, funcs=None) 
 # --- softmax (softmax-simplex, softmax-jacobian) ------------------------------------------------------
 
 @lru_cache(maxsize=None)
-def softmax():
+def softmax() -> sp.Expr:
     """softmax-simplex, part ``shift-invariant``, step 0: exp(c + z_i)/Σ_k exp(c + z_k), which the
     part shows equals s_i for every c; with c = −max z no exponential overflows (the safe shift)."""
     return _step("softmax-simplex", "shift-invariant", 0)
 
 
 @lru_cache(maxsize=None)
-def softmax_ratio():
+def softmax_ratio() -> sp.Expr:
     """softmax-simplex, part ``ratio``: s_i/s_j = exp(z_i − z_j) (the derived right-hand side)."""
     return _claim("softmax-simplex").part("ratio").rhs
 
 
 @lru_cache(maxsize=None)
-def softmax_jacobian():
+def softmax_jacobian() -> sp.Expr:
     """softmax-jacobian, part ``jacobian``: ∂s_i/∂z_j = s_i(δ_ij − s_j)."""
     return _claim("softmax-jacobian").part("jacobian").rhs
 
 
 @lru_cache(maxsize=None)
-def softmax_normalised():
+def softmax_normalised() -> sp.Expr:
     """softmax-simplex, part ``normalised``: Σ_j s_j = 1 (the derived right-hand side)."""
     return _claim("softmax-simplex").part("normalised").rhs
 
@@ -96,32 +96,32 @@ def softmax_normalised():
 # --- attention (multihead-split-merge, mask-negative-infinity, attention-backward) -------------------
 
 @lru_cache(maxsize=None)
-def head_scores():
+def head_scores() -> sp.Expr:
     """multihead-split-merge, part ``head-scores``: Σ_e K_h[b,h,j,e] Q_h[b,h,l,e]/√D_head (indices from 0)."""
     return _claim("multihead-split-merge").part("head-scores").lhs
 
 
 @lru_cache(maxsize=None)
-def masked_softmax():
+def masked_softmax() -> sp.Expr:
     """mask-negative-infinity, part ``boolean-mask``: exp(z_i)α_i/Σ_k exp(z_k)α_k, α = keep (0/1), the
     derived right-hand side of exp(m_i + z_i)/Σ_k exp(m_k + z_k) with m ∈ {0, −∞}."""
     return _claim("mask-negative-infinity").part("boolean-mask").rhs
 
 
 @lru_cache(maxsize=None)
-def additive_masked_softmax():
+def additive_masked_softmax() -> sp.Expr:
     """mask-negative-infinity, part ``boolean-mask``, step 0: exp(m_i + z_i)/Σ_k exp(m_k + z_k)."""
     return _claim("mask-negative-infinity").part("boolean-mask").lhs
 
 
 @lru_cache(maxsize=None)
-def masked_weight_limit():
+def masked_weight_limit() -> sp.Expr:
     """mask-negative-infinity, part ``neg-inf-weight``: the weight of a key whose score → −∞ is 0."""
     return _claim("mask-negative-infinity").part("neg-inf-weight").rhs
 
 
 @lru_cache(maxsize=None)
-def attention_output():
+def attention_output() -> sp.Expr:
     """attention-backward, part ``dP``, step 0: the O_mb = Σ_k P_mk V_kb inside ℓ = Σ dO ⊙ O."""
     return _find(_step("attention-backward", "dP", 0),
                  lambda a: isinstance(a, sp.Sum) and {b.label.name for b in a.atoms(sp.IndexedBase)} == {"P", "V"})
@@ -137,13 +137,13 @@ def attention_gradients() -> dict:
 # --- losses (cross-entropy-softmax-gradient, cross-entropy-decomposition, kl-distillation) -----------
 
 @lru_cache(maxsize=None)
-def ce_gradient():
+def ce_gradient() -> sp.Expr:
     """cross-entropy-softmax-gradient, part ``gradient``: ∂(−log s_y)/∂z_j = s_j − δ_jy."""
     return _claim("cross-entropy-softmax-gradient").part("gradient").rhs
 
 
 @lru_cache(maxsize=None)
-def log_softmax():
+def log_softmax() -> sp.Expr:
     """cross-entropy-softmax-gradient, part ``gradient``, step 0: the log(exp(z_y)/Σ_k exp(z_k))
     differentiated there (the negative of the loss)."""
     d = _step("cross-entropy-softmax-gradient", "gradient", 0)
@@ -151,40 +151,40 @@ def log_softmax():
 
 
 @lru_cache(maxsize=None)
-def log_softmax_expanded():
+def log_softmax_expanded() -> sp.Expr:
     """``expand_log`` of :func:`log_softmax`: z_y − log Σ_k exp(z_k) (z real), which stays finite at
     logits up to ±1e4 once z is shifted by its maximum."""
     return sp.expand_log(log_softmax(), force=True)
 
 
 @lru_cache(maxsize=None)
-def cross_entropy():
+def cross_entropy() -> sp.Expr:
     """cross-entropy-decomposition, part ``decomposition``, step 1: H(p, q) = −Σ_i p_i log q_i."""
     return _step("cross-entropy-decomposition", "decomposition", 1)
 
 
 @lru_cache(maxsize=None)
-def entropy_plus_kl():
+def entropy_plus_kl() -> sp.Expr:
     """cross-entropy-decomposition, part ``decomposition``, step 2: Σ p log(p/q) − Σ p log p,
     i.e. KL(p‖q) + H(p), which the part shows equals the cross-entropy."""
     return _step("cross-entropy-decomposition", "decomposition", 2)
 
 
 @lru_cache(maxsize=None)
-def kl_batchmean():
+def kl_batchmean() -> sp.Expr:
     """kl-distillation, part ``batchmean``: Σ_{b,i} p_bi log(p_bi/q_bi)/B (= F.kl_div(log q, p, 'batchmean'))."""
     return _claim("kl-distillation").part("batchmean").rhs
 
 
 @lru_cache(maxsize=None)
-def soft_ce_gradient():
+def soft_ce_gradient() -> sp.Expr:
     """kl-distillation, part ``soft-ce-gradient``: ∂(−Σ_j p_j log softmax(z/T)_j)/∂z_i = (q_i − p_i)/T,
     q = softmax(z/T), for any target distribution p (a smoothed label, a teacher's softmax)."""
     return _claim("kl-distillation").part("soft-ce-gradient").rhs
 
 
 @lru_cache(maxsize=None)
-def kl_asymmetric_pair():
+def kl_asymmetric_pair() -> tuple[list[float], ...]:
     """kl-distillation, part ``asymmetry``: the pair (p, q) = ((1/2, 1/2), (9/10, 1/10)) whose two
     KL divergences the part shows differ, as float lists."""
     term = _find(_claim("kl-distillation").part("asymmetry").lhs,
@@ -196,25 +196,25 @@ def kl_asymmetric_pair():
 # --- LayerNorm (layernorm-statistics) -----------------------------------------------------------------
 
 @lru_cache(maxsize=None)
-def layernorm():
+def layernorm() -> sp.Expr:
     """layernorm-statistics, part ``jacobian``, step 0: y_i = (x_i − μ)/√(σ² + ε), the function differentiated."""
     return _step("layernorm-statistics", "jacobian", 0).args[0]
 
 
 @lru_cache(maxsize=None)
-def layernorm_variance():
+def layernorm_variance() -> sp.Expr:
     """layernorm-statistics, part ``variance``: the biased variance of y is σ²/(σ² + ε)."""
     return _claim("layernorm-statistics").part("variance").rhs
 
 
 @lru_cache(maxsize=None)
-def layernorm_mean():
+def layernorm_mean() -> sp.Expr:
     """layernorm-statistics, part ``mean``: Σ_i y_i = 0."""
     return _claim("layernorm-statistics").part("mean").rhs
 
 
 @lru_cache(maxsize=None)
-def layernorm_jacobian():
+def layernorm_jacobian() -> sp.Expr:
     """layernorm-statistics, part ``jacobian``: (δ_ij − 1/n − y_i y_j/n)/√(σ² + ε)."""
     return _claim("layernorm-statistics").part("jacobian").rhs
 
@@ -236,7 +236,7 @@ def rmsnorm() -> dict:
 # --- §9 attention variants (grouped-query-attention, online-softmax) ---------------------------------------
 
 @lru_cache(maxsize=None)
-def gqa_head():
+def gqa_head() -> sp.Expr:
     """grouped-query-attention, part ``head-output``: the derived rhs, query head j of group g reading
     its group's K_g, V_g: Σ_k e^{Σ_c Q_gjc K_gkc/√d} V_gke / Σ_k e^{Σ_c Q_gjc K_gkc/√d}, which the part
     shows equals multi-head attention on K, V repeated r times by repeat_interleave (head (g−1)r + j)."""
@@ -244,7 +244,7 @@ def gqa_head():
 
 
 @lru_cache(maxsize=None)
-def online_softmax_shifted():
+def online_softmax_shifted() -> sp.Expr:
     """online-softmax, part ``final``, step 1: Σ_k e^{s_k−m} v_k / Σ_k e^{s_k−m}, the state after the
     last block (o(1, n, m), which the ``merge-*`` parts show any split reaches), shown equal to
     softmax(s)·v for every shift m; at m = max s no exponential exceeds 1."""
@@ -254,7 +254,7 @@ def online_softmax_shifted():
 # --- positions (sinusoidal-relative-position, rope-relative-position) ----------------------------------
 
 @lru_cache(maxsize=None)
-def sinusoidal_pair():
+def sinusoidal_pair() -> sp.Matrix:
     """sinusoidal-relative-position, part ``shift``, step 0 at k = 0: (sin(pos ω_i), cos(pos ω_i)),
     ω_i = 10000^(−i/m), d = 2m: columns 2i and 2i + 1 of the table (i from 0)."""
     lhs = _claim("sinusoidal-relative-position").part("shift").lhs
@@ -262,20 +262,20 @@ def sinusoidal_pair():
 
 
 @lru_cache(maxsize=None)
-def sinusoidal_rotation():
+def sinusoidal_rotation() -> sp.ImmutableMatrix:
     """sinusoidal-relative-position, part ``shift``: the derived M(k) with PE(pos + k) = M(k)·PE(pos)
     (the first factor of the right-hand side)."""
     return _claim("sinusoidal-relative-position").part("shift").rhs.args[0]
 
 
 @lru_cache(maxsize=None)
-def sinusoidal_dot():
+def sinusoidal_dot() -> sp.Expr:
     """sinusoidal-relative-position, part ``dot``: PE(pos)·PE(pos + k) = Σ_i cos(k ω_i)."""
     return _claim("sinusoidal-relative-position").part("dot").rhs
 
 
 @lru_cache(maxsize=None)
-def rope_rotated():
+def rope_rotated() -> tuple[sp.Expr, sp.Expr]:
     """rope-relative-position, part ``inner``, step 0 at n = 0: ∂/∂k_{b,1} and ∂/∂k_{b,2} of the
     summand give the two components of R_m q for the pair b (RoFormer's interleaved pairs)."""
     lhs = _claim("rope-relative-position").part("inner").lhs

@@ -13,7 +13,7 @@ import math
 import zlib
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
@@ -127,7 +127,7 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
 
 
-def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None):
+def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None) -> tuple[torch.nn.Module | None, Outcome | None]:
     """``make(*args)`` under a seed drawn from ``gen`` (so the module's own initialisation is
     reproducible and the user's global RNG untouched), moved to ``dtype``; a failing outcome when
     ``make`` raises or returns something that is not an ``nn.Module``."""
@@ -161,7 +161,7 @@ def float32_against_float64(module, rebuild: Callable, x: torch.Tensor, tol: Cal
     return compare(b, a, tol(a), "the float32 result against the float64 one (tolerance from float32's eps)")
 
 
-def call(fn, *args, **kwargs):
+def call(fn, *args, **kwargs) -> tuple[Any, Outcome | None]:
     """The user's call, contained (:func:`mathcheck.conform.contain.guarded`: a time limit, and a
     ``BaseException`` that is not an ``Exception`` stops the run as an error); an exception becomes
     a failing outcome, not a crash of ours."""
@@ -175,7 +175,7 @@ def call(fn, *args, **kwargs):
                              crashed=True, error=type(exc).__name__)
 
 
-def call_tensor(fn, *args, **kwargs):
+def call_tensor(fn, *args, **kwargs) -> tuple[torch.Tensor | None, Outcome | None]:
     """:func:`call` for a callable that must return a tensor (a tuple's first element is used)."""
     out, err = call(fn, *args, **kwargs)
     if err:
@@ -188,7 +188,7 @@ def call_tensor(fn, *args, **kwargs):
     return out.clone(), None
 
 
-def first_output(out):
+def first_output(out) -> Any:
     """``nn.MultiheadAttention`` returns (output, weights): use the first element of a tuple."""
     return out[0] if isinstance(out, (tuple, list)) else out
 

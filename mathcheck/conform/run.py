@@ -5,11 +5,19 @@ from __future__ import annotations
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from mathcheck.conform.spec import KINDS, BadInput, Variant, check_kind, check_variant
 from mathcheck.outcome import ExitByStatus, replay, split_flags, worst
 
-def properties(kind: str, variant: Variant = Variant()):
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from mathcheck.conform.precision import Precision
+    from mathcheck.conform.property import Property
+
+
+def properties(kind: str, variant: Variant = Variant()) -> list[Property]:
     if kind == "kl" and variant.temperature is not None:  # distillation: fn(student_logits, teacher_logits)
         from mathcheck.conform.losses import distill_properties
 
@@ -203,7 +211,7 @@ def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
                     f"these roles in another order or under other names")
 
 
-def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target"):
+def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target") -> tuple[Variant, Precision, list[str]]:
     """``(variant, precision, lines)``: the norm's eps resolved (``norms.configure``) into the variant,
     and the precision the target computes in (``precision.measure`` on the kind's probe), each with
     the line the report prints. Deterministic in the seed. The probe is the first call into the
@@ -273,7 +281,7 @@ def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(),
         TIMEOUT.reset(token)
 
 
-def bind_init(fn, init: tuple, label: str):
+def bind_init(fn, init: tuple, label: str) -> Callable[..., Any]:
     """``functools.partial(fn, **init)``: the ``--init KEY=VALUE`` keywords bound to the target (a
     module kind's factory or class, a function), checked against its signature before any call — a
     name it does not take is bad input, with the names it does."""
@@ -305,7 +313,7 @@ def quick_default(variant: Variant) -> Variant:
 
 
 @contextmanager
-def one_thread():
+def one_thread() -> Iterator[None]:
     """torch on one intra-op thread for the block, as the engine runs every numeric check: a
     reduction split across threads rounds differently with the thread count, so one thread keeps
     a report the same byte for byte on any machine. It is also faster here: conform's tensors are

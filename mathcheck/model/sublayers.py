@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
 from mathcheck.conform.run import Result
 from mathcheck.numeric.tolerance import dtype_tolerance
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 F64 = torch.float64
 
@@ -183,7 +187,7 @@ def identity_fill(module) -> float:
     return 1.0
 
 
-def norm_maker(module):
+def norm_maker(module) -> Callable[[int, float], torch.nn.Module]:
     """``make(D, eps)`` for conform: the module's own computation at any size and eps."""
     fill = identity_fill(module)
 
@@ -192,7 +196,7 @@ def norm_maker(module):
     return make
 
 
-def check_norm(path: str, module, kind: str, seed: int, replay: str):
+def check_norm(path: str, module, kind: str, seed: int, replay: str) -> tuple[list[Result], list[str]]:
     """conform's properties of ``kind`` for this module at its own eps (conform measures the eps
     of a module that holds none, and the precision it computes in); replay lines point at the
     model. Returns (results, setting lines)."""
@@ -354,7 +358,7 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
 
 # --- rotary embeddings -------------------------------------------------------------------------------
 
-def rotary_parts(module):
+def rotary_parts(module) -> tuple[Callable, int, float] | None:
     """(apply, head_dim, base) for a transformers-style rotary module — an ``inv_freq`` buffer,
     ``forward(x, position_ids) -> (cos, sin)`` — whose model file defines ``apply_rotary_pos_emb``;
     else None. base is read back from inv_freq_b = base^(−2b/d)."""
@@ -378,7 +382,7 @@ def _table_for(module, d: int, base: float):
     return (base ** (-torch.arange(0, d, 2, dtype=F64) / d)).to(inv.dtype)
 
 
-def rotary_fn(module, apply, base: float = 10000.0):
+def rotary_fn(module, apply, base: float = 10000.0) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
     """``fn(x, positions)`` for conform's rotary kind: x (…, L, d) rotated by the module's cos/sin
     through the model's own ``apply_rotary_pos_emb`` (one head)."""
     def fn(x, positions):
@@ -407,7 +411,7 @@ def attention_scaling(module) -> float:
     return float(s) if isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0 else 1.0
 
 
-def check_rotary(path: str, module, seed: int, replay: str):
+def check_rotary(path: str, module, seed: int, replay: str) -> tuple[list[Result], list[str]] | None:
     """conform's rotary properties at the module's head size; ``matches-derived`` (θ_b =
     10000^(−2(b−1)/d)) only when the module's base is 10000, the other two (statements about any
     base) always. Returns (results, setting lines), or None when the module is not one we can call."""

@@ -26,9 +26,13 @@ and ``1/Π_{b+1}^{a−1}`` (:func:`loop_reduce`, shared by the two loop backends
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.sampling import exact
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 class Walker:
@@ -44,7 +48,7 @@ class Walker:
     def __call__(self, e):
         return self.backend.run(self, e)
 
-    def ev(self, e):
+    def ev(self, e) -> Any:
         handler = _HANDLERS.get(e.__class__)
         if handler is None:  # what a node is depends on its class only: decided once per class
             handler = _HANDLERS[e.__class__] = _handler(e)
@@ -103,7 +107,7 @@ class Walker:
         return b.other(self, e)
 
     @contextmanager
-    def bind(self, var, value):
+    def bind(self, var, value) -> Iterator[Any]:
         """``var`` bound to ``value`` (a summation index, a derivative's variable), the binding it
         shadows restored on the way out."""
         had, old = var in self.env, self.env.get(var)
@@ -116,7 +120,7 @@ class Walker:
             else:
                 self.env.pop(var, None)
 
-    def piecewise(self, e):
+    def piecewise(self, e) -> Any:
         """The first branch whose condition holds at the exact values of the scalars in ``env``
         (a float at its binary value); a condition SymPy cannot decide there is undefined."""
         for value, cond in e.args:
@@ -129,7 +133,7 @@ class Walker:
         raise self.backend.error("no branch of a Piecewise holds")
 
 
-def loop_reduce(walker: Walker, f, limits, product: bool = False):
+def loop_reduce(walker: Walker, f, limits, product: bool = False) -> Any:
     """Σ (or Π) of ``f`` over ``limits`` (SymPy order: the last limit is the outermost), one term
     at a time — the loop backends' reduction. ``b < a`` follows Karr: the range ``b+1 .. a−1``,
     negated (Σ) or inverted (Π); ``b = a − 1`` is the empty range (0, resp. 1).

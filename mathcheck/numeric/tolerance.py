@@ -21,6 +21,11 @@ Fixed tolerances are the exceptions, each a named constant below with the reason
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
 SAFETY = 4.0
 TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order rounding bounds propagated "
                    "through each side (machine epsilon of the dtype, reduction lengths, magnitudes of the "
@@ -126,7 +131,7 @@ def tiny(dtype) -> float:
     return float(torch.finfo(dtype).tiny)
 
 
-def rounding_bound(eps: float, terms: int, magnitude, tiny: float = 0.0):
+def rounding_bound(eps: float, terms: int, magnitude, tiny: float = 0.0) -> float | torch.Tensor:
     """The first-order rounding bound of a reduction of ``terms`` terms of magnitude ≤ ``magnitude``
     computed with machine epsilon ``eps``: (terms + 1)·(ε·magnitude + tiny). ``magnitude`` may be a
     tensor (a bound per entry).

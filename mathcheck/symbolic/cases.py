@@ -247,7 +247,7 @@ def _on_boundary(g):
     return None
 
 
-def by_cases(L, R, relation: str, given=()):
+def by_cases(L, R, relation: str, given=()) -> str | None:
     """How ``L REL R`` was shown region by region, or None (see the module docstring).
 
     A ``Heaviside(g)`` adds the boundary ``g = 0`` as a region of its own (H(0) = 1/2 there),
@@ -319,7 +319,7 @@ def _between_low(a, lo):
     return [a + t for t in range(int(m))]
 
 
-def peel(e):
+def peel(e) -> sp.Basic | None:
     """``e`` with every group of sums (products) over the same terms written over one common range."""
     sums = [s for s in e.atoms(sp.Sum, sp.Product) if len(s.limits) == 1]
     groups: dict = {}
@@ -403,7 +403,7 @@ def _implied(cond, given) -> bool:
     return False
 
 
-def closed_form(e, given=()):
+def closed_form(e, given=()) -> sp.Basic | None:
     """``e.doit()`` with the Piecewise branches the hypotheses rule out dropped (None if no Sum)."""
     if not e.has(sp.Sum, sp.Product):
         return None
@@ -418,7 +418,7 @@ def closed_form(e, given=()):
     return out.replace(lambda t: isinstance(t, sp.Piecewise), prune)
 
 
-def substitute_given(e, given):
+def substitute_given(e, given) -> sp.Basic | None:
     """``e`` with each side of an equation hypothesis that is a sum or a symbol replaced by the
     other side (``given: Sum(y[j], (j, 1, n)) = 1`` turns ``Σ_i y_i`` into 1, whatever its index is
     called); None when no hypothesis applies."""

@@ -237,7 +237,7 @@ def by_provers(e, rel: str = "=", hypotheses: tuple = (), seconds: float = DEFAU
                     timed_out=timed_out, notes=tuple(notes))
 
 
-def use_hypotheses(e, hypotheses: tuple):
+def use_hypotheses(e, hypotheses: tuple) -> sp.Basic | None:
     """``e`` rewritten with the part's hypotheses, or None when none applies: an equation
     ``x = v`` replaces ``x`` (bound variables renamed first, so Σ_j p_j matches Σ_i p_i), and a
     hypothesis ``X > 0`` (``X ≥ 0``) replaces a compound ``X`` by a positive (nonnegative) variable,
@@ -294,7 +294,7 @@ def _nonzero(v: float, scale: float) -> bool:
     return abs(v) > STEP_REL * scale
 
 
-def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero):
+def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero) -> tuple[tuple[str, str], ...] | None:
     """A point where ``bad(value, scale)`` holds beyond doubt (evaluated to ``numeric.PRECISION_DIGITS``
     = 50 digits), or None. The point is the numeric kernel's constructive draw.
 
@@ -508,7 +508,7 @@ def _matrix_zero_test(m, ctx, attempt_s, total_s) -> Decision:
                     timed_out=any(d.timed_out for d in decisions))
 
 
-def difference(a, b):
+def difference(a, b) -> sp.Expr | sp.Matrix:
     if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase) \
             or getattr(a, "is_Matrix", False) or getattr(b, "is_Matrix", False):
         return sp.Matrix(sp.Matrix(a.doit()) - sp.Matrix(b.doit()))

@@ -17,7 +17,7 @@ link is; ``refuted`` if one is refuted; its generality is computed, never taken 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mathcheck.budget import attempt
 from mathcheck.claim import Context, Part
@@ -26,6 +26,9 @@ from mathcheck.symbolic import hypotheses as hyp
 from mathcheck.symbolic import rules
 from mathcheck.symbolic.context import range_hypothesis
 from mathcheck.symbolic.decide import DEFAULT_ATTEMPT_S, DEFAULT_STEP_S, Decision, difference, relation_test, zero_test
+
+if TYPE_CHECKING:
+    from mathcheck.lazy import sympy as sp
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ def check_parts(parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTE
     return tuple(out)
 
 
-def replay(part: Part, lhs, attempt_s: float = DEFAULT_ATTEMPT_S):
+def replay(part: Part, lhs, attempt_s: float = DEFAULT_ATTEMPT_S) -> sp.Basic | None:
     """Apply the part's rules, in order, to another left-hand side (algebra steps keep it as is).
 
     This is how a mutant that changes a part's left-hand side is derived with the same machinery.

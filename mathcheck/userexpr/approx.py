@@ -129,7 +129,7 @@ def _near(word: str, target: str) -> bool:
     return abs(len(word) - len(target)) <= 2 and difflib.SequenceMatcher(None, word, target).ratio() >= 0.8
 
 
-def stated_bound(reason: str):
+def stated_bound(reason: str) -> Bound | None:
     """``(value, relative)`` of :func:`read_bound` (a :class:`Bound`, which unpacks so), or None.
 
         >>> stated_bound("GELU's tanh form, within 5e-4") == (5e-4, False), stated_bound("within 1%") == (0.01, True)

@@ -30,10 +30,15 @@ from __future__ import annotations
 
 import re
 import time
+from typing import TYPE_CHECKING
 
 from mathcheck import relations
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import CONTINUOUS, DISCRETE, PARAMETERS, Facts
+
+if TYPE_CHECKING:
+    from mathcheck.userexpr.relation import CheckResult
+
 
 DRAWS = 24               # distributions drawn per link
 MAX_MISSES = 200         # draws that miss a constraint before the numeric side gives up
@@ -353,7 +358,7 @@ def _given_holds(g, inst) -> bool:
 
 def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed: int = 0,
           timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
-          prose: bool = False):
+          prose: bool = False) -> CheckResult:
     """``given ⇒ lhs REL rhs`` for a link with expectations, as a
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
     from mathcheck.outcome import combine

@@ -30,9 +30,16 @@ from __future__ import annotations
 
 import random
 import zlib
+from typing import TYPE_CHECKING
 
 from mathcheck.lazy import sympy as sp
 from mathcheck.relations import INEQUALITIES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mathcheck.userexpr.relation import CheckResult
+
 
 DRAWS = 3            # random functions per unknown, each a numeric check of its own
 SYMBOLIC_SHARE = 0.5  # of the budget, for the symbolised check (the rest: the draws)
@@ -45,7 +52,7 @@ def unknowns(*exprs) -> set:
     return {a.func for e in exprs for a in e.atoms(AppliedUndef)}
 
 
-def canonical(expr):
+def canonical(expr) -> sp.Basic:
     """``expr`` with its derivatives taken and every derivative of an unknown function written
     ``Subs(Derivative(f(ξ), ξ), ξ, u)``: SymPy writes ``f'(g(x))`` as ``Derivative(f(g(x)), g(x))``,
     which cannot take a concrete f; the ``Subs`` form can, and has one spelling."""
@@ -81,7 +88,7 @@ def _key(atom):
     return (atom.func.__name__, (), atom.args)
 
 
-def symbolised(exprs):
+def symbolised(exprs) -> tuple[list[sp.Basic], dict[sp.Symbol, sp.Basic]]:
     """Each of ``exprs`` (canonical) with every application and derivative of an unknown function a
     fresh real symbol ``f__1``, ``f__2`` … (``__`` is no user's name), and the symbols' meanings."""
     from sympy.core.function import AppliedUndef
@@ -115,7 +122,7 @@ def symbolised(exprs):
     return out, names
 
 
-def draw(func, seed: int, k: int):
+def draw(func, seed: int, k: int) -> Callable[[int], sp.Lambda]:
     """A random smooth real function of ``func``'s arity, the same for the same seed, draw and name:
     ``a·sin(c·t + d) + b·t + q·t²/4`` per argument (plus ``r·t1·t2`` for two or more)."""
     rng = random.Random(zlib.crc32(f"{func.__name__}/{seed}/{k}".encode()))
@@ -133,7 +140,7 @@ def draw(func, seed: int, k: int):
     return make
 
 
-def concrete(exprs, table: dict):
+def concrete(exprs, table: dict) -> list[sp.Basic]:
     """``exprs`` (canonical) with each unknown function replaced by ``table[f]`` (a Lambda), derivatives taken."""
     from sympy.core.function import AppliedUndef
 
@@ -150,7 +157,7 @@ def arities(exprs) -> dict:
     return {a.func: len(a.args) for e in exprs for a in e.atoms(AppliedUndef)}
 
 
-def draws(arity: dict, seed: int):
+def draws(arity: dict, seed: int) -> list[dict[type[sp.Function], sp.Lambda]]:
     """``DRAWS`` tables ``{f: Lambda}`` for the unknown functions (``arity``: :func:`arities`)."""
     order = sorted(arity, key=lambda f: f.__name__)
     return [{f: draw(f, seed, k)(arity[f]) for f in order} for k in range(DRAWS)]
@@ -166,7 +173,7 @@ def shown(table: dict) -> str:
 
 
 def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0, timeout: float = 30.0,
-          *, lhs_text: str | None = None, rhs_text: str | None = None, implicit=()):
+          *, lhs_text: str | None = None, rhs_text: str | None = None, implicit=()) -> CheckResult:
     """``given ⇒ lhs REL rhs`` for every choice of the unknown functions in it (module docstring):
     a :class:`~mathcheck.userexpr.relation.CheckResult`. ``implicit``: names of unknown functions a
     reader inferred (``\\frac{dC}{dx}`` of an undefined C): a link that fails for some such function but

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mathcheck.lazy import sympy as sp
 
 
 @dataclass(frozen=True)
@@ -22,12 +26,12 @@ class Options:
     dtype: str = "float64"
 
 
-def resolve(path: str):
+def resolve(path: str) -> Any:
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
-def symbol(expr, name: str):
+def symbol(expr, name: str) -> sp.Basic:
     """The symbol of ``expr`` called ``name``, bound ones included (checks find a statement's
     symbols by name: :func:`mathcheck.numeric.symbols.by_name`)."""
     from mathcheck.numeric.symbols import by_name

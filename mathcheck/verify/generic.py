@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from typing import TYPE_CHECKING
 
 import sympy as sp
 import torch
@@ -25,6 +26,9 @@ from mathcheck.numeric.evaluate import EvaluationError, Evaluator, Indexed
 from mathcheck.numeric.sampling import tensor_integer, tensor_values
 from mathcheck.numeric.tolerance import GENERIC_ATOL, GENERIC_RTOL, HYPOTHESIS_REL
 from mathcheck.procs import UserCodeExit, user_code
+
+if TYPE_CHECKING:
+    from mathcheck.verdict import NumericVerdict
 
 DT = torch.float64
 SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
@@ -64,7 +68,7 @@ def _exact(v):
     return sp.Integer(int(v)) if float(v) == int(float(v)) and abs(float(v)) < 2 ** 53 else sp.Rational(float(v))
 
 
-def confirmed(stmt, rel: str, values: dict, bases: dict):
+def confirmed(stmt, rel: str, values: dict, bases: dict) -> bool | None:
     """Whether ``stmt`` fails at this point at high precision (``mathcheck.numeric.precise``),
     or None where it cannot be decided there (the float64 failure is then not a refutation).
 
@@ -376,7 +380,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
         tally.details.append(f"{name} at {where}: {compared} values compared, {what}{ref_txt}")
 
 
-def check(statements: dict, options, claim=None):
+def check(statements: dict, options, claim=None) -> NumericVerdict:
     """The numeric check of a claim registered without ``check=``.
 
     Every part's statement ``lhs REL rhs`` (derived or a mutant's) is evaluated with torch in

@@ -367,7 +367,7 @@ def temperature_sharpness(statements: dict, options: Options) -> NumericVerdict:
     return cmp.verdict()
 
 
-def softmax_weight_ratio(z, n, i, j):
+def softmax_weight_ratio(z, n, i, j) -> torch.Tensor:
     """torch.softmax's weight ratio s_j/s_i on the (i, j) grid.
 
     One row of scores z (entries 1..n); the reference of softmax-weight-ratio's part 'ratio'."""

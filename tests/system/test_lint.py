@@ -18,6 +18,25 @@ def test_ruff_finds_nothing():
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-1000:]
 
 
+def _ruff_on(source: str, as_path: str) -> subprocess.CompletedProcess:
+    """ruff on ``source`` as if it were the file ``as_path`` of the repository (its config applies)."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    return subprocess.run([ruff, "check", "--no-cache", "--output-format", "concise", "--stdin-filename", as_path,
+                           "-"], input=source, cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("as_path, flagged", [("mathcheck/lintprobe.py", True), ("tests/lintprobe.py", False),
+                                              ("bench/lintprobe.py", False), ("examples/lintprobe.py", False)])
+def test_a_public_function_without_a_return_type_fails_the_lint_in_the_package_only(as_path, flagged):
+    """pyproject.toml enforces ANN201 (docs/design.md, "Annotations") on the package; tests, benches
+    and examples are ignored."""
+    if shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists():
+        pytest.fail("ruff is not installed: pip install -e '.[test]'")
+    r = _ruff_on("def f():\n    return 1\n", as_path)
+    assert ("ANN201" in r.stdout) == flagged and (r.returncode == 1) == flagged, r.stdout + r.stderr
+    assert _ruff_on("def f() -> int:\n    return 1\n", as_path).returncode == 0
+
+
 def test_every_package_names_its_public_names_in_all():
     """Each package ``__init__`` has an ``__all__`` (issue 34 item 6), and each name in it is defined
     there, imported there, or one of the package's modules."""
