@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # annotations only: SymPy is imported where a relational is built
     from mathcheck.lazy import sympy as sp
@@ -39,7 +39,7 @@ class Relation:
     holds: Callable | None = None
     spellings: tuple[str, ...] = field(default=())
 
-    def within(self, d, tol):
+    def within(self, d: Any, tol: Any) -> Any:  # a bool, SymPy Boolean or bool tensor, as d is
         """Whether ``lhs − rhs = d`` satisfies the relation up to ``tol`` ≥ 0, the rounding a
         comparison allows: a difference inside it never refutes (so ``>`` reads as ``≥`` there, and a
         strict relation is refuted only by a violation beyond ``tol``); ``≠`` needs more than ``tol``.
