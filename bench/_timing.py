@@ -33,8 +33,14 @@ def run(args: list[str]) -> tuple[float, float, int]:
     """``mathcheck ARGS`` in a fresh process, from the repository root: wall seconds, CPU seconds, exit code."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cpu, start = _cpu(), time.perf_counter()
-    proc = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[sys.executable, "-m", "mathcheck", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return time.perf_counter() - start, _cpu() - cpu, proc.returncode
 
 
@@ -47,6 +53,10 @@ def measure(args: list[str], runs: int) -> dict:
         times.append(t)
         cpus.append(c)
         codes.add(rc)
-    return {"command": "mathcheck " + " ".join(args), "exit": sorted(codes),
-            "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
-            "median_cpu_s": round(statistics.median(cpus), 2)}
+    return {
+        "command": "mathcheck " + " ".join(args),
+        "exit": sorted(codes),
+        "median_s": round(statistics.median(times), 2),
+        "max_s": round(max(times), 2),
+        "median_cpu_s": round(statistics.median(cpus), 2),
+    }

@@ -37,8 +37,14 @@ def derive(book: Path, *args: str, cache: Path) -> tuple[float, int, str]:
     """``mathcheck derive BOOK --json ARGS`` from the book's parent folder: wall seconds, exit code, stdout."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), MATHCHECK_CACHE_DIR=str(cache))
     start = time.perf_counter()
-    p = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", "derive", book.name, "--json", *args],
-                       cwd=book.parent, env=env, capture_output=True, text=True)
+    p = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[sys.executable, "-m", "mathcheck", "derive", book.name, "--json", *args],
+        cwd=book.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     took = time.perf_counter() - start
     if p.returncode not in (0, 1, 2, 3) or not p.stdout.strip():
         raise SystemExit(f"derive {' '.join(args)} failed (exit {p.returncode}): {p.stderr.strip()[-500:]}")
@@ -57,9 +63,13 @@ def main(argv=None) -> int:
     ap.add_argument("dir", type=Path)
     ap.add_argument("--edit", help="the file (relative to DIR's parent) to edit for the re-run")
     ap.add_argument("--no-cluster", action="store_true", help="skip the LocalCluster run")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs of each kind, interleaved; the table gives the median (default 3: a "
-                         "2-core machine is noisy, one run of a few seconds says little)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each kind, interleaved; the table gives the median (default 3: a "
+        "2-core machine is noisy, one run of a few seconds says little)",
+    )
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="mathcheck-book-"))
     # the cluster's workers are processes of their own: they must import this checkout, not another
@@ -80,8 +90,7 @@ def main(argv=None) -> int:
 
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
                 for r in range(args.repeat):
-                    t, _, out = derive(book, "--cluster", c.scheduler_address, "--no-cache",
-                                       cache=work / "unused")
+                    t, _, out = derive(book, "--cluster", c.scheduler_address, "--no-cache", cache=work / "unused")
                     outs.setdefault("cluster", set()).add(out)
                     times.setdefault("cluster (2 workers)", []).append(t)
         first_report = next(iter(outs["-j 1"]))
@@ -97,22 +106,29 @@ def main(argv=None) -> int:
         counts = report["counts"]
         links = counts["links"]
         print(f"book: {args.dir}  ({counts['files']} files with a chain; exit {code})")
-        print(f"chains {counts['chains']['total']}, links {links['total']}, read {links['read']}, "
-              f"proved {links.get('proved', 0)}, refuted {links.get('refuted', 0)}, "
-              f"inconclusive {links.get('inconclusive', 0)}, definition {links.get('definition', 0)}, "
-              f"bad-input {links.get('bad-input', 0)}")
+        print(
+            f"chains {counts['chains']['total']}, links {links['total']}, read {links['read']}, "
+            f"proved {links.get('proved', 0)}, refuted {links.get('refuted', 0)}, "
+            f"inconclusive {links.get('inconclusive', 0)}, definition {links.get('definition', 0)}, "
+            f"bad-input {links.get('bad-input', 0)}"
+        )
         first = rows["-j 1"]
         print(f"{'run (median of ' + str(args.repeat) + ')':<60} {'wall s':>8} {'vs -j 1':>8}  runs")
         for row, s in rows.items():
-            print(f"{row:<60} {s:8.1f} {first / s if 're-run' not in row else s / first:8.2f}"
-                  + ("  (fraction of -j 1)" if "re-run" in row else "  (speed-up)")
-                  + "  " + " ".join(f"{t:.1f}" for t in times[row]))
+            print(
+                f"{row:<60} {s:8.1f} {first / s if 're-run' not in row else s / first:8.2f}"
+                + ("  (fraction of -j 1)" if "re-run" in row else "  (speed-up)")
+                + "  "
+                + " ".join(f"{t:.1f}" for t in times[row])
+            )
         same = {k: v == {first_report} for k, v in outs.items()}  # every run of every kind
         print("JSON identical to -j 1 (every run): " + ", ".join(f"{k}: {v}" for k, v in same.items()))
         again = json.loads(after)["counts"]["links"]
         print(f"after the edit: links {again['total']} (was {links['total']})")
-        print(f"targets: -j 2 >= 1.7x: {first / rows['-j 2'] >= 1.7}; re-run <= 10%: "
-              f"{rows[name] / first <= 0.10}; identical: {all(same.values())}")
+        print(
+            f"targets: -j 2 >= 1.7x: {first / rows['-j 2'] >= 1.7}; re-run <= 10%: "
+            f"{rows[name] / first <= 0.10}; identical: {all(same.values())}"
+        )
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -59,13 +59,24 @@ def scalar_ratio(runs: int = 7) -> dict:
         base.append(_timed(base_cmd))
         check.append(_timed(check_cmd))
     b, c = statistics.median(base), statistics.median(check)
-    imports = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "check", *SCALAR],
-                             capture_output=True, text=True, env=_env(), cwd=ROOT).stderr
+    imports = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[py, "-X", "importtime", "-m", "mathcheck", "check", *SCALAR],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=ROOT,
+    ).stderr
     torch = any(line.rstrip().endswith("| torch") for line in imports.splitlines())
-    return {"name": "check scalar identity / import sympy", "value": round(c / b, 2), "unit": "ratio",
-            "target": "<= 1.5", "ok": c / b <= 1.5 and not torch,
-            "detail": f"`mathcheck check '{SCALAR[0]}' '{SCALAR[1]}'` {c:.3f} s vs `python -c \"import sympy\"` "
-                      f"{b:.3f} s (medians of {runs}); torch imported: {'yes' if torch else 'no'}"}
+    return {
+        "name": "check scalar identity / import sympy",
+        "value": round(c / b, 2),
+        "unit": "ratio",
+        "target": "<= 1.5",
+        "ok": c / b <= 1.5 and not torch,
+        "detail": f"`mathcheck check '{SCALAR[0]}' '{SCALAR[1]}'` {c:.3f} s vs `python -c \"import sympy\"` "
+        f"{b:.3f} s (medians of {runs}); torch imported: {'yes' if torch else 'no'}",
+    }
 
 
 def batch(limit: int | None = None, jobs: int = 2) -> dict:
@@ -77,7 +88,9 @@ def batch(limit: int | None = None, jobs: int = 2) -> dict:
         path.write_text("\n".join(body) + "\n")
     cmd = [sys.executable, "-m", "mathcheck", "check", "--file", str(path), "-j", str(jobs), "--json"]
     t = time.perf_counter()
-    out = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=_env(), cwd=ROOT)
+    out = subprocess.run(
+        preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=_env(), cwd=ROOT
+    )
     seconds = time.perf_counter() - t
     if limit is not None:
         path.unlink()
@@ -85,16 +98,22 @@ def batch(limit: int | None = None, jobs: int = 2) -> dict:
     report = json.loads(out.stdout)
     n = len(report["rows"])
     first = min(r["line"] for r in report["rows"])
-    wrong = [r["line"] for r in report["rows"]
-             if r["status"] != ("proved" if (r["line"] - first) % 2 == 0 else "refuted")]
+    wrong = [
+        r["line"] for r in report["rows"] if r["status"] != ("proved" if (r["line"] - first) % 2 == 0 else "refuted")
+    ]
     totals = report["totals"]
     target = 120.0 * n / 300
-    return {"name": f"check --file with {n} identities (-j {jobs})", "value": round(seconds, 1), "unit": "s",
-            "target": f"<= {target:g}", "ok": seconds <= target and not wrong,
-            "detail": f"{totals['proved']} proved, {totals['refuted']} refuted, {totals['inconclusive']} "
-                      f"inconclusive, {totals['bad-input']} bad input; {len(wrong)} verdicts not the expected "
-                      f"one{'' if not wrong else ' (lines ' + ', '.join(map(str, wrong[:10])) + ')'}; "
-                      f"{os.cpu_count()} CPUs"}
+    return {
+        "name": f"check --file with {n} identities (-j {jobs})",
+        "value": round(seconds, 1),
+        "unit": "s",
+        "target": f"<= {target:g}",
+        "ok": seconds <= target and not wrong,
+        "detail": f"{totals['proved']} proved, {totals['refuted']} refuted, {totals['inconclusive']} "
+        f"inconclusive, {totals['bad-input']} bad input; {len(wrong)} verdicts not the expected "
+        f"one{'' if not wrong else ' (lines ' + ', '.join(map(str, wrong[:10])) + ')'}; "
+        f"{os.cpu_count()} CPUs",
+    }
 
 
 def rows(quick: bool = False) -> list[dict]:

@@ -76,8 +76,9 @@ def _defined(decorator: ast.expr, kept: list[str]) -> bool:
     root = decorator.func if isinstance(decorator, ast.Call) else decorator
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(root, ast.Name) and any(root.id in k.split() or f"{root.id}," in k or f"{root.id}\n" in k
-                                              for k in kept + ["torch"])
+    return isinstance(root, ast.Name) and any(
+        root.id in k.split() or f"{root.id}," in k or f"{root.id}\n" in k for k in kept + ["torch"]
+    )
 
 
 def extract(text: str, names: list[str]) -> str:
@@ -87,7 +88,8 @@ def extract(text: str, names: list[str]) -> str:
     keep = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (  # and try: import … except ImportError: FLAG = …
-                isinstance(node, ast.Try) and isinstance(node.body[0], (ast.Import, ast.ImportFrom))):
+            isinstance(node, ast.Try) and isinstance(node.body[0], (ast.Import, ast.ImportFrom))
+        ):
             if _importable(node):
                 keep.append(ast.get_source_segment(text, node))
             continue
@@ -95,17 +97,20 @@ def extract(text: str, names: list[str]) -> str:
             keep.append(ast.get_source_segment(text, node))
             continue
         named = getattr(node, "name", None) or next(
-            (t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)), None)
+            (t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)), None
+        )
         if named in names:
             kept = [d for d in getattr(node, "decorator_list", []) if _defined(d, keep)]
             start = min([node.lineno] + [d.lineno for d in kept])
-            body = lines[start - 1:node.end_lineno]
+            body = lines[start - 1 : node.end_lineno]
             dropped = [d for d in getattr(node, "decorator_list", []) if d not in kept]
-            body = [ln for i, ln in enumerate(body, start)
-                    if not any(d.lineno - 1 <= i - 1 < d.end_lineno for d in dropped)]
+            body = [
+                ln for i, ln in enumerate(body, start) if not any(d.lineno - 1 <= i - 1 < d.end_lineno for d in dropped)
+            ]
             keep.append("\n".join(body))
-    missing = [n for n in names if not any(f"def {n}(" in k or f"class {n}" in k or k.startswith(f"{n} =")
-                                           for k in keep)]
+    missing = [
+        n for n in names if not any(f"def {n}(" in k or f"class {n}" in k or k.startswith(f"{n} =") for k in keep)
+    ]
     if missing:
         raise SystemExit(f"extract: no top-level {missing} in the file")
     return "\n\n".join(keep) + "\n"
@@ -126,8 +131,13 @@ def build(mirror: Path, out: Path) -> None:
             text = (top / src).read_text()
         else:
             git = mirror / repo.replace("/", "+") / "repo"
-            text = subprocess.run(preexec_fn=child_dies_with_parent, args=["git", "-C", str(git), "show", f"{commit}:{src}"], check=True,
-                                  capture_output=True, text=True).stdout
+            text = subprocess.run(
+                preexec_fn=child_dies_with_parent,
+                args=["git", "-C", str(git), "show", f"{commit}:{src}"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
         path.parent.mkdir(parents=True, exist_ok=True)
         order = [n for n in _order(text) if n in names]
         harness = "".join(x.get("harness", "") for x in entries() if local_file(x, out) == path and "plant" not in x)
@@ -139,8 +149,10 @@ def build(mirror: Path, out: Path) -> None:
 
 
 def _order(text: str) -> list[str]:
-    return [getattr(n, "name", None) or next((t.id for t in getattr(n, "targets", []) if isinstance(t, ast.Name)), "")
-            for n in ast.parse(text).body]
+    return [
+        getattr(n, "name", None) or next((t.id for t in getattr(n, "targets", []) if isinstance(t, ast.Name)), "")
+        for n in ast.parse(text).body
+    ]
 
 
 def plant(entry: dict, out: Path) -> Path:
@@ -166,12 +178,24 @@ def target_of(entry: dict, out: Path) -> str:
 
 
 def run_one(entry: dict, out: Path, full: bool) -> dict:
-    cmd = [sys.executable, "-m", "mathcheck", "conform", target_of(entry, out), "--kind", entry["kind"],
-           *entry.get("flags", []), *([] if full else ["--quick"]), "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "mathcheck",
+        "conform",
+        target_of(entry, out),
+        "--kind",
+        entry["kind"],
+        *entry.get("flags", []),
+        *([] if full else ["--quick"]),
+        "--json",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     t = time.monotonic()
     try:
-        p = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=env, timeout=600)
+        p = subprocess.run(
+            preexec_fn=child_dies_with_parent, args=cmd, capture_output=True, text=True, env=env, timeout=600
+        )
         rc, stdout, stderr = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         rc, stdout, stderr = -1, "", "timed out after 600 s"
@@ -179,11 +203,21 @@ def run_one(entry: dict, out: Path, full: bool) -> dict:
     if stdout.strip().startswith("{"):
         rep = json.loads(stdout)
         failed = [r["name"] for r in rep["properties"] if r["status"] == "fails"]
-        detected = [s for s in rep.get("setting", []) if s.startswith(("convention", "constructor", "label", "targets",
-                                                                       "arguments"))]
+        detected = [
+            s
+            for s in rep.get("setting", [])
+            if s.startswith(("convention", "constructor", "label", "targets", "arguments"))
+        ]
     line = (stderr.strip().splitlines() or [""])[-1]
-    return {"id": entry["id"], "rc": rc, "failed": failed, "line": line, "seconds": time.monotonic() - t,
-            "detected": detected, "cmd": " ".join(cmd[2:-1])}
+    return {
+        "id": entry["id"],
+        "rc": rc,
+        "failed": failed,
+        "line": line,
+        "seconds": time.monotonic() - t,
+        "detected": detected,
+        "cmd": " ".join(cmd[2:-1]),
+    }
 
 
 def outcome(entry: dict, r: dict) -> str:
@@ -210,22 +244,33 @@ def run(out: Path, only: list[str], jobs: int, full: bool) -> int:
         if "harness" in e:
             o += " (harness)"  # our own call around it: not counted among the runs with no adapter
         tally[o] = tally.get(o, 0) + 1
-        detail = {"held": "; ".join(r["detected"]), "refused": r["line"], "crash": r["line"],
-                  "inconclusive": r["line"], "refused (not run)": r["line"]}.get(o, ", ".join(r["failed"]))
+        detail = {
+            "held": "; ".join(r["detected"]),
+            "refused": r["line"],
+            "crash": r["line"],
+            "inconclusive": r["line"],
+            "refused (not run)": r["line"],
+        }.get(o, ", ".join(r["failed"]))
         src = e["source"].replace("installed:", "")
-        print(f"| {e['id']} | {src} | {e['target']} | {' '.join([e['kind'], *e.get('flags', [])])} | {o} | "
-              f"{detail.replace('|', '/')} |")
+        print(
+            f"| {e['id']} | {src} | {e['target']} | {' '.join([e['kind'], *e.get('flags', [])])} | {o} | "
+            f"{detail.replace('|', '/')} |"
+        )
     correct = [e for e in todo if "plant" not in e and "harness" not in e]
     planted = [e for e in todo if "plant" in e]
     noadapt = sum(1 for e, r in zip(todo, results) if e in correct and r["rc"] == 0)
     print()
-    print(f"correct: {len(correct)}; ran with no adapter and held: {noadapt} of {len(correct)} "
-          f"({100 * noadapt / max(len(correct), 1):.0f}%); false alarms: {tally.get('FALSE ALARM', 0)}; "
-          f"refused: {tally.get('refused', 0)}; inconclusive: {tally.get('inconclusive', 0)}; "
-          f"crash: {tally.get('crash', 0)}")
-    print(f"planted bugs: {len(planted)}; caught with the property named: {tally.get('caught', 0)}; "
-          f"caught, other property: {tally.get('caught, other property', 0)}; "
-          f"refused (not run): {tally.get('refused (not run)', 0)}; missed: {tally.get('MISSED', 0)}")
+    print(
+        f"correct: {len(correct)}; ran with no adapter and held: {noadapt} of {len(correct)} "
+        f"({100 * noadapt / max(len(correct), 1):.0f}%); false alarms: {tally.get('FALSE ALARM', 0)}; "
+        f"refused: {tally.get('refused', 0)}; inconclusive: {tally.get('inconclusive', 0)}; "
+        f"crash: {tally.get('crash', 0)}"
+    )
+    print(
+        f"planted bugs: {len(planted)}; caught with the property named: {tally.get('caught', 0)}; "
+        f"caught, other property: {tally.get('caught, other property', 0)}; "
+        f"refused (not run): {tally.get('refused (not run)', 0)}; missed: {tally.get('MISSED', 0)}"
+    )
     print(f"seconds (sum over entries): {sum(r['seconds'] for r in results):.0f}")
     return 0
 

@@ -31,9 +31,13 @@ from mathcheck.conform.run import conform  # noqa: E402
 from mathcheck.conform.spec import Variant  # noqa: E402
 
 CHECKED = ("output", "past-1024-keys", "input-dtypes")  # the properties table 2 runs (a full run adds the rest)
-BUGS = [("bf16_scale_d_plus_1", "bf16_attention", 1025), ("fp16_scale_d_plus_1", "fp16_attention", 1025),
-        ("bf16_accumulate_low", "bf16_attention", 1025),
-        ("bf16_past_128_keys", "bf16_attention", 1025), ("fp16_path_bug", "fp16_attention", 1025)]
+BUGS = [
+    ("bf16_scale_d_plus_1", "bf16_attention", 1025),
+    ("fp16_scale_d_plus_1", "fp16_attention", 1025),
+    ("bf16_accumulate_low", "bf16_attention", 1025),
+    ("bf16_past_128_keys", "bf16_attention", 1025),
+    ("fp16_path_bug", "fp16_attention", 1025),
+]
 
 
 def resolution_rows(sizes=(17, 129, 1025)):
@@ -41,8 +45,9 @@ def resolution_rows(sizes=(17, 129, 1025)):
     for d in dtypes.DTYPES:
         for L in sizes:
             gen = torch.Generator().manual_seed(L)
-            o, res = dtypes._one("attention", F.scaled_dot_product_attention, Variant(causal=True), gen, L, d,
-                                 False, None)
+            o, res = dtypes._one(
+                "attention", F.scaled_dot_product_attention, Variant(causal=True), gen, L, d, False, None
+            )
             rows.append((dtypes._name(d), L, res, o.max_abs_err, o.ok))
     return rows
 
@@ -62,8 +67,19 @@ def bug_rows():
         e_bug, e_good = _error(getattr(reduced, bug), L, dtype), _error(getattr(reduced, good), L, dtype)
         t = time.perf_counter()
         r = conform(getattr(reduced, bug), "attention", Variant(causal=True), only=CHECKED)
-        rows.append((bug, str(dtype).replace("torch.", ""), L, e_bug, e_good, e_bug / e_good, r.exit_code,
-                     ", ".join(r.failed), time.perf_counter() - t))
+        rows.append(
+            (
+                bug,
+                str(dtype).replace("torch.", ""),
+                L,
+                e_bug,
+                e_good,
+                e_bug / e_good,
+                r.exit_code,
+                ", ".join(r.failed),
+                time.perf_counter() - t,
+            )
+        )
     return rows
 
 
@@ -73,8 +89,10 @@ if __name__ == "__main__":
     for name, L, res, err, ok in resolution_rows():
         print(f"| {name} | {L} | {res:.2g} | {err:.2g} | {ok} |")
     print()
-    print("| planted bug | computes in | L | its error | correct build's error | ratio | conform exit | failing "
-          "properties | conform s |")
+    print(
+        "| planted bug | computes in | L | its error | correct build's error | ratio | conform exit | failing "
+        "properties | conform s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for bug, d, L, eb, eg, ratio, code, failed, s in bug_rows():
         print(f"| {bug} | {d} | {L} | {eb:.3g} | {eg:.3g} | {ratio:.3g}× | {code} | {failed} | {s:.1f} |")

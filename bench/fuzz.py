@@ -70,8 +70,18 @@ POSITIVE_OF = ("square1", "expo", "p")  # a**2 + 1, exp(a), p: what log and sqrt
 
 
 def leaf(rng):
-    return rng.choice([("var", "x"), ("var", "x"), ("var", "y"), ("var", "p"), ("var", "p"),
-                       ("num", "2"), ("num", "3"), ("num", "1/2")])
+    return rng.choice(
+        [
+            ("var", "x"),
+            ("var", "x"),
+            ("var", "y"),
+            ("var", "p"),
+            ("var", "p"),
+            ("num", "2"),
+            ("num", "3"),
+            ("num", "1/2"),
+        ]
+    )
 
 
 def tree(rng, depth):
@@ -107,9 +117,12 @@ def text(t) -> str:
         return t[1]
     a = [text(c) if isinstance(c, tuple) else str(c) for c in t[1:]]
     return {
-        "add": lambda: f"({a[0]} + {a[1]})", "sub": lambda: f"({a[0]} - {a[1]})",
-        "mul": lambda: f"{a[0]}*{a[1]}", "div": lambda: f"{a[0]}/(({a[1]})**2 + 1)",
-        "pow": lambda: f"({a[0]})**{a[1]}", "neg": lambda: f"(-{a[0]})",
+        "add": lambda: f"({a[0]} + {a[1]})",
+        "sub": lambda: f"({a[0]} - {a[1]})",
+        "mul": lambda: f"{a[0]}*{a[1]}",
+        "div": lambda: f"{a[0]}/(({a[1]})**2 + 1)",
+        "pow": lambda: f"({a[0]})**{a[1]}",
+        "neg": lambda: f"(-{a[0]})",
         "square1": lambda: f"(({a[0]})**2 + 1)",
     }.get(op, lambda: f"{op}({a[0]})")()
 
@@ -127,7 +140,7 @@ def replace(t, path, new):
     if not path:
         return new
     i = path[0]
-    return t[:i] + (replace(t[i], path[1:], new),) + t[i + 1:]
+    return t[:i] + (replace(t[i], path[1:], new),) + t[i + 1 :]
 
 
 def raw(s: str):
@@ -275,8 +288,12 @@ def truth(lhs: str, rhs: str, relation: str, assume: dict, k: int, meant: bool):
     with mpmath.workdps(DPS + 10):
         for n in range(8):
             span = 3000 if n < 5 else 30000  # mostly where functions bend, and a few far out
-            point = [mpmath.mpf(rng.randint(1, span)) / 1000 if s.is_positive else
-                     mpmath.mpf(rng.randint(-span, span)) / 1000 for s in syms]
+            point = [
+                mpmath.mpf(rng.randint(1, span)) / 1000
+                if s.is_positive
+                else mpmath.mpf(rng.randint(-span, span)) / 1000
+                for s in syms
+            ]
             try:
                 a, b = mpmath.mpmathify(fl(*point)), mpmath.mpmathify(fr(*point))
             except (ZeroDivisionError, ValueError, OverflowError, TypeError):
@@ -295,6 +312,7 @@ def truth(lhs: str, rhs: str, relation: str, assume: dict, k: int, meant: bool):
 
 
 # --- the three surfaces ---------------------------------------------------------------------------
+
 
 def via_check(lhs, rhs, relation, assume, seed, timeout):
     if relation == "=":
@@ -319,7 +337,7 @@ def via_derive(lhs, rhs, relation, assume, seed, timeout, workdir, k):
     return report.status
 
 
-CLAIM = '''
+CLAIM = """
 from mathcheck.claim import Body, Mutant, Part, Step, relation
 from mathcheck.parser import parse_many
 from mathcheck.registry import claim
@@ -333,7 +351,7 @@ def build():
                 Step(rhs, "rewritten", relation=rel))),),
                 mutants=(Mutant("plus-one", "one added", (("case", relation(lhs, rhs + 1, rel)),)),
                          Mutant("minus-one", "one taken", (("case", relation(lhs, rhs - 1, rel)),))))
-'''
+"""
 
 
 def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
@@ -343,8 +361,7 @@ def via_claim(lhs, rhs, relation, assume, seed, workdir, k):
     cid = f"fuzz-{seed}-{k}"
     path = Path(workdir) / f"fuzz_claim_{seed}_{k}.py"
     assumptions = tuple(f"{n} {','.join(p)}" for n, p in assume.items())
-    path.write_text(CLAIM.format(cid=cid, lhs=lhs, rhs=rhs, assume=assume, assumptions=assumptions,
-                                 relation=relation))
+    path.write_text(CLAIM.format(cid=cid, lhs=lhs, rhs=rhs, assume=assume, assumptions=assumptions, relation=relation))
     registry.load_from(str(path))
     return engine.verdict(registry.entry(cid), "prove", Options(seed=seed)).status
 
@@ -361,8 +378,13 @@ def run_case(seed: int, k: int, timeout: float, surfaces, workdir) -> dict:
     for surface in surfaces:
         if surface in EXTRA_SURFACES:
             c0 = cpu_seconds()
-            extra[surface] = (rule_case(seed, k) if surface == "rules" else exit_case(seed, k, workdir)
-                              if surface == "exits" else directive_case(surface, seed, k, timeout, workdir))
+            extra[surface] = (
+                rule_case(seed, k)
+                if surface == "rules"
+                else exit_case(seed, k, workdir)
+                if surface == "exits"
+                else directive_case(surface, seed, k, timeout, workdir)
+            )
             cpu[surface] = cpu_seconds() - c0
     surfaces = [s for s in surfaces if s in SURFACES]
     if not surfaces:
@@ -420,8 +442,19 @@ def _expression_case(seed: int, k: int, timeout: float, surfaces, workdir) -> di
 
 # --- the rule surface: each constructor of symbolic/rules/ on random ranges and conventions ----------
 
-RULES = ("delta_outside", "causal_mask", "join_ranges", "split_at", "split_last", "square_of_sum",
-         "exchange_sums", "factor_in", "factor_out", "product_as_exp_sum", "small_remainder")
+RULES = (
+    "delta_outside",
+    "causal_mask",
+    "join_ranges",
+    "split_at",
+    "split_last",
+    "square_of_sum",
+    "exchange_sums",
+    "factor_in",
+    "factor_out",
+    "product_as_exp_sum",
+    "small_remainder",
+)
 
 
 def _karr(e, env, values):
@@ -480,21 +513,32 @@ def rule_case(seed: int, k: int) -> dict:
     m = sp.Symbol("m", integer=True, positive=True)
     f, g, p = sp.IndexedBase("f"), sp.IndexedBase("g"), sp.IndexedBase("p", positive=True)
     base = rng.randint(-3, 3)
-    point = {a: base, b: base + rng.choice((-3, -2, -1, -1, 0, 1, 2, 4)),  # b = a − 1: empty; below: reversed
-             c: base + rng.randint(-4, 5), t: rng.randint(-4, 5), u: rng.randint(-4, 5), i: rng.randint(-4, 5),
-             m: rng.randint(1, 4)}
+    point = {
+        a: base,
+        b: base + rng.choice((-3, -2, -1, -1, 0, 1, 2, 4)),  # b = a − 1: empty; below: reversed
+        c: base + rng.randint(-4, 5),
+        t: rng.randint(-4, 5),
+        u: rng.randint(-4, 5),
+        i: rng.randint(-4, 5),
+        m: rng.randint(1, 4),
+    }
     ends = (a, b, c, t, t + 1, t - 1, u, 0, 1, 2 * t, m - 1)
     A, B, C, D = (rng.choice(ends) for _ in range(4))
     name = rng.choice(RULES)
     rule, expr = {
-        "delta_outside": lambda: (rules.delta_outside(), sp.Sum(f[kk] * sp.KroneckerDelta(kk, rng.choice((u, i, t + 1))),
-                                                                  (kk, A, B))),
+        "delta_outside": lambda: (
+            rules.delta_outside(),
+            sp.Sum(f[kk] * sp.KroneckerDelta(kk, rng.choice((u, i, t + 1))), (kk, A, B)),
+        ),
         "causal_mask": lambda: (rules.causal_mask(t), sp.Sum(sp.Function("causal")(t, kk) * f[kk], (kk, A, B))),
         "join_ranges": lambda: (rules.join_ranges(), sp.Sum(f[kk], (kk, A, B)) + sp.Sum(f[kk], (kk, B + 1, C))),
         "split_at": lambda: (rules.split_at(i, where=lambda x: True), sp.Sum(f[kk], (kk, A, B))),
         "split_last": lambda: (rules.split_last(B), sp.Sum(f[kk], (kk, A, B))),
         "square_of_sum": lambda: (rules.square_of_sum(j), sp.Sum(f[kk], (kk, A, B)) ** 2),
-        "exchange_sums": lambda: (rules.exchange_sums(), sp.Sum(g[kk] * sp.Sum(f[l] * g[kk + l], (l, C, D)), (kk, A, B))),
+        "exchange_sums": lambda: (
+            rules.exchange_sums(),
+            sp.Sum(g[kk] * sp.Sum(f[l] * g[kk + l], (l, C, D)), (kk, A, B)),
+        ),
         "factor_in": lambda: (rules.factor_in(), sp.Sum(f[kk] * sp.Sum(g[l], (l, C, D)), (kk, A, B))),
         "factor_out": lambda: (rules.factor_out(), sp.Sum(rng.choice((g[0], t, g[kk])) * f[kk], (kk, A, B))),
         "product_as_exp_sum": lambda: (rules.product_as_exp_sum(), sp.Product(rng.choice((p[kk], f[kk])), (kk, A, B))),
@@ -516,8 +560,14 @@ def rule_case(seed: int, k: int) -> dict:
     def shown(verdict, **more):  # the case in full (printing costs as much as drawing) only when it offends
         if verdict in ("holds", "refused"):
             return {**case, "verdict": verdict}
-        return {**case, "expr": sp.sstr(expr), "point": {str(s): v for s, v in point.items()},
-                "given": [sp.sstr(h) for h in hyps], "verdict": verdict, **more}
+        return {
+            **case,
+            "expr": sp.sstr(expr),
+            "point": {str(s): v for s, v in point.items()},
+            "given": [sp.sstr(h) for h in hyps],
+            "verdict": verdict,
+            **more,
+        }
 
     def values(base_name, *idx):
         r = random.Random(f"value:{seed}:{k}:{base_name}:{idx}")
@@ -543,8 +593,12 @@ def rule_case(seed: int, k: int) -> dict:
 
 # --- the directive surfaces: bench/fuzz_directives.py's cases, in this fuzzer's shape ----------------
 
-DIRECTIVE_VERDICTS = {"false_proofs": "false proof", "false_refutations": "false refutation",
-                      "misread": "misread", "crashes": "crash"}
+DIRECTIVE_VERDICTS = {
+    "false_proofs": "false proof",
+    "false_refutations": "false refutation",
+    "misread": "misread",
+    "crashes": "crash",
+}
 
 
 def directive_case(surface: str, seed: int, k: int, timeout: float, workdir) -> dict:
@@ -563,9 +617,16 @@ def directive_case(surface: str, seed: int, k: int, timeout: float, workdir) -> 
 # --- the exit surface: user code that tries to end the run ---------------------------------------------
 
 EXIT_PLACES = ("builder", "module", "reference", "check", "rule")
-EXIT_HOWS = ("sys.exit(0)", "sys.exit()", "raise SystemExit(0)", "raise KeyboardInterrupt", "os._exit(0)",
-             "import posix; posix._exit(0)",
-             "raise GeneratorExit", "hang")
+EXIT_HOWS = (
+    "sys.exit(0)",
+    "sys.exit()",
+    "raise SystemExit(0)",
+    "raise KeyboardInterrupt",
+    "os._exit(0)",
+    "import posix; posix._exit(0)",
+    "raise GeneratorExit",
+    "hang",
+)
 EXIT_VIAS = ("api", "cli", "cli -j 2", "testing")
 EXIT_CLI_SHARE = 0.02  # of exit cases through a `prove --from` subprocess (~5 CPU-s each, its imports); the
 # rest run in the fuzz worker (a forked process) through the API and mathcheck.testing (~0.1 s each)
@@ -636,9 +697,16 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
     statement = "time.sleep(3600)" if how == "hang" else how
     path, check_path = Path(workdir) / f"{stem}.py", Path(workdir) / f"{stem}_check.py"
     extra = {"reference": ", reference=ref", "check": f", check={stem + '_check:check'!r}"}.get(place, "")
-    path.write_text(EXIT_CLAIM.format(how=statement, cid=cid, extra=extra, rule=place == "rule",
-                                      module="leave()" if place == "module" else "",
-                                      **{p: "leave()" if p == place else "pass" for p in ("reference", "builder")}))
+    path.write_text(
+        EXIT_CLAIM.format(
+            how=statement,
+            cid=cid,
+            extra=extra,
+            rule=place == "rule",
+            module="leave()" if place == "module" else "",
+            **{p: "leave()" if p == place else "pass" for p in ("reference", "builder")},
+        )
+    )
     check_path.write_text(EXIT_CHECK.format(how=statement))
     where = str(check_path if place == "check" else path)
     case = {"k": k, "place": place, "how": how, "via": via}
@@ -664,18 +732,25 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
             try:
                 testing.assert_proved(cid, from_=str(path), mutants=False)
             except testing.ClaimFailed as exc:
-                return {**case, "verdict": "error as it should" if where in str(exc) else "false success",
-                        "said": str(exc)[:300]}
+                return {
+                    **case,
+                    "verdict": "error as it should" if where in str(exc) else "false success",
+                    "said": str(exc)[:300],
+                }
             return {**case, "verdict": "false success", "said": "assert_proved passed"}
         cmd = [sys.executable, "-m", "mathcheck", "prove", "--from", str(path), "--no-cache"]
         if via == "cli -j 2":  # a second, honest claim so that two workers run
             honest = Path(workdir) / f"{stem}_ok.py"
-            honest.write_text(EXIT_CLAIM.format(how="pass", cid=cid + "-ok", extra="", rule=False, module="",
-                                                reference="pass", builder="pass"))
+            honest.write_text(
+                EXIT_CLAIM.format(
+                    how="pass", cid=cid + "-ok", extra="", rule=False, module="", reference="pass", builder="pass"
+                )
+            )
             cmd += ["--from", str(honest), "-j", "2", cid, cid + "-ok"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(workdir)])}
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                cwd=str(workdir))
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(workdir)
+        )
         try:
             out, err = proc.communicate(timeout=EXIT_CLI_SECONDS if how != "hang" else 15)
         except subprocess.TimeoutExpired:  # kill -9 the run alone: its workers must die with it (no orphans)
@@ -686,13 +761,17 @@ def exit_case(seed: int, k: int, workdir, vias=EXIT_VIAS) -> dict:
         # a hang the step's budget interrupted (a rule's alarm) ends the run inconclusive (exit 3), as
         # every time-out does (procs.user_code lets a budget through): not a success either
         ok |= how == "hang" and proc.returncode == 3 and "ran out of time" in out and "Traceback" not in err
-        return {**case, "verdict": "error as it should" if ok else "false success" if proc.returncode == 0 else "crash",
-                "said": f"exit {proc.returncode}: {(out + err)[-300:]}"}
+        return {
+            **case,
+            "verdict": "error as it should" if ok else "false success" if proc.returncode == 0 else "crash",
+            "said": f"exit {proc.returncode}: {(out + err)[-300:]}",
+        }
     except Exception as exc:  # noqa: BLE001 - what the fuzzer looks for
         return {**case, "verdict": "crash", "said": f"{type(exc).__name__}: {exc}"[:300]}
 
 
 # --- workers: each case in a process that is killed past its budget --------------------------------
+
 
 def _worker(conn, parent, seed, timeout, surfaces, workdir):
     from mathcheck.procs import die_with_parent
@@ -786,26 +865,53 @@ class Pool:
 BAD = ("false_proofs", "false_refutations", "misread", "crashes", "hangs", "orphans")  # each must stay 0
 
 
-def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surfaces=SURFACES, only=None,
-         progress: int = 0, hang_after: float | None = None) -> dict:
+def fuzz(
+    cases: int,
+    seed: int = 0,
+    jobs: int = 1,
+    timeout: float = 5.0,
+    surfaces=SURFACES,
+    only=None,
+    progress: int = 0,
+    hang_after: float | None = None,
+) -> dict:
     """Run the cases; the report (counts first, then the offending cases with replay lines)."""
     ks = [only] if only is not None else range(cases)
-    report = {"cases": 0, "false_proofs": 0, "false_refutations": 0, "misread": 0, "crashes": 0, "hangs": 0,
-              "orphans": 0,
-              "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES}, "skipped": 0, "seed": seed, "timeout": timeout, "surfaces": list(surfaces), "statuses": {}, "surface_seconds": {},
-              "cpu_seconds": {},  # per surface (and the oracle), summed over the cases: user + system
-              "offending": []}
+    report = {
+        "cases": 0,
+        "false_proofs": 0,
+        "false_refutations": 0,
+        "misread": 0,
+        "crashes": 0,
+        "hangs": 0,
+        "orphans": 0,
+        "extra_cases": {s: 0 for s in surfaces if s in EXTRA_SURFACES},
+        "skipped": 0,
+        "seed": seed,
+        "timeout": timeout,
+        "surfaces": list(surfaces),
+        "statuses": {},
+        "surface_seconds": {},
+        "cpu_seconds": {},  # per surface (and the oracle), summed over the cases: user + system
+        "offending": [],
+    }
     # each surface within its own timeout, with margin for a loaded machine
-    budget = hang_after if hang_after is not None else \
-        len(surfaces) * timeout * 3 + 30 + (EXIT_CLI_SECONDS + 10 if "exits" in surfaces else 0)
+    budget = (
+        hang_after
+        if hang_after is not None
+        else len(surfaces) * timeout * 3 + 30 + (EXIT_CLI_SECONDS + 10 if "exits" in surfaces else 0)
+    )
     done, start = [0], time.perf_counter()
 
     def record(r):
         done[0] += 1
         if progress and done[0] % progress == 0:  # partial counts survive a run stopped early
             counts = {k: report[k] for k in ("cases",) + BAD + ("extra_cases",)}
-            print(f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"fuzz: {done[0]} drawn, {time.perf_counter() - start:.0f} s: {json.dumps(counts)}",
+                file=sys.stderr,
+                flush=True,
+            )
         k = r["k"]
         replay = f"python bench/fuzz.py --seed {seed} --case {k} --timeout {timeout:g} --json"
         for surface, seconds in r.get("cpu", {}).items():
@@ -817,12 +923,19 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
             if verdict == "skipped":
                 continue
             report["extra_cases"][surface] += 1
-            kind = {"false proof": "false_proofs", "false success": "false_proofs", "crash": "crashes",
-                    "orphan": "orphans", "false refutation": "false_refutations", "misread": "misread"}.get(verdict)
+            kind = {
+                "false proof": "false_proofs",
+                "false success": "false_proofs",
+                "crash": "crashes",
+                "orphan": "orphans",
+                "false refutation": "false_refutations",
+                "misread": "misread",
+            }.get(verdict)
             if kind:
                 report[kind] += 1
-                report["offending"].append({"kind": verdict, "k": k, "surface": surface, **e,
-                                            "replay": replay + f" --surfaces {surface}"})
+                report["offending"].append(
+                    {"kind": verdict, "k": k, "surface": surface, **e, "replay": replay + f" --surfaces {surface}"}
+                )
                 if progress:
                     print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
         if r.get("no_expression"):
@@ -834,8 +947,14 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
         if "hang" in r or "died" in r:
             kind = "hangs" if "hang" in r else "crashes"
             report[kind] += 1
-            report["offending"].append({"kind": kind[:-1], "k": k, "replay": replay,
-                                        **({"seconds": r["hang"]} if "hang" in r else {"died": True})})
+            report["offending"].append(
+                {
+                    "kind": kind[:-1],
+                    "k": k,
+                    "replay": replay,
+                    **({"seconds": r["hang"]} if "hang" in r else {"died": True}),
+                }
+            )
             if progress:
                 print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
             return
@@ -843,22 +962,45 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, timeout: float = 5.0, surface
             report["surface_seconds"][surface] = round(report["surface_seconds"].get(surface, 0) + seconds, 3)
             key = f"{'true' if r['true'] else 'false'} {surface} {status.split(':')[0]}"
             report["statuses"][key] = report["statuses"].get(key, 0) + 1
-            kind = ("crash" if status.startswith("crash") or status == "error" else
-                    "false proof" if status == "proved" and not r["true"] else
-                    "false refutation" if status == "refuted" and r["true"] else
-                    "bad input" if status == "bad-input" else None)
+            kind = (
+                "crash"
+                if status.startswith("crash") or status == "error"
+                else "false proof"
+                if status == "proved" and not r["true"]
+                else "false refutation"
+                if status == "refuted" and r["true"]
+                else "bad input"
+                if status == "bad-input"
+                else None
+            )
             if kind is None:
                 continue
             if kind != "bad input":
-                report[{"crash": "crashes", "false proof": "false_proofs",
-                        "false refutation": "false_refutations"}[kind]] += 1
+                report[
+                    {"crash": "crashes", "false proof": "false_proofs", "false refutation": "false_refutations"}[kind]
+                ] += 1
             assume = " ".join(f"--assume {n}={','.join(p)}" for n, p in r["assume"].items())
-            cli = (f"mathcheck check {json.dumps(r['lhs'])} {json.dumps(r['rhs'])} {assume} --seed {seed}".strip()
-                   if r["relation"] == "=" else None)
-            report["offending"].append({"kind": kind, "k": k, "surface": surface, "status": status,
-                                        "lhs": r["lhs"], "relation": r["relation"], "rhs": r["rhs"],
-                                        "assume": r["assume"], "true": r["true"], "how": r["how"],
-                                        "replay": replay, **({"cli": cli} if cli else {})})
+            cli = (
+                f"mathcheck check {json.dumps(r['lhs'])} {json.dumps(r['rhs'])} {assume} --seed {seed}".strip()
+                if r["relation"] == "="
+                else None
+            )
+            report["offending"].append(
+                {
+                    "kind": kind,
+                    "k": k,
+                    "surface": surface,
+                    "status": status,
+                    "lhs": r["lhs"],
+                    "relation": r["relation"],
+                    "rhs": r["rhs"],
+                    "assume": r["assume"],
+                    "true": r["true"],
+                    "how": r["how"],
+                    "replay": replay,
+                    **({"cli": cli} if cli else {}),
+                }
+            )
             if progress:
                 print(f"fuzz: {json.dumps(report['offending'][-1])}", file=sys.stderr, flush=True)
 
@@ -891,14 +1033,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="worker processes (0: in this process, no hang detection)")
+    ap.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="worker processes (0: in this process, no hang detection)",
+    )
     ap.add_argument("--timeout", type=float, default=5.0, help="budget of each check, in seconds")
-    ap.add_argument("--surfaces", default=",".join(SURFACES + ("rules",)),
-                    help="comma-separated among check,derive,claim (an expression pair's surfaces), rules (the "
-                         "rule constructors on random ranges), exits (user code that exits or hangs; a "
-                         f"{EXIT_CLI_SHARE:.0%} share through a subprocess), bounds and definitions (a derivation "
-                         "file's ≈ bounds and let lines, bench/fuzz_directives.py); default: check,derive,claim,rules")
+    ap.add_argument(
+        "--surfaces",
+        default=",".join(SURFACES + ("rules",)),
+        help="comma-separated among check,derive,claim (an expression pair's surfaces), rules (the "
+        "rule constructors on random ranges), exits (user code that exits or hangs; a "
+        f"{EXIT_CLI_SHARE:.0%} share through a subprocess), bounds and definitions (a derivation "
+        "file's ≈ bounds and let lines, bench/fuzz_directives.py); default: check,derive,claim,rules",
+    )
     ap.add_argument("--case", type=int, default=None, help="replay this one case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="counts on stderr every N cases")
@@ -911,13 +1061,17 @@ def main(argv=None):
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
-              f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
-              f"false refutations, {report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
-              f"{report['orphans']} orphans; cases of the other surfaces: {report['extra_cases']}")
+        print(
+            f"{report['cases']} cases ({report['skipped']} drawn pairs skipped: truth not clear), "
+            f"{report['seconds']} s: {report['false_proofs']} false proofs, {report['false_refutations']} "
+            f"false refutations, {report['misread']} misread, {report['crashes']} crashes, {report['hangs']} hangs, "
+            f"{report['orphans']} orphans; cases of the other surfaces: {report['extra_cases']}"
+        )
         for o in report["offending"]:
-            print(f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
-                  f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]")
+            print(
+                f"  {o['kind']}: case {o['k']} {o.get('surface', '')}: {o.get('lhs', '')} "
+                f"{o.get('relation', '')} {o.get('rhs', '')}  [{o.get('status', '')}]"
+            )
             print(f"    replay: {o['replay']}" + (f"\n    or: {o['cli']}" if o.get("cli") else ""))
     return 1 if sum(report[k] for k in BAD) else 0
 

@@ -61,7 +61,7 @@ def _decimal(q: Fraction) -> str | None:
     if d != 1:
         return None
     k = max(twos, fives)
-    digits = str(q.numerator * 10 ** k // q.denominator).rjust(k + 1, "0")
+    digits = str(q.numerator * 10**k // q.denominator).rjust(k + 1, "0")
     return (digits[:-k] + "." + digits[-k:]).rstrip("0").rstrip(".") if k else digits
 
 
@@ -70,14 +70,22 @@ def bound_value(rng) -> tuple[Fraction, list[str]]:
     kind = rng.choice(["ten", "mten", "two"])
     if kind == "two":
         b = rng.randint(3, 20)
-        q = Fraction(1, 2 ** b)
-        out = [f"2^-{b}", f"2**-{b}", f"2^(-{b})", f"1/{2 ** b}", f"1/2^{b}", f"2^{UNICODE_MINUS}{b}"]
+        q = Fraction(1, 2**b)
+        out = [f"2^-{b}", f"2**-{b}", f"2^(-{b})", f"1/{2**b}", f"1/2^{b}", f"2^{UNICODE_MINUS}{b}"]
     else:
         a = rng.randint(1, 9)
         m = 1 if kind == "ten" else rng.randint(2, 9)
-        q = Fraction(m, 10 ** a)
-        out = [f"{m}e-{a}", f"{m}E-{a}", f"{m}e{UNICODE_MINUS}{a}", f"{m}/{10 ** a}", f"{m}*10^-{a}",
-               f"{m}*10**(-{a})", f"{m}/10^{a}", f"{m}·10^{UNICODE_MINUS}{a}"]
+        q = Fraction(m, 10**a)
+        out = [
+            f"{m}e-{a}",
+            f"{m}E-{a}",
+            f"{m}e{UNICODE_MINUS}{a}",
+            f"{m}/{10**a}",
+            f"{m}*10^-{a}",
+            f"{m}*10**(-{a})",
+            f"{m}/10^{a}",
+            f"{m}·10^{UNICODE_MINUS}{a}",
+        ]
         if m == 1:
             out += [f"10^-{a}", f"10**(-{a})", f"1/10^{a}", f"10^({UNICODE_MINUS}{a})"]
     dec = _decimal(q)
@@ -86,8 +94,19 @@ def bound_value(rng) -> tuple[Fraction, list[str]]:
     return q, out
 
 
-BAD_BOUNDS = ("within {s}e", "within {s}x", "witin {s}", "wihtin {s}", "within {s}/", "within -{s}",
-              "within 0*{s}", "within {s} of the true value", "within", "within e-3", "within {s}^")
+BAD_BOUNDS = (
+    "within {s}e",
+    "within {s}x",
+    "witin {s}",
+    "wihtin {s}",
+    "within {s}/",
+    "within -{s}",
+    "within 0*{s}",
+    "within {s} of the true value",
+    "within",
+    "within e-3",
+    "within {s}^",
+)
 
 
 def bounds_case(rng) -> dict:
@@ -217,9 +236,13 @@ def definitions_case(rng) -> dict:
 
     if rng.random() < 0.08:  # bad by construction: must be refused
         a, b = rng.sample(LETTERS, 2)
-        lets = rng.choice([[f"{a} = {b} + 1", f"{b} = {a}*x"],
-                           [f"{rng.choice(['exp', 'log', 'sigmoid', 'gamma', 'sqrt'])}(t) = t"],
-                           [f"{a}(t) = t^2"]])
+        lets = rng.choice(
+            [
+                [f"{a} = {b} + 1", f"{b} = {a}*x"],
+                [f"{rng.choice(['exp', 'log', 'sigmoid', 'gamma', 'sqrt'])}(t) = t"],
+                [f"{a}(t) = t^2"],
+            ]
+        )
         lhs = f"{a} + 1" if len(lets) == 1 and lets[0].startswith(f"{a}(") else f"{a}"
         text = "## fuzz\n" + "".join(f"let {line}\n" for line in lets) + f"  {lhs}\n= {lhs}\n"
         return {"text": text, "want": "bad-input", "true": False, "kind": "bad"}
@@ -228,17 +251,26 @@ def definitions_case(rng) -> dict:
         return {"skipped": "the two meanings do not differ here"}
     true = rng.random() < 0.5
     rhs = good if true else bad
-    pool = [f"{n} = {rng.randint(1, 9)}*y + 1" for n in LETTERS if all(not line.startswith(n) for line in lets)
-            and n not in lhs]
+    pool = [
+        f"{n} = {rng.randint(1, 9)}*y + 1"
+        for n in LETTERS
+        if all(not line.startswith(n) for line in lets) and n not in lhs
+    ]
     lets = lets + rng.sample(pool, min(len(pool), rng.randint(0, 2)))  # unused ones, in the mix
     rng.shuffle(lets)
     head = "## fuzz\n" + ("assume: " + " ".join(f"{k}={v}" for k, v in assume.items()) + "\n" if assume else "")
     text = head + "".join(f"let {line}\n" for line in lets) + f"  {lhs}\n= {_sp_text(rhs)}\n"
-    return {"text": text, "want": "proved" if true else "refuted", "true": true,
-            "meaning": _sp_text(good), "captured": _sp_text(bad)}
+    return {
+        "text": text,
+        "want": "proved" if true else "refuted",
+        "true": true,
+        "meaning": _sp_text(good),
+        "captured": _sp_text(bad),
+    }
 
 
 # --- one case --------------------------------------------------------------------------------------
+
 
 def draw(seed: int, k: int, surface: str) -> dict:
     rng = random.Random(f"{seed}:{surface}:{k}")
@@ -283,15 +315,20 @@ def classify(r: dict) -> str | None:
     return None  # inconclusive: honest
 
 
-def fuzz(surface: str, cases: int, seed: int = 0, jobs: int = 2, timeout: float = 10.0, only=None,
-         progress: int = 0) -> dict:
+def fuzz(
+    surface: str, cases: int, seed: int = 0, jobs: int = 2, timeout: float = 10.0, only=None, progress: int = 0
+) -> dict:
     """``python bench/fuzz.py --surfaces <surface>`` (one fuzzer, one report shape: :func:`bench.fuzz.fuzz`
     records these cases as it records the rule and exit cases), its counts read for this surface:
     ``cases`` drawn and decided, ``skipped``, ``inconclusive``."""
     report = base.fuzz(cases, seed, jobs, timeout, (surface,), only, progress)
     statuses = report["statuses"]
-    report.update(surface=surface, cases=report["extra_cases"][surface],
-                  skipped=statuses.get(f"{surface} skipped", 0), inconclusive=statuses.get(f"{surface} inconclusive", 0))
+    report.update(
+        surface=surface,
+        cases=report["extra_cases"][surface],
+        skipped=statuses.get(f"{surface} skipped", 0),
+        inconclusive=statuses.get(f"{surface} inconclusive", 0),
+    )
     return report
 
 

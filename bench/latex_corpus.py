@@ -34,8 +34,16 @@ def measure(path: pathlib.Path, seed: int, timeout: float) -> dict:
     try:
         report = derive.check_files([str(path)], seed=seed, timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - a whole file refused is counted, not a crash of the bench
-        return {"file": path.name, "error": f"{type(exc).__name__}: {exc}"[:200], "chains": 0,
-                **{s: 0 for s in STATUSES}, "links": 0, "links_proved": 0, "refuted_links": [], "bad": {}}
+        return {
+            "file": path.name,
+            "error": f"{type(exc).__name__}: {exc}"[:200],
+            "chains": 0,
+            **{s: 0 for s in STATUSES},
+            "links": 0,
+            "links_proved": 0,
+            "refuted_links": [],
+            "bad": {},
+        }
     counts = collections.Counter()
     links = proved = 0
     refuted, bad = [], collections.Counter()
@@ -53,9 +61,16 @@ def measure(path: pathlib.Path, seed: int, timeout: float) -> dict:
                 proved += s.status == "proved"
                 if s.status == "refuted":
                     refuted.append(f"{path.name}:{s.line}  {s.expr}")
-    return {"file": path.name, "chains": sum(counts.values()), **{s: counts[s] for s in STATUSES},
-            "links": links, "links_proved": proved, "refuted_links": refuted,
-            "bad": dict(bad.most_common()), "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "file": path.name,
+        "chains": sum(counts.values()),
+        **{s: counts[s] for s in STATUSES},
+        "links": links,
+        "links_proved": proved,
+        "refuted_links": refuted,
+        "bad": dict(bad.most_common()),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def _gist(message: str) -> str:
@@ -71,7 +86,9 @@ def table(rows: list) -> str:
     for r in rows:
         vals = [r["chains"], *(r[s] for s in STATUSES), r["links"], r["links_proved"]]
         total.update(dict(zip(head[1:], vals)))
-        lines.append("| " + " | ".join([r["file"] + (" (refused)" if r.get("error") else "")] + [str(v) for v in vals]) + " |")
+        lines.append(
+            "| " + " | ".join([r["file"] + (" (refused)" if r.get("error") else "")] + [str(v) for v in vals]) + " |"
+        )
     lines.append("| **all** | " + " | ".join(str(total[h]) for h in head[1:]) + " |")
     return "\n".join(lines)
 

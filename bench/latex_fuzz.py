@@ -44,8 +44,21 @@ import sympy as sp
 
 NAMES = "x y z a b w".split()
 SYMBOLS = {n: sp.Symbol(n, real=True) for n in NAMES}
-FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.sinh, sp.cosh, sp.tanh, sp.asin, sp.acos,
-             sp.atan, sp.Abs, sp.sqrt)
+FUNCTIONS = (
+    sp.sin,
+    sp.cos,
+    sp.tan,
+    sp.exp,
+    sp.log,
+    sp.sinh,
+    sp.cosh,
+    sp.tanh,
+    sp.asin,
+    sp.acos,
+    sp.atan,
+    sp.Abs,
+    sp.sqrt,
+)
 
 
 def expression(rng: random.Random, depth: int = 4) -> sp.Expr:
@@ -177,10 +190,10 @@ def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     if expr.has(sp.I, sp.zoo, sp.nan, sp.oo):
         return "skipped", tex, "a complex or infinite constant"
     table = unknown.draws({f: 1 for f in UNKNOWN.values()}, rng.randint(0, 99))[0]
-    want, = unknown.concrete([unknown.canonical(expr)], table)
+    (want,) = unknown.concrete([unknown.canonical(expr)], table)
     by_name = {f.__name__: lam for f, lam in table.items()}
     named = {f: by_name[f.__name__] for f in unknown.arities([got])}
-    have, = unknown.concrete([unknown.canonical(got)], named)
+    (have,) = unknown.concrete([unknown.canonical(got)], named)
     have = have.subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
     agree = 0
     for _ in range(4):
@@ -202,7 +215,11 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
 
     tex = sp.latex(expr)
     if expr.has(sp.I, sp.zoo, sp.nan, sp.oo):
-        return "skipped", tex, "SymPy simplified it to a complex or infinite constant, which LaTeX spells as a variable i"
+        return (
+            "skipped",
+            tex,
+            "SymPy simplified it to a complex or infinite constant, which LaTeX spells as a variable i",
+        )
     try:
         text = latex.translate(tex, variables=NAMES)  # as % assume: x, y, … \in \mathbb{R} declares them
     except DeriveError as exc:
@@ -242,13 +259,28 @@ def run(cases: int, seed: int, only: int | None = None, hand: bool = False) -> d
             outcome, tex, text = "crash", sp.latex(expr), f"{type(exc).__name__}: {exc}"
         counts[outcome] += 1
         if outcome in ("mismatch", "crash"):
-            bad.append({"case": k, "outcome": outcome, "latex": tex, "read": text, "sympy": sp.srepr(expr),
-                        "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}" + (" --hand" if hand else "")})
+            bad.append(
+                {
+                    "case": k,
+                    "outcome": outcome,
+                    "latex": tex,
+                    "read": text,
+                    "sympy": sp.srepr(expr),
+                    "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}" + (" --hand" if hand else ""),
+                }
+            )
         elif outcome == "refused":
             why = text.split(": ", 1)[-1][:60]
             refusals[why] = refusals.get(why, 0) + 1
-    return {"cases": len(ks), "seed": seed, "notation": "hand" if hand else "sympy", **counts, "seconds": round(time.perf_counter() - start, 1),
-            "refusals": dict(sorted(refusals.items(), key=lambda kv: -kv[1])[:10]), "bad": bad}
+    return {
+        "cases": len(ks),
+        "seed": seed,
+        "notation": "hand" if hand else "sympy",
+        **counts,
+        "seconds": round(time.perf_counter() - start, 1),
+        "refusals": dict(sorted(refusals.items(), key=lambda kv: -kv[1])[:10]),
+        "bad": bad,
+    }
 
 
 def main(argv=None) -> int:
@@ -263,8 +295,22 @@ def main(argv=None) -> int:
     if a.json:
         print(json.dumps(out, indent=1))
     else:
-        print(" ".join(f"{k}={out[k]}" for k in ("cases", "same", "equal", "same-unevaluable", "refused", "skipped",
-                                                  "mismatch", "crash", "seconds")))
+        print(
+            " ".join(
+                f"{k}={out[k]}"
+                for k in (
+                    "cases",
+                    "same",
+                    "equal",
+                    "same-unevaluable",
+                    "refused",
+                    "skipped",
+                    "mismatch",
+                    "crash",
+                    "seconds",
+                )
+            )
+        )
         for b in out["bad"]:
             print(f"{b['outcome']}: {b['latex']}  read as  {b['read']}  ({b['replay']})")
     return 1 if out["bad"] else 0

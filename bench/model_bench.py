@@ -33,8 +33,15 @@ def rows(quick: bool = False) -> list[dict]:
     out = []
     for name, args in CASES:
         row = measure(["model", *args], runs=1 if quick else 3)
-        out.append({"case": name, **row, "target_s": TARGET_S, "cores": os.cpu_count(),
-                    "within_target": row["max_s"] <= TARGET_S})
+        out.append(
+            {
+                "case": name,
+                **row,
+                "target_s": TARGET_S,
+                "cores": os.cpu_count(),
+                "within_target": row["max_s"] <= TARGET_S,
+            }
+        )
     return out
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MEM_LIMIT_GB = 6.0
 TIME_LIMIT_S = 300  # CPU seconds per type
-WALL_FACTOR = 6     # and at most 6× that in wall time
+WALL_FACTOR = 6  # and at most 6× that in wall time
 NICE = 15
 
 WORKER = r"""
@@ -87,11 +87,12 @@ def all_types() -> list[str]:
 
 def _limits(mem_gb: float, cpu_s: float):
     def apply():
-        cap = int(mem_gb * 2 ** 30)
+        cap = int(mem_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         # the time limit is CPU seconds (SIGXCPU): on a shared machine the wall time is mostly waiting
         resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_s), int(cpu_s) + 5))
         os.nice(max(0, NICE - os.nice(0)))  # NICE in all: the sweep itself may already run niced
+
     return apply
 
 
@@ -100,16 +101,33 @@ def run_type(model_type: str, mem_gb: float, time_s: float) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     start = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-c", WORKER, model_type, str(os.getpid())], cwd=ROOT, env=env,
-                              capture_output=True,
-                              text=True, timeout=WALL_FACTOR * time_s, preexec_fn=_limits(mem_gb, time_s))
+        proc = subprocess.run(
+            [sys.executable, "-c", WORKER, model_type, str(os.getpid())],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=WALL_FACTOR * time_s,
+            preexec_fn=_limits(mem_gb, time_s),
+        )
     except subprocess.TimeoutExpired:
-        return {"type": model_type, "outcome": "timeout", "line": f"past {WALL_FACTOR * time_s:.0f} s wall",
-                "seconds": round(time.perf_counter() - start, 2)}
-    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and "@@ROW" not in proc.stdout and \
-            "MemoryError" not in proc.stderr:
-        return {"type": model_type, "outcome": "timeout", "line": f"past {time_s:.0f} CPU s",
-                "seconds": round(time.perf_counter() - start, 2)}
+        return {
+            "type": model_type,
+            "outcome": "timeout",
+            "line": f"past {WALL_FACTOR * time_s:.0f} s wall",
+            "seconds": round(time.perf_counter() - start, 2),
+        }
+    if (
+        proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+        and "@@ROW" not in proc.stdout
+        and "MemoryError" not in proc.stderr
+    ):
+        return {
+            "type": model_type,
+            "outcome": "timeout",
+            "line": f"past {time_s:.0f} CPU s",
+            "seconds": round(time.perf_counter() - start, 2),
+        }
     rows = [line[5:] for line in proc.stdout.splitlines() if line.startswith("@@ROW")]
     if rows:
         row = json.loads(rows[-1])
@@ -118,8 +136,12 @@ def run_type(model_type: str, mem_gb: float, time_s: float) -> dict:
         return row
     tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
     outcome = "oom" if proc.returncode < 0 or "MemoryError" in proc.stderr or "bad_alloc" in proc.stderr else "crash"
-    return {"type": model_type, "outcome": outcome, "line": f"exit {proc.returncode}: {tail}"[:400],
-            "seconds": round(time.perf_counter() - start, 2)}
+    return {
+        "type": model_type,
+        "outcome": outcome,
+        "line": f"exit {proc.returncode}: {tail}"[:400],
+        "seconds": round(time.perf_counter() - start, 2),
+    }
 
 
 def load_rows(path: Path) -> dict:
@@ -152,8 +174,11 @@ def sweep(path: Path, types, redo, mem_gb, time_s, jobs: int = 1, reverse: bool 
             count[0] += 1
             with path.open("a") as fh:
                 fh.write(json.dumps(row) + "\n")
-            print(f"[{count[0]}/{len(todo)}] {t}: {row['outcome']} {row.get('seconds')} s "
-                  f"{row.get('peak_mb', '?')} MB {row.get('line', '')[:160]}", flush=True)
+            print(
+                f"[{count[0]}/{len(todo)}] {t}: {row['outcome']} {row.get('seconds')} s "
+                f"{row.get('peak_mb', '?')} MB {row.get('line', '')[:160]}",
+                flush=True,
+            )
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         list(pool.map(one, todo))
@@ -170,16 +195,26 @@ def table(path: Path) -> str:
     secs = [r["seconds"] for r in checked]
     cpus = [r["cpu_s"] for r in checked if "cpu_s" in r]
     peaks = [r["peak_mb"] for r in rows.values() if "peak_mb" in r]
-    out = [f"{n} types: " + ", ".join(f"{counts[o]} {o}" for o in ORDER if counts[o])
-           + (f" ({100 * counts['hold'] / n:.1f}% hold)" if n else ""),
-           (f"median per checked type: {statistics.median(cpus):.1f} CPU s, {statistics.median(secs):.1f} s wall"
-            if cpus else ""),
-           f"peak memory (max RSS) median {statistics.median(peaks):.0f} MB, largest {max(peaks):.0f} MB"
-           if peaks else "", "", "| type | outcome | CPU s | wall s | MB | line |", "|---|---|---|---|---|---|"]
+    out = [
+        f"{n} types: "
+        + ", ".join(f"{counts[o]} {o}" for o in ORDER if counts[o])
+        + (f" ({100 * counts['hold'] / n:.1f}% hold)" if n else ""),
+        (
+            f"median per checked type: {statistics.median(cpus):.1f} CPU s, {statistics.median(secs):.1f} s wall"
+            if cpus
+            else ""
+        ),
+        f"peak memory (max RSS) median {statistics.median(peaks):.0f} MB, largest {max(peaks):.0f} MB" if peaks else "",
+        "",
+        "| type | outcome | CPU s | wall s | MB | line |",
+        "|---|---|---|---|---|---|",
+    ]
     for t, r in sorted(rows.items(), key=lambda kv: (ORDER.index(kv[1]["outcome"]), kv[0])):
         line = r.get("line", "").replace("|", "\\|").replace("\n", " ")[:220]
-        out.append(f"| {t} | {r['outcome']} | {r.get('cpu_s', '')} | {r.get('seconds', '')} | "
-                   f"{r.get('peak_mb', '')} | {line} |")
+        out.append(
+            f"| {t} | {r['outcome']} | {r.get('cpu_s', '')} | {r.get('seconds', '')} | "
+            f"{r.get('peak_mb', '')} | {line} |"
+        )
     return "\n".join(out)
 
 
@@ -198,7 +233,15 @@ def main(argv=None):
         print(table(args.out))
         return
     types = [t for t in args.only.split(",") if t] or all_types()
-    sweep(args.out, types, {o.strip() for o in args.redo.split(",") if o.strip()}, args.mem_gb, args.time_s, args.jobs, args.reverse)
+    sweep(
+        args.out,
+        types,
+        {o.strip() for o in args.redo.split(",") if o.strip()},
+        args.mem_gb,
+        args.time_s,
+        args.jobs,
+        args.reverse,
+    )
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ QUICK_EVERY = 6  # --quick and the test suite keep every 6th step mutant (a fixe
 
 # --- generating mutants --------------------------------------------------------------------------
 
+
 def _preorder(e):
     yield e
     for a in getattr(e, "args", ()):
@@ -91,18 +92,22 @@ def step_mutants(expr) -> list[tuple[str, object]]:
             out.append((kind, sp.ImmutableMatrix(mutated)))
         return out
     expr = sp.sympify(expr) if isinstance(expr, (int, float)) else expr  # our own numbers only
-    candidates = sorted((s for s in expr.free_symbols - _bound_symbols(expr)
-                         if isinstance(s, sp.Symbol)), key=str)
+    candidates = sorted((s for s in expr.free_symbols - _bound_symbols(expr) if isinstance(s, sp.Symbol)), key=str)
     makers = [
         ("x2", lambda: 2 * expr),
         ("plus1", lambda: expr + 1),
         ("plus-symbol", lambda: expr + candidates[0] if candidates else None),
-        ("negate-term", lambda: _replace_first(expr, lambda x: isinstance(x, (sp.Add, sp.MatAdd)),
-                                               lambda x: x.func(-x.args[0], *x.args[1:]))),
-        ("sqrt-to-x", lambda: _replace_first(expr, lambda x: isinstance(x, sp.Pow) and x.exp == sp.S.Half,
-                                             lambda x: x.base)),
-        ("square-to-x", lambda: _replace_first(expr, lambda x: isinstance(x, sp.Pow) and x.exp == 2,
-                                               lambda x: x.base)),
+        (
+            "negate-term",
+            lambda: _replace_first(
+                expr, lambda x: isinstance(x, (sp.Add, sp.MatAdd)), lambda x: x.func(-x.args[0], *x.args[1:])
+            ),
+        ),
+        (
+            "sqrt-to-x",
+            lambda: _replace_first(expr, lambda x: isinstance(x, sp.Pow) and x.exp == sp.S.Half, lambda x: x.base),
+        ),
+        ("square-to-x", lambda: _replace_first(expr, lambda x: isinstance(x, sp.Pow) and x.exp == 2, lambda x: x.base)),
     ]
     out = []
     for kind, make in makers:
@@ -180,6 +185,7 @@ def quick_sample(items: list[Item], every: int = QUICK_EVERY) -> list[Item]:
 
 # --- running one mutant --------------------------------------------------------------------------
 
+
 def _mutated_links(part, n: int, mutated):
     """The part cut down to the links into and out of step ``n``, with step ``n`` mutated (the
     part's hypotheses kept, no generality expected of the window)."""
@@ -187,7 +193,7 @@ def _mutated_links(part, n: int, mutated):
 
     steps = list(part.steps)
     steps[n] = replace(steps[n], expr=mutated)
-    window = [Step(steps[n - 1].expr, "the previous step, as derived")] + steps[n:n + 2]
+    window = [Step(steps[n - 1].expr, "the previous step, as derived")] + steps[n : n + 2]
     return Part(part.name, tuple(window), general=None, given=getattr(part, "given", ()))
 
 
@@ -206,8 +212,9 @@ def _earlier_parts(claim, part) -> tuple:
 def _check(claim, part, window):
     from mathcheck.symbolic import steps
 
-    return steps.check_part(window, claim.context, proved=_earlier_parts(claim, part),
-                              names=tuple(p.name for p in claim.parts))
+    return steps.check_part(
+        window, claim.context, proved=_earlier_parts(claim, part), names=tuple(p.name for p in claim.parts)
+    )
 
 
 def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int | None = None, seed: int = 0):
@@ -226,8 +233,7 @@ def confirm(prev, expr, rel: str, part, ctx, points: int = 40, dps: int | None =
     given = hyp.hypotheses(part, ctx)
     link = Part(part.name, (Step(prev, ""), Step(expr, "", relation=rel)), general=None, given=given)
     statement = hyp.statement_of(link, ctx)
-    verdicts = [holds_at(statement, given, pt, dps)
-                for pt in hyp.part_points(link, ctx, count=points, seed=seed)]
+    verdicts = [holds_at(statement, given, pt, dps) for pt in hyp.part_points(link, ctx, count=points, seed=seed)]
     failing = sum(v is False for v in verdicts)
     decided = sum(v is not None for v in verdicts)
     if failing:
@@ -321,15 +327,26 @@ def run_statement_item(item: Item, seed: int) -> dict:
             statements = claim.statements()
             statements[part.name] = stmt
             numeric = engine.verify(claim, statements, Options(seed=seed))
-        out = {"item": item.label, "claim": item.claim, "false": false, "numeric": numeric.status,
-               "caught": numeric.status == "refuted"}
+        out = {
+            "item": item.label,
+            "claim": item.claim,
+            "false": false,
+            "numeric": numeric.status,
+            "caught": numeric.status == "refuted",
+        }
         if not out["caught"]:
             out["note"] = _why_missed(numeric, part.name, false, note)
         return out
     except Exception as exc:
         line = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return {"item": item.label, "claim": item.claim, "false": None, "numeric": "error",
-                "caught": False, "note": line}
+        return {
+            "item": item.label,
+            "claim": item.claim,
+            "false": None,
+            "numeric": "error",
+            "caught": False,
+            "note": line,
+        }
 
 
 def _why_missed(numeric, part: str, false, note: str) -> str:
@@ -338,8 +355,9 @@ def _why_missed(numeric, part: str, false, note: str) -> str:
 
     if numeric.status == "error":
         return "the check errs: " + "; ".join(numeric.details)[:200]
-    resolution = [re.search(r"detects a relative error ≥ [0-9.]+%", d) for d in numeric.details
-                  if d.startswith(f"{part}:")]
+    resolution = [
+        re.search(r"detects a relative error ≥ [0-9.]+%", d) for d in numeric.details if d.startswith(f"{part}:")
+    ]
     resolution = sorted({m.group(0) for m in resolution if m})
     if resolution:
         return f"below the statistical test's resolution (it {resolution[-1]}, power 1 − 1e-6)"
@@ -352,6 +370,7 @@ def _why_missed(numeric, part: str, false, note: str) -> str:
 
 
 # --- the whole run -------------------------------------------------------------------------------
+
 
 def _worker_init(parent=None):
     from mathcheck.procs import die_with_parent
@@ -371,15 +390,17 @@ def _run(fn, items, jobs: int, *args):
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=mp.get_context("fork"), initializer=_worker_init, initargs=(os.getpid(),)
+    ) as pool:
         return list(pool.map(fn, items, *([a] * len(items) for a in args), chunksize=4))
 
 
 def report(step_results: list[dict], statement_results: list[dict], claim_ids, seconds: float) -> dict:
     counts = {s: sum(r["status"] == s for r in step_results) for s in ("refuted", "inconclusive", "proved")}
-    false_proofs = [f"{r['item']}: {r['note']}" for r in step_results
-                    if r["status"] == "proved" and not r.get("confirmed")]
+    false_proofs = [
+        f"{r['item']}: {r['note']}" for r in step_results if r["status"] == "proved" and not r.get("confirmed")
+    ]
     errors = [f"{r['item']}: {r['note']}" for r in step_results if r["status"] == "error"]
     errors += [f"{r['item']}: {r['note']}" for r in statement_results if r["numeric"] == "error"]
     counted = [r for r in statement_results if r["false"] is not False]  # false, or not decidable
@@ -396,16 +417,24 @@ def report(step_results: list[dict], statement_results: list[dict], claim_ids, s
             "caught": sum(r["caught"] for r in stmts),
         }
     return {
-        "mutants": len(step_results), **counts, "false_proofs": false_proofs, "errors": errors,
-        "numeric": {"parts": sum(len(_claim(cid).parts) for cid in claim_ids),
-                    "statement_mutants": len(counted), "caught": sum(r["caught"] for r in counted),
-                    "missed": missed},
-        "claims": per_claim, "seconds": round(seconds, 1),
+        "mutants": len(step_results),
+        **counts,
+        "false_proofs": false_proofs,
+        "errors": errors,
+        "numeric": {
+            "parts": sum(len(_claim(cid).parts) for cid in claim_ids),
+            "statement_mutants": len(counted),
+            "caught": sum(r["caught"] for r in counted),
+            "missed": missed,
+        },
+        "claims": per_claim,
+        "seconds": round(seconds, 1),
     }
 
 
-def mutation_run(claim_ids=None, quick: bool = False, jobs: int = 1, seed: int = 0,
-                 numeric: bool = True, steps: bool = True) -> dict:
+def mutation_run(
+    claim_ids=None, quick: bool = False, jobs: int = 1, seed: int = 0, numeric: bool = True, steps: bool = True
+) -> dict:
     from mathcheck import registry
 
     claim_ids = list(claim_ids) if claim_ids is not None else [e.id for e in registry.entries()]
@@ -420,18 +449,26 @@ def mutation_run(claim_ids=None, quick: bool = False, jobs: int = 1, seed: int =
 
 
 def markdown_table(result: dict) -> str:
-    lines = ["| claim | step mutants | refuted | inconclusive | proved (confirmed true) | false proofs "
-             "| statement mutants | caught numerically |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| claim | step mutants | refuted | inconclusive | proved (confirmed true) | false proofs "
+        "| statement mutants | caught numerically |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for cid, c in result["claims"].items():
-        lines.append(f"| `{cid}` | {c['mutants']} | {c['refuted']} | {c['inconclusive']} | "
-                     f"{c['proved'] - c['false_proofs']} | {c['false_proofs']} | {c['statement_mutants']} | "
-                     f"{c['caught']} |")
+        lines.append(
+            f"| `{cid}` | {c['mutants']} | {c['refuted']} | {c['inconclusive']} | "
+            f"{c['proved'] - c['false_proofs']} | {c['false_proofs']} | {c['statement_mutants']} | "
+            f"{c['caught']} |"
+        )
     n = result["numeric"]
-    lines += ["", f"Total: {result['mutants']} step mutants — {result['refuted']} refuted, "
-              f"{result['inconclusive']} inconclusive, {result['proved']} proved "
-              f"({len(result['false_proofs'])} false proofs), {len(result['errors'])} errors; "
-              f"{n['statement_mutants']} statement mutants over {n['parts']} parts, {n['caught']} caught "
-              f"numerically, {len(n['missed'])} missed. Run time {result['seconds']} s."]
+    lines += [
+        "",
+        f"Total: {result['mutants']} step mutants — {result['refuted']} refuted, "
+        f"{result['inconclusive']} inconclusive, {result['proved']} proved "
+        f"({len(result['false_proofs'])} false proofs), {len(result['errors'])} errors; "
+        f"{n['statement_mutants']} statement mutants over {n['parts']} parts, {n['caught']} caught "
+        f"numerically, {len(n['missed'])} missed. Run time {result['seconds']} s.",
+    ]
     if n["missed"]:
         lines += ["", "Missed statement mutants (and why):", ""] + [f"- {m}" for m in n["missed"]]
     return "\n".join(lines)
@@ -447,7 +484,9 @@ def write_docs(result: dict, path: Path = ROOT / "docs" / "soundness.md") -> Non
         head, rest = text.split(BEGIN, 1)
         text = head + block + rest.split(END, 1)[1]
     else:
-        text = text.rstrip("\n") + "\n\n## The mutation test (`python bench/mutation.py --write-docs`)\n\n" + block + "\n"
+        text = (
+            text.rstrip("\n") + "\n\n## The mutation test (`python bench/mutation.py --write-docs`)\n\n" + block + "\n"
+        )
     path.write_text(text, encoding="utf-8")
 
 

@@ -50,7 +50,9 @@ def paired(cmd: list[str], base: list[str], runs: int, env=None) -> tuple[float,
     for _ in range(runs):
         for cmd_, out in ((base, b), (cmd, a)):
             t = time.perf_counter()
-            subprocess.run(preexec_fn=child_dies_with_parent, args=cmd_, check=True, capture_output=True, env=env, cwd=ROOT)
+            subprocess.run(
+                preexec_fn=child_dies_with_parent, args=cmd_, check=True, capture_output=True, env=env, cwd=ROOT
+            )
             out.append(time.perf_counter() - t)
         ratios.append(a[-1] / b[-1])
     return statistics.median(a), statistics.median(b), statistics.median(ratios)
@@ -60,12 +62,15 @@ def user_env(**extra) -> dict:
     """The environment as a user has it: bytecode caching on (a CI or sandbox may switch it off with
     PYTHONDONTWRITEBYTECODE; click's .pyc files exist from its install, mathcheck's then would not)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     env.update(extra)
     return env
 
 
 # --- 1. start-up ---------------------------------------------------------------------------------
+
 
 def startup(quick: bool) -> tuple[list[str], dict]:
     runs = 7 if quick else 15
@@ -77,17 +82,26 @@ def startup(quick: bool) -> tuple[list[str], dict]:
     helps, base_h, help_ratio = paired([py, "-m", "mathcheck", "--help"], click_cmd, runs, env)
     lists, base_l, list_ratio = paired([py, "-m", "mathcheck", "list"], click_cmd, runs, env)
     base = statistics.median([base_h, base_l])
-    imported = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "list"], capture_output=True,
-                              text=True).stderr
-    heavy = sorted({m for m in ("sympy", "torch", "numpy", "matplotlib")
-                    if f" {m}\n" in imported or f"| {m}\n" in imported})
-    prove_imports = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-m", "mathcheck", "prove", "cross-entropy-decomposition",
-                                    "--no-cache"], capture_output=True, text=True).stderr
+    imported = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[py, "-X", "importtime", "-m", "mathcheck", "list"],
+        capture_output=True,
+        text=True,
+    ).stderr
+    heavy = sorted(
+        {m for m in ("sympy", "torch", "numpy", "matplotlib") if f" {m}\n" in imported or f"| {m}\n" in imported}
+    )
+    prove_imports = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[py, "-X", "importtime", "-m", "mathcheck", "prove", "cross-entropy-decomposition", "--no-cache"],
+        capture_output=True,
+        text=True,
+    ).stderr
     used = sorted({m for m in ("sympy", "torch", "matplotlib", "rich") if f"| {m}\n" in prove_imports})
     lines = [
-        "| command | median (s) | ratio to `python -c \"import click\"` | target |",
+        '| command | median (s) | ratio to `python -c "import click"` | target |',
         "|---|---|---|---|",
-        f"| `python -c \"import click\"` | {base:.3f} | 1.00 | |",
+        f'| `python -c "import click"` | {base:.3f} | 1.00 | |',
         f"| `mathcheck --help` | {helps:.3f} | {help_ratio:.2f} | ≤ 1.3 |",
         f"| `mathcheck list` | {lists:.3f} | {list_ratio:.2f} | ≤ 1.3 |",
         "",
@@ -101,6 +115,7 @@ def startup(quick: bool) -> tuple[list[str], dict]:
 
 
 # --- 2. symbolic cost against the explicit way ---------------------------------------------------
+
 
 def _explicit_softmax(n: int, zero) -> float:
     import sympy as sp
@@ -126,7 +141,7 @@ def _explicit_layernorm(n: int, zero) -> float:
     sp.core.cache.clear_cache()
     t = time.perf_counter()
     assert zero(sum(y))  # mean 0
-    assert zero(sum(yi ** 2 for yi in y) / n - 1)  # biased variance 1
+    assert zero(sum(yi**2 for yi in y) / n - 1)  # biased variance 1
     return time.perf_counter() - t
 
 
@@ -145,7 +160,7 @@ def _general(claim_id: str, parts: tuple[str, ...]) -> float | None:
 
     clear_cache()  # the same proof is timed once per row: from a cold SymPy cache each time
     t = time.perf_counter()
-    for r in steps.check_parts(c.parts[:last + 1], c.context):
+    for r in steps.check_parts(c.parts[: last + 1], c.context):
         if r.name in parts or not parts:
             assert r.status == "proved", (claim_id, r.name, r.status)
     return time.perf_counter() - t
@@ -160,10 +175,14 @@ def symbolic(quick: bool) -> tuple[list[str], dict]:
     simp = lambda e: sp.simplify(e) == 0  # noqa: E731
     sizes = (2, 4, 8) if quick else (2, 4, 8, 16)
     general = _general("softmax-jacobian", ("jacobian",))
-    lines = ["**softmax-jacobian** — general proof (symbolic n, part `jacobian`) against the explicit way "
-             "(n symbols, s_i = 1/Σ_k exp(z_k − z_i), all n² entries, one zero test each):", "",
-             "| n | general proof (s) | explicit, `expand(numer(together(e)))` (s) | explicit, `simplify` (s) | "
-             "ratio explicit-fastest / general |", "|---|---|---|---|---|"]
+    lines = [
+        "**softmax-jacobian** — general proof (symbolic n, part `jacobian`) against the explicit way "
+        "(n symbols, s_i = 1/Σ_k exp(z_k − z_i), all n² entries, one zero test each):",
+        "",
+        "| n | general proof (s) | explicit, `expand(numer(together(e)))` (s) | explicit, `simplify` (s) | "
+        "ratio explicit-fastest / general |",
+        "|---|---|---|---|---|",
+    ]
     ratios = {}
     for n in sizes:
         g = _general("softmax-jacobian", ("jacobian",))  # the same proof covers every n: timed per row
@@ -177,16 +196,23 @@ def symbolic(quick: bool) -> tuple[list[str], dict]:
     lines += ["", "`simplify` is not run past n = 4 (measured here earlier: ≈ 31 s at n = 6, ≈ 170 s at n = 8).", ""]
     ln_parts = ("mean", "variance", "variance-limit")  # the statements the explicit way checks
     if _general("layernorm-statistics", ln_parts) is not None:
-        lines += ["**layernorm-statistics** — general proof (parts `mean`, `variance`, `variance-limit`, symbolic n) "
-                  "against the explicit way (n symbols; Σ y_i = 0 and (1/n)Σ y_i² = 1 for y = (x − mean)/σ, ε = 0):", "",
-                  "| n | general proof (s) | explicit, `expand(numer(together(e)))` (s) | ratio explicit / general |",
-                  "|---|---|---|---|"]
-        for n in ((2, 8, 16) if quick else (2, 8, 16, 32, 64)):
+        lines += [
+            "**layernorm-statistics** — general proof (parts `mean`, `variance`, `variance-limit`, symbolic n) "
+            "against the explicit way (n symbols; Σ y_i = 0 and (1/n)Σ y_i² = 1 for y = (x − mean)/σ, ε = 0):",
+            "",
+            "| n | general proof (s) | explicit, `expand(numer(together(e)))` (s) | ratio explicit / general |",
+            "|---|---|---|---|",
+        ]
+        for n in (2, 8, 16) if quick else (2, 8, 16, 32, 64):
             ok, t = attempt(lambda: _explicit_layernorm(n, fastest), 120)
             g = _general("layernorm-statistics", ln_parts)
             lines.append(f"| {n} | {g:.3f} | {t:.2f} | {t / g:.2f}× |" if ok else f"| {n} | {g:.3f} | > 120 | — |")
-        lines += ["", "The general proof costs the same at every n; the explicit way grows with n and overtakes it "
-                  "between the sizes where the ratio crosses 1.", ""]
+        lines += [
+            "",
+            "The general proof costs the same at every n; the explicit way grows with n and overtakes it "
+            "between the sizes where the ratio crosses 1.",
+            "",
+        ]
     del general
     return lines, {"softmax_ratio_16": ratios.get(16)}
 
@@ -242,41 +268,53 @@ def monte_carlo(quick: bool) -> tuple[list[str], dict]:
     pairs = sum(sizes[s[1]] for s in settings)
     old_pairs = stats.sample_size(la.DELTA, tests) * len(settings)
     dims = (64, 512) if quick else (64, 512, 4096)
-    lines = [f"**qk-variance** — the power analysis in `numeric/stats.py` sizes each of its {tests} z-tests so that "
-             f"a relative error of {la.DELTA_SMALL:.0%} at d_k ≤ 512 ({la.DELTA:.0%} above) is rejected with power "
-             "1 − 1e-6 at a family false-alarm rate of 1e-6 (kurtosis − 1 ≤ 3): N = "
-             + ", ".join(f"{n} at d_k = {d}" for d, n in sizes.items())
-             + f" pairs; {pairs} pairs in all over {len(settings)} settings, against {old_pairs} when every "
-             "setting was sized for "
-             f"{la.DELTA:.0%} (the cost of the finer resolution: {pairs / old_pairs:.1f}× the draws; its "
-             "time is qk-variance's row in section 7). "
-             "Peak RSS of a process running the check alone (torch alone ≈ 220 MB), its time the median of 3 "
-             "runs after a warm-up; the throughput ratio against bare `torch.randn` drawing the same numbers in "
-             "the same chunks is the median of the ratios of neighbouring runs in another process (check and "
-             "bare alternate, 9 pairs when a run is under 1 s, else 3), so that the load of a shared machine "
-             "cancels out. Everything on one intra-op thread, as the engine runs every check.",
-             "", "| d_k | N | dtype | check (s) | bare randn (s) | throughput ratio | peak RSS check (MB) | "
-             "one-shot would need (MB) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"**qk-variance** — the power analysis in `numeric/stats.py` sizes each of its {tests} z-tests so that "
+        f"a relative error of {la.DELTA_SMALL:.0%} at d_k ≤ 512 ({la.DELTA:.0%} above) is rejected with power "
+        "1 − 1e-6 at a family false-alarm rate of 1e-6 (kurtosis − 1 ≤ 3): N = "
+        + ", ".join(f"{n} at d_k = {d}" for d, n in sizes.items())
+        + f" pairs; {pairs} pairs in all over {len(settings)} settings, against {old_pairs} when every "
+        "setting was sized for "
+        f"{la.DELTA:.0%} (the cost of the finer resolution: {pairs / old_pairs:.1f}× the draws; its "
+        "time is qk-variance's row in section 7). "
+        "Peak RSS of a process running the check alone (torch alone ≈ 220 MB), its time the median of 3 "
+        "runs after a warm-up; the throughput ratio against bare `torch.randn` drawing the same numbers in "
+        "the same chunks is the median of the ratios of neighbouring runs in another process (check and "
+        "bare alternate, 9 pairs when a run is under 1 s, else 3), so that the load of a shared machine "
+        "cancels out. Everything on one intra-op thread, as the engine runs every check.",
+        "",
+        "| d_k | N | dtype | check (s) | bare randn (s) | throughput ratio | peak RSS check (MB) | "
+        "one-shot would need (MB) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     worst = {"rss": 0.0, "ratio": 0.0}
     for d in dims:
         n = sizes[d]
         for dtype in ("float64", "float32"):
             res = {}
             for mode in ("check", "pair"):
-                out = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-c", MC_CHILD, str(d), str(n), dtype, mode],
-                                     capture_output=True, text=True, check=True, cwd=ROOT)
+                out = subprocess.run(
+                    preexec_fn=child_dies_with_parent,
+                    args=[sys.executable, "-c", MC_CHILD, str(d), str(n), dtype, mode],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    cwd=ROOT,
+                )
                 res[mode] = json.loads(out.stdout)
             ratio = res["pair"]["ratio"]
             one_shot = 2 * d * n * (8 if dtype == "float64" else 4) / 2**20
             worst["rss"] = max(worst["rss"], res["check"]["rss_mb"])
             worst["ratio"] = max(worst["ratio"], ratio)
-            lines.append(f"| {d} | {n} | {dtype} | {res['check']['seconds']:.2f} | {res['pair']['bare']:.2f} | "
-                         f"{ratio:.2f} (target ≤ 1.5) | {res['check']['rss_mb']:.0f} (target ≤ 512) | {one_shot:.0f} |")
+            lines.append(
+                f"| {d} | {n} | {dtype} | {res['check']['seconds']:.2f} | {res['pair']['bare']:.2f} | "
+                f"{ratio:.2f} (target ≤ 1.5) | {res['check']['rss_mb']:.0f} (target ≤ 512) | {one_shot:.0f} |"
+            )
     return lines, worst
 
 
 # --- 4. the whole catalog -------------------------------------------------------------------------
+
 
 def catalog(quick: bool) -> tuple[list[str], dict]:
     env = dict(os.environ)
@@ -288,21 +326,35 @@ def catalog(quick: bool) -> tuple[list[str], dict]:
         cold_s = time.perf_counter() - t
         warm_s = median_time(cmd, 3, env=env)
         t = time.perf_counter()
-        par = subprocess.run(preexec_fn=child_dies_with_parent, args=cmd + ["-j", "2", "--no-cache"], capture_output=True, text=True, env=env)
+        par = subprocess.run(
+            preexec_fn=child_dies_with_parent,
+            args=cmd + ["-j", "2", "--no-cache"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         par_s = time.perf_counter() - t
-    claims = subprocess.run(preexec_fn=child_dies_with_parent, args=[sys.executable, "-m", "mathcheck", "list", "--json"], capture_output=True,
-                            text=True).stdout
+    claims = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[sys.executable, "-m", "mathcheck", "list", "--json"],
+        capture_output=True,
+        text=True,
+    ).stdout
     count = len(json.loads(claims)["claims"])
-    lines = [f"`mathcheck prove --all` over {count} claims (exit codes: cold {cold.returncode}, "
-             f"-j 2 {par.returncode}):", "",
-             "| run | wall (s) | target |", "|---|---|---|",
-             f"| cold (empty cache) | {cold_s:.1f} | ≤ 60 |",
-             f"| warm (cache current) | {warm_s:.2f} | ≤ 3 |",
-             f"| cold, `-j 2 --no-cache` | {par_s:.1f} | |"]
+    lines = [
+        f"`mathcheck prove --all` over {count} claims (exit codes: cold {cold.returncode}, -j 2 {par.returncode}):",
+        "",
+        "| run | wall (s) | target |",
+        "|---|---|---|",
+        f"| cold (empty cache) | {cold_s:.1f} | ≤ 60 |",
+        f"| warm (cache current) | {warm_s:.2f} | ≤ 3 |",
+        f"| cold, `-j 2 --no-cache` | {par_s:.1f} | |",
+    ]
     return lines, {"cold": cold_s, "warm": warm_s, "parallel": par_s}
 
 
 # --- 5. numeric checks against gradcheck -----------------------------------------------------------
+
 
 def numeric(quick: bool) -> tuple[list[str], dict]:
     import torch
@@ -313,9 +365,13 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
     from mathcheck.numeric.evaluate import evaluate
 
     J_rhs = registry.get("softmax-jacobian").part("jacobian").statement
-    lines = ["Softmax: our check (closed form derived by SymPy, evaluated by torch, against the autograd Jacobian) "
-             "against `torch.autograd.gradcheck` on the same function, float64, median of 5:", "",
-             "| n | ours (ms) | gradcheck (ms) | gradcheck fast_mode (ms) | gradcheck / ours |", "|---|---|---|---|---|"]
+    lines = [
+        "Softmax: our check (closed form derived by SymPy, evaluated by torch, against the autograd Jacobian) "
+        "against `torch.autograd.gradcheck` on the same function, float64, median of 5:",
+        "",
+        "| n | ours (ms) | gradcheck (ms) | gradcheck fast_mode (ms) | gradcheck / ours |",
+        "|---|---|---|---|---|",
+    ]
 
     def ours(z):
         s = F.softmax(z, 0)
@@ -337,12 +393,16 @@ def numeric(quick: bool) -> tuple[list[str], dict]:
         b = timed(lambda: torch.autograd.gradcheck(lambda x: F.softmax(x, 0), (z,)))
         c = timed(lambda: torch.autograd.gradcheck(lambda x: F.softmax(x, 0), (z,), fast_mode=True))
         lines.append(f"| {n} | {a:.2f} | {b:.1f} | {c:.2f} | {b / a:.0f}× |")
-    lines += ["", "gradcheck compares autograd with finite differences (a check of autograd); ours compares the "
-              "derived closed form with autograd (a check of the derivation). Both are float64."]
+    lines += [
+        "",
+        "gradcheck compares autograd with finite differences (a check of autograd); ours compares the "
+        "derived closed form with autograd (a check of the derivation). Both are float64.",
+    ]
     return lines, {}
 
 
 # --- 6. budgets -------------------------------------------------------------------------------------
+
 
 def budgets(quick: bool) -> tuple[list[str], dict]:
     import sympy as sp
@@ -351,13 +411,15 @@ def budgets(quick: bool) -> tuple[list[str], dict]:
 
     xs = sp.symbols("x1:10")
     S = sum(xs)
-    e = sp.expand(S ** 8) * S ** 4 - S ** 12  # true, but every strategy must expand a 12th power
+    e = sp.expand(S**8) * S**4 - S**12  # true, but every strategy must expand a 12th power
     t = time.perf_counter()
     d = zero_test(e, attempt_s=2, total_s=4)
     took = time.perf_counter() - t
-    lines = [f"A pathological zero test, `expand((x1+…+x9)**8)·(x1+…+x9)**4 − (x1+…+x9)**12` (plain `simplify` "
-             f"ran 104 s here), with a 2 s budget per attempt and 4 s in all: answered `{d.status}` "
-             f"({d.how}) in {took:.2f} s (target: budget + 1 s = 5 s)."]
+    lines = [
+        f"A pathological zero test, `expand((x1+…+x9)**8)·(x1+…+x9)**4 − (x1+…+x9)**12` (plain `simplify` "
+        f"ran 104 s here), with a 2 s budget per attempt and 4 s in all: answered `{d.status}` "
+        f"({d.how}) in {took:.2f} s (target: budget + 1 s = 5 s)."
+    ]
     return lines, {"budget_seconds": took}
 
 
@@ -375,8 +437,12 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
         v = verdict(e, "prove", Options())
         rows.append((v.symbolic.seconds + v.numeric.seconds, v.symbolic.seconds, v.numeric.seconds, e.id, v.status))
     rows.sort(reverse=True)
-    lines = ["Each claim proved in one process (imports already paid), slowest first:", "",
-             "| claim | status | symbolic (s) | numeric (s) |", "|---|---|---|---|"]
+    lines = [
+        "Each claim proved in one process (imports already paid), slowest first:",
+        "",
+        "| claim | status | symbolic (s) | numeric (s) |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {cid} | {st} | {sy:.2f} | {nu:.2f} |" for _, sy, nu, cid, st in rows]
     worst = rows[0][3]
     prof = cProfile.Profile()
@@ -384,15 +450,27 @@ def slowest(quick: bool) -> tuple[list[str], dict]:
     verdict(registry.entry(worst), "prove", Options(seed=1))
     prof.disable()
     stats = pstats.Stats(prof)
-    top = sorted(((v[3], f"{Path(k[0]).name}:{k[2]}") for k, v in stats.stats.items()
-                  if "mathcheck" in k[0] or "sympy" in k[0] or "torch" in k[0]), reverse=True)[:8]
-    lines += ["", f"Profile of `{worst}` (seed 1; cumulative seconds of the heaviest calls):", "",
-              "| function | cumulative (s) |", "|---|---|"]
+    top = sorted(
+        (
+            (v[3], f"{Path(k[0]).name}:{k[2]}")
+            for k, v in stats.stats.items()
+            if "mathcheck" in k[0] or "sympy" in k[0] or "torch" in k[0]
+        ),
+        reverse=True,
+    )[:8]
+    lines += [
+        "",
+        f"Profile of `{worst}` (seed 1; cumulative seconds of the heaviest calls):",
+        "",
+        "| function | cumulative (s) |",
+        "|---|---|",
+    ]
     lines += [f"| `{name}` | {cum:.2f} |" for cum, name in top]
     return lines, {}
 
 
 # --- 8. writeups ----------------------------------------------------------------------------------
+
 
 def _timed(cmd: list[str], env) -> tuple[float, float]:
     """Wall and CPU seconds (the process and its children, e.g. pdflatex) of one run that must succeed."""
@@ -426,36 +504,66 @@ def writeups(quick: bool) -> tuple[list[str], dict]:
         for n in range(runs):
             (tmp / f"pdf{n}").mkdir()
             (tmp / f"md{n}").mkdir()
-        pdf_new = measure("warm, `-o catalog.tex --pdf` into a new directory (one pdflatex pass: the settled "
-                          ".aux/.toc come from the cache)",
-                          lambda n: w + ["-o", str(tmp / f"pdf{n}" / "catalog.tex"), "--pdf"], "≤ 20")
-        pdf_same = measure("warm, `-o catalog.tex --pdf` again, nothing changed (PDF current: no pdflatex)",
-                           lambda n: w + ["-o", str(tmp / "pdf0" / "catalog.tex"), "--pdf"], "≤ 20")
+        pdf_new = measure(
+            "warm, `-o catalog.tex --pdf` into a new directory (one pdflatex pass: the settled "
+            ".aux/.toc come from the cache)",
+            lambda n: w + ["-o", str(tmp / f"pdf{n}" / "catalog.tex"), "--pdf"],
+            "≤ 20",
+        )
+        pdf_same = measure(
+            "warm, `-o catalog.tex --pdf` again, nothing changed (PDF current: no pdflatex)",
+            lambda n: w + ["-o", str(tmp / "pdf0" / "catalog.tex"), "--pdf"],
+            "≤ 20",
+        )
         _timed(w + ["-o", str(tmp / "claims.md")], env)  # the PNG plots (the cold run drew PDFs)
-        md = measure("warm, `-o claims.md` into a new directory", lambda n: w + ["-o", str(tmp / f"md{n}" / "claims.md")])
-        subprocess.run(preexec_fn=child_dies_with_parent, args=w + ["--docs", str(tmp / "docs")], capture_output=True, env=env, cwd=ROOT)
+        md = measure(
+            "warm, `-o claims.md` into a new directory", lambda n: w + ["-o", str(tmp / f"md{n}" / "claims.md")]
+        )
+        subprocess.run(
+            preexec_fn=child_dies_with_parent,
+            args=w + ["--docs", str(tmp / "docs")],
+            capture_output=True,
+            env=env,
+            cwd=ROOT,
+        )
         before = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
         docs = measure("warm, `--docs DIR` again, nothing changed", lambda n: w + ["--docs", str(tmp / "docs")])
         after = {p: p.stat().st_mtime_ns for p in (tmp / "docs").rglob("*") if p.is_file()}
-    lines = [f"`mathcheck writeup --all` over the whole catalog, each in its own process (all exit 0); warm = "
-             "every verdict and plot in the cache, filled by the cold run. CPU = user + system seconds of the "
-             "command and its children (pdflatex): on a loaded machine the wall time grows, the CPU time does not. "
-             f"The ratio is to `mathcheck prove --all` warm ({prove_warm:.2f} s wall), measured in the same run.", "",
-             "| run | wall (s) | CPU (s) | wall ratio to `prove --all` warm | target, wall (s) |", "|---|---|---|---|---|",
-             f"| cold (empty cache), `-o catalog.tex --pdf -j 2` | {cold:.1f} | {cold_cpu:.1f} | {cold / prove_warm:.1f} | |"]
-    lines += [f"| {label} | {sec:.2f} | {cpu:.2f} | {sec / prove_warm:.1f} | {note} |" for label, sec, cpu, note in rows]
-    lines += ["", f"`--docs` on an unchanged catalog rewrote {sum(before[p] != after.get(p) for p in before)} "
-              f"of its {len(before)} files (files are written only when their content changes; catalog.pdf is "
-              "compiled only when the digest of its .tex and plots, stamped into the PDF, changed)."]
+    lines = [
+        f"`mathcheck writeup --all` over the whole catalog, each in its own process (all exit 0); warm = "
+        "every verdict and plot in the cache, filled by the cold run. CPU = user + system seconds of the "
+        "command and its children (pdflatex): on a loaded machine the wall time grows, the CPU time does not. "
+        f"The ratio is to `mathcheck prove --all` warm ({prove_warm:.2f} s wall), measured in the same run.",
+        "",
+        "| run | wall (s) | CPU (s) | wall ratio to `prove --all` warm | target, wall (s) |",
+        "|---|---|---|---|---|",
+        f"| cold (empty cache), `-o catalog.tex --pdf -j 2` | {cold:.1f} | {cold_cpu:.1f} | {cold / prove_warm:.1f} | |",
+    ]
+    lines += [
+        f"| {label} | {sec:.2f} | {cpu:.2f} | {sec / prove_warm:.1f} | {note} |" for label, sec, cpu, note in rows
+    ]
+    lines += [
+        "",
+        f"`--docs` on an unchanged catalog rewrote {sum(before[p] != after.get(p) for p in before)} "
+        f"of its {len(before)} files (files are written only when their content changes; catalog.pdf is "
+        "compiled only when the digest of its .tex and plots, stamped into the PDF, changed).",
+    ]
     return lines, {"cold": cold, "pdf_warm": pdf_new, "pdf_current": pdf_same, "markdown": md, "docs": docs}
 
 
 # --- 12. the first ten minutes ----------------------------------------------------------------------
 
+
 def _finder_us(py: str, env) -> int | None:
     """Microseconds the editable install's finder (``__editable___mathcheck_*_finder``, run by its
     .pth file in ``site`` for every Python process of the venv) takes to import, by ``-X importtime``."""
-    err = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-X", "importtime", "-c", "import click"], capture_output=True, text=True, env=env).stderr
+    err = subprocess.run(
+        preexec_fn=child_dies_with_parent,
+        args=[py, "-X", "importtime", "-c", "import click"],
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stderr
     found = [int(line.split("|")[1]) for line in err.splitlines() if "__editable___mathcheck" in line]
     return max(found) if found else None
 
@@ -477,17 +585,34 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         # mathcheck's bytecode, as any first run writes it and pip writes it for a regular install: a
         # machine with PYTHONDONTWRITEBYTECODE=1 (this one) would otherwise compile cli.py from source
         # at every start (about 10 ms, click's own .pyc being there since its install)
-        subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-m", "compileall", "-q", str(ROOT / "mathcheck")], check=True, capture_output=True)
+        subprocess.run(
+            preexec_fn=child_dies_with_parent,
+            args=[py, "-m", "compileall", "-q", str(ROOT / "mathcheck")],
+            check=True,
+            capture_output=True,
+        )
         for cmd in ([script, "--help"], [script, "list"]):  # list's index
-            subprocess.run(preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+            subprocess.run(
+                preexec_fn=child_dies_with_parent, args=cmd, check=True, capture_output=True, env=env, cwd=ROOT
+            )
         helps, base_h, help_ratio = paired([script, "--help"], click_cmd, runs, env)
         lists, base_l, list_ratio = paired([script, "list"], click_cmd, runs, env)
         prove_cold, _ = _timed([script, "prove", "--all"], env)  # cold, or (reused) the run that writes views
         warm, list_w, warm_ratio = paired([script, "prove", "--all"], [script, "list"], runs, env)
-        heavy = subprocess.run(preexec_fn=child_dies_with_parent, args=[py, "-c", "import sys, runpy; sys.argv = ['mathcheck', 'prove', '--all']\n"
-                                "try: runpy.run_module('mathcheck', run_name='__main__')\nexcept SystemExit: pass\n"
-                                "print(*sorted({'sympy', 'torch'} & set(sys.modules)))"],
-                               capture_output=True, text=True, env=env, cwd=ROOT).stdout.splitlines()[-1:]
+        heavy = subprocess.run(
+            preexec_fn=child_dies_with_parent,
+            args=[
+                py,
+                "-c",
+                "import sys, runpy; sys.argv = ['mathcheck', 'prove', '--all']\n"
+                "try: runpy.run_module('mathcheck', run_name='__main__')\nexcept SystemExit: pass\n"
+                "print(*sorted({'sympy', 'torch'} & set(sys.modules)))",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        ).stdout.splitlines()[-1:]
         first = second = None
         if not quick:
             (tmp / "first").mkdir()
@@ -499,10 +624,15 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
     lines = [
         "Measured in one run through the console script `mathcheck` (as the README's install makes it: the "
         "editable install's finder, then `mathcheck.cli`), "
-        + ("in a cache folder a `prove --all` had filled (`$MATHCHECK_BENCH_CACHE`)." if reused
-           else "in a fresh cache folder."), "",
-        "| figure | median (s) | ratio | target |", "|---|---|---|---|",
-        f"| `python -c \"import click\"` | {base:.3f} | 1.00 | |",
+        + (
+            "in a cache folder a `prove --all` had filled (`$MATHCHECK_BENCH_CACHE`)."
+            if reused
+            else "in a fresh cache folder."
+        ),
+        "",
+        "| figure | median (s) | ratio | target |",
+        "|---|---|---|---|",
+        f'| `python -c "import click"` | {base:.3f} | 1.00 | |',
         f"| `mathcheck --help` / `import click` | {helps:.3f} | {help_ratio:.2f} | ≤ 1.3 |",
         f"| `mathcheck list` / `import click` | {lists:.3f} | {list_ratio:.2f} | ≤ 1.3 |",
         f"| `mathcheck prove --all` warm / `mathcheck list` | {warm:.3f} | {warm_ratio:.1f} | ≤ 10 (≤ 1 s) |",
@@ -510,10 +640,12 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         f"{prove_cold:.1f} | | |",
     ]
     if first is not None:
-        lines += [f"| first `writeup --all -o claims.md` after `prove --all` / that `prove --all` "
-                  f"({'warm' if reused else 'cold'}) | {first:.1f} | "
-                  f"{first / prove_cold:.2f} | (refutes every mutant: not cached by `prove`) |",
-                  f"| second `writeup --all -o claims.md` / `prove --all` warm | {second:.2f} | {second / warm:.1f} | |"]
+        lines += [
+            f"| first `writeup --all -o claims.md` after `prove --all` / that `prove --all` "
+            f"({'warm' if reused else 'cold'}) | {first:.1f} | "
+            f"{first / prove_cold:.2f} | (refutes every mutant: not cached by `prove`) |",
+            f"| second `writeup --all -o claims.md` / `prove --all` warm | {second:.2f} | {second / warm:.1f} | |",
+        ]
     lines += [
         "",
         f"Each ratio of two commands is the median of {runs} ratios of neighbouring runs (the two alternate). "
@@ -522,17 +654,31 @@ def first_minutes(quick: bool) -> tuple[list[str], dict]:
         "mathcheck's bytecode is compiled first (`python -m compileall mathcheck`): this machine sets "
         "PYTHONDONTWRITEBYTECODE=1, under which every start would compile `cli.py` again. "
         f"A warm `prove --all` imports {', '.join(heavy) if heavy and heavy[0] else 'neither SymPy nor torch'}."
-        + (f" CPU seconds of the writeups (user + system, with children): first {first_cpu:.1f}, second "
-           f"{second_cpu:.1f}." if first is not None else " The writeups are not measured with `--quick`."),
+        + (
+            f" CPU seconds of the writeups (user + system, with children): first {first_cpu:.1f}, second "
+            f"{second_cpu:.1f}."
+            if first is not None
+            else " The writeups are not measured with `--quick`."
+        ),
     ]
-    return lines, {"help_ratio": help_ratio, "list_ratio": list_ratio, "warm_ratio": warm_ratio, "warm": warm,
-                   "prove_cold": prove_cold, "writeup_first": first, "writeup_second": second}
+    return lines, {
+        "help_ratio": help_ratio,
+        "list_ratio": list_ratio,
+        "warm_ratio": warm_ratio,
+        "warm": warm,
+        "prove_cold": prove_cold,
+        "writeup_first": first,
+        "writeup_second": second,
+    }
 
 
 # --- other benchmark modules (bench/check_bench.py, bench/conform_bench.py), when present --------------
 
-EXTRA = (("check_bench", "Checking your own identities"), ("conform_bench", "Conformance"),
-         ("model_bench", "Whole models"))
+EXTRA = (
+    ("check_bench", "Checking your own identities"),
+    ("conform_bench", "Conformance"),
+    ("model_bench", "Whole models"),
+)
 
 
 def _table(rows) -> list[str]:
@@ -542,8 +688,9 @@ def _table(rows) -> list[str]:
         return [str(r) for r in rows]
     keys = list(dict.fromkeys(k for r in rows for k in r))
     cell = lambda v: (f"{v:.3g}" if isinstance(v, float) else "" if v is None else str(v)).replace("|", "\\|")  # noqa: E731
-    return (["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            + ["| " + " | ".join(cell(r.get(k)) for k in keys) + " |" for r in rows])
+    return ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)] + [
+        "| " + " | ".join(cell(r.get(k)) for k in keys) + " |" for r in rows
+    ]
 
 
 def _extra(module_name: str):
@@ -555,6 +702,7 @@ def _extra(module_name: str):
         params = inspect.signature(module.rows).parameters
         rows = module.rows(quick=quick) if "quick" in params else module.rows()
         return [f"From `bench/{module_name}.py` (`rows()`):", "", *_table(rows)], {}
+
     return section
 
 
@@ -567,10 +715,16 @@ def _extra_sections() -> tuple:
     return tuple((title, _extra(name)) for name, title in EXTRA if importlib.util.find_spec(name) is not None)
 
 
-SECTIONS = (("Start-up", startup), ("Symbolic cost that does not grow with the dimension", symbolic),
-            ("Monte Carlo at scale", monte_carlo), ("The whole catalog", catalog),
-            ("Numeric checks", numeric), ("Time budgets", budgets), ("Where the time goes", slowest),
-            ("Writeups", writeups))
+SECTIONS = (
+    ("Start-up", startup),
+    ("Symbolic cost that does not grow with the dimension", symbolic),
+    ("Monte Carlo at scale", monte_carlo),
+    ("The whole catalog", catalog),
+    ("Numeric checks", numeric),
+    ("Time budgets", budgets),
+    ("Where the time goes", slowest),
+    ("Writeups", writeups),
+)
 FIRST_MINUTES = ("The first ten minutes", first_minutes)  # numbered after the other modules' sections
 
 
@@ -578,20 +732,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write-docs", action="store_true", help="write docs/performance.md (the committed report)")
-    ap.add_argument("-o", "--output", default=None, help="write here (default: a scratch file, or with "
-                    "--write-docs docs/performance.md)")
+    ap.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="write here (default: a scratch file, or with --write-docs docs/performance.md)",
+    )
     ap.add_argument("--only", nargs="*", help="section numbers to run (as printed)")
     args = ap.parse_args()
     if args.output is None:
-        args.output = str(ROOT / "docs" / "performance.md" if args.write_docs else
-                          Path(tempfile.gettempdir()) / "mathcheck-performance.md")
-    command = (f"python bench/run.py{' --quick' if args.quick else ''}"
-               f"{' --only ' + ' '.join(args.only) if args.only else ''}{' --write-docs' if args.write_docs else ''}")
-    header = ["# Performance", "",
-              f"Measured by `{command}` on {dt.date.today().isoformat()}: "
-              f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-              f"sympy {metadata.version('sympy')}, torch {metadata.version('torch')}. "
-              "The machine is shared and noisy: compare the ratios, not the seconds.", ""]
+        args.output = str(
+            ROOT / "docs" / "performance.md"
+            if args.write_docs
+            else Path(tempfile.gettempdir()) / "mathcheck-performance.md"
+        )
+    command = (
+        f"python bench/run.py{' --quick' if args.quick else ''}"
+        f"{' --only ' + ' '.join(args.only) if args.only else ''}{' --write-docs' if args.write_docs else ''}"
+    )
+    header = [
+        "# Performance",
+        "",
+        f"Measured by `{command}` on {dt.date.today().isoformat()}: "
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"sympy {metadata.version('sympy')}, torch {metadata.version('torch')}. "
+        "The machine is shared and noisy: compare the ratios, not the seconds.",
+        "",
+    ]
     sections = {}
     for number, (title, fn) in enumerate(SECTIONS + _extra_sections() + (FIRST_MINUTES,), start=1):
         if args.only and str(number) not in args.only:
@@ -599,8 +766,14 @@ def main() -> None:
         print(f"[{number}] {title} ...", file=sys.stderr, flush=True)
         t = time.perf_counter()
         lines, _ = fn(args.quick)
-        sections[number] = [f"## {number}. {title}", "", *lines, "",
-                            f"_(section took {time.perf_counter() - t:.0f} s; `{command}`, {dt.date.today().isoformat()})_", ""]
+        sections[number] = [
+            f"## {number}. {title}",
+            "",
+            *lines,
+            "",
+            f"_(section took {time.perf_counter() - t:.0f} s; `{command}`, {dt.date.today().isoformat()})_",
+            "",
+        ]
     out = Path(args.output)
     old = out.read_text(encoding="utf-8") if out.is_file() else ""
     out.write_text("\n".join(merge(old, header, sections, partial=bool(args.only))))

@@ -11,8 +11,9 @@ import torch
 import torch.nn as nn
 
 
-def _attention(q, k, v, attn_mask=None, is_causal=False, *, scale=None, fill=float("-inf"), dim=-1,
-               flip=False, shift=True):
+def _attention(
+    q, k, v, attn_mask=None, is_causal=False, *, scale=None, fill=float("-inf"), dim=-1, flip=False, shift=True
+):
     scores = q @ k.transpose(-2, -1) * (scale if scale is not None else 1 / math.sqrt(q.size(-1)))
     L, S = scores.shape[-2:]
     if is_causal:

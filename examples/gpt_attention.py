@@ -17,11 +17,11 @@ import torch.nn as nn
 def attention(query, key, value, attn_mask=None, is_causal=False):
     """softmax(QKᵀ/√D_head + mask)·V on (B, H, L, D_head); a bool mask is True = keep."""
     d_head = query.size(-1)
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_head)          # (B, H, L, L)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_head)  # (B, H, L, L)
     L, S = scores.shape[-2:]
     if is_causal:
         future = torch.ones(L, S, dtype=torch.bool, device=scores.device).triu(1)
-        scores = scores.masked_fill(future, float("-inf"))              # −∞: exactly zero weight
+        scores = scores.masked_fill(future, float("-inf"))  # −∞: exactly zero weight
     if attn_mask is not None:
         if attn_mask.dtype == torch.bool:
             scores = scores.masked_fill(~attn_mask, float("-inf"))
@@ -39,7 +39,7 @@ class CausalSelfAttention(nn.Module):
         super().__init__()
         assert D % H == 0
         self.n_head = H
-        self.c_attn = nn.Linear(D, 3 * D)   # Q, K, V in one projection
+        self.c_attn = nn.Linear(D, 3 * D)  # Q, K, V in one projection
         self.c_proj = nn.Linear(D, D)
 
     def forward(self, x):
@@ -48,7 +48,7 @@ class CausalSelfAttention(nn.Module):
         # (B, L, D) → (B, L, H, D_head) → (B, H, L, D_head)
         q, k, v = (t.view(B, L, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))
         y = attention(q, k, v, is_causal=True)
-        y = y.transpose(1, 2).contiguous().view(B, L, D)   # merge: transpose back first, then view
+        y = y.transpose(1, 2).contiguous().view(B, L, D)  # merge: transpose back first, then view
         return self.c_proj(y)
 
 

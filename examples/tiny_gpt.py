@@ -76,8 +76,8 @@ class Block(nn.Module):
 
 @dataclass
 class Cache:
-    length: int    # tokens seen so far: where the next positions start
-    layers: list   # one (K, V) per block, (B, H, length, D_head)
+    length: int  # tokens seen so far: where the next positions start
+    layers: list  # one (K, V) per block, (B, H, length, D_head)
 
 
 @dataclass
@@ -87,8 +87,7 @@ class Output:
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab=64, d=32, n_head=4, n_layer=2, max_len=32, norm=LayerNorm,
-                 attention=CausalSelfAttention):
+    def __init__(self, vocab=64, d=32, n_head=4, n_layer=2, max_len=32, norm=LayerNorm, attention=CausalSelfAttention):
         super().__init__()
         self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(max_len, d)
         self.blocks = nn.ModuleList(Block(d, n_head, norm, attention) for _ in range(n_layer))

@@ -1,9 +1,9 @@
 """The bug zoo of examples/tiny_gpt.py: each factory changes one method, as a real bug would.
 
-    mathcheck model examples/tiny_gpt_zoo.py:sees_next_token       # exit 1: blocks.0.attn mask-kind, causality
-    mathcheck model examples/tiny_gpt_zoo.py:softmax_over_queries  # exit 1: blocks.0.attn weights-on-simplex
-    mathcheck model examples/tiny_gpt_zoo.py:eps_outside_sqrt      # exit 1: blocks.0.ln_1 layernorm matches-derived
-    mathcheck model examples/tiny_gpt_zoo.py:cache_drops_last_key  # exit 1: kv-cache, first at blocks.0.attn
+mathcheck model examples/tiny_gpt_zoo.py:sees_next_token       # exit 1: blocks.0.attn mask-kind, causality
+mathcheck model examples/tiny_gpt_zoo.py:softmax_over_queries  # exit 1: blocks.0.attn weights-on-simplex
+mathcheck model examples/tiny_gpt_zoo.py:eps_outside_sqrt      # exit 1: blocks.0.ln_1 layernorm matches-derived
+mathcheck model examples/tiny_gpt_zoo.py:cache_drops_last_key  # exit 1: kv-cache, first at blocks.0.attn
 """
 
 import torch

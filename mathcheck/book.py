@@ -39,12 +39,17 @@ CLUSTER_CONNECT_S = 15.0  # how long to wait for a scheduler before saying it ca
 
 # --- which files -------------------------------------------------------------------------------------
 
+
 def _in_directory(root: str) -> list[str]:
     """Every document below ``root``, hidden folders (``.git``, ``.ipynb_checkpoints``) skipped."""
     out = []
     for here, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        out += [os.path.normpath(os.path.join(here, f)) for f in files if f.lower().endswith(SUFFIXES) and not f.startswith(".")]
+        out += [
+            os.path.normpath(os.path.join(here, f))
+            for f in files
+            if f.lower().endswith(SUFFIXES) and not f.startswith(".")
+        ]
     return sorted(out)
 
 
@@ -64,13 +69,17 @@ def expand(specs) -> tuple[list[str], set[str]]:
         if os.path.isdir(spec):
             matches = _in_directory(spec)
             if not matches:
-                raise DeriveError(f"{spec}: no {', '.join(SUFFIXES[:-1])} or {SUFFIXES[-1]} file in this "
-                                  f"directory or below it; name the files, or another directory")
+                raise DeriveError(
+                    f"{spec}: no {', '.join(SUFFIXES[:-1])} or {SUFFIXES[-1]} file in this "
+                    f"directory or below it; name the files, or another directory"
+                )
         elif glob.has_magic(spec) and not os.path.exists(spec):
             matches = sorted(f for f in glob.glob(spec, recursive=True) if os.path.isfile(f))
             if not matches:
-                raise DeriveError(f"{spec}: no file matches this pattern; check it (** matches folders "
-                                  f"at any depth), or quote it so the shell does not expand it first")
+                raise DeriveError(
+                    f"{spec}: no file matches this pattern; check it (** matches folders "
+                    f"at any depth), or quote it so the shell does not expand it first"
+                )
         else:  # a file (one that does not exist is the reader's one line: "no such file")
             matches = []
             if spec not in files:
@@ -83,6 +92,7 @@ def expand(specs) -> tuple[list[str], set[str]]:
 
 
 # --- the work: one task per link --------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Task:
@@ -101,13 +111,20 @@ def tasks_of(file: int, index: int, chain: Chain) -> list[Task]:
 def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     """What a task's result depends on (:func:`mathcheck.cache.link_key`): the chain's text without
     its line numbers, which link, and the options."""
-    return {"steps": [[s.relation, s.text, s.reason] for s in chain.steps],
-            "assumptions": {n: list(v) for n, v in sorted(chain.assumptions.items())},
-            "given": [g for _, g in chain.given], "let": [t for _, t in chain.lets],
-            "definition": chain.definition, "facts": [t for _, t in chain.facts],
-            "unknown": [str(u) for u in chain.unknown], "implicit": [str(u) for u in chain.implicit],
-            "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
-            "k": k, "seed": seed, "timeout": timeout}
+    return {
+        "steps": [[s.relation, s.text, s.reason] for s in chain.steps],
+        "assumptions": {n: list(v) for n, v in sorted(chain.assumptions.items())},
+        "given": [g for _, g in chain.given],
+        "let": [t for _, t in chain.lets],
+        "definition": chain.definition,
+        "facts": [t for _, t in chain.facts],
+        "unknown": [str(u) for u in chain.unknown],
+        "implicit": [str(u) for u in chain.implicit],
+        "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
+        "k": k,
+        "seed": seed,
+        "timeout": timeout,
+    }
 
 
 _PARSED: dict = {}  # a worker's last chains, parsed: the links of one chain usually come together
@@ -135,8 +152,14 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
         if k == 0:
             return derive.check_statement(chain, seed, timeout, _parsed(chain))
         s = derive.check_link(chain, k, seed, timeout, _parsed(chain))
-        return {"status": s.status, "how": s.how, "counterexample": s.counterexample, "values": s.values,
-                "measured": s.measured, "bound": s.bound}
+        return {
+            "status": s.status,
+            "how": s.how,
+            "counterexample": s.counterexample,
+            "values": s.values,
+            "measured": s.measured,
+            "bound": s.bound,
+        }
     except Exception as exc:  # noqa: BLE001 - a SymPy exception is inconclusive (docs/derive.md)
         how = f"the check failed: {type(exc).__name__}: {exc}"[:300]
         out = {"status": "inconclusive", "how": how, "counterexample": None, "values": None, "uncached": True}
@@ -151,12 +174,23 @@ def step_report(line: Line, result: dict) -> StepReport:
     """A link's :class:`~mathcheck.derive.StepReport` from its result and the line as read now."""
     from mathcheck.derive import StepReport
 
-    return StepReport(line.line, line.text, line.relation, line.reason, result["status"], result["how"],
-                      result["counterexample"], result["values"], result["measured"], line.source,
-                      result["bound"])
+    return StepReport(
+        line.line,
+        line.text,
+        line.relation,
+        line.reason,
+        result["status"],
+        result["how"],
+        result["counterexample"],
+        result["values"],
+        result["measured"],
+        line.source,
+        result["bound"],
+    )
 
 
 # --- where the tasks run ----------------------------------------------------------------------------
+
 
 def _init_worker(parent: int):
     from mathcheck.procs import die_with_parent
@@ -165,8 +199,12 @@ def _init_worker(parent: int):
     os.environ["OMP_NUM_THREADS"] = "1"  # N workers on N cores: no oversubscription
 
 
-WARM = (("(t - 1)^2", ">=", "0"), ("exp(a + b)", "=", "exp(a)*exp(b)"),
-        ("diff(log(1 + exp(t)), t)", "=", "sigmoid(t)"), ("log(u*v)", "=", "log(u) + log(v)"))
+WARM = (
+    ("(t - 1)^2", ">=", "0"),
+    ("exp(a + b)", "=", "exp(a)*exp(b)"),
+    ("diff(log(1 + exp(t)), t)", "=", "sigmoid(t)"),
+    ("log(u*v)", "=", "log(u) + log(v)"),
+)
 
 
 _WARMED: list = []  # this process has run warm()
@@ -184,8 +222,11 @@ def warm() -> None:
         return
     _WARMED.append(True)
     for lhs, rel, rhs in WARM:
-        L, R = parse_many([lhs, rhs], {"t": ("real",), "a": ("real",), "b": ("real",),
-                                       "u": ("positive",), "v": ("positive",)}, unused_ok=True)
+        L, R = parse_many(
+            [lhs, rhs],
+            {"t": ("real",), "a": ("real",), "b": ("real",), "u": ("positive",), "v": ("positive",)},
+            unused_ok=True,
+        )
         symbolic(L, R, rel, (), 0, 20.0)
 
 
@@ -215,8 +256,9 @@ class _Pool:
         import mathcheck.symbolic.steps
         import mathcheck.userexpr.symbolic_side  # noqa: F401 - imported once, before the fork, not in each worker
 
-        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                                        initializer=_init_worker, initargs=(os.getpid(),))
+        self.pool = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=mp.get_context("fork"), initializer=_init_worker, initargs=(os.getpid(),)
+        )
 
     def map(self, fn, calls):
         from concurrent.futures.process import BrokenProcessPool
@@ -264,13 +306,15 @@ class _Cluster(_Here):
 def check_address(address: str) -> None:
     """A scheduler's address as Dask writes it, ``tcp://host:port`` (or ``tls://``); else bad input.
 
-        >>> check_address("tcp://127.0.0.1:8786")
+    >>> check_address("tcp://127.0.0.1:8786")
     """
     import re
 
     if not re.fullmatch(r"(tcp|tls)://[A-Za-z0-9._\-\[\]:]+:\d{1,5}", address):
-        raise DeriveError(f"--cluster {address!r}: not a scheduler address; write tcp://HOST:PORT, "
-                          f"e.g. tcp://127.0.0.1:8786 (dask scheduler prints it)")
+        raise DeriveError(
+            f"--cluster {address!r}: not a scheduler address; write tcp://HOST:PORT, "
+            f"e.g. tcp://127.0.0.1:8786 (dask scheduler prints it)"
+        )
 
 
 def connect(address: str) -> Client:
@@ -285,15 +329,19 @@ def connect(address: str) -> Client:
     try:
         client = Client(address, timeout=CLUSTER_CONNECT_S)
     except (OSError, TimeoutError) as exc:
-        raise DeriveError(f"--cluster {address}: cannot reach the scheduler ({type(exc).__name__}); "
-                          f"start one (dask scheduler) or check the address") from None
+        raise DeriveError(
+            f"--cluster {address}: cannot reach the scheduler ({type(exc).__name__}); "
+            f"start one (dask scheduler) or check the address"
+        ) from None
     ours = fingerprint()
     theirs = client.run(_worker_fingerprint)
     wrong = sorted(w for w, f in theirs.items() if f != ours)
     if wrong:
         client.close()
-        raise DeriveError(f"--cluster {address}: worker {wrong[0]} runs another mathcheck or other versions "
-                          f"of its libraries ({theirs[wrong[0]][:12]} vs {ours[:12]}); install the same on every worker")
+        raise DeriveError(
+            f"--cluster {address}: worker {wrong[0]} runs another mathcheck or other versions "
+            f"of its libraries ({theirs[wrong[0]][:12]} vs {ours[:12]}); install the same on every worker"
+        )
     return client
 
 
@@ -322,6 +370,7 @@ def _cluster_results(client, work):
 
 # --- the run ----------------------------------------------------------------------------------------
 
+
 @dataclass
 class Counts:
     """What the progress line shows."""
@@ -335,8 +384,16 @@ class Counts:
     refuted: int = 0
 
 
-def check_book(specs, seed: int = 0, timeout: float = 30.0, jobs: int = 1, cluster: str | None = None,
-               use_cache: bool = True, on_chain=None, on_progress=None) -> DeriveReport:
+def check_book(
+    specs,
+    seed: int = 0,
+    timeout: float = 30.0,
+    jobs: int = 1,
+    cluster: str | None = None,
+    use_cache: bool = True,
+    on_chain=None,
+    on_progress=None,
+) -> DeriveReport:
     """Check every chain of the documents ``specs`` names (:func:`expand`): a
     :class:`~mathcheck.derive.DeriveReport` in document order, the same for any ``jobs`` or
     cluster. Bad input (a spec matching nothing, an unreadable file, a file named itself with no
@@ -361,14 +418,16 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
     from mathcheck import cache, derive
 
     prepared = (_Here() if isinstance(where, _Cluster) else where).map(
-        _prepare, [(f, f in found, use_cache) for f in files])
+        _prepare, [(f, f in found, use_cache) for f in files]
+    )
     for p in prepared:  # the first bad file in document order, as -j 1 reads them
         if p[0] == "error":
             raise DeriveError(p[1])
     loaded = [(f, p[1]) for f, p in zip(files, prepared) if p[0] == "ok"]
     if not loaded:
-        raise DeriveError(f"{' '.join(map(str, specs))}: no chain in {len(files)} files; "
-                          f"see docs/derive.md for the syntax")
+        raise DeriveError(
+            f"{' '.join(map(str, specs))}: no chain in {len(files)} files; see docs/derive.md for the syntax"
+        )
     ready, tasks = _plan(loaded, [p[2] for p in prepared if p[0] == "ok"])
     counts = Counts(files=len(loaded), links=sum(len(c.steps) - 1 for _, cs in loaded for c in cs))
     results: dict[int, dict] = {}
@@ -388,7 +447,7 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
         on_progress(counts)
     emit = _Emitter(loaded, ready, tasks, results, on_chain)
     emit.advance()
-    for i, result in (where.results(work) if work else ()):
+    for i, result in where.results(work) if work else ():
         result = dict(result)
         if not result.pop("uncached", False):
             cache.store_link(keys[i], result)
@@ -399,8 +458,12 @@ def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_pr
             on_progress(counts)
         emit.advance()
     emit.advance()
-    return derive.DeriveReport(tuple((path, tuple(emit.reports[f])) for f, (path, _) in enumerate(loaded)),
-                               seed, timeout, tuple(map(str, specs)))
+    return derive.DeriveReport(
+        tuple((path, tuple(emit.reports[f])) for f, (path, _) in enumerate(loaded)),
+        seed,
+        timeout,
+        tuple(map(str, specs)),
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -429,8 +492,13 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
         return _read(path, optional)  # which says why, in its one line
     import hashlib
 
-    k = cache.link_key({"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest(),
-                        "reader": _reader_digest()}) if use_cache else None
+    k = (
+        cache.link_key(
+            {"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest(), "reader": _reader_digest()}
+        )
+        if use_cache
+        else None
+    )
     hit = cache.load_link(k)
     if hit is not None:
         try:
@@ -450,19 +518,39 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
 
 
 def _plain(c: Chain) -> dict:
-    return {"name": c.name, "path": c.path, "line": c.line,
-            "assumptions": [[n, list(v)] for n, v in c.assumptions.items()],
-            "given": [list(g) for g in c.given], "steps": [[s.line, s.relation, s.text, s.reason, s.source]
-                                                          for s in c.steps],
-            "lets": [list(x) for x in c.lets], "error": c.error, "definition": c.definition, "notes": list(c.notes),
-            "unknown": list(c.unknown), "implicit": list(c.implicit), "facts": [list(f) for f in c.facts]}
+    return {
+        "name": c.name,
+        "path": c.path,
+        "line": c.line,
+        "assumptions": [[n, list(v)] for n, v in c.assumptions.items()],
+        "given": [list(g) for g in c.given],
+        "steps": [[s.line, s.relation, s.text, s.reason, s.source] for s in c.steps],
+        "lets": [list(x) for x in c.lets],
+        "error": c.error,
+        "definition": c.definition,
+        "notes": list(c.notes),
+        "unknown": list(c.unknown),
+        "implicit": list(c.implicit),
+        "facts": [list(f) for f in c.facts],
+    }
 
 
 def _chain(d: dict) -> Chain:
-    return Chain(d["name"], d["path"], d["line"], {n: tuple(v) for n, v in d["assumptions"]},
-                 tuple(tuple(g) for g in d["given"]), tuple(Line(*s) for s in d["steps"]),
-                 tuple(tuple(x) for x in d["lets"]), d["error"], d["definition"], tuple(d["notes"]),
-                 tuple(d["unknown"]), tuple(d["implicit"]), tuple(tuple(f) for f in d["facts"]))
+    return Chain(
+        d["name"],
+        d["path"],
+        d["line"],
+        {n: tuple(v) for n, v in d["assumptions"]},
+        tuple(tuple(g) for g in d["given"]),
+        tuple(Line(*s) for s in d["steps"]),
+        tuple(tuple(x) for x in d["lets"]),
+        d["error"],
+        d["definition"],
+        tuple(d["notes"]),
+        tuple(d["unknown"]),
+        tuple(d["implicit"]),
+        tuple(tuple(f) for f in d["facts"]),
+    )
 
 
 def _read(path: str, optional: bool):

@@ -93,8 +93,11 @@ class _ThreadTimer:
     def arm(self, delay: float, deadline: float, thread_id: int):
         self.cancel()
         kind = type("BudgetExceeded", (BudgetExceeded,), {"deadline": deadline})
-        t = threading.Timer(max(delay, 0.0), ctypes.pythonapi.PyThreadState_SetAsyncExc,
-                            (ctypes.c_ulong(thread_id), ctypes.py_object(kind)))
+        t = threading.Timer(
+            max(delay, 0.0),
+            ctypes.pythonapi.PyThreadState_SetAsyncExc,
+            (ctypes.c_ulong(thread_id), ctypes.py_object(kind)),
+        )
         t.daemon = True
         t.start()
         self.timer = t
@@ -169,4 +172,3 @@ def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
         if b.deadline in stack:
             stack.remove(b.deadline)
             _arm()
-

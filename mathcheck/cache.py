@@ -55,8 +55,11 @@ def _core_digest() -> str:
     # (the generic check evaluates through it), whole; of verify/, the shared helpers.
     for package in _CORE_PACKAGES:
         files += (PKG / package).glob("*.py")
-    files += [p for p in (PKG / "verify").glob("*.py")
-              if p.name.startswith("_") or p.name in ("evaluate.py", "stats.py", "generic.py")]
+    files += [
+        p
+        for p in (PKG / "verify").glob("*.py")
+        if p.name.startswith("_") or p.name in ("evaluate.py", "stats.py", "generic.py")
+    ]
     for p in sorted(files):
         h.update(str(p.relative_to(PKG)).encode())
         h.update(p.read_bytes())
@@ -126,8 +129,14 @@ def encode(k: str, entry, kind: str, payload) -> bytes:
 
     text = serial.dumps(payload, entry.build())  # raises unless it reads back exactly
     _remember(payload, text)
-    fields = {"format": FORMAT, "key": k, "mathcheck": __version__, "claim": entry.id, "kind": kind,
-              "payload": json.loads(text)}
+    fields = {
+        "format": FORMAT,
+        "key": k,
+        "mathcheck": __version__,
+        "claim": entry.id,
+        "kind": kind,
+        "payload": json.loads(text),
+    }
     fields["sha256"] = _digest(fields)
     return serial.canonical(fields).encode("ascii")
 
@@ -175,8 +184,7 @@ def _check_symbolic(symbolic, claim) -> None:
     for p in parts:
         if type(p.steps) is not tuple or not all(type(s) is StepResult for s in p.steps):
             raise Invalid(f"part {p.name!r}: steps of the wrong type")
-        if p.status == "proved" and any(s.decision is not None and s.decision.value is not True
-                                        for s in p.steps):
+        if p.status == "proved" and any(s.decision is not None and s.decision.value is not True for s in p.steps):
             raise Invalid(f"part {p.name!r} is proved although a step is not")
     statuses = {p.status for p in parts}
     if symbolic.status == "proved" and statuses - {"proved"}:
@@ -210,12 +218,17 @@ def _check_shapes(value) -> None:
         return
     ok = True
     if type(value) is NumericVerdict:
-        ok = _pairs(value.counterexample) and _strings(value.details) and \
-            type(value.plots) is tuple and all(type(p) is Plot for p in value.plots)
+        ok = (
+            _pairs(value.counterexample)
+            and _strings(value.details)
+            and type(value.plots) is tuple
+            and all(type(p) is Plot for p in value.plots)
+        )
     elif type(value) is Plot:
         ok = type(value.series) is tuple and all(
             type(s) is tuple and len(s) == 3 and type(s[0]) is str and type(s[1]) is tuple and type(s[2]) is tuple
-            for s in value.series)
+            for s in value.series
+        )
     elif type(value) in (Decision, MutantVerdict):
         ok = _pairs(value.counterexample)
     elif type(value) is PartResult:
@@ -245,8 +258,9 @@ def check(kind: str, payload, claim) -> None:
         if type(numeric) is not NumericVerdict:
             raise Invalid("a numeric verdict of the wrong type")
         if status != combine(symbolic.status, numeric.status):
-            raise Invalid(f"status {status!r} contradicts its evidence (symbolic {symbolic.status}, "
-                          f"numeric {numeric.status})")
+            raise Invalid(
+                f"status {status!r} contradicts its evidence (symbolic {symbolic.status}, numeric {numeric.status})"
+            )
         return
     if len(payload) != 2 or type(payload[1]) is not tuple:
         raise Invalid("not a refute result")
@@ -368,8 +382,14 @@ def store_view(k: str | None, view: dict, options: tuple) -> None:
     used. Nothing is kept for an entry neither read nor written."""
     if k is None or k not in _ENTRY_SHA:
         return
-    fields = {"format": VIEW_FORMAT, "key": k, "entry_sha256": _ENTRY_SHA[k], "renderer": _renderer_digest(),
-              "options": _plain(options), "view": view}
+    fields = {
+        "format": VIEW_FORMAT,
+        "key": k,
+        "entry_sha256": _ENTRY_SHA[k],
+        "renderer": _renderer_digest(),
+        "options": _plain(options),
+        "view": view,
+    }
     fields["sha256"] = _view_digest(fields)
     d = directory()
     tmp = d / f".{k}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
@@ -397,8 +417,13 @@ def load_view(k: str | None, options: tuple) -> dict | None:
         return None
     if type(fields) is not dict or set(fields) != _VIEW_FIELDS or fields["sha256"] != _view_digest(fields):
         return None
-    if (fields["format"], fields["key"], fields["entry_sha256"], fields["renderer"], fields["options"]) != \
-            (VIEW_FORMAT, k, entry_sha, _renderer_digest(), _plain(options)):
+    if (fields["format"], fields["key"], fields["entry_sha256"], fields["renderer"], fields["options"]) != (
+        VIEW_FORMAT,
+        k,
+        entry_sha,
+        _renderer_digest(),
+        _plain(options),
+    ):
         return None
     return fields["view"] if type(fields["view"]) is dict else None
 
@@ -433,8 +458,16 @@ def unpack(entry, text: str) -> Any:
 
 LINK_FORMAT = "mathcheck-link/1"
 _LINK_FIELDS = {"format", "key", "mathcheck", "result", "sha256"}
-_LINK_WORDS = {"proved", "refuted", "inconclusive", "holds-within", "passed", "skipped", "error",
-               "read"}  # "read": a file's chains and their marks (mathcheck.book._prepare), not a verdict
+_LINK_WORDS = {
+    "proved",
+    "refuted",
+    "inconclusive",
+    "holds-within",
+    "passed",
+    "skipped",
+    "error",
+    "read",
+}  # "read": a file's chains and their marks (mathcheck.book._prepare), not a verdict
 
 
 def link_key(fields: dict) -> str:

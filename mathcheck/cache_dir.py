@@ -33,7 +33,7 @@ def problem() -> str | None:
                 return None
             what = "names a file" if p == where else f"is inside {p}, which is a file"
             source = "MATHCHECK_CACHE_DIR" if os.environ.get("MATHCHECK_CACHE_DIR") else "the cache folder"
-            return (f"{source} {str(where)!r} {what}, not a folder; point MATHCHECK_CACHE_DIR at a folder")
+            return f"{source} {str(where)!r} {what}, not a folder; point MATHCHECK_CACHE_DIR at a folder"
     return None
 
 

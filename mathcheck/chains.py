@@ -19,14 +19,25 @@ from mathcheck import relations
 
 # a link's relation in the text grammar: the spellings (symbols; the words are LaTeX's) of a step's
 # relations and of ≈ in mathcheck.relations' one table, longest first so that `<=` is not read as `<`
-RELATIONS = tuple(sorted((s for r in relations.TABLE if r.op in relations.STEP + (relations.APPROX,)
-                          for s in (r.op, *r.spellings) if not s.isalpha()), key=len, reverse=True))
+RELATIONS = tuple(
+    sorted(
+        (
+            s
+            for r in relations.TABLE
+            if r.op in relations.STEP + (relations.APPROX,)
+            for s in (r.op, *r.spellings)
+            if not s.isalpha()
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 CANON = {s: relations.of(s).op for s in RELATIONS if relations.of(s).op != s}
 APPROX = relations.APPROX  # an approximate link: a measured bound, never proved
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mathcheck\s*$")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _KNOWN = "the directives are 'assume: x=real', 'given: x >= 1' and 'let mu = expression'"
-_KEYED = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*:")                          # assume: ..., given: ...
+_KEYED = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*:")  # assume: ..., given: ...
 _DEFINES = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s+[A-Za-z][A-Za-z0-9_]*\s*(\([^)]*\))?\s*=(?!=)")  # let a = ...
 
 
@@ -59,15 +70,15 @@ class Chain:
     path: str
     line: int
     assumptions: dict = field(default_factory=dict)  # name -> tuple of properties
-    given: tuple = ()                                # ((line, "lhs REL rhs"), ...)
-    steps: tuple = ()                                # Line values
-    lets: tuple = ()                                 # ((line, "name = body"), ...)
+    given: tuple = ()  # ((line, "lhs REL rhs"), ...)
+    steps: tuple = ()  # Line values
+    lets: tuple = ()  # ((line, "name = body"), ...)
     error: str = ""
     definition: str = ""  # "name = body": the chain defines name (steps: name, body); never checked
-    notes: tuple = ()     # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
-    unknown: tuple = ()   # unknown functions (LaTeX's f(x), L(\\theta)): a link holds for every one
+    notes: tuple = ()  # what a reader says about its reading (LaTeX: "let: \\sigma is sigmoid")
+    unknown: tuple = ()  # unknown functions (LaTeX's f(x), L(\\theta)): a link holds for every one
     implicit: tuple = ()  # those read from a derivative alone (dz/dx): never refuted where constant works
-    facts: tuple = ()     # ((line, "X, Y independent"), ...): assume: lines about random variables
+    facts: tuple = ()  # ((line, "X, Y independent"), ...): assume: lines about random variables
 
     @property
     def relation(self) -> str:
@@ -82,6 +93,7 @@ class Chain:
 
 
 # --- reading -------------------------------------------------------------------------------------
+
 
 def near_directive(word: str) -> str | None:
     """The directive ``word`` is (``assume``, ``given``, ``let``) or is spelled almost like
@@ -104,7 +116,7 @@ def _unknown_directive(body: str, where: str) -> None:
         return
     word, near = m.group(1), near_directive(m.group(1))
     hint = f" (did you mean '{near}'?)" if near and near != word else ""
-    shape = f"{word}:" if body[m.end(1):].lstrip().startswith(":") else word
+    shape = f"{word}:" if body[m.end(1) :].lstrip().startswith(":") else word
     raise DeriveError(f"{where}: unknown directive {shape!r}{hint}; {_KNOWN}")
 
 
@@ -114,13 +126,16 @@ def _commented_directive(comment: str, where: str) -> None:
     m = _KEYED.match(comment) or _DEFINES.match(comment)
     near = near_directive(m.group(1)) if m else None
     if near:
-        raise DeriveError(f"{where}: '# {comment[:m.end()].strip()}' is a comment, so this {near} is not read; "
-                          f"write the directive without '#' ({_KNOWN}), or reword the comment")
+        raise DeriveError(
+            f"{where}: '# {comment[: m.end()].strip()}' is a comment, so this {near} is not read; "
+            f"write the directive without '#' ({_KNOWN}), or reword the comment"
+        )
+
 
 def _split_relation(text: str) -> tuple[str | None, str]:
     for rel in RELATIONS:
         if text.startswith(rel):
-            return CANON.get(rel, rel), text[len(rel):].strip()
+            return CANON.get(rel, rel), text[len(rel) :].strip()
     return None, text
 
 
@@ -168,8 +183,10 @@ def _assumptions(spec: str, where: str) -> dict:
         raise DeriveError(f"{where}: {exc}; write e.g. 'assume: x=real n=positive,integer'") from None
     for n, props in out.items():
         if not props:
-            raise DeriveError(f"{where}: assume: {n!r} has no property; write e.g. 'assume: {n}=positive' "
-                              f"(properties: {', '.join(PROPERTIES)})")
+            raise DeriveError(
+                f"{where}: assume: {n!r} has no property; write e.g. 'assume: {n}=positive' "
+                f"(properties: {', '.join(PROPERTIES)})"
+            )
     return out
 
 
@@ -189,7 +206,7 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
     apply to every chain of ``text``; inside a chain, to that chain."""
     chains: list[Chain] = []
     cur: dict | None = None
-    shared: list = []     # lets before any chain: scoped to the whole text (a file, a fence)
+    shared: list = []  # lets before any chain: scoped to the whole text (a file, a fence)
     skipping = False
 
     def close():
@@ -206,24 +223,52 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
             error = f"{where}: chain {c['name']!r} has no expression"
         elif not error and len(c["steps"]) == 1:
             s = c["steps"][0]
-            error = (f"{path}:{s.line}: chain {c['name']!r} has one expression and no link; "
-                     f"continue it with a line starting with = (or <=, <, >=, >, ≈)")
-        chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]), lets, error,
-                      facts=tuple(c["facts"]))
+            error = (
+                f"{path}:{s.line}: chain {c['name']!r} has one expression and no link; "
+                f"continue it with a line starting with = (or <=, <, >=, >, ≈)"
+            )
+        chain = Chain(
+            c["name"],
+            path,
+            c["line"],
+            c["assume"],
+            tuple(c["given"]),
+            tuple(c["steps"]),
+            lets,
+            error,
+            facts=tuple(c["facts"]),
+        )
         if not error and len(chain.steps) > 1:
             try:
                 chain.relation
             except ValueError:
-                chain = Chain(c["name"], path, c["line"], c["assume"], tuple(c["given"]), tuple(c["steps"]),
-                              lets, f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way",
-                              facts=tuple(c["facts"]))
+                chain = Chain(
+                    c["name"],
+                    path,
+                    c["line"],
+                    c["assume"],
+                    tuple(c["given"]),
+                    tuple(c["steps"]),
+                    lets,
+                    f"{where}: chain {c['name']!r} mixes ≤ and ≥; a chain goes one way",
+                    facts=tuple(c["facts"]),
+                )
         chains.append(chain)
 
     def new(name: str, line: int, named: bool):
         nonlocal cur
         close()
-        cur = {"name": name, "line": line, "named": named, "assume": {}, "given": [], "steps": [],
-               "lets": [], "error": "", "facts": []}
+        cur = {
+            "name": name,
+            "line": line,
+            "named": named,
+            "assume": {},
+            "given": [],
+            "steps": [],
+            "lets": [],
+            "error": "",
+            "facts": [],
+        }
 
     def starts_new() -> bool:
         return cur is None or bool(cur["steps"]) or bool(cur["error"])
@@ -261,8 +306,10 @@ def parse_text(text: str, path: str, first_line: int = 1) -> list[Chain]:
             cur["steps"].append(Line(number, None, body, reason))
             return
         if cur is None or not cur["steps"]:
-            raise DeriveError(f"{where}: {body[:40]!r} continues a chain that has no first expression; "
-                              f"write the expression being derived on the line before")
+            raise DeriveError(
+                f"{where}: {body[:40]!r} continues a chain that has no first expression; "
+                f"write the expression being derived on the line before"
+            )
         if not expr:
             raise DeriveError(f"{where}: nothing after {rel!r}; write '{rel} expression'")
         cur["steps"].append(Line(number, rel, expr, reason))

@@ -131,8 +131,7 @@ class Part:
         return relation(self.lhs, self.rhs, self.relation)
 
     def __repr__(self) -> str:
-        return (f"Part({self.name!r}: {sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)}, "
-                f"{len(self.steps)} steps)")
+        return f"Part({self.name!r}: {sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)}, {len(self.steps)} steps)"
 
 
 def relation(lhs, rhs, rel: str = "=") -> sp.Rel:
@@ -196,8 +195,9 @@ class Claim:
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: part names repeat: {names}")
         if self.seed_verdict[0] not in SEED_VERDICTS:
-            raise ValueError(f"claim {self.id}: seed verdict {self.seed_verdict[0]!r} is not one of "
-                             f"{', '.join(SEED_VERDICTS)}")
+            raise ValueError(
+                f"claim {self.id}: seed verdict {self.seed_verdict[0]!r} is not one of {', '.join(SEED_VERDICTS)}"
+            )
         if len(self.mutants) < 2:
             raise ValueError(f"claim {self.id}: needs at least two mutants, has {len(self.mutants)}")
         for m in self.mutants:

@@ -84,8 +84,9 @@ class Seconds(click.FloatRange):
     def convert(self, value, param, ctx) -> float:
         number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number; give seconds between {self.min:g} and {self.max:g}",
-                      param, ctx)
+            self.fail(
+                f"{value!r} is not a finite number; give seconds between {self.min:g} and {self.max:g}", param, ctx
+            )
         return super().convert(number, param, ctx)
 
 
@@ -127,10 +128,12 @@ class TableOption(click.Option):
 
 def _table(module: str, name: str):
     """The names of ``module.name`` (a tuple, or a dict's keys), imported when the help is shown."""
+
     def names():
         import importlib
 
         return tuple(getattr(importlib.import_module(module), name))
+
     return names
 
 
@@ -178,8 +181,9 @@ class ExpressionArguments(click.Command):
             from mathcheck.numeric.functions import entries
 
             shape = {(1,): "", (2,): "(a, b)", (1, 2): "(a[, b])", None: "(a, ...)"}
-            self.help = written.replace("{functions}", " ".join(
-                f.name + shape.get(f.arity, "(...)") for f in entries()))
+            self.help = written.replace(
+                "{functions}", " ".join(f.name + shape.get(f.arity, "(...)") for f in entries())
+            )
         try:
             super().format_help_text(ctx, formatter)
         finally:
@@ -219,15 +223,16 @@ class ExpressionArguments(click.Command):
         import shlex
 
         options, opts, positional, take = self._options(ctx), [], [], False
-        bad = next((a for a in args if a.startswith(exc.option_name) and not self._is_option(ctx, a)),
-                   exc.option_name)
+        bad = next((a for a in args if a.startswith(exc.option_name) and not self._is_option(ctx, a)), exc.option_name)
         for a in args:
             if take or self._is_option(ctx, a):
                 opts.append(a)
                 take = not take and options.get(a.split("=", 1)[0], False) and "=" not in a
             else:
                 positional.append(a)
-        line = shlex.join(["mathcheck", *ctx.command_path.split(" ")[1:], *opts, "--", *[a for a in positional if a != "--"]])
+        line = shlex.join(
+            ["mathcheck", *ctx.command_path.split(" ")[1:], *opts, "--", *[a for a in positional if a != "--"]]
+        )
         return f"{bad!r} is not an option; if it is an expression, use -- before it: {line}"
 
 
@@ -251,11 +256,21 @@ def _cache_ready() -> None:
         fail(problem)
 
 
-seed_option = click.option("--seed", type=SEED, default=0, show_default=True,
-                           help="Seed of every random draw (0 to 2**32-1): same seed, same report.")
+seed_option = click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Seed of every random draw (0 to 2**32-1): same seed, same report.",
+)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-from_option = click.option("--from", "from_", multiple=True, metavar="FILE.py|MODULE",
-                           help="Also load the claims of this file or module (repeatable).")
+from_option = click.option(
+    "--from",
+    "from_",
+    multiple=True,
+    metavar="FILE.py|MODULE",
+    help="Also load the claims of this file or module (repeatable).",
+)
 
 
 @click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
@@ -292,8 +307,13 @@ def list_(as_json: bool, from_) -> None:
     if as_json:
         import json
 
-        click.echo(json.dumps({"claims": [{"id": e.id, "title": e.title, "section": e.section}
-                                          for e in entries]}, ensure_ascii=False, indent=2))
+        click.echo(
+            json.dumps(
+                {"claims": [{"id": e.id, "title": e.title, "section": e.section} for e in entries]},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     width = max(len(e.id) for e in entries)
     for e in entries:
@@ -342,18 +362,40 @@ def _verbose(ctx, param, value):
 def run_options(f) -> Callable[..., Any]:
     """The options every proving command shares: what to run on, how many at once, the cache."""
     if not any(p.name == "verbose" for p in getattr(f, "__click_params__", ())):  # prove's -v prints them too
-        f = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
-                         help="Print notes: e.g. a cache entry ignored, and why.")(f)
-    f = click.option("--no-cache", is_flag=True,
-                     help="Compute every verdict here and now: the cache is neither read nor written.")(f)
-    f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Claims proved in parallel processes (same report as -j 1).")(f)
-    f = click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
-                     show_default=True, help="dtype of the numeric checks' torch computations, with "
-                     "tolerances derived from its epsilon (Monte Carlo moments accumulate, eigenvalues, "
-                     "norms and §7's checks run in float64).")(f)
-    f = click.option("--device", default="cpu", show_default=True,
-                     help="torch device for Monte Carlo draws, e.g. cuda (needs a GPU).")(f)
+        f = click.option(
+            "-v",
+            "--verbose",
+            is_flag=True,
+            expose_value=False,
+            callback=_verbose,
+            help="Print notes: e.g. a cache entry ignored, and why.",
+        )(f)
+    f = click.option(
+        "--no-cache", is_flag=True, help="Compute every verdict here and now: the cache is neither read nor written."
+    )(f)
+    f = click.option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Claims proved in parallel processes (same report as -j 1).",
+    )(f)
+    f = click.option(
+        "--dtype",
+        type=click.Choice(["float64", "float32"]),
+        default="float64",
+        show_default=True,
+        help="dtype of the numeric checks' torch computations, with "
+        "tolerances derived from its epsilon (Monte Carlo moments accumulate, eigenvalues, "
+        "norms and §7's checks run in float64).",
+    )(f)
+    f = click.option(
+        "--device",
+        default="cpu",
+        show_default=True,
+        help="torch device for Monte Carlo draws, e.g. cuda (needs a GPU).",
+    )(f)
     return f
 
 
@@ -433,10 +475,13 @@ def _view(v, kind: str, verbose: bool) -> dict:
     from mathcheck.render import json as rj, text
 
     if kind == "prove":
-        return {"status": v.status, "mutants": [], "text": text.claim_verdict(v, verbose),
-                "json": rj.claim_verdict(v)}
-    return {"status": v.status, "mutants": [m.status for m in v.mutants], "text": text.refute_verdict(v),
-            "json": rj.refute_verdict(v)}
+        return {"status": v.status, "mutants": [], "text": text.claim_verdict(v, verbose), "json": rj.claim_verdict(v)}
+    return {
+        "status": v.status,
+        "mutants": [m.status for m in v.mutants],
+        "text": text.refute_verdict(v),
+        "json": rj.refute_verdict(v),
+    }
 
 
 class _Shown:
@@ -457,9 +502,14 @@ class _Shown:
 @json_option
 @run_options
 @from_option
-@click.option("-v", "--verbose", is_flag=True, callback=_verbose,
-              help="Every step with its reason and how it was shown; the numeric check's dtype and cases; "
-                   "notes (e.g. a cache entry ignored, and why).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    callback=_verbose,
+    help="Every step with its reason and how it was shown; the numeric check's dtype and cases; "
+    "notes (e.g. a cache entry ignored, and why).",
+)
 def prove(claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose) -> None:
     """Derive each claim symbolically and check it numerically against PyTorch."""
     verdicts = _run("prove", claim_ids, all_, seed, as_json, device, dtype, jobs, no_cache, from_, verbose)
@@ -495,9 +545,17 @@ def _audit_sentences() -> list[dict]:
             unknown = [c for c in e.claims if c not in known]
             if unknown:
                 fail(f"audit entry {section} {e.zh[:20]!r} names claims that do not exist: {', '.join(unknown)}", 4)
-            rows.append({"section": section, "zh": e.zh, "en": e.en, "verdict": e.verdict, "reason": e.reason,
-                         "claims": list(e.claims),
-                         "check": {"command": e.check_command, "status": e.check[2]} if e.check else None})
+            rows.append(
+                {
+                    "section": section,
+                    "zh": e.zh,
+                    "en": e.en,
+                    "verdict": e.verdict,
+                    "reason": e.reason,
+                    "claims": list(e.claims),
+                    "check": {"command": e.check_command, "status": e.check[2]} if e.check else None,
+                }
+            )
     return rows
 
 
@@ -526,9 +584,13 @@ def _echo_audit_sentences(rows: list[dict]) -> None:
 
 @main.command()
 @json_option
-@click.option("--all", "all_", is_flag=True,
-              help="Every sentence of §1–§8 that states mathematics, judged (exact, holds-with-conditions, "
-                   "imprecise, wrong, not-mathematics), grouped by section, before the claims' verdicts.")
+@click.option(
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Every sentence of §1–§8 that states mathematics, judged (exact, holds-with-conditions, "
+    "imprecise, wrong, not-mathematics), grouped by section, before the claims' verdicts.",
+)
 def audit(as_json: bool, all_: bool) -> None:
     """The seed's statements, each with its verdict: exact, holds-with-conditions, imprecise or wrong.
 
@@ -541,9 +603,20 @@ def audit(as_json: bool, all_: bool) -> None:
         claims = [e.build() for e in registry.entries(plugins=True)]
     except registry.LoadError as exc:
         fail(str(exc), exc.exit_code)
-    rows = [{"id": c.id, "section": c.source.section, "zh": c.source.zh, "en": c.source.en,
-             "verdict": c.seed_verdict[0], "note": c.seed_verdict[1],
-             "beyond_article": bool(c.source.paper), "paper": c.source.paper, "title": c.title} for c in claims]
+    rows = [
+        {
+            "id": c.id,
+            "section": c.source.section,
+            "zh": c.source.zh,
+            "en": c.source.en,
+            "verdict": c.seed_verdict[0],
+            "note": c.seed_verdict[1],
+            "beyond_article": bool(c.source.paper),
+            "paper": c.source.paper,
+            "title": c.title,
+        }
+        for c in claims
+    ]
     sentences = _audit_sentences() if all_ else None
     if as_json:
         import json
@@ -579,24 +652,47 @@ def audit(as_json: bool, all_: bool) -> None:
 
     counts = {v: sum(r["verdict"] == v for r in rows) for v in SEED_VERDICTS}
     counts = {v: n for v, n in counts.items() if n or v in SEED_VERDICTS[:3]}
-    click.echo("verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items())
-               + (f" ({len(beyond)} beyond the article)" if beyond else ""))
+    click.echo(
+        "verdicts: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + (f" ({len(beyond)} beyond the article)" if beyond else "")
+    )
 
 
 @main.command(cls=ExpressionArguments)
 @click.argument("lhs", required=False)
 @click.argument("rhs", required=False)
-@click.option("--assume", multiple=True, metavar="NAME=PROP[,PROP]", cls=TableOption,
-              table=_table("mathcheck.parser", "PROPERTIES"),
-              help="Properties of a symbol: {table} (repeatable; symbols are real otherwise).")
+@click.option(
+    "--assume",
+    multiple=True,
+    metavar="NAME=PROP[,PROP]",
+    cls=TableOption,
+    table=_table("mathcheck.parser", "PROPERTIES"),
+    help="Properties of a symbol: {table} (repeatable; symbols are real otherwise).",
+)
 @seed_option
 @json_option
-@click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
-              help="Wall-clock budget of the whole check (with --file: of each row), in seconds.")
-@click.option("--file", "file_", metavar="FILE",
-              help="Check every row of FILE: TSV lhs<TAB>rhs[<TAB>assume] or JSON lines {lhs, rhs, assume}.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --file: rows checked in parallel processes (same report as -j 1).")
+@click.option(
+    "--timeout",
+    type=TIMEOUT,
+    default=30.0,
+    show_default=True,
+    help="Wall-clock budget of the whole check (with --file: of each row), in seconds.",
+)
+@click.option(
+    "--file",
+    "file_",
+    metavar="FILE",
+    help="Check every row of FILE: TSV lhs<TAB>rhs[<TAB>assume] or JSON lines {lhs, rhs, assume}.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --file: rows checked in parallel processes (same report as -j 1).",
+)
 def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs) -> None:
     """Check your identity LHS = RHS (or each row of --file FILE): symbolic proof, float64 test, verdict.
 
@@ -653,8 +749,14 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
     else:
         click.echo("\n".join(text.check_batch(rows, results)))
         if status.word in ("refuted", "inconclusive"):  # -j changes no result: not in the line
-            click.echo("replay: " + replay("check", [], [("--file", path), ("--seed", seed),
-                                                         ("--timeout", None if timeout == 30.0 else timeout)]))
+            click.echo(
+                "replay: "
+                + replay(
+                    "check",
+                    [],
+                    [("--file", path), ("--seed", seed), ("--timeout", None if timeout == 30.0 else timeout)],
+                )
+            )
     sys.exit(status.exit_code)
 
 
@@ -672,23 +774,45 @@ def _html_out(out):
 @click.argument("files", nargs=-1, required=True, metavar="PATH...")
 @seed_option
 @json_option
-@click.option("--jsonl", "as_jsonl", is_flag=True,
-              help="Stream JSON Lines as chains finish, in document order: one line per link (and per "
-                   "chain's statement), then a summary line.")
-@click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True,
-              help="Wall-clock budget of each link, in seconds.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="Links checked in parallel processes (same report as -j 1).")
-@click.option("--cluster", metavar="tcp://HOST:PORT",
-              help="Check the links on this Dask distributed scheduler's workers (pip install "
-                   "'mathcheck[cluster]'; same report as -j 1).")
+@click.option(
+    "--jsonl",
+    "as_jsonl",
+    is_flag=True,
+    help="Stream JSON Lines as chains finish, in document order: one line per link (and per "
+    "chain's statement), then a summary line.",
+)
+@click.option(
+    "--timeout", type=TIMEOUT, default=30.0, show_default=True, help="Wall-clock budget of each link, in seconds."
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1, max=256),
+    default=1,
+    show_default=True,
+    help="Links checked in parallel processes (same report as -j 1).",
+)
+@click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT",
+    help="Check the links on this Dask distributed scheduler's workers (pip install "
+    "'mathcheck[cluster]'; same report as -j 1).",
+)
 @click.option("--no-cache", is_flag=True, help="Check every link again: the cache is neither read nor written.")
 @click.option("-v", "--verbose", is_flag=True, help="How every link was shown, not only the failing ones.")
-@click.option("--writeup", metavar="OUT.md", help="Also write the checked chains as Markdown: each link as typeset, "
-                                                  "marked proved/refuted, with its counterexample.")
-@click.option("--html", "html_out", metavar="OUT.html", callback=lambda ctx, param, out: _html_out(out),
-              help="Also write the report as one self-contained HTML page (MathML, no network; "
-                   "docs/derive.md, HTML report).")
+@click.option(
+    "--writeup",
+    metavar="OUT.md",
+    help="Also write the checked chains as Markdown: each link as typeset, "
+    "marked proved/refuted, with its counterexample.",
+)
+@click.option(
+    "--html",
+    "html_out",
+    metavar="OUT.html",
+    callback=lambda ctx, param, out: _html_out(out),
+    help="Also write the report as one self-contained HTML page (MathML, no network; docs/derive.md, HTML report).",
+)
 def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out) -> None:
     """Check the derivation chains in PATH... (files, directories, quoted globs such as
     'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
@@ -720,18 +844,29 @@ def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, ver
     progress = None if quiet or not sys.stderr.isatty() else text.DeriveProgress(sys.stderr)
     echo = None
     if as_jsonl:
+
         def echo(path, r):
             for line in rj.derive_lines(path, r):
                 click.echo(json.dumps(line, ensure_ascii=False))
             sys.stdout.flush()
     elif not as_json:
+
         def echo(path, r):
             if progress is not None:
                 progress.close()  # the chain's lines where the progress line was; it is redrawn after
             click.echo("\n".join(text.derive_chain(r.chain.path, r, verbose)))
+
     try:
-        report = book.check_book(files, seed=seed, timeout=timeout, jobs=jobs, cluster=cluster,
-                                 use_cache=not no_cache, on_chain=echo, on_progress=progress)
+        report = book.check_book(
+            files,
+            seed=seed,
+            timeout=timeout,
+            jobs=jobs,
+            cluster=cluster,
+            use_cache=not no_cache,
+            on_chain=echo,
+            on_progress=progress,
+        )
     except d.DeriveError as exc:
         fail(str(exc))
     finally:
@@ -786,16 +921,39 @@ def shapes(B, L, D, H, as_json) -> None:
 @main.command()
 @click.argument("claim_ids", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Write up every claim.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write to FILE (plots go beside it); default: print to stdout, without plots.")
-@click.option("--format", "fmt", type=click.Choice(["latex", "markdown"]), default=None,
-              help="Default: markdown for a .md FILE, else latex.")
-@click.option("--pdf", is_flag=True, help="Compile the LaTeX FILE with pdflatex (needs -o; skipped when FILE.pdf is current).")
-@click.option("--docs", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Regenerate DIR/claims.md, DIR/plots/ and DIR/catalog.pdf (the committed catalog).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to FILE (plots go beside it); default: print to stdout, without plots.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["latex", "markdown"]),
+    default=None,
+    help="Default: markdown for a .md FILE, else latex.",
+)
+@click.option(
+    "--pdf", is_flag=True, help="Compile the LaTeX FILE with pdflatex (needs -o; skipped when FILE.pdf is current)."
+)
+@click.option(
+    "--docs",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Regenerate DIR/claims.md, DIR/plots/ and DIR/catalog.pdf (the committed catalog).",
+)
 @seed_option
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Claims proved (and plots drawn) in parallel processes.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Claims proved (and plots drawn) in parallel processes.",
+)
 @click.option("--no-cache", is_flag=True, help="Prove again even if a cached verdict is current.")
 def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache) -> None:
     """A publishable writeup: LaTeX (or Markdown) with derivations, evidence, mutants and plots."""
@@ -809,8 +967,9 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache) -> No
     fmt = fmt or ("markdown" if output and output.endswith(".md") else "latex")
     if pdf and (fmt != "latex" or not output):
         fail("--pdf compiles a LaTeX file: give -o FILE.tex")
-    problem = (w.output_problem(Path(output)) if output else
-               w.output_problem(Path(docs), directory=True) if docs else None)
+    problem = (
+        w.output_problem(Path(output)) if output else w.output_problem(Path(docs), directory=True) if docs else None
+    )
     if problem:  # before any proving
         fail(f"{'-o ' + output if output else '--docs ' + docs}: {problem}")
     entries = _entries(claim_ids, all_)
@@ -826,11 +985,17 @@ def writeup(claim_ids, all_, output, fmt, pdf, docs, seed, jobs, no_cache) -> No
             result = w.write_docs(items, Path(docs), seed, jobs)
         except RuntimeError as exc:
             fail(str(exc), exit_code("error"))
-        click.echo(("wrote " + ", ".join(map(str, result.written)) if result.written else
-                    f"{docs}: up to date, nothing written") + (f"; no PDF: {result.no_pdf}" if result.no_pdf else ""))
+        click.echo(
+            (
+                "wrote " + ", ".join(map(str, result.written))
+                if result.written
+                else f"{docs}: up to date, nothing written"
+            )
+            + (f"; no PDF: {result.no_pdf}" if result.no_pdf else "")
+        )
         return
     out = Path(output) if output else None
-    rendered = (w.markdown(items, out, seed, jobs=jobs) if fmt == "markdown" else w.latex(items, out, seed, jobs))
+    rendered = w.markdown(items, out, seed, jobs=jobs) if fmt == "markdown" else w.latex(items, out, seed, jobs)
     if out is None:
         click.echo(rendered, nl=False)
         return
@@ -875,49 +1040,130 @@ def cache_clear() -> None:
 
     entries, others, freed = cd.clear()
     others_text = f" and {others} other file{'s' * (others != 1)}" if others else ""
-    click.echo(f"removed {entries} entr{'y' if entries == 1 else 'ies'}{others_text} from {cd.directory()}: "
-               f"{cd.human(freed)}")
+    click.echo(
+        f"removed {entries} entr{'y' if entries == 1 else 'ies'}{others_text} from {cd.directory()}: {cd.human(freed)}"
+    )
+
 
 @main.command()
 @click.argument("target")
-@click.option("--kind", required=True, metavar="KIND", cls=TableOption,
-              table=_table("mathcheck.conform.spec", "KINDS"), help="One of {table} (docs/conform.md).")
+@click.option(
+    "--kind",
+    required=True,
+    metavar="KIND",
+    cls=TableOption,
+    table=_table("mathcheck.conform.spec", "KINDS"),
+    help="One of {table} (docs/conform.md).",
+)
 @click.option("--causal", is_flag=True, help="The implementation masks the future (is_causal=True).")
 @click.option("--window", type=int, default=None, metavar="W", help="Causal sliding window of W keys.")
-@click.option("--positions", default="none", show_default=True, metavar="NAME", cls=TableOption,
-              table=_table("mathcheck.conform.spec", "POSITIONS"),
-              help="Positions the implementation adds inside: {table}.")
+@click.option(
+    "--positions",
+    default="none",
+    show_default=True,
+    metavar="NAME",
+    cls=TableOption,
+    table=_table("mathcheck.conform.spec", "POSITIONS"),
+    help="Positions the implementation adds inside: {table}.",
+)
 @click.option("--scale", type=float, default=None, metavar="S", help="Score scale used instead of 1/sqrt(D_head).")
-@click.option("--eps", type=float, default=None, metavar="EPS",
-              help="layernorm/rmsnorm: the eps to test at (default: the module's own, else 0.1).")
-@click.option("--layout", default=None, metavar="bhld|blhd|lbd",
-              help="Tensor layout: attention/gqa (B,H,L,D) or (B,L,H,D); mha (L,B,D) with lbd.")
-@click.option("--mask", default=None, metavar="CONVENTION", cls=TableOption,
-              table=_table("mathcheck.conform.conventions", "MASKS"),
-              help="attention: attn_mask as one of {table} (the first: the default).")
-@click.option("--gqa-grouping", default=None, metavar="interleaved|tiled",  # conventions.GROUPINGS (test_cli)
-              help="gqa: query head h reads K/V head h // (H/G) (interleaved, default) or h mod G (tiled).")
-@click.option("--label-smoothing", type=float, default=None, metavar="EPS",
-              help="cross-entropy: PyTorch's label smoothing (target (1-EPS)p + EPS/C).")
-@click.option("--temperature", type=float, default=None, metavar="T",
-              help="kl: distillation fn(student_logits, teacher_logits) = T^2 KL(softmax(v/T)||softmax(z/T)).")
+@click.option(
+    "--eps",
+    type=float,
+    default=None,
+    metavar="EPS",
+    help="layernorm/rmsnorm: the eps to test at (default: the module's own, else 0.1).",
+)
+@click.option(
+    "--layout",
+    default=None,
+    metavar="bhld|blhd|lbd",
+    help="Tensor layout: attention/gqa (B,H,L,D) or (B,L,H,D); mha (L,B,D) with lbd.",
+)
+@click.option(
+    "--mask",
+    default=None,
+    metavar="CONVENTION",
+    cls=TableOption,
+    table=_table("mathcheck.conform.conventions", "MASKS"),
+    help="attention: attn_mask as one of {table} (the first: the default).",
+)
+@click.option(
+    "--gqa-grouping",
+    default=None,
+    metavar="interleaved|tiled",  # conventions.GROUPINGS (test_cli)
+    help="gqa: query head h reads K/V head h // (H/G) (interleaved, default) or h mod G (tiled).",
+)
+@click.option(
+    "--label-smoothing",
+    type=float,
+    default=None,
+    metavar="EPS",
+    help="cross-entropy: PyTorch's label smoothing (target (1-EPS)p + EPS/C).",
+)
+@click.option(
+    "--temperature",
+    type=float,
+    default=None,
+    metavar="T",
+    help="kl: distillation fn(student_logits, teacher_logits) = T^2 KL(softmax(v/T)||softmax(z/T)).",
+)
 @click.option("--property", "only", multiple=True, metavar="NAME", help="Check only this property (repeatable).")
 @click.option("--sizes", default=None, metavar="B=1,L=2", help="Sizes to check at (no shrinking), e.g. a replay.")
 @click.option("--simple-values", is_flag=True, help="Small-integer inputs (as a replay line asks).")
-@click.option("--timeout", type=float, default=None, metavar="SECONDS",
-              help="Time limit of each call into the target (default 60); past it: error, exit 4.")
-@click.option("--init", "init", multiple=True, metavar="KEY=VALUE",
-              help="A keyword argument for the target or its constructor (repeatable), e.g. --init p=-1.0.")
-@click.option("--args", "args", default=None, metavar="NAME=ROLE,...",
-              help="The role each parameter of the target plays, where conform cannot tell from its "
-                   "names, e.g. --args tensor=x,sin=sin,cos=cos (roles: the kind's parameters; rotary "
-                   "also x, k, cos, sin, freqs_cis, freqs, positions).")
-@click.option("--quick", is_flag=True,
-              help="input-dtypes to L = 129 only and past-1024-keys not run (examples/gpt_attention.py: 1.6 s -> 0.14 s).")
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Time limit of each call into the target (default 60); past it: error, exit 4.",
+)
+@click.option(
+    "--init",
+    "init",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A keyword argument for the target or its constructor (repeatable), e.g. --init p=-1.0.",
+)
+@click.option(
+    "--args",
+    "args",
+    default=None,
+    metavar="NAME=ROLE,...",
+    help="The role each parameter of the target plays, where conform cannot tell from its "
+    "names, e.g. --args tensor=x,sin=sin,cos=cos (roles: the kind's parameters; rotary "
+    "also x, k, cos, sin, freqs_cis, freqs, positions).",
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="input-dtypes to L = 129 only and past-1024-keys not run (examples/gpt_attention.py: 1.6 s -> 0.14 s).",
+)
 @seed_option
 @json_option
-def conform(target, kind, causal, window, positions, scale, eps, layout, mask, gqa_grouping, label_smoothing,
-            temperature, only, sizes, simple_values, timeout, init, args, quick, seed, as_json) -> None:
+def conform(
+    target,
+    kind,
+    causal,
+    window,
+    positions,
+    scale,
+    eps,
+    layout,
+    mask,
+    gqa_grouping,
+    label_smoothing,
+    temperature,
+    only,
+    sizes,
+    simple_values,
+    timeout,
+    init,
+    args,
+    quick,
+    seed,
+    as_json,
+) -> None:
     """Hold your own implementation (FILE.py:FN or module:FN) to the derived properties of KIND.
 
     Exit 0: every expected property holds; 1: a property fails (with the smallest counterexample
@@ -935,10 +1181,22 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
     from mathcheck.outcome import exit_code
 
     try:
-        variant = Variant(init=tuple(parse_init(text) for text in init),causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
-                          mask=mask, gqa_grouping=gqa_grouping, label_smoothing=label_smoothing,
-                          temperature=temperature, timeout=None if timeout == DEFAULT_TIMEOUT else timeout,
-                          quick=quick, args=parse_args(args) if args is not None else ())
+        variant = Variant(
+            init=tuple(parse_init(text) for text in init),
+            causal=causal,
+            window=window,
+            positions=positions,
+            scale=scale,
+            eps=eps,
+            layout=layout,
+            mask=mask,
+            gqa_grouping=gqa_grouping,
+            label_smoothing=label_smoothing,
+            temperature=temperature,
+            timeout=None if timeout == DEFAULT_TIMEOUT else timeout,
+            quick=quick,
+            args=parse_args(args) if args is not None else (),
+        )
         size_map = parse_sizes(sizes)
         from mathcheck.conform.run import conform as run_conform
 
@@ -962,16 +1220,35 @@ def conform(target, kind, causal, window, positions, scale, eps, layout, mask, g
 @click.option("--hidden", type=int, default=64, show_default=True, help="hf: hidden size.")
 @click.option("--layers", type=int, default=2, show_default=True, help="hf: number of layers.")
 @click.option("--heads", type=int, default=4, show_default=True, help="hf: attention heads.")
-@click.option("--kv-heads", type=int, default=None, help="hf: key/value heads (default 2 where the architecture has them).")
-@click.option("--attn-implementation", "attn", default="sdpa", show_default=True, metavar="sdpa|eager",
-              help="hf: transformers' attention implementation.")
-@click.option("--causal/--bidirectional", default=None,
-              help="Declare the model causal or bidirectional (default: the config; causal for a factory).")
+@click.option(
+    "--kv-heads", type=int, default=None, help="hf: key/value heads (default 2 where the architecture has them)."
+)
+@click.option(
+    "--attn-implementation",
+    "attn",
+    default="sdpa",
+    show_default=True,
+    metavar="sdpa|eager",
+    help="hf: transformers' attention implementation.",
+)
+@click.option(
+    "--causal/--bidirectional",
+    default=None,
+    help="Declare the model causal or bidirectional (default: the config; causal for a factory).",
+)
 @click.option("--length", type=int, default=6, show_default=True, metavar="L", help="Tokens per sequence.")
-@click.option("--input-name", default=None, metavar="NAME",
-              help="The forward's parameter for the token ids (default: input_ids, else its first parameter).")
-@click.option("--cache-arg", default=None, metavar="NAME",
-              help="The forward's parameter for the KV cache (default: past_key_values or cache, with use_cache).")
+@click.option(
+    "--input-name",
+    default=None,
+    metavar="NAME",
+    help="The forward's parameter for the token ids (default: input_ids, else its first parameter).",
+)
+@click.option(
+    "--cache-arg",
+    default=None,
+    metavar="NAME",
+    help="The forward's parameter for the KV cache (default: past_key_values or cache, with use_cache).",
+)
 @seed_option
 @json_option
 def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_name, cache_arg, seed, as_json) -> None:
@@ -995,8 +1272,16 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
         from mathcheck.model.load import Sizes
         from mathcheck.model.run import check_model
 
-        report = check_model(spec, Sizes(hidden, layers, heads, kv_heads), attn, seed, causal, length,
-                             input_name=input_name, cache_arg=cache_arg)
+        report = check_model(
+            spec,
+            Sizes(hidden, layers, heads, kv_heads),
+            attn,
+            seed,
+            causal,
+            length,
+            input_name=input_name,
+            cache_arg=cache_arg,
+        )
     except BadInput as exc:
         fail(str(exc))
     except TargetAborted as exc:  # the factory or a sub-layer held through conform did not return
@@ -1005,8 +1290,11 @@ def model(spec, hidden, layers, heads, kv_heads, attn, causal, length, input_nam
         fail(f"{spec}: raised {describe(exc)} (a model must return or raise an Exception)", exit_code("error"))
     from mathcheck.render import json as rj, text
 
-    click.echo(json.dumps(rj.model_report(report), ensure_ascii=False, indent=2) if as_json
-               else "\n".join(text.model_report(report)))
+    click.echo(
+        json.dumps(rj.model_report(report), ensure_ascii=False, indent=2)
+        if as_json
+        else "\n".join(text.model_report(report))
+    )
     sys.exit(report.exit_code)
 
 

@@ -37,14 +37,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mathcheck import relations
-from mathcheck.chains import (APPROX, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains,
-                              parse_text, split_top)
+from mathcheck.chains import APPROX, RELATIONS, WORD, Chain, DeriveError, Line, markdown_chains, parse_text, split_top
 from mathcheck.outcome import ExitByStatus, replay, worst
 
 if TYPE_CHECKING:  # annotations only: SymPy and the probability reader are imported where used
     from mathcheck.lazy import sympy as sp
     from mathcheck.userexpr.probability import Facts
-
 
 
 def read(path: str) -> list[Chain]:
@@ -91,8 +89,10 @@ def notebook_cells(text: str, path: str) -> list[tuple[str, str]]:
         if not isinstance(cells, list):
             raise TypeError
     except (ValueError, KeyError, TypeError):
-        raise DeriveError(f"{path}: not a Jupyter notebook (JSON with a list of \"cells\"); "
-                          f"save it from Jupyter, or give the .md it was made from") from None
+        raise DeriveError(
+            f'{path}: not a Jupyter notebook (JSON with a list of "cells"); '
+            f"save it from Jupyter, or give the .md it was made from"
+        ) from None
     out = []
     for n, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
@@ -166,8 +166,10 @@ def definitions(chain: Chain) -> tuple:
         out.append(d)
         lines.setdefault(d.name, line)
         if earlier is not None:
-            raise DeriveError(f"{chain.path}:{line}: let {d.name}: {d.name} is already defined "
-                              f"(line {lines[d.name]}); choose another name")
+            raise DeriveError(
+                f"{chain.path}:{line}: let {d.name}: {d.name} is already defined "
+                f"(line {lines[d.name]}); choose another name"
+            )
     try:
         expand(out)
     except DefinitionError as exc:
@@ -216,8 +218,14 @@ def resolved(chain: Chain) -> list[dict]:
         for fresh, written in zip(params, shown):
             _rename_free(tree, fresh, written)
         head = f"{d.name}({', '.join(shown)})" if shown else d.name
-        out.append({"name": d.name, "params": list(shown), "as_read": f"{head} = {d.body}",
-                    "expanded": ast.unparse(tree).replace(" ** ", "^")})
+        out.append(
+            {
+                "name": d.name,
+                "params": list(shown),
+                "as_read": f"{head} = {d.body}",
+                "expanded": ast.unparse(tree).replace(" ** ", "^"),
+            }
+        )
     return out
 
 
@@ -248,8 +256,7 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
         return (), ()
     bounds(chain)
     defs = definitions(chain)
-    givens = [(line, rels) for line, text in chain.given
-              for rels in [_given_relations(text, f"{chain.path}:{line}")]]
+    givens = [(line, rels) for line, text in chain.given for rels in [_given_relations(text, f"{chain.path}:{line}")]]
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     try:
@@ -263,7 +270,7 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
     _entry_assumptions(chain, texts)
     facts(chain)  # a bad fact is bad input before anything is proved
-    exprs, rest = parsed[:len(chain.steps)], iter(parsed[len(chain.steps):])
+    exprs, rest = parsed[: len(chain.steps)], iter(parsed[len(chain.steps) :])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
 
@@ -282,9 +289,11 @@ def _entry_assumptions(chain: Chain, texts) -> None:
     for name, props in chain.assumptions.items():
         base, _, sub = name.rpartition("_")
         if name not in words and base in indexed and sub:
-            raise DeriveError(f"{chain.path}:{chain.line}: assume: {name} is a name of its own, which the chain "
-                              f"does not use, not the entry {base}[{sub}]; state a property of one entry as a "
-                              f"hypothesis, e.g. 'given: {base}[{sub}] > 0'")
+            raise DeriveError(
+                f"{chain.path}:{chain.line}: assume: {name} is a name of its own, which the chain "
+                f"does not use, not the entry {base}[{sub}]; state a property of one entry as a "
+                f"hypothesis, e.g. 'given: {base}[{sub}] > 0'"
+            )
 
 
 def defined_elsewhere(chain: Chain, chains) -> None:
@@ -303,8 +312,11 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     documents = {normalise(c.definition) for c in chains if c.definition}
 
     def names(c, mine=True):
-        return {normalise(t).split("=")[0].split("(")[0].strip(): line for line, t in c.lets
-                if mine or normalise(t) not in documents}
+        return {
+            normalise(t).split("=")[0].split("(")[0].strip(): line
+            for line, t in c.lets
+            if mine or normalise(t) not in documents
+        }
 
     own = names(chain)
     if chain.definition:  # a definition read from LaTeX defines its own name: later chains carry it as a let
@@ -314,15 +326,18 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     for other in chains:
         for name, line in names(other, mine=False).items():
             if other is not chain and name not in own and name in words:
-                raise DeriveError(f"{chain.path}:{chain.line}: {name} is defined by the let on line {line}, "
-                                  f"which holds for chain {other.name!r} only; repeat the let in this chain "
-                                  f"or move it before the first chain to share it")
+                raise DeriveError(
+                    f"{chain.path}:{chain.line}: {name} is defined by the let on line {line}, "
+                    f"which holds for chain {other.name!r} only; repeat the let in this chain "
+                    f"or move it before the first chain to share it"
+                )
 
 
 def given_texts(chain: Chain) -> tuple[str, ...]:
     """The hypotheses as ``"lhs REL rhs"`` strings, one relation each."""
-    return tuple(f"{a} {rel} {b}" for line, text in chain.given
-                 for a, rel, b in _given_relations(text, f"{chain.path}:{line}"))
+    return tuple(
+        f"{a} {rel} {b}" for line, text in chain.given for a, rel, b in _given_relations(text, f"{chain.path}:{line}")
+    )
 
 
 def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
@@ -354,8 +369,8 @@ def load_one(path, optional: bool = False) -> list[Chain] | None:
 
 # --- checking ---------------------------------------------------------------------------------------
 
-def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), seed: int = 0,
-                timeout: float = 30.0):
+
+def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), seed: int = 0, timeout: float = 30.0):
     """Decide ``given ⇒ lhs RELATION rhs`` for two strings in the parser's grammar.
 
     Parses them (and the hypotheses, ``"1 <= j <= n"`` style) with :mod:`mathcheck.parser`, then
@@ -376,30 +391,44 @@ def _check_link(lhs: str, rhs: str, relation: str, assumptions: dict, given=(), 
         used = _used(assumptions, *texts)
         parsed = parse_many(texts, used)
     except (ParseError, DeriveError) as exc:
-        return CheckResult("bad-input", lhs, rhs, dict(assumptions), seed, message=str(exc),
-                           relation=relation, given=given)
+        return CheckResult(
+            "bad-input", lhs, rhs, dict(assumptions), seed, message=str(exc), relation=relation, given=given
+        )
     hyps = tuple(_hypothesis(parsed[2 + 2 * k], parsed[3 + 2 * k], r) for k, (_, r, _) in enumerate(rels))
     return _relation(parsed[0], parsed[1], relation, used, hyps, seed, timeout, lhs, rhs)
 
 
-def _relation(L, R, relation: str, assumptions: dict, hyps, seed: int, timeout: float, lhs: str, rhs: str,
-              implicit=(), facts=None, prose=False):
+def _relation(
+    L,
+    R,
+    relation: str,
+    assumptions: dict,
+    hyps,
+    seed: int,
+    timeout: float,
+    lhs: str,
+    rhs: str,
+    implicit=(),
+    facts=None,
+    prose=False,
+):
     from mathcheck.userexpr import check_relation
     from mathcheck.userexpr import unknown
 
     if facts is not None:  # a link about random variables (docs/probability.md)
         from mathcheck.userexpr import probability
 
-        return probability.check(L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs,
-                                 prose=prose)
+        return probability.check(
+            L, R, relation, assumptions, hyps, facts, seed, timeout, lhs_text=lhs, rhs_text=rhs, prose=prose
+        )
     if unknown.unknowns(L, R, *hyps):  # f(x): proved only for every function
-        return unknown.check(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
-                             implicit=implicit)
+        return unknown.check(
+            L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs, implicit=implicit
+        )
 
     # patient: a refuted link's account (symbolic or numeric) must not depend on the machine's load,
     # so that -j N, a cluster and a re-run print what -j 1 printed
-    return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs,
-                          patient=True)
+    return check_relation(L, R, relation, assumptions, hyps, seed, timeout, lhs_text=lhs, rhs_text=rhs, patient=True)
 
 
 def facts(chain: Chain, exprs=()) -> Facts | None:
@@ -455,13 +484,13 @@ class StepReport:
     expr: str
     relation: str | None
     reason: str
-    status: str               # "start" for the first expression
+    status: str  # "start" for the first expression
     how: str = ""
     counterexample: dict | None = None
     values: dict | None = None
-    measured: dict | None = None   # a ≈ link: largest error, where, the bound and the points searched
-    source: str = ""               # as typeset, for a chain read from LaTeX
-    bound: dict | None = None      # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
+    measured: dict | None = None  # a ≈ link: largest error, where, the bound and the points searched
+    source: str = ""  # as typeset, for a chain read from LaTeX
+    bound: dict | None = None  # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
 
 
 @dataclass(frozen=True)
@@ -469,13 +498,13 @@ class ChainReport:
     chain: Chain
     status: str
     steps: tuple
-    statement: dict            # the numeric check of first REL last
+    statement: dict  # the numeric check of first REL last
 
     @property
     def failing(self) -> StepReport | None:
         return next((s for s in self.steps if s.status in ("refuted", "inconclusive", "bad-input")), None)
 
-    message: str = ""          # bad input: the one line naming the bad line
+    message: str = ""  # bad input: the one line naming the bad line
 
 
 def _status(statuses) -> str:
@@ -486,14 +515,17 @@ def _status(statuses) -> str:
 
 def replay_line(paths, seed: int = 0, timeout: float = 30.0) -> str:
     """``mathcheck derive FILE... --seed S`` (and ``--timeout T`` when not the default)."""
-    return replay("derive", [str(p) for p in paths], [("--seed", seed),
-                                                      ("--timeout", None if timeout == 30.0 else timeout)])
+    return replay(
+        "derive", [str(p) for p in paths], [("--seed", seed), ("--timeout", None if timeout == 30.0 else timeout)]
+    )
 
 
 def bad_chain(chain: Chain, message: str) -> ChainReport:
     """The report of a chain with a bad line: ``bad-input``, the line named, nothing checked."""
-    steps = tuple(StepReport(s.line, s.text, s.relation, s.reason, "start" if s.relation is None else "bad-input")
-                  for s in chain.steps)
+    steps = tuple(
+        StepReport(s.line, s.text, s.relation, s.reason, "start" if s.relation is None else "bad-input")
+        for s in chain.steps
+    )
     statement = {"relation": None, "status": "bad-input", "how": message, "counterexample": None, "values": None}
     return ChainReport(chain, "bad-input", steps, statement, message)
 
@@ -502,11 +534,25 @@ def defined(chain: Chain) -> ChainReport:
     """The report of a definition: ``definition``, never proved or refuted; later chains unfold it."""
     first, body = chain.steps[0], chain.steps[-1]
     name = chain.definition.split("=")[0].strip()
-    steps = (StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
-             StepReport(body.line, body.text, body.relation, body.reason, "definition",
-                        f"defines {name}, unfolded where it is used later", source=body.source))
-    statement = {"relation": body.relation, "status": "definition", "how": f"defines {name}",
-                 "counterexample": None, "values": None}
+    steps = (
+        StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
+        StepReport(
+            body.line,
+            body.text,
+            body.relation,
+            body.reason,
+            "definition",
+            f"defines {name}, unfolded where it is used later",
+            source=body.source,
+        ),
+    )
+    statement = {
+        "relation": body.relation,
+        "status": "definition",
+        "how": f"defines {name}",
+        "counterexample": None,
+        "values": None,
+    }
     return ChainReport(chain, "definition", steps, statement)
 
 
@@ -518,11 +564,23 @@ def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
     except Exception as exc:  # noqa: BLE001 - a measurement that fails is inconclusive, never a crash
         m = {"status": "inconclusive", "how": f"the measurement failed: {type(exc).__name__}: {exc}"[:300]}
     cex = m.get("where") if m["status"] == "refuted" else None
-    read = None if bound is None else {"text": bound.text, "exact": str(bound.exact), "value": bound.value,
-                                       "relative": bound.relative}
-    return StepReport(cur.line, cur.text, cur.relation, cur.reason, m["status"], m["how"], cex,
-                      m.get("values") if cex else None, {k: v for k, v in m.items() if k not in ("status", "how")},
-                      bound=read)
+    read = (
+        None
+        if bound is None
+        else {"text": bound.text, "exact": str(bound.exact), "value": bound.value, "relative": bound.relative}
+    )
+    return StepReport(
+        cur.line,
+        cur.text,
+        cur.relation,
+        cur.reason,
+        m["status"],
+        m["how"],
+        cex,
+        m.get("values") if cex else None,
+        {k: v for k, v in m.items() if k not in ("status", "how")},
+        bound=read,
+    )
 
 
 def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> ChainReport:
@@ -556,10 +614,23 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
     if cur.relation == APPROX:
         return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
     used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
-    r = _relation(L, R, cur.relation, used, hyps, seed, timeout, prev.text, cur.text, chain.implicit,
-                  facts(chain, exprs), bool(cur.source))  # source: read from a document, its prose unread
-    return StepReport(cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r),
-                      r.counterexample, r.values, source=cur.source)
+    r = _relation(
+        L,
+        R,
+        cur.relation,
+        used,
+        hyps,
+        seed,
+        timeout,
+        prev.text,
+        cur.text,
+        chain.implicit,
+        facts(chain, exprs),
+        bool(cur.source),
+    )  # source: read from a document, its prose unread
+    return StepReport(
+        cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r), r.counterexample, r.values, source=cur.source
+    )
 
 
 def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> dict:
@@ -575,26 +646,45 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
         total = None
         if all(b is not None and not b.relative for b in given_bounds):  # exact: 1/1000 + 1/1000 is 1/500
             total = Bound(" + ".join(b.text for b in given_bounds), sum(b.exact for b in given_bounds), False)
-        st = _approx_step(Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1],
-                          hyps, seed, total)
-        return {"relation": APPROX, "status": st.status, "how": st.how,
-                "counterexample": st.counterexample, "values": st.values, "bound": st.bound}
+        st = _approx_step(
+            Line(chain.steps[-1].line, APPROX, chain.steps[-1].text, ""), exprs[0], exprs[-1], hyps, seed, total
+        )
+        return {
+            "relation": APPROX,
+            "status": st.status,
+            "how": st.how,
+            "counterexample": st.counterexample,
+            "values": st.values,
+            "bound": st.bound,
+        }
     from mathcheck.userexpr import unknown
 
     known = facts(chain, exprs)
     if known is not None:  # drawn distributions, by definition (userexpr.probability)
         from mathcheck.userexpr import probability
 
-        num = probability.numeric(exprs[0], exprs[-1], chain.relation, hyps,
-                                  probability.facts_for((exprs[0], exprs[-1], *hyps), known), seed, timeout,
-                                  bool(chain.steps[0].source))
+        num = probability.numeric(
+            exprs[0],
+            exprs[-1],
+            chain.relation,
+            hyps,
+            probability.facts_for((exprs[0], exprs[-1], *hyps), known),
+            seed,
+            timeout,
+            bool(chain.steps[0].source),
+        )
     elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
     else:
         num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
-    return {"relation": chain.relation, "status": num["status"], "how": _numeric_summary(side),
-            "counterexample": num.get("counterexample"), "values": num.get("values")}
+    return {
+        "relation": chain.relation,
+        "status": num["status"],
+        "how": _numeric_summary(side),
+        "counterexample": num.get("counterexample"),
+        "values": num.get("values"),
+    }
 
 
 def assemble(chain: Chain, links, statement: dict) -> ChainReport:
@@ -602,8 +692,12 @@ def assemble(chain: Chain, links, statement: dict) -> ChainReport:
     ``refuted`` by a refuted statement and ``inconclusive`` by a statement not passed under
     proved links (a ``≈`` statement is measured: only its refutation counts)."""
     first = chain.steps[0]
-    steps = (StepReport(first.line, first.text, None, first.reason, "start", "the expression being derived",
-                        source=first.source), *links)
+    steps = (
+        StepReport(
+            first.line, first.text, None, first.reason, "start", "the expression being derived", source=first.source
+        ),
+        *links,
+    )
     status = _status([s.status for s in steps[1:]])
     approx = statement["relation"] == APPROX
     if statement["status"] == "refuted" and (status != "bad-input" or not approx):
@@ -615,7 +709,7 @@ def assemble(chain: Chain, links, statement: dict) -> ChainReport:
 
 @dataclass(frozen=True)
 class DeriveReport(ExitByStatus):
-    files: tuple   # ((path, (ChainReport, ...)), ...)
+    files: tuple  # ((path, (ChainReport, ...)), ...)
     seed: int = 0
     timeout: float = 30.0
     specs: tuple = ()  # what the user named (files, directories, globs): the replay line names these

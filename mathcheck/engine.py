@@ -1,9 +1,9 @@
 """The pipeline: claim → derive (SymPy, checked steps) → verify (torch) → verdict.
 
-    >>> from mathcheck.registry import get
-    >>> verdict = prove(get("cross-entropy-decomposition"), Options(seed=0))  # doctest: +SKIP
-    >>> verdict.status                                                        # doctest: +SKIP
-    'proved'
+>>> from mathcheck.registry import get
+>>> verdict = prove(get("cross-entropy-decomposition"), Options(seed=0))  # doctest: +SKIP
+>>> verdict.status                                                        # doctest: +SKIP
+'proved'
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def check_steps(claim: Claim, attempt_s: float | None = None, step_s: float | No
 
 
 def _numeric_error(claim: Claim, options: Options, exc: BaseException) -> NumericVerdict:
-    line = str(exc) if isinstance(exc, UserCodeExit) else "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    line = (
+        str(exc) if isinstance(exc, UserCodeExit) else "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    )
     return NumericVerdict("error", claim.check, 0, None, seed=options.seed, details=(line,))
 
 
@@ -68,8 +70,11 @@ def verify(claim: Claim, statements: dict, options: Options) -> NumericVerdict:
 def replay_options(options: Options, from_=()) -> tuple:
     """The options beyond the seed that change a result, as ``(flag, value)`` pairs for
     :func:`mathcheck.outcome.replay` (a default is left out)."""
-    return (("--dtype", None if options.dtype == "float64" else options.dtype),
-            ("--device", None if options.device == "cpu" else options.device), ("--from", tuple(from_)))
+    return (
+        ("--dtype", None if options.dtype == "float64" else options.dtype),
+        ("--device", None if options.device == "cpu" else options.device),
+        ("--from", tuple(from_)),
+    )
 
 
 def prove(claim: Claim, options: Options = Options()) -> ClaimVerdict:
@@ -178,7 +183,9 @@ def _cached_payload(entry, kind: str, options: Options, use_cache: bool, built=N
     return payload
 
 
-def verdict(entry, kind: str, options: Options = Options(), use_cache: bool = False, from_=(), payload=None) -> ClaimVerdict | RefuteVerdict:
+def verdict(
+    entry, kind: str, options: Options = Options(), use_cache: bool = False, from_=(), payload=None
+) -> ClaimVerdict | RefuteVerdict:
     """The verdict of a registered claim: ``prove`` → :class:`ClaimVerdict`, ``refute`` →
     :class:`RefuteVerdict`. Read from the cache under the claim's key (``use_cache``), else
     computed here, or built from ``payload`` (a ``-j`` worker's result); the claim is built once.
@@ -225,8 +232,9 @@ def _init_worker(threads: int, parent: int):
         pass
 
 
-def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cache: bool = True,
-        on_verdict=None, from_=()) -> list[ClaimVerdict | RefuteVerdict]:
+def run(
+    entries, kind: str, options: Options = Options(), jobs: int = 1, use_cache: bool = True, on_verdict=None, from_=()
+) -> list[ClaimVerdict | RefuteVerdict]:
     """Prove or refute ``entries`` (in this order), ``jobs`` claims at a time in forked processes.
 
     The report is the same for any ``jobs``: each claim's work depends only on the claim and the
@@ -249,8 +257,9 @@ def run(entries, kind: str, options: Options = Options(), jobs: int = 1, use_cac
     from mathcheck.cache import adopt, key as cache_key, unpack
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork"),
-                             initializer=_init_worker, initargs=(threads, os.getpid())) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=mp.get_context("fork"), initializer=_init_worker, initargs=(threads, os.getpid())
+    ) as pool:
         futures = [pool.submit(_worker, e.id, kind, options, use_cache) for e in entries]
         for e, f in zip(entries, futures):
             try:

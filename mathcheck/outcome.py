@@ -51,9 +51,9 @@ class Status:
     exit_code: int
     severity: int
     mark: str = "·"
-    colour: str | None = None   # click's colour names; render/html.py maps them onto a white page
+    colour: str | None = None  # click's colour names; render/html.py maps them onto a white page
     tex: str = ""
-    label: str = ""             # Markdown; the word itself when empty
+    label: str = ""  # Markdown; the word itself when empty
 
     def __str__(self) -> str:
         return self.word
@@ -63,21 +63,24 @@ class Status:
         return self.label or self.word
 
 
-STATUSES = {s.word: s for s in (
-    Status("proved", 0, 0, "✔", "green", r"\checkmark", "✔ proved"),
-    Status("passed", 0, 0, "✔", "green", r"\checkmark"),   # a numeric check agreed (evidence, never a proof)
-    Status("holds", 0, 0),                   # conform/model: a property holds
-    Status("not expected to hold", 0, 0),    # conform/model: skipped or broken as declared
-    Status("reported", 0, 0),                # conform/model: a behaviour stated, not judged
-    Status("definition", 0, 0, "≔", "blue", "", "≔ definition"),   # derive: a name defined (never proved or refuted)
-    Status("given", 0, 0),                   # a claim's step taken as given (a premise): never a verdict
-    Status("holds-within", 0, 1, "≈", "cyan", "", "≈ holds within its bound"),   # derive: a ≈ link inside its bound
-    Status("inconclusive", 3, 2, "?", "yellow", "?", "? inconclusive"),
-    Status("refuted", 1, 3, "✘", "red", r"\times", "✘ refuted"),
-    Status("fails", 1, 3),                   # conform/model: a property fails
-    Status("bad-input", 2, 4, "!", "magenta", "", "! bad input"),
-    Status("error", 4, 5, "!", "magenta", "!"),
-)}
+STATUSES = {
+    s.word: s
+    for s in (
+        Status("proved", 0, 0, "✔", "green", r"\checkmark", "✔ proved"),
+        Status("passed", 0, 0, "✔", "green", r"\checkmark"),  # a numeric check agreed (evidence, never a proof)
+        Status("holds", 0, 0),  # conform/model: a property holds
+        Status("not expected to hold", 0, 0),  # conform/model: skipped or broken as declared
+        Status("reported", 0, 0),  # conform/model: a behaviour stated, not judged
+        Status("definition", 0, 0, "≔", "blue", "", "≔ definition"),  # derive: a name defined (never proved or refuted)
+        Status("given", 0, 0),  # a claim's step taken as given (a premise): never a verdict
+        Status("holds-within", 0, 1, "≈", "cyan", "", "≈ holds within its bound"),  # derive: a ≈ link inside its bound
+        Status("inconclusive", 3, 2, "?", "yellow", "?", "? inconclusive"),
+        Status("refuted", 1, 3, "✘", "red", r"\times", "✘ refuted"),
+        Status("fails", 1, 3),  # conform/model: a property fails
+        Status("bad-input", 2, 4, "!", "magenta", "", "! bad input"),
+        Status("error", 4, 5, "!", "magenta", "!"),
+    )
+}
 
 
 def status(word: str) -> Status:

@@ -60,18 +60,18 @@ class ParseError(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    length: int = 2000          # characters per formula
-    depth: int = 60             # nesting of brackets
-    tree_depth: int = 200       # nesting of the syntax tree (a long sum nests one level a term)
-    digits: int = 60            # digits of a numeric literal
-    exponent: int = 100         # |numeric exponent|
-    number_bits: int = 20000    # size of a number SymPy would compute eagerly (base ** exponent)
-    factorial: int = 300        # largest numeric argument of factorial / binomial
-    order: int = 4              # largest derivative order
-    sum_bound: int = 1000       # |numeric sum bound|
-    sum_terms: int = 20000      # terms of nested sums together (a symbolic range counts as 6)
-    nodes: int = 600            # syntax-tree nodes per formula
-    expanded: int = 3000        # syntax-tree nodes per formula once its let definitions are expanded
+    length: int = 2000  # characters per formula
+    depth: int = 60  # nesting of brackets
+    tree_depth: int = 200  # nesting of the syntax tree (a long sum nests one level a term)
+    digits: int = 60  # digits of a numeric literal
+    exponent: int = 100  # |numeric exponent|
+    number_bits: int = 20000  # size of a number SymPy would compute eagerly (base ** exponent)
+    factorial: int = 300  # largest numeric argument of factorial / binomial
+    order: int = 4  # largest derivative order
+    sum_bound: int = 1000  # |numeric sum bound|
+    sum_terms: int = 20000  # terms of nested sums together (a symbolic range counts as 6)
+    nodes: int = 600  # syntax-tree nodes per formula
+    expanded: int = 3000  # syntax-tree nodes per formula once its let definitions are expanded
 
 
 LIMITS = Limits()
@@ -80,13 +80,22 @@ PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer
 # called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
 # derivative at u
 SYNTAX = ("diff", "Sum", "Product", "prime", "Integral")
-INFINITY = "oo"          # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
+INFINITY = "oo"  # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
 CONSTANTS = ("pi", "E")
-EULER = "e"              # Euler's number unless declared a variable (assume:, or used as an index)
+EULER = "e"  # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
 # probability's operators (docs/probability.md): unevaluated heads, decided by userexpr.probability
-PROBABILITY = {"E": 1, "Var": 1, "Cov": 2, "KL": 2, "Normal": 2, "Bernoulli": 1, "Uniform": 2, "Exponential": 1,
-               "Laplace": 2}
+PROBABILITY = {
+    "E": 1,
+    "Var": 1,
+    "Cov": 2,
+    "KL": 2,
+    "Normal": 2,
+    "Bernoulli": 1,
+    "Uniform": 2,
+    "Exponential": 1,
+    "Laplace": 2,
+}
 
 
 def reserved() -> set:
@@ -96,25 +105,60 @@ def reserved() -> set:
 
 def _allowed() -> str:
     unary = [f.name for f in functions.entries() if f.arity == (1,) and f.name not in ("log2", "log10")]
-    return ("numbers, names, + - * / ** ^, parentheses, exp log " + " ".join(n for n in unary if n != "exp")
-            + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
-            + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
-            + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), x[i], pi, E, e"
-            + ", Greek letters (σ or sigma)")
+    return (
+        "numbers, names, + - * / ** ^, parentheses, exp log "
+        + " ".join(n for n in unary if n != "exp")
+        + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
+        + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
+        + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), x[i], pi, E, e"
+        + ", Greek letters (σ or sigma)"
+    )
 
 
 ALLOWED = _allowed()
 
 # Greek letters as written → the names they are spelled with (σ and sigma are one symbol); Σ and Π
 # are left out on purpose: write Sum(...) and Product(...)
-GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
-         "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda",
-         "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "ς": "sigma",
-         "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
-         "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Φ": "Phi", "Ψ": "Psi",
-         "Ω": "Omega"}
+GREEK = {
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "δ": "delta",
+    "ε": "epsilon",
+    "ϵ": "epsilon",
+    "ζ": "zeta",
+    "η": "eta",
+    "θ": "theta",
+    "ϑ": "theta",
+    "ι": "iota",
+    "κ": "kappa",
+    "λ": "lambda",
+    "μ": "mu",
+    "µ": "mu",
+    "ν": "nu",
+    "ξ": "xi",
+    "π": "pi",
+    "ρ": "rho",
+    "σ": "sigma",
+    "ς": "sigma",
+    "τ": "tau",
+    "υ": "upsilon",
+    "φ": "phi",
+    "ϕ": "phi",
+    "χ": "chi",
+    "ψ": "psi",
+    "ω": "omega",
+    "Γ": "Gamma",
+    "Δ": "Delta",
+    "Θ": "Theta",
+    "Λ": "Lambda",
+    "Ξ": "Xi",
+    "Φ": "Phi",
+    "Ψ": "Psi",
+    "Ω": "Omega",
+}
 SIGNS = {"−": "-", "·": "*", "×": "*", "⋅": "*"}
-_LAMBDA = "_lambda"      # `lambda` is a Python keyword: rewritten before ast.parse, renamed back after
+_LAMBDA = "_lambda"  # `lambda` is a Python keyword: rewritten before ast.parse, renamed back after
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 _KEYWORD_LAMBDA = re.compile(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])")
@@ -123,12 +167,14 @@ _KEYWORD_LAMBDA = re.compile(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])")
 def normalise(text: str) -> str:
     """Greek letters and the signs people type (−, ·, ×) as the grammar's ASCII: ``σ^2`` → ``sigma^2``.
 
-        >>> normalise("μ + 2·σ − β1")
-        'mu + 2*sigma - beta1'
+    >>> normalise("μ + 2·σ − β1")
+    'mu + 2*sigma - beta1'
     """
     if not isinstance(text, str) or text.isascii():
         return text
     return "".join(GREEK.get(c) or SIGNS.get(c) or c for c in text)
+
+
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
 
@@ -168,8 +214,9 @@ def _prescan(text: str, limits: Limits) -> str:
     if worst > limits.depth:
         raise ParseError(f"nesting too deep: {worst} levels of brackets, at most {limits.depth}")
     if re.search(r"(?<![A-Za-z0-9_])" + _LAMBDA + r"(?![A-Za-z0-9_])", text):  # our stand-in for lambda
-        raise ParseError(f"name {_LAMBDA!r} not allowed: a letter then letters, digits or single "
-                         f"underscores (at most 31)")
+        raise ParseError(
+            f"name {_LAMBDA!r} not allowed: a letter then letters, digits or single underscores (at most 31)"
+        )
     return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
 
 
@@ -180,8 +227,9 @@ def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
             warnings.simplefilter("ignore")
             tree = ast.parse(src, mode="eval")
     except SyntaxError as exc:
-        raise ParseError(f"not a formula: {exc.msg} at column {exc.offset or 0} of {text.strip()!r}; "
-                         f"allowed: {ALLOWED}") from None
+        raise ParseError(
+            f"not a formula: {exc.msg} at column {exc.offset or 0} of {text.strip()!r}; allowed: {ALLOWED}"
+        ) from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise ParseError(f"not a formula ({type(exc).__name__}); allowed: {ALLOWED}") from None
     _size(tree.body, limits)
@@ -208,6 +256,7 @@ def _size(tree: ast.AST, limits: Limits, nodes: int | None = None) -> None:
 
 
 # --- which names are what ----------------------------------------------------------------------
+
 
 @dataclass
 class _Roles:
@@ -247,6 +296,7 @@ def _roles(trees) -> _Roles:
 
 # --- definitions: let mu = ..., let f(t) = ... ----------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Definition:
     """``let name = body`` or ``let name(p, ...) = body``: expanded where it is used, as a tree
@@ -263,8 +313,8 @@ _LET = re.compile(r"^\s*([^\s(=]+)\s*(?:\(([^)]*)\))?\s*=(?!=)\s*(.*)$", re.S)
 def parse_definition(text: str) -> Definition:
     """``"mu = Sum(x[i], (i, 1, n))/n"`` or ``"f(t) = t^2"`` (what follows ``let``) → a Definition.
 
-        >>> parse_definition("σ(t, u) = t*u")
-        Definition(name='sigma', params=('t', 'u'), body='t*u')
+    >>> parse_definition("σ(t, u) = t*u")
+    Definition(name='sigma', params=('t', 'u'), body='t*u')
     """
     m = _LET.match(normalise(text) if isinstance(text, str) else "")
     if not m or not m.group(3).strip():
@@ -273,8 +323,9 @@ def parse_definition(text: str) -> Definition:
     params = () if params is None else tuple(p.strip() for p in params.split(","))
     for n in (name,) + params:
         if not _NAME.match(n) or "__" in n:
-            raise ParseError(f"let {name}: name {n!r} not allowed: a letter then letters, digits or single "
-                             f"underscores (at most 31)")
+            raise ParseError(
+                f"let {name}: name {n!r} not allowed: a letter then letters, digits or single underscores (at most 31)"
+            )
     _shadows(name, "let", function_too=True)
     for n in params:
         _shadows(n, f"let {name}: the parameter")
@@ -316,10 +367,14 @@ def _limits(node):
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return []
     args = node.args
-    if node.func.id in ("Sum", "Product", "Integral") or (node.func.id in ("Max", "Min") and len(args) == 2
-                                               and isinstance(args[1], ast.Tuple)):
-        return [(k, t) for k, t in enumerate(args[1:], start=1)
-                if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name)]
+    if node.func.id in ("Sum", "Product", "Integral") or (
+        node.func.id in ("Max", "Min") and len(args) == 2 and isinstance(args[1], ast.Tuple)
+    ):
+        return [
+            (k, t)
+            for k, t in enumerate(args[1:], start=1)
+            if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name)
+        ]
     return []
 
 
@@ -421,8 +476,9 @@ class _Expand(ast.NodeTransformer):
         """Count what an expansion adds, so a chain of doubling definitions is refused early."""
         self.grown += sum(1 for _ in ast.walk(tree))
         if self.grown > self.limits.expanded:
-            raise ParseError(f"formula too large (over {self.limits.expanded} syntax nodes) once its "
-                             f"definitions are expanded")
+            raise ParseError(
+                f"formula too large (over {self.limits.expanded} syntax nodes) once its definitions are expanded"
+            )
         return tree
 
     def visit_Name(self, node):
@@ -438,12 +494,20 @@ class _Expand(ast.NodeTransformer):
             return self.generic_visit(node)
         for _, t in _limits(node):
             if t.elts[0].id in self.defs:
-                raise ParseError(f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
-                                 f"{node.func.id}(...); rename the index")
-        if node.func.id == "diff" and len(node.args) > 1 and isinstance(node.args[1], ast.Name) \
-                and node.args[1].id in self.defs:
-            raise ParseError(f"diff(..., {node.args[1].id}): {node.args[1].id} is defined by let; "
-                             f"differentiate with respect to a variable")
+                raise ParseError(
+                    f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
+                    f"{node.func.id}(...); rename the index"
+                )
+        if (
+            node.func.id == "diff"
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Name)
+            and node.args[1].id in self.defs
+        ):
+            raise ParseError(
+                f"diff(..., {node.args[1].id}): {node.args[1].id} is defined by let; "
+                f"differentiate with respect to a variable"
+            )
         if node.func.id not in self.defs:
             return self.generic_visit(node)
         name = node.func.id
@@ -452,13 +516,16 @@ class _Expand(ast.NodeTransformer):
             raise ParseError(f"{name} is defined without parameters; write {name}, not {name}(...)")
         args = [self.visit(a) for a in node.args]
         if node.keywords or len(args) != len(params):
-            raise ParseError(f"{name} takes {len(params)} argument{'s' * (len(params) != 1)} "
-                             f"({', '.join(shown)}), not {len(node.args) + len(node.keywords)}")
+            raise ParseError(
+                f"{name} takes {len(params)} argument{'s' * (len(params) != 1)} "
+                f"({', '.join(shown)}), not {len(node.args) + len(node.keywords)}"
+            )
         values = dict(zip(params, args))
         _no_capture_by_diff(name, body, values)
         given = {n for a in args for n in _uses(a)}  # a body's index an argument names: renamed
-        body = _rebind(copy.deepcopy(body), _Fresh(given | _uses(body) | set(self.defs) | self.avoid),
-                       lambda n: n in given)
+        body = _rebind(
+            copy.deepcopy(body), _Fresh(given | _uses(body) | set(self.defs) | self.avoid), lambda n: n in given
+        )
         self._grow(body)
         for a in args:
             self._grow(a)
@@ -474,16 +541,22 @@ def _no_capture_by_diff(name: str, body, values: dict) -> None:
     """``let f(t) = diff(t*y, y)`` then ``f(y)``: the argument's y would be differentiated (3y², not
     y²). A derivative's variable is not a name that can be renamed away, so this is refused."""
     for node in ast.walk(body):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "diff" \
-                and len(node.args) > 1:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "diff"
+            and len(node.args) > 1
+        ):
             var = node.args[1].value if isinstance(node.args[1], ast.Subscript) else node.args[1]
             if not isinstance(var, ast.Name):
                 continue
             inside = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)} & set(values)
             for p in inside:
                 if var.id in {n.id for n in ast.walk(values[p]) if isinstance(n, ast.Name)}:
-                    raise ParseError(f"{name}(...): the argument uses {var.id}, which the definition of "
-                                     f"{name} differentiates by; rename it (or write the derivative out)")
+                    raise ParseError(
+                        f"{name}(...): the argument uses {var.id}, which the definition of "
+                        f"{name} differentiates by; rename it (or write the derivative out)"
+                    )
 
 
 def _order(trees: dict, names) -> list:
@@ -495,9 +568,12 @@ def _order(trees: dict, names) -> list:
         if state.get(n) == "done":
             return
         if state.get(n) == "active":
-            cycle = path[path.index(n):] + [n]
-            raise DefinitionError(f"let {n}: the definitions {' → '.join(cycle)} refer to each other in a "
-                                  f"cycle; a definition cannot depend on itself", n)
+            cycle = path[path.index(n) :] + [n]
+            raise DefinitionError(
+                f"let {n}: the definitions {' → '.join(cycle)} refer to each other in a "
+                f"cycle; a definition cannot depend on itself",
+                n,
+            )
         state[n] = "active"
         for m in sorted(deps[n]):
             visit(m, path + [n])
@@ -539,8 +615,12 @@ def expand(defs, limits: Limits = LIMITS, used=()) -> dict:
             raise DefinitionError(f"let {d.name}: {exc}", d.name) from None
         if d.name in _uses(trees[d.name]) and d.name not in d.params:
             raise DefinitionError(f"let {d.name}: the definition uses {d.name} itself", d.name)
-    fresh = _Fresh(set(used) | {n for t in trees.values() for n in _uses(t)} | {d.name for d in defs}
-                   | {p for d in defs for p in d.params})
+    fresh = _Fresh(
+        set(used)
+        | {n for t in trees.values() for n in _uses(t)}
+        | {d.name for d in defs}
+        | {p for d in defs for p in d.params}
+    )
     params, shown = {}, {d.name: d.params for d in defs}
     free = {d.name: _free_names(trees[d.name]) - set(d.params) for d in defs}
     for d in defs:  # fresh parameters, and fresh indices where another body's free name would be caught
@@ -570,8 +650,10 @@ def expand_uses(tree, table: dict, limits: Limits = LIMITS, fresh: _Fresh | None
     for node in ast.walk(tree):  # an index named like a definition: which would it mean? refused
         for _, t in _limits(node):
             if t.elts[0].id in table:
-                raise ParseError(f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
-                                 f"{node.func.id}(...); rename the index")
+                raise ParseError(
+                    f"{t.elts[0].id} is defined by let, so it cannot also be the index of "
+                    f"{node.func.id}(...); rename the index"
+                )
     free = set().union(*(_free_names(t) - set(ps) for ps, t, _ in table.values())) if table else set()
     fresh = fresh or _Fresh(_uses(tree) | free | set(table))
     _rebind(tree, fresh, lambda name: name in free)
@@ -584,7 +666,7 @@ def _conflict(props) -> tuple[str, str] | None:
     """The first two properties that cannot hold together (``positive`` and ``negative``), or None."""
     props = tuple(dict.fromkeys(props))
     for i, p in enumerate(props):
-        for q in props[i + 1:]:
+        for q in props[i + 1 :]:
             try:
                 sp.Dummy(real=True, **{p: True, q: True})
             except Exception:  # noqa: BLE001 - SymPy's InconsistentAssumptions
@@ -596,8 +678,7 @@ def check_consistent(name: str, props) -> None:
     """One line naming the two conflicting properties, before any work is done."""
     pair = _conflict(props)
     if pair:
-        raise ParseError(f"inconsistent assumptions for {name}: {pair[0]} and {pair[1]} cannot both hold; "
-                         f"keep one")
+        raise ParseError(f"inconsistent assumptions for {name}: {pair[0]} and {pair[1]} cannot both hold; keep one")
 
 
 def _symbol_assumptions(name: str, props, integer: bool) -> dict:
@@ -736,8 +817,11 @@ class _Builder:
             return self._unknown(node, name)
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
             if len(node.args) != PROBABILITY[name]:
-                self.fail(node, f"{name} takes {PROBABILITY[name]} argument(s): "
-                                f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)', KL='KL(Normal(m1, v1), Normal(m2, v2))').get(name, name + '(...)')}")
+                self.fail(
+                    node,
+                    f"{name} takes {PROBABILITY[name]} argument(s): "
+                    f"{dict(E='E(X^2)', Var='Var(X)', Cov='Cov(X, Y)', KL='KL(Normal(m1, v1), Normal(m2, v2))').get(name, name + '(...)')}",
+                )
             return sp.Function(name)(*[self.build(a) for a in node.args])
         f = functions.lookup(name)
         if f is None:
@@ -765,8 +849,11 @@ class _Builder:
             self.fail(lim, f"write {kind.__name__}(f, (i, a, b)) with i a name")
         a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
         if not (a.is_Integer and b.is_Integer) or not 1 <= int(b) - int(a) + 1 <= 100:
-            self.fail(lim, f"{kind.__name__} over a range needs whole-number bounds, 1 to 100 terms apart "
-                      f"(for a symbolic size write it for a fixed one, e.g. {kind.__name__}(x[i], (i, 1, 4)))")
+            self.fail(
+                lim,
+                f"{kind.__name__} over a range needs whole-number bounds, 1 to 100 terms apart "
+                f"(for a symbolic size write it for a fixed one, e.g. {kind.__name__}(x[i], (i, 1, 4)))",
+            )
         var = lim.elts[0].id
         saved = dict(self.bound)
         try:
@@ -822,10 +909,17 @@ class _Builder:
             >>> parse("Integral(x^2, (x, 0, 1)) + x").free_symbols
             {x}
         """
-        if len(node.args) != 2 or not isinstance(node.args[1], ast.Tuple) or len(node.args[1].elts) != 3 \
-                or not isinstance(node.args[1].elts[0], ast.Name):
-            self.fail(node, "write Integral(f, (x, a, b)): one variable, both limits (oo for ∞); "
-                            "an indefinite integral is read only with limits")
+        if (
+            len(node.args) != 2
+            or not isinstance(node.args[1], ast.Tuple)
+            or len(node.args[1].elts) != 3
+            or not isinstance(node.args[1].elts[0], ast.Name)
+        ):
+            self.fail(
+                node,
+                "write Integral(f, (x, a, b)): one variable, both limits (oo for ∞); "
+                "an indefinite integral is read only with limits",
+            )
         lim = node.args[1]
         var = lim.elts[0].id
         if var in reserved() or var in self.bases or var == INFINITY:
@@ -847,8 +941,12 @@ class _Builder:
         bound in it)."""
         if isinstance(el, ast.Name) and el.id == INFINITY:
             return sp.oo
-        if isinstance(el, ast.UnaryOp) and isinstance(el.op, ast.USub) and isinstance(el.operand, ast.Name) \
-                and el.operand.id == INFINITY:
+        if (
+            isinstance(el, ast.UnaryOp)
+            and isinstance(el.op, ast.USub)
+            and isinstance(el.operand, ast.Name)
+            and el.operand.id == INFINITY
+        ):
             return -sp.oo
         if any(isinstance(n, ast.Name) and n.id == INFINITY for n in ast.walk(el)):
             self.fail(el, "oo is read only as a whole limit, oo or -oo")
@@ -859,15 +957,22 @@ class _Builder:
         if not node.args:
             self.fail(node, f"{name}() needs an argument")
         if self.unknown[name] not in (None, len(node.args)):
-            self.fail(node, f"{name} is called with {self.unknown[name]} and with {len(node.args)} arguments; "
-                            f"one function has one number of arguments")
+            self.fail(
+                node,
+                f"{name} is called with {self.unknown[name]} and with {len(node.args)} arguments; "
+                f"one function has one number of arguments",
+            )
         self.unknown[name] = len(node.args)
         return sp.Function(name, real=True)(*[self.build(a) for a in node.args])
 
     def _prime(self, node):
         """``prime(f(u))``, ``prime(f(u), 2)``: f', f'' at u (f one argument: unknown or listed)."""
-        if len(node.args) not in (1, 2) or not isinstance(node.args[0], ast.Call) \
-                or not isinstance(node.args[0].func, ast.Name) or len(node.args[0].args) != 1:
+        if (
+            len(node.args) not in (1, 2)
+            or not isinstance(node.args[0], ast.Call)
+            or not isinstance(node.args[0].func, ast.Name)
+            or len(node.args[0].args) != 1
+        ):
             self.fail(node, "write prime(f(u)) or prime(f(u), order) for f one function of one argument")
         order = 1
         if len(node.args) == 2:
@@ -895,8 +1000,11 @@ class _Builder:
             self.fail(node, "write diff(f, x) or diff(f, x, order)")
         var = node.args[1]
         indexed = isinstance(var, ast.Subscript) and isinstance(var.value, ast.Name) and var.value.id in self.bases
-        if not indexed and (not isinstance(var, ast.Name) or var.id in self.bases
-                            or (var.id in reserved() and var.id not in self.symbols)):
+        if not indexed and (
+            not isinstance(var, ast.Name)
+            or var.id in self.bases
+            or (var.id in reserved() and var.id not in self.symbols)
+        ):
             self.fail(var, "differentiate with respect to a plain name or an entry x[j]")
         order = 1
         if len(node.args) == 3:
@@ -912,8 +1020,9 @@ class _Builder:
         return sp.Derivative(self.build(node.args[0]), (x, order))
 
 
-def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False,
-               unknown=()) -> tuple:
+def parse_many(
+    texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False, unknown=()
+) -> tuple:
     """Parse several formulas that share their symbols (a check's two sides).
 
     ``unknown``: names of *unknown functions* (the LaTeX reader's ``f(x)``, ``L(theta)``): called,
@@ -935,38 +1044,47 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     trees = [t for t, _ in parsed]
     roles = _roles(trees)
     for name in sorted(set(assume) & set(table)):
-        raise ParseError(f"assume names {name!r}, which let defines; state a property of it as a "
-                         f"hypothesis instead, e.g. 'given: {name} > 0'")
+        raise ParseError(
+            f"assume names {name!r}, which let defines; state a property of it as a "
+            f"hypothesis instead, e.g. 'given: {name} > 0'"
+        )
     for name in sorted(set(assume) & set(CONSTANTS)):
         _shadows(name, "assume:")
     unknown = frozenset(unknown)
     for name in sorted(unknown):
         if not _NAME.match(name) or "__" in name or name in reserved():
-            raise ParseError(f"{name!r} cannot name an unknown function (a letter, then letters, digits or "
-                             f"single underscores, not a listed function)")
+            raise ParseError(
+                f"{name!r} cannot name an unknown function (a letter, then letters, digits or "
+                f"single underscores, not a listed function)"
+            )
         if name in roles.plain | roles.indexed | roles.integer:
-            raise ParseError(f"{name} is used both as a function, {name}(...), and as a value; write {name}(x) "
-                             f"everywhere or rename one of them")
+            raise ParseError(
+                f"{name} is used both as a function, {name}(...), and as a value; write {name}(x) "
+                f"everywhere or rename one of them"
+            )
     for name in sorted(roles.called - unknown):
         if name in set(GREEK.values()) and name not in reserved():
             hint = "; the logistic function is sigmoid(x)" if name == "sigma" else ""
-            raise ParseError(f"{name} is a Greek letter, a symbol, not a function: define it with "
-                             f"'let {name}(t) = ...' or call a listed function{hint}")
+            raise ParseError(
+                f"{name} is a Greek letter, a symbol, not a function: define it with "
+                f"'let {name}(t) = ...' or call a listed function{hint}"
+            )
         if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
-        raise ParseError(f"{name} is used both as the function {name}(...) and as a symbol; "
-                         f"rename the symbol (e.g. {name}1)")
+        raise ParseError(
+            f"{name} is used both as the function {name}(...) and as a symbol; rename the symbol (e.g. {name}1)"
+        )
     names = (roles.plain | roles.indexed | roles.integer) - set(CONSTANTS)
     if EULER in names and EULER not in assume and EULER not in roles.indexed | roles.integer:
         names.discard(EULER)  # Euler's number: e^x is exp(x) unless e is declared a variable
     for name in sorted(names):
         if not _NAME.match(name) or "__" in name:
-            raise ParseError(f"name {name!r} not allowed: a letter then letters, digits or single "
-                             f"underscores (at most 31)")
+            raise ParseError(
+                f"name {name!r} not allowed: a letter then letters, digits or single underscores (at most 31)"
+            )
     for name in sorted(names & reserved() - (set(SYMBOL_OR_FUNCTION) - roles.called)):
-        raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or "
-                         f"rename the variable")
+        raise ParseError(f"{name!r} is a function name, not a variable: call it, {name}(...), or rename the variable")
     for name in sorted(set(assume) - names):
         if unused_ok:
             del assume[name]
@@ -975,8 +1093,10 @@ def parse_many(texts, assume: dict | None = None, limits: Limits = LIMITS, defs=
     for name in sorted(set(assume) & roles.bound):
         # the index runs over its range; SymPy would read a property of it as a fact about every
         # term (Sum(Abs(i), (i, -3, 3)) with i positive becomes Sum(i, ...) = 0, issue 21)
-        raise ParseError(f"--assume names {name!r}, a summation index: it takes every value of its "
-                         f"range, so it has no properties of its own; remove the assumption")
+        raise ParseError(
+            f"--assume names {name!r}, a summation index: it takes every value of its "
+            f"range, so it has no properties of its own; remove the assumption"
+        )
     symbols, bases = {}, {}
     try:
         for name in sorted(names):

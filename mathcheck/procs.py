@@ -122,8 +122,10 @@ def user_code(what: str) -> Iterator[None]:
 
 
 def _line(what: str, exc: BaseException) -> str:
-    return (f"{what} ended with {describe(exc)} (user code must return or raise an ordinary exception; "
-            f"exiting is an error, never a success)")
+    return (
+        f"{what} ended with {describe(exc)} (user code must return or raise an ordinary exception; "
+        f"exiting is an error, never a success)"
+    )
 
 
 # --- workers die with their parent -------------------------------------------------------------------
@@ -231,9 +233,11 @@ def supervise(what: str, code: int = SUPERVISED_EXIT, restore: Callable[[], obje
         with contextlib.suppress(Exception):
             restore()
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-    sys.stderr.write(f"error: {what}: the process running it {how} without finishing its report (an "
-                     f"exit below Python, such as ctypes' _exit, a crash or a kill, in user code); "
-                     f"that is an error, never a success\n")
+    sys.stderr.write(
+        f"error: {what}: the process running it {how} without finishing its report (an "
+        f"exit below Python, such as ctypes' _exit, a crash or a kill, in user code); "
+        f"that is an error, never a success\n"
+    )
     sys.stderr.flush()
     os._exit(code)
 
@@ -267,6 +271,7 @@ def _real_stdio() -> bool:
 
 
 # --- finding orphans (the tests' and the fuzzer's one way to see who is left) -------------------------
+
 
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid`` (its workers and what they fork), from one ``ps`` listing."""

@@ -37,13 +37,27 @@ if TYPE_CHECKING:
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("mathcheck", "mathcheck: derivations as tests")
-    group.addoption("--mathcheck", action="store_true", default=False,
-                    help="collect mathcheck's claims (built-in and installed plug-ins) as test items")
-    group.addoption("--mathcheck-from", action="append", default=[], metavar="FILE.py|MODULE",
-                    help="collect the claims of this file or module as test items (repeatable)")
-    group.addoption("--mathcheck-derivations", action="append", default=[], metavar="GLOB",
-                    help="collect the chains of these derivation files (Markdown ```mathcheck fences, "
-                         "*.derivation text) as test items, e.g. 'docs/**/*.md' (repeatable)")
+    group.addoption(
+        "--mathcheck",
+        action="store_true",
+        default=False,
+        help="collect mathcheck's claims (built-in and installed plug-ins) as test items",
+    )
+    group.addoption(
+        "--mathcheck-from",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="collect the claims of this file or module as test items (repeatable)",
+    )
+    group.addoption(
+        "--mathcheck-derivations",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="collect the chains of these derivation files (Markdown ```mathcheck fences, "
+        "*.derivation text) as test items, e.g. 'docs/**/*.md' (repeatable)",
+    )
     group.addoption("--mathcheck-seed", type=int, default=0, help="seed of the numeric checks (default 0)")
 
 
@@ -177,8 +191,11 @@ def pytest_configure(config) -> None:
         from mathcheck.procs import supervise
 
         capture = config.pluginmanager.getplugin("capturemanager")
-        supervise("pytest " + " ".join(config.invocation_params.args), code=int(pytest.ExitCode.INTERNAL_ERROR),
-                  restore=capture.stop_global_capturing if capture else None)
+        supervise(
+            "pytest " + " ".join(config.invocation_params.args),
+            code=int(pytest.ExitCode.INTERNAL_ERROR),
+            restore=capture.stop_global_capturing if capture else None,
+        )
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, so they select claim items too
@@ -190,8 +207,10 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         seed = config.getoption("mathcheck_seed")
         for cid, spec in _wanted(config):
             for kind, name in (("prove", f"mathcheck::{cid}"), ("refute", f"mathcheck::{cid}::mutants")):
-                items.append(ClaimItem.from_parent(session, name=name, nodeid=name, claim_id=cid, kind=kind,
-                                                   seed=seed, spec=spec))
+                items.append(
+                    ClaimItem.from_parent(
+                        session, name=name, nodeid=name, claim_id=cid, kind=kind, seed=seed, spec=spec
+                    )
+                )
     if len(items) > before:  # reported like collected items, so "N tests collected" counts them
-        config.hook.pytest_collectreport(report=pytest.CollectReport(
-            "mathcheck", "passed", None, list(items[before:])))
+        config.hook.pytest_collectreport(report=pytest.CollectReport("mathcheck", "passed", None, list(items[before:])))

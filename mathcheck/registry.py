@@ -82,7 +82,7 @@ class Entry:
 _ENTRIES: dict[str, Entry] = {}
 _LOADED = False
 _USER: dict[str, tuple] = {}  # --from spec (resolved) -> its entries: loaded once per process
-_USER_IDS: set[str] = set()   # claims of --from modules: not part of the catalog (entries())
+_USER_IDS: set[str] = set()  # claims of --from modules: not part of the catalog (entries())
 
 
 GENERIC_CHECK = "mathcheck.verify.generic:check"
@@ -91,8 +91,9 @@ GENERIC_CHECK = "mathcheck.verify.generic:check"
 BUILD_SECONDS = 120.0
 
 
-def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | None = None,
-          reference=None, paper: str = "") -> Callable[[Callable], Callable]:
+def claim(
+    *, id: str, title: str, section: str, zh: str, en: str, check: str | None = None, reference=None, paper: str = ""
+) -> Callable[[Callable], Callable]:
     """Register the decorated builder as the derivation of claim ``id``.
 
     ``check`` names the numeric check as ``"module:function"``; it is imported only when the claim
@@ -106,8 +107,9 @@ def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | N
     if check is None:
         check = GENERIC_CHECK
     elif reference is not None:
-        raise ValueError(f"claim {id!r}: reference= is for the generic check; a check= of your own "
-                         f"compares with PyTorch itself")
+        raise ValueError(
+            f"claim {id!r}: reference= is for the generic check; a check= of your own compares with PyTorch itself"
+        )
 
     def register(builder):
         entry = Entry(id, title, section, zh, en, check, builder.__module__, builder, paper, reference)
@@ -116,8 +118,10 @@ def claim(*, id: str, title: str, section: str, zh: str, en: str, check: str | N
             raise DuplicateClaim(f"claim id {id!r} is already a claim of {old.module}; give this claim another id")
         if old is not None and old.builder is not None and old.builder.__qualname__ != builder.__qualname__:
             # two builders of one module with one id: the second would silently win
-            raise DuplicateClaim(f"claim id {id!r} is given twice, to {old.builder.__qualname__} and "
-                                 f"{builder.__qualname__}; give each claim its own id")
+            raise DuplicateClaim(
+                f"claim id {id!r} is given twice, to {old.builder.__qualname__} and "
+                f"{builder.__qualname__}; give each claim its own id"
+            )
         _ENTRIES[id] = entry
         return builder
 
@@ -139,8 +143,10 @@ def _build(entry: Entry):
     except BudgetExceeded as exc:
         if not limit.owns(exc):
             raise  # the caller's own budget ran out: theirs to report
-        raise UserCodeExit(f"{what} did not return within {BUILD_SECONDS:g} s (a builder returns its "
-                           "Body: SymPy objects, no proving); a hang is an error, never a pass") from None
+        raise UserCodeExit(
+            f"{what} did not return within {BUILD_SECONDS:g} s (a builder returns its "
+            "Body: SymPy objects, no proving); a hang is an error, never a pass"
+        ) from None
     return Claim(
         id=entry.id,
         title=entry.title,
@@ -202,8 +208,12 @@ def listing(plugins: bool = False, user=()) -> list[Entry]:
                 _ENTRIES.setdefault(meta[0], Entry(*meta, name, None))
         else:
             importlib.import_module(name)
-            record = {"stamp": stamp, "entries": [[e.id, e.title, e.section, e.zh, e.en, e.check]
-                                                   for e in _ENTRIES.values() if e.module == name]}
+            record = {
+                "stamp": stamp,
+                "entries": [
+                    [e.id, e.title, e.section, e.zh, e.en, e.check] for e in _ENTRIES.values() if e.module == name
+                ],
+            }
             changed = True
         fresh[name] = record
     if changed or set(fresh) != set(index):
@@ -218,8 +228,10 @@ def listing(plugins: bool = False, user=()) -> list[Entry]:
     if plugins:
         load_entry_points()
     order, keep = list(_ENTRIES), set(user)
-    return sorted((e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
-                  key=lambda e: (e.order, order.index(e.id)))
+    return sorted(
+        (e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
+        key=lambda e: (e.order, order.index(e.id)),
+    )
 
 
 def _declared_entry_points(group: str):
@@ -316,7 +328,9 @@ def load_from(spec: str) -> list[str]:
     except DuplicateClaim as exc:
         raise LoadError(f"--from {spec!r}: {exc}") from None
     except ModuleNotFoundError as exc:
-        raise LoadError(f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module") from None
+        raise LoadError(
+            f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module"
+        ) from None
     except Exception as exc:
         raise LoadError(f"--from {spec!r}: {type(exc).__name__}: {exc}") from None
     added = tuple(e for e in _ENTRIES.values() if e.module == name)
@@ -335,8 +349,10 @@ def entries(plugins: bool = False, user=()) -> list[Entry]:
         load_entry_points()
     builtin_order = list(_ENTRIES)
     keep = set(user)
-    return sorted((e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
-                  key=lambda e: (e.order, builtin_order.index(e.id)))
+    return sorted(
+        (e for e in _ENTRIES.values() if e.id not in _USER_IDS or e.id in keep),
+        key=lambda e: (e.order, builtin_order.index(e.id)),
+    )
 
 
 def entry(claim_id: str) -> Entry:

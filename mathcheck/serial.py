@@ -54,16 +54,15 @@ MAX_DEPTH = 200  # nesting of JSON values and of SymPy expressions; deeper is re
 
 # What one entry may hold: reading it must take bounded time and memory, whoever wrote it. Far above
 # what mathcheck writes (docs/cache.md gives the largest values of a full catalog run).
-MAX_TEXT = 2_000_000        # characters of one expression's srepr
-MAX_NODES = 100_000         # calls, names and literals in one expression
-MAX_INT_BITS = 4_096        # an integer literal (~1233 digits): Integer, Rational, a Dummy's index
+MAX_TEXT = 2_000_000  # characters of one expression's srepr
+MAX_NODES = 100_000  # calls, names and literals in one expression
+MAX_INT_BITS = 4_096  # an integer literal (~1233 digits): Integer, Rational, a Dummy's index
 MAX_FLOAT_EXPONENT = 1_000  # |decimal exponent| of a Float: printing Float('1e3000000') takes minutes
-MAX_FLOAT_DIGITS = 1_100    # characters of a Float's text (1e1000 is printed with all its digits)
-MAX_PRECISION = 4_096       # bits of a Float's precision=
-READ_SECONDS = 20.0         # one value read (a whole entry), every expression in it together
+MAX_FLOAT_DIGITS = 1_100  # characters of a Float's text (1e1000 is printed with all its digits)
+MAX_PRECISION = 4_096  # bits of a Float's precision=
+READ_SECONDS = 20.0  # one value read (a whole entry), every expression in it together
 #: Classes whose construction computes (minimal polynomials, root isolation) however it is called.
-_REFUSED = ("AlgebraicNumber", "ComplexRootOf", "CRootOf", "RootOf", "RootSum", "Poly", "PurePoly",
-            "GroebnerBasis")
+_REFUSED = ("AlgebraicNumber", "ComplexRootOf", "CRootOf", "RootOf", "RootSum", "Poly", "PurePoly", "GroebnerBasis")
 _FLOAT_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?")
 _DEADLINE = [math.inf]  # time.monotonic() by which the value being read must be read
 
@@ -100,8 +99,16 @@ def _class_of(tag: str):
     return cls
 
 
-_SIMPLE = {"str": (str,), "int": (int,), "float": (float, int), "bool": (bool,), "None": (type(None),),
-           "tuple": (tuple,), "list": (list,), "dict": (dict,)}
+_SIMPLE = {
+    "str": (str,),
+    "int": (int,),
+    "float": (float, int),
+    "bool": (bool,),
+    "None": (type(None),),
+    "tuple": (tuple,),
+    "list": (list,),
+    "dict": (dict,),
+}
 
 
 def _split_union(annotation: str) -> list[str]:
@@ -141,8 +148,11 @@ def _field_types(cls) -> dict:
 # --- SymPy expressions as text ----------------------------------------------------------------
 
 #: SymPy classes ``srepr`` names that are not attributes of the ``sympy`` package.
-_EXTRA = {"ExprCondPair": "sympy.functions.elementary.piecewise", "Str": "sympy.core.symbol",
-          "AppliedPredicate": "sympy.assumptions.assume"}
+_EXTRA = {
+    "ExprCondPair": "sympy.functions.elementary.piecewise",
+    "Str": "sympy.core.symbol",
+    "AppliedPredicate": "sympy.assumptions.assume",
+}
 #: Function classes of ours, rebuilt by name from the function that makes them.
 _OUR_FUNCTIONS = {"PE": ("mathcheck.derivations.combinatorics", "sinusoidal_function")}
 #: Classes whose first positional argument may be a string (a name or a decimal), and only it.
@@ -240,8 +250,12 @@ def print_sympy(expr) -> str:
 
 def _negated(node):
     """``-oo``, the one negative constant ``srepr`` prints as such."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Name) \
-            and node.operand.id == "oo":
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Name)
+        and node.operand.id == "oo"
+    ):
         from sympy import S
 
         return S.NegativeInfinity
@@ -339,8 +353,12 @@ def _call(node: ast.Call, depth: int):
     kwargs = {}
     for kw in node.keywords:  # only what the printer writes: assumptions, a Dummy's index, a precision
         value = _literal(kw.value)
-        if not (kw.arg in _assumptions() and type(value) is bool
-                or kw.arg in ("dummy_index", "precision") and type(value) is int):
+        if not (
+            kw.arg in _assumptions()
+            and type(value) is bool
+            or kw.arg in ("dummy_index", "precision")
+            and type(value) is int
+        ):
             raise Malformed(f"keyword {kw.arg or '**'}={value!r} in an expression")
         kwargs[kw.arg] = value
     if name == "Float" and args and isinstance(args[0], str):
@@ -359,10 +377,38 @@ def _call(node: ast.Call, depth: int):
 
 #: Classes that take no ``evaluate`` keyword and whose constructor computes nothing costly; any
 #: other class is rebuilt with ``evaluate=False`` or not at all (a hostile ``Poly(Pow(x + 1, 10**9))``).
-_PLAIN = {"Symbol", "Dummy", "Wild", "Str", "Integer", "Rational", "Float", "Indexed", "IndexedBase", "Idx",
-          "Tuple", "MatrixSymbol", "Sum", "Product", "Limit", "Integral", "Lambda", "ExprCondPair",
-          "MutableDenseMatrix", "ImmutableDenseMatrix", "Function", "Transpose", "Adjoint", "Inverse",
-          "Trace", "Determinant", "MatrixElement", "Identity", "ZeroMatrix", "OneMatrix"}
+_PLAIN = {
+    "Symbol",
+    "Dummy",
+    "Wild",
+    "Str",
+    "Integer",
+    "Rational",
+    "Float",
+    "Indexed",
+    "IndexedBase",
+    "Idx",
+    "Tuple",
+    "MatrixSymbol",
+    "Sum",
+    "Product",
+    "Limit",
+    "Integral",
+    "Lambda",
+    "ExprCondPair",
+    "MutableDenseMatrix",
+    "ImmutableDenseMatrix",
+    "Function",
+    "Transpose",
+    "Adjoint",
+    "Inverse",
+    "Trace",
+    "Determinant",
+    "MatrixElement",
+    "Identity",
+    "ZeroMatrix",
+    "OneMatrix",
+}
 _BUILT: dict = {}  # (class, args, keywords) → the object: chains of steps repeat their subexpressions
 
 
@@ -427,6 +473,7 @@ def read_sympy(text: str) -> sp.Basic:
 
 # --- values -----------------------------------------------------------------------------------
 
+
 def _is_sympy(value) -> bool:
     import sys
 
@@ -462,8 +509,11 @@ def encode(value, depth: int = 0) -> None | bool | int | float | str | list | di
         tag = _tag_of(type(value))
         if tag is None:
             raise Unserializable(f"{type(value).__qualname__} is not a class mathcheck stores")
-        return {"$": "data", "type": tag,
-                "fields": {f.name: encode(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}}
+        return {
+            "$": "data",
+            "type": tag,
+            "fields": {f.name: encode(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)},
+        }
     raise Unserializable(f"a {type(value).__qualname__} value")
 
 

@@ -40,7 +40,9 @@ def _entry(claim_or_id, from_=None):
         except registry.LoadError as exc:
             raise ClaimFailed(str(exc)) from None
         except registry.UnknownClaim as exc:
-            hint = "" if from_ is not None else "; if it is yours, name its file: assert_proved(id, from_='my_claims.py')"
+            hint = (
+                "" if from_ is not None else "; if it is yours, name its file: assert_proved(id, from_='my_claims.py')"
+            )
             raise ClaimFailed(f"{exc}{hint}") from None
     if isinstance(claim_or_id, registry.Entry):
         return claim_or_id
@@ -87,13 +89,19 @@ def assert_proved(claim_or_id, seed: int = 0, mutants: bool = True, from_=None) 
     options = Options(seed=seed)
     entry = _entry(claim_or_id, from_)
     from_ = (str(from_),) if from_ is not None else ()  # the replay line names the file
-    verdict = engine.verdict(entry, "prove", options, from_=from_) if entry is not None else \
-        engine.prove(claim_or_id, options)
+    verdict = (
+        engine.verdict(entry, "prove", options, from_=from_)
+        if entry is not None
+        else engine.prove(claim_or_id, options)
+    )
     if verdict.status != "proved":
         raise ClaimFailed(f"claim {verdict.claim.id} is {verdict.status}\n" + prove_message(verdict))
     if mutants:
-        r = engine.verdict(entry, "refute", options, from_=from_) if entry is not None else \
-            engine.refute(claim_or_id, options)
+        r = (
+            engine.verdict(entry, "refute", options, from_=from_)
+            if entry is not None
+            else engine.refute(claim_or_id, options)
+        )
         if not r.all_refuted:
             raise ClaimFailed(f"claim {r.claim.id}: a mutant was not refuted\n" + refute_message(r))
     return verdict
@@ -111,14 +119,29 @@ def assert_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: flo
     if result.status != "proved":
         from mathcheck.render import text
 
-        raise ClaimFailed("\n".join(text.check_result(result)) if result.status != "bad-input"
-                          else f"bad input: {result.message}")
+        raise ClaimFailed(
+            "\n".join(text.check_result(result)) if result.status != "bad-input" else f"bad input: {result.message}"
+        )
     return result
 
 
-def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=None, positions: str = "none",
-                    scale=None, seed: int = 0, eps=None, layout=None, mask=None, gqa_grouping=None,
-                    timeout=None, quick: bool = False, init=None, args=None) -> Report:
+def assert_conforms(
+    fn,
+    kind: str = "attention",
+    causal: bool = False,
+    window=None,
+    positions: str = "none",
+    scale=None,
+    seed: int = 0,
+    eps=None,
+    layout=None,
+    mask=None,
+    gqa_grouping=None,
+    timeout=None,
+    quick: bool = False,
+    init=None,
+    args=None,
+) -> Report:
     """Hold ``fn`` to the derived properties of ``kind`` (see ``mathcheck conform``); an
     :class:`AssertionError` carries the same report, counterexamples and replay lines. Returns it.
 
@@ -137,9 +160,20 @@ def assert_conforms(fn, kind: str = "attention", causal: bool = False, window=No
     from mathcheck.conform.run import conform
     from mathcheck.conform.spec import BadInput, Variant
 
-    variant = Variant(causal=causal, window=window, positions=positions, scale=scale, eps=eps, layout=layout,
-                      mask=mask, gqa_grouping=gqa_grouping, timeout=timeout, quick=quick,
-                      init=tuple((init or {}).items()), args=tuple((args or {}).items()))
+    variant = Variant(
+        causal=causal,
+        window=window,
+        positions=positions,
+        scale=scale,
+        eps=eps,
+        layout=layout,
+        mask=mask,
+        gqa_grouping=gqa_grouping,
+        timeout=timeout,
+        quick=quick,
+        init=tuple((init or {}).items()),
+        args=tuple((args or {}).items()),
+    )
     try:
         report = conform(fn, kind, variant, seed=seed)
     except BadInput as exc:

@@ -30,15 +30,23 @@ SYSTEM_PACKAGES = ".ci/system-packages"
 # What compiling a writeup needs, and the Debian package that provides each (dpkg -S, Debian 12).
 TOOLS = {"pdflatex": "texlive-latex-base"}
 TEX_FILES = {
-    "article.cls": "texlive-latex-base", "amsmath.sty": "texlive-latex-base", "graphicx.sty": "texlive-latex-base",
-    "geometry.sty": "texlive-latex-base", "hyperref.sty": "texlive-latex-base", "amssymb.sty": "texlive-base",
-    "xkeyval.sty": "texlive-latex-recommended", "adjustbox.sty": "texlive-latex-extra",
-    "collectbox.sty": "texlive-latex-extra", "CJKutf8.sty": "latex-cjk-common",
+    "article.cls": "texlive-latex-base",
+    "amsmath.sty": "texlive-latex-base",
+    "graphicx.sty": "texlive-latex-base",
+    "geometry.sty": "texlive-latex-base",
+    "hyperref.sty": "texlive-latex-base",
+    "amssymb.sty": "texlive-base",
+    "xkeyval.sty": "texlive-latex-recommended",
+    "adjustbox.sty": "texlive-latex-extra",
+    "collectbox.sty": "texlive-latex-extra",
+    "CJKutf8.sty": "latex-cjk-common",
     "c70gbsn.fd": "latex-cjk-chinese-arphic-gbsn00lp",
 }
-_PACKAGE_PATTERNS = ((re.compile(r"^(CJK|MULEenc)"), "latex-cjk-common"),
-                     (re.compile(r"^(c70gbsn|gbsn)"), "latex-cjk-chinese-arphic-gbsn00lp"),
-                     (re.compile(r"^(adj|collectbox|trimclip|varwidth|ifoddpage)"), "texlive-latex-extra"))
+_PACKAGE_PATTERNS = (
+    (re.compile(r"^(CJK|MULEenc)"), "latex-cjk-common"),
+    (re.compile(r"^(c70gbsn|gbsn)"), "latex-cjk-chinese-arphic-gbsn00lp"),
+    (re.compile(r"^(adj|collectbox|trimclip|varwidth|ifoddpage)"), "texlive-latex-extra"),
+)
 
 
 def package_of(file: str) -> str | None:
@@ -56,9 +64,8 @@ def missing_message(missing) -> str:
     files = [f for f, _ in missing]
     packages = sorted({p for _, p in missing if p})
     unknown = [f for f, p in missing if not p]
-    what = ("pdflatex is not installed" if files == ["pdflatex"] else
-            f"TeX cannot find {', '.join(files)}")
-    how = (f"on Debian/Ubuntu apt-get install --no-install-recommends {' '.join(packages)}" if packages else "")
+    what = "pdflatex is not installed" if files == ["pdflatex"] else f"TeX cannot find {', '.join(files)}"
+    how = f"on Debian/Ubuntu apt-get install --no-install-recommends {' '.join(packages)}" if packages else ""
     if unknown:
         how += ("; " if how else "") + f"a TeX distribution that provides {', '.join(unknown)}"
     return f"{what}: {how} (or run {SYSTEM_PACKAGES}, which installs everything writeups need)"
@@ -168,8 +175,9 @@ class Item:
     refuted: object  # verdict.RefuteVerdict
 
 
-def collect(entries, seed: int = 0, prove=None, refute=None, jobs: int = 1, use_cache: bool = True,
-            progress=None) -> list[Item]:
+def collect(
+    entries, seed: int = 0, prove=None, refute=None, jobs: int = 1, use_cache: bool = True, progress=None
+) -> list[Item]:
     """Prove and refute every entry with ``seed``: through the engine and its proof cache (both
     verdicts are cached, by ``prove`` and ``refute`` as by this), ``jobs`` claims at a time;
     ``prove``/``refute`` replace the engine. ``progress(line)``, when given, hears what is computed
@@ -237,6 +245,7 @@ def versions(full: bool = True) -> dict:
 
 # --- plots ---------------------------------------------------------------------------------------
 
+
 def _plots(item):
     return item.proved.numeric.plots if item.proved.numeric is not None else ()
 
@@ -286,8 +295,12 @@ def _draw_all(todo, jobs: int) -> None:
 
         from mathcheck.procs import die_with_parent
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(draw)), mp_context=mp.get_context("fork"),
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(draw)),
+            mp_context=mp.get_context("fork"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             list(pool.map(_draw_one, draw))
     else:
         for job in draw:
@@ -362,8 +375,9 @@ def latex(items, out: Path | None = None, seed: int = 0, jobs: int = 1) -> str:
     return _stamped(tex, out.parent)
 
 
-def markdown(items, out: Path | None = None, seed: int = 0, command: str | None = None,
-             draw: bool = True, jobs: int = 1) -> str:
+def markdown(
+    items, out: Path | None = None, seed: int = 0, command: str | None = None, draw: bool = True, jobs: int = 1
+) -> str:
     """The Markdown catalog; with ``out``, plots go to ``plots/`` beside it (as PNG; ``draw=False``
     links them without drawing, which is how the staleness test renders)."""
     from mathcheck.render import markdown as rm
@@ -376,6 +390,7 @@ def markdown(items, out: Path | None = None, seed: int = 0, command: str | None 
 
 
 # --- compiling -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Compiled:
@@ -399,7 +414,9 @@ def missing_in_log(log: str) -> tuple[tuple[str, str | None], ...]:
     """The files a LaTeX log says it could not find, each with the Debian package that provides it."""
     files = re.findall(r"File `([^']+)' not found", log)
     files += re.findall(r"Font \S+=(\S+)(?: at [^ ]+)? not loadable: Metric \(TFM\) file not found", log)
-    files += [f"{enc.lower()}{family}.fd" for enc, family in re.findall(r"Font shape `(C70)/(\w+)/[^']*' undefined", log)]
+    files += [
+        f"{enc.lower()}{family}.fd" for enc, family in re.findall(r"Font shape `(C70)/(\w+)/[^']*' undefined", log)
+    ]
     return tuple((f, package_of(f)) for f in dict.fromkeys(files))
 
 
@@ -472,6 +489,7 @@ def compile_failure(result: Compiled, tex: Path) -> str:
 
 # --- the committed catalog ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Docs:
     """What :func:`write_docs` did: the files it wrote (only those whose content changed), and why
@@ -493,8 +511,11 @@ def write_docs(items, directory: Path, seed: int = 0, jobs: int = 1) -> Docs:
     before = {p: p.read_bytes() for p in plots_dir.glob("*.png")}
     md = directory / "claims.md"
     written = [md] if write_if_changed(md, markdown(items, md, seed, DOCS_COMMAND, jobs=jobs)) else []
-    expected = {directory / p for figs in draw_figures(items, plots_dir, ".png", directory, draw=False).values()
-                for p, _ in figs}
+    expected = {
+        directory / p
+        for figs in draw_figures(items, plots_dir, ".png", directory, draw=False).values()
+        for p, _ in figs
+    }
     for stale in set(before) - expected:  # plots of claims that changed or left
         stale.unlink()
     written += sorted(p for p in expected if before.get(p) != p.read_bytes())

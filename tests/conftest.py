@@ -23,16 +23,23 @@ CLAIM_IDS = [e.id for e in registry.entries()]
 # The fast run's sample of the catalog: one claim of each kind that proves and refutes in seconds
 # (linear algebra, probability, calculus, information theory, §9). A per-claim sweep runs these in
 # the default run and every other claim under `-m slow` (docs/performance.md, "The test suite").
-SMOKE = ("scaling-prevents-saturation", "softmax-simplex", "chain-rule-linear-layer",
-         "cross-entropy-decomposition", "logsumexp-shift")
+SMOKE = (
+    "scaling-prevents-saturation",
+    "softmax-simplex",
+    "chain-rule-linear-layer",
+    "cross-entropy-decomposition",
+    "logsumexp-shift",
+)
 
 
 def claim_params(ids=None) -> list:
     """``ids`` (default: every claim) as pytest params for a per-claim sweep: each in its claim's
     xdist group (`--dist loadgroup`: one worker proves and refutes a claim once per run, not once
     per test), marked ``slow`` unless it is in :data:`SMOKE`."""
-    return [pytest.param(c, marks=[pytest.mark.xdist_group(c)] + ([] if c in SMOKE else [pytest.mark.slow]))
-            for c in (CLAIM_IDS if ids is None else ids)]
+    return [
+        pytest.param(c, marks=[pytest.mark.xdist_group(c)] + ([] if c in SMOKE else [pytest.mark.slow]))
+        for c in (CLAIM_IDS if ids is None else ids)
+    ]
 
 
 @pytest.fixture(params=claim_params())

@@ -7,18 +7,27 @@ from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.verify._compare import Comparison
 from mathcheck.numeric.evaluate import evaluate
 
-META = dict(id="test-false-square", title="(x + 1)² = x² + 1 (false)", section="§0",
-            zh="测试", en="test", check="tests.false_claims:check")
+META = dict(
+    id="test-false-square",
+    title="(x + 1)² = x² + 1 (false)",
+    section="§0",
+    zh="测试",
+    en="test",
+    check="tests.false_claims:check",
+)
 
 
 def build() -> Body:
     x = sp.Symbol("x", real=True)
-    part = Part("square", (Step((x + 1) ** 2, "start"), Step(x ** 2 + 1, "forgot the cross term")),
-                general=False)
-    return Body(assumptions=("x real",), parts=(part,), mutants=(
-        Mutant("m1", "x² − 1", (("square", sp.Eq(part.lhs, x ** 2 - 1)),)),
-        Mutant("m2", "x²", (("square", sp.Eq(part.lhs, x ** 2)),)),
-    ))
+    part = Part("square", (Step((x + 1) ** 2, "start"), Step(x**2 + 1, "forgot the cross term")), general=False)
+    return Body(
+        assumptions=("x real",),
+        parts=(part,),
+        mutants=(
+            Mutant("m1", "x² − 1", (("square", sp.Eq(part.lhs, x**2 - 1)),)),
+            Mutant("m2", "x²", (("square", sp.Eq(part.lhs, x**2)),)),
+        ),
+    )
 
 
 def check(statements, options):

@@ -27,12 +27,45 @@ from mathcheck.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 SEED_NAME = "000_339d0f3ae556b2c1.txt"
 
-KEYWORDS = ("维度", "维向量", "维空间", "矩阵", "复杂度", "概率", "期望", "方差", "均值", "梯度", "求导", "导数",
-            "等价", "正比", "反比", "点积", "内积", "形状", "熵", "散度", "组合数", "线性变换", "恒等式", "不变",
-            "归一化", "指数", "softmax", "argmax", "O(", "√", "∑", "Σ")
+KEYWORDS = (
+    "维度",
+    "维向量",
+    "维空间",
+    "矩阵",
+    "复杂度",
+    "概率",
+    "期望",
+    "方差",
+    "均值",
+    "梯度",
+    "求导",
+    "导数",
+    "等价",
+    "正比",
+    "反比",
+    "点积",
+    "内积",
+    "形状",
+    "熵",
+    "散度",
+    "组合数",
+    "线性变换",
+    "恒等式",
+    "不变",
+    "归一化",
+    "指数",
+    "softmax",
+    "argmax",
+    "O(",
+    "√",
+    "∑",
+    "Σ",
+)
 BRANCHES = re.compile("概率统计|组合数学|线性代数|信息论|微积分|概率部分")
-FORMULA = re.compile(r"[=^√∑Σ×²@]|->|\\[A-Za-z]+|\d\s*[-+*/×x]\s*\d"
-                     r"|\b(?:softmax|log|exp|sin|cos|sqrt|KL|O)\s*[(p]|QK\^T|d_k")
+FORMULA = re.compile(
+    r"[=^√∑Σ×²@]|->|\\[A-Za-z]+|\d\s*[-+*/×x]\s*\d"
+    r"|\b(?:softmax|log|exp|sin|cos|sqrt|KL|O)\s*[(p]|QK\^T|d_k"
+)
 SUBSECTION = re.compile(r"^(\d)\.(\d) \S")
 SECTION = re.compile(r"^(\d)\. \S")
 
@@ -100,8 +133,9 @@ def test_every_quote_occurs_in_the_seed_in_its_section():
         for f in e.fragments:
             assert f in text, f"{e.section}: the quote {f[:40]!r}… is not in the seed as written"
             body = "".join(where[e.section])
-            assert f.replace("\n", "") in body or any(f in s for s in where[e.section]), \
+            assert f.replace("\n", "") in body or any(f in s for s in where[e.section]), (
                 f"{e.section}: the quote {f[:40]!r}… is in the seed but not in {e.section}"
+            )
 
 
 def test_an_unknown_verdict_word_is_an_error_at_load():
@@ -175,8 +209,9 @@ def test_the_writeup_audit_sections_hold_the_counts_and_every_sentence():
     table_rows = [line for line in md.splitlines() if any(line.startswith(f"| {v} | ") for v in audit.VERDICTS)]
     assert len(table_rows) == len(audit.ENTRIES)
     # five cells each: the seed's own '|' (D_KL(p || q)) escaped
-    assert all(len(re.findall(r"(?<!\\)\|", line)) == 6 for line in table_rows), \
-        [line for line in table_rows if len(re.findall(r"(?<!\\)\|", line)) != 6][:1]
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 6 for line in table_rows), [
+        line for line in table_rows if len(re.findall(r"(?<!\\)\|", line)) != 6
+    ][:1]
     assert "[sinusoidal-wavelengths](#claim-sinusoidal-wavelengths)" in md
     tex = latex.audit_section()
     assert tex.count(r"\item[") == len(audit.ENTRIES) + len(judged)

@@ -48,26 +48,39 @@ def _json(report) -> str:
 
 # --- item 1: which files ----------------------------------------------------------------------------
 
+
 def test_a_directory_is_read_recursively_in_sorted_order_hidden_folders_skipped(copy):
     files, found = book.expand([copy])
-    assert files == ["book/01_basics/exp_log.md", "book/01_basics/preface.md", "book/01_basics/softplus.derivation",
-                     "book/02_attention/scaling.tex", "book/02_attention/softmax_shift.md",
-                     "book/03_notebooks/norms.ipynb"]
+    assert files == [
+        "book/01_basics/exp_log.md",
+        "book/01_basics/preface.md",
+        "book/01_basics/softplus.derivation",
+        "book/02_attention/scaling.tex",
+        "book/02_attention/softmax_shift.md",
+        "book/03_notebooks/norms.ipynb",
+    ]
     assert found == set(files)  # found by the directory: a page without a chain is left out, not an error
 
 
 def test_a_quoted_glob_is_expanded_by_us_and_arguments_keep_their_order(copy):
     files, found = book.expand(["book/02_attention/scaling.tex", "book/**/*.md"])
-    assert files == ["book/02_attention/scaling.tex", "book/01_basics/exp_log.md", "book/01_basics/preface.md",
-                     "book/02_attention/softmax_shift.md"]
+    assert files == [
+        "book/02_attention/scaling.tex",
+        "book/01_basics/exp_log.md",
+        "book/01_basics/preface.md",
+        "book/02_attention/softmax_shift.md",
+    ]
     assert "book/02_attention/scaling.tex" not in found  # named itself: it must hold a chain
 
 
-@pytest.mark.parametrize("spec, said", [
-    ("book/**/*.rst", "book/**/*.rst: no file matches this pattern"),
-    ("nowhere/", "nowhere/: no such file"),
-    ("book/01_basics/preface.md", "book/01_basics/preface.md: no ```mathcheck fence"),
-])
+@pytest.mark.parametrize(
+    "spec, said",
+    [
+        ("book/**/*.rst", "book/**/*.rst: no file matches this pattern"),
+        ("nowhere/", "nowhere/: no such file"),
+        ("book/01_basics/preface.md", "book/01_basics/preface.md: no ```mathcheck fence"),
+    ],
+)
 def test_a_path_or_glob_that_matches_nothing_is_one_line_and_exit_2(copy, spec, said, fresh_cache):
     r = CliRunner().invoke(main, ["derive", spec])
     assert r.exit_code == 2 and r.output.startswith(f"error: {said}") and r.output.count("\n") == 1, r.output
@@ -86,7 +99,9 @@ def test_notebook_cells_are_read_as_markdown_and_lines_name_the_cell(copy, fresh
     assert r.exit_code == 2  # the bad line on purpose
     chains = json.loads(r.output)["files"][0]["chains"]
     assert [(c["name"], c["cell"], c["line"], c["status"]) for c in chains] == [
-        ("a square is never negative", 3, 2, "proved"), ("broken", 4, 4, "bad-input")]
+        ("a square is never negative", 3, 2, "proved"),
+        ("broken", 4, 4, "bad-input"),
+    ]
     assert chains[1]["message"].startswith("book/03_notebooks/norms.ipynb:cell 4:6: not a formula")
 
 
@@ -98,6 +113,7 @@ def test_a_notebook_that_is_not_json_is_one_line(tmp_path, fresh_cache):
 
 
 # --- item 2: -j N, the same report ------------------------------------------------------------------
+
 
 def test_j2_gives_the_same_text_json_and_jsonl_as_j1(copy, fresh_cache):
     runner = CliRunner()
@@ -112,8 +128,11 @@ def test_j2_gives_the_same_text_json_and_jsonl_as_j1(copy, fresh_cache):
     lines = [json.loads(x) for x in outs["1", ("--jsonl",)].splitlines()]
     assert [x["kind"] for x in lines].count("link") == 12 and lines[-1]["kind"] == "summary"
     report = json.loads(outs["1", ("--json",)])
-    assert report["counts"] == {"files": 5, "chains": {"total": 7, "proved": 5, "refuted": 1, "bad-input": 1},
-                                "links": {"total": 12, "read": 11, "proved": 10, "refuted": 1, "bad-input": 1}}
+    assert report["counts"] == {
+        "files": 5,
+        "chains": {"total": 7, "proved": 5, "refuted": 1, "bad-input": 1},
+        "links": {"total": 12, "read": 11, "proved": 10, "refuted": 1, "bad-input": 1},
+    }
     assert report["replay"] == "mathcheck derive book --seed 0"
     refuted = [s for f in report["files"] for c in f["chains"] for s in c["steps"] if s["status"] == "refuted"]
     assert [(s["line"], s["expr"]) for s in refuted] == [(11, "(q_1*k_1 + q_2*k_2)/2")]
@@ -127,11 +146,19 @@ def test_links_not_files_are_the_unit_of_work():
 def test_j_workers_die_with_the_parent(copy, fresh_cache):
     """kill -9 of `derive -j 2` leaves no worker behind (procs.die_with_parent)."""
     slow = Path("book/slow.derivation")  # enough work that the workers are still busy when killed
-    slow.write_text("".join(f"## s{n}\nassume: x=real\n  (x + {n})^4\n= x^4 + {4*n}*x^3 + {6*n*n}*x^2 + "
-                            f"{4*n**3}*x + {n**4}\n\n" for n in range(1, 40)))
+    slow.write_text(
+        "".join(
+            f"## s{n}\nassume: x=real\n  (x + {n})^4\n= x^4 + {4 * n}*x^3 + {6 * n * n}*x^2 + {4 * n**3}*x + {n**4}\n\n"
+            for n in range(1, 40)
+        )
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "mathcheck", "derive", str(slow), "-j", "2", "--no-cache"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "mathcheck", "derive", str(slow), "-j", "2", "--no-cache"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     family: list[int] = []
     deadline = time.monotonic() + 60
     while len(family) < 2 and time.monotonic() < deadline:
@@ -150,6 +177,7 @@ def test_j_workers_die_with_the_parent(copy, fresh_cache):
 
 
 # --- item 4: resumable ------------------------------------------------------------------------------
+
 
 def _run(specs, **kw):
     seen = []
@@ -185,12 +213,15 @@ def test_moving_a_chain_does_not_recheck_it_but_its_lines_are_current(copy, fres
     assert [s.line for s in chain.steps] == [5, 6, 7, 8]  # read from the file now, not from the cache
 
 
-@pytest.mark.parametrize("edit", [
-    ("assume: x=real", "assume: x=positive"),             # an assumption
-    ("assume: x=real", "assume: x=real\ngiven: x >= 1"),  # a hypothesis
-    ("## softplus' is the sigmoid", "## softplus' is the sigmoid\nlet w = 2"),  # a definition in force
-    ("# chain rule", "# chain rule!"),                     # a reason (a ≈ link's bound is one)
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("assume: x=real", "assume: x=positive"),  # an assumption
+        ("assume: x=real", "assume: x=real\ngiven: x >= 1"),  # a hypothesis
+        ("## softplus' is the sigmoid", "## softplus' is the sigmoid\nlet w = 2"),  # a definition in force
+        ("# chain rule", "# chain rule!"),  # a reason (a ≈ link's bound is one)
+    ],
+)
 def test_what_a_link_depends_on_is_in_its_key(copy, fresh_cache, edit):
     _run(["book/01_basics/softplus.derivation"])
     p = Path("book/01_basics/softplus.derivation")
@@ -218,18 +249,31 @@ def test_a_tampered_link_entry_is_not_used(copy, fresh_cache):
 
 # --- faces --------------------------------------------------------------------------------------------
 
+
 def test_derive_help_imports_neither_dask_nor_torch_nor_sympy():
-    code = ("import sys; from mathcheck.cli import main\n"
-            "try: main(['derive', '--help'])\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in ('distributed', 'dask', 'torch', 'sympy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
+    code = (
+        "import sys; from mathcheck.cli import main\n"
+        "try: main(['derive', '--help'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in ('distributed', 'dask', 'torch', 'sympy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    ).stdout
     assert out.splitlines()[-1] == "[]"
 
 
 def test_progress_is_silent_when_stderr_is_not_a_terminal(copy, fresh_cache):
-    r = subprocess.run([sys.executable, "-m", "mathcheck", "derive", "book/01_basics/exp_log.md"],
-                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "mathcheck", "derive", "book/01_basics/exp_log.md"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
     assert r.returncode == 0 and r.stderr == ""
 
 
@@ -268,10 +312,21 @@ def test_the_read_cache_keeps_every_field_of_a_chain():
 
     from mathcheck.chains import Chain, Line
 
-    values = {"name": "line 3", "path": "a.md", "line": 3, "assumptions": {"x": ("real",)},
-              "given": ((4, "x > 0"),), "steps": (Line(3, None, "f(x)", "", "f(x)"), Line(3, "=", "g(x)", "why", "g(x)")),
-              "lets": ((2, "g(x) = x"),), "error": "e", "definition": "d = 1", "notes": ("let: g",),
-              "unknown": ("f",), "implicit": ("f",), "facts": ((5, "X, Y independent"),)}
+    values = {
+        "name": "line 3",
+        "path": "a.md",
+        "line": 3,
+        "assumptions": {"x": ("real",)},
+        "given": ((4, "x > 0"),),
+        "steps": (Line(3, None, "f(x)", "", "f(x)"), Line(3, "=", "g(x)", "why", "g(x)")),
+        "lets": ((2, "g(x) = x"),),
+        "error": "e",
+        "definition": "d = 1",
+        "notes": ("let: g",),
+        "unknown": ("f",),
+        "implicit": ("f",),
+        "facts": ((5, "X, Y independent"),),
+    }
     fields = {f.name: f for f in dataclasses.fields(Chain)}
     assert set(values) == set(fields), "a new Chain field: give it a value here and cache it in book._plain"
     chain = Chain(**values)

@@ -56,8 +56,13 @@ def test_a_worker_killed_mid_run_is_retried_nothing_lost_nothing_twice(here, clu
         killed.append(pids[busy[0]])
 
     try:
-        there = book.check_book([str(BOOK)], cluster=cluster.scheduler_address, use_cache=False,
-                                timeout=TIMEOUT, on_progress=kill_one_busy_worker)
+        there = book.check_book(
+            [str(BOOK)],
+            cluster=cluster.scheduler_address,
+            use_cache=False,
+            timeout=TIMEOUT,
+            on_progress=kill_one_busy_worker,
+        )
         assert killed, "the run ended before a worker could be killed"
         assert _json(there).splitlines() == here.splitlines()  # nothing lost: every link's result, as -j 1 has it
         computed = [c for c, _ in seen[1:]]
@@ -75,5 +80,9 @@ def test_a_cluster_whose_workers_run_another_mathcheck_is_refused(cluster, monke
     from mathcheck.chains import DeriveError
 
     with pytest.raises(DeriveError, match="runs another mathcheck"):
-        book.check_book([str(BOOK / "01_basics" / "exp_log.md")], cluster=cluster.scheduler_address,
-                        use_cache=False, timeout=TIMEOUT)
+        book.check_book(
+            [str(BOOK / "01_basics" / "exp_log.md")],
+            cluster=cluster.scheduler_address,
+            use_cache=False,
+            timeout=TIMEOUT,
+        )

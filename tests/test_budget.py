@@ -57,4 +57,3 @@ def test_attempt_works_outside_the_main_thread():
     t.start()
     t.join(3)
     assert out == [(False, None)]
-

@@ -137,13 +137,16 @@ def _poison_empty(path):
     path.write_bytes(b"")
 
 
-@pytest.mark.parametrize("poison, reason", [
-    (_poison_garbage, "not JSON (truncated, corrupt, or not written by mathcheck)"),
-    (_poison_truncated, "not JSON (truncated, corrupt, or not written by mathcheck)"),
-    (_poison_empty, "not JSON (truncated, corrupt, or not written by mathcheck)"),
-    (_poison_wrong_shape, "not a mathcheck cache entry (wrong fields)"),
-    (_poison_list, "not a mathcheck cache entry (wrong fields)"),
-])
+@pytest.mark.parametrize(
+    "poison, reason",
+    [
+        (_poison_garbage, "not JSON (truncated, corrupt, or not written by mathcheck)"),
+        (_poison_truncated, "not JSON (truncated, corrupt, or not written by mathcheck)"),
+        (_poison_empty, "not JSON (truncated, corrupt, or not written by mathcheck)"),
+        (_poison_wrong_shape, "not a mathcheck cache entry (wrong fields)"),
+        (_poison_list, "not a mathcheck cache entry (wrong fields)"),
+    ],
+)
 def test_a_corrupt_entry_is_ignored_recomputed_and_replaced(cache_dir, poison, reason):
     assert_clean(prove(FAST))
     poison(entry_path(FAST))
@@ -213,10 +216,13 @@ def prove_user(path, *args):
     return prove("--from", path, *args)
 
 
-@pytest.mark.parametrize("resign, reason", [
-    (False, "its SHA-256 does not match its content"),
-    (True, "part 'square' is proved although a step is not"),
-])
+@pytest.mark.parametrize(
+    "resign, reason",
+    [
+        (False, "its SHA-256 does not match its content"),
+        (True, "part 'square' is proved although a step is not"),
+    ],
+)
 def test_a_forged_proved_verdict_of_a_false_claim_is_not_trusted(cache_dir, false_claim, resign, reason):
     first = prove_user(false_claim)
     assert_clean(first, code=1)
@@ -264,16 +270,19 @@ def _other_claim(fields):
     fields["claim"] = OTHER
 
 
-@pytest.mark.parametrize("edit, reason", [
-    (_numeric_refuted, "status 'proved' contradicts its evidence (symbolic proved, numeric refuted)"),
-    (_extra_field, "verdict.NumericVerdict with fields"),
-    (_wrong_type, "verdict.NumericVerdict.trials is a str"),
-    (_odd_contents, "a NumericVerdict whose contents are not of the expected shape"),
-    (_foreign_class, "type 'engine.BrokenClaim' is not one mathcheck stores"),
-    (_code_in_expression, "a call of something other than a SymPy class"),
-    (_other_version, "written by mathcheck '0.0.1', this is"),
-    (_other_claim, f"holds 'prove' of '{OTHER}'"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (_numeric_refuted, "status 'proved' contradicts its evidence (symbolic proved, numeric refuted)"),
+        (_extra_field, "verdict.NumericVerdict with fields"),
+        (_wrong_type, "verdict.NumericVerdict.trials is a str"),
+        (_odd_contents, "a NumericVerdict whose contents are not of the expected shape"),
+        (_foreign_class, "type 'engine.BrokenClaim' is not one mathcheck stores"),
+        (_code_in_expression, "a call of something other than a SymPy class"),
+        (_other_version, "written by mathcheck '0.0.1', this is"),
+        (_other_claim, f"holds 'prove' of '{OTHER}'"),
+    ],
+)
 def test_an_entry_with_a_valid_digest_but_wrong_content_is_not_trusted(cache_dir, edit, reason):
     assert_clean(prove(FAST))
     _rewrite(entry_path(FAST), edit, resign=True)
@@ -310,7 +319,7 @@ def test_what_cannot_be_stored_exactly_is_not_stored(cache_dir, caplog):
     assert caplog.messages == [f"cache: the prove result of {FAST} is not cached: a function value"]
 
 
-WRITER = textwrap.dedent('''
+WRITER = textwrap.dedent("""
     import sys
     from mathcheck import cache, registry
     from mathcheck.verify import Options
@@ -322,7 +331,7 @@ WRITER = textwrap.dedent('''
     print("ready", flush=True)
     for _ in range(int(sys.argv[2])):
         cache.store(k, e, "prove", payload)
-''')
+""")
 
 
 def test_two_processes_writing_one_entry_never_leave_half_of_it(cache_dir):
@@ -330,8 +339,12 @@ def test_two_processes_writing_one_entry_never_leave_half_of_it(cache_dir):
     path = entry_path(FAST)
     whole = path.read_bytes()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, FAST, "300"], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, FAST, "300"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     for w in writers:
         assert w.stdout.readline() == "ready\n"
     reads = 0
@@ -346,8 +359,10 @@ def test_two_processes_writing_one_entry_never_leave_half_of_it(cache_dir):
 def test_two_concurrent_runs_sharing_a_cold_cache_both_prove_everything(cache_dir):
     cmd = [sys.executable, "-m", "mathcheck", "prove", FAST, OTHER, "-v"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    runs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     for p in runs:
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0 and out.endswith("claims: 2 proved\n") and err == "", (out, err)
@@ -360,8 +375,14 @@ def test_a_real_pickle_bomb_in_a_subprocess_runs_nothing_and_prints_no_traceback
     cache_dir.mkdir()
     entry_path(FAST).write_bytes(pickle.dumps(Canary(canary)))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, "-m", "mathcheck", "prove", FAST], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, "-m", "mathcheck", "prove", FAST],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert (p.returncode, p.stderr) == (0, "")
     assert p.stdout.endswith("claims: 1 proved\n")
     assert not canary.exists()
@@ -369,11 +390,13 @@ def test_a_real_pickle_bomb_in_a_subprocess_runs_nothing_and_prints_no_traceback
 
 # --- mathcheck cache info / clear -------------------------------------------------------------
 
+
 def test_cache_info_of_a_folder_not_created_yet(cache_dir):
     r = CliRunner().invoke(main, ["cache", "info"])
-    assert (r.exit_code, r.output) == (0, f"directory  {cache_dir} (not created yet)\n"
-                                          "entries    0\n"
-                                          "size       0 bytes\n")
+    assert (r.exit_code, r.output) == (
+        0,
+        f"directory  {cache_dir} (not created yet)\nentries    0\nsize       0 bytes\n",
+    )
 
 
 def _fill(cache_dir):
@@ -415,11 +438,18 @@ def test_cache_info_counts_what_prove_wrote(cache_dir):
 
 
 def test_the_cache_commands_import_neither_sympy_nor_torch(cache_dir):
-    code = ("import sys; from click.testing import CliRunner; from mathcheck.cli import main; "
-            "r = CliRunner().invoke(main, ['cache', 'info']); assert r.exit_code == 0; "
-            "print(sorted(m for m in ('sympy', 'torch') if m in sys.modules))")
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    code = (
+        "import sys; from click.testing import CliRunner; from mathcheck.cli import main; "
+        "r = CliRunner().invoke(main, ['cache', 'info']); assert r.exit_code == 0; "
+        "print(sorted(m for m in ('sympy', 'torch') if m in sys.modules))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert p.stdout == "[]\n", p.stderr
 
 
@@ -440,6 +470,7 @@ def test_no_module_reads_the_cache_folder_with_pickle_or_marshal():
 
 
 # --- views: a warm run prints what the cold one printed, from the view kept beside the entry -------
+
 
 def view_path(claim_id, kind="prove"):
     return cache.view_path(cache.key(registry.entry(claim_id), kind, Options()))
@@ -526,11 +557,14 @@ def _other_options(fields):
     fields["options"] = [["--dtype", "float32"]]
 
 
-@pytest.mark.parametrize("edit, resign", [
-    (_view_refuted, False),  # not re-signed: its digest no longer matches
-    (_other_renderer, True),  # printed by other renderers
-    (_other_options, True),  # another replay line
-])
+@pytest.mark.parametrize(
+    "edit, resign",
+    [
+        (_view_refuted, False),  # not re-signed: its digest no longer matches
+        (_other_renderer, True),  # printed by other renderers
+        (_other_options, True),  # another replay line
+    ],
+)
 def test_a_view_that_does_not_match_is_not_used(cache_dir, monkeypatch, edit, resign):
     cold = prove(FAST)
     path = view_path(FAST)
@@ -555,8 +589,10 @@ def test_writeup_reads_both_verdicts_from_the_cache_and_says_what_it_computes(ca
     assert_clean(prove(FAST))
     lines = []
     items = writeup.collect([registry.entry(FAST)], progress=lines.append)
-    assert lines == ["writeup: refuting the mutants of 1 claim (not cached; mathcheck refute --all caches them)",
-                     f"  1/1 {FAST}"]
+    assert lines == [
+        "writeup: refuting the mutants of 1 claim (not cached; mathcheck refute --all caches them)",
+        f"  1/1 {FAST}",
+    ]
     assert items[0].proved.status == "proved" and items[0].refuted.status == "holds"
     assert entry_path(FAST, "refute").is_file()
     lines.clear()

@@ -27,26 +27,44 @@ def _status(text: str) -> str:
 
 # --- ≈ bounds: a whole formula of the grammar, exactly ----------------------------------------------
 
-@pytest.mark.parametrize("spelling", ["1/1000", "0.001", "1e-3", "10^-3", "10**(-3)", "10^(−3)", "1e−3",
-                                      "2/2000", " 1/1000 "])
+
+@pytest.mark.parametrize(
+    "spelling", ["1/1000", "0.001", "1e-3", "10^-3", "10**(-3)", "10^(−3)", "1e−3", "2/2000", " 1/1000 "]
+)
 def test_a_bound_is_read_whole_and_exactly(spelling):
     b = read_bound(f"tanh form, within {spelling}")
     assert str(b.exact) == "1/1000" and not b.relative
 
 
 def test_the_bounds_that_were_read_by_their_first_number():
-    assert str(read_bound("within 2^-10").exact) == "1/1024"      # was 'within 2'
-    assert str(read_bound("within 5e−4").exact) == "1/2000"       # Unicode minus: was 'within 5'
-    assert str(read_bound("within 1/1000").exact) == "1/1000"     # was 'within 1'
+    assert str(read_bound("within 2^-10").exact) == "1/1024"  # was 'within 2'
+    assert str(read_bound("within 5e−4").exact) == "1/2000"  # Unicode minus: was 'within 5'
+    assert str(read_bound("within 1/1000").exact) == "1/1000"  # was 'within 1'
     assert read_bound("within 1%").exact * 100 == 1 and read_bound("within 1%").relative
     assert read_bound("within 2^-10 relative").relative
     assert read_bound("close enough") is None and read_bound(None) is None
 
 
-@pytest.mark.parametrize("reason", ["within", "within 0", "within -1e-3", "within x", "within 1/0",
-                                    "within 1e-3e", "within oo", "within 1 - 1", "witin 1e-3",
-                                    "whithin 1e-3", "within sqrt(-1)", "within 1e-3 of the exact form",
-                                    "within 1,000", "within 0,001", "within 1; 2"])
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "within",
+        "within 0",
+        "within -1e-3",
+        "within x",
+        "within 1/0",
+        "within 1e-3e",
+        "within oo",
+        "within 1 - 1",
+        "witin 1e-3",
+        "whithin 1e-3",
+        "within sqrt(-1)",
+        "within 1e-3 of the exact form",
+        "within 1,000",
+        "within 0,001",
+        "within 1; 2",
+    ],
+)
 def test_a_bad_or_misspelled_bound_is_bad_input(reason):
     with pytest.raises(BoundError):
         read_bound(reason)
@@ -80,6 +98,7 @@ def test_the_bound_as_read_is_in_the_json_and_under_v(tmp_path):
 
 
 # --- let: order-independent, capture-avoiding ----------------------------------------------------------
+
 
 def test_a_definition_pasted_into_a_sum_does_not_capture_its_index():
     assert _status("## c\nassume: n=positive,integer\nlet c = i\n  Sum(c, (i, 1, n))\n= n*(n+1)/2\n") == "refuted"
@@ -117,9 +136,9 @@ def _same(a, b) -> bool:
 
 def test_parameters_and_indices_are_hygienic():
     g, f = parse_definition("g = t"), parse_definition("f(t) = g + t")
-    assert parse("f(3)", defs=[g, f]) == parse("t + 3")                       # g's t is not f's parameter
+    assert parse("f(3)", defs=[g, f]) == parse("t + 3")  # g's t is not f's parameter
     s = parse_definition("s(t) = Sum(t*x[i], (i, 1, n))")
-    got, want = parse_many(["s(i)", "i*Sum(x[k], (k, 1, n))"], defs=[s])      # the argument's i stays free
+    got, want = parse_many(["s(i)", "i*Sum(x[k], (k, 1, n))"], defs=[s])  # the argument's i stays free
     assert _same(got, want) and not _same(got, parse_many(["Sum(k*x[k], (k, 1, n))", "x[1]"])[0])
     p = parse_definition("p = Product(x[i], (i, 1, n))")
     got, want = parse_many(["Sum(p*y[i], (i, 1, n))", "Sum(Product(x[k], (k, 1, n))*y[i], (i, 1, n))"], defs=[p])
@@ -128,13 +147,16 @@ def test_parameters_and_indices_are_hygienic():
     assert parse("Product(c, (i, 1, 3))", defs=[c]).doit() == parse("i^3")
 
 
-@pytest.mark.parametrize("defs, text, message", [
-    (["f(t) = diff(t*y, y)"], "f(y)", "the argument uses y, which the definition of f differentiates by"),
-    (["f(t) = t^2"], "f + 1", "f is defined with parameters (t); write f(...)"),
-    (["c = 1"], "Sum(x[c], (c, 1, n))", "c is defined by let, so it cannot also be the index"),
-    (["c = x"], "diff(x^2, c)", "c is defined by let; differentiate with respect to a variable"),
-    (["c = 1"], "c(2)", "c is defined without parameters"),
-])
+@pytest.mark.parametrize(
+    "defs, text, message",
+    [
+        (["f(t) = diff(t*y, y)"], "f(y)", "the argument uses y, which the definition of f differentiates by"),
+        (["f(t) = t^2"], "f + 1", "f is defined with parameters (t); write f(...)"),
+        (["c = 1"], "Sum(x[c], (c, 1, n))", "c is defined by let, so it cannot also be the index"),
+        (["c = x"], "diff(x^2, c)", "c is defined by let; differentiate with respect to a variable"),
+        (["c = 1"], "c(2)", "c is defined without parameters"),
+    ],
+)
 def test_a_definition_used_wrongly_is_refused(defs, text, message):
     with pytest.raises(ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_many([text], defs=[parse_definition(d) for d in defs])
@@ -162,16 +184,19 @@ def test_an_assumption_on_x_1_is_not_about_the_entry_x_of_1():
     assert _status("## a\nassume: x=positive\n  sqrt(x[1]^2)\n= x[1]\n") == "proved"  # every entry, as written
 
 
-@pytest.mark.parametrize("line, message", [
-    ("asume: x=positive", "unknown directive 'asume:' (did you mean 'assume'?)"),
-    ("Given: x > 0", "unknown directive 'Given:' (did you mean 'given'?)"),
-    ("Let a = 1", "unknown directive 'Let' (did you mean 'let'?)"),
-    ("define f(t) = t", "unknown directive 'define'"),
-    ("within: 1e-3", "unknown directive 'within:'"),
-    ("# assume: x=positive", "'# assume:' is a comment, so this assume is not read"),
-    ("# asume: x=positive", "'# asume:' is a comment, so this assume is not read"),
-    ("# let a = 1", "'# let a =' is a comment, so this let is not read"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("asume: x=positive", "unknown directive 'asume:' (did you mean 'assume'?)"),
+        ("Given: x > 0", "unknown directive 'Given:' (did you mean 'given'?)"),
+        ("Let a = 1", "unknown directive 'Let' (did you mean 'let'?)"),
+        ("define f(t) = t", "unknown directive 'define'"),
+        ("within: 1e-3", "unknown directive 'within:'"),
+        ("# assume: x=positive", "'# assume:' is a comment, so this assume is not read"),
+        ("# asume: x=positive", "'# asume:' is a comment, so this assume is not read"),
+        ("# let a = 1", "'# let a =' is a comment, so this let is not read"),
+    ],
+)
 def test_an_unknown_or_misspelled_directive_is_bad_input(line, message):
     (chain,) = parse_text(f"## d\n{line}\n  sqrt(x^2)\n= x\n", "t.derivation")
     assert chain.error.startswith("t.derivation:2: ") and message in chain.error
@@ -179,8 +204,9 @@ def test_an_unknown_or_misspelled_directive_is_bad_input(line, message):
 
 
 def test_prose_comments_still_pass():
-    (chain,) = parse_text("# Source: Attention Is All You Need\n## d\n# note: the square\n  sqrt(x^2)\n= Abs(x)\n",
-                          "t.derivation")
+    (chain,) = parse_text(
+        "# Source: Attention Is All You Need\n## d\n# note: the square\n  sqrt(x^2)\n= Abs(x)\n", "t.derivation"
+    )
     assert not chain.error
 
 
@@ -190,9 +216,11 @@ def test_a_let_of_another_chain_is_not_silently_a_free_variable(tmp_path):
     r = derive.check_files([p])
     one, two = r.files[0][1]
     assert one.status == "proved" and two.status == "bad-input"
-    assert two.message == f"{p}:6: b is defined by the let on line 2, which holds for chain 'one' only; " \
-                          "repeat the let in this chain or move it before the first chain to share it"
-    p.write_text("let b = x\n## one\n  b\n= x\n\n## two\n  diff(b^2, x)\n= 2*x\n")   # shared: both proved
+    assert (
+        two.message == f"{p}:6: b is defined by the let on line 2, which holds for chain 'one' only; "
+        "repeat the let in this chain or move it before the first chain to share it"
+    )
+    p.write_text("let b = x\n## one\n  b\n= x\n\n## two\n  diff(b^2, x)\n= 2*x\n")  # shared: both proved
     assert [c.status for c in derive.check_files([p]).files[0][1]] == ["proved", "proved"]
 
 
@@ -208,6 +236,7 @@ def test_each_let_is_printed_as_read_and_as_substituted(tmp_path):
 
 
 # --- bench/fuzz_directives.py ------------------------------------------------------------------------
+
 
 def test_the_directive_fuzzer_runs_clean_and_would_catch_a_misread():
     import sys

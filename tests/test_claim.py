@@ -10,17 +10,23 @@ x = sp.Symbol("x", real=True)
 
 
 def _claim(**kw):
-    part = Part("p", (Step(x ** 2 + 1, "start"), Step(1, "x² ≥ 0", relation=">=")))
-    args = dict(id="my-claim", title="t", source=Source("§0", "", ""), assumptions=(), parts=(part,),
-                mutants=(Mutant("m1", "wrong", (("p", sp.Eq(x, 1)),)), Mutant("m2", "wrong", (("p", sp.Eq(x, 2)),))),
-                check="mathcheck.verify.generic:check")
+    part = Part("p", (Step(x**2 + 1, "start"), Step(1, "x² ≥ 0", relation=">=")))
+    args = dict(
+        id="my-claim",
+        title="t",
+        source=Source("§0", "", ""),
+        assumptions=(),
+        parts=(part,),
+        mutants=(Mutant("m1", "wrong", (("p", sp.Eq(x, 1)),)), Mutant("m2", "wrong", (("p", sp.Eq(x, 2)),))),
+        check="mathcheck.verify.generic:check",
+    )
     args.update(kw)
     return Claim(**args)
 
 
 def test_a_part_composes_its_steps_relations_into_its_statement():
     p = _claim().part("p")
-    assert p.relation == ">=" and p.statement == sp.Ge(x ** 2 + 1, 1, evaluate=False)
+    assert p.relation == ">=" and p.statement == sp.Ge(x**2 + 1, 1, evaluate=False)
     assert _claim().statements() == {"p": p.statement}
     assert _claim().mutated(_claim().mutants[0]) == {"p": sp.Eq(x, 1)}
 

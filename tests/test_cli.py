@@ -43,8 +43,9 @@ def test_list_json(runner):
 def test_unknown_claim_is_one_line_and_exit_2(runner):
     r = runner.invoke(main, ["prove", "softmax-jacobain"])
     assert r.exit_code == 2
-    assert r.output == ("error: unknown claim 'softmax-jacobain'; did you mean 'softmax-jacobian'? "
-                        "(mathcheck list shows every id)\n")
+    assert r.output == (
+        "error: unknown claim 'softmax-jacobain'; did you mean 'softmax-jacobian'? (mathcheck list shows every id)\n"
+    )
 
 
 @pytest.mark.parametrize("args", [["prove"], ["refute"], ["prove", "--all", "qk-variance"]])
@@ -109,6 +110,7 @@ def test_refute_exit_1_when_a_mutant_survives(runner, false_claim, monkeypatch):
 
     def nothing_refutes(claim, statements, options):
         from mathcheck.verdict import NumericVerdict
+
         return NumericVerdict("passed", "stub", 1, 0.0)
 
     monkeypatch.setattr(engine, "verify", nothing_refutes)

@@ -105,8 +105,11 @@ def test_a_payload_that_cannot_be_stored_is_not_cached_and_parallel_falls_back()
 
     assert cache.pack(entries()[0], ("prove", local)) is None
     # the claim whose mutants hold local SymPy functions: -j 2 must still give the serial report
-    ids = [registry.entry("attention-permutation-equivariance")] if "attention-permutation-equivariance" in \
-        [e.id for e in registry.entries()] else entries()
+    ids = (
+        [registry.entry("attention-permutation-equivariance")]
+        if "attention-permutation-equivariance" in [e.id for e in registry.entries()]
+        else entries()
+    )
     serial = engine.run(ids, "refute", Options(), jobs=1, use_cache=False)
-    parallel = engine.run(ids + entries()[:1], "refute", Options(), jobs=2, use_cache=False)[:len(ids)]
+    parallel = engine.run(ids + entries()[:1], "refute", Options(), jobs=2, use_cache=False)[: len(ids)]
     assert as_json(serial, "refute") == as_json(parallel, "refute")

@@ -36,15 +36,18 @@ def test_an_unknown_word_is_our_bug():
         exit_code("maybe")
 
 
-@pytest.mark.parametrize("words, expected", [
-    (["proved", "inconclusive", "refuted"], "refuted"),
-    (["proved", "holds-within"], "holds-within"),
-    (["holds-within", "inconclusive"], "inconclusive"),
-    (["refuted", "bad-input", "inconclusive"], "bad-input"),   # check --file: a malformed row is the worst
-    (["refuted", "error"], "error"),
-    (["holds", "not expected to hold", "reported"], "holds"),
-    (["holds", "fails", "inconclusive"], "fails"),
-])
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        (["proved", "inconclusive", "refuted"], "refuted"),
+        (["proved", "holds-within"], "holds-within"),
+        (["holds-within", "inconclusive"], "inconclusive"),
+        (["refuted", "bad-input", "inconclusive"], "bad-input"),  # check --file: a malformed row is the worst
+        (["refuted", "error"], "error"),
+        (["holds", "not expected to hold", "reported"], "holds"),
+        (["holds", "fails", "inconclusive"], "fails"),
+    ],
+)
 def test_worst(words, expected):
     assert worst(words, "holds").word == expected
     assert worst(reversed(words), "holds").word == expected
@@ -67,21 +70,40 @@ def test_the_user_pipeline_combines_through_outcome():
     assert relation.combine is outcome.combine
 
 
-@pytest.mark.parametrize("command, args, options", [
-    ("prove", ["softmax-jacobian"], [("--seed", 7), ("--dtype", "float32"), ("--device", "cuda:1"),
-                                     ("--from", ["my claims.py", "pkg.claims"])]),
-    ("check", ["x*(x+1)", "x**2 + x"], [("--assume", ["x=real", "n=positive,integer"]), ("--seed", 3),
-                                        ("--timeout", 12.5)]),
-    ("derive", ["notes.md", "it's here.derivation"], [("--seed", 1), ("--timeout", 5.0)]),
-    ("conform", ["my_attn.py:attention"], [("--kind", "attention"), ("--causal", True), ("--window", "4"),
-                                           ("--seed", 0), ("--property", "causal-no-future"),
-                                           ("--sizes", "B=1,L=2"), ("--simple-values", True)]),
-    ("model", ["hf:llama"], [("--seed", 2), ("--hidden", "32"), ("--bidirectional", True), ("--length", 8)]),
-])
+@pytest.mark.parametrize(
+    "command, args, options",
+    [
+        (
+            "prove",
+            ["softmax-jacobian"],
+            [("--seed", 7), ("--dtype", "float32"), ("--device", "cuda:1"), ("--from", ["my claims.py", "pkg.claims"])],
+        ),
+        (
+            "check",
+            ["x*(x+1)", "x**2 + x"],
+            [("--assume", ["x=real", "n=positive,integer"]), ("--seed", 3), ("--timeout", 12.5)],
+        ),
+        ("derive", ["notes.md", "it's here.derivation"], [("--seed", 1), ("--timeout", 5.0)]),
+        (
+            "conform",
+            ["my_attn.py:attention"],
+            [
+                ("--kind", "attention"),
+                ("--causal", True),
+                ("--window", "4"),
+                ("--seed", 0),
+                ("--property", "causal-no-future"),
+                ("--sizes", "B=1,L=2"),
+                ("--simple-values", True),
+            ],
+        ),
+        ("model", ["hf:llama"], [("--seed", 2), ("--hidden", "32"), ("--bidirectional", True), ("--length", 8)]),
+    ],
+)
 def test_replay_lines_round_trip_through_shlex(command, args, options):
     line = replay(command, args, options)
     words = shlex.split(line)
-    assert words[:2 + len(args)] == ["mathcheck", command, *args]
+    assert words[: 2 + len(args)] == ["mathcheck", command, *args]
     expected = []
     for flag, value in options:
         if value is True:
@@ -89,12 +111,14 @@ def test_replay_lines_round_trip_through_shlex(command, args, options):
         else:
             for v in value if isinstance(value, list) else [value]:
                 expected += [flag, repr(v) if isinstance(v, float) else str(v)]
-    assert words[2 + len(args):] == expected
+    assert words[2 + len(args) :] == expected
 
 
 def test_replay_leaves_out_defaults_and_false_flags():
-    assert replay("prove", ["c"], [("--seed", 0), ("--dtype", None), ("--from", ()), ("--causal", False)]) == \
-        "mathcheck prove c --seed 0"
+    assert (
+        replay("prove", ["c"], [("--seed", 0), ("--dtype", None), ("--from", ()), ("--causal", False)])
+        == "mathcheck prove c --seed 0"
+    )
 
 
 def test_split_flags():
@@ -102,6 +126,7 @@ def test_split_flags():
 
 
 # --- every command prints its replay line, built by outcome.replay --------------------------------
+
 
 def test_check_prints_a_replay_line_with_its_seed_and_timeout():
     r = CliRunner().invoke(main, ["check", "sqrt(x**2)", "x", "--seed", "5", "--timeout", "20"])
@@ -131,7 +156,7 @@ def test_derive_json_carries_the_replay_line(tmp_path, monkeypatch):
 
 def test_prove_prints_a_replay_line_for_a_claim_that_is_not_proved(tmp_path):
     src = tmp_path / "bad_claims.py"
-    src.write_text('''
+    src.write_text("""
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -143,12 +168,19 @@ def false_claim() -> Body:
     part = Part("p", (Step((x + 1) ** 2, "start"), Step(x ** 2 + 1, "wrong")))
     wrong = (Mutant("m1", "a", (("p", sp.Eq((x + 1) ** 2, x)),)), Mutant("m2", "b", (("p", sp.Eq((x + 1) ** 2, 2)),)))
     return Body(assumptions=("x real",), parts=(part,), mutants=wrong)
-''')
+""")
     r = CliRunner().invoke(main, ["prove", "--from", str(src), "--no-cache", "--seed", "4"])
     assert r.exit_code == 1, r.output
     line = next(x for x in r.output.splitlines() if x.strip().startswith("replay:"))
-    assert shlex.split(line.split("replay:", 1)[1]) == ["mathcheck", "prove", "outcome-false-claim", "--seed", "4",
-                                                         "--from", str(src)]
+    assert shlex.split(line.split("replay:", 1)[1]) == [
+        "mathcheck",
+        "prove",
+        "outcome-false-claim",
+        "--seed",
+        "4",
+        "--from",
+        str(src),
+    ]
 
 
 def test_the_plugin_and_testing_use_the_verdicts_replay_line():
@@ -158,8 +190,10 @@ def test_the_plugin_and_testing_use_the_verdicts_replay_line():
     c = registry.get("softmax-jacobian")
     r = RefuteVerdict(c, (), 3, error="boom", options=(("--from", ("my.py",)),))
     assert r.status == "error" and exit_code(r.status) == 4
-    assert testing.refute_message(r).splitlines()[-1] == \
-        "    replay: mathcheck refute softmax-jacobian --seed 3 --from my.py"
+    assert (
+        testing.refute_message(r).splitlines()[-1]
+        == "    replay: mathcheck refute softmax-jacobian --seed 3 --from my.py"
+    )
     assert NumericVerdict("passed", "ref", 1, 0.0).status == "passed"
 
 
@@ -184,8 +218,20 @@ def test_model_replay_line_is_built_by_outcome():
     from mathcheck.model.run import replay_line
 
     line = replay_line("hf:llama", 2, Sizes(hidden=32), "eager", False, 8)
-    assert shlex.split(line) == ["mathcheck", "model", "hf:llama", "--seed", "2", "--hidden", "32",
-                                 "--attn-implementation", "eager", "--bidirectional", "--length", "8"]
+    assert shlex.split(line) == [
+        "mathcheck",
+        "model",
+        "hf:llama",
+        "--seed",
+        "2",
+        "--hidden",
+        "32",
+        "--attn-implementation",
+        "eager",
+        "--bidirectional",
+        "--length",
+        "8",
+    ]
     assert replay_line("hf:llama", 0, Sizes(), "sdpa", None, 6) == "mathcheck model hf:llama --seed 0"
 
 
@@ -198,8 +244,9 @@ def test_the_values_never_import_render_nor_any_command():
     pkg = pathlib.Path(outcome.__file__).parent
     for name in ("outcome.py", "claim.py", "verdict.py"):
         tree = ast.parse((pkg / name).read_text())
-        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | \
-            {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | {
+            a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+        }
         ours = {m for m in mods if m.startswith("mathcheck")}
         assert not {m for m in ours if m.startswith("mathcheck.render")}, name
         if name == "outcome.py":
@@ -212,8 +259,16 @@ def test_check_file_prints_a_replay_line(tmp_path, monkeypatch):
     (tmp_path / "my rows.tsv").write_text("sqrt(x**2)\tx\n")
     r = CliRunner().invoke(main, ["check", "--file", "my rows.tsv", "--seed", "2", "--timeout", "15"])
     assert r.exit_code == 1, r.output
-    assert shlex.split(r.output.splitlines()[-1].split("replay:", 1)[1]) == \
-        ["mathcheck", "check", "--file", "my rows.tsv", "--seed", "2", "--timeout", "15.0"]
+    assert shlex.split(r.output.splitlines()[-1].split("replay:", 1)[1]) == [
+        "mathcheck",
+        "check",
+        "--file",
+        "my rows.tsv",
+        "--seed",
+        "2",
+        "--timeout",
+        "15.0",
+    ]
 
 
 def test_every_renderer_marks_a_status_from_its_one_row():
@@ -244,11 +299,13 @@ def _reports(word: str):
     from mathcheck.verdict import ClaimVerdict
 
     judged = NS(status=word)
-    return [ClaimVerdict(NS(id="softmax-jacobian"), word, None, None, seed=0),
-            CheckResult(word, "x", "x", {}, 0),
-            DeriveReport(files=(("a.md", (judged,)),)),
-            Report("mod:fn", "softmax", Variant(), 0, results=[judged]),
-            ModelReport("hf:gpt2", {}, 0, "mathcheck model hf:gpt2", properties=[judged])]
+    return [
+        ClaimVerdict(NS(id="softmax-jacobian"), word, None, None, seed=0),
+        CheckResult(word, "x", "x", {}, 0),
+        DeriveReport(files=(("a.md", (judged,)),)),
+        Report("mod:fn", "softmax", Variant(), 0, results=[judged]),
+        ModelReport("hf:gpt2", {}, 0, "mathcheck model hf:gpt2", properties=[judged]),
+    ]
 
 
 def test_every_report_is_reported_and_exits_by_outcomes_table():
@@ -282,7 +339,10 @@ def test_exit_code_is_implemented_once():
     import pathlib
 
     pkg = pathlib.Path(outcome.__file__).parent
-    declared = {str(p.relative_to(pkg.parent)) for p in pkg.rglob("*.py")
-                for node in ast.walk(ast.parse(p.read_text()))
-                if isinstance(node, ast.FunctionDef) and node.name == "exit_code"}
+    declared = {
+        str(p.relative_to(pkg.parent))
+        for p in pkg.rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.FunctionDef) and node.name == "exit_code"
+    }
     assert declared == {"mathcheck/outcome.py"}, declared

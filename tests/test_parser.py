@@ -14,8 +14,19 @@ from mathcheck.parser import LIMITS, ParseError, normalise, parse, parse_assumpt
 # --- an audit hook that records anything that would mean code ran ---------------------------------
 _WATCHING = False
 _SEEN: list = []
-_DANGEROUS = ("exec", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork",
-              "os.remove", "os.rename", "shutil.rmtree", "socket.connect", "ctypes.dlopen")
+_DANGEROUS = (
+    "exec",
+    "os.system",
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.exec",
+    "os.fork",
+    "os.remove",
+    "os.rename",
+    "shutil.rmtree",
+    "socket.connect",
+    "ctypes.dlopen",
+)
 
 
 def _hook(event, args):
@@ -76,42 +87,45 @@ def test_both_sides_share_symbols():
     assert a - b == 0
 
 
-@pytest.mark.parametrize("text, what", [
-    ("__import__('os').system('echo pwned')", "character"),
-    ("().__class__", "not allowed: '().__class__'"),
-    ("x.__class__.__bases__", "not allowed"),
-    ("lambda: 1", "character ':'"),
-    ("[x for x in y]", "not allowed"),
-    ("{x: 1}", "character '{'"),
-    ("x if y else z", "not allowed"),
-    ("x == y", "character '='"),
-    ("open(x)", "unknown function 'open'"),
-    ("getattr(x, y)", "unknown function 'getattr'"),
-    ("exp(x)(1)", "only the listed functions may be called"),
-    ("x**9999999999", "exponent too large"),
-    ("2**100**100", "exponent too large"),
-    ("((((2**100)**100)**100)**100)", "number too large"),
-    ("factorial(100000)", "factorial argument too large"),
-    ("Sum(x, (i, 1, 10**9))", "sum bound too large"),
-    ("Sum(Sum(Sum(i*j*k, (k, 1, 1000)), (j, 1, 1000)), (i, 1, 1000))", "sums too large"),
-    ("diff(x, x, 9)", "order of a derivative"),
-    ("(" * 500 + "x" + ")" * 500, "nesting too deep"),
-    ("-" * 1500 + "x", "nested too deeply"),
-    ("x+" * 50000 + "x", "formula too long"),
-    ("sin", "is a function name"),
-    ("x___y", "name"),
-    ("x[0.5]", "index must be an integer"),
-    ("1/0", "division by zero"),
-    ("", "empty"),
-    ("x y", "not a formula"),
-    ("sin(x, y)", "takes one argument"),
-    ("exp(x=1)", "character '='"),
-    ("exp(*x)", "starred"),
-    ("1e999", "out of range"),
-    ("3j", "real numbers"),
-    ("x @ y", "character '@'"),
-    ("é", "character"),
-])
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("__import__('os').system('echo pwned')", "character"),
+        ("().__class__", "not allowed: '().__class__'"),
+        ("x.__class__.__bases__", "not allowed"),
+        ("lambda: 1", "character ':'"),
+        ("[x for x in y]", "not allowed"),
+        ("{x: 1}", "character '{'"),
+        ("x if y else z", "not allowed"),
+        ("x == y", "character '='"),
+        ("open(x)", "unknown function 'open'"),
+        ("getattr(x, y)", "unknown function 'getattr'"),
+        ("exp(x)(1)", "only the listed functions may be called"),
+        ("x**9999999999", "exponent too large"),
+        ("2**100**100", "exponent too large"),
+        ("((((2**100)**100)**100)**100)", "number too large"),
+        ("factorial(100000)", "factorial argument too large"),
+        ("Sum(x, (i, 1, 10**9))", "sum bound too large"),
+        ("Sum(Sum(Sum(i*j*k, (k, 1, 1000)), (j, 1, 1000)), (i, 1, 1000))", "sums too large"),
+        ("diff(x, x, 9)", "order of a derivative"),
+        ("(" * 500 + "x" + ")" * 500, "nesting too deep"),
+        ("-" * 1500 + "x", "nested too deeply"),
+        ("x+" * 50000 + "x", "formula too long"),
+        ("sin", "is a function name"),
+        ("x___y", "name"),
+        ("x[0.5]", "index must be an integer"),
+        ("1/0", "division by zero"),
+        ("", "empty"),
+        ("x y", "not a formula"),
+        ("sin(x, y)", "takes one argument"),
+        ("exp(x=1)", "character '='"),
+        ("exp(*x)", "starred"),
+        ("1e999", "out of range"),
+        ("3j", "real numbers"),
+        ("x @ y", "character '@'"),
+        ("é", "character"),
+    ],
+)
 def test_refused_with_one_line_naming_the_token(text, what):
     start = time.perf_counter()
     result = parse_watched(text)
@@ -123,14 +137,89 @@ def test_refused_with_one_line_naming_the_token(text, what):
     assert not _SEEN
 
 
-TOKENS = ["x", "y", "n", "i", "k", "z[i]", "x[k]", "(", ")", "[", "]", ",", "+", "-", "*", "/", "**",
-          "^", "exp(", "log(", "sqrt(", "sigmoid(", "Sum(", "diff(", "binomial(", "factorial(",
-          "(i, 1, n)", "1", "2.5", "0", "1e308", "9999999999", "-", "pi", "E", "__import__", "'os'",
-          ".system", "('echo pwned')", "().__class__", "__class__", "__builtins__", "lambda", ":",
-          "for", "in", "if", "else", "getattr(", "open(", "eval(", "exec(", "\"", "\\", "@", ";",
-          "__subclasses__()", ".", "=", " ", "\n", "#", "%", "~", "not", "and", "yield", "await",
-          "logsumexp(", "Max(", "Min(", "atan2(", "gamma(", "lgamma(", "erf(", "acosh(", "softplus(",
-          "relu(", "cot(", "0.5", "1e-3"]
+TOKENS = [
+    "x",
+    "y",
+    "n",
+    "i",
+    "k",
+    "z[i]",
+    "x[k]",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "+",
+    "-",
+    "*",
+    "/",
+    "**",
+    "^",
+    "exp(",
+    "log(",
+    "sqrt(",
+    "sigmoid(",
+    "Sum(",
+    "diff(",
+    "binomial(",
+    "factorial(",
+    "(i, 1, n)",
+    "1",
+    "2.5",
+    "0",
+    "1e308",
+    "9999999999",
+    "-",
+    "pi",
+    "E",
+    "__import__",
+    "'os'",
+    ".system",
+    "('echo pwned')",
+    "().__class__",
+    "__class__",
+    "__builtins__",
+    "lambda",
+    ":",
+    "for",
+    "in",
+    "if",
+    "else",
+    "getattr(",
+    "open(",
+    "eval(",
+    "exec(",
+    '"',
+    "\\",
+    "@",
+    ";",
+    "__subclasses__()",
+    ".",
+    "=",
+    " ",
+    "\n",
+    "#",
+    "%",
+    "~",
+    "not",
+    "and",
+    "yield",
+    "await",
+    "logsumexp(",
+    "Max(",
+    "Min(",
+    "atan2(",
+    "gamma(",
+    "lgamma(",
+    "erf(",
+    "acosh(",
+    "softplus(",
+    "relu(",
+    "cot(",
+    "0.5",
+    "1e-3",
+]
 
 
 @settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
@@ -175,40 +264,70 @@ X = sp.Symbol("x", real=True)
 Y = sp.Symbol("y", real=True)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("sinh(x)", sp.sinh(X)), ("cosh(x)", sp.cosh(X)), ("tanh(x)", sp.tanh(X)),
-    ("asinh(x)", sp.asinh(X)), ("acosh(x)", sp.acosh(X)), ("atanh(x)", sp.atanh(X)),
-    ("asin(x)", sp.asin(X)), ("acos(x)", sp.acos(X)), ("atan(x)", sp.atan(X)),
-    ("atan2(y, x)", sp.atan2(Y, X)),
-    ("cot(x)", sp.cot(X)), ("sec(x)", sp.sec(X)), ("csc(x)", sp.csc(X)),
-    ("erf(x)", sp.erf(X)), ("erfc(x)", sp.erfc(X)),
-    ("gamma(x)", sp.gamma(X)), ("lgamma(x)", sp.loggamma(X)), ("loggamma(x)", sp.loggamma(X)),
-    ("softplus(x)", sp.log(1 + sp.exp(X))),
-    ("logsumexp(x, y, 0)", sp.log(sp.exp(X) + sp.exp(Y) + 1)),
-    ("Max(x, y)", sp.Max(X, Y)), ("Min(x, y, 1)", sp.Min(X, Y, 1)), ("relu(x)", sp.Max(X, 0)),
-    ("0.25*x + 1.5e-3", X / 4 + sp.Rational(3, 2000)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("sinh(x)", sp.sinh(X)),
+        ("cosh(x)", sp.cosh(X)),
+        ("tanh(x)", sp.tanh(X)),
+        ("asinh(x)", sp.asinh(X)),
+        ("acosh(x)", sp.acosh(X)),
+        ("atanh(x)", sp.atanh(X)),
+        ("asin(x)", sp.asin(X)),
+        ("acos(x)", sp.acos(X)),
+        ("atan(x)", sp.atan(X)),
+        ("atan2(y, x)", sp.atan2(Y, X)),
+        ("cot(x)", sp.cot(X)),
+        ("sec(x)", sp.sec(X)),
+        ("csc(x)", sp.csc(X)),
+        ("erf(x)", sp.erf(X)),
+        ("erfc(x)", sp.erfc(X)),
+        ("gamma(x)", sp.gamma(X)),
+        ("lgamma(x)", sp.loggamma(X)),
+        ("loggamma(x)", sp.loggamma(X)),
+        ("softplus(x)", sp.log(1 + sp.exp(X))),
+        ("logsumexp(x, y, 0)", sp.log(sp.exp(X) + sp.exp(Y) + 1)),
+        ("Max(x, y)", sp.Max(X, Y)),
+        ("Min(x, y, 1)", sp.Min(X, Y, 1)),
+        ("relu(x)", sp.Max(X, 0)),
+        ("0.25*x + 1.5e-3", X / 4 + sp.Rational(3, 2000)),
+    ],
+)
 def test_each_added_function_builds_its_sympy_object(text, expected):
     assert parse(text) == expected
 
 
-@pytest.mark.parametrize("text, what", [
-    ("atan2(x)", "atan2 takes two arguments"),
-    ("Max()", "Max takes one or more arguments"),
-    ("logsumexp()", "logsumexp takes one or more arguments"),
-    ("gamma(1000)", "gamma argument too large"),
-    ("lgamma(x, y)", "lgamma takes one argument"),
-    ("cosh(10**7)", "argument too large"),
-    ("logsumexp(x, 10**7)", "argument too large"),
-    ("erf", "is a function name"),
-])
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("atan2(x)", "atan2 takes two arguments"),
+        ("Max()", "Max takes one or more arguments"),
+        ("logsumexp()", "logsumexp takes one or more arguments"),
+        ("gamma(1000)", "gamma argument too large"),
+        ("lgamma(x, y)", "lgamma takes one argument"),
+        ("cosh(10**7)", "argument too large"),
+        ("logsumexp(x, 10**7)", "argument too large"),
+        ("erf", "is a function name"),
+    ],
+)
 def test_added_functions_refuse_bad_calls(text, what):
     result = parse_watched(text)
     assert isinstance(result, ParseError) and what in str(result), result
 
 
-@pytest.mark.parametrize("text", ["1/0", "x**9999999999", "factorial(100000)", "sin(x, y)", "x___y",
-                                  "sin", "Sum(x, (i, 1, 10**9))", "diff(x, x, 9)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1/0",
+        "x**9999999999",
+        "factorial(100000)",
+        "sin(x, y)",
+        "x___y",
+        "sin",
+        "Sum(x, (i, 1, 10**9))",
+        "diff(x, x, 9)",
+    ],
+)
 def test_the_grammar_is_printed_only_for_grammar_errors(text):
     assert "; allowed:" not in str(parse_watched(text))
 
@@ -231,14 +350,22 @@ def test_inconsistent_assumptions_name_the_conflicting_properties():
 
 # --- names as people write them (issue 22) ------------------------------------------------------------
 
+
 def _sym(name, **kw):
     return sp.Symbol(name, real=True, **kw)
 
 
-@pytest.mark.parametrize("written, spelled", [
-    ("σ^2 + μ", "sigma^2 + mu"), ("β1^t", "beta1^t"), ("ε + λ", "epsilon + lambda"),
-    ("γ*x + β", "gamma*x + beta"), ("2·x − 1", "2*x - 1"), ("π", "pi"),
-])
+@pytest.mark.parametrize(
+    "written, spelled",
+    [
+        ("σ^2 + μ", "sigma^2 + mu"),
+        ("β1^t", "beta1^t"),
+        ("ε + λ", "epsilon + lambda"),
+        ("γ*x + β", "gamma*x + beta"),
+        ("2·x − 1", "2*x - 1"),
+        ("π", "pi"),
+    ],
+)
 def test_greek_letters_are_one_symbol_whichever_spelling(written, spelled):
     assert parse(written) == parse(spelled)
 
@@ -263,17 +390,26 @@ def test_e_is_euler_unless_declared():
     assert parse("Sum(e[k], (k, 1, 2))").doit() == sp.IndexedBase("e", real=True)[1] + sp.IndexedBase("e", real=True)[2]
 
 
-@pytest.mark.parametrize("text, same", [
-    ("max(x, y) + min(x, 1) + abs(x)", "Max(x, y) + Min(x, 1) + Abs(x)"),
-    ("log(x, 2)", "log(x)/log(2)"), ("log2(x)", "log(x)/log(2)"), ("log10(x)", "log(x)/log(10)"),
-])
+@pytest.mark.parametrize(
+    "text, same",
+    [
+        ("max(x, y) + min(x, 1) + abs(x)", "Max(x, y) + Min(x, 1) + Abs(x)"),
+        ("log(x, 2)", "log(x)/log(2)"),
+        ("log2(x)", "log(x)/log(2)"),
+        ("log10(x)", "log(x)/log(10)"),
+    ],
+)
 def test_function_spellings(text, same):
     assert parse(text) == parse(same)
 
 
 def test_product_and_diff_by_an_entry():
-    x, i, j, n = sp.IndexedBase("x", real=True), sp.Symbol("i", integer=True, real=True), \
-        sp.Symbol("j", integer=True, real=True), sp.Symbol("n", integer=True, real=True)
+    x, i, j, n = (
+        sp.IndexedBase("x", real=True),
+        sp.Symbol("i", integer=True, real=True),
+        sp.Symbol("j", integer=True, real=True),
+        sp.Symbol("n", integer=True, real=True),
+    )
     assert parse("Product(x[i], (i, 1, n))") == sp.Product(x[i], (i, 1, n))
     assert parse("diff(Sum(x[i]^2, (i, 1, n)), x[j])") == sp.Derivative(sp.Sum(x[i] ** 2, (i, 1, n)), x[j])
     with pytest.raises(ParseError, match="a logarithm's base"):
@@ -287,17 +423,20 @@ def test_definitions_expand_where_used():
     assert parse("2*s", defs=[parse_definition("s = a + b")]) == parse("2*(a + b)")
 
 
-@pytest.mark.parametrize("let, use, message", [
-    ("exp(t) = t", "x", "let exp: exp is a built-in function; choose another name"),
-    ("e = 2", "x", "let e: e is Euler's number e; choose another name"),
-    ("pi = 3", "x", "let pi: pi is the constant π; choose another name"),
-    ("f(t, t) = t", "x", "let f: a parameter is named twice in (t, t)"),
-    ("f(t) = diff(t*y, y)", "f(y)", "f(...): the argument uses y, which the definition of f differentiates by"),
-    ("f(t) = t", "f(1, 2)", "f takes 1 argument (t), not 2"),
-    ("f(t) = t", "f + 1", "f is defined with parameters (t); write f(...)"),
-    ("mu = mu + 1", "mu", "let mu: the definition uses mu itself"),
-    ("mu = ", "mu", "let 'mu =': write 'let mu = expression'"),
-])
+@pytest.mark.parametrize(
+    "let, use, message",
+    [
+        ("exp(t) = t", "x", "let exp: exp is a built-in function; choose another name"),
+        ("e = 2", "x", "let e: e is Euler's number e; choose another name"),
+        ("pi = 3", "x", "let pi: pi is the constant π; choose another name"),
+        ("f(t, t) = t", "x", "let f: a parameter is named twice in (t, t)"),
+        ("f(t) = diff(t*y, y)", "f(y)", "f(...): the argument uses y, which the definition of f differentiates by"),
+        ("f(t) = t", "f(1, 2)", "f takes 1 argument (t), not 2"),
+        ("f(t) = t", "f + 1", "f is defined with parameters (t); write f(...)"),
+        ("mu = mu + 1", "mu", "let mu: the definition uses mu itself"),
+        ("mu = ", "mu", "let 'mu =': write 'let mu = expression'"),
+    ],
+)
 def test_bad_definitions_are_one_line(let, use, message):
     with pytest.raises(ParseError) as exc:
         parse(use, defs=[parse_definition(let)])

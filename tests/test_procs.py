@@ -23,7 +23,7 @@ from mathcheck.procs import UserCodeExit, alive, descendants, die_with_parent, u
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CLAIM = '''
+CLAIM = """
 import os, sys
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
@@ -44,8 +44,8 @@ def build():
     return Body(assumptions=("x real",), parts=(Part("p", (Step(x + x, "twice"), Step(2 * x, "sum"))),),
                 mutants=(Mutant("three", "3x", (("p", sp.Eq(x + x, 3 * x)),)),
                          Mutant("one", "x", (("p", sp.Eq(x + x, x)),))))
-'''
-CHECK = '''
+"""
+CHECK = """
 import os, sys
 
 def leave():
@@ -54,20 +54,29 @@ def leave():
 def check(statements, options):
     {in_check}
     raise KeyError("never reached")
-'''
-EXITS = {"sys.exit(0)": "sys.exit(0)", "KeyboardInterrupt": "raise KeyboardInterrupt",
-         "os._exit(0)": "os._exit(0)", "SystemExit()": "raise SystemExit()",
-         "posix._exit(0)": "import posix; posix._exit(0)"}  # os._exit under its module's name
+"""
+EXITS = {
+    "sys.exit(0)": "sys.exit(0)",
+    "KeyboardInterrupt": "raise KeyboardInterrupt",
+    "os._exit(0)": "os._exit(0)",
+    "SystemExit()": "raise SystemExit()",
+    "posix._exit(0)": "import posix; posix._exit(0)",
+}  # os._exit under its module's name
 PLACES = ("builder", "reference", "check")
 
 
 def claim_file(tmp_path, place: str, how: str, n: int = 0) -> Path:
     """A claim module whose ``place`` (builder, reference, check) ends the run with ``how``."""
     extra = {"reference": ", reference=ref", "check": f', check="exit_check_{n}:check"'}.get(place, "")
-    (tmp_path / f"exit_check_{n}.py").write_text(CHECK.format(in_check="leave()" if place == "check" else "pass",
-                                                              exit=EXITS[how]))
-    src = CLAIM.format(exit=EXITS[how], n=n, extra=extra, **{f"in_{p}": "leave()" if p == place else "pass"
-                                                             for p in PLACES if p != "check"})
+    (tmp_path / f"exit_check_{n}.py").write_text(
+        CHECK.format(in_check="leave()" if place == "check" else "pass", exit=EXITS[how])
+    )
+    src = CLAIM.format(
+        exit=EXITS[how],
+        n=n,
+        extra=extra,
+        **{f"in_{p}": "leave()" if p == place else "pass" for p in PLACES if p != "check"},
+    )
     path = tmp_path / f"exit_case_{n}.py"
     path.write_text(src)
     return path
@@ -75,8 +84,9 @@ def claim_file(tmp_path, place: str, how: str, n: int = 0) -> Path:
 
 def run(*args, cwd=None, timeout=240):
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{cwd or ''}"}
-    return subprocess.run([sys.executable, "-m", "mathcheck", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "mathcheck", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout
+    )
 
 
 @pytest.mark.parametrize("how", list(EXITS))
@@ -99,8 +109,9 @@ def test_a_builder_that_hangs_is_an_error_not_a_hang(tmp_path, monkeypatch):
     from mathcheck.cli import main
 
     path = tmp_path / "hangs.py"
-    path.write_text(CLAIM.format(exit="pass", n=17, extra="", in_reference="pass",
-                                 in_builder="while True:\n        pass"))
+    path.write_text(
+        CLAIM.format(exit="pass", n=17, extra="", in_reference="pass", in_builder="while True:\n        pass")
+    )
     monkeypatch.setattr(registry, "BUILD_SECONDS", 1.0)
     r = CliRunner().invoke(main, ["prove", "--from", str(path), "--no-cache", "exit-case-17"])
     assert r.exit_code == 4, r.output
@@ -166,16 +177,34 @@ def test_testing_and_the_pytest_plugin_report_an_exit_as_a_failure(tmp_path):
     path = claim_file(tmp_path, "builder", "sys.exit(0)", 7)
     with pytest.raises(testing.ClaimFailed, match="SystemExit"):
         testing.assert_proved("exit-case-7", from_=str(path))
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from",
-                        str(claim_file(tmp_path, "reference", "sys.exit(0)", 8))],
-                       capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--mathcheck-from",
+            str(claim_file(tmp_path, "reference", "sys.exit(0)", 8)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        timeout=240,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 1 and "2 failed" in r.stdout and "SystemExit" in r.stdout, r.stdout[-2000:]
     module = tmp_path / "leaves.py"
     module.write_text("raise KeyboardInterrupt\n")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from",
-                        str(module)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from", str(module)],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        timeout=240,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 4 and "KeyboardInterrupt" in r.stderr + r.stdout, (r.stdout, r.stderr)
 
 
@@ -190,9 +219,14 @@ def test_an_os_exit_is_a_failure_in_testing_and_the_pytest_plugin(tmp_path, how,
     with pytest.raises(testing.ClaimFailed, match=rf"os\._exit\(0\) at .*exit_case_{n}\.py:\d+"):
         testing.assert_proved(f"exit-case-{n}", from_=str(path))
     checked = claim_file(tmp_path, "check", how, 6)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from",
-                        str(checked)], capture_output=True, text=True, cwd=str(tmp_path), timeout=240,
-                       env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mathcheck-from", str(checked)],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        timeout=240,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
+    )
     assert r.returncode == 1 and "failed" in r.stdout and "os._exit(0) at" in r.stdout, r.stdout[-2000:]
     assert "exit_check_6.py:" in r.stdout, r.stdout[-2000:]
 
@@ -228,11 +262,15 @@ def _workers_die_with(cmd, want: int, tmp_path) -> list[int]:
     return [w for w in workers if alive(w)]
 
 
-@pytest.mark.parametrize("cmd", [
-    [sys.executable, "-m", "mathcheck", "prove", "--all", "-j", "2", "--no-cache"],
-    [sys.executable, "bench/fuzz.py", "--cases", "40", "-j", "2"],
-    [sys.executable, "bench/model_sweep.py", "--out", os.devnull, "--only", "gpt2,llama", "-j", "2"],
-], ids=["prove-j2", "fuzz-j2", "model-sweep-j2"])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [sys.executable, "-m", "mathcheck", "prove", "--all", "-j", "2", "--no-cache"],
+        [sys.executable, "bench/fuzz.py", "--cases", "40", "-j", "2"],
+        [sys.executable, "bench/model_sweep.py", "--out", os.devnull, "--only", "gpt2,llama", "-j", "2"],
+    ],
+    ids=["prove-j2", "fuzz-j2", "model-sweep-j2"],
+)
 def test_workers_die_when_the_parent_is_killed(cmd, tmp_path):
     left = _workers_die_with(cmd, 2, tmp_path)
     for pid in left:  # do not leave them behind for the next test either
@@ -272,8 +310,9 @@ def test_the_fuzzers_exit_surface_finds_no_success(tmp_path):
     hang cases run in the fuzz run itself)."""
     from bench.fuzz import exit_case
 
-    cases = [c for c in (exit_case(3, k, tmp_path, vias=("api", "testing")) for k in range(40))
-             if c["verdict"] != "skipped"]
+    cases = [
+        c for c in (exit_case(3, k, tmp_path, vias=("api", "testing")) for k in range(40)) if c["verdict"] != "skipped"
+    ]
     assert cases and all(c["verdict"] == "error as it should" for c in cases), cases
 
 

@@ -15,9 +15,16 @@ def test_the_plugin_is_registered_under_pytest11():
 
 
 def test_the_plugin_imports_neither_sympy_nor_torch():
-    out = subprocess.run([sys.executable, "-c", "import sys, mathcheck.pytest_plugin; "
-                          "print('sympy' in sys.modules, 'torch' in sys.modules)"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, mathcheck.pytest_plugin; print('sympy' in sys.modules, 'torch' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.split() == ["False", "False"]
 
 
@@ -29,8 +36,9 @@ def test_mathcheck_collects_the_catalog_in_a_fresh_project(pytester):
 
 def test_user_claims_under_xdist_and_a_failure_is_a_report_not_a_traceback(pytester):
     pytester.makepyfile(my_false_claims=FALSE_CLAIM)
-    r = pytester.runpytest_subprocess("--mathcheck-from", "my_false_claims.py", "--mathcheck-from", ALIBI,
-                                      "-n", "2", "-p", "no:cacheprovider")
+    r = pytester.runpytest_subprocess(
+        "--mathcheck-from", "my_false_claims.py", "--mathcheck-from", ALIBI, "-n", "2", "-p", "no:cacheprovider"
+    )
     r.assert_outcomes(passed=3, failed=1)
     out = r.stdout.str()
     assert "mathcheck::user-softmax-scale" in out
@@ -56,21 +64,24 @@ def test_the_named_items_only_not_the_projects_suite(pytester):
     project's own tests run only when their paths are named too."""
     pytester.makepyfile(test_project="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
     pytester.makefile(".derivation", notes="## twice\n  x + x\n= 2*x\n\n## square\n  (x + 1)^2\n= x^2 + 2*x + 1\n")
-    r = pytester.runpytest_subprocess("--mathcheck-derivations", "notes.derivation", "--collect-only", "-q",
-                                      "-p", "no:cacheprovider")
+    r = pytester.runpytest_subprocess(
+        "--mathcheck-derivations", "notes.derivation", "--collect-only", "-q", "-p", "no:cacheprovider"
+    )
     out = r.stdout.str()
     assert "2 tests collected" in out and "test_project" not in out
     r = pytester.runpytest_subprocess("--mathcheck-derivations", "notes.derivation", "-p", "no:cacheprovider")
     r.assert_outcomes(passed=2)
-    r = pytester.runpytest_subprocess("test_project.py", "--mathcheck-derivations", "notes.derivation",
-                                      "-p", "no:cacheprovider")
+    r = pytester.runpytest_subprocess(
+        "test_project.py", "--mathcheck-derivations", "notes.derivation", "-p", "no:cacheprovider"
+    )
     r.assert_outcomes(passed=4)
 
 
 def test_mathcheck_from_in_a_projects_root_collects_the_named_claims_only(pytester):
     pytester.makepyfile(test_project="def test_a():\n    pass\n", my_claims=FALSE_CLAIM)
-    r = pytester.runpytest_subprocess("--mathcheck-from", "my_claims.py", "--collect-only", "-q",
-                                      "-p", "no:cacheprovider")
+    r = pytester.runpytest_subprocess(
+        "--mathcheck-from", "my_claims.py", "--collect-only", "-q", "-p", "no:cacheprovider"
+    )
     listed = [x for x in r.stdout.lines if x.startswith("mathcheck::")]
     assert listed and not any("test_project" in x for x in r.stdout.lines)
     assert f"{len(listed)} tests collected" in r.stdout.str()
@@ -98,4 +109,3 @@ def test_a_claim_that_ends_pytest_below_python_is_an_error_not_a_pass(pytester):
     r = pytester.runpytest_subprocess("--mathcheck-from", "exits_below.py", "-p", "no:cacheprovider")
     assert r.ret == 3, (r.ret, r.stdout.str()[-500:], r.stderr.str()[-500:])
     r.stderr.fnmatch_lines(["error: pytest *--mathcheck-from exits_below.py*exit below Python*never a success"])
-

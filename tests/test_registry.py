@@ -5,20 +5,22 @@ import pytest
 
 from mathcheck import registry
 
-PLUGIN = textwrap.dedent('''
+PLUGIN = textwrap.dedent("""
     from mathcheck.registry import claim
     from tests.false_claims import build
 
     claim(id="plugin-false-square", title="t", section="§0", zh="测试", en="test",
           check="tests.false_claims:check")(build)
-''')
+""")
 
 
 def test_entry_point_plugin_contributes_claims(tmp_path, monkeypatch):
     (tmp_path / "mc_plugin_claims.py").write_text(PLUGIN)
     dist = tmp_path / "mc_plugin-1.0.dist-info"
     dist.mkdir()
-    (dist / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n\n[mathcheck.claims]\nmine = mc_plugin_claims\n")
+    (dist / "entry_points.txt").write_text(
+        "[console_scripts]\nx = y:z\n\n[mathcheck.claims]\nmine = mc_plugin_claims\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         assert ("mine", "mc_plugin_claims") in list(registry._declared_entry_points("mathcheck.claims"))
@@ -50,8 +52,13 @@ def _list_in_fresh_process(cache_dir):
     import subprocess
 
     env = dict(os.environ, MATHCHECK_CACHE_DIR=str(cache_dir))
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "list", "--json"],
-                         capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mathcheck", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
     return json.loads(out.stdout)["claims"], imported
 

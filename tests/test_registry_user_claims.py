@@ -87,8 +87,7 @@ def test_prove_from_a_file(runner, clean_registry):
     assert "proved" in r.output and "alibi-query-term-cancels" in r.output
 
 
-def test_a_user_claim_with_an_unevaluated_step_is_cached_and_read_back(runner, clean_registry, tmp_path,
-                                                                       monkeypatch):
+def test_a_user_claim_with_an_unevaluated_step_is_cached_and_read_back(runner, clean_registry, tmp_path, monkeypatch):
     """The ALiBi example's factored step (built with evaluate=False) is stored in the JSON cache
     and the second run reads it: nothing recomputed, no note, the same report."""
     from mathcheck import engine
@@ -133,8 +132,9 @@ def test_list_from_shows_the_user_claims(runner, clean_registry):
     assert any(line.startswith("alibi-query-term-cancels") for line in r.output.splitlines())
 
 
-@pytest.mark.parametrize("spec, what", [("no/such/file.py", "no such file"),
-                                        ("no_such_module_xyz", "module not found")])
+@pytest.mark.parametrize(
+    "spec, what", [("no/such/file.py", "no such file"), ("no_such_module_xyz", "module not found")]
+)
 def test_bad_from_is_one_line_exit_2(runner, spec, what):
     r = runner.invoke(main, ["prove", "--from", spec])
     assert r.exit_code == 2
@@ -156,12 +156,19 @@ def test_an_installed_package_contributes_claims_by_entry_point(tmp_path):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: userpkg\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[mathcheck.claims]\nuserpkg = userpkg_claims\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    out = subprocess.run([sys.executable, "-m", "mathcheck", "list"], capture_output=True, text=True,
-                         env=env, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "mathcheck", "list"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "alibi-query-term-cancels" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "mathcheck", "prove", "alibi-query-term-cancels", "--no-cache"],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "mathcheck", "prove", "alibi-query-term-cancels", "--no-cache"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -258,11 +265,15 @@ def test_show_from_prints_the_chain_as_written(runner, clean_registry):
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert "    = exp(-i·m)·exp(j·m + s_j)/(exp(-i·m)·(Σ_{k=1}^{n} exp(k·m + s_k)))" in lines
-    assert "        weights: exp(-m·(i - j) + s_j)/(Σ_{k=1}^{n} exp(-m·(i - k) + s_k)) = " \
-           "exp(-i·m)·exp(j·m + s_j)/(Σ_{k=1}^{n} exp(k·m + s_k))" in lines
-    assert lines[-1] == ("  numeric check: generic: both sides of each part in torch float64 at n ∈ {1, 2, 3, 8, 33} "
-                         "(diff by autograd); reference: torch.nn.functional.scaled_dot_product_attention "
-                         "with the ALiBi bias as attn_mask.")
+    assert (
+        "        weights: exp(-m·(i - j) + s_j)/(Σ_{k=1}^{n} exp(-m·(i - k) + s_k)) = "
+        "exp(-i·m)·exp(j·m + s_j)/(Σ_{k=1}^{n} exp(k·m + s_k))" in lines
+    )
+    assert lines[-1] == (
+        "  numeric check: generic: both sides of each part in torch float64 at n ∈ {1, 2, 3, 8, 33} "
+        "(diff by autograd); reference: torch.nn.functional.scaled_dot_product_attention "
+        "with the ALiBi bias as attn_mask."
+    )
     assert "Eq(" not in r.output and "Derivative(" not in r.output
 
 
@@ -297,12 +308,26 @@ def test_assert_proved_from_a_file_and_an_unknown_id(clean_registry):
 def test_pytest_mathcheck_from_in_the_repository_root_leaves_the_projects_tests_alone():
     """The user's claims run beside this project's tests that read the catalog and load the same
     file again; none of them sees the user's claim."""
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "--mathcheck-from", "examples/alibi_claims.py",
-                          "tests/test_registry.py", "tests/test_registry_user_claims.py::test_list_from_shows_the_user_claims",
-                          "tests/test_cli.py::test_list_json"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--mathcheck-from",
+            "examples/alibi_claims.py",
+            "tests/test_registry.py",
+            "tests/test_registry_user_claims.py::test_list_from_shows_the_user_claims",
+            "tests/test_cli.py::test_list_json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "failed" not in out.stdout.splitlines()[-1]
 
@@ -317,16 +342,32 @@ def test_the_generic_check_takes_derivatives_by_autograd():
 
     x = sp.Symbol("x", real=True)
     lhs = sp.Derivative(sp.log(1 + sp.exp(x)), x)
-    part = Part("d", (Step(lhs, "softplus'"), Step(sp.exp(x) / (1 + sp.exp(x)), "chain rule"),
-                      Step(1 / (1 + sp.exp(-x)), "divide by e^x")), general=False)
-    c = Claim("user-softplus", "softplus' = σ", Source("§0", "z", "e"), (), (part,),
-              (Mutant("twice", "x2", (("d", sp.Eq(lhs, 2 / (1 + sp.exp(-x)), evaluate=False)),)),
-               Mutant("sign", "σ(−x)", (("d", sp.Eq(lhs, 1 / (1 + sp.exp(x)), evaluate=False)),))),
-              "mathcheck.verify.generic:check")
+    part = Part(
+        "d",
+        (
+            Step(lhs, "softplus'"),
+            Step(sp.exp(x) / (1 + sp.exp(x)), "chain rule"),
+            Step(1 / (1 + sp.exp(-x)), "divide by e^x"),
+        ),
+        general=False,
+    )
+    c = Claim(
+        "user-softplus",
+        "softplus' = σ",
+        Source("§0", "z", "e"),
+        (),
+        (part,),
+        (
+            Mutant("twice", "x2", (("d", sp.Eq(lhs, 2 / (1 + sp.exp(-x)), evaluate=False)),)),
+            Mutant("sign", "σ(−x)", (("d", sp.Eq(lhs, 1 / (1 + sp.exp(x)), evaluate=False)),)),
+        ),
+        "mathcheck.verify.generic:check",
+    )
     v = engine.prove(c, Options())
     assert (v.status, v.numeric.status) == ("proved", "passed")
-    assert v.numeric.details == ("d at concrete: 20 values compared, max |lhs − rhs| " +
-                                 v.numeric.details[0].rsplit(" ", 1)[1],)
+    assert v.numeric.details == (
+        "d at concrete: 20 values compared, max |lhs − rhs| " + v.numeric.details[0].rsplit(" ", 1)[1],
+    )
     assert v.numeric.max_abs_err < 1e-12
     r = engine.refute(c, Options())
     assert [m.numeric.status for m in r.mutants] == ["refuted", "refuted"]
@@ -343,12 +384,19 @@ def test_the_generic_check_leaves_out_points_outside_the_hypotheses():
     x = sp.Symbol("x", real=True)
 
     def claim_with(given):
-        part = Part("abs", (Step(sp.sqrt((x - 1) ** 2), "start"), Step(x - 1, "x ≥ 1")), general=False,
-                    given=given)
-        return Claim("user-abs", "t", Source("§0", "z", "e"), (), (part,),
-                     (Mutant("a", "a", (("abs", sp.Eq(part.lhs, x, evaluate=False)),)),
-                      Mutant("b", "b", (("abs", sp.Eq(part.lhs, 1 - x, evaluate=False)),))),
-                     "mathcheck.verify.generic:check")
+        part = Part("abs", (Step(sp.sqrt((x - 1) ** 2), "start"), Step(x - 1, "x ≥ 1")), general=False, given=given)
+        return Claim(
+            "user-abs",
+            "t",
+            Source("§0", "z", "e"),
+            (),
+            (part,),
+            (
+                Mutant("a", "a", (("abs", sp.Eq(part.lhs, x, evaluate=False)),)),
+                Mutant("b", "b", (("abs", sp.Eq(part.lhs, 1 - x, evaluate=False)),)),
+            ),
+            "mathcheck.verify.generic:check",
+        )
 
     c = claim_with((sp.Ge(x, 1),))
     v = check(c.statements(), Options(), claim=c)
@@ -363,10 +411,16 @@ def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_p
     from mathcheck.verify import Options
 
     src = pathlib.Path(ALIBI).read_text()
-    (tmp_path / "bad_param.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, q, n: s)")
-                                           .replace("alibi-query-term-cancels", "alibi-bad-param"))
-    (tmp_path / "wrong_ref.py").write_text(src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)")
-                                           .replace("alibi-query-term-cancels", "alibi-wrong-ref"))
+    (tmp_path / "bad_param.py").write_text(
+        src.replace("reference=sdpa_weights)", "reference=lambda s, q, n: s)").replace(
+            "alibi-query-term-cancels", "alibi-bad-param"
+        )
+    )
+    (tmp_path / "wrong_ref.py").write_text(
+        src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)").replace(
+            "alibi-query-term-cancels", "alibi-wrong-ref"
+        )
+    )
     (bad,) = registry.load_from(str(tmp_path / "bad_param.py"))
     v = verdict(registry.entry(bad), "prove", Options())
     assert v.status == "error"

@@ -23,8 +23,12 @@ def test_unevaluated_relationals_stay_equations():
     M = sp.MatrixSymbol("M", 2, 2)
     decided = sp.Eq(sp.Integer(1), sp.Integer(2), evaluate=False)  # evaluated, SymPy makes it False
     trace = sp.Eq(sp.Trace(M), 3, evaluate=False)
-    for rel in (decided, trace, sp.Ge(sp.Integer(0), sp.Integer(0), evaluate=False),
-                sp.Eq(sp.Function("f")(M), sp.ImmutableMatrix([[1, 0], [0, 1]]), evaluate=False)):
+    for rel in (
+        decided,
+        trace,
+        sp.Ge(sp.Integer(0), sp.Integer(0), evaluate=False),
+        sp.Eq(sp.Function("f")(M), sp.ImmutableMatrix([[1, 0], [0, 1]]), evaluate=False),
+    ):
         back = roundtrip(rel)
         assert isinstance(back, sp.Rel) and back.args == rel.args
 
@@ -64,8 +68,11 @@ def test_an_unevaluated_factored_step_comes_back_as_written():
     n = sp.Symbol("n", integer=True, positive=True)
     factor = sp.exp(-m * i)
     total = sp.Sum(sp.exp(s[k] + m * k), (k, 1, n))
-    factored = sp.Mul(sp.Mul(factor, sp.exp(s[j] + m * j), evaluate=False),
-                      sp.Pow(sp.Mul(factor, total, evaluate=False), -1, evaluate=False), evaluate=False)
+    factored = sp.Mul(
+        sp.Mul(factor, sp.exp(s[j] + m * j), evaluate=False),
+        sp.Pow(sp.Mul(factor, total, evaluate=False), -1, evaluate=False),
+        evaluate=False,
+    )
     back = roundtrip(factored)
     assert sp.srepr(back) == sp.srepr(factored)
     assert sp.srepr(back) != sp.srepr(sp.Mul(*factored.args))  # the evaluated form differs: not a no-op
@@ -91,10 +98,25 @@ def test_floats_come_back_bit_for_bit():
 def test_verdict_dataclasses_round_trip_with_every_field():
     x = sp.Symbol("x", real=True)
     d = Decision(False, "counterexample", (("x", "0.5"),), 0.25, False)
-    part = PartResult("p", sp.Eq(x, x + 1, evaluate=False), True, "refuted",
-                      (StepResult("p", 0, x, "start", "", None), StepResult("p", 1, x + 1, "oops", "", d)))
-    numeric = NumericVerdict("passed", "torch", 3, 1e-17, 1e-12, 1e-9, 7, (("x", 0.1),), ("a",),
-                             plots=(Plot("n", "t", "x", "y", (("s", (1.0, 2.0), (3.0, float("nan"))),)),))
+    part = PartResult(
+        "p",
+        sp.Eq(x, x + 1, evaluate=False),
+        True,
+        "refuted",
+        (StepResult("p", 0, x, "start", "", None), StepResult("p", 1, x + 1, "oops", "", d)),
+    )
+    numeric = NumericVerdict(
+        "passed",
+        "torch",
+        3,
+        1e-17,
+        1e-12,
+        1e-9,
+        7,
+        (("x", 0.1),),
+        ("a",),
+        plots=(Plot("n", "t", "x", "y", (("s", (1.0, 2.0), (3.0, float("nan"))),)),),
+    )
     assert roundtrip((part, numeric, {"k": [1, 2]})) is not None
 
 
@@ -122,9 +144,9 @@ def test_what_cannot_come_back_exactly_is_refused():
 HOSTILE = [
     "__import__('os').system('touch {canary}')",
     "Symbol('x').__class__",
-    "Add(Integer(1), '__import__(\"os\").system(\"touch {canary}\")')",  # SymPy would sympify (eval) it
-    "Tuple('__import__(\"os\").system(\"touch {canary}\")')",
-    "MutableDenseMatrix([['__import__(\"os\").system(\"touch {canary}\")']])",
+    'Add(Integer(1), \'__import__("os").system("touch {canary}")\')',  # SymPy would sympify (eval) it
+    'Tuple(\'__import__("os").system("touch {canary}")\')',
+    'MutableDenseMatrix([[\'__import__("os").system("touch {canary}")\']])',
     "Symbol('x', evaluate=__import__('os'))",
     "Function('f', _sympystr=1)(Symbol('x'))",  # would become a class attribute, and crash the printer
     "Symbol('x', real=1)",
@@ -173,20 +195,35 @@ def _valid(kind: str) -> dict:
     return json.loads(serial.dumps(value))
 
 
-@pytest.mark.parametrize("data, why", [
-    ({"$": "data", "type": "os.system", "fields": {}}, "not one mathcheck stores"),
-    ({"$": "data", "type": "verdict.__builtins__", "fields": {}}, "not one mathcheck stores"),
-    ({"$": "data", "type": "claim.Claim", "fields": {}}, "not one mathcheck stores"),
-    ({"$": "data", "type": "symbolic.decide.Decision", "fields": {"value": True, "how": "x", "counterexample": [],
-                                                         "seconds": 0.0, "timed_out": False, "extra": 1}},
-     "with fields"),
-    (("Decision", {"how": 3}), "Decision.how is a int"),
-    (("NumericVerdict", {"trials": True}), "trials is a bool"),
-    ({"$": "pickle", "data": "gASV"}, "unknown object type"),
-    ({"$": "sympy", "srepr": "Symbol('x')", "extra": 1}, "keys"),
-    ({"$": "dict", "items": [[{"$": "list", "items": [1]}, 2]]}, "cannot be a key"),
-    ({"no": "tag"}, "where a value was expected"),
-])
+@pytest.mark.parametrize(
+    "data, why",
+    [
+        ({"$": "data", "type": "os.system", "fields": {}}, "not one mathcheck stores"),
+        ({"$": "data", "type": "verdict.__builtins__", "fields": {}}, "not one mathcheck stores"),
+        ({"$": "data", "type": "claim.Claim", "fields": {}}, "not one mathcheck stores"),
+        (
+            {
+                "$": "data",
+                "type": "symbolic.decide.Decision",
+                "fields": {
+                    "value": True,
+                    "how": "x",
+                    "counterexample": [],
+                    "seconds": 0.0,
+                    "timed_out": False,
+                    "extra": 1,
+                },
+            },
+            "with fields",
+        ),
+        (("Decision", {"how": 3}), "Decision.how is a int"),
+        (("NumericVerdict", {"trials": True}), "trials is a bool"),
+        ({"$": "pickle", "data": "gASV"}, "unknown object type"),
+        ({"$": "sympy", "srepr": "Symbol('x')", "extra": 1}, "keys"),
+        ({"$": "dict", "items": [[{"$": "list", "items": [1]}, 2]]}, "cannot be a key"),
+        ({"no": "tag"}, "where a value was expected"),
+    ],
+)
 def test_decoding_rejects_the_wrong_shape(data, why):
     if isinstance(data, tuple):  # (class, fields to spoil): a real entry with one field of the wrong type
         kind, spoil = data
@@ -205,34 +242,52 @@ def test_a_verdict_that_fails_its_own_validation_is_rejected():
 
 # --- bounds: a hostile entry is refused quickly, never read for minutes (issue 21) ------------
 
+
 def _many_nodes(n: int) -> str:
     return "Add(" + ", ".join(f"Symbol('x{i}')" for i in range(n)) + ")"
 
 
-@pytest.mark.parametrize("text, why", [
-    ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
-    ("Float('-1.5e-3000000', precision=53)", "a Float beyond 1e±1000"),
-    ("Float('1e99999999999999999999', precision=53)", "a Float beyond 1e±1000"),
-    ("Float('" + "9" * 5000 + ".0', precision=53)", "a Float of more than 1100 characters"),
-    ("Float('1.0', precision=100000000)", "a Float of precision 100000000 (at most 4096 bits)"),
-    ("Float('0x10', precision=53)", "a Float whose text is not a decimal number"),
-    ("AlgebraicNumber(Add(" + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in (2, 3, 5, 7, 11, 13, 17, 19))
-     + "), [Integer(1), Integer(0)])", "AlgebraicNumber(...), whose construction alone may take unbounded time"),
-    ("CRootOf(Add(Pow(Symbol('x'), Integer(5)), Symbol('x'), Integer(1)), Integer(0))",
-     "CRootOf(...), whose construction alone"),
-    ("Integer(" + "9" * 1300 + ")", "an integer of 4319 bits (more than 4096)"),
-    ("Rational(1, " + str(2**5000) + ")", "an integer of 5001 bits"),
-    (_many_nodes(60_000), "an expression of more than 100000 nodes"),
-    ("Symbol('" + "x" * 2_000_001 + "')", "an expression that is not a string of at most 2000000 characters"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
+        ("Float('-1.5e-3000000', precision=53)", "a Float beyond 1e±1000"),
+        ("Float('1e99999999999999999999', precision=53)", "a Float beyond 1e±1000"),
+        ("Float('" + "9" * 5000 + ".0', precision=53)", "a Float of more than 1100 characters"),
+        ("Float('1.0', precision=100000000)", "a Float of precision 100000000 (at most 4096 bits)"),
+        ("Float('0x10', precision=53)", "a Float whose text is not a decimal number"),
+        (
+            "AlgebraicNumber(Add("
+            + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in (2, 3, 5, 7, 11, 13, 17, 19))
+            + "), [Integer(1), Integer(0)])",
+            "AlgebraicNumber(...), whose construction alone may take unbounded time",
+        ),
+        (
+            "CRootOf(Add(Pow(Symbol('x'), Integer(5)), Symbol('x'), Integer(1)), Integer(0))",
+            "CRootOf(...), whose construction alone",
+        ),
+        ("Integer(" + "9" * 1300 + ")", "an integer of 4319 bits (more than 4096)"),
+        ("Rational(1, " + str(2**5000) + ")", "an integer of 5001 bits"),
+        (_many_nodes(60_000), "an expression of more than 100000 nodes"),
+        ("Symbol('" + "x" * 2_000_001 + "')", "an expression that is not a string of at most 2000000 characters"),
+    ],
+)
 def test_the_reader_refuses_what_would_take_unbounded_time_or_memory(text, why):
     with pytest.raises(serial.Malformed, match=re.escape(why)):
         serial.read_sympy(text)
 
 
 def test_the_bounds_leave_every_value_mathcheck_writes():
-    for value in (sp.Float("1e1000"), sp.Float("-1e-1000"), sp.Float("0.1", 50), sp.Integer(2**4000),
-                  sp.Rational(1, 3**2000), sp.Float("nan"), -sp.oo, sp.Add(*sp.symbols("x:2000"))):
+    for value in (
+        sp.Float("1e1000"),
+        sp.Float("-1e-1000"),
+        sp.Float("0.1", 50),
+        sp.Integer(2**4000),
+        sp.Rational(1, 3**2000),
+        sp.Float("nan"),
+        -sp.oo,
+        sp.Add(*sp.symbols("x:2000")),
+    ):
         assert serial.read_sympy(serial.print_sympy(value)) == value or value != value
 
 
@@ -249,12 +304,19 @@ def test_a_bounded_read_inside_a_value_shares_the_value_budget():
     assert serial._DEADLINE[0] == math.inf
 
 
-@pytest.mark.parametrize("srepr, reason", [
-    ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
-    ("AlgebraicNumber(Add(" + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in range(2, 40))
-     + "), [Integer(1), Integer(0)])", "AlgebraicNumber(...), whose construction alone may take unbounded time"),
-    ("Integer(" + str(3**9000) + ")", "bits (more than 4096)"),
-])
+@pytest.mark.parametrize(
+    "srepr, reason",
+    [
+        ("Float('1e3000000', precision=53)", "a Float beyond 1e±1000"),
+        (
+            "AlgebraicNumber(Add("
+            + ", ".join(f"Pow(Integer({p}), Rational(1, 2))" for p in range(2, 40))
+            + "), [Integer(1), Integer(0)])",
+            "AlgebraicNumber(...), whose construction alone may take unbounded time",
+        ),
+        ("Integer(" + str(3**9000) + ")", "bits (more than 4096)"),
+    ],
+)
 def test_a_cache_entry_holding_an_unbounded_value_is_ignored_and_recomputed(cache_dir, srepr, reason):
     """A consistent (re-signed) entry whose statement is a hostile value: ``prove`` ignores it,
     says why under -v, proves the claim afresh and replaces the entry."""
@@ -290,8 +352,9 @@ def test_an_oversized_entry_file_is_refused_unread(cache_dir, monkeypatch):
     monkeypatch.setattr(cache, "MAX_BYTES", size - 1)
     r = prove(FAST, "-v")
     assert_clean(r)
-    assert r.stderr == (f"note: cache: ignoring the prove entry of {FAST}: larger than {size - 1} bytes; "
-                        f"recomputing and replacing it\n")
+    assert r.stderr == (
+        f"note: cache: ignoring the prove entry of {FAST}: larger than {size - 1} bytes; recomputing and replacing it\n"
+    )
 
 
 def test_equal_symbol_variants_print_alike():
@@ -314,8 +377,14 @@ def test_a_verdict_is_cached_after_a_user_check_built_the_other_variants(tmp_pat
     from mathcheck.verify import Options
 
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(tmp_path))
-    assert check("exp(z[j] + c)/Sum(exp(z[k] + c), (k, 1, n))", "exp(z[j])/Sum(exp(z[k]), (k, 1, n))",
-                 {"n": ("positive", "integer")}).status == "proved"
+    assert (
+        check(
+            "exp(z[j] + c)/Sum(exp(z[k] + c), (k, 1, n))",
+            "exp(z[j])/Sum(exp(z[k]), (k, 1, n))",
+            {"n": ("positive", "integer")},
+        ).status
+        == "proved"
+    )
     entry = registry.entry("softmax-jacobian")
     assert engine.run([entry], "prove", Options(), use_cache=True)[0].status == "proved"
     assert cache.path(cache.key(entry, "prove", Options())).exists()

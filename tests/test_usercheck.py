@@ -17,15 +17,15 @@ SOFTMAX = "exp(z[j]{s})/Sum(exp(z[k]{s}), (k, 1, n))"
 POS = {"n": ("positive",), "j": ("positive",)}
 
 TRUE = [  # (lhs, rhs, assumptions); several are beyond plain simplify's reach or need a strategy
-    ("log(exp(x) + exp(y))", "c + log(exp(x - c) + exp(y - c))", {}),          # log-sum-exp shift
+    ("log(exp(x) + exp(y))", "c + log(exp(x - c) + exp(y - c))", {}),  # log-sum-exp shift
     ("log(Sum(exp(z[k] + c), (k, 1, n)))", "c + log(Sum(exp(z[k]), (k, 1, n)))", {}),
-    (SOFTMAX.format(s=" + c"), SOFTMAX.format(s=""), POS),                    # softmax shift, any n
+    (SOFTMAX.format(s=" + c"), SOFTMAX.format(s=""), POS),  # softmax shift, any n
     ("sigmoid(x)", "1 - sigmoid(-x)", {}),
-    ("log(1 + exp(x)) - log(1 + exp(-x))", "x", {}),                          # softplus(x) − softplus(−x)
-    ("log(1 + exp(x))", "x + log(1 + exp(-x))", {}),                          # the stable softplus
-    ("diff(log(1 + exp(x)), x)", "sigmoid(x)", {}),                           # softplus' = σ
+    ("log(1 + exp(x)) - log(1 + exp(-x))", "x", {}),  # softplus(x) − softplus(−x)
+    ("log(1 + exp(x))", "x + log(1 + exp(-x))", {}),  # the stable softplus
+    ("diff(log(1 + exp(x)), x)", "sigmoid(x)", {}),  # softplus' = σ
     ("diff(sigmoid(x), x)", "sigmoid(x)*(1 - sigmoid(x))", {}),
-    ("diff(x*sigmoid(x), x)", "sigmoid(x)*(1 + x*(1 - sigmoid(x)))", {}),     # SiLU'
+    ("diff(x*sigmoid(x), x)", "sigmoid(x)*(1 + x*(1 - sigmoid(x)))", {}),  # SiLU'
     ("tanh(x)", "2*sigmoid(2*x) - 1", {}),
     ("diff(-log(exp(a)/(exp(a) + exp(b))), a)", "exp(a)/(exp(a) + exp(b)) - 1", {}),  # CE gradient
     ("Sum(x[i]/sqrt(d)*y[i], (i, 1, d))", "Sum(x[i]*y[i], (i, 1, d))/sqrt(d)", {"d": ("positive",)}),
@@ -38,13 +38,13 @@ TRUE = [  # (lhs, rhs, assumptions); several are beyond plain simplify's reach o
 FALSE = [  # mistakes, including ones that agree to 1e-9 and beyond
     ("sin(x)", "sin(x) + 1e-10", {}),
     ("exp(x)", "exp(x)*(1 + 1e-15)", {}),
-    ("diff(log(1 + exp(x)), x)", "sigmoid(-x)", {}),                         # sign slip
-    ("diff(sigmoid(x), x, 2)", "sigmoid(x)*(1 - sigmoid(x))", {}),            # order slip
-    ("tanh(x)", "2*sigmoid(x) - 1", {}),                                      # forgot the 2x
-    ("log(exp(x) + exp(y))", "x + y", {}),                                    # log of a sum
-    ("exp(2*z[j])/Sum(exp(2*z[k]), (k, 1, n))", SOFTMAX.format(s=""), POS),   # temperature matters
+    ("diff(log(1 + exp(x)), x)", "sigmoid(-x)", {}),  # sign slip
+    ("diff(sigmoid(x), x, 2)", "sigmoid(x)*(1 - sigmoid(x))", {}),  # order slip
+    ("tanh(x)", "2*sigmoid(x) - 1", {}),  # forgot the 2x
+    ("log(exp(x) + exp(y))", "x + y", {}),  # log of a sum
+    ("exp(2*z[j])/Sum(exp(2*z[k]), (k, 1, n))", SOFTMAX.format(s=""), POS),  # temperature matters
     ("Sum(k, (k, 1, n))", "n^2/2", {}),
-    ("log(x*y)", "log(x) + log(y)", {}),                                      # x, y < 0
+    ("log(x*y)", "log(x) + log(y)", {}),  # x, y < 0
 ]
 
 
@@ -83,8 +83,13 @@ def test_unprovable_but_true_is_inconclusive():
 
 
 def test_runaway_work_stops_within_the_budget():
-    square = "(" + "+".join([f"{v}**2" for v in "abcdef"] + [f"2*{u}*{v}" for i, u in enumerate("abcdef")
-                                                              for v in "abcdef"[i + 1:]]) + ")**20"
+    square = (
+        "("
+        + "+".join(
+            [f"{v}**2" for v in "abcdef"] + [f"2*{u}*{v}" for i, u in enumerate("abcdef") for v in "abcdef"[i + 1 :]]
+        )
+        + ")**20"
+    )
     start = time.perf_counter()
     r = check("(a+b+c+d+e+f)**40", square, timeout=4)
     assert time.perf_counter() - start < 4 + 6  # the budget plus the start of a child and of torch
@@ -97,6 +102,7 @@ def test_same_seed_same_report():
 
 
 # --- the command line -----------------------------------------------------------------------------
+
 
 @pytest.fixture
 def runner():
@@ -140,16 +146,17 @@ def test_a_dash_token_that_is_no_expression_says_use_double_dash(runner):
     r = runner.invoke(main, ["check", "--seed", "3", "x", "-q(", "--json"])
     assert r.exit_code == 2 and r.output == (
         "error: '-q(' is not an option; if it is an expression, use -- before it: "
-        "mathcheck check --seed 3 --json -- x '-q(' (see mathcheck check --help)\n")
+        "mathcheck check --seed 3 --json -- x '-q(' (see mathcheck check --help)\n"
+    )
     r = runner.invoke(main, ["check", "--bogus", "x", "x"])
     assert r.exit_code == 2 and r.output == (
         "error: '--bogus' is not an option; if it is an expression, use -- before it: "
-        "mathcheck check -- --bogus x x (see mathcheck check --help)\n")
+        "mathcheck check -- --bogus x x (see mathcheck check --help)\n"
+    )
 
 
 def test_cli_json_contract(runner):
-    r = runner.invoke(main, ["check", "Sum(k, (k, 1, n))", "n^2/2", "--assume", "n=positive,integer",
-                             "--json"])
+    r = runner.invoke(main, ["check", "Sum(k, (k, 1, n))", "n^2/2", "--assume", "n=positive,integer", "--json"])
     assert r.exit_code == 1
     report = json.loads(r.output)
     assert report["status"] == "refuted"
@@ -196,14 +203,20 @@ def test_bad_assumption_exit_2(runner):
 def test_injection_in_a_real_process_runs_nothing(tmp_path):
     marker = tmp_path / "pwned"
     for text in (f"__import__('os').system('touch {marker}')", f"exec('open({str(marker)!r}, \"w\")')"):
-        p = subprocess.run([sys.executable, "-m", "mathcheck", "check", text, "1"], capture_output=True,
-                           text=True, timeout=60, cwd=tmp_path)
+        p = subprocess.run(
+            [sys.executable, "-m", "mathcheck", "check", text, "1"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
         assert p.returncode == 2
         assert "Traceback" not in p.stderr and p.stdout == ""
         assert not marker.exists()
 
 
 # --- messages (issue 13 item 7) ----------------------------------------------------------------------
+
 
 def test_inconsistent_assumptions_one_line_naming_them(runner):
     r = runner.invoke(main, ["check", "x", "x", "--assume", "x=positive,negative"])
@@ -235,13 +248,21 @@ def test_plurals_and_the_evaluator_in_the_text(runner):
 
 
 def test_a_scalar_identity_is_checked_without_importing_torch():
-    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "sin(2*x)",
-                        "2*sin(x)*cos(x)"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "sin(2*x)", "2*sin(x)*cos(x)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0 and "24 points in float64 (Python math)" in p.stdout
     imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
     assert any(m.startswith("sympy") for m in imported) and "torch" not in imported
-    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "diff(x^2, x)", "2*x"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mathcheck", "check", "diff(x^2, x)", "2*x"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0 and "torch float64 (diff by autograd)" in p.stdout
     assert "torch" in {line.split("|")[-1].strip() for line in p.stderr.splitlines() if "|" in line}
 

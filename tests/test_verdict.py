@@ -5,14 +5,17 @@ from mathcheck.symbolic.decide import Decision
 from mathcheck.verdict import NumericVerdict, mutant_status
 
 
-@pytest.mark.parametrize("symbolic, numeric, expected", [
-    ("proved", "passed", "proved"),
-    ("inconclusive", "passed", "inconclusive"),  # numeric agreement alone is never a proof
-    ("proved", "inconclusive", "inconclusive"),
-    ("proved", "refuted", "refuted"),
-    ("refuted", "passed", "refuted"),
-    ("proved", "error", "error"),
-])
+@pytest.mark.parametrize(
+    "symbolic, numeric, expected",
+    [
+        ("proved", "passed", "proved"),
+        ("inconclusive", "passed", "inconclusive"),  # numeric agreement alone is never a proof
+        ("proved", "inconclusive", "inconclusive"),
+        ("proved", "refuted", "refuted"),
+        ("refuted", "passed", "refuted"),
+        ("proved", "error", "error"),
+    ],
+)
 def test_combine(symbolic, numeric, expected):
     assert combine(symbolic, numeric) == expected
 

@@ -35,42 +35,69 @@ def item(claim_id):
 
 # --- prose and math -------------------------------------------------------------------------------
 
+
 def test_text_escapes_latex_specials():
     # _ ^ ~ outside math take cmtt's ASCII glyphs, which a PDF's text layer copies as _ ^ ~
     assert rt.text("50% of $x & {a}#~^\\ key_padding_mask") == (
         r"50\% of \$x \& \{a\}\#{\ttfamily\char126}{\ttfamily\char94}\textbackslash{} "
-        r"key{\ttfamily\char95}padding{\ttfamily\char95}mask")
+        r"key{\ttfamily\char95}padding{\ttfamily\char95}mask"
+    )
 
 
-@pytest.mark.parametrize("prose, pieces", [
-    ("two random d_k-vectors", [("text", "two random "), ("math", "d_{k}"), ("text", "-vectors")]),
-    ("q ∈ R^{d_k}", [("text", "q ∈ "), ("math", "R^{d_{k}}")]),
-    ("variance σ_q²", [("text", "variance "), ("math", r"\sigma_{q}^{2}")]),
-    ("chunks of 2^20 numbers", [("text", "chunks of "), ("math", "2^{20}"), ("text", " numbers")]),
-    ("ω_i = 10000^(−2i/d)", [("math", r"\omega_{i}"), ("text", " = "), ("math", "10000^{-2i/d}")]),
-    ("s_i/s_j = e^{z_i − z_j}", [("math", "s_{i}"), ("text", "/"), ("math", "s_{j}"), ("text", " = "),
-                                 ("math", "e^{z_{i} - z_{j}}")]),
-    ("atol 1e-12, eps=2.5e-8", [("text", "atol "), ("math", "10^{-12}"), ("text", ", eps="),
-                                ("math", r"2.5 \cdot 10^{-8}")]),
-    ("Σ_i p_i = 1 on (0, 1]^n", [("math", r"\sum_{i}"), ("text", " "), ("math", "p_{i}"), ("text", " = 1 on (0, 1]"),
-                                 ("math", "{}^{n}")]),
-    ("D_head-dimensional, Var_p(z), ‖J‖_F", [("math", r"D_{\mathrm{head}}"), ("text", "-dimensional, "),
-                                             ("math", r"\mathrm{Var}_{p}"), ("text", "(z), ‖J"), ("math", r"\|_{F}")]),
-    ("F.kl_div, key_padding_mask, __matmul__", [("text", "F.kl_div, key_padding_mask, __matmul__")]),
-    ("no math here: x² and e.g. 3.5", [("text", "no math here: x² and e.g. 3.5")]),
-])
+@pytest.mark.parametrize(
+    "prose, pieces",
+    [
+        ("two random d_k-vectors", [("text", "two random "), ("math", "d_{k}"), ("text", "-vectors")]),
+        ("q ∈ R^{d_k}", [("text", "q ∈ "), ("math", "R^{d_{k}}")]),
+        ("variance σ_q²", [("text", "variance "), ("math", r"\sigma_{q}^{2}")]),
+        ("chunks of 2^20 numbers", [("text", "chunks of "), ("math", "2^{20}"), ("text", " numbers")]),
+        ("ω_i = 10000^(−2i/d)", [("math", r"\omega_{i}"), ("text", " = "), ("math", "10000^{-2i/d}")]),
+        (
+            "s_i/s_j = e^{z_i − z_j}",
+            [("math", "s_{i}"), ("text", "/"), ("math", "s_{j}"), ("text", " = "), ("math", "e^{z_{i} - z_{j}}")],
+        ),
+        (
+            "atol 1e-12, eps=2.5e-8",
+            [("text", "atol "), ("math", "10^{-12}"), ("text", ", eps="), ("math", r"2.5 \cdot 10^{-8}")],
+        ),
+        (
+            "Σ_i p_i = 1 on (0, 1]^n",
+            [("math", r"\sum_{i}"), ("text", " "), ("math", "p_{i}"), ("text", " = 1 on (0, 1]"), ("math", "{}^{n}")],
+        ),
+        (
+            "D_head-dimensional, Var_p(z), ‖J‖_F",
+            [
+                ("math", r"D_{\mathrm{head}}"),
+                ("text", "-dimensional, "),
+                ("math", r"\mathrm{Var}_{p}"),
+                ("text", "(z), ‖J"),
+                ("math", r"\|_{F}"),
+            ],
+        ),
+        ("F.kl_div, key_padding_mask, __matmul__", [("text", "F.kl_div, key_padding_mask, __matmul__")]),
+        ("no math here: x² and e.g. 3.5", [("text", "no math here: x² and e.g. 3.5")]),
+    ],
+)
 def test_segments_find_the_math_written_in_prose(prose, pieces):
     assert rt.segments(prose) == pieces
 
 
 def test_numbers_in_e_notation_are_powers_of_ten():
     assert [rt.sci(x) for x in (1e-12, 1e-09, 3.2e-15, 0.5, "1e2", 16.2)] == [
-        "10^{-12}", "10^{-9}", r"3.2 \cdot 10^{-15}", "0.5", "10^{2}", "16.2"]
+        "10^{-12}",
+        "10^{-9}",
+        r"3.2 \cdot 10^{-15}",
+        "0.5",
+        "10^{2}",
+        "16.2",
+    ]
 
 
 def test_text_maps_math_unicode_and_wraps_chinese():
-    assert rt.text("p ≥ 0, Σ ω_i → ∞") == (r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega_{i}} "
-                                          r"\ensuremath{\to} \ensuremath{\infty}")
+    assert rt.text("p ≥ 0, Σ ω_i → ∞") == (
+        r"p \ensuremath{\geq} 0, \ensuremath{\Sigma} \ensuremath{\omega_{i}} "
+        r"\ensuremath{\to} \ensuremath{\infty}"
+    )
     assert rt.text("Mᵀ, d²") == r"M\ensuremath{^{\top}}, d\ensuremath{^{2}}"
     assert rt.text("the *minus* sign, a*b*c") == r"the \emph{minus} sign, a*b*c"
     assert rt.text("除以 √d") == r"\mbox{}\begin{CJK}{UTF8}{gbsn}除以\end{CJK} \ensuremath{\surd}d"
@@ -130,6 +157,7 @@ def test_hypotheses_are_printed_before_the_statement():
 
 # --- snapshots of each claim's LaTeX ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("claim_id", CLAIM_IDS)
 def test_latex_snapshot(claim_id):
     got = rl.claim_latex(registry.get(claim_id))
@@ -137,10 +165,13 @@ def test_latex_snapshot(claim_id):
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(got, encoding="utf-8")
-    assert path.exists(), (f"no LaTeX snapshot for {claim_id}: run "
-                           "MATHCHECK_UPDATE_SNAPSHOTS=1 python -m pytest -q tests/test_writeup.py -k snapshot")
+    assert path.exists(), (
+        f"no LaTeX snapshot for {claim_id}: run "
+        "MATHCHECK_UPDATE_SNAPSHOTS=1 python -m pytest -q tests/test_writeup.py -k snapshot"
+    )
     assert got == path.read_text(encoding="utf-8"), (
-        f"the LaTeX of {claim_id} changed; if intended, regenerate the snapshot (see this file's docstring)")
+        f"the LaTeX of {claim_id} changed; if intended, regenerate the snapshot (see this file's docstring)"
+    )
 
 
 def test_no_snapshot_without_a_claim():
@@ -149,6 +180,7 @@ def test_no_snapshot_without_a_claim():
 
 
 # --- a claim's writeup holds what its verdicts hold -------------------------------------------
+
 
 def test_latex_section_carries_the_evidence_and_every_mutant():
     it = item(FAST)
@@ -182,11 +214,18 @@ def test_markdown_is_deterministic():
 
 # --- plots ---------------------------------------------------------------------------------------
 
+
 def test_plots_draw_lines_and_heatmaps(tmp_path):
     from mathcheck.render import plots
 
-    line = Plot("entropy", "H against T", "T", "H", (("a", (1, 2, 3), (0.1, 0.5, 0.7)),
-                                                       ("b", (1, 2, 3), (0.1, 0.4, 0.6))), logx=True)
+    line = Plot(
+        "entropy",
+        "H against T",
+        "T",
+        "H",
+        (("a", (1, 2, 3), (0.1, 0.5, 0.7)), ("b", (1, 2, 3), (0.1, 0.4, 0.6))),
+        logx=True,
+    )
     heat = Plot("pe", "PE", "channel", "pos", (("values", ((0.0, 1.0), (1.0, 0.0)), ()),), kind="heatmap")
     for p in (line, heat):
         for suffix in (".png", ".pdf"):
@@ -203,11 +242,12 @@ def test_sinusoidal_check_attaches_its_plots():
     assert k0 == k1 == k2 and at0[0] == pytest.approx(256)  # PE(pos)·PE(pos) = d/2
     assert max(abs(a - b) for a, b in zip(at0, at1000)) < 1e-9  # the same curve from every pos
     assert max(abs(a - b) for a, b in zip(at0, derived)) < 1e-9  # and it is the derived Σ cos(ω_i k)
-    (_, rows, _), = plots["pe-heatmap"].series
+    ((_, rows, _),) = plots["pe-heatmap"].series
     assert len(rows) == 128 and len(rows[0]) == 512
 
 
 # --- notebook display ----------------------------------------------------------------------------
+
 
 def test_notebook_display():
     from mathcheck.render.notebook import latex, markdown
@@ -253,15 +293,18 @@ def test_import_mathcheck_in_ipython_registers_the_display():
     import subprocess
     import sys
 
-    code = ("from IPython.testing.globalipapp import get_ipython; ip = get_ipython(); import mathcheck; "
-            "from mathcheck.registry import get; f = ip.display_formatter.formatters; c = get('" + FAST + "'); "
-            "f['text/markdown'].enabled = f['text/latex'].enabled = True; "  # a terminal shows text/plain only
-            "print(f['text/markdown'](c)[:4], f['text/latex'](c)[:2])")
+    code = (
+        "from IPython.testing.globalipapp import get_ipython; ip = get_ipython(); import mathcheck; "
+        "from mathcheck.registry import get; f = ip.display_formatter.formatters; c = get('" + FAST + "'); "
+        "f['text/markdown'].enabled = f['text/latex'].enabled = True; "  # a terminal shows text/plain only
+        "print(f['text/markdown'](c)[:4], f['text/latex'](c)[:2])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["###", "$$"]
 
 
 # --- the command ---------------------------------------------------------------------------------
+
 
 def test_writeup_command_needs_claims_and_a_file_for_pdf():
     runner = CliRunner()
@@ -295,22 +338,33 @@ def test_gitignore_hides_latex_by_products_not_the_committed_catalog():
 
 # --- bad paths and missing tools fail before any proving -----------------------------------------
 
+
 def _no_proving(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("proved before checking the output path / TeX")
+
     monkeypatch.setattr(writeup, "collect", refuse)
 
 
-@pytest.mark.parametrize("args, line", [
-    (["-o", "/nonexistent/x.tex"], "error: -o /nonexistent/x.tex: directory /nonexistent does not exist; "
-                                   "create it or write elsewhere\n"),
-    (["--docs", "/nonexistent/a/b"], "error: --docs /nonexistent/a/b: cannot create /nonexistent/a/b: / is not a "
-                                     "writable directory\n"),
-])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (
+            ["-o", "/nonexistent/x.tex"],
+            "error: -o /nonexistent/x.tex: directory /nonexistent does not exist; create it or write elsewhere\n",
+        ),
+        (
+            ["--docs", "/nonexistent/a/b"],
+            "error: --docs /nonexistent/a/b: cannot create /nonexistent/a/b: / is not a writable directory\n",
+        ),
+    ],
+)
 def test_bad_output_paths_fail_before_proving(monkeypatch, args, line):
     if args[0] == "--docs" and os.access("/", os.W_OK):
-        args, line = ["--docs", "/dev/null/docs"], ("error: --docs /dev/null/docs: cannot create /dev/null/docs: "
-                                                    "/dev/null is not a writable directory\n")
+        args, line = (
+            ["--docs", "/dev/null/docs"],
+            ("error: --docs /dev/null/docs: cannot create /dev/null/docs: /dev/null is not a writable directory\n"),
+        )
     _no_proving(monkeypatch)
     out = CliRunner().invoke(main, ["writeup", FAST] + args)
     assert (out.exit_code, out.output) == (2, line)
@@ -330,21 +384,28 @@ def test_pdf_without_tex_says_how_to_install(monkeypatch, tmp_path):
     out = CliRunner().invoke(main, ["writeup", FAST, "-o", str(tmp_path / "c.tex"), "--pdf"])
     assert out.exit_code == 2 and out.output == (  # a missing tool is bad input: exit 2 (issue 21)
         "error: pdflatex is not installed: on Debian/Ubuntu apt-get install --no-install-recommends "
-        "texlive-latex-base (or run .ci/system-packages, which installs everything writeups need)\n")
+        "texlive-latex-base (or run .ci/system-packages, which installs everything writeups need)\n"
+    )
 
 
 def test_missing_tex_files_are_named_with_their_debian_package():
-    log = ("! LaTeX Error: File `CJKutf8.sty' not found.\n"
-           "LaTeX Font Warning: Font shape `C70/gbsn/m/n' undefined\n"
-           "! Font C70/gbsn/m/n/10/4e=gbsnu4e at 10.0pt not loadable: Metric (TFM) file not found.\n"
-           "! LaTeX Error: File `nosuch.sty' not found.\n")
+    log = (
+        "! LaTeX Error: File `CJKutf8.sty' not found.\n"
+        "LaTeX Font Warning: Font shape `C70/gbsn/m/n' undefined\n"
+        "! Font C70/gbsn/m/n/10/4e=gbsnu4e at 10.0pt not loadable: Metric (TFM) file not found.\n"
+        "! LaTeX Error: File `nosuch.sty' not found.\n"
+    )
     missing = writeup.missing_in_log(log)
-    assert missing == (("CJKutf8.sty", "latex-cjk-common"), ("nosuch.sty", None),
-                       ("gbsnu4e", "latex-cjk-chinese-arphic-gbsn00lp"),
-                       ("c70gbsn.fd", "latex-cjk-chinese-arphic-gbsn00lp"))
+    assert missing == (
+        ("CJKutf8.sty", "latex-cjk-common"),
+        ("nosuch.sty", None),
+        ("gbsnu4e", "latex-cjk-chinese-arphic-gbsn00lp"),
+        ("c70gbsn.fd", "latex-cjk-chinese-arphic-gbsn00lp"),
+    )
     assert writeup.missing_message(missing[:1]) == (
         "TeX cannot find CJKutf8.sty: on Debian/Ubuntu apt-get install --no-install-recommends latex-cjk-common "
-        "(or run .ci/system-packages, which installs everything writeups need)")
+        "(or run .ci/system-packages, which installs everything writeups need)"
+    )
     assert "a TeX distribution that provides nosuch.sty" in writeup.missing_message(missing)
 
 
@@ -365,13 +426,17 @@ def _hidden_cjk_env():
 def test_a_machine_without_cjk_is_told_which_packages_to_install(monkeypatch, tmp_path):
     for k, v in _hidden_cjk_env().items():
         monkeypatch.setenv(k, v)
-    assert writeup.tex_missing() == (("CJKutf8.sty", "latex-cjk-common"),
-                                     ("c70gbsn.fd", "latex-cjk-chinese-arphic-gbsn00lp"))
+    assert writeup.tex_missing() == (
+        ("CJKutf8.sty", "latex-cjk-common"),
+        ("c70gbsn.fd", "latex-cjk-chinese-arphic-gbsn00lp"),
+    )
     _no_proving(monkeypatch)
     out = CliRunner().invoke(main, ["writeup", FAST, "-o", str(tmp_path / "c.tex"), "--pdf"])
     assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
-    assert out.output.startswith("error: TeX cannot find CJKutf8.sty, c70gbsn.fd: on Debian/Ubuntu apt-get install "
-                                 "--no-install-recommends latex-cjk-chinese-arphic-gbsn00lp latex-cjk-common")
+    assert out.output.startswith(
+        "error: TeX cannot find CJKutf8.sty, c70gbsn.fd: on Debian/Ubuntu apt-get install "
+        "--no-install-recommends latex-cjk-chinese-arphic-gbsn00lp latex-cjk-common"
+    )
     # the compile step itself names the package too (pdflatex stops at the first missing file)
     tex = tmp_path / "t.tex"
     tex.write_text("\\documentclass{article}\n\\usepackage{CJKutf8}\n\\begin{document}x\\end{document}\n")
@@ -384,8 +449,23 @@ def test_pdf_tests_skip_with_the_reason_on_a_machine_without_cjk():
     """The slow run (`-m slow`: the PDF tests) on a machine without CJK: the PDF tests skip and say
     what to install; with CI=true they fail instead (CI must compile the catalog)."""
     env = _hidden_cjk_env()
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0",
-           "-m", "slow", "tests/test_writeup.py", "-k", "whole_catalog or compile_once"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-n",
+        "0",
+        "-m",
+        "slow",
+        "tests/test_writeup.py",
+        "-k",
+        "whole_catalog or compile_once",
+    ]
     root = pathlib.Path(__file__).resolve().parents[1]
     out = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:]
@@ -396,6 +476,7 @@ def test_pdf_tests_skip_with_the_reason_on_a_machine_without_cjk():
 
 
 # --- the whole catalog compiles, with its math set as math -------------------------------------------
+
 
 def _need_tex():
     problem = writeup.tex_problem()
@@ -411,8 +492,9 @@ SYSTEM_PACKAGES_RUN = ".ci/run installs TeX with .ci/system-packages"
 def _pdftotext(pdf):
     if shutil.which("pdftotext") is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("CI must check the PDF's text, but pdftotext is missing (.ci/system-packages installs "
-                        "poppler-utils)")
+            pytest.fail(
+                "CI must check the PDF's text, but pdftotext is missing (.ci/system-packages installs poppler-utils)"
+            )
         return None
     return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True).stdout
 
@@ -431,7 +513,7 @@ def test_compile_once_then_only_when_changed(tmp_path, monkeypatch):
     again = writeup.compile_pdf(tex)  # .aux/.toc/.out already settled: one pass
     assert again.ok and again.passes == 1
     elsewhere = tmp_path / "elsewhere" / "c.tex"  # the same document in a new directory: settled
-    elsewhere.parent.mkdir()                       # .aux/.toc/.out from the cache, one pass
+    elsewhere.parent.mkdir()  # .aux/.toc/.out from the cache, one pass
     elsewhere.write_text(tex.read_text(encoding="utf-8"), encoding="utf-8")
     third = writeup.compile_pdf(elsewhere)
     assert third.ok and third.passes == 1 and third.pdf.read_bytes() == first.pdf.read_bytes()

@@ -2,5 +2,20 @@
 (docs/conform.md; the kinds in one table, :data:`.spec.KINDS`)."""
 
 # the public modules (`from mathcheck.conform import *` imports them, torch included)
-__all__ = ["attention", "contain", "conventions", "dtypes", "formulas", "losses", "modules",
-           "norms", "positions", "precision", "property", "run", "shrink", "spec", "target"]
+__all__ = [
+    "attention",
+    "contain",
+    "conventions",
+    "dtypes",
+    "formulas",
+    "losses",
+    "modules",
+    "norms",
+    "positions",
+    "precision",
+    "property",
+    "run",
+    "shrink",
+    "spec",
+    "target",
+]

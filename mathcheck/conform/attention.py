@@ -17,8 +17,17 @@ from typing import Callable
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Outcome, Property, call_tensor, compare, draw, first_output,
-                                        tolerance, worst_comparison)
+from mathcheck.conform.property import (
+    F64,
+    Outcome,
+    Property,
+    call_tensor,
+    compare,
+    draw,
+    first_output,
+    tolerance,
+    worst_comparison,
+)
 
 # --- the derived reference ------------------------------------------------------------------------
 
@@ -45,8 +54,9 @@ def derived_scores(q, k, variant) -> torch.Tensor:
     the bias −m_h|l − j| (−m_h(l − j) on the causal band; bidirectional ALiBi elsewhere, which does not
     favour future keys)."""
     B, H, L, Dh = q.shape
-    z = fm.ev(fm.head_scores(), {"Q_h": q, "K_h": k, "D_head": Dh},
-              grid={"b": B, "h": H, "l": L, "j": k.shape[2]}, base=0)
+    z = fm.ev(
+        fm.head_scores(), {"Q_h": q, "K_h": k, "D_head": Dh}, grid={"b": B, "h": H, "l": L, "j": k.shape[2]}, base=0
+    )
     if variant.scale is not None:
         z = z * (variant.scale * math.sqrt(Dh))
     if variant.positions == "alibi":
@@ -98,8 +108,11 @@ def reference(q, k, v, variant, keep=None, additive=None) -> tuple[torch.Tensor,
 
 def _qkv(gen, B, H, L, D, simple, Lk=None):
     Lk = Lk or L
-    return draw(gen, B, H, L, D, simple=simple), draw(gen, B, H, Lk, D, simple=simple), \
-        draw(gen, B, H, Lk, D, simple=simple)
+    return (
+        draw(gen, B, H, L, D, simple=simple),
+        draw(gen, B, H, Lk, D, simple=simple),
+        draw(gen, B, H, Lk, D, simple=simple),
+    )
 
 
 def _out_tol(z, v, L, D):
@@ -112,6 +125,7 @@ def _attend(fn, q, k, v, variant, **kw):
 
 
 # --- attention properties ------------------------------------------------------------------------------
+
 
 def _output(fn, s, gen, simple, variant):
     q, k, v = _qkv(gen, s["B"], s["H"], s["L"], s["D"], simple)
@@ -133,9 +147,14 @@ def _past_1024(fn, s, gen, simple, variant):
     if not at.ok:
         return o
     raised = o.note.removeprefix("the callable raised ")
-    return Outcome(True, at.max_abs_err, at.tolerance, what=at.what,
-                   note=f"raised at L = {s['L']} ({raised}): a length limit of {s['L'] - 1} keys, not checked "
-                        f"past it; held at L = {s['L'] - 1}")
+    return Outcome(
+        True,
+        at.max_abs_err,
+        at.tolerance,
+        what=at.what,
+        note=f"raised at L = {s['L']} ({raised}): a length limit of {s['L'] - 1} keys, not checked "
+        f"past it; held at L = {s['L'] - 1}",
+    )
 
 
 def _identity_values(B, H, L):
@@ -173,18 +192,32 @@ def _masked_keys(fn, s, gen, simple, variant):
     z = derived_scores(q, k, variant)
     outcomes = []
     zero = float(fm.ev(fm.masked_weight_limit(), {}))
-    for label, mask, P in (("boolean", keep, derived_weights(z, keep)),
-                           ("additive", torch.where(keep, 0.0, -torch.inf).to(F64),
-                            derived_weights(z, additive=torch.where(keep, 0.0, -torch.inf).to(F64)))):
+    for label, mask, P in (
+        ("boolean", keep, derived_weights(z, keep)),
+        (
+            "additive",
+            torch.where(keep, 0.0, -torch.inf).to(F64),
+            derived_weights(z, additive=torch.where(keep, 0.0, -torch.inf).to(F64)),
+        ),
+    ):
         got, err = _attend(fn, q, k, V, variant, attn_mask=mask, is_causal=False)
         if err:
             return err
         got = torch.as_tensor(got).detach().to(F64)
         at_masked = torch.where(keep, torch.zeros_like(got), got)
-        outcomes.append(compare(at_masked, torch.full_like(got, zero), 0.0,
-                                f"weight of a masked key = {zero:g} exactly ({label} mask)"))
-        outcomes.append(compare(got, P, tolerance(L, 1 + float(z.abs().max())),
-                                f"weights exp(z_i)α_i/Σ_k exp(z_k)α_k, derived ({label} mask)"))
+        outcomes.append(
+            compare(
+                at_masked, torch.full_like(got, zero), 0.0, f"weight of a masked key = {zero:g} exactly ({label} mask)"
+            )
+        )
+        outcomes.append(
+            compare(
+                got,
+                P,
+                tolerance(L, 1 + float(z.abs().max())),
+                f"weights exp(z_i)α_i/Σ_k exp(z_k)α_k, derived ({label} mask)",
+            )
+        )
     return worst_comparison(*outcomes)
 
 
@@ -198,11 +231,20 @@ def _causal_future(fn, s, gen, simple, variant):
     got = torch.as_tensor(got).detach().to(F64)
     zero = float(fm.ev(fm.masked_weight_limit(), {}))
     z = derived_scores(q, k, variant)
-    hidden = compare(torch.where(keep, torch.zeros_like(got), got), torch.full_like(got, zero), 0.0,
-                     "weight of a key outside the causal mask (j > i" +
-                     (f" or j ≤ i − {variant.window}" if variant.window else "") + f") = {zero:g} exactly")
-    rest = compare(got, derived_weights(z, keep), tolerance(L, 1 + float(z.abs().max())),
-                   "weights renormalised over the visible keys, derived")
+    hidden = compare(
+        torch.where(keep, torch.zeros_like(got), got),
+        torch.full_like(got, zero),
+        0.0,
+        "weight of a key outside the causal mask (j > i"
+        + (f" or j ≤ i − {variant.window}" if variant.window else "")
+        + f") = {zero:g} exactly",
+    )
+    rest = compare(
+        got,
+        derived_weights(z, keep),
+        tolerance(L, 1 + float(z.abs().max())),
+        "weights renormalised over the visible keys, derived",
+    )
     return worst_comparison(hidden, rest)
 
 
@@ -242,8 +284,12 @@ def _scale(fn, s, gen, simple, variant):
     e = fm.softmax_ratio()
     ratio = torch.vmap(lambda zr: fm.ev(e, {"z": zr, "i": 1, "j": 2}))(z.reshape(-1, 2)).reshape(B, H)
     user = out[..., 0] / out[..., 1]
-    return compare(user.log(), ratio.log(), tolerance(D, 1 + float(z.abs().max())),
-                   "log(p₁/p₂) = z₁ − z₂ with z = q·k·scale (scale 1/√D_head unless --scale)")
+    return compare(
+        user.log(),
+        ratio.log(),
+        tolerance(D, 1 + float(z.abs().max())),
+        "log(p₁/p₂) = z₁ − z₂ with z = q·k·scale (scale 1/√D_head unless --scale)",
+    )
 
 
 def _backward(fn, s, gen, simple, variant):
@@ -257,8 +303,9 @@ def _backward(fn, s, gen, simple, variant):
     try:
         gq, gk, gv = torch.autograd.grad(first_output(out), leaves, dO, allow_unused=True)
     except Exception as exc:  # not differentiable: report it as this property's failure
-        return Outcome(False, float("inf"), note=f"autograd through the callable raised {type(exc).__name__}: {exc}",
-                       crashed=True)
+        return Outcome(
+            False, float("inf"), note=f"autograd through the callable raised {type(exc).__name__}: {exc}", crashed=True
+        )
     z, P, O = reference(q, k, v, variant)
     exprs = fm.attention_gradients()
     scale_fix = variant.scale * math.sqrt(D) if variant.scale is not None else 1.0
@@ -274,14 +321,22 @@ def _backward(fn, s, gen, simple, variant):
         return dQ, dK, dV
 
     flat = lambda t: t.reshape(B * H, *t.shape[2:])  # noqa: E731
-    dQ, dK, dV = (x.reshape(B, H, L, D) for x in torch.vmap(per_slice)(
-        flat(P), flat(v), flat(O), flat(dO), flat(q), flat(k)))
-    tol = tolerance(2 * L + D, float(dO.abs().max()) * float(v.abs().max()) *
-                    float(q.abs().max() + k.abs().max()) * (1 + float(z.abs().max())))
+    dQ, dK, dV = (
+        x.reshape(B, H, L, D) for x in torch.vmap(per_slice)(flat(P), flat(v), flat(O), flat(dO), flat(q), flat(k))
+    )
+    tol = tolerance(
+        2 * L + D,
+        float(dO.abs().max())
+        * float(v.abs().max())
+        * float(q.abs().max() + k.abs().max())
+        * (1 + float(z.abs().max())),
+    )
     zeros = torch.zeros_like(q)
-    return worst_comparison(compare(gq if gq is not None else zeros, dQ, tol, "dQ = dS·K·scale (attention-backward)"),
-                 compare(gk if gk is not None else zeros, dK, tol, "dK = dSᵀ·Q·scale (attention-backward)"),
-                 compare(gv if gv is not None else zeros, dV, tol, "dV = Pᵀ·dO (attention-backward)"))
+    return worst_comparison(
+        compare(gq if gq is not None else zeros, dQ, tol, "dQ = dS·K·scale (attention-backward)"),
+        compare(gk if gk is not None else zeros, dK, tol, "dK = dSᵀ·Q·scale (attention-backward)"),
+        compare(gv if gv is not None else zeros, dV, tol, "dV = Pᵀ·dO (attention-backward)"),
+    )
 
 
 def _permutation(fn, s, gen, simple, variant):
@@ -297,8 +352,12 @@ def _permutation(fn, s, gen, simple, variant):
     if err:
         return err
     a = torch.as_tensor(a).detach().to(F64)
-    return compare(b, a[..., perm, :], tolerance(L + D, float(v.abs().max()) * (1 + float(q.abs().max() *
-                   k.abs().max() * D))), "Attn(PQ, PK, PV) = P·Attn(Q, K, V) (the same callable, tokens permuted)")
+    return compare(
+        b,
+        a[..., perm, :],
+        tolerance(L + D, float(v.abs().max()) * (1 + float(q.abs().max() * k.abs().max() * D))),
+        "Attn(PQ, PK, PV) = P·Attn(Q, K, V) (the same callable, tokens permuted)",
+    )
 
 
 def _large_logits(fn, s, gen, simple, variant):
@@ -314,8 +373,15 @@ def _large_logits(fn, s, gen, simple, variant):
     out = torch.as_tensor(out).detach().to(F64)
     if not bool(torch.isfinite(out).all()):
         idx = tuple(torch.nonzero(~torch.isfinite(out))[0].tolist())
-        return Outcome(False, float("inf"), 0.0, idx, float(O[idx]), float(out[idx]),
-                       "a finite output at scores up to ±1e4 (the softmax must subtract the row maximum)")
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            idx,
+            float(O[idx]),
+            float(out[idx]),
+            "a finite output at scores up to ±1e4 (the softmax must subtract the row maximum)",
+        )
     return compare(out, O, _out_tol(z, v, L, D), "softmax(QKᵀ·scale)V at scores up to ±1e4, derived (shifted)")
 
 
@@ -330,13 +396,20 @@ def _float32(fn, s, gen, simple, variant):
         return err
     z = derived_scores(q, k, variant)
     tol = tolerance(L + D, float(v.abs().max()) * (1 + float(z.abs().max())), torch.float32)
-    return compare(torch.as_tensor(b).detach().to(F64), a, tol,
-                   "the float32 output against the float64 one (tolerance from float32's eps)")
+    return compare(
+        torch.as_tensor(b).detach().to(F64),
+        a,
+        tol,
+        "the float32 output against the float64 one (tolerance from float32's eps)",
+    )
 
 
 def _not_if_positions(variant):
-    return "holds" if variant.positions in ("none", "alibi") else \
-        f"skip: --positions {variant.positions} rotates q and k inside the callable; no derived reference"
+    return (
+        "holds"
+        if variant.positions in ("none", "alibi")
+        else f"skip: --positions {variant.positions} rotates q and k inside the callable; no derived reference"
+    )
 
 
 def _not_if_quick(variant):
@@ -361,42 +434,112 @@ LONGEST = {"B": 1, "H": 1, "L": 1025, "D": 16}
 
 def attention_properties() -> list[Property]:
     return [
-        Property("output", "attention-backward",
-                 "the output equals the derived softmax(QKᵀ/√D_head + mask)·V", _output, ATTN, MIN, _not_if_positions),
-        Property("long-sequence", "attention-backward",
-                 "the output equals the derived one at real sizes (L = 80 keys, D_head = 64)", _output, LONG, MIN,
-                 _not_if_positions),
-        Property("past-1024-keys", "attention-backward",
-                 "the output equals the derived one at L = 1025 keys (past each power-of-two block up to 1024)",
-                 _past_1024, LONGEST, MIN, _not_if_quick),
-        Property("weights-on-simplex", "softmax-simplex",
-                 "with V = I the output is the weight matrix: rows sum to 1, entries ≥ 0 (softmax over the keys)",
-                 _weights_on_simplex, {"B": 2, "H": 2, "L": 4}, {"B": 1, "H": 1, "L": 2}),
-        Property("masked-keys-zero-weight", "mask-negative-infinity",
-                 "attn_mask (bool True = keep, or additive 0/−inf): a masked key has weight exactly 0, the rest renormalise",
-                 _masked_keys, {"B": 2, "H": 2, "L": 4}, {"B": 1, "H": 1, "L": 2},
-                 lambda v: "skip: the callable takes no mask" if v.takes_no_mask else _not_if_positions(v)),
-        Property("causal-future-zero-weight", "mask-negative-infinity",
-                 "is_causal=True: keys after the query (or outside the window) have weight exactly 0",
-                 _causal_future, {"B": 2, "H": 2, "L": 4}, {"B": 1, "H": 1, "L": 2},
-                 lambda v: "skip: not declared --causal/--window" if not v.masked else _not_if_positions(v)),
-        Property("fully-masked-row", "mask-negative-infinity",
-                 "what a row whose keys are all masked becomes (reported, not judged)", _fully_masked_row,
-                 ATTN, MIN, lambda v: "skip: the callable takes no mask" if v.takes_no_mask else "report"),
-        Property("scale", "multihead-split-merge",
-                 "two keys: log(p₁/p₂) = (q·k₁ − q·k₂)/√D_head (the score scale)", _scale,
-                 {"B": 2, "H": 2, "D": 16}, {"B": 1, "H": 1, "D": 2},
-                 lambda v: "skip: a window of 1 shows one key" if v.window == 1 else _not_if_positions(v)),
-        Property("backward", "attention-backward",
-                 "autograd of the callable equals the derived dQ, dK, dV", _backward, ATTN, MIN, _not_if_positions),
-        Property("permutation-equivariance", "attention-permutation-equivariance",
-                 "permuting the tokens permutes the output (without mask or positions; a causal mask must break it)",
-                 _permutation, ATTN, {"B": 1, "H": 1, "L": 2, "D": 1}, _equivariance_expected),
-        Property("finite-large-logits", "softmax-simplex",
-                 "scores up to ±1e4: the output is finite and equals the derived (shifted) one", _large_logits,
-                 ATTN, MIN, _not_if_positions),
-        Property("float32-vs-float64", "softmax-simplex",
-                 "the float32 result is within float32's rounding of the float64 one", _float32, ATTN, MIN),
+        Property(
+            "output",
+            "attention-backward",
+            "the output equals the derived softmax(QKᵀ/√D_head + mask)·V",
+            _output,
+            ATTN,
+            MIN,
+            _not_if_positions,
+        ),
+        Property(
+            "long-sequence",
+            "attention-backward",
+            "the output equals the derived one at real sizes (L = 80 keys, D_head = 64)",
+            _output,
+            LONG,
+            MIN,
+            _not_if_positions,
+        ),
+        Property(
+            "past-1024-keys",
+            "attention-backward",
+            "the output equals the derived one at L = 1025 keys (past each power-of-two block up to 1024)",
+            _past_1024,
+            LONGEST,
+            MIN,
+            _not_if_quick,
+        ),
+        Property(
+            "weights-on-simplex",
+            "softmax-simplex",
+            "with V = I the output is the weight matrix: rows sum to 1, entries ≥ 0 (softmax over the keys)",
+            _weights_on_simplex,
+            {"B": 2, "H": 2, "L": 4},
+            {"B": 1, "H": 1, "L": 2},
+        ),
+        Property(
+            "masked-keys-zero-weight",
+            "mask-negative-infinity",
+            "attn_mask (bool True = keep, or additive 0/−inf): a masked key has weight exactly 0, the rest renormalise",
+            _masked_keys,
+            {"B": 2, "H": 2, "L": 4},
+            {"B": 1, "H": 1, "L": 2},
+            lambda v: "skip: the callable takes no mask" if v.takes_no_mask else _not_if_positions(v),
+        ),
+        Property(
+            "causal-future-zero-weight",
+            "mask-negative-infinity",
+            "is_causal=True: keys after the query (or outside the window) have weight exactly 0",
+            _causal_future,
+            {"B": 2, "H": 2, "L": 4},
+            {"B": 1, "H": 1, "L": 2},
+            lambda v: "skip: not declared --causal/--window" if not v.masked else _not_if_positions(v),
+        ),
+        Property(
+            "fully-masked-row",
+            "mask-negative-infinity",
+            "what a row whose keys are all masked becomes (reported, not judged)",
+            _fully_masked_row,
+            ATTN,
+            MIN,
+            lambda v: "skip: the callable takes no mask" if v.takes_no_mask else "report",
+        ),
+        Property(
+            "scale",
+            "multihead-split-merge",
+            "two keys: log(p₁/p₂) = (q·k₁ − q·k₂)/√D_head (the score scale)",
+            _scale,
+            {"B": 2, "H": 2, "D": 16},
+            {"B": 1, "H": 1, "D": 2},
+            lambda v: "skip: a window of 1 shows one key" if v.window == 1 else _not_if_positions(v),
+        ),
+        Property(
+            "backward",
+            "attention-backward",
+            "autograd of the callable equals the derived dQ, dK, dV",
+            _backward,
+            ATTN,
+            MIN,
+            _not_if_positions,
+        ),
+        Property(
+            "permutation-equivariance",
+            "attention-permutation-equivariance",
+            "permuting the tokens permutes the output (without mask or positions; a causal mask must break it)",
+            _permutation,
+            ATTN,
+            {"B": 1, "H": 1, "L": 2, "D": 1},
+            _equivariance_expected,
+        ),
+        Property(
+            "finite-large-logits",
+            "softmax-simplex",
+            "scores up to ±1e4: the output is finite and equals the derived (shifted) one",
+            _large_logits,
+            ATTN,
+            MIN,
+            _not_if_positions,
+        ),
+        Property(
+            "float32-vs-float64",
+            "softmax-simplex",
+            "the float32 result is within float32's rounding of the float64 one",
+            _float32,
+            ATTN,
+            MIN,
+        ),
     ]
 
 

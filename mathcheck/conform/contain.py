@@ -33,7 +33,7 @@ from contextvars import ContextVar
 from typing import Any
 
 DEFAULT_TIMEOUT = 60.0  # seconds per call into user code; conform's calls take milliseconds
-GRACE = 1.0             # the watchdog's margin past the limit, for a call stuck in C
+GRACE = 1.0  # the watchdog's margin past the limit, for a call stuck in C
 
 TIMEOUT: ContextVar = ContextVar("conform_timeout", default=DEFAULT_TIMEOUT)
 # set (to precision.Widen, already warmed) while the derived properties run: each outermost call into
@@ -115,8 +115,10 @@ class watchdog:
         while not self.stop.wait(0.1):
             deadline = _Watch.deadline
             if deadline is not None and time.monotonic() > deadline + GRACE:
-                sys.stderr.write(f"error: {self.label}: did not return within {_Watch.seconds:g} s "
-                                 f"(--timeout {_Watch.seconds:g}); stopped\n")
+                sys.stderr.write(
+                    f"error: {self.label}: did not return within {_Watch.seconds:g} s "
+                    f"(--timeout {_Watch.seconds:g}); stopped\n"
+                )
                 sys.stderr.flush()
                 from mathcheck.procs import exit_now
 

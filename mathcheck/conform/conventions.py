@@ -50,9 +50,12 @@ def takes_is_causal(fn) -> bool:
 
 
 def needed(fn, kind: str, variant) -> bool:
-    return (kind in ("attention", "gqa") and (is_hf_interface(fn) or not takes_is_causal(fn))) \
-        or variant.layout not in (None, "bhld", "bld") or variant.mask not in (None, "keep") \
+    return (
+        (kind in ("attention", "gqa") and (is_hf_interface(fn) or not takes_is_causal(fn)))
+        or variant.layout not in (None, "bhld", "bld")
+        or variant.mask not in (None, "keep")
         or variant.gqa_grouping not in (None, "interleaved")
+    )
 
 
 def _keep(attn_mask):
@@ -129,8 +132,11 @@ def adapt(fn, kind: str, variant) -> Callable:
             out = fn(_HFModule(H // G), query, key, value, mask, scaling, 0.0)
             out = (out[0] if isinstance(out, (tuple, list)) else out).transpose(1, 2)  # HF returns (B, L, H, D)
         else:
-            mask = attn_mask if attn_mask is None or mask_how == "keep" else \
-                encode_mask(_keep(attn_mask), mask_how, query.dtype)
+            mask = (
+                attn_mask
+                if attn_mask is None or mask_how == "keep"
+                else encode_mask(_keep(attn_mask), mask_how, query.dtype)
+            )
             if plain and variant.takes_no_mask:  # fn(q, k, v): the properties that pass a mask are skipped
                 if mask is not None:
                     raise TypeError(f"{getattr(fn, '__name__', 'the callable')} takes no mask")
@@ -187,7 +193,8 @@ ROPE_BASE = 10000.0  # the θ base of the tables conform builds (the rotary kind
 ROTARY_ROLES = {
     "x": ("x", "q", "xq", "t", "tensor", "query", "q_or_k", "hidden_states", "input"),
     "k": ("k", "xk", "key"),
-    "cos": ("cos",), "sin": ("sin",),
+    "cos": ("cos",),
+    "sin": ("sin",),
     "freqs_cis": ("freqs_cis",),
     "freqs": ("freqs", "angles", "rope_freqs"),
     "positions": ("position_ids", "positions", "input_pos", "pos_ids"),
@@ -247,8 +254,11 @@ def rotary_module(fn) -> str | None:
     if not issubclass(fn, torch.nn.Module):
         return None
     try:
-        init = [p for p in list(inspect.signature(fn.__init__).parameters.values())[1:]
-                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        init = [
+            p
+            for p in list(inspect.signature(fn.__init__).parameters.values())[1:]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
         forward = list(inspect.signature(fn.forward).parameters)[1:]
     except (TypeError, ValueError):
         return None
@@ -311,10 +321,16 @@ def _table(role: str, ang, form: str, layout: str, ids=None):
 
     if role == "freqs_cis":
         cis = torch.polar(torch.ones_like(ang), ang)
-        return {"complex": lambda: cis, "real": lambda: torch.stack([cis.real, cis.imag], dim=-1),
-                "complex-cat": lambda: torch.cat([cis, cis], dim=-1)}[form]()
-    a = {"half": lambda t: torch.cat([t, t], dim=-1), "interleaved": lambda t: t.repeat_interleave(2, dim=-1),
-         "raw": lambda t: t}[form](ang)
+        return {
+            "complex": lambda: cis,
+            "real": lambda: torch.stack([cis.real, cis.imag], dim=-1),
+            "complex-cat": lambda: torch.cat([cis, cis], dim=-1),
+        }[form]()
+    a = {
+        "half": lambda t: torch.cat([t, t], dim=-1),
+        "interleaved": lambda t: t.repeat_interleave(2, dim=-1),
+        "raw": lambda t: t,
+    }[form](ang)
     t = {"cos": a.cos, "sin": a.sin, "freqs": lambda: a}[role]()
     if ids is not None:
         return t
@@ -328,7 +344,8 @@ def _to4(x, layout: str):
 
 def _from4(out, layout: str, shape):
     out = {"bhld": lambda o: o[:, 0], "blhd": lambda o: o[:, :, 0], "lbhd": lambda o: o[:, :, 0].transpose(0, 1)}[
-        layout](out)
+        layout
+    ](out)
     return out.reshape(shape)
 
 
@@ -415,14 +432,21 @@ def _reinterleave(y):
 def rotary_found(found: dict) -> str:
     """The report's words for the layout and table form an apply was found to take."""
     x = {"bhld": "(B, H, L, d)", "blhd": "(B, L, H, d)", "lbhd": "(L, B, H, d)"}[found["layout"]]
-    form = {"half": "half-split tables cat(freqs, freqs) (rotate_half)",
-            "interleaved": "interleaved tables repeat_interleave(freqs, 2)",
-            "raw": "tables d/2 wide (the apply expands them)",
-            "complex": "complex freqs_cis (L, d/2)", "real": "real freqs_cis (L, d/2, 2)",
-            "complex-cat": "complex freqs_cis cat(cis, cis) (L, d)"}[found["form"]]
-    basis = ("; its output in the de-interleaved basis [y_0, y_2, …, y_1, y_3, …] (as HF's "
-             "apply_rotary_pos_emb_interleave: q and k alike, every score q·k unchanged), re-interleaved "
-             "before comparing" if found.get("deinterleaved") else "")
+    form = {
+        "half": "half-split tables cat(freqs, freqs) (rotate_half)",
+        "interleaved": "interleaved tables repeat_interleave(freqs, 2)",
+        "raw": "tables d/2 wide (the apply expands them)",
+        "complex": "complex freqs_cis (L, d/2)",
+        "real": "real freqs_cis (L, d/2, 2)",
+        "complex-cat": "complex freqs_cis cat(cis, cis) (L, d)",
+    }[found["form"]]
+    basis = (
+        "; its output in the de-interleaved basis [y_0, y_2, …, y_1, y_3, …] (as HF's "
+        "apply_rotary_pos_emb_interleave: q and k alike, every score q·k unchanged), re-interleaved "
+        "before comparing"
+        if found.get("deinterleaved")
+        else ""
+    )
     return f"x as {x}, {form}{basis}"
 
 
@@ -440,8 +464,17 @@ CONFIG_NAMES = {
     "G": ("n_kv_heads", "num_key_value_heads", "n_query_groups", "num_kv_heads"),  # no grouping: G = H
     "head": ("head_dim", "head_size"),
     "eps": ("eps", "norm_eps", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "layernorm_epsilon"),
-    "dropout": ("dropout", "attn_pdrop", "resid_pdrop", "attention_dropout", "attn_dropout", "resid_dropout",
-                "hidden_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"),
+    "dropout": (
+        "dropout",
+        "attn_pdrop",
+        "resid_pdrop",
+        "attention_dropout",
+        "attn_dropout",
+        "resid_dropout",
+        "hidden_dropout",
+        "attention_probs_dropout_prob",
+        "hidden_dropout_prob",
+    ),
     "length": ("block_size", "n_positions", "max_position_embeddings", "max_seq_len", "n_ctx"),
 }
 CONFIG_DEFAULTS = {"bias": True}  # nanoGPT/litgpt's bias flag: a bias is what nn.Linear has by default
@@ -482,23 +515,28 @@ def config_factory(make, kind: str, init: tuple) -> Callable:
     """``make(config)`` as the kind's factory: ``make(D, H)`` for mha, ``make(D, eps)`` for a norm,
     each building a :class:`Config` (dropout 0, a length limit of 2048 ≥ the longest property's
     1025, ``--init`` keys set on the config rather than passed to ``make``)."""
+
     def values(D, H=None, eps=None):
         sizes = {"D": D, "H": H, "G": H, "head": D // H if H else None, "eps": eps, "dropout": 0.0, "length": 2048}
         out = {name: sizes[size] for size, names in CONFIG_NAMES.items() for name in names if sizes[size] is not None}
         return {**CONFIG_DEFAULTS, **out, **dict(init)}
 
     if kind == "mha":
+
         def factory(D, H):
             return make(Config(values(D, H)))
     else:
+
         def factory(D, eps):
             return make(Config(values(D, eps=eps)))
+
     factory.__qualname__ = getattr(make, "__qualname__", "make")
     factory.config = True  # said in the report
     return factory
 
 
 # --- --args name=role: what cannot be detected, said by the user (checked in target.check_args) ----------
+
 
 def bind_args(fn, params: tuple, args: tuple) -> Callable:
     """``fn`` called with conform's arguments by the roles of ``--args``: conform calls
@@ -513,6 +551,7 @@ def bind_args(fn, params: tuple, args: tuple) -> Callable:
         return fn(**{by_role[r]: v for r, v in given.items() if r in by_role})
 
     if hasattr(fn, "__name__"):
-        functools.update_wrapper(wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
-                                 updated=())
+        functools.update_wrapper(
+            wrapped, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"), updated=()
+        )
     return wrapped

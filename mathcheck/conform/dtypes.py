@@ -49,14 +49,18 @@ def _name(d) -> str:
 
 # --- the inputs of each kind at length L: (floats, call(fn_or_module, floats), n) ---------------------------
 
+
 def _attention(variant, gen, L, simple):
     q, k, v = (draw(gen, 1, 1, L, 16, simple=simple) for _ in range(3))
     return [q, k, v], (lambda f, t: f(*t, is_causal=variant.masked)), L + 16
 
 
 def _gqa(variant, gen, L, simple):
-    q, k, v = draw(gen, 1, 2, L, 16, simple=simple), draw(gen, 1, 1, L, 16, simple=simple), \
-        draw(gen, 1, 1, L, 16, simple=simple)
+    q, k, v = (
+        draw(gen, 1, 2, L, 16, simple=simple),
+        draw(gen, 1, 1, L, 16, simple=simple),
+        draw(gen, 1, 1, L, 16, simple=simple),
+    )
     return [q, k, v], (lambda f, t: f(*t, is_causal=variant.masked)), L + 16
 
 
@@ -69,6 +73,7 @@ def _online(variant, gen, L, simple):
 def _rows(scale):
     def make(variant, gen, L, simple):
         return [draw(gen, 4, L, simple=simple) * scale], (lambda f, t: f(t[0], -1)), L
+
     return make
 
 
@@ -79,8 +84,7 @@ def _cross_entropy(variant, gen, L, simple):
 
 def _kl(variant, gen, L, simple):
     if variant.temperature is not None:
-        return [draw(gen, 4, L, simple=simple) * 3, draw(gen, 4, L, simple=simple) * 3], \
-            (lambda f, t: f(*t)), 4 * L
+        return [draw(gen, 4, L, simple=simple) * 3, draw(gen, 4, L, simple=simple) * 3], (lambda f, t: f(*t)), 4 * L
     p, q = draw(gen, 4, L, simple=simple).softmax(-1), draw(gen, 4, L, simple=simple).softmax(-1)
     return [q.log(), p], (lambda f, t: f(*t)), 4 * L
 
@@ -88,6 +92,7 @@ def _kl(variant, gen, L, simple):
 def _module_x(D):
     def make(variant, gen, L, simple):
         return [draw(gen, 1, L, D, simple=simple)], (lambda m, t: m(t[0])), L + D
+
     return make
 
 
@@ -100,13 +105,24 @@ def _rotary(variant, gen, L, simple):
     return [draw(gen, 1, L, 16, simple=simple)], (lambda f, t: f(t[0], pos)), 16
 
 
-INPUTS = {"attention": _attention, "gqa": _gqa, "online-softmax": _online, "softmax": _rows(3.0),
-          "log-softmax": _rows(3.0), "cross-entropy": _cross_entropy, "kl": _kl, "mha": _module_x(12),
-          "layernorm": _norm_x, "rmsnorm": _norm_x, "rotary": _rotary}
+INPUTS = {
+    "attention": _attention,
+    "gqa": _gqa,
+    "online-softmax": _online,
+    "softmax": _rows(3.0),
+    "log-softmax": _rows(3.0),
+    "cross-entropy": _cross_entropy,
+    "kl": _kl,
+    "mha": _module_x(12),
+    "layernorm": _norm_x,
+    "rmsnorm": _norm_x,
+    "rotary": _rotary,
+}
 MODULES = {"mha", "layernorm", "rmsnorm"}
 
 
 # --- an independent correct build at the same precision (issue 30 item 4) -----------------------------------
+
 
 def _attention_reference(t, variant):
     """softmax(q kᵀ·scale + mask) v, the textbook composition, on the inputs as given (their dtype)."""
@@ -155,10 +171,12 @@ def _builder(kind, make, variant, gen):
         from mathcheck.conform.norms import build as norm_build, eps_of
 
         return norm_build(make, L, eps_of(variant), g, dtype)
+
     return build
 
 
 # --- one dtype at one size -------------------------------------------------------------------------------
+
 
 def _one(kind, fn, variant, gen, L, dtype, simple, build):
     """``(outcome, resolution)`` for input dtype ``dtype`` at length ``L``; outcome None when the call as
@@ -196,19 +214,31 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     w64, wd = w64.to(F64), wd.to(F64)
     at = f"input {_name(dtype)}, L = {L}"
     if not bool(torch.isfinite(w64).all()):  # finite inputs, a finite formula: NaN/inf is never right
-        return Outcome(False, float("inf"), 0.0, what=f"widened on finite inputs ({at})",
-                       note="its widened output is NaN or inf where the formula is finite"), None
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            what=f"widened on finite inputs ({at})",
+            note="its widened output is NaN or inf where the formula is finite",
+        ), None
     scale = float(w64.abs().nan_to_num(0.0, posinf=0.0).max()) if w64.numel() else 1.0
     # the decomposition may round a constant to the input's dtype (F.rms_norm's eps for float32
     # inputs): one rounding, u = ε/2 relative, of something the output depends on at most linearly
-    same = compare(wd, w64, floored_tolerance(n, scale, F64) + SAFETY * float(torch.finfo(dtype).eps) / 2 * scale,
-                   f"widened on {_name(dtype)} inputs against widened on the same values in float64 ({at})")
+    same = compare(
+        wd,
+        w64,
+        floored_tolerance(n, scale, F64) + SAFETY * float(torch.finfo(dtype).eps) / 2 * scale,
+        f"widened on {_name(dtype)} inputs against widened on the same values in float64 ({at})",
+    )
     if not same.ok:
         return same, None
     narrow = [d for d in rec.dtypes if d != F64]
     eps = max((float(torch.finfo(d).eps) for d in narrow), default=float(torch.finfo(F64).eps))
-    correct = float((r.detach().to(F64) - wd).abs().nan_to_num(nan=float("inf")).max()) if not err_r and r.numel() \
+    correct = (
+        float((r.detach().to(F64) - wd).abs().nan_to_num(nan=float("inf")).max())
+        if not err_r and r.numel()
         else eps * scale
+    )
     if not correct < float("inf"):  # the correct-build replay overflowed too (the same exp): no allowance
         correct = 0.0
     op_dtype = max(narrow, key=lambda d: float(torch.finfo(d).eps), default=dtype)
@@ -217,14 +247,19 @@ def _one(kind, fn, variant, gen, L, dtype, simple, build):
     if independent is not None:  # the textbook composition at the same precision, not the target's own replay
         correct, build = independent, f"an independent correct build's ({_name(op_dtype)})"
     tol = measured_tolerance(correct, scale, eps, n) if torch.isfinite(w64).all() else 0.0
-    o = compare(a, wd, max(tol, floored_tolerance(n, scale, F64)),
-                f"as written on {_name(dtype)} inputs against widened (tolerance 4× {build} error "
-                f"{correct:.2g}, measured; {at})")
+    o = compare(
+        a,
+        wd,
+        max(tol, floored_tolerance(n, scale, F64)),
+        f"as written on {_name(dtype)} inputs against widened (tolerance 4× {build} error "
+        f"{correct:.2g}, measured; {at})",
+    )
     return o, tol / max(scale, 1e-300)
 
 
 def check(kind: str) -> Callable[..., Outcome]:
     """The property's check for ``kind``: every dtype of :data:`DTYPES` at every ladder size ≤ ``s["L"]``."""
+
     def run(fn, s, gen, simple, variant):
         sizes = [x for x in LADDER if x < s["L"]] + [s["L"]]
         build = _builder(kind, fn, variant, gen) if kind in MODULES else None
@@ -238,14 +273,26 @@ def check(kind: str) -> Callable[..., Outcome]:
                     break
                 if o.crashed and i > 0 and dtype == F64:  # a context limit (nanoGPT's block_size): said, and
                     # the other dtypes stop there too; long-sequence and past-1024-keys judge a length limit
-                    notes.append(f"float64 inputs raised at L = {L} ({o.note.removeprefix('the callable raised ')}): "
-                                 f"larger L not checked")
+                    notes.append(
+                        f"float64 inputs raised at L = {L} ({o.note.removeprefix('the callable raised ')}): "
+                        f"larger L not checked"
+                    )
                     sizes = sizes[:i]
                     break
                 if not o.ok:
                     why = f"input {_name(dtype)}, L = {L}"
-                    return Outcome(False, o.max_abs_err, o.tolerance, o.entry, o.derived, o.user, o.what,
-                                   note=f"{why}: {o.note}" if o.note else why, crashed=o.crashed, error=o.error)
+                    return Outcome(
+                        False,
+                        o.max_abs_err,
+                        o.tolerance,
+                        o.entry,
+                        o.derived,
+                        o.user,
+                        o.what,
+                        note=f"{why}: {o.note}" if o.note else why,
+                        crashed=o.crashed,
+                        error=o.error,
+                    )
                 if r is not None:
                     res.append(r)
                 if worst_o is None or o.ratio() > worst_o.ratio():
@@ -253,8 +300,10 @@ def check(kind: str) -> Callable[..., Outcome]:
             else:
                 notes.append(f"{_name(dtype)} resolution {max(res):.2g}" if res else f"{_name(dtype)} ✓")
         o = worst_o or Outcome(True)
-        return Outcome(True, o.max_abs_err, o.tolerance, what=o.what,
-                       note=f"L {sizes[0]}…{sizes[-1]}: " + "; ".join(notes))
+        return Outcome(
+            True, o.max_abs_err, o.tolerance, what=o.what, note=f"L {sizes[0]}…{sizes[-1]}: " + "; ".join(notes)
+        )
+
     return run
 
 
@@ -266,7 +315,12 @@ def dtype_property(kind: str, quick: bool = False) -> Property | None:
     if kind not in INPUTS:
         return None
     top = QUICK_L if quick else SIZES["L"]
-    return Property("input-dtypes", "softmax-simplex",
-                    f"on float64, float32, bfloat16 and float16 inputs, L up to {top}: the same values give the same "
-                    "output widened (float64 tolerance), and as written it is within 4× a correct build's rounding",
-                    check(kind), {"L": top}, MINIMUM)
+    return Property(
+        "input-dtypes",
+        "softmax-simplex",
+        f"on float64, float32, bfloat16 and float16 inputs, L up to {top}: the same values give the same "
+        "output widened (float64 tolerance), and as written it is within 4× a correct build's rounding",
+        check(kind),
+        {"L": top},
+        MINIMUM,
+    )

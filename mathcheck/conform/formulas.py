@@ -68,6 +68,7 @@ def ev(expr, values: dict, grid: dict | None = None, base: int = 1, funcs=None) 
 
 # --- softmax (softmax-simplex, softmax-jacobian) ------------------------------------------------------
 
+
 @lru_cache(maxsize=None)
 def softmax() -> sp.Expr:
     """softmax-simplex, part ``shift-invariant``, step 0: exp(c + z_i)/Σ_k exp(c + z_k), which the
@@ -94,6 +95,7 @@ def softmax_normalised() -> sp.Expr:
 
 
 # --- attention (multihead-split-merge, mask-negative-infinity, attention-backward) -------------------
+
 
 @lru_cache(maxsize=None)
 def head_scores() -> sp.Expr:
@@ -123,8 +125,10 @@ def masked_weight_limit() -> sp.Expr:
 @lru_cache(maxsize=None)
 def attention_output() -> sp.Expr:
     """attention-backward, part ``dP``, step 0: the O_mb = Σ_k P_mk V_kb inside ℓ = Σ dO ⊙ O."""
-    return _find(_step("attention-backward", "dP", 0),
-                 lambda a: isinstance(a, sp.Sum) and {b.label.name for b in a.atoms(sp.IndexedBase)} == {"P", "V"})
+    return _find(
+        _step("attention-backward", "dP", 0),
+        lambda a: isinstance(a, sp.Sum) and {b.label.name for b in a.atoms(sp.IndexedBase)} == {"P", "V"},
+    )
 
 
 @lru_cache(maxsize=None)
@@ -135,6 +139,7 @@ def attention_gradients() -> dict:
 
 
 # --- losses (cross-entropy-softmax-gradient, cross-entropy-decomposition, kl-distillation) -----------
+
 
 @lru_cache(maxsize=None)
 def ce_gradient() -> sp.Expr:
@@ -187,13 +192,19 @@ def soft_ce_gradient() -> sp.Expr:
 def kl_asymmetric_pair() -> tuple[list[float], ...]:
     """kl-distillation, part ``asymmetry``: the pair (p, q) = ((1/2, 1/2), (9/10, 1/10)) whose two
     KL divergences the part shows differ, as float lists."""
-    term = _find(_claim("kl-distillation").part("asymmetry").lhs,
-                 lambda a: isinstance(a, sp.core.function.AppliedUndef) and a.func.__name__ == "KL"
-                 and a.args[0][0] == sp.Rational(1, 2))
+    term = _find(
+        _claim("kl-distillation").part("asymmetry").lhs,
+        lambda a: (
+            isinstance(a, sp.core.function.AppliedUndef)
+            and a.func.__name__ == "KL"
+            and a.args[0][0] == sp.Rational(1, 2)
+        ),
+    )
     return tuple([float(x) for x in m] for m in term.args)
 
 
 # --- LayerNorm (layernorm-statistics) -----------------------------------------------------------------
+
 
 @lru_cache(maxsize=None)
 def layernorm() -> sp.Expr:
@@ -221,6 +232,7 @@ def layernorm_jacobian() -> sp.Expr:
 
 # --- RMSNorm (rmsnorm-statistics) -------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=None)
 def rmsnorm() -> dict:
     """rmsnorm-statistics: ``y`` (the ``jacobian`` part's step 0, y_i = x_i/√(m + ε), m = Σ_k x_k²/n,
@@ -229,11 +241,17 @@ def rmsnorm() -> dict:
     ``jacobian`` (the ``jacobian`` part's rhs: (δ_ij − y_i y_j/n)/√(m + ε))."""
     c = _claim("rmsnorm-statistics")
     square = c.part("mean-square")
-    return {"y": c.part("jacobian").lhs.args[0], "mean_square": square.lhs, "derived_mean_square": square.rhs,
-            "mean": c.part("mean").rhs, "jacobian": c.part("jacobian").rhs}
+    return {
+        "y": c.part("jacobian").lhs.args[0],
+        "mean_square": square.lhs,
+        "derived_mean_square": square.rhs,
+        "mean": c.part("mean").rhs,
+        "jacobian": c.part("jacobian").rhs,
+    }
 
 
 # --- §9 attention variants (grouped-query-attention, online-softmax) ---------------------------------------
+
 
 @lru_cache(maxsize=None)
 def gqa_head() -> sp.Expr:
@@ -252,6 +270,7 @@ def online_softmax_shifted() -> sp.Expr:
 
 
 # --- positions (sinusoidal-relative-position, rope-relative-position) ----------------------------------
+
 
 @lru_cache(maxsize=None)
 def sinusoidal_pair() -> sp.Matrix:

@@ -13,8 +13,17 @@ from typing import Callable
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Outcome, Property, call, call_tensor, compare, draw, tolerance,
-                                        worst_comparison)
+from mathcheck.conform.property import (
+    F64,
+    Outcome,
+    Property,
+    call,
+    call_tensor,
+    compare,
+    draw,
+    tolerance,
+    worst_comparison,
+)
 
 
 def derived_softmax(z: torch.Tensor) -> torch.Tensor:
@@ -65,6 +74,7 @@ def _soft_ce_gradient(q, p, T: float, n: int) -> torch.Tensor:
 
 # --- softmax / log-softmax ------------------------------------------------------------------------------
 
+
 def _values(log: bool):
     def check(fn, s, gen, simple, variant):
         z = _logits(gen, s, simple, 3.0)
@@ -74,9 +84,16 @@ def _values(log: bool):
             out, err = call_tensor(fn, x, dim)
             if err:
                 return err
-            outs.append(compare(back(_as(out)), ref, tolerance(s["N"], 1 + float(z.abs().max())),
-                                f"{'log ' if log else ''}exp(z_i − max z)/Σ_k exp(z_k − max z), derived (dim={dim})"))
+            outs.append(
+                compare(
+                    back(_as(out)),
+                    ref,
+                    tolerance(s["N"], 1 + float(z.abs().max())),
+                    f"{'log ' if log else ''}exp(z_i − max z)/Σ_k exp(z_k − max z), derived (dim={dim})",
+                )
+            )
         return worst_comparison(*outs)
+
     return check
 
 
@@ -88,9 +105,12 @@ def _simplex(log: bool):
             return err
         p = _as(out).exp() if log else _as(out)
         one = fm.ev(fm.softmax_normalised(), {})
-        return worst_comparison(compare(p.sum(-1), one.expand(p.shape[:-1]), tolerance(s["N"]), "Σ_j s_j = 1 (derived)"),
-                     compare(p.clamp(max=0.0), torch.zeros_like(p), 0.0, "s_j ≥ 0"),
-                     compare((p - 1).clamp(min=0.0), torch.zeros_like(p), tolerance(s["N"]), "s_j ≤ 1"))
+        return worst_comparison(
+            compare(p.sum(-1), one.expand(p.shape[:-1]), tolerance(s["N"]), "Σ_j s_j = 1 (derived)"),
+            compare(p.clamp(max=0.0), torch.zeros_like(p), 0.0, "s_j ≥ 0"),
+            compare((p - 1).clamp(min=0.0), torch.zeros_like(p), tolerance(s["N"]), "s_j ≤ 1"),
+        )
+
     return check
 
 
@@ -103,8 +123,12 @@ def _shift(fn, s, gen, simple, variant):
     b, err = call_tensor(fn, z + c, -1)
     if err:
         return err
-    return compare(_as(b), _as(a), tolerance(s["N"], 1 + float((z + c).abs().max())),
-                   "f(z + c) = f(z) (softmax-simplex 'shift-invariant')")
+    return compare(
+        _as(b),
+        _as(a),
+        tolerance(s["N"], 1 + float((z + c).abs().max())),
+        "f(z + c) = f(z) (softmax-simplex 'shift-invariant')",
+    )
 
 
 def _jacobian(fn, s, gen, simple, variant):
@@ -143,10 +167,18 @@ def _large(log: bool):
         ref = derived_log_softmax(z) if log else derived_softmax(z)
         if not bool(torch.isfinite(out).all()):
             idx = tuple(torch.nonzero(~torch.isfinite(out))[0].tolist())
-            return Outcome(False, float("inf"), 0.0, idx, float(ref[idx]), float(out[idx]),
-                           "a finite result at logits up to ±1e4 (subtract the maximum before exp"
-                           + (", and take log-sum-exp rather than the log of a softmax)" if log else ")"))
+            return Outcome(
+                False,
+                float("inf"),
+                0.0,
+                idx,
+                float(ref[idx]),
+                float(out[idx]),
+                "a finite result at logits up to ±1e4 (subtract the maximum before exp"
+                + (", and take log-sum-exp rather than the log of a softmax)" if log else ")"),
+            )
         return compare(out, ref, tolerance(s["N"], 1e4), "the derived (shifted) value at logits up to ±1e4")
+
     return check
 
 
@@ -156,12 +188,18 @@ def _float32(kind_call):
         a, err = call_tensor(fn, *args64)
         if err:
             return err
-        b, err = call_tensor(fn, *[x.float() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-                           for x in args64])
+        b, err = call_tensor(
+            fn, *[x.float() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in args64]
+        )
         if err:
             return err
-        return compare(_as(b), _as(a), tolerance(n, scale, torch.float32),
-                       "the float32 result against the float64 one (tolerance from float32's eps)")
+        return compare(
+            _as(b),
+            _as(a),
+            tolerance(n, scale, torch.float32),
+            "the float32 result against the float64 one (tolerance from float32's eps)",
+        )
+
     return check
 
 
@@ -176,33 +214,78 @@ RMIN = {"B": 1, "N": 2}
 
 def softmax_properties() -> list[Property]:
     return [
-        Property("matches-derived", "softmax-simplex", "equals exp(z_i)/Σ_k exp(z_k) along dim (dim=-1 and dim=0)",
-                 _values(False), ROWS, RMIN),
+        Property(
+            "matches-derived",
+            "softmax-simplex",
+            "equals exp(z_i)/Σ_k exp(z_k) along dim (dim=-1 and dim=0)",
+            _values(False),
+            ROWS,
+            RMIN,
+        ),
         Property("simplex", "softmax-simplex", "outputs in [0, 1], summing to 1", _simplex(False), ROWS, RMIN),
         Property("shift-invariance", "softmax-simplex", "softmax(z + c) = softmax(z)", _shift, ROWS, RMIN),
         Property("jacobian", "softmax-jacobian", "autograd Jacobian = diag(s) − s sᵀ", _jacobian, ROWS, RMIN),
-        Property("finite-large-logits", "softmax-simplex", "finite and correct at logits up to ±1e4",
-                 _large(False), ROWS, RMIN),
-        Property("float32-vs-float64", "softmax-simplex", "float32 within float32's rounding of float64",
-                 _float32(_softmax_args), ROWS, RMIN),
+        Property(
+            "finite-large-logits",
+            "softmax-simplex",
+            "finite and correct at logits up to ±1e4",
+            _large(False),
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "float32-vs-float64",
+            "softmax-simplex",
+            "float32 within float32's rounding of float64",
+            _float32(_softmax_args),
+            ROWS,
+            RMIN,
+        ),
     ]
 
 
 def log_softmax_properties() -> list[Property]:
     return [
-        Property("matches-derived", "cross-entropy-softmax-gradient",
-                 "equals log(exp(z_i)/Σ_k exp(z_k)) along dim (dim=-1 and dim=0)", _values(True), ROWS, RMIN),
-        Property("exp-on-simplex", "softmax-simplex", "exp of the output is on the simplex", _simplex(True), ROWS, RMIN),
-        Property("gradient", "cross-entropy-softmax-gradient", "∂(−out_y)/∂z = softmax(z) − onehot(y)",
-                 _log_gradient, ROWS, RMIN),
-        Property("finite-large-logits", "softmax-simplex", "finite and correct at logits up to ±1e4",
-                 _large(True), ROWS, RMIN),
-        Property("float32-vs-float64", "softmax-simplex", "float32 within float32's rounding of float64",
-                 _float32(_softmax_args), ROWS, RMIN),
+        Property(
+            "matches-derived",
+            "cross-entropy-softmax-gradient",
+            "equals log(exp(z_i)/Σ_k exp(z_k)) along dim (dim=-1 and dim=0)",
+            _values(True),
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "exp-on-simplex", "softmax-simplex", "exp of the output is on the simplex", _simplex(True), ROWS, RMIN
+        ),
+        Property(
+            "gradient",
+            "cross-entropy-softmax-gradient",
+            "∂(−out_y)/∂z = softmax(z) − onehot(y)",
+            _log_gradient,
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "finite-large-logits",
+            "softmax-simplex",
+            "finite and correct at logits up to ±1e4",
+            _large(True),
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "float32-vs-float64",
+            "softmax-simplex",
+            "float32 within float32's rounding of float64",
+            _float32(_softmax_args),
+            ROWS,
+            RMIN,
+        ),
     ]
 
 
 # --- cross-entropy ----------------------------------------------------------------------------------
+
 
 def smoothed(p: torch.Tensor, variant) -> torch.Tensor:
     """PyTorch's label smoothing ε (``F.cross_entropy(…, label_smoothing=ε)``): the target p becomes
@@ -229,9 +312,12 @@ def _ce_index(fn, s, gen, simple, variant):
         return err
     p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
     ref = _row_sum(fm.cross_entropy(), p, derived_softmax(z)).mean()
-    return compare(_as(out), ref, tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
-                   "mean over the batch of −Σ_i p_i log q_i, p = onehot(target), q = softmax(logits)"
-                   + _smoothing_note(variant))
+    return compare(
+        _as(out),
+        ref,
+        tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
+        "mean over the batch of −Σ_i p_i log q_i, p = onehot(target), q = softmax(logits)" + _smoothing_note(variant),
+    )
 
 
 def _ce_probs(fn, s, gen, simple, variant):
@@ -241,8 +327,12 @@ def _ce_probs(fn, s, gen, simple, variant):
     if err:
         return err
     ref = _row_sum(fm.entropy_plus_kl(), smoothed(p, variant), derived_softmax(z)).mean()
-    return compare(_as(out), ref, tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
-                   "mean over the batch of H(p) + KL(p‖q), derived (probability targets)" + _smoothing_note(variant))
+    return compare(
+        _as(out),
+        ref,
+        tolerance(s["N"] + s["B"], 1 + float(z.abs().max())),
+        "mean over the batch of H(p) + KL(p‖q), derived (probability targets)" + _smoothing_note(variant),
+    )
 
 
 def _ce_gradient(fn, s, gen, simple, variant):
@@ -255,8 +345,12 @@ def _ce_gradient(fn, s, gen, simple, variant):
     if variant.label_smoothing:  # a soft target: kl-distillation's (q − p)/T at T = 1
         p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
         ref = _soft_ce_gradient(sm, p, 1.0, s["N"])
-        return compare(g, ref / s["B"], tolerance(s["N"]), "(softmax(z) − p)/B, derived (soft-ce-gradient at T = 1)"
-                       + _smoothing_note(variant) + ", against autograd")
+        return compare(
+            g,
+            ref / s["B"],
+            tolerance(s["N"]),
+            "(softmax(z) − p)/B, derived (soft-ce-gradient at T = 1)" + _smoothing_note(variant) + ", against autograd",
+        )
     e = fm.ce_gradient()
     ref = torch.vmap(lambda sr, yr: fm.ev(e, {"s": sr, "n": s["N"], "y": yr + 1}, grid={"j": s["N"]}))(sm, y)
     return compare(g, ref / s["B"], tolerance(s["N"]), "(softmax(z) − onehot(y))/B, derived, against autograd")
@@ -273,8 +367,15 @@ def _ce_large(fn, s, gen, simple, variant):
     p = smoothed(torch.nn.functional.one_hot(y, s["N"]).to(F64), variant)
     ref_mean = -(p * derived_log_softmax(z)).sum(1).mean()
     if not bool(torch.isfinite(out)):
-        return Outcome(False, float("inf"), 0.0, (), float(ref_mean), float(out),
-                       "a finite loss at logits up to ±1e4 (subtract the maximum before exp)")
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            (),
+            float(ref_mean),
+            float(out),
+            "a finite loss at logits up to ±1e4 (subtract the maximum before exp)",
+        )
     return compare(out, ref_mean, tolerance(s["N"] + s["B"], 1e4), "the derived loss at logits up to ±1e4")
 
 
@@ -285,22 +386,51 @@ def _ce_args(gen, s, simple):
 
 def cross_entropy_properties() -> list[Property]:
     return [
-        Property("matches-derived", "cross-entropy-decomposition",
-                 "class-index targets: mean of −log softmax(logits)[target]", _ce_index, ROWS, RMIN),
-        Property("probability-targets", "cross-entropy-decomposition",
-                 "probability targets: mean of H(p) + KL(p‖softmax(logits))", _ce_probs, ROWS, RMIN,
-                 lambda v: (f"skip: the loss takes class indices only (with probability targets it raised "
-                            f"{v.index_targets_only})") if v.index_targets_only else "holds"),
-        Property("gradient", "cross-entropy-softmax-gradient", "∂loss/∂logits = (softmax − onehot)/B",
-                 _ce_gradient, ROWS, RMIN),
-        Property("finite-large-logits", "softmax-simplex", "finite and correct at logits up to ±1e4",
-                 _ce_large, ROWS, RMIN),
-        Property("float32-vs-float64", "softmax-simplex", "float32 within float32's rounding of float64",
-                 _float32(_ce_args), ROWS, RMIN),
+        Property(
+            "matches-derived",
+            "cross-entropy-decomposition",
+            "class-index targets: mean of −log softmax(logits)[target]",
+            _ce_index,
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "probability-targets",
+            "cross-entropy-decomposition",
+            "probability targets: mean of H(p) + KL(p‖softmax(logits))",
+            _ce_probs,
+            ROWS,
+            RMIN,
+            lambda v: (
+                (f"skip: the loss takes class indices only (with probability targets it raised {v.index_targets_only})")
+                if v.index_targets_only
+                else "holds"
+            ),
+        ),
+        Property(
+            "gradient",
+            "cross-entropy-softmax-gradient",
+            "∂loss/∂logits = (softmax − onehot)/B",
+            _ce_gradient,
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "finite-large-logits", "softmax-simplex", "finite and correct at logits up to ±1e4", _ce_large, ROWS, RMIN
+        ),
+        Property(
+            "float32-vs-float64",
+            "softmax-simplex",
+            "float32 within float32's rounding of float64",
+            _float32(_ce_args),
+            ROWS,
+            RMIN,
+        ),
     ]
 
 
 # --- KL --------------------------------------------------------------------------------------------------
+
 
 def _dists(gen, s, simple):
     p = derived_softmax(draw(gen, s["B"], s["N"], simple=simple))
@@ -314,8 +444,12 @@ def _kl_value(fn, s, gen, simple, variant):
     if err:
         return err
     ref = fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": s["N"], "B": s["B"]})
-    return compare(_as(out), ref, tolerance(s["N"] * s["B"], 10.0),
-                   "KL(p‖q) = Σ_{b,i} p log(p/q)/B, derived (kl-distillation 'batchmean')")
+    return compare(
+        _as(out),
+        ref,
+        tolerance(s["N"] * s["B"], 10.0),
+        "KL(p‖q) = Σ_{b,i} p log(p/q)/B, derived (kl-distillation 'batchmean')",
+    )
 
 
 def _kl_direction(fn, s, gen, simple, variant):
@@ -325,8 +459,9 @@ def _kl_direction(fn, s, gen, simple, variant):
     if err:
         return err
     ref = fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": 2, "B": 1})
-    return compare(_as(out), ref, tolerance(2), f"KL(p‖q) at the claim's pair p = {pl}, q = {ql} "
-                   "(KL(q‖p) differs there)")
+    return compare(
+        _as(out), ref, tolerance(2), f"KL(p‖q) at the claim's pair p = {pl}, q = {ql} (KL(q‖p) differs there)"
+    )
 
 
 def _kl_gibbs(fn, s, gen, simple, variant):
@@ -338,8 +473,10 @@ def _kl_gibbs(fn, s, gen, simple, variant):
     if err:
         return err
     tol = tolerance(s["N"] * s["B"])
-    return worst_comparison(compare(_as(a).clamp(max=0.0), torch.zeros(()), tol, "KL(p‖q) ≥ 0 (Gibbs)"),
-                 compare(_as(b), torch.zeros(()), tol, "KL(p‖p) = 0"))
+    return worst_comparison(
+        compare(_as(a).clamp(max=0.0), torch.zeros(()), tol, "KL(p‖q) ≥ 0 (Gibbs)"),
+        compare(_as(b), torch.zeros(()), tol, "KL(p‖p) = 0"),
+    )
 
 
 def _kl_args(gen, s, simple):
@@ -348,6 +485,7 @@ def _kl_args(gen, s, simple):
 
 
 # --- distillation: kl --temperature T, fn(student_logits, teacher_logits) ----------------------------------
+
 
 def _distill_args(gen, s, simple):
     return _logits(gen, s, simple, 3.0), _logits(gen, s, simple, 3.0)
@@ -362,9 +500,13 @@ def _distill_value(fn, s, gen, simple, variant):
     if err:
         return err
     p, q = derived_softmax(v / T), derived_softmax(z / T)
-    ref = T ** 2 * fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": s["N"], "B": s["B"]})
-    return compare(_as(out), ref, tolerance(s["N"] * s["B"], 10.0 * T ** 2),
-                   f"T²·Σ_b KL(softmax(v/T) ‖ softmax(z/T))/B at T = {T:g}, derived (kl-distillation 'batchmean')")
+    ref = T**2 * fm.ev(fm.kl_batchmean(), {"p": p, "q": q, "n": s["N"], "B": s["B"]})
+    return compare(
+        _as(out),
+        ref,
+        tolerance(s["N"] * s["B"], 10.0 * T**2),
+        f"T²·Σ_b KL(softmax(v/T) ‖ softmax(z/T))/B at T = {T:g}, derived (kl-distillation 'batchmean')",
+    )
 
 
 def _distill_gradient(fn, s, gen, simple, variant):
@@ -376,8 +518,12 @@ def _distill_gradient(fn, s, gen, simple, variant):
     if err:
         return err
     ref = _soft_ce_gradient(derived_softmax(z / T), derived_softmax(v / T), T, s["N"])
-    return compare(g, T ** 2 * ref / s["B"], tolerance(s["N"], T),
-                   f"T²·(q − p)/(T·B) at T = {T:g}, derived (soft-ce-gradient), against autograd")
+    return compare(
+        g,
+        T**2 * ref / s["B"],
+        tolerance(s["N"], T),
+        f"T²·(q − p)/(T·B) at T = {T:g}, derived (soft-ce-gradient), against autograd",
+    )
 
 
 def _distill_zero(fn, s, gen, simple, variant):
@@ -385,33 +531,68 @@ def _distill_zero(fn, s, gen, simple, variant):
     out, err = call_tensor(fn, z, z.clone())
     if err:
         return err
-    return compare(_as(out), torch.zeros(()), tolerance(s["N"] * s["B"], variant.temperature ** 2),
-                   "the loss is 0 when the student's logits are the teacher's (Gibbs: KL(p‖p) = 0)")
+    return compare(
+        _as(out),
+        torch.zeros(()),
+        tolerance(s["N"] * s["B"], variant.temperature**2),
+        "the loss is 0 when the student's logits are the teacher's (Gibbs: KL(p‖p) = 0)",
+    )
 
 
 def distill_properties() -> list[Property]:
     return [
-        Property("matches-derived", "kl-distillation",
-                 "fn(z, v) = T²·KL(softmax(v/T) ‖ softmax(z/T)), mean over the batch", _distill_value, ROWS, RMIN),
-        Property("gradient", "kl-distillation", "∂loss/∂z = T(q − p)/B (the T² keeps the gradient's scale)",
-                 _distill_gradient, ROWS, RMIN),
-        Property("gibbs", "gibbs-inequality", "0 when the student's logits equal the teacher's", _distill_zero,
-                 ROWS, RMIN),
-        Property("float32-vs-float64", "kl-distillation", "float32 within float32's rounding of float64",
-                 _float32(lambda gen, s, simple: (_distill_args(gen, s, simple), s["N"] * s["B"], 10.0)),
-                 ROWS, RMIN),
+        Property(
+            "matches-derived",
+            "kl-distillation",
+            "fn(z, v) = T²·KL(softmax(v/T) ‖ softmax(z/T)), mean over the batch",
+            _distill_value,
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "gradient",
+            "kl-distillation",
+            "∂loss/∂z = T(q − p)/B (the T² keeps the gradient's scale)",
+            _distill_gradient,
+            ROWS,
+            RMIN,
+        ),
+        Property(
+            "gibbs", "gibbs-inequality", "0 when the student's logits equal the teacher's", _distill_zero, ROWS, RMIN
+        ),
+        Property(
+            "float32-vs-float64",
+            "kl-distillation",
+            "float32 within float32's rounding of float64",
+            _float32(lambda gen, s, simple: (_distill_args(gen, s, simple), s["N"] * s["B"], 10.0)),
+            ROWS,
+            RMIN,
+        ),
     ]
 
 
 def kl_properties() -> list[Property]:
     return [
-        Property("matches-derived", "kl-distillation", "fn(log q, p) = KL(p‖q) per sample (batchmean)",
-                 _kl_value, ROWS, RMIN),
-        Property("direction", "kl-distillation", "KL(p‖q), not KL(q‖p), at the claim's asymmetric pair",
-                 _kl_direction, {}, {}),
+        Property(
+            "matches-derived", "kl-distillation", "fn(log q, p) = KL(p‖q) per sample (batchmean)", _kl_value, ROWS, RMIN
+        ),
+        Property(
+            "direction",
+            "kl-distillation",
+            "KL(p‖q), not KL(q‖p), at the claim's asymmetric pair",
+            _kl_direction,
+            {},
+            {},
+        ),
         Property("gibbs", "gibbs-inequality", "KL ≥ 0, and 0 when q = p", _kl_gibbs, ROWS, RMIN),
-        Property("float32-vs-float64", "kl-distillation", "float32 within float32's rounding of float64",
-                 _float32(_kl_args), ROWS, RMIN),
+        Property(
+            "float32-vs-float64",
+            "kl-distillation",
+            "float32 within float32's rounding of float64",
+            _float32(_kl_args),
+            ROWS,
+            RMIN,
+        ),
     ]
 
 

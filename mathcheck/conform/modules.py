@@ -17,8 +17,18 @@ import torch
 
 from mathcheck.conform import attention as att
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Outcome, Property, build_module, call_tensor, compare, draw,
-                                        float32_against_float64, tolerance, worst_comparison)
+from mathcheck.conform.property import (
+    F64,
+    Outcome,
+    Property,
+    build_module,
+    call_tensor,
+    compare,
+    draw,
+    float32_against_float64,
+    tolerance,
+    worst_comparison,
+)
 
 
 def build(make, s, gen, dtype=F64) -> tuple[torch.nn.Module | None, Outcome | None]:
@@ -43,7 +53,7 @@ def _trace(module, x):
     class Shapes(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
-            for t in (out if isinstance(out, (tuple, list)) else (out,)):
+            for t in out if isinstance(out, (tuple, list)) else (out,):
                 if isinstance(t, torch.Tensor):
                     seen.append((str(func.overloadpacket.__name__), tuple(t.shape)))
             return out
@@ -88,14 +98,35 @@ def _shapes(make, s, gen, simple, variant):
         missing.append(f"{name} {want}")
     got = tuple(torch.as_tensor(out).shape)
     if got != (B, L, D):
-        return Outcome(False, float("inf"), 0.0, None, None, None, f"output shape (B, L, D) = {(B, L, D)}",
-                       note=f"the output has shape {got}")
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            None,
+            None,
+            None,
+            f"output shape (B, L, D) = {(B, L, D)}",
+            note=f"the output has shape {got}",
+        )
     if missing:
-        return Outcome(False, float("inf"), 0.0, None, None, None, "the §7.1 shape table (mathcheck shapes)",
-                       note="no tensor traced for: " + "; ".join(missing))
-    return Outcome(True, 0.0, 0.0, what="the §7.1 shape table",
-                   note=f"traced {len(seen)} ops; every row of the derived table observed"
-                        + (" (scores inside a fused attention kernel)" if fused_kernel and (B, H, L, L) not in shapes else ""))
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            None,
+            None,
+            None,
+            "the §7.1 shape table (mathcheck shapes)",
+            note="no tensor traced for: " + "; ".join(missing),
+        )
+    return Outcome(
+        True,
+        0.0,
+        0.0,
+        what="the §7.1 shape table",
+        note=f"traced {len(seen)} ops; every row of the derived table observed"
+        + (" (scores inside a fused attention kernel)" if fused_kernel and (B, H, L, L) not in shapes else ""),
+    )
 
 
 def _split_merge(make, s, gen, simple, variant):
@@ -114,8 +145,12 @@ def _split_merge(make, s, gen, simple, variant):
     if err:
         return err
     one = torch.as_tensor(one).detach().to(F64)
-    return compare(many, one.expand(B, L, D), tolerance(L + D, 1 + float(one.abs().max())),
-                   "row l of the output for L copies of a token = the output for the token alone")
+    return compare(
+        many,
+        one.expand(B, L, D),
+        tolerance(L + D, 1 + float(one.abs().max())),
+        "row l of the output for L copies of a token = the output for the token alone",
+    )
 
 
 def _permutation(make, s, gen, simple, variant):
@@ -134,8 +169,7 @@ def _permutation(make, s, gen, simple, variant):
     if err:
         return err
     a = torch.as_tensor(a).detach().to(F64)
-    return compare(b, a[:, perm], tolerance(L + s["D"], 1 + float(a.abs().max())),
-                   "f(PX) = P·f(X) (tokens permuted)")
+    return compare(b, a[:, perm], tolerance(L + s["D"], 1 + float(a.abs().max())), "f(PX) = P·f(X) (tokens permuted)")
 
 
 def _no_future(make, s, gen, simple, variant):
@@ -146,26 +180,38 @@ def _no_future(make, s, gen, simple, variant):
     x = _x(gen, s, simple)
     t = L // 2
     y = x.clone()
-    y[:, t + 1:] = _x(gen, s, simple)[:, t + 1:]  # change every input after t
+    y[:, t + 1 :] = _x(gen, s, simple)[:, t + 1 :]  # change every input after t
     a, err = _run(m, x)
     if err:
         return err
     b, err = _run(m, y)
     if err:
         return err
-    a, b = (torch.as_tensor(o).detach().to(F64)[:, :t + 1] for o in (a, b))
-    outs = [compare(b, a, tolerance(L + D, 1 + float(a.abs().max())),
-                    f"outputs 0..{t} unchanged when the inputs after {t} change (causal)")]
+    a, b = (torch.as_tensor(o).detach().to(F64)[:, : t + 1] for o in (a, b))
+    outs = [
+        compare(
+            b,
+            a,
+            tolerance(L + D, 1 + float(a.abs().max())),
+            f"outputs 0..{t} unchanged when the inputs after {t} change (causal)",
+        )
+    ]
     if variant.window is not None and L > variant.window:
         w = variant.window
         y = x.clone()
-        y[:, :L - w] = _x(gen, s, simple)[:, :L - w]  # inputs the last query's window excludes
+        y[:, : L - w] = _x(gen, s, simple)[:, : L - w]  # inputs the last query's window excludes
         c, err = _run(m, y)
         if err:
             return err
         a2 = torch.as_tensor(_run(m, x)[0]).detach().to(F64)[:, -1]
-        outs.append(compare(torch.as_tensor(c).detach().to(F64)[:, -1], a2, tolerance(L + D, 1 + float(a2.abs().max())),
-                            f"the last output unchanged when inputs outside its window of {w} change"))
+        outs.append(
+            compare(
+                torch.as_tensor(c).detach().to(F64)[:, -1],
+                a2,
+                tolerance(L + D, 1 + float(a2.abs().max())),
+                f"the last output unchanged when inputs outside its window of {w} change",
+            )
+        )
     return worst_comparison(*outs)
 
 
@@ -177,7 +223,11 @@ def _float32(make, s, gen, simple, variant):
     rebuild = lambda dtype: build(make, s, torch.Generator().set_state(state), dtype)  # noqa: E731
     x = _x(gen, s, simple)
     return float32_against_float64(
-        m, rebuild, x, lambda a: tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32))
+        m,
+        rebuild,
+        x,
+        lambda a: tolerance(s["L"] + 3 * s["D"], 1 + float(a.abs().max()) + float(x.abs().max()), torch.float32),
+    )
 
 
 MHA = {"B": 2, "L": 5, "D": 12, "H": 3}  # D_head = 4 ≠ L ≠ H, so each row of the table has its own shape
@@ -185,37 +235,74 @@ LONG = {"B": 1, "L": 80, "D": 128, "H": 2}  # real sizes: D_head = 64; a module 
 
 
 def _long_expected(variant):
-    return "holds" if not variant.masked and variant.positions == "none" else \
-        "skip: permutation equivariance is broken on purpose by the declared mask or positions"
+    return (
+        "holds"
+        if not variant.masked and variant.positions == "none"
+        else "skip: permutation equivariance is broken on purpose by the declared mask or positions"
+    )
 
 
 def mha_properties() -> list[Property]:
     sizes, lo = MHA, {"B": 1, "L": 2, "D": 12, "H": 3}
     return [
-        Property("shapes", "multihead-split-merge", "the §7.1 shape table traced through the forward pass",
-                 _shapes, sizes, lo),
-        Property("split-merge", "multihead-split-merge",
-                 "heads merged back in place: (B, H, L, D_head) → transpose → (B, L, D)", _split_merge, sizes, lo),
-        Property("permutation-equivariance", "attention-permutation-equivariance",
-                 "permuting the tokens permutes the output (a causal mask must break it)", _permutation,
-                 sizes, lo, att._equivariance_expected),
-        Property("long-sequence", "attention-permutation-equivariance",
-                 "f(PX) = P·f(X) at real sizes (L = 80, D_head = 64)", _permutation, LONG,
-                 {"B": 1, "L": 2, "D": 128, "H": 2}, _long_expected),
-        Property("causal-no-future", "mask-negative-infinity",
-                 "output t does not depend on inputs after t (or outside the window)", _no_future, sizes, lo,
-                 lambda v: "holds" if v.masked else "skip: not declared --causal/--window"),
-        Property("float32-vs-float64", "softmax-simplex", "float32 within float32's rounding of float64",
-                 _float32, sizes, lo),
+        Property(
+            "shapes",
+            "multihead-split-merge",
+            "the §7.1 shape table traced through the forward pass",
+            _shapes,
+            sizes,
+            lo,
+        ),
+        Property(
+            "split-merge",
+            "multihead-split-merge",
+            "heads merged back in place: (B, H, L, D_head) → transpose → (B, L, D)",
+            _split_merge,
+            sizes,
+            lo,
+        ),
+        Property(
+            "permutation-equivariance",
+            "attention-permutation-equivariance",
+            "permuting the tokens permutes the output (a causal mask must break it)",
+            _permutation,
+            sizes,
+            lo,
+            att._equivariance_expected,
+        ),
+        Property(
+            "long-sequence",
+            "attention-permutation-equivariance",
+            "f(PX) = P·f(X) at real sizes (L = 80, D_head = 64)",
+            _permutation,
+            LONG,
+            {"B": 1, "L": 2, "D": 128, "H": 2},
+            _long_expected,
+        ),
+        Property(
+            "causal-no-future",
+            "mask-negative-infinity",
+            "output t does not depend on inputs after t (or outside the window)",
+            _no_future,
+            sizes,
+            lo,
+            lambda v: "holds" if v.masked else "skip: not declared --causal/--window",
+        ),
+        Property(
+            "float32-vs-float64", "softmax-simplex", "float32 within float32's rounding of float64", _float32, sizes, lo
+        ),
     ]
 
 
 # --- gqa --------------------------------------------------------------------------------------------
 
+
 def _gqa_qkv(gen, s, simple):
-    return (draw(gen, s["B"], s["G"] * s["R"], s["L"], s["D"], simple=simple),
-            draw(gen, s["B"], s["G"], s["L"], s["D"], simple=simple),
-            draw(gen, s["B"], s["G"], s["L"], s["D"], simple=simple))
+    return (
+        draw(gen, s["B"], s["G"] * s["R"], s["L"], s["D"], simple=simple),
+        draw(gen, s["B"], s["G"], s["L"], s["D"], simple=simple),
+        draw(gen, s["B"], s["G"], s["L"], s["D"], simple=simple),
+    )
 
 
 def _gqa_output(fn, s, gen, simple, variant):
@@ -230,8 +317,12 @@ def _gqa_output(fn, s, gen, simple, variant):
     z, P, O = att.reference(q, kr, vr, variant)
     if not variant.masked:  # the claim's own derived head: group g's K_g, V_g read by its r query heads
         O = _gqa_claim_output(q, k, v, s, variant)
-    return compare(out, O, tolerance(s["L"] + s["D"], float(v.abs().max()) * (1 + float(z.abs().max()))),
-                   "attention with K, V heads repeated H/G times (repeat_interleave), derived")
+    return compare(
+        out,
+        O,
+        tolerance(s["L"] + s["D"], float(v.abs().max()) * (1 + float(z.abs().max()))),
+        "attention with K, V heads repeated H/G times (repeat_interleave), derived",
+    )
 
 
 def _gqa_claim_output(q, k, v, s, variant):
@@ -239,12 +330,13 @@ def _gqa_claim_output(q, k, v, s, variant):
     head (g−1)R + j (from 1), K_g, V_g its group's keys and values; --scale S replaces 1/√d."""
     G, R, L, D = s["G"], s["R"], s["L"], s["D"]
     if variant.scale is not None:  # the score is linear in Q: S·q·k = (1/√d)·(S√d·q)·k
-        q = q * (variant.scale * D ** 0.5)
+        q = q * (variant.scale * D**0.5)
     e = fm.gqa_head()
 
     def one(qq, kk, vv):  # qq (H, D) at one position; kk, vv (G, L, D)
-        return fm.ev(e, {"Q": qq.reshape(G, R, D), "K": kk, "V": vv, "n": L, "d": D},
-                     grid={"g": G, "j": R, "e": D}).reshape(G * R, D)
+        return fm.ev(
+            e, {"Q": qq.reshape(G, R, D), "K": kk, "V": vv, "n": L, "d": D}, grid={"g": G, "j": R, "e": D}
+        ).reshape(G * R, D)
 
     per_batch = torch.vmap(torch.vmap(one, in_dims=(0, None, None)))  # over batch, then query positions
     return per_batch(q.transpose(1, 2), k, v).transpose(1, 2)
@@ -253,15 +345,29 @@ def _gqa_claim_output(q, k, v, s, variant):
 def gqa_properties() -> list[Property]:
     sizes, lo = {"B": 2, "G": 2, "R": 2, "L": 4, "D": 8}, {"B": 1, "G": 1, "R": 1, "L": 1, "D": 1}
     return [
-        Property("matches-derived", "grouped-query-attention",
-                 "equals attention with each K, V head repeated H/G times (H = G·R)", _gqa_output, sizes, lo,
-                 att._not_if_positions),
-        Property("mqa", "grouped-query-attention", "G = 1 (multi-query attention) is the same formula",
-                 _gqa_output, dict(sizes, G=1), dict(lo, G=1), att._not_if_positions),
+        Property(
+            "matches-derived",
+            "grouped-query-attention",
+            "equals attention with each K, V head repeated H/G times (H = G·R)",
+            _gqa_output,
+            sizes,
+            lo,
+            att._not_if_positions,
+        ),
+        Property(
+            "mqa",
+            "grouped-query-attention",
+            "G = 1 (multi-query attention) is the same formula",
+            _gqa_output,
+            dict(sizes, G=1),
+            dict(lo, G=1),
+            att._not_if_positions,
+        ),
     ]
 
 
 # --- online softmax ------------------------------------------------------------------------------------
+
 
 def _online(fn, s, gen, simple, variant, large=False):
     """softmax(s)·V over all keys, s split into blocks: the online-softmax contract. The reference is
@@ -278,10 +384,21 @@ def _online(fn, s, gen, simple, variant, large=False):
     out = torch.as_tensor(out).detach().to(F64)
     if large and not bool(torch.isfinite(out).all()):
         idx = tuple(torch.nonzero(~torch.isfinite(out))[0].tolist())
-        return Outcome(False, float("inf"), 0.0, idx, float(O[idx]), float(out[idx]),
-                       "a finite output at scores up to ±1e4 (the running maximum must rescale)")
-    return compare(out, O, tolerance(nb * bs + D, float(values.abs().max()) * (1e4 if large else 10.0)),
-                   "softmax(concatenated scores)·(concatenated values), derived")
+        return Outcome(
+            False,
+            float("inf"),
+            0.0,
+            idx,
+            float(O[idx]),
+            float(out[idx]),
+            "a finite output at scores up to ±1e4 (the running maximum must rescale)",
+        )
+    return compare(
+        out,
+        O,
+        tolerance(nb * bs + D, float(values.abs().max()) * (1e4 if large else 10.0)),
+        "softmax(concatenated scores)·(concatenated values), derived",
+    )
 
 
 def _online_claim_output(scores, values):
@@ -300,10 +417,22 @@ def _online_claim_output(scores, values):
 def online_softmax_properties() -> list[Property]:
     sizes, lo = {"R": 3, "blocks": 3, "block": 4, "D": 5}, {"R": 1, "blocks": 1, "block": 1, "D": 1}
     return [
-        Property("matches-derived", "online-softmax", "the streamed result equals softmax(s)·V over all keys",
-                 _online, sizes, lo),
-        Property("finite-large-logits", "online-softmax", "finite and correct at scores up to ±1e4",
-                 lambda *a: _online(*a, large=True), sizes, lo),
+        Property(
+            "matches-derived",
+            "online-softmax",
+            "the streamed result equals softmax(s)·V over all keys",
+            _online,
+            sizes,
+            lo,
+        ),
+        Property(
+            "finite-large-logits",
+            "online-softmax",
+            "finite and correct at scores up to ±1e4",
+            lambda *a: _online(*a, large=True),
+            sizes,
+            lo,
+        ),
     ]
 
 

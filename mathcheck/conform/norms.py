@@ -15,8 +15,19 @@ from typing import Callable
 import torch
 
 from mathcheck.conform import formulas as fm
-from mathcheck.conform.property import (F64, Outcome, Property, build_module, call, call_tensor, compare, draw, first_output,
-                                        float32_against_float64, tolerance)
+from mathcheck.conform.property import (
+    F64,
+    Outcome,
+    Property,
+    build_module,
+    call,
+    call_tensor,
+    compare,
+    draw,
+    first_output,
+    float32_against_float64,
+    tolerance,
+)
 
 EPS = 0.1  # asked of a factory: large enough that σ²/(σ²+ε) is far from 1 and biased/unbiased variances differ
 EPS_NAMES = ("eps", "variance_epsilon", "epsilon", "variance_eps", "norm_eps", "layer_norm_eps")
@@ -66,8 +77,11 @@ def no_eps_parameter(make) -> str | None:
     if eps_parameter(make):
         return None
     try:
-        params = [p for p in inspect.signature(make).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = [
+            p
+            for p in inspect.signature(make).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
     except (TypeError, ValueError):
         return None  # a builtin without a signature: make(D, eps), its first call says
     if len(params) < 2:
@@ -121,7 +135,7 @@ def measured_eps(module, kind: str, D: int, gen) -> float | None:
     ε is half the denominator and the estimate is good to a few units of the precision's ε; rounded
     to the shortest decimal within 1e-5 of it. None when the outputs give no estimate."""
     x = draw(gen, 8, D).to(F64)
-    stat = (lambda t: t.var(-1, unbiased=False)) if kind == "layernorm" else (lambda t: (t ** 2).mean(-1))
+    stat = (lambda t: t.var(-1, unbiased=False)) if kind == "layernorm" else (lambda t: (t**2).mean(-1))
     x = x / stat(x)[:, None].sqrt()  # m = 1 per row
     est = None
     for _ in range(2):
@@ -136,7 +150,7 @@ def measured_eps(module, kind: str, D: int, gen) -> float | None:
         est = max(e, 0.0)
         if est <= 1e-30:
             return 0.0
-        x = x * est ** 0.5  # next rows have m ≈ ε
+        x = x * est**0.5  # next rows have m ≈ ε
     for digits in range(1, 13):
         short = float(f"{est:.{digits}g}")
         if abs(short - est) <= 1e-5 * est:
@@ -159,14 +173,17 @@ def configure(make, kind: str, variant, gen) -> tuple[float | None, str]:
         if value == asked:
             return asked, f"eps {asked:g} ({src}; the module's {name})"
         ignores = "takes no eps" if no_eps_parameter(make) else "ignores its eps argument"
-        return value, (f"eps {value:g}: the module's {name} (the factory {ignores}: "
-                       f"{src} {asked:g}); tested at {value:g}")
+        return value, (
+            f"eps {value:g}: the module's {name} (the factory {ignores}: {src} {asked:g}); tested at {value:g}"
+        )
     eff = measured_eps(m, kind, NORM["D"], gen)
     if eff is None or abs(eff - asked) <= 1e-5 * max(asked, 1e-30):
         return asked, f"eps {asked:g} ({src}; measured from the outputs: the same)"
     ignores = "takes no eps" if no_eps_parameter(make) else "ignores its eps argument"
-    return eff, (f"eps {eff:g}: measured from the outputs (the module holds no numeric eps and {ignores}: "
-                 f"{src} {asked:g}); tested at {eff:g}")
+    return eff, (
+        f"eps {eff:g}: measured from the outputs (the module holds no numeric eps and {ignores}: "
+        f"{src} {asked:g}); tested at {eff:g}"
+    )
 
 
 def _apply(module, x):
@@ -176,6 +193,7 @@ def _apply(module, x):
 def _on_output(prop, shift: float = 0.0):
     """A property of the module's float64 output ``y`` on a drawn ``x`` (+ ``shift``):
     ``prop(x, y, s) -> Outcome``; a failing outcome when ``make`` or the forward pass fails."""
+
     def check(make, s, gen, simple, variant):
         m, err = build(make, s["D"], eps_of(variant), gen)
         if err:
@@ -185,12 +203,14 @@ def _on_output(prop, shift: float = 0.0):
         if err:
             return err
         return prop(x, out.detach().to(F64), dict(s, eps=eps_of(variant)))
+
     return check
 
 
 def _rows(expr, x, n, eps, extra=None, grid=None):
-    return torch.vmap(lambda r: fm.ev(expr, {"x": r, "n": n, "epsilon": eps, **(extra or {})},
-                                      grid=grid or {}))(x.reshape(-1, n))
+    return torch.vmap(lambda r: fm.ev(expr, {"x": r, "n": n, "epsilon": eps, **(extra or {})}, grid=grid or {}))(
+        x.reshape(-1, n)
+    )
 
 
 def _x(gen, s, simple):
@@ -222,23 +242,27 @@ def _matches(y_expr):
         if c is not None:
             o.note = ((o.note + "; ") if o.note else "") + (
                 f"yours is {c:.6g}× the derived at every entry: a gain of {c:.6g} as the module is built (the kind "
-                f"takes its affine part at identity), or a constant-factor bug")
+                f"takes its affine part at identity), or a constant-factor bug"
+            )
         return o
+
     return _on_output(prop)
 
 
 @_on_output
 def _ln_mean(x, y, s):
     zero = fm.ev(fm.layernorm_mean(), {})
-    return compare(y.sum(-1), zero.expand(x.shape[:-1]), tolerance(s["D"], 3.0),
-                   "Σ_i y_i = 0 (layernorm-statistics 'mean')")
+    return compare(
+        y.sum(-1), zero.expand(x.shape[:-1]), tolerance(s["D"], 3.0), "Σ_i y_i = 0 (layernorm-statistics 'mean')"
+    )
 
 
 @_on_output
 def _ln_variance(x, y, s):
     ref = _rows(fm.layernorm_variance(), x, s["D"], s["eps"]).reshape(x.shape[:-1])
-    return compare(y.var(-1, unbiased=False), ref, tolerance(s["D"], 3.0),
-                   "the biased variance of y = σ²/(σ² + ε), derived")
+    return compare(
+        y.var(-1, unbiased=False), ref, tolerance(s["D"], 3.0), "the biased variance of y = σ²/(σ² + ε), derived"
+    )
 
 
 def _jacobian(jac_expr, extra=lambda x, n, eps: {}):
@@ -256,8 +280,9 @@ def _jacobian(jac_expr, extra=lambda x, n, eps: {}):
             return err
         ref = fm.ev(jac_expr(), {"x": x, "n": n, "epsilon": eps, **extra(x, n, eps)}, grid={"i": n, "j": n})
         # entries are O(1/√(m + ε)), m the row's mean square (or variance): the scale of every term
-        scale = 1 / (float(x.var(unbiased=False).clamp_min(0)) + eps) ** 0.5 + 1 / (float((x ** 2).mean()) + eps) ** 0.5
+        scale = 1 / (float(x.var(unbiased=False).clamp_min(0)) + eps) ** 0.5 + 1 / (float((x**2).mean()) + eps) ** 0.5
         return compare(J, ref, tolerance(n, scale), "∂y_i/∂x_j, derived, against autograd of the module")
+
     return check
 
 
@@ -278,13 +303,17 @@ def _float32(make, s, gen, simple, variant):
 @_on_output
 def _rms_mean_square(x, y, s):
     ref = _rows(fm.rmsnorm()["derived_mean_square"], x, s["D"], s["eps"]).reshape(x.shape[:-1])
-    return compare((y ** 2).mean(-1), ref, tolerance(s["D"], 3.0), "mean(y²) = m/(m + ε), m = mean(x²), derived")
+    return compare((y**2).mean(-1), ref, tolerance(s["D"], 3.0), "mean(y²) = m/(m + ε), m = mean(x²), derived")
 
 
 def _rms_centred(x, y, s):
     """RMSNorm does not subtract the mean: Σ y_i = 0 must *fail* on inputs with a nonzero mean."""
-    return compare(y.sum(-1), torch.zeros(x.shape[:-1], dtype=F64),
-                   tolerance(s["D"], 3.0), "Σ_i y_i = 0 (LayerNorm's mean part; RMSNorm must not centre)")
+    return compare(
+        y.sum(-1),
+        torch.zeros(x.shape[:-1], dtype=F64),
+        tolerance(s["D"], 3.0),
+        "Σ_i y_i = 0 (LayerNorm's mean part; RMSNorm must not centre)",
+    )
 
 
 def _rms_jacobian_values(x, n, eps):
@@ -298,28 +327,71 @@ NMIN = {"B": 1, "L": 1, "D": 2}
 
 def layernorm_properties() -> list[Property]:
     return [
-        Property("matches-derived", "layernorm-statistics", "y = (x − μ)/√(σ² + ε) with the biased σ²",
-                 _matches(fm.layernorm), NORM, NMIN),
+        Property(
+            "matches-derived",
+            "layernorm-statistics",
+            "y = (x − μ)/√(σ² + ε) with the biased σ²",
+            _matches(fm.layernorm),
+            NORM,
+            NMIN,
+        ),
         Property("mean-zero", "layernorm-statistics", "Σ_i y_i = 0", _ln_mean, NORM, NMIN),
         Property("variance", "layernorm-statistics", "biased variance of y = σ²/(σ² + ε)", _ln_variance, NORM, NMIN),
-        Property("jacobian", "layernorm-statistics", "∂y/∂x = (I − 11ᵀ/n − yyᵀ/n)/√(σ² + ε)",
-                 _jacobian(fm.layernorm_jacobian, _ln_jacobian_values), NORM, NMIN),
-        Property("float32-vs-float64", "layernorm-statistics", "float32 within float32's rounding of float64",
-                 _float32, NORM, NMIN),
+        Property(
+            "jacobian",
+            "layernorm-statistics",
+            "∂y/∂x = (I − 11ᵀ/n − yyᵀ/n)/√(σ² + ε)",
+            _jacobian(fm.layernorm_jacobian, _ln_jacobian_values),
+            NORM,
+            NMIN,
+        ),
+        Property(
+            "float32-vs-float64",
+            "layernorm-statistics",
+            "float32 within float32's rounding of float64",
+            _float32,
+            NORM,
+            NMIN,
+        ),
     ]
 
 
 def rmsnorm_properties() -> list[Property]:
     return [
-        Property("matches-derived", "rmsnorm-statistics", "y = x/√(mean(x²) + ε)",
-                 _matches(lambda: fm.rmsnorm()["y"]), NORM, NMIN),
+        Property(
+            "matches-derived",
+            "rmsnorm-statistics",
+            "y = x/√(mean(x²) + ε)",
+            _matches(lambda: fm.rmsnorm()["y"]),
+            NORM,
+            NMIN,
+        ),
         Property("mean-square", "rmsnorm-statistics", "mean(y²) = m/(m + ε)", _rms_mean_square, NORM, NMIN),
-        Property("not-mean-centred", "rmsnorm-statistics", "Σ y_i = 0 must not hold (no mean subtraction)",
-                 _on_output(_rms_centred, shift=1.0), NORM, NMIN, lambda v: "breaks"),
-        Property("jacobian", "rmsnorm-statistics", "∂y/∂x = (I − yyᵀ/n)/√(m + ε)",
-                 _jacobian(lambda: fm.rmsnorm()["jacobian"], _rms_jacobian_values), NORM, NMIN),
-        Property("float32-vs-float64", "rmsnorm-statistics", "float32 within float32's rounding of float64",
-                 _float32, NORM, NMIN),
+        Property(
+            "not-mean-centred",
+            "rmsnorm-statistics",
+            "Σ y_i = 0 must not hold (no mean subtraction)",
+            _on_output(_rms_centred, shift=1.0),
+            NORM,
+            NMIN,
+            lambda v: "breaks",
+        ),
+        Property(
+            "jacobian",
+            "rmsnorm-statistics",
+            "∂y/∂x = (I − yyᵀ/n)/√(m + ε)",
+            _jacobian(lambda: fm.rmsnorm()["jacobian"], _rms_jacobian_values),
+            NORM,
+            NMIN,
+        ),
+        Property(
+            "float32-vs-float64",
+            "rmsnorm-statistics",
+            "float32 within float32's rounding of float64",
+            _float32,
+            NORM,
+            NMIN,
+        ),
     ]
 
 

@@ -47,6 +47,7 @@ def _pos_values(fn, s, gen, simple, variant):
 def _shifted(prop):
     """A property of the callable's table at positions 0..L−1 and at the same positions + k, k drawn
     from 1..49: ``prop(base, shifted, k, L, m) -> Outcome``."""
+
     def check(fn, s, gen, simple, variant):
         L, m = s["L"], s["m"]
         k = int(torch.randint(1, 50, (1,), generator=gen))
@@ -57,6 +58,7 @@ def _shifted(prop):
         if err:
             return err
         return prop(base, shifted, k, L, m)
+
     return check
 
 
@@ -70,31 +72,53 @@ def _pos_rotation(base, shifted, k, L, m):
     Mk = evaluate(M, {nm["k"]: float(k), nm["i"]: torch.arange(m, dtype=F64), nm["m"]: m})  # (2, 2, m)
     pairs = base.reshape(L, m, 2)  # (sin, cos) per frequency
     rotated = torch.einsum("abi,lib->lia", Mk, pairs).reshape(L, d)
-    return compare(shifted, rotated, tolerance(d, float(L + k)),
-                   f"PE(pos + {k}) = M({k})·PE(pos), M the derived rotation, applied to the callable's own table")
+    return compare(
+        shifted,
+        rotated,
+        tolerance(d, float(L + k)),
+        f"PE(pos + {k}) = M({k})·PE(pos), M the derived rotation, applied to the callable's own table",
+    )
 
 
 @_shifted
 def _pos_dot(a, b, k, L, m):
     d = 2 * m
     ref = fm.ev(fm.sinusoidal_dot(), {"k": float(k), "m": m})
-    return compare((a * b).sum(-1), ref.expand(L), tolerance(d, float(L + k)),
-                   f"PE(pos)·PE(pos + {k}) = Σ_i cos({k}·ω_i), the same for every pos")
+    return compare(
+        (a * b).sum(-1),
+        ref.expand(L),
+        tolerance(d, float(L + k)),
+        f"PE(pos)·PE(pos + {k}) = Σ_i cos({k}·ω_i), the same for every pos",
+    )
 
 
 def positional_properties() -> list[Property]:
     sizes, lo = {"L": 6, "m": 4}, {"L": 1, "m": 1}
     return [
-        Property("matches-derived", "sinusoidal-relative-position", "the table is the derived (sin, cos) pairs",
-                 _pos_values, sizes, lo),
-        Property("relative-rotation", "sinusoidal-relative-position", "PE(pos + k) = M(k)·PE(pos)",
-                 _pos_rotation, sizes, lo),
-        Property("dot-depends-on-k", "sinusoidal-relative-position", "PE(pos)·PE(pos + k) depends on k only",
-                 _pos_dot, sizes, lo),
+        Property(
+            "matches-derived",
+            "sinusoidal-relative-position",
+            "the table is the derived (sin, cos) pairs",
+            _pos_values,
+            sizes,
+            lo,
+        ),
+        Property(
+            "relative-rotation", "sinusoidal-relative-position", "PE(pos + k) = M(k)·PE(pos)", _pos_rotation, sizes, lo
+        ),
+        Property(
+            "dot-depends-on-k",
+            "sinusoidal-relative-position",
+            "PE(pos)·PE(pos + k) depends on k only",
+            _pos_dot,
+            sizes,
+            lo,
+        ),
     ]
 
 
 # --- rotary -------------------------------------------------------------------------------------------
+
 
 def derived_rope(x: torch.Tensor, pos: torch.Tensor, layout: str) -> torch.Tensor:
     """R_pos x from the rope-relative-position derivation, θ_b = 10000^(−2(b−1)/d); ``layout``
@@ -135,9 +159,15 @@ def _rope_values(fn, s, gen, simple, variant):
         if err:
             return err
         at = "" if pos[0] == 0 else f" at positions {int(pos[0])}, {int(pos[1]) if L > 1 else ''}…"
-        outs = [compare(out, derived_rope(x, pos, lay), tolerance(d, float(pos.max() + 1) * float(x.abs().max())),
-                        f"R_pos·x with θ_b = 10000^(−2(b−1)/d), {lay} pairs, derived{at}")
-                for lay in ("interleaved", "half")]
+        outs = [
+            compare(
+                out,
+                derived_rope(x, pos, lay),
+                tolerance(d, float(pos.max() + 1) * float(x.abs().max())),
+                f"R_pos·x with θ_b = 10000^(−2(b−1)/d), {lay} pairs, derived{at}",
+            )
+            for lay in ("interleaved", "half")
+        ]
         o = outs[0] if outs[0].ok else (outs[1] if outs[1].ok else outs[0])
         if not o.ok:
             return o
@@ -161,8 +191,12 @@ def _rope_relative(fn, s, gen, simple, variant):
             return err
         qs, ks = (torch.as_tensor(t).detach().to(F64).reshape(L, d) for t in (qs, ks))
         rows.append(qs @ ks.T)
-    return compare(rows[1], rows[0], tolerance(d, float(L + shift) * float(q.abs().max() * k.abs().max())),
-                   f"⟨R_m q, R_n k⟩ unchanged when m and n both move by {shift} (depends on n − m only)")
+    return compare(
+        rows[1],
+        rows[0],
+        tolerance(d, float(L + shift) * float(q.abs().max() * k.abs().max())),
+        f"⟨R_m q, R_n k⟩ unchanged when m and n both move by {shift} (depends on n − m only)",
+    )
 
 
 def _rope_norm(fn, s, gen, simple, variant):
@@ -171,17 +205,33 @@ def _rope_norm(fn, s, gen, simple, variant):
     out, err = call_tensor(fn, x, torch.arange(L, dtype=F64) * 7)
     if err:
         return err
-    return compare(torch.as_tensor(out).detach().to(F64).norm(dim=-1), x.norm(dim=-1), tolerance(d, float(L * 7)),
-                   "‖R_m x‖ = ‖x‖ (each R_m is a rotation)")
+    return compare(
+        torch.as_tensor(out).detach().to(F64).norm(dim=-1),
+        x.norm(dim=-1),
+        tolerance(d, float(L * 7)),
+        "‖R_m x‖ = ‖x‖ (each R_m is a rotation)",
+    )
 
 
 def rotary_properties() -> list[Property]:
     sizes, lo = {"B": 2, "L": 5, "m": 4}, {"B": 1, "L": 1, "m": 1}
     return [
-        Property("matches-derived", "rope-relative-position",
-                 "R_pos·x with the standard θ (interleaved or half-split pairs)", _rope_values, sizes, lo),
-        Property("relative-position", "rope-relative-position", "scores depend on n − m only",
-                 _rope_relative, {"L": 5, "m": 4}, {"L": 2, "m": 1}),
+        Property(
+            "matches-derived",
+            "rope-relative-position",
+            "R_pos·x with the standard θ (interleaved or half-split pairs)",
+            _rope_values,
+            sizes,
+            lo,
+        ),
+        Property(
+            "relative-position",
+            "rope-relative-position",
+            "scores depend on n − m only",
+            _rope_relative,
+            {"L": 5, "m": 4},
+            {"L": 2, "m": 1},
+        ),
         Property("norm-preserving", "rope-relative-position", "‖R x‖ = ‖x‖", _rope_norm, sizes, lo),
     ]
 
@@ -246,9 +296,13 @@ def _bias(fn, H, L):
     if b.dim() == 4 and b.shape[0] == 1:
         b = b[0]
     if b.dim() != 3 or b.shape[0] != H or b.shape[-1] != L or b.shape[1] not in (1, L):
-        return None, Outcome(False, float("inf"), crashed=True,
-                             note=f"the bias has shape {tuple(out.shape)}: expected (H, L, L) = ({H}, {L}, {L}), "
-                                  f"(1, H, 1|L, L) or (H, 1, L)")
+        return None, Outcome(
+            False,
+            float("inf"),
+            crashed=True,
+            note=f"the bias has shape {tuple(out.shape)}: expected (H, L, L) = ({H}, {L}, {L}), "
+            f"(1, H, 1|L, L) or (H, 1, L)",
+        )
     return b.expand(H, L, L), None
 
 
@@ -265,8 +319,12 @@ def _alibi_band(fn, s, gen, simple, variant):
     band = (j <= i).expand(H, L, L)
     ref = -alibi_slopes(H)[:, None, None] * (i - j).to(F64)
     got = b - torch.diagonal(b, dim1=-2, dim2=-1)[..., None]
-    return compare(torch.where(band, got, 0.0), torch.where(band, ref, 0.0), tolerance(L, float(L)),
-                   "bias(h, i, j) − bias(h, i, i) = −m_h(i − j) on j ≤ i, m_h = 2^(−8h/H)")
+    return compare(
+        torch.where(band, got, 0.0),
+        torch.where(band, ref, 0.0),
+        tolerance(L, float(L)),
+        "bias(h, i, j) − bias(h, i, i) = −m_h(i − j) on j ≤ i, m_h = 2^(−8h/H)",
+    )
 
 
 def _alibi_off_band(fn, s, gen, simple, variant):
@@ -283,8 +341,10 @@ def _alibi_off_band(fn, s, gen, simple, variant):
     m = alibi_slopes(H)[:, None, None]
     got = b - torch.diagonal(b, dim1=-2, dim2=-1)[..., None]
     above = (j > i).expand(H, L, L)
-    forms = {"−m|i − j|: bidirectional ALiBi": -m * (i - j).abs().to(F64),
-             "m(j − i), the slope·j form: for causal attention only (it favours later keys)": m * (j - i).to(F64)}
+    forms = {
+        "−m|i − j|: bidirectional ALiBi": -m * (i - j).abs().to(F64),
+        "m(j − i), the slope·j form: for causal attention only (it favours later keys)": m * (j - i).to(F64),
+    }
     tol = tolerance(L, float(L))
     for what, ref in forms.items():
         if bool(((got - ref).abs() <= tol)[above].all()):
@@ -297,10 +357,23 @@ def alibi_properties() -> list[Property]:
     # two powers, which the derived m_h = 2^(−8h/H) does not (said in docs/conform.md)
     sizes, lo = {"H": 8, "L": 6}, {"H": 8, "L": 2}
     return [
-        Property("matches-derived", "alibi-distance-bias",
-                 "on j ≤ i, the bias less its diagonal is −m_h(i − j), m_h = 2^(−8h/H)", _alibi_band, sizes, lo),
-        Property("off-band", "alibi-distance-bias", "what the bias is above the band (reported, not judged)",
-                 _alibi_off_band, sizes, lo, lambda v: "report"),
+        Property(
+            "matches-derived",
+            "alibi-distance-bias",
+            "on j ≤ i, the bias less its diagonal is −m_h(i − j), m_h = 2^(−8h/H)",
+            _alibi_band,
+            sizes,
+            lo,
+        ),
+        Property(
+            "off-band",
+            "alibi-distance-bias",
+            "what the bias is above the band (reported, not judged)",
+            _alibi_off_band,
+            sizes,
+            lo,
+            lambda v: "report",
+        ),
     ]
 
 

@@ -33,8 +33,13 @@ from mathcheck.conform.property import F64, call_tensor, floored_tolerance
 from mathcheck.conform.spec import KINDS
 
 COARSE = 1e-2  # a resolution above this is said to be too coarse
-WIDER = {torch.float32: F64, torch.float16: F64, torch.bfloat16: F64,
-         torch.complex64: torch.complex128, torch.complex32: torch.complex128}
+WIDER = {
+    torch.float32: F64,
+    torch.float16: F64,
+    torch.bfloat16: F64,
+    torch.complex64: torch.complex128,
+    torch.complex32: torch.complex128,
+}
 REAL = {torch.complex64: torch.float32, torch.complex128: F64, torch.complex32: torch.float16}
 
 
@@ -51,8 +56,11 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 
 def _floats(out):
-    return [t for t in (out if isinstance(out, (tuple, list)) else (out,))
-            if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())]
+    return [
+        t
+        for t in (out if isinstance(out, (tuple, list)) else (out,))
+        if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())
+    ]
 
 
 @functools.cache
@@ -105,8 +113,12 @@ class Round(TorchDispatchMode):
         wa, wk = tree_map(_widen, (tuple(args), dict(kwargs)))
         w = func(*wa, **wk)
         ws = w if isinstance(w, (tuple, list)) else (w,)
-        rounded = [wt.to(t.dtype) if isinstance(t, torch.Tensor) and t.dtype in WIDER and isinstance(wt, torch.Tensor)
-                   and wt.shape == t.shape else t for t, wt in zip(outs, ws)]
+        rounded = [
+            wt.to(t.dtype)
+            if isinstance(t, torch.Tensor) and t.dtype in WIDER and isinstance(wt, torch.Tensor) and wt.shape == t.shape
+            else t
+            for t, wt in zip(outs, ws)
+        ]
         return type(out)(rounded) if isinstance(out, (tuple, list)) else rounded[0]
 
 
@@ -116,13 +128,13 @@ class Precision:
 
     dtype: torch.dtype = F64
     output: torch.dtype | None = None
-    narrowed: float = 0.0         # max |as written − widened|
-    scale: float = 1.0            # max |widened output|
-    ops: tuple = ()               # the floating dtypes the ops produced, narrowest first
-    note: str = ""                # could not measure: why
-    nondeterministic: str = ""    # one line, when two calls on the same input differ
-    n: int = 1                    # the probe's reduction length (for the stated resolution)
-    widened: bool = False         # its ops widen to float64: the properties run widened (contain.WIDEN)
+    narrowed: float = 0.0  # max |as written − widened|
+    scale: float = 1.0  # max |widened output|
+    ops: tuple = ()  # the floating dtypes the ops produced, narrowest first
+    note: str = ""  # could not measure: why
+    nondeterministic: str = ""  # one line, when two calls on the same input differ
+    n: int = 1  # the probe's reduction length (for the stated resolution)
+    widened: bool = False  # its ops widen to float64: the properties run widened (contain.WIDEN)
 
     @property
     def eps(self) -> float:
@@ -142,16 +154,26 @@ class Precision:
         if self.dtype == F64:
             narrow = [d for d in self.ops if d != F64]
             if narrow:
-                head += f"; its {'/'.join(map(name, narrow))} ops do not change the output (widened: max |Δ| " \
-                        f"{self.narrowed:.3g})"
+                head += (
+                    f"; its {'/'.join(map(name, narrow))} ops do not change the output (widened: max |Δ| "
+                    f"{self.narrowed:.3g})"
+                )
         else:
-            head += f"; measured: widening its ops to float64 moves the output by {self.narrowed:.3g} " \
-                    f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
-        if self.widened and any(d != F64 for d in self.ops):  # the formula is held widened; as written per dtype and size by input-dtypes
-            return head + ("; the properties run it widened to float64 (float64 tolerance, resolution "
-                           f"{floored_tolerance(self.n, 1.0, F64):.2g}); as written it is held per input dtype "
-                           "and size by input-dtypes")
-        head += f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
+            head += (
+                f"; measured: widening its ops to float64 moves the output by {self.narrowed:.3g} "
+                f"({self.narrowed / (self.eps * max(self.scale, 1e-300)):.2g} ε·max|y|)"
+            )
+        if self.widened and any(
+            d != F64 for d in self.ops
+        ):  # the formula is held widened; as written per dtype and size by input-dtypes
+            return head + (
+                "; the properties run it widened to float64 (float64 tolerance, resolution "
+                f"{floored_tolerance(self.n, 1.0, F64):.2g}); as written it is held per input dtype "
+                "and size by input-dtypes"
+            )
+        head += (
+            f"; resolution: relative errors above {self.resolution():.2g} are detected (reductions of {self.n} terms)"
+        )
         if self.resolution() > COARSE:  # bfloat16/float16: the worst-case bound leaves little to detect
             head += " — too coarse to tell most bugs from rounding; check a float32 build of it as well"
         return head
@@ -181,13 +203,21 @@ def measure(call, n: int) -> Precision:
         b64 = b.detach().to(a64.dtype)
         if not bool(torch.isclose(b64, a64, rtol=0.0, atol=0.0, equal_nan=True).all()):  # NaN where NaN is equal
             diff = float((b64 - a64).abs().nan_to_num(nan=float("inf")).max())
-            return Precision(output=a.dtype, ops=ops, n=n,
-                             nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
-                                              f"by {diff:.3g} (dropout or sampling left on?); not checked")
+            return Precision(
+                output=a.dtype,
+                ops=ops,
+                n=n,
+                nondeterministic=f"nondeterministic: two calls in eval mode on the same input differ "
+                f"by {diff:.3g} (dropout or sampling left on?); not checked",
+            )
     if (a64.is_floating_point() or a64.is_complex()) and not bool(torch.isfinite(a64).all()):
         # a finite input gave NaN/inf: nothing to measure (a NaN scale would make a NaN tolerance)
-        return Precision(output=a.dtype, ops=ops, n=n, note="its output on a finite probe input is NaN or inf; "
-                                                            "the properties report it")
+        return Precision(
+            output=a.dtype,
+            ops=ops,
+            n=n,
+            note="its output on a finite probe input is NaN or inf; the properties report it",
+        )
     if err or w is None or w.shape != a.shape:
         return Precision(output=a.dtype, ops=ops, n=n, note="could not widen its ops to float64")
     w = w.detach().to(F64)
@@ -202,9 +232,9 @@ def measure(call, n: int) -> Precision:
 
 # --- one fixed float64 probe per kind ---------------------------------------------------------------------
 
+
 def probe(kind: str, fn, variant, gen, module=None) -> tuple[Callable[[], object], int]:
     """``(call, n)``: ``call()`` runs the target once on a fixed float64 input of ordinary size;
     ``module`` is the built module for the module kinds (layernorm, rmsnorm, mha). Each kind's probe
     lives beside its properties (``spec.KINDS[kind].probe``)."""
     return KINDS[kind].function("probe")(fn, variant, gen, module)
-

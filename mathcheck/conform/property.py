@@ -32,10 +32,10 @@ class Outcome:
     entry: tuple | None = None
     derived: float | None = None
     user: float | None = None
-    what: str = ""        # what was compared (the derived side), shown with the counterexample
-    note: str = ""        # e.g. the fully masked row's behaviour, or the exception the user's code raised
+    what: str = ""  # what was compared (the derived side), shown with the counterexample
+    note: str = ""  # e.g. the fully masked row's behaviour, or the exception the user's code raised
     crashed: bool = False  # the user's code raised (a failure of another kind for the shrinker)
-    error: str = ""        # the exception type it raised: the shrinker keeps only the same one
+    error: str = ""  # the exception type it raised: the shrinker keeps only the same one
 
     def way(self) -> tuple:
         """How it fails, for the shrinker: raised (and what), wrong shape/type, non-finite, or a value."""
@@ -100,18 +100,31 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
         o = compare(user, derived, 0.0, what)
         if o.ok:  # equal infinities on both sides, with a scale of inf: still not the finite formula
             o = replace(o, ok=False, max_abs_err=float("inf"))
-        why = (f"the tolerance is {tol:g}: it scales with an output that is NaN or inf where the formula "
-               f"is finite")
+        why = f"the tolerance is {tol:g}: it scales with an output that is NaN or inf where the formula is finite"
         return replace(o, ok=False, tolerance=0.0, note=(o.note + "; " if o.note else "") + why)
     try:
         user = torch.as_tensor(user).detach().to(F64)
     except Exception:  # None, a tuple of tensors, a string...: the callable returned something else
-        return Outcome(False, float("inf"), tol, what=what, crashed=True,
-                       note=f"the callable returned a {type(user).__name__}, not a tensor")
+        return Outcome(
+            False,
+            float("inf"),
+            tol,
+            what=what,
+            crashed=True,
+            note=f"the callable returned a {type(user).__name__}, not a tensor",
+        )
     derived = torch.as_tensor(derived).detach().to(F64)
     if user.shape != derived.shape:
-        return Outcome(False, float("inf"), tol, None, None, None, what,
-                       note=f"shape {tuple(user.shape)}, derived shape {tuple(derived.shape)}")
+        return Outcome(
+            False,
+            float("inf"),
+            tol,
+            None,
+            None,
+            None,
+            what,
+            note=f"shape {tuple(user.shape)}, derived shape {tuple(derived.shape)}",
+        )
     diff = (user - derived).abs()
     diff = torch.where(user == derived, torch.zeros_like(diff), diff)  # equal infinities
     diff = torch.nan_to_num(diff, nan=float("inf"), posinf=float("inf"))
@@ -121,17 +134,18 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
     if not bool(bad.any()):
         return Outcome(True, err, tol, what=what)
     # the worst entry, largest |err|/tol: the one that shows the bug, not the first over tolerance
-    ratio = torch.where(bad, diff / (tol + rtol * scale).clamp_min(1e-300),
-                        torch.zeros_like(diff))
+    ratio = torch.where(bad, diff / (tol + rtol * scale).clamp_min(1e-300), torch.zeros_like(diff))
     idx = tuple(int(i) for i in torch.unravel_index(torch.argmax(ratio), ratio.shape)) if ratio.dim() else ()
     return Outcome(False, err, tol, idx, float(derived[idx]), float(user[idx]), what)
 
 
-def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None) -> tuple[torch.nn.Module | None, Outcome | None]:
+def build_module(
+    make, args: tuple, gen, signature: str, dtype=F64, kwargs=None
+) -> tuple[torch.nn.Module | None, Outcome | None]:
     """``make(*args)`` under a seed drawn from ``gen`` (so the module's own initialisation is
     reproducible and the user's global RNG untouched), moved to ``dtype``; a failing outcome when
     ``make`` raises or returns something that is not an ``nn.Module``."""
-    seed = int(torch.randint(2 ** 31 - 1, (1,), generator=gen))
+    seed = int(torch.randint(2**31 - 1, (1,), generator=gen))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         module, err = call(make, *args, **(kwargs or {}))
@@ -140,8 +154,12 @@ def build_module(make, args: tuple, gen, signature: str, dtype=F64, kwargs=None)
     try:
         return module.to(dtype).eval(), None  # eval mode: dropout off, as the derived formulas assume
     except Exception as exc:  # not a module
-        return None, Outcome(False, float("inf"), note=f"{signature} returned {type(module).__name__}, "
-                             f"not an nn.Module ({exc})", crashed=True)
+        return None, Outcome(
+            False,
+            float("inf"),
+            note=f"{signature} returned {type(module).__name__}, not an nn.Module ({exc})",
+            crashed=True,
+        )
 
 
 def float32_against_float64(module, rebuild: Callable, x: torch.Tensor, tol: Callable) -> Outcome:
@@ -171,8 +189,14 @@ def call(fn, *args, **kwargs) -> tuple[Any, Outcome | None]:
         return guarded(fn, *args, **kwargs), None
     except Exception as exc:  # their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        return None, Outcome(False, float("inf"), 0.0, note=f"the callable raised {type(exc).__name__}: {msg}",
-                             crashed=True, error=type(exc).__name__)
+        return None, Outcome(
+            False,
+            float("inf"),
+            0.0,
+            note=f"the callable raised {type(exc).__name__}: {msg}",
+            crashed=True,
+            error=type(exc).__name__,
+        )
 
 
 def call_tensor(fn, *args, **kwargs) -> tuple[torch.Tensor | None, Outcome | None]:
@@ -182,8 +206,9 @@ def call_tensor(fn, *args, **kwargs) -> tuple[torch.Tensor | None, Outcome | Non
         return None, err
     out = first_output(out)
     if not isinstance(out, torch.Tensor):
-        return None, Outcome(False, float("inf"), note=f"the callable returned a {type(out).__name__}, not a tensor",
-                             crashed=True)
+        return None, Outcome(
+            False, float("inf"), note=f"the callable returned a {type(out).__name__}, not a tensor", crashed=True
+        )
     # a copy (differentiable): an output buffer the target reuses must not change under a comparison
     return out.clone(), None
 

@@ -36,8 +36,8 @@ class Result:
     name: str
     claim: str
     doc: str
-    expected: str           # holds | breaks | not checked | report
-    status: str             # holds | fails | not expected to hold | reported | inconclusive
+    expected: str  # holds | breaks | not checked | report
+    status: str  # holds | fails | not expected to hold | reported | inconclusive
     max_abs_err: float | None = None
     tolerance: float | None = None
     counterexample: dict | None = None
@@ -52,8 +52,8 @@ class Report(ExitByStatus):
     seed: int
     results: list = field(default_factory=list)
     setting: list = field(default_factory=list)  # lines: the precision measured, the eps tested at
-    nondeterministic: str = ""                   # one line when two eval-mode calls differ (not checked)
-    precision: str = "float64"                   # the dtype the target computes in (measured)
+    nondeterministic: str = ""  # one line when two eval-mode calls differ (not checked)
+    precision: str = "float64"  # the dtype the target computes in (measured)
 
     @property
     def status(self) -> str:
@@ -64,8 +64,9 @@ class Report(ExitByStatus):
     @property
     def replay(self) -> str:
         """The run's line (each failure carries its own, narrowed to its property and sizes)."""
-        return replay("conform", [self.target], [("--kind", self.kind), *split_flags(self.variant.flags()),
-                                                 ("--seed", self.seed)])
+        return replay(
+            "conform", [self.target], [("--kind", self.kind), *split_flags(self.variant.flags()), ("--seed", self.seed)]
+        )
 
     @property
     def failed(self) -> list[str]:
@@ -73,13 +74,27 @@ class Report(ExitByStatus):
 
 
 def _counterexample(target, kind, variant, seed, prop, sizes, simple, o) -> dict:
-    return {"sizes": dict(sizes), "values": "small-integer" if simple else "standard normal",
-            "entry": list(o.entry) if o.entry is not None else None,
-            "derived": o.derived, "user": o.user, "compared": o.what or None, "claim": prop.claim,
-            "replay": replay("conform", [target], [("--kind", kind), *split_flags(variant.flags()), ("--seed", seed),
-                                                   ("--property", prop.name),
-                                                   ("--sizes", ",".join(f"{k}={v}" for k, v in sizes.items())),
-                                                   ("--simple-values", simple)])}
+    return {
+        "sizes": dict(sizes),
+        "values": "small-integer" if simple else "standard normal",
+        "entry": list(o.entry) if o.entry is not None else None,
+        "derived": o.derived,
+        "user": o.user,
+        "compared": o.what or None,
+        "claim": prop.claim,
+        "replay": replay(
+            "conform",
+            [target],
+            [
+                ("--kind", kind),
+                *split_flags(variant.flags()),
+                ("--seed", seed),
+                ("--property", prop.name),
+                ("--sizes", ",".join(f"{k}={v}" for k, v in sizes.items())),
+                ("--simple-values", simple),
+            ],
+        ),
+    }
 
 
 ROUNDING_LEVEL = 4.0  # a failure within this many tolerances is said to be rounding-level
@@ -93,8 +108,9 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
     expect = prop.expect(variant)
     sizes = {k: sizes_override.get(k, v) for k, v in prop.sizes.items()}
     if expect.startswith("skip"):
-        return Result(prop.name, prop.claim, prop.doc, "not checked", "not expected to hold",
-                      note=expect.partition(": ")[2])
+        return Result(
+            prop.name, prop.claim, prop.doc, "not checked", "not expected to hold", note=expect.partition(": ")[2]
+        )
     try:
         o = run_once(prop, fn, sizes, seed, simple, variant)
         if expect == "report":
@@ -105,10 +121,27 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
             if o.ok:
                 cx = _counterexample(target, kind, variant, seed, prop, sizes, simple, o)
                 cx["compared"] = o.what
-                return Result(prop.name, prop.claim, prop.doc, "breaks", "fails", o.max_abs_err, o.tolerance, cx,
-                              note=f"expected to break ({why}), but it holds")
-            return Result(prop.name, prop.claim, prop.doc, "breaks", "not expected to hold", o.max_abs_err,
-                          o.tolerance, note=f"breaks, as expected ({why})")
+                return Result(
+                    prop.name,
+                    prop.claim,
+                    prop.doc,
+                    "breaks",
+                    "fails",
+                    o.max_abs_err,
+                    o.tolerance,
+                    cx,
+                    note=f"expected to break ({why}), but it holds",
+                )
+            return Result(
+                prop.name,
+                prop.claim,
+                prop.doc,
+                "breaks",
+                "not expected to hold",
+                o.max_abs_err,
+                o.tolerance,
+                note=f"breaks, as expected ({why})",
+            )
         if o.ok:
             return Result(prop.name, prop.claim, prop.doc, "holds", "holds", o.max_abs_err, o.tolerance, note=o.note)
         if not sizes_override:
@@ -118,15 +151,37 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
             name = str(PRECISION.get()).replace("torch.", "")
             note = ((note + "; ") if note else "") + (
                 f"within {ROUNDING_LEVEL:g}× the tolerance from {name} ε ({o.ratio():.2g}×): a rounding-level "
-                f"difference (another summation order, or a bug below the resolution), not a wrong formula")
-        return Result(prop.name, prop.claim, prop.doc, "holds", "fails", o.max_abs_err, o.tolerance,
-                      _counterexample(target, kind, variant, seed, prop, sizes, simple, o), note=note)
+                f"difference (another summation order, or a bug below the resolution), not a wrong formula"
+            )
+        return Result(
+            prop.name,
+            prop.claim,
+            prop.doc,
+            "holds",
+            "fails",
+            o.max_abs_err,
+            o.tolerance,
+            _counterexample(target, kind, variant, seed, prop, sizes, simple, o),
+            note=note,
+        )
     except (EvaluationError, LookupError, ArithmeticError) as exc:  # our side could not decide
-        return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
-                      note=f"the derived side could not be evaluated: {type(exc).__name__}: {exc}")
+        return Result(
+            prop.name,
+            prop.claim,
+            prop.doc,
+            "holds" if expect == "holds" else expect,
+            "inconclusive",
+            note=f"the derived side could not be evaluated: {type(exc).__name__}: {exc}",
+        )
     except Exception as exc:  # e.g. a result of an unexpected shape met our reference: undecided, said so
-        return Result(prop.name, prop.claim, prop.doc, "holds" if expect == "holds" else expect, "inconclusive",
-                      note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        return Result(
+            prop.name,
+            prop.claim,
+            prop.doc,
+            "holds" if expect == "holds" else expect,
+            "inconclusive",
+            note=f"could not compare: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+        )
 
 
 class _Recorder:
@@ -142,6 +197,7 @@ class _Recorder:
 
     def describe(self, name: str, names=()) -> str:
         """``fn(query (2, 3, 8, 8) float64, …, is_causal=False)``; ``names`` label the positional arguments."""
+
         def one(a):
             import torch
 
@@ -150,8 +206,11 @@ class _Recorder:
             if isinstance(a, (list, tuple)):
                 return f"[{len(a)} × {one(a[0])}]" if a else "[]"
             return repr(a)
+
         labels = list(names) + [""] * len(self.args or ())
-        parts = [f"{n} {one(a)}".strip() for n, a in zip(labels, self.args or ())] + [f"{k}={one(v)}" for k, v in (self.kwargs or {}).items()]
+        parts = [f"{n} {one(a)}".strip() for n, a in zip(labels, self.args or ())] + [
+            f"{k}={one(v)}" for k, v in (self.kwargs or {}).items()
+        ]
         return f"{name}({', '.join(parts)})"
 
 
@@ -172,8 +231,10 @@ def rotary_line(fn, args: tuple) -> str:
 
     roles = rotary_roles(fn, args)
     how = "declared by --args" if args else "detected from the parameter names, as --args"
-    return (f"convention: apply({', '.join(roles)}) ({how}: {', '.join(f'{n}={r}' for n, r in roles.items())}); "
-            f"conform builds the tables (θ base 10000, float64) and checks the apply")
+    return (
+        f"convention: apply({', '.join(roles)}) ({how}: {', '.join(f'{n}={r}' for n, r in roles.items())}); "
+        f"conform builds the tables (θ base 10000, float64) and checks the apply"
+    )
 
 
 def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
@@ -196,8 +257,10 @@ def loss_settings(fn, kind: str, variant: Variant) -> tuple[Variant, str]:
         return variant, ""
     if value == 0:
         return variant, f"label smoothing 0: detected from {where}"
-    return (replace(variant, label_smoothing=float(value)),
-            f"label smoothing {float(value):g}: detected from {where} (as --label-smoothing {float(value):g})")
+    return (
+        replace(variant, label_smoothing=float(value)),
+        f"label smoothing {float(value):g}: detected from {where} (as --label-smoothing {float(value):g})",
+    )
 
 
 def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
@@ -206,12 +269,16 @@ def first_call_failed(label: str, kind: str, made: str, err) -> BadInput:
     from mathcheck.conform.spec import FIXES
 
     said = err.note.removeprefix("the callable raised ") if err.note else "failed"
-    return BadInput(f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
-                    f"{KINDS[kind].what}; to fix: {FIXES[kind]}; or --args NAME=ROLE,… if its parameters take "
-                    f"these roles in another order or under other names")
+    return BadInput(
+        f"{label}: the first call raised {said} — conform called {made}; kind {kind} expects "
+        f"{KINDS[kind].what}; to fix: {FIXES[kind]}; or --args NAME=ROLE,… if its parameters take "
+        f"these roles in another order or under other names"
+    )
 
 
-def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "the target") -> tuple[Variant, Precision, list[str]]:
+def measure_setting(
+    fn, kind: str, variant: Variant, seed: int, label: str = "the target"
+) -> tuple[Variant, Precision, list[str]]:
     """``(variant, precision, lines)``: the norm's eps resolved (``norms.configure``) into the variant,
     and the precision the target computes in (``precision.measure`` on the kind's probe), each with
     the line the report prints. Deterministic in the seed. The probe is the first call into the
@@ -230,8 +297,11 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "th
             variant = replace(variant, eps=eps)
         lines += [x for x in (norms.eps_line(fn), line) if x]  # the eps tested at last (model reads it there)
         name = norms.eps_parameter(fn)
-        made = ("make(64)" if norms.no_eps_parameter(fn) else
-                f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})")
+        made = (
+            "make(64)"
+            if norms.no_eps_parameter(fn)
+            else f"make(64, {name + '=' if name else ''}{norms.eps_of(variant)!r})"
+        )
         module, err = norms.build(fn, 64, norms.eps_of(variant), gen)
     elif kind == "mha":
         made = "make(12, 3)"
@@ -250,14 +320,24 @@ def measure_setting(fn, kind: str, variant: Variant, seed: int, label: str = "th
         raised = index_targets_only(fn, gen)
         if raised:
             variant = replace(variant, index_targets_only=raised)
-            lines.append(f"targets: class indices only (with probability targets it raised {raised}); "
-                         f"probability-targets not checked")
+            lines.append(
+                f"targets: class indices only (with probability targets it raised {raised}); "
+                f"probability-targets not checked"
+            )
     prec = measure(call, n)
     return variant, prec, [prec.nondeterministic or prec.line()] + lines
 
 
-def conform(fn, kind: str, variant: Variant = Variant(), seed: int = 0, only=(), sizes=None,
-            simple: bool = False, target: str | None = None) -> Report:
+def conform(
+    fn,
+    kind: str,
+    variant: Variant = Variant(),
+    seed: int = 0,
+    only=(),
+    sizes=None,
+    simple: bool = False,
+    target: str | None = None,
+) -> Report:
     """Hold ``fn`` to the derived properties of ``kind``. Raises :class:`BadInput` before any work
     on a wrong kind, variant, property name or signature. ``fn``: the callable, or the target spec
     ``FILE.py:FN``/``module:FN`` (``mathcheck conform``'s), imported only once kind and variant
@@ -330,8 +410,16 @@ def one_thread() -> Iterator[None]:
 
 
 def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
-    from mathcheck.conform.conventions import (adapt, bind_args, config_factory, config_parameter,
-                                               is_hf_interface, rotary_convention, rotary_module, takes_is_causal)
+    from mathcheck.conform.conventions import (
+        adapt,
+        bind_args,
+        config_factory,
+        config_parameter,
+        is_hf_interface,
+        rotary_convention,
+        rotary_module,
+        takes_is_causal,
+    )
     from mathcheck.conform.target import check_args, check_signature, load
 
     if isinstance(fn, str):
@@ -341,8 +429,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     if kind in ("mha", "layernorm", "rmsnorm") and config_parameter(fn):
         name = config_parameter(fn)
         fn = config_factory(fn, kind, variant.init)  # --init sets the config's fields
-        detected = (f"constructor: takes a config object ({name}); conform builds one with its sizes under "
-                    f"the usual names (n_embd/hidden_size/dim, n_head/num_attention_heads, eps names), dropout 0")
+        detected = (
+            f"constructor: takes a config object ({name}); conform builds one with its sizes under "
+            f"the usual names (n_embd/hidden_size/dim, n_head/num_attention_heads, eps names), dropout 0"
+        )
     else:
         fn = bind_init(fn, variant.init, label)
     check_args(fn, kind, variant.args, label)
@@ -351,8 +441,10 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
     detected = "; ".join(x for x in (detected, said) if x)
     if kind == "rotary" and not variant.args and rotary_module(fn):
         size = rotary_module(fn)
-        detected = (f"convention: a rotary module class, detected: built {getattr(fn, '__name__', 'cls')}({size}=d) "
-                    f"with its own tables and defaults, forward on x as (B, L, H, d)")
+        detected = (
+            f"convention: a rotary module class, detected: built {getattr(fn, '__name__', 'cls')}({size}=d) "
+            f"with its own tables and defaults, forward on x as (B, L, H, d)"
+        )
     elif kind == "rotary" and rotary_convention(fn, variant.args):
         detected = rotary_line(fn, variant.args)
         if not variant.args:  # detected: carried as --args in the header and every replay line
@@ -361,14 +453,27 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
             variant = replace(variant, args=tuple(rotary_roles(fn).items()))
     elif variant.args:
         fn = bind_args(fn, KINDS[kind].params, variant.args)
-        detected = "; ".join(x for x in (detected, "arguments: " + ", ".join(f"{n}={r}" for n, r in variant.args)
-                                         + " (declared by --args)") if x)
+        detected = "; ".join(
+            x
+            for x in (
+                detected,
+                "arguments: " + ", ".join(f"{n}={r}" for n, r in variant.args) + " (declared by --args)",
+            )
+            if x
+        )
     if kind in ("attention", "gqa") and variant.causal and not is_hf_interface(fn) and not takes_is_causal(fn):
         variant = replace(variant, always_causal=True)
     if kind == "attention" and not variant.args and not is_hf_interface(fn) and _no_mask(fn):
         variant = replace(variant, takes_no_mask=True)
-        detected = "; ".join(x for x in (detected, "arguments: query, key, value only, no mask: the properties that "
-                                         "pass one (masked-keys-zero-weight, fully-masked-row) not checked") if x)
+        detected = "; ".join(
+            x
+            for x in (
+                detected,
+                "arguments: query, key, value only, no mask: the properties that "
+                "pass one (masked-keys-zero-weight, fully-masked-row) not checked",
+            )
+            if x
+        )
     fn = adapt(fn, kind, variant)  # a declared or detected convention, relabelled into conform's own
     props = properties(kind, variant)
     if only:
@@ -389,8 +494,15 @@ def _conform(fn, kind, variant, seed, only, sizes, simple, target) -> Report:
 
         detected += f"; found on its first call: {rotary_found(fn.pairing)}"
     setting += [detected] if detected else []
-    report = Report(label, kind, variant, seed, setting=setting, nondeterministic=prec.nondeterministic,
-                    precision=str(prec.dtype).replace("torch.", ""))
+    report = Report(
+        label,
+        kind,
+        variant,
+        seed,
+        setting=setting,
+        nondeterministic=prec.nondeterministic,
+        precision=str(prec.dtype).replace("torch.", ""),
+    )
     if prec.nondeterministic:
         return report
     for prop in props:

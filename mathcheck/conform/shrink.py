@@ -19,8 +19,9 @@ def run_once(prop: Property, fn, sizes: dict, seed: int, simple: bool, variant) 
     return prop.check(fn, dict(sizes), gen, simple, variant)
 
 
-def shrink(prop: Property, fn, sizes: dict, seed: int, variant, outcome: Outcome,
-           simple: bool = False, budget: int = 40) -> tuple[dict, bool, Outcome]:
+def shrink(
+    prop: Property, fn, sizes: dict, seed: int, variant, outcome: Outcome, simple: bool = False, budget: int = 40
+) -> tuple[dict, bool, Outcome]:
     """The smallest (sizes, simple, outcome) found that still fails like ``outcome``."""
     way, needed = outcome.way(), min(outcome.ratio(), 100.0)
 

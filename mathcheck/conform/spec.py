@@ -33,58 +33,87 @@ class Kind:
 #: Adding a kind is one entry here, pointing at the module that defines its two functions.
 KINDS = {
     "attention": Kind(
-        'fn(query, key, value, attn_mask=None, is_causal=False) on (B, H, L, D_head), like F.scaled_dot_product_attention',
-        ('query', 'key', 'value', 'attn_mask', 'is_causal'),
-        "mathcheck.conform.attention", "attention_properties", "attention_probe"),
+        "fn(query, key, value, attn_mask=None, is_causal=False) on (B, H, L, D_head), like F.scaled_dot_product_attention",
+        ("query", "key", "value", "attn_mask", "is_causal"),
+        "mathcheck.conform.attention",
+        "attention_properties",
+        "attention_probe",
+    ),
     "mha": Kind(
-        'make(D, H) -> nn.Module whose forward(x) maps (B, L, D) to (B, L, D)',
-        ('D', 'H'),
-        "mathcheck.conform.modules", "mha_properties", "mha_probe"),
+        "make(D, H) -> nn.Module whose forward(x) maps (B, L, D) to (B, L, D)",
+        ("D", "H"),
+        "mathcheck.conform.modules",
+        "mha_properties",
+        "mha_probe",
+    ),
     "gqa": Kind(
-        'fn(query, key, value, is_causal=False): query (B, H, L, D_head), key/value (B, G, L, D_head)',
-        ('query', 'key', 'value', 'is_causal'),
-        "mathcheck.conform.modules", "gqa_properties", "gqa_probe"),
+        "fn(query, key, value, is_causal=False): query (B, H, L, D_head), key/value (B, G, L, D_head)",
+        ("query", "key", "value", "is_causal"),
+        "mathcheck.conform.modules",
+        "gqa_properties",
+        "gqa_probe",
+    ),
     "online-softmax": Kind(
-        'fn(score_blocks, value_blocks) -> softmax(concat scores) @ concat values, blocks split along the keys',
-        ('score_blocks', 'value_blocks'),
-        "mathcheck.conform.modules", "online_softmax_properties", "online_softmax_probe"),
-    "softmax": Kind(
-        'fn(x, dim)',
-        ('x', 'dim'),
-        "mathcheck.conform.losses", "softmax_properties", "softmax_probe"),
+        "fn(score_blocks, value_blocks) -> softmax(concat scores) @ concat values, blocks split along the keys",
+        ("score_blocks", "value_blocks"),
+        "mathcheck.conform.modules",
+        "online_softmax_properties",
+        "online_softmax_probe",
+    ),
+    "softmax": Kind("fn(x, dim)", ("x", "dim"), "mathcheck.conform.losses", "softmax_properties", "softmax_probe"),
     "log-softmax": Kind(
-        'fn(x, dim)',
-        ('x', 'dim'),
-        "mathcheck.conform.losses", "log_softmax_properties", "softmax_probe"),
+        "fn(x, dim)", ("x", "dim"), "mathcheck.conform.losses", "log_softmax_properties", "softmax_probe"
+    ),
     "cross-entropy": Kind(
-        'fn(logits, target): logits (B, C), target class indices (B,) or probabilities (B, C); mean over the batch',
-        ('logits', 'target'),
-        "mathcheck.conform.losses", "cross_entropy_properties", "cross_entropy_probe"),
+        "fn(logits, target): logits (B, C), target class indices (B,) or probabilities (B, C); mean over the batch",
+        ("logits", "target"),
+        "mathcheck.conform.losses",
+        "cross_entropy_properties",
+        "cross_entropy_probe",
+    ),
     "kl": Kind(
         "fn(log_q, p) = KL(p ‖ q) summed over classes, mean over the batch, like F.kl_div(log_q, p, reduction='batchmean')",
-        ('log_q', 'p'),
-        "mathcheck.conform.losses", "kl_properties", "kl_probe"),
+        ("log_q", "p"),
+        "mathcheck.conform.losses",
+        "kl_properties",
+        "kl_probe",
+    ),
     "layernorm": Kind(
-        'make(D, eps) -> nn.Module normalising the last axis (affine part at its initial identity)',
-        ('D', 'eps'),
-        "mathcheck.conform.norms", "layernorm_properties", "norm_probe"),
+        "make(D, eps) -> nn.Module normalising the last axis (affine part at its initial identity)",
+        ("D", "eps"),
+        "mathcheck.conform.norms",
+        "layernorm_properties",
+        "norm_probe",
+    ),
     "rmsnorm": Kind(
-        'make(D, eps) -> nn.Module, y = x/sqrt(mean(x²) + eps) (weight at its initial 1)',
-        ('D', 'eps'),
-        "mathcheck.conform.norms", "rmsnorm_properties", "norm_probe"),
+        "make(D, eps) -> nn.Module, y = x/sqrt(mean(x²) + eps) (weight at its initial 1)",
+        ("D", "eps"),
+        "mathcheck.conform.norms",
+        "rmsnorm_properties",
+        "norm_probe",
+    ),
     "positional": Kind(
-        'fn(positions, d) -> (L, d) sinusoidal table, sin in even columns, cos in odd',
-        ('positions', 'd'),
-        "mathcheck.conform.positions", "positional_properties", "positional_probe"),
+        "fn(positions, d) -> (L, d) sinusoidal table, sin in even columns, cos in odd",
+        ("positions", "d"),
+        "mathcheck.conform.positions",
+        "positional_properties",
+        "positional_probe",
+    ),
     "rotary": Kind(
-        'fn(x, positions) applying RoPE to x (..., L, d)',
-        ('x', 'positions'),
-        "mathcheck.conform.positions", "rotary_properties", "rotary_probe"),
+        "fn(x, positions) applying RoPE to x (..., L, d)",
+        ("x", "positions"),
+        "mathcheck.conform.positions",
+        "rotary_properties",
+        "rotary_probe",
+    ),
     "alibi": Kind(
-        'fn(H, L) -> ALiBi bias (H, L, L), or (1, H, 1, L) / (H, 1, L) in the slope·j form (MPT\'s build_alibi_bias; '
-        'BLOOM\'s build_alibi_tensor(attention_mask, num_heads, dtype) is bound by name)',
-        ('H', 'L'),
-        "mathcheck.conform.positions", "alibi_properties", "alibi_probe"),
+        "fn(H, L) -> ALiBi bias (H, L, L), or (1, H, 1, L) / (H, 1, L) in the slope·j form (MPT's build_alibi_bias; "
+        "BLOOM's build_alibi_tensor(attention_mask, num_heads, dtype) is bound by name)",
+        ("H", "L"),
+        "mathcheck.conform.positions",
+        "alibi_properties",
+        "alibi_probe",
+    ),
 }
 
 POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
@@ -92,21 +121,21 @@ POSITIONS = ("none", "sinusoidal", "rotary", "alibi")
 #: What to change when the first call into a target raises (a call-shape problem: bad input).
 FIXES = {
     "attention": "--layout blhd if it takes (B, L, H, D); --mask masked-out|additive|finfo-min|keep01 for its "
-                 "attn_mask; --causal if it always masks (it is then called fn(query, key, value, mask))",
+    "attn_mask; --causal if it always masks (it is then called fn(query, key, value, mask))",
     "mha": "--layout lbd if its forward takes (L, B, D); a factory make(D, H) for another constructor, "
-           "e.g. lambda D, H: MyAttention(dim=D, n_heads=H)",
+    "e.g. lambda D, H: MyAttention(dim=D, n_heads=H)",
     "gqa": "--layout blhd if it takes (B, L, H, D); --gqa-grouping tiled if it repeats K/V heads with repeat",
     "online-softmax": "a wrapper fn(score_blocks, value_blocks) around its own block loop",
     "softmax": "a wrapper fn(x, dim)",
     "log-softmax": "a wrapper fn(x, dim)",
     "cross-entropy": "--label-smoothing EPS for its smoothing; a wrapper fn(logits, target) with target class "
-                     "indices (B,) or probabilities (B, C)",
+    "indices (B,) or probabilities (B, C)",
     "kl": "--temperature T for distillation fn(student_logits, teacher_logits); else fn(log_q, p)",
     "layernorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "rmsnorm": "a factory make(D, eps) for another constructor, e.g. lambda D, eps: MyNorm(D, eps=eps)",
     "positional": "a wrapper fn(positions, d) returning the (L, d) table",
     "rotary": "--args NAME=ROLE,… saying which parameter is x, k, cos, sin, freqs_cis, freqs or positions "
-              "(an apply fed tables), or a wrapper fn(x, positions) applying it to x (..., L, d)",
+    "(an apply fed tables), or a wrapper fn(x, positions) applying it to x (..., L, d)",
     "alibi": "a wrapper fn(H, L) returning the bias for H heads over L tokens, (H, L, L) or (1, H, 1, L)",
 }
 
@@ -128,7 +157,7 @@ class Variant:
     scale: float | None = None
     eps: float | None = None  # norms: the eps to test at (--eps, or the module's own; see norms.configure)
     layout: str | None = None  # conventions.LAYOUTS: bhld (default) or blhd; mha: bld (default) or lbd
-    mask: str | None = None    # conventions.MASKS: how attn_mask encodes a masked key (default keep)
+    mask: str | None = None  # conventions.MASKS: how attn_mask encodes a masked key (default keep)
     gqa_grouping: str | None = None  # interleaved (default, repeat_interleave) or tiled (repeat)
     always_causal: bool = False  # detected: declared --causal and the callable takes no is_causal
     takes_no_mask: bool = False  # detected: an attention fn(q, k, v) with no mask parameter at all
@@ -195,23 +224,37 @@ def check_variant(kind: str, variant: Variant) -> None:
     from mathcheck.conform.conventions import GROUPINGS, LAYOUTS, MASKS
 
     if variant.label_smoothing is not None and (kind != "cross-entropy" or not 0 <= variant.label_smoothing <= 1):
-        raise BadInput(f"--label-smoothing {variant.label_smoothing!r}: "
-                       + ("give ε in [0, 1], e.g. --label-smoothing 0.1" if kind == "cross-entropy"
-                          else f"it is for kind cross-entropy, not {kind!r}"))
+        raise BadInput(
+            f"--label-smoothing {variant.label_smoothing!r}: "
+            + (
+                "give ε in [0, 1], e.g. --label-smoothing 0.1"
+                if kind == "cross-entropy"
+                else f"it is for kind cross-entropy, not {kind!r}"
+            )
+        )
     if variant.temperature is not None and (kind != "kl" or not 0 < variant.temperature < float("inf")):
-        raise BadInput(f"--temperature {variant.temperature!r}: "
-                       + ("give T > 0, e.g. --temperature 2" if kind == "kl"
-                          else f"it is for kind kl (distillation), not {kind!r}"))
+        raise BadInput(
+            f"--temperature {variant.temperature!r}: "
+            + (
+                "give T > 0, e.g. --temperature 2"
+                if kind == "kl"
+                else f"it is for kind kl (distillation), not {kind!r}"
+            )
+        )
 
     if variant.layout is not None and variant.layout not in LAYOUTS.get(kind, ()):
         have = " or ".join(LAYOUTS[kind]) if kind in LAYOUTS else "none (it is for attention, gqa and mha)"
         raise BadInput(f"--layout {variant.layout!r}: kind {kind!r} takes {have}")
     if variant.mask is not None and (kind != "attention" or variant.mask not in MASKS):
-        raise BadInput(f"--mask {variant.mask!r}: kind attention takes one of {', '.join(MASKS)}"
-                       + ("" if kind == "attention" else f"; kind {kind!r} takes no mask"))
+        raise BadInput(
+            f"--mask {variant.mask!r}: kind attention takes one of {', '.join(MASKS)}"
+            + ("" if kind == "attention" else f"; kind {kind!r} takes no mask")
+        )
     if variant.gqa_grouping is not None and (kind != "gqa" or variant.gqa_grouping not in GROUPINGS):
-        raise BadInput(f"--gqa-grouping {variant.gqa_grouping!r}: kind gqa takes interleaved or tiled"
-                       + ("" if kind == "gqa" else f"; kind {kind!r} has no K/V groups"))
+        raise BadInput(
+            f"--gqa-grouping {variant.gqa_grouping!r}: kind gqa takes interleaved or tiled"
+            + ("" if kind == "gqa" else f"; kind {kind!r} has no K/V groups")
+        )
     attention_like = kind in ("attention", "mha", "gqa")
     if not attention_like and (variant.masked or variant.positions != "none" or variant.scale is not None):
         raise BadInput(f"--causal/--window/--positions/--scale describe attention; kind {kind!r} takes none of them")
@@ -259,8 +302,10 @@ def parse_args(text: str) -> tuple:
     for item in text.split(","):
         name, eq, role = (part.strip() for part in item.partition("="))
         if not eq or not name.isidentifier() or not role.isidentifier():
-            raise BadInput(f"--args {text!r}: write NAME=ROLE pairs separated by commas, NAME a parameter of "
-                           f"the target, e.g. --args tensor=x,sin=sin,cos=cos")
+            raise BadInput(
+                f"--args {text!r}: write NAME=ROLE pairs separated by commas, NAME a parameter of "
+                f"the target, e.g. --args tensor=x,sin=sin,cos=cos"
+            )
         if name in dict(out):
             raise BadInput(f"--args {text!r}: parameter {name!r} given twice; give each parameter one role")
         out.append((name, role))

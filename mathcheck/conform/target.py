@@ -49,8 +49,9 @@ def load(target: str) -> Callable:
     for part in name.split("."):
         if not hasattr(fn, part):
             public = sorted(n for n in vars(module) if not n.startswith("_") and callable(getattr(module, n)))
-            raise BadInput(f"target {target!r}: {path} has no {name!r} (callables there: "
-                           f"{', '.join(public[:12]) or 'none'})")
+            raise BadInput(
+                f"target {target!r}: {path} has no {name!r} (callables there: {', '.join(public[:12]) or 'none'})"
+            )
         fn = getattr(fn, part)
     if not callable(fn):
         raise BadInput(f"target {target!r}: {name} is a {type(fn).__name__}, not a callable")
@@ -77,7 +78,7 @@ def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
         return  # a builtin without a signature: let the first call speak
     args = list(range(len(wanted)))
     if "is_causal" in wanted:
-        args = args[:wanted.index("is_causal")]
+        args = args[: wanted.index("is_causal")]
         kwargs = {"is_causal": False}
         if "attn_mask" in wanted:
             args, kwargs = args[:3], {"attn_mask": None, "is_causal": False}
@@ -98,9 +99,11 @@ def check_signature(fn, kind: str, label: str, args: tuple = ()) -> None:
             return  # no is_causal: always causal (with --causal) or never; conventions.adapt calls it so
         call = ", ".join(wanted)
         named = getattr(getattr(fn, "func", fn), "__name__", fn)  # a partial (--init): the callable it binds
-        raise BadInput(f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
-                       f"{sig} does not ({exc}); if its parameters play these roles under other names or "
-                       f"order, say which with --args NAME=ROLE,… (roles: {', '.join(arg_roles(kind))})") from None
+        raise BadInput(
+            f"{label}: kind {kind} needs a callable taking ({call}), but {named}"
+            f"{sig} does not ({exc}); if its parameters play these roles under other names or "
+            f"order, say which with --args NAME=ROLE,… (roles: {', '.join(arg_roles(kind))})"
+        ) from None
 
 
 def _alibi_by_name(fn) -> bool:
@@ -168,20 +171,28 @@ def check_args(fn, kind: str, args: tuple, label: str) -> None:
         if role not in roles:
             raise BadInput(f"--args {shown}: {role!r} is not a role of kind {kind}; roles: {', '.join(roles)}")
         if params is not None and name not in params:
-            raise BadInput(f"--args {shown}: {label} has no parameter {name!r} (its parameters: "
-                           f"{', '.join(params) or 'none'})")
+            raise BadInput(
+                f"--args {shown}: {label} has no parameter {name!r} (its parameters: {', '.join(params) or 'none'})"
+            )
     given = [r for _, r in args]
     twice = sorted({r for r in given if given.count(r) > 1})
     if twice:
         raise BadInput(f"--args {shown}: role {twice[0]!r} given twice; give each role to one parameter")
     if params is not None:
-        missing = [n for n, p in params.items() if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
-                   p.VAR_KEYWORD) and n not in dict(args)]
+        missing = [
+            n
+            for n, p in params.items()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n not in dict(args)
+        ]
         if missing:
-            raise BadInput(f"--args {shown}: {label}'s required parameter {missing[0]!r} has no role; add "
-                           f"{missing[0]}=ROLE (roles: {', '.join(roles)})")
+            raise BadInput(
+                f"--args {shown}: {label}'s required parameter {missing[0]!r} has no role; add "
+                f"{missing[0]}=ROLE (roles: {', '.join(roles)})"
+            )
     if kind != "rotary":
         needs = [r for r in roles if r not in given and r not in ("attn_mask", "is_causal")]
         if needs:
-            raise BadInput(f"--args {shown}: kind {kind} passes {', '.join(roles)}; give {needs[0]!r} to one "
-                           f"of {label}'s parameters")
+            raise BadInput(
+                f"--args {shown}: kind {kind} passes {', '.join(roles)}; give {needs[0]!r} to one "
+                f"of {label}'s parameters"
+            )

@@ -7,5 +7,14 @@ claim is named by a string and lives in :mod:`mathcheck.verify`.
 """
 
 # the branches (importing one registers its claims)
-__all__ = ["attention_variants", "calculus", "combinatorics", "information", "linear_algebra",
-           "losses", "normalisation", "probability", "shapes"]
+__all__ = [
+    "attention_variants",
+    "calculus",
+    "combinatorics",
+    "information",
+    "linear_algebra",
+    "losses",
+    "normalisation",
+    "probability",
+    "shapes",
+]

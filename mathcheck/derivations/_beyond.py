@@ -14,11 +14,15 @@ from __future__ import annotations
 from mathcheck.lazy import sympy as sp
 
 # The seed's own pointer to this branch (§8.2): every §9 claim quotes it and cites its paper.
-ZH = ("之后的三到四周：沿着论文里的 Transformer 变体逐步展开。每读一篇新论文，先用路线图里的数学地图定位它是"
-      "对应线性代数改了、概率部分改了、还是位置编码的组合结构改了。")
-EN = ("(§8.2, what comes next) In the following three to four weeks, work through the Transformer "
-      "variants in the papers; for each new paper, first use the map to locate whether it changed the "
-      "linear algebra, the probability part, or the combinatorial structure of the positions.")
+ZH = (
+    "之后的三到四周：沿着论文里的 Transformer 变体逐步展开。每读一篇新论文，先用路线图里的数学地图定位它是"
+    "对应线性代数改了、概率部分改了、还是位置编码的组合结构改了。"
+)
+EN = (
+    "(§8.2, what comes next) In the following three to four weeks, work through the Transformer "
+    "variants in the papers; for each new paper, first use the map to locate whether it changed the "
+    "linear algebra, the probability part, or the combinatorial structure of the positions."
+)
 
 
 def attention_row(s, v, k, lo, hi):

@@ -39,12 +39,13 @@ from mathcheck.latex.reader import (
 
 # --- blocks ----------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Block:
-    start: int          # the opening delimiter
-    body: int           # the math between the delimiters
+    start: int  # the opening delimiter
+    body: int  # the math between the delimiters
     body_end: int
-    end: int            # after the closing delimiter
+    end: int  # after the closing delimiter
     opener: str
 
 
@@ -73,7 +74,12 @@ def _masked(text: str, markdown: bool) -> str:
                 blank(pos, pos + len(line))
             elif fence is not None:
                 blank(pos, pos + len(line))
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+                if (
+                    m
+                    and m.group(1)[0] == fence[0]
+                    and len(m.group(1)) >= len(fence)
+                    and not line.strip()[len(m.group(1)) :]
+                ):
                     fence = None
             pos += len(line)
         for m in re.finditer(r"\\\$|\$`[^`\n]*`\$", "".join(chars)):  # \$, and GitHub's inline math $`…`$
@@ -121,7 +127,7 @@ def _blocks(src: _Source, markdown: bool) -> list[Block]:
             tail = "\\end{" + m.group(1) + "}"
             close = masked.find(tail, m.end())
             if m.group(1).rstrip("*") == "alignat":  # \begin{alignat}{2}: the column count is no math
-                arg = re.match(r"\s*\{\s*\d+\s*\}", masked[m.end():close])
+                arg = re.match(r"\s*\{\s*\d+\s*\}", masked[m.end() : close])
                 if arg:
                     out.append(Block(m.start(), m.end() + arg.end(), close, close + len(tail), m.group(0)))
                     i = close + len(tail)
@@ -139,8 +145,11 @@ def _refused_anywhere(src: _Source) -> None:
     for m in re.finditer(r"\\(" + "|".join(sorted(REFUSED, key=len, reverse=True)) + r")(?![A-Za-z])", masked):
         if m.group(1) in preamble or (m.group(1) == "def" and simple_def(src.text, m.start())):
             continue  # \def\R{\mathbb{R}}: read as \newcommand
-        src.refuse(m.start(), f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
-                            f"TeX; inline the mathematics and use \\newcommand for notation")
+        src.refuse(
+            m.start(),
+            f"\\{m.group(1)} is refused: mathcheck reads one self-contained file and never runs "
+            f"TeX; inline the mathematics and use \\newcommand for notation",
+        )
 
 
 _LIKE_DIRECTIVE = re.compile(r"^[ \t]*%+[ \t]*([A-Za-z]+)[ \t]*:?[ \t]*([A-Za-z]*)", re.M)
@@ -153,19 +162,24 @@ def _known_directive(src: _Source, m) -> None:
     import difflib
 
     word = m.group(1)
-    line = src.text[m.start():src.text.find("\n", m.start()) % (len(src.text) + 1)].strip()
+    line = src.text[m.start() : src.text.find("\n", m.start()) % (len(src.text) + 1)].strip()
     if word == "mathcheck":
-        if not re.match(r"[ \t]*%+[ \t]*mathcheck[ \t]*:[ \t]*skip[ \t]*$",
-                        src.text[m.start():src.text.find("\n", m.start()) if "\n" in src.text[m.start():] else len(src.text)]):
+        if not re.match(
+            r"[ \t]*%+[ \t]*mathcheck[ \t]*:[ \t]*skip[ \t]*$",
+            src.text[m.start() : src.text.find("\n", m.start()) if "\n" in src.text[m.start() :] else len(src.text)],
+        ):
             src.fail(m.start(1), f"{line!r}: the one mathcheck directive is '% mathcheck: skip'")
         return
     if word in _DIRECTIVE_WORDS:
         return
     close = difflib.get_close_matches(word.lower(), _DIRECTIVE_WORDS, n=1, cutoff=0.75)
-    colon = src.text[m.end(1):m.end(1) + 3].lstrip(" \t").startswith(":")
+    colon = src.text[m.end(1) : m.end(1) + 3].lstrip(" \t").startswith(":")
     if close and colon:  # "% Let's see" is prose; "% Let:", "% asume:", "% givne:" are directives misspelled
-        src.fail(m.start(1), f"{line!r} is not a directive; did you mean '% {close[0]}:'? (directives: % assume:, "
-                             f"% given:, % let:, % mathcheck: skip)")
+        src.fail(
+            m.start(1),
+            f"{line!r} is not a directive; did you mean '% {close[0]}:'? (directives: % assume:, "
+            f"% given:, % let:, % mathcheck: skip)",
+        )
 
 
 def _directives(src: _Source, blk: Block, markdown: bool):
@@ -177,7 +191,7 @@ def _directives(src: _Source, blk: Block, markdown: bool):
         k = line_start
         while k > 0:  # the run of comment or blank lines right above the block
             prev = src.text.rfind("\n", 0, k - 1) + 1
-            line = src.text[prev:k - 1]
+            line = src.text[prev : k - 1]
             if line.strip() and not line.lstrip().startswith("%"):
                 break
             k = prev
@@ -196,13 +210,14 @@ def _directives(src: _Source, blk: Block, markdown: bool):
 
 # --- a block as a chain ----------------------------------------------------------------------------
 
+
 @dataclass
 class _Link:
     relation: str | None
     at: Tok | None
     toks: list
     reason: str = ""
-    define: bool = False   # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
+    define: bool = False  # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
     conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
     implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
 
@@ -239,8 +254,9 @@ def _drop_structure(toks: list[Tok], src: _Source):
             name_toks, j = _group(toks, i + 1, src, f"\\{t.text}")
             name = "".join(x.text for x in name_toks)
             if name not in INNER_ENVIRONMENTS:
-                src.fail(t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: "
-                                f"see docs/latex.md)")
+                src.fail(
+                    t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: see docs/latex.md)"
+                )
             if t.text == "begin":  # \begin{aligned}[t], \begin{alignedat}{2}
                 _, j = _bracket(toks, j)
                 if name.rstrip("*") in ("alignedat", "alignat"):  # the column count, {2}
@@ -248,7 +264,7 @@ def _drop_structure(toks: list[Tok], src: _Source):
             i = j
         elif t.kind == "cmd" and t.text == "label":
             name_toks, i = _group(toks, i + 1, src, "\\label")
-            label = label or src.text[name_toks[0].pos:name_toks[-1].end] if name_toks else label
+            label = label or src.text[name_toks[0].pos : name_toks[-1].end] if name_toks else label
         elif t.kind == "cmd" and t.text in ("nonumber", "notag"):
             i += 1
         else:
@@ -261,7 +277,7 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
     """A reason as text: ``\\quad\\text{(chain rule)}`` → ``chain rule``."""
     if not toks:
         return ""
-    raw = src.text[toks[0].pos:toks[-1].end]
+    raw = src.text[toks[0].pos : toks[-1].end]
     raw = _unwrap(raw)
     # 5\times 10^{-4} as the number it is, so a ≈ link's stated bound reads as derive's does
     raw = re.sub(r"(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\^\{?\s*(-?\d+)\s*\}?", r"\1e\2", raw)
@@ -289,7 +305,7 @@ def _unwrap(raw: str) -> str:
             depth += raw[j] == "{"
             depth -= raw[j] == "}"
             j += 1
-        out += [raw[i:m.start()], " ", _unwrap(raw[m.end():j - 1]), " "]
+        out += [raw[i : m.start()], " ", _unwrap(raw[m.end() : j - 1]), " "]
         i = j
 
 
@@ -304,6 +320,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
     row_start = 0  # how many tokens the current link had when this row began
+
     def close_reason(j):
         nonlocal reason_from
         if reason_from is not None:
@@ -329,8 +346,14 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
                 _, i = _bracket(toks, i)
             nxt = _row_head(toks, i, src)
-            if rows_may_start and len(links) > 1 and nxt is not None and _relation_of(nxt) is None \
-                    and not (nxt.kind == "ch" and nxt.text in "+-") and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp", "cdot", "times")):
+            if (
+                rows_may_start
+                and len(links) > 1
+                and nxt is not None
+                and _relation_of(nxt) is None
+                and not (nxt.kind == "ch" and nxt.text in "+-")
+                and not (nxt.kind == "cmd" and nxt.text in ("pm", "mp", "cdot", "times"))
+            ):
                 groups.append(links)  # a new equation, not a continuation
                 links, pending, row_start = [_Link(None, None, [])], "", 0
             continue
@@ -354,9 +377,15 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
         if t.kind == "cmd" and t.text in ("quad", "qquad") and _implication_next(toks, i):
             i += 1
             continue
-        starts_reason = (t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox")
-                         and not _text_name(toks, i, src)) or \
-            (t.kind == "ch" and t.text == "&" and i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "&")
+        starts_reason = (
+            t.kind == "cmd" and t.text in ("quad", "qquad", "text", "textrm", "mbox") and not _text_name(toks, i, src)
+        ) or (
+            t.kind == "ch"
+            and t.text == "&"
+            and i + 1 < len(toks)
+            and toks[i + 1].kind == "ch"
+            and toks[i + 1].text == "&"
+        )
         if starts_reason and _expression(links[-1].toks[row_start:]):
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
             if j > i and j < len(toks) and _relation_of(toks[j]) is not None:
@@ -384,8 +413,11 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             i += 1
             continue
         if t.kind == "cmd" and t.text in NOT_LINKS:
-            src.fail(t.pos, f"\\{t.text} is not a link mathcheck checks; a chain's links are =, \\le, <, \\ge, "
-                            f">, \\approx (put % mathcheck: skip before a block that is not a chain)")
+            src.fail(
+                t.pos,
+                f"\\{t.text} is not a link mathcheck checks; a chain's links are =, \\le, <, \\ge, "
+                f">, \\approx (put % mathcheck: skip before a block that is not a chain)",
+            )
         links[-1].toks.append(t)
         i += 1
     close_reason(len(toks))
@@ -452,8 +484,9 @@ def _expression(toks) -> bool:
     return any(not (t.kind == "ch" and t.text == "&") for t in toks)
 
 
-def notation_of(src: _Source, pieces, declared: set, functions: dict, variables: set,
-                defined: frozenset = frozenset()) -> Notation:
+def notation_of(
+    src: _Source, pieces, declared: set, functions: dict, variables: set, defined: frozenset = frozenset()
+) -> Notation:
     """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
     nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
     an enclosing ``\\sum``/``\\prod``, or a declared integer — so ``\\sum_{k=1}^{n} e^{z_k}`` makes z
@@ -462,7 +495,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
     for toks in pieces:  # every \sum_{i=...} binds i somewhere: W_{ij} splits into W[i, j]
         for k, t in enumerate(toks):
             if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
-                low = toks[k + 3:] if toks[k + 2].text == "{" else toks[k + 2:k + 3]
+                low = toks[k + 3 :] if toks[k + 2].text == "{" else toks[k + 2 : k + 3]
                 eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), len(low))  # \sum_i: i
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
@@ -479,6 +512,7 @@ def notation_of(src: _Source, pieces, declared: set, functions: dict, variables:
 
 
 # --- directives: % assume:, % given:, % let: ----------------------------------------------------------
+
 
 def _sets() -> dict:
     """``\\mathbb{R}_{>0}`` and friends (spelled without braces or spaces) → properties."""
@@ -530,8 +564,8 @@ def _relation_of(t) -> str | None:
 
 @dataclass
 class _Directive:
-    kind: str           # assume, given, let
-    at: int             # offset, for errors and the line
+    kind: str  # assume, given, let
+    at: int  # offset, for errors and the line
     toks: list
 
 
@@ -541,25 +575,37 @@ def _assume_items(src: _Source, d: _Directive):
     ins = [k for k, t in enumerate(d.toks) if t.kind == "cmd" and t.text == "in"]
     if ins:
         k = ins[0]
-        spelled = "".join(t.text for t in d.toks[k + 1:] if t.text not in "{}")
+        spelled = "".join(t.text for t in d.toks[k + 1 :] if t.text not in "{}")
         props = _SET_PROPERTIES.get(spelled)
         if props is None:
-            src.fail(d.toks[k].pos, f"assume: {src.text[d.toks[k].pos:d.toks[-1].end]!r}: the sets read are "
-                                    f"\\mathbb{{R}}, \\mathbb{{Z}}, \\mathbb{{N}}, with _{{>0}}, _{{\\ge 0}}, _{{<0}}")
+            src.fail(
+                d.toks[k].pos,
+                f"assume: {src.text[d.toks[k].pos : d.toks[-1].end]!r}: the sets read are "
+                f"\\mathbb{{R}}, \\mathbb{{Z}}, \\mathbb{{N}}, with _{{>0}}, _{{\\ge 0}}, _{{<0}}",
+            )
         names = d.toks[:k]
     else:
         rels = [k for k, t in enumerate(d.toks) if _relation_of(t)]
         if len(rels) != 1:
-            src.fail(d.at, "assume: write 'x \\in \\mathbb{R}', 'x > 0', 'x \\ge 0', 'x < 0' or 'x \\neq 0'; "
-                           "for other hypotheses use % given:")
+            src.fail(
+                d.at,
+                "assume: write 'x \\in \\mathbb{R}', 'x > 0', 'x \\ge 0', 'x < 0' or 'x \\neq 0'; "
+                "for other hypotheses use % given:",
+            )
         k = rels[0]
         rel = _relation_of(d.toks[k])
-        rhs = "".join(t.text for t in d.toks[k + 1:])
-        props = ("nonzero",) if rel == "!=" and rhs == "0" else (
-            (_SIGN_PROPERTIES[(rel, rhs)],) if (rel, rhs) in _SIGN_PROPERTIES else None)
+        rhs = "".join(t.text for t in d.toks[k + 1 :])
+        props = (
+            ("nonzero",)
+            if rel == "!=" and rhs == "0"
+            else ((_SIGN_PROPERTIES[(rel, rhs)],) if (rel, rhs) in _SIGN_PROPERTIES else None)
+        )
         if props is None:
-            src.fail(d.toks[k].pos, f"assume: {src.text[d.toks[0].pos:d.toks[-1].end]!r} is not a property (> 0, "
-                                    f"\\ge 0, < 0, \\neq 0); write it as % given: … to make it a hypothesis")
+            src.fail(
+                d.toks[k].pos,
+                f"assume: {src.text[d.toks[0].pos : d.toks[-1].end]!r} is not a property (> 0, "
+                f"\\ge 0, < 0, \\neq 0); write it as % given: … to make it a hypothesis",
+            )
         names = d.toks[:k]
     for part in _split(names, lambda t: t.kind == "ch" and t.text == ","):
         if not part:
@@ -577,13 +623,16 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
             sub, _ = _group(part, 2, src, "_")
             letters = [x for x in sub if x.kind == "ch" and x.text.isalpha() or x.kind == "cmd" and x.text in GREEK]
             if len(letters) != len([x for x in sub if x.text not in "{},"]) or not letters:
-                src.fail(base.pos, f"assume: {src.text[part[0].pos:part[-1].end]!r} is about one entry of the "
-                                   f"indexed {b}; an assumption is about a name or every entry ({b}_i > 0)")
+                src.fail(
+                    base.pos,
+                    f"assume: {src.text[part[0].pos : part[-1].end]!r} is about one entry of the "
+                    f"indexed {b}; an assumption is about a name or every entry ({b}_i > 0)",
+                )
             return b
     r = Reader(part, src, Notation(notation.indices, set(), {}, notation.variables))
     name = r.read()
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
-        src.fail(base.pos, f"assume: {src.text[part[0].pos:part[-1].end]!r} is not a name")
+        src.fail(base.pos, f"assume: {src.text[part[0].pos : part[-1].end]!r} is not a name")
     return name
 
 
@@ -593,7 +642,7 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, rea
     eq = [k for k, t in enumerate(d.toks) if t.kind == "ch" and t.text == "=" and id(t) in top]
     if len(eq) != 1 or eq[0] == 0 or eq[0] == len(d.toks) - 1:
         src.fail(d.at, "let: write '\\mu = expression' or '\\sigma = sigmoid'")
-    lhs, rhs = d.toks[:eq[0]], d.toks[eq[0] + 1:]
+    lhs, rhs = d.toks[: eq[0]], d.toks[eq[0] + 1 :]
     params = ""
     if len(lhs) > 3 and lhs[1].text == "(" and lhs[-1].text == ")":  # f(t, u) = ...
         words = [_word(p) for p in _split(lhs[2:-1], lambda t: t.text == ",")]
@@ -603,24 +652,30 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, rea
         notation_functions[lhs[0].text] = _word(lhs)
     name = _word(lhs)
     if name is None:
-        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
+        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos : lhs[-1].end]!r} is not a name (one symbol, e.g. \\mu)")
     from mathcheck.parser import reserved
 
     if name in _PARSER_FUNCTIONS or name in reserved() or lhs[0].text in FUNCTIONS or lhs[0].text in VARIADIC:
-        src.fail(lhs[0].pos, f"let: {src.text[lhs[0].pos:lhs[-1].end]!r} is a built-in function or constant, which "
-                             f"is never renamed; give your quantity another name")
+        src.fail(
+            lhs[0].pos,
+            f"let: {src.text[lhs[0].pos : lhs[-1].end]!r} is a built-in function or constant, which "
+            f"is never renamed; give your quantity another name",
+        )
     word = _word(rhs[2:-1] if len(rhs) > 3 and rhs[0].text in ("operatorname", "mathrm") else rhs)
     if word in _PARSER_FUNCTIONS:
         key = lhs[0].text if len(lhs) == 1 else name
         notation_functions[key] = word
         notation_functions[name] = word
-        readings.append(f"let: {src.text[lhs[0].pos:lhs[-1].end]} is the function {word}: "
-                        f"{src.text[lhs[0].pos:lhs[-1].end]}(x) reads {word}(x)")
+        readings.append(
+            f"let: {src.text[lhs[0].pos : lhs[-1].end]} is the function {word}: "
+            f"{src.text[lhs[0].pos : lhs[-1].end]}(x) reads {word}(x)"
+        )
         return
     lets.append((name + params, rhs, d))
 
 
 # --- the file --------------------------------------------------------------------------------------
+
 
 def chains(text: str, path: str, markdown: bool = False) -> list:
     """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
@@ -637,12 +692,13 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     out = []
     inline = _inline_blocks(src, markdown, found)
     masked, last = _masked(text, markdown), 0
-    heading = re.compile(r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{",
-                         re.M)
+    heading = re.compile(
+        r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
+    )
     for blk in sorted(found + inline, key=lambda b: b.start):
         if heading.search(masked, last, blk.start):
             doc.new_section()
-        doc.lead = _condition_lead(masked[last:blk.start]) if blk.opener != "$" else ""
+        doc.lead = _condition_lead(masked[last : blk.start]) if blk.opener != "$" else ""
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
             out += _inline_definition(src, blk, defs, doc)
@@ -660,21 +716,22 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
 
 # --- definitions ---------------------------------------------------------------------------------
 
+
 @dataclass
 class _Document:
     """What the file has defined so far, in order (a definition is in force from its line on), and
     the names its chains have used (a name used before is not fresh, so ``x = 0`` after a chain in
     x is a claim, not a definition)."""
 
-    defs: list = field(default_factory=list)        # [(line, name, "name(params) = body", explicit)]
-    functions: dict = field(default_factory=dict)   # the reader's key (\\sigma: "sigma") -> name
+    defs: list = field(default_factory=list)  # [(line, name, "name(params) = body", explicit)]
+    functions: dict = field(default_factory=dict)  # the reader's key (\\sigma: "sigma") -> name
     used: set = field(default_factory=set)
-    unknown: set = field(default_factory=set)       # unknown functions read so far (f in f(x))
-    implicit: set = field(default_factory=set)      # of them, those read from a derivative (dz/dx)
-    unread: dict = field(default_factory=dict)      # names a display not read defines -> its line (H(X) = …)
-    last_tail: tuple = ()                           # the last display's last expression (tokens), for "= …"
-    lead: str = ""                                  # "so that": the prose before this display makes it a condition
-    carried: set = field(default_factory=set)       # names by = kept from an earlier section (notation)
+    unknown: set = field(default_factory=set)  # unknown functions read so far (f in f(x))
+    implicit: set = field(default_factory=set)  # of them, those read from a derivative (dz/dx)
+    unread: dict = field(default_factory=dict)  # names a display not read defines -> its line (H(X) = …)
+    last_tail: tuple = ()  # the last display's last expression (tokens), for "= …"
+    lead: str = ""  # "so that": the prose before this display makes it a condition
+    carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -715,8 +772,11 @@ def _notation(name: str, text: str) -> bool:
     return "(" not in head and "_" in name and bool(set(WORD.findall(rhs)) - reserved() - {name})
 
 
-_CONDITION_LEAD = re.compile(r"(?:^|\W)(so that|such that|if|only if|if and only if|iff|whenever|provided(?: that)?|"
-                             r"satisfying|subject to|unless)\s*[:,]?\s*$", re.I)
+_CONDITION_LEAD = re.compile(
+    r"(?:^|\W)(so that|such that|if|only if|if and only if|iff|whenever|provided(?: that)?|"
+    r"satisfying|subject to|unless)\s*[:,]?\s*$",
+    re.I,
+)
 
 
 def _condition_lead(prose: str) -> str:
@@ -747,8 +807,7 @@ def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> 
         groups = [g for g in _links(toks, src) if len(g) > 1]
         if len(groups) != 1 or len(groups[0]) != 2 or not groups[0][1].toks or not groups[0][0].toks:
             return []
-        notation = notation_of(src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(),
-                               doc.names())
+        notation = notation_of(src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(), doc.names())
         chain = _definition(src, groups[0], notation, doc, set(), inline=True)
     except LatexRefused:
         raise
@@ -763,8 +822,8 @@ def _squared(head: list[Tok], params) -> tuple:
     standard deviation, nonnegative — and σ_X read as free refuted the chain's first link."""
     spelled = [t.text for t in head]
     for tail in (["^", "2"], ["^", "{", "2", "}"]):
-        if params is None and len(head) > len(tail) and spelled[-len(tail):] == tail:
-            return head[:-len(tail)], True
+        if params is None and len(head) > len(tail) and spelled[-len(tail) :] == tail:
+            return head[: -len(tail)], True
     return head, False
 
 
@@ -773,14 +832,21 @@ def _lhs_shape(toks: list[Tok]):
     top = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == "("]
     if top and toks[-1].kind == "ch" and toks[-1].text == ")" and top[0] > 0:
         k = top[0]
-        params = [_word(p) for p in _split(toks[k + 1:-1], lambda t: t.kind == "ch" and t.text == ",")]
+        params = [_word(p) for p in _split(toks[k + 1 : -1], lambda t: t.kind == "ch" and t.text == ",")]
         if params and None not in params and len(set(params)) == len(params):
             return toks[:k], params
     return toks, None
 
 
-def _definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set,
-                inline: bool = False, computed: bool = False):
+def _definition(
+    src: _Source,
+    group: list,
+    notation: Notation,
+    doc: _Document,
+    block_lets: set,
+    inline: bool = False,
+    computed: bool = False,
+):
     r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
     (or ``f(x, y)`` of names) not defined or used before by a chain that was read, and absent from
@@ -801,13 +867,23 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
-    if (name is None or not WORD.fullmatch(name) or name in reserved() or name in _PARSER_FUNCTIONS
-            or name in PROBABILITY):
+    if (
+        name is None
+        or not WORD.fullmatch(name)
+        or name in reserved()
+        or name in _PARSER_FUNCTIONS
+        or name in PROBABILITY
+    ):
         if link.define:
             src.fail(link.at.pos, "a definition's left side is a name or f(x, y) of names, e.g. s := \\sigma(z)")
         return None
-    inner = Notation(notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params or ()),
-                     set(notation.defined))
+    inner = Notation(
+        notation.indices,
+        notation.indexed,
+        dict(notation.functions),
+        notation.variables | set(params or ()),
+        set(notation.defined),
+    )
     rhs = Reader(link.toks, src, inner).read()
     # the unknown functions of the meaning are the document's: d2l's \beta_i := p(x_i)/q(x_i), unfolded
     # later, left p and q unknown to the chain that used β_i (a parse error, its true link lost)
@@ -822,8 +898,10 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     earlier = doc.names() | block_lets
     if name in rhs_names:
         if link.define:
-            src.fail(link.at.pos, f"the definition of {name} uses {name} on its right side; define it by what it "
-                                  f"means in other names")
+            src.fail(
+                link.at.pos,
+                f"the definition of {name} uses {name} on its right side; define it by what it means in other names",
+            )
         return None
     # f(x) = … again, its right side in neither f nor x: a function redefined (d2l: "we distort this
     # function further via f(\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2"), said as such — never a claim refuted
@@ -835,10 +913,17 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     # a redefinition, said; as a claim against the first form it was refuted
     # μ_X carried from an earlier section (a chapter's notation) and given again, even inline, in a new
     # one (d2l's distributions: "$\mu_X = \frac{a+b}{2}$" under each law) is that section's μ_X
-    renamed = not params and (not inline or name in doc.carried) and name in {
-        n for _, n, _, explicit in doc.defs if not explicit}
-    if not link.define and not refunction and not renamed and (
-            name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved())):
+    renamed = (
+        not params
+        and (not inline or name in doc.carried)
+        and name in {n for _, n, _, explicit in doc.defs if not explicit}
+    )
+    if (
+        not link.define
+        and not refunction
+        and not renamed
+        and (name in earlier or name in doc.used or not (computed or not inline or rhs_names - reserved()))
+    ):
         return None  # inline, a fresh name = a number is a point (at $x = 0$); displayed, a value it is given
     if computed and name in doc.unread and not link.define and rhs_names - reserved():
         # I(X, Y) = H(Y) = H(X) after I's defining display was not read: a chain of claims about that I
@@ -862,13 +947,21 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
     if name in earlier:
         what += f" (redefines {name})"
     # f(u, v) = (u+v)^2 then u(a, b) = (a+b)^2: f's u is its parameter, bound — not the u defined here
-    users = [(n, other) for n, other, t, _ in doc.defs if other != name and name in WORD.findall(t.split("=", 1)[1])
-             and name not in WORD.findall(t.split("=", 1)[0].partition("(")[2])]
+    users = [
+        (n, other)
+        for n, other, t, _ in doc.defs
+        if other != name
+        and name in WORD.findall(t.split("=", 1)[1])
+        and name not in WORD.findall(t.split("=", 1)[0].partition("(")[2])
+    ]
     if users and not link.define:
         return None  # b = 2 + c after y = wx + b: a claim about the b that y is written in
     if users:  # unfolding them later would read them with this meaning, not the one they were written with
-        src.fail(link.at.pos, f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
-                              f"of {name} before; give the new quantity a new name, or define {name} first")
+        src.fail(
+            link.at.pos,
+            f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
+            f"of {name} before; give the new quantity a new name, or define {name} first",
+        )
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
     doc.carried.discard(name)
@@ -879,13 +972,25 @@ def _definition(src: _Source, group: list, notation: Notation, doc: _Document, b
         notation.functions[name] = name
     notation.defined.add(name)
     lhs_text = f"{name}({', '.join(params)})" if params else name
-    lhs_src = " ".join(src.text[first.toks[0].pos:first.toks[-1].end].split())
-    rhs_src = " ".join(src.text[link.at.pos:link.toks[-1].end].split())
+    lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
+    rhs_src = " ".join(src.text[link.at.pos : link.toks[-1].end].split())
     steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
     unknown = _unknown_in(doc, notation, [text] + [t for _, t in lets])
-    sized = {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
-    return Chain(what, src.path, line, sized, (), steps, lets, definition=text, unknown=unknown,
-                 implicit=tuple(u for u in unknown if u in doc.implicit))
+    sized = (
+        {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
+    )
+    return Chain(
+        what,
+        src.path,
+        line,
+        sized,
+        (),
+        steps,
+        lets,
+        definition=text,
+        unknown=unknown,
+        implicit=tuple(u for u in unknown if u in doc.implicit),
+    )
 
 
 def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
@@ -896,8 +1001,10 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if skip:
         return []
     body = tokenize(src, blk.body, blk.body_end)
-    if any(t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator", "def")
-           for t in body):
+    if any(
+        t.kind == "cmd" and t.text in ("newcommand", "renewcommand", "providecommand", "DeclareMathOperator", "def")
+        for t in body
+    ):
         return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)
     head = _row_head(toks, 0, src)
@@ -914,8 +1021,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     for link in links:
         if not link.toks:
             at = link.at.pos if link.at is not None else blk.body
-            what = f"nothing after {src.text[link.at.pos:link.at.end]!r}" if link.at is not None else \
-                "the chain has no first expression"
+            what = (
+                f"nothing after {src.text[link.at.pos : link.at.end]!r}"
+                if link.at is not None
+                else "the chain has no first expression"
+            )
             src.fail(at, what)
     # the directives, split at ';'
     items = []
@@ -940,8 +1050,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             _lets(src, d, functions, lets, readings)
     declared_int = {_word(p[:1]) for p, props in assumed if "integer" in props and len(p) == 1}
     variables = {_word(p) for p, _ in assumed} - {None}  # declared: p(1 - p) is a product
-    pieces = [link.toks for link in links] + [rhs for _, rhs, _ in lets] + [
-        side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
+    pieces = (
+        [link.toks for link in links]
+        + [rhs for _, rhs, _ in lets]
+        + [side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
+    )
     defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
     notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
     assumptions: dict = {}
@@ -976,8 +1089,20 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 else:
                     premise = _premise(src, group, notation)
                 continue
-            out += _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
-                             tuple(given) + premise, chain_lets, readings)
+            out += _equation(
+                src,
+                blk,
+                n,
+                group,
+                label,
+                notation,
+                doc,
+                block_lets,
+                assumptions,
+                tuple(given) + premise,
+                chain_lets,
+                readings,
+            )
             premise = ()
         except LatexRefused:
             raise
@@ -1025,7 +1150,7 @@ def _free_indices(toks: list):
                     if d == 0:
                         break
                     j += 1
-                inner = _free_indices(term[k + 1:j])
+                inner = _free_indices(term[k + 1 : j])
                 if inner is None:
                     return None
                 for x in inner[0]:
@@ -1043,7 +1168,7 @@ def _free_indices(toks: list):
                         if d == 0:
                             break
                         j += 1
-                    sub = term[k + 2:j]
+                    sub = term[k + 2 : j]
                 else:
                     sub, j = [nxt], k + 1
                 if 0 < len(sub) <= 4 and all(x.kind == "ch" and len(x.text) == 1 and x.text.islower() for x in sub):
@@ -1073,10 +1198,12 @@ def _not_einstein(src: _Source, group: list) -> None:
     sides = [_free_indices(link.toks) for link in group]
     if any(x is None for x in sides) or len({frozenset(f) for f, _ in sides}) != 1 or not any(r for _, r in sides):
         return
-    src.fail(group[0].toks[0].pos if group[0].toks else 0,
-             "an index repeats within a term and no \\sum is written: Einstein's summation convention, which "
-             "is not read (x_i a_{ij} x_j read as plain names would be another claim); write the sums, e.g. "
-             "\\sum_i \\sum_j x_i a_{ij} x_j")
+    src.fail(
+        group[0].toks[0].pos if group[0].toks else 0,
+        "an index repeats within a term and no \\sum is written: Einstein's summation convention, which "
+        "is not read (x_i a_{ij} x_j read as plain names would be another claim); write the sums, e.g. "
+        "\\sum_i \\sum_j x_i a_{ij} x_j",
+    )
 
 
 def _fresh(text: str, known: set) -> set:
@@ -1111,10 +1238,12 @@ def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, state
         left, right = _fresh(steps[k - 1].text, known), _fresh(steps[k].text, known)
         if left - right and right - left:
             at = group[k].at
-            src.fail(at.pos if at is not None else 0,
-                     f"{', '.join(sorted(left - right))} and {', '.join(sorted(right - left))} appear first here, on "
-                     f"either side of {steps[k].relation}: the link relates new quantities (a definition, a law, a "
-                     f"model), not an identity; write a definition with := or % let:, or % mathcheck: skip")
+            src.fail(
+                at.pos if at is not None else 0,
+                f"{', '.join(sorted(left - right))} and {', '.join(sorted(right - left))} appear first here, on "
+                f"either side of {steps[k].relation}: the link relates new quantities (a definition, a law, a "
+                f"model), not an identity; write a definition with := or % let:, or % mathcheck: skip",
+            )
 
 
 def _not_redefined_unread(src: _Source, group: list, lets, doc: _Document, here: int, blk: Block) -> None:
@@ -1125,10 +1254,12 @@ def _not_redefined_unread(src: _Source, group: list, lets, doc: _Document, here:
     for line, text in lets:
         name = text.split("=")[0].split("(")[0].strip()
         if line < doc.unread.get(name, 0) < here:
-            src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
-                     f"{name} is defined on line {line}, then given another form in a display mathcheck does not "
-                     f"read (line {doc.unread[name]}); which {name} is meant here is unclear — make that display "
-                     f"readable, or give the new quantity another name")
+            src.fail(
+                group[0].toks[0].pos if group[0].toks else blk.body,
+                f"{name} is defined on line {line}, then given another form in a display mathcheck does not "
+                f"read (line {doc.unread[name]}); which {name} is meant here is unclear — make that display "
+                f"readable, or give the new quantity another name",
+            )
 
 
 def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document, unknown) -> None:
@@ -1138,6 +1269,7 @@ def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document
     every p, q and h the link was refuted; its product rule ``\frac{f(x+\epsilon) - f(x)}{\epsilon} =
     g(x)\frac{dh}{dx}(x) + …`` means f = g·h, not the f the prose defined before. (A link in unknown
     functions alone, ``\frac{d}{dx} f(g(x)) = f'(x) g'(x)``, is still checked for every function.)"""
+
     def has(u, t):
         return re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) is not None
 
@@ -1154,11 +1286,13 @@ def _not_related_by_prose(src: _Source, group: list, steps: list, doc: _Document
         through = doc.needed([steps[k - 1].text]) or doc.needed([steps[k].text])
         if (left or right) and not left & right and through:
             at = group[k].at
-            src.fail(at.pos if at is not None else 0,
-                     f"the link relates {', '.join(sorted(left)) or 'no unknown function'} to "
-                     f"{', '.join(sorted(right)) or 'no unknown function'} through a definition: they are related "
-                     f"only by what the prose says (a model, another f), "
-                     f"so the link is not checked for every function; state the relation with % let: or % given:")
+            src.fail(
+                at.pos if at is not None else 0,
+                f"the link relates {', '.join(sorted(left)) or 'no unknown function'} to "
+                f"{', '.join(sorted(right)) or 'no unknown function'} through a definition: they are related "
+                f"only by what the prose says (a model, another f), "
+                f"so the link is not checked for every function; state the relation with % let: or % given:",
+            )
 
 
 def _side_equations(src: _Source, groups: list) -> list:
@@ -1179,22 +1313,22 @@ def _side_equations(src: _Source, groups: list) -> list:
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
                 rels = [k for k, t in enumerate(body) if id(t) in top and _relation_of(t) is not None]
-                if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1:]:
+                if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
-                lhs = body[:rels[0]]
+                lhs = body[: rels[0]]
                 if _lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1:
                     continue
                 link.conditions.remove(cond)
                 text = _plain(src, cond)
                 link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
-                out.append([_Link(None, None, lhs), _Link("=", body[rels[0]], body[rels[0] + 1:])])
+                out.append([_Link(None, None, lhs), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
     return out
 
 
 def _is_fact(src, d) -> bool:
     from mathcheck.latex import probability
 
-    return probability.is_fact(src.text[d.toks[0].pos:d.toks[-1].end]) if d.toks else False
+    return probability.is_fact(src.text[d.toks[0].pos : d.toks[-1].end]) if d.toks else False
 
 
 def _fact(src, d, notation) -> str:
@@ -1224,21 +1358,27 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         if definition is not None:
             rest = [_Link(None, None, group[1].toks, "")] + group[2:]
             try:
-                return [definition] + _equation(src, blk, 1, rest, None, notation, doc, block_lets, assumptions,
-                                                given, chain_lets, readings)
+                return [definition] + _equation(
+                    src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given, chain_lets, readings
+                )
             except LatexRefused:
                 raise
             except DeriveError as exc:  # the definition stands; the rest alone is bad input
                 line = src.line(group[1].toks[0].pos)
                 return [definition, Chain(f"line {line}", src.path, line, error=str(exc))]
     if doc.lead:
-        src.fail(group[0].toks[0].pos if group[0].toks else blk.body,
-                 f"the prose before this display ends '{doc.lead}': the equation is a condition there, not a "
-                 f"claim, and is not checked (if it is a claim, reword the prose; else % mathcheck: skip)")
+        src.fail(
+            group[0].toks[0].pos if group[0].toks else blk.body,
+            f"the prose before this display ends '{doc.lead}': the equation is a condition there, not a "
+            f"claim, and is not checked (if it is a claim, reword the prose; else % mathcheck: skip)",
+        )
     if any(link.define for link in group):
         at = next(link.at for link in group if link.define)
-        src.fail(at.pos, "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
-                         "what it means, e.g. s := \\sigma(z)")
+        src.fail(
+            at.pos,
+            "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
+            "what it means, e.g. s := \\sigma(z)",
+        )
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
@@ -1254,21 +1394,44 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
     for u in unknown:
         if u in doc.unread:
-            src.fail(group[0].toks[0].pos if group[0].toks else blk.body, f"{u} is defined in a display mathcheck does not read "
-                     f"(line {doc.unread[u]}), so it is not an unknown function here; make that display readable, "
-                     f"or state {u} with % let:")
-    _not_unrelated(src, group, steps, doc, used | set(assumptions) | {w for t in texts[len(steps):] for w in WORD.findall(t)},
-                   src.line(blk.start))
+            src.fail(
+                group[0].toks[0].pos if group[0].toks else blk.body,
+                f"{u} is defined in a display mathcheck does not read "
+                f"(line {doc.unread[u]}), so it is not an unknown function here; make that display readable, "
+                f"or state {u} with % let:",
+            )
+    _not_unrelated(
+        src,
+        group,
+        steps,
+        doc,
+        used | set(assumptions) | {w for t in texts[len(steps) :] for w in WORD.findall(t)},
+        src.line(blk.start),
+    )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
-    return [Chain(name, src.path, line, assumptions, tuple(given), tuple(steps), lets, notes=tuple(readings),
-                  unknown=unknown, implicit=implicit)]
+    return [
+        Chain(
+            name,
+            src.path,
+            line,
+            assumptions,
+            tuple(given),
+            tuple(steps),
+            lets,
+            notes=tuple(readings),
+            unknown=unknown,
+            implicit=implicit,
+        )
+    ]
 
 
-_ROW_LHS = re.compile(r"(?:^|\\\\|&)\s*((?:\\[A-Za-z]+|[A-Za-z])(?:_\{[^{}=]*\}|_\\?[A-Za-z0-9]+)?)\s*"
-                      r"(?:\([^()=]*\))?\s*(?:=|:=|\\coloneqq|\\triangleq|\\equiv|\\stackrel|\\overset)")
+_ROW_LHS = re.compile(
+    r"(?:^|\\\\|&)\s*((?:\\[A-Za-z]+|[A-Za-z])(?:_\{[^{}=]*\}|_\\?[A-Za-z0-9]+)?)\s*"
+    r"(?:\([^()=]*\))?\s*(?:=|:=|\\coloneqq|\\triangleq|\\equiv|\\stackrel|\\overset)"
+)
 
 
 def _defined_in(src: _Source, blk: Block) -> set:
@@ -1276,7 +1439,7 @@ def _defined_in(src: _Source, blk: Block) -> set:
     the reader would name them: for a display that is not read, so a later link in them is never
     refuted as if they were unknown (entropy H is one function, not any)."""
     names = set()
-    for m in _ROW_LHS.finditer(src.text[blk.body:blk.body_end]):  # ^: the body's start
+    for m in _ROW_LHS.finditer(src.text[blk.body : blk.body_end]):  # ^: the body's start
         try:
             toks = tokenize(src, blk.body + m.start(1), blk.body + m.end(1))
             name = Reader(toks, src, Notation(set(), set(), {}, set())).read()
@@ -1295,8 +1458,21 @@ def _unknown_in(doc: _Document, notation: Notation, texts) -> tuple:
     return tuple(sorted(u for u in doc.unknown if any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) for t in texts)))
 
 
-_CONDITION_WORDS = ("for", "if", "when", "whenever", "where", "provided", "assuming", "for all", "forall",
-                    "for any", "for every", "with", "and")
+_CONDITION_WORDS = (
+    "for",
+    "if",
+    "when",
+    "whenever",
+    "where",
+    "provided",
+    "assuming",
+    "for all",
+    "forall",
+    "for any",
+    "for every",
+    "with",
+    "and",
+)
 
 
 def _conditions(src: _Source, group, notation: Notation, assumptions: dict, given: list):
@@ -1323,10 +1499,14 @@ def _condition_items(src: _Source, toks: list, notation: Notation) -> list:
     body, k = [], 0
     while k < len(toks):
         t = toks[k]
-        if t.kind == "cmd" and t.text in ("text", "textrm", "mbox", "textit", "mathrm") and k + 1 < len(toks) \
-                and toks[k + 1].text == "{":
+        if (
+            t.kind == "cmd"
+            and t.text in ("text", "textrm", "mbox", "textit", "mathrm")
+            and k + 1 < len(toks)
+            and toks[k + 1].text == "{"
+        ):
             arg, k = _group(toks, k + 1, src, "\\text")
-            word = " ".join(src.text[arg[0].pos:arg[-1].end].split()).strip(" ,.:;()").lower() if arg else ""
+            word = " ".join(src.text[arg[0].pos : arg[-1].end].split()).strip(" ,.:;()").lower() if arg else ""
             if word and word not in _CONDITION_WORDS:
                 return []  # words: a reason, not a condition ("for", "if", … lead one in)
             continue
@@ -1349,8 +1529,11 @@ def _condition_items(src: _Source, toks: list, notation: Notation) -> list:
         if not part:
             continue
         top = _top(part)
-        rel_at = [j for j, t in enumerate(part) if id(t) in {id(x) for x in top}
-                  and (_relation_of(t) or (t.kind == "cmd" and t.text == "in"))]
+        rel_at = [
+            j
+            for j, t in enumerate(part)
+            if id(t) in {id(x) for x in top} and (_relation_of(t) or (t.kind == "cmd" and t.text == "in"))
+        ]
         if not rel_at:
             if _word(part) is None:
                 return []  # "x > 0, so that …": not a list of conditions
@@ -1381,17 +1564,17 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
     """One condition: ``x \\in S``, ``a \\le x < b``, ``x \\neq 0``."""
     at = part[rel_at[0]]
     if at.kind == "cmd" and at.text == "in":
-        spelled = "".join(t.text for t in part[rel_at[0] + 1:] if t.text not in "{}")
-        lhs_names = [p if p is not part else part[:rel_at[0]] for p in named]
+        spelled = "".join(t.text for t in part[rel_at[0] + 1 :] if t.text not in "{}")
+        lhs_names = [p if p is not part else part[: rel_at[0]] for p in named]
         if spelled in _SET_PROPERTIES:
             out = []
             for p in lhs_names:
                 name = Reader(p, src, notation).read()
                 if not WORD.fullmatch(name):
-                    src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}': a set is read for names")
+                    src.fail(at.pos, f"the condition '{src.text[part[0].pos : part[-1].end]}': a set is read for names")
                 out.append(("assume", (name, _SET_PROPERTIES[spelled])))
             return out
-        interval = part[rel_at[0] + 1:]
+        interval = part[rel_at[0] + 1 :]
         if len(lhs_names) == 1 and len(interval) >= 5 and interval[0].text in "([" and interval[-1].text in ")]":
             inner = _split_brackets(interval[1:-1], lambda t: t.kind == "ch" and t.text == ",")
             if len(inner) == 2 and all(inner):
@@ -1400,9 +1583,12 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
                 left = "<=" if interval[0].text == "[" else "<"
                 right = "<=" if interval[-1].text == "]" else "<"
                 return [("given", f"{lo} {left} {x}"), ("given", f"{x} {right} {hi}")]
-        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis (sets "
-                         f"read: \\mathbb{{R}}, \\mathbb{{N}}, \\mathbb{{Z}} and their signs, intervals (a, b), [a, b]); "
-                         f"checked without it the equation could be refuted — write it as % given: or % assume:")
+        src.fail(
+            at.pos,
+            f"the condition '{src.text[part[0].pos : part[-1].end]}' is not read as a hypothesis (sets "
+            f"read: \\mathbb{{R}}, \\mathbb{{N}}, \\mathbb{{Z}} and their signs, intervals (a, b), [a, b]); "
+            f"checked without it the equation could be refuted — write it as % given: or % assume:",
+        )
     if len(named) > 1:
         src.fail(at.pos, "a condition on several names is read for \\in: x, y \\in \\mathbb{R}")
     sides = _split(part, lambda t: _relation_of(t) is not None)
@@ -1412,8 +1598,11 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
             name = Reader(sides[0], src, notation).read()
             if WORD.fullmatch(name):
                 return [("assume", (name, ("nonzero",)))]
-        src.fail(at.pos, f"the condition '{src.text[part[0].pos:part[-1].end]}' is not read as a hypothesis "
-                         f"(≠ is read as x \\neq 0 only); checked without it the equation could be refuted")
+        src.fail(
+            at.pos,
+            f"the condition '{src.text[part[0].pos : part[-1].end]}' is not read as a hypothesis "
+            f"(≠ is read as x \\neq 0 only); checked without it the equation could be refuted",
+        )
     if any(r == "≈" for r in rels) or any(not side for side in sides):
         return []
     texts = [Reader(side, src, notation).read() for side in sides]
@@ -1423,12 +1612,16 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
 def _steps(src: _Source, links, notation) -> list:
     steps = []
     for link in links:
-        while link.toks and (link.toks[-1].kind == "ch" and link.toks[-1].text in "&~"
-                             or link.toks[-1].kind == "cmd" and link.toks[-1].text in _SPACING):
+        while link.toks and (
+            link.toks[-1].kind == "ch"
+            and link.toks[-1].text in "&~"
+            or link.toks[-1].kind == "cmd"
+            and link.toks[-1].text in _SPACING
+        ):
             link.toks.pop()  # the next row's alignment and indentation are not this link's
         text = Reader(link.toks, src, notation).read()
         first = link.at or link.toks[0]
-        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos:link.toks[-1].end])
+        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos : link.toks[-1].end])
         source = " ".join(source.split())
         line = src.line(first.pos)
         steps.append(Line(line, link.relation, text, link.reason, source))

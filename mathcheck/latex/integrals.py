@@ -75,7 +75,7 @@ def _differential_at(reader, k: int):
     x = t[k]
     if x.kind == "ch" and x.text == "d":
         j = k + 1
-    elif x.kind == "cmd" and x.text in _UPRIGHT and [y.text for y in t[k + 1:k + 4]] == ["{", "d", "}"]:
+    elif x.kind == "cmd" and x.text in _UPRIGHT and [y.text for y in t[k + 1 : k + 4]] == ["{", "d", "}"]:
         j = k + 4
     else:
         return None

@@ -25,14 +25,27 @@ from __future__ import annotations
 import re
 
 OPERATORS = {"E": "E", "Var": "Var", "V": "Var", "Cov": "Cov", "KL": "KL", "D_KL": "KL", "DKL": "KL"}
-FAMILIES = {"N": "Normal", "Normal": "Normal", "Gaussian": "Normal", "Bernoulli": "Bernoulli",
-            "Bern": "Bernoulli", "Uniform": "Uniform", "U": "Uniform", "Exponential": "Exponential",
-            "Exp": "Exponential", "Laplace": "Laplace", "Categorical": "Categorical", "Cat": "Categorical"}
+FAMILIES = {
+    "N": "Normal",
+    "Normal": "Normal",
+    "Gaussian": "Normal",
+    "Bernoulli": "Bernoulli",
+    "Bern": "Bernoulli",
+    "Uniform": "Uniform",
+    "U": "Uniform",
+    "Exponential": "Exponential",
+    "Exp": "Exponential",
+    "Laplace": "Laplace",
+    "Categorical": "Categorical",
+    "Cat": "Categorical",
+}
 DENSITIES = {"Normal": "normal_pdf"}
 _EXAMPLES = {"E": "\\mathbb{E}[X]", "Var": "\\mathrm{Var}(X)", "Cov": "\\mathrm{Cov}(X, Y)"}
 _WRAPPERS = ("mathbb", "mathrm", "operatorname", "text", "mathsf", "mathcal", "textrm", "mathbf")
-_FACT = re.compile(r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)"
-                   r"(?=\s*(?:[,;}]|$))")
+_FACT = re.compile(
+    r"\\sim\b|\b(independent|zero[ ~]mean|mean[ ~]0|unit[ ~]variance|variance[ ~]1|random)"
+    r"(?=\s*(?:[,;}]|$))"
+)
 
 
 def is_fact(raw: str) -> bool:
@@ -75,9 +88,12 @@ def operator(reader, t) -> str | None:
     name = OPERATORS[word]
     reader.i = j
     if reader.at("ch", "_"):
-        reader.fail(t, f"\\{t.text}{{{word}}}_{{…}}: an expectation over some variables only is not read; "
-                       f"state the distribution as a fact (% assume: x \\sim \\mathcal{{N}}(\\mu, \\sigma^2)) "
-                       f"and write \\mathbb{{E}}[…]")
+        reader.fail(
+            t,
+            f"\\{t.text}{{{word}}}_{{…}}: an expectation over some variables only is not read; "
+            f"state the distribution as a fact (% assume: x \\sim \\mathcal{{N}}(\\mu, \\sigma^2)) "
+            f"and write \\mathbb{{E}}[…]",
+        )
     if not reader.at("ch", "(", "["):
         reader.fail(t, f"{name} takes its argument in brackets: \\mathbb{{E}}[X], \\mathrm{{Var}}(X)")
     if name == "KL":
@@ -127,7 +143,7 @@ def _kl(reader, t) -> str:
         k += 1
     if len(cut) != 1 or cut[0][0] == 0 or cut[0][1] >= len(inner):
         reader.fail(t, "KL takes two distributions separated by \\|: \\mathrm{KL}(P \\,\\|\\, Q)")
-    (a, b), = cut
+    ((a, b),) = cut
     return f"KL({reader.sub(inner[:a]).read()}, {reader.sub(inner[b:]).read()})"
 
 
@@ -137,12 +153,18 @@ def _family(reader, t, family: str) -> str:
     if not reader.at("ch", "("):
         reader.fail(t, f"{family} takes its parameters in parentheses, e.g. \\mathcal{{N}}(\\mu, \\sigma^2)")
     _, inner = _bracketed(reader)
-    at = _split_at(reader, inner, lambda x: x.kind == "cmd" and x.text in ("mid", "vert") or
-                   x.kind == "ch" and x.text in (";", "|"))
+    at = _split_at(
+        reader,
+        inner,
+        lambda x: x.kind == "cmd" and x.text in ("mid", "vert") or x.kind == "ch" and x.text in (";", "|"),
+    )
     if len(at) == 2:
         if family not in DENSITIES:
-            reader.fail(t, f"the density of {family} is not read; the densities read: "
-                           f"{', '.join(DENSITIES)} (\\mathcal{{N}}(x \\mid \\mu, \\sigma^2))")
+            reader.fail(
+                t,
+                f"the density of {family} is not read; the densities read: "
+                f"{', '.join(DENSITIES)} (\\mathcal{{N}}(x \\mid \\mu, \\sigma^2))",
+            )
         x = reader.sub(at[0]).read()
         params = [reader.sub(p).read() for p in _split_at(reader, at[1], lambda y: y.kind == "ch" and y.text == ",")]
         if len(params) != 2 or not all(params):
@@ -162,10 +184,10 @@ def fact(src, d, read) -> str:
     sim = [k for k, x in enumerate(toks) if x.kind == "cmd" and x.text == "sim"]
     if sim:
         k = sim[0]
-        name = src.text[toks[0].pos:toks[k - 1].end] if k else ""
-        law = read(toks[k + 1:])  # the reader's reading of the law, passed in (no import circle)
+        name = src.text[toks[0].pos : toks[k - 1].end] if k else ""
+        law = read(toks[k + 1 :])  # the reader's reading of the law, passed in (no import circle)
         return f"{_plain(name)} ~ {law}"
-    return _plain(src.text[toks[0].pos:toks[-1].end])
+    return _plain(src.text[toks[0].pos : toks[-1].end])
 
 
 def _plain(raw: str) -> str:

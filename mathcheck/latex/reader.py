@@ -26,10 +26,40 @@ from mathcheck.numeric import functions
 
 # --- reading one expression ------------------------------------------------------------------------
 
-_SPACING = {"quad", "qquad", ",", ";", ":", "!", " ", "displaystyle", "textstyle", "limits", "nolimits",
-            "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big",
-            "Big", "bigg", "Bigg", "thinspace", "medspace", "thickspace", "allowbreak", "mathstrut",
-            "strut", "middle"}
+_SPACING = {
+    "quad",
+    "qquad",
+    ",",
+    ";",
+    ":",
+    "!",
+    " ",
+    "displaystyle",
+    "textstyle",
+    "limits",
+    "nolimits",
+    "left",
+    "right",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+    "biggl",
+    "biggr",
+    "Biggl",
+    "Biggr",
+    "big",
+    "Big",
+    "bigg",
+    "Bigg",
+    "thinspace",
+    "medspace",
+    "thickspace",
+    "allowbreak",
+    "mathstrut",
+    "strut",
+    "middle",
+}
 _OPEN = {"(": ")", "[": "]", "{": "}", "lbrace": "rbrace", "lbrack": "rbrack"}
 # LaTeX's function words (\ln, \arcsin, \max) come from the grammar's function table
 FUNCTIONS = {w: n for w, n in functions.latex_words().items() if functions.lookup(n).arity is not functions.VARIADIC}
@@ -51,7 +81,7 @@ class Notation:
     defined: set = field(default_factory=set)  # names a % let: defines (a derivative of one is read)
     unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
-    generic: set = field(default_factory=set)   # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
+    generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
 
 
 class Reader:
@@ -60,8 +90,9 @@ class Reader:
 
     def __init__(self, toks: list[Tok], src: _Source, notation: Notation, bound=frozenset()):
         toks = _grouped_digits(toks)
-        self.t = [t for t in toks if not (t.kind == "cmd" and t.text in _SPACING)
-                  and not (t.kind == "ch" and t.text == "~")]
+        self.t = [
+            t for t in toks if not (t.kind == "cmd" and t.text in _SPACING) and not (t.kind == "ch" and t.text == "~")
+        ]
         self.t = _without_empty_groups(self.t)
         self.i, self.src, self.n, self.depth, self.abs = 0, src, notation, 0, 0
         self.bound = set(bound)
@@ -146,8 +177,11 @@ class Reader:
                 if argument and self.function_start(t):
                     break
                 if t.kind == "num" and self.i > 0 and self.t[self.i - 1].kind == "num":
-                    self.fail(t, f"two numbers side by side ({self.t[self.i - 1].text} {t.text}): write one number "
-                                 f"(1\\,000 and 1{{,}}000 are read as 1000) or a product with \\cdot")
+                    self.fail(
+                        t,
+                        f"two numbers side by side ({self.t[self.i - 1].text} {t.text}): write one number "
+                        f"(1\\,000 and 1{{,}}000 are read as 1000) or a product with \\cdot",
+                    )
                 out = f"{out}*{self.factor()}"
             else:
                 break
@@ -174,9 +208,29 @@ class Reader:
             found = probability._peek_word(self, t)
             return found is not None and found[0] in probability.OPERATORS
         if t.kind == "cmd":
-            return t.text not in ("cdot", "times", "div", "ast", "pm", "mp", "rvert", "rbrace", "rbrack",
-                                  "}", "right", "text", "textrm", "mbox", "tag") \
-                and t.text not in RELATIONS and t.text not in NOT_LINKS and t.text != "\\"
+            return (
+                t.text
+                not in (
+                    "cdot",
+                    "times",
+                    "div",
+                    "ast",
+                    "pm",
+                    "mp",
+                    "rvert",
+                    "rbrace",
+                    "rbrack",
+                    "}",
+                    "right",
+                    "text",
+                    "textrm",
+                    "mbox",
+                    "tag",
+                )
+                and t.text not in RELATIONS
+                and t.text not in NOT_LINKS
+                and t.text != "\\"
+            )
         return False
 
     def function_start(self, t) -> bool:
@@ -200,8 +254,10 @@ class Reader:
                 self.take()
                 out = f"factorial({out})"
             elif self.at("ch", "'"):
-                self.fail(self.peek(), "primes are not read; name the quantity, e.g. f_1, or write the "
-                                       "derivative as \\frac{d}{dx}")
+                self.fail(
+                    self.peek(),
+                    "primes are not read; name the quantity, e.g. f_1, or write the derivative as \\frac{d}{dx}",
+                )
             else:
                 break
         self.depth -= 1
@@ -230,8 +286,12 @@ class Reader:
         letters = sum(x.kind == "ch" and x.text.isalpha() for x in toks[1:-1])
         spelled_out = any(x.kind == "cmd" and x.text in STYLE for x in toks[1:-1])
         # lowercase letters side by side stay a product in the exponent (x^{(ab)}: a power, as before)
-        if word is None or not word.isalpha() or len(word) < 2 or not (
-                spelled_out or (letters == len(word) and not word.islower())):
+        if (
+            word is None
+            or not word.isalpha()
+            or len(word) < 2
+            or not (spelled_out or (letters == len(word) and not word.islower()))
+        ):
             return None
         self.i = j
         return word
@@ -243,18 +303,42 @@ class Reader:
             return
         toks, _ = _group(list(self.t), self.i, self.src, "^")
         spelled = [x.text for x in toks if x.text not in "{}"]
-        if spelled in (["top"], ["intercal"], ["T"], ["mathsf", "T"], ["mathrm", "T"], ["mathbf", "T"],
-                       ["text", "T"], ["textsf", "T"], ["sf", "T"]) and "T" not in self.n.variables:
-            self.fail(tok, "^T reads as a transpose, and vectors and matrices are out; if T is a number "
-                           "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}")
+        if (
+            spelled
+            in (
+                ["top"],
+                ["intercal"],
+                ["T"],
+                ["mathsf", "T"],
+                ["mathrm", "T"],
+                ["mathbf", "T"],
+                ["text", "T"],
+                ["textsf", "T"],
+                ["sf", "T"],
+            )
+            and "T" not in self.n.variables
+        ):
+            self.fail(
+                tok,
+                "^T reads as a transpose, and vectors and matrices are out; if T is a number "
+                "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}",
+            )
         inner = [x.text for x in toks[1:-1]]
-        if len(toks) >= 3 and toks[0].text == "(" and toks[-1].text == ")" and toks[0].kind == "ch" and (
-                len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())):
+        if (
+            len(toks) >= 3
+            and toks[0].text == "("
+            and toks[-1].text == ")"
+            and toks[0].kind == "ch"
+            and (len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit()))
+        ):
             # e^{(k)} too: d2l's Newton error e^{(k+1)} read as exp(k + 1) was refuted
             # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
             # W^{(1)}, x^{(i)}, f^{(n)}: a label (layer, sample, derivative order), not a power
-            self.fail(tok, "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
-                           "order), not a power; write ^{1} for a power, or a subscript for a label")
+            self.fail(
+                tok,
+                "a superscript in parentheses, ^{(1)}, is a label (a layer, a sample, a derivative's "
+                "order), not a power; write ^{1} for a power, or a subscript for a label",
+            )
 
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
@@ -341,8 +425,12 @@ class Reader:
             word = _word(toks)
             if word is None:
                 return f"({self.sub(toks).read()})"
-            if word.lower() in _PARSER_FUNCTIONS and len(word) > 1 and self.at("ch", "(", "^", "{") \
-                    or word in _PARSER_FUNCTIONS:
+            if (
+                word.lower() in _PARSER_FUNCTIONS
+                and len(word) > 1
+                and self.at("ch", "(", "^", "{")
+                or word in _PARSER_FUNCTIONS
+            ):
                 return self.apply(word.lower() if word.lower() in _PARSER_FUNCTIONS else word, t)
             if name in _BOLD and word[0].isupper() and word not in self.n.variables:
                 self.fail(t, f"\\{name}{{{word}}}: a bold capital is a matrix, and matrices are out (docs/latex.md)")
@@ -367,12 +455,14 @@ class Reader:
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:
-            self.fail(t, f"\\{name}: {OUT.get(name) or OUT.get(name.rstrip('*')) or name} not read "
-                         f"(docs/latex.md lists what is)")
+            self.fail(
+                t,
+                f"\\{name}: {OUT.get(name) or OUT.get(name.rstrip('*')) or name} not read "
+                f"(docs/latex.md lists what is)",
+            )
         if name in RELATIONS or name in NOT_LINKS:
             self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
-        self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for "
-                     f"what is read")
+        self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for what is read")
 
     def expectation(self, t) -> str:
         """A capital E set plain: ``E[X]``, ``E\\left[(X - \\mu)^2\\right]``, ``E(\\hat\\theta)`` are the
@@ -381,8 +471,11 @@ class Reader:
         and d2l's correct variance formula was refuted; Euler's number in LaTeX is ``e``."""
         self.take()
         if not self.at("ch", "(", "["):
-            self.fail(t, "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
-                         "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip")
+            self.fail(
+                t,
+                "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
+                "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip",
+            )
         args = self.arguments()
         if len(args) != 1:
             self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
@@ -394,18 +487,32 @@ class Reader:
         s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
         ``ab(c + d)`` stays the letters' reading."""
         k = self.i
-        while k + 1 < len(self.t) and self.t[k + 1].kind == "ch" and self.t[k + 1].text.isascii() \
-                and self.t[k + 1].text.isalpha() and self.t[k + 1].pos == self.t[k].end:
+        while (
+            k + 1 < len(self.t)
+            and self.t[k + 1].kind == "ch"
+            and self.t[k + 1].text.isascii()
+            and self.t[k + 1].text.isalpha()
+            and self.t[k + 1].pos == self.t[k].end
+        ):
             k += 1
-        if k == self.i or k + 1 >= len(self.t) or not (self.t[k + 1].kind == "ch" and self.t[k + 1].text == "(") \
-                or self.t[k + 1].pos != self.t[k].end:
+        if (
+            k == self.i
+            or k + 1 >= len(self.t)
+            or not (self.t[k + 1].kind == "ch" and self.t[k + 1].text == "(")
+            or self.t[k + 1].pos != self.t[k].end
+        ):
             return None
-        word = "".join(x.text for x in self.t[self.i:k + 1])
-        name = VARIADIC.get(word) or FUNCTIONS.get(word) or (word.lower() if word.lower() in _PARSER_FUNCTIONS else None)
+        word = "".join(x.text for x in self.t[self.i : k + 1])
+        name = (
+            VARIADIC.get(word) or FUNCTIONS.get(word) or (word.lower() if word.lower() in _PARSER_FUNCTIONS else None)
+        )
         if name is None:
             if k - self.i + 1 >= 3:
-                self.fail(self.t[self.i], f"{word}(…): letters side by side before parentheses; write \\operatorname{{{word}}}(…) "
-                                          f"for a function, or \\cdot between factors")
+                self.fail(
+                    self.t[self.i],
+                    f"{word}(…): letters side by side before parentheses; write \\operatorname{{{word}}}(…) "
+                    f"for a function, or \\cdot between factors",
+                )
             return None
         first = self.t[self.i]
         self.i = k + 1
@@ -440,20 +547,29 @@ class Reader:
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
             return self.apply(self.n.functions[base], tok)
         if base in self.n.functions and base not in self.n.variables:
-            self.fail(tok, f"{self._show(tok)} is a function here (a % let: or a definition above); apply it to "
-                           f"its argument, e.g. {self._show(tok)}(x)")
+            self.fail(
+                tok,
+                f"{self._show(tok)} is a function here (a % let: or a definition above); apply it to "
+                f"its argument, e.g. {self._show(tok)}(x)",
+            )
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             return self.maybe_applied(base, shown, tok)
         if base.lower() in _OVER_AN_INDEX:
             # d2l's $b = \mathrm{max}_i x_i$ was read as the product max_i·x_i (and defined b so)
-            self.fail(tok, f"{base}_… over an index is not read (a maximum or limit over a set); write "
-                           f"\\max(a, b) of its arguments, or % mathcheck: skip")
+            self.fail(
+                tok,
+                f"{base}_… over an index is not read (a maximum or limit over a set); write "
+                f"\\max(a, b) of its arguments, or % mathcheck: skip",
+            )
         t = self.take()
         toks = self.arg_tokens(t, "_")
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
-            letters = [_GREEK_NAME.get(x.text, x.text) for x in toks
-                       if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)]
+            letters = [
+                _GREEK_NAME.get(x.text, x.text)
+                for x in toks
+                if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)
+            ]
             if letters and all(x in self.bound or x in self.n.indices for x in letters):
                 self.collect.add(base)
             return base
@@ -461,12 +577,21 @@ class Reader:
             return f"{base}[{', '.join(self.indices(toks, t))}]"
         word = _word(toks)
         if word is None:
-            self.fail(t, f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
-                         f"declare it: % assume: i \\in \\mathbb{{Z}}")
+            self.fail(
+                t,
+                f"the subscript of {base} is not a name; if {base} is indexed, sum over the index or "
+                f"declare it: % assume: i \\in \\mathbb{{Z}}",
+            )
         name = _checked_name(f"{base}_{word}", self, t)
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | set(self.n.functions)
-        if self.at("ch", "(") and name not in known and len(toks) == 1 and toks[0].kind == "cmd" \
-                and toks[0].text in GREEK and word not in ("pi",):
+        if (
+            self.at("ch", "(")
+            and name not in known
+            and len(toks) == 1
+            and toks[0].kind == "cmd"
+            and toks[0].text in GREEK
+            and word not in ("pi",)
+        ):
             # g_\phi(x), p_\theta(x): a function with a parameter, which it depends on: g_phi(x, phi)
             self.n.unknown.add(name)
             return f"{name}({', '.join(self.arguments() + [word])})"
@@ -483,8 +608,11 @@ class Reader:
         if name in known and not self.at("ch", "'"):
             return name
         if name in known:
-            self.fail(tok, f"{shown}' is read for a function; {name} is a quantity here: write its derivative "
-                           f"as \\frac{{d{shown}}}{{dx}}")
+            self.fail(
+                tok,
+                f"{shown}' is read for a function; {name} is a quantity here: write its derivative "
+                f"as \\frac{{d{shown}}}{{dx}}",
+            )
         return self.unknown_function(name, shown, tok)
 
     def unknown_function(self, name: str, shown: str, tok) -> str:
@@ -496,8 +624,11 @@ class Reader:
             self.fail(tok, f"{shown}(…): {name} is a name mathcheck keeps for itself; rename the function")
         if name.lower() in _NOT_CALLABLE:
             # d2l's \textrm{sign}(a) read as an unknown function was refuted by a random "sign"
-            self.fail(tok, f"{shown}(…) is the function {name.lower()}, which derive does not read (the grammar's "
-                           f"functions: docs/numeric.md); write it as a formula, e.g. x/|x| for x \\neq 0")
+            self.fail(
+                tok,
+                f"{shown}(…) is the function {name.lower()}, which derive does not read (the grammar's "
+                f"functions: docs/numeric.md); write it as a formula, e.g. x/|x| for x \\neq 0",
+            )
         self.n.unknown.add(name)
         if self.at("ch", "'"):
             return self.primed(name, tok)
@@ -514,12 +645,18 @@ class Reader:
         args = self.arguments()
         if fname in self.n.defined:  # f(x) = x^2 above, then f'(x): the definition is unfolded inside
             if len(args) != 1 or not _ATOM.fullmatch(args[0]) or args[0][0].isdigit():
-                self.fail(tok, f"{fname}' of a defined function is read at a variable, {fname}'(x); for another "
-                               f"argument write \\frac{{d}}{{dx}} {fname}(x) and substitute")
+                self.fail(
+                    tok,
+                    f"{fname}' of a defined function is read at a variable, {fname}'(x); for another "
+                    f"argument write \\frac{{d}}{{dx}} {fname}(x) and substitute",
+                )
             return f"diff({fname}({args[0]}), {args[0]}" + (f", {order})" if order > 1 else ")")
         if len(args) != 1:
-            self.fail(tok, f"{fname}' of {len(args)} arguments: a prime is read for a function of one argument; "
-                           f"write \\frac{{\\partial}}{{\\partial x}} {fname}(…)")
+            self.fail(
+                tok,
+                f"{fname}' of {len(args)} arguments: a prime is read for a function of one argument; "
+                f"write \\frac{{\\partial}}{{\\partial x}} {fname}(…)",
+            )
         return f"prime({fname}({args[0]}))" if order == 1 else f"prime({fname}({args[0]}), {order})"
 
     def indices(self, toks, tok) -> list[str]:
@@ -531,8 +668,11 @@ class Reader:
             else:
                 cur.append(x)
         parts.append(cur)
-        if len(parts) == 1 and len(toks) > 1 and all(
-                (x.kind == "ch" and x.text.isalpha() and x.text in self.n.indices) or x.kind == "num" for x in toks):
+        if (
+            len(parts) == 1
+            and len(toks) > 1
+            and all((x.kind == "ch" and x.text.isalpha() and x.text in self.n.indices) or x.kind == "num" for x in toks)
+        ):
             parts = [[x] for x in toks]  # W_{ij}: one index a letter
         if any(not p for p in parts):
             self.fail(tok, "an empty index")
@@ -557,7 +697,7 @@ class Reader:
                     if x.text != close and not (close in (")", "]") and x.text in (")", "]")):
                         self.fail(x, f"{x.text!r} closes {t.text!r}")
                     self.i += 1
-                    return self.t[start:self.i - 1]
+                    return self.t[start : self.i - 1]
                 depth -= 1
             self.i += 1
         self.fail(t, f"{self._show(t)!r} is not closed")
@@ -599,7 +739,7 @@ class Reader:
         while self.i < len(self.t):
             if self.at("cmd", closer):
                 self.i += 1
-                return self.t[start:self.i - 1]
+                return self.t[start : self.i - 1]
             self.i += 1
         self.fail(t, f"\\{t.text} is not closed by \\{closer}")
 
@@ -607,8 +747,11 @@ class Reader:
         if tok.kind == "op":
             if name in _PARSER_FUNCTIONS:
                 return name
-            self.fail(tok, f"the operator {name!r} is not a function mathcheck knows; allowed: "
-                           f"{', '.join(sorted(_PARSER_FUNCTIONS))}")
+            self.fail(
+                tok,
+                f"the operator {name!r} is not a function mathcheck knows; allowed: "
+                f"{', '.join(sorted(_PARSER_FUNCTIONS))}",
+            )
         if name in self.n.functions:
             return self.n.functions[name]
         if name == "operatorname":
@@ -618,8 +761,9 @@ class Reader:
                 self.fail(tok, f"\\operatorname{{{word}}}: {_NOT_SCALAR[word]} is not read (docs/latex.md)")
             if word not in _PARSER_FUNCTIONS:
                 if word is None or not self.at("ch", "("):
-                    self.fail(tok, f"\\operatorname{{{word}}} is read as a function applied, "
-                                   f"\\operatorname{{{word}}}(x)")
+                    self.fail(
+                        tok, f"\\operatorname{{{word}}} is read as a function applied, \\operatorname{{{word}}}(x)"
+                    )
                 self.n.unknown.add(_checked_name(word, self, tok))  # \operatorname{LSE}(x): an unknown function
             return word
         return FUNCTIONS[name]
@@ -634,8 +778,7 @@ class Reader:
                 self.not_a_transpose(t)  # f^{(n)}(x) is f's n-th derivative, \sigma^T a transpose
                 power = self.script(t, "^")
                 if power.replace(" ", "") in ("-1", "(-1)"):
-                    self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or "
-                                 f"1/{fname}(x)")
+                    self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or 1/{fname}(x)")
             elif self.at("ch", "_") and base is None and fname == "log":
                 t = self.take()
                 base = self.script(t, "_")
@@ -680,8 +823,11 @@ class Reader:
             at, self.i = self.i, self.i + 1
             inner = self.until(")", self.t[at])
             if self.sub(inner).read() != x:
-                self.fail(self.t[at], f"a derivative evaluated at a point, \\frac{{d…}}{{d{x}}}(…), is read at {x} "
-                                      f"only; write the point by substitution")
+                self.fail(
+                    self.t[at],
+                    f"a derivative evaluated at a point, \\frac{{d…}}{{d{x}}}(…), is read at {x} "
+                    f"only; write the point by substitution",
+                )
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
     def one_operator(self, start: int, tok) -> None:
@@ -698,9 +844,12 @@ class Reader:
                 den, _ = _group(list(self.t), j, self.src, "\\frac")
                 d = _derivative(num, den)
                 if d is not None and not d[0]:
-                    self.fail(x, "a derivative operator inside the term another one applies to is ambiguous; "
-                                 "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
-                                 "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x")
+                    self.fail(
+                        x,
+                        "a derivative operator inside the term another one applies to is ambiguous; "
+                        "write parentheses: \\frac{d}{dz}\\left(z \\frac{d}{dx} x\\right) or "
+                        "\\left(\\frac{d}{dz} z\\right) \\frac{d}{dx} x",
+                    )
 
     def dependent(self, f: str, x: str, tok) -> str:
         """``\\frac{dz}{dx}`` of a lone name z that is neither x nor defined: its author means z depends
@@ -716,8 +865,11 @@ class Reader:
         if name.group(1) in self.n.defined or name.group(1) in self.bound or name.group(1) in self.n.indices:
             return f
         if name.group(2) or name.group(1) in self.n.indexed:
-            self.fail(tok, f"the derivative of the entry {f} with respect to {x}: an entry that depends on {x} "
-                           f"is not read; define it, e.g. % let: …")
+            self.fail(
+                tok,
+                f"the derivative of the entry {f} with respect to {x}: an entry that depends on {x} "
+                f"is not read; define it, e.g. % let: …",
+            )
         from mathcheck.parser import reserved
 
         if f in reserved():
@@ -737,31 +889,40 @@ class Reader:
         eq = next((k for k, x in enumerate(low) if x.kind == "ch" and x.text == "="), None)
         generic = eq is None and _word(low) is not None and not self.at("ch", "^")
         if eq is None and _word(low) is not None and self.at("ch", "^"):  # \sum_{i}^{n}: from 1
-            low, eq = low + [Tok("ch", "=", low[-1].end, low[-1].end), Tok("num", "1", low[-1].end, low[-1].end)], len(low)
+            low, eq = (
+                low + [Tok("ch", "=", low[-1].end, low[-1].end), Tok("num", "1", low[-1].end, low[-1].end)],
+                len(low),
+            )
         if generic:  # \sum_i x_i: over a generic range 1..N_sum (stated in the chain), every size at once
             var = _word(low)
             lo, hi = "1", GENERIC_SIZE
             self.n.generic.add(hi)
         else:
             if eq is None or not self.at("ch", "^"):
-                self.fail(t, f"\\{t.text} is read with both bounds, \\{t.text}_{{i=1}}^{{n}}, or over an index, "
-                             f"\\{t.text}_i")
+                self.fail(
+                    t, f"\\{t.text} is read with both bounds, \\{t.text}_{{i=1}}^{{n}}, or over an index, \\{t.text}_i"
+                )
             self.take()
             high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
             var = _word(low[:eq])
-            if var is None or not low[eq + 1:] or not high:
+            if var is None or not low[eq + 1 :] or not high:
                 self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
-            lo, hi = self.sub(low[eq + 1:]).read(), self.sub(high).read()
+            lo, hi = self.sub(low[eq + 1 :]).read(), self.sub(high).read()
         if self.peek() is None or not self.starts_factor(self.peek()):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
-        if generic and (re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body))
-                        or not re.search(rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body)):
-            self.fail(t, f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "
-                         f"write it, \\{t.text}_{{{var}=1}}^{{n}}")
+        if generic and (
+            re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body))
+            or not re.search(rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body)
+        ):
+            self.fail(
+                t,
+                f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "
+                f"write it, \\{t.text}_{{{var}=1}}^{{n}}",
+            )
         return f"{what}({body}, ({var}, {lo}, {hi}))"
 
     def _show(self, t) -> str:
@@ -779,10 +940,14 @@ def _grouped_digits(toks: list[Tok]) -> list[Tok]:
         if out and out[-1].kind == "num" and "." not in out[-1].text:
             if t.kind == "cmd" and t.text in (",", ";", "thinspace", " ", "!"):
                 sep = 1
-            elif [x.text for x in toks[i:i + 3]] == ["{", ",", "}"]:
+            elif [x.text for x in toks[i : i + 3]] == ["{", ",", "}"]:
                 sep = 3
-        if sep and i + sep < len(toks) and toks[i + sep].kind == "num" and re.fullmatch(r"[0-9]{3}(\.[0-9]+)?",
-                                                                                       toks[i + sep].text):
+        if (
+            sep
+            and i + sep < len(toks)
+            and toks[i + sep].kind == "num"
+            and re.fullmatch(r"[0-9]{3}(\.[0-9]+)?", toks[i + sep].text)
+        ):
             nxt = toks[i + sep]
             out[-1] = Tok("num", out[-1].text + nxt.text, out[-1].pos, nxt.end)
             i += sep + 1
@@ -797,8 +962,14 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
     command's argument is nothing."""
     out: list[Tok] = []
     for t in toks:
-        if t.kind == "ch" and t.text == "}" and out and out[-1].kind == "ch" and out[-1].text == "{" and not (
-                len(out) >= 2 and (out[-2].kind == "cmd" or (out[-2].kind == "ch" and out[-2].text in "^_}"))):
+        if (
+            t.kind == "ch"
+            and t.text == "}"
+            and out
+            and out[-1].kind == "ch"
+            and out[-1].text == "{"
+            and not (len(out) >= 2 and (out[-2].kind == "cmd" or (out[-2].kind == "ch" and out[-2].text in "^_}")))
+        ):
             out.pop()
             continue
         out.append(t)
@@ -808,9 +979,26 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
 GENERIC_SIZE = "N_sum"  # \\sum_i: every generic sum of a chain runs over 1..N_sum, N_sum ≥ 1 an integer
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
 # words set upright that name what is not a scalar function of scalars: never an unknown function
-_NOT_SCALAR = {w: "a vector or matrix function" for w in ("softmax", "argmax", "argmin", "diag", "tr", "trace",
-                                                          "det", "rank", "vec", "concat", "Concat", "LayerNorm",
-                                                          "MultiHead", "Attention", "FFN")}
+_NOT_SCALAR = {
+    w: "a vector or matrix function"
+    for w in (
+        "softmax",
+        "argmax",
+        "argmin",
+        "diag",
+        "tr",
+        "trace",
+        "det",
+        "rank",
+        "vec",
+        "concat",
+        "Concat",
+        "LayerNorm",
+        "MultiHead",
+        "Attention",
+        "FFN",
+    )
+}
 _NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
 _NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
 _BOLD = ("mathbf", "boldsymbol", "bm", "pmb")
@@ -860,13 +1048,13 @@ def _word(toks) -> str | None:
             j = i + 1
             if j >= len(toks) or toks[j].text != "{":
                 return None
-            inner, j = toks[j + 1:], len(toks)
+            inner, j = toks[j + 1 :], len(toks)
             depth = 0
             for k in range(i + 1, len(toks)):
                 depth += toks[k].text == "{"
                 depth -= toks[k].text == "}"
                 if depth == 0:
-                    inner, j = toks[i + 2:k], k + 1
+                    inner, j = toks[i + 2 : k], k + 1
                     break
             w = _word(inner)
             if w is None:
@@ -890,14 +1078,23 @@ def _checked_name(name: str, reader: Reader, tok) -> str:
 
 def _derivative(num: list[Tok], den: list[Tok]):
     """``(f tokens, x tokens, order)`` for ``\\frac{\\partial^k f}{\\partial x^k}`` or ``\\frac{d}{dx}``."""
+
     def d_head(toks):
         if toks and toks[0].kind == "cmd" and toks[0].text == "partial":
             return 1
-        if toks and toks[0].kind == "ch" and toks[0].text == "d" and (len(toks) == 1 or toks[1].kind != "ch"
-                                                                       or toks[1].text != "_"):
+        if (
+            toks
+            and toks[0].kind == "ch"
+            and toks[0].text == "d"
+            and (len(toks) == 1 or toks[1].kind != "ch" or toks[1].text != "_")
+        ):
             return 1
-        if len(toks) >= 4 and toks[0].kind == "cmd" and toks[0].text in ("mathrm", "operatorname", "text") \
-                and [x.text for x in toks[1:4]] == ["{", "d", "}"]:
+        if (
+            len(toks) >= 4
+            and toks[0].kind == "cmd"
+            and toks[0].text in ("mathrm", "operatorname", "text")
+            and [x.text for x in toks[1:4]] == ["{", "d", "}"]
+        ):
             return 4
         return 0
 
@@ -908,14 +1105,14 @@ def _derivative(num: list[Tok], den: list[Tok]):
     if len(top) >= 2 and top[0].kind == "ch" and top[0].text == "^":
         if top[1].text == "{":
             k = next((k for k, x in enumerate(top) if x.text == "}"), len(top) - 1)
-            order, top = "".join(x.text for x in top[2:k]), top[k + 1:]
+            order, top = "".join(x.text for x in top[2:k]), top[k + 1 :]
         else:
             order, top = top[1].text, top[2:]
     var = den[hd:]
     if var and var[-1].kind in ("num", "ch") and len(var) >= 2 and var[-2].kind == "ch" and var[-2].text == "^":
         var = var[:-2]
     elif len(var) >= 4 and var[-1].text == "}" and any(x.text == "^" for x in var):
-        var = var[:max(k for k, x in enumerate(var) if x.text == "^")]
+        var = var[: max(k for k, x in enumerate(var) if x.text == "^")]
     if any(x.kind == "cmd" and x.text == "partial" for x in var):
         return None
     return top, var, order

@@ -8,65 +8,215 @@ from dataclasses import dataclass
 from mathcheck import relations as _relations
 from mathcheck.chains import DeriveError
 
-MAX_CHARS = 1_000_000      # a file
-MAX_TOKENS = 20_000        # a block, after macro expansion
-MAX_EXPANSIONS = 500       # macro expansions in one block
-MAX_DEPTH = 40             # nesting of groups, brackets and the reader's recursion
+MAX_CHARS = 1_000_000  # a file
+MAX_TOKENS = 20_000  # a block, after macro expansion
+MAX_EXPANSIONS = 500  # macro expansions in one block
+MAX_DEPTH = 40  # nesting of groups, brackets and the reader's recursion
 MAX_MACROS = 200
 
-REFUSED = ("input", "include", "includeonly", "InputIfFileExists", "write", "immediate", "openout",
-           "openin", "read", "readline", "closeout", "closein", "newwrite", "newread", "def", "edef",
-           "gdef", "xdef", "let", "futurelet", "catcode", "csname", "expandafter", "special",
-           "directlua", "luaexec", "ShellEscape", "lstinputlisting", "verbatiminput", "loop",
-           "usepackage", "documentclass", "file", "jobname", "scantokens", "everymath", "everyjob")
-ENVIRONMENTS = ("align", "align*", "equation", "equation*", "multline", "multline*", "gather",
-                "gather*", "flalign", "flalign*", "eqnarray", "eqnarray*", "alignat", "alignat*", "displaymath")
+REFUSED = (
+    "input",
+    "include",
+    "includeonly",
+    "InputIfFileExists",
+    "write",
+    "immediate",
+    "openout",
+    "openin",
+    "read",
+    "readline",
+    "closeout",
+    "closein",
+    "newwrite",
+    "newread",
+    "def",
+    "edef",
+    "gdef",
+    "xdef",
+    "let",
+    "futurelet",
+    "catcode",
+    "csname",
+    "expandafter",
+    "special",
+    "directlua",
+    "luaexec",
+    "ShellEscape",
+    "lstinputlisting",
+    "verbatiminput",
+    "loop",
+    "usepackage",
+    "documentclass",
+    "file",
+    "jobname",
+    "scantokens",
+    "everymath",
+    "everyjob",
+)
+ENVIRONMENTS = (
+    "align",
+    "align*",
+    "equation",
+    "equation*",
+    "multline",
+    "multline*",
+    "gather",
+    "gather*",
+    "flalign",
+    "flalign*",
+    "eqnarray",
+    "eqnarray*",
+    "alignat",
+    "alignat*",
+    "displaymath",
+)
 # inside a display: aligned and friends, and (as KaTeX and MathJax read them) the display environments
 # themselves, \begin{align} inside $$
 INNER_ENVIRONMENTS = ("aligned", "split", "gathered", "alignedat") + ENVIRONMENTS
 # the links of a chain, read from the one table of relations (mathcheck.relations): "=", "<", ">" as
 # characters, the rest by their LaTeX words (\le, \leq, \leqslant, \lt, \ge, …, \approx); ≠ is a
 # condition, never a link
-RELATIONS = {w: r.op for r in _relations.TABLE if r.op != "!=" for w in (r.op, *r.spellings)
-             if w in ("=", "<", ">") or w.isascii() and w.isalpha()}
-NOT_LINKS = (*(w for w in _relations.of("!=").spellings if w.isascii()), "equiv", "sim", "simeq", "propto", "to", "mapsto", "iff", "implies",
-             "Rightarrow", "Leftarrow", "Leftrightarrow", "rightarrow", "leftarrow", "in", "notin",
-             "subset", "subseteq", "ll", "gg", "cong", "coloneqq", "triangleq", "doteq")
-GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
-         "xi omicron pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega "
-         "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega").split()
+RELATIONS = {
+    w: r.op
+    for r in _relations.TABLE
+    if r.op != "!="
+    for w in (r.op, *r.spellings)
+    if w in ("=", "<", ">") or w.isascii() and w.isalpha()
+}
+NOT_LINKS = (
+    *(w for w in _relations.of("!=").spellings if w.isascii()),
+    "equiv",
+    "sim",
+    "simeq",
+    "propto",
+    "to",
+    "mapsto",
+    "iff",
+    "implies",
+    "Rightarrow",
+    "Leftarrow",
+    "Leftrightarrow",
+    "rightarrow",
+    "leftarrow",
+    "in",
+    "notin",
+    "subset",
+    "subseteq",
+    "ll",
+    "gg",
+    "cong",
+    "coloneqq",
+    "triangleq",
+    "doteq",
+)
+GREEK = (
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
+    "xi omicron pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega "
+    "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
+).split()
 # variants are one symbol with their letter (the text grammar reads σ and sigma alike)
-_GREEK_NAME = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
-               "varsigma": "sigma"}
+_GREEK_NAME = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho", "varsigma": "sigma"}
 # a styled letter is its command over the letter: ℝ, ℕ, ℤ (sets in conditions), 𝔼, bold 𝐱 𝐖 (a bold
 # capital is then refused as a matrix, as \mathbf{W} is)
-UNICODE_STYLED = {"ℝ": ("mathbb", "R"), "ℕ": ("mathbb", "N"), "ℤ": ("mathbb", "Z"), "𝔼": ("mathbb", "E"),
-                  **{chr(0x1D400 + k): ("mathbf", chr(65 + k)) for k in range(26)},
-                  **{chr(0x1D41A + k): ("mathbf", chr(97 + k)) for k in range(26)}}
-UNICODE = {"−": "-", "≤": "\\le", "≥": "\\ge", "≈": "\\approx", "·": "\\cdot", "×": "\\times",
-           "⋅": "\\cdot", "∙": "\\cdot", "ℓ": "\\ell", "∈": "\\in", "’": "'", "′": "'", "ℎ": "h",
-           # mathematical italic letters (𝑥, 𝑊: what a PDF or a Unicode-math editor pastes) are the letters
-           **{chr(0x1D434 + k): chr(65 + k) for k in range(26)},
-           **{chr(0x1D44E + k): chr(97 + k) for k in range(26) if k != 7},
-           "≠": "\\ne", "∑": "\\sum", "∏": "\\prod", "∂": "\\partial", "√": "\\sqrt", "∞": "\\infty",
-           **{c: "\\" + n for c, n in zip("αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΥΦΨΩ",
-                                         "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu "
-                                         "nu xi pi rho sigma tau upsilon phi chi psi omega Gamma Delta Theta "
-                                         "Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split())}}
-STYLE = ("mathbf", "mathit", "mathsf", "boldsymbol", "bm", "mathnormal", "mathrm", "text", "textrm",
-         "textit", "mathtt", "operatorname", "mbox")
-ACCENTS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde",
-           "widetilde": "tilde", "dot": "dot", "vec": "vec"}
-OUT = {"iint": "double integrals over a region (write nested \\int_a^b … \\,dx with limits)",
-       "iiint": "triple integrals over a region (write nested \\int_a^b … \\,dx with limits)",
-       "oint": "contour integrals", "nabla": "\\nabla (a gradient)",
-       "lim": "limits", "infty": "infinity", "cdots": "elided terms (\\cdots)", "ldots": "elided terms",
-       "dots": "elided terms", "vdots": "elided terms", "top": "transposes", "intercal": "transposes",
-       "mathcal": "calligraphic sets and operators", "det": "determinants", "operatorname*": "starred operators",
-       "begin": "a nested environment", "sqrt*": "", "binom*": "", "pmatrix": "matrices",
-       "bmatrix": "matrices", "otimes": "tensor products", "odot": "elementwise products",
-       "circ": "composition", "mid": "conditionals", "E": "expectations", "Pr": "probabilities",
-       "sup": "suprema", "inf": "infima", "arg": "arg", "lfloor": "floors", "lceil": "ceilings"}
+UNICODE_STYLED = {
+    "ℝ": ("mathbb", "R"),
+    "ℕ": ("mathbb", "N"),
+    "ℤ": ("mathbb", "Z"),
+    "𝔼": ("mathbb", "E"),
+    **{chr(0x1D400 + k): ("mathbf", chr(65 + k)) for k in range(26)},
+    **{chr(0x1D41A + k): ("mathbf", chr(97 + k)) for k in range(26)},
+}
+UNICODE = {
+    "−": "-",
+    "≤": "\\le",
+    "≥": "\\ge",
+    "≈": "\\approx",
+    "·": "\\cdot",
+    "×": "\\times",
+    "⋅": "\\cdot",
+    "∙": "\\cdot",
+    "ℓ": "\\ell",
+    "∈": "\\in",
+    "’": "'",
+    "′": "'",
+    "ℎ": "h",
+    # mathematical italic letters (𝑥, 𝑊: what a PDF or a Unicode-math editor pastes) are the letters
+    **{chr(0x1D434 + k): chr(65 + k) for k in range(26)},
+    **{chr(0x1D44E + k): chr(97 + k) for k in range(26) if k != 7},
+    "≠": "\\ne",
+    "∑": "\\sum",
+    "∏": "\\prod",
+    "∂": "\\partial",
+    "√": "\\sqrt",
+    "∞": "\\infty",
+    **{
+        c: "\\" + n
+        for c, n in zip(
+            "αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΥΦΨΩ",
+            "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu "
+            "nu xi pi rho sigma tau upsilon phi chi psi omega Gamma Delta Theta "
+            "Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split(),
+        )
+    },
+}
+STYLE = (
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "boldsymbol",
+    "bm",
+    "mathnormal",
+    "mathrm",
+    "text",
+    "textrm",
+    "textit",
+    "mathtt",
+    "operatorname",
+    "mbox",
+)
+ACCENTS = {
+    "hat": "hat",
+    "widehat": "hat",
+    "bar": "bar",
+    "overline": "bar",
+    "tilde": "tilde",
+    "widetilde": "tilde",
+    "dot": "dot",
+    "vec": "vec",
+}
+OUT = {
+    "iint": "double integrals over a region (write nested \\int_a^b … \\,dx with limits)",
+    "iiint": "triple integrals over a region (write nested \\int_a^b … \\,dx with limits)",
+    "oint": "contour integrals",
+    "nabla": "\\nabla (a gradient)",
+    "lim": "limits",
+    "infty": "infinity",
+    "cdots": "elided terms (\\cdots)",
+    "ldots": "elided terms",
+    "dots": "elided terms",
+    "vdots": "elided terms",
+    "top": "transposes",
+    "intercal": "transposes",
+    "mathcal": "calligraphic sets and operators",
+    "det": "determinants",
+    "operatorname*": "starred operators",
+    "begin": "a nested environment",
+    "sqrt*": "",
+    "binom*": "",
+    "pmatrix": "matrices",
+    "bmatrix": "matrices",
+    "otimes": "tensor products",
+    "odot": "elementwise products",
+    "circ": "composition",
+    "mid": "conditionals",
+    "E": "expectations",
+    "Pr": "probabilities",
+    "sup": "suprema",
+    "inf": "infima",
+    "arg": "arg",
+    "lfloor": "floors",
+    "lceil": "ceilings",
+}
 
 
 class LatexRefused(DeriveError):
@@ -76,9 +226,9 @@ class LatexRefused(DeriveError):
 
 @dataclass(frozen=True)
 class Tok:
-    kind: str    # "cmd" (text: the name, no backslash), "num", "ch" (one character), "row" (\\)
+    kind: str  # "cmd" (text: the name, no backslash), "num", "ch" (one character), "row" (\\)
     text: str
-    pos: int     # offsets in the file, for line:col and the link's source
+    pos: int  # offsets in the file, for line:col and the link's source
     end: int
 
 
@@ -130,8 +280,11 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
                 out.append(Tok("row", "\\\\", i, m.end()))
             else:
                 if name.rstrip("*") in REFUSED and not (name == "def" and simple_def(text, i)):
-                    src.refuse(i, f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
-                                f"TeX; inline the mathematics and use \\newcommand for notation")
+                    src.refuse(
+                        i,
+                        f"\\{name} is refused: mathcheck reads one self-contained file and never runs "
+                        f"TeX; inline the mathematics and use \\newcommand for notation",
+                    )
                 out.append(Tok("cmd", name, i, m.end()))
             i = m.end()
         elif c in "0123456789" or (c == "." and i + 1 < end and text[i + 1] in "0123456789"):
@@ -144,8 +297,12 @@ def tokenize(src: _Source, start: int, end: int) -> list[Tok]:
             i += 1
         elif c in UNICODE_STYLED:  # ℝ is \mathbb{R}, 𝐱 is \mathbf{x}: four tokens at one character
             style, letter = UNICODE_STYLED[c]
-            out += [Tok("cmd", style, i, i + 1), Tok("ch", "{", i, i + 1), Tok("ch", letter, i, i + 1),
-                    Tok("ch", "}", i, i + 1)]
+            out += [
+                Tok("cmd", style, i, i + 1),
+                Tok("ch", "{", i, i + 1),
+                Tok("ch", letter, i, i + 1),
+                Tok("ch", "}", i, i + 1),
+            ]
             i += 1
         elif c.isascii() and c.isprintable():
             depth += c == "{"
@@ -172,7 +329,7 @@ def _group(toks: list[Tok], i: int, src: _Source, what: str) -> tuple[list[Tok],
             if toks[j].kind == "ch" and toks[j].text in "{}":
                 depth += 1 if toks[j].text == "{" else -1
                 if depth == 0:
-                    return toks[i + 1:j], j + 1
+                    return toks[i + 1 : j], j + 1
             j += 1
         src.fail(t.pos, f"{what}: this brace is not closed")
     if t.kind == "ch" and t.text == "}":
@@ -185,7 +342,7 @@ def _group(toks: list[Tok], i: int, src: _Source, what: str) -> tuple[list[Tok],
 
 def _split_num(toks: list[Tok], i: int):
     t = toks[i]
-    toks[i:i + 1] = [Tok("num", t.text[0], t.pos, t.pos + 1), Tok("num", t.text[1:], t.pos + 1, t.end)]
+    toks[i : i + 1] = [Tok("num", t.text[0], t.pos, t.pos + 1), Tok("num", t.text[1:], t.pos + 1, t.end)]
     return i + 1
 
 
@@ -194,7 +351,7 @@ def _bracket(toks: list[Tok], i: int) -> tuple[list[Tok] | None, int]:
     if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":
         for j in range(i + 1, len(toks)):
             if toks[j].kind == "ch" and toks[j].text == "]":
-                return toks[i + 1:j], j + 1
+                return toks[i + 1 : j], j + 1
     return None, i
 
 
@@ -306,8 +463,7 @@ def expand(toks: list[Tok], defs: dict, src: _Source) -> list[Tok]:
             continue
         count += 1
         if count > MAX_EXPANSIONS:
-            src.refuse(t.pos, f"\\{t.text}: more than {MAX_EXPANSIONS} macro expansions (does a macro "
-                            f"use itself?)")
+            src.refuse(t.pos, f"\\{t.text}: more than {MAX_EXPANSIONS} macro expansions (does a macro use itself?)")
         nargs, body, kind = defs[t.text]
         if kind == "operator":
             name = "".join(b.text for b in body if b.kind in ("ch", "num"))

@@ -32,8 +32,11 @@ from mathcheck.model.sublayers import coarser
 from mathcheck.numeric.tolerance import dtype_tolerance
 
 F64 = torch.float64
-Q, K, V = ("q_proj", "wq", "query", "q", "to_q"), ("k_proj", "wk", "key", "k", "to_k"), ("v_proj", "wv", "value", "v",
-                                                                                         "to_v")
+Q, K, V = (
+    ("q_proj", "wq", "query", "q", "to_q"),
+    ("k_proj", "wk", "key", "k", "to_k"),
+    ("v_proj", "wv", "value", "v", "to_v"),
+)
 FUSED = ("c_attn", "qkv", "wqkv", "qkv_proj", "query_key_value", "in_proj", "to_qkv", "Wqkv")
 OUT = ("o_proj", "c_proj", "out_proj", "wo", "proj", "dense", "to_out", "o")
 SCALE_NAMES = ("scaling", "scale", "softmax_scale")
@@ -85,10 +88,17 @@ def _changing_child(model, trace, path: str, projections: set) -> str:
     module = dict(model.named_modules())[path]
     children = {f"{path}.{name}" if path else name: child for name, child in module.named_children()}
     for p, out, inp in trace.outputs:
-        if p in children and p not in projections and inp is not None and out.shape == inp.shape \
-                and not torch.equal(out, inp):
-            return (f"its child {p.rsplit('.', 1)[-1]} ({type(children[p]).__name__}) changes a tensor between "
-                    "the projections and the scores (a query/key norm): the scores are not q·k of the projections")
+        if (
+            p in children
+            and p not in projections
+            and inp is not None
+            and out.shape == inp.shape
+            and not torch.equal(out, inp)
+        ):
+            return (
+                f"its child {p.rsplit('.', 1)[-1]} ({type(children[p]).__name__}) changes a tensor between "
+                "the projections and the scores (a query/key norm): the scores are not q·k of the projections"
+            )
     return ""
 
 
@@ -171,8 +181,9 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
     qh, kh, vh = _heads(q, h), _heads(k, g), _heads(v, g)
     group = torch.arange(h) // (h // g)  # query head i reads key/value head i // (h/g)
     dtype = coarser(call.output.dtype, q.dtype, *table_dtypes(model))
-    results = (_scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay)
-               + _values(call, weights, vh, group, x, dtype, replay, found["out"]))
+    results = _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay) + _values(
+        call, weights, vh, group, x, dtype, replay, found["out"]
+    )
     failed = {r.name for r in results if r.status == "fails"}
     if {"scale", "values"} <= failed:
         # both wrong at once: the projections are not what the scores and output are made of — a
@@ -198,28 +209,58 @@ def _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, repl
     label, err = min(errs.items(), key=lambda kv: kv[1])
     s = dict(candidates)[label]
     if err <= tol:
-        results.append(_ok("scale", "multihead-split-merge", doc, err, tol,
-                           f"scores = q·k × {s:.6g} ({label}, d = {d})"))
+        results.append(
+            _ok("scale", "multihead-split-merge", doc, err, tol, f"scores = q·k × {s:.6g} ({label}, d = {d})")
+        )
     else:
         mask = keep & (qk.abs() > 1e-12)
         ratio = float((z_diag[mask] / qk[mask]).median()) if bool(mask.any()) else float("nan")
         idx = tuple(torch.nonzero((z_diag - derived * qk).abs() * keep > tol)[0].tolist())
-        cx = {"entry": list(idx), "derived": float(derived * qk[idx]), "user": float(z_diag[idx]), "replay": replay,
-              "compared": f"score of query {idx[-1]} against key {idx[-1]}, head {idx[1]}: q·k/√d derived"}
+        cx = {
+            "entry": list(idx),
+            "derived": float(derived * qk[idx]),
+            "user": float(z_diag[idx]),
+            "replay": replay,
+            "compared": f"score of query {idx[-1]} against key {idx[-1]}, head {idx[1]}: q·k/√d derived",
+        }
         if g < h:  # the heads read another group's keys? then no single scale fits
             tiled = (qh * kh[:, torch.arange(h) % g]).sum(-1)
             if float(((z_diag - derived * tiled).abs() * keep).max()) <= tol:
-                results.append(_bad("gqa-grouping", "grouped-query-attention",
-                                    "query head i reads key/value head ⌊i·g/h⌋", err, tol,
-                                    f"query head i reads key/value head i mod {g} (heads tiled), not i // {h // g}",
-                                    cx))
+                results.append(
+                    _bad(
+                        "gqa-grouping",
+                        "grouped-query-attention",
+                        "query head i reads key/value head ⌊i·g/h⌋",
+                        err,
+                        tol,
+                        f"query head i reads key/value head i mod {g} (heads tiled), not i // {h // g}",
+                        cx,
+                    )
+                )
                 return results
-        results.append(_bad("scale", "multihead-split-merge", doc, err, tol,
-                            f"scores are q·k × {ratio:.6g}, not × 1/√d = {derived:.6g} (d = {d})", cx))
+        results.append(
+            _bad(
+                "scale",
+                "multihead-split-merge",
+                doc,
+                err,
+                tol,
+                f"scores are q·k × {ratio:.6g}, not × 1/√d = {derived:.6g} (d = {d})",
+                cx,
+            )
+        )
         return results
     if g < h:
-        results.append(_ok("gqa-grouping", "grouped-query-attention", "query head i reads key/value head ⌊i·g/h⌋",
-                           err, tol, f"{h} query heads over {g} key/value heads"))
+        results.append(
+            _ok(
+                "gqa-grouping",
+                "grouped-query-attention",
+                "query head i reads key/value head ⌊i·g/h⌋",
+                err,
+                tol,
+                f"{h} query heads over {g} key/value heads",
+            )
+        )
     return results
 
 
@@ -241,6 +282,15 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
         what = f"the input of {out_path} against P·V"
     if err <= tol:
         return [_ok("values", "attention-backward", doc, err, tol, what)]
-    return [_bad("values", "attention-backward", doc, err, tol,
-                 f"{what} differ by {err:.3g}: the values are changed between projection and weighting "
-                 "(e.g. RoPE applied to them)", {"compared": what, "replay": replay})]
+    return [
+        _bad(
+            "values",
+            "attention-backward",
+            doc,
+            err,
+            tol,
+            f"{what} differ by {err:.3g}: the values are changed between projection and weighting "
+            "(e.g. RoPE applied to them)",
+            {"compared": what, "replay": replay},
+        )
+    ]

@@ -44,33 +44,40 @@ class Loaded:
     model: object
     label: str
     causal: bool
-    causal_source: str     # "config", "declared", "default for a factory"
+    causal_source: str  # "config", "declared", "default for a factory"
     config: dict = field(default_factory=dict)
     cache_kw: str | None = None  # the forward's keyword for the KV cache ("cache" or "past_key_values")
     vocab: int = 0
     attn_implementation: str | None = None
     takes_position_ids: bool = False
     takes_attention_mask: bool = False
-    window: int | None = None         # a sliding window from the config (masks only compared within it)
+    window: int | None = None  # a sliding window from the config (masks only compared within it)
     max_positions: int | None = None  # the longest sequence the config allows
     input_name: str | None = "input_ids"  # the forward's keyword for the token ids; None: passed positionally
     input_found: str = "keyword input_ids"  # how the token ids are passed, and why (printed in the report)
-    targets_name: str | None = None   # set when the forward gives all positions' logits only with targets (nanoGPT)
-    caps: tuple = ()                  # windows, chunks and cache caps the model declares (the KV check goes past them)
-    dtype: object = None              # the parameters' dtype (float64 unless the model refuses it); None: float64
-    notes: list = field(default_factory=list)  # choices made for the model (eager for SDPA, float32), said in the report
-    takes_use_cache: bool = True      # False: the forward has no use_cache parameter (a --cache-arg model)
+    targets_name: str | None = None  # set when the forward gives all positions' logits only with targets (nanoGPT)
+    caps: tuple = ()  # windows, chunks and cache caps the model declares (the KV check goes past them)
+    dtype: object = None  # the parameters' dtype (float64 unless the model refuses it); None: float64
+    notes: list = field(
+        default_factory=list
+    )  # choices made for the model (eager for SDPA, float32), said in the report
+    takes_use_cache: bool = True  # False: the forward has no use_cache parameter (a --cache-arg model)
 
 
-def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None,
-                  cache_arg: str | None = None) -> None:
+def check_options(
+    spec: str, sizes: Sizes, attn: str, length: int, input_name: str | None = None, cache_arg: str | None = None
+) -> None:
     """Before any import: the SPEC's form and the options' ranges."""
     if input_name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", input_name):
-        raise BadInput(f"--input-name {input_name!r}: give the name of the forward's parameter for the token ids, "
-                       "e.g. --input-name idx")
+        raise BadInput(
+            f"--input-name {input_name!r}: give the name of the forward's parameter for the token ids, "
+            "e.g. --input-name idx"
+        )
     if cache_arg is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cache_arg):
-        raise BadInput(f"--cache-arg {cache_arg!r}: give the name of the forward's parameter for the KV cache, "
-                       "e.g. --cache-arg kv_cache")
+        raise BadInput(
+            f"--cache-arg {cache_arg!r}: give the name of the forward's parameter for the KV cache, "
+            "e.g. --cache-arg kv_cache"
+        )
     if cache_arg is not None and spec.startswith("hf:"):
         raise BadInput(f"--cache-arg {cache_arg}: an hf: model's cache is its past_key_values/cache; drop --cache-arg")
     if spec.startswith("hf:"):
@@ -79,8 +86,10 @@ def check_options(spec: str, sizes: Sizes, attn: str, length: int, input_name: s
     elif ":" not in spec:
         raise BadInput(f"SPEC {spec!r}: write hf:<model_type> or FILE.py:factory or package.module:factory")
     elif sizes != Sizes() or attn != "sdpa":
-        raise BadInput(f"--hidden/--layers/--heads/--kv-heads/--attn-implementation size an hf: model; "
-                       f"{spec} builds its own: drop them")
+        raise BadInput(
+            f"--hidden/--layers/--heads/--kv-heads/--attn-implementation size an hf: model; "
+            f"{spec} builds its own: drop them"
+        )
     for name in ("hidden", "layers", "heads"):
         if getattr(sizes, name) < 1:
             raise BadInput(f"--{name} {getattr(sizes, name)}: give a positive integer")
@@ -143,8 +152,10 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
             return model, impl, torch.float64, notes
         model32 = _build(cls, config, impl, torch.float32, seed).eval()
         if _runs(model32, config_vocab(config)) is None:
-            notes.append(f"float32: the forward refuses float64 ({_first_line(failed)[:120]}); tolerances from "
-                         "float32's error model")
+            notes.append(
+                f"float32: the forward refuses float64 ({_first_line(failed)[:120]}); tolerances from "
+                "float32's error model"
+            )
             return model32, impl, torch.float32, notes
         return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
     raise first_error
@@ -168,8 +179,10 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
     transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
     masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
     if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked:
-        raise BadInput(f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
-                       f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert")
+        raise BadInput(
+            f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
+            f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert"
+        )
     kw = {}
     try:
         full = AutoConfig.for_model(model_type)
@@ -181,30 +194,50 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
         # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
         # forward feeds the ids to both halves, where no padding mask reaches the decoder's copy
-        as_masked = masked and not getattr(config, "is_decoder", False) and not (
-            getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+        as_masked = (
+            masked
+            and not getattr(config, "is_decoder", False)
+            and not (getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+        )
         cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
         model, impl, dtype, notes = build_hf(cls, config, attn, seed)
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words
         sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
-        raise BadInput(f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
-                       f"sizes tried: {str(sized)[:200]}") from None
+        raise BadInput(
+            f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
+            f"sizes tried: {str(sized)[:200]}"
+        ) from None
     sig = inspect.signature(model.forward).parameters
     is_causal, source = built_causal(model, config, as_masked)
     vocab = config_vocab(config)
-    summary = {k: attr(config.get_text_config() if hasattr(config, "get_text_config") else config, k)
-               for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")}
-    return Loaded(model, f"hf:{model_type}", causal if causal is not None else is_causal,
-                  "declared" if causal is not None else source,
-                  config={**{k: v for k, v in summary.items() if v is not None}, "vocab_size": vocab,
-                          "class": type(model).__name__, "attn_implementation": impl},
-                  cache_kw=_cache_kw(sig) if not as_masked else None, vocab=vocab,
-                  attn_implementation=impl, takes_position_ids="position_ids" in sig,
-                  takes_attention_mask="attention_mask" in sig,
-                  window=attr(config, "sliding_window"), max_positions=_max_positions(config),
-                  caps=declared_caps(config), dtype=dtype, notes=notes)
+    summary = {
+        k: attr(config.get_text_config() if hasattr(config, "get_text_config") else config, k)
+        for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")
+    }
+    return Loaded(
+        model,
+        f"hf:{model_type}",
+        causal if causal is not None else is_causal,
+        "declared" if causal is not None else source,
+        config={
+            **{k: v for k, v in summary.items() if v is not None},
+            "vocab_size": vocab,
+            "class": type(model).__name__,
+            "attn_implementation": impl,
+        },
+        cache_kw=_cache_kw(sig) if not as_masked else None,
+        vocab=vocab,
+        attn_implementation=impl,
+        takes_position_ids="position_ids" in sig,
+        takes_attention_mask="attention_mask" in sig,
+        window=attr(config, "sliding_window"),
+        max_positions=_max_positions(config),
+        caps=declared_caps(config),
+        dtype=dtype,
+        notes=notes,
+    )
 
 
 def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
@@ -226,8 +259,15 @@ def _max_positions(config) -> int | None:
 
 
 # a window, chunk or cap on the keys a query sees or a cache keeps, under the names models use for it
-CAP_NAMES = ("sliding_window", "attention_window", "attention_chunk_size", "local_window_size", "window_size",
-             "max_cache_len", "cache_size")
+CAP_NAMES = (
+    "sliding_window",
+    "attention_window",
+    "attention_chunk_size",
+    "local_window_size",
+    "window_size",
+    "max_cache_len",
+    "cache_size",
+)
 # the longest sequence a model takes (nanoGPT, llm.c, gpt-fast: block_size; transformers: the others)
 MAX_POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "block_size", "max_seq_len")
 
@@ -266,8 +306,11 @@ def _factory_limits(model):
     owners = [o for o in owners if o is not None]
     positions = _ints(owners[:2], MAX_POSITION_NAMES)
     # a learned position table bounds the length too (nanoGPT's wpe, llm.c's wpe)
-    positions += [m.num_embeddings for name, m in model.named_modules()
-                  if isinstance(m, torch.nn.Embedding) and ("pos" in name.split(".")[-1] or name.endswith("wpe"))]
+    positions += [
+        m.num_embeddings
+        for name, m in model.named_modules()
+        if isinstance(m, torch.nn.Embedding) and ("pos" in name.split(".")[-1] or name.endswith("wpe"))
+    ]
     return (min(positions) if positions else None), declared_caps(*owners)
 
 
@@ -282,14 +325,17 @@ def detect_input(forward, given: str | None, label: str) -> tuple[str | None, st
     if given is not None:
         if given in {p.name for p in params} or any(p.kind is p.VAR_KEYWORD for p in params):
             return given, f"keyword {given} (--input-name)"
-        raise BadInput(f"--input-name {given}: {label}'s {shown} has no parameter {given!r}; give one of its "
-                       f"parameters")
+        raise BadInput(
+            f"--input-name {given}: {label}'s {shown} has no parameter {given!r}; give one of its parameters"
+        )
     if "input_ids" in {p.name for p in params}:
         return "input_ids", "keyword input_ids"
     first = params[0] if params else None
     if first is None or first.kind is first.VAR_KEYWORD or first.kind is first.KEYWORD_ONLY:
-        raise BadInput(f"SPEC {label!r}: {shown} takes no positional parameter for the token ids; "
-                       "give --input-name NAME, the keyword that takes them")
+        raise BadInput(
+            f"SPEC {label!r}: {shown} takes no positional parameter for the token ids; "
+            "give --input-name NAME, the keyword that takes them"
+        )
     if first.kind is first.POSITIONAL_OR_KEYWORD:
         return first.name, f"keyword {first.name}: the forward's first parameter"
     star = "" if first.kind is first.POSITIONAL_ONLY else "*"
@@ -302,8 +348,9 @@ def _cache_kw(params) -> str | None:
     return next((k for k in ("cache", "past_key_values") if k in params), None)
 
 
-def load_factory(spec: str, seed: int, causal: bool | None, input_name: str | None = None,
-                 cache_arg: str | None = None) -> Loaded:
+def load_factory(
+    spec: str, seed: int, causal: bool | None, input_name: str | None = None, cache_arg: str | None = None
+) -> Loaded:
     from mathcheck.conform.target import load
 
     return from_module(load(spec), spec, seed, causal, input_name, cache_arg)
@@ -325,12 +372,20 @@ def cache_parameter(forward, given: str | None, label: str) -> tuple[str | None,
         return _cache_kw(params), takes
     if given in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return given, takes
-    raise BadInput(f"--cache-arg {given}: {label}'s forward{inspect.signature(forward)} has no parameter {given!r}; "
-                   "give the parameter that takes the KV cache")
+    raise BadInput(
+        f"--cache-arg {given}: {label}'s forward{inspect.signature(forward)} has no parameter {given!r}; "
+        "give the parameter that takes the KV cache"
+    )
 
 
-def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None = None,
-                input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
+def from_module(
+    model_or_factory,
+    label: str,
+    seed: int = 0,
+    causal: bool | None = None,
+    input_name: str | None = None,
+    cache_arg: str | None = None,
+) -> Loaded:
     """An ``nn.Module``, or a factory called with no arguments under a seeded RNG, in float64 and eval mode."""
     import torch
 
@@ -352,16 +407,33 @@ def from_module(model_or_factory, label: str, seed: int = 0, causal: bool | None
     name, found = detect_input(model.forward, input_name, label)
     cache_kw, takes_use_cache = cache_parameter(model.forward, cache_arg, label)
     max_positions, caps = _factory_limits(model)
-    return Loaded(model, label, True if causal is None else causal,
-                  "declared" if causal is not None else "default for a factory",
-                  config={"class": type(model).__name__, "input": found}, cache_kw=cache_kw, vocab=vocab,
-                  takes_use_cache=takes_use_cache,
-                  takes_position_ids="position_ids" in sig, takes_attention_mask="attention_mask" in sig,
-                  input_name=name, input_found=found, max_positions=max_positions, caps=caps)
+    return Loaded(
+        model,
+        label,
+        True if causal is None else causal,
+        "declared" if causal is not None else "default for a factory",
+        config={"class": type(model).__name__, "input": found},
+        cache_kw=cache_kw,
+        vocab=vocab,
+        takes_use_cache=takes_use_cache,
+        takes_position_ids="position_ids" in sig,
+        takes_attention_mask="attention_mask" in sig,
+        input_name=name,
+        input_found=found,
+        max_positions=max_positions,
+        caps=caps,
+    )
 
 
-def load_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0,
-               causal: bool | None = None, input_name: str | None = None, cache_arg: str | None = None) -> Loaded:
+def load_model(
+    spec: str,
+    sizes: Sizes = Sizes(),
+    attn: str = "sdpa",
+    seed: int = 0,
+    causal: bool | None = None,
+    input_name: str | None = None,
+    cache_arg: str | None = None,
+) -> Loaded:
     if spec.startswith("hf:"):
         if input_name is not None:
             raise BadInput(f"--input-name {input_name}: an hf: model takes input_ids; drop --input-name")
@@ -379,8 +451,11 @@ def logits_of(out, ids_shape=None) -> Any:
         return out.logits
     if isinstance(out, (tuple, list)):
         for item in out:
-            if isinstance(item, torch.Tensor) and item.dim() == 3 and (
-                    ids_shape is None or tuple(item.shape[:2]) == tuple(ids_shape)):
+            if (
+                isinstance(item, torch.Tensor)
+                and item.dim() == 3
+                and (ids_shape is None or tuple(item.shape[:2]) == tuple(ids_shape))
+            ):
                 return item
         return out[0] if out else out
     return out

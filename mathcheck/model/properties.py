@@ -146,6 +146,7 @@ def _max_diff(a, b) -> float:
 
 # --- causality ---------------------------------------------------------------------------------------
 
+
 def _changed(ids, positions, vocab, seed):
     alt = ids.clone()
     gen = torch.Generator().manual_seed(seed * 7919 + 1)
@@ -160,37 +161,61 @@ def causality(loaded, ids, base, tol, seed, replay) -> Result:
     first = None
     for t in range(L - 1):
         alt = _changed(ids, range(t + 1, L), loaded.vocab, seed)
-        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+        err = _max_diff(logits(loaded, alt)[:, : t + 1], base[:, : t + 1])
         if err > tol:
             first = t
             break
     if not loaded.causal:
         if first is None:
-            return Result("causality", claim, doc, "not checked", "reported",
-                          note="declared bidirectional, yet no logit depended on a later token")
-        return Result("causality", claim, doc, "not checked", "not expected to hold",
-                      note=f"bidirectional ({loaded.causal_source}): the logits at {first} change with later tokens, "
-                           "as attention without a causal mask allows")
+            return Result(
+                "causality",
+                claim,
+                doc,
+                "not checked",
+                "reported",
+                note="declared bidirectional, yet no logit depended on a later token",
+            )
+        return Result(
+            "causality",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            note=f"bidirectional ({loaded.causal_source}): the logits at {first} change with later tokens, "
+            "as attention without a causal mask allows",
+        )
     if first is None:
         return Result("causality", claim, doc, "holds", "holds", 0.0, tol, note=f"every t < {L - 1} checked")
     t = first  # shrink: the smallest later position s whose change alone moves the logits at ≤ t
     for s in range(t + 1, L):
         alt = _changed(ids, [s], loaded.vocab, seed)
-        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+        err = _max_diff(logits(loaded, alt)[:, : t + 1], base[:, : t + 1])
         if err > tol:
             break
     else:
         s, alt = L - 1, _changed(ids, range(t + 1, L), loaded.vocab, seed)
-        err = _max_diff(logits(loaded, alt)[:, :t + 1], base[:, :t + 1])
+        err = _max_diff(logits(loaded, alt)[:, : t + 1], base[:, : t + 1])
     ta, tb = Trace(loaded.model, calls=False), Trace(loaded.model, calls=False)
     forward(loaded, ids, ta)
     forward(loaded, alt, tb)
     where = first_divergence(ta, tb, L, range(t + 1), tol)
-    cx = {"t": t, "changed_token": s, "module": where, "length": L,
-          "compared": f"logits at positions 0..{t} with token {s} changed",
-          "replay": replay}
-    return _fail("causality", claim, doc, err, tol, cx,
-                 note=f"the logits at {t} change when token {s} > {t} changes; first at module {where}")
+    cx = {
+        "t": t,
+        "changed_token": s,
+        "module": where,
+        "length": L,
+        "compared": f"logits at positions 0..{t} with token {s} changed",
+        "replay": replay,
+    }
+    return _fail(
+        "causality",
+        claim,
+        doc,
+        err,
+        tol,
+        cx,
+        note=f"the logits at {t} change when token {s} > {t} changes; first at module {where}",
+    )
 
 
 # --- KV cache ----------------------------------------------------------------------------------------
@@ -220,29 +245,53 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
             try:
                 long_base = logits_of(forward(loaded, long_ids, full), long_ids.shape).to(F64)
             except Exception as exc:  # noqa: BLE001 - the uncached forward itself refuses n tokens: no cache claim to make
-                return Result("kv-cache", "kv-cache-equivalence", doc, "holds", "inconclusive",
-                              note=f"the forward without a cache raised {type(exc).__name__} on {n} tokens; "
-                                   f"give the model's max positions as config.block_size")
+                return Result(
+                    "kv-cache",
+                    "kv-cache-equivalence",
+                    doc,
+                    "holds",
+                    "inconclusive",
+                    note=f"the forward without a cache raised {type(exc).__name__} on {n} tokens; "
+                    f"give the model's max positions as config.block_size",
+                )
             tol = model_tolerance(loaded, output_scale(full), n, dtype)
             ids, base = long_ids, long_base
     try:
         return _kv_cache(loaded, ids, base, tol, replay)
     except Exception as exc:  # noqa: BLE001
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        return _fail("kv-cache", "kv-cache-equivalence", doc, None, tol,
-                     {"compared": "decoding with the cache", "replay": replay},
-                     note=f"the forward with use_cache/{loaded.cache_kw} raised {type(exc).__name__}: {msg}")
+        return _fail(
+            "kv-cache",
+            "kv-cache-equivalence",
+            doc,
+            None,
+            tol,
+            {"compared": "decoding with the cache", "replay": replay},
+            note=f"the forward with use_cache/{loaded.cache_kw} raised {type(exc).__name__}: {msg}",
+        )
 
 
 def _kv_cache(loaded, ids, base, tol, replay) -> Result:
     claim, doc = "kv-cache-equivalence", "decoding one token at a time against the cache equals the full forward"
     if not loaded.causal:
-        return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
-                      note="a bidirectional model has no incremental decoding")
+        return Result(
+            "kv-cache",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            note="a bidirectional model has no incremental decoding",
+        )
     if loaded.cache_kw is None:
-        return Result("kv-cache", claim, doc, "not checked", "not expected to hold",
-                      note="the forward takes no use_cache with cache/past_key_values; a cache under another name: "
-                           "give --cache-arg NAME")
+        return Result(
+            "kv-cache",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            note="the forward takes no use_cache with cache/past_key_values; a cache under another name: "
+            "give --cache-arg NAME",
+        )
     L = ids.shape[1]
     P = max(1, min(L, 6) // 2)  # a short prefix: every later token goes through the cache
     prefix = Trace(loaded.model, calls=False)
@@ -253,15 +302,31 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
         full = Trace(loaded.model, calls=False)
         forward(loaded, ids, full)
         where = first_divergence(full, prefix, L, range(P), tol)
-        return _fail("kv-cache", claim, doc, worst, tol,
-                     {"t": 0, "module": where, "replay": replay,
-                      "compared": f"the logits of tokens 0..{P - 1} alone against the full forward's"},
-                     note=f"the first {P} tokens alone give other logits than in the full forward; first at module {where}")
+        return _fail(
+            "kv-cache",
+            claim,
+            doc,
+            worst,
+            tol,
+            {
+                "t": 0,
+                "module": where,
+                "replay": replay,
+                "compared": f"the logits of tokens 0..{P - 1} alone against the full forward's",
+            },
+            note=f"the first {P} tokens alone give other logits than in the full forward; first at module {where}",
+        )
     for t in range(P, L):
         if cache is None:
-            return _fail("kv-cache", claim, doc, None, tol, {"t": t, "compared": "the forward returned no cache",
-                                                              "replay": replay})
-        step = ids[:, t:t + 1]
+            return _fail(
+                "kv-cache",
+                claim,
+                doc,
+                None,
+                tol,
+                {"t": t, "compared": "the forward returned no cache", "replay": replay},
+            )
+        step = ids[:, t : t + 1]
         tr = Trace(loaded.model)
         out = forward(loaded, step, tr, use_cache=True, **{loaded.cache_kw: cache})
         lt = logits_of(out, step.shape).to(F64)
@@ -269,18 +334,38 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
         worst = max(worst, err)
         if err > tol:
             full = Trace(loaded.model, calls=False)
-            forward(loaded, ids[:, :t + 1], full)
+            forward(loaded, ids[:, : t + 1], full)
             where = first_divergence(full, tr, t + 1, [t], tol, b_offset=t)
-            cx = {"t": t, "module": where, "compared": f"logits of token {t} decoded against the cache of 0..{t - 1}, "
-                                                       "against the full forward", "replay": replay}
-            return _fail("kv-cache", claim, doc, err, tol, cx,
-                         note=f"token {t} decoded with the cache differs from the full forward; first at module {where}")
+            cx = {
+                "t": t,
+                "module": where,
+                "compared": f"logits of token {t} decoded against the cache of 0..{t - 1}, against the full forward",
+                "replay": replay,
+            }
+            return _fail(
+                "kv-cache",
+                claim,
+                doc,
+                err,
+                tol,
+                cx,
+                note=f"token {t} decoded with the cache differs from the full forward; first at module {where}",
+            )
         cache = cache_of(out, loaded.cache_kw)
-    return Result("kv-cache", claim, doc, "holds", "holds", worst, tol,
-                  note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}")
+    return Result(
+        "kv-cache",
+        claim,
+        doc,
+        "holds",
+        "holds",
+        worst,
+        tol,
+        note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}",
+    )
 
 
 # --- permutation equivariance -----------------------------------------------------------------------
+
 
 def position_offsets(model) -> list[int]:
     """Where a model's positions may start: 0, and padding_idx + 1 for a position table with a
@@ -310,11 +395,23 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     own convention (RoBERTa's start at padding_idx + 1 = 2)."""
     claim, doc = "attention-permutation-equivariance", "permuting tokens with their position ids permutes the logits"
     if loaded.causal:
-        return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
-                      note="causal: the mask ties each token to its place")
+        return Result(
+            "permutation-equivariance",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            note="causal: the mask ties each token to its place",
+        )
     if not loaded.takes_position_ids:
-        return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold",
-                      note="the forward takes no position_ids to hold positions fixed")
+        return Result(
+            "permutation-equivariance",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            note="the forward takes no position_ids to hold positions fixed",
+        )
     L = ids.shape[1]
     perm = torch.randperm(L, generator=torch.Generator().manual_seed(seed * 7919 + 2))
     pos, how = own_positions(loaded, ids, base, tol)
@@ -324,14 +421,32 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     if err > tol:
         mixer = _order_mixer(loaded, ids, pos, perm, tol)
         if mixer:  # the architecture reads token order outside attention: not a bug, said
-            return Result("permutation-equivariance", claim, doc, "not checked", "not expected to hold", err, tol,
-                          note=f"{mixer} mixes tokens by their order outside attention (a convolution over the "
-                               f"sequence): permuting the tokens moves the logits by {err:.3g}")
-        return _fail("permutation-equivariance", claim, doc, err, tol,
-                     {"permutation": perm.tolist(), "compared": f"f(P·ids, P·positions) against P·f(ids); {how}",
-                      "replay": replay})
-    return Result("permutation-equivariance", claim, doc, "holds", "holds", err, tol,
-                  note=f"permutation {perm.tolist()}; {how}")
+            return Result(
+                "permutation-equivariance",
+                claim,
+                doc,
+                "not checked",
+                "not expected to hold",
+                err,
+                tol,
+                note=f"{mixer} mixes tokens by their order outside attention (a convolution over the "
+                f"sequence): permuting the tokens moves the logits by {err:.3g}",
+            )
+        return _fail(
+            "permutation-equivariance",
+            claim,
+            doc,
+            err,
+            tol,
+            {
+                "permutation": perm.tolist(),
+                "compared": f"f(P·ids, P·positions) against P·f(ids); {how}",
+                "replay": replay,
+            },
+        )
+    return Result(
+        "permutation-equivariance", claim, doc, "holds", "holds", err, tol, note=f"permutation {perm.tolist()}; {how}"
+    )
 
 
 def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
@@ -382,6 +497,7 @@ def _outside_attention(loaded, calls, path) -> str | None:
 
 # --- padding ----------------------------------------------------------------------------------------
 
+
 def padding_masks(L: int, causal: bool) -> torch.Tensor:
     """(2, L) attention masks, one per row and different: row 0 padded at the end (causal) or the
     start (bidirectional) over ⌈L/3⌉ tokens, row 1 with its middle token L/2 masked. A causal
@@ -394,7 +510,7 @@ def padding_masks(L: int, causal: bool) -> torch.Tensor:
     mask = torch.ones(BATCH, L, dtype=torch.long)
     n = -(-L // 3)
     if causal:
-        mask[0, L - n:] = 0
+        mask[0, L - n :] = 0
     else:
         mask[0, :n] = 0
     mask[1, L // 2] = 0
@@ -411,14 +527,22 @@ def padding(loaded, ids, tol, replay, tol_alone=None) -> Result:
     coarsest dtype the forward computes in, :func:`mathcheck.model.run.check_model`), default ``tol``."""
     claim, doc = "mask-negative-infinity", "a masked-out token (attention_mask 0) changes no other token's logits"
     if not loaded.takes_attention_mask:
-        return Result("padding", claim, doc, "not checked", "not expected to hold",
-                      note="the forward takes no attention_mask")
+        return Result(
+            "padding", claim, doc, "not checked", "not expected to hold", note="the forward takes no attention_mask"
+        )
     try:
         return _padding(loaded, ids, tol, tol if tol_alone is None else tol_alone, replay, claim, doc)
     except Exception as exc:  # noqa: BLE001 - the user's forward raised on a padded batch or a batch of one row
-        return _fail("padding", claim, doc, None, tol, {"compared": "padded rows", "replay": replay},
-                     note=f"the forward with attention_mask raised {type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''}")
+        return _fail(
+            "padding",
+            claim,
+            doc,
+            None,
+            tol,
+            {"compared": "padded rows", "replay": replay},
+            note=f"the forward with attention_mask raised {type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}",
+        )
 
 
 def _padding(loaded, ids, tol, tol_alone, replay, claim, doc) -> Result:
@@ -430,33 +554,61 @@ def _padding(loaded, ids, tol, tol_alone, replay, claim, doc) -> Result:
     worst, mixed = (0.0, tol), []  # (error, its bound) of the comparison nearest its bound
     for row in range(ids.shape[0]):
         keep = mask[row].bool()
-        alone = logits(loaded, ids[row:row + 1], attention_mask=mask[row:row + 1])[0]
-        where = ("left" if not keep[0] else "right" if not keep[-1] else "middle")
+        alone = logits(loaded, ids[row : row + 1], attention_mask=mask[row : row + 1])[0]
+        where = "left" if not keep[0] else "right" if not keep[-1] else "middle"
         masked = [int(t) for t in torch.nonzero(~keep).flatten()]
-        for err, what, bound in ((_max_diff(a[row, keep], b[row, keep]), f"changing its masked-out tokens {masked}", tol),
-                                 (_max_diff(a[row, keep], alone[keep]), "running it alone with its own mask", tol_alone)):
+        for err, what, bound in (
+            (_max_diff(a[row, keep], b[row, keep]), f"changing its masked-out tokens {masked}", tol),
+            (_max_diff(a[row, keep], alone[keep]), "running it alone with its own mask", tol_alone),
+        ):
             worst = max(worst, (err, bound), key=lambda eb: eb[0] / eb[1] if eb[1] else eb[0])
             if err > bound or not bool(torch.isfinite(a[row, keep]).all()):
                 mixer = None
                 if what.startswith("changing") and bool(torch.isfinite(a[row, keep]).all()):
                     r = slice(row, row + 1)  # the row alone: the other row's changed tokens stay out of the traces
-                    mixer = mixer_outside_attention(loaded, ids[r], other[r], mask[r],
-                                                    torch.nonzero(keep).flatten().tolist(), tol)
+                    mixer = mixer_outside_attention(
+                        loaded, ids[r], other[r], mask[r], torch.nonzero(keep).flatten().tolist(), tol
+                    )
                 if mixer:  # by design, not a mask bug: said, and (ii) still held
-                    mixed.append(f"row {row} ({where} padding): its masked-out tokens {masked} reach its kept "
-                                 f"tokens through {mixer}, which mixes tokens outside attention and takes no mask "
-                                 f"(moves its kept logits by {err:.3g})")
+                    mixed.append(
+                        f"row {row} ({where} padding): its masked-out tokens {masked} reach its kept "
+                        f"tokens through {mixer}, which mixes tokens outside attention and takes no mask "
+                        f"(moves its kept logits by {err:.3g})"
+                    )
                     continue
-                return _fail("padding", claim, doc, err, bound,
-                             {"row": row, "compared": f"row {row}'s kept logits ({where} padding, tokens {masked} "
-                                                      f"masked) against {what}", "replay": replay},
-                             note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}")
+                return _fail(
+                    "padding",
+                    claim,
+                    doc,
+                    err,
+                    bound,
+                    {
+                        "row": row,
+                        "compared": f"row {row}'s kept logits ({where} padding, tokens {masked} masked) against {what}",
+                        "replay": replay,
+                    },
+                    note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}",
+                )
     if mixed:
-        return Result("padding", claim, doc, "not checked", "not expected to hold", *worst,
-                      note="; ".join(mixed) + "; each row against itself alone holds")
-    return Result("padding", claim, doc, "holds", "holds", *worst,
-                  note=f"row 0 padded on the {'right' if loaded.causal else 'left'}, row 1's token {L // 2} masked; "
-                       "each row also against itself alone" + (f" (within {tol_alone:.3g})" if tol_alone != tol else ""))
+        return Result(
+            "padding",
+            claim,
+            doc,
+            "not checked",
+            "not expected to hold",
+            *worst,
+            note="; ".join(mixed) + "; each row against itself alone holds",
+        )
+    return Result(
+        "padding",
+        claim,
+        doc,
+        "holds",
+        "holds",
+        *worst,
+        note=f"row 0 padded on the {'right' if loaded.causal else 'left'}, row 1's token {L // 2} masked; "
+        "each row also against itself alone" + (f" (within {tol_alone:.3g})" if tol_alone != tol else ""),
+    )
 
 
 def _sees(call, masked) -> bool:
@@ -483,8 +635,12 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
     # the first module to finish (children before parents) whose output moved at a kept position and
     # whose input did not — or cannot be lined up with the sequence (a convolution's padded input)
     L = ids.shape[1]
-    path = _first_made(ta, tb, lambda t, u: bool(_differs(t, u, L, positions, tol, 0)),
-                       lambda t, u: _differs(t, u, L, positions, tol, 0) is not True)  # not lined up: a padded conv's
+    path = _first_made(
+        ta,
+        tb,
+        lambda t, u: bool(_differs(t, u, L, positions, tol, 0)),
+        lambda t, u: _differs(t, u, L, positions, tol, 0) is not True,
+    )  # not lined up: a padded conv's
     calls = _attention_calls(ta)
     if any(_sees(c, torch.nonzero(mask[0] == 0).flatten()) for c in calls):
         return None  # the attention itself reads a masked key: a mask bug, not the mixer
@@ -493,17 +649,26 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
 
 # --- determinism -------------------------------------------------------------------------------------
 
+
 def determinism(loaded, ids, base, replay) -> Result:
     doc = "two forwards in eval mode give the same logits, bit for bit"
     again = logits(loaded, ids)
     err = _max_diff(again, base)
     if err > 0:
-        return _fail("determinism", "-", doc, err, 0.0, {"compared": "the same ids, twice", "replay": replay},
-                     note="dropout active in eval mode, or a nondeterministic operation")
+        return _fail(
+            "determinism",
+            "-",
+            doc,
+            err,
+            0.0,
+            {"compared": "the same ids, twice", "replay": replay},
+            note="dropout active in eval mode, or a nondeterministic operation",
+        )
     return Result("determinism", "-", doc, "holds", "holds", 0.0, 0.0)
 
 
 # --- the table: every model-level property, in report order -----------------------------------------
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -541,20 +706,27 @@ def _kv_cache_property(s: Setting) -> Result:
     if kv.status == "fails" and kv.max_abs_err is not None and s.inner != s.precision:
         kv = kv_cache(s.loaded, s.ids, s.base, s.tol_inner, s.replay, s.seed, s.inner)
         inner = str(s.inner).replace("torch.", "")
-        s.notes.append(f"the forward computes in {inner} inside (an upcast norm, a scan): the kv-cache "
-                       f"comparison is held to {inner}'s error model")
+        s.notes.append(
+            f"the forward computes in {inner} inside (an upcast norm, a scan): the kv-cache "
+            f"comparison is held to {inner}'s error model"
+        )
     return kv
 
 
 PROPERTIES: tuple[Property, ...] = (
-    Property("causality", "causal-mask-autoregressive",
-             lambda s: causality(s.loaded, s.ids, s.base, s.tol, s.seed, s.replay)),
+    Property(
+        "causality", "causal-mask-autoregressive", lambda s: causality(s.loaded, s.ids, s.base, s.tol, s.seed, s.replay)
+    ),
     Property("kv-cache", "kv-cache-equivalence", _kv_cache_property),
-    Property("permutation-equivariance", "attention-permutation-equivariance",
-             lambda s: permutation(s.loaded, s.ids, s.base, s.tol, s.seed, s.replay)),
+    Property(
+        "permutation-equivariance",
+        "attention-permutation-equivariance",
+        lambda s: permutation(s.loaded, s.ids, s.base, s.tol, s.seed, s.replay),
+    ),
     # a row run alone against its padded batch is as precise as the coarsest dtype inside (Llama 4's
     # RoPE in complex64)
-    Property("padding", "mask-negative-infinity",
-             lambda s: padding(s.loaded, s.ids, s.tol, s.replay, tol_alone=s.tol_inner)),
+    Property(
+        "padding", "mask-negative-infinity", lambda s: padding(s.loaded, s.ids, s.tol, s.replay, tol_alone=s.tol_inner)
+    ),
     Property("determinism", "-", lambda s: determinism(s.loaded, s.ids, s.base, s.replay)),
 )

@@ -17,7 +17,7 @@ class ModuleResult:
     path: str
     kind: str
     properties: list = field(default_factory=list)  # mathcheck.conform.run.Result
-    setting: list = field(default_factory=list)     # conform's lines: the precision measured, the eps tested at
+    setting: list = field(default_factory=list)  # conform's lines: the precision measured, the eps tested at
 
     @property
     def status(self) -> str:

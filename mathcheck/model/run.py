@@ -21,11 +21,20 @@ LENGTH = 6
 
 def replay_line(spec, seed, sizes: Sizes, attn, causal, length, input_name=None, cache_arg=None) -> str:
     """``mathcheck model SPEC --seed S`` with every option that differs from its default."""
-    return replay("model", [spec], [("--seed", seed), *split_flags(sizes.flags()), ("--input-name", input_name),
-                                    ("--cache-arg", cache_arg),
-                                    ("--attn-implementation", None if attn == "sdpa" else attn),
-                                    ("--causal", causal is True), ("--bidirectional", causal is False),
-                                    ("--length", None if length == LENGTH else length)])
+    return replay(
+        "model",
+        [spec],
+        [
+            ("--seed", seed),
+            *split_flags(sizes.flags()),
+            ("--input-name", input_name),
+            ("--cache-arg", cache_arg),
+            ("--attn-implementation", None if attn == "sdpa" else attn),
+            ("--causal", causal is True),
+            ("--bidirectional", causal is False),
+            ("--length", None if length == LENGTH else length),
+        ],
+    )
 
 
 def _renamed(results, suffix):
@@ -73,8 +82,10 @@ def _load(spec, sizes, attn, seed, causal, length, loaded, input_name=None, cach
     if loaded.max_positions is not None and length > loaded.max_positions:
         raise BadInput(f"--length {length}: {spec} is built for at most {loaded.max_positions} positions")
     if loaded.window is not None and length > loaded.window:
-        raise BadInput(f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
-                       f"checked against the full causal mask only: give --length ≤ {loaded.window}")
+        raise BadInput(
+            f"--length {length}: longer than {spec}'s sliding window {loaded.window}; the mask's kind is "
+            f"checked against the full causal mask only: give --length ≤ {loaded.window}"
+        )
     return loaded, replay_line(spec, seed, sizes, attn, causal, length, input_name, cache_arg)
 
 
@@ -111,20 +122,24 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
         base = logits_of(mp.forward(loaded, ids), ids.shape)
         if _last_position_only(loaded, base, ids):
             loaded.targets_name = "targets"
-            loaded.input_found += ("; targets=ids passed: without targets the forward returns the last "
-                                   "position's logits only")
+            loaded.input_found += (
+                "; targets=ids passed: without targets the forward returns the last position's logits only"
+            )
             loaded.config["input"] = loaded.input_found
             base = logits_of(mp.forward(loaded, ids), ids.shape)
     except Exception as exc:  # noqa: BLE001
-        raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} ({loaded.input_found}) raised "
-                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
-                       f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
-                       ) from None
+        raise BadInput(
+            f"SPEC {spec!r}: {_call_made(loaded, ids)} ({loaded.input_found}) raised "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
+            f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
+        ) from None
     if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
         shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
-        raise BadInput(f"SPEC {spec!r}: {_call_made(loaded, ids)} must return logits (B, L, V) = "
-                       f"{(*ids.shape, 'V')}, a tuple/list holding them, or an object with .logits; it returned "
-                       f"{shape}")
+        raise BadInput(
+            f"SPEC {spec!r}: {_call_made(loaded, ids)} must return logits (B, L, V) = "
+            f"{(*ids.shape, 'V')}, a tuple/list holding them, or an object with .logits; it returned "
+            f"{shape}"
+        )
     return base.to(torch.float64)
 
 
@@ -144,8 +159,11 @@ def _head_results(loaded, trace, replay, found: dict, notes: list) -> None:
         else:
             skipped.setdefault(why, []).append(c.path or "(model)")
     for why, paths in skipped.items():
-        notes.append(f"scale/values/GQA grouping not checked at {paths[0]}"
-                     + (f" and {len(paths) - 1} more" if len(paths) > 1 else "") + f": {why}")
+        notes.append(
+            f"scale/values/GQA grouping not checked at {paths[0]}"
+            + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+            + f": {why}"
+        )
 
 
 def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResult]:
@@ -162,8 +180,10 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
             else:
                 found[(path, kind)], settings[(path, kind)] = results, setting
         elif sl.norm_like(module) and path:
-            notes.append(f"{path} ({type(module).__name__}): named a norm, but called with one tensor it does not "
-                         "compute a LayerNorm or RMSNorm (e.g. a gated norm taking a gate); not checked")
+            notes.append(
+                f"{path} ({type(module).__name__}): named a norm, but called with one tensor it does not "
+                "compute a LayerNorm or RMSNorm (e.g. a gated norm taking a gate); not checked"
+            )
         rotary = sl.check_rotary(path, module, seed, replay)
         if rotary is not None:
             found[(path, "rotary")], settings[(path, "rotary")] = rotary
@@ -191,9 +211,17 @@ def model_tolerance_at(loaded, trace, length, dtype) -> float:
     return mp.model_tolerance(loaded, mp.output_scale(trace), length, dtype)
 
 
-def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int = 0, causal: bool | None = None,
-                length: int = LENGTH, loaded=None, input_name: str | None = None,
-                cache_arg: str | None = None) -> ModelReport:
+def check_model(
+    spec: str,
+    sizes: Sizes = Sizes(),
+    attn: str = "sdpa",
+    seed: int = 0,
+    causal: bool | None = None,
+    length: int = LENGTH,
+    loaded=None,
+    input_name: str | None = None,
+    cache_arg: str | None = None,
+) -> ModelReport:
     """Raises :class:`BadInput` before any check on a bad SPEC, option or model output.
     ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``;
     ``input_name`` names the forward's parameter for the token ids (default: detected)."""
@@ -204,18 +232,28 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
     # (nn.MultiheadAttention's), so the traced run may round differently from an untraced one
     trace = Trace(loaded.model)
     mp.forward(loaded, ids, trace)
-    config = {**loaded.config, "causal": loaded.causal, "causal_from": loaded.causal_source,
-              "dtype": str(loaded.dtype or torch.float64).replace("torch.", ""),
-              "batch": mp.BATCH, "length": length}
+    config = {
+        **loaded.config,
+        "causal": loaded.causal,
+        "causal_from": loaded.causal_source,
+        "dtype": str(loaded.dtype or torch.float64).replace("torch.", ""),
+        "batch": mp.BATCH,
+        "length": length,
+    }
     notes = list(loaded.notes)
-    report = ModelReport(loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay,
-                                                                               notes))
+    report = ModelReport(
+        loaded.label, config, seed, replay, modules=_sublayers(loaded, ids, trace, seed, replay, notes)
+    )
     report.notes.extend(dict.fromkeys(notes))
     if not any(m.kind == "attention" for m in report.modules):
-        report.notes.append("no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
-                            "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
-                            "hold it with mathcheck conform --kind mha")
-    precision = sl.coarser(loaded.dtype, *(c.output.dtype for c in trace.calls), *(c.inputs.get("dtype") for c in trace.calls))
+        report.notes.append(
+            "no attention call was intercepted (no F.scaled_dot_product_attention, no softmax over "
+            "(…, L, L) scores): a fused kernel such as nn.MultiheadAttention's fast path is not seen; "
+            "hold it with mathcheck conform --kind mha"
+        )
+    precision = sl.coarser(
+        loaded.dtype, *(c.output.dtype for c in trace.calls), *(c.inputs.get("dtype") for c in trace.calls)
+    )
     if precision != torch.float64:  # said: the model-level comparisons are only as tight as the attention
         report.config["precision"] = str(precision).replace("torch.", "")
     tol = mp.model_tolerance(loaded, mp.output_scale(trace), length, precision)
@@ -226,7 +264,17 @@ def check_model(spec: str, sizes: Sizes = Sizes(), attn: str = "sdpa", seed: int
         report.properties = [Result(p.name, p.claim, "", "holds", "inconclusive", note=note) for p in mp.PROPERTIES]
         return report
     inner = sl.coarser(precision, *trace.op_dtypes)
-    setting = mp.Setting(loaded, ids, base, tol, seed, replay, precision, inner,
-                         model_tolerance_at(loaded, trace, length, inner), report.notes)
+    setting = mp.Setting(
+        loaded,
+        ids,
+        base,
+        tol,
+        seed,
+        replay,
+        precision,
+        inner,
+        model_tolerance_at(loaded, trace, length, inner),
+        report.notes,
+    )
     report.properties = [p.run(setting) for p in mp.PROPERTIES]
     return report

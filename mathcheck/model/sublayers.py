@@ -35,6 +35,7 @@ F64 = torch.float64
 
 # --- tolerances: numeric/tolerance.dtype_tolerance, a value computed in a dtype against float64 ----
 
+
 def coarser(*dtypes) -> torch.dtype:
     """The least precise floating dtype among those given (the precision a call computed in)."""
     floats = [d for d in dtypes if isinstance(d, torch.dtype) and d.is_floating_point]
@@ -43,8 +44,17 @@ def coarser(*dtypes) -> torch.dtype:
 
 def _result(name, claim, doc, ok, err=None, tol=None, note="", cx=None) -> Result:
     if tol is not None and not math.isfinite(tol):  # a check that cannot fail is not a pass
-        return Result(name, claim, doc, "holds", "inconclusive", err, None, None,
-                      (note + "; " if note else "") + "the tolerance is not finite (values out of range)")
+        return Result(
+            name,
+            claim,
+            doc,
+            "holds",
+            "inconclusive",
+            err,
+            None,
+            None,
+            (note + "; " if note else "") + "the tolerance is not finite (values out of range)",
+        )
     return Result(name, claim, doc, "holds", "holds" if ok else "fails", err, tol, None if ok else cx, note)
 
 
@@ -61,6 +71,7 @@ def _compare(user, derived, tol):
 
 
 # --- norms -------------------------------------------------------------------------------------------
+
 
 def _eps_name(module):
     from mathcheck.conform.norms import held_eps
@@ -193,6 +204,7 @@ def norm_maker(module) -> Callable[[int, float], torch.nn.Module]:
 
     def make(D, eps):
         return _at_identity(module, D, eps, fill)
+
     return make
 
 
@@ -209,8 +221,10 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str) -> tuple[li
         report = conform(norm_maker(module), kind, Variant(eps=held[1] if held else None), seed=seed, target=path)
     except Exception as exc:  # noqa: BLE001 - conform could not call it at other sizes: said, never a crash
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        return None, [f"{path} ({type(module).__name__}): computes a {kind} but conform could not call it "
-                      f"({type(exc).__name__}: {msg[:160]}); not checked"]
+        return None, [
+            f"{path} ({type(module).__name__}): computes a {kind} but conform could not call it "
+            f"({type(exc).__name__}: {msg[:160]}); not checked"
+        ]
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
@@ -218,6 +232,7 @@ def check_norm(path: str, module, kind: str, seed: int, replay: str) -> tuple[li
 
 
 # --- attention calls ---------------------------------------------------------------------------------
+
 
 def expected_keep(Lq: int, Lk: int, causal: bool, first: int | None = None) -> torch.Tensor:
     """(Lq, Lk), True = attend. Causal: query i is token i + ``first`` and sees keys j ≤ i + first;
@@ -238,8 +253,11 @@ def _mask_result(keep, Lq, Lk, causal, what, first=None) -> Result:
     may be a tuple of the positions the first query may have: in the cached step, None (a dynamic
     cache: every key held is a past token's) or L − 1 (a static cache: the slots past it masked)."""
     firsts = first if isinstance(first, tuple) else (first,)
-    keep = torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk)) if keep.dim() >= 2 else expected_keep(
-        Lq, Lk, causal, firsts[0])
+    keep = (
+        torch.broadcast_to(keep, (*keep.shape[:-2], Lq, Lk))
+        if keep.dim() >= 2
+        else expected_keep(Lq, Lk, causal, firsts[0])
+    )
     for f in firsts[1:]:  # an alternative that matches is the one judged
         if not bool((keep != expected_keep(Lq, Lk, causal, f)).any()):
             first = f
@@ -249,15 +267,19 @@ def _mask_result(keep, Lq, Lk, causal, what, first=None) -> Result:
     want = expected_keep(Lq, Lk, causal, first)
     bad = keep != want
     claim = "causal-mask-autoregressive" if causal else "mask-negative-infinity"
-    doc = ("query i attends exactly to keys j ≤ i (causal)" if causal else "every query attends to every key")
+    doc = "query i attends exactly to keys j ≤ i (causal)" if causal else "every query attends to every key"
     if not bool(bad.any()):
         return _result("mask-kind", claim, doc, True, 0.0, 0.0, note=what)
     idx = tuple(torch.nonzero(bad)[0].tolist())
     i, j = idx[-2], idx[-1]
     seen = "attends to" if bool(keep[idx]) else "does not attend to"
-    cx = {"entry": list(idx), "compared": f"query {i} {seen} key {j}; the {'causal' if causal else 'bidirectional'} "
-                                         f"mask says it {'does' if bool(want[i, j]) else 'must not'}",
-          "derived": float(want[i, j]), "user": float(keep[idx])}
+    cx = {
+        "entry": list(idx),
+        "compared": f"query {i} {seen} key {j}; the {'causal' if causal else 'bidirectional'} "
+        f"mask says it {'does' if bool(want[i, j]) else 'must not'}",
+        "derived": float(want[i, j]),
+        "user": float(keep[idx]),
+    }
     return _result("mask-kind", claim, doc, False, 1.0, 0.0, note=what, cx=cx)
 
 
@@ -297,16 +319,33 @@ def check_sdpa(inp: dict, out: torch.Tensor, causal: bool, where: str, first: in
     tol = dtype_tolerance(Lk + Dh, float(v.abs().max()) * (1.0 + float(z[torch.isfinite(z)].abs().max())), dtype)
     ok, err, idx, d, u = _compare(out.to(F64), O, tol)
     claim = "grouped-query-attention" if gqa else "attention-backward"
-    results = [_result("output", claim, "softmax(QKᵀ·scale + mask)·V" + (", K and V repeated per group" if gqa else ""),
-                       ok, err, tol, note=f"{where}; computed in {str(dtype).replace('torch.', '')}",
-                       cx={"entry": idx, "derived": d, "user": u, "compared": "softmax(QKᵀ·scale + mask)·V, derived"})]
+    results = [
+        _result(
+            "output",
+            claim,
+            "softmax(QKᵀ·scale + mask)·V" + (", K and V repeated per group" if gqa else ""),
+            ok,
+            err,
+            tol,
+            note=f"{where}; computed in {str(dtype).replace('torch.', '')}",
+            cx={"entry": idx, "derived": d, "user": u, "compared": "softmax(QKᵀ·scale + mask)·V, derived"},
+        )
+    ]
     results.append(_mask_result(keep, Lq, Lk, causal, where, first))
     used = derived_scale if scale is None else float(scale)
     if abs(used - derived_scale) <= 4 * torch.finfo(F64).eps * derived_scale:
         results.append(_result("scale", "multihead-split-merge", "scores scaled by 1/√D_head", True, 0.0, 0.0))
     else:  # a model may choose another scale: said, not judged
-        results.append(Result("scale", "multihead-split-merge", "scores scaled by 1/√D_head", "report", "reported",
-                              note=f"scale {used:.6g}, not 1/√D_head = {derived_scale:.6g}"))
+        results.append(
+            Result(
+                "scale",
+                "multihead-split-merge",
+                "scores scaled by 1/√D_head",
+                "report",
+                "reported",
+                note=f"scale {used:.6g}, not 1/√D_head = {derived_scale:.6g}",
+            )
+        )
     return results
 
 
@@ -321,8 +360,9 @@ def is_attention_softmax(inp: dict, Lq: int, Lk: int | None) -> bool:
     return Lk is None or x.shape[-1] == Lk
 
 
-def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str,
-                  first: int | None = None) -> list[Result]:
+def check_softmax(
+    inp: dict, out: torch.Tensor, attention: bool, causal: bool, where: str, first: int | None = None
+) -> list[Result]:
     from mathcheck.conform.attention import derived_weights
 
     x = inp["input"].to(F64)
@@ -337,9 +377,18 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     tol = dtype_tolerance(n, 1.0 + (float(finite.abs().max()) if finite.numel() else 0.0), dtype)
     ok, err, idx, d, u = _compare(out.to(F64), P, tol)
     precision = f"computed in {str(dtype).replace('torch.', '')}"
-    results = [_result("matches-derived", "softmax-simplex", "exp(z_i − max z)/Σ_k exp(z_k − max z) along its axis",
-                       ok, err, tol, note=f"{where}; {precision}",
-                       cx={"entry": idx, "derived": d, "user": u, "compared": "softmax along the call's axis, derived"})]
+    results = [
+        _result(
+            "matches-derived",
+            "softmax-simplex",
+            "exp(z_i − max z)/Σ_k exp(z_k − max z) along its axis",
+            ok,
+            err,
+            tol,
+            note=f"{where}; {precision}",
+            cx={"entry": idx, "derived": d, "user": u, "compared": "softmax along the call's axis, derived"},
+        )
+    ]
     if not attention:
         return results
     Lq, Lk = x.shape[-2], x.shape[-1]
@@ -348,15 +397,32 @@ def check_softmax(inp: dict, out: torch.Tensor, attention: bool, causal: bool, w
     stol = dtype_tolerance(Lk, 1.0, dtype)
     ok, err, idx, d, u = _compare(sums, one, stol)
     axis = dim % x.dim()
-    note = where if axis == x.dim() - 1 else f"{where}; the softmax is over axis {axis} of {x.dim()}, not the keys' (last)"
-    results.append(_result("weights-on-simplex", "softmax-simplex", "Σ_j P_ij = 1 over the keys j", ok, err, stol,
-                           note=note, cx={"entry": idx, "derived": d, "user": u,
-                                          "compared": "Σ_j P_ij over the keys, derived 1 (softmax-simplex 'normalised')"}))
+    note = (
+        where if axis == x.dim() - 1 else f"{where}; the softmax is over axis {axis} of {x.dim()}, not the keys' (last)"
+    )
+    results.append(
+        _result(
+            "weights-on-simplex",
+            "softmax-simplex",
+            "Σ_j P_ij = 1 over the keys j",
+            ok,
+            err,
+            stol,
+            note=note,
+            cx={
+                "entry": idx,
+                "derived": d,
+                "user": u,
+                "compared": "Σ_j P_ij over the keys, derived 1 (softmax-simplex 'normalised')",
+            },
+        )
+    )
     results.append(_mask_result(out.to(F64) != 0, Lq, Lk, causal, where, first))
     return results
 
 
 # --- rotary embeddings -------------------------------------------------------------------------------
+
 
 def rotary_parts(module) -> tuple[Callable, int, float] | None:
     """(apply, head_dim, base) for a transformers-style rotary module — an ``inv_freq`` buffer,
@@ -385,6 +451,7 @@ def _table_for(module, d: int, base: float):
 def rotary_fn(module, apply, base: float = 10000.0) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
     """``fn(x, positions)`` for conform's rotary kind: x (…, L, d) rotated by the module's cos/sin
     through the model's own ``apply_rotary_pos_emb`` (one head)."""
+
     def fn(x, positions):
         L, d = x.shape[-2:]
         xx = x.reshape(-1, L, d)
@@ -401,6 +468,7 @@ def rotary_fn(module, apply, base: float = 10000.0) -> Callable[[torch.Tensor, t
         q = xx[:, None]
         out = apply(q, q, cos, sin)[0]
         return out[:, 0].reshape(x.shape)
+
     return fn
 
 
@@ -424,14 +492,16 @@ def check_rotary(path: str, module, seed: int, replay: str) -> tuple[list[Result
     only = ("relative-position", "norm-preserving")
     if abs(base - 10000.0) <= 1e-6 * 10000.0 * 64:  # inv_freq is float32: base read back to ~d·ε
         only = ()
-    report = conform(rotary_fn(module, apply, base), "rotary", seed=seed, only=only, sizes={"m": d // 2},
-                     target=path)
+    report = conform(rotary_fn(module, apply, base), "rotary", seed=seed, only=only, sizes={"m": d // 2}, target=path)
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
-    setting = list(report.setting) + ([] if not only else [
-        f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"])
+    setting = list(report.setting) + (
+        [] if not only else [f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"]
+    )
     if attention_scaling(module) != 1.0:
-        setting.append(f"cos and sin carry the module's attention_scaling {attention_scaling(module):.6g} "
-                       "(q·k scaled by its square): the rotation is held with it divided out")
+        setting.append(
+            f"cos and sin carry the module's attention_scaling {attention_scaling(module):.6g} "
+            "(q·k scaled by its square): the rotation is held with it divided out"
+        )
     return report.results, setting

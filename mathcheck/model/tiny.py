@@ -22,33 +22,108 @@ from __future__ import annotations
 VOCAB = 128
 POSITIONS = 64
 
-HIDDEN = ("hidden_size", "d_model", "n_embd", "hidden_dim", "emb_dim", "embedding_dim", "true_hidden_size",
-          "word_embed_proj_dim", "embedding_size", "input_embedding_size", "output_embedding_size")
+HIDDEN = (
+    "hidden_size",
+    "d_model",
+    "n_embd",
+    "hidden_dim",
+    "emb_dim",
+    "embedding_dim",
+    "true_hidden_size",
+    "word_embed_proj_dim",
+    "embedding_size",
+    "input_embedding_size",
+    "output_embedding_size",
+)
 LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers")
 HEADS = ("num_attention_heads", "n_head", "num_heads", "decoder_attention_heads", "encoder_attention_heads")
 KV_HEADS = ("num_key_value_heads", "num_kv_heads", "multi_query_group_num")
-HEAD_DIMS = ("head_dim", "kv_channels", "attention_head_dim", "dim_head", "swa_head_dim", "qk_head_dim",
-             "index_head_dim", "query_pre_attn_scalar")
-FFN = ("intermediate_size", "ffn_dim", "decoder_ffn_dim", "encoder_ffn_dim", "n_inner", "ffn_hidden_size", "d_ff",
-       "dim_ff", "dff", "intermediate_size_mlp", "feed_forward_size", "dense_intermediate_size",
-       "shared_intermediate_size", "d_inner")
-EXPERT_FFN = ("moe_intermediate_size", "shared_expert_intermediate_size", "shared_experts_intermediate_size",
-              "expert_ffn_hidden_size", "moe_shared_expert_intermediate_size")
+HEAD_DIMS = (
+    "head_dim",
+    "kv_channels",
+    "attention_head_dim",
+    "dim_head",
+    "swa_head_dim",
+    "qk_head_dim",
+    "index_head_dim",
+    "query_pre_attn_scalar",
+)
+FFN = (
+    "intermediate_size",
+    "ffn_dim",
+    "decoder_ffn_dim",
+    "encoder_ffn_dim",
+    "n_inner",
+    "ffn_hidden_size",
+    "d_ff",
+    "dim_ff",
+    "dff",
+    "intermediate_size_mlp",
+    "feed_forward_size",
+    "dense_intermediate_size",
+    "shared_intermediate_size",
+    "d_inner",
+)
+EXPERT_FFN = (
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "shared_experts_intermediate_size",
+    "expert_ffn_hidden_size",
+    "moe_shared_expert_intermediate_size",
+)
 EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 TOP_K = ("num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts")
-FIXED = {"kv_lora_rank": 32, "q_lora_rank": 32, "o_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
-         "v_head_dim": 16, "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_head_dim": 16,
-         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "mamba_d_state": 16, "ssm_state_size": 16,
-         "state_size": 16, "mamba_n_heads": 8, "mamba_num_heads": 8, "mamba_d_head": 16, "mamba_headdim": 16,
-         "mamba_d_ssm": 128, "mamba_dt_rank": 8, "time_step_rank": 8, "mamba_chunk_size": 16, "n_group": 1,
-         "topk_group": 1, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
-         "expert_layer_offset": 1, "lru_width": 64, "attention_hidden_size": 64, "router_hidden_size": 32,
-         "pooler_hidden_size": 64, "intra_bottleneck_size": 32, "vocab_size_per_layer_input": VOCAB,
-         "hidden_size_per_layer_input": 16, "ple_embed_dim": 16, "prediction_head_size": 64}
+FIXED = {
+    "kv_lora_rank": 32,
+    "q_lora_rank": 32,
+    "o_lora_rank": 32,
+    "qk_rope_head_dim": 8,
+    "qk_nope_head_dim": 8,
+    "v_head_dim": 16,
+    "linear_key_head_dim": 16,
+    "linear_value_head_dim": 16,
+    "linear_head_dim": 16,
+    "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4,
+    "mamba_d_state": 16,
+    "ssm_state_size": 16,
+    "state_size": 16,
+    "mamba_n_heads": 8,
+    "mamba_num_heads": 8,
+    "mamba_d_head": 16,
+    "mamba_headdim": 16,
+    "mamba_d_ssm": 128,
+    "mamba_dt_rank": 8,
+    "time_step_rank": 8,
+    "mamba_chunk_size": 16,
+    "n_group": 1,
+    "topk_group": 1,
+    "attn_layer_period": 2,
+    "attn_layer_offset": 1,
+    "expert_layer_period": 2,
+    "expert_layer_offset": 1,
+    "lru_width": 64,
+    "attention_hidden_size": 64,
+    "router_hidden_size": 32,
+    "pooler_hidden_size": 64,
+    "intra_bottleneck_size": 32,
+    "vocab_size_per_layer_input": VOCAB,
+    "hidden_size_per_layer_input": 16,
+    "ple_embed_dim": 16,
+    "prediction_head_size": 64,
+}
 AT_MOST_ONE = ("n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers")
 VOCABS = ("vocab_size", "decoder_vocab_size", "unpadded_vocab_size")
-POSITION_NAMES = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "max_target_positions",
-                  "context_length", "original_max_position_embeddings", "max_source_positions")
+POSITION_NAMES = (
+    "max_position_embeddings",
+    "n_positions",
+    "n_ctx",
+    "max_seq_len",
+    "max_target_positions",
+    "context_length",
+    "original_max_position_embeddings",
+    "max_source_positions",
+)
 
 
 def _is_int(v) -> bool:
@@ -71,8 +146,11 @@ def _token_ids(d: dict) -> None:
 
 def _per_layer(v, n: int) -> bool:
     """A dict of per-layer overrides keyed by layer index (``per_layer_config``: {"02": {…}})."""
-    return isinstance(v, dict) and bool(v) and all(str(k).isdigit() and int(k) < n and isinstance(x, dict)
-                                                   for k, x in v.items())
+    return (
+        isinstance(v, dict)
+        and bool(v)
+        and all(str(k).isdigit() and int(k) < n and isinstance(x, dict) for k, x in v.items())
+    )
 
 
 def _layer_entry(v: dict, i: int):
@@ -90,19 +168,36 @@ def _one_of_each(d: dict, layers: int) -> bool:
     name, n = _layer_count(d)
     if name is None:
         return False
-    lists = [k for k, v in d.items() if isinstance(v, list) and len(v) == n and n > 1
-             and all(isinstance(x, (str, int, bool)) or x is None for x in v)]
+    lists = [
+        k
+        for k, v in d.items()
+        if isinstance(v, list)
+        and len(v) == n
+        and n > 1
+        and all(isinstance(x, (str, int, bool)) or x is None for x in v)
+    ]
     patterns = [k for k, v in d.items() if k.endswith("pattern") and isinstance(v, str) and len(v) == n]
     overrides = [k for k, v in d.items() if _per_layer(v, n)]
     # lists of layer indices (Bamba's attn_layer_indices: the attention layers among Mamba ones)
-    indices = [k for k, v in d.items() if k not in lists and isinstance(v, list) and v and any(
-        w in k for w in ("indices", "idx", "_layers")) and all(_is_int(x) and 0 <= x < n for x in v)]
+    indices = [
+        k
+        for k, v in d.items()
+        if k not in lists
+        and isinstance(v, list)
+        and v
+        and any(w in k for w in ("indices", "idx", "_layers"))
+        and all(_is_int(x) and 0 <= x < n for x in v)
+    ]
     if not lists and not patterns and not overrides and not indices:
         return False
     keep, seen = [], set()
     for i in range(n):
-        kind = (tuple(str(d[k][i]) for k in lists) + tuple(d[k][i] for k in patterns)
-                + tuple(str(_layer_entry(d[k], i)) for k in overrides) + tuple(i in d[k] for k in indices))
+        kind = (
+            tuple(str(d[k][i]) for k in lists)
+            + tuple(d[k][i] for k in patterns)
+            + tuple(str(_layer_entry(d[k], i)) for k in overrides)
+            + tuple(i in d[k] for k in indices)
+        )
         if kind not in seen:
             seen.add(kind)
             keep.append(i)
@@ -120,8 +215,11 @@ def _one_of_each(d: dict, layers: int) -> bool:
         d[k] = [new for new, old in enumerate(keep) if old in d[k]]
     for k in overrides:  # per-layer overrides keyed by layer index ("02": {…}): renumbered to the layers kept
         width = max(len(str(key)) for key in d[k])
-        d[k] = {str(new).zfill(width): _layer_entry(d[k], old) for new, old in enumerate(keep)
-                if _layer_entry(d[k], old) is not None}
+        d[k] = {
+            str(new).zfill(width): _layer_entry(d[k], old)
+            for new, old in enumerate(keep)
+            if _layer_entry(d[k], old) is not None
+        }
     for k in LAYERS:
         if _is_int(d.get(k)):
             d[k] = len(keep)
@@ -140,8 +238,9 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) 
     per_layer = _one_of_each(d, layers)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
         base = {key: val for key, val in d.items() if key not in overrides}
-        d[k] = {i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o}
-                for i, o in d[k].items()}
+        d[k] = {
+            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o} for i, o in d[k].items()
+        }
     for k, v in list(d.items()):
         if not _is_int(v):
             continue

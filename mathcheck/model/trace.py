@@ -32,10 +32,10 @@ class Call:
     """One intercepted call: where, what, its inputs and output (detached copies)."""
 
     path: str
-    kind: str            # "sdpa" | "softmax"
+    kind: str  # "sdpa" | "softmax"
     inputs: dict
     output: torch.Tensor
-    index: int = 0       # the n-th call of this module in the forward
+    index: int = 0  # the n-th call of this module in the forward
 
 
 def _keep(x):
@@ -51,8 +51,11 @@ def _bind_sdpa(args, kwargs) -> dict:
 
 
 def _bind_softmax(args, kwargs) -> dict:
-    out = {"input": args[0], "dim": args[1] if len(args) > 1 else kwargs.get("dim"),
-           "dtype": kwargs.get("dtype", args[3] if len(args) > 3 else None)}
+    out = {
+        "input": args[0],
+        "dim": args[1] if len(args) > 1 else kwargs.get("dim"),
+        "dtype": kwargs.get("dtype", args[3] if len(args) > 3 else None),
+    }
     if len(args) > 2 and isinstance(args[2], torch.dtype):  # torch.softmax(x, dim, dtype)
         out["dtype"] = args[2]
     return {k: _keep(v) for k, v in out.items()}
@@ -86,9 +89,10 @@ class Trace:
         self.calls: list[Call] = []
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
         self._counts: dict = {}
-        self.op_dtypes: set = set()   # the dtypes of every floating op's result, rotary tables' aside
-        self._tables = {name for name, m in model.named_modules() if isinstance(getattr(m, "inv_freq", None),
-                                                                                  torch.Tensor)}
+        self.op_dtypes: set = set()  # the dtypes of every floating op's result, rotary tables' aside
+        self._tables = {
+            name for name, m in model.named_modules() if isinstance(getattr(m, "inv_freq", None), torch.Tensor)
+        }
         self._handles = []
         self._mode = _Intercept(self) if calls else None
 

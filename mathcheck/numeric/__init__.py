@@ -25,5 +25,19 @@ counterexamples through :mod:`~mathcheck.numeric.construct`); it imports none of
 PRECISION_DIGITS = 50
 
 # the one high precision, then the public modules
-__all__ = ["PRECISION_DIGITS", "bounded", "construct", "distributions", "evaluate", "expressions",
-           "floats", "functions", "holds", "precise", "sampling", "stats", "symbols", "tolerance"]
+__all__ = [
+    "PRECISION_DIGITS",
+    "bounded",
+    "construct",
+    "distributions",
+    "evaluate",
+    "expressions",
+    "floats",
+    "functions",
+    "holds",
+    "precise",
+    "sampling",
+    "stats",
+    "symbols",
+    "tolerance",
+]

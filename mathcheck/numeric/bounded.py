@@ -1,10 +1,10 @@
 """The torch backend with a rounding bound: each value paired with a first-order bound on its error.
 
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x")
-    >>> v, err = BoundedEvaluator({x: 1e8}).pair((x + 1)**2 - x**2)  # 2x + 1, after cancellation
-    >>> abs(float(v) - 200000001) <= float(err), 1 < float(err) < 100
-    (True, True)
+>>> import sympy as sp
+>>> x = sp.Symbol("x")
+>>> v, err = BoundedEvaluator({x: 1e8}).pair((x + 1)**2 - x**2)  # 2x + 1, after cancellation
+>>> abs(float(v) - 200000001) <= float(err), 1 < float(err) < 100
+(True, True)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _safe(a, b):
 def _exact(v) -> bool:
     """Integers are exact inputs (sizes, index grids); other values carry one rounding."""
     if isinstance(v, torch.Tensor):
-        return not v.is_floating_point() or bool((v == v.round()).all() & (v.abs() < 2 ** 24).all())
+        return not v.is_floating_point() or bool((v == v.round()).all() & (v.abs() < 2**24).all())
     return float(v) == int(v) if math.isfinite(float(v)) else False
 
 
@@ -117,8 +117,11 @@ class BoundedEvaluator(Evaluator):
                 inner = av.shape[-2]
                 self.terms = max(self.terms, inner)
                 mv, ma = _mag(v), _mag(av)
-                err = (_t(err, self.dtype, self.device).expand_as(v) @ ma + mv @ _t(ae, self.dtype, self.device).expand_as(av)
-                       + inner * eps * (mv @ ma))
+                err = (
+                    _t(err, self.dtype, self.device).expand_as(v) @ ma
+                    + mv @ _t(ae, self.dtype, self.device).expand_as(av)
+                    + inner * eps * (mv @ ma)
+                )
                 v = v @ av
             return v, err
         if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
@@ -126,8 +129,10 @@ class BoundedEvaluator(Evaluator):
             pairs = [self.pair(x) for x in m]
             vals = torch.broadcast_tensors(*[_t(v, self.dtype, self.device) for v, _ in pairs])
             errs = torch.broadcast_tensors(*[_t(er, self.dtype, self.device) for _, er in pairs], vals[0])[:-1]
-            return (torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape),
-                    torch.stack(errs).reshape(m.rows, m.cols, *vals[0].shape))
+            return (
+                torch.stack(vals).reshape(m.rows, m.cols, *vals[0].shape),
+                torch.stack(errs).reshape(m.rows, m.cols, *vals[0].shape),
+            )
         if e.is_Number or e in (sp.pi, sp.E):
             v = float(e)
             return v, 0.0 if isinstance(e, sp.Integer) else eps * abs(v)
@@ -195,8 +200,11 @@ class BoundedEvaluator(Evaluator):
             return self._subs(e)
         if isinstance(e, sp.Limit):
             return self._limit(e)
-        if isinstance(e, sp.core.function.AppliedUndef) and e.func.__name__ == "UniqueZero" \
-                and "UniqueZero" not in self.funcs:
+        if (
+            isinstance(e, sp.core.function.AppliedUndef)
+            and e.func.__name__ == "UniqueZero"
+            and "UniqueZero" not in self.funcs
+        ):
             return self._unique_zero(*e.args)
         if isinstance(e, sp.core.function.AppliedUndef):
             fn = self.funcs.get(e.func.__name__)
@@ -205,7 +213,9 @@ class BoundedEvaluator(Evaluator):
             out = fn(*[self.backend.arg(self, a) for a in e.args])
             if isinstance(out, tuple):  # (value, error bound) from a function that knows its error
                 return out
-            n = max([a.numel() for a in (self.backend.arg(self, a) for a in e.args) if isinstance(a, torch.Tensor)] + [1])
+            n = max(
+                [a.numel() for a in (self.backend.arg(self, a) for a in e.args) if isinstance(a, torch.Tensor)] + [1]
+            )
             self.terms = max(self.terms, n)
             return out, (n + 1) * eps * _mag(out)
         for cls in self.unary:
@@ -240,9 +250,11 @@ class BoundedEvaluator(Evaluator):
         bisections; NaN unless there is exactly one. Bound: the final bracket."""
         had, old = x in self.env, self.env.get(x)
         try:
+
             def at(v):
                 self.env[x] = v
                 return _t(self.pair(f)[0], self.dtype, self.device).detach()
+
             grid = torch.logspace(math.log10(lo), math.log10(hi), points, dtype=self.dtype, device=self.device)
             sgn = torch.sign(at(grid))
             flips = torch.nonzero(sgn[1:] * sgn[:-1] < 0).flatten()
@@ -318,8 +330,11 @@ class BoundedEvaluator(Evaluator):
             v, err = self.pair(f)
             v = _t(v, self.dtype, self.device)
             # autograd squares what f divides by: beyond √max an intermediate overflows unseen
-            if v.numel() and float(v.detach().abs().max()) > math.sqrt(torch.finfo(self.dtype).max) \
-                    or self.peak > math.sqrt(torch.finfo(self.dtype).max):
+            if (
+                v.numel()
+                and float(v.detach().abs().max()) > math.sqrt(torch.finfo(self.dtype).max)
+                or self.peak > math.sqrt(torch.finfo(self.dtype).max)
+            ):
                 raise EvaluationError(f"an intermediate exceeds √(largest {self.dtype}) (overflow under autograd)")
             return v, _t(err, self.dtype, self.device)
         (var, count), rest = variables[0], variables[1:]
@@ -379,8 +394,11 @@ class BoundedEvaluator(Evaluator):
         for d, size in enumerate((1,) * lead + tuple(value.shape)):
             shape = [1] * len(out_shape)
             shape[d] = size
-            grid.append(torch.arange(size, device=J.device).reshape(shape) if size > 1
-                        else torch.zeros(shape, dtype=torch.long, device=J.device))
+            grid.append(
+                torch.arange(size, device=J.device).reshape(shape)
+                if size > 1
+                else torch.zeros(shape, dtype=torch.long, device=J.device)
+            )
         cols = tuple(torch.as_tensor(i, device=J.device) for i in idx)
 
         def read(M):
@@ -426,10 +444,12 @@ class BoundedEvaluator(Evaluator):
         # Richardson: f(x_k) = L + c·h_k + O(h²) with h_k = 2^-k h0 (h = 1/x for x → ±∞)
         sign = -1.0 if str(direction) == "-" else 1.0
         if math.isinf(at):  # far points first; where f over- or underflows there, nearer ones
-            starts = [math.copysign(s * 2 ** k, at) for k in range(4) for s in (1e4,)], \
-                [math.copysign(10 * 2 ** k, at) for k in range(4)]
+            starts = (
+                [math.copysign(s * 2**k, at) for k in range(4) for s in (1e4,)],
+                [math.copysign(10 * 2**k, at) for k in range(4)],
+            )
         else:
-            starts = [at + sign * 1e-4 * 2 ** -k for k in range(4)], [at + sign * 1e-2 * 2 ** -k for k in range(4)]
+            starts = [at + sign * 1e-4 * 2**-k for k in range(4)], [at + sign * 1e-2 * 2**-k for k in range(4)]
         for points in starts:
             table = [at_point(p) for p in points]
             if all(bool(torch.isfinite(t[0]).all()) for t in table):
@@ -442,10 +462,19 @@ class BoundedEvaluator(Evaluator):
         return r3, (r3 - r2[1]).detach().abs() + (r2[1] - r2[0]).detach().abs() + 8 * noise
 
 
-def evaluate_bounded(e: sp.Basic, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-                     dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> tuple[torch.Tensor, torch.Tensor, int]:
+def evaluate_bounded(
+    e: sp.Basic,
+    env: Mapping,
+    funcs: Mapping[str, Callable] | None = None,
+    dtype: torch.dtype = torch.float64,
+    device: str | torch.device = "cpu",
+) -> tuple[torch.Tensor, torch.Tensor, int]:
     """``(value, error bound, longest reduction)`` of ``e``: see :class:`BoundedEvaluator`."""
     ev = BoundedEvaluator(env, funcs, dtype, device)
     v, err = ev.pair(e)
     v = _t(v, dtype, device)
-    return v, _t(err, dtype, device).expand_as(v) if _t(err, dtype, device).ndim <= v.ndim else _t(err, dtype, device), ev.terms
+    return (
+        v,
+        _t(err, dtype, device).expand_as(v) if _t(err, dtype, device).ndim <= v.ndim else _t(err, dtype, device),
+        ev.terms,
+    )

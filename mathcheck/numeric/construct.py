@@ -48,11 +48,13 @@ def size_symbols(exprs: Iterable, ctx: Context = Context()) -> list:
             for x in m.shape:
                 dims |= basic(x).free_symbols
     for _, lo, hi in ctx.indices:
-        dims |= (basic(lo).free_symbols | basic(hi).free_symbols)
+        dims |= basic(lo).free_symbols | basic(hi).free_symbols
     return sorted((d for d in dims if d not in index_syms and d.is_integer), key=str)
 
 
-def sample_value(sym: sp.Symbol | sp.Indexed, rng: random.Random, hint: tuple[float, float] | None = None) -> sp.Rational:
+def sample_value(
+    sym: sp.Symbol | sp.Indexed, rng: random.Random, hint: tuple[float, float] | None = None
+) -> sp.Rational:
     """A value for ``sym`` (a Symbol or an Indexed entry) that its declared assumptions allow."""
     if hint is not None:
         lo, hi = hint
@@ -85,8 +87,7 @@ def _fix_equations(hyps, point, rng, hints) -> None:
     for h in hyps:
         if isinstance(h, sp.Equality) and not is_definition(h, point):
             for side, other in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
-                if isinstance(side, (sp.Symbol, sp.Indexed)) and not isinstance(side, sp.Dummy) \
-                        and not other.has(side):
+                if isinstance(side, (sp.Symbol, sp.Indexed)) and not isinstance(side, sp.Dummy) and not other.has(side):
                     try:
                         v = concrete(concrete(side, point), point) if isinstance(side, sp.Indexed) else side
                         val = concrete(other, point)
@@ -99,7 +100,7 @@ def _fix_equations(hyps, point, rng, hints) -> None:
             s = h.lhs if isinstance(h.lhs, sp.Sum) else h.rhs if isinstance(h.rhs, sp.Sum) else None
             c = h.rhs if s is h.lhs else h.lhs
             if s is not None and len(s.limits) == 1 and isinstance(s.function, sp.Indexed):
-                (v, a, b), = s.limits
+                ((v, a, b),) = s.limits
                 try:
                     a_v, b_v, c_v = concrete(a, point), concrete(b, point), concrete(c, point)
                 except Exception:  # noqa: BLE001
@@ -107,8 +108,7 @@ def _fix_equations(hyps, point, rng, hints) -> None:
                 if not (a_v.is_Integer and b_v.is_Integer and c_v.is_number and c_v > 0):
                     continue
                 syms = {x: y for x, y in point.items() if not isinstance(x, sp.Indexed)}
-                entries = [s.function.xreplace({v: sp.Integer(k)}).xreplace(syms)
-                           for k in range(a_v, b_v + 1)]
+                entries = [s.function.xreplace({v: sp.Integer(k)}).xreplace(syms) for k in range(a_v, b_v + 1)]
                 for x in entries:
                     if x not in point:
                         point[x] = sample_value(x, rng, hints.get(x.base))
@@ -119,8 +119,10 @@ def _fix_equations(hyps, point, rng, hints) -> None:
     for h in hyps:  # an order between two entries (or symbols): swap their values when reversed
         if isinstance(h, (sp.StrictGreaterThan, sp.StrictLessThan, sp.GreaterThan, sp.LessThan)):
             try:
-                a, b = concrete(h.lhs, {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}), \
-                    concrete(h.rhs, {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)})
+                a, b = (
+                    concrete(h.lhs, {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}),
+                    concrete(h.rhs, {k: v for k, v in point.items() if not isinstance(k, sp.Indexed)}),
+                )
             except Exception:  # noqa: BLE001
                 continue
             if a in point and b in point and hypothesis_holds(h, point) is False:
@@ -160,7 +162,9 @@ def _solutions(e, sym) -> list:
     return _SOLVED[key]
 
 
-def draw(exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context, rng: random.Random, sizes: dict | None = None) -> dict | None:
+def draw(
+    exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context, rng: random.Random, sizes: dict | None = None
+) -> dict | None:
     """One point satisfying ``hyps`` for the expressions ``exprs``, or None (rejected). ``ctx``
     gives the index ranges and the sampling hints (``Context.sample``); ``sizes`` fixes size
     symbols (``{"n": 3}`` or ``{n: 3}``)."""
@@ -223,8 +227,15 @@ def draw(exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context, rng: 
     return point
 
 
-def constructed_points(exprs: Iterable[sp.Expr], hyps: Sequence[sp.Basic], ctx: Context = Context(), count: int = 40, seed: int = 0,
-                       sizes: dict | None = None, tries: int = 20) -> list[dict]:
+def constructed_points(
+    exprs: Iterable[sp.Expr],
+    hyps: Sequence[sp.Basic],
+    ctx: Context = Context(),
+    count: int = 40,
+    seed: int = 0,
+    sizes: dict | None = None,
+    tries: int = 20,
+) -> list[dict]:
     """Up to ``count`` points satisfying ``hyps`` (rejection after a constructive :func:`draw`, at
     most ``tries`` draws per point), seeded."""
     rng = random.Random(seed)

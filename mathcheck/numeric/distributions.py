@@ -34,11 +34,17 @@ from fractions import Fraction
 
 from mathcheck.lazy import sympy as sp
 
-NODES = 24                 # Gauss nodes for a continuous family: exact for polynomials of degree ≤ 47
+NODES = 24  # Gauss nodes for a continuous family: exact for polynomials of degree ≤ 47
 CONTINUOUS = ("Normal", "Uniform", "Exponential", "Laplace")
 DISCRETE = ("Bernoulli", "Categorical")
-PARAMETERS = {"Bernoulli": ("p",), "Normal": ("mu", "sigma^2"), "Uniform": ("a", "b"),
-              "Exponential": ("lambda",), "Laplace": ("mu", "b"), "Categorical": ("p", "K")}
+PARAMETERS = {
+    "Bernoulli": ("p",),
+    "Normal": ("mu", "sigma^2"),
+    "Uniform": ("a", "b"),
+    "Exponential": ("lambda",),
+    "Laplace": ("mu", "b"),
+    "Categorical": ("p", "K"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,14 @@ class Facts:
     distributions: dict = field(default_factory=dict)
 
     def names(self) -> set:
-        return set(self.random) | set(self.distributions) | set(self.zero_mean) | set(self.unit_variance) \
-            | set(self.components) | {n for g in self.independent for n in g}
+        return (
+            set(self.random)
+            | set(self.distributions)
+            | set(self.zero_mean)
+            | set(self.unit_variance)
+            | set(self.components)
+            | {n for g in self.independent for n in g}
+        )
 
     def group(self, name: str) -> int | None:
         """The index of the independence group holding ``name``, or None."""
@@ -81,8 +93,8 @@ class Instance:
 
     values: dict
     blocks: list
-    shown: dict            # name → how its distribution prints
-    exact: bool = True     # False once a continuous family is replaced by its quadrature rule
+    shown: dict  # name → how its distribution prints
+    exact: bool = True  # False once a continuous family is replaced by its quadrature rule
     continuous: frozenset = frozenset()  # the atoms a Gauss rule stands in for
 
 
@@ -117,7 +129,7 @@ def _unit(r: random.Random, name, zero_mean: bool):
     """
     t = sp.Rational(r.randint(1, 9), r.randint(1, 4))
     m = 0 if zero_mean else _rat(r, -2, 2, 2)
-    return [(1 / (1 + t ** 2), {name: -t + m}), (t ** 2 / (1 + t ** 2), {name: 1 / t + m})]
+    return [(1 / (1 + t**2), {name: -t + m}), (t**2 / (1 + t**2), {name: 1 / t + m})]
 
 
 def _finite(r: random.Random, names, zero_mean, unit_variance):
@@ -213,16 +225,20 @@ def atoms_of(e: sp.Expr, facts: Facts) -> set:
     return out
 
 
-def draw(facts: Facts, symbols: Sequence[sp.Symbol | sp.IndexedBase], seed: int, trial: int,
-         sizes: dict | None = None) -> Instance | None:
+def draw(
+    facts: Facts, symbols: Sequence[sp.Symbol | sp.IndexedBase], seed: int, trial: int, sizes: dict | None = None
+) -> Instance | None:
     """One instance: ordinary ``symbols`` (SymPy Symbols and IndexedBases) get values, every random
     variable a distribution. None when the draw misses a constraint (a parameter out of its family's
     domain, a degenerate variance): the caller draws again."""
     r = random.Random(f"probability:{seed}:{trial}")
     values: dict = {}
     bases = [s for s in symbols if isinstance(s, sp.IndexedBase)]
-    probability = {params[0] for fam, params in facts.distributions.values()
-                   if fam == "Bernoulli" and isinstance(params[0], sp.Symbol)}
+    probability = {
+        params[0]
+        for fam, params in facts.distributions.values()
+        if fam == "Bernoulli" and isinstance(params[0], sp.Symbol)
+    }
     for s in sorted((s for s in symbols if isinstance(s, sp.Symbol)), key=str):
         if str(s) in facts.names():
             continue
@@ -233,8 +249,11 @@ def draw(facts: Facts, symbols: Sequence[sp.Symbol | sp.IndexedBase], seed: int,
     for b in sorted(bases, key=str):
         if str(b) in facts.names():
             continue
-        n = 4 if not simplex.get(str(b)) else int(simplex[str(b)].xreplace(
-            {k: v for k, v in values.items() if isinstance(k, sp.Symbol)}))
+        n = (
+            4
+            if not simplex.get(str(b))
+            else int(simplex[str(b)].xreplace({k: v for k, v in values.items() if isinstance(k, sp.Symbol)}))
+        )
         if str(b) in simplex:
             ws = [r.randint(1, 5) for _ in range(n)]
             vals = [sp.Rational(w, sum(ws)) for w in ws]
@@ -350,6 +369,7 @@ def _show_param(p) -> str:
 def _show(atoms, names) -> dict:
     """How a drawn finite distribution prints: ``uniform on {0, 2}`` or ``1 w.p. 1/3, -2 w.p. 2/3``;
     a joint one as tuples of its variables."""
+
     def val(a):
         return ", ".join(sp.sstr(a[n]) for n in names)
 
@@ -369,8 +389,11 @@ def value(e: sp.Expr, inst: Instance) -> sp.Expr:
     e = _subs(e, inst.values)
     e = _subs(e.doit(), inst.values) if e.has(sp.Sum, sp.Product) else e
     while True:
-        inner = [x for x in sp.preorder_traversal(e) if head(x) and not any(
-            head(y) for y in sp.preorder_traversal(x) if y is not x)]
+        inner = [
+            x
+            for x in sp.preorder_traversal(e)
+            if head(x) and not any(head(y) for y in sp.preorder_traversal(x) if y is not x)
+        ]
         if not inner:
             return e
         e = e.xreplace({x: _operator(x, inst) for x in inner})
@@ -381,7 +404,7 @@ def log_density(family: str, params: tuple, x: sp.Expr) -> sp.Expr | None:
     Exponential(λ): log λ − λx (x ≥ 0). None for the others."""
     if family == "Normal":
         mu, var = params
-        return -(x - mu) ** 2 / (2 * var) - sp.log(2 * sp.pi * var) / 2
+        return -((x - mu) ** 2) / (2 * var) - sp.log(2 * sp.pi * var) / 2
     if family == "Exponential":
         (lam,) = params
         return sp.log(lam) - lam * x

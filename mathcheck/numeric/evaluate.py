@@ -202,8 +202,11 @@ class TorchBackend:
             raise EvaluationError(f"sum bounds must be numbers, not tensors: ({var}, {a}, {b})")
         lo, hi = int(lo), int(hi)
         if hi < lo:  # SymPy's (Karr's) convention: Σ_{a}^{b} = −Σ_{b+1}^{a−1}, 0 when b = a − 1
-            return 0.0 if hi == lo - 1 else -self.t(self.sum_limits(
-                walker, f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)))
+            return (
+                0.0
+                if hi == lo - 1
+                else -self.t(self.sum_limits(walker, f, inner + ((var, sp.Integer(hi + 1), sp.Integer(lo - 1)),)))
+            )
         depth = self.depth
         with self.axis(walker, var, lo, hi):
             t = self.t(self.sum_limits(walker, f, inner))
@@ -277,8 +280,14 @@ class Evaluator(Walker):
     to numbers or tensors (already shaped to broadcast) and IndexedBases to tensors (or
     :class:`Indexed`/:class:`Derived` bindings); ``checked_indices``: see :class:`TorchBackend`."""
 
-    def __init__(self, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-                 dtype=torch.float64, device="cpu", checked_indices: bool = False):
+    def __init__(
+        self,
+        env: Mapping,
+        funcs: Mapping[str, Callable] | None = None,
+        dtype=torch.float64,
+        device="cpu",
+        checked_indices: bool = False,
+    ):
         scalars, indexed = {}, {}
         for key, value in env.items():
             if isinstance(key, sp.IndexedBase):
@@ -295,8 +304,13 @@ class _Pending:
         self.inner, self.var, self.order = inner, var, order
 
 
-def evaluate(e: sp.Basic, env: Mapping, funcs: Mapping[str, Callable] | None = None,
-             dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> torch.Tensor:
+def evaluate(
+    e: sp.Basic,
+    env: Mapping,
+    funcs: Mapping[str, Callable] | None = None,
+    dtype: torch.dtype = torch.float64,
+    device: str | torch.device = "cpu",
+) -> torch.Tensor:
     """Evaluate ``e`` with ``env`` (symbols and IndexedBases to numbers/tensors) and ``funcs``."""
     out = Evaluator(env, funcs, dtype, device)(e)
     return _t(out, dtype, device)

@@ -124,8 +124,13 @@ class Walker:
         """The first branch whose condition holds at the exact values of the scalars in ``env``
         (a float at its binary value); a condition SymPy cannot decide there is undefined."""
         for value, cond in e.args:
-            c = cond.xreplace({s: exact(self.env[s]) for s in cond.free_symbols if s in self.env
-                               and not isinstance(self.env[s], list)})
+            c = cond.xreplace(
+                {
+                    s: exact(self.env[s])
+                    for s in cond.free_symbols
+                    if s in self.env and not isinstance(self.env[s], list)
+                }
+            )
             if c is sp.true or c is True:
                 return self.ev(value)
             if c is not sp.false and c is not False:

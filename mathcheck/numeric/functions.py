@@ -80,12 +80,15 @@ class Refused(ValueError):
 
 # --- implementations the walkers need beyond a library call ------------------------------------------
 
+
 def _t(name):
     """``torch.<name>``, imported when first called (the float backend never imports torch)."""
+
     def call(*xs):
         import torch
 
         return getattr(torch, name)(*xs)
+
     call.__name__ = name
     return call
 
@@ -95,6 +98,7 @@ def _mp(name):
         import mpmath
 
         return getattr(mpmath, name)(*xs)
+
     call.__name__ = name
     return call
 
@@ -103,7 +107,7 @@ def _normal_pdf(x, mu, var):
     """N(x | μ, v) = exp(−(x − μ)²/(2v))/√(2πv); a variance that is a number must be positive."""
     if var.is_number and not var.is_positive:
         raise Refused("a normal density's variance must be positive", 2)
-    return sp.exp(-(x - mu) ** 2 / (2 * var)) / sp.sqrt(2 * sp.pi * var)
+    return sp.exp(-((x - mu) ** 2) / (2 * var)) / sp.sqrt(2 * sp.pi * var)
 
 
 def _gamma(x: float) -> float:
@@ -177,6 +181,7 @@ def _torch_extreme(pick):
         for v in vals[1:]:
             out = getattr(torch, pick)(out, v)
         return out
+
     return call
 
 
@@ -195,15 +200,32 @@ def _log_base(x, b=None):
 def _unary(name, doc, sympy=None, math_fn=None, mp=None, torch_fn=None, **kw):
     """An entry that is one SymPy function class of one argument, with its library counterparts."""
     sympy = sympy or name
-    return Function(name, build=lambda x, s=sympy: getattr(sp, s)(x), doc=doc, sympy=sympy,
-                    math=math_fn or getattr(math, name), torch=torch_fn or _t(name), mpmath=mp or _mp(name), **kw)
+    return Function(
+        name,
+        build=lambda x, s=sympy: getattr(sp, s)(x),
+        doc=doc,
+        sympy=sympy,
+        math=math_fn or getattr(math, name),
+        torch=torch_fn or _t(name),
+        mpmath=mp or _mp(name),
+        **kw,
+    )
 
 
 TABLE: tuple = (
     _unary("exp", "e^x", guard="exp", latex=("exp",)),
-    Function("log", build=_log_base, doc="natural logarithm; log(x, b) = log(x)/log(b)", arity=(1, 2),
-             sympy="log", math=math.log, torch=_t("log"), mpmath=_mp("log"), latex=("log", "ln"),
-             usage="log takes one argument, or two: log(x, base)"),
+    Function(
+        "log",
+        build=_log_base,
+        doc="natural logarithm; log(x, b) = log(x)/log(b)",
+        arity=(1, 2),
+        sympy="log",
+        math=math.log,
+        torch=_t("log"),
+        mpmath=_mp("log"),
+        latex=("log", "ln"),
+        usage="log takes one argument, or two: log(x, base)",
+    ),
     Function("log2", build=lambda x: sp.log(x) / sp.log(2), doc="log(x)/log(2)"),
     Function("log10", build=lambda x: sp.log(x) / sp.log(10), doc="log(x)/log(10)"),
     Function("sqrt", build=lambda x: sp.sqrt(x), doc="x^(1/2)"),
@@ -231,25 +253,79 @@ TABLE: tuple = (
     Function("sigmoid", build=lambda x: 1 / (1 + sp.exp(-x)), doc="1/(1 + e^(−x))", guard="exp"),
     Function("softplus", build=lambda x: sp.log(1 + sp.exp(x)), doc="log(1 + e^x)", guard="exp"),
     Function("relu", build=lambda x: sp.Max(x, 0), doc="Max(x, 0)"),
-    Function("normal_pdf", build=_normal_pdf, arity=(3,), doc="exp(−(x − μ)²/(2v))/√(2πv), the density of N(μ, v) at x",
-             usage="normal_pdf takes three arguments: normal_pdf(x, mu, variance)"),
-    _unary("factorial", "x!, exact at integers, Γ(x + 1) elsewhere", math_fn=_factorial,
-           torch_fn=_torch_gamma_ratio, guard="size"),
+    Function(
+        "normal_pdf",
+        build=_normal_pdf,
+        arity=(3,),
+        doc="exp(−(x − μ)²/(2v))/√(2πv), the density of N(μ, v) at x",
+        usage="normal_pdf takes three arguments: normal_pdf(x, mu, variance)",
+    ),
+    _unary(
+        "factorial",
+        "x!, exact at integers, Γ(x + 1) elsewhere",
+        math_fn=_factorial,
+        torch_fn=_torch_gamma_ratio,
+        guard="size",
+    ),
     Function("softsign", build=lambda x: x / (1 + sp.Abs(x)), doc="x/(1 + |x|)"),
-    Function("binomial", build=lambda n, k: sp.binomial(n, k), doc="n!/(k!(n − k)!), 0 outside 0 ≤ k ≤ n",
-             arity=(2,), sympy="binomial", math=_binomial, torch=_torch_gamma_ratio, mpmath=_mp("binomial"),
-             guard="size", usage="binomial takes two arguments, binomial(n, k)"),
-    Function("atan2", build=lambda y, x: sp.atan2(y, x), doc="the angle of (x, y)", arity=(2,), sympy="atan2",
-             math=math.atan2, torch=_t("atan2"), mpmath=_mp("atan2"), usage="atan2 takes two arguments, atan2(y, x)"),
-    Function("logsumexp", build=lambda *xs: sp.log(sp.Add(*[sp.exp(x) for x in xs])),
-             doc="log Σ exp(a_i)", arity=VARIADIC, guard="exp"),
-    Function("Max", build=lambda *xs: sp.Max(*xs), doc="the largest argument", arity=VARIADIC, sympy="Max",
-             math=max, torch=_torch_extreme("maximum"), mpmath=max, aliases=("max",), latex=("max",)),
-    Function("Min", build=lambda *xs: sp.Min(*xs), doc="the smallest argument", arity=VARIADIC, sympy="Min",
-             math=min, torch=_torch_extreme("minimum"), mpmath=min, aliases=("min",), latex=("min",)),
+    Function(
+        "binomial",
+        build=lambda n, k: sp.binomial(n, k),
+        doc="n!/(k!(n − k)!), 0 outside 0 ≤ k ≤ n",
+        arity=(2,),
+        sympy="binomial",
+        math=_binomial,
+        torch=_torch_gamma_ratio,
+        mpmath=_mp("binomial"),
+        guard="size",
+        usage="binomial takes two arguments, binomial(n, k)",
+    ),
+    Function(
+        "atan2",
+        build=lambda y, x: sp.atan2(y, x),
+        doc="the angle of (x, y)",
+        arity=(2,),
+        sympy="atan2",
+        math=math.atan2,
+        torch=_t("atan2"),
+        mpmath=_mp("atan2"),
+        usage="atan2 takes two arguments, atan2(y, x)",
+    ),
+    Function(
+        "logsumexp",
+        build=lambda *xs: sp.log(sp.Add(*[sp.exp(x) for x in xs])),
+        doc="log Σ exp(a_i)",
+        arity=VARIADIC,
+        guard="exp",
+    ),
+    Function(
+        "Max",
+        build=lambda *xs: sp.Max(*xs),
+        doc="the largest argument",
+        arity=VARIADIC,
+        sympy="Max",
+        math=max,
+        torch=_torch_extreme("maximum"),
+        mpmath=max,
+        aliases=("max",),
+        latex=("max",),
+    ),
+    Function(
+        "Min",
+        build=lambda *xs: sp.Min(*xs),
+        doc="the smallest argument",
+        arity=VARIADIC,
+        sympy="Min",
+        math=min,
+        torch=_torch_extreme("minimum"),
+        mpmath=min,
+        aliases=("min",),
+        latex=("min",),
+    ),
     # evaluated, not callable: SymPy writes it (d|x|/dx) and the catalog's statements use it
-    Function("sign", doc="−1, 0 or 1", sympy="sign", math=_float_sign, torch=_t("sign"), mpmath=_mp("sign"),
-             grammar=False),
+    Function(
+        "sign", doc="−1, 0 or 1", sympy="sign", math=_float_sign, torch=_t("sign"), mpmath=_mp("sign"), grammar=False
+    ),
 )
 
 _CACHE: dict = {}  # what each reader derives from the table, rebuilt when TABLE is replaced (a test's entry)
@@ -285,5 +361,6 @@ def latex_words() -> dict:
 
 def implementations(backend: str) -> dict:
     """``{SymPy class: implementation}`` for ``backend`` (``"math"``, ``"torch"`` or ``"mpmath"``)."""
-    return _derived(backend, lambda: {f.cls(): getattr(f, backend) for f in TABLE
-                                      if f.sympy and getattr(f, backend) is not None})
+    return _derived(
+        backend, lambda: {f.cls(): getattr(f, backend) for f in TABLE if f.sympy and getattr(f, backend) is not None}
+    )

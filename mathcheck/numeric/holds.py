@@ -35,6 +35,7 @@ from mathcheck.relations import TABLE, of
 
 # --- reading hypotheses --------------------------------------------------------------------------------
 
+
 def basic(x: int | sp.Basic) -> sp.Basic:
     """A Python int as a SymPy Integer (a range's bound may be either)."""
     return sp.Integer(x) if isinstance(x, int) else x
@@ -70,9 +71,12 @@ def ranges(hypotheses: Iterable[sp.Basic]) -> dict:
 def is_definition(h: sp.Basic, point: Container = ()) -> bool:
     """``base[x] = f(x)`` for every x: an equation whose left side is an entry of an IndexedBase at
     indices that are not set at the point (they are quantified)."""
-    return (isinstance(h, sp.Equality) and isinstance(h.lhs, sp.Indexed)
-            and all(isinstance(x, sp.Symbol) and x not in point for x in h.lhs.indices)
-            and not any(x.is_number for x in h.lhs.indices))
+    return (
+        isinstance(h, sp.Equality)
+        and isinstance(h.lhs, sp.Indexed)
+        and all(isinstance(x, sp.Symbol) and x not in point for x in h.lhs.indices)
+        and not any(x.is_number for x in h.lhs.indices)
+    )
 
 
 def unfold_definitions(e: sp.Basic, hyps: Iterable[sp.Basic]) -> sp.Basic:
@@ -83,14 +87,17 @@ def unfold_definitions(e: sp.Basic, hyps: Iterable[sp.Basic]) -> sp.Basic:
         before = e
         for h in defs:
             base, xs = h.lhs.base, h.lhs.indices
-            e = e.replace(lambda x, b=base: isinstance(x, sp.Indexed) and x.base == b,
-                          lambda x, xs=xs, rhs=h.rhs: rhs.xreplace(dict(zip(xs, x.indices))))
+            e = e.replace(
+                lambda x, b=base: isinstance(x, sp.Indexed) and x.base == b,
+                lambda x, xs=xs, rhs=h.rhs: rhs.xreplace(dict(zip(xs, x.indices))),
+            )
         if e == before:
             break
     return e
 
 
 # --- an expression at a point --------------------------------------------------------------------------
+
 
 def concrete(e: sp.Basic, point: dict) -> sp.Basic:
     """``e`` at the point: symbols first, then sums and products expanded at the concrete sizes
@@ -137,6 +144,7 @@ def expand_sums(e: sp.Basic) -> sp.Basic:
 
 
 # --- deciding a relation at a point ----------------------------------------------------------------------
+
 
 def hypothesis_holds(h: sp.Basic, point: dict, dps: int = PRECISION_DIGITS) -> bool | None:
     """Whether hypothesis ``h`` holds at the point (None: cannot be evaluated)."""

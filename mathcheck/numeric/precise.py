@@ -55,8 +55,9 @@ def hp_allowed(v: float | mpmath.mpf) -> float:
     return INTEGRAL_SHARE * HP_REL * max(1.0, abs(float(v)))
 
 
-def quadrature(walker: Walker, e: sp.Integral, allowed: Callable[[mpmath.mpf], float],
-               guard: int | None = None) -> mpmath.mpf:
+def quadrature(
+    walker: Walker, e: sp.Integral, allowed: Callable[[mpmath.mpf], float], guard: int | None = None
+) -> mpmath.mpf:
     """``∫_a^b f dx`` (``e = Integral(f, (x, a, b))``) by mpmath's tanh-sinh quadrature at the working
     precision, the integrand walked by ``walker`` (an :class:`MpmathBackend`'s) with x bound to each
     node (``guard`` digits above the working precision; the float64 screen takes none, its integrand
@@ -95,9 +96,11 @@ def _quad(walker, f, limits, allowed):
     lo, hi = (_end(walker, x) for x in (lo_e, hi_e))
     what = f"∫ {sp.sstr(sp.Integral(f, *inner)) if inner else sp.sstr(f)} d{var} over [{lo_e}, {hi_e}]"
     with walker.bind(var, None):
+
         def g(t):
             walker.env[var] = walker.backend.node(t)
             return _quad(walker, f, inner, allowed)
+
         try:
             ends = [lo, 0, hi] if lo == -mpmath.inf and hi == mpmath.inf else [lo, hi]  # ℝ: a third fewer nodes
             v, err = mpmath.quad(g, ends, error=True)
@@ -108,8 +111,10 @@ def _quad(walker, f, limits, allowed):
     if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
         raise Diverges(f"{what}: not a finite real number")
     if err > allowed(v) or err > INTEGRAL_UNRESOLVED:
-        raise Diverges(f"{what}: quadrature's error estimate {mpmath.nstr(err, 2)} is above "
-                       f"{float(min(allowed(v), INTEGRAL_UNRESOLVED)):.1e} (it diverges, or quadrature cannot resolve it)")
+        raise Diverges(
+            f"{what}: quadrature's error estimate {mpmath.nstr(err, 2)} is above "
+            f"{float(min(allowed(v), INTEGRAL_UNRESOLVED)):.1e} (it diverges, or quadrature cannot resolve it)"
+        )
     return v
 
 
@@ -128,8 +133,11 @@ def _end(walker, x):
 def _integrals_valued(expr, env: dict, dps: int):
     """The outermost integrals of ``expr`` replaced by their values at ``env`` (quadrature at ``dps``
     digits, within :func:`hp_allowed`), so no SymPy ``doit``/``evalf`` integrates behind our back."""
-    outer = [i for i in expr.atoms(sp.Integral)
-             if not any(o != i and i in o.atoms(sp.Integral) for o in expr.atoms(sp.Integral))]
+    outer = [
+        i
+        for i in expr.atoms(sp.Integral)
+        if not any(o != i and i in o.atoms(sp.Integral) for o in expr.atoms(sp.Integral))
+    ]
     if not outer:
         return expr
     w = Walker(MpmathBackend(dps), dict(env))
@@ -154,8 +162,7 @@ def hp_value(e: sp.Expr, point: dict) -> sp.Expr:
         repl = {d: derivative(d, env, dps) for d in outer}
         expr = _integrals_valued(expr.xreplace(repl), {**env, **bases}, dps)
         concrete = expr.xreplace(env).doit()
-        concrete = concrete.xreplace({x: exact(lookup(bases[x.base], x.indices))
-                                      for x in concrete.atoms(sp.Indexed)})
+        concrete = concrete.xreplace({x: exact(lookup(bases[x.base], x.indices)) for x in concrete.atoms(sp.Indexed)})
         return sp.N(concrete, dps)
 
     def derivative(d, env, dps):
@@ -252,8 +259,9 @@ def report_point(point: dict, exprs: Iterable[sp.Expr]) -> dict:
     used = set()
     for e in exprs:  # the entries of indexed names the sides actually read, at this point
         try:
-            concrete = take_derivatives(e).xreplace(
-                {s: exact(v) for s, v in point.items() if isinstance(s, sp.Symbol)}).doit()
+            concrete = (
+                take_derivatives(e).xreplace({s: exact(v) for s, v in point.items() if isinstance(s, sp.Symbol)}).doit()
+            )
         except Exception:  # noqa: BLE001 - only for reporting
             continue
         used |= concrete.atoms(sp.Indexed)
@@ -266,6 +274,7 @@ def report_point(point: dict, exprs: Iterable[sp.Expr]) -> dict:
 
 
 # --- the mpmath backend of the walker, at PRECISION_DIGITS ----------------------------------------------
+
 
 class MpmathBackend:
     """mpmath at ``dps`` digits for :class:`~mathcheck.numeric.expressions.Walker`: the function table's

@@ -36,14 +36,15 @@ from mathcheck.numeric.construct import draw
 if TYPE_CHECKING:  # annotations only: torch is imported where a tensor is drawn
     import torch
 
-OFFSET, SPAN = -8, 25    # an indexed name x[i] holds values for i in OFFSET .. OFFSET + SPAN − 1
+OFFSET, SPAN = -8, 25  # an indexed name x[i] holds values for i in OFFSET .. OFFSET + SPAN − 1
 
 
-GIVEN_TRIES = 40         # candidates drawn per point wanted when hypotheses filter them
-GRID = 2 ** 30          # constructed values are multiples of 1/GRID: sums of a few stay exact
+GIVEN_TRIES = 40  # candidates drawn per point wanted when hypotheses filter them
+GRID = 2**30  # constructed values are multiples of 1/GRID: sums of a few stay exact
 
 
 # --- the point format of the user's pipeline ----------------------------------------------------------
+
 
 def variables(*exprs: sp.Basic) -> tuple[list[sp.Symbol], dict[sp.IndexedBase, int], set[sp.Symbol]]:
     """``(scalars, bases, dims)``: free symbols, IndexedBases with their rank, sum-bound symbols."""
@@ -52,13 +53,14 @@ def variables(*exprs: sp.Basic) -> tuple[list[sp.Symbol], dict[sp.IndexedBase, i
         for x in e.atoms(sp.Indexed):
             bases[x.base] = max(bases.get(x.base, 0), len(x.indices))
     labels = {b.label for b in bases}
-    scalars = sorted({s for e in exprs for s in e.free_symbols
-                      if isinstance(s, sp.Symbol) and s not in labels}, key=str)
+    scalars = sorted(
+        {s for e in exprs for s in e.free_symbols if isinstance(s, sp.Symbol) and s not in labels}, key=str
+    )
     dims = set()
     for e in exprs:
         for s in e.atoms(sp.Sum):
             for _, a, b in s.limits:
-                dims |= (a.free_symbols | b.free_symbols)
+                dims |= a.free_symbols | b.free_symbols
     return scalars, bases, dims
 
 
@@ -78,6 +80,7 @@ def lookup(values: list, indices: Iterable) -> float:
 
 
 # --- the user's points ---------------------------------------------------------------------------------
+
 
 def _real(sym, rng: random.Random, k: int) -> float:
     """Ordinary values mostly; every third point a large one (|x| up to 30), every fifth a small one."""
@@ -167,7 +170,7 @@ def _exact_sums(given, point: dict) -> None:
         s, c = (h.lhs, h.rhs) if isinstance(h.lhs, sp.Sum) else (h.rhs, h.lhs)
         if not isinstance(s, sp.Sum) or len(s.limits) != 1 or not isinstance(s.function, sp.Indexed):
             continue
-        (v, a, b), = s.limits
+        ((v, a, b),) = s.limits
         if s.function.indices != (v,) or s.function.base not in point:
             continue
         try:
@@ -237,6 +240,7 @@ def sample_points(exprs: Sequence[sp.Expr], seed: int, count: int, given: Iterab
 
 # --- the generic check's torch draws ------------------------------------------------------------------
 
+
 def tensor_values(sym: sp.Symbol, g: torch.Generator, shape: tuple[int, ...] = ()) -> torch.Tensor:
     """Values a symbol's assumptions allow: positive in (0.1, 3), negative in (−3, −0.1), real
     normal with scale 1.5 (both signs)."""
@@ -256,8 +260,12 @@ LARGE_INTEGERS = (40, 1000)
 
 def allowed(sym: sp.Symbol, n: int) -> bool:
     """Whether the integer ``n`` is a value ``sym``'s sign assumptions allow."""
-    return not ((sym.is_positive and n <= 0) or (sym.is_negative and n >= 0) or (sym.is_nonnegative and n < 0)
-                or (sym.is_nonpositive and n > 0))
+    return not (
+        (sym.is_positive and n <= 0)
+        or (sym.is_negative and n >= 0)
+        or (sym.is_nonnegative and n < 0)
+        or (sym.is_nonpositive and n > 0)
+    )
 
 
 def named_integers(sym: sp.Symbol, ends: Iterable[int] = ()) -> list[int]:

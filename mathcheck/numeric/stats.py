@@ -38,8 +38,9 @@ def z_critical(alpha: float, tests: int) -> float:
     return NormalDist().inv_cdf(1 - alpha / (2 * tests))
 
 
-def sample_size(delta: float, tests: int, kurtosis_minus_one: float = 3.0,
-                alpha: float = FAMILY_ALPHA, beta: float = BETA) -> int:
+def sample_size(
+    delta: float, tests: int, kurtosis_minus_one: float = 3.0, alpha: float = FAMILY_ALPHA, beta: float = BETA
+) -> int:
     """Draws needed to reject a relative error ``delta`` with power ``1 − beta``."""
     z = z_critical(alpha, tests) + NormalDist().inv_cdf(1 - beta)
     return math.ceil((z * math.sqrt(kurtosis_minus_one) / delta) ** 2)
@@ -62,8 +63,9 @@ class Moments:
         return self.mu4 / self.var**2 if self.var > 0 else float("nan")
 
 
-def stream_moments(draw: Callable[[torch.Generator, int], torch.Tensor], n: int, chunk: int,
-                   seed: int, device: str = "cpu") -> Moments:
+def stream_moments(
+    draw: Callable[[torch.Generator, int], torch.Tensor], n: int, chunk: int, seed: int, device: str = "cpu"
+) -> Moments:
     """Moments of ``n`` values drawn ``chunk`` at a time by ``draw(generator, size)``."""
     g = torch.Generator(device=device).manual_seed(seed)
     s = [0.0, 0.0, 0.0, 0.0]

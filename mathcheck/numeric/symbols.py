@@ -84,8 +84,7 @@ def bind(*exprs, **values) -> dict:
     >>> sorted((str(s), v) for s, v in env.items())
     [('k', 1), ('n', 3)]
     """
-    return {s: values[_name(s)] for s in written(*exprs)
-            if values.get(_name(s)) is not None}
+    return {s: values[_name(s)] for s in written(*exprs) if values.get(_name(s)) is not None}
 
 
 def _name(s) -> str:

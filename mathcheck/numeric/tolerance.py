@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     import torch
 
 SAFETY = 4.0
-TOLERANCE_MODEL = ("per entry and pair of sides: 4·(e_a + e_b), e = first-order rounding bounds propagated "
-                   "through each side (machine epsilon of the dtype, reduction lengths, magnitudes of the "
-                   "terms that cancel, conditioning of exp/log)")
+TOLERANCE_MODEL = (
+    "per entry and pair of sides: 4·(e_a + e_b), e = first-order rounding bounds propagated "
+    "through each side (machine epsilon of the dtype, reduction lengths, magnitudes of the "
+    "terms that cancel, conditioning of exp/log)"
+)
 
 # --- the named exceptions: fixed tolerances, each with its reason ---------------------------------
 
@@ -113,8 +115,8 @@ def measured_tolerance(correct_error: float, scale: float, eps: float, terms: in
     >>> measured_tolerance(0.01, 2.0, 2 ** -7)   # bfloat16, a correct build off by 0.01 at |y| ≤ 2
     0.0625
     """
-    acc = min(eps, 2.0 ** -23)
-    return SAFETY * max(correct_error, (eps + acc * terms ** 0.5) * scale)
+    acc = min(eps, 2.0**-23)
+    return SAFETY * max(correct_error, (eps + acc * terms**0.5) * scale)
 
 
 def unit(dtype) -> float:
@@ -162,8 +164,10 @@ def dtype_tolerance(terms: int, magnitude: float, dtype, reference=None) -> floa
     import torch
 
     reference = torch.float64 if reference is None else reference
-    return SAFETY * (rounding_bound(unit(dtype), terms, magnitude, tiny(dtype))
-                     + rounding_bound(unit(reference), terms, magnitude, tiny(reference)))
+    return SAFETY * (
+        rounding_bound(unit(dtype), terms, magnitude, tiny(dtype))
+        + rounding_bound(unit(reference), terms, magnitude, tiny(reference))
+    )
 
 
 def library_tolerance(terms: int, dtype) -> float:

@@ -26,22 +26,84 @@ from typing import NamedTuple
 
 from mathcheck.render.text import mark
 
-NOT_READ = "not read"   # a display of the document with no checked link: no status word, no exit code
+NOT_READ = "not read"  # a display of the document with no checked link: no status word, no exit code
 _ORDER = ("proved", "holds-within", "definition", "refuted", "inconclusive", "bad-input", "error")
-_COLOURS = {"green": "#1a7f37", "red": "#cf222e", "yellow": "#9a6700", "magenta": "#8250df",
-            "cyan": "#0969da", "blue": "#3b5bdb", None: "#57606a"}   # the statuses' terminal colours (outcome.Status), on white
+_COLOURS = {
+    "green": "#1a7f37",
+    "red": "#cf222e",
+    "yellow": "#9a6700",
+    "magenta": "#8250df",
+    "cyan": "#0969da",
+    "blue": "#3b5bdb",
+    None: "#57606a",
+}  # the statuses' terminal colours (outcome.Status), on white
 
 
 # --- MathML ---------------------------------------------------------------------------------------
 
-_MATHML_TAGS = frozenset(("math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup",
-                          "msubsup", "mfrac", "msqrt", "mroot", "mstyle", "munder", "mover", "munderover",
-                          "mtable", "mtr", "mtd", "mpadded", "mphantom", "menclose", "mfenced"))
-_MATHML_ATTRS = frozenset(("xmlns", "display", "mathvariant", "stretchy", "fence", "form", "separator",
-                           "minsize", "maxsize", "width", "height", "depth", "linebreak", "displaystyle",
-                           "scriptlevel", "accent", "accentunder", "movablelimits", "lspace", "rspace",
-                           "symmetric", "largeop", "columnalign", "rowspacing", "columnspacing",
-                           "notation", "linethickness", "open", "close", "separators"))
+_MATHML_TAGS = frozenset(
+    (
+        "math",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msub",
+        "msup",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "munder",
+        "mover",
+        "munderover",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mpadded",
+        "mphantom",
+        "menclose",
+        "mfenced",
+    )
+)
+_MATHML_ATTRS = frozenset(
+    (
+        "xmlns",
+        "display",
+        "mathvariant",
+        "stretchy",
+        "fence",
+        "form",
+        "separator",
+        "minsize",
+        "maxsize",
+        "width",
+        "height",
+        "depth",
+        "linebreak",
+        "displaystyle",
+        "scriptlevel",
+        "accent",
+        "accentunder",
+        "movablelimits",
+        "lspace",
+        "rspace",
+        "symmetric",
+        "largeop",
+        "columnalign",
+        "rowspacing",
+        "columnspacing",
+        "notation",
+        "linethickness",
+        "open",
+        "close",
+        "separators",
+    )
+)
 # layout the reader ignores too (docs/latex.md); none of it is mathematics to typeset
 _LAYOUT = re.compile(r"\\(?:label|tag\*?)\{[^{}]*\}|\\(?:nonumber|notag)\b|&")
 
@@ -80,7 +142,8 @@ def _element(e) -> str:
     if tag == "math":
         attrs = ' xmlns="http://www.w3.org/1998/Math/MathML"' + attrs
     inner = html.escape(e.text or "", quote=False) + "".join(
-        _element(c) + html.escape(c.tail or "", quote=False) for c in e)
+        _element(c) + html.escape(c.tail or "", quote=False) for c in e
+    )
     return f"<{tag}{attrs}>{inner}</{tag}>"
 
 
@@ -133,10 +196,13 @@ def _typeset(tex: str, macros: dict | None = None) -> str:
 
 # --- the page -------------------------------------------------------------------------------------
 
+
 def _mark(word: str) -> str:
-    symbol, colour = ("·", None) if word == NOT_READ else mark(word)   # "not read" is a label, not a status
-    return (f'<span class="mark" data-status="{html.escape(word)}" style="color:{_COLOURS[colour]}">'
-            f'{html.escape(symbol)} {html.escape(word)}</span>')
+    symbol, colour = ("·", None) if word == NOT_READ else mark(word)  # "not read" is a label, not a status
+    return (
+        f'<span class="mark" data-status="{html.escape(word)}" style="color:{_COLOURS[colour]}">'
+        f"{html.escape(symbol)} {html.escape(word)}</span>"
+    )
 
 
 def _number(v) -> str:
@@ -167,8 +233,10 @@ def _where(path: str, line: int, base: str | None, cell: int | None = None) -> s
 
 def _details(s: dict) -> str:
     """What mathcheck read and decided for one link, opened on demand."""
-    rows = [("read as", f"<code>{html.escape((s['relation'] or '') + ' ' + s['expr']).strip()}</code>"),
-            ("how", html.escape(s.get("how") or ""))]
+    rows = [
+        ("read as", f"<code>{html.escape((s['relation'] or '') + ' ' + s['expr']).strip()}</code>"),
+        ("how", html.escape(s.get("how") or "")),
+    ]
     if s.get("counterexample"):
         rows.append(("counterexample", _pairs(s["counterexample"])))
     if s.get("values"):
@@ -181,24 +249,35 @@ def _details(s: dict) -> str:
 
 
 def _step(s: dict, doc: _Doc, cell: int | None = None) -> str:
-    shown = _typeset(s["source"], doc.macros) if s.get("source") else \
-        f'<div class="math"><code>{html.escape(((s["relation"] or " ") + " " + s["expr"]).strip())}</code></div>'
+    shown = (
+        _typeset(s["source"], doc.macros)
+        if s.get("source")
+        else f'<div class="math"><code>{html.escape(((s["relation"] or " ") + " " + s["expr"]).strip())}</code></div>'
+    )
     mark = "" if s["relation"] is None else _mark(s["status"])
     reason = f'<span class="reason">{html.escape(s["reason"])}</span>' if s.get("reason") else ""
     details = "" if s["relation"] is None else _details(s)
-    return (f'<li class="link" data-line="{s["line"]}">{shown}<div class="verdict">{mark} {reason} '
-            f'{_where(doc.path, s["line"], doc.base, cell)}</div>{details}</li>')
+    return (
+        f'<li class="link" data-line="{s["line"]}">{shown}<div class="verdict">{mark} {reason} '
+        f"{_where(doc.path, s['line'], doc.base, cell)}</div>{details}</li>"
+    )
 
 
 def _chain(c: dict, doc: _Doc, display: dict | None = None) -> str:
     """One chain: its mark, name, hypotheses and statement, then its links; a chain that was bad
     input before any link was read shows its display as written (``display``), with the message."""
-    head = (f'<h3>{_mark(c["status"])} {html.escape(c["name"])} '
-            f'<small>{_where(doc.path, c["line"], doc.base, c.get("cell"))}</small></h3>')
+    head = (
+        f"<h3>{_mark(c['status'])} {html.escape(c['name'])} "
+        f"<small>{_where(doc.path, c['line'], doc.base, c.get('cell'))}</small></h3>"
+    )
     about = []
     if c.get("assumptions"):
-        about.append("assume " + ", ".join(f"<code>{html.escape(k)}</code>: {html.escape(', '.join(v))}"
-                                           for k, v in c["assumptions"].items()))
+        about.append(
+            "assume "
+            + ", ".join(
+                f"<code>{html.escape(k)}</code>: {html.escape(', '.join(v))}" for k, v in c["assumptions"].items()
+            )
+        )
     if c.get("given"):
         about.append("given " + ", ".join(f"<code>{html.escape(g)}</code>" for g in c["given"]))
     if c.get("let"):
@@ -208,23 +287,31 @@ def _chain(c: dict, doc: _Doc, display: dict | None = None) -> str:
         about.append("bad input: " + html.escape(c["message"]))
     st = c["statement"]
     if st.get("relation") and c["status"] != "bad-input":
-        about.append(f"statement (first {html.escape(st['relation'])} last): {_mark(st['status'])} "
-                     f"{html.escape(st.get('how') or '')}"
-                     + (f" at {_pairs(st['counterexample'])}" if st.get("counterexample") else ""))
+        about.append(
+            f"statement (first {html.escape(st['relation'])} last): {_mark(st['status'])} "
+            f"{html.escape(st.get('how') or '')}"
+            + (f" at {_pairs(st['counterexample'])}" if st.get("counterexample") else "")
+        )
     steps = "".join(_step(s, doc, c.get("cell")) for s in c["steps"])
-    written = "".join(_typeset(r, doc.macros) for r in display["rows"] if r.strip()) \
-        if display and not c["steps"] else ""
-    return (f'<article class="chain" data-status="{html.escape(c["status"])}">{head}'
-            + "".join(f'<p class="about">{a}</p>' for a in about) + written
-            + f'<ol class="links">{steps}</ol></article>')
+    written = (
+        "".join(_typeset(r, doc.macros) for r in display["rows"] if r.strip()) if display and not c["steps"] else ""
+    )
+    return (
+        f'<article class="chain" data-status="{html.escape(c["status"])}">{head}'
+        + "".join(f'<p class="about">{a}</p>' for a in about)
+        + written
+        + f'<ol class="links">{steps}</ol></article>'
+    )
 
 
 def _unread(d: dict, doc: _Doc) -> str:
     rows = "".join(_typeset(r, doc.macros) for r in d["rows"] if r.strip())
-    return (f'<article class="display" data-status="{NOT_READ}"><h3>{_mark(NOT_READ)} '
-            f'<small>{_where(doc.path, d["line"], doc.base)}</small></h3>'
-            f'<p class="about">a display with no link mathcheck checks (no relation, or '
-            f'<code>% mathcheck: skip</code>)</p>{rows}</article>')
+    return (
+        f'<article class="display" data-status="{NOT_READ}"><h3>{_mark(NOT_READ)} '
+        f"<small>{_where(doc.path, d['line'], doc.base)}</small></h3>"
+        f'<p class="about">a display with no link mathcheck checks (no relation, or '
+        f"<code>% mathcheck: skip</code>)</p>{rows}</article>"
+    )
 
 
 def displays(path: str, text: str) -> list[dict]:
@@ -245,8 +332,10 @@ def displays(path: str, text: str) -> list[dict]:
         found = blocks(src, markdown=suffix != ".tex")
     except Exception:  # noqa: BLE001 - the report already said what was wrong with this file
         return []
-    return [{"line": src.line(b.start), "last": src.line(b.end), "rows": re.split(r"\\\\", text[b.body:b.body_end])}
-            for b in found]
+    return [
+        {"line": src.line(b.start), "last": src.line(b.end), "rows": re.split(r"\\\\", text[b.body : b.body_end])}
+        for b in found
+    ]
 
 
 def macros_of(path: str, text: str) -> dict:
@@ -270,8 +359,9 @@ def _placed(chains: list, shown: list) -> tuple[dict, list]:
     """Each display's place on the page: ``({chain index: its display}`` for the chains with no link
     (bad input before any was read), ``[displays holding no line of any chain]``, the ones not read)."""
     lines = {s["line"] for c in chains for s in c["steps"]} | {c["line"] for c in chains}
-    within = {i: d for i, c in enumerate(chains) if not c["steps"]
-              for d in shown if d["line"] <= c["line"] <= d["last"]}
+    within = {
+        i: d for i, c in enumerate(chains) if not c["steps"] for d in shown if d["line"] <= c["line"] <= d["last"]
+    }
     unread = [d for d in shown if not any(d["line"] <= n <= d["last"] for n in lines)]
     return within, unread
 
@@ -287,7 +377,7 @@ def counted(chains: list) -> dict:
     for c in chains:
         chains_by["total"] += 1
         chains_by[c["status"]] = chains_by.get(c["status"], 0) + 1
-        for s in c["steps"][1:]:   # the first step is the expression derived from, not a link
+        for s in c["steps"][1:]:  # the first step is the expression derived from, not a link
             links["total"] += 1
             links["read"] += s["status"] != "bad-input"
             links[s["status"]] = links.get(s["status"], 0) + 1
@@ -298,8 +388,13 @@ def _row(f: dict, unread: list) -> dict:
     """The files table's row: chains by status, links and links read (the JSON's ``"counts"``, else
     :func:`counted`), displays not read."""
     n = f.get("counts") or counted(f["chains"])
-    return {"chains": n["chains"]["total"], **{f"chains {w}": n["chains"].get(w, 0) for w in _ORDER},
-            "links": n["links"]["total"], "links read": n["links"]["read"], NOT_READ: len(unread)}
+    return {
+        "chains": n["chains"]["total"],
+        **{f"chains {w}": n["chains"].get(w, 0) for w in _ORDER},
+        "links": n["links"]["total"],
+        "links read": n["links"]["read"],
+        NOT_READ: len(unread),
+    }
 
 
 _CSS = """
@@ -332,16 +427,23 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
     # a status column where some file has a chain of that status (proved and refuted always)
     words = [w for w in _ORDER if w in ("proved", "refuted") or any(n[f"chains {w}"] for *_, n in files)]
     columns = ("chains", *(f"chains {w}" for w in words), "links", "links read", NOT_READ)
-    head = ('<tr><th rowspan="2">file</th><th colspan="' + str(len(words) + 1) + '">chains</th>'
-            '<th colspan="2">links</th><th rowspan="2">displays<br>not read</th></tr><tr><th>all</th>'
-            + "".join(f"<th>{_mark(w)}</th>" for w in words) + "<th>all</th><th>read</th></tr>")
+    head = (
+        '<tr><th rowspan="2">file</th><th colspan="' + str(len(words) + 1) + '">chains</th>'
+        '<th colspan="2">links</th><th rowspan="2">displays<br>not read</th></tr><tr><th>all</th>'
+        + "".join(f"<th>{_mark(w)}</th>" for w in words)
+        + "<th>all</th><th>read</th></tr>"
+    )
     rows = "".join(
         f'<tr data-path="{html.escape(f["path"])}"><td><a href="#file-{i}">{html.escape(f["path"])}</a></td>'
-        + "".join(f'<td class="n" data-count="{html.escape(c)}">{n[c]}</td>' for c in columns) + "</tr>"
-        for i, f, _, _, n in files)
-    total = (f'<tfoot><tr><th>{len(files)} file{"" if len(files) == 1 else "s"}</th>'
-             + "".join(f'<td class="n" data-total="{html.escape(c)}">{sum(n[c] for *_, n in files)}</td>'
-                       for c in columns) + "</tr></tfoot>")
+        + "".join(f'<td class="n" data-count="{html.escape(c)}">{n[c]}</td>' for c in columns)
+        + "</tr>"
+        for i, f, _, _, n in files
+    )
+    total = (
+        f"<tfoot><tr><th>{len(files)} file{'' if len(files) == 1 else 's'}</th>"
+        + "".join(f'<td class="n" data-total="{html.escape(c)}">{sum(n[c] for *_, n in files)}</td>' for c in columns)
+        + "</tr></tfoot>"
+    )
     sections = []
     for i, f, within, unread, _ in files:
         # the page follows the document: chains and displays not read in the order of their lines
@@ -349,9 +451,11 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
         items = [(c["line"], 0, _chain(c, doc, within.get(k))) for k, c in enumerate(f["chains"])]
         items += [(d["line"], 1, _unread(d, doc)) for d in unread]
         body = "".join(text for _, _, text in sorted(items, key=lambda t: (t[0], t[1])))
-        sections.append(f'<section class="file" id="file-{i}" data-path="{html.escape(f["path"])}">'
-                        f'<h2><a class="where" href="{_href(f["path"], base)}">{html.escape(f["path"])}</a></h2>'
-                        f'{body}</section>')
+        sections.append(
+            f'<section class="file" id="file-{i}" data-path="{html.escape(f["path"])}">'
+            f'<h2><a class="where" href="{_href(f["path"], base)}">{html.escape(f["path"])}</a></h2>'
+            f"{body}</section>"
+        )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -360,7 +464,9 @@ def derive_html(report: dict, documents: dict | None = None, base: str | None = 
         f"<h1>Derivations checked by mathcheck</h1><p>{_mark(report['status'])} seed {report['seed']}; "
         f"replay: <code>{html.escape(report.get('replay') or '')}</code></p>"
         f'<div class="files"><table class="files"><thead>{head}</thead><tbody>{rows}</tbody>{total}</table></div>'
-        + "".join(sections) + "</body></html>\n")
+        + "".join(sections)
+        + "</body></html>\n"
+    )
 
 
 def documents_of(report: dict, root: str = ".") -> dict:
@@ -405,16 +511,22 @@ def main(argv=None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        print("usage: python -m mathcheck.render.html REPORT.json OUT.html (REPORT.json: what "
-              "`mathcheck derive --json` printed)", file=sys.stderr)
+        print(
+            "usage: python -m mathcheck.render.html REPORT.json OUT.html (REPORT.json: what "
+            "`mathcheck derive --json` printed)",
+            file=sys.stderr,
+        )
         return 2
     try:
         with open(args[0], encoding="utf-8") as fh:
             report = json.load(fh)
         report["files"], report["status"]  # the shape, checked before any work
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"{args[0]!r}: not a `mathcheck derive --json` report ({type(exc).__name__}: {exc}); "
-              f"write one with `mathcheck derive FILE... --json > REPORT.json`", file=sys.stderr)
+        print(
+            f"{args[0]!r}: not a `mathcheck derive --json` report ({type(exc).__name__}: {exc}); "
+            f"write one with `mathcheck derive FILE... --json > REPORT.json`",
+            file=sys.stderr,
+        )
         return 2
     write(report, args[1])
     return 0

@@ -32,8 +32,13 @@ def _expr(e) -> dict:
 def decision(d) -> dict | None:
     if d is None:
         return None
-    return {"status": d.status, "how": d.how, "counterexample": _pairs(d.counterexample),
-            "timed_out": d.timed_out, "seconds": round(d.seconds, 4)}
+    return {
+        "status": d.status,
+        "how": d.how,
+        "counterexample": _pairs(d.counterexample),
+        "timed_out": d.timed_out,
+        "seconds": round(d.seconds, 4),
+    }
 
 
 def numeric(n) -> dict:
@@ -61,21 +66,35 @@ def numeric(n) -> dict:
 def symbolic(s) -> dict:
     steps, parts = [], []
     for p in s.parts:
-        parts.append({"name": p.name, "status": p.status, "general": p.general,
-                      "relation": p.relation,
-                      "given": [_expr(h) for h in getattr(p, "given", ())],
-                      "statement": _expr(p.statement), "notes": list(p.notes)})
+        parts.append(
+            {
+                "name": p.name,
+                "status": p.status,
+                "general": p.general,
+                "relation": p.relation,
+                "given": [_expr(h) for h in getattr(p, "given", ())],
+                "statement": _expr(p.statement),
+                "notes": list(p.notes),
+            }
+        )
         for r in p.steps:
             d = decision(r.decision)
-            steps.append({
-                "part": r.part, "index": r.index, "relation": r.relation, "expr": _expr(r.expr)["text"],
-                "latex": _expr(r.expr)["latex"], "reason": r.reason, "rule": r.rule or None,
-                "status": r.status, "how": d["how"] if d else None,
-                "counterexample": d["counterexample"] if d else None,
-                "seconds": d["seconds"] if d else 0.0,
-            })
-    return {"status": s.status, "general": s.general, "parts": parts, "steps": steps,
-            "seconds": round(s.seconds, 4)}
+            steps.append(
+                {
+                    "part": r.part,
+                    "index": r.index,
+                    "relation": r.relation,
+                    "expr": _expr(r.expr)["text"],
+                    "latex": _expr(r.expr)["latex"],
+                    "reason": r.reason,
+                    "rule": r.rule or None,
+                    "status": r.status,
+                    "how": d["how"] if d else None,
+                    "counterexample": d["counterexample"] if d else None,
+                    "seconds": d["seconds"] if d else 0.0,
+                }
+            )
+    return {"status": s.status, "general": s.general, "parts": parts, "steps": steps, "seconds": round(s.seconds, 4)}
 
 
 def claim_verdict(v) -> dict:
@@ -108,8 +127,13 @@ def mutant_verdict(m) -> dict:
 
 
 def refute_verdict(r) -> dict:
-    out = {"id": r.claim.id, "title": r.claim.title, "section": r.claim.source.section,
-           "mutants": [mutant_verdict(m) for m in r.mutants], "replay": r.replay}
+    out = {
+        "id": r.claim.id,
+        "title": r.claim.title,
+        "section": r.claim.source.section,
+        "mutants": [mutant_verdict(m) for m in r.mutants],
+        "replay": r.replay,
+    }
     if r.error:
         out["error"] = r.error
     return out
@@ -117,8 +141,7 @@ def refute_verdict(r) -> dict:
 
 def report(verdicts, kind: str, seed: int) -> dict:
     render = claim_verdict if kind == "prove" else refute_verdict
-    return {"mathcheck": __version__, "command": kind, "seed": seed,
-            "claims": [render(v) for v in verdicts]}
+    return {"mathcheck": __version__, "command": kind, "seed": seed, "claims": [render(v) for v in verdicts]}
 
 
 def without_timings(obj) -> Any:
@@ -135,8 +158,19 @@ def without_timings(obj) -> Any:
 #: the keys of a check's sides, in the order the JSON prints them (a field that is None, not reported,
 #: is left out; ``max_abs_err`` is always printed, null when nothing was measured)
 SYMBOLIC_KEYS = ("difference", "status", "how", "seconds", "lowered")
-NUMERIC_KEYS = ("status", "points", "skipped", "max_abs_err", "unconfirmed", "draws", "passed", "evaluator",
-                "reference", "note", "summary")
+NUMERIC_KEYS = (
+    "status",
+    "points",
+    "skipped",
+    "max_abs_err",
+    "unconfirmed",
+    "draws",
+    "passed",
+    "evaluator",
+    "reference",
+    "note",
+    "summary",
+)
 
 
 def check_side(side, keys, always=()) -> dict:
@@ -151,12 +185,23 @@ def check_result(r, timings: bool = True) -> dict:
     """A :class:`~mathcheck.userexpr.relation.CheckResult`; ``timings=False`` leaves out the seconds
     (for batches that are byte-identical for any ``-j``)."""
     sym = check_side(r.symbolic, SYMBOLIC_KEYS if timings else [k for k in SYMBOLIC_KEYS if k != "seconds"])
-    out = {"status": r.status, "lhs": r.lhs, "rhs": r.rhs, "relation": r.relation,
-           "assumptions": {k: list(v) for k, v in r.assumptions.items()},
-           "given": list(r.given), "seed": r.seed, "how": r.how, "evaluator": r.evaluator,
-           "symbolic": sym, "numeric": check_side(r.numeric, NUMERIC_KEYS, always=("max_abs_err",)),
-           "counterexample": r.counterexample, "values": r.values,
-           "message": r.message, "replay": r.replay}
+    out = {
+        "status": r.status,
+        "lhs": r.lhs,
+        "rhs": r.rhs,
+        "relation": r.relation,
+        "assumptions": {k: list(v) for k, v in r.assumptions.items()},
+        "given": list(r.given),
+        "seed": r.seed,
+        "how": r.how,
+        "evaluator": r.evaluator,
+        "symbolic": sym,
+        "numeric": check_side(r.numeric, NUMERIC_KEYS, always=("max_abs_err",)),
+        "counterexample": r.counterexample,
+        "values": r.values,
+        "message": r.message,
+        "replay": r.replay,
+    }
     if timings:
         out["seconds"] = round(r.seconds, 3)
     return out
@@ -166,15 +211,26 @@ def check_batch(rows, results) -> dict:
     """``{"rows": [check's JSON without timings + "line"], "totals": {...}}``."""
     from mathcheck.userexpr.batch import totals
 
-    return {"rows": [{"line": row.line, **check_result(r, timings=False)} for row, r in zip(rows, results)],
-            "totals": totals(results)}
+    return {
+        "rows": [{"line": row.line, **check_result(r, timings=False)} for row, r in zip(rows, results)],
+        "totals": totals(results),
+    }
 
 
 # --- mathcheck derive -----------------------------------------------------------------------------
 
+
 def derive_step(s) -> dict:
-    out = {"line": s.line, "expr": s.expr, "relation": s.relation, "reason": s.reason,
-           "status": s.status, "how": s.how, "counterexample": s.counterexample, "values": s.values}
+    out = {
+        "line": s.line,
+        "expr": s.expr,
+        "relation": s.relation,
+        "reason": s.reason,
+        "status": s.status,
+        "how": s.how,
+        "counterexample": s.counterexample,
+        "values": s.values,
+    }
     if s.relation == "≈":
         out["bound"] = s.bound  # as read: {"text", "exact", "value", "relative"}, or null when none is stated
     if s.measured is not None:
@@ -194,12 +250,20 @@ def derive_chain(r) -> dict:
         given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
     except (DeriveError, ValueError):
         given, relation = [g for _, g in c.given], None
-    out = {"name": c.name, "line": c.line, "status": r.status,
-           "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-           "given": given, "let": [t for _, t in c.lets], "definitions": resolved(c), "notes": notes(c),
-           "facts": [t for _, t in c.facts],
-           "relation": relation,
-           "statement": r.statement, "steps": [derive_step(s) for s in r.steps]}
+    out = {
+        "name": c.name,
+        "line": c.line,
+        "status": r.status,
+        "assumptions": {k: list(v) for k, v in c.assumptions.items()},
+        "given": given,
+        "let": [t for _, t in c.lets],
+        "definitions": resolved(c),
+        "notes": notes(c),
+        "facts": [t for _, t in c.facts],
+        "relation": relation,
+        "statement": r.statement,
+        "steps": [derive_step(s) for s in r.steps],
+    }
     if r.message:
         out["message"] = r.message
     if _cell(c) is not None:  # a notebook's Markdown cell: "line" counts from the cell's first line
@@ -210,9 +274,16 @@ def derive_chain(r) -> dict:
 def derive_report(report) -> dict:
     from mathcheck.derive import counts
 
-    return {"files": [{"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts([(path, chains)])}
-                      for path, chains in report.files],
-            "status": report.status, "seed": report.seed, "replay": report.replay, "counts": report.counts()}
+    return {
+        "files": [
+            {"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts([(path, chains)])}
+            for path, chains in report.files
+        ],
+        "status": report.status,
+        "seed": report.seed,
+        "replay": report.replay,
+        "counts": report.counts(),
+    }
 
 
 def derive_lines(path: str, r) -> list[dict]:
@@ -228,8 +299,13 @@ def derive_lines(path: str, r) -> list[dict]:
 
 def derive_summary_line(report) -> dict:
     """``derive --jsonl``'s last line: the run's status, counts and replay line."""
-    return {"kind": "summary", "status": report.status, "seed": report.seed, "replay": report.replay,
-            "counts": report.counts()}
+    return {
+        "kind": "summary",
+        "status": report.status,
+        "seed": report.seed,
+        "replay": report.replay,
+        "counts": report.counts(),
+    }
 
 
 def _cell(chain):
@@ -240,31 +316,70 @@ def _cell(chain):
 
 # --- mathcheck conform and mathcheck model ---------------------------------------------------------
 
+
 def _finite(x):
     return None if x is None or x != x or x in (float("inf"), -float("inf")) else x
 
 
 def conform_result(r) -> dict:
     """One property's :class:`~mathcheck.conform.run.Result`."""
-    return {"name": r.name, "claim": r.claim, "expected": r.expected, "status": r.status,
-            "max_abs_err": _finite(r.max_abs_err), "tolerance": _finite(r.tolerance),
-            "counterexample": r.counterexample, "note": r.note or None}
+    return {
+        "name": r.name,
+        "claim": r.claim,
+        "expected": r.expected,
+        "status": r.status,
+        "max_abs_err": _finite(r.max_abs_err),
+        "tolerance": _finite(r.tolerance),
+        "counterexample": r.counterexample,
+        "note": r.note or None,
+    }
 
 
 def conform_report(report) -> dict:
-    return {"target": report.target, "kind": report.kind, "variant": report.variant.flags(), "seed": report.seed,
-            "precision": report.precision, "setting": report.setting,
-            "nondeterministic": report.nondeterministic or None,
-            "properties": [conform_result(r) for r in report.results], "status": report.status}
+    return {
+        "target": report.target,
+        "kind": report.kind,
+        "variant": report.variant.flags(),
+        "seed": report.seed,
+        "precision": report.precision,
+        "setting": report.setting,
+        "nondeterministic": report.nondeterministic or None,
+        "properties": [conform_result(r) for r in report.results],
+        "status": report.status,
+    }
 
 
 def model_report(report) -> dict:
     """A :class:`~mathcheck.model.report.ModelReport`: per module path and kind, then the model's own."""
-    modules = [{"path": m.path, "kind": m.kind, "setting": m.setting,
-                "properties": [conform_result(r) for r in m.properties], "status": m.status}
-               for m in report.modules]
-    props = [{"name": r.name, "claim": r.claim, "status": r.status, "expected": r.expected,
-              "max_abs_err": _finite(r.max_abs_err), "tolerance": _finite(r.tolerance),
-              "note": r.note or None, "counterexample": r.counterexample} for r in report.properties]
-    return {"model": report.model, "config": report.config, "seed": report.seed, "notes": report.notes,
-            "modules": modules, "properties": props, "status": report.status}
+    modules = [
+        {
+            "path": m.path,
+            "kind": m.kind,
+            "setting": m.setting,
+            "properties": [conform_result(r) for r in m.properties],
+            "status": m.status,
+        }
+        for m in report.modules
+    ]
+    props = [
+        {
+            "name": r.name,
+            "claim": r.claim,
+            "status": r.status,
+            "expected": r.expected,
+            "max_abs_err": _finite(r.max_abs_err),
+            "tolerance": _finite(r.tolerance),
+            "note": r.note or None,
+            "counterexample": r.counterexample,
+        }
+        for r in report.properties
+    ]
+    return {
+        "model": report.model,
+        "config": report.config,
+        "seed": report.seed,
+        "notes": report.notes,
+        "modules": modules,
+        "properties": props,
+        "status": report.status,
+    }

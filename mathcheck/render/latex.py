@@ -21,6 +21,7 @@ from mathcheck.render.tex import REL, mark, math, sci, statement, text
 
 # --- pieces -------------------------------------------------------------------------------------
 
+
 def _label(claim_id: str) -> str:
     return f"claim:{claim_id}"
 
@@ -82,8 +83,9 @@ def chain(steps) -> str:
         else:
             rows.append(rf"  &{rel} {e} && \parbox[t]{{0.36\linewidth}}{{\raggedright\small {_reason(s)}}}")
     body = "\\\\\n".join(rows)
-    return (r"\[\adjustbox{max width=\linewidth}{$\displaystyle\begin{aligned}" + "\n" + body
-            + "\n" + r"\end{aligned}$}\]")
+    return (
+        r"\[\adjustbox{max width=\linewidth}{$\displaystyle\begin{aligned}" + "\n" + body + "\n" + r"\end{aligned}$}\]"
+    )
 
 
 def displayed(tex: str) -> str:
@@ -100,16 +102,29 @@ def _itemize(items) -> str:
 def claim_body(claim) -> str:
     r"""The seed sentence, the assumptions and the derivation of every part, from the Claim alone."""
     src = claim.source
-    seed = (rf"\paragraph{{Beyond the article, {text(src.section)}.}} {text(src.paper)}. The seed's pointer: "
-            if src.paper else rf"\paragraph{{The seed, {text(src.section)}.}} ")
-    out = [seed + text(src.zh), "",
-           rf"\emph{{In English:}} {text(src.en)}", "",
-           r"\paragraph{Assumptions.}", _itemize([text(a) for a in claim.assumptions]) or "None stated.\n"]
+    seed = (
+        rf"\paragraph{{Beyond the article, {text(src.section)}.}} {text(src.paper)}. The seed's pointer: "
+        if src.paper
+        else rf"\paragraph{{The seed, {text(src.section)}.}} "
+    )
+    out = [
+        seed + text(src.zh),
+        "",
+        rf"\emph{{In English:}} {text(src.en)}",
+        "",
+        r"\paragraph{Assumptions.}",
+        _itemize([text(a) for a in claim.assumptions]) or "None stated.\n",
+    ]
     from mathcheck.symbolic.hypotheses import claim_generality, generality
 
-    out.append(r"\paragraph{Derivation.}" + (" For a general dimension (symbolic sizes)."
-                                             if claim_generality(claim.parts, claim.context)
-                                             else " For a concrete size (not a general dimension)."))
+    out.append(
+        r"\paragraph{Derivation.}"
+        + (
+            " For a general dimension (symbolic sizes)."
+            if claim_generality(claim.parts, claim.context)
+            else " For a concrete size (not a general dimension)."
+        )
+    )
 
     for p in claim.parts:
         out.append(rf"\subsubsection*{{Part \texttt{{{text(p.name)}}}}}")
@@ -131,8 +146,10 @@ def mutants(claim, refuted=None) -> str:
     results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
     items = []
     for m in claim.mutants:
-        eqs = "".join(rf"part \texttt{{{text(name)}}}: {_given_of(claim, name)}{displayed(statement(eq))}"
-                      for name, eq in m.replace)
+        eqs = "".join(
+            rf"part \texttt{{{text(name)}}}: {_given_of(claim, name)}{displayed(statement(eq))}"
+            for name, eq in m.replace
+        )
         item = rf"\textbf{{{text(m.name)}}}: {text(m.mistake)}. \newline {eqs}"
         if m.name in results:
             item += _mutant_result(results[m.name])
@@ -177,11 +194,13 @@ def given(part) -> str:
 
 
 def numeric_evidence(n, versions: dict | None = None) -> str:
-    rows = [rf"\item[Status] {text(n.status)}",
-            rf"\item[Reference] {text(n.reference)}",
-            rf"\item[Trials] {n.trials}, {text(n.dtype)} on {text(n.device)}, seed {n.seed}",
-            rf"\item[Largest error] {_err(n.max_abs_err)}" + (
-                rf" (tolerances: atol $= {sci(n.atol)}$, rtol $= {sci(n.rtol)}$)" if n.atol is not None else "")]
+    rows = [
+        rf"\item[Status] {text(n.status)}",
+        rf"\item[Reference] {text(n.reference)}",
+        rf"\item[Trials] {n.trials}, {text(n.dtype)} on {text(n.device)}, seed {n.seed}",
+        rf"\item[Largest error] {_err(n.max_abs_err)}"
+        + (rf" (tolerances: atol $= {sci(n.atol)}$, rtol $= {sci(n.rtol)}$)" if n.atol is not None else ""),
+    ]
     if n.test:
         rows.append(rf"\item[Test] {text(n.test)}")
     if n.counterexample:
@@ -219,9 +238,11 @@ def _mutant_result(m) -> str:
 
 
 def figure(path: str, caption: str) -> str:
-    return ("\\begin{figure}[!htbp]\n  \\centering\n"
-            f"  \\includegraphics[width=0.75\\linewidth]{{{path}}}\n"
-            f"  \\caption{{{text(caption)}}}\n\\end{{figure}}\n")
+    return (
+        "\\begin{figure}[!htbp]\n  \\centering\n"
+        f"  \\includegraphics[width=0.75\\linewidth]{{{path}}}\n"
+        f"  \\caption{{{text(caption)}}}\n\\end{{figure}}\n"
+    )
 
 
 def claim_section(item, versions: dict | None = None, figures=()) -> str:
@@ -231,15 +252,20 @@ def claim_section(item, versions: dict | None = None, figures=()) -> str:
     ``figures`` are (path, caption) pairs of plot files already written."""
     c, v, r = item.claim, item.proved, item.refuted
     title = rf"\texorpdfstring{{{text(c.title)}}}{{{c.id}}}"
-    out = [rf"\section{{{title}}}\label{{{_label(c.id)}}}",
-           rf"\noindent\texttt{{{text(c.id)}}} \hfill {text(c.source.section)} \hfill "
-           rf"verdict: \textbf{{{text(v.status)}}} ${mark(v.status)}$", ""]
+    out = [
+        rf"\section{{{title}}}\label{{{_label(c.id)}}}",
+        rf"\noindent\texttt{{{text(c.id)}}} \hfill {text(c.source.section)} \hfill "
+        rf"verdict: \textbf{{{text(v.status)}}} ${mark(v.status)}$",
+        "",
+    ]
     if v.error:
         out.append(rf"\paragraph{{Building the claim failed.}} {text(v.error)}")
         return "\n".join(out) + "\n"
-    out.append(rf"\noindent Symbolic: {symbolic_summary(v.symbolic)}. "
-               rf"Numeric: {text(v.numeric.status)} against {text(v.numeric.reference)}. "
-               rf"Replay: \texttt{{{text(v.replay)}}}.")
+    out.append(
+        rf"\noindent Symbolic: {symbolic_summary(v.symbolic)}. "
+        rf"Numeric: {text(v.numeric.status)} against {text(v.numeric.reference)}. "
+        rf"Replay: \texttt{{{text(v.replay)}}}."
+    )
     out.append(claim_body(c))
     out.append(r"\paragraph{Numeric evidence.}")
     out.append(numeric_evidence(v.numeric, versions))
@@ -264,15 +290,22 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 """
 
 
-def document(items, versions: dict | None = None, figures: dict | None = None, seed: int = 0,
-             title: str = "mathcheck: the claims") -> str:
+def document(
+    items,
+    versions: dict | None = None,
+    figures: dict | None = None,
+    seed: int = 0,
+    title: str = "mathcheck: the claims",
+) -> str:
     """A standalone document: every item's section, a table of contents when there are several."""
     figures = figures or {}
     out = [PREAMBLE, rf"\title{{{text(title)}}}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle"]
-    out.append("Each claim below was derived step by step by SymPy for a general dimension (unless stated), "
-               "checked numerically against PyTorch's own functions in float64, and ships mutants "
-               rf"(mistakes people make) that the same machinery refutes. Seed {seed}; replay any claim with "
-               r"\texttt{mathcheck prove ID --seed " + str(seed) + "}.")
+    out.append(
+        "Each claim below was derived step by step by SymPy for a general dimension (unless stated), "
+        "checked numerically against PyTorch's own functions in float64, and ships mutants "
+        rf"(mistakes people make) that the same machinery refutes. Seed {seed}; replay any claim with "
+        r"\texttt{mathcheck prove ID --seed " + str(seed) + "}."
+    )
     if versions:
         out.append(r"\par Versions: " + ", ".join(f"{text(k)} {text(v)}" for k, v in versions.items()) + ".")
     if len(items) > 1:
@@ -292,15 +325,21 @@ def _summary_table(items) -> str:
     for it in items:
         r = it.refuted
         refuted = sum(m.status == "refuted" for m in r.mutants)
-        rows.append(rf"\hyperref[{_label(it.claim.id)}]{{\texttt{{{text(it.claim.id)}}}}} & "
-                    rf"{text(it.claim.source.section)} & {text(it.proved.status)} & "
-                    rf"{refuted}/{len(r.mutants)} & {text(it.claim.seed_verdict[0])} \\")
-    return ("\\begin{center}\\small\n\\begin{tabular}{llllp{0.22\\linewidth}}\n"
-            "claim & \\S & verdict & mutants refuted & the seed's wording \\\\ \\hline\n"
-            + "\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
+        rows.append(
+            rf"\hyperref[{_label(it.claim.id)}]{{\texttt{{{text(it.claim.id)}}}}} & "
+            rf"{text(it.claim.source.section)} & {text(it.proved.status)} & "
+            rf"{refuted}/{len(r.mutants)} & {text(it.claim.seed_verdict[0])} \\"
+        )
+    return (
+        "\\begin{center}\\small\n\\begin{tabular}{llllp{0.22\\linewidth}}\n"
+        "claim & \\S & verdict & mutants refuted & the seed's wording \\\\ \\hline\n"
+        + "\n".join(rows)
+        + "\n\\end{tabular}\n\\end{center}\n"
+    )
 
 
 # --- the sentence audit (mathcheck.audit) ----------------------------------------------------------
+
 
 def covers_the_article(items) -> bool:
     """Whether ``items`` hold every claim the sentence audit cites: a catalog of the whole article,
@@ -319,8 +358,10 @@ def _support(entry) -> str:
 
 
 def _audit_item(entry, head: str) -> str:
-    return (rf"\item[{head}] {text(entry.zh)}\newline \emph{{{text(entry.en)}}}\newline "
-            rf"{text(entry.reason)}.{_support(entry)}")
+    return (
+        rf"\item[{head}] {text(entry.zh)}\newline \emph{{{text(entry.en)}}}\newline "
+        rf"{text(entry.reason)}.{_support(entry)}"
+    )
 
 
 def audit_section() -> str:
@@ -329,20 +370,34 @@ def audit_section() -> str:
     from mathcheck import audit
 
     counts = audit.counts()
-    rows = [(r"\textbf{all}" if key == "all" else text(key)) + " & "
-            + " & ".join(str(row[v]) for v in audit.VERDICTS) + rf" & {sum(row.values())} \\" for key, row in counts.items()]
-    out = [r"\section{The article, sentence by sentence}\label{audit}",
-           "Every sentence of sections 1--8 of the article that states mathematics (an equation, a shape, a count, "
-           "a growth rate, a `means' or `is equivalent to') with its verdict: exact, holds-with-conditions, "
-           "imprecise, wrong, or not-mathematics (it mentions mathematics but states none); the reason; and the "
-           r"claim or check that shows it. The table is \texttt{mathcheck/audit.py}; \texttt{mathcheck audit --all} "
-           "prints it.",
-           r"\begin{center}\small", r"\begin{tabular}{l" + "r" * (len(audit.VERDICTS) + 1) + "}",
-           r"\S & " + " & ".join(text(v) for v in audit.VERDICTS) + r" & sentences \\ \hline", *rows,
-           r"\end{tabular}", r"\end{center}",
-           r"\subsection*{Imprecise and wrong}", r"\begin{description}"]
-    out += [_audit_item(e, rf"{text(e.section)}, {text(e.verdict)}") for e in audit.ENTRIES
-            if e.verdict in ("imprecise", "wrong")]
+    rows = [
+        (r"\textbf{all}" if key == "all" else text(key))
+        + " & "
+        + " & ".join(str(row[v]) for v in audit.VERDICTS)
+        + rf" & {sum(row.values())} \\"
+        for key, row in counts.items()
+    ]
+    out = [
+        r"\section{The article, sentence by sentence}\label{audit}",
+        "Every sentence of sections 1--8 of the article that states mathematics (an equation, a shape, a count, "
+        "a growth rate, a `means' or `is equivalent to') with its verdict: exact, holds-with-conditions, "
+        "imprecise, wrong, or not-mathematics (it mentions mathematics but states none); the reason; and the "
+        r"claim or check that shows it. The table is \texttt{mathcheck/audit.py}; \texttt{mathcheck audit --all} "
+        "prints it.",
+        r"\begin{center}\small",
+        r"\begin{tabular}{l" + "r" * (len(audit.VERDICTS) + 1) + "}",
+        r"\S & " + " & ".join(text(v) for v in audit.VERDICTS) + r" & sentences \\ \hline",
+        *rows,
+        r"\end{tabular}",
+        r"\end{center}",
+        r"\subsection*{Imprecise and wrong}",
+        r"\begin{description}",
+    ]
+    out += [
+        _audit_item(e, rf"{text(e.section)}, {text(e.verdict)}")
+        for e in audit.ENTRIES
+        if e.verdict in ("imprecise", "wrong")
+    ]
     out.append(r"\end{description}")
     for section, entries in audit.by_section().items():
         out += [rf"\subsection*{{{text(section)}}}", text(audit.SECTIONS[section]), r"\begin{description}"]

@@ -30,8 +30,9 @@ def prose(s: str, style: str = "github") -> str:
 
 
 def _prose(s: str, style: str) -> str:
-    return "".join(inline(piece, style) if kind == "math" else _MD_SPECIAL.sub(r"\\\1", piece)
-                   for kind, piece in segments(s))
+    return "".join(
+        inline(piece, style) if kind == "math" else _MD_SPECIAL.sub(r"\\\1", piece) for kind, piece in segments(s)
+    )
 
 
 def inline(tex: str, style: str = "github") -> str:
@@ -67,16 +68,32 @@ def chain(steps, style: str = "github") -> str:
 def claim_body(claim, style: str = "github") -> list[str]:
     """What the claim says (from the Claim alone): seed, assumptions, derivation, mutants."""
     src = claim.source
-    seed = f"**Beyond the article, {src.section}** — {prose(src.paper, style)}. The seed's pointer:" \
-        if getattr(src, "paper", "") else f"**Seed, {src.section}:**"
-    out = [f"> {seed} {prose(src.zh, style)}", ">", f"> *In English:* {prose(src.en, style)}",
-           "", "**Assumptions**", ""]
+    seed = (
+        f"**Beyond the article, {src.section}** — {prose(src.paper, style)}. The seed's pointer:"
+        if getattr(src, "paper", "")
+        else f"**Seed, {src.section}:**"
+    )
+    out = [
+        f"> {seed} {prose(src.zh, style)}",
+        ">",
+        f"> *In English:* {prose(src.en, style)}",
+        "",
+        "**Assumptions**",
+        "",
+    ]
     out += [f"- {prose(a, style)}" for a in claim.assumptions] or ["- none stated"]
     from mathcheck.symbolic.hypotheses import claim_generality
 
-    out += ["", "**Derivation** — " + ("for a general dimension (symbolic sizes)."
-                                       if claim_generality(claim.parts, claim.context)
-                                       else "for a concrete size (not a general dimension)."), ""]
+    out += [
+        "",
+        "**Derivation** — "
+        + (
+            "for a general dimension (symbolic sizes)."
+            if claim_generality(claim.parts, claim.context)
+            else "for a concrete size (not a general dimension)."
+        ),
+        "",
+    ]
     for p in claim.parts:
         out += [f"*Part `{p.name}`*", ""]
         if given(p, style):
@@ -92,8 +109,9 @@ def mutants(claim, refuted=None, style: str = "github") -> list[str]:
     results = {m.name: m for m in refuted.mutants} if refuted is not None and not refuted.error else {}
     out = ["**Mutants** (mistakes people make)", ""]
     for m in claim.mutants:
-        eqs = "; ".join(f"part `{name}`: {_given_of(claim, name, style)}{inline(statement(eq), style)}"
-                        for name, eq in m.replace)
+        eqs = "; ".join(
+            f"part `{name}`: {_given_of(claim, name, style)}{inline(statement(eq), style)}" for name, eq in m.replace
+        )
         out.append(f"- **{m.name}**: {prose(m.mistake, style)}. {eqs}")
         if m.name in results:
             out.append(f"  <br>{_mutant_result(results[m.name])}")
@@ -135,9 +153,11 @@ def _pairs(pairs) -> str:
 
 
 def numeric_evidence(n, versions: dict | None = None, style: str = "github") -> list[str]:
-    out = [f"- status: **{n.status}** against {prose(n.reference, style)}",
-           f"- trials: {n.trials}, {n.dtype} on {n.device}, seed {n.seed}",
-           f"- largest error: {largest_error(n, style)}"]
+    out = [
+        f"- status: **{n.status}** against {prose(n.reference, style)}",
+        f"- trials: {n.trials}, {n.dtype} on {n.device}, seed {n.seed}",
+        f"- largest error: {largest_error(n, style)}",
+    ]
     if n.test:
         out.append(f"- test: {prose(n.test, style)}")
     if n.counterexample:
@@ -172,12 +192,21 @@ def _mutant_result(m) -> str:
 def claim_section(item, versions: dict | None = None, images=(), style: str = "github") -> list[str]:
     """One claim with its verdict; ``images`` are (relative path, caption) pairs."""
     c, v, r = item.claim, item.proved, item.refuted
-    out = [f'<a id="{anchor(c)}"></a>', "", f"## {c.source.section} · {prose(c.title)}", "",
-           f"`{c.id}` — verdict: **{status(v.status).mark} {v.status}**", ""]
+    out = [
+        f'<a id="{anchor(c)}"></a>',
+        "",
+        f"## {c.source.section} · {prose(c.title)}",
+        "",
+        f"`{c.id}` — verdict: **{status(v.status).mark} {v.status}**",
+        "",
+    ]
     if v.error:
         return out + [f"**Building the claim failed:** {v.error}", ""]
-    out += [f"Symbolic: {symbolic_summary(v.symbolic)}. Numeric: {v.numeric.status} against "
-            f"{prose(v.numeric.reference)}. Replay: `{v.replay}`.", ""]
+    out += [
+        f"Symbolic: {symbolic_summary(v.symbolic)}. Numeric: {v.numeric.status} against "
+        f"{prose(v.numeric.reference)}. Replay: `{v.replay}`.",
+        "",
+    ]
     out += claim_body(c, style)
     out += ["**Numeric evidence**", ""] + numeric_evidence(v.numeric, versions) + [""]
     for path, caption in images:
@@ -185,16 +214,21 @@ def claim_section(item, versions: dict | None = None, images=(), style: str = "g
     return out + mutants(c, r, style) + seed_wording(c)
 
 
-def catalog(items, versions: dict | None = None, images: dict | None = None, seed: int = 0,
-            command: str | None = None) -> str:
+def catalog(
+    items, versions: dict | None = None, images: dict | None = None, seed: int = 0, command: str | None = None
+) -> str:
     """The whole catalog: a summary table linking to every claim, then the claims in the seed's
     order. ``command`` names the command that regenerates it (the committed docs/ catalog)."""
     images = images or {}
-    about = ("Every claim is derived step by step by SymPy, checked numerically against PyTorch in float64, "
-             "and ships mutants that the same machinery refutes.")
+    about = (
+        "Every claim is derived step by step by SymPy, checked numerically against PyTorch in float64, "
+        "and ships mutants that the same machinery refutes."
+    )
     if command:
-        head = (f"Generated by `{command}` (seed {seed}); do not edit by hand. {about} "
-                "The PDF, with the exact errors and the plots: [catalog.pdf](catalog.pdf).")
+        head = (
+            f"Generated by `{command}` (seed {seed}); do not edit by hand. {about} "
+            "The PDF, with the exact errors and the plots: [catalog.pdf](catalog.pdf)."
+        )
     else:
         head = f"Written by `mathcheck writeup` (seed {seed}). {about}"
     out = ["# The mathcheck catalog", "", head, ""]
@@ -204,14 +238,19 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
     for it in items:
         r = it.refuted
         refuted = sum(m.status == "refuted" for m in r.mutants)
-        out.append(f"| [{it.claim.id}](#{anchor(it.claim)}) | {it.claim.source.section} | "
-                   f"{status(it.proved.status).mark} {it.proved.status} | {refuted}/{len(r.mutants)} | "
-                   f"{_cell(it.claim.seed_verdict[0])} |")
+        out.append(
+            f"| [{it.claim.id}](#{anchor(it.claim)}) | {it.claim.source.section} | "
+            f"{status(it.proved.status).mark} {it.proved.status} | {refuted}/{len(r.mutants)} | "
+            f"{_cell(it.claim.seed_verdict[0])} |"
+        )
     out.append("")
     whole = covers_the_article(items)
     if whole:
-        out += ["The article sentence by sentence — every sentence of §1–§8 that states mathematics, judged: "
-                "[the audit](#the-article-sentence-by-sentence).", ""]
+        out += [
+            "The article sentence by sentence — every sentence of §1–§8 that states mathematics, judged: "
+            "[the audit](#the-article-sentence-by-sentence).",
+            "",
+        ]
     for it in items:
         out += claim_section(it, None, images.get(it.claim.id, ()))
     if whole:
@@ -220,6 +259,7 @@ def catalog(items, versions: dict | None = None, images: dict | None = None, see
 
 
 # --- the sentence audit (mathcheck.audit) ----------------------------------------------------------
+
 
 def _quote(zh: str) -> str:
     """The seed's words as written: Markdown specials escaped, nothing read as math."""
@@ -254,29 +294,42 @@ def audit_section(items=(), style: str = "github") -> list[str]:
     reason and the claim that refutes its wording, then every sentence by section."""
     from mathcheck import audit
 
-    out = ["<a id=\"the-article-sentence-by-sentence\"></a>", "", "## The article, sentence by sentence", "",
-           "Every sentence of §1–§8 of the article that states mathematics — an equation, a shape, a count, a "
-           "growth rate, a 'means' or 'is equivalent to' — with its verdict: *exact*, *holds-with-conditions*, "
-           "*imprecise*, *wrong*, or *not-mathematics* (it mentions mathematics but states none). The table is "
-           "`mathcheck/audit.py`; `mathcheck audit --all` prints it. The seed's words are quoted exactly "
-           "(…… joins the lines of one passage).", ""]
+    out = [
+        '<a id="the-article-sentence-by-sentence"></a>',
+        "",
+        "## The article, sentence by sentence",
+        "",
+        "Every sentence of §1–§8 of the article that states mathematics — an equation, a shape, a count, a "
+        "growth rate, a 'means' or 'is equivalent to' — with its verdict: *exact*, *holds-with-conditions*, "
+        "*imprecise*, *wrong*, or *not-mathematics* (it mentions mathematics but states none). The table is "
+        "`mathcheck/audit.py`; `mathcheck audit --all` prints it. The seed's words are quoted exactly "
+        "(…… joins the lines of one passage).",
+        "",
+    ]
     out += audit_counts_table() + [""]
     out += ["### Imprecise and wrong", ""]
     for e in audit.ENTRIES:
         if e.verdict in ("imprecise", "wrong"):
-            out += [f"- **{e.section} · {e.verdict}.** {_quote(e.zh)}\\", f"  *{prose(e.en, style)}*\\",
-                    f"  Why: {prose(e.reason, style)}." + (f" Shown by: {_support(e)}." if _support(e) else "")]
+            out += [
+                f"- **{e.section} · {e.verdict}.** {_quote(e.zh)}\\",
+                f"  *{prose(e.en, style)}*\\",
+                f"  Why: {prose(e.reason, style)}." + (f" Shown by: {_support(e)}." if _support(e) else ""),
+            ]
     out.append("")
     for section, entries in audit.by_section().items():
-        out += [f"### {section} {audit.SECTIONS[section]}", "", "| verdict | the seed | in English | why | shown by |",
-                "|---|---|---|---|---|"]
+        out += [
+            f"### {section} {audit.SECTIONS[section]}",
+            "",
+            "| verdict | the seed | in English | why | shown by |",
+            "|---|---|---|---|---|",
+        ]
         for e in entries:
-            out.append(f"| {e.verdict} | {_escaped_cell(_quote(e.zh))} | {_escaped_cell(prose(e.en, style))} | "
-                       f"{_escaped_cell(prose(e.reason, style))} | {_escaped_cell(_support(e))} |")
+            out.append(
+                f"| {e.verdict} | {_escaped_cell(_quote(e.zh))} | {_escaped_cell(prose(e.en, style))} | "
+                f"{_escaped_cell(prose(e.reason, style))} | {_escaped_cell(_support(e))} |"
+            )
         out.append("")
     return out
-
-
 
 
 def derive_writeup(report, style: str = "github") -> str:
@@ -287,24 +340,38 @@ def derive_writeup(report, style: str = "github") -> str:
     for path, chains in report.files:
         for r in chains:
             c = r.chain
-            out += [f"## {_cell(prose(c.name, style))} — {status(r.status).markdown}", "",
-                    f"`{path}:{c.line}`" + ("; assume " + ", ".join(f"`{k}`: {', '.join(v)}"
-                                                                   for k, v in c.assumptions.items())
-                                            if c.assumptions else ""), ""]
+            out += [
+                f"## {_cell(prose(c.name, style))} — {status(r.status).markdown}",
+                "",
+                f"`{path}:{c.line}`"
+                + (
+                    "; assume " + ", ".join(f"`{k}`: {', '.join(v)}" for k, v in c.assumptions.items())
+                    if c.assumptions
+                    else ""
+                ),
+                "",
+            ]
             if r.status == "bad-input":
                 out += [f"bad input: `{_cell(r.message or r.statement.get('how', ''))}`", ""]
                 continue
             out += ["| line | step | verdict | why |", "|---|---|---|---|"]
             for s in r.steps:
-                shown = inline(s.source, style) if s.source else f"`{s.expr}`" if s.relation is None else \
-                    f"`{s.relation} {s.expr}`"
+                shown = (
+                    inline(s.source, style)
+                    if s.source
+                    else f"`{s.expr}`"
+                    if s.relation is None
+                    else f"`{s.relation} {s.expr}`"
+                )
                 verdict = "" if s.relation is None else status(s.status).markdown
                 why = _MD_SPECIAL.sub(r"\\\1", s.reason)  # the author's words, shown as written
                 if s.status in ("refuted", "inconclusive"):
                     why += f" — {prose(s.how, style)}"
                     if s.counterexample:
-                        why += " at " + ", ".join(f"`{k} = {v:.6g}`" if isinstance(v, float) else f"`{k} = {v}`"
-                                                for k, v in s.counterexample.items())
+                        why += " at " + ", ".join(
+                            f"`{k} = {v:.6g}`" if isinstance(v, float) else f"`{k} = {v}`"
+                            for k, v in s.counterexample.items()
+                        )
                 out.append(f"| {s.line} | {_cell(shown)} | {verdict} | {_cell(why)} |")
             st = r.statement
             out += ["", f"Statement (first {st['relation']} last): {st['status']}, {prose(st['how'], style)}.", ""]

@@ -18,8 +18,16 @@ from __future__ import annotations
 import re
 
 from mathcheck.outcome import status
-from mathcheck.render.markdown import (chain, claim_body, given, mutants, numeric_evidence, prose,
-                                       seed_wording, symbolic_summary)
+from mathcheck.render.markdown import (
+    chain,
+    claim_body,
+    given,
+    mutants,
+    numeric_evidence,
+    prose,
+    seed_wording,
+    symbolic_summary,
+)
 from mathcheck.render.tex import REL, mark, math
 
 TYPES = (("mathcheck.claim", "Claim"), ("mathcheck.verdict", "ClaimVerdict"), ("mathcheck.verdict", "RefuteVerdict"))
@@ -67,13 +75,22 @@ def register(shell=None) -> bool:
 
 
 def notebook_claim(claim) -> str:
-    return "\n".join([f"### {claim.source.section} · {prose(claim.title, 'jupyter')}", "", f"`{claim.id}`", ""]
-                     + claim_body(claim, "jupyter") + mutants(claim, None, "jupyter") + seed_wording(claim, "jupyter"))
+    return "\n".join(
+        [f"### {claim.source.section} · {prose(claim.title, 'jupyter')}", "", f"`{claim.id}`", ""]
+        + claim_body(claim, "jupyter")
+        + mutants(claim, None, "jupyter")
+        + seed_wording(claim, "jupyter")
+    )
 
 
 def notebook_verdict(v) -> str:
     c = v.claim
-    out = [f"### {c.source.section} · {prose(c.title, 'jupyter')}", "", f"`{c.id}` — **{status(v.status).mark} {v.status}**", ""]
+    out = [
+        f"### {c.source.section} · {prose(c.title, 'jupyter')}",
+        "",
+        f"`{c.id}` — **{status(v.status).mark} {v.status}**",
+        "",
+    ]
     if v.error:
         return "\n".join(out + [f"**Building the claim failed:** {v.error}"])
     out += [f"Symbolic: {symbolic_summary(v.symbolic)}.", ""]
@@ -114,4 +131,3 @@ def mathjax_verdict(v) -> str:
         return f"$${head}$$"
     body = mathjax_claim(v.claim)
     return f"$${head}$$\n" + body
-

@@ -50,13 +50,20 @@ def draw(plot, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     try:
         if plot.kind == "heatmap":
-            (_, rows, _), = plot.series
+            ((_, rows, _),) = plot.series
             image = ax.imshow(rows, aspect="auto", origin="lower", cmap="RdBu_r", interpolation="nearest")
             fig.colorbar(image, ax=ax)
         else:
             for n, (name, xs, ys) in enumerate(plot.series):  # styles differ: equal curves stay visible
-                ax.plot(xs, ys, label=label(name), linestyle=STYLES[n % len(STYLES)], linewidth=2.2 - 0.4 * (n % 3),
-                        marker="o" if len(xs) <= 30 else None, markersize=3)
+                ax.plot(
+                    xs,
+                    ys,
+                    label=label(name),
+                    linestyle=STYLES[n % len(STYLES)],
+                    linewidth=2.2 - 0.4 * (n % 3),
+                    marker="o" if len(xs) <= 30 else None,
+                    markersize=3,
+                )
             if len(plot.series) > 1:
                 ax.legend(fontsize="small")
             ax.grid(True, alpha=0.3)
@@ -70,8 +77,9 @@ def draw(plot, path: Path) -> Path:
         fig.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        metadata = {"Software": None} if path.suffix == ".png" else {"Creator": None, "Producer": None,
-                                                                     "CreationDate": None}
+        metadata = (
+            {"Software": None} if path.suffix == ".png" else {"Creator": None, "Producer": None, "CreationDate": None}
+        )
         fig.savefig(path, dpi=110, metadata=metadata)
     finally:
         plt.close(fig)

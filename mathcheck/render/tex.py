@@ -20,55 +20,157 @@ import unicodedata
 from mathcheck import relations
 
 REL = {r.op: r.tex for r in relations.TABLE}  # mathcheck.relations: the one table
+
+
 def mark(word: str) -> str:
     """A status word's mark in TeX (:class:`mathcheck.outcome.Status`): ``\\checkmark``, ``\\times``, ..."""
     from mathcheck.outcome import status
 
     return status(word).tex
 
+
 # "_", "^" and "~" outside math (code such as F.kl_div) take cmtt's ASCII glyphs: OT1's \_ is a rule
 # and \^{} an accent, which a PDF's text layer turns into a space and "ˆ"
-_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-            "%": r"\%", "_": r"{\ttfamily\char95}", "^": r"{\ttfamily\char94}", "~": r"{\ttfamily\char126}",
-            "<": r"\ensuremath{<}", ">": r"\ensuremath{>}",
-            "|": r"\ensuremath{|}"}
-_UNICODE = {
-    "−": "-", "–": "--", "—": "---", "…": r"\dots{}", "“": "``", "”": "''", "‘": "`", "’": "'",
-    "§": r"\S{}", "·": r"\ensuremath{\cdot}", "×": r"\ensuremath{\times}", "÷": r"\ensuremath{\div}",
-    "≥": r"\ensuremath{\geq}", "≤": r"\ensuremath{\leq}", "≠": r"\ensuremath{\neq}", "≈": r"\ensuremath{\approx}",
-    "≡": r"\ensuremath{\equiv}", "∝": r"\ensuremath{\propto}", "→": r"\ensuremath{\to}", "←": r"\ensuremath{\leftarrow}",
-    "⇒": r"\ensuremath{\Rightarrow}", "⇔": r"\ensuremath{\Leftrightarrow}", "↦": r"\ensuremath{\mapsto}",
-    "∈": r"\ensuremath{\in}", "∉": r"\ensuremath{\notin}", "⊂": r"\ensuremath{\subset}", "⊆": r"\ensuremath{\subseteq}",
-    "∞": r"\ensuremath{\infty}", "∂": r"\ensuremath{\partial}", "∇": r"\ensuremath{\nabla}", "∑": r"\ensuremath{\sum}",
-    "∏": r"\ensuremath{\prod}", "√": r"\ensuremath{\surd}", "∫": r"\ensuremath{\int}", "±": r"\ensuremath{\pm}",
-    "‖": r"\ensuremath{\|}", "∣": r"\ensuremath{\mid}", "⊙": r"\ensuremath{\odot}", "⊗": r"\ensuremath{\otimes}",
-    "⊕": r"\ensuremath{\oplus}", "∘": r"\ensuremath{\circ}", "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}",
-    "∧": r"\ensuremath{\wedge}", "∨": r"\ensuremath{\vee}", "¬": r"\ensuremath{\neg}", "∅": r"\ensuremath{\emptyset}",
-    "ℝ": r"\ensuremath{\mathbb{R}}", "ℕ": r"\ensuremath{\mathbb{N}}", "ℤ": r"\ensuremath{\mathbb{Z}}",
-    "𝔼": r"\ensuremath{\mathbb{E}}", "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}",
-    "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}", "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}",
-    "°": r"\ensuremath{^\circ}", "′": r"\ensuremath{'}", "″": r"\ensuremath{''}", "½": r"\ensuremath{\tfrac12}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
-    "∼": r"\ensuremath{\sim}", "≃": r"\ensuremath{\simeq}", "⊤": r"\ensuremath{\top}", "⊥": r"\ensuremath{\perp}",
-    "ℓ": r"\ensuremath{\ell}", "ℒ": r"\ensuremath{\mathcal{L}}", "⋅": r"\ensuremath{\cdot}",
-    "∗": r"\ensuremath{\ast}", "≔": r"\ensuremath{:=}", "∩": r"\ensuremath{\cap}", "∪": r"\ensuremath{\cup}",
-    "↔": r"\ensuremath{\leftrightarrow}", "⟹": r"\ensuremath{\Longrightarrow}", "✓": r"\ensuremath{\checkmark}",
-    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "≅": r"\ensuremath{\cong}",
-    "∓": r"\ensuremath{\mp}", "∖": r"\ensuremath{\setminus}", "⊇": r"\ensuremath{\supseteq}",
-    "⊃": r"\ensuremath{\supset}", "≜": r"\ensuremath{\triangleq}", "⟂": r"\ensuremath{\perp}",
-    "ᵀ": r"\ensuremath{^{\top}}", "✔": r"\ensuremath{\checkmark}", "✘": r"\ensuremath{\times}",
-    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,",
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": r"{\ttfamily\char95}",
+    "^": r"{\ttfamily\char94}",
+    "~": r"{\ttfamily\char126}",
+    "<": r"\ensuremath{<}",
+    ">": r"\ensuremath{>}",
+    "|": r"\ensuremath{|}",
 }
-_COMBINING = {"\u0300": r"\grave", "\u0301": r"\acute", "\u0302": r"\hat", "\u0303": r"\tilde",
-              "\u0304": r"\bar", "\u0305": r"\overline", "\u0307": r"\dot", "\u0308": r"\ddot",
-              "\u20d7": r"\vec"}
-_VARIANTS = {"ϵ": r"\epsilon", "ε": r"\varepsilon", "ϕ": r"\phi", "φ": r"\varphi", "ϑ": r"\vartheta",
-             "ς": r"\varsigma", "ϱ": r"\varrho"}
+_UNICODE = {
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "…": r"\dots{}",
+    "“": "``",
+    "”": "''",
+    "‘": "`",
+    "’": "'",
+    "§": r"\S{}",
+    "·": r"\ensuremath{\cdot}",
+    "×": r"\ensuremath{\times}",
+    "÷": r"\ensuremath{\div}",
+    "≥": r"\ensuremath{\geq}",
+    "≤": r"\ensuremath{\leq}",
+    "≠": r"\ensuremath{\neq}",
+    "≈": r"\ensuremath{\approx}",
+    "≡": r"\ensuremath{\equiv}",
+    "∝": r"\ensuremath{\propto}",
+    "→": r"\ensuremath{\to}",
+    "←": r"\ensuremath{\leftarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "⇔": r"\ensuremath{\Leftrightarrow}",
+    "↦": r"\ensuremath{\mapsto}",
+    "∈": r"\ensuremath{\in}",
+    "∉": r"\ensuremath{\notin}",
+    "⊂": r"\ensuremath{\subset}",
+    "⊆": r"\ensuremath{\subseteq}",
+    "∞": r"\ensuremath{\infty}",
+    "∂": r"\ensuremath{\partial}",
+    "∇": r"\ensuremath{\nabla}",
+    "∑": r"\ensuremath{\sum}",
+    "∏": r"\ensuremath{\prod}",
+    "√": r"\ensuremath{\surd}",
+    "∫": r"\ensuremath{\int}",
+    "±": r"\ensuremath{\pm}",
+    "‖": r"\ensuremath{\|}",
+    "∣": r"\ensuremath{\mid}",
+    "⊙": r"\ensuremath{\odot}",
+    "⊗": r"\ensuremath{\otimes}",
+    "⊕": r"\ensuremath{\oplus}",
+    "∘": r"\ensuremath{\circ}",
+    "∀": r"\ensuremath{\forall}",
+    "∃": r"\ensuremath{\exists}",
+    "∧": r"\ensuremath{\wedge}",
+    "∨": r"\ensuremath{\vee}",
+    "¬": r"\ensuremath{\neg}",
+    "∅": r"\ensuremath{\emptyset}",
+    "ℝ": r"\ensuremath{\mathbb{R}}",
+    "ℕ": r"\ensuremath{\mathbb{N}}",
+    "ℤ": r"\ensuremath{\mathbb{Z}}",
+    "𝔼": r"\ensuremath{\mathbb{E}}",
+    "⟨": r"\ensuremath{\langle}",
+    "⟩": r"\ensuremath{\rangle}",
+    "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}",
+    "⌊": r"\ensuremath{\lfloor}",
+    "⌋": r"\ensuremath{\rfloor}",
+    "°": r"\ensuremath{^\circ}",
+    "′": r"\ensuremath{'}",
+    "″": r"\ensuremath{''}",
+    "½": r"\ensuremath{\tfrac12}",
+    "≪": r"\ensuremath{\ll}",
+    "≫": r"\ensuremath{\gg}",
+    "∼": r"\ensuremath{\sim}",
+    "≃": r"\ensuremath{\simeq}",
+    "⊤": r"\ensuremath{\top}",
+    "⊥": r"\ensuremath{\perp}",
+    "ℓ": r"\ensuremath{\ell}",
+    "ℒ": r"\ensuremath{\mathcal{L}}",
+    "⋅": r"\ensuremath{\cdot}",
+    "∗": r"\ensuremath{\ast}",
+    "≔": r"\ensuremath{:=}",
+    "∩": r"\ensuremath{\cap}",
+    "∪": r"\ensuremath{\cup}",
+    "↔": r"\ensuremath{\leftrightarrow}",
+    "⟹": r"\ensuremath{\Longrightarrow}",
+    "✓": r"\ensuremath{\checkmark}",
+    "≲": r"\ensuremath{\lesssim}",
+    "≳": r"\ensuremath{\gtrsim}",
+    "≅": r"\ensuremath{\cong}",
+    "∓": r"\ensuremath{\mp}",
+    "∖": r"\ensuremath{\setminus}",
+    "⊇": r"\ensuremath{\supseteq}",
+    "⊃": r"\ensuremath{\supset}",
+    "≜": r"\ensuremath{\triangleq}",
+    "⟂": r"\ensuremath{\perp}",
+    "ᵀ": r"\ensuremath{^{\top}}",
+    "✔": r"\ensuremath{\checkmark}",
+    "✘": r"\ensuremath{\times}",
+    "\u00a0": "~",
+    "\u2009": r"\,",
+    "\u202f": r"\,",
+}
+_COMBINING = {
+    "\u0300": r"\grave",
+    "\u0301": r"\acute",
+    "\u0302": r"\hat",
+    "\u0303": r"\tilde",
+    "\u0304": r"\bar",
+    "\u0305": r"\overline",
+    "\u0307": r"\dot",
+    "\u0308": r"\ddot",
+    "\u20d7": r"\vec",
+}
+_VARIANTS = {
+    "ϵ": r"\epsilon",
+    "ε": r"\varepsilon",
+    "ϕ": r"\phi",
+    "φ": r"\varphi",
+    "ϑ": r"\vartheta",
+    "ς": r"\varsigma",
+    "ϱ": r"\varrho",
+}
 
 
 def _is_cjk(ch: str) -> bool:
     o = ord(ch)
-    return (0x3000 <= o <= 0x303F or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
-            or 0xF900 <= o <= 0xFAFF or 0xFF00 <= o <= 0xFFEF)
+    return (
+        0x3000 <= o <= 0x303F
+        or 0x3400 <= o <= 0x4DBF
+        or 0x4E00 <= o <= 0x9FFF
+        or 0xF900 <= o <= 0xFAFF
+        or 0xFF00 <= o <= 0xFFEF
+    )
 
 
 def _greek(ch: str) -> str | None:
@@ -81,8 +183,21 @@ def _greek(ch: str) -> str | None:
     word = m.group(2).lower()
     if m.group(1) == "SMALL":
         return "o" if word == "omicron" else "\\" + word
-    latin = {"alpha": "A", "beta": "B", "epsilon": "E", "zeta": "Z", "eta": "H", "iota": "I", "kappa": "K",
-             "mu": "M", "nu": "N", "omicron": "O", "rho": "P", "tau": "T", "chi": "X"}
+    latin = {
+        "alpha": "A",
+        "beta": "B",
+        "epsilon": "E",
+        "zeta": "Z",
+        "eta": "H",
+        "iota": "I",
+        "kappa": "K",
+        "mu": "M",
+        "nu": "N",
+        "omicron": "O",
+        "rho": "P",
+        "tau": "T",
+        "chi": "X",
+    }
     return latin.get(word, "\\" + word.capitalize())
 
 
@@ -144,7 +259,7 @@ def _math_char(ch: str) -> str | None:
         return r"\dots "
     tex = _UNICODE.get(ch)
     if tex and tex.startswith(r"\ensuremath{"):
-        inner = tex[len(r"\ensuremath{"):-1]
+        inner = tex[len(r"\ensuremath{") : -1]
         return inner + " " if inner[-1].isalpha() else inner
     g = _greek(ch)
     if g is not None:
@@ -161,11 +276,34 @@ def _unicode_script(ch: str) -> tuple[str, str] | None:
         return None
     inner = chr(int(m.group(2), 16))
     inner = inner if inner.isascii() and (inner.isalnum() or inner in "+-=()") else _math_char(inner)
-    return (None if inner is None else ("_" if m.group(1) == "sub" else "^", inner.strip()))
+    return None if inner is None else ("_" if m.group(1) == "sub" else "^", inner.strip())
 
 
-_GREEK_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
-                "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"}
+_GREEK_NAMES = {
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+}
 
 
 def _word(w: str) -> str:
@@ -194,7 +332,7 @@ def _arg(s: str, i: int, kind: str) -> tuple[str, int] | None:
         return None
     if s[i] in "{(":
         end = _balanced(s, i)
-        inner = None if end is None else _math_run(s[i + 1:end - 1])
+        inner = None if end is None else _math_run(s[i + 1 : end - 1])
         if inner is None:
             return None
         return (inner if s[i] == "{" or kind == "^" else f"({inner})"), end
@@ -247,7 +385,7 @@ def _math_run(s: str) -> str | None:
             i = m.end()
             continue
         if ch.isascii():
-            if ch in "\\$&#%~\"":
+            if ch in '\\$&#%~"':
                 return None
             out.append(ch)
         else:
@@ -290,8 +428,8 @@ def _is_code(word: str) -> bool:
 def segments(s: str) -> list[tuple[str, str]]:
     """Prose split into ("text", piece) and ("math", LaTeX math without delimiters)::
 
-        >>> segments("q ∈ R^{d_k}, atol 1e-12")
-        [('text', 'q ∈ '), ('math', 'R^{d_{k}}'), ('text', ', atol '), ('math', '10^{-12}')]
+    >>> segments("q ∈ R^{d_k}, atol 1e-12")
+    [('text', 'q ∈ '), ('math', 'R^{d_{k}}'), ('text', ', atol '), ('math', '10^{-12}')]
     """
     if not _MAYBE_MATH.search(s):
         return [("text", s)] if s else []
@@ -318,8 +456,11 @@ def segments(s: str) -> list[tuple[str, str]]:
             continue
         # a letter or number starts math only at the start of a word; ‖ and ∑ anywhere; a bare
         # _ or ^ after a closing bracket: (PX)_a, (0, 1]^n
-        if (boundary if not ch.isascii() and ch not in "‖∑" or ch.isalnum() else
-                ch in "‖∑" or ch in "_^" and i and s[i - 1] in _CLOSERS):
+        if (
+            boundary
+            if not ch.isascii() and ch not in "‖∑" or ch.isalnum()
+            else ch in "‖∑" or ch in "_^" and i and s[i - 1] in _CLOSERS
+        ):
             t = _token(s, i)
             if t is not None:
                 emit("math", t[0])
@@ -341,8 +482,7 @@ def text(s: str) -> str:
 
 
 def _text(s: str) -> str:
-    return "".join(rf"\ensuremath{{{piece}}}" if kind == "math" else _plain(piece)
-                   for kind, piece in segments(s))
+    return "".join(rf"\ensuremath{{{piece}}}" if kind == "math" else _plain(piece) for kind, piece in segments(s))
 
 
 def _plain(s: str) -> str:
@@ -374,6 +514,7 @@ def _plain(s: str) -> str:
 
 
 # --- math ---------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def _printer_class():

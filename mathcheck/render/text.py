@@ -7,6 +7,7 @@ import click
 from mathcheck import relations
 from mathcheck.outcome import status
 
+
 def mark(word: str) -> tuple[str, str | None]:
     """A status word's terminal mark and colour (:class:`mathcheck.outcome.Status`); an unknown word
     is a bug of ours (``KeyError``), never a silent "·"."""
@@ -36,8 +37,9 @@ def _tolerance(n) -> str:
     the worst error as a fraction of its own), fixed, or statistical (the test line says it)."""
     if n.comparisons and n.tolerance.startswith("per entry"):
         worst = max((e / t if t > 0 else (0.0 if e == 0 else float("inf"))) for _, e, t in n.comparisons)
-        return (f", tolerance derived per comparison from {n.dtype} ε (largest {n.atol:.3g}); "
-                f"worst |err|/tol {worst:.2g}")
+        return (
+            f", tolerance derived per comparison from {n.dtype} ε (largest {n.atol:.3g}); worst |err|/tol {worst:.2g}"
+        )
     if n.atol is not None:
         return f", atol={n.atol:g}, rtol={n.rtol:g}"
     return f"; {n.tolerance}" if n.tolerance else ""
@@ -50,10 +52,12 @@ def claim_verdict(v, verbose: bool = False) -> list[str]:
     s, n = v.symbolic, v.numeric
     steps = sum(len(p.steps) - 1 for p in s.parts)
     dim = "general dimension" if s.general else "concrete size (general: false)"
-    lines = [f"{_status(v.status)} {c.id}  {c.source.section}  {c.title}",
-             f"    symbolic: {s.status}, {_n(steps, 'step')} in {_n(len(s.parts), 'part')}, {dim}",
-             f"    numeric:  {n.status} against {n.reference}; {n.trials} trials, "
-             f"max |err| {_err(n.max_abs_err)}" + _tolerance(n)]
+    lines = [
+        f"{_status(v.status)} {c.id}  {c.source.section}  {c.title}",
+        f"    symbolic: {s.status}, {_n(steps, 'step')} in {_n(len(s.parts), 'part')}, {dim}",
+        f"    numeric:  {n.status} against {n.reference}; {n.trials} trials, "
+        f"max |err| {_err(n.max_abs_err)}" + _tolerance(n),
+    ]
     if n.test:
         lines.append(f"    test:     {n.test}")
     if verbose:
@@ -139,8 +143,9 @@ def summary(verdicts, kind: str) -> str:
         counts: dict[str, int] = {}
         for v in verdicts:
             counts[v.status] = counts.get(v.status, 0) + 1
-        return "claims: " + ", ".join(f"{counts[k]} {k}" for k in ("proved", "refuted", "inconclusive", "error")
-                                      if k in counts)
+        return "claims: " + ", ".join(
+            f"{counts[k]} {k}" for k in ("proved", "refuted", "inconclusive", "error") if k in counts
+        )
     mutants = [m for r in verdicts for m in r.mutants]
     refuted = sum(m.status == "refuted" for m in mutants)
     return f"mutants: {refuted} of {len(mutants)} refuted"
@@ -148,12 +153,15 @@ def summary(verdicts, kind: str) -> str:
 
 def claim_description(c) -> list[str]:
     """A claim as text: where it comes from, what it assumes, its steps and its mutants."""
-    lines = [f"{c.id}  {c.source.section}  {c.title}",
-             *([f"  beyond the article; paper: {c.source.paper}"] if c.source.paper else []),
-             f"  seed ({'its pointer to the papers' if c.source.paper else c.source.section}): {c.source.zh}",
-             f"  gloss: {c.source.en}",
-             f"  verdict on the seed's wording: {c.seed_verdict[0]}" + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
-             "  assumptions:"]
+    lines = [
+        f"{c.id}  {c.source.section}  {c.title}",
+        *([f"  beyond the article; paper: {c.source.paper}"] if c.source.paper else []),
+        f"  seed ({'its pointer to the papers' if c.source.paper else c.source.section}): {c.source.zh}",
+        f"  gloss: {c.source.en}",
+        f"  verdict on the seed's wording: {c.seed_verdict[0]}"
+        + (f" — {c.seed_verdict[1]}" if c.seed_verdict[1] else ""),
+        "  assumptions:",
+    ]
     lines += [f"    - {a}" for a in c.assumptions]
     from mathcheck.symbolic.hypotheses import generality, hypotheses, relied_on
 
@@ -221,7 +229,7 @@ def _printer():
             return super().parenthesize(item, level, strict)
 
         def _print_MatrixBase(self, e):
-            rows = ("; ".join(", ".join(self._print(e[r, c]) for c in range(e.cols)) for r in range(e.rows)))
+            rows = "; ".join(", ".join(self._print(e[r, c]) for c in range(e.cols)) for r in range(e.rows))
             return f"[{rows}]"
 
         _print_ImmutableDenseMatrix = _print_MutableDenseMatrix = _print_ImmutableMatrix = _print_MatrixBase
@@ -233,10 +241,20 @@ def _printer():
                 return super()._print_Mul(e)
             # a product built with evaluate=False (a step in the form its author wrote): keep
             # its factors, one fraction bar, and no doubled parentheses
-            den = [a.base if a.exp == -1 else a.base ** -a.exp for a in e.args if a.is_Pow and a.exp.is_negative]
+            den = [a.base if a.exp == -1 else a.base**-a.exp for a in e.args if a.is_Pow and a.exp.is_negative]
             num = [a for a in e.args if not (a.is_Pow and a.exp.is_negative)]
-            join = lambda xs: "*".join(f"({self._print(x)})" if x.is_Add else  # noqa: E731
-                                       self._print(x) if x.is_Mul else self.parenthesize(x, 50) for x in xs) or "1"
+            join = lambda xs: (
+                "*".join(
+                    f"({self._print(x)})"
+                    if x.is_Add
+                    # noqa: E731
+                    else self._print(x)
+                    if x.is_Mul
+                    else self.parenthesize(x, 50)
+                    for x in xs
+                )
+                or "1"
+            )
             out = join(num)
             if den:
                 d = join(den)
@@ -264,8 +282,10 @@ def _printer():
         def _print_Derivative(self, e):
             out = self._print(e.expr)
             out = out if e.expr.is_Atom or e.expr.is_Function else f"({out})"
-            den = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPT) if c != 1 else "")
-                          for v, c in e.variable_count)
+            den = "".join(
+                f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPT) if c != 1 else "")
+                for v, c in e.variable_count
+            )
             order = sum(int(c) for _, c in e.variable_count)
             return f"∂{str(order).translate(_SUPERSCRIPT) if order > 1 else ''}{out}/{den}"
 
@@ -306,6 +326,7 @@ def math(e) -> str:
 
 
 # --- derivation files (mathcheck derive) ---------------------------------------------------------
+
 
 def _point(cex: dict | None, values: dict | None) -> list[str]:
     out = []
@@ -356,8 +377,14 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
         if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
             b = getattr(s, "bound", None)
-            lines.append("         bound: " + (f"within {b['text']} = {b['exact']} ({'relative' if b['relative'] else 'absolute'})"
-                                                if b else "none stated"))
+            lines.append(
+                "         bound: "
+                + (
+                    f"within {b['text']} = {b['exact']} ({'relative' if b['relative'] else 'absolute'})"
+                    if b
+                    else "none stated"
+                )
+            )
     st = r.statement
     if r.status == "definition":  # nothing to check: it says what the name means from here on
         return lines + [f"    {st['how']}, unfolded where it is used later"]
@@ -379,8 +406,10 @@ def derive_summary(report) -> str:
     c = report.counts()
     links = ", ".join(f"{c['links'][k]} {k}" for k in order if c["links"].get(k))
     files = f"{c['files']} file{'s' if c['files'] != 1 else ''}"
-    return (f"links: {links} (of {c['links']['total']}, {c['links']['read']} read, in {files})\n"
-            f"chains: {parts} (of {total}, seed {report.seed})")
+    return (
+        f"links: {links} (of {c['links']['total']}, {c['links']['read']} read, in {files})\n"
+        f"chains: {parts} (of {total}, seed {report.seed})"
+    )
 
 
 class DeriveProgress:
@@ -396,8 +425,7 @@ class DeriveProgress:
         elapsed = self.clock() - self.start
         left = c.to_compute - c.computed
         eta = f", about {elapsed / c.computed * left:.0f} s left" if c.computed and left else ""
-        line = (f"{c.files} files, links {c.done}/{c.links}: {c.proved} proved, {c.refuted} refuted"
-                f"{eta}")
+        line = f"{c.files} files, links {c.done}/{c.links}: {c.proved} proved, {c.refuted} refuted{eta}"
         self.stream.write("\r" + line.ljust(self.width))
         self.stream.flush()
         self.width = len(line)
@@ -411,6 +439,7 @@ class DeriveProgress:
 
 # --- mathcheck check (one identity, and --file) ---------------------------------------------------
 
+
 def check_result(r) -> list[str]:
     """A :class:`~mathcheck.userexpr.relation.CheckResult` as terminal text (the replay line unless proved)."""
     if r.status == "bad-input":
@@ -419,14 +448,18 @@ def check_result(r) -> list[str]:
 
     s, n = r.symbolic, r.numeric
     given = f"  (given {', '.join(r.given)})" if r.given else ""
-    out = [f"{r.status}: {r.lhs} {r.relation} {r.rhs}{given}",
-           f"  symbolic: {s and s.status} ({s.how if s else ''}); difference: {(s and s.difference) or ''}"]
+    out = [
+        f"{r.status}: {r.lhs} {r.relation} {r.rhs}{given}",
+        f"  symbolic: {s and s.status} ({s.how if s else ''}); difference: {(s and s.difference) or ''}",
+    ]
     err = n and n.max_abs_err
     what = "max |lhs − rhs|" if r.relation == "=" else "largest failure"
     evaluator = "float64" if n is None or n.evaluator is None else n.evaluator
-    out.append(f"  numeric:  {n and n.status}; {_n(n.points if n else 0, 'point')} in "
-               f"{evaluator} ({n.skipped if n else 0} undefined skipped), {what} "
-               f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}")
+    out.append(
+        f"  numeric:  {n and n.status}; {_n(n.points if n else 0, 'point')} in "
+        f"{evaluator} ({n.skipped if n else 0} undefined skipped), {what} "
+        f"{'n/a' if err is None else f'{err:.3g}'}, atol={SCREEN_ATOL:g}, rtol={SCREEN_RTOL:g}"
+    )
     if n and n.note:
         out.append(f"            {n.note}")
     if r.counterexample is not None:
@@ -453,15 +486,22 @@ def check_batch(rows, results) -> list[str]:
             where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
             out.append(f"    counterexample: {where}")
     t = totals(results)
-    out.append(f"{_n(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
-               f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input")
+    out.append(
+        f"{_n(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
+        f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input"
+    )
     return out
 
 
 # --- mathcheck conform and mathcheck model ---------------------------------------------------------
 
-LABEL = {"holds": "holds", "fails": "FAILS", "not expected to hold": "not expected to hold",
-         "reported": "reported", "inconclusive": "inconclusive"}
+LABEL = {
+    "holds": "holds",
+    "fails": "FAILS",
+    "not expected to hold": "not expected to hold",
+    "reported": "reported",
+    "inconclusive": "inconclusive",
+}
 UNSTABLE = {"finite-large-logits"}  # fails alone: the formula is right, its evaluation overflows
 
 
@@ -494,8 +534,13 @@ def conform_report(report) -> list[str]:
     wc = max(len(r.claim) for r in report.results)
     for r in report.results:
         head = f"  {LABEL[r.status]:<20}  {r.name:<{wn}}  {r.claim:<{wc}}"
-        if r.status in ("holds", "fails") and r.tolerance is not None and r.max_abs_err is not None \
-                and r.expected == "holds" and (r.tolerance or r.max_abs_err):
+        if (
+            r.status in ("holds", "fails")
+            and r.tolerance is not None
+            and r.max_abs_err is not None
+            and r.expected == "holds"
+            and (r.tolerance or r.max_abs_err)
+        ):
             head += f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}"
         out.append(head.rstrip())
         if r.note:
@@ -509,18 +554,24 @@ def conform_report(report) -> list[str]:
                 out.append(f"      compared: {cx['compared']}")
             if cx.get("entry") is not None:
                 derived, yours = _pair(cx["derived"], cx["user"])
-                out.append(f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {derived}, yours {yours}")
+                out.append(
+                    f"      worst entry {tuple(cx['entry'])} (largest |err|/tol): derived {derived}, yours {yours}"
+                )
             out.append(f"      claim: {r.claim} (mathcheck show {r.claim})")
             out.append(f"      replay: {cx['replay']}")
     n_fail = len(report.failed)
     if report.status == "fails" and set(report.failed) <= UNSTABLE:
-        out.append(f"status: fails (numerically unstable: {', '.join(report.failed)} fails at large logits "
-                   f"while the formula holds at ordinary ones)")
+        out.append(
+            f"status: fails (numerically unstable: {', '.join(report.failed)} fails at large logits "
+            f"while the formula holds at ordinary ones)"
+        )
         return out
-    tail = {"holds": "every expected property holds",
-            "fails": f"{n_fail} propert{'y' if n_fail == 1 else 'ies'} fail{'s' if n_fail == 1 else ''}: "
-                     + ", ".join(report.failed),
-            "inconclusive": "inconclusive: a derived side could not be evaluated"}[report.status]
+    tail = {
+        "holds": "every expected property holds",
+        "fails": f"{n_fail} propert{'y' if n_fail == 1 else 'ies'} fail{'s' if n_fail == 1 else ''}: "
+        + ", ".join(report.failed),
+        "inconclusive": "inconclusive: a derived side could not be evaluated",
+    }[report.status]
     out.append(f"status: {report.status} ({tail})")
     return out
 
@@ -553,32 +604,43 @@ def model_report(report) -> list[str]:
             cx = r.counterexample
             if cx.get("compared"):
                 out.append(f"        compared: {cx['compared']}")
-            out.append(f"        claim: {r.claim} (mathcheck show {r.claim})" if r.claim != "-" else
-                       "        claim: none (an engineering property)")
+            out.append(
+                f"        claim: {r.claim} (mathcheck show {r.claim})"
+                if r.claim != "-"
+                else "        claim: none (an engineering property)"
+            )
             out.append(f"        replay: {cx.get('replay', report.replay)}")
     fails = report.failures()
-    tail = {"holds": "every expected property holds",
-            "fails": f"{len(fails)} failing: " + ", ".join(fails),
-            "inconclusive": "inconclusive: a derived side could not be evaluated"}[report.status]
+    tail = {
+        "holds": "every expected property holds",
+        "fails": f"{len(fails)} failing: " + ", ".join(fails),
+        "inconclusive": "inconclusive: a derived side could not be evaluated",
+    }[report.status]
     out.append(f"status: {report.status} ({tail})")
     return out
 
 
 def _model_detail(r, replay, pad) -> list[str]:
-    out = [f"{pad}{LABEL[r.status]}  {r.name}  {r.claim}" +
-           (f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}" if r.tolerance is not None else "")]
+    out = [
+        f"{pad}{LABEL[r.status]}  {r.name}  {r.claim}"
+        + (f"  max |err| {_g3(r.max_abs_err)}, tolerance {_g3(r.tolerance)}" if r.tolerance is not None else "")
+    ]
     out.append(f"{pad}  property: {r.doc}")
     if r.note:
         out.append(f"{pad}  {r.note}")
     cx = r.counterexample or {}
     if cx.get("sizes"):
-        out.append(f"{pad}  smallest input found: {' '.join(f'{k}={v}' for k, v in cx['sizes'].items())} "
-                   f"({cx.get('values', 'standard normal')} values)")
+        out.append(
+            f"{pad}  smallest input found: {' '.join(f'{k}={v}' for k, v in cx['sizes'].items())} "
+            f"({cx.get('values', 'standard normal')} values)"
+        )
     if cx.get("compared"):
         out.append(f"{pad}  compared: {cx['compared']}")
     if cx.get("entry") is not None:
-        out.append(f"{pad}  first differing entry {tuple(cx['entry'])}: derived {_g3(cx.get('derived'))}, "
-                   f"yours {_g3(cx.get('user'))}")
+        out.append(
+            f"{pad}  first differing entry {tuple(cx['entry'])}: derived {_g3(cx.get('derived'))}, "
+            f"yours {_g3(cx.get('user'))}"
+        )
     if r.claim != "-":
         out.append(f"{pad}  claim: {r.claim} (mathcheck show {r.claim})")
     out.append(f"{pad}  replay: {replay}")

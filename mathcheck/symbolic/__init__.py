@@ -17,5 +17,4 @@ in ``numeric.construct``; ``numeric`` never imports ``symbolic``). See docs/desi
 """
 
 # the public modules, bottom up as listed above
-__all__ = ["context", "decide", "expectation", "hypotheses", "integrals", "signs", "steps", "sums",
-           "rules"]
+__all__ = ["context", "decide", "expectation", "hypotheses", "integrals", "signs", "steps", "sums", "rules"]

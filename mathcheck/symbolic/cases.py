@@ -42,18 +42,19 @@ import itertools
 
 from mathcheck.lazy import sympy as sp
 
-MAX_SPLITS = 4           # sign conditions split on at once (2^4 regions)
-MAX_PEEL = 4             # terms peeled off a sum
+MAX_SPLITS = 4  # sign conditions split on at once (2^4 regions)
+MAX_PEEL = 4  # terms peeled off a sum
 
 
 # --- in elementary form --------------------------------------------------------------------------
 
+
 def piecewise_zero(d) -> bool:
     """``Max``/``Min``/``Abs`` rewritten as a ``Piecewise``, folded and simplified to 0.
 
-        >>> x, y = sp.symbols("x y", real=True)
-        >>> piecewise_zero(sp.Max(x, y) - (x + y + sp.Abs(x - y)) / 2)
-        True
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> piecewise_zero(sp.Max(x, y) - (x + y + sp.Abs(x - y)) / 2)
+    True
     """
     if not d.has(sp.Max, sp.Min, sp.Abs):
         return False
@@ -74,8 +75,7 @@ def special_zero(d) -> bool:
         return False
     e = d.replace(lambda t: isinstance(t, inverse), lambda t: t.rewrite(sp.log))
     e = e.replace(lambda t: isinstance(t, sp.erfc), lambda t: 1 - sp.erf(t.args[0]))
-    e = e.replace(lambda t: isinstance(t, sp.loggamma) and t.args[0].is_positive,
-                  lambda t: sp.log(sp.gamma(t.args[0])))
+    e = e.replace(lambda t: isinstance(t, sp.loggamma) and t.args[0].is_positive, lambda t: sp.log(sp.gamma(t.args[0])))
     e = sp.expand_log(sp.expand_func(e))
     return sp.expand(e) == 0 or sp.simplify(e) == 0
 
@@ -103,6 +103,7 @@ def closed(e, given) -> bool:
 
 # --- case splits --------------------------------------------------------------------------------------
 
+
 def _splits(e) -> list:
     """The distinct sign conditions ``g`` (split as ``g ≥ 0`` / ``g < 0``) of e's piecewise functions."""
     out: list = []
@@ -129,6 +130,7 @@ def _branch(e, signs: dict):
     """``e`` with each ``Max``/``Min``/``Abs`` replaced by its branch where each g has the given sign
     (``signs[g]``: +1 for g ≥ 0, −1 for g < 0). A condition met as −g reads as g ≤ 0; at g = 0 both
     branches agree (Max(a, a) = a, |0| = −0), so the boundary needs no region of its own."""
+
     def sign_of(g):
         g = sp.expand(g)
         if g in signs:
@@ -218,6 +220,7 @@ def _facts(given) -> list:
 
 def _heaviside(e, signs: dict):
     """Heaviside(g) by the region: 1 where g > 0, 0 where g < 0, SymPy's H(0) = 1/2 where g = 0."""
+
     def pick(h):
         g = sp.expand(h.args[0])
         s = signs.get(g, None)
@@ -227,6 +230,7 @@ def _heaviside(e, signs: dict):
             return h
         at0 = h.args[1] if len(h.args) > 1 else sp.Rational(1, 2)  # SymPy's H(0), 1/2 unless given
         return sp.Integer(1) if s > 0 else sp.Integer(0) if s < 0 else at0
+
     return e.replace(lambda t: isinstance(t, sp.Heaviside), pick)
 
 
@@ -291,19 +295,21 @@ def by_cases(L, R, relation: str, given=()) -> str | None:
 
 # --- peeling sums and products ------------------------------------------------------------------
 
+
 def _key(s):
     """A sum's summand with its index renamed to one fixed name, to group sums over the same terms
     (``k__`` has a double underscore, which the parser refuses in a user's name)."""
-    (k, _a, _b), = s.limits
+    ((k, _a, _b),) = s.limits
     return type(s), s.function.xreplace({k: sp.Symbol("k__", integer=True)})
 
 
 def _rewrite(s, lo, hi):
     """``s`` over (lo, hi) written as that range plus/times the terms outside it."""
-    (k, a, b), = s.limits
+    ((k, a, b),) = s.limits
     core = type(s)(s.function, (k, lo, hi))
-    terms = [s.function.xreplace({k: t}) for t in _between(hi, b)] + \
-            [s.function.xreplace({k: t}) for t in _between_low(a, lo)]
+    terms = [s.function.xreplace({k: t}) for t in _between(hi, b)] + [
+        s.function.xreplace({k: t}) for t in _between_low(a, lo)
+    ]
     if isinstance(s, sp.Product):
         return sp.Mul(core, *terms)
     return sp.Add(core, *terms)
@@ -353,6 +359,7 @@ def peel(e) -> sp.Basic | None:
 
 # --- closed forms with side conditions -----------------------------------------------------------
 
+
 def _contradicted(cond, given) -> bool:
     """Whether a hypothesis rules out ``cond`` (an ``Eq(u, v)`` against ``u ≠ v``, ``u > v`` ...)."""
     if not isinstance(cond, sp.Eq):
@@ -369,8 +376,7 @@ def _contradicted(cond, given) -> bool:
     # answer) breaks a hypothesis there
     for sym in sorted(d.free_symbols, key=str):
         sols = sp.solveset(d, sym, domain=sp.S.Reals)
-        if isinstance(sols, sp.FiniteSet) and all(
-                any(g.xreplace({sym: v}) is sp.false for g in given) for v in sols):
+        if isinstance(sols, sp.FiniteSet) and all(any(g.xreplace({sym: v}) is sp.false for g in given) for v in sols):
             return True
     return False
 

@@ -68,8 +68,8 @@ class Decision:
         return f"Decision({self.value}, {self.how!r})"
 
 
-
 # --- the strategy table -------------------------------------------------------------------------
+
 
 class Strategy(Enum):
     """A rewriting the zero test tries on a difference; its value is the ``how`` a Decision prints."""
@@ -98,6 +98,7 @@ def _on_summands(fn):
         e = combine_sums(e)
         e = e.replace(lambda x: isinstance(x, sp.Sum), lambda x: sp.Sum(fn(x.function), *x.limits))
         return fn(e.doit())
+
     return strategy
 
 
@@ -132,8 +133,10 @@ _CHEAP = (Strategy.STRUCTURAL, Strategy.EXPAND)
 _TARGETED = (  # (does e call for them, the strategies), in this order
     (lambda e: e.has(sp.sin, sp.cos, sp.tan), (Strategy.TRIG,)),
     (lambda e: e.has(sp.log), (Strategy.EXPAND_LOG,)),
-    (lambda e: e.has(sp.KroneckerDelta) or e.has(sp.Sum),
-     (Strategy.COLLAPSE_DELTAS, Strategy.DELTA_SUBSTITUTION, Strategy.SUMS_NORMALISED)),
+    (
+        lambda e: e.has(sp.KroneckerDelta) or e.has(sp.Sum),
+        (Strategy.COLLAPSE_DELTAS, Strategy.DELTA_SUBSTITUTION, Strategy.SUMS_NORMALISED),
+    ),
 )
 _AFTER_HYPOTHESES = (Strategy.EXPAND, Strategy.DOIT_EXPAND, Strategy.TOGETHER_CANCEL, Strategy.SUMS_NORMALISED)
 
@@ -160,12 +163,14 @@ def plan(e, hypotheses: tuple = ()) -> list[tuple[str, Callable | None]]:
     out += [(s.value, REWRITE[s]) for s in Strategy if s not in chosen]
     rewritten = use_hypotheses(e, hypotheses)
     if rewritten is not None:
-        out += [(s.value + USING_HYPOTHESES, (lambda e, r, fn=REWRITE[s], x=rewritten: fn(x, r)))
-                for s in _AFTER_HYPOTHESES]
+        out += [
+            (s.value + USING_HYPOTHESES, (lambda e, r, fn=REWRITE[s], x=rewritten: fn(x, r))) for s in _AFTER_HYPOTHESES
+        ]
     return out + [(SIMPLIFY, lambda e, r: sp.simplify(e)), (PROVED_BY, None)]
 
 
 # --- the provers: strategies that decide the relation themselves ---------------------------------
+
 
 @dataclass(frozen=True)
 class Prover:
@@ -192,24 +197,49 @@ _PIECEWISE = (sp.Max, sp.Min, sp.Abs, sp.Heaviside)
 #: rules in :func:`sign_test` (symbolic/cases.py has their code). A new proving strategy is one
 #: entry here (or, for a rewriting, a ``Strategy`` member with its ``REWRITE`` entry).
 PROVERS: list[Prover] = [
-    Prover("piecewise (Max/Min/Abs by cases)", ("=",), lambda e, h: e.has(sp.Max, sp.Min, sp.Abs),
-           lambda e, rel, h: cases.piecewise_zero(e)),
-    Prover("special functions in elementary form", ("=",),
-           lambda e, h: e.has(sp.asinh, sp.acosh, sp.atanh, sp.erfc, sp.loggamma, sp.gamma),
-           lambda e, rel, h: cases.special_zero(e)),
-    Prover("case split", ("=", ">="), lambda e, h: e.has(*_PIECEWISE),
-           lambda e, rel, h: cases.by_cases(e, sp.Integer(0), rel, h), share=0.5),
-    Prover("the given equations substituted", ("=",), lambda e, h: any(isinstance(g, sp.Equality) for g in h),
-           lambda e, rel, h: cases.given_substituted(e, h), share=0.3),
-    Prover("sums peeled to a common range (Karr's convention)", ("=",), lambda e, h: e.has(sp.Sum, sp.Product),
-           lambda e, rel, h: cases.peeled(e), share=0.5),
-    Prover("closed form under the hypotheses", ("=",), lambda e, h: e.has(sp.Sum, sp.Product),
-           lambda e, rel, h: cases.closed(e, h)),
+    Prover(
+        "piecewise (Max/Min/Abs by cases)",
+        ("=",),
+        lambda e, h: e.has(sp.Max, sp.Min, sp.Abs),
+        lambda e, rel, h: cases.piecewise_zero(e),
+    ),
+    Prover(
+        "special functions in elementary form",
+        ("=",),
+        lambda e, h: e.has(sp.asinh, sp.acosh, sp.atanh, sp.erfc, sp.loggamma, sp.gamma),
+        lambda e, rel, h: cases.special_zero(e),
+    ),
+    Prover(
+        "case split",
+        ("=", ">="),
+        lambda e, h: e.has(*_PIECEWISE),
+        lambda e, rel, h: cases.by_cases(e, sp.Integer(0), rel, h),
+        share=0.5,
+    ),
+    Prover(
+        "the given equations substituted",
+        ("=",),
+        lambda e, h: any(isinstance(g, sp.Equality) for g in h),
+        lambda e, rel, h: cases.given_substituted(e, h),
+        share=0.3,
+    ),
+    Prover(
+        "sums peeled to a common range (Karr's convention)",
+        ("=",),
+        lambda e, h: e.has(sp.Sum, sp.Product),
+        lambda e, rel, h: cases.peeled(e),
+        share=0.5,
+    ),
+    Prover(
+        "closed form under the hypotheses",
+        ("=",),
+        lambda e, h: e.has(sp.Sum, sp.Product),
+        lambda e, rel, h: cases.closed(e, h),
+    ),
 ]
 
 
-def by_provers(e, rel: str = "=", hypotheses: tuple = (), seconds: float = DEFAULT_STEP_S,
-               provers=None) -> Decision:
+def by_provers(e, rel: str = "=", hypotheses: tuple = (), seconds: float = DEFAULT_STEP_S, provers=None) -> Decision:
     """``e = 0`` (``rel`` "=") or ``e ≥ 0`` (">=") shown by the first of ``provers`` (default
     :data:`PROVERS`) that applies and succeeds, each within its ``share`` of the time left: True, or
     None (a prover never refutes). A SymPy exception makes that prover undecided (in ``notes``)."""
@@ -231,10 +261,12 @@ def by_provers(e, rel: str = "=", hypotheses: tuple = (), seconds: float = DEFAU
             continue
         timed_out |= not ok
         if ok and how:
-            return Decision(True, how if isinstance(how, str) else p.name,
-                            seconds=time.perf_counter() - start, notes=tuple(notes))
-    return Decision(None, "no prover showed it", seconds=time.perf_counter() - start,
-                    timed_out=timed_out, notes=tuple(notes))
+            return Decision(
+                True, how if isinstance(how, str) else p.name, seconds=time.perf_counter() - start, notes=tuple(notes)
+            )
+    return Decision(
+        None, "no prover showed it", seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes)
+    )
 
 
 def use_hypotheses(e, hypotheses: tuple) -> sp.Basic | None:
@@ -252,10 +284,12 @@ def use_hypotheses(e, hypotheses: tuple) -> sp.Basic | None:
                 lhs, rhs = rhs, lhs
             if not lhs.is_number:
                 out = out.xreplace({lhs: rhs})
-        elif isinstance(h, (sp.StrictGreaterThan, sp.GreaterThan)) and h.rhs == 0 \
-                and not isinstance(h.lhs, (sp.Symbol, sp.Indexed)):
-            w = sp.Dummy("w", positive=True) if isinstance(h, sp.StrictGreaterThan) else \
-                sp.Dummy("w", nonnegative=True)
+        elif (
+            isinstance(h, (sp.StrictGreaterThan, sp.GreaterThan))
+            and h.rhs == 0
+            and not isinstance(h.lhs, (sp.Symbol, sp.Indexed))
+        ):
+            w = sp.Dummy("w", positive=True) if isinstance(h, sp.StrictGreaterThan) else sp.Dummy("w", nonnegative=True)
             out = out.xreplace({canonical_sums(h.lhs): w})
     return None if out == canonical_sums(e) else out
 
@@ -294,7 +328,9 @@ def _nonzero(v: float, scale: float) -> bool:
     return abs(v) > STEP_REL * scale
 
 
-def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero) -> tuple[tuple[str, str], ...] | None:
+def find_counterexample(
+    e, ctx: Context = Context(), tries: int = 8, seed: int = 0, bad=_nonzero
+) -> tuple[tuple[str, str], ...] | None:
     """A point where ``bad(value, scale)`` holds beyond doubt (evaluated to ``numeric.PRECISION_DIGITS``
     = 50 digits), or None. The point is the numeric kernel's constructive draw.
 
@@ -312,8 +348,14 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
             v = sp.N(entry, PRECISION_DIGITS)
             if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
                 continue
-            scale = max([1.0] + [abs(complex(sp.N(t, 20))) for t in sp.Add.make_args(entry)
-                                 if sp.N(t, 20).is_number and sp.N(t, 20).is_finite])
+            scale = max(
+                [1.0]
+                + [
+                    abs(complex(sp.N(t, 20)))
+                    for t in sp.Add.make_args(entry)
+                    if sp.N(t, 20).is_number and sp.N(t, 20).is_finite
+                ]
+            )
             z = complex(v)
             if bad is _nonzero:
                 value = abs(z)
@@ -333,8 +375,10 @@ def find_counterexample(e, ctx: Context = Context(), tries: int = 8, seed: int =
 
 # --- the zero test ------------------------------------------------------------------------------
 
-def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
-              total_s: float = DEFAULT_STEP_S) -> Decision:
+
+def zero_test(
+    e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S, total_s: float = DEFAULT_STEP_S
+) -> Decision:
     """Decide whether ``e`` is identically zero under the symbols' assumptions and ``ctx``."""
     start = time.perf_counter()
     timed_out = False
@@ -356,8 +400,9 @@ def zero_test(e, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
         return ok, value
 
     if isinstance(e, sp.MatrixBase) or getattr(e, "is_Matrix", False):
-        return _matrix_zero_test(sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e,
-                                 ctx, attempt_s, total_s)
+        return _matrix_zero_test(
+            sp.Matrix(e.doit()) if not isinstance(e, sp.MatrixBase) else e, ctx, attempt_s, total_s
+        )
     rng = index_ranges(ctx)
     notes: list[str] = []
     for name, strategy in plan(e, ctx.given):
@@ -397,6 +442,7 @@ def _raised(name: str, exc: BaseException) -> str:
 
 # --- the sign test (for ≥ and > links) ------------------------------------------------------------
 
+
 class SignForm(Enum):
     """A form of ``e`` the sign rules are tried on; its value is the ``how`` a Decision prints."""
 
@@ -416,8 +462,13 @@ FORM: dict[SignForm, Callable] = {
 }
 
 
-def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: float = DEFAULT_ATTEMPT_S,
-              total_s: float = DEFAULT_STEP_S) -> Decision:
+def sign_test(
+    e,
+    ctx: Context = Context(),
+    strict: bool = False,
+    attempt_s: float = DEFAULT_ATTEMPT_S,
+    total_s: float = DEFAULT_STEP_S,
+) -> Decision:
     """Decide ``e ≥ 0`` (``e > 0`` if ``strict``): True (shown), False (a point where it fails), None."""
     start = time.perf_counter()
     timed_out = False
@@ -481,8 +532,9 @@ def sign_test(e, ctx: Context = Context(), strict: bool = False, attempt_s: floa
     return Decision(None, why, seconds=time.perf_counter() - start, timed_out=timed_out, notes=tuple(notes))
 
 
-def relation_test(lhs, rhs, rel: str, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
-                  total_s: float = DEFAULT_STEP_S) -> Decision:
+def relation_test(
+    lhs, rhs, rel: str, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S, total_s: float = DEFAULT_STEP_S
+) -> Decision:
     """Decide ``lhs REL rhs`` for REL in ``= >= > <= <``."""
     if rel == "=":
         return zero_test(difference(lhs, rhs), ctx, attempt_s, total_s)
@@ -498,18 +550,25 @@ def _matrix_zero_test(m, ctx, attempt_s, total_s) -> Decision:
         d = zero_test(x, ctx, attempt_s, max(total_s - (time.perf_counter() - start), 0.0))
         if d.value is False:
             r, c = divmod(i, m.cols)
-            return Decision(False, f"counterexample (entry {r},{c})", d.counterexample,
-                            time.perf_counter() - start)
+            return Decision(False, f"counterexample (entry {r},{c})", d.counterexample, time.perf_counter() - start)
         decisions.append(d)
     if all(d.value for d in decisions):
         hows = sorted({d.how for d in decisions})
         return Decision(True, "entrywise: " + ", ".join(hows), seconds=time.perf_counter() - start)
-    return Decision(None, "some entries undecided", seconds=time.perf_counter() - start,
-                    timed_out=any(d.timed_out for d in decisions))
+    return Decision(
+        None,
+        "some entries undecided",
+        seconds=time.perf_counter() - start,
+        timed_out=any(d.timed_out for d in decisions),
+    )
 
 
 def difference(a, b) -> sp.Expr | sp.Matrix:
-    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase) \
-            or getattr(a, "is_Matrix", False) or getattr(b, "is_Matrix", False):
+    if (
+        isinstance(a, sp.MatrixBase)
+        or isinstance(b, sp.MatrixBase)
+        or getattr(a, "is_Matrix", False)
+        or getattr(b, "is_Matrix", False)
+    ):
         return sp.Matrix(sp.Matrix(a.doit()) - sp.Matrix(b.doit()))
     return a - b

@@ -73,6 +73,7 @@ def random_atoms(e: sp.Expr, facts: Facts) -> set:
 
 # --- the raw moments of the named distributions -------------------------------------------------------
 
+
 def raw_moment(family: str, params: tuple, k: int) -> sp.Expr:
     r"""``E[X^k]`` for ``X`` of a named family, in closed form.
 
@@ -88,8 +89,9 @@ def raw_moment(family: str, params: tuple, k: int) -> sp.Expr:
         return params[0]
     if family == "Normal":
         mu, var = params
-        return sp.Add(*[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * var ** j * sp.factorial2(2 * j - 1)
-                        for j in range(k // 2 + 1)])
+        return sp.Add(
+            *[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * var**j * sp.factorial2(2 * j - 1) for j in range(k // 2 + 1)]
+        )
     if family == "Uniform":
         a, b = params
         return sp.cancel((b ** (k + 1) - a ** (k + 1)) / ((k + 1) * (b - a)))
@@ -97,16 +99,18 @@ def raw_moment(family: str, params: tuple, k: int) -> sp.Expr:
         return sp.factorial(k) / params[0] ** k
     if family == "Laplace":
         mu, b = params
-        return sp.Add(*[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * sp.factorial(2 * j) * b ** (2 * j)
-                        for j in range(k // 2 + 1)])
+        return sp.Add(
+            *[sp.binomial(k, 2 * j) * mu ** (k - 2 * j) * sp.factorial(2 * j) * b ** (2 * j) for j in range(k // 2 + 1)]
+        )
     if family == "Categorical":
         p, K = params
         j = sp.Dummy("j", integer=True, positive=True)
-        return sp.Sum(j ** k * p[j], (j, 1, K))
+        return sp.Sum(j**k * p[j], (j, 1, K))
     raise Unsupported(f"no moments for the family {family}")
 
 
 # --- lowering -----------------------------------------------------------------------------------------
+
 
 @dataclass
 class Lowering:
@@ -122,8 +126,11 @@ class Lowering:
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
         e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
         while True:  # innermost expectation first: an inner E is a constant to the outer one
-            inner = [x for x in sp.preorder_traversal(e) if is_head(x, "E") and not any(
-                is_head(y, "E") for y in sp.preorder_traversal(x.args[0]))]
+            inner = [
+                x
+                for x in sp.preorder_traversal(e)
+                if is_head(x, "E") and not any(is_head(y, "E") for y in sp.preorder_traversal(x.args[0]))
+            ]
             if not inner:
                 return e
             e = e.xreplace({x: self.expect(x.args[0]) for x in inner})
@@ -135,16 +142,19 @@ class Lowering:
 
         P, Q = (family_of(a) for a in x.args)
         if P is None or Q is None:
-            raise Unsupported(f"{sp.sstr(x)}: KL is read between two named distributions, e.g. "
-                              f"KL(Normal(m1, v1), Normal(m2, v2))")
+            raise Unsupported(
+                f"{sp.sstr(x)}: KL is read between two named distributions, e.g. KL(Normal(m1, v1), Normal(m2, v2))"
+            )
         for fam, params in (P, Q):
             scale = params[-1]
             if fam not in ("Normal", "Exponential"):
                 raise Unsupported(f"KL with {fam}: only Normal and Exponential have their log-density here")
             if scale.is_positive is not True:
-                raise Unsupported(f"{fam}{params}: its {'variance' if fam == 'Normal' else 'rate'} "
-                                  f"{sp.sstr(scale)} is not known to be positive; assume it (e.g. "
-                                  f"assume: sigma=positive)")
+                raise Unsupported(
+                    f"{fam}{params}: its {'variance' if fam == 'Normal' else 'rate'} "
+                    f"{sp.sstr(scale)} is not known to be positive; assume it (e.g. "
+                    f"assume: sigma=positive)"
+                )
         t = sp.Dummy("x", real=True)
         g = sp.expand(sp.expand_log(log_density(*P, t) - log_density(*Q, t), force=False))
         poly = sp.Poly(g, t)
@@ -157,7 +167,7 @@ class Lowering:
     def _var(self, x):
         self.note("definition of variance: Var(A) = E[A²] − E[A]²")
         a = x.args[0]
-        return E(a ** 2) - E(a) ** 2
+        return E(a**2) - E(a) ** 2
 
     def _cov(self, x):
         self.note("definition of covariance: Cov(A, B) = E[AB] − E[A]E[B]")
@@ -180,7 +190,7 @@ class Lowering:
     def _term(self, t):
         if isinstance(t, sp.Sum):
             for _, a, b in t.limits:
-                if not (getattr(a, 'is_integer', False) and getattr(b, 'is_integer', False)):
+                if not (getattr(a, "is_integer", False) and getattr(b, "is_integer", False)):
                     raise Unsupported(f"E over {sp.sstr(t)}: a sum's bounds must be integers (a finite sum)")
             self.note("linearity of expectation over a finite sum")
             return sp.Sum(self.expect(t.function), *t.limits)
@@ -204,7 +214,7 @@ class Lowering:
         if len(names) > 1 and (None in groups or len(groups) > 1):
             # independence is only what was declared: variables of different statements (X ⊥ Y and
             # U ⊥ V say nothing of X and U) or in none keep one joint expectation
-            return self._opaque(sp.Mul(*[a ** k for a, k in powers.items()]))
+            return self._opaque(sp.Mul(*[a**k for a, k in powers.items()]))
         return self._group(powers)
 
     def _group(self, d):
@@ -223,16 +233,18 @@ class Lowering:
         """One variable (a symbol) or one family's entries (``q[i]``, ``q[j]``)."""
         indexed = [a for a in atoms if isinstance(a, sp.Indexed)]
         if not indexed:
-            (a, k), = atoms.items()
+            ((a, k),) = atoms.items()
             return self._moment(a, k)
         if len(atoms) == 1:
-            (a, k), = atoms.items()
+            ((a, k),) = atoms.items()
             return self._moment(a, k)
         if name not in self.facts.components:
-            return self._opaque(sp.Mul(*[a ** k for a, k in atoms.items()]))
+            return self._opaque(sp.Mul(*[a**k for a, k in atoms.items()]))
         if len(atoms) > 2:
-            raise Unsupported(f"E[{sp.sstr(sp.Mul(*[a ** k for a, k in atoms.items()]))}]: more than two "
-                              f"distinct entries of {name} in one product are not split")
+            raise Unsupported(
+                f"E[{sp.sstr(sp.Mul(*[a**k for a, k in atoms.items()]))}]: more than two "
+                f"distinct entries of {name} in one product are not split"
+            )
         (a, k), (b, m) = atoms.items()
         if len(a.indices) != 1 or len(b.indices) != 1:
             raise Unsupported(f"{name}: only a family with one index is split by independence")
@@ -262,8 +274,10 @@ class Lowering:
             return _moment_symbol(e, 1)
         loose = {i for x in e.atoms(sp.Indexed) for i in x.indices if not i.is_Integer}
         if loose:
-            raise Unsupported(f"E[{sp.sstr(e)}]: a joint moment of entries with symbolic indices is not split; "
-                              f"declare what is independent (assume: q_i, k_i independent)")
+            raise Unsupported(
+                f"E[{sp.sstr(e)}]: a joint moment of entries with symbolic indices is not split; "
+                f"declare what is independent (assume: q_i, k_i independent)"
+            )
         return _moment_symbol(e, 1)
 
 
@@ -272,7 +286,7 @@ def _moment_symbol(e, k: int):
     ``E[q**2]`` (so that a sum over i keeps its index)."""
     if isinstance(e, sp.Indexed):  # one moment per entry: the indices stay, so sums over them stay right
         return sp.IndexedBase(f"E[{e.base}**{k}]" if k != 1 else f"E[{e.base}]", real=True)[e.indices]
-    text = sp.sstr(e ** k)
+    text = sp.sstr(e**k)
     return sp.Symbol(f"E[{text}]", real=True)
 
 
@@ -296,8 +310,12 @@ def _expand_term(t):
             factors.append(f)
     sums = [f for f in factors if isinstance(f, sp.Sum)]
     if len(sums) < 2 and not any(isinstance(f, sp.Sum) and f.function.is_Add for f in sums):
-        return t if not sums else sp.Mul(*[f for f in factors if not isinstance(f, sp.Sum)]) * \
-            sp.Sum(_expand(sums[0].function), *sums[0].limits)
+        return (
+            t
+            if not sums
+            else sp.Mul(*[f for f in factors if not isinstance(f, sp.Sum)])
+            * sp.Sum(_expand(sums[0].function), *sums[0].limits)
+        )
     rest = sp.Mul(*[f for f in factors if not isinstance(f, sp.Sum)])
     body, limits, used = rest, [], set().union(*[f.free_symbols for f in factors])
     for s in sums:
@@ -325,8 +343,12 @@ def simplify_deltas(e: sp.Expr) -> sp.Expr:
     """``δ_ij² = δ_ij`` and ``δ_ii = 1`` until nothing changes, then Kronecker sums summed
     (``Σ_j δ_ij f_j = f_i`` for ``i`` in the range, which the sums' own ranges say)."""
     for _ in range(5):
-        new = sp.expand(e).replace(lambda x: isinstance(x, sp.Pow) and isinstance(x.base, sp.KroneckerDelta)
-                                   and x.exp.is_Integer and x.exp > 0, lambda x: x.base)
+        new = sp.expand(e).replace(
+            lambda x: (
+                isinstance(x, sp.Pow) and isinstance(x.base, sp.KroneckerDelta) and x.exp.is_Integer and x.exp > 0
+            ),
+            lambda x: x.base,
+        )
         if new == e:
             break
         e = new

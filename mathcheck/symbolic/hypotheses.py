@@ -35,6 +35,7 @@ from mathcheck.symbolic.rules import STATED_KINDS, Rule, vouched
 
 # --- the hypotheses of a part ---------------------------------------------------------------------
 
+
 def part_symbols(part: Part) -> set:
     """Every symbol the part's steps mention free (index symbols inside ``p[i]`` included)."""
     out: set = set()
@@ -119,8 +120,10 @@ def relied_on(part: Part, ctx: Context = Context()) -> tuple:
 
 # --- points of a part ----------------------------------------------------------------------------
 
-def part_points(part: Part, context: Context = Context(), count: int = 40, seed: int = 0,
-                sizes: dict | None = None, tries: int = 20) -> list[dict]:
+
+def part_points(
+    part: Part, context: Context = Context(), count: int = 40, seed: int = 0, sizes: dict | None = None, tries: int = 20
+) -> list[dict]:
     """Up to ``count`` points satisfying the part's hypotheses, drawn for its statement with the
     Context's notation unfolded (:func:`mathcheck.numeric.construct.constructed_points`: rejection
     after a constructive draw, at most ``tries`` draws per point). ``sizes`` fixes size symbols
@@ -155,6 +158,7 @@ def statement_of(part: Part, ctx: Context = Context()) -> sp.Rel:
 
 # --- generality -------------------------------------------------------------------------------------
 
+
 def _concrete_sum(e) -> str | None:
     """A sum or product written out at a concrete length (numeric bounds, two terms or more)."""
     if not hasattr(e, "atoms"):
@@ -182,8 +186,7 @@ def generality(part: Part, ctx: Context = Context()) -> tuple[bool | None, str]:
     for lo, hi in ranges(hyps).values():
         sizes |= {x for x in (basic(lo).free_symbols | basic(hi).free_symbols) if x.is_integer}
     for h in hyps:
-        if isinstance(h, sp.Equality) and (h.lhs in sizes or h.rhs in sizes) and \
-                (h.lhs.is_number or h.rhs.is_number):
+        if isinstance(h, sp.Equality) and (h.lhs in sizes or h.rhs in sizes) and (h.lhs.is_number or h.rhs.is_number):
             return False, f"a hypothesis fixes a size: {sp.sstr(h)}"
     for step in part.steps:
         why = _concrete_sum(step.expr)

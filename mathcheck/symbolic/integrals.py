@@ -61,8 +61,10 @@ def _one(i, deadline: float):
     if not ok:
         raise Unsettled(f"{shown}: SymPy's integrate {v}")
     if v.has(sp.Piecewise):
-        raise Unsettled(f"{shown}: SymPy's value holds only under conditions it cannot settle "
-                        f"({_short(v)}); state them, e.g. % assume: a > 0")
+        raise Unsettled(
+            f"{shown}: SymPy's value holds only under conditions it cannot settle "
+            f"({_short(v)}); state them, e.g. % assume: a > 0"
+        )
     if v.has(sp.Integral):
         raise Unsettled(f"{shown}: SymPy finds no closed form")
     if v.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
@@ -81,16 +83,25 @@ def _no_interior_singularity(f, x, lo, hi, shown, left):
     for s in sing:
         inside = sp.And(sp.true if lo == -sp.oo else s > lo, sp.true if hi == sp.oo else s < hi)
         if inside is not sp.false:
-            raise Unsettled(f"{shown}: the integrand is singular at {x} = {s}, which may lie between the limits "
-                            f"(SymPy's antiderivative does not see it)")
+            raise Unsettled(
+                f"{shown}: the integrand is singular at {x} = {s}, which may lie between the limits "
+                f"(SymPy's antiderivative does not see it)"
+            )
 
 
 def _attempt(fn, seconds: float):
     """``(True, value)`` or ``(False, why)``: a time-out or a SymPy exception is not an answer."""
     try:
         ok, v = attempt(fn, seconds)
-    except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError, ZeroDivisionError,
-            ArithmeticError) as exc:
+    except (
+        TypeError,
+        ValueError,
+        NotImplementedError,
+        AttributeError,
+        RecursionError,
+        ZeroDivisionError,
+        ArithmeticError,
+    ) as exc:
         return False, f"failed ({type(exc).__name__})"
     return (True, v) if ok else (False, "ran out of time")
 
@@ -101,4 +112,4 @@ def _shown(i) -> str:
 
 def _short(e, limit: int = 120) -> str:
     s = sp.sstr(e)
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."

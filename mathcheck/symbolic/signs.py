@@ -46,8 +46,11 @@ def stand_in(v: sp.Basic, name: str = "x") -> sp.Dummy:
 
 def _variables(e) -> set:
     labels = {b.label for b in e.atoms(sp.IndexedBase)}
-    indices = set().union(*[set().union(*[i.free_symbols for i in x.indices]) for x in e.atoms(sp.Indexed)]) \
-        if e.atoms(sp.Indexed) else set()
+    indices = (
+        set().union(*[set().union(*[i.free_symbols for i in x.indices]) for x in e.atoms(sp.Indexed)])
+        if e.atoms(sp.Indexed)
+        else set()
+    )
     plain = {x for x in e.free_symbols if isinstance(x, sp.Symbol)} - labels - indices
     return plain | e.atoms(sp.Indexed)
 

@@ -75,8 +75,15 @@ def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
     rule (a ``transform``, or any rule built by hand with ``Rule(...)``, with or without ``check=``)
     is used only once the zero test shows its output equals its input."""
     if rule.kind in rules.CHECKED_KINDS and rule.check is None:
-        return None, None, Decision(None, f"side condition not checked: a {rule.kind} rule must cite a "
-                                          f"proved part (rules.lemma) or a hypothesis (rules.substitute)")
+        return (
+            None,
+            None,
+            Decision(
+                None,
+                f"side condition not checked: a {rule.kind} rule must cite a "
+                f"proved part (rules.lemma) or a hypothesis (rules.substitute)",
+            ),
+        )
     try:
         ok, target = attempt(lambda: rule.applied(prev, env), attempt_s)
         new_cur = cur
@@ -94,15 +101,28 @@ def _apply_rule(rule, prev, cur, env, pctx, attempt_s, step_s):
                 continue
             d = zero_test(difference(before, after), pctx, attempt_s, step_s)
             if d.value is not True:
-                return None, None, Decision(d.value if d.value is False else None,
-                                            f"the rule {rule.name!r} changes the expression: its output is "
-                                            f"not shown equal to its input ({d.how})", d.counterexample,
-                                            timed_out=d.timed_out)
+                return (
+                    None,
+                    None,
+                    Decision(
+                        d.value if d.value is False else None,
+                        f"the rule {rule.name!r} changes the expression: its output is "
+                        f"not shown equal to its input ({d.how})",
+                        d.counterexample,
+                        timed_out=d.timed_out,
+                    ),
+                )
     return target, new_cur, None
 
 
-def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
-               step_s: float = DEFAULT_STEP_S, proved: tuple = (), names: tuple = ()) -> PartResult:
+def check_part(
+    part: Part,
+    ctx: Context = Context(),
+    attempt_s: float = DEFAULT_ATTEMPT_S,
+    step_s: float = DEFAULT_STEP_S,
+    proved: tuple = (),
+    names: tuple = (),
+) -> PartResult:
     """Check every link of ``part`` under its hypotheses; the part is proved only if every link is.
 
     ``proved`` are the claim's parts proved so far, ``((name, statement, hypotheses), ...)``: the
@@ -142,12 +162,21 @@ def check_part(part: Part, ctx: Context = Context(), attempt_s: float = DEFAULT_
     if part.general is not None and bool(part.general) != (general is True):
         status = "error"
         notes.append(f"declared general={part.general}, but the computed generality is {general} ({why})")
-    return PartResult(part.name, part.statement, general, status, tuple(results), tuple(notes),
-                      part.relation, given + hyp.relied_on(part, ctx))
+    return PartResult(
+        part.name,
+        part.statement,
+        general,
+        status,
+        tuple(results),
+        tuple(notes),
+        part.relation,
+        given + hyp.relied_on(part, ctx),
+    )
 
 
-def check_parts(parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S,
-                step_s: float = DEFAULT_STEP_S) -> tuple[PartResult, ...]:
+def check_parts(
+    parts, ctx: Context = Context(), attempt_s: float = DEFAULT_ATTEMPT_S, step_s: float = DEFAULT_STEP_S
+) -> tuple[PartResult, ...]:
     """Check the parts of a claim in order; a lemma may cite a part proved before it."""
     names = tuple(p.name for p in parts)
     proved: list = []
@@ -172,4 +201,3 @@ def replay(part: Part, lhs, attempt_s: float = DEFAULT_ATTEMPT_S) -> sp.Basic | 
             if not ok:
                 return None
     return e
-

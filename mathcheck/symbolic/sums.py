@@ -70,7 +70,7 @@ def eval_deltas(e: sp.Basic, ranges: dict | None = None) -> sp.Basic:
                 return sp.Sum(f, *x.limits) if f != x.function else x
             for n, lim in enumerate(x.limits):
                 here = dict(rng)
-                here.update({v: (a, b) for v, a, b in x.limits[n + 1:]})
+                here.update({v: (a, b) for v, a, b in x.limits[n + 1 :]})
                 f = _collapse(sp.expand(f), lim, here) if f.has(sp.KroneckerDelta) else sp.Sum(f, lim)
             return f
         new_args = tuple(walk(a, rng) for a in x.args)
@@ -148,4 +148,3 @@ def delta_substitute(e: sp.Expr) -> sp.Expr:
                 t = dlt * rest.xreplace({a: b})
         out.append(t)
     return sp.Add(*out)
-

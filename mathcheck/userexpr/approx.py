@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.sampling import sample_points, satisfies
 
-POINTS = 200        # sampled points
-STARTS = 5          # the worst points the local search starts from
-STEPS = 60          # local-search steps from each start
-DOMAIN = 30.0       # |x| of the default domain (the sampler's largest draws)
+POINTS = 200  # sampled points
+STARTS = 5  # the worst points the local search starts from
+STEPS = 60  # local-search steps from each start
+DOMAIN = 30.0  # |x| of the default domain (the sampler's largest draws)
 
 _WITHIN = re.compile(r"\bwithin\b", re.I)
 _WORDS = re.compile(r"[A-Za-z]+")
@@ -93,23 +93,28 @@ def read_bound(reason: str) -> Bound | None:
     if not m:
         for w in _WORDS.findall(reason):
             if w.lower() != "within" and _near(w.lower(), "within"):
-                raise BoundError(f"{w!r} in the reason {reason!r} looks like a misspelled 'within'; "
-                                 f"write the bound as '# within 1e-3' (or '# within 1e-3 relative', '# within 1%')")
+                raise BoundError(
+                    f"{w!r} in the reason {reason!r} looks like a misspelled 'within'; "
+                    f"write the bound as '# within 1e-3' (or '# within 1e-3 relative', '# within 1%')"
+                )
         return None
-    rest, *after = re.split(r"[,;]", reason[m.end():], maxsplit=1)
+    rest, *after = re.split(r"[,;]", reason[m.end() :], maxsplit=1)
     if after and re.match(r"\s*[0-9.]", after[0]):  # 'within 1,000': a number does not stop at a comma
-        raise BoundError(f"the bound after 'within' in {reason!r} runs on past a ',' or ';'; write one number, "
-                         f"e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'")
+        raise BoundError(
+            f"the bound after 'within' in {reason!r} runs on past a ',' or ';'; write one number, "
+            f"e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'"
+        )
     tail = _TAIL.search(rest)
-    text = (rest[:tail.start()] if tail else rest).strip()
+    text = (rest[: tail.start()] if tail else rest).strip()
     how = "e.g. '# within 1/1000', '# within 2^-10', '# within 1e-3 relative' or '# within 1%'"
     if not text:
         raise BoundError(f"'within' in the reason {reason!r} has no bound after it; write {how}")
     try:
         v = parse(text, {})
     except ParseError as exc:
-        raise BoundError(f"the bound {text!r} after 'within' is not a number of the grammar ({exc}); "
-                         f"write {how}") from None
+        raise BoundError(
+            f"the bound {text!r} after 'within' is not a number of the grammar ({exc}); write {how}"
+        ) from None
     if v.free_symbols or not v.is_number:
         raise BoundError(f"the bound {text!r} after 'within' names a variable; a bound is a number, {how}")
     v = sp.nsimplify(v) if v.is_Float else v
@@ -132,8 +137,8 @@ def _near(word: str, target: str) -> bool:
 def stated_bound(reason: str) -> Bound | None:
     """``(value, relative)`` of :func:`read_bound` (a :class:`Bound`, which unpacks so), or None.
 
-        >>> stated_bound("GELU's tanh form, within 5e-4") == (5e-4, False), stated_bound("within 1%") == (0.01, True)
-        (True, True)
+    >>> stated_bound("GELU's tanh form, within 5e-4") == (5e-4, False), stated_bound("within 1%") == (0.01, True)
+    (True, True)
     """
     return read_bound(reason)
 
@@ -151,6 +156,7 @@ def _side(lhs, rhs):
                 return f(lhs), f(rhs)
             except torch_backend.ERRORS:
                 return None, None
+
         return at
 
     consts: dict = {}
@@ -162,6 +168,7 @@ def _side(lhs, rhs):
             raise  # not a point to skip: measure() says why the link holds within nothing
         except floats.Undefined:
             return None, None
+
     return at
 
 
@@ -206,6 +213,7 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
         except floats.IntegralUndefined as exc:
             no_value.append(str(exc))
             return None, None
+
     if bound is not None and not isinstance(bound, Bound):  # (value, relative): the float exactly
         bound = Bound(repr(float(bound[0])), sp.Rational(float(bound[0])), bool(bound[1]))
     relative = bool(bound and bound.relative)
@@ -217,14 +225,26 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
             undefined += 1
             continue
         scored.append((_error(a, b, relative), p, a, b))
-    out = {"points": len(scored), "undefined": undefined, "bound": None if bound is None else bound.value,
-           "relative": relative, "max_error": None, "where": None, "values": None}
+    out = {
+        "points": len(scored),
+        "undefined": undefined,
+        "bound": None if bound is None else bound.value,
+        "relative": relative,
+        "max_error": None,
+        "where": None,
+        "values": None,
+    }
     if not scored and no_value:
-        out.update(status="inconclusive", how=f"an integral has no value at {len(no_value)} points: {no_value[0]}"[:400])
+        out.update(
+            status="inconclusive", how=f"an integral has no value at {len(no_value)} points: {no_value[0]}"[:400]
+        )
         return out
     if not scored:
-        out.update(status="inconclusive", how=f"0 points: no point of the domain gave both sides a real value "
-                   f"({len(pts)} drawn, {undefined} undefined)")
+        out.update(
+            status="inconclusive",
+            how=f"0 points: no point of the domain gave both sides a real value "
+            f"({len(pts)} drawn, {undefined} undefined)",
+        )
         return out
     rng = random.Random(seed + 7919)
     searched = 0
@@ -249,21 +269,32 @@ def measure(lhs, rhs, seed: int = 0, given=(), bound=None) -> dict:
                 size = max(size * 0.8, 1e-6)
         scored.append((err, p, a, b))
     if no_value:
-        out.update(status="inconclusive", how=f"an integral has no value at {len(no_value)} points searched: "
-                                              f"{no_value[0]}"[:400])
+        out.update(
+            status="inconclusive",
+            how=f"an integral has no value at {len(no_value)} points searched: {no_value[0]}"[:400],
+        )
         return out
     worst, p, a, b = max(scored, key=lambda t: t[0])
     where = report_point(p, (lhs, rhs))
-    out.update(points=len(scored) - len(best) + searched, undefined=undefined, max_error=worst, where=where,
-               values={"lhs": a, "rhs": b})
+    out.update(
+        points=len(scored) - len(best) + searched,
+        undefined=undefined,
+        max_error=worst,
+        where=where,
+        values={"lhs": a, "rhs": b},
+    )
     kind = "relative error" if relative else "|lhs − rhs|"
-    at_text = ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in where.items()) or "every point"
+    at_text = (
+        ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in where.items()) or "every point"
+    )
     found = f"largest {kind} {worst:.3g} at {at_text} ({out['points']} points, {undefined} undefined)"
     if bound is None:
         out.update(status="inconclusive", how=f"{found}; state a bound to check, e.g. '# within {_round_up(worst)}'")
         return out
     if worst <= bound.value:
-        out.update(status="holds-within", how=f"{found} ≤ {bound.value:g} at every point searched (evidence, not proof)")
+        out.update(
+            status="holds-within", how=f"{found} ≤ {bound.value:g} at every point searched (evidence, not proof)"
+        )
         return out
     try:  # the same point at 50 digits: a float64 artefact must not refute
         L, R = hp_value(lhs, p), hp_value(rhs, p)
@@ -286,7 +317,7 @@ def _round_up(x: float) -> str:
     if x <= 0:
         return "1e-12"
     e = math.floor(math.log10(x))
-    m = math.ceil(x / 10 ** e * (1 + 1e-12))
+    m = math.ceil(x / 10**e * (1 + 1e-12))
     if m >= 10:
         m, e = 1, e + 1
     return f"{m}e{e}"

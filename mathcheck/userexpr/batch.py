@@ -58,10 +58,12 @@ def _json_row(where: str, n: int, text: str) -> Row:
     try:
         obj = json.loads(text)
     except ValueError as exc:
-        raise FileError(f"{where}, line {n}: not a JSON object ({exc.msg}); the file is JSON lines "
-                        f"because its first row starts with '{{'") from None
+        raise FileError(
+            f"{where}, line {n}: not a JSON object ({exc.msg}); the file is JSON lines "
+            f"because its first row starts with '{{'"
+        ) from None
     if not isinstance(obj, dict):
-        raise FileError(f"{where}, line {n}: expected a JSON object {{\"lhs\", \"rhs\", \"assume\"}}")
+        raise FileError(f'{where}, line {n}: expected a JSON object {{"lhs", "rhs", "assume"}}')
     extra = sorted(set(obj) - {"lhs", "rhs", "assume"})
     if extra:
         raise FileError(f"{where}, line {n}: unknown key {extra[0]!r}; the keys are lhs, rhs, assume")
@@ -106,8 +108,9 @@ def _check_row(args):
     return check_identity(row.lhs, row.rhs, list(row.assume), seed, timeout)
 
 
-def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int = 1,
-               on_done: Callable[[], None] | None = None) -> list:
+def check_rows(
+    rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int = 1, on_done: Callable[[], None] | None = None
+) -> list:
     """Every row's :class:`~mathcheck.userexpr.relation.CheckResult`, in file order.
 
     ``jobs > 1`` runs the rows in that many forked worker processes; ``on_done`` is called once per
@@ -115,6 +118,7 @@ def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int 
     tasks = [(row, seed, timeout) for row in rows]
     import mathcheck.symbolic.steps  # noqa: F401 - once here, not in every row's forked child
     import mathcheck.userexpr.symbolic_side  # noqa: F401
+
     if jobs <= 1 or len(rows) <= 1:
         out = []
         for t in tasks:
@@ -129,8 +133,12 @@ def check_rows(rows: list[Row], seed: int = 0, timeout: float = 30.0, jobs: int 
     results: list = [None] * len(tasks)
     from mathcheck.procs import die_with_parent
 
-    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context("fork"),
-                                initializer=die_with_parent, initargs=(os.getpid(),)) as ex:  # killed with `check --file -j`
+    with cf.ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)),
+        mp_context=mp.get_context("fork"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as ex:  # killed with `check --file -j`
         futures = {ex.submit(_check_row, t): i for i, t in enumerate(tasks)}
         for f in cf.as_completed(futures):
             i = futures[f]

@@ -110,8 +110,9 @@ def join(child: Child, seconds: float) -> tuple[str, Any]:
         return "error", "the child process died"
 
 
-def beside(symbolic: Callable[[], dict], numeric: Callable[[], dict], seconds: float,
-           patient: bool = True) -> tuple[dict, dict]:
+def beside(
+    symbolic: Callable[[], dict], numeric: Callable[[], dict], seconds: float, patient: bool = True
+) -> tuple[dict, dict]:
     """Run ``symbolic()`` in a child for at most ``seconds`` (+1) while ``numeric()`` runs here:
     ``(sym, num)``, where a child that ran out of time or failed is an ``inconclusive`` ``sym`` saying
     why. Unless ``patient``, a numeric refutation gives the symbolic side only one more second (the

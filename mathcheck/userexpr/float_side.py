@@ -26,8 +26,8 @@ from mathcheck.numeric.precise import hp_violates, report_point, shown, take_der
 from mathcheck.numeric.sampling import sample_points
 from mathcheck.numeric.tolerance import SCREEN_ATOL, SCREEN_RTOL
 
-POINTS = 24               # numeric sample points
-NONREAL_TRIES = 3         # points without a real float64 value re-evaluated at 50 digits (order relations)
+POINTS = 24  # numeric sample points
+NONREAL_TRIES = 3  # points without a real float64 value re-evaluated at 50 digits (order relations)
 EVALUATORS = ("auto", "float64", "torch")
 
 
@@ -45,7 +45,9 @@ def _float_side(constants: dict):
                 raise  # not a point to skip: the link is not proved (numeric() says why)
             except floats.Undefined:
                 return None
+
         return value
+
     return at
 
 
@@ -64,8 +66,9 @@ def _confirm(lhs, rhs, relation: str, point: dict):
         out = hp_violates(lhs, rhs, relation, point)
     except errors:
         out = None
-    if out is None and any(isinstance(v, sp.Indexed) for e in (lhs, rhs) for d in e.atoms(sp.Derivative)
-                           for v in d.variables):
+    if out is None and any(
+        isinstance(v, sp.Indexed) for e in (lhs, rhs) for d in e.atoms(sp.Derivative) for v in d.variables
+    ):
         try:
             out = hp_violates(take_derivatives(lhs).doit(), take_derivatives(rhs).doit(), relation, point)
         except errors:
@@ -73,8 +76,9 @@ def _confirm(lhs, rhs, relation: str, point: dict):
     return out
 
 
-def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, given=(),
-            evaluator: str = "auto") -> dict:
+def numeric(
+    lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, given=(), evaluator: str = "auto"
+) -> dict:
     """Both sides at ``count`` seeded points (satisfying ``given``); a confirmed failure refutes."""
     use_torch = evaluator == "torch" or (evaluator == "auto" and needs_torch(lhs, rhs))
     if use_torch:
@@ -107,11 +111,17 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
                 nonreal_tries += 1
                 confirmed = _confirm(lhs, rhs, relation, point)
                 if confirmed is not None and confirmed[0]:
-                    return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": None,
-                            "evaluator": name, "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
-                            "counterexample": report_point(point, (lhs, rhs)),
-                            "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2])},
-                            "note": "a side is not real at this point: an order relation fails there"}
+                    return {
+                        "status": "refuted",
+                        "points": used,
+                        "skipped": skipped,
+                        "max_abs_err": None,
+                        "evaluator": name,
+                        "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
+                        "counterexample": report_point(point, (lhs, rhs)),
+                        "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2])},
+                        "note": "a side is not real at this point: an order relation fails there",
+                    }
             continue
         used += 1
         fails_by = _failure(a, b, relation)
@@ -121,29 +131,50 @@ def numeric(lhs, rhs, relation: str = "=", seed: int = 0, count: int = POINTS, g
             if confirmed is None:
                 unknown += 1
             if confirmed is not None and confirmed[0]:
-                return {"status": "refuted", "points": used, "skipped": skipped, "max_abs_err": worst,
-                        "evaluator": name, "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
-                        "counterexample": report_point(point, (lhs, rhs)),
-                        "values": {"lhs": shown(confirmed[1]), "rhs": shown(confirmed[2]),
-                                   "lhs_float64": a, "rhs_float64": b}}
+                return {
+                    "status": "refuted",
+                    "points": used,
+                    "skipped": skipped,
+                    "max_abs_err": worst,
+                    "evaluator": name,
+                    "reference": f"{name}, confirmed at {PRECISION_DIGITS} digits",
+                    "counterexample": report_point(point, (lhs, rhs)),
+                    "values": {
+                        "lhs": shown(confirmed[1]),
+                        "rhs": shown(confirmed[2]),
+                        "lhs_float64": a,
+                        "rhs_float64": b,
+                    },
+                }
             unconfirmed += 1
-    out = {"status": "passed" if used and not unknown else "inconclusive", "points": used, "skipped": skipped,
-           "max_abs_err": worst if used else None, "unconfirmed": unconfirmed,
-           "evaluator": name, "reference": name}
+    out = {
+        "status": "passed" if used and not unknown else "inconclusive",
+        "points": used,
+        "skipped": skipped,
+        "max_abs_err": worst if used else None,
+        "unconfirmed": unconfirmed,
+        "evaluator": name,
+        "reference": name,
+    }
     if given and len(points) < count:
         out["note"] = f"{len(points)} of {count} points satisfied the hypotheses"
     if errors and not used:
         out["note"] = "; ".join(sorted(errors))[:300]
     if unknown:  # a disagreement that could not be re-evaluated is neither a pass nor a refutation
-        out["note"] = (f"float64 disagrees at {unknown} of {used} points and the 50-digit evaluation "
-                       f"could not decide them")
+        out["note"] = (
+            f"float64 disagrees at {unknown} of {used} points and the 50-digit evaluation could not decide them"
+        )
     if no_integral:  # an integral without a value is never equal (or ordered) to anything: not proved
         point, why = no_integral[0]
-        where = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in report_point(point, (lhs, rhs)).items())
+        where = ", ".join(
+            f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in report_point(point, (lhs, rhs)).items()
+        )
         out["status"] = "inconclusive"
-        out["note"] = (f"an integral has no value at {len(no_integral)} of {len(points)} points"
-                       + (f" (e.g. {where})" if where else "") + f": {why}")[:400]
+        out["note"] = (
+            f"an integral has no value at {len(no_integral)} of {len(points)} points"
+            + (f" (e.g. {where})" if where else "")
+            + f": {why}"
+        )[:400]
         return out
     if not used:  # say so: a check with no point checked nothing
         why = out.get("note") or ("no point satisfied the hypotheses" if given else "no point drawn")

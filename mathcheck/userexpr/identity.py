@@ -30,7 +30,7 @@ def normalise_assumptions(assume) -> dict:
             out[name] = props
         return out
     out = {}
-    for spec in ([assume] if isinstance(assume, str) else assume):
+    for spec in [assume] if isinstance(assume, str) else assume:
         name, props = parse_assumption(spec)
         out[name] = tuple(dict.fromkeys(out.get(name, ()) + props))
         check_consistent(name, out[name])  # --assume x=positive --assume x=negative
@@ -47,8 +47,9 @@ def check_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: floa
     lhs_s, rhs_s = str(lhs), str(rhs)
 
     def bad(message: str, assumptions=None) -> CheckResult:
-        return CheckResult("bad-input", lhs_s, rhs_s, assumptions or {}, seed, message=message,
-                           seconds=time.perf_counter() - start)
+        return CheckResult(
+            "bad-input", lhs_s, rhs_s, assumptions or {}, seed, message=message, seconds=time.perf_counter() - start
+        )
 
     from mathcheck.userexpr.relation import _seconds_ok
 
@@ -61,8 +62,17 @@ def check_identity(lhs: str, rhs: str, assume=None, seed: int = 0, timeout: floa
         return bad(str(exc))
     if not ok:
         why = "building the expressions ran out of time"
-        return CheckResult("inconclusive", lhs_s, rhs_s, assumptions, seed, message=why, how=why,
-                           seconds=time.perf_counter() - start, timeout=timeout)
+        return CheckResult(
+            "inconclusive",
+            lhs_s,
+            rhs_s,
+            assumptions,
+            seed,
+            message=why,
+            how=why,
+            seconds=time.perf_counter() - start,
+            timeout=timeout,
+        )
     L, R = parsed
     remaining = max(timeout - (time.perf_counter() - start), 1.0)
     result = check_relation(L, R, "=", assumptions, (), seed, remaining, lhs_text=lhs_s, rhs_text=rhs_s)

@@ -40,11 +40,21 @@ if TYPE_CHECKING:
     from mathcheck.userexpr.relation import CheckResult
 
 
-DRAWS = 24               # distributions drawn per link
-MAX_MISSES = 200         # draws that miss a constraint before the numeric side gives up
-FAMILY_NAMES = {"normal": "Normal", "gaussian": "Normal", "n": "Normal", "bernoulli": "Bernoulli",
-                "categorical": "Categorical", "cat": "Categorical", "uniform": "Uniform", "u": "Uniform",
-                "exponential": "Exponential", "exp": "Exponential", "laplace": "Laplace"}
+DRAWS = 24  # distributions drawn per link
+MAX_MISSES = 200  # draws that miss a constraint before the numeric side gives up
+FAMILY_NAMES = {
+    "normal": "Normal",
+    "gaussian": "Normal",
+    "n": "Normal",
+    "bernoulli": "Bernoulli",
+    "categorical": "Categorical",
+    "cat": "Categorical",
+    "uniform": "Uniform",
+    "u": "Uniform",
+    "exponential": "Exponential",
+    "exp": "Exponential",
+    "laplace": "Laplace",
+}
 # a property word ends its statement or a list item (so a variable named mean_0=... is not a fact)
 _WORDS = re.compile(r"\b(independent|zero[ _]mean|mean[ _]0|unit[ _]variance|variance[ _]1|random)(?=\s*(?:[,;}]|$))|~")
 _NAME = re.compile(r"^([A-Za-z][A-Za-z0-9]*)(?:_\{?([A-Za-z0-9]+)\}?|\[([A-Za-z0-9]+)\])?$")
@@ -68,8 +78,10 @@ def _names(text: str, whole: str) -> list[tuple[str, bool]]:
             continue
         m = _NAME.match(part)
         if not m:
-            raise FactError(f"assume: {whole!r}: {part!r} is not a random variable's name; write e.g. "
-                            f"'X, Y independent' or 'q_i, k_i independent, zero mean, unit variance'")
+            raise FactError(
+                f"assume: {whole!r}: {part!r} is not a random variable's name; write e.g. "
+                f"'X, Y independent' or 'q_i, k_i independent, zero mean, unit variance'"
+            )
         out.append((m.group(1), bool(m.group(2) or m.group(3))))
     return out
 
@@ -84,18 +96,20 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
             continue
         if "~" in stmt:
             name, _, dist = stmt.partition("~")
-            (n, _), = _names(name, stmt) or [(None, None)]
+            ((n, _),) = _names(name, stmt) or [(None, None)]
             dists[n] = _distribution(dist.strip(), stmt)
             random_.add(n)
             continue
         m = re.search(r"\s(independent|zero[ _]mean|mean[ _]0|unit[ _]variance|variance[ _]1|random)\b", " " + stmt)
         if not m:
-            raise FactError(f"assume: {stmt!r} says nothing read about random variables; write 'X, Y independent', "
-                            f"'X zero mean', 'X unit variance', 'X random' or 'X ~ Normal(mu, sigma^2)'")
-        names = _names(stmt[:m.start()], stmt)
+            raise FactError(
+                f"assume: {stmt!r} says nothing read about random variables; write 'X, Y independent', "
+                f"'X zero mean', 'X unit variance', 'X random' or 'X ~ Normal(mu, sigma^2)'"
+            )
+        names = _names(stmt[: m.start()], stmt)
         if not names:
             raise FactError(f"assume: {stmt!r}: name the random variables first, e.g. 'X, Y independent'")
-        props = [p.strip().replace("_", " ") for p in stmt[m.start():].split(",")]
+        props = [p.strip().replace("_", " ") for p in stmt[m.start() :].split(",")]
         for p in props:
             if p == "independent":
                 groups.append(frozenset(n for n, _ in names))
@@ -107,12 +121,16 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
             elif p == "random":
                 pass
             else:
-                raise FactError(f"assume: {stmt!r}: {p!r} is not read; the properties are independent, zero mean, "
-                                f"unit variance, random")
+                raise FactError(
+                    f"assume: {stmt!r}: {p!r} is not read; the properties are independent, zero mean, "
+                    f"unit variance, random"
+                )
         random_ |= {n for n, _ in names}
     for n in sorted(set(dists) & (zero | unit)):  # the law says its mean and variance
-        raise FactError(f"assume: {n} has the law {dists[n][0]}, whose mean and variance are its own; "
-                        f"drop 'zero mean'/'unit variance' for {n} or its '~'")
+        raise FactError(
+            f"assume: {n} has the law {dists[n][0]}, whose mean and variance are its own; "
+            f"drop 'zero mean'/'unit variance' for {n} or its '~'"
+        )
     merged = _merge(groups)
     return Facts(frozenset(random_), merged, frozenset(comps), frozenset(zero), frozenset(unit), dists)
 
@@ -126,9 +144,11 @@ def _merge(groups) -> tuple:
             continue
         for h in out:
             if g & h and g != h:
-                raise FactError(f"assume: independence of {{{', '.join(sorted(g))}}} and of "
-                                f"{{{', '.join(sorted(h))}}}: state mutual independence once, e.g. "
-                                f"'{', '.join(sorted(g | h))} independent'")
+                raise FactError(
+                    f"assume: independence of {{{', '.join(sorted(g))}}} and of "
+                    f"{{{', '.join(sorted(h))}}}: state mutual independence once, e.g. "
+                    f"'{', '.join(sorted(g | h))} independent'"
+                )
         out.append(g)
     return tuple(out)
 
@@ -137,14 +157,18 @@ def _distribution(text: str, stmt: str):
     m = re.match(r"^\\?(?:mathcal\{)?([A-Za-z]+)\}?\s*\((.*)\)$", text.strip())
     family = FAMILY_NAMES.get(m.group(1).lower()) if m else None
     if family is None:
-        raise FactError(f"assume: {stmt!r}: the distributions read are "
-                        f"{', '.join(f'{k}({chr(44).join(v)})' for k, v in PARAMETERS.items())}")
+        raise FactError(
+            f"assume: {stmt!r}: the distributions read are "
+            f"{', '.join(f'{k}({chr(44).join(v)})' for k, v in PARAMETERS.items())}"
+        )
     from mathcheck.parser import ParseError, parse_many
 
     args = [a.strip() for a in _split_args(m.group(2))]
     if len(args) != len(PARAMETERS[family]):
-        raise FactError(f"assume: {stmt!r}: {family} takes {len(PARAMETERS[family])} parameter(s): "
-                        f"{family}({', '.join(PARAMETERS[family])})")
+        raise FactError(
+            f"assume: {stmt!r}: {family} takes {len(PARAMETERS[family])} parameter(s): "
+            f"{family}({', '.join(PARAMETERS[family])})"
+        )
     if family == "Categorical":
         return family, (sp.IndexedBase(args[0], positive=True), sp.Symbol(args[1], integer=True, positive=True))
     try:
@@ -184,14 +208,23 @@ def facts_for(exprs, facts: Facts) -> Facts:
     from mathcheck.numeric.symbols import by_name
 
     names = by_name(*exprs)
-    dists = {n: (fam, tuple(p.xreplace({s: names.get(str(s), s) for s in p.atoms(sp.Symbol)})
-                            if not isinstance(p, sp.IndexedBase) else names.get(str(p), p) for p in params))
-             for n, (fam, params) in facts.distributions.items()}
-    return Facts(facts.random | found, facts.independent, facts.components, facts.zero_mean,
-                 facts.unit_variance, dists)
+    dists = {
+        n: (
+            fam,
+            tuple(
+                p.xreplace({s: names.get(str(s), s) for s in p.atoms(sp.Symbol)})
+                if not isinstance(p, sp.IndexedBase)
+                else names.get(str(p), p)
+                for p in params
+            ),
+        )
+        for n, (fam, params) in facts.distributions.items()
+    }
+    return Facts(facts.random | found, facts.independent, facts.components, facts.zero_mean, facts.unit_variance, dists)
 
 
 # --- the check --------------------------------------------------------------------------------------
+
 
 def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
     """Lower both sides, then decide over the moment symbols; only a proof is kept."""
@@ -206,10 +239,17 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
     out = symbolic(l, r, relation, given, seed, seconds)
     used = "; ".join(rules) if rules else "no rule of probability needed"
     if out.get("status") == "proved":
-        return {"status": "proved", "how": f"{used}; then {out.get('how', '')}".strip("; "),
-                "difference": out.get("difference", ""), "lowered": f"{sp.sstr(l)} {relation} {sp.sstr(r)}"}
-    return {"status": "inconclusive", "how": f"{used}; over the moments left, {sp.sstr(l)} {relation} "
-            f"{sp.sstr(r)} is not shown", "difference": out.get("difference", "")}
+        return {
+            "status": "proved",
+            "how": f"{used}; then {out.get('how', '')}".strip("; "),
+            "difference": out.get("difference", ""),
+            "lowered": f"{sp.sstr(l)} {relation} {sp.sstr(r)}",
+        }
+    return {
+        "status": "inconclusive",
+        "how": f"{used}; over the moments left, {sp.sstr(l)} {relation} {sp.sstr(r)} is not shown",
+        "difference": out.get("difference", ""),
+    }
 
 
 def _digits(e, digits: int):
@@ -217,8 +257,9 @@ def _digits(e, digits: int):
     compared at these digits, never after rounding to float64 (two equal values could round to
     neighbouring floats and differ by far more than the tolerance)."""
     re_, im_ = sp.N(e, digits).as_real_imag()
-    if not (re_.is_number and im_.is_number) or (im_ != 0 and abs(im_) > sp.Float(10) ** (-digits // 2)
-                                                  * max(1, abs(re_))):
+    if not (re_.is_number and im_.is_number) or (
+        im_ != 0 and abs(im_) > sp.Float(10) ** (-digits // 2) * max(1, abs(re_))
+    ):
         return None
     return sp.Float(re_, digits)
 
@@ -244,10 +285,19 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
     together = dataclasses.replace(facts, independent=(frozenset(names),))
     if _numeric(lhs, rhs, relation, given, together, seed, seconds)["status"] != "passed":
         return num
-    note = (f"fails at a drawn distribution, but holds when {', '.join(names)} are independent — which prose "
-            f"often states; if so, say it: % assume: {', '.join(names)} independent")
-    return {"status": "inconclusive", "points": num["points"], "skipped": 0, "max_abs_err": None,
-            "evaluator": num["evaluator"], "note": note, "summary": f"numeric inconclusive ({note})"}
+    note = (
+        f"fails at a drawn distribution, but holds when {', '.join(names)} are independent — which prose "
+        f"often states; if so, say it: % assume: {', '.join(names)} independent"
+    )
+    return {
+        "status": "inconclusive",
+        "points": num["points"],
+        "skipped": 0,
+        "max_abs_err": None,
+        "evaluator": num["evaluator"],
+        "note": note,
+        "summary": f"numeric inconclusive ({note})",
+    }
 
 
 def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict:
@@ -277,8 +327,15 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
             b = _digits(value(rhs, inst), PRECISION_DIGITS)
         except NotExact as exc:  # never compared: no verdict from an inexact stand-in
             note = str(exc)
-            return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
-                    "evaluator": _evaluator(False), "note": note, "summary": f"numeric inconclusive ({note})"}
+            return {
+                "status": "inconclusive",
+                "points": done,
+                "skipped": 0,
+                "max_abs_err": None,
+                "evaluator": _evaluator(False),
+                "note": note,
+                "summary": f"numeric inconclusive ({note})",
+            }
         except Exception as exc:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss, never a pass
             misses += 1
             failure = failure or f"{type(exc).__name__}: {exc}"[:200]
@@ -292,30 +349,62 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
         if not _holds(a, b, relation, tol):
             loose = _untied(lhs, rhs, facts)
             if loose:
-                note = (f"fails at a drawn distribution, but {', '.join(loose)} on one side is tied to the random "
-                        f"variables by no fact, so it is read as unrelated to them — which its author rarely "
-                        f"means (E[X] = \\sum_i x_i p_i: X takes x_i with probability p_i); state how "
-                        f"(% assume: X \\sim …) to decide it")
-                return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
-                        "evaluator": _evaluator(inst.exact), "note": note, "summary": f"numeric inconclusive ({note})"}
-            point = {str(k): (sp.sstr(v) if not isinstance(v, list) else "(" + ", ".join(map(sp.sstr, v)) + ")")
-                     for k, v in inst.values.items()}
+                note = (
+                    f"fails at a drawn distribution, but {', '.join(loose)} on one side is tied to the random "
+                    f"variables by no fact, so it is read as unrelated to them — which its author rarely "
+                    f"means (E[X] = \\sum_i x_i p_i: X takes x_i with probability p_i); state how "
+                    f"(% assume: X \\sim …) to decide it"
+                )
+                return {
+                    "status": "inconclusive",
+                    "points": done,
+                    "skipped": 0,
+                    "max_abs_err": None,
+                    "evaluator": _evaluator(inst.exact),
+                    "note": note,
+                    "summary": f"numeric inconclusive ({note})",
+                }
+            point = {
+                str(k): (sp.sstr(v) if not isinstance(v, list) else "(" + ", ".join(map(sp.sstr, v)) + ")")
+                for k, v in inst.values.items()
+            }
             point.update(inst.shown)
-            return {"status": "refuted", "points": done, "skipped": 0, "max_abs_err": float(abs(a - b)),
-                    "evaluator": _evaluator(inst.exact), "counterexample": point,
-                    "values": {"lhs": float(a), "rhs": float(b)},
-                    "note": "at a drawn distribution" + ("" if inst.exact else f", beyond {tol:g} relative"),
-                    "summary": "fails at a drawn distribution" + (" (exact)" if inst.exact else
-                                                                  f" (beyond {tol:g} relative)")}
+            return {
+                "status": "refuted",
+                "points": done,
+                "skipped": 0,
+                "max_abs_err": float(abs(a - b)),
+                "evaluator": _evaluator(inst.exact),
+                "counterexample": point,
+                "values": {"lhs": float(a), "rhs": float(b)},
+                "note": "at a drawn distribution" + ("" if inst.exact else f", beyond {tol:g} relative"),
+                "summary": "fails at a drawn distribution"
+                + (" (exact)" if inst.exact else f" (beyond {tol:g} relative)"),
+            }
     if done < DRAWS:
-        note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (f" (one failed: {failure})"
-                                                                                 if failure else "")
-        return {"status": "inconclusive", "points": done, "skipped": 0, "max_abs_err": None,
-                "evaluator": _evaluator(exact), "note": note, "summary": f"numeric inconclusive ({note})"}
+        note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (
+            f" (one failed: {failure})" if failure else ""
+        )
+        return {
+            "status": "inconclusive",
+            "points": done,
+            "skipped": 0,
+            "max_abs_err": None,
+            "evaluator": _evaluator(exact),
+            "note": note,
+            "summary": f"numeric inconclusive ({note})",
+        }
     how = "exactly" if exact else f"within {QUADRATURE_REL:g} relative (Gauss quadrature)"
-    return {"status": "passed", "points": done, "skipped": 0, "max_abs_err": None, "evaluator": _evaluator(exact),
-            "note": f"{done} drawn distributions", "summary": f"agrees {how} on {done} drawn distributions"
-            + (f" ({misses} more draws missed the facts or hypotheses)" if misses else "")}
+    return {
+        "status": "passed",
+        "points": done,
+        "skipped": 0,
+        "max_abs_err": None,
+        "evaluator": _evaluator(exact),
+        "note": f"{done} drawn distributions",
+        "summary": f"agrees {how} on {done} drawn distributions"
+        + (f" ({misses} more draws missed the facts or hypotheses)" if misses else ""),
+    }
 
 
 def _untied(lhs, rhs, facts) -> list[str]:
@@ -328,13 +417,18 @@ def _untied(lhs, rhs, facts) -> list[str]:
         >>> _untied(sp.Function("E")(X), x * p, Facts(frozenset({"X"})))
         ['p', 'x']
     """
+
     def names(e) -> set:
         bound = {v for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
         out = {str(a.base) for a in e.atoms(sp.Indexed)}
         return out | {str(a) for a in e.atoms(sp.Symbol) - bound if not a.is_integer}
 
-    in_facts = {str(a) for _, params in facts.distributions.values() for q in params
-                for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())} | facts.names()
+    in_facts = {
+        str(a)
+        for _, params in facts.distributions.values()
+        for q in params
+        for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())
+    } | facts.names()
     loose = set()
     for side, other in ((lhs, rhs), (rhs, lhs)):
         loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
@@ -342,8 +436,11 @@ def _untied(lhs, rhs, facts) -> list[str]:
 
 
 def _evaluator(exact: bool) -> str:
-    return ("exact, finite distributions drawn for the facts" if exact else
-            "finite distributions and Gauss quadrature at 30 digits")
+    return (
+        "exact, finite distributions drawn for the facts"
+        if exact
+        else "finite distributions and Gauss quadrature at 30 digits"
+    )
 
 
 def _given_holds(g, inst) -> bool:
@@ -356,9 +453,20 @@ def _given_holds(g, inst) -> bool:
         return False
 
 
-def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed: int = 0,
-          timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
-          prose: bool = False) -> CheckResult:
+def check(
+    lhs,
+    rhs,
+    relation: str,
+    assumptions: dict,
+    given,
+    facts: Facts,
+    seed: int = 0,
+    timeout: float = 30.0,
+    *,
+    lhs_text: str | None = None,
+    rhs_text: str | None = None,
+    prose: bool = False,
+) -> CheckResult:
     """``given ⇒ lhs REL rhs`` for a link with expectations, as a
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
     from mathcheck.outcome import combine
@@ -368,17 +476,29 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     begin = time.perf_counter()
     given = tuple(given or ())
     facts = facts_for((lhs, rhs, *given), facts)
-    base = dict(lhs=lhs_text or sp.sstr(lhs), rhs=rhs_text or sp.sstr(rhs),
-                assumptions={k: tuple(v) for k, v in (assumptions or {}).items()}, seed=seed, relation=relation,
-                given=tuple(sp.sstr(g) for g in given), timeout=timeout)
+    base = dict(
+        lhs=lhs_text or sp.sstr(lhs),
+        rhs=rhs_text or sp.sstr(rhs),
+        assumptions={k: tuple(v) for k, v in (assumptions or {}).items()},
+        seed=seed,
+        relation=relation,
+        given=tuple(sp.sstr(g) for g in given),
+        timeout=timeout,
+    )
     sym_s = timeout * SYMBOLIC_SHARE
 
     def numeric_side() -> dict:
         try:
             return numeric(lhs, rhs, relation, given, facts, seed, max(timeout - sym_s, 1.0), prose)
         except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
-            return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None, "evaluator": "",
-                    "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
+            return {
+                "status": "inconclusive",
+                "points": 0,
+                "skipped": 0,
+                "max_abs_err": None,
+                "evaluator": "",
+                "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300],
+            }
 
     sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
     status = combine(sym["status"], num["status"])
@@ -391,9 +511,17 @@ def check(lhs, rhs, relation: str, assumptions: dict, given, facts: Facts, seed:
     else:
         how = num.get("note", "numeric check did not pass")
     num = {k: v for k, v in num.items() if k not in ("counterexample", "values")}
-    return CheckResult(status, symbolic=SymbolicSide.of(sym), numeric=NumericSide.of(num),
-                       counterexample=counterexample, values=values,
-                       seconds=time.perf_counter() - begin, how=how, evaluator=num.get("evaluator", ""), **base)
+    return CheckResult(
+        status,
+        symbolic=SymbolicSide.of(sym),
+        numeric=NumericSide.of(num),
+        counterexample=counterexample,
+        values=values,
+        seconds=time.perf_counter() - begin,
+        how=how,
+        evaluator=num.get("evaluator", ""),
+        **base,
+    )
 
 
 __all__ = ["CONTINUOUS", "DISCRETE", "FactError", "Facts", "check", "facts_for", "is_fact", "read_facts"]

@@ -36,7 +36,7 @@ from mathcheck.relations import STEP
 from mathcheck.userexpr import child
 
 RELATIONS = STEP  # mathcheck.relations: the one table
-SYMBOLIC_SHARE = 0.6     # of the whole budget, for the symbolic side (the rest: the numeric side)
+SYMBOLIC_SHARE = 0.6  # of the whole budget, for the symbolic side (the rest: the numeric side)
 
 
 def _from(cls, d: dict):
@@ -110,17 +110,17 @@ class CheckResult(ExitByStatus):
     rhs: str
     assumptions: dict
     seed: int
-    symbolic: SymbolicSide | None = None   # None: not run (bad input, a failure before it)
+    symbolic: SymbolicSide | None = None  # None: not run (bad input, a failure before it)
     numeric: NumericSide | None = None
     counterexample: dict | None = None
-    values: dict | None = None       # both sides at the counterexample
-    message: str = ""                # the one line for bad input
+    values: dict | None = None  # both sides at the counterexample
+    message: str = ""  # the one line for bad input
     seconds: float = 0.0
     relation: str = "="
     how: str = ""
     evaluator: str = ""
-    given: tuple = ()                # the hypotheses, as strings
-    timeout: float = 30.0            # the budget it ran under (a shorter one may leave it inconclusive)
+    given: tuple = ()  # the hypotheses, as strings
+    timeout: float = 30.0  # the budget it ran under (a shorter one may leave it inconclusive)
 
     @property
     def replay(self) -> str:
@@ -129,8 +129,15 @@ class CheckResult(ExitByStatus):
         if self.relation != "=" or self.given:
             return ""
         assume = [f"{name}={','.join(props)}" for name, props in self.assumptions.items()]
-        return replay("check", [self.lhs, self.rhs], [("--assume", assume), ("--seed", self.seed),
-                                                     ("--timeout", None if self.timeout == 30.0 else self.timeout)])
+        return replay(
+            "check",
+            [self.lhs, self.rhs],
+            [
+                ("--assume", assume),
+                ("--seed", self.seed),
+                ("--timeout", None if self.timeout == 30.0 else self.timeout),
+            ],
+        )
 
 
 def _text(e) -> str:
@@ -147,11 +154,15 @@ def numeric_side(lhs, rhs, relation, seed, given, evaluator, seconds) -> dict:
     try:
         ok, num = attempt(lambda: numeric(lhs, rhs, relation, seed, POINTS, given, evaluator), seconds)
     except Exception as exc:  # noqa: BLE001 - the machinery must not crash on a user's formula
-        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-                "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300]}
+        return {
+            "status": "inconclusive",
+            "points": 0,
+            "skipped": 0,
+            "max_abs_err": None,
+            "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300],
+        }
     if not ok:
-        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-                "note": "time budget ran out"}
+        return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None, "note": "time budget ran out"}
     return num
 
 
@@ -161,9 +172,20 @@ def _seconds_ok(t) -> bool:
     return isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < float("inf")
 
 
-def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0,
-                   timeout: float = 30.0, *, lhs_text: str | None = None, rhs_text: str | None = None,
-                   evaluator: str = "auto", patient: bool = False) -> CheckResult:
+def check_relation(
+    lhs,
+    rhs,
+    relation: str,
+    assumptions: dict,
+    given: tuple = (),
+    seed: int = 0,
+    timeout: float = 30.0,
+    *,
+    lhs_text: str | None = None,
+    rhs_text: str | None = None,
+    evaluator: str = "auto",
+    patient: bool = False,
+) -> CheckResult:
     """Check ``given ⇒ lhs REL rhs`` for parsed SymPy expressions; the ``derive`` helper's entry point.
 
     ``lhs``, ``rhs``: expressions built by :func:`mathcheck.parser.parse_many` (their symbols carry
@@ -193,22 +215,37 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
     given = tuple(given or ())
     lhs_s, rhs_s = lhs_text or _text(lhs), rhs_text or _text(rhs)
     assumptions = {k: tuple(v) for k, v in (assumptions or {}).items()}
-    base = dict(lhs=lhs_s, rhs=rhs_s, assumptions=assumptions, seed=seed, relation=relation,
-                given=tuple(sp.sstr(g) for g in given))
+    base = dict(
+        lhs=lhs_s,
+        rhs=rhs_s,
+        assumptions=assumptions,
+        seed=seed,
+        relation=relation,
+        given=tuple(sp.sstr(g) for g in given),
+    )
     if relation not in RELATIONS:
-        return CheckResult("bad-input", message=f"relation {relation!r} not allowed; use one of "
-                           f"{' '.join(RELATIONS)}", **base)
+        return CheckResult(
+            "bad-input", message=f"relation {relation!r} not allowed; use one of {' '.join(RELATIONS)}", **base
+        )
     if not all(isinstance(x, sp.Basic) for x in (lhs, rhs, *given)) or evaluator not in EVALUATORS:
-        return CheckResult("bad-input", message="lhs, rhs and given must be SymPy expressions "
-                           "(from mathcheck.parser); evaluator one of " + ", ".join(EVALUATORS), **base)
+        return CheckResult(
+            "bad-input",
+            message="lhs, rhs and given must be SymPy expressions "
+            "(from mathcheck.parser); evaluator one of " + ", ".join(EVALUATORS),
+            **base,
+        )
     if not _seconds_ok(timeout):
-        return CheckResult("bad-input", message=f"timeout {timeout!r} is not a number of seconds; give a "
-                           f"finite number above 0", **base)
+        return CheckResult(
+            "bad-input", message=f"timeout {timeout!r} is not a number of seconds; give a finite number above 0", **base
+        )
     sym_s = timeout * SYMBOLIC_SHARE
     # the symbolic side runs in a child while this process does the numeric side
-    sym, num = child.beside(lambda: symbolic(lhs, rhs, relation, given, seed, sym_s),
-                            lambda: numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0)),
-                            sym_s, patient)
+    sym, num = child.beside(
+        lambda: symbolic(lhs, rhs, relation, given, seed, sym_s),
+        lambda: numeric_side(lhs, rhs, relation, seed, given, evaluator, max(timeout - sym_s, 1.0)),
+        sym_s,
+        patient,
+    )
     num.setdefault("evaluator", "")
     status = combine(sym["status"], num["status"])  # the honesty rule every command shares
     counterexample, values = None, None
@@ -224,6 +261,15 @@ def check_relation(lhs, rhs, relation: str, assumptions: dict, given: tuple = ()
         how = num.get("note", "numeric check did not pass")
     sym = SymbolicSide.of({k: v for k, v in sym.items() if k not in ("counterexample", "values")})
     num = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
-    return CheckResult(status, symbolic=sym, numeric=num, counterexample=counterexample, values=values,
-                       seconds=time.perf_counter() - start, how=how, evaluator=num.evaluator, timeout=timeout,
-                       **base)
+    return CheckResult(
+        status,
+        symbolic=sym,
+        numeric=num,
+        counterexample=counterexample,
+        values=values,
+        seconds=time.perf_counter() - start,
+        how=how,
+        evaluator=num.evaluator,
+        timeout=timeout,
+        **base,
+    )

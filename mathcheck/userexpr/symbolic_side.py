@@ -24,12 +24,12 @@ from mathcheck.numeric.precise import hp_violates, report_point, shown, take_der
 from mathcheck.numeric.sampling import sample_points
 from mathcheck.numeric.tolerance import HP_REL
 
-HP_POINTS = 6            # high-precision points in the symbolic search
+HP_POINTS = 6  # high-precision points in the symbolic search
 
 
 def short(e, limit: int = 300) -> str:
     s = sp.sstr(e)
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
 def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: float = 18.0) -> dict:
@@ -39,13 +39,22 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     given = tuple(given)
     ok, taken = attempt(lambda: (take_derivatives(lhs), take_derivatives(rhs)), max(left() * 0.2, 0.1))
     if not ok:
-        return {"status": "inconclusive", "how": "taking SymPy's derivatives ran out of time",
-                "difference": "", "seconds": time.perf_counter() - start}
+        return {
+            "status": "inconclusive",
+            "how": "taking SymPy's derivatives ran out of time",
+            "difference": "",
+            "seconds": time.perf_counter() - start,
+        }
     L, R = taken
     d = L - R
     out = {"difference": short(d)}
-    done = lambda status, how, **kw: {**out, "status": status, "how": how, **kw,  # noqa: E731
-                                      "seconds": time.perf_counter() - start}
+    done = lambda status, how, **kw: {
+        **out,
+        "status": status,
+        "how": how,
+        **kw,  # noqa: E731
+        "seconds": time.perf_counter() - start,
+    }
     if relation in ("=", "<=", ">=") and d == 0:
         return done("proved", "structural")
     if relation == "=" and not d.has(sp.Sum, sp.Derivative, sp.Integral):  # a polynomial identity: no search needed
@@ -55,8 +64,12 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     if d == 0:  # identical sides are never strictly ordered, wherever the hypotheses hold
         points = sample_points((lhs, rhs), seed + 1, 1, given)
         if points:
-            return done("refuted", "the sides are identical, so never strictly ordered",
-                        counterexample=report_point(points[0], (lhs, rhs)), values={"difference": 0})
+            return done(
+                "refuted",
+                "the sides are identical, so never strictly ordered",
+                counterexample=report_point(points[0], (lhs, rhs)),
+                values={"difference": 0},
+            )
 
     def search():
         for point in sample_points((lhs, rhs), seed + 1, HP_POINTS, given):
@@ -71,10 +84,14 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     ok, found = attempt(search, max(left() * 0.3, 0.1))
     if ok and found:
         point, Lv, Rv = found
-        how = f"the sides differ at a point ({PRECISION_DIGITS} digits)" if relation == "=" \
+        how = (
+            f"the sides differ at a point ({PRECISION_DIGITS} digits)"
+            if relation == "="
             else f"the relation fails at a point ({PRECISION_DIGITS} digits)"
-        return done("refuted", how, counterexample=report_point(point, (lhs, rhs)),
-                    values={"lhs": shown(Lv), "rhs": shown(Rv)})
+        )
+        return done(
+            "refuted", how, counterexample=report_point(point, (lhs, rhs)), values={"lhs": shown(Lv), "rhs": shown(Rv)}
+        )
     if d.has(sp.Integral):  # each integral in closed form where SymPy settles it soundly, else not proved
         from mathcheck.symbolic.integrals import Unsettled, settle
 
@@ -102,8 +119,9 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         # the 50-digit search above drew its points under the hypotheses and found none: a point of
         # the checker's own draw (which accepts a point where a hypothesis cannot be evaluated) is
         # not trusted on its own
-        return done("inconclusive", f"{decision.how} (not found by the 50-digit search under the hypotheses, "
-                                    "so not trusted)")
+        return done(
+            "inconclusive", f"{decision.how} (not found by the 50-digit search under the hypotheses, so not trusted)"
+        )
     res = done(decision.status, decision.how)  # (says so when integrals were put in closed form)
     if decision.value is False:
         res["counterexample"] = {k: v for k, v in decision.counterexample if k != "difference"}

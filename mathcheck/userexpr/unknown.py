@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from mathcheck.userexpr.relation import CheckResult
 
 
-DRAWS = 3            # random functions per unknown, each a numeric check of its own
+DRAWS = 3  # random functions per unknown, each a numeric check of its own
 SYMBOLIC_SHARE = 0.5  # of the budget, for the symbolised check (the rest: the draws)
 
 
@@ -172,8 +172,19 @@ def shown(table: dict) -> str:
     return "; ".join(parts)
 
 
-def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: int = 0, timeout: float = 30.0,
-          *, lhs_text: str | None = None, rhs_text: str | None = None, implicit=()) -> CheckResult:
+def check(
+    lhs,
+    rhs,
+    relation: str,
+    assumptions: dict,
+    given: tuple = (),
+    seed: int = 0,
+    timeout: float = 30.0,
+    *,
+    lhs_text: str | None = None,
+    rhs_text: str | None = None,
+    implicit=(),
+) -> CheckResult:
     """``given ⇒ lhs REL rhs`` for every choice of the unknown functions in it (module docstring):
     a :class:`~mathcheck.userexpr.relation.CheckResult`. ``implicit``: names of unknown functions a
     reader inferred (``\\frac{dC}{dx}`` of an undefined C): a link that fails for some such function but
@@ -181,8 +192,14 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
     the prose names)."""
     from mathcheck.userexpr.relation import CheckResult, NumericSide, SymbolicSide, check_relation, numeric_side
 
-    base = {"lhs": lhs_text or sp.sstr(lhs), "rhs": rhs_text or sp.sstr(rhs), "assumptions": dict(assumptions),
-            "seed": seed, "relation": relation, "given": tuple(sp.sstr(g) for g in given)}
+    base = {
+        "lhs": lhs_text or sp.sstr(lhs),
+        "rhs": rhs_text or sp.sstr(rhs),
+        "assumptions": dict(assumptions),
+        "seed": seed,
+        "relation": relation,
+        "given": tuple(sp.sstr(g) for g in given),
+    }
     try:
         exprs = [canonical(e) for e in (lhs, rhs, *given)]
         sym_exprs, _ = symbolised(exprs)
@@ -197,41 +214,76 @@ def check(lhs, rhs, relation: str, assumptions: dict, given: tuple = (), seed: i
             return CheckResult("inconclusive", how=f"a drawn function: {type(exc).__name__}: {exc}"[:300], **base)
         num = numeric_side(L, R, relation, seed + k, tuple(hyps), "auto", per_draw)
         if num["status"] == "refuted" and _holds_for_constants(exprs, table, implicit, relation, seed, per_draw):
-            return _unsure(f"fails when {', '.join(sorted(implicit))} vary, holds when constant: say which "
-                           f"(define it, or % let:)", base)
+            return _unsure(
+                f"fails when {', '.join(sorted(implicit))} vary, holds when constant: say which (define it, or % let:)",
+                base,
+            )
         if num["status"] == "refuted" and _holds_for_the_sigmoid(exprs, table, relation, seed, per_draw):
-            return _unsure("fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
-                           "(% let: \\sigma = sigmoid)", base)
+            return _unsure(
+                "fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
+                "(% let: \\sigma = sigmoid)",
+                base,
+            )
         if num["status"] == "refuted" and conditional(relation):
-            return _unsure(f"fails for {shown(table)}: an inequality about an unknown function holds only under "
-                           f"conditions on it and on its arguments (f convex, weights that sum to 1, …) that prose "
-                           f"states and mathcheck does not read, so it is left undecided (define the function to "
-                           f"check it for that one)", base)
+            return _unsure(
+                f"fails for {shown(table)}: an inequality about an unknown function holds only under "
+                f"conditions on it and on its arguments (f convex, weights that sum to 1, …) that prose "
+                f"states and mathcheck does not read, so it is left undecided (define the function to "
+                f"check it for that one)",
+                base,
+            )
         if num["status"] == "refuted":
             side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
-            return CheckResult("refuted", numeric=side, counterexample=num.get("counterexample"),
-                               values=num.get("values"), how=f"fails for the function {shown(table)} "
-                               f"(float64 at a sampled point, confirmed at 50 digits)", **base)
+            return CheckResult(
+                "refuted",
+                numeric=side,
+                counterexample=num.get("counterexample"),
+                values=num.get("values"),
+                how=f"fails for the function {shown(table)} (float64 at a sampled point, confirmed at 50 digits)",
+                **base,
+            )
         passed += num["status"] == "passed"
         points, skipped = points + int(num.get("points") or 0), skipped + int(num.get("skipped") or 0)
     if integrated(exprs):  # f(x) under ∫ dx is no one value: a fresh symbol would make f a constant
-        how = ("not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
-               f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)")
-        return CheckResult("inconclusive", symbolic=SymbolicSide("inconclusive", how),
-                           numeric=NumericSide("passed" if passed == DRAWS else "inconclusive", points, skipped,
-                                               None, draws=DRAWS, passed=passed, evaluator="float64 (Python math)"),
-                           how=how, **base)
+        how = (
+            "not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
+            f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)"
+        )
+        return CheckResult(
+            "inconclusive",
+            symbolic=SymbolicSide("inconclusive", how),
+            numeric=NumericSide(
+                "passed" if passed == DRAWS else "inconclusive",
+                points,
+                skipped,
+                None,
+                draws=DRAWS,
+                passed=passed,
+                evaluator="float64 (Python math)",
+            ),
+            how=how,
+            **base,
+        )
     L, R, *hyps = sym_exprs
     r = check_relation(L, R, relation, assumptions, tuple(hyps), seed, max(timeout * SYMBOLIC_SHARE, 1.0))
-    numeric = NumericSide("passed" if passed == DRAWS else "inconclusive", points, skipped, None, draws=DRAWS,
-                          passed=passed, evaluator="float64 (Python math)",
-                          note=f"{passed} of {DRAWS} random functions per unknown passed")
+    numeric = NumericSide(
+        "passed" if passed == DRAWS else "inconclusive",
+        points,
+        skipped,
+        None,
+        draws=DRAWS,
+        passed=passed,
+        evaluator="float64 (Python math)",
+        note=f"{passed} of {DRAWS} random functions per unknown passed",
+    )
     if r.status == "proved" and passed == DRAWS:
-        return CheckResult("proved", symbolic=r.symbolic, numeric=numeric,
-                           how=f"for every function ({r.how}); {numeric.note}", **base)
+        return CheckResult(
+            "proved", symbolic=r.symbolic, numeric=numeric, how=f"for every function ({r.how}); {numeric.note}", **base
+        )
     why = r.how if r.status != "proved" else numeric.note
-    return CheckResult("inconclusive", symbolic=r.symbolic, numeric=numeric,
-                       how=f"not shown for every function: {why}", **base)
+    return CheckResult(
+        "inconclusive", symbolic=r.symbolic, numeric=numeric, how=f"not shown for every function: {why}", **base
+    )
 
 
 def integrated(exprs) -> bool:
@@ -258,16 +310,24 @@ def _unsure(how: str, base: dict):
     """Inconclusive: it fails for some function, but holds for the one its author may mean."""
     from mathcheck.userexpr.relation import CheckResult, NumericSide, SymbolicSide
 
-    return CheckResult("inconclusive", symbolic=SymbolicSide("inconclusive", how),
-                       numeric=NumericSide("inconclusive", 0, 0, None, note="not refuted: see above"), how=how, **base)
+    return CheckResult(
+        "inconclusive",
+        symbolic=SymbolicSide("inconclusive", how),
+        numeric=NumericSide("inconclusive", 0, 0, None, note="not refuted: see above"),
+        how=how,
+        **base,
+    )
 
 
 def _holds_for_constants(exprs, table: dict, implicit, relation: str, seed: int, seconds: float) -> bool:
     """Does the link hold when the implicit unknowns (``dC/dx`` of an undefined C) are constants?"""
     from mathcheck.userexpr.relation import numeric_side
 
-    consts = {f: sp.Lambda(tuple(sp.Dummy(f"t{j}") for j in range(len(table[f].variables))), sp.Rational(3, 7) + j)
-              for j, f in enumerate(sorted(table, key=lambda f: f.__name__)) if f.__name__ in implicit}
+    consts = {
+        f: sp.Lambda(tuple(sp.Dummy(f"t{j}") for j in range(len(table[f].variables))), sp.Rational(3, 7) + j)
+        for j, f in enumerate(sorted(table, key=lambda f: f.__name__))
+        if f.__name__ in implicit
+    }
     if not consts:
         return False
     L, R, *hyps = concrete(exprs, {**table, **consts})
@@ -285,8 +345,6 @@ def _holds_for_the_sigmoid(exprs, table: dict, relation: str, seed: int, seconds
     t = sp.Dummy("t", real=True)
     L, R, *hyps = concrete(exprs, {**table, sigmas[0]: sp.Lambda(t, 1 / (1 + sp.exp(-t)))})
     return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
-
-
 
 
 def conditional(relation: str) -> bool:
@@ -307,11 +365,18 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
     for k, table in enumerate(draws(arities(exprs), seed)):
         L, R, *hyps = concrete(exprs, table)
         num = numeric_side(L, R, relation, seed + k, tuple(hyps), "auto", max(timeout / DRAWS, 1.0))
-        if num["status"] == "refuted" and (_holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
-                                           or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
-                                           or conditional(relation)):
-            return {"status": "inconclusive", "points": 0, "skipped": 0, "max_abs_err": None,
-                    "note": "fails for some function, holds for the one its author may mean"}
+        if num["status"] == "refuted" and (
+            _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
+            or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
+            or conditional(relation)
+        ):
+            return {
+                "status": "inconclusive",
+                "points": 0,
+                "skipped": 0,
+                "max_abs_err": None,
+                "note": "fails for some function, holds for the one its author may mean",
+            }
         if num["status"] == "refuted":
             return {**num, "note": f"fails for the function {shown(table)}"}
         if num["status"] != "passed":

@@ -41,7 +41,20 @@ def symbol(expr, name: str) -> sp.Basic:
     except KeyError:
         raise KeyError(f"no symbol {name!r} in {expr}") from None
 
+
 # the values every check takes, then the checks by branch
-__all__ = ["Options", "resolve", "symbol", "attention_variants", "calculus", "combinatorics",
-           "generic", "information", "linear_algebra", "losses", "normalisation", "probability",
-           "shapes"]
+__all__ = [
+    "Options",
+    "resolve",
+    "symbol",
+    "attention_variants",
+    "calculus",
+    "combinatorics",
+    "generic",
+    "information",
+    "linear_algebra",
+    "losses",
+    "normalisation",
+    "probability",
+    "shapes",
+]

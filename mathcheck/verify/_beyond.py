@@ -33,12 +33,17 @@ def _comparison(reference: str, options: Options, size: int) -> Comparison:
     atol = rtol = 16·size·eps(dtype), size the check's longest reduction, stated in its reference line."""
     eps = unit(dtype(options))
     tol = library_tolerance(size, dtype(options))
-    return Comparison(f"{reference}; where a tolerance is not derived, atol = rtol = 16·N·eps = "
-                      f"16·{size}·{eps:.3g} = {tol:.3g}", options, atol=tol, rtol=tol)
+    return Comparison(
+        f"{reference}; where a tolerance is not derived, atol = rtol = 16·N·eps = 16·{size}·{eps:.3g} = {tol:.3g}",
+        options,
+        atol=tol,
+        rtol=tol,
+    )
 
 
-def _sides(cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float64, reference_bound=0.0,
-           **where) -> None:
+def _sides(
+    cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float64, reference_bound=0.0, **where
+) -> None:
     """The statement's left side, its right side and PyTorch's ``ref``, three ways
     (:meth:`Comparison.agree`, tolerances derived); ``case`` starts with the part's name;
     ``reference_bound`` what is known of ``ref``'s own rounding (:func:`_attention_read`).
@@ -46,8 +51,7 @@ def _sides(cmp: Comparison, case: str, eq, ref, env, funcs=None, dt=torch.float6
     A statement with a ``Product`` (perplexity's Π p_t) is evaluated factor by factor in ``dt``
     (:func:`_products`) and each side compared with ``ref`` at the check's 16·N·eps."""
     if not eq.atoms(sp.Product):
-        cmp.agree(case, ref, eq, env, funcs, part=case.split()[0], dtype=dt, reference_bound=reference_bound,
-                  **where)
+        cmp.agree(case, ref, eq, env, funcs, part=case.split()[0], dtype=dt, reference_bound=reference_bound, **where)
         return
     for name, side in (("lhs", eq.lhs), ("rhs", eq.rhs)):
         try:
@@ -70,14 +74,14 @@ def _attention_read(cmp: Comparison, q: torch.Tensor, K: torch.Tensor, v: torch.
         True
     """
     d = q.shape[-1]
-    delta = (d + 1) * cmp.eps * float((K.abs() @ q.abs()).max()) / d ** 0.5
+    delta = (d + 1) * cmp.eps * float((K.abs() @ q.abs()).max()) / d**0.5
     return (2 * delta + (K.shape[0] + 1) * cmp.eps) * float(v.abs().max())
 
 
 def _products(e, env, funcs=None, dt=torch.float64):
     """Replace each ``Product(f, (t, a, b))`` by its value, ``torch.prod`` of f over t = a..b."""
     for prod in sorted(e.atoms(sp.Product), key=sp.default_sort_key):
-        (t, a, b), = prod.limits
+        ((t, a, b),) = prod.limits
         lo, hi = int(evaluate(a, env, funcs, dtype=dt)), int(evaluate(b, env, funcs, dtype=dt))
         inner = dict(env)
         inner[t] = torch.arange(lo, hi + 1, dtype=dt)
@@ -108,7 +112,7 @@ def _derivative(cmp, case, eq, wrt_name: str, tensor, at, env, funcs, dt, ref, *
     env = dict(env)
     env[base] = x
     f = evaluate(d.expr, env, funcs, dtype=dt)
-    grad, = torch.autograd.grad(f, x)
+    (grad,) = torch.autograd.grad(f, x)
     lhs = evaluate(outer, {**env, slot: grad[at.long() - 1].detach()}, funcs, dtype=dt)
     cmp.compare(f"{case} lhs (autograd)", ref, lhs.detach(), **where)
     rhs = evaluate(eq.rhs, env, funcs, dtype=dt)

@@ -50,6 +50,7 @@ from mathcheck.numeric.tolerance import SAFETY, TOLERANCE_MODEL, rounding_bound
 from mathcheck.verdict import NumericVerdict
 from mathcheck.verify import Options
 
+
 def _f(x) -> float:
     return float(x) if not isinstance(x, torch.Tensor) else float(x.detach())
 
@@ -76,6 +77,7 @@ def _align_matrices(lhs, rhs, e_rhs, reference):
         if not isinstance(t, torch.Tensor) or t.dim() < 2 or t.dim() == rank:
             return t
         return t.reshape(*t.shape[:2], *([1] * (rank - t.dim())), *t.shape[2:])
+
     return (None if lhs is None else (pad(lhs[0]), pad(lhs[1]))), pad(rhs), pad(e_rhs), pad(reference)
 
 
@@ -131,8 +133,12 @@ class Comparison:
 
     def _fail(self, case: str, where: dict, idx, shown: tuple) -> None:
         if not self.counterexample:
-            self.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
-                (("entry", str(idx)),) if idx is not None else ()) + shown
+            self.counterexample = (
+                (("case", case),)
+                + tuple((k, str(v)) for k, v in where.items())
+                + ((("entry", str(idx)),) if idx is not None else ())
+                + shown
+            )
 
     # -- two values ----------------------------------------------------------------------------------
 
@@ -161,15 +167,32 @@ class Comparison:
         self.details.append(f"{case}: max |error| {err:.3g} (tol {t:.3g})")
         if bool(bad.any()):
             idx = tuple(torch.nonzero(bad)[0].tolist())
-            self._fail(case, where, idx, (("pytorch", f"{float(expected[idx]):.12g}"),
-                                          ("statement", f"{float(got[idx]):.12g}"), ("tolerance", f"{float(tol[idx]):.3g}")))
+            self._fail(
+                case,
+                where,
+                idx,
+                (
+                    ("pytorch", f"{float(expected[idx]):.12g}"),
+                    ("statement", f"{float(got[idx]):.12g}"),
+                    ("tolerance", f"{float(tol[idx]):.3g}"),
+                ),
+            )
             return False
         return True
 
     # -- a statement, three ways ---------------------------------------------------------------------
 
-    def sides(self, eq, env, funcs=None, part: str | None = None, case: str = "", dtype=None, device=None,
-              evaluate_lhs: bool = True):
+    def sides(
+        self,
+        eq,
+        env,
+        funcs=None,
+        part: str | None = None,
+        case: str = "",
+        dtype=None,
+        device=None,
+        evaluate_lhs: bool = True,
+    ):
         """Evaluate both sides of ``eq`` with error bounds: ``((lhs, e_lhs) or None, (rhs, e_rhs), terms)``.
         A left side that cannot be evaluated is counted against ``part`` (with the reason)."""
         from mathcheck.numeric.evaluate import EvaluationError
@@ -200,9 +223,21 @@ class Comparison:
                 row[0] += 1
         return lhs, (rhs_v.detach(), rhs_e.detach()), terms
 
-    def agree(self, case: str, reference, eq, env, funcs=None, part: str | None = None,
-              reference_side: str = "both", reference_bound=0.0, dtype=None, device=None, evaluate_lhs: bool = True,
-              **where) -> bool:
+    def agree(
+        self,
+        case: str,
+        reference,
+        eq,
+        env,
+        funcs=None,
+        part: str | None = None,
+        reference_side: str = "both",
+        reference_bound=0.0,
+        dtype=None,
+        device=None,
+        evaluate_lhs: bool = True,
+        **where,
+    ) -> bool:
         """Check ``eq`` (``lhs REL rhs``) against PyTorch's ``reference`` three ways (see the module).
 
         ``reference`` denotes both sides of an equation (``"both"``), only its left side (``"lhs"``,
@@ -241,20 +276,29 @@ class Comparison:
             values.insert(0, ("lhs", lhs[0], lhs[1]))
         if reference is not None:
             ref = _tensor(reference, rhs)
-            worst = _tensor(e_rhs, rhs) if lhs is None else torch.maximum(
-                *torch.broadcast_tensors(_tensor(lhs[1], rhs), _tensor(e_rhs, rhs)))
+            worst = (
+                _tensor(e_rhs, rhs)
+                if lhs is None
+                else torch.maximum(*torch.broadcast_tensors(_tensor(lhs[1], rhs), _tensor(e_rhs, rhs)))
+            )
             values.insert(0, ("pytorch", ref, worst + self.bound(ref, terms) + _tensor(reference_bound, rhs)))
-        shape = torch.broadcast_shapes(*[v.shape for _, v, _ in values] + [torch.as_tensor(e).shape for *_, e in values])
-        vals = {k: (torch.broadcast_to(_tensor(v, rhs), shape), torch.broadcast_to(_tensor(e, rhs), shape))
-                for k, v, e in values}
+        shape = torch.broadcast_shapes(
+            *[v.shape for _, v, _ in values] + [torch.as_tensor(e).shape for *_, e in values]
+        )
+        vals = {
+            k: (torch.broadcast_to(_tensor(v, rhs), shape), torch.broadcast_to(_tensor(e, rhs), shape))
+            for k, v, e in values
+        }
         pairs = []  # (a, b, relation) to check
         if rel == "=":
             names = list(vals)
-            pairs = [(a, b, "=") for i, a in enumerate(names) for b in names[i + 1:]]
+            pairs = [(a, b, "=") for i, a in enumerate(names) for b in names[i + 1 :]]
         else:
             if reference is not None and reference_side == "lhs" and "lhs" in vals:
                 pairs.append(("pytorch", "lhs", "="))
-            left = "lhs" if "lhs" in vals else ("pytorch" if reference_side == "lhs" and reference is not None else None)
+            left = (
+                "lhs" if "lhs" in vals else ("pytorch" if reference_side == "lhs" and reference is not None else None)
+            )
             if left is None:
                 raise ValueError(f"{case}: a relation needs its left side (or a reference for it)")
             pairs.append((left, "rhs", rel))
@@ -280,13 +324,16 @@ class Comparison:
                 ok = False
                 idx = tuple(torch.nonzero(bad)[0].tolist())
                 shown = tuple((k, f"{float(vals[k][0][idx]):.12g}") for k in vals)
-                self._fail(case, where, idx, shown + (("relation", f"{a} {r} {b}"),
-                                                      ("tolerance", f"{float(tol[idx]):.3g}")))
+                self._fail(
+                    case, where, idx, shown + (("relation", f"{a} {r} {b}"), ("tolerance", f"{float(tol[idx]):.3g}"))
+                )
         self._record(case, max(err, 0.0), t)
         self.derived_cases += 1
         sides = ", ".join(vals)
-        self.details.append(f"{case}: {sides} agree{'' if ok else ' NOT'} ({'max |err|' if rel == '=' else 'worst gap'} "
-                            f"{err:.3g}, tol {t:.3g})")
+        self.details.append(
+            f"{case}: {sides} agree{'' if ok else ' NOT'} ({'max |err|' if rel == '=' else 'worst gap'} "
+            f"{err:.3g}, tol {t:.3g})"
+        )
         return ok
 
     def holds(self, case: str, lhs, rhs, rel: str, bound=0.0, **where) -> bool:
@@ -306,8 +353,17 @@ class Comparison:
         self.details.append(f"{case}: lhs {rel} rhs, worst violation {worst:.3g} (tol {t:.3g})")
         if bool(bad.any()):
             idx = tuple(torch.nonzero(bad)[0].tolist())
-            self._fail(case, where, idx, (("lhs", f"{float(lhs[idx]):.12g}"), ("rhs", f"{float(rhs[idx]):.12g}"),
-                                          ("relation", rel), ("tolerance", f"{float(tol[idx]):.3g}")))
+            self._fail(
+                case,
+                where,
+                idx,
+                (
+                    ("lhs", f"{float(lhs[idx]):.12g}"),
+                    ("rhs", f"{float(rhs[idx]):.12g}"),
+                    ("relation", rel),
+                    ("tolerance", f"{float(tol[idx]):.3g}"),
+                ),
+            )
             return False
         return True
 
@@ -322,8 +378,10 @@ class Comparison:
             tolerance += f"; where not derived: atol={self.atol:g}, rtol={self.rtol or 0:g}"
         for part, (ok, skipped) in self.rhs_cases.items():
             if ok == 0 and skipped and not self.counterexample:  # a statement never checked is not passed
-                self.counterexample = (("part", part), ("statement", f"the right side is not finite in "
-                                                                      f"{self.options.dtype} at any case"))
+                self.counterexample = (
+                    ("part", part),
+                    ("statement", f"the right side is not finite in {self.options.dtype} at any case"),
+                )
         return NumericVerdict(
             status="refuted" if self.counterexample else "passed",
             reference=self.reference,

@@ -35,19 +35,32 @@ def online_softmax(statements: dict, options: Options) -> NumericVerdict:
     maxima differ widely.
     """
     dt = dtype(options)
-    cmp = _comparison("torch.nn.functional.scaled_dot_product_attention over keys 1..c; torch.logsumexp",
-                      options, max(n for n, _ in ONLINE_CASES))
+    cmp = _comparison(
+        "torch.nn.functional.scaled_dot_product_attention over keys 1..c; torch.logsumexp",
+        options,
+        max(n for n, _ in ONLINE_CASES),
+    )
     g = generator(options, salt=901)
     d, dv, queries = 8, 2, 2
     for n, ends in ONLINE_CASES:
         Q = torch.randn(queries, d, generator=g, dtype=dt) * 20
         K, V = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, dv, generator=g, dtype=dt)
         for qi in range(queries):
-            s = Q[qi] @ K.T / d ** 0.5
+            s = Q[qi] @ K.T / d**0.5
             for e in range(dv):
                 v = V[:, e]
-                _online_loop(cmp, statements, s, v, Q[qi], K, V[:, e:e + 1], ends, dt,
-                             where={"n": n, "query": qi + 1, "column": e + 1, "blocks": str(ends)})
+                _online_loop(
+                    cmp,
+                    statements,
+                    s,
+                    v,
+                    Q[qi],
+                    K,
+                    V[:, e : e + 1],
+                    ends,
+                    dt,
+                    where={"n": n, "query": qi + 1, "column": e + 1, "blocks": str(ends)},
+                )
     for part in statements:
         if part not in ("merge-sum", "merge-output", "final"):
             raise KeyError(f"online_softmax: no numeric check for part {part!r}")
@@ -59,8 +72,8 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
         return F.scaled_dot_product_attention(q[None, None], K[None, :c], Vcol[None, :c])[0, 0, 0]
 
     def block(a, b, mu):
-        w = torch.exp(s[a - 1:b] - mu)
-        return w.sum(), (w * v[a - 1:b]).sum() / w.sum()
+        w = torch.exp(s[a - 1 : b] - mu)
+        return w.sum(), (w * v[a - 1 : b]).sum() / w.sum()
 
     state = {}  # the running state over 1..b at shift m, as the statements merged it
 
@@ -109,6 +122,7 @@ def _online_loop(cmp, statements, s, v, q, K, Vcol, ends, dt, where):
 
 # --- kv-cache-equivalence ------------------------------------------------------------------------------
 
+
 def _causal(t, k):
     return (torch.as_tensor(k) <= torch.as_tensor(t)).to(torch.float64)
 
@@ -120,8 +134,9 @@ def kv_cache_equivalence(statements: dict, options: Options) -> NumericVerdict:
     ``causal-row``: both sides with the scores against all n keys (causal(t, k) = [k ≤ t])."""
     dt = dtype(options)
     sizes = (1, 6, 17)
-    cmp = _comparison("torch.nn.functional.scaled_dot_product_attention(is_causal=True), row t", options,
-                      max(sizes) * 8)
+    cmp = _comparison(
+        "torch.nn.functional.scaled_dot_product_attention(is_causal=True), row t", options, max(sizes) * 8
+    )
     g = generator(options, salt=902)
     d, dv = 8, 2
     for n in sizes:
@@ -131,19 +146,29 @@ def kv_cache_equivalence(statements: dict, options: Options) -> NumericVerdict:
         full = F.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True)[0]
         Kc, Vc = torch.zeros(0, d, dtype=dt), torch.zeros(0, dv, dtype=dt)
         for t in range(1, n + 1):
-            Kc, Vc = torch.cat([Kc, k[t - 1:t]]), torch.cat([Vc, v[t - 1:t]])  # append, then attend
-            decoded = F.scaled_dot_product_attention(q[None, t - 1:t], Kc[None], Vc[None])[0, 0]
+            Kc, Vc = torch.cat([Kc, k[t - 1 : t]]), torch.cat([Vc, v[t - 1 : t]])  # append, then attend
+            decoded = F.scaled_dot_product_attention(q[None, t - 1 : t], Kc[None], Vc[None])[0, 0]
             cmp.compare(f"SDPA on the cache against causal SDPA n={n} t={t}", full[t - 1], decoded, n=n, t=t)
             for part, eq in statements.items():
                 if part not in ("decode-step", "causal-row"):
                     raise KeyError(f"kv_cache_equivalence: no numeric check for part {part!r}")
                 keys = Kc if part == "decode-step" else k
-                s = q[t - 1] @ keys.T / d ** 0.5
+                s = q[t - 1] @ keys.T / d**0.5
                 for e in range(dv):
                     env = bind(eq, s=s, v=(Vc if part == "decode-step" else v)[:, e], t=t, n=n)
-                    _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, full[t - 1, e], env,
-                           {"causal": _causal}, dt, _attention_read(cmp, q[t - 1], k[:t], v[:t, e]),
-                           n=n, t=t, column=e + 1)
+                    _sides(
+                        cmp,
+                        f"{part} n={n} t={t} column {e + 1}",
+                        eq,
+                        full[t - 1, e],
+                        env,
+                        {"causal": _causal},
+                        dt,
+                        _attention_read(cmp, q[t - 1], k[:t], v[:t, e]),
+                        n=n,
+                        t=t,
+                        column=e + 1,
+                    )
     return cmp.verdict()
 
 
@@ -166,8 +191,13 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
         K, V = torch.randn(1, G, n, d, generator=g, dtype=dt), torch.randn(1, G, n, dv, generator=g, dtype=dt)
         ref = F.scaled_dot_product_attention(Q, K, V, enable_gqa=True)[0]
         Kr, Vr = K.repeat_interleave(r, dim=1), V.repeat_interleave(r, dim=1)
-        cmp.compare(f"SDPA on repeat_interleave K, V against enable_gqa G={G} r={r}", ref,
-                    F.scaled_dot_product_attention(Q, Kr, Vr)[0], G=G, r=r)
+        cmp.compare(
+            f"SDPA on repeat_interleave K, V against enable_gqa G={G} r={r}",
+            ref,
+            F.scaled_dot_product_attention(Q, Kr, Vr)[0],
+            G=G,
+            r=r,
+        )
         for part, eq in statements.items():
             if part == "head-output":
                 funcs = {"tile": lambda h, G=G: torch.remainder(torch.as_tensor(h) - 1, G) + 1}
@@ -175,14 +205,35 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
                     for gg in range(1, G + 1):
                         for j in range(1, r + 1):
                             for e in range(1, dv + 1):
-                                env = bind(eq, Q=Q[0, :, qp].reshape(G, r, d), K=K[0], V=V[0],
-                                           Kt=Kr[0].reshape(G, r, n, d), Vt=Vr[0].reshape(G, r, n, dv),
-                                           g=gg, j=j, e=e, n=n, d=d, r=r, G=G)
+                                env = bind(
+                                    eq,
+                                    Q=Q[0, :, qp].reshape(G, r, d),
+                                    K=K[0],
+                                    V=V[0],
+                                    Kt=Kr[0].reshape(G, r, n, d),
+                                    Vt=Vr[0].reshape(G, r, n, dv),
+                                    g=gg,
+                                    j=j,
+                                    e=e,
+                                    n=n,
+                                    d=d,
+                                    r=r,
+                                    G=G,
+                                )
                                 h = (gg - 1) * r + j
-                                _sides(cmp, f"{part} G={G} r={r} head {h} query {qp + 1} column {e}", eq,
-                                       ref[h - 1, qp, e - 1], env, funcs, dt,
-                                       _attention_read(cmp, Q[0, h - 1, qp], K[0, gg - 1], V[0, gg - 1, :, e - 1]),
-                                       G=G, r=r, head=h)
+                                _sides(
+                                    cmp,
+                                    f"{part} G={G} r={r} head {h} query {qp + 1} column {e}",
+                                    eq,
+                                    ref[h - 1, qp, e - 1],
+                                    env,
+                                    funcs,
+                                    dt,
+                                    _attention_read(cmp, Q[0, h - 1, qp], K[0, gg - 1], V[0, gg - 1, :, e - 1]),
+                                    G=G,
+                                    r=r,
+                                    head=h,
+                                )
             elif part == "cache-ratio":
                 sizes = {}
                 for heads in (G, H):
@@ -194,8 +245,17 @@ def grouped_query_attention(statements: dict, options: Options) -> NumericVerdic
                     sizes[heads] = Kc.numel() + Vc.numel()
                 env = bind(eq, G=G, H=H, n=n, d=d, r=r)
                 funcs = {"cache": lambda a: 2 * n * a * d}
-                _sides(cmp, f"{part} G={G} H={H} (cache numel {sizes[G]} / {sizes[H]})", eq,
-                       torch.tensor(sizes[G] / sizes[H], dtype=dt), env, funcs, dt, G=G, H=H)
+                _sides(
+                    cmp,
+                    f"{part} G={G} H={H} (cache numel {sizes[G]} / {sizes[H]})",
+                    eq,
+                    torch.tensor(sizes[G] / sizes[H], dtype=dt),
+                    env,
+                    funcs,
+                    dt,
+                    G=G,
+                    H=H,
+                )
             else:
                 raise KeyError(f"grouped_query_attention: no numeric check for part {part!r}")
     return cmp.verdict()
@@ -212,8 +272,11 @@ def linear_attention_associativity(statements: dict, options: Options) -> Numeri
     ``causal-prefix``: against ``tril(φ(Q)φ(K)ᵀ) @ V`` (and the ``cumsum`` of φ(k)vᵀ against it);
     ``cost``: both sides (mm = 2pqr) against the FLOPs ``FlopCounterMode`` counts for the two orders."""
     dt = dtype(options)
-    cmp = _comparison("torch matmul orders, torch.cumsum, torch.utils.flop_counter.FlopCounterMode", options,
-                      max(n * d for n, d in LINEAR_SIZES))
+    cmp = _comparison(
+        "torch matmul orders, torch.cumsum, torch.utils.flop_counter.FlopCounterMode",
+        options,
+        max(n * d for n, d in LINEAR_SIZES),
+    )
     g = generator(options, salt=905)
     for n, d in LINEAR_SIZES:
         a = F.elu(torch.randn(n, d, generator=g, dtype=dt)) + 1
@@ -228,8 +291,18 @@ def linear_attention_associativity(statements: dict, options: Options) -> Numeri
                 cols = torch.arange(1, d + 1, dtype=dt)  # every column e at once
                 for i in range(1, n + 1):
                     env = bind(eq, a=a, b=b, V=V, i=i, e=cols, n=n, d=d)
-                    _sides(cmp, f"{part} n={n} d={d} row {i} (entry = column e − 1)", eq, ref[i - 1], env, None,
-                           dt, n=n, d=d, i=i)
+                    _sides(
+                        cmp,
+                        f"{part} n={n} d={d} row {i} (entry = column e − 1)",
+                        eq,
+                        ref[i - 1],
+                        env,
+                        None,
+                        dt,
+                        n=n,
+                        d=d,
+                        i=i,
+                    )
             elif part != "cost":
                 raise KeyError(f"linear_attention_associativity: no numeric check for part {part!r}")
     if "cost" in statements:
@@ -244,9 +317,17 @@ def linear_attention_associativity(statements: dict, options: Options) -> Numeri
                     order()
                 counts.append(counter.get_total_flops())
             env = bind(eq, n=n, d=d)
-            _sides(cmp, f"cost n={n} d={d} (FlopCounterMode {counts[0]} / {counts[1]})", eq,
-                   torch.tensor(counts[0] / counts[1], dtype=dt), env, {"mm": lambda p, q, r: 2 * p * q * r},
-                   dt, n=n, d=d)
+            _sides(
+                cmp,
+                f"cost n={n} d={d} (FlopCounterMode {counts[0]} / {counts[1]})",
+                eq,
+                torch.tensor(counts[0] / counts[1], dtype=dt),
+                env,
+                {"mm": lambda p, q, r: 2 * p * q * r},
+                dt,
+                n=n,
+                d=d,
+            )
     return cmp.verdict()
 
 
@@ -260,8 +341,9 @@ def alibi_distance_bias(statements: dict, options: Options) -> NumericVerdict:
     output is the weight matrix. ``weights``: both sides (j over all keys) against row i;
     ``distance-ratio``: both sides against the ratio of two entries of row i."""
     dt = dtype(options)
-    cmp = _comparison("F.scaled_dot_product_attention(attn_mask = −m(i − j)), V = I", options,
-                      max(n for n, _ in ALIBI_CASES))
+    cmp = _comparison(
+        "F.scaled_dot_product_attention(attn_mask = −m(i − j)), V = I", options, max(n for n, _ in ALIBI_CASES)
+    )
     g = generator(options, salt=906)
     d = 8
     for n, slope in ALIBI_CASES:
@@ -269,7 +351,7 @@ def alibi_distance_bias(statements: dict, options: Options) -> NumericVerdict:
         pos = torch.arange(1, n + 1, dtype=dt)
         bias = -slope * (pos[:, None] - pos[None, :])
         W = F.scaled_dot_product_attention(q[None], k[None], torch.eye(n, dtype=dt)[None], attn_mask=bias[None])[0]
-        scores = q @ k.T / d ** 0.5
+        scores = q @ k.T / d**0.5
         for i in range(1, n + 1):
             where = {"n": n, "m": slope, "query": i}
             for part, eq in statements.items():
@@ -286,6 +368,7 @@ def alibi_distance_bias(statements: dict, options: Options) -> NumericVerdict:
 
 
 # --- causal-mask-autoregressive -----------------------------------------------------------------------
+
 
 def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVerdict:
     """Autograd through SDPA(is_causal=True) and ``nn.MultiheadAttention`` with a causal mask.
@@ -304,33 +387,53 @@ def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVer
     for n in sizes:
         q, k = torch.randn(n, d, generator=g, dtype=dt), torch.randn(n, d, generator=g, dtype=dt)
         V = torch.randn(n, dv, generator=g, dtype=dt)
+
         def sdpa(kk, VV):
             return F.scaled_dot_product_attention(q[None], kk[None], VV[None], is_causal=True)[0]
 
         out = sdpa(k, V)
         J_k, J_V = torch.autograd.functional.jacobian(sdpa, (k, V), vectorize=True)  # (n, dv, n, d), (n, dv, n, dv)
         for t in range(1, n + 1):
-            s = q[t - 1] @ k.T / d ** 0.5
+            s = q[t - 1] @ k.T / d**0.5
             for e in range(dv):
                 dV, dk = J_V[t - 1, e], J_k[t - 1, e]
-                ds = d ** 0.5 * (dk @ q[t - 1]) / (q[t - 1] @ q[t - 1])
+                ds = d**0.5 * (dk @ q[t - 1]) / (q[t - 1] @ q[t - 1])
                 where = {"n": n, "t": t, "column": e + 1}
                 for part, eq in statements.items():
                     env = bind(eq, s=s, v=V[:, e], t=t, n=n)
                     funcs = {"causal": _causal}
                     if part == "masked-row":
-                        _sides(cmp, f"{part} n={n} t={t} column {e + 1}", eq, out[t - 1, e], env, funcs, dt,
-                               _attention_read(cmp, q[t - 1], k[:t], V[:t, e]), **where)
+                        _sides(
+                            cmp,
+                            f"{part} n={n} t={t} column {e + 1}",
+                            eq,
+                            out[t - 1, e],
+                            env,
+                            funcs,
+                            dt,
+                            _attention_read(cmp, q[t - 1], k[:t], V[:t, e]),
+                            **where,
+                        )
                     elif part in ("future-value", "future-score"):
                         if t == n:
                             continue
                         u = torch.arange(t + 1, n + 1, dtype=dt)  # every later position at once
                         env_u = dict(env)
                         env_u[symbol(eq, "u")] = u
-                        name, tensor, ref = ("v", V[:, e], dV[t:, e]) if part == "future-value" \
-                            else ("s", s, ds[t:])
-                        _derivative(cmp, f"{part} n={n} t={t} u={t + 1}..{n} (entry = u − t − 1) column {e + 1}",
-                                    eq, name, tensor, u, env_u, funcs, dt, ref, **where)
+                        name, tensor, ref = ("v", V[:, e], dV[t:, e]) if part == "future-value" else ("s", s, ds[t:])
+                        _derivative(
+                            cmp,
+                            f"{part} n={n} t={t} u={t + 1}..{n} (entry = u − t − 1) column {e + 1}",
+                            eq,
+                            name,
+                            tensor,
+                            u,
+                            env_u,
+                            funcs,
+                            dt,
+                            ref,
+                            **where,
+                        )
                     else:
                         raise KeyError(f"causal_mask_autoregressive: no numeric check for part {part!r}")
     if "masked-row" in statements:
@@ -341,15 +444,21 @@ def causal_mask_autoregressive(statements: dict, options: Options) -> NumericVer
 def _mha_blocks(cmp, g, dt, L=4, D=8):
     """∂out_t/∂x_s of nn.MultiheadAttention with a causal mask: zero for s > t, nonzero for s ≤ t."""
     with torch.random.fork_rng():  # the module's initialisation draws from the global RNG: seed it, then restore
-        torch.manual_seed(int(torch.randint(0, 2 ** 31, (1,), generator=g)))
+        torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=g)))
         mha = torch.nn.MultiheadAttention(D, 2, batch_first=True, dtype=dt)
     mask = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)  # True = not allowed
     x = torch.randn(1, L, D, generator=g, dtype=dt)
-    J = torch.autograd.functional.jacobian(lambda z: mha(z, z, z, attn_mask=mask, need_weights=False)[0], x,
-                                           vectorize=True)
+    J = torch.autograd.functional.jacobian(
+        lambda z: mha(z, z, z, attn_mask=mask, need_weights=False)[0], x, vectorize=True
+    )
     J = J[0, :, :, 0, :, :]  # (t, out feature, s, in feature)
     block = J.abs().amax(dim=(1, 3))
     future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
-    cmp.compare(f"nn.MultiheadAttention causal: ∂out_t/∂x_s = 0 for s > t (L={L})", torch.zeros_like(block[future]),
-                block[future])
-    _fact(cmp, f"nn.MultiheadAttention causal: ∂out_t/∂x_s ≠ 0 for every s ≤ t (L={L})", bool((block[~future] > 0).all()))
+    cmp.compare(
+        f"nn.MultiheadAttention causal: ∂out_t/∂x_s = 0 for s > t (L={L})",
+        torch.zeros_like(block[future]),
+        block[future],
+    )
+    _fact(
+        cmp, f"nn.MultiheadAttention causal: ∂out_t/∂x_s ≠ 0 for every s ≤ t (L={L})", bool((block[~future] > 0).all())
+    )

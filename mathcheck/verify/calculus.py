@@ -56,6 +56,7 @@ def softmax_jacobian(statements: dict, options: Options) -> NumericVerdict:
 
 # --- shared helpers for the §4 checks below -------------------------------------------------------
 
+
 def _holds(cmp: Comparison, case: str, lhs: torch.Tensor, rhs, rel: str, **where) -> bool:
     """``lhs REL rhs`` for two computed values (see :meth:`Comparison.holds`)."""
     return cmp.holds(case, lhs, rhs, rel, **where)
@@ -93,10 +94,17 @@ def chain_rule_linear_layer(statements: dict, options: Options) -> NumericVerdic
             loss.backward()
             G, W = y.grad.detach(), linear.weight.detach().T
             where = {"N": N, "d": d, "h": h, "loss": loss_name}
-            grids = {"u": torch.arange(1, d + 1, dtype=dt)[:, None], "v": torch.arange(1, h + 1, dtype=dt)[None, :],
-                     "r": torch.arange(1, N + 1, dtype=dt)[:, None], "s": torch.arange(1, d + 1, dtype=dt)[None, :]}
-            expected = {"weight-gradient": linear.weight.grad.T, "input-gradient": X.grad,
-                        "bias-gradient": linear.bias.grad}
+            grids = {
+                "u": torch.arange(1, d + 1, dtype=dt)[:, None],
+                "v": torch.arange(1, h + 1, dtype=dt)[None, :],
+                "r": torch.arange(1, N + 1, dtype=dt)[:, None],
+                "s": torch.arange(1, d + 1, dtype=dt)[None, :],
+            }
+            expected = {
+                "weight-gradient": linear.weight.grad.T,
+                "input-gradient": X.grad,
+                "bias-gradient": linear.bias.grad,
+            }
             for part, eq in statements.items():
                 if part not in expected:
                     raise KeyError(f"chain_rule_linear_layer: no numeric check for part {part!r}")
@@ -168,8 +176,16 @@ def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerd
                 if part == "descent-lemma":  # PyTorch's loss after the step: the left side
                     eta = env.get(by_name(eq).get("eta"), c / beta if c is not None else None)
                     reference = loss(w0 - eta * grad).detach() if eta is not None else None
-                cmp.agree(f"{part} {name} eta={where['eta']}", reference, eq, env, funcs, part=part,
-                          reference_side="lhs", **where)
+                cmp.agree(
+                    f"{part} {name} eta={where['eta']}",
+                    reference,
+                    eq,
+                    env,
+                    funcs,
+                    part=part,
+                    reference_side="lhs",
+                    **where,
+                )
     # What a reader should see: the real change of the loss against η, with the two bounds, at the
     # worst-case point (gradient along the top curvature), where the loss rises beyond η = 2/β.
     name, loss, w0, beta = list(_descent_cases(options))[1]
@@ -178,10 +194,19 @@ def gradient_descent_decrease(statements: dict, options: Options) -> NumericVerd
     cs = tuple(round(0.1 * k, 2) for k in range(1, 31))
     sq, l0 = float(grad @ grad), float(loss(w0))
     actual = tuple(float(loss(w0 - c / beta * grad)) - l0 for c in cs)
-    cmp.plots.append(Plot("loss-change-vs-step", f"L(w − η∇L) − L(w), {name}", "η·β", "change of the loss",
-                          (("measured", cs, actual),
-                           ("smoothness bound −(η − βη²/2)‖∇L‖²", cs, tuple(-(c - c * c / 2) / beta * sq for c in cs)),
-                           ("guarantee −(η/2)‖∇L‖² (η ≤ 1/β)", cs[:10], tuple(-c / 2 / beta * sq for c in cs[:10])))))
+    cmp.plots.append(
+        Plot(
+            "loss-change-vs-step",
+            f"L(w − η∇L) − L(w), {name}",
+            "η·β",
+            "change of the loss",
+            (
+                ("measured", cs, actual),
+                ("smoothness bound −(η − βη²/2)‖∇L‖²", cs, tuple(-(c - c * c / 2) / beta * sq for c in cs)),
+                ("guarantee −(η/2)‖∇L‖² (η ≤ 1/β)", cs[:10], tuple(-c / 2 / beta * sq for c in cs[:10])),
+            ),
+        )
+    )
     return cmp.verdict()
 
 
@@ -206,8 +231,14 @@ def _run_adam(grads: torch.Tensor, p0: torch.Tensor, lr, betas, eps):
         opt.step()
         state = opt.state[p]
         # the change is read off as p₁ − p₀: it carries the rounding of both, ε(|p₀| + |p₁|)
-        out.append((p.detach() - before, state["exp_avg"].clone(), state["exp_avg_sq"].clone(),
-                    torch.finfo(p.dtype).eps * (before.abs() + p.detach().abs())))
+        out.append(
+            (
+                p.detach() - before,
+                state["exp_avg"].clone(),
+                state["exp_avg_sq"].clone(),
+                torch.finfo(p.dtype).eps * (before.abs() + p.detach().abs()),
+            )
+        )
     return out
 
 
@@ -243,11 +274,22 @@ def adam_update(statements: dict, options: Options) -> NumericVerdict:
             for run, record, step, extra in plan:
                 _, m_t, v_t, read = runs[run][step - 1]  # Adam's own moments: the update's left side uses them
                 env = bind(eq, t=step, m_t=m_t, v_t=v_t, **base, **extra)
-                where = {"lr": lr, "betas": (b1, b2), "eps": 0.0 if run != "eps" else eps, "step": step,
-                         "gradient scale": scale if run in ("eps", "zero") else f"{scale}·c, c={run}"}
-                cmp.agree(f"{part} lr={lr} eps={where['eps']} step={step} run={run}",
-                          runs[run][step - 1][record], eq, env, part=part, reference_bound=read if record == 0 else 0.0,
-                          **where)
+                where = {
+                    "lr": lr,
+                    "betas": (b1, b2),
+                    "eps": 0.0 if run != "eps" else eps,
+                    "step": step,
+                    "gradient scale": scale if run in ("eps", "zero") else f"{scale}·c, c={run}",
+                }
+                cmp.agree(
+                    f"{part} lr={lr} eps={where['eps']} step={step} run={run}",
+                    runs[run][step - 1][record],
+                    eq,
+                    env,
+                    part=part,
+                    reference_bound=read if record == 0 else 0.0,
+                    **where,
+                )
     if "first-step" in statements:
         _adam_first_step_sweep(cmp, statements["first-step"], options)
     return cmp.verdict()
@@ -259,16 +301,40 @@ def _adam_first_step_sweep(cmp: Comparison, eq, options: Options) -> None:
     It is ≈ lr while |g| ≫ ε and ≈ lr·|g|/ε below: the normalisation needs √v̂ ≫ ε."""
     dt = dtype(options)
     lr, eps = 1e-3, 1e-8
-    mags = tuple(10.0 ** e for e in range(-12, 3))
+    mags = tuple(10.0**e for e in range(-12, 3))
     grads = torch.tensor(mags, dtype=dt) * torch.where(torch.arange(len(mags)) % 2 == 0, 1.0, -1.0).to(dt)
-    (step, _, _, read), = _run_adam(grads[None, :], torch.zeros(len(mags), dtype=dt), lr, (0.9, 0.999), eps)
-    env = bind(eq, g=grads[:, None], i=torch.arange(1, len(mags) + 1, dtype=dt), n=len(mags), lr=lr,
-                epsilon=eps, beta1=0.9, beta2=0.999)
-    cmp.agree("first-step sweep |g| = 1e-12 … 1e2, eps=1e-8", step, eq, env, part="first-step", reference_bound=read,
-              lr=lr, eps=eps)
-    cmp.plots.append(Plot("adam-first-step-vs-gradient", "|first Adam step| / lr against |g| (ε = 1e-8)",
-                          "|g|", "|Δ₁| / lr", (("torch.optim.Adam", mags, tuple(float(v) / lr for v in step.abs())),),
-                          logx=True, logy=True))
+    ((step, _, _, read),) = _run_adam(grads[None, :], torch.zeros(len(mags), dtype=dt), lr, (0.9, 0.999), eps)
+    env = bind(
+        eq,
+        g=grads[:, None],
+        i=torch.arange(1, len(mags) + 1, dtype=dt),
+        n=len(mags),
+        lr=lr,
+        epsilon=eps,
+        beta1=0.9,
+        beta2=0.999,
+    )
+    cmp.agree(
+        "first-step sweep |g| = 1e-12 … 1e2, eps=1e-8",
+        step,
+        eq,
+        env,
+        part="first-step",
+        reference_bound=read,
+        lr=lr,
+        eps=eps,
+    )
+    cmp.plots.append(
+        Plot(
+            "adam-first-step-vs-gradient",
+            "|first Adam step| / lr against |g| (ε = 1e-8)",
+            "|g|",
+            "|Δ₁| / lr",
+            (("torch.optim.Adam", mags, tuple(float(v) / lr for v in step.abs())),),
+            logx=True,
+            logy=True,
+        )
+    )
 
 
 # --- layernorm-statistics -----------------------------------------------------------------------------
@@ -327,8 +393,9 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                 for part, eq in statements.items():
                     case = f"{part} n={n} x={name} eps={eps}"
                     # y is LayerNorm's output: it carries _layernorm_error, not one rounding
-                    env = bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps, i=idx,
-                                j=idx)
+                    env = bind(
+                        eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps, i=idx, j=idx
+                    )
                     if part in ("mean", "variance"):  # statistics of the real output y
                         ref = y.sum() if part == "mean" else y.var(correction=0)
                         cmp.agree(case, ref, eq, env, part=part, **where)
@@ -337,16 +404,24 @@ def layernorm_statistics(statements: dict, options: Options) -> NumericVerdict:
                     elif part == "affine-invariance":
                         for a, b in LN_AFFINE:
                             env = bind(eq, x=x, n=n, i=idx, a=a, b=b)
-                            cmp.agree(f"{case} a={a} b={b}", exact(a * x + b).detach(), eq, env, part=part,
-                                      a=a, b=b, **where)
+                            cmp.agree(
+                                f"{case} a={a} b={b}", exact(a * x + b).detach(), eq, env, part=part, a=a, b=b, **where
+                            )
                     elif part in ("mean-derivative", "variance-derivative"):
                         stat = torch.mean if part == "mean-derivative" else lambda z: z.var(correction=0)
                         z = x.clone().requires_grad_(True)
                         (grad,) = torch.autograd.grad(stat(z), z)
                         cmp.agree(case, grad, eq, env, part=part, **where)
                     elif part == "jacobian":
-                        env = bind(eq, x=x, y=Indexed(y, 1, err=_layernorm_error(x, y, eps)), n=n, epsilon=eps,
-                                    i=idx[:, None], j=idx[None, :])
+                        env = bind(
+                            eq,
+                            x=x,
+                            y=Indexed(y, 1, err=_layernorm_error(x, y, eps)),
+                            n=n,
+                            epsilon=eps,
+                            i=idx[:, None],
+                            j=idx[None, :],
+                        )
                         cmp.agree(case, torch.autograd.functional.jacobian(ln, x), eq, env, part=part, **where)
                     else:
                         raise KeyError(f"layernorm_statistics: no numeric check for part {part!r}")
@@ -375,7 +450,7 @@ def _input_gradient_norms(residual: bool, options: Options) -> tuple:
     gen = generator(options, salt=61)
     dt = dtype(options)
     n = TREND_WIDTH
-    weights = [torch.randn(n, n, generator=gen, dtype=dt) * TREND_GAIN / n ** 0.5 for _ in range(max(DEPTHS))]
+    weights = [torch.randn(n, n, generator=gen, dtype=dt) * TREND_GAIN / n**0.5 for _ in range(max(DEPTHS))]
     x0, u = torch.randn(n, generator=gen, dtype=dt), torch.randn(n, generator=gen, dtype=dt)
     blocks = [_tanh_block(W) for W in weights]
     out = []
@@ -406,7 +481,7 @@ def residual_gradient_path(statements: dict, options: Options) -> NumericVerdict
     for n in RESIDUAL_WIDTHS:
         idx = torch.arange(1, n + 1, dtype=dt)
         for gain in RESIDUAL_GAINS:
-            Ws = [torch.randn(n, n, generator=gen, dtype=dt) * gain / n ** 0.5 for _ in range(3)]
+            Ws = [torch.randn(n, n, generator=gen, dtype=dt) * gain / n**0.5 for _ in range(3)]
             fs = [_tanh_block(W) for W in Ws]
             x = torch.randn(n, generator=gen, dtype=dt)
             hs = [x]
@@ -434,15 +509,39 @@ def residual_gradient_path(statements: dict, options: Options) -> NumericVerdict
                     raise KeyError(f"residual_gradient_path: no numeric check for part {part!r}")
                 cmp.agree(case, expected, eq, env, part=part, **where)
     plain, residual = _input_gradient_norms(False, options), _input_gradient_norms(True, options)
-    _holds(cmp, f"trend: plain stack, gradient at depth {DEPTHS[-1]} / depth 1 <= {PLAIN_DECAY}",
-           torch.tensor(plain[-1] / plain[0], dtype=dt), PLAIN_DECAY, "<=", stack="plain")
-    _holds(cmp, f"trend: residual stack, min over depth of ‖∂L/∂x‖/‖u‖ >= {RESIDUAL_FLOOR}",
-           torch.tensor(min(residual), dtype=dt), RESIDUAL_FLOOR, ">=", stack="residual")
-    cmp.details.append("input-gradient norm / ‖u‖ by depth " + str(DEPTHS) + ": plain "
-                       + ", ".join(f"{v:.3g}" for v in plain) + "; residual " + ", ".join(f"{v:.3g}" for v in residual))
-    cmp.plots.append(Plot("input-gradient-vs-depth",
-                          f"‖∂(u·x_L)/∂x_0‖/‖u‖, tanh layers of width {TREND_WIDTH}, W ~ N(0, {TREND_GAIN}²/n)",
-                          "depth L", "input-gradient norm", (("plain x ← tanh(Wx)", DEPTHS, plain),
-                                                             ("residual x ← x + tanh(Wx)", DEPTHS, residual)),
-                          logx=True, logy=True))
+    _holds(
+        cmp,
+        f"trend: plain stack, gradient at depth {DEPTHS[-1]} / depth 1 <= {PLAIN_DECAY}",
+        torch.tensor(plain[-1] / plain[0], dtype=dt),
+        PLAIN_DECAY,
+        "<=",
+        stack="plain",
+    )
+    _holds(
+        cmp,
+        f"trend: residual stack, min over depth of ‖∂L/∂x‖/‖u‖ >= {RESIDUAL_FLOOR}",
+        torch.tensor(min(residual), dtype=dt),
+        RESIDUAL_FLOOR,
+        ">=",
+        stack="residual",
+    )
+    cmp.details.append(
+        "input-gradient norm / ‖u‖ by depth "
+        + str(DEPTHS)
+        + ": plain "
+        + ", ".join(f"{v:.3g}" for v in plain)
+        + "; residual "
+        + ", ".join(f"{v:.3g}" for v in residual)
+    )
+    cmp.plots.append(
+        Plot(
+            "input-gradient-vs-depth",
+            f"‖∂(u·x_L)/∂x_0‖/‖u‖, tanh layers of width {TREND_WIDTH}, W ~ N(0, {TREND_GAIN}²/n)",
+            "depth L",
+            "input-gradient norm",
+            (("plain x ← tanh(Wx)", DEPTHS, plain), ("residual x ← x + tanh(Wx)", DEPTHS, residual)),
+            logx=True,
+            logy=True,
+        )
+    )
     return cmp.verdict()

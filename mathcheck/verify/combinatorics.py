@@ -74,8 +74,9 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
     # What a reader would rather see: the table's dot product against k is the same curve from
     # every pos (and the derived Σ cos(ω_i k) on it), and the table itself.
     ks = torch.arange(0, 257)
-    series = tuple((f"table, pos = {p}", tuple(ks.tolist()), tuple((pe[p] * pe[p + ks]).sum(-1).tolist()))
-                   for p in (0, 1000))
+    series = tuple(
+        (f"table, pos = {p}", tuple(ks.tolist()), tuple((pe[p] * pe[p + ks]).sum(-1).tolist())) for p in (0, 1000)
+    )
     if "dot" in statements:
         env = _env(statements["dot"], pos[:1], 0, m, dt)
         env[by_name(statements["dot"], kind=sp.Symbol)["k"]] = ks.to(dt).reshape(-1, 1)
@@ -83,9 +84,16 @@ def sinusoidal_relative_position(statements: dict, options: Options) -> NumericV
         series += (("the statement's right-hand side", tuple(ks.tolist()), tuple(derived.tolist())),)
     cmp.plots.append(Plot("dot-vs-k", f"PE(pos)·PE(pos+k), d = {D_MODEL}", "k", "PE(pos)·PE(pos+k)", series))
     by_kind = torch.cat([pe[:128, 0::2], pe[:128, 1::2]], dim=1)  # sines, then cosines: smooth halves
-    cmp.plots.append(Plot("pe-heatmap", f"PE(pos, channel), d = {D_MODEL}, pos < 128",
-                          f"channel: sin(ω_i pos) for i = 0…{m - 1}, then cos(ω_i pos)", "pos",
-                          (("values", tuple(map(tuple, by_kind.tolist())), ()),), kind="heatmap"))
+    cmp.plots.append(
+        Plot(
+            "pe-heatmap",
+            f"PE(pos, channel), d = {D_MODEL}, pos < 128",
+            f"channel: sin(ω_i pos) for i = 0…{m - 1}, then cos(ω_i pos)",
+            "pos",
+            (("values", tuple(map(tuple, by_kind.tolist())), ()),),
+            kind="heatmap",
+        )
+    )
     return cmp.verdict()
 
 
@@ -102,9 +110,12 @@ def _function_names(expr) -> set:
 def _as_named(expr):
     """The table ``PE(a, ch, d)`` evaluates itself at integer arguments in SymPy; here it is a name
     bound to the PyTorch table (``funcs``), like every other function of a statement."""
-    return expr.replace(lambda e: isinstance(e, sp.Function) and type(e).__name__ == "PE"
-                        and not isinstance(e, sp.core.function.AppliedUndef),
-                        lambda e: sp.Function("PE")(*e.args))
+    return expr.replace(
+        lambda e: (
+            isinstance(e, sp.Function) and type(e).__name__ == "PE" and not isinstance(e, sp.core.function.AppliedUndef)
+        ),
+        lambda e: sp.Function("PE")(*e.args),
+    )
 
 
 def _attention_setting(eq) -> tuple:
@@ -129,8 +140,8 @@ def _references(d: int, g: torch.Generator, dt, dev):
     and F.scaled_dot_product_attention on Y itself (identity projections)."""
     mha = torch.nn.MultiheadAttention(d, 1, bias=False, batch_first=True, dtype=dt).to(dev)
     with torch.no_grad():  # drawn on the CPU generator: the same weights on any device
-        mha.in_proj_weight.copy_(torch.randn(3 * d, d, generator=g, dtype=dt) / d ** 0.5)
-        mha.out_proj.weight.copy_(torch.randn(d, d, generator=g, dtype=dt) / d ** 0.5)
+        mha.in_proj_weight.copy_(torch.randn(3 * d, d, generator=g, dtype=dt) / d**0.5)
+        mha.out_proj.weight.copy_(torch.randn(d, d, generator=g, dtype=dt) / d**0.5)
     wq, wk, wv = mha.in_proj_weight.detach().chunk(3)
     wo = mha.out_proj.weight.detach()
 
@@ -144,8 +155,10 @@ def _references(d: int, g: torch.Generator, dt, dev):
 
     # torch stores W such that q = y Wᵀ: in the statement's convention W_Q = wqᵀ, so W_QK = wqᵀ wk
     eye = torch.eye(d, dtype=dt, device=dev)
-    return (("nn.MultiheadAttention(1 head, bias=False)", run_mha, wq.T @ wk, wv.T @ wo.T),
-            ("F.scaled_dot_product_attention (Q = K = V = Y)", run_sdpa, eye, eye))
+    return (
+        ("nn.MultiheadAttention(1 head, bias=False)", run_mha, wq.T @ wk, wv.T @ wo.T),
+        ("F.scaled_dot_product_attention (Q = K = V = Y)", run_sdpa, eye, eye),
+    )
 
 
 def attention_permutation_equivariance(statements: dict, options: Options) -> NumericVerdict:
@@ -172,13 +185,18 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
             syms = by_name(eq, kind=sp.Symbol)
             for p in perms[kind]:
                 Y = X[p] + (table[:L] if positions else 0)
-                funcs = {kind: lambda a, p=p: (p[a.long() - 1] + 1).to(dt),
-                         "causal": lambda a, b: (b <= a).to(dt),
-                         "PE": lambda a, ch, _d: table[a.long() - 1, ch.long() - 1]}
+                funcs = {
+                    kind: lambda a, p=p: (p[a.long() - 1] + 1).to(dt),
+                    "causal": lambda a, b: (b <= a).to(dt),
+                    "PE": lambda a, ch, _d: table[a.long() - 1, ch.long() - 1],
+                }
                 for name, attend, w_qk, w_vo in refs:
                     out = attend(Y, causal)
-                    env = {sp.IndexedBase("x", real=True): X, sp.IndexedBase("W_QK", real=True): w_qk,
-                           sp.IndexedBase("W_VO", real=True): w_vo}
+                    env = {
+                        sp.IndexedBase("x", real=True): X,
+                        sp.IndexedBase("W_QK", real=True): w_qk,
+                        sp.IndexedBase("W_VO", real=True): w_vo,
+                    }
                     env.update({syms[n]: v for n, v in (("L", L), ("d", d)) if n in syms})
                     if "i" in syms:
                         env[syms["i"]] = torch.arange(1, L + 1, dtype=dt, device=dev)[:, None]
@@ -186,8 +204,18 @@ def attention_permutation_equivariance(statements: dict, options: Options) -> Nu
                         env[syms["c"]] = torch.arange(1, d + 1, dtype=dt, device=dev)[None, :]
                     named = sp.Eq(_as_named(eq.lhs), _as_named(eq.rhs), evaluate=False)
                     expected = out if part == "equivariance" else out.sum(0, keepdim=True)
-                    cmp.agree(f"{part} L={L} {kind}={p.tolist()} {name}", expected, named, env, funcs, part=part,
-                              device=dev, L=L, permutation=p.tolist(), module=name)
+                    cmp.agree(
+                        f"{part} L={L} {kind}={p.tolist()} {name}",
+                        expected,
+                        named,
+                        env,
+                        funcs,
+                        part=part,
+                        device=dev,
+                        L=L,
+                        permutation=p.tolist(),
+                        module=name,
+                    )
     return cmp.verdict()
 
 
@@ -208,7 +236,7 @@ def rope_rotate_half(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """GPT-NeoX / Hugging Face LLaMA: channels b and b + d/2 form a pair; x cos + rotate_half(x) sin."""
     freqs = positions.to(x.dtype)[:, None] * rope_inverse_frequencies(x.shape[-1], x.dtype, x.device)
     emb = torch.cat([freqs, freqs], dim=-1)
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
     return x * emb.cos() + torch.cat([-x2, x1], dim=-1) * emb.sin()
 
 
@@ -246,24 +274,38 @@ def rope_relative_position(statements: dict, options: Options) -> NumericVerdict
             rq = rope(q.expand(len(pos), -1), pos)  # row p: R_p q
             for part, eq in statements.items():
                 syms = by_name(eq, kind=sp.Symbol)
-                env = {sp.IndexedBase("q", real=True): blocks(q), sp.IndexedBase("k", real=True): blocks(k),
-                       sp.IndexedBase("theta", real=True): theta, syms["h"]: ROPE_DIM // 2}
+                env = {
+                    sp.IndexedBase("q", real=True): blocks(q),
+                    sp.IndexedBase("k", real=True): blocks(k),
+                    sp.IndexedBase("theta", real=True): theta,
+                    syms["h"]: ROPE_DIM // 2,
+                }
                 if part == "inner":
                     expected = rq @ rope(k.expand(len(pos), -1), pos).T  # (m, n)
-                    env.update({syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("n", (1, -1)))
-                                if s in syms})
+                    env.update(
+                        {syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("n", (1, -1))) if s in syms}
+                    )
                 elif part == "relative":
                     later = pos[:, None] + pos[None, :]  # (m, t): position m + t
                     rk = rope(k.expand(later.numel(), -1), later.reshape(-1)).reshape(len(pos), len(pos), -1)
                     expected = (rq[:, None, :] * rk).sum(-1)
-                    env.update({syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("t", (1, -1)))
-                                if s in syms})
+                    env.update(
+                        {syms[s]: pos.reshape(shape) for s, shape in (("m", (-1, 1)), ("t", (1, -1))) if s in syms}
+                    )
                 else:
                     raise KeyError(f"rope_relative_position: no numeric check for part {part!r}")
                 # the rotations' angles p·θ reach 4095 rad: sin/cos carry ε·4095 each, over d terms
                 read = torch.finfo(dt).eps * 2 * max(ROPE_POSITIONS) * float(q.abs().sum() * k.abs().max())
-                cmp.agree(f"{part} {name} vector {v}", expected, eq, env, part=part, reference_bound=read,
-                          device=dev, implementation=name)
+                cmp.agree(
+                    f"{part} {name} vector {v}",
+                    expected,
+                    eq,
+                    env,
+                    part=part,
+                    reference_bound=read,
+                    device=dev,
+                    implementation=name,
+                )
     return cmp.verdict()
 
 
@@ -312,11 +354,12 @@ def _attention_flops(n: int, d: int, g, dt, dev="cpu") -> dict:
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     q, k, v = (torch.randn(1, 1, n, d, generator=g, dtype=dt).to(dev) for _ in range(3))
-    out = {"manual softmax(QKᵀ/√d)V": _flops(lambda: torch.softmax(q @ k.mT / math.sqrt(d), -1) @ v),
-           "default F.scaled_dot_product_attention": _flops(lambda: F.scaled_dot_product_attention(q, k, v))}
+    out = {
+        "manual softmax(QKᵀ/√d)V": _flops(lambda: torch.softmax(q @ k.mT / math.sqrt(d), -1) @ v),
+        "default F.scaled_dot_product_attention": _flops(lambda: F.scaled_dot_product_attention(q, k, v)),
+    }
     with sdpa_kernel(SDPBackend.MATH):
-        out["F.scaled_dot_product_attention, SDPBackend.MATH"] = _flops(
-            lambda: F.scaled_dot_product_attention(q, k, v))
+        out["F.scaled_dot_product_attention, SDPBackend.MATH"] = _flops(lambda: F.scaled_dot_product_attention(q, k, v))
     return out
 
 
@@ -335,8 +378,13 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
     """
     dt, dev = dtype(options), options.device
     g = generator(options, salt=71)
-    cmp = Comparison("torch.utils.flop_counter.FlopCounterMode, torch.combinations, "
-                     "nn.MultiheadAttention weights, boolean window masks", options, atol=0.0, rtol=0.0)
+    cmp = Comparison(
+        "torch.utils.flop_counter.FlopCounterMode, torch.combinations, "
+        "nn.MultiheadAttention weights, boolean window masks",
+        options,
+        atol=0.0,
+        rtol=0.0,
+    )
     sizes = COST_SIZES + tuple((n, PLOT_WIDTH) for n in PLOT_LENGTHS)
     measured_attention: dict = {}
     for part, eq in statements.items():
@@ -348,10 +396,14 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
                 cmp.compare(f"{part} n={n}, {name}={lo}..{n}", mask, torch.tensor(got, dtype=dt), n=n)
                 if n <= LHS_MAX_N:  # the left side's sums, done at these concrete sizes
                     lhs = [_count(eq.lhs, n=n, **{name: v}) for v in range(lo, n + 1)]
-                    cmp.compare(f"{part} n={n}, {name}={lo}..{n}: left side (sums at these sizes)", mask,
-                                torch.tensor(lhs, dtype=dt), n=n)
+                    cmp.compare(
+                        f"{part} n={n}, {name}={lo}..{n}: left side (sums at these sizes)",
+                        mask,
+                        torch.tensor(lhs, dtype=dt),
+                        n=n,
+                    )
             continue
-        for n, d in (sizes if part == "attention" else COST_SIZES):  # the plot's lengths: attention only
+        for n, d in sizes if part == "attention" else COST_SIZES:  # the plot's lengths: attention only
             if part == "unordered":
                 expected = torch.combinations(torch.arange(n, device=dev), r=2).shape[0]
             elif part == "ordered":
@@ -374,36 +426,80 @@ def attention_complexity(statements: dict, options: Options) -> NumericVerdict:
                 derived = _count(eq.rhs, n=n, d=d)
                 for name, flops in counts.items():
                     if name == DEFAULT_SDPA and flops == 0:
-                        cmp.details.append(f"attention n={n} d={d}: {name} counts 0 FLOPs (no formula for "
-                                           f"its CPU kernel); derived {derived:.0f}")
+                        cmp.details.append(
+                            f"attention n={n} d={d}: {name} counts 0 FLOPs (no formula for "
+                            f"its CPU kernel); derived {derived:.0f}"
+                        )
                         continue
-                    cmp.compare(f"attention n={n} d={d} {name}", torch.tensor(float(flops), dtype=dt),
-                                derived, n=n, d=d, reference=name)
-                    cmp.compare(f"attention n={n} d={d} {name}: left side (sums at these sizes)",
-                                torch.tensor(float(flops), dtype=dt), _count(eq.lhs, n=n, d=d), n=n, d=d, reference=name)
+                    cmp.compare(
+                        f"attention n={n} d={d} {name}",
+                        torch.tensor(float(flops), dtype=dt),
+                        derived,
+                        n=n,
+                        d=d,
+                        reference=name,
+                    )
+                    cmp.compare(
+                        f"attention n={n} d={d} {name}: left side (sums at these sizes)",
+                        torch.tensor(float(flops), dtype=dt),
+                        _count(eq.lhs, n=n, d=d),
+                        n=n,
+                        d=d,
+                        reference=name,
+                    )
                 continue
             else:
                 raise KeyError(f"attention_complexity: no numeric check for part {part!r}")
-            cmp.compare(f"{part} n={n} d={d}", torch.tensor(float(expected), dtype=dt),
-                        _count(eq.rhs, n=n, d=d), n=n, d=d)
-            cmp.compare(f"{part} n={n} d={d}: left side (sums at these sizes)", torch.tensor(float(expected), dtype=dt),
-                        _count(eq.lhs, n=n, d=d), n=n, d=d)
+            cmp.compare(
+                f"{part} n={n} d={d}", torch.tensor(float(expected), dtype=dt), _count(eq.rhs, n=n, d=d), n=n, d=d
+            )
+            cmp.compare(
+                f"{part} n={n} d={d}: left side (sums at these sizes)",
+                torch.tensor(float(expected), dtype=dt),
+                _count(eq.lhs, n=n, d=d),
+                n=n,
+                d=d,
+            )
     if "attention" in statements:
         xs = tuple(PLOT_LENGTHS)
-        series = tuple((name, xs, tuple(float(measured_attention[(n, PLOT_WIDTH)][name]) for n in xs))
-                       for name in measured_attention[(PLOT_LENGTHS[0], PLOT_WIDTH)])
-        series += (("the statement's right-hand side", xs,
-                    tuple(_count(statements["attention"].rhs, n=n, d=PLOT_WIDTH) for n in xs)),)
-        cmp.plots.append(Plot("attention-flops-vs-length", f"FLOPs of softmax(QKᵀ/√d)V, d = {PLOT_WIDTH}",
-                              "sequence length n", "FLOPs (FlopCounterMode)", series))
+        series = tuple(
+            (name, xs, tuple(float(measured_attention[(n, PLOT_WIDTH)][name]) for n in xs))
+            for name in measured_attention[(PLOT_LENGTHS[0], PLOT_WIDTH)]
+        )
+        series += (
+            (
+                "the statement's right-hand side",
+                xs,
+                tuple(_count(statements["attention"].rhs, n=n, d=PLOT_WIDTH) for n in xs),
+            ),
+        )
+        cmp.plots.append(
+            Plot(
+                "attention-flops-vs-length",
+                f"FLOPs of softmax(QKᵀ/√d)V, d = {PLOT_WIDTH}",
+                "sequence length n",
+                "FLOPs (FlopCounterMode)",
+                series,
+            )
+        )
     if "window" in statements:
         ns = tuple(range(PLOT_WINDOW, WINDOW_MAX_N + 1))
-        cmp.plots.append(Plot(
-            "window-pairs-vs-length", f"(query, key) pairs kept, causal window w = {PLOT_WINDOW}",
-            "sequence length n", "pairs",
-            (("window mask sum", ns, tuple(float(_window_mask(n, PLOT_WINDOW).sum()) for n in ns)),
-             ("the statement's right-hand side", ns,
-              tuple(_count(statements["window"].rhs, n=n, w=PLOT_WINDOW) for n in ns)),
-             ("n·w", ns, tuple(float(n * PLOT_WINDOW) for n in ns)),
-             ("n² (full attention)", ns, tuple(float(n * n) for n in ns)))))
+        cmp.plots.append(
+            Plot(
+                "window-pairs-vs-length",
+                f"(query, key) pairs kept, causal window w = {PLOT_WINDOW}",
+                "sequence length n",
+                "pairs",
+                (
+                    ("window mask sum", ns, tuple(float(_window_mask(n, PLOT_WINDOW).sum()) for n in ns)),
+                    (
+                        "the statement's right-hand side",
+                        ns,
+                        tuple(_count(statements["window"].rhs, n=n, w=PLOT_WINDOW) for n in ns),
+                    ),
+                    ("n·w", ns, tuple(float(n * PLOT_WINDOW) for n in ns)),
+                    ("n² (full attention)", ns, tuple(float(n * n) for n in ns)),
+                ),
+            )
+        )
     return cmp.verdict()

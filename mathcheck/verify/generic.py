@@ -31,13 +31,12 @@ if TYPE_CHECKING:
     from mathcheck.verdict import NumericVerdict
 
 DT = torch.float64
-SIZES = (1, 2, 3, 8, 33)      # the concrete values of each symbolic dimension
-POINTS_PER_SIZE = 4           # seeded draws of the other variables per size
-MIXED_SIZES = 4               # sizes with the dimensions drawn apart (bounds that cross)
+SIZES = (1, 2, 3, 8, 33)  # the concrete values of each symbolic dimension
+POINTS_PER_SIZE = 4  # seeded draws of the other variables per size
+MIXED_SIZES = 4  # sizes with the dimensions drawn apart (bounds that cross)
 ATOL, RTOL = GENERIC_ATOL, GENERIC_RTOL
-MARGIN = 8                    # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
-_SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError,
-         ZeroDivisionError, KeyError)
+MARGIN = 8  # an indexed name holds values for indices 1 − MARGIN .. n + MARGIN
+_SKIP = (EvaluationError, RuntimeError, ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, KeyError)
 
 
 def _evaluator(env):
@@ -61,11 +60,11 @@ def _violation(a, b, rel: str, atol: float, rtol: float):
 
 # --- a float64 failure confirmed at high precision -----------------------------------------------------
 
-CONFIRM_AT_MOST = 8           # flagged values confirmed per comparison before giving up on it
+CONFIRM_AT_MOST = 8  # flagged values confirmed per comparison before giving up on it
 
 
 def _exact(v):
-    return sp.Integer(int(v)) if float(v) == int(float(v)) and abs(float(v)) < 2 ** 53 else sp.Rational(float(v))
+    return sp.Integer(int(v)) if float(v) == int(float(v)) and abs(float(v)) < 2**53 else sp.Rational(float(v))
 
 
 def confirmed(stmt, rel: str, values: dict, bases: dict) -> bool | None:
@@ -113,6 +112,7 @@ def confirmed(stmt, rel: str, values: dict, bases: dict) -> bool | None:
 
 # --- a registered claim with no check= of its own ----------------------------------------------------
 
+
 def _probe(base):
     return base[sp.Dummy("probe", integer=True)]
 
@@ -132,7 +132,7 @@ class _Plan:
         for e in exprs:
             for s in e.atoms(sp.Sum):
                 for _, a, b in s.limits:
-                    dims |= (a.free_symbols | b.free_symbols)
+                    dims |= a.free_symbols | b.free_symbols
         ranges = [(i, lo, hi) for i, lo, hi in context.indices if i in free]
         for _, lo, hi in ranges:
             dims |= set(getattr(lo, "free_symbols", ())) | set(getattr(hi, "free_symbols", ()))
@@ -163,8 +163,9 @@ class _Plan:
         if len(self.dims) < 2:
             return []
         rng = random.Random(",".join(map(str, self.dims)))
-        pool = sorted({0, 1, 2, 3, 5, 8, -1, -3} | {c + d for c in self.constants for d in (-1, 0, 1)
-                                                    if -3 <= c + d <= 33})
+        pool = sorted(
+            {0, 1, 2, 3, 5, 8, -1, -3} | {c + d for c in self.constants for d in (-1, 0, 1) if -3 <= c + d <= 33}
+        )
         return [{d: rng.choice([n for n in pool if n >= lowest[d]]) for d in self.dims} for _ in range(count)]
 
 
@@ -226,8 +227,10 @@ def _call_reference(ref, part: str, values: dict, shape):
     params = list(inspect.signature(ref).parameters)
     unknown = [p for p in params if p not in values]
     if unknown:
-        raise ReferenceFailed(f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
-                              f"statement (its symbols: {', '.join(sorted(values))})")
+        raise ReferenceFailed(
+            f"reference of part {part!r}: parameter {unknown[0]!r} names no symbol of the "
+            f"statement (its symbols: {', '.join(sorted(values))})"
+        )
     try:
         with user_code(f"reference of part {part!r}"):  # sys.exit(0) in it: an error, never a pass
             out = torch.as_tensor(ref(**{p: values[p] for p in params}), dtype=DT).detach()
@@ -235,8 +238,9 @@ def _call_reference(ref, part: str, values: dict, shape):
     except UserCodeExit as exc:
         raise ReferenceFailed(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - the user's code: report it, do not skip the point
-        raise ReferenceFailed(f"reference of part {part!r} ({_reference_name(ref)}): "
-                              f"{type(exc).__name__}: {exc}"[:300]) from None
+        raise ReferenceFailed(
+            f"reference of part {part!r} ({_reference_name(ref)}): {type(exc).__name__}: {exc}"[:300]
+        ) from None
 
 
 class _Tally:
@@ -303,8 +307,7 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
             if 0 in shape:
                 continue
             if plan.has_derivative and shape:  # autograd of a scalar: one index point at a time
-                combos = [tuple(int(torch.randint(a, b + 1, (), generator=g)) for _, a, b in spans)
-                          for _ in range(6)]
+                combos = [tuple(int(torch.randint(a, b + 1, (), generator=g)) for _, a, b in spans) for _ in range(6)]
             else:
                 combos = [None]
             for combo in combos:
@@ -326,8 +329,11 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                         values.update({str(s): int(v) for s, v in size.items()})
                         values.update({str(i): local[i] for i, _, _ in spans})
                         for base, binding in ((bb, local[bb]) for bb in plan.bases):
-                            cut = binding.tensor[(slice(MARGIN, MARGIN + n),) * binding.tensor.ndim] if size \
+                            cut = (
+                                binding.tensor[(slice(MARGIN, MARGIN + n),) * binding.tensor.ndim]
+                                if size
                                 else binding.tensor
+                            )
                             values[str(base)] = cut
                         r = _call_reference(ref, name, values, cshape)
                 except _SKIP as exc:
@@ -369,9 +375,12 @@ def _check_part(name, stmt, given, context, ref, seed: int, tally: _Tally) -> No
                     for base in sorted(plan.bases, key=str):  # the entries a reader needs, if few
                         t = local[base].tensor
                         if t.ndim == 1 and size and n <= 8:
-                            at[str(base)] = "[" + ", ".join(f"{float(x):.6g}" for x in t[MARGIN:MARGIN + n]) + "]"
-                    tally.counterexample = (("part", name),) + tuple((k, str(v)) for k, v in at.items()) + (
-                        (which, f"{float(a[idx]):.12g}"), ("rhs", f"{float(b[idx]):.12g}"))
+                            at[str(base)] = "[" + ", ".join(f"{float(x):.6g}" for x in t[MARGIN : MARGIN + n]) + "]"
+                    tally.counterexample = (
+                        (("part", name),)
+                        + tuple((k, str(v)) for k, v in at.items())
+                        + ((which, f"{float(a[idx]):.12g}"), ("rhs", f"{float(b[idx]):.12g}"))
+                    )
         tally.max_err = max(tally.max_err, worst, ref_worst)
         tally.compared += compared
         where = ", ".join(f"{k}={v}" for k, v in size.items()) or "concrete"
@@ -421,11 +430,24 @@ def check(statements: dict, options, claim=None) -> NumericVerdict:
     if tally.rejected:
         details += (f"{tally.rejected} values outside the hypotheses left out",)
     if tally.unconfirmed:
-        details += (f"{tally.unconfirmed} float64 disagreements not confirmed at high precision (round-off): "
-                    f"not counterexamples",)
-    return NumericVerdict(status, reference, tally.trials, tally.max_err if tally.compared else None,
-                          ATOL, RTOL, options.seed, tally.counterexample, details,
-                          dtype="float64", device="cpu", seconds=time.perf_counter() - start)
+        details += (
+            f"{tally.unconfirmed} float64 disagreements not confirmed at high precision (round-off): "
+            f"not counterexamples",
+        )
+    return NumericVerdict(
+        status,
+        reference,
+        tally.trials,
+        tally.max_err if tally.compared else None,
+        ATOL,
+        RTOL,
+        options.seed,
+        tally.counterexample,
+        details,
+        dtype="float64",
+        device="cpu",
+        seconds=time.perf_counter() - start,
+    )
 
 
 check.wants_claim = True  # engine.verify passes the claim: its parts' hypotheses, indices, reference

@@ -22,8 +22,10 @@ TORCH_FUNCTIONS = {
     "H": lambda a: torch.distributions.Categorical(probs=a).entropy(),
     "KL": lambda a, b: F.kl_div(b.log(), a, reduction="sum"),
 }
-REFERENCE = ("F.cross_entropy(log q, p) [probability targets], "
-             "torch.distributions.Categorical(p).entropy(), F.kl_div(log q, p, reduction='sum')")
+REFERENCE = (
+    "F.cross_entropy(log q, p) [probability targets], "
+    "torch.distributions.Categorical(p).entropy(), F.kl_div(log q, p, reduction='sum')"
+)
 
 
 def _sum_bound(terms: torch.Tensor, extra: torch.Tensor | float = 0.0):
@@ -86,14 +88,22 @@ def three_way(cmp: Comparison, case: str, eq, env, library: dict, part: str, ref
 
     if reference is None:
         reference = evaluate(eq.lhs, env, library, dtype=getattr(torch, cmp.options.dtype))
-    return cmp.agree(case, reference, eq, env, DEFINITIONS, part=part,
-                     reference_side="both" if relation_of(eq) == "=" else "lhs", **where)
+    return cmp.agree(
+        case,
+        reference,
+        eq,
+        env,
+        DEFINITIONS,
+        part=part,
+        reference_side="both" if relation_of(eq) == "=" else "lhs",
+        **where,
+    )
 
 
 def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVerdict:
     """Both sides by definition and PyTorch's F.cross_entropy (probability targets) on random and
     peaked distributions; H and KL by Categorical.entropy and F.kl_div inside the reference side."""
-    for part in set(statements) - {"decomposition"}:   # a part it has no comparison for: refused
+    for part in set(statements) - {"decomposition"}:  # a part it has no comparison for: refused
         _part("cross_entropy_decomposition", part)
     cmp = Comparison(REFERENCE, options)
     for case, n, p, q in _cases(options):
@@ -101,15 +111,24 @@ def cross_entropy_decomposition(statements: dict, options: Options) -> NumericVe
             env = bind(eq, n=n, p=p, q=q)
             three_way(cmp, f"{part} {case}", eq, env, TORCH_FUNCTIONS, part, n=n)
             # and the right side as PyTorch computes it, against the left side by definition
-            cmp.agree(f"{part} {case} (PyTorch's H + KL)", evaluate(eq.rhs, env, TORCH_FUNCTIONS, dtype=p.dtype),
-                      eq, env, DEFINITIONS, part=part, n=n)
+            cmp.agree(
+                f"{part} {case} (PyTorch's H + KL)",
+                evaluate(eq.rhs, env, TORCH_FUNCTIONS, dtype=p.dtype),
+                eq,
+                env,
+                DEFINITIONS,
+                part=part,
+                n=n,
+            )
     return cmp.verdict()
 
 
 # --- shared by the §5 inequality claims ---------------------------------------------------------------
 
-def relate(cmp: Comparison, case: str, rel: str, expected, got, atol: float | None = None,
-           rtol: float | None = None, **where) -> bool:
+
+def relate(
+    cmp: Comparison, case: str, rel: str, expected, got, atol: float | None = None, rtol: float | None = None, **where
+) -> bool:
     """``expected REL got`` elementwise: PyTorch's side (``expected``) against the statement's.
 
     ``=`` is :meth:`Comparison.compare`; a weak inequality may miss by ``atol + rtol·|got|``
@@ -140,9 +159,16 @@ def relate(cmp: Comparison, case: str, rel: str, expected, got, atol: float | No
     cmp.details.append(f"{case}: {rel} with least margin {worst:.3g}")
     if not bool(ok.all()) and not cmp.counterexample:
         idx = tuple(torch.nonzero(~ok)[0].tolist())
-        cmp.counterexample = (("case", case),) + tuple((k, str(v)) for k, v in where.items()) + (
-            ("entry", str(idx)), ("pytorch", f"{float(expected[idx]):.12g}"), ("relation", rel),
-            ("statement", f"{float(got[idx]):.12g}"))
+        cmp.counterexample = (
+            (("case", case),)
+            + tuple((k, str(v)) for k, v in where.items())
+            + (
+                ("entry", str(idx)),
+                ("pytorch", f"{float(expected[idx]):.12g}"),
+                ("relation", rel),
+                ("statement", f"{float(got[idx]):.12g}"),
+            )
+        )
         return False
     return True
 
@@ -152,6 +178,7 @@ def _part(check: str, part: str):
 
 
 # --- information-content ------------------------------------------------------------------------------
+
 
 def torch_information(a) -> torch.Tensor:
     """−log P(event) from PyTorch: the event is outcome 0 of the two-outcome distribution (a, 1 − a)."""
@@ -180,11 +207,11 @@ def information_content(statements: dict, options: Options) -> NumericVerdict:
     # products p·q stay above it (float64: 1e-12, as always)
     low = -12 if dt == torch.float64 else math.log10(math.sqrt(torch.finfo(dt).eps))
     grid = torch.cat([torch.logspace(low, 0, 25, dtype=dt), torch.rand(64, generator=g, dtype=dt)])
-    other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6 if dt == torch.float64 else 10 ** low)
+    other = torch.rand(grid.shape, generator=g, dtype=dt).clamp_min(1e-6 if dt == torch.float64 else 10**low)
     c_fit = None
     if "definition" in statements and "c" in by_name(statements["definition"]):
         # argmin_c Σ (I_k − c/p_k)²
-        c_fit = float((torch_information(grid) / grid).sum() / (1 / grid ** 2).sum())
+        c_fit = float((torch_information(grid) / grid).sum() / (1 / grid**2).sum())
         cmp.details.append(f"constant c fitted to PyTorch's −log p: {c_fit:.6g}")
     for part, eq in statements.items():
         env = bind(eq, p=grid, q=other, c=c_fit)
@@ -193,22 +220,28 @@ def information_content(statements: dict, options: Options) -> NumericVerdict:
             three_way(cmp, "definition: Categorical.log_prob", eq, env, lib, part, p="grid")
             three_way(cmp, "definition: F.nll_loss", eq, env, lib, part, reference=_nll_information(grid), p="grid")
         elif part == "certain-event":
-            three_way(cmp, "certain-event", eq, env, lib, part, reference=torch_information(torch.ones((), dtype=dt)),
-                      p=1)
+            three_way(
+                cmp, "certain-event", eq, env, lib, part, reference=torch_information(torch.ones((), dtype=dt)), p=1
+            )
         elif part == "decreasing":
             # p < 1: at p = 1 Categorical clamps its probabilities and autograd reports dI/dp = 0
             inner = grid < 1
             x = grid[inner].clone().requires_grad_(True)
             (dI,) = torch.autograd.grad(torch_information(x).sum(), x)
-            env = {k: (v[inner] if isinstance(v, torch.Tensor) and v.shape == grid.shape else v) for k, v in env.items()}
+            env = {
+                k: (v[inner] if isinstance(v, torch.Tensor) and v.shape == grid.shape else v) for k, v in env.items()
+            }
             three_way(cmp, "decreasing: autograd dI/dp", eq, env, lib, part, reference=dI, p="grid")
         elif part == "additive":
-            joint = torch.stack([torch.stack([grid, 1 - grid], -1)[:, :, None]
-                                 * torch.stack([other, 1 - other], -1)[:, None, :]]).reshape(-1, 4)
+            joint = torch.stack(
+                [torch.stack([grid, 1 - grid], -1)[:, :, None] * torch.stack([other, 1 - other], -1)[:, None, :]]
+            ).reshape(-1, 4)
             I_joint = -torch.distributions.Categorical(probs=joint).log_prob(
-                torch.zeros(joint.shape[0], dtype=torch.long))
-            three_way(cmp, "additive: product distribution", eq, env, lib, part, reference=I_joint, p="grid",
-                      q="random")
+                torch.zeros(joint.shape[0], dtype=torch.long)
+            )
+            three_way(
+                cmp, "additive: product distribution", eq, env, lib, part, reference=I_joint, p="grid", q="random"
+            )
         else:
             _part("information_content", part)
     return cmp.verdict()
@@ -242,8 +275,11 @@ def entropy_bounds(statements: dict, options: Options) -> NumericVerdict:
     Also sweeps softmax(z/T) for T from 10⁻² to 10³ (n = 10): the entropy climbs from ≈ 0 to log n,
     every point checked against both bounds; the curve is attached as a plot.
     """
-    cmp = Comparison("torch.distributions.Categorical(probs).entropy(), F.kl_div(log u, p, 'sum'), "
-                     "exp(F.cross_entropy) (perplexity)", options)
+    cmp = Comparison(
+        "torch.distributions.Categorical(probs).entropy(), F.kl_div(log u, p, 'sum'), "
+        "exp(F.cross_entropy) (perplexity)",
+        options,
+    )
     dt = dtype(options)
     g = generator(options, salt=52)
     sweep_z = torch.randn(10, generator=g, dtype=dt)
@@ -267,15 +303,25 @@ def entropy_bounds(statements: dict, options: Options) -> NumericVerdict:
         else:
             _part("entropy_bounds", part)
     H = [float(ENTROPY_FUNCTIONS["H"](p)) for _, _, p in sweep]
-    cmp.plots.append(Plot("entropy-vs-temperature", "Entropy of softmax(z/T), n = 10",
-                          "temperature T", "H (nats)",
-                          (("H(softmax(z/T))", TEMPERATURES, tuple(H)),
-                           ("log n", TEMPERATURES, (math.log(10),) * len(TEMPERATURES)),
-                           ("0", TEMPERATURES, (0.0,) * len(TEMPERATURES))), logx=True))
+    cmp.plots.append(
+        Plot(
+            "entropy-vs-temperature",
+            "Entropy of softmax(z/T), n = 10",
+            "temperature T",
+            "H (nats)",
+            (
+                ("H(softmax(z/T))", TEMPERATURES, tuple(H)),
+                ("log n", TEMPERATURES, (math.log(10),) * len(TEMPERATURES)),
+                ("0", TEMPERATURES, (0.0,) * len(TEMPERATURES)),
+            ),
+            logx=True,
+        )
+    )
     return cmp.verdict()
 
 
 # --- gibbs-inequality ---------------------------------------------------------------------------------
+
 
 def _lemma_function(x: torch.Tensor) -> torch.Tensor:
     return x - 1 - torch.log(x)
@@ -315,8 +361,9 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
                 env = bind(eq, n=n, p=p, q=q)
                 three_way(cmp, f"{part} {case}", eq, env, ENTROPY_FUNCTIONS, part, n=n)  # reference: F.kl_div
         elif part == "lemma":
-            three_way(cmp, "lemma: torch.log on [1e-8, 1e8]", eq, bind(eq, x=xs), {}, part, reference=torch.log(xs),
-                      x="grid")
+            three_way(
+                cmp, "lemma: torch.log on [1e-8, 1e8]", eq, bind(eq, x=xs), {}, part, reference=torch.log(xs), x="grid"
+            )
         elif part == "critical-point":
             x_star = evaluate(eq.rhs, {}, dtype=dt)
             x = torch.cat([xs, x_star.reshape(1)]).clone().requires_grad_(True)
@@ -325,10 +372,22 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
             # UniqueZero(f′, x), is the sign change of f′ found by bisection
             cmp.compare("critical-point: autograd f′(x*) = 0", df[-1], 0.0, bound=cmp.bound(x_star, 2), x=float(x_star))
             off = (x.detach() - x_star).abs() > 1e-9
-            cmp.compare("critical-point: sign f′(x) = sign(x − x*)", torch.sign(df[off]),
-                        torch.sign(x.detach()[off] - x_star), x="grid")
-            three_way(cmp, "critical-point: the zero of f′ (bisection) against x*", eq, bind(eq, x=xs), {}, part,
-                      reference=x_star, x="grid")
+            cmp.compare(
+                "critical-point: sign f′(x) = sign(x − x*)",
+                torch.sign(df[off]),
+                torch.sign(x.detach()[off] - x_star),
+                x="grid",
+            )
+            three_way(
+                cmp,
+                "critical-point: the zero of f′ (bisection) against x*",
+                eq,
+                bind(eq, x=xs),
+                {},
+                part,
+                reference=x_star,
+                x="grid",
+            )
         elif part == "convex":
             x = xs.clone().requires_grad_(True)
             (df,) = torch.autograd.grad(_lemma_function(x).sum(), x, create_graph=True)
@@ -341,6 +400,7 @@ def gibbs_inequality(statements: dict, options: Options) -> NumericVerdict:
 
 # --- kl-distillation ----------------------------------------------------------------------------------
 
+
 def _flat(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(-1)
 
@@ -349,7 +409,8 @@ def _flat(x: torch.Tensor) -> torch.Tensor:
 # implementation, not against itself.
 DISTILLATION_FUNCTIONS = {
     "KL": lambda a, b: torch.distributions.kl_divergence(
-        torch.distributions.Categorical(probs=_flat(a)), torch.distributions.Categorical(probs=_flat(b))),
+        torch.distributions.Categorical(probs=_flat(a)), torch.distributions.Categorical(probs=_flat(b))
+    ),
     "KLDiv": lambda x, t: F.kl_div(x, t, reduction="sum"),
     "KLDivBatchmean": lambda x, t: F.kl_div(x, t, reduction="batchmean"),
     "KLDivMean": lambda x, t: _kl_div_mean(x, t),
@@ -362,6 +423,8 @@ def _kl_div_mean(x, t):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="reduction: 'mean' divides", category=UserWarning)
         return F.kl_div(x, t, reduction="mean")
+
+
 HIGH_T = (1e4, 2e4)  # Richardson: 2·A(2T) − A(T) cancels the 1/T term of A(T) = T²·gradient
 SWEEP_T = tuple(float(t) for t in torch.logspace(-1, 4, 21, dtype=torch.float64))
 
@@ -386,8 +449,11 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
     sums; autograd of F.cross_entropy / F.kl_div with soft targets against (q − p)/T; the
     high-temperature limit of T²·gradient by Richardson extrapolation at T = 10⁴, 2·10⁴; the slope
     of log‖gradient‖ against log T at high T (must be −2), plotted over T ∈ [0.1, 10⁴]."""
-    cmp = Comparison("F.kl_div (sum, batchmean, mean), torch.distributions.kl_divergence, autograd "
-                     "of F.cross_entropy / F.kl_div with soft targets", options)
+    cmp = Comparison(
+        "F.kl_div (sum, batchmean, mean), torch.distributions.kl_divergence, autograd "
+        "of F.cross_entropy / F.kl_div with soft targets",
+        options,
+    )
     g = generator(options, salt=55)
     dt = dtype(options)
     fns = DISTILLATION_FUNCTIONS
@@ -398,14 +464,15 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
             cmp.agree(part, evaluate(eq.lhs, {}, fns, dtype=dt), eq, {}, stmt_fns, part=part, reference_side="lhs")
         elif part in ("kl-div-convention", "batchmean", "mean"):
             for n in (2, 10, 1000):
-                for B in ((1,) if part == "kl-div-convention" else (1, 3, 32)):
+                for B in (1,) if part == "kl-div-convention" else (1, 3, 32):
                     shape = (n,) if part == "kl-div-convention" else (B, n)
                     p = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
                     q = F.softmax(torch.randn(shape, generator=g, dtype=dt) * 2, -1)
                     env = bind(eq, n=n, B=B, p=p, q=q, l=q.log())
                     # the reference: torch.distributions' own KL registry, per sample
-                    per_sample = torch.distributions.kl_divergence(torch.distributions.Categorical(probs=p),
-                                                                   torch.distributions.Categorical(probs=q))
+                    per_sample = torch.distributions.kl_divergence(
+                        torch.distributions.Categorical(probs=p), torch.distributions.Categorical(probs=q)
+                    )
                     ref = per_sample.sum() / {"kl-div-convention": 1, "batchmean": B, "mean": B * n}[part]
                     cmp.agree(f"{part} n={n} B={B}", ref, eq, env, stmt_fns, part=part, n=n, B=B)
         elif part == "soft-ce-gradient":
@@ -419,20 +486,36 @@ def kl_distillation(statements: dict, options: Options) -> NumericVerdict:
                     env = bind(eq, n=n, T=T, p=p, q=q, i=idx, z=z)
                     env.update(bind(eq, ls=Derived(lambda b, T=T: F.log_softmax(b["z"] / T, -1))))
                     for via in ("cross_entropy", "kl_div"):
-                        cmp.agree(f"{part} F.{via} n={n} T={T:g}", _soft_ce_grad(z, p, T, via), eq, env, stmt_fns,
-                                  part=part, n=n, T=T)
+                        cmp.agree(
+                            f"{part} F.{via} n={n} T={T:g}",
+                            _soft_ce_grad(z, p, T, via),
+                            eq,
+                            env,
+                            stmt_fns,
+                            part=part,
+                            n=n,
+                            T=T,
+                        )
         elif part == "high-temperature":
             for n in (2, 10, 100):
                 for shift in (0.0, 3.0):
                     z = torch.randn(n, generator=g, dtype=dt) + shift
                     v = torch.randn(n, generator=g, dtype=dt) - shift / 3
-                    a1, a2 = (T ** 2 * _teacher_gradient(z, v, T) for T in HIGH_T)
+                    a1, a2 = (T**2 * _teacher_gradient(z, v, T) for T in HIGH_T)
                     limit = 2 * a2 - a1
                     idx = torch.arange(1, n + 1, dtype=dt)
                     # the reference's truncation after one Richardson step is bounded by the step's own size
-                    cmp.agree(f"{part} n={n} z = randn + {shift:g}, v = randn − {shift / 3:g}", limit, eq,
-                              bind(eq, n=n, z=z, v=v, i=idx), stmt_fns, part=part, reference_bound=(a2 - a1).abs(),
-                              n=n, shift=shift)
+                    cmp.agree(
+                        f"{part} n={n} z = randn + {shift:g}, v = randn − {shift / 3:g}",
+                        limit,
+                        eq,
+                        bind(eq, n=n, z=z, v=v, i=idx),
+                        stmt_fns,
+                        part=part,
+                        reference_bound=(a2 - a1).abs(),
+                        n=n,
+                        shift=shift,
+                    )
             _gradient_scaling(cmp, g, dt)
         else:
             _part("kl_distillation", part)
@@ -446,10 +529,24 @@ def _gradient_scaling(cmp: Comparison, g, dt) -> None:
     slope = math.log(norms[-1] / norms[-5]) / math.log(SWEEP_T[-1] / SWEEP_T[-5])
     # not rounding but the model: the slope of log‖(q − p)/T‖ is −2 + O(1/T); at T ≥ 10³ the O(1/T)
     # term is below max|z − v|/T ≤ 1e-2, so that is the stated tolerance (a 2.5 bound × 4 safety)
-    cmp.compare(f"log-log slope of ‖gradient‖ over T ∈ [{SWEEP_T[-5]:g}, {SWEEP_T[-1]:g}]",
-                torch.tensor(-2.0, dtype=dt), slope, bound=1e-2 / 8, n=10)
-    cmp.plots.append(Plot("distillation-gradient-vs-temperature",
-                          "Soft-target gradient norm against temperature (n = 10)", "temperature T",
-                          "‖∂L/∂z‖", (("‖(q − p)/T‖, autograd", SWEEP_T, tuple(norms)),
-                                      ("T²·‖(q − p)/T‖", SWEEP_T, tuple(n * t * t for n, t in zip(norms, SWEEP_T)))),
-                          logx=True, logy=True))
+    cmp.compare(
+        f"log-log slope of ‖gradient‖ over T ∈ [{SWEEP_T[-5]:g}, {SWEEP_T[-1]:g}]",
+        torch.tensor(-2.0, dtype=dt),
+        slope,
+        bound=1e-2 / 8,
+        n=10,
+    )
+    cmp.plots.append(
+        Plot(
+            "distillation-gradient-vs-temperature",
+            "Soft-target gradient norm against temperature (n = 10)",
+            "temperature T",
+            "‖∂L/∂z‖",
+            (
+                ("‖(q − p)/T‖, autograd", SWEEP_T, tuple(norms)),
+                ("T²·‖(q − p)/T‖", SWEEP_T, tuple(n * t * t for n, t in zip(norms, SWEEP_T))),
+            ),
+            logx=True,
+            logy=True,
+        )
+    )

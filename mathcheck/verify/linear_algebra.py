@@ -22,7 +22,8 @@ from mathcheck.numeric.symbols import bind, by_name
 # (distribution, d_k, mu_q, sigma_q, mu_k, sigma_k): the seed's case at d_k from 16 to 4096, a
 # non-Gaussian case (Rademacher components have the same first two moments), and nonzero means.
 STANDARD = tuple(("normal", d, 0.0, 1.0, 0.0, 1.0) for d in (16, 64, 512, 4096)) + (
-    ("rademacher", 64, 0.0, 1.0, 0.0, 1.0),)
+    ("rademacher", 64, 0.0, 1.0, 0.0, 1.0),
+)
 SHIFTED = (("normal", 16, 0.5, 2.0, -1.0, 0.5), ("normal", 64, 0.5, 2.0, -1.0, 0.5))
 DELTA = 0.10  # smallest relative error the test must catch at d_k > 512, with power 1 - 1e-6
 DELTA_SMALL = 0.05  # ... and at d_k <= 512 (more pairs, each cheaper)
@@ -54,6 +55,7 @@ def _draw(dist: str, d: int, mq: float, sq: float, mk: float, sk: float, dtype):
             q = torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype).mul_(2).sub_(1)
             k = torch.randint(0, 2, (size, d), generator=g, device=dev).to(dtype).mul_(2).sub_(1)
         return torch.linalg.vecdot(affine(q, mq, sq), affine(k, mk, sk))
+
     return draw
 
 
@@ -61,9 +63,13 @@ def _draw(dist: str, d: int, mq: float, sq: float, mk: float, sk: float, dtype):
 def _moments(setting: tuple, n: int, seed: int, dtype_name: str, device: str = "cpu") -> stats.Moments:
     dist, d, mq, sq, mk, sk = setting
     chunk = max(1, stats.CHUNK_ELEMENTS // d)
-    return stats.stream_moments(_draw(dist, d, mq, sq, mk, sk, getattr(torch, dtype_name)), n, chunk,
-                                seed=seed * 1_000_003 + zlib.crc32(repr(setting).encode()) % 1_000_003,
-                                device=device)
+    return stats.stream_moments(
+        _draw(dist, d, mq, sq, mk, sk, getattr(torch, dtype_name)),
+        n,
+        chunk,
+        seed=seed * 1_000_003 + zlib.crc32(repr(setting).encode()) % 1_000_003,
+        device=device,
+    )
 
 
 def _var_atom(lhs):
@@ -87,15 +93,18 @@ def _scale(lhs) -> tuple:
     sums = [f for f in sp.Mul.make_args(arg) if isinstance(f, sp.Sum)]
     if lhs.func.__name__ != "Var" or len(sums) != 1:
         raise ValueError(f"expected Var(c * Sum(q[i]*k[i], ...)), got {lhs}")
-    (_, lo, hi), = sums[0].limits
+    ((_, lo, hi),) = sums[0].limits
     return arg / sums[0], hi
 
 
 def qk_plan(statements: dict) -> list[tuple]:
     """(part, statement, setting) for every z-test: the general part at every setting, shifted
     means included; the others at the standard ones. Its length sizes the Bonferroni family."""
-    return [(part, eq, s) for part, eq in statements.items()
-            for s in (STANDARD + SHIFTED if part == "general" else STANDARD)]
+    return [
+        (part, eq, s)
+        for part, eq in statements.items()
+        for s in (STANDARD + SHIFTED if part == "general" else STANDARD)
+    ]
 
 
 def qk_variance(statements: dict, options: Options) -> NumericVerdict:
@@ -110,7 +119,7 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
     reported is recomputed from the measured kurtosis.
     """
     start = time.perf_counter()
-    for part in set(statements) - {"general", "standard", "scaled"}:   # no z-test planned for it: refused
+    for part in set(statements) - {"general", "standard", "scaled"}:  # no z-test planned for it: refused
         raise KeyError(f"qk_variance: no numeric check for part {part!r}")
     plan = qk_plan(statements)
     critical = stats.z_critical(stats.FAMILY_ALPHA, len(plan))
@@ -130,31 +139,47 @@ def qk_variance(statements: dict, options: Options) -> NumericVerdict:
         scale = float(c_expr.subs(values))
         m = _moments(setting, n, options.seed, options.dtype, options.device)
         trials[setting] = n
-        est = scale ** 2 * m.var
-        se_var = scale ** 2 * m.se_var
+        est = scale**2 * m.var
+        se_var = scale**2 * m.se_var
         lhs = _lhs_value(eq.lhs, var_atom, est, values)
         se = abs(_lhs_value(eq.lhs, var_atom, est + se_var, values) - lhs)  # the left side is linear in Var
         z = (lhs - claimed) / se if se > 0 else (0.0 if lhs == claimed else math.inf)
         rel = z_power * math.sqrt(max(m.kurtosis - 1, 0.0) / n)  # smallest error rejected with power 1 − β
         detectable[d] = max(detectable.get(d, 0.0), rel)
         max_err = max(max_err, abs(lhs - claimed))
-        line = (f"{part}: {dist} d_k={d} mu=({mq},{mk}) sigma=({sq},{sk}), n={n}: left side {lhs:.6g} "
-                f"(Var estimate {est:.6g}), right side {claimed:.6g}, z={z:+.2f}; detects a relative error "
-                f"≥ {rel:.2%} (kurtosis {m.kurtosis:.3g})")
+        line = (
+            f"{part}: {dist} d_k={d} mu=({mq},{mk}) sigma=({sq},{sk}), n={n}: left side {lhs:.6g} "
+            f"(Var estimate {est:.6g}), right side {claimed:.6g}, z={z:+.2f}; detects a relative error "
+            f"≥ {rel:.2%} (kurtosis {m.kurtosis:.3g})"
+        )
         details.append(line)
         if (not math.isfinite(z) or abs(z) > critical) and (abs(z) > worst or not math.isfinite(z)):
             worst = abs(z) if math.isfinite(z) else math.inf
-            cex = (("part", part), ("distribution", dist), ("d_k", str(d)), ("mu_q", str(mq)),
-                   ("sigma_q", str(sq)), ("mu_k", str(mk)), ("sigma_k", str(sk)),
-                   ("left side (Monte Carlo)", f"{lhs:.6g}"), ("right side", f"{claimed:.6g}"), ("z", f"{z:+.2f}"),
-                   ("critical", f"{critical:.2f}"))
+            cex = (
+                ("part", part),
+                ("distribution", dist),
+                ("d_k", str(d)),
+                ("mu_q", str(mq)),
+                ("sigma_q", str(sq)),
+                ("mu_k", str(mk)),
+                ("sigma_k", str(sk)),
+                ("left side (Monte Carlo)", f"{lhs:.6g}"),
+                ("right side", f"{claimed:.6g}"),
+                ("z", f"{z:+.2f}"),
+                ("critical", f"{critical:.2f}"),
+            )
     small = max((v for d, v in detectable.items() if d <= 512), default=0.0)
     large = max((v for d, v in detectable.items() if d > 512), default=0.0)
-    power = (f"smallest relative error detected with power >= 1 - 1e-6: {small:.2%} at d_k <= 512"
-             + (f", {large:.2%} at d_k = {max(detectable)}" if large else "") + " (measured kurtosis)")
-    test = (f"z-test of the left side's Monte Carlo estimate (sample variance, fourth-moment standard error), "
-            f"{len(plan)} tests, Bonferroni |z| > {critical:.2f}: family false-alarm rate <= 1e-6; "
-            f"n = {min(trials.values())}…{max(trials.values())} pairs per setting; {power}")
+    power = (
+        f"smallest relative error detected with power >= 1 - 1e-6: {small:.2%} at d_k <= 512"
+        + (f", {large:.2%} at d_k = {max(detectable)}" if large else "")
+        + " (measured kurtosis)"
+    )
+    test = (
+        f"z-test of the left side's Monte Carlo estimate (sample variance, fourth-moment standard error), "
+        f"{len(plan)} tests, Bonferroni |z| > {critical:.2f}: family false-alarm rate <= 1e-6; "
+        f"n = {min(trials.values())}…{max(trials.values())} pairs per setting; {power}"
+    )
     return NumericVerdict(
         status="refuted" if cex else "passed",
         reference="torch.randn / torch.randint Monte Carlo, streamed in chunks of 2^20 numbers",
@@ -214,12 +239,28 @@ def qkv_projection_shapes(statements: dict, options: Options) -> NumericVerdict:
                 observed = Q if part.startswith("q-") else Q @ K.transpose(-2, -1)
                 size = observed.shape[0 if part.endswith("rows") else 1]
                 # the left side's matrix product, computed: X, W_Q, W_K bound to the layers' tensors
-                env.update({m: t for m in eq.lhs.atoms(sp.MatrixSymbol)
-                            for name, t in (("X", X), ("W_Q", w_q.weight.T), ("W_K", w_k.weight.T)) if m.name == name})
-                shape_of = {"Rows": lambda m: torch.tensor(float(m.shape[0]), dtype=dt, device=dev),
-                            "Cols": lambda m: torch.tensor(float(m.shape[1]), dtype=dt, device=dev)}
-                cmp.agree(case, torch.tensor(float(size), dtype=dt, device=dev), eq, env,
-                          {k: (lambda m, f=f: (f(m), 0.0)) for k, f in shape_of.items()}, part=part, device=dev, **where)
+                env.update(
+                    {
+                        m: t
+                        for m in eq.lhs.atoms(sp.MatrixSymbol)
+                        for name, t in (("X", X), ("W_Q", w_q.weight.T), ("W_K", w_k.weight.T))
+                        if m.name == name
+                    }
+                )
+                shape_of = {
+                    "Rows": lambda m: torch.tensor(float(m.shape[0]), dtype=dt, device=dev),
+                    "Cols": lambda m: torch.tensor(float(m.shape[1]), dtype=dt, device=dev),
+                }
+                cmp.agree(
+                    case,
+                    torch.tensor(float(size), dtype=dt, device=dev),
+                    eq,
+                    env,
+                    {k: (lambda m, f=f: (f(m), 0.0)) for k, f in shape_of.items()},
+                    part=part,
+                    device=dev,
+                    **where,
+                )
             elif part == "row-locality":
                 J = torch.func.jacrev(w_q)(X)  # (L, d_k, L, D): ∂Q[r, c]/∂X[s, t]
                 axes = {"r": (L, 0), "c": (dk, 1), "s": (L, 2), "t": (D, 3)}
@@ -284,8 +325,10 @@ def _built(a: torch.Tensor, v0: torch.Tensor, theta: float, rho: float) -> tuple
     cs, sn = math.cos(theta), math.sin(theta)
     s = cs * u + sn * v
     b = rho * s
-    e_b = rho * (abs(cs) * e_u + abs(sn) * e_v + 2 * eps * ((cs * u).abs() + (sn * v).abs()) + eps * s.abs()) \
+    e_b = (
+        rho * (abs(cs) * e_u + abs(sn) * e_v + 2 * eps * ((cs * u).abs() + (sn * v).abs()) + eps * s.abs())
         + eps * b.abs()
+    )
     return b, e_b
 
 
@@ -339,17 +382,31 @@ def dot_product_cosine(statements: dict, options: Options) -> NumericVerdict:
             if part == "expansion":
                 cmp.agree(case, torch.linalg.vector_norm(a - b) ** 2, eq, env, part=part, device=dev, **where)
             elif part == "cosine":
-                cmp.agree(case + " dot", torch.dot(a, b), eq, env, part=part, device=dev, reference_bound=cos_read,
-                          **where)
+                cmp.agree(
+                    case + " dot", torch.dot(a, b), eq, env, part=part, device=dev, reference_bound=cos_read, **where
+                )
                 rhs = evaluate(eq.rhs, env, dtype=dt, device=dev)
-                cmp.compare(case + " cosine_similarity", F.cosine_similarity(a, b, dim=0), rhs / (norm_a * norm_b),
-                            bound=(cos_read + built) / float(norm_a * norm_b), **where)
+                cmp.compare(
+                    case + " cosine_similarity",
+                    F.cosine_similarity(a, b, dim=0),
+                    rhs / (norm_a * norm_b),
+                    bound=(cos_read + built) / float(norm_a * norm_b),
+                    **where,
+                )
             elif part == "sign":
                 dot = torch.dot(a, b)
                 # a sign is uncertain (error 2) where |a·b| is within its rounding, n·ε·Σ|a_i b_i|
                 unsure = float(dot.abs()) <= 4 * (n + 1) * torch.finfo(dt).eps * float((a * b).abs().sum()) + 4 * built
-                cmp.agree(case, torch.sign(dot), eq, env, part=part, device=dev, reference_bound=2.0 if unsure else 0.0,
-                          **where)
+                cmp.agree(
+                    case,
+                    torch.sign(dot),
+                    eq,
+                    env,
+                    part=part,
+                    device=dev,
+                    reference_bound=2.0 if unsure else 0.0,
+                    **where,
+                )
             else:
                 raise KeyError(f"dot_product_cosine: no numeric check for part {part!r}")
     return cmp.verdict()
@@ -415,8 +472,9 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
     for part in statements:
         if part not in ("bound", "psd", "scaled"):
             raise KeyError(f"scaling_prevents_saturation: no numeric check for part {part!r}")
-    cmp = Comparison("torch.nn.functional.softmax, torch.func.jacrev, torch.linalg.matrix_norm / eigvalsh (float64)",
-                     options)
+    cmp = Comparison(
+        "torch.nn.functional.softmax, torch.func.jacrev, torch.linalg.matrix_norm / eigvalsh (float64)", options
+    )
     dt, dev = dtype(options), options.device
     n = SAT_KEYS
     tests = 6 + len(SAT_DKS)
@@ -426,7 +484,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
         c_expr, d_sym = _scale(statements["scaled"].lhs)
         scale = lambda d: float(c_expr.xreplace({d_sym: d}))  # noqa: E731
     else:
-        scale = lambda d: d ** -0.5  # noqa: E731
+        scale = lambda d: d**-0.5  # noqa: E731
     jac = torch.vmap(torch.func.jacrev(lambda v: F.softmax(v, dim=-1)))
     measured: dict = {}  # (series, d) -> ((mean, se) of max weight, (mean, se) of ‖J‖_F)
     zs: list = []  # (test, z, passed)
@@ -445,7 +503,7 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             spec = torch.from_numpy(np.linalg.norm(J64.cpu().numpy(), 2, axis=(-2, -1)))
             # J's entries s_i(δ_ij − s_j) carry ε(|s_i|δ_ij + |s_i s_j|) in --dtype: ‖ΔJ‖_F ≤ ε(‖s‖ + ‖s‖²)
             s_norm = s.double().norm(dim=-1)
-            norm_bound = (n + 1) * torch.finfo(dt).eps * (s_norm + s_norm ** 2) + cmp.bound(tr, n).double()
+            norm_bound = (n + 1) * torch.finfo(dt).eps * (s_norm + s_norm**2) + cmp.bound(tr, n).double()
             where = {"d_k": d, "series": series}
             measured[series, d] = (_mean_se(s.max(-1).values), _mean_se(fro))
             if "bound" in statements:
@@ -457,8 +515,16 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
                 if "r" in syms:
                     env[syms["r"]] = torch.arange(1, n + 1, dtype=dt, device=dev)[:, None]  # rows: r, columns: samples
                 # tr J (autograd) is PyTorch's value of the left side; the relation at every r
-                cmp.agree(f"bound d_k={d} {series}: tr J, left side, right side at every r", tr, eq, env, part="bound",
-                          reference_side="lhs", device=dev, **where)
+                cmp.agree(
+                    f"bound d_k={d} {series}: tr J, left side, right side at every r",
+                    tr,
+                    eq,
+                    env,
+                    part="bound",
+                    reference_side="lhs",
+                    device=dev,
+                    **where,
+                )
                 cmp.holds(f"bound d_k={d} {series}: ‖J‖_2 ≤ ‖J‖_F", spec, fro, "<=", bound=norm_bound, **where)
                 cmp.holds(f"bound d_k={d} {series}: ‖J‖_F ≤ tr J", fro, tr.double(), "<=", bound=norm_bound, **where)
             if "psd" in statements:
@@ -469,15 +535,34 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
                 for t in range(PSD_SAMPLES):  # the left side's double sum, sample by sample
                     env = {bases[k]: v for k, v in (("s", s[t]), ("x", x[t])) if k in bases}
                     env.update({syms[k]: n for k in ("n",) if k in syms})
-                    cmp.agree(f"psd d_k={d} {series} sample {t}: xᵀJx, left side, right side", quad[t], eq, env,
-                              part="psd", reference_side="lhs", device=dev, **where)
-                cmp.holds(f"psd d_k={d} {series}: xᵀJx >= 0 on all {SAT_TRIALS} samples", quad,
-                          torch.zeros_like(quad), ">=", bound=cmp.bound(quad, n * n, (x * x).sum(-1)), **where)
+                    cmp.agree(
+                        f"psd d_k={d} {series} sample {t}: xᵀJx, left side, right side",
+                        quad[t],
+                        eq,
+                        env,
+                        part="psd",
+                        reference_side="lhs",
+                        device=dev,
+                        **where,
+                    )
+                cmp.holds(
+                    f"psd d_k={d} {series}: xᵀJx >= 0 on all {SAT_TRIALS} samples",
+                    quad,
+                    torch.zeros_like(quad),
+                    ">=",
+                    bound=cmp.bound(quad, n * n, (x * x).sum(-1)),
+                    **where,
+                )
                 least = torch.from_numpy(np.linalg.eigvalsh(J64.cpu().numpy()).min(-1))
-                cmp.holds(f"psd d_k={d} {series}: least eigenvalue of J ≥ 0 (eigvalsh, float64)", least,
-                          # J's entries s_i(δ_ij − s_j) carry ε(|s_i|δ_ij + |s_i s_j|): ‖ΔJ‖_F ≤ ε(‖s‖ + ‖s‖²)
-                          torch.zeros_like(least), ">=", bound=(n + 1) * torch.finfo(dt).eps
-                          * (s.double().norm(dim=-1) + s.double().norm(dim=-1) ** 2), **where)
+                cmp.holds(
+                    f"psd d_k={d} {series}: least eigenvalue of J ≥ 0 (eigvalsh, float64)",
+                    least,
+                    # J's entries s_i(δ_ij − s_j) carry ε(|s_i|δ_ij + |s_i s_j|): ‖ΔJ‖_F ≤ ε(‖s‖ + ‖s‖²)
+                    torch.zeros_like(least),
+                    ">=",
+                    bound=(n + 1) * torch.finfo(dt).eps * (s.double().norm(dim=-1) + s.double().norm(dim=-1) ** 2),
+                    **where,
+                )
         if "scaled" in statements:
             eq = statements["scaled"]
             var_atom = _var_atom(eq.lhs)
@@ -490,8 +575,14 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             lhs = _lhs_value(eq.lhs, var_atom, mean, {d_sym: d})
             se_lhs = abs(_lhs_value(eq.lhs, var_atom, mean + se, {d_sym: d}) - lhs)
             zv = (lhs - claimed) / se_lhs
-            zs.append((f"scaled d_k={d}: left side {lhs:.4g} (Var estimate E[(c q·k)²] = {mean:.4g}, c = {c:.4g}), "
-                       f"right side {claimed:.4g}", zv, abs(zv) <= critical))
+            zs.append(
+                (
+                    f"scaled d_k={d}: left side {lhs:.4g} (Var estimate E[(c q·k)²] = {mean:.4g}, c = {c:.4g}), "
+                    f"right side {claimed:.4g}",
+                    zv,
+                    abs(zv) <= critical,
+                )
+            )
     first, last = SAT_DKS[0], SAT_DKS[-1]
 
     def diff(series, which, sign):
@@ -501,22 +592,35 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
     up, se_up, _ = diff("unscaled", 0, +1)
     down, se_down, _ = diff("unscaled", 1, -1)
     (top, se_top), _ = measured["unscaled", last]
-    zs += [(f"unscaled: mean max weight rises by {up:.4f} from d_k={first} to {last}", up / se_up,
-            up / se_up > critical),
-           (f"unscaled: mean ‖J‖_F falls by {down:.4f} from d_k={first} to {last}", down / se_down,
-            down / se_down > critical),
-           (f"unscaled: mean max weight {top:.4f} > {SATURATED} at d_k={last}", (top - SATURATED) / se_top,
-            (top - SATURATED) / se_top > critical)]
+    zs += [
+        (f"unscaled: mean max weight rises by {up:.4f} from d_k={first} to {last}", up / se_up, up / se_up > critical),
+        (
+            f"unscaled: mean ‖J‖_F falls by {down:.4f} from d_k={first} to {last}",
+            down / se_down,
+            down / se_down > critical,
+        ),
+        (
+            f"unscaled: mean max weight {top:.4f} > {SATURATED} at d_k={last}",
+            (top - SATURATED) / se_top,
+            (top - SATURATED) / se_top > critical,
+        ),
+    ]
     # flat: the room left to the other keys, 1 − max s (what the bound ties J to), and ‖J‖_F itself
     for which, label in ((0, "1 − max weight"), (1, "‖J‖_F")):
         change, se_change, base = diff("scaled", which, +1)
         base = 1 - base if which == 0 else base
         zv = (FLAT * abs(base) - abs(change)) / se_change
-        zs.append((f"scaled: mean {label} changes by {abs(change):.4f} (within ±{FLAT:.0%} of {base:.4f})", zv,
-                   zv > critical))
+        zs.append(
+            (f"scaled: mean {label} changes by {abs(change):.4f} (within ±{FLAT:.0%} of {base:.4f})", zv, zv > critical)
+        )
     (top_s, se_s), _ = measured["scaled", last]
-    zs.append((f"scaled: mean max weight {top_s:.4f} < {UNSATURATED} at d_k={last}", (UNSATURATED - top_s) / se_s,
-               (UNSATURATED - top_s) / se_s > critical))
+    zs.append(
+        (
+            f"scaled: mean max weight {top_s:.4f} < {UNSATURATED} at d_k={last}",
+            (UNSATURATED - top_s) / se_s,
+            (UNSATURATED - top_s) / se_s > critical,
+        )
+    )
     for line, zv, passed in zs:
         cmp.trials += 1
         cmp.details.append(f"{line}: z = {zv:+.2f} ({'passes' if passed else 'FAILS'})")
@@ -524,23 +628,49 @@ def scaling_prevents_saturation(statements: dict, options: Options) -> NumericVe
             cmp.counterexample = (("test", line), ("z", f"{zv:+.2f}"), ("critical", f"{critical:.2f}"))
     dks = tuple(float(d) for d in SAT_DKS)
     for which, name, title, ylabel in (
-            (0, "max-weight-vs-dk", "Largest softmax weight against d_k (10 keys; q, k with N(0, 1) components)",
-             "mean max_j s_j"),
-            (1, "jacobian-norm-vs-dk", "Softmax Jacobian norm against d_k (10 keys; q, k with N(0, 1) components)",
-             "mean ‖J‖_F")):
-        cmp.plots.append(Plot(name, title, "d_k", ylabel, tuple(
-            (label, dks, tuple(measured[series, d][which][0] for d in SAT_DKS))
-            for series, label in (("unscaled", "q·k"), ("scaled", "c·q·k (c from part 'scaled')"))),
-            logx=True, logy=which == 1))
+        (
+            0,
+            "max-weight-vs-dk",
+            "Largest softmax weight against d_k (10 keys; q, k with N(0, 1) components)",
+            "mean max_j s_j",
+        ),
+        (
+            1,
+            "jacobian-norm-vs-dk",
+            "Softmax Jacobian norm against d_k (10 keys; q, k with N(0, 1) components)",
+            "mean ‖J‖_F",
+        ),
+    ):
+        cmp.plots.append(
+            Plot(
+                name,
+                title,
+                "d_k",
+                ylabel,
+                tuple(
+                    (label, dks, tuple(measured[series, d][which][0] for d in SAT_DKS))
+                    for series, label in (("unscaled", "q·k"), ("scaled", "c·q·k (c from part 'scaled')"))
+                ),
+                logx=True,
+                logy=which == 1,
+            )
+        )
     worst = max(_sat_power(d) for d in SAT_DKS)
-    detect = (critical + stats.NormalDist().inv_cdf(1 - stats.BETA)) * max(
-        math.sqrt((1 + 2 / d) * (1 + 2 / SAT_KEYS) - 1) for d in SAT_DKS) / math.sqrt(SAT_TRIALS)
-    verdict = cmp.verdict(power=f"smallest relative error in the scaled variance detected with power >= 1 - 1e-6: "
-                                f"{detect:.0%} ({SAT_TRIALS} queries)")
-    test = (f"{tests} one- or two-sided z-tests on means over {SAT_TRIALS} queries (trend: difference of means; "
-            f"flatness: equivalence within ±{FLAT:.0%}; scaled variance: E[(c q·k)²] from each query's "
-            f"{SAT_KEYS} keys), Bonferroni |z| > {critical:.2f}: family false-alarm rate <= 1e-6; "
-            f"{worst} queries reject a {VAR_DELTA:.0%} relative error in the variance with power 1 - 1e-6")
+    detect = (
+        (critical + stats.NormalDist().inv_cdf(1 - stats.BETA))
+        * max(math.sqrt((1 + 2 / d) * (1 + 2 / SAT_KEYS) - 1) for d in SAT_DKS)
+        / math.sqrt(SAT_TRIALS)
+    )
+    verdict = cmp.verdict(
+        power=f"smallest relative error in the scaled variance detected with power >= 1 - 1e-6: "
+        f"{detect:.0%} ({SAT_TRIALS} queries)"
+    )
+    test = (
+        f"{tests} one- or two-sided z-tests on means over {SAT_TRIALS} queries (trend: difference of means; "
+        f"flatness: equivalence within ±{FLAT:.0%}; scaled variance: E[(c q·k)²] from each query's "
+        f"{SAT_KEYS} keys), Bonferroni |z| > {critical:.2f}: family false-alarm rate <= 1e-6; "
+        f"{worst} queries reject a {VAR_DELTA:.0%} relative error in the variance with power 1 - 1e-6"
+    )
     return NumericVerdict(**{**verdict.__dict__, "test": test})
 
 

@@ -42,8 +42,7 @@ def label_smoothing_decomposition(statements: dict, options: Options) -> Numeric
                     raise KeyError(f"label_smoothing_decomposition: no numeric check for part {part!r}")
                 for row in range(3):
                     env = bind(eq, p=P[row], y=int(Y[row]) + 1, C=C, epsilon=eps)
-                    _sides(cmp, f"{part} C={C} eps={eps} row {row}", eq, ref[row], env, None, dt,
-                           C=C, eps=eps, row=row)
+                    _sides(cmp, f"{part} C={C} eps={eps} row {row}", eq, ref[row], env, None, dt, C=C, eps=eps, row=row)
     return cmp.verdict()
 
 
@@ -69,8 +68,16 @@ def perplexity_exp_cross_entropy(statements: dict, options: Options) -> NumericV
             if part == "exp-cross-entropy":
                 # Π p_t is ≈ 1e-192 at T = 64, V = 1000: below float32's range (≈ 1e-38), so the
                 # product form is evaluated in float64 whatever --dtype (the reference stays as run).
-                _sides(cmp, f"{part} T={T} V={Vocab}", eq, ppl.double(), bind(eq, p=p.double(), T=T), None,
-                       torch.float64, **where)
+                _sides(
+                    cmp,
+                    f"{part} T={T} V={Vocab}",
+                    eq,
+                    ppl.double(),
+                    bind(eq, p=p.double(), T=T),
+                    None,
+                    torch.float64,
+                    **where,
+                )
             elif part == "uniform":
                 ref = torch.exp(F.cross_entropy(torch.zeros(T, Vocab, dtype=dt), w))
                 _sides(cmp, f"{part} T={T} V={Vocab}", eq, ref, bind(eq, T=T, V=Vocab), None, dt, **where)

@@ -47,7 +47,7 @@ def rmsnorm_statistics(statements: dict, options: Options) -> NumericVerdict:
             for part, eq in statements.items():
                 if part == "mean-square":
                     env = bind(eq, x=x, y=y, n=n, epsilon=eps)
-                    _sides(cmp, f"{part} n={n} eps={eps}", eq, (y ** 2).mean(), env, None, dt, **where)
+                    _sides(cmp, f"{part} n={n} eps={eps}", eq, (y**2).mean(), env, None, dt, **where)
                 elif part == "mean":
                     env = bind(eq, x=x, y=y, n=n, epsilon=eps)
                     _sides(cmp, f"{part} n={n} eps={eps}", eq, y.mean(), env, None, dt, **where)
@@ -89,8 +89,11 @@ def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
     for n in LSE_SIZES:
         for name, scale in (("randn x3", 3.0), ("±1e4", 1e4)):
             # ±1e4: from +1e4 down to −1e4, so e^x overflows at the top and underflows at the bottom
-            x = (torch.rand(n, generator=g, dtype=dt) * 2 - 1) * scale if scale < 100 else \
-                torch.linspace(1, -1, n, dtype=dt) * scale
+            x = (
+                (torch.rand(n, generator=g, dtype=dt) * 2 - 1) * scale
+                if scale < 100
+                else torch.linspace(1, -1, n, dtype=dt) * scale
+            )
             ref = torch.logsumexp(x, 0)
             mx = float(x.max())
             where = {"n": n, "logits": name}
@@ -102,8 +105,11 @@ def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
                         case = f"{part} n={n} {name} c={c:.4g}"
                         if scale > 100:  # the naive left side is not computable here: that is the point
                             naive = evaluate(eq.lhs, env, dtype=dt)
-                            _fact(cmp, f"naive log Σ e^x is not finite at n={n} {name} (torch.logsumexp "
-                                       f"{float(ref):.6g})", not bool(torch.isfinite(naive)))
+                            _fact(
+                                cmp,
+                                f"naive log Σ e^x is not finite at n={n} {name} (torch.logsumexp {float(ref):.6g})",
+                                not bool(torch.isfinite(naive)),
+                            )
                             cmp.compare(f"{case} rhs", ref, evaluate(eq.rhs, env, dtype=dt), **where)
                         else:
                             _sides(cmp, case, eq, ref, env, None, dt, **where)
@@ -112,8 +118,11 @@ def logsumexp_shift(statements: dict, options: Options) -> NumericVerdict:
                     lhs = evaluate(eq.lhs, env, dtype=dt)
                     cmp.compare(f"{part} n={n} {name} lhs", torch.exp(ref - mx), lhs, **where)
                     _relation(cmp, f"{part} n={n} {name}", eq, lhs, evaluate(eq.rhs, env, dtype=dt), **where)
-                    _fact(cmp, f"every e^(x_i − max x) ≤ 1 and finite at n={n} {name}",
-                          bool((torch.exp(x - mx) <= 1).all()))
+                    _fact(
+                        cmp,
+                        f"every e^(x_i − max x) ≤ 1 and finite at n={n} {name}",
+                        bool((torch.exp(x - mx) <= 1).all()),
+                    )
                 else:
                     raise KeyError(f"logsumexp_shift: no numeric check for part {part!r}")
     return cmp.verdict()

@@ -55,8 +55,9 @@ def _integer_functions(expr):
 _INT_FUNCS = {"floor": torch.floor, "Mod": torch.remainder}
 
 
-def _agree(cmp: Comparison, case: str, expected, eq, values: dict, tensors: dict, grid: dict, base: int,
-           part: str, **where) -> bool:
+def _agree(
+    cmp: Comparison, case: str, expected, eq, values: dict, tensors: dict, grid: dict, base: int, part: str, **where
+) -> bool:
     """Both sides of ``eq`` (floor and Mod as torch functions) against ``expected``: dimensions
     from ``values``, IndexedBases from ``tensors`` (index base ``base``), the free indices on the
     axes given by ``grid`` (name -> size). See :meth:`Comparison.agree`."""
@@ -84,6 +85,7 @@ def _rhs(eq, values: dict, tensors: dict, grid: dict, base: int, dt, device):
 
 
 # --- multihead-split-merge ------------------------------------------------------------------------
+
 
 def _mha(B, L, D, H, g, dt):
     """An nn.MultiheadAttention with seeded random weights and biases, and three inputs."""
@@ -136,34 +138,78 @@ def multihead_split_merge(statements: dict, options: Options) -> NumericVerdict:
                 case = f"{part} {label}"
                 if part == "split-merge":
                     hs, es = torch.unravel_index(torch.arange(D).view(H, Dh), (H, Dh))
-                    _agree(cmp, case, torch.stack([hs, es]).to(dt).reshape(2, 1, H, Dh), eq, values, {},
-                           {"h": H, "e": Dh}, 0, part, **where)
+                    _agree(
+                        cmp,
+                        case,
+                        torch.stack([hs, es]).to(dt).reshape(2, 1, H, Dh),
+                        eq,
+                        values,
+                        {},
+                        {"h": H, "e": Dh},
+                        0,
+                        part,
+                        **where,
+                    )
                 elif part == "merge-split":
                     hs, es = torch.unravel_index(torch.arange(D), (H, Dh))
-                    _agree(cmp, case, torch.arange(D).view(H, Dh)[hs, es].to(dt), eq, values, {}, {"c": D}, 0, part,
-                           **where)
+                    _agree(
+                        cmp,
+                        case,
+                        torch.arange(D).view(H, Dh)[hs, es].to(dt),
+                        eq,
+                        values,
+                        {},
+                        {"c": D},
+                        0,
+                        part,
+                        **where,
+                    )
                 elif part == "split-layout":
-                    pos = _rhs(eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0, dt,
-                               options.device).round().long()
+                    pos = _rhs(eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0, dt, options.device).round().long()
                     if int(pos.min()) < 0 or int(pos.max()) >= B * L * D:  # outside Q: refuted as it stands
-                        cmp.compare(case + " position out of range", torch.zeros((), dtype=dt),
-                                    torch.tensor(float("inf"), dtype=dt), **where)
+                        cmp.compare(
+                            case + " position out of range",
+                            torch.zeros((), dtype=dt),
+                            torch.tensor(float("inf"), dtype=dt),
+                            **where,
+                        )
                         continue
                     # both sides against PyTorch's own layout: the flat offset of view(B, L, H, D_head).transpose(1, 2)
                     layout = torch.arange(B * L * D).view(B, L, H, Dh).transpose(1, 2).to(dt)
-                    _agree(cmp, case + " flat positions", layout, eq, values, {}, {"b": B, "h": H, "l": L, "e": Dh}, 0,
-                           part, **where)
+                    _agree(
+                        cmp,
+                        case + " flat positions",
+                        layout,
+                        eq,
+                        values,
+                        {},
+                        {"b": B, "h": H, "l": L, "e": Dh},
+                        0,
+                        part,
+                        **where,
+                    )
                     qh, kh, vh = (t.reshape(-1)[pos] for t in (q, k, v))
                     w = F.softmax(qh @ kh.transpose(-1, -2) / math.sqrt(Dh), dim=-1)
                     merged = torch.zeros(B * L * D, dtype=dt).index_put((pos.reshape(-1),), (w @ vh).reshape(-1))
                     cmp.compare(case + " weights", w_ref, w, bound=sdpa_bound, **where)
-                    cmp.compare(case + " output", out_ref, mha.out_proj(merged.view(B, L, D)), bound=sdpa_bound, **where)
+                    cmp.compare(
+                        case + " output", out_ref, mha.out_proj(merged.view(B, L, D)), bound=sdpa_bound, **where
+                    )
                 elif part == "head-scores":
-                    s = _rhs(eq, values, {"Q": q, "K": k}, {"b": B, "h": H, "l": L, "j": L}, 0, dt,
-                             options.device)
+                    s = _rhs(eq, values, {"Q": q, "K": k}, {"b": B, "h": H, "l": L, "j": L}, 0, dt, options.device)
                     scores = heads[0] @ heads[1].transpose(-1, -2) / math.sqrt(Dh)  # PyTorch's per-head scores
-                    _agree(cmp, case + " scores", scores, eq, values, {"Q": q, "K": k, "Q_h": heads[0], "K_h": heads[1]},
-                           {"b": B, "h": H, "l": L, "j": L}, 0, part, **where)
+                    _agree(
+                        cmp,
+                        case + " scores",
+                        scores,
+                        eq,
+                        values,
+                        {"Q": q, "K": k, "Q_h": heads[0], "K_h": heads[1]},
+                        {"b": B, "h": H, "l": L, "j": L},
+                        0,
+                        part,
+                        **where,
+                    )
                     w = F.softmax(s, dim=-1)
                     cmp.compare(case + " weights", w_ref, w, bound=sdpa_bound, **where)
                     cmp.compare(case + " output", out_ref, project(w @ heads[2]), bound=sdpa_bound, **where)
@@ -198,13 +244,19 @@ def _pinned_behaviours(cmp: Comparison, dt) -> None:
     pad = torch.ones(1, 3, dtype=torch.bool)
     out, w = mha(x, x, x, key_padding_mask=pad, need_weights=True)
     seen["MultiheadAttention all keys padded, need_weights=True: NaN"] = bool(
-        torch.isnan(out).all() and torch.isnan(w).all())
+        torch.isnan(out).all() and torch.isnan(w).all()
+    )
     out, _ = mha(x, x, x, key_padding_mask=pad, need_weights=False)
     seen["MultiheadAttention all keys padded, need_weights=False: out_proj.bias"] = bool(
-        torch.equal(out, mha.out_proj.bias.detach().expand_as(out)))
+        torch.equal(out, mha.out_proj.bias.detach().expand_as(out))
+    )
     for name, ok in seen.items():
-        cmp.compare(f"pinned torch {torch.__version__}: {name}", torch.ones((), dtype=dt),
-                    torch.tensor(float(ok), dtype=dt), behaviour=name)
+        cmp.compare(
+            f"pinned torch {torch.__version__}: {name}",
+            torch.ones((), dtype=dt),
+            torch.tensor(float(ok), dtype=dt),
+            behaviour=name,
+        )
 
 
 def _masked_row(g, n, dt):
@@ -240,8 +292,19 @@ def mask_negative_infinity(statements: dict, options: Options) -> NumericVerdict
                     _agree(cmp, case, w[n], eq, {"n": n, "a": 0.0}, {"z": z}, {}, 1, part, **where)
                 elif part == "full-mask-shift":
                     for mu in SHIFTS:
-                        _agree(cmp, f"{case} mu={mu}", F.softmax(z + mu, dim=0), eq, {"n": n}, {"z": z}, {"i": n}, 1,
-                               part, mu=mu, **where)
+                        _agree(
+                            cmp,
+                            f"{case} mu={mu}",
+                            F.softmax(z + mu, dim=0),
+                            eq,
+                            {"n": n},
+                            {"z": z},
+                            {"i": n},
+                            1,
+                            part,
+                            mu=mu,
+                            **where,
+                        )
                 elif part == "boolean-mask":
                     _boolean_mask(cmp, eq, g, n, dt, dev)
                 elif part == "key-padding-mask":
@@ -260,11 +323,23 @@ def _weight_against_mask(cmp: Comparison, z, a, dt) -> None:
     scale for the writeup."""
     weights = [float(F.softmax(torch.cat([z, (a + mu).reshape(1)]), dim=0)[-1]) for mu in MASK_VALUES]
     falling = all(later < earlier for earlier, later in zip(weights, weights[1:])) and weights[-1] > 0
-    cmp.compare("masked weight falls strictly with the mask mu (n=8)", torch.ones((), dtype=dt),
-                torch.tensor(float(falling), dtype=dt), bound=0.0, weights=[f"{w:.3g}" for w in weights])
-    cmp.plots.append(Plot("masked-weight-vs-mask", "weight of a masked position, n = 8 kept scores",
-                          "additive mask μ", "F.softmax weight",
-                          (("masked position", MASK_VALUES, tuple(weights)),), logy=True))
+    cmp.compare(
+        "masked weight falls strictly with the mask mu (n=8)",
+        torch.ones((), dtype=dt),
+        torch.tensor(float(falling), dtype=dt),
+        bound=0.0,
+        weights=[f"{w:.3g}" for w in weights],
+    )
+    cmp.plots.append(
+        Plot(
+            "masked-weight-vs-mask",
+            "weight of a masked position, n = 8 kept scores",
+            "additive mask μ",
+            "F.softmax weight",
+            (("masked position", MASK_VALUES, tuple(weights)),),
+            logy=True,
+        )
+    )
 
 
 def _keep(g, rows, n):
@@ -283,15 +358,32 @@ def _boolean_mask(cmp, eq, g, n, dt, dev, rows=3, d=4):
     keep = _keep(g, rows, n)
     weights = F.scaled_dot_product_attention(q, k, eye, attn_mask=keep)[0, 0]
     additive = torch.zeros(rows, n, dtype=dt).masked_fill(~keep, float("-inf"))
-    cmp.compare(f"boolean-mask n={n}: SDPA bool mask vs additive -inf mask", weights,
-                F.scaled_dot_product_attention(q, k, eye, attn_mask=additive)[0, 0], bound=cmp.bound(weights, n + d), n=n)
+    cmp.compare(
+        f"boolean-mask n={n}: SDPA bool mask vs additive -inf mask",
+        weights,
+        F.scaled_dot_product_attention(q, k, eye, attn_mask=additive)[0, 0],
+        bound=cmp.bound(weights, n + d),
+        n=n,
+    )
     scores = (q @ k.transpose(-1, -2))[0, 0] / math.sqrt(d)
     for r in range(rows):
         # the scores come from q·k over d terms: SDPA's own rounding of them, relative ε·d·|q||k|
         read = cmp.bound(weights[r], n + d, float((q[0, 0, r].abs() @ k[0, 0].abs().T).max()))
-        _agree(cmp, f"boolean-mask n={n} row {r}", weights[r], eq, {"n": n},
-               {"z": scores[r], "alpha": keep[r].to(dt), "m": additive[r]}, {"i": n}, 1, "boolean-mask",
-               reference_bound=read, n=n, row=r, mask=keep[r].int().tolist())
+        _agree(
+            cmp,
+            f"boolean-mask n={n} row {r}",
+            weights[r],
+            eq,
+            {"n": n},
+            {"z": scores[r], "alpha": keep[r].to(dt), "m": additive[r]},
+            {"i": n},
+            1,
+            "boolean-mask",
+            reference_bound=read,
+            n=n,
+            row=r,
+            mask=keep[r].int().tolist(),
+        )
 
 
 def _key_padding_mask(cmp, eq, g, n, dt, dev, d=4):
@@ -307,9 +399,21 @@ def _key_padding_mask(cmp, eq, g, n, dt, dev, d=4):
     scores = (x[0] @ x[0].T) / math.sqrt(d)
     for r in range(n):
         read = cmp.bound(w[0, r], n + d, float((x[0, r].abs() @ x[0].abs().T).max()))
-        _agree(cmp, f"key-padding-mask n={n} query {r}", w[0, r], eq, {"n": n},
-               {"z": scores[r], "p": pad[0].to(dt), "alpha": (~pad[0]).to(dt)}, {"i": n}, 1, "key-padding-mask",
-               reference_bound=read, n=n, query=r, key_padding_mask=pad[0].int().tolist())
+        _agree(
+            cmp,
+            f"key-padding-mask n={n} query {r}",
+            w[0, r],
+            eq,
+            {"n": n},
+            {"z": scores[r], "p": pad[0].to(dt), "alpha": (~pad[0]).to(dt)},
+            {"i": n},
+            1,
+            "key-padding-mask",
+            reference_bound=read,
+            n=n,
+            query=r,
+            key_padding_mask=pad[0].int().tolist(),
+        )
 
 
 # --- attention-backward ---------------------------------------------------------------------------
@@ -334,8 +438,13 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
         (dS,) = torch.autograd.grad(P @ V, S, dO)
         P = P.detach().requires_grad_()
         (dP,) = torch.autograd.grad(P @ V, P, dO)
-        ref = {"dV": (dV, ("j", "a")), "dP": (dP, ("i", "j")), "dS": (dS, ("i", "j")),
-               "dQ": (dQ, ("i", "a")), "dK": (dK, ("j", "a"))}
+        ref = {
+            "dV": (dV, ("j", "a")),
+            "dP": (dP, ("i", "j")),
+            "dS": (dS, ("i", "j")),
+            "dQ": (dQ, ("i", "a")),
+            "dK": (dK, ("j", "a")),
+        }
         O = O.detach()
         for part, eq in statements.items():
             if part == "rowsum":
@@ -348,18 +457,42 @@ def attention_backward(statements: dict, options: Options) -> NumericVerdict:
             sizes = {"i": L, "j": L, "a": d}
             for b in range(B):
                 for h in range(H):
-                    tensors = {"Q": Q[b, h], "K": K[b, h], "V": V[b, h], "dO": dO[b, h], "O": O[b, h],
-                               "P": P[b, h].detach(), "dP": dP[b, h], "dS": dS[b, h], "S": S[b, h].detach()}
+                    tensors = {
+                        "Q": Q[b, h],
+                        "K": K[b, h],
+                        "V": V[b, h],
+                        "dO": dO[b, h],
+                        "O": O[b, h],
+                        "P": P[b, h].detach(),
+                        "dP": dP[b, h],
+                        "dS": dS[b, h],
+                        "S": S[b, h].detach(),
+                    }
                     # SDPA's fused backward rounds through L- and d-term products of the inputs' size
-                    read = cmp.bound(expected[b, h], L + d, float(Q.abs().max() * K.abs().max() * V.abs().max()
-                                                                  * dO.abs().max() * L))
-                    _agree(cmp, f"{part} (B, H, L, d) = {(B, H, L, d)} slice ({b}, {h})", expected[b, h], eq,
-                           {"L": L, "d": d}, tensors, {f: sizes[f] for f in free}, 1, part, reference_bound=read,
-                           B=B, H=H, L=L, d=d)
+                    read = cmp.bound(
+                        expected[b, h], L + d, float(Q.abs().max() * K.abs().max() * V.abs().max() * dO.abs().max() * L)
+                    )
+                    _agree(
+                        cmp,
+                        f"{part} (B, H, L, d) = {(B, H, L, d)} slice ({b}, {h})",
+                        expected[b, h],
+                        eq,
+                        {"L": L, "d": d},
+                        tensors,
+                        {f: sizes[f] for f in free},
+                        1,
+                        part,
+                        reference_bound=read,
+                        B=B,
+                        H=H,
+                        L=L,
+                        d=d,
+                    )
     return cmp.verdict()
 
 
 # --- `mathcheck shapes`: the seed's §7.1 table --------------------------------------------------------
+
 
 def shape_table(B: int, L: int, D: int, H: int, seed: int = 0) -> dict:
     """Each tensor's shape derived in B, L, D, H (SymPy), evaluated at the sizes, and observed on the
@@ -396,10 +529,14 @@ def shape_table(B: int, L: int, D: int, H: int, seed: int = 0) -> dict:
         if n in agree:
             ref, got = agree[n]
             ok = ok and ref.shape == got.shape and bool(torch.allclose(got, ref, atol=ATOL, rtol=RTOL))
-        table.append({"name": name, "symbolic": show_shape(shape), "shape": expected,
-                      "observed": list(t.shape), "ok": ok})
-    return {"sizes": {"B": B, "L": L, "D": D, "H": H, "D_head": Dh}, "rows": table,
-            "status": "ok" if all(r["ok"] for r in table) else "mismatch"}
+        table.append(
+            {"name": name, "symbolic": show_shape(shape), "shape": expected, "observed": list(t.shape), "ok": ok}
+        )
+    return {
+        "sizes": {"B": B, "L": L, "D": D, "H": H, "D_head": Dh},
+        "rows": table,
+        "status": "ok" if all(r["ok"] for r in table) else "mismatch",
+    }
 
 
 def shape_lines(report: dict) -> list[str]:
@@ -408,10 +545,14 @@ def shape_lines(report: dict) -> list[str]:
     shown = lambda xs: "(" + ", ".join(map(str, xs)) + ")"  # noqa: E731
     w = max(len(r["name"]) for r in report["rows"])
     ws = max(len(r["symbolic"]) for r in report["rows"])
-    lines = [f"B={s['B']} L={s['L']} D={s['D']} H={s['H']} D_head={s['D_head']}",
-             f"{'tensor':<{w}}  {'symbolic':<{ws}}  {'shape':<14}  {'observed':<14}  ok"]
+    lines = [
+        f"B={s['B']} L={s['L']} D={s['D']} H={s['H']} D_head={s['D_head']}",
+        f"{'tensor':<{w}}  {'symbolic':<{ws}}  {'shape':<14}  {'observed':<14}  ok",
+    ]
     for r in report["rows"]:
-        lines.append(f"{r['name']:<{w}}  {r['symbolic']:<{ws}}  {shown(r['shape']):<14}  "
-                     f"{shown(r['observed']):<14}  {'yes' if r['ok'] else 'NO'}")
+        lines.append(
+            f"{r['name']:<{w}}  {r['symbolic']:<{ws}}  {shown(r['shape']):<14}  "
+            f"{shown(r['observed']):<14}  {'yes' if r['ok'] else 'NO'}"
+        )
     lines.append(f"status: {report['status']}")
     return lines

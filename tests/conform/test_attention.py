@@ -25,6 +25,7 @@ def windowed(W):
             i, j = torch.arange(q.shape[-2])[:, None], torch.arange(q.shape[-2])[None]
             attn_mask = (j <= i) & (j > i - W)
         return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+
     return fn
 
 
@@ -112,8 +113,9 @@ def test_our_side_failing_is_inconclusive_exit_3():
 
 
 def _imported_at_startup(*args):
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", *args],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mathcheck", *args], capture_output=True, text=True, check=True
+    )
     return {line.split("|")[-1].strip().split(".")[0] for line in out.stderr.splitlines() if "|" in line}
 
 

@@ -42,6 +42,7 @@ def exits_at_second_call():
         if len(calls) > 3:
             sys.exit(0)
         return F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal)
+
     return attn
 
 
@@ -49,12 +50,15 @@ def exiting_factory(D, eps):
     raise SystemExit("bye")
 
 
-@pytest.mark.parametrize("fn, kind, said", [
-    (exits, "attention", "raised SystemExit(0)"),
-    (interrupted, "attention", "raised KeyboardInterrupt()"),
-    (exits_at_second_call(), "attention", "raised SystemExit(0)"),
-    (exiting_factory, "rmsnorm", "raised SystemExit('bye')"),
-])
+@pytest.mark.parametrize(
+    "fn, kind, said",
+    [
+        (exits, "attention", "raised SystemExit(0)"),
+        (interrupted, "attention", "raised KeyboardInterrupt()"),
+        (exits_at_second_call(), "attention", "raised SystemExit(0)"),
+        (exiting_factory, "rmsnorm", "raised SystemExit('bye')"),
+    ],
+)
 def test_an_exit_from_the_target_is_an_error_naming_it(fn, kind, said):
     with pytest.raises(TargetAborted) as info:
         conform(fn, kind, target="my_target")
@@ -82,6 +86,7 @@ def test_timeout_is_validated_and_carried_in_the_replay_line():
 
     def wrong_softmax(x, dim):
         return torch.softmax(x * 1.5, dim)
+
     report = conform(wrong_softmax, "softmax", Variant(timeout=30.0))
     replays = [r.counterexample["replay"] for r in report.results if r.counterexample]
     assert replays and all("--timeout 30" in line for line in replays)
@@ -106,7 +111,8 @@ def test_cli_sys_exit_is_exit_4_with_one_line(tmp_path):
 def test_cli_target_that_swallows_the_alarm_is_stopped_by_the_watchdog(tmp_path):
     """A loop that catches BaseException outlives SIGALRM; the command's watchdog ends the process."""
     target = tmp_path / "spin.py"
-    target.write_text(textwrap.dedent("""
+    target.write_text(
+        textwrap.dedent("""
         def attn(q, k, v, attn_mask=None, is_causal=False):
             while True:
                 try:
@@ -114,11 +120,17 @@ def test_cli_target_that_swallows_the_alarm_is_stopped_by_the_watchdog(tmp_path)
                         pass
                 except BaseException:
                     pass
-    """))
+    """)
+    )
     env = dict(os.environ)
     start = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "mathcheck", "conform", f"{target}:attn", "--kind", "attention",
-                        "--timeout", "2"], capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "mathcheck", "conform", f"{target}:attn", "--kind", "attention", "--timeout", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 4, (r.stdout, r.stderr)
     assert r.stderr.strip().splitlines() == [f"error: {target}:attn: did not return within 2 s (--timeout 2); stopped"]
     assert time.monotonic() - start < 120
@@ -126,6 +138,7 @@ def test_cli_target_that_swallows_the_alarm_is_stopped_by_the_watchdog(tmp_path)
 
 
 # --- NaN or inf never holds; outputs are copied ------------------------------------------------------
+
 
 class NaNMHA(torch.nn.Module):
     """An mha module whose output is all NaN: it once held four of six properties ("max |err| inf,
@@ -145,7 +158,9 @@ def test_a_module_whose_output_is_not_finite_fails_every_checked_property(value)
     report = conform(lambda D, H: NaNMHA(D, H, value), "mha")
     checked = [r for r in report.results if r.expected == "holds"]
     assert checked and all(r.status == "fails" for r in checked), [(r.name, r.status) for r in checked]
-    assert all(r.tolerance is not None and r.tolerance == r.tolerance for r in report.results if r.tolerance is not None)
+    assert all(
+        r.tolerance is not None and r.tolerance == r.tolerance for r in report.results if r.tolerance is not None
+    )
     assert report.exit_code == 1
 
 
@@ -156,7 +171,7 @@ def test_compare_never_passes_under_a_tolerance_that_is_not_finite():
     assert not compare(nan, nan, float("nan"), "x").ok
     inf = torch.full((3,), float("inf"))
     assert not compare(inf, inf, float("inf"), "x").ok  # equal infinities, but scaled by them
-    assert compare(inf, inf, 1e-12, "x").ok              # an infinite formula value, met exactly
+    assert compare(inf, inf, 1e-12, "x").ok  # an infinite formula value, met exactly
     assert not compare(torch.ones(3), inf, 1e-12, "x", rtol=1e-3).ok  # rtol·|inf| allows nothing finite
 
 
@@ -182,6 +197,7 @@ def test_an_output_buffer_reused_between_calls_is_copied_before_use():
 
 
 # --- call-shape problems are bad input, not math failures ---------------------------------------------
+
 
 def takes_freqs_cis(x, freqs_cis, attn_mask=None, is_causal=False):
     """A rotary apply (after Meta's llama ``apply_rotary_emb(x, freqs_cis)``, our rewrite) handed to
@@ -215,8 +231,12 @@ def test_a_first_call_that_raises_is_bad_input_with_the_call_and_the_fix():
 def test_a_factory_that_raises_is_bad_input():
     def factory(D, H):
         raise TypeError("__init__() missing 1 required positional argument: 'config'")
-    with pytest.raises(BadInput, match=r"the first call raised TypeError: __init__\(\) missing .* conform called "
-                                       r"make\(12, 3\); kind mha expects make\(D, H\)"):
+
+    with pytest.raises(
+        BadInput,
+        match=r"the first call raised TypeError: __init__\(\) missing .* conform called "
+        r"make\(12, 3\); kind mha expects make\(D, H\)",
+    ):
         conform(factory, "mha")
 
 
@@ -225,6 +245,7 @@ def test_a_target_that_raises_later_fails_that_property_with_the_exception(confo
         if query.shape[-2] > 20:
             raise RuntimeError("kernel supports at most 20 keys")
         return F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal)
+
     report = conform(short_kernel, "attention")
     # it raises past L = 20: long-sequence and past-1024-keys reach it (input-dtypes says it, stops there)
     assert report.failed == ["long-sequence", "past-1024-keys"]
@@ -243,6 +264,7 @@ def test_cli_first_call_raising_is_exit_2_one_line(tmp_path):
 
 
 # --- meet the call where it is: eps by name, norms on (B, L, D) -----------------------------------------
+
 
 class PartialRMSNorm(torch.nn.Module):
     """gpt-neox's constructor convention ``RMSNorm(dim, p=-1., eps=1e-8, bias=False)`` (p: the fraction
@@ -289,6 +311,7 @@ def test_the_jacobian_feeds_a_norm_its_documented_B_L_D_shape():
 
 # --- losses: settings given as the loss is written ----------------------------------------------------
 
+
 def ce_ignoring_smoothing(logits, target, label_smoothing=0.0):
     """A planted bug: takes label_smoothing and drops it."""
     return F.cross_entropy(logits, target)
@@ -297,8 +320,10 @@ def ce_ignoring_smoothing(logits, target, label_smoothing=0.0):
 def test_label_smoothing_is_read_from_a_partial_or_an_instance_and_carried_in_the_replay():
     import functools
 
-    for fn, where in ((functools.partial(F.cross_entropy, label_smoothing=0.1), "functools.partial"),
-                      (torch.nn.CrossEntropyLoss(label_smoothing=0.1), "CrossEntropyLoss.label_smoothing")):
+    for fn, where in (
+        (functools.partial(F.cross_entropy, label_smoothing=0.1), "functools.partial"),
+        (torch.nn.CrossEntropyLoss(label_smoothing=0.1), "CrossEntropyLoss.label_smoothing"),
+    ):
         report = conform(fn, "cross-entropy", target="ce")
         assert report.status == "holds", [(r.name, r.status) for r in report.results]
         assert report.variant.label_smoothing == 0.1
@@ -311,9 +336,10 @@ def test_label_smoothing_is_read_from_a_partial_or_an_instance_and_carried_in_th
 
 # --- rotary as real code writes it (our rewrites, in each source's conventions) -----------------------
 
+
 def rotate_half(x):
     """transformers' Llama ``rotate_half`` convention (half-split pairs)."""
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
     return torch.cat((-x2, x1), dim=-1)
 
 
@@ -351,11 +377,14 @@ def meta_apply_conjugated(x, freqs_cis):
     return torch.view_as_real(x_ * freqs_cis.conj().view(1, x_.shape[1], 1, x_.shape[-1])).flatten(3)
 
 
-@pytest.mark.parametrize("fn, convention", [
-    (hf_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
-    (hf_legacy_apply_rotary_pos_emb, "apply(q, k, cos, sin, position_ids)"),
-    (meta_apply_rotary_emb, "apply(xq, xk, freqs_cis)"),
-])
+@pytest.mark.parametrize(
+    "fn, convention",
+    [
+        (hf_apply_rotary_pos_emb, "apply(q, k, cos, sin)"),
+        (hf_legacy_apply_rotary_pos_emb, "apply(q, k, cos, sin, position_ids)"),
+        (meta_apply_rotary_emb, "apply(xq, xk, freqs_cis)"),
+    ],
+)
 def test_rotary_apply_functions_run_as_written(fn, convention):
     report = conform(fn, "rotary")
     assert report.status == "holds", [(r.name, r.status, r.note) for r in report.results]
@@ -389,13 +418,13 @@ def test_a_cross_entropy_on_class_indices_only_is_said_not_failed():
 
 # --- ALiBi in its causal slope·j form ------------------------------------------------------------------
 
+
 def alibi_slope_times_key(query, key, value, attn_mask=None, is_causal=False, sign=1.0):
     """BLOOM/MPT/gpt-neox's causal ALiBi (our rewrite): the bias slope_h·j on the key position only,
     equal to −m_h(i − j) up to the row constant −m_h·i, which softmax cancels."""
     B, H, L, D = query.shape
     m = torch.tensor([2.0 ** (-8.0 * h / H) for h in range(1, H + 1)], dtype=query.dtype)
-    z = query @ key.transpose(-1, -2) / D ** 0.5 + sign * m[:, None, None] * torch.arange(key.shape[2],
-                                                                                          dtype=query.dtype)
+    z = query @ key.transpose(-1, -2) / D**0.5 + sign * m[:, None, None] * torch.arange(key.shape[2], dtype=query.dtype)
     if is_causal:
         z = z.masked_fill(torch.ones(L, key.shape[2], dtype=torch.bool).triu(1), float("-inf"))
     if attn_mask is not None:
@@ -410,6 +439,7 @@ def test_causal_alibi_as_slope_times_key_position_holds_and_its_sign_bug_fails()
 
     def wrong_sign(query, key, value, attn_mask=None, is_causal=False):
         return alibi_slope_times_key(query, key, value, attn_mask, is_causal, sign=-1.0)
+
     assert "output" in conform(wrong_sign, "attention", causal_alibi).failed
 
 
@@ -469,10 +499,13 @@ def test_init_binds_a_keyword_the_constructor_needs_and_the_replay_carries_it(tm
     assert replays and all("--init gain=2" in line for line in replays)
 
 
-@pytest.mark.parametrize("flag,message", [
-    ("gian=1.0", "--init gian=…: {t} takes no keyword 'gian' (its keywords: dim, gain, eps)"),
-    ("gain", "--init 'gain': write KEY=VALUE with KEY a parameter name, e.g. --init eps=1e-6"),
-])
+@pytest.mark.parametrize(
+    "flag,message",
+    [
+        ("gian=1.0", "--init gian=…: {t} takes no keyword 'gian' (its keywords: dim, gain, eps)"),
+        ("gain", "--init 'gain': write KEY=VALUE with KEY a parameter name, e.g. --init eps=1e-6"),
+    ],
+)
 def test_init_of_a_name_the_target_does_not_take_is_one_line_before_any_call(tmp_path, flag, message):
     target = tmp_path / "norm.py"
     target.write_text(NORM_WITH_A_REQUIRED_KEYWORD)
@@ -504,8 +537,9 @@ CORPUS = str(TESTS / "conform_corpus")
 
 
 def test_a_config_constructor_is_built_from_conform_s_sizes_and_holds():
-    r = CliRunner().invoke(main, ["conform", f"{CORPUS}/nanogpt.py:ConfigCausalSelfAttention", "--kind", "mha",
-                                  "--causal"])
+    r = CliRunner().invoke(
+        main, ["conform", f"{CORPUS}/nanogpt.py:ConfigCausalSelfAttention", "--kind", "mha", "--causal"]
+    )
     assert r.exit_code == 0, r.output
     assert "constructor: takes a config object (config)" in r.output
 

@@ -114,10 +114,10 @@ def test_nan_from_an_overflowing_half_softmax_fails(conform_full):  # the full l
 
 
 def test_the_measured_tolerance_is_four_times_a_correct_builds_error():
-    assert measured_tolerance(0.1, 2.0, 2 ** -7) == 4 * 0.1  # above the floor: 4× the measured error
+    assert measured_tolerance(0.1, 2.0, 2**-7) == 4 * 0.1  # above the floor: 4× the measured error
     # the floor: one rounding of the output and a float32-accumulated reduction of N terms
-    assert measured_tolerance(0.0, 1.0, 2 ** -7, 16) == pytest.approx(4 * (2 ** -7 + 2 ** -23 * 4))
-    assert math.isclose(measured_tolerance(0.0, 1.0, 2 ** -52), 4 * 2 ** -52 * (1 + 1))
+    assert measured_tolerance(0.0, 1.0, 2**-7, 16) == pytest.approx(4 * (2**-7 + 2**-23 * 4))
+    assert math.isclose(measured_tolerance(0.0, 1.0, 2**-52), 4 * 2**-52 * (1 + 1))
 
 
 def test_assert_conforms_fails_the_half_precision_bug():
@@ -148,5 +148,8 @@ def test_quick_runs_input_dtypes_to_129_keys_and_says_so_in_the_replay(monkeypat
     assert r.variant.quick and (past.status, past.expected) == ("not expected to hold", "not checked")
     # the float16-path bug shows at every size: --quick still catches it, and its replay carries --quick
     assert dt.status == "fails" and "--quick" in dt.counterexample["replay"].split()
-    assert conform(reduced.bf16_attention, "attention", CAUSAL, only=("input-dtypes",)).results[0].note \
-        .startswith("L 17…129: ")
+    assert (
+        conform(reduced.bf16_attention, "attention", CAUSAL, only=("input-dtypes",))
+        .results[0]
+        .note.startswith("L 17…129: ")
+    )

@@ -102,8 +102,7 @@ CONFORMING = [
 ]
 
 
-@pytest.mark.parametrize("fn, kind, variant", CONFORMING,
-                         ids=[f"{k}-{i}" for i, (_, k, _) in enumerate(CONFORMING)])
+@pytest.mark.parametrize("fn, kind, variant", CONFORMING, ids=[f"{k}-{i}" for i, (_, k, _) in enumerate(CONFORMING)])
 def test_reference_implementations_conform(fn, kind, variant):
     report = conform(fn, kind, variant)
     assert report.status == "holds", "\n".join(conform_text(report))
@@ -130,8 +129,14 @@ def test_counterexample_is_shrunk_and_replays():
     cx = report.results[0].counterexample
     assert cx["sizes"] == {"B": 1, "H": 1, "L": 2}
     assert cx["derived"] == 0.0 and cx["user"] != 0.0
-    replay = conform(zoo.mask_filled_with_zero, "attention", only=("masked-keys-zero-weight",),
-                     sizes=cx["sizes"], simple=cx["values"] == "small-integer", target="z")
+    replay = conform(
+        zoo.mask_filled_with_zero,
+        "attention",
+        only=("masked-keys-zero-weight",),
+        sizes=cx["sizes"],
+        simple=cx["values"] == "small-integer",
+        target="z",
+    )
     assert replay.results[0].counterexample["user"] == cx["user"]
 
 
@@ -147,8 +152,15 @@ def test_same_seed_same_report_and_json_fields():
     b = conform_json(conform(zoo.scale_by_d, "attention", seed=3, target="t"))
     assert a == b
     assert set(a) >= {"target", "kind", "properties", "status"}
-    assert set(a["properties"][0]) >= {"name", "claim", "expected", "status", "max_abs_err", "tolerance",
-                                       "counterexample"}
+    assert set(a["properties"][0]) >= {
+        "name",
+        "claim",
+        "expected",
+        "status",
+        "max_abs_err",
+        "tolerance",
+        "counterexample",
+    }
 
 
 def test_assert_conforms():
@@ -189,8 +201,16 @@ def test_cli_exit_codes_and_output(conform_full):
 
 
 def test_cli_replay_prints_exactly_the_counterexample(conform_full):
-    args = ["conform", "examples/bug_zoo.py:scale_by_d", "--kind", "attention", "--property", "scale",
-            "--sizes", "B=1,H=1,D=2"]
+    args = [
+        "conform",
+        "examples/bug_zoo.py:scale_by_d",
+        "--kind",
+        "attention",
+        "--property",
+        "scale",
+        "--sizes",
+        "B=1,H=1,D=2",
+    ]
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 1
     assert out.output == (
@@ -205,7 +225,10 @@ def test_cli_replay_prints_exactly_the_counterexample(conform_full):
         "      claim: multihead-split-merge (mathcheck show multihead-split-merge)\n"
         "      replay: mathcheck conform examples/bug_zoo.py:scale_by_d --kind attention --seed 0 --property scale "
         "--sizes B=1,H=1,D=2\n"
-        "status: fails (1 property fails: scale)\n")
+        "status: fails (1 property fails: scale)\n"
+    )
     bad = CliRunner().invoke(main, args[:-2] + ["--sizes", "B=0"])
-    assert (bad.exit_code, bad.output) == (2, "error: --sizes 'B=0': write NAME=N pairs with N ≥ 1, e.g. "
-                                              "--sizes B=1,L=2\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --sizes 'B=0': write NAME=N pairs with N ≥ 1, e.g. --sizes B=1,L=2\n",
+    )

@@ -26,18 +26,25 @@ def _cli(*args):
 
 # --- precision, measured ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("target", ["transformers.models.llama.modeling_llama:LlamaRMSNorm",
-                                    "transformers.models.t5.modeling_t5:T5LayerNorm"])
+
+@pytest.mark.parametrize(
+    "target",
+    ["transformers.models.llama.modeling_llama:LlamaRMSNorm", "transformers.models.t5.modeling_t5:T5LayerNorm"],
+)
 def test_hf_norms_that_compute_in_float32_hold_and_say_so(target):
     pytest.importorskip("transformers")
     out = _cli(target, "--kind", "rmsnorm")
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[1].startswith("  computes in float32 (output float64): tolerances from float32 ε = 1.19e-07; "
-                               "measured: widening its ops to float64 moves the output by ")
+    assert lines[1].startswith(
+        "  computes in float32 (output float64): tolerances from float32 ε = 1.19e-07; "
+        "measured: widening its ops to float64 moves the output by "
+    )
     # the properties hold it widened, at float64's tolerance; as written per dtype by input-dtypes
-    assert lines[1].endswith("the properties run it widened to float64 (float64 tolerance, resolution 1.2e-13); "
-                             "as written it is held per input dtype and size by input-dtypes")
+    assert lines[1].endswith(
+        "the properties run it widened to float64 (float64 tolerance, resolution 1.2e-13); "
+        "as written it is held per input dtype and size by input-dtypes"
+    )
     assert lines[2] == "  eps 0.1 (asked of the factory; the module's variance_epsilon)"
     assert lines[-1] == "status: holds (every expected property holds)"
 
@@ -47,7 +54,8 @@ def test_torch_layernorm_holds_in_float64():
     assert out.exit_code == 0, out.output
     assert out.output.splitlines()[1] == (
         "  computes in float64 (output float64): tolerances from float64 ε = 2.22e-16; resolution: relative errors "
-        "above 1.2e-13 are detected (reductions of 64 terms)")
+        "above 1.2e-13 are detected (reductions of 64 terms)"
+    )
 
 
 class Float32Norm(nn.Module):
@@ -86,11 +94,14 @@ def test_exact_float32_constants_do_not_loosen_float64_tolerances():
 
 # --- the module's own configuration -------------------------------------------------------------------
 
+
 def test_eps_measured_when_the_factory_ignores_it():
     out = _cli(f"{CORPUS}/nanogpt.py:make_layernorm", "--kind", "layernorm")
     assert out.exit_code == 0, out.output
-    assert ("  eps 1e-05: measured from the outputs (the module holds no numeric eps and ignores its eps "
-            "argument: asked of the factory 0.1); tested at 1e-05") in out.output.splitlines()
+    assert (
+        "  eps 1e-05: measured from the outputs (the module holds no numeric eps and ignores its eps "
+        "argument: asked of the factory 0.1); tested at 1e-05"
+    ) in out.output.splitlines()
     assert "--eps 1e-05" in out.output.splitlines()[0]
 
 
@@ -98,13 +109,16 @@ def test_eps_held_by_the_module_wins_over_the_argument_and_eps_option():
     make = lambda D, eps: nn.RMSNorm(D, eps=1e-6)  # noqa: E731
     r = conform(make, "rmsnorm")
     assert r.status == "holds" and r.variant.eps == 1e-6
-    assert r.setting[1] == ("eps 1e-06: the module's eps (the factory ignores its eps argument: asked of the "
-                            "factory 0.1); tested at 1e-06")
+    assert r.setting[1] == (
+        "eps 1e-06: the module's eps (the factory ignores its eps argument: asked of the factory 0.1); tested at 1e-06"
+    )
     r = conform(lambda D, eps: nn.RMSNorm(D, eps=eps), "rmsnorm", Variant(eps=1e-3))
     assert r.status == "holds" and r.setting[1] == "eps 0.001 (--eps; the module's eps)"
     bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--eps", "1e-5")
-    assert (bad.exit_code, bad.output) == (2, "error: --eps: kind 'softmax' has no eps; it is for layernorm and "
-                                              "rmsnorm\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --eps: kind 'softmax' has no eps; it is for layernorm and rmsnorm\n",
+    )
 
 
 class DropoutAlwaysOn(nn.Module):
@@ -121,7 +135,9 @@ def test_eval_mode_and_a_module_still_random_in_eval_mode():
     assert r.status == "holds"  # its dropout (p = 0.1) is off: eval mode
     out = _cli("tests/conform/test_run_real_code.py:DropoutAlwaysOn", "--kind", "layernorm")
     assert out.exit_code == 3
-    assert out.output.splitlines()[1].startswith("  nondeterministic: two calls in eval mode on the same input differ by ")
+    assert out.output.splitlines()[1].startswith(
+        "  nondeterministic: two calls in eval mode on the same input differ by "
+    )
     assert out.output.splitlines()[-1].startswith("status: inconclusive (nondeterministic: ")
 
 
@@ -131,6 +147,7 @@ def test_a_module_that_keeps_its_graph_is_not_deep_copied():
 
 
 # --- the corpus: every correct one holds, every planted bug fails naming its property ------------------
+
 
 def _cases():
     for f in sorted(CORPUS.glob("*.py")):
@@ -171,6 +188,7 @@ def test_corpus(file, name, kind, flags, prop):
 
 
 # --- real sizes and reports that locate the bug -------------------------------------------------------
+
 
 def test_an_attention_that_drops_keys_after_16_fails_and_shrinks_to_17():
     from examples import bug_zoo as zoo
@@ -216,7 +234,9 @@ def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said(confor
 
     near = Property("p", "softmax-simplex", "doc", lambda *a: Outcome(False, 2.0, 1.0, (0,), 0.0, 2.0, "x"), {"N": 1})
     res = run_property(near, None, "t", "softmax", Variant(), 0, {"N": 1}, False)
-    assert res.status == "fails" and res.note.startswith("within 4× the tolerance from float64 ε (2×): a rounding-level")
+    assert res.status == "fails" and res.note.startswith(
+        "within 4× the tolerance from float64 ε (2×): a rounding-level"
+    )
 
 
 # --- HF's own modules and attention interface ---------------------------------------------------------
@@ -224,12 +244,15 @@ def test_unstable_is_told_from_a_wrong_formula_and_rounding_level_is_said(confor
 HF_EAGER = "transformers.models.llama.modeling_llama:eager_attention_forward"
 
 
-@pytest.mark.parametrize("target,args", [
-    (HF_EAGER, ["--kind", "attention"]),
-    (HF_EAGER, ["--kind", "attention", "--causal"]),
-    (HF_EAGER, ["--kind", "gqa", "--causal"]),  # repeat_kv over module.num_key_value_groups
-    ("transformers.models.gpt2.modeling_gpt2:eager_attention_forward", ["--kind", "attention", "--causal"]),
-])
+@pytest.mark.parametrize(
+    "target,args",
+    [
+        (HF_EAGER, ["--kind", "attention"]),
+        (HF_EAGER, ["--kind", "attention", "--causal"]),
+        (HF_EAGER, ["--kind", "gqa", "--causal"]),  # repeat_kv over module.num_key_value_groups
+        ("transformers.models.gpt2.modeling_gpt2:eager_attention_forward", ["--kind", "attention", "--causal"]),
+    ],
+)
 def test_hf_attention_interface_is_detected_and_holds(target, args):
     pytest.importorskip("transformers")
     out = _cli(target, *args)
@@ -250,7 +273,8 @@ def hf_llama_rotary(x, positions):
 
     d = x.shape[-1]
     cos, sin = LlamaRotaryEmbedding(LlamaConfig(hidden_size=d, num_attention_heads=1, head_dim=d))(
-        x, positions.long()[None])
+        x, positions.long()[None]
+    )
     q = x.reshape(-1, 1, *x.shape[-2:])
     return apply_rotary_pos_emb(q, q, cos, sin)[0].reshape(x.shape)
 
@@ -264,11 +288,15 @@ def test_hf_llama_rotary_path_holds_in_float32():
 
 def test_convention_options_are_checked_before_work():
     bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--layout", "blhd")
-    assert (bad.exit_code, bad.output) == (2, "error: --layout 'blhd': kind 'softmax' takes none (it is for "
-                                              "attention, gqa and mha)\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --layout 'blhd': kind 'softmax' takes none (it is for attention, gqa and mha)\n",
+    )
     bad = _cli("examples/bug_zoo.py:gqa_tiled", "--kind", "gqa", "--gqa-grouping", "round-robin")
-    assert (bad.exit_code, bad.output) == (2, "error: --gqa-grouping 'round-robin': kind gqa takes interleaved or "
-                                              "tiled\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --gqa-grouping 'round-robin': kind gqa takes interleaved or tiled\n",
+    )
     bad = _cli("torch.nn.functional:scaled_dot_product_attention", "--kind", "attention", "--mask", "0/1")
     assert bad.exit_code == 2 and bad.output.startswith("error: --mask '0/1': kind attention takes one of keep, ")
 
@@ -282,8 +310,9 @@ def test_gqa_grouping_is_a_declared_convention():
 
 def test_mask_conventions_and_sequence_first_mha():
     def masked_out(q, k, v, attn_mask=None, is_causal=False):  # True = masked (the opposite of SDPA)
-        return nn.functional.scaled_dot_product_attention(q, k, v, None if attn_mask is None else ~attn_mask,
-                                                          is_causal=is_causal)
+        return nn.functional.scaled_dot_product_attention(
+            q, k, v, None if attn_mask is None else ~attn_mask, is_causal=is_causal
+        )
 
     def keep01(q, k, v, attn_mask=None, is_causal=False):  # 0/1 keep, filled with finfo.min
         s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
@@ -313,6 +342,7 @@ class SeqFirst(nn.Module):
 
 # --- loss conventions: label smoothing, distillation temperature -------------------------------------
 
+
 def ce_smoothed(z, y):
     return nn.functional.cross_entropy(z, y, label_smoothing=0.1)
 
@@ -326,15 +356,22 @@ def ce_smoothed_over_other_classes(z, y):
 
 
 def distill(z, v, T=2.0):
-    return nn.functional.kl_div(nn.functional.log_softmax(z / T, -1), nn.functional.softmax(v / T, -1),
-                                reduction="batchmean") * T * T
+    return (
+        nn.functional.kl_div(
+            nn.functional.log_softmax(z / T, -1), nn.functional.softmax(v / T, -1), reduction="batchmean"
+        )
+        * T
+        * T
+    )
 
 
 def test_label_smoothing_is_pytorchs_eps_over_c():
     assert conform(ce_smoothed, "cross-entropy", Variant(label_smoothing=0.1)).status == "holds"
     assert "matches-derived" in conform(ce_smoothed, "cross-entropy").failed  # smoothing not declared
-    assert "matches-derived" in conform(ce_smoothed_over_other_classes, "cross-entropy",
-                                        Variant(label_smoothing=0.1)).failed
+    assert (
+        "matches-derived"
+        in conform(ce_smoothed_over_other_classes, "cross-entropy", Variant(label_smoothing=0.1)).failed
+    )
 
 
 def test_distillation_temperature_states_the_t_squared_factor():
@@ -342,11 +379,15 @@ def test_distillation_temperature_states_the_t_squared_factor():
     no_t2 = conform(lambda z, v: distill(z, v) / 4, "kl", Variant(temperature=2.0))
     assert {"matches-derived", "gradient"} <= set(no_t2.failed)
     bad = _cli("torch.nn.functional:softmax", "--kind", "softmax", "--temperature", "2")
-    assert (bad.exit_code, bad.output) == (2, "error: --temperature 2.0: it is for kind kl (distillation), not "
-                                              "'softmax'\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --temperature 2.0: it is for kind kl (distillation), not 'softmax'\n",
+    )
     bad = _cli("tests/conform/test_run_real_code.py:ce_smoothed", "--kind", "cross-entropy", "--label-smoothing", "1.5")
-    assert (bad.exit_code, bad.output) == (2, "error: --label-smoothing 1.5: give ε in [0, 1], e.g. "
-                                              "--label-smoothing 0.1\n")
+    assert (bad.exit_code, bad.output) == (
+        2,
+        "error: --label-smoothing 1.5: give ε in [0, 1], e.g. --label-smoothing 0.1\n",
+    )
 
 
 class BFloat16Norm(nn.Module):
@@ -406,8 +447,9 @@ def test_an_apply_whose_roles_no_name_tells_is_refused_with_the_way_to_say_them(
 
 
 def test_args_declare_the_roles_and_travel_in_every_replay_line():
-    out = _cli(ONMT, "--kind", "rotary", "--init", "interleave=false", "--args", "query=x,key=k,rope=freqs_cis",
-               "--quick")
+    out = _cli(
+        ONMT, "--kind", "rotary", "--init", "interleave=false", "--args", "query=x,key=k,rope=freqs_cis", "--quick"
+    )
     assert out.exit_code == 0, out.output
     assert "convention: apply(query, key, rope) (declared by --args: query=x, key=k, rope=freqs_cis)" in out.output
     assert "complex freqs_cis cat(cis, cis) (L, d)" in out.output
@@ -418,15 +460,18 @@ def test_args_declare_the_roles_and_travel_in_every_replay_line():
     assert replays and all("--args tensor=x,sin=sin,cos=cos" in r for r in replays)
 
 
-@pytest.mark.parametrize("args, said", [
-    ("query", "write NAME=ROLE pairs"),
-    ("query=x,query=k", "parameter 'query' given twice"),
-    ("query=x,key=k,rope=cosine", "'cosine' is not a role of kind rotary"),
-    ("query=x,key=k,table=freqs_cis", "has no parameter 'table'"),
-    ("query=x,key=x,rope=freqs_cis", "role 'x' given twice"),
-    ("query=x,key=k", "required parameter 'rope' has no role"),
-    ("1=x", "write NAME=ROLE pairs"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        ("query", "write NAME=ROLE pairs"),
+        ("query=x,query=k", "parameter 'query' given twice"),
+        ("query=x,key=k,rope=cosine", "'cosine' is not a role of kind rotary"),
+        ("query=x,key=k,table=freqs_cis", "has no parameter 'table'"),
+        ("query=x,key=x,rope=freqs_cis", "role 'x' given twice"),
+        ("query=x,key=k", "required parameter 'rope' has no role"),
+        ("1=x", "write NAME=ROLE pairs"),
+    ],
+)
 def test_a_bad_args_is_one_line_exit_2(args, said):
     out = _cli(ONMT, "--kind", "rotary", "--init", "interleave=false", "--args", args, "--quick")
     assert out.exit_code == 2, out.output
@@ -450,12 +495,18 @@ def test_args_reorder_a_kind_s_own_parameters():
     assert missing.exit_code == 2 and "required parameter 'logits' has no role" in missing.output
 
 
-@pytest.mark.parametrize("target, words", [
-    ("transformers.models.gptj.modeling_gptj:apply_rotary_pos_emb", "apply(tensor, sin, cos)"),
-    (f"{CORPUS}/rotary_applies.py:litgpt_apply_rope", "apply(x, cos, sin)"),
-    (f"{CORPUS}/rotary_applies.py:gptfast_apply_rotary_emb", "real freqs_cis (L, d/2, 2)"),
-    (f"{CORPUS}/rotary_applies.py:megatron_apply_bshd", "apply(t, freqs) (detected from the parameter names, as --args: t=x, freqs=freqs)"),
-])
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ("transformers.models.gptj.modeling_gptj:apply_rotary_pos_emb", "apply(tensor, sin, cos)"),
+        (f"{CORPUS}/rotary_applies.py:litgpt_apply_rope", "apply(x, cos, sin)"),
+        (f"{CORPUS}/rotary_applies.py:gptfast_apply_rotary_emb", "real freqs_cis (L, d/2, 2)"),
+        (
+            f"{CORPUS}/rotary_applies.py:megatron_apply_bshd",
+            "apply(t, freqs) (detected from the parameter names, as --args: t=x, freqs=freqs)",
+        ),
+    ],
+)
 def test_rotary_conventions_are_detected_and_said(target, words):
     out = _cli(target, "--kind", "rotary", "--quick")
     assert out.exit_code == 0, out.output
@@ -464,8 +515,12 @@ def test_rotary_conventions_are_detected_and_said(target, words):
 
 
 def test_a_de_interleaved_output_basis_is_found_said_and_its_bug_still_fails():
-    out = _cli("transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave", "--kind",
-               "rotary", "--quick")
+    out = _cli(
+        "transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave",
+        "--kind",
+        "rotary",
+        "--quick",
+    )
     assert out.exit_code == 0, out.output
     assert "its output in the de-interleaved basis" in out.output
     bug = _cli(f"{CORPUS}/rotary_applies.py:litgpt_apply_rope_interleave_odd_first", "--kind", "rotary", "--quick")
@@ -495,6 +550,7 @@ def test_a_gain_other_than_one_as_built_fails_and_says_it_is_a_constant_factor()
 
 # --- an attention that takes no mask at all: attn(q, k, v), as tutorials write it -----------------
 
+
 def _qkv_attention(q, k, v):
     """Our rewrite of the unmasked attention of tutorials (e.g. d2l-en's DotProductAttention without
     valid_lens, the annotated transformer's `attention` called with mask=None): softmax(qkᵀ/√d)v."""
@@ -504,7 +560,8 @@ def _qkv_attention(q, k, v):
 def _qkv_causal(q, k, v):  # masks the future by position, no mask parameter
     L = q.size(-2)
     z = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(
-        torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+        torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")
+    )
     return torch.softmax(z, -1) @ v
 
 
@@ -524,6 +581,7 @@ def test_an_attention_taking_q_k_v_only_runs_as_written_and_the_mask_properties_
 
 
 # --- ALiBi as a bias builder (issue 30 item 3) ------------------------------------------------------
+
 
 def _mpt_alibi(n_heads, seq_len, full=False, alibi_bias_max=8, device=None, dtype=None):
     """Our rewrite of MPT's build_alibi_bias (mosaicml/llm-foundry, llmfoundry/models/layers/attention.py):
@@ -545,11 +603,17 @@ def _bloom_alibi(attention_mask, num_heads, dtype):
     return (slopes[..., None] * arange).reshape(batch * num_heads, 1, L).to(dtype)
 
 
-@pytest.mark.parametrize("builder, above", [
-    (_mpt_alibi, "the slope·j form"),
-    (lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, full=True, dtype=dtype), "bidirectional ALiBi"),
-    (_bloom_alibi, "the slope·j form"),
-])
+@pytest.mark.parametrize(
+    "builder, above",
+    [
+        (_mpt_alibi, "the slope·j form"),
+        (
+            lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, full=True, dtype=dtype),
+            "bidirectional ALiBi",
+        ),
+        (_bloom_alibi, "the slope·j form"),
+    ],
+)
 def test_alibi_bias_builders_hold_as_written_and_say_what_they_are_above_the_band(builder, above):
     report = conform(builder, "alibi")
     got = {r.name: r for r in report.results}
@@ -557,17 +621,22 @@ def test_alibi_bias_builders_hold_as_written_and_say_what_they_are_above_the_ban
     assert above in got["off-band"].note
 
 
-@pytest.mark.parametrize("bug", [
-    lambda n_heads, seq_len, dtype=None: -_mpt_alibi(n_heads, seq_len, full=True, dtype=dtype),   # +m(i − j)
-    lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, dtype=dtype) / 2,           # slopes halved
-    lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, alibi_bias_max=4, dtype=dtype),  # 2^(−4h/H)
-])
+@pytest.mark.parametrize(
+    "bug",
+    [
+        lambda n_heads, seq_len, dtype=None: -_mpt_alibi(n_heads, seq_len, full=True, dtype=dtype),  # +m(i − j)
+        lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, dtype=dtype) / 2,  # slopes halved
+        lambda n_heads, seq_len, dtype=None: _mpt_alibi(n_heads, seq_len, alibi_bias_max=4, dtype=dtype),  # 2^(−4h/H)
+    ],
+)
 def test_a_wrong_alibi_builder_fails_matches_derived(bug):
     assert {r.name: r.status for r in conform(bug, "alibi").results}["matches-derived"] == "fails"
 
 
 def test_transformers_own_alibi_builders_hold():
-    for target in ("transformers.models.bloom.modeling_bloom:build_alibi_tensor",
-                   "transformers.models.mpt.modeling_mpt:build_mpt_alibi_tensor"):
+    for target in (
+        "transformers.models.bloom.modeling_bloom:build_alibi_tensor",
+        "transformers.models.mpt.modeling_mpt:build_mpt_alibi_tensor",
+    ):
         r = CliRunner().invoke(main, ["conform", target, "--kind", "alibi"])
         assert r.exit_code == 0 and "holds                 matches-derived" in r.output, r.output

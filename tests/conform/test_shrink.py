@@ -8,8 +8,9 @@ from mathcheck.conform.shrink import run_once, shrink
 
 
 def _prop(check, sizes=None, minimum=None) -> Property:
-    return Property("unit", "softmax-simplex", "a property for the shrinker's tests", check,
-                    sizes or {"N": 16}, minimum or {"N": 1})
+    return Property(
+        "unit", "softmax-simplex", "a property for the shrinker's tests", check, sizes or {"N": 16}, minimum or {"N": 1}
+    )
 
 
 def _value(ok: bool, ratio: float = 10.0) -> Outcome:
@@ -27,6 +28,7 @@ def _recording(rule):
     def check(fn, sizes, gen, simple, variant):
         seen.append((sizes["N"], simple))
         return rule(sizes["N"], simple)
+
     return check, seen
 
 
@@ -75,6 +77,7 @@ def test_a_size_our_side_cannot_take_is_skipped():
         if n == 8:
             raise LookupError("no derived formula at N = 8")
         return _value(n < 7)
+
     check, seen = _recording(rule)
     sizes, _, _ = shrink(_prop(check, minimum={"N": 6}), None, {"N": 16}, 0, None, _value(False))
     assert sizes == {"N": 7} and (8, False) in seen
@@ -84,6 +87,7 @@ def test_every_size_shrinks_and_the_draws_are_the_seeds():
     def check(fn, sizes, gen, simple, variant):
         x = draw(gen, sizes["B"], sizes["N"], simple=simple)
         return _value(not (sizes["B"] >= 2 and sizes["N"] >= 3), float(x.abs().sum()) + 1.0)
+
     prop = _prop(check, {"B": 8, "N": 8}, {"B": 1, "N": 1})
     a = run_once(prop, None, {"B": 8, "N": 8}, 5, False, None)
     assert a.max_abs_err == run_once(prop, None, {"B": 8, "N": 8}, 5, False, None).max_abs_err

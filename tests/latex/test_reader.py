@@ -23,45 +23,49 @@ def chains_of(tmp_path, text, name="d.tex"):
 
 # --- the notation ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tex, text", [
-    (r"\frac{1}{n}\sum_{i=1}^{n} (x_i - \mu)^2", "1/n*Sum((x[i] - mu)^2, (i, 1, n))"),
-    (r"\log 2\pi\sigma^2", "log(2*pi*sigma^2)"),
-    (r"\sin m\theta", "sin(m*theta)"),
-    (r"\sin x \cos y", "sin(x)*cos(y)"),
-    (r"\sin^2 x + \cos^2 x", "sin(x)^2 + cos(x)^2"),
-    (r"\frac{\partial}{\partial x_i} \sum_{j=1}^{n} x_j^2", "diff(Sum(x[j]^2, (j, 1, n)), x[i])"),
-    (r"\frac{\partial^2 (x^3)}{\partial x^2}", "diff((x^3), x, 2)"),
-    (r"\frac{d}{dx}\left(x^2\right)", "diff((x^2), x)"),
-    # issue 28 (a): what a reader reads, never a precedence lost in splicing strings
-    (r"\frac{d}{dx} x \sin x", "diff(x*sin(x), x)"),             # d/dx takes the whole term
-    (r"\frac{d}{dx} x^2 \cdot e^{x} + 1", "diff(x^2*exp(x), x) + 1"),  # … up to + or −
-    (r"\frac{a}{b}^2", "(a/b)^2"),
-    (r"\sqrt[3]{x}^2", "(x^(1/3))^2"),
-    (r"x \div \frac{a}{b}", "x/(a/b)"),
-    (r"\sin^2 x", "sin(x)^2"),
-    (r"\frac{d}{dx}\frac{d}{dx} x^3", "diff(diff(x^3, x), x)"),
-    # digits grouped by a thin space are one number (1\,000 was 1*000 = 0); Unicode as pasted (item 7)
-    (r"1\,000 x + 1{,}000{,}000", "1000*x + 1000000"),
-    ("𝑚 ⋅ 𝑥 + 𝑊 ∙ ℓ", "m*x + W*ell"),
-    (r"\ell_2 + 1", "ell_2 + 1"),
-    (r"\sqrt{x} + \sqrt[3]{y}", "sqrt(x) + y^(1/3)"),
-    (r"\left| x \right| + |y| + \lvert z \rvert", "Abs(x) + Abs(y) + Abs(z)"),
-    (r"\max(a, b) - \min(a, b)", "Max(a, b) - Min(a, b)"),
-    (r"\operatorname{softplus}(x) + \mathrm{sigmoid}(x)", "softplus(x) + sigmoid(x)"),
-    (r"d_{\text{model}} + d_k + \beta_1", "d_model + d_k + beta_1"),
-    (r"\sum_{i=1}^{n}\sum_{j=1}^{n} W_{ij}", "Sum(Sum(W[i, j], (j, 1, n)), (i, 1, n))"),
-    (r"\frac{e^{z_j}}{\sum_{k=1}^{n} e^{z_k}}", "exp(z[j])/Sum(exp(z[k]), (k, 1, n))"),
-    (r"\prod_{i=1}^{n} p_i", "Product(p[i], (i, 1, n))"),
-    (r"\binom{n}{k} + n!", "binomial(n, k) + factorial(n)"),
-    (r"\log_2 x + \ln y", "log(x, 2) + log(y)"),
-    (r"\tfrac12 x", "1/2*x"),
-    (r"2 \cdot 3 \times x", "2*3*x"),
-    (r"2(b + c) + x/2 + \sigma \cdot (x)", "2*(b + c) + x/2 + sigma*(x)"),
-    (r"\gamma \hat{x} + \beta", "gamma*x_hat + beta"),
-    (r"\exp\left( -\frac{(x-\mu)^2}{2\sigma^2} \right)", "exp(-((x - mu)^2)/(2*sigma^2))"),
-    (r"\arctan x + \tanh(x)", "atan(x) + tanh(x)"),
-    ("σ² ", None),  # a superscript character is not TeX: refused below
-])
+
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        (r"\frac{1}{n}\sum_{i=1}^{n} (x_i - \mu)^2", "1/n*Sum((x[i] - mu)^2, (i, 1, n))"),
+        (r"\log 2\pi\sigma^2", "log(2*pi*sigma^2)"),
+        (r"\sin m\theta", "sin(m*theta)"),
+        (r"\sin x \cos y", "sin(x)*cos(y)"),
+        (r"\sin^2 x + \cos^2 x", "sin(x)^2 + cos(x)^2"),
+        (r"\frac{\partial}{\partial x_i} \sum_{j=1}^{n} x_j^2", "diff(Sum(x[j]^2, (j, 1, n)), x[i])"),
+        (r"\frac{\partial^2 (x^3)}{\partial x^2}", "diff((x^3), x, 2)"),
+        (r"\frac{d}{dx}\left(x^2\right)", "diff((x^2), x)"),
+        # issue 28 (a): what a reader reads, never a precedence lost in splicing strings
+        (r"\frac{d}{dx} x \sin x", "diff(x*sin(x), x)"),  # d/dx takes the whole term
+        (r"\frac{d}{dx} x^2 \cdot e^{x} + 1", "diff(x^2*exp(x), x) + 1"),  # … up to + or −
+        (r"\frac{a}{b}^2", "(a/b)^2"),
+        (r"\sqrt[3]{x}^2", "(x^(1/3))^2"),
+        (r"x \div \frac{a}{b}", "x/(a/b)"),
+        (r"\sin^2 x", "sin(x)^2"),
+        (r"\frac{d}{dx}\frac{d}{dx} x^3", "diff(diff(x^3, x), x)"),
+        # digits grouped by a thin space are one number (1\,000 was 1*000 = 0); Unicode as pasted (item 7)
+        (r"1\,000 x + 1{,}000{,}000", "1000*x + 1000000"),
+        ("𝑚 ⋅ 𝑥 + 𝑊 ∙ ℓ", "m*x + W*ell"),
+        (r"\ell_2 + 1", "ell_2 + 1"),
+        (r"\sqrt{x} + \sqrt[3]{y}", "sqrt(x) + y^(1/3)"),
+        (r"\left| x \right| + |y| + \lvert z \rvert", "Abs(x) + Abs(y) + Abs(z)"),
+        (r"\max(a, b) - \min(a, b)", "Max(a, b) - Min(a, b)"),
+        (r"\operatorname{softplus}(x) + \mathrm{sigmoid}(x)", "softplus(x) + sigmoid(x)"),
+        (r"d_{\text{model}} + d_k + \beta_1", "d_model + d_k + beta_1"),
+        (r"\sum_{i=1}^{n}\sum_{j=1}^{n} W_{ij}", "Sum(Sum(W[i, j], (j, 1, n)), (i, 1, n))"),
+        (r"\frac{e^{z_j}}{\sum_{k=1}^{n} e^{z_k}}", "exp(z[j])/Sum(exp(z[k]), (k, 1, n))"),
+        (r"\prod_{i=1}^{n} p_i", "Product(p[i], (i, 1, n))"),
+        (r"\binom{n}{k} + n!", "binomial(n, k) + factorial(n)"),
+        (r"\log_2 x + \ln y", "log(x, 2) + log(y)"),
+        (r"\tfrac12 x", "1/2*x"),
+        (r"2 \cdot 3 \times x", "2*3*x"),
+        (r"2(b + c) + x/2 + \sigma \cdot (x)", "2*(b + c) + x/2 + sigma*(x)"),
+        (r"\gamma \hat{x} + \beta", "gamma*x_hat + beta"),
+        (r"\exp\left( -\frac{(x-\mu)^2}{2\sigma^2} \right)", "exp(-((x - mu)^2)/(2*sigma^2))"),
+        (r"\arctan x + \tanh(x)", "atan(x) + tanh(x)"),
+        ("σ² ", None),  # a superscript character is not TeX: refused below
+    ],
+)
 def test_notation_is_written_in_the_text_grammar(tex, text):
     if text is None:
         with pytest.raises(chains.DeriveError, match=r"<latex>:1:2: character '²'"):
@@ -70,54 +74,63 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     assert latex.translate(tex) == text
 
 
-@pytest.mark.parametrize("tex, message", [
-    (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
-    (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
-    (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
-    (r"x_1 + \cdots + x_n", r"elided terms"),
-    (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
-    (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
-    (r"\sum_i i", r"\\sum_i: the body uses i other than as a subscript, so the range matters"),
-    (r"\sum_{j \ne i} x_j", r"\\sum is read with both bounds"),
-    (r"\foo{x}", r"unknown command \\foo; define it with \\newcommand"),
-    (r"\frac{1}{", r"this brace is not closed|needs an argument"),
-    (r"\sin^{-1} x", r"ambiguous"),
-    (r"x^T y", r"\^T reads as a transpose"),
-    (r"10 000", r"two numbers side by side \(10 000\)"),
-    (r"x^{\top} y", r"\^T reads as a transpose"),
-    (r"W^{\mathsf{T}}", r"\^T reads as a transpose"),
-    # d2l-en writes layers as W^{(1)}: read as a power, W^{(2)} = W^{(1)} W^{(1)} was proved
-    (r"X W^{(1)} + b^{(1)}", r"a superscript in parentheses, \^\{\(1\)\}, is a label"),
-    # bench/latex_fuzz.py case 5305: SymPy's print of a product of two derivatives has no one reading
-    (r"\frac{d}{d z} z \frac{\partial}{\partial x} x z", r"a derivative operator inside the term another"),
-    (r"1/2x", r"<latex>:1:2: a/bc is ambiguous"),
-    (r"a^b^c", r"a double superscript"),
-])
+@pytest.mark.parametrize(
+    "tex, message",
+    [
+        (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
+        (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
+        (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
+        (r"x_1 + \cdots + x_n", r"elided terms"),
+        (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
+        (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
+        (r"\sum_i i", r"\\sum_i: the body uses i other than as a subscript, so the range matters"),
+        (r"\sum_{j \ne i} x_j", r"\\sum is read with both bounds"),
+        (r"\foo{x}", r"unknown command \\foo; define it with \\newcommand"),
+        (r"\frac{1}{", r"this brace is not closed|needs an argument"),
+        (r"\sin^{-1} x", r"ambiguous"),
+        (r"x^T y", r"\^T reads as a transpose"),
+        (r"10 000", r"two numbers side by side \(10 000\)"),
+        (r"x^{\top} y", r"\^T reads as a transpose"),
+        (r"W^{\mathsf{T}}", r"\^T reads as a transpose"),
+        # d2l-en writes layers as W^{(1)}: read as a power, W^{(2)} = W^{(1)} W^{(1)} was proved
+        (r"X W^{(1)} + b^{(1)}", r"a superscript in parentheses, \^\{\(1\)\}, is a label"),
+        # bench/latex_fuzz.py case 5305: SymPy's print of a product of two derivatives has no one reading
+        (r"\frac{d}{d z} z \frac{\partial}{\partial x} x z", r"a derivative operator inside the term another"),
+        (r"1/2x", r"<latex>:1:2: a/bc is ambiguous"),
+        (r"a^b^c", r"a double superscript"),
+    ],
+)
 def test_what_is_out_is_one_line_naming_it(tex, message):
     with pytest.raises(chains.DeriveError, match=message) as exc:
         latex.translate(tex)
     assert "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("tex, text", [
-    # issue 28 (item 2): a name applied is an unknown function, never a product (\zeta(x) = \zeta x)
-    (r"f(x + y)", "f(x + y)"),
-    (r"\zeta(x)", "zeta(x)"),
-    (r"a(b + c)", "a(b + c)"),
-    (r"\sigma(x)", "sigma(x)"),          # σ undefined: an unknown function (docs/latex.md)
-    (r"L(\theta)", "L(theta)"),
-    (r"\log p(x)", "log(p(x))"),
-    (r"g_\phi(x)", "g_phi(x, phi)"),     # a parameter in the subscript: g depends on it
-    (r"\mathrm{CE}(y, \hat{y})", "CE(y, y_hat)"),
-    (r"\operatorname{LSE}(x) + \operatorname{LSE}'(x)", "LSE(x) + prime(LSE(x))"),
-    (r"f'(g(x))\,g'(x)", "prime(f(g(x)))*prime(g(x))"),
-    (r"f''(x)", "prime(f(x), 2)"),
-    (r"\mathrm{sigmoid}(x) + \text{sigmoid}(x) + \operatorname{softplus}(x)", "sigmoid(x) + sigmoid(x) + softplus(x)"),
-    # issue 28 (item 3): the derivative of an undefined name is an unknown function's, never 0
-    (r"\frac{dz}{dx}", "diff(z(x), x)"),
-    (r"\frac{d}{dx} y", "diff(y(x), x)"),
-    (r"\frac{\partial L}{\partial w_{ij}}", "diff(L(w_ij), w_ij)"),
-])
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        # issue 28 (item 2): a name applied is an unknown function, never a product (\zeta(x) = \zeta x)
+        (r"f(x + y)", "f(x + y)"),
+        (r"\zeta(x)", "zeta(x)"),
+        (r"a(b + c)", "a(b + c)"),
+        (r"\sigma(x)", "sigma(x)"),  # σ undefined: an unknown function (docs/latex.md)
+        (r"L(\theta)", "L(theta)"),
+        (r"\log p(x)", "log(p(x))"),
+        (r"g_\phi(x)", "g_phi(x, phi)"),  # a parameter in the subscript: g depends on it
+        (r"\mathrm{CE}(y, \hat{y})", "CE(y, y_hat)"),
+        (r"\operatorname{LSE}(x) + \operatorname{LSE}'(x)", "LSE(x) + prime(LSE(x))"),
+        (r"f'(g(x))\,g'(x)", "prime(f(g(x)))*prime(g(x))"),
+        (r"f''(x)", "prime(f(x), 2)"),
+        (
+            r"\mathrm{sigmoid}(x) + \text{sigmoid}(x) + \operatorname{softplus}(x)",
+            "sigmoid(x) + sigmoid(x) + softplus(x)",
+        ),
+        # issue 28 (item 3): the derivative of an undefined name is an unknown function's, never 0
+        (r"\frac{dz}{dx}", "diff(z(x), x)"),
+        (r"\frac{d}{dx} y", "diff(y(x), x)"),
+        (r"\frac{\partial L}{\partial w_{ij}}", "diff(L(w_ij), w_ij)"),
+    ],
+)
 def test_unknown_functions_are_read(tex, text):
     assert latex.translate(tex) == text
 
@@ -145,54 +158,92 @@ def test_align_rows_relations_reasons_and_source_lines(tmp_path):
     assert [(s.line, s.relation, s.text, s.reason) for s in chain.steps] == [
         (5, None, "(x + 1)^2", ""),
         (5, "=", "x^2 + 2*x + 1", "expand"),
-        (6, "=", "x^2 + x + x + 1", ""),                     # a row starting with + goes on
+        (6, "=", "x^2 + x + x + 1", ""),  # a row starting with + goes on
         (9, ">=", "2*x + 1", "and a square is nonnegative, so; drop x^2"),
         (10, ">=", "2*x + 1 - x^2", "x^2 \\ge 0"),
     ]
     assert [s.source for s in chain.steps[1:3]] == ["= x^2 + 2x + 1", "= x^2 + x + x + 1"]
 
 
-@pytest.mark.parametrize("opener, closer", [("\\[", "\\]"), ("$$", "$$"), ("\\begin{equation*}", "\\end{equation*}"),
-                                            ("\\begin{multline}", "\\end{multline}"),
-                                            ("\\begin{equation}\\begin{split}", "\\end{split}\\end{equation}")])
+@pytest.mark.parametrize(
+    "opener, closer",
+    [
+        ("\\[", "\\]"),
+        ("$$", "$$"),
+        ("\\begin{equation*}", "\\end{equation*}"),
+        ("\\begin{multline}", "\\end{multline}"),
+        ("\\begin{equation}\\begin{split}", "\\end{split}\\end{equation}"),
+    ],
+)
 def test_every_display_environment_is_a_chain(tmp_path, opener, closer):
     (chain,) = chains_of(tmp_path, f"{opener} a \\cdot (b + c) = ab + ac {closer}\n")
     assert [s.text for s in chain.steps] == ["a*(b + c)", "a*b + a*c"]
 
 
 def test_rows_that_start_an_equation_are_separate_chains(tmp_path):
-    text = ("\\begin{align}\n  a + b &= b + a \\\\\n  c &= c \\cdot 1 \\\\\n    &\\quad + 0 \\\\\n"
-            "  &= 0 + c\n\\end{align}\n\\begin{gather}\n x = x \\\\ y = y\n\\end{gather}\n"
-            "\\begin{multline}\n  (a + b)^2 = a^2 \\\\\n  {} + 2ab + b^2\n\\end{multline}\n")
+    text = (
+        "\\begin{align}\n  a + b &= b + a \\\\\n  c &= c \\cdot 1 \\\\\n    &\\quad + 0 \\\\\n"
+        "  &= 0 + c\n\\end{align}\n\\begin{gather}\n x = x \\\\ y = y\n\\end{gather}\n"
+        "\\begin{multline}\n  (a + b)^2 = a^2 \\\\\n  {} + 2ab + b^2\n\\end{multline}\n"
+    )
     chains = chains_of(tmp_path, text)
     assert [[s.text for s in c.steps] for c in chains] == [
-        ["a + b", "b + a"], ["c", "c*1 + 0", "0 + c"], ["x", "x"], ["y", "y"], ["(a + b)^2", "a^2 + 2*a*b + b^2"]]
-    assert [(c.name, c.line) for c in chains] == [("line 1", 1), ("line 3", 3), ("line 7", 7), ("line 8", 8), ("line 10", 10)]
+        ["a + b", "b + a"],
+        ["c", "c*1 + 0", "0 + c"],
+        ["x", "x"],
+        ["y", "y"],
+        ["(a + b)^2", "a^2 + 2*a*b + b^2"],
+    ]
+    assert [(c.name, c.line) for c in chains] == [
+        ("line 1", 1),
+        ("line 3", 3),
+        ("line 7", 7),
+        ("line 8", 8),
+        ("line 10", 10),
+    ]
 
 
 def test_skip_comments_math_without_relation_and_macros(tmp_path):
-    text = (r"\newcommand{\sq}[1]{{#1}^{2}}" "\n"
-            r"\newcommand\R{\mathbb{R}}" "\n"
-            "% mathcheck: skip\n"
-            r"\[ f(x) = \mathrm{Attention}(Q, K, V) \]" "\n"
-            r"\[ \sq{x + 1} \]" "\n"
-            "% a comment: \\input{no} is not read here\n"
-            r"% assume: y \in \R" "\n"
-            r"\[ \sq{y} = y y \]" "\n")
+    text = (
+        r"\newcommand{\sq}[1]{{#1}^{2}}"
+        "\n"
+        r"\newcommand\R{\mathbb{R}}"
+        "\n"
+        "% mathcheck: skip\n"
+        r"\[ f(x) = \mathrm{Attention}(Q, K, V) \]"
+        "\n"
+        r"\[ \sq{x + 1} \]"
+        "\n"
+        "% a comment: \\input{no} is not read here\n"
+        r"% assume: y \in \R"
+        "\n"
+        r"\[ \sq{y} = y y \]"
+        "\n"
+    )
     (chain,) = chains_of(tmp_path, text)
     assert chain.assumptions == {"y": ("real",)}
     assert [s.text for s in chain.steps] == ["(y)^2", "y*y"]
 
 
 def test_directives_in_latex_notation(tmp_path):
-    text = "\n".join([
-        r"% assume: x, z \in \mathbb{R}; q \in \mathbb{Z}_{>0}; \sigma > 0; p_i > 0; r \ge 0",
-        r"% given: \sum_{j=1}^{n} p_j = 1; 1 \le i \le n",
-        r"% let: \phi = sigmoid; \mu = \frac{1}{n}\sum_{j=1}^{n} p_j",
-        r"\[ p_i \phi(x z) + \sigma^{q} + r + \mu = p_i \phi(x z) + \sigma^{q} + r + \mu \]", ""])
+    text = "\n".join(
+        [
+            r"% assume: x, z \in \mathbb{R}; q \in \mathbb{Z}_{>0}; \sigma > 0; p_i > 0; r \ge 0",
+            r"% given: \sum_{j=1}^{n} p_j = 1; 1 \le i \le n",
+            r"% let: \phi = sigmoid; \mu = \frac{1}{n}\sum_{j=1}^{n} p_j",
+            r"\[ p_i \phi(x z) + \sigma^{q} + r + \mu = p_i \phi(x z) + \sigma^{q} + r + \mu \]",
+            "",
+        ]
+    )
     (chain,) = chains_of(tmp_path, text)
-    assert chain.assumptions == {"x": ("real",), "z": ("real",), "q": ("positive", "integer"),
-                                 "sigma": ("positive",), "p": ("positive",), "r": ("nonnegative",)}
+    assert chain.assumptions == {
+        "x": ("real",),
+        "z": ("real",),
+        "q": ("positive", "integer"),
+        "sigma": ("positive",),
+        "p": ("positive",),
+        "r": ("nonnegative",),
+    }
     assert chain.given == ((2, "Sum(p[j], (j, 1, n)) = 1"), (2, "1 <= i <= n"))
     assert chain.lets == ((3, "mu = 1/n*Sum(p[j], (j, 1, n))"),)
     assert chain.steps[0].text == "p[i]*sigmoid(x*z) + sigma^q + r + mu"
@@ -200,22 +251,33 @@ def test_directives_in_latex_notation(tmp_path):
 
 
 def test_markdown_reads_dollars_and_align_but_not_code_and_keeps_fences(tmp_path):
-    text = "\n".join([
-        "# notes", "",
-        "```", "$$ 1 = 2 $$", "```", "",                  # a code block: not math
-        "`$$ 3 = 4 $$` inline code", "",
-        "$$",
-        "% assume: x \\in \\mathbb{R}",
-        "x^2 - 1 = (x - 1)(x + 1)",
-        "$$", "",
-        "```mathcheck",
-        "## text chain",
-        "  a*(b + c)",
-        "= a*b + a*c",
-        "```", "",
-        "\\begin{align}",
-        "  e^{a} e^{b} &= e^{a + b}",
-        "\\end{align}", ""])
+    text = "\n".join(
+        [
+            "# notes",
+            "",
+            "```",
+            "$$ 1 = 2 $$",
+            "```",
+            "",  # a code block: not math
+            "`$$ 3 = 4 $$` inline code",
+            "",
+            "$$",
+            "% assume: x \\in \\mathbb{R}",
+            "x^2 - 1 = (x - 1)(x + 1)",
+            "$$",
+            "",
+            "```mathcheck",
+            "## text chain",
+            "  a*(b + c)",
+            "= a*b + a*c",
+            "```",
+            "",
+            "\\begin{align}",
+            "  e^{a} e^{b} &= e^{a + b}",
+            "\\end{align}",
+            "",
+        ]
+    )
     chains = chains_of(tmp_path, text, "notes.md")
     assert [(c.name, c.line) for c in chains] == [("line 9", 9), ("text chain", 15), ("line 20", 20)]
     assert chains[0].assumptions == {"x": ("real",)} and chains[0].steps[1].line == 11
@@ -229,8 +291,7 @@ def test_markdown_code_spans_may_wrap_lines(tmp_path):
 
 
 def test_github_inline_math_is_not_a_display_block(tmp_path):
-    text = ("the d²$`\\mu_{q}^{2}`$$`\\mu_{k}^{2}`$ terms cancel; E\\[X²\\] = 1 costs \\$5\n\n"
-            "$$ 2x = x + x $$\n")
+    text = "the d²$`\\mu_{q}^{2}`$$`\\mu_{k}^{2}`$ terms cancel; E\\[X²\\] = 1 costs \\$5\n\n$$ 2x = x + x $$\n"
     (chain,) = chains_of(tmp_path, text, "n.md")
     assert chain.line == 3
 
@@ -244,8 +305,7 @@ def test_a_subscript_is_an_index_only_where_it_is_bound(tmp_path):
     """d_k outside any sum over k is the name d_k, even though k is summed over elsewhere."""
     text = r"\[ \frac{1}{\sqrt{d_k}} \sum_{k=1}^{n} z_k = \frac{\sum_{k=1}^{n} z_k}{\sqrt{d_k}} \]" "\n"
     (chain,) = chains_of(tmp_path, text)
-    assert [s.text for s in chain.steps] == ["1/sqrt(d_k)*Sum(z[k], (k, 1, n))",
-                                             "Sum(z[k], (k, 1, n))/sqrt(d_k)"]
+    assert [s.text for s in chain.steps] == ["1/sqrt(d_k)*Sum(z[k], (k, 1, n))", "Sum(z[k], (k, 1, n))/sqrt(d_k)"]
     inside = r"\[ \sum_{k=1}^{n} \frac{z_k}{d_k} = \sum_{k=1}^{n} z_k d_k^{-1} \]" "\n"  # in scope: an entry
     (chain,) = chains_of(tmp_path, inside)
     assert chain.steps[0].text == "Sum(z[k]/d[k], (k, 1, n))"
@@ -279,10 +339,13 @@ def test_a_bad_block_fails_only_its_chain(tmp_path):
 
 # --- the command -----------------------------------------------------------------------------------
 
+
 def test_cli_reports_each_link_with_path_line_and_latex_source(tmp_path):
     p = tmp_path / "sq.tex"
-    p.write_text("% assume: x \\in \\mathbb{R}\n\\begin{align*}\n  (x+1)^2 &= x^2 + 2x + 1 \\\\\n"
-                 "  &= x^2 + 1 \\quad\\text{(forgot $2x$)}\n\\end{align*}\n")
+    p.write_text(
+        "% assume: x \\in \\mathbb{R}\n\\begin{align*}\n  (x+1)^2 &= x^2 + 2x + 1 \\\\\n"
+        "  &= x^2 + 1 \\quad\\text{(forgot $2x$)}\n\\end{align*}\n"
+    )
     r = CliRunner().invoke(main, ["derive", str(p)])
     assert r.exit_code == 1, r.output
     lines = r.output.splitlines()
@@ -293,7 +356,10 @@ def test_cli_reports_each_link_with_path_line_and_latex_source(tmp_path):
     r = CliRunner().invoke(main, ["derive", str(p), "--json"])
     steps = json.loads(r.output)["files"][0]["chains"][0]["steps"]
     assert [(s["line"], s["source"], s["status"]) for s in steps] == [
-        (3, "(x+1)^2", "start"), (3, "= x^2 + 2x + 1", "proved"), (4, "= x^2 + 1", "refuted")]
+        (3, "(x+1)^2", "start"),
+        (3, "= x^2 + 2x + 1", "proved"),
+        (4, "= x^2 + 1", "refuted"),
+    ]
 
 
 LIES = r"""$$ \frac{d}{dx} x \sin x = \sin x $$
@@ -317,7 +383,12 @@ def test_misreadings_that_proved_false_links_are_read_as_written(tmp_path):
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["refuted", "refuted", "bad-input", "refuted", "refuted"], r.output
     assert [c["steps"][0]["expr"] for c in got if c["steps"]] == [
-        "diff(x*sin(x), x)", "(a/b)^2", "diff(z(x), x)", "(x^(1/3))^2", "x/(a/b)"]
+        "diff(x*sin(x), x)",
+        "(a/b)^2",
+        "diff(z(x), x)",
+        "(x^(1/3))^2",
+        "x/(a/b)",
+    ]
     # z, y unknown functions: y is one of x (dy/dx) and a variable (dz/dy) — refused, never 0 = 0 + 0
     assert "y is used both as a function, y(...), and as a value" in got[2]["message"]
     text = CliRunner().invoke(main, ["derive", str(p)]).output
@@ -337,7 +408,9 @@ def test_writeup_marks_each_link_as_typeset(tmp_path):
     assert r.exit_code == 1
     rows = [x for x in out.read_text().splitlines() if x.startswith("| 2")]
     assert [x.split(" | ")[2] for x in rows] == ["", "✔ proved", "✘ refuted"]
-    assert rows[2].startswith(r"| 28 | $`= (q_1 k_1 + q_2 k_2)\cos((m - n)\theta) + (q_1 k_2 - q_2 k_1)\sin((n - m)\theta)`$")
+    assert rows[2].startswith(
+        r"| 28 | $`= (q_1 k_1 + q_2 k_2)\cos((m - n)\theta) + (q_1 k_2 - q_2 k_1)\sin((n - m)\theta)`$"
+    )
     assert "angle-difference formulas — symbolic: the sides differ at a point (50 digits) at `k_1 = " in rows[2]
 
 
@@ -349,8 +422,10 @@ def test_the_paper_fragment_with_one_wrong_link():
     marks = [x for x in lines if x.startswith("    =")]
     assert [x.split()[-1] if "#" not in x else x.split("#")[0].split()[-1] for x in marks] == ["✔", "✘"]
     i = lines.index("         line 28: refuted: symbolic: the sides differ at a point (50 digits)")
-    assert lines[i - 1].endswith(r"roformer_one_wrong_link.tex:28  = (q_1 k_1 + q_2 k_2)\cos((m - n)\theta) "
-                                 r"+ (q_1 k_2 - q_2 k_1)\sin((n - m)\theta)")
+    assert lines[i - 1].endswith(
+        r"roformer_one_wrong_link.tex:28  = (q_1 k_1 + q_2 k_2)\cos((m - n)\theta) "
+        r"+ (q_1 k_2 - q_2 k_1)\sin((n - m)\theta)"
+    )
     assert lines[i + 1].startswith("         counterexample: k_1 = ")
 
 
@@ -362,17 +437,20 @@ HOSTILE = [
     (r"\[ x = \include{secret} \]", r"h.tex:1:8: \\include is refused"),
     (r"\immediate\write18{rm -rf /}", r"h.tex:1:1: \\immediate is refused"),
     (r"\write18{ls}", r"h.tex:1:1: \\write is refused"),
-    (r"\def\x#1{#1} \[ \x{1} = 1 \]", r"h.tex:1:1: \\def is refused"),   # a \def with parameters
-    (r"\def\input{1} \[ 1 = 1 \]", r"h.tex:1:1: \\def is refused"),        # never redefines a primitive
+    (r"\def\x#1{#1} \[ \x{1} = 1 \]", r"h.tex:1:1: \\def is refused"),  # a \def with parameters
+    (r"\def\input{1} \[ 1 = 1 \]", r"h.tex:1:1: \\def is refused"),  # never redefines a primitive
     (r"\catcode`\^=7", r"h.tex:1:1: \\catcode is refused"),
     (r"\openout1=x.tex", r"\\openout is refused"),
     (r"\read16 to \x", r"\\read is refused"),
     (r"\newcommand{\input}{x}", r"\\input is refused"),
     (r"\newcommand{\a}{\a} \[ \a = 1 \]", r"h.tex:1:24: \\a: more than 500 macro expansions"),
     (r"\newcommand{\a}{\a\a} \[ \a = 1 \]", r"more than 500 macro expansions"),
-    ("\\newcommand{\\a}{xxxxxxxxxx}\\newcommand{\\b}{\\a\\a\\a\\a\\a\\a\\a\\a\\a\\a}"
-     "\\newcommand{\\c}{\\b\\b\\b\\b\\b\\b\\b\\b\\b\\b}\\newcommand{\\d}{\\c\\c\\c\\c\\c\\c\\c\\c\\c\\c}"
-     "\\[ \\d = 1 \\]", r"more than (500 macro expansions|20000 tokens)"),
+    (
+        "\\newcommand{\\a}{xxxxxxxxxx}\\newcommand{\\b}{\\a\\a\\a\\a\\a\\a\\a\\a\\a\\a}"
+        "\\newcommand{\\c}{\\b\\b\\b\\b\\b\\b\\b\\b\\b\\b}\\newcommand{\\d}{\\c\\c\\c\\c\\c\\c\\c\\c\\c\\c}"
+        "\\[ \\d = 1 \\]",
+        r"more than (500 macro expansions|20000 tokens)",
+    ),
     (r"\[ " + "{" * 200 + "x" + "}" * 200 + " = x \\]", r"braces nested too deeply \(over 40 levels\)"),
     (r"\[ " + "(" * 200 + "x" + ")" * 200 + " = x \\]", r"nested too deeply"),
     (r"\[ " + "x^{" * 100 + "2" + "}" * 100 + " = x \\]", r"nested too deeply"),
@@ -429,8 +507,8 @@ def test_corpus_gives_its_twins_verdicts_link_by_link(path):
     no parse error, and the same verdict on every link as the plain-text twin."""
     tex = derive.check_files([str(path)])
     twin = derive.check_files([str(path.with_suffix(".derivation"))])
-    (_, tex_chains), = tex.files
-    (_, twin_chains), = twin.files
+    ((_, tex_chains),) = tex.files
+    ((_, twin_chains),) = twin.files
     # a definition in the prose ($\mu = …$) is a chain of its own in LaTeX; the twin says it with let
     tex_chains = [c for c in tex_chains if c.status != "definition"]
     assert len(tex_chains) == len(twin_chains)
@@ -443,11 +521,68 @@ def test_corpus_gives_its_twins_verdicts_link_by_link(path):
             assert (s.status == "refuted") == ("wrong" in s.reason), (path.name, s.line, s.status, s.how)
 
 
-PIECES = [r"\frac", r"\sqrt", "{", "}", "(", ")", "[", "]", "^", "_", "x", "i", "n", "1", "2", "=", "&", r"\\", r"\sum",
-          r"\prod", r"\left(", r"\right)", "|", r"\lvert", r"\rvert", r"\log", r"\sin", r"\partial", "d", r"\text{a}",
-          r"\quad", "+", "-", r"\cdot", ",", r"\max", r"\operatorname{softplus}", r"\mathrm{d}", "e", r"\sigma", r"\le",
-          r"\approx", "!", "'", r"\tag{t}", r"\intertext{w}", r"\label{l}", r"\begin{aligned}", r"\end{aligned}", "%",
-          "\n", r"\newcommand{\a}[1]{#1#1}", r"\a", "#1", r"\hat{x}", r"\binom", "$$", r"\[", r"\]", "% assume: x > 0\n"]
+PIECES = [
+    r"\frac",
+    r"\sqrt",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "^",
+    "_",
+    "x",
+    "i",
+    "n",
+    "1",
+    "2",
+    "=",
+    "&",
+    r"\\",
+    r"\sum",
+    r"\prod",
+    r"\left(",
+    r"\right)",
+    "|",
+    r"\lvert",
+    r"\rvert",
+    r"\log",
+    r"\sin",
+    r"\partial",
+    "d",
+    r"\text{a}",
+    r"\quad",
+    "+",
+    "-",
+    r"\cdot",
+    ",",
+    r"\max",
+    r"\operatorname{softplus}",
+    r"\mathrm{d}",
+    "e",
+    r"\sigma",
+    r"\le",
+    r"\approx",
+    "!",
+    "'",
+    r"\tag{t}",
+    r"\intertext{w}",
+    r"\label{l}",
+    r"\begin{aligned}",
+    r"\end{aligned}",
+    "%",
+    "\n",
+    r"\newcommand{\a}[1]{#1#1}",
+    r"\a",
+    "#1",
+    r"\hat{x}",
+    r"\binom",
+    "$$",
+    r"\[",
+    r"\]",
+    "% assume: x > 0\n",
+]
 
 
 def test_token_soup_is_a_chain_or_one_line_never_a_crash():
@@ -476,7 +611,8 @@ pytest_plugins = ["pytester"]
 def test_pytest_plugin_keeps_a_papers_chains_green(pytester):
     (pytester.path / "paper.tex").write_text(
         "% assume: x \\in \\mathbb{R}\n\\begin{align}\n  (x + 1)^2 &= x^2 + 2x + 1 \\label{eq:sq}\n\\end{align}\n"
-        "% assume: x \\in \\mathbb{R}\n\\begin{align}\n  (x - 1)^2 &= x^2 + 1 \\label{eq:slip}\n\\end{align}\n")
+        "% assume: x \\in \\mathbb{R}\n\\begin{align}\n  (x - 1)^2 &= x^2 + 1 \\label{eq:slip}\n\\end{align}\n"
+    )
     r = pytester.runpytest_subprocess("--mathcheck-derivations", "paper.tex", "-p", "no:cacheprovider")
     r.assert_outcomes(passed=1, failed=1)
     r.stdout.fnmatch_lines(["*FAILED derive::paper.tex::eq:slip*"])

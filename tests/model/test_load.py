@@ -39,6 +39,7 @@ def _prop(report, name):
 
 # --- GPTs in the public conventions (our own code) ------------------------------------------------
 
+
 @dataclass
 class GPTConfig:  # the style of nanoGPT's GPTConfig: block_size is the max positions
     block_size: int = 32
@@ -56,8 +57,7 @@ class CausalAttention(nn.Module):
 
     def forward(self, x):
         B, T, C = x.shape
-        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-                   for t in self.c_attn(x).split(C, dim=2))
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in self.c_attn(x).split(C, dim=2))
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.c_proj(y.transpose(1, 2).reshape(B, T, C))
 
@@ -69,8 +69,9 @@ class NanoStyleGPT(nn.Module):
         super().__init__()
         self.config = c
         self.wte, self.wpe = nn.Embedding(c.vocab_size, c.n_embd), nn.Embedding(c.block_size, c.n_embd)
-        self.h = nn.ModuleList(nn.ModuleDict({"ln_1": nn.LayerNorm(c.n_embd), "attn": CausalAttention(c)})
-                               for _ in range(c.n_layer))
+        self.h = nn.ModuleList(
+            nn.ModuleDict({"ln_1": nn.LayerNorm(c.n_embd), "attn": CausalAttention(c)}) for _ in range(c.n_layer)
+        )
         self.ln_f, self.lm_head = nn.LayerNorm(c.n_embd), nn.Linear(c.n_embd, c.vocab_size, bias=False)
 
     def forward(self, idx, targets=None):
@@ -152,12 +153,15 @@ def leaky():
 
 # --- item 4: the forward as written ------------------------------------------------------------------
 
+
 def test_a_nanogpt_style_forward_holds_called_by_idx_with_targets_for_all_positions():
     out = run(f"{HERE}:nano")
     assert out.exit_code == 0, out.output
     config = out.output.splitlines()[1]
-    assert ("input keyword idx: the forward's first parameter; targets=ids passed: without targets the forward "
-            "returns the last position's logits only") in config
+    assert (
+        "input keyword idx: the forward's first parameter; targets=ids passed: without targets the forward "
+        "returns the last position's logits only"
+    ) in config
 
 
 def test_a_gpt_fast_style_forward_holds_and_the_detection_is_printed():
@@ -176,8 +180,10 @@ def test_a_positional_only_forward_is_called_positionally():
 def test_a_keyword_only_forward_needs_input_name_and_the_replay_carries_it():
     out = run(f"{HERE}:keyword_only")
     assert out.exit_code == 2
-    assert out.output == (f"error: SPEC '{HERE}:keyword_only': forward(*, tokens=None) takes no positional parameter "
-                          "for the token ids; give --input-name NAME, the keyword that takes them\n")
+    assert out.output == (
+        f"error: SPEC '{HERE}:keyword_only': forward(*, tokens=None) takes no positional parameter "
+        "for the token ids; give --input-name NAME, the keyword that takes them\n"
+    )
     out = run(f"{HERE}:leaky", "--input-name", "idx", "--json")
     assert out.exit_code == 1
     assert f"mathcheck model {HERE}:leaky --seed 0 --input-name idx" in out.output
@@ -189,19 +195,30 @@ def test_a_keyword_only_forward_needs_input_name_and_the_replay_carries_it():
 def test_a_forward_that_cannot_be_called_as_detected_says_the_call_the_signature_and_the_flag():
     out = run(f"{HERE}:mask_first")
     assert out.exit_code == 2 and out.output.count("\n") == 1
-    assert out.output == (f"error: SPEC '{HERE}:mask_first': forward(mask=<ids (2, 6)>) (keyword mask: the "
-                          "forward's first parameter) raised TypeError: mask must be a bool tensor; the signature is "
-                          "forward(mask=None, tokens=None): if another parameter takes the token ids, give "
-                          "--input-name NAME\n")
+    assert out.output == (
+        f"error: SPEC '{HERE}:mask_first': forward(mask=<ids (2, 6)>) (keyword mask: the "
+        "forward's first parameter) raised TypeError: mask must be a bool tensor; the signature is "
+        "forward(mask=None, tokens=None): if another parameter takes the token ids, give "
+        "--input-name NAME\n"
+    )
     assert run(f"{HERE}:mask_first", "--input-name", "tokens").exit_code == 0
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--input-name", "1x"], "error: --input-name '1x': give the name of the forward's parameter for the token ids, "
-                             "e.g. --input-name idx\n"),
-    (["--input-name", "ids"], f"error: --input-name ids: {HERE}:fast's forward(idx, input_pos=None) has no "
-                              "parameter 'ids'; give one of its parameters\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--input-name", "1x"],
+            "error: --input-name '1x': give the name of the forward's parameter for the token ids, "
+            "e.g. --input-name idx\n",
+        ),
+        (
+            ["--input-name", "ids"],
+            f"error: --input-name ids: {HERE}:fast's forward(idx, input_pos=None) has no "
+            "parameter 'ids'; give one of its parameters\n",
+        ),
+    ],
+)
 def test_a_bad_input_name_is_one_line_and_exit_2(args, message):
     out = run(f"{HERE}:fast", *args)
     assert (out.exit_code, out.output) == (2, message)
@@ -218,7 +235,7 @@ def test_logits_are_read_from_a_tensor_a_tuple_or_an_object():
     ids_shape, logits = (2, 5), torch.zeros(2, 5, 7)
     loss = torch.zeros(())
     assert logits_of(logits, ids_shape) is logits
-    assert logits_of((loss, logits), ids_shape) is logits       # the first (B, L, V) element, not the first
+    assert logits_of((loss, logits), ids_shape) is logits  # the first (B, L, V) element, not the first
     assert logits_of([logits, loss], ids_shape) is logits
     assert logits_of(type("Out", (), {"logits": logits})(), ids_shape) is logits
 
@@ -227,6 +244,7 @@ def test_detect_input_reads_the_signature():
     def named(idx, targets=None): ...
     def star(*tokens): ...
     def hf(input_ids=None, attention_mask=None): ...
+
     assert detect_input(named, None, "m") == ("idx", "keyword idx: the forward's first parameter")
     assert detect_input(star, None, "m") == (None, "positionally: the forward's first parameter *tokens")
     assert detect_input(hf, None, "m") == ("input_ids", "keyword input_ids")
@@ -235,6 +253,7 @@ def test_detect_input_reads_the_signature():
 
 
 # --- item 2: the KV cache checked past the caps ------------------------------------------------------
+
 
 def _capped(gpt, cap):
     class Capped(gpt.CausalSelfAttention):
@@ -267,9 +286,19 @@ def _loaded(caps=(), max_positions=None):
     return Loaded(None, "m", True, "declared", caps=caps, max_positions=max_positions)
 
 
-@pytest.mark.parametrize("caps, max_positions, length, expected", [
-    ((), None, 6, 16), ((8,), 64, 6, 16), ((24,), 64, 6, 48), ((4096,), 64, 6, 16),
-    ((40,), 64, 6, 64), ((), 12, 6, 12), ((), 64, 20, 20), ((4, 24), None, 6, 48)])
+@pytest.mark.parametrize(
+    "caps, max_positions, length, expected",
+    [
+        ((), None, 6, 16),
+        ((8,), 64, 6, 16),
+        ((24,), 64, 6, 48),
+        ((4096,), 64, 6, 16),
+        ((40,), 64, 6, 64),
+        ((), 12, 6, 12),
+        ((), 64, 20, 20),
+        ((4, 24), None, 6, 48),
+    ],
+)
 def test_kv_length_is_twice_the_longest_cap_at_least_16_at_most_max_positions(caps, max_positions, length, expected):
     assert mp.kv_length(_loaded(caps, max_positions), length) == expected
 

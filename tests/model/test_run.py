@@ -34,8 +34,11 @@ def run(*args):
 
 
 def _module_lines(output):
-    return [line.split() for line in output.splitlines() if line.startswith("  ") and not line.startswith("   ")
-            and "config:" not in line and "model-level" not in line]
+    return [
+        line.split()
+        for line in output.splitlines()
+        if line.startswith("  ") and not line.startswith("   ") and "config:" not in line and "model-level" not in line
+    ]
 
 
 def _property(data, name):
@@ -44,25 +47,35 @@ def _property(data, name):
 
 # --- the must-shows ------------------------------------------------------------------------------
 
+
 def test_gpt2_holds_listing_norms_and_attention_per_layer():
     out = run("hf:gpt2")
     assert out.exit_code == 0, out.output
     assert out.output.splitlines()[0] == "model hf:gpt2  seed 0"
     assert "attn_implementation sdpa" in out.output.splitlines()[1]
     assert _module_lines(out.output) == [
-        ["transformer.h.0.ln_1", "layernorm", "holds", "6/6"], ["transformer.h.0.attn", "attention", "holds", "8/8"],
-        ["transformer.h.0.ln_2", "layernorm", "holds", "6/6"], ["transformer.h.1.ln_1", "layernorm", "holds", "6/6"],
-        ["transformer.h.1.attn", "attention", "holds", "8/8"], ["transformer.h.1.ln_2", "layernorm", "holds", "6/6"],
-        ["transformer.ln_f", "layernorm", "holds", "6/6"]]
-    props = [line.split()[:3] for line in out.output.splitlines() if line.startswith("    ") and "  " in line[4:6] + "  "
-             and line.split()[0] in ("holds", "FAILS", "not")]
+        ["transformer.h.0.ln_1", "layernorm", "holds", "6/6"],
+        ["transformer.h.0.attn", "attention", "holds", "8/8"],
+        ["transformer.h.0.ln_2", "layernorm", "holds", "6/6"],
+        ["transformer.h.1.ln_1", "layernorm", "holds", "6/6"],
+        ["transformer.h.1.attn", "attention", "holds", "8/8"],
+        ["transformer.h.1.ln_2", "layernorm", "holds", "6/6"],
+        ["transformer.ln_f", "layernorm", "holds", "6/6"],
+    ]
+    props = [
+        line.split()[:3]
+        for line in out.output.splitlines()
+        if line.startswith("    ") and "  " in line[4:6] + "  " and line.split()[0] in ("holds", "FAILS", "not")
+    ]
     assert ["holds", "causality", "causal-mask-autoregressive"] in props
     assert ["holds", "kv-cache", "kv-cache-equivalence"] in props
     assert out.output.splitlines()[-1] == "status: holds (every expected property holds)"
 
 
-@pytest.mark.parametrize("model_type", ["llama", pytest.param("mistral", marks=pytest.mark.slow),
-                                        pytest.param("qwen2", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "model_type",
+    ["llama", pytest.param("mistral", marks=pytest.mark.slow), pytest.param("qwen2", marks=pytest.mark.slow)],
+)
 def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
     out = run(f"hf:{model_type}", "--json")
     assert out.exit_code == 0, out.output
@@ -73,14 +86,18 @@ def test_llama_like_models_hold_with_rmsnorm_at_float32_and_gqa(model_type):
         assert (f"model.layers.{layer}.input_layernorm", "rmsnorm", "holds") in kinds
         assert (f"model.layers.{layer}.self_attn", "attention", "holds") in kinds
     assert ("model.norm", "rmsnorm", "holds") in kinds
-    assert [p for p, *_ in kinds[:4]] == ["model.rotary_emb", "model.layers.0.input_layernorm",  # forward order
-                                         "model.layers.0.self_attn", "model.layers.0.post_attention_layernorm"]
+    assert [p for p, *_ in kinds[:4]] == [
+        "model.rotary_emb",
+        "model.layers.0.input_layernorm",  # forward order
+        "model.layers.0.self_attn",
+        "model.layers.0.post_attention_layernorm",
+    ]
     assert ("model.rotary_emb", "rotary", "holds") in kinds
     attn = next(m for m in data["modules"] if m["path"] == "model.layers.0.self_attn")
     assert _prop_of(attn, "output")["claim"] == "grouped-query-attention"
     norm = next(m for m in data["modules"] if m["path"] == "model.norm")
     assert norm["setting"][0].startswith("computes in float32")  # the RMSNorm's upcast, measured by conform
-    assert "eps 1e-06" in norm["setting"][1]                      # at its own variance_epsilon
+    assert "eps 1e-06" in norm["setting"][1]  # at its own variance_epsilon
     assert _property(data, "causality")["status"] == "holds"
     assert _property(data, "kv-cache")["status"] == "holds"
     assert _property(data, "padding")["status"] == "holds"
@@ -153,19 +170,28 @@ def test_same_seed_same_report():
 
 # --- bad input ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, message", [
-    (["nope"], "error: SPEC 'nope': write hf:<model_type> or FILE.py:factory or package.module:factory\n"),
-    (["hf:Llama!"], "error: SPEC 'hf:Llama!': write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert\n"),
-    (["hf:llama", "--heads", "3"], "error: --hidden 64 --heads 3: the heads must divide the hidden size\n"),
-    (["hf:llama", "--kv-heads", "3"], "error: --kv-heads 3: give a divisor of --heads 4\n"),
-    (["examples/tiny_gpt.py:factory", "--layers", "3"],
-     "error: --hidden/--layers/--heads/--kv-heads/--attn-implementation size an hf: model; "
-     "examples/tiny_gpt.py:factory builds its own: drop them\n"),
-    (["examples/tiny_gpt.py:nothere"], None),
-    (["examples/nothere.py:factory"], "error: target 'examples/nothere.py:factory': no file examples/nothere.py\n"),
-    (["hf:gpt2", "--length", "1"], "error: --length 1: causality and the KV cache need at least 2 tokens\n"),
-    (["hf:gpt2", "--attn-implementation", "flash"], "error: --attn-implementation 'flash': choose one of sdpa, eager\n"),
-])
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nope"], "error: SPEC 'nope': write hf:<model_type> or FILE.py:factory or package.module:factory\n"),
+        (["hf:Llama!"], "error: SPEC 'hf:Llama!': write hf:<model_type>, e.g. hf:llama, hf:gpt2, hf:bert\n"),
+        (["hf:llama", "--heads", "3"], "error: --hidden 64 --heads 3: the heads must divide the hidden size\n"),
+        (["hf:llama", "--kv-heads", "3"], "error: --kv-heads 3: give a divisor of --heads 4\n"),
+        (
+            ["examples/tiny_gpt.py:factory", "--layers", "3"],
+            "error: --hidden/--layers/--heads/--kv-heads/--attn-implementation size an hf: model; "
+            "examples/tiny_gpt.py:factory builds its own: drop them\n",
+        ),
+        (["examples/tiny_gpt.py:nothere"], None),
+        (["examples/nothere.py:factory"], "error: target 'examples/nothere.py:factory': no file examples/nothere.py\n"),
+        (["hf:gpt2", "--length", "1"], "error: --length 1: causality and the KV cache need at least 2 tokens\n"),
+        (
+            ["hf:gpt2", "--attn-implementation", "flash"],
+            "error: --attn-implementation 'flash': choose one of sdpa, eager\n",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message):
     out = run(*args)
     assert out.exit_code == 2
@@ -177,13 +203,15 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_unknown_hf_type_and_missing_kv_heads():
     out = run("hf:nope")
     assert out.exit_code == 2 and out.output.startswith("error: SPEC 'hf:nope': transformers ")
-    assert out.output.endswith("has no language model of type 'nope'; give a model_type such as llama, mistral, "
-                               "qwen2, gpt2 or bert\n")
+    assert out.output.endswith(
+        "has no language model of type 'nope'; give a model_type such as llama, mistral, qwen2, gpt2 or bert\n"
+    )
     out = run("hf:gpt2", "--kv-heads", "2")
     assert out.output == "error: --kv-heads 2: hf:gpt2 has no separate key/value heads\n"
 
 
 # --- the testing helper --------------------------------------------------------------------------------
+
 
 def test_assert_model_conforms_on_a_factory_and_a_module():
     gpt, zoo = _load("tiny_gpt"), _load("tiny_gpt_zoo")
@@ -196,6 +224,7 @@ def test_assert_model_conforms_on_a_factory_and_a_module():
 
 
 # --- the pieces --------------------------------------------------------------------------------------
+
 
 def test_norms_are_found_by_class_and_behaviour():
     class Plain(torch.nn.Module):  # no Norm in its name: an RMSNorm by behaviour
@@ -216,8 +245,7 @@ def _sdpa_inputs(causal, mask=None, gqa=False):
     g = torch.Generator().manual_seed(0)
     q = torch.randn(1, 4, 5, 8, generator=g, dtype=torch.float64)
     k, v = (torch.randn(1, 2 if gqa else 4, 5, 8, generator=g, dtype=torch.float64) for _ in range(2))
-    return {"query": q, "key": k, "value": v, "attn_mask": mask, "is_causal": causal, "scale": None,
-            "enable_gqa": gqa}
+    return {"query": q, "key": k, "value": v, "attn_mask": mask, "is_causal": causal, "scale": None, "enable_gqa": gqa}
 
 
 @pytest.mark.parametrize("gqa", [False, True])
@@ -241,8 +269,11 @@ def test_sdpa_call_with_multi_query_keys_broadcast_holds_and_a_wrong_output_fail
     inp = _sdpa_inputs(True)
     inp["key"], inp["value"] = inp["key"][:, :1], inp["value"][:, :1]
     out = F.scaled_dot_product_attention(inp["query"], inp["key"], inp["value"], is_causal=True)
-    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == \
-        {"output": "holds", "mask-kind": "holds", "scale": "holds"}
+    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == {
+        "output": "holds",
+        "mask-kind": "holds",
+        "scale": "holds",
+    }
     wrong = out.clone()
     wrong[0, 3, 4, 0] += 1e-9
     assert {r.name: r.status for r in sl.check_sdpa(inp, wrong, True, "t")}["output"] == "fails"
@@ -253,8 +284,11 @@ def test_sdpa_additive_mask_with_finfo_min_counts_as_masked():
     add = torch.zeros(5, 5, dtype=torch.float64).masked_fill(~keep, torch.finfo(torch.float64).min)
     inp = _sdpa_inputs(False, mask=add)
     out = F.scaled_dot_product_attention(inp["query"], inp["key"], inp["value"], attn_mask=add)
-    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == \
-        {"output": "holds", "mask-kind": "holds", "scale": "holds"}
+    assert {r.name: r.status for r in sl.check_sdpa(inp, out, True, "t")} == {
+        "output": "holds",
+        "mask-kind": "holds",
+        "scale": "holds",
+    }
 
 
 def test_softmax_tolerance_follows_the_precision_computed_in():
@@ -315,23 +349,30 @@ def test_a_fused_attention_is_said_to_be_unseen_and_the_trace_does_not_break_det
     assert [(m.path, m.kind) for m in report.modules] == [("ln", "layernorm")]
     from mathcheck.model.properties import PROPERTIES
 
-    assert [(r.name, r.claim) for r in report.properties] == [(p.name, p.claim) for p in PROPERTIES]  # the one table, in order
+    assert [(r.name, r.claim) for r in report.properties] == [
+        (p.name, p.claim) for p in PROPERTIES
+    ]  # the one table, in order
 
 
 def test_a_factory_that_returns_no_module_or_no_logits_is_bad_input(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("import torch\n"
-                 "def three():\n    return 3\n"
-                 "class Flat(torch.nn.Module):\n"
-                 "    def __init__(self):\n        super().__init__()\n        self.e = torch.nn.Embedding(5, 2)\n"
-                 "    def forward(self, input_ids):\n        return self.e(input_ids).sum()\n"
-                 "def flat():\n    return Flat()\n")
+    f.write_text(
+        "import torch\n"
+        "def three():\n    return 3\n"
+        "class Flat(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.e = torch.nn.Embedding(5, 2)\n"
+        "    def forward(self, input_ids):\n        return self.e(input_ids).sum()\n"
+        "def flat():\n    return Flat()\n"
+    )
     out = run(f"{f}:three")
-    assert out.exit_code == 2 and out.output == f"error: SPEC '{f}:three': the factory returned a int, not an nn.Module\n"
+    assert (
+        out.exit_code == 2 and out.output == f"error: SPEC '{f}:three': the factory returned a int, not an nn.Module\n"
+    )
     out = run(f"{f}:flat")
     assert out.exit_code == 2 and out.output == (
         f"error: SPEC '{f}:flat': forward(input_ids=<ids (2, 6)>) must return logits (B, L, V) = (2, 6, 'V'), "
-        "a tuple/list holding them, or an object with .logits; it returned ()\n")
+        "a tuple/list holding them, or an object with .logits; it returned ()\n"
+    )
 
 
 def test_a_gemma_style_norm_is_held_at_its_own_identity_weight():
@@ -418,9 +459,8 @@ def test_a_model_that_calls_sys_exit_is_an_error_never_a_success(tmp_path, where
         "    def forward(self, input_ids, **kw):\n"
         + ("        sys.exit(0)\n" if where == "forward" else "")
         + "        return self.out(self.emb(input_ids))\n"
-        "def make():\n"
-        + ("    sys.exit(0)\n" if where == "factory" else "")
-        + "    return M()\n")
+        "def make():\n" + ("    sys.exit(0)\n" if where == "factory" else "") + "    return M()\n"
+    )
     result = CliRunner().invoke(main, ["model", f"{f}:make"])
     assert result.exit_code == 4, result.output
     assert "SystemExit(0)" in result.output and "Traceback" not in result.output
@@ -447,7 +487,8 @@ def test_a_norm_that_checks_its_width_is_resized_with_its_weight_and_holds():
     assert sl.norm_kind(m) == "rmsnorm"
     results, _ = sl.check_norm("n", m, "rmsnorm", 0, "replay")
     assert {r.name: r.status for r in results if r.expected == "holds"} == dict.fromkeys(
-        ("matches-derived", "mean-square", "jacobian", "float32-vs-float64", "input-dtypes"), "holds")
+        ("matches-derived", "mean-square", "jacobian", "float32-vs-float64", "input-dtypes"), "holds"
+    )
 
 
 def test_a_rotary_module_with_an_attention_scaling_is_held_with_it_divided_out():
@@ -459,8 +500,9 @@ def test_a_rotary_module_with_an_attention_scaling_is_held_with_it_divided_out()
     rope = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=64))
     rope.attention_scaling = 1.2
     results, setting = sl.check_rotary("rope", rope, 0, "replay")
-    assert {r.name: r.status for r in results} == dict.fromkeys(("matches-derived", "relative-position",
-                                                                 "norm-preserving", "input-dtypes"), "holds")
+    assert {r.name: r.status for r in results} == dict.fromkeys(
+        ("matches-derived", "relative-position", "norm-preserving", "input-dtypes"), "holds"
+    )
     assert any("attention_scaling 1.2" in line for line in setting)
     rope.forward = lambda x, pos, _f=rope.forward: tuple(1.2 * t for t in _f(x, pos))  # undeclared: a scaled rotation
     rope.attention_scaling = 1.0

@@ -37,13 +37,15 @@ class Config:
 
 # --- llm.c style ---------------------------------------------------------------------------------
 
+
 class LlmcAttention(nn.Module):
     def __init__(self, c):
         super().__init__()
         self.n_head, self.n_embd = c.n_head, c.n_embd
         self.c_attn, self.c_proj = nn.Linear(c.n_embd, 3 * c.n_embd), nn.Linear(c.n_embd, c.n_embd)
-        self.register_buffer("bias", torch.tril(torch.ones(c.block_size, c.block_size))
-                             .view(1, 1, c.block_size, c.block_size))
+        self.register_buffer(
+            "bias", torch.tril(torch.ones(c.block_size, c.block_size)).view(1, 1, c.block_size, c.block_size)
+        )
 
     def scores(self, q, k):
         return (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
@@ -63,15 +65,28 @@ class LlmcGPT(nn.Module):
     def __init__(self, c=Config(), attention=LlmcAttention):
         super().__init__()
         self.config = c
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(c.vocab_size, c.n_embd), wpe=nn.Embedding(c.block_size, c.n_embd),
-            h=nn.ModuleList(nn.ModuleDict(dict(ln_1=nn.LayerNorm(c.n_embd), attn=attention(c),
-                                               ln_2=nn.LayerNorm(c.n_embd),
-                                               mlp=nn.Sequential(nn.Linear(c.n_embd, 4 * c.n_embd),
-                                                                 nn.GELU(approximate="tanh"),
-                                                                 nn.Linear(4 * c.n_embd, c.n_embd))))
-                            for _ in range(c.n_layer)),
-            ln_f=nn.LayerNorm(c.n_embd)))
+        self.transformer = nn.ModuleDict(
+            dict(
+                wte=nn.Embedding(c.vocab_size, c.n_embd),
+                wpe=nn.Embedding(c.block_size, c.n_embd),
+                h=nn.ModuleList(
+                    nn.ModuleDict(
+                        dict(
+                            ln_1=nn.LayerNorm(c.n_embd),
+                            attn=attention(c),
+                            ln_2=nn.LayerNorm(c.n_embd),
+                            mlp=nn.Sequential(
+                                nn.Linear(c.n_embd, 4 * c.n_embd),
+                                nn.GELU(approximate="tanh"),
+                                nn.Linear(4 * c.n_embd, c.n_embd),
+                            ),
+                        )
+                    )
+                    for _ in range(c.n_layer)
+                ),
+                ln_f=nn.LayerNorm(c.n_embd),
+            )
+        )
         self.lm_head = nn.Linear(c.n_embd, c.vocab_size, bias=False)
 
     def forward(self, idx, targets=None):
@@ -104,6 +119,7 @@ class LeakAtOne(LlmcAttention):  # planted: query 2 sees key 3
 
 def _llmc_at_layer(bug):
     """An llm.c-style GPT whose layer 1 has the planted attention ``bug``."""
+
     def make():
         model = LlmcGPT()
         good = model.transformer.h[1]["attn"]
@@ -112,10 +128,12 @@ def _llmc_at_layer(bug):
         getattr(bad, "plant", lambda: None)()  # after the copy: the mask is a buffer in the state dict
         model.transformer.h[1]["attn"] = bad
         return model
+
     return make
 
 
 # --- gpt-fast style ------------------------------------------------------------------------------
+
 
 def rope_table(block_size, d, base=10000.0):
     """(block_size, d/2, 2) cos/sin in float32, as gpt-fast precomputes its table."""
@@ -128,8 +146,9 @@ def apply_rope(x, table):
     """x (B, T, H, d): pairs (x_2i, x_2i+1) rotated by the angle of their position."""
     xs = x.reshape(*x.shape[:-1], -1, 2)
     t = table.view(1, xs.size(1), 1, xs.size(3), 2)
-    out = torch.stack([xs[..., 0] * t[..., 0] - xs[..., 1] * t[..., 1],
-                       xs[..., 1] * t[..., 0] + xs[..., 0] * t[..., 1]], dim=-1)
+    out = torch.stack(
+        [xs[..., 0] * t[..., 0] - xs[..., 1] * t[..., 1], xs[..., 1] * t[..., 0] + xs[..., 0] * t[..., 1]], dim=-1
+    )
     return out.flatten(3).type_as(x)
 
 
@@ -183,12 +202,18 @@ class FastGPT(nn.Module):
         super().__init__()
         self.config = c
         self.tok_embeddings = nn.Embedding(c.vocab_size, c.n_embd)
-        self.layers = nn.ModuleList(nn.ModuleDict(dict(attention_norm=nn.RMSNorm(c.n_embd, eps=1e-5),
-                                                       attention=attention(c),
-                                                       ffn_norm=nn.RMSNorm(c.n_embd, eps=1e-5),
-                                                       w1=nn.Linear(c.n_embd, 2 * c.n_embd, bias=False),
-                                                       w2=nn.Linear(2 * c.n_embd, c.n_embd, bias=False)))
-                                    for _ in range(c.n_layer))
+        self.layers = nn.ModuleList(
+            nn.ModuleDict(
+                dict(
+                    attention_norm=nn.RMSNorm(c.n_embd, eps=1e-5),
+                    attention=attention(c),
+                    ffn_norm=nn.RMSNorm(c.n_embd, eps=1e-5),
+                    w1=nn.Linear(c.n_embd, 2 * c.n_embd, bias=False),
+                    w2=nn.Linear(2 * c.n_embd, c.n_embd, bias=False),
+                )
+            )
+            for _ in range(c.n_layer)
+        )
         self.norm = nn.RMSNorm(c.n_embd, eps=1e-5)
         self.output = nn.Linear(c.n_embd, c.vocab_size, bias=False)
         self.register_buffer("freqs_cis", rope_table(c.block_size, c.n_embd // c.n_head))
@@ -224,6 +249,7 @@ def _fast_at_layer(bug):
         bad.load_state_dict(good.state_dict())
         model.layers[1]["attention"] = bad
         return model
+
     return make
 
 
@@ -240,6 +266,7 @@ def _named(module, name):
 
 
 # --- the two GPTs hold as written ----------------------------------------------------------------
+
 
 def test_an_llmc_style_gpt_holds_as_written_with_scale_and_values_checked_per_layer():
     report = _check(LlmcGPT)
@@ -259,15 +286,27 @@ def test_a_gpt_fast_style_gpt_holds_as_written_static_cache_grouped_heads_and_ro
 
 # --- the planted bugs, each at its module ------------------------------------------------------
 
-@pytest.mark.parametrize("factory, path, prop, note", [
-    (_llmc_at_layer(NoScale), "transformer.h.1.attn", "scale", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)"),
-    (_llmc_at_layer(ScaledTwice), "transformer.h.1.attn", "scale",
-     "scores are q·k × 0.125, not × 1/√d = 0.353553 (d = 8)"),
-    (_fast_at_layer(RopeOnValues), "layers.1.attention", "values", None),
-    (_fast_at_layer(TiledHeads), "layers.1.attention", "gqa-grouping",
-     "query head i reads key/value head i mod 2 (heads tiled), not i // 2"),
-    (_llmc_at_layer(LeakAtOne), "transformer.h.1.attn", "mask-kind", None),
-])
+
+@pytest.mark.parametrize(
+    "factory, path, prop, note",
+    [
+        (_llmc_at_layer(NoScale), "transformer.h.1.attn", "scale", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)"),
+        (
+            _llmc_at_layer(ScaledTwice),
+            "transformer.h.1.attn",
+            "scale",
+            "scores are q·k × 0.125, not × 1/√d = 0.353553 (d = 8)",
+        ),
+        (_fast_at_layer(RopeOnValues), "layers.1.attention", "values", None),
+        (
+            _fast_at_layer(TiledHeads),
+            "layers.1.attention",
+            "gqa-grouping",
+            "query head i reads key/value head i mod 2 (heads tiled), not i // 2",
+        ),
+        (_llmc_at_layer(LeakAtOne), "transformer.h.1.attn", "mask-kind", None),
+    ],
+)
 def test_a_planted_attention_bug_fails_at_the_module_that_has_it(factory, path, prop, note):
     report = _check(factory)
     failing = [f for f in report.failures() if not f.startswith(("causality", "kv-cache", "padding"))]
@@ -290,6 +329,7 @@ def test_a_leak_at_one_position_names_the_query_and_the_key():
 
 # --- padding per row ---------------------------------------------------------------------------
 
+
 class MaskedGPT(LlmcGPT):
     """forward(input_ids, attention_mask=None): padded keys masked per row."""
 
@@ -299,7 +339,7 @@ class MaskedGPT(LlmcGPT):
         self._mask = attention_mask
         if attention_mask is not None and self.row_of_mask is not None:
             row = min(self.row_of_mask, len(attention_mask) - 1)
-            self._mask = attention_mask[row:row + 1].expand_as(attention_mask)
+            self._mask = attention_mask[row : row + 1].expand_as(attention_mask)
         return super().forward(input_ids, targets=input_ids)[0]
 
 
@@ -325,6 +365,7 @@ def _padded(row_of_mask=None):
         for block in model.transformer.h:
             block["attn"].owner = [model]  # a list: not registered as a sub-module
         return model
+
     return make
 
 
@@ -371,14 +412,17 @@ def _conv_padded(ignore_mask):
             conv.owner, conv.ignore_mask = [model], ignore_mask
             block["attn"] = conv
         return model
+
     return make
 
 
 def test_a_token_mixer_outside_attention_is_said_and_a_mask_bug_beside_it_still_fails():
     padding = next(p for p in _check(_conv_padded(False)).properties if p.name == "padding")
     assert padding.status == "not expected to hold", padding.note
-    assert "row 1 (middle padding): its masked-out tokens [3] reach its kept tokens through " \
-           "transformer.h.0.attn.conv (Conv1d)" in padding.note
+    assert (
+        "row 1 (middle padding): its masked-out tokens [3] reach its kept tokens through "
+        "transformer.h.0.attn.conv (Conv1d)" in padding.note
+    )
     assert padding.note.endswith("each row against itself alone holds")
     padding = next(p for p in _check(_conv_padded(True)).properties if p.name == "padding")
     # row 0's padding is on the right, which a causal model never reads; row 1's masked token reaches
@@ -387,6 +431,7 @@ def test_a_token_mixer_outside_attention_is_said_and_a_mask_bug_beside_it_still_
 
 
 # --- --cache-arg: a cache under a name that cannot be detected ------------------------------------
+
 
 def _kv_gpt(cap=None):
     from tests.model.test_run import _load
@@ -410,9 +455,10 @@ def _kv_gpt(cap=None):
 
 def test_a_cache_under_its_own_name_is_checked_with_cache_arg_and_not_without():
     kv = next(p for p in _check(_kv_gpt()).properties if p.name == "kv-cache")
-    assert (kv.status, kv.note) == ("not expected to hold",
-                                    "the forward takes no use_cache with cache/past_key_values; a cache under "
-                                    "another name: give --cache-arg NAME")
+    assert (kv.status, kv.note) == (
+        "not expected to hold",
+        "the forward takes no use_cache with cache/past_key_values; a cache under another name: give --cache-arg NAME",
+    )
     report = check_model("kv", loaded=from_module(_kv_gpt(), "kv", cache_arg="kv"))
     kv = next(p for p in report.properties if p.name == "kv-cache")
     assert (kv.status, kv.note) == ("holds", "tokens 3..15 decoded one at a time after a prefix of 3")
@@ -427,17 +473,23 @@ def test_cache_arg_is_bad_input_when_the_forward_has_no_such_parameter_or_for_hf
     from mathcheck.cli import main
 
     out = CliRunner().invoke(main, ["model", "hf:llama", "--cache-arg", "kv"])
-    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: an hf: model's cache is its "
-                                              "past_key_values/cache; drop --cache-arg\n")
+    assert (out.exit_code, out.output) == (
+        2,
+        "error: --cache-arg kv: an hf: model's cache is its past_key_values/cache; drop --cache-arg\n",
+    )
     out = CliRunner().invoke(main, ["model", "examples/tiny_gpt.py:factory", "--cache-arg", "1kv"])
     assert out.exit_code == 2 and out.output.startswith("error: --cache-arg '1kv': give the name")
     out = CliRunner().invoke(main, ["model", "tests/model/test_load.py:fast", "--cache-arg", "kv"])
-    assert (out.exit_code, out.output) == (2, "error: --cache-arg kv: tests/model/test_load.py:fast's "
-                                              "forward(idx, input_pos=None) has no parameter 'kv'; give the "
-                                              "parameter that takes the KV cache\n")
+    assert (out.exit_code, out.output) == (
+        2,
+        "error: --cache-arg kv: tests/model/test_load.py:fast's "
+        "forward(idx, input_pos=None) has no parameter 'kv'; give the "
+        "parameter that takes the KV cache\n",
+    )
 
 
 # --- a cache kept in float32: held to float32's error model, said ----------------------------------
+
 
 def _float32_cache(cap=None):
     from tests.model.test_run import _load
@@ -467,6 +519,7 @@ def test_a_cache_kept_in_float32_holds_at_float32s_error_model_and_a_cap_still_f
 
 
 # --- a parameter-free child between the projections and the scores --------------------------------
+
 
 class L2Norm(nn.Module):
     """Llama 4's query/key norm as transformers writes it (Llama4TextL2Norm: x·rsqrt(mean(x²) + ε),
@@ -498,13 +551,16 @@ def test_a_parameter_free_qk_norm_is_said_not_checked_and_eval_dropout_is_no_obs
     normed = _check(lambda: LlmcGPT(attention=QKNormAttention))
     assert normed.status == "holds", normed.failures()
     assert not any(r.name == "scale" for m in normed.modules for r in m.properties)
-    assert any("not checked at transformer.h.0.attn and 1 more: its child qk_norm (L2Norm) changes a tensor"
-               in n for n in normed.notes), normed.notes
+    assert any(
+        "not checked at transformer.h.0.attn and 1 more: its child qk_norm (L2Norm) changes a tensor" in n
+        for n in normed.notes
+    ), normed.notes
     dropped = _check(lambda: LlmcGPT(attention=DropoutAttention).eval())
     assert _named(_module(dropped, "transformer.h.0.attn"), "scale").status == "holds"
 
 
 # --- permutation: a convolution over the sequence in a bidirectional model -------------------------
+
 
 class BiAttention(LlmcAttention):  # bidirectional: every key
     def __init__(self, c):
@@ -540,6 +596,7 @@ def _bi(conv: bool, scale_bug: bool = False):
             if scale_bug:  # planted: a score that depends on the key's index, not its content
                 block["attn"].scores = lambda q, k: q @ k.transpose(-2, -1) + torch.arange(k.size(-2))
         return model
+
     return make
 
 

@@ -40,11 +40,14 @@ def test_sub_configs_are_cut_too():
     assert d["text_config"]["hidden_size"] == 64 and d["text_config"]["vocab_size"] == VOCAB
 
 
-@pytest.mark.parametrize("model_type, attn, dtype, note", [
-    ("gemma2", "eager", torch.float64, "attention eager: sdpa refused"),
-    ("aria_text", "sdpa", torch.float32, "float32: the forward refuses float64"),
-    ("llama", "sdpa", torch.float64, None),
-])
+@pytest.mark.parametrize(
+    "model_type, attn, dtype, note",
+    [
+        ("gemma2", "eager", torch.float64, "attention eager: sdpa refused"),
+        ("aria_text", "sdpa", torch.float32, "float32: the forward refuses float64"),
+        ("llama", "sdpa", torch.float64, None),
+    ],
+)
 def test_sdpa_where_the_model_has_it_float64_where_it_runs_in_it_and_each_choice_said(model_type, attn, dtype, note):
     loaded = load_hf(model_type, Sizes(), "sdpa", 0, None)
     assert (loaded.attn_implementation, loaded.dtype) == (attn, dtype)
@@ -59,6 +62,7 @@ def test_bert_generation_is_bidirectional_as_built_and_bart_is_checked_as_its_ca
 
 
 # --- norms by what they compute --------------------------------------------------------------------
+
 
 class GatedRMSNorm(nn.Module):
     def __init__(self, d, eps=1e-6):
@@ -89,10 +93,18 @@ class TinyPreLayerNormForMaskedLM(nn.Module):
         return self.emb(input_ids)
 
 
-@pytest.mark.parametrize("module, kind", [
-    (nn.LayerNorm(8), "layernorm"), (nn.LayerNorm(8, elementwise_affine=False), "layernorm"),
-    (nn.RMSNorm(8, eps=1e-6), "rmsnorm"), (NoWeightRMSNorm(8), "rmsnorm"),
-    (GatedRMSNorm(8), None), (TinyPreLayerNormForMaskedLM(), None), (nn.Linear(8, 8), None)])
+@pytest.mark.parametrize(
+    "module, kind",
+    [
+        (nn.LayerNorm(8), "layernorm"),
+        (nn.LayerNorm(8, elementwise_affine=False), "layernorm"),
+        (nn.RMSNorm(8, eps=1e-6), "rmsnorm"),
+        (NoWeightRMSNorm(8), "rmsnorm"),
+        (GatedRMSNorm(8), None),
+        (TinyPreLayerNormForMaskedLM(), None),
+        (nn.Linear(8, 8), None),
+    ],
+)
 def test_norms_are_found_by_a_one_input_probe_never_by_name(module, kind):
     assert sl.norm_kind(module) == kind
 

@@ -39,9 +39,12 @@ def test_an_equation_is_met_exactly_and_the_draw_is_seeded():
     assert construct.constructed_points([a * b], hyps, Context(), count=5, seed=3) == pts
 
 
-@pytest.mark.xfail(strict=True, reason="found by this test (issue 34): a symbol solved from an equation is "
-                   "not checked against its own assumptions — b = (1 - a)/2 < 0 for a positive b; "
-                   "symbolic/decide's counterexample search draws through construct.draw")
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by this test (issue 34): a symbol solved from an equation is "
+    "not checked against its own assumptions — b = (1 - a)/2 < 0 for a positive b; "
+    "symbolic/decide's counterexample search draws through construct.draw",
+)
 def test_a_symbol_solved_from_an_equation_keeps_its_assumptions():
     a, b = sp.symbols("a b", positive=True)
     pts = construct.constructed_points([a * b], (sp.Eq(a + 2 * b, 1),), Context(), count=5, seed=3)

@@ -16,7 +16,7 @@ def test_sum_and_indexed():
 def test_double_sum_and_kronecker_delta():
     v = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
     e = sp.Sum(z[i] * z[j] * sp.KroneckerDelta(i, j), (i, 1, n), (j, 1, n))
-    assert torch.isclose(evaluate(e, {n: 3, z: v}), (v ** 2).sum())
+    assert torch.isclose(evaluate(e, {n: 3, z: v}), (v**2).sum())
 
 
 def test_broadcast_free_indices_give_a_matrix():

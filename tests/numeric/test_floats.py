@@ -18,8 +18,8 @@ def test_a_sum_is_correctly_rounded_whatever_the_order_of_its_terms():
     # 1 + 1e-16 + ... + 1e-16 - 1: naive left-to-right float addition loses every 1e-16
     a = sp.IndexedBase("a")
     terms = [1.0] + [1e-16] * 10 + [-1.0]
-    values = [0.0] * SPAN   # a[i] is values[i - OFFSET], as the sampler draws them
-    values[1 - OFFSET:1 - OFFSET + len(terms)] = terms
+    values = [0.0] * SPAN  # a[i] is values[i - OFFSET], as the sampler draws them
+    values[1 - OFFSET : 1 - OFFSET + len(terms)] = terms
     got = evaluate(sp.Sum(a[k], (k, 1, n)), {n: len(terms), a: values})
     assert got == pytest.approx(1e-15, rel=1e-12) and sum(terms) != got
 

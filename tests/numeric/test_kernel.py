@@ -28,11 +28,11 @@ PKG = ROOT / "mathcheck"
 
 def _three(e, point):
     """``e`` at ``point`` by the float, torch and mpmath backends."""
-    return (floats.evaluate(e, point), evaluator(point)(e),
-            float(PreciseEvaluator(point)(e)))
+    return (floats.evaluate(e, point), evaluator(point)(e), float(PreciseEvaluator(point)(e)))
 
 
 # --- the table ---------------------------------------------------------------------------------------
+
 
 def test_every_function_class_has_all_three_implementations():
     for f in functions.TABLE:
@@ -60,6 +60,7 @@ def test_every_unary_entry_parses_and_evaluates_on_every_backend(f):
 
 # --- softsign, the real example ---------------------------------------------------------------------
 
+
 def test_softsign_is_built_from_abs():
     x = sp.Symbol("x", real=True)
     assert parse("softsign(x)") == x / (1 + sp.Abs(x))
@@ -85,6 +86,7 @@ def test_softsign_on_the_command_line():
 
 # --- one entry is enough -----------------------------------------------------------------------------
 
+
 def _sinc_math(x):
     return math.sin(x) / x if x else 1.0
 
@@ -93,8 +95,15 @@ def _sinc_torch(x):
     return torch.where(x == 0, torch.ones_like(x), torch.sin(x) / x)
 
 
-SINC = functions.Function("sinc", build=lambda x: sp.sinc(x), doc="sin(x)/x, 1 at 0", sympy="sinc",
-                          math=_sinc_math, torch=_sinc_torch, mpmath=mpmath.sinc)
+SINC = functions.Function(
+    "sinc",
+    build=lambda x: sp.sinc(x),
+    doc="sin(x)/x, 1 at 0",
+    sympy="sinc",
+    math=_sinc_math,
+    torch=_sinc_torch,
+    mpmath=mpmath.sinc,
+)
 TWICE = functions.Function("twice", build=lambda x: 2 * x, doc="2x")
 
 
@@ -140,9 +149,15 @@ def test_a_new_entry_is_one_table_entry_and_nothing_else(one_more_entry):
 
 # --- the walkers agree ---------------------------------------------------------------------------
 
-AGREE = ["sigmoid(x) - softplus(y)", "factorial(n) + binomial(n, 2)", "Sum(x^k/factorial(k), (k, 0, n))",
-         "atan2(x, y) * Max(x, y, 0)", "logsumexp(x, y) - Min(x, 1)", "gamma(y) + lgamma(y)",
-         "softsign(x*y) + erf(x) - erfc(y)"]
+AGREE = [
+    "sigmoid(x) - softplus(y)",
+    "factorial(n) + binomial(n, 2)",
+    "Sum(x^k/factorial(k), (k, 0, n))",
+    "atan2(x, y) * Max(x, y, 0)",
+    "logsumexp(x, y) - Min(x, 1)",
+    "gamma(y) + lgamma(y)",
+    "softsign(x*y) + erf(x) - erfc(y)",
+]
 
 
 @pytest.mark.parametrize("text", AGREE)
@@ -190,6 +205,7 @@ def test_factorial_is_exact_at_integers_on_every_backend():
 
 
 # --- the one walker --------------------------------------------------------------------------------
+
 
 class _Exact:
     """A backend of exact fractions, the whole protocol a number system supplies to the walker."""
@@ -245,7 +261,7 @@ class _Exact:
 def test_a_number_system_is_a_backend_and_nothing_else():
     n, k = sp.Symbol("n", integer=True), sp.Symbol("k", integer=True)
     x, z = sp.Symbol("x"), sp.IndexedBase("z")
-    e = sp.Sum(k ** 2 * z[k], (k, 1, n)) / 3 + sp.Product(k, (k, 1, 3)) * sp.KroneckerDelta(n, 2) + x
+    e = sp.Sum(k**2 * z[k], (k, 1, n)) / 3 + sp.Product(k, (k, 1, 3)) * sp.KroneckerDelta(n, 2) + x
     zs = list(range(sampling.SPAN))  # z[i] = i − OFFSET: z[1] = 9, z[2] = 10
     point = {n: 2, x: Fraction(1, 7), z: zs}
     assert Walker(_Exact(), point)(e) == Fraction(1 * 9 + 4 * 10, 3) + 6 + Fraction(1, 7)
@@ -284,13 +300,16 @@ def test_the_walk_is_written_once():
 
 
 def test_the_float_backend_never_imports_torch():
-    code = ("import sys; import sympy as sp; from mathcheck.numeric import floats; x = sp.Symbol('x'); "
-            "assert floats.evaluate(sp.exp(x) + sp.Sum(x, (x, 1, 3)), {x: 0.0}) == 7.0; "
-            "assert 'torch' not in sys.modules")
+    code = (
+        "import sys; import sympy as sp; from mathcheck.numeric import floats; x = sp.Symbol('x'); "
+        "assert floats.evaluate(sp.exp(x) + sp.Sum(x, (x, 1, 3)), {x: 0.0}) == 7.0; "
+        "assert 'torch' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # --- reading hypotheses, the independent evaluator ---------------------------------------------------
+
 
 def test_ranges_read_both_bounds_and_move_strict_ones_by_one():
     j = sp.Symbol("j", integer=True)
@@ -312,12 +331,12 @@ def test_is_definition_is_a_quantified_equation_of_an_entry():
 def test_holds_at_is_three_valued_and_answers_plain_booleans():
     x = sp.Symbol("x", real=True)
     at = {x: sp.Rational(3, 2)}
-    assert holds.holds_at(sp.Ge(x ** 2, 0), (), at) is True
-    assert holds.holds_at(sp.Eq(x ** 2, x), (), at) is False
+    assert holds.holds_at(sp.Ge(x**2, 0), (), at) is True
+    assert holds.holds_at(sp.Eq(x**2, x), (), at) is False
     assert holds.holds_at(sp.Eq(x, x), (sp.Lt(x, 0),), at) is None  # the point violates the hypothesis
     assert holds.holds_at(sp.Eq(sp.Function("g")(x), 1), (), at) is None  # an undefined function
     # 50 digits tell apart what agrees to 1e-30 (the tolerance is 10^-(digits − 8) relative)
-    close = sp.Eq(x + sp.Rational(1, 10 ** 30), x, evaluate=False)
+    close = sp.Eq(x + sp.Rational(1, 10**30), x, evaluate=False)
     assert holds.holds_at(close, (), at) is False
     assert holds.holds_at(close, (), at, dps=30) is True
 
@@ -332,13 +351,16 @@ def test_the_constructive_draw_meets_a_normalisation_and_an_order():
     for pt in pts:
         assert sum(pt[p[k]] for k in range(1, pt[n] + 1)) == 1 and pt[z[1]] > pt[z[2]]
         assert all(holds.hypothesis_holds(h, pt) for h in hyps)
-    assert construct.constructed_points([sp.Sum(p[i] * z[i], (i, 1, n)) + z[1] + z[2]], hyps, Context(), 10, seed=0) == pts
+    assert (
+        construct.constructed_points([sp.Sum(p[i] * z[i], (i, 1, n)) + z[1] + z[2]], hyps, Context(), 10, seed=0) == pts
+    )
     sized = construct.constructed_points([sp.Sum(p[i], (i, 1, n))], hyps[:1], Context(), 3, sizes={"n": 5})
     assert {pt[n] for pt in sized} == {5}
     assert construct.smallest_size(n) == 1 and construct.smallest_size(sp.Symbol("m", integer=True)) == -3
 
 
 # --- the sampler -----------------------------------------------------------------------------------
+
 
 def test_the_sampler_honours_a_normalisation():
     y, j = sp.IndexedBase("y", positive=True), sp.Symbol("j", integer=True)
@@ -364,8 +386,9 @@ def test_the_sampler_honours_an_order():
 
 # --- the tolerance model ----------------------------------------------------------------------------
 
+
 def test_derived_tolerances():
-    e64, e32 = 2.0 ** -52, 2.0 ** -23
+    e64, e32 = 2.0**-52, 2.0**-23
     assert tolerance.unit(torch.float64) == e64 and tolerance.unit(torch.float32) == e32
     assert tolerance.rounding_bound(e64, 8, 1.0) == 9 * e64
     assert tolerance.derived_tolerance(8, 1.0, e64, e64) == 4 * 18 * e64
@@ -376,28 +399,46 @@ def test_derived_tolerances():
 def test_the_fixed_tolerances_are_named_here_only():
     """A fixed tolerance is a named constant of numeric/tolerance.py, never a literal at a call site."""
     fixed = {1e-30, 1e-12, 1e-10, 1e-9}
-    for rel in ("userexpr/float_side.py", "userexpr/relation.py", "userexpr/symbolic_side.py", "numeric/precise.py",
-                "numeric/sampling.py", "verify/generic.py", "verify/linear_algebra.py", "conform/property.py"):
-        literals = {n.value for n in ast.walk(ast.parse((PKG / rel).read_text()))
-                    if isinstance(n, ast.Constant) and isinstance(n.value, float)}
+    for rel in (
+        "userexpr/float_side.py",
+        "userexpr/relation.py",
+        "userexpr/symbolic_side.py",
+        "numeric/precise.py",
+        "numeric/sampling.py",
+        "verify/generic.py",
+        "verify/linear_algebra.py",
+        "conform/property.py",
+    ):
+        literals = {
+            n.value
+            for n in ast.walk(ast.parse((PKG / rel).read_text()))
+            if isinstance(n, ast.Constant) and isinstance(n.value, float)
+        }
         assert not literals & fixed, (rel, literals & fixed)
 
 
 # --- layering ---------------------------------------------------------------------------------------
+
 
 def test_numeric_imports_only_the_values_layer():
     """numeric sits below symbolic (and verify, userexpr, conform, render, engine): it imports none of them."""
     allowed = ("mathcheck.numeric", "mathcheck.claim", "mathcheck.relations", "mathcheck.lazy", "mathcheck.budget")
     for path in (PKG / "numeric").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):  # module- and function-level imports
-            mods = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            mods = (
+                [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             for m in mods:
                 if m.startswith("mathcheck"):
                     assert m.startswith(allowed), (path.name, m)
 
 
 # --- the one symbol binder (numeric/symbols.py) ---------------------------------------------------
+
 
 def _free_symbols_binder(e) -> dict:
     """The binder the checks used to copy (issue 34): ``free_symbols`` by name."""

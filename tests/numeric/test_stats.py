@@ -15,8 +15,9 @@ def test_streamed_moments_match_one_shot_moments():
     draw = lambda g, size: torch.randn(size, generator=g, dtype=torch.float64) * 3 + 5  # noqa: E731
     m = stats.stream_moments(draw, 10_000, chunk=777, seed=1)
     g = torch.Generator().manual_seed(1)
-    xs = torch.cat([torch.randn(min(777, 10_000 - s), generator=g, dtype=torch.float64) * 3 + 5
-                    for s in range(0, 10_000, 777)])
+    xs = torch.cat(
+        [torch.randn(min(777, 10_000 - s), generator=g, dtype=torch.float64) * 3 + 5 for s in range(0, 10_000, 777)]
+    )
     assert math.isclose(m.mean, float(xs.mean()), rel_tol=1e-12)
     assert math.isclose(m.var, float(xs.var()), rel_tol=1e-10)
 

@@ -15,8 +15,9 @@ z = sp.IndexedBase("z")
 def test_true_identities_are_proved():
     assert zero_test(sp.log(2 * x) - sp.log(2) - sp.log(x)).value is True
     assert zero_test(sp.sin(x + y) - sp.sin(x) * sp.cos(y) - sp.cos(x) * sp.sin(y)).value is True
-    assert zero_test(sp.Sum(sp.KroneckerDelta(i, k) * z[k], (k, 1, n)) - z[i],
-                     Context(indices=((i, 1, n),))).value is True
+    assert (
+        zero_test(sp.Sum(sp.KroneckerDelta(i, k) * z[k], (k, 1, n)) - z[i], Context(indices=((i, 1, n),))).value is True
+    )
 
 
 def test_false_identity_is_refuted_with_a_counterexample():
@@ -51,8 +52,7 @@ def test_budget_overrun_is_inconclusive(monkeypatch):
 
 
 def test_part_with_a_false_step_is_refuted():
-    part = Part("p", (Step(sp.log(2 * x), "start"), Step(sp.log(x) + 2, "wrong: log 2 is not 2")),
-                general=False)
+    part = Part("p", (Step(sp.log(2 * x), "start"), Step(sp.log(x) + 2, "wrong: log 2 is not 2")), general=False)
     r = check_part(part)
     assert r.status == "refuted"
     assert r.failing.index == 1
@@ -75,14 +75,21 @@ def test_rule_misapplied_is_never_proved():
     d = sp.Symbol("d", integer=True, positive=True)
     dot = sp.Sum(q[i] * kk[i], (i, 1, d))
     # E is uninterpreted: 2·E(q·k)² is not shown zero, and no point can refute it either.
-    part = Part("p", (Step(rules.Var(dot), "start"),
-                      Step(rules.E(dot ** 2) + rules.E(dot) ** 2, "wrong sign", rules.variance_definition())))
+    part = Part(
+        "p",
+        (
+            Step(rules.Var(dot), "start"),
+            Step(rules.E(dot**2) + rules.E(dot) ** 2, "wrong sign", rules.variance_definition()),
+        ),
+    )
     assert check_part(part).status == "inconclusive"
     # Once the moments make it concrete, a wrong moment is refuted with a counterexample.
     mu = sp.Symbol("mu", real=True)
-    part = Part("p", (Step(rules.E(q[i]), "start"),
-                      Step(mu ** 2, "wrong first moment", rules.moments({q: (mu, sp.Integer(1))}))),
-                general=False)
+    part = Part(
+        "p",
+        (Step(rules.E(q[i]), "start"), Step(mu**2, "wrong first moment", rules.moments({q: (mu, sp.Integer(1))}))),
+        general=False,
+    )
     assert check_part(part).status == "refuted"
 
 
@@ -106,9 +113,14 @@ q = sp.IndexedBase("q", positive=True)
 
 def test_gibbs_inequality_link_is_proved_for_symbolic_n():
     kl = -sp.Sum(p[i] * sp.log(q[i] / p[i]), (i, 1, n))
-    part = Part("gibbs", (Step(kl, "KL(p‖q)"),
-                          Step(-sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "log y ≤ y − 1", relation=">="),
-                          Step(sp.Sum(p[i], (i, 1, n)) - sp.Sum(q[i], (i, 1, n)), "expand")))
+    part = Part(
+        "gibbs",
+        (
+            Step(kl, "KL(p‖q)"),
+            Step(-sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "log y ≤ y − 1", relation=">="),
+            Step(sp.Sum(p[i], (i, 1, n)) - sp.Sum(q[i], (i, 1, n)), "expand"),
+        ),
+    )
     r = check_part(part)
     assert r.status == "proved"
     assert part.relation == ">="
@@ -117,8 +129,7 @@ def test_gibbs_inequality_link_is_proved_for_symbolic_n():
 
 def test_false_inequality_link_is_refuted():
     kl = -sp.Sum(p[i] * sp.log(q[i] / p[i]), (i, 1, n))
-    part = Part("bad", (Step(kl, "KL"), Step(sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "wrong",
-                                            relation=">=")))
+    part = Part("bad", (Step(kl, "KL"), Step(sp.Sum(p[i] * (q[i] / p[i] - 1), (i, 1, n)), "wrong", relation=">=")))
     r = check_part(part)
     assert r.status == "refuted"
     assert float(dict(r.failing.decision.counterexample)["difference"]) < 0
@@ -126,14 +137,16 @@ def test_false_inequality_link_is_refuted():
 
 def test_sign_test_three_values():
     from mathcheck.symbolic.decide import sign_test
-    assert sign_test(x ** 2 - 2 * x + 1).value is True
-    assert sign_test(y ** 2 - 3 * y + 1).value is False
-    assert sign_test(y ** 2 + 1, strict=True).value is True
+
+    assert sign_test(x**2 - 2 * x + 1).value is True
+    assert sign_test(y**2 - 3 * y + 1).value is False
+    assert sign_test(y**2 + 1, strict=True).value is True
     assert sign_test(sp.Symbol("a", real=True) * sp.Symbol("b", real=True) + sp.sin(y), strict=True).value is not True
 
 
 def test_chain_may_not_mix_directions():
     import pytest
+
     with pytest.raises(ValueError):
         Part("p", (Step(x, "a"), Step(x, "b", relation=">="), Step(x, "c", relation="<=")))
 

@@ -20,6 +20,7 @@ p, f = sp.IndexedBase("p", positive=True), sp.IndexedBase("f")
 
 # --- context ----------------------------------------------------------------------------------------
 
+
 def test_the_numeric_kernels_ranges_read_back_what_range_hypothesis_writes():
     assert ranges((context.range_hypothesis(j, 1, n),)) == {j: (1, n)}
     assert ranges((context.range_hypothesis(j, 2, 5),)) == {j: (2, 5)}  # Python ints become SymPy's
@@ -40,6 +41,7 @@ def test_known_is_three_valued():
 
 
 # --- sums -------------------------------------------------------------------------------------------
+
 
 def test_canonical_sums_make_renamed_sums_equal_at_every_depth():
     a = sp.Sum(sp.Sum(p[i] * f[j], (j, 1, n)), (i, 1, n))
@@ -72,11 +74,12 @@ def test_delta_substitute_lets_the_rest_of_the_term_take_the_deltas_value():
 
 # --- signs ------------------------------------------------------------------------------------------
 
+
 def test_sign_rules_need_ordered_bounds_for_a_sum_of_squares():
     m = sp.Symbol("m", integer=True)
-    assert signs.by_structure(sp.Sum(i ** 2, (i, 1, n)), strict=False)
-    assert decide.sign_test(sp.Sum(i ** 2, (i, 1, m)), attempt_s=2, total_s=6).value is not True  # −5 at m = −3
-    assert signs.by_structure(sp.Sum(i ** 2, (i, 1, m)), strict=False, rng={m: (sp.Integer(0), n)})
+    assert signs.by_structure(sp.Sum(i**2, (i, 1, n)), strict=False)
+    assert decide.sign_test(sp.Sum(i**2, (i, 1, m)), attempt_s=2, total_s=6).value is not True  # −5 at m = −3
+    assert signs.by_structure(sp.Sum(i**2, (i, 1, m)), strict=False, rng={m: (sp.Integer(0), n)})
 
 
 def test_stand_in_keeps_only_known_facts():
@@ -86,6 +89,7 @@ def test_stand_in_keeps_only_known_facts():
 
 
 # --- decide -----------------------------------------------------------------------------------------
+
 
 def test_zero_test_answers_are_three_valued_and_distinct():
     shown = decide.zero_test(sp.log(2 * x) - sp.log(2) - sp.log(x))
@@ -115,8 +119,11 @@ def test_a_sympy_exception_makes_a_strategy_undecided_with_a_note(monkeypatch):
 def test_plan_is_keyed_by_strategies_and_prints_their_text():
     hows = [how for how, _ in decide.plan(sp.log(x) + sp.Sum(p[i], (i, 1, n)))]
     assert hows[:2] == [decide.Strategy.STRUCTURAL.value, decide.Strategy.EXPAND.value]
-    assert hows.index(decide.Strategy.EXPAND_LOG.value) < hows.index(decide.COUNTEREXAMPLE) \
+    assert (
+        hows.index(decide.Strategy.EXPAND_LOG.value)
+        < hows.index(decide.COUNTEREXAMPLE)
         < hows.index(decide.Strategy.DOIT_EXPAND.value)
+    )
     assert hows[-2:] == [decide.SIMPLIFY, decide.PROVED_BY]  # the provers (symbolic/cases.py) last
     assert len(hows) == len(set(hows)) == len(decide.Strategy) + 3
     assert set(decide.REWRITE) == set(decide.Strategy)
@@ -145,6 +152,7 @@ def test_difference_of_matrices_is_entrywise():
 
 # --- steps ------------------------------------------------------------------------------------------
 
+
 def _part(*steps, given=()):
     return Part("p", tuple(steps), given=given)
 
@@ -163,8 +171,13 @@ def test_a_rule_whose_side_condition_fails_leaves_the_step_inconclusive():
     r = steps.check_part(_part(Step(x + x + 1, "start"), step))
     assert r.status == "inconclusive"
     assert r.failing.decision.how.startswith("side condition not met")
-    ok = steps.check_part(_part(Step(x + x + 1, "start"), Step(sp.Integer(3), "x = 1", rules.substitute({x: 1}, "x is one")),
-                                 given=(sp.Eq(x, 1),)))
+    ok = steps.check_part(
+        _part(
+            Step(x + x + 1, "start"),
+            Step(sp.Integer(3), "x = 1", rules.substitute({x: 1}, "x is one")),
+            given=(sp.Eq(x, 1),),
+        )
+    )
     assert ok.status == "proved" and sp.Eq(x, 1) in ok.given
 
 
@@ -184,21 +197,37 @@ def test_a_checked_kind_without_a_check_is_refused():
 
 def test_check_parts_lets_a_lemma_cite_an_earlier_proved_part_and_replay_applies_rules():
     first = Part("first", (Step(sp.log(2 * x), ""), Step(sp.log(2) + sp.log(x), "")))
-    second = Part("second", (Step(sp.log(2 * x) + 1, ""),
-                             Step(sp.log(2) + sp.log(x) + 1, "part 'first'",
-                                  rules.lemma("part 'first'", sp.log(2 * x), sp.log(2) + sp.log(x)))))
+    second = Part(
+        "second",
+        (
+            Step(sp.log(2 * x) + 1, ""),
+            Step(
+                sp.log(2) + sp.log(x) + 1,
+                "part 'first'",
+                rules.lemma("part 'first'", sp.log(2 * x), sp.log(2) + sp.log(x)),
+            ),
+        ),
+    )
     assert [r.status for r in steps.check_parts((first, second))] == ["proved", "proved"]
     assert [r.status for r in steps.check_parts((second,))][0] == "inconclusive"  # nothing proved to cite
-    d = Part("d", (Step(sp.Derivative(x ** 2, x), ""), Step(2 * x, "", rules.differentiate(x))))
-    assert steps.replay(d, sp.Derivative(x ** 3, x)) == 3 * x ** 2
+    d = Part("d", (Step(sp.Derivative(x**2, x), ""), Step(2 * x, "", rules.differentiate(x))))
+    assert steps.replay(d, sp.Derivative(x**3, x)) == 3 * x**2
 
 
 # --- rules: the trust classes beside the kinds, and who vouches --------------------------------------
 
+
 def test_every_submodules_constructors_are_vouched_for_and_a_copy_is_not():
     t = sp.Symbol("t", integer=True)
-    built = (rules.differentiate(x), rules.substitute({x: 1}, "s"), rules.exchange_sums(), rules.split_last(t),
-             rules.linearity((p,)), rules.limit_laws(), rules.small_remainder(j, n))
+    built = (
+        rules.differentiate(x),
+        rules.substitute({x: 1}, "s"),
+        rules.exchange_sums(),
+        rules.split_last(t),
+        rules.linearity((p,)),
+        rules.limit_laws(),
+        rules.small_remainder(j, n),
+    )
     assert all(rules.vouched(r) for r in built)
     assert not any(rules.vouched(dataclasses.replace(r, name="mine")) for r in built)
 
@@ -213,6 +242,7 @@ def test_trust_classes():
 
 
 # --- hypotheses: generality -------------------------------------------------------------------------
+
 
 def test_generality_is_computed_three_valued():
     total = sp.Sum(p[i], (i, 1, n))
@@ -231,6 +261,7 @@ def test_generality_is_computed_three_valued():
 
 
 # --- layering: the kernel imports only what lies below it, and no circle inside it ------------------
+
 
 def _imports_of_symbolic() -> dict:
     """Module → the mathcheck modules and top-level packages it imports (module- and function-level)."""
@@ -256,14 +287,26 @@ def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
     """symbolic sits on numeric (the constructive draw, the reader of hypotheses, holds_at) and on
     the values; numeric never imports symbolic (tests/numeric/test_kernel.py's layering test)."""
     graph = _imports_of_symbolic()
-    above = ("mathcheck.verify", "mathcheck.userexpr", "mathcheck.conform", "mathcheck.render", "mathcheck.engine",
-             "mathcheck.derivations", "mathcheck.registry", "torch")
+    above = (
+        "mathcheck.verify",
+        "mathcheck.userexpr",
+        "mathcheck.conform",
+        "mathcheck.render",
+        "mathcheck.engine",
+        "mathcheck.derivations",
+        "mathcheck.registry",
+        "torch",
+    )
     for mod, found in graph.items():
         assert not [m for m in found if m.startswith(above)], mod
     # what symbolic takes from numeric imports no torch at module level (derivations never import torch)
     numeric = pathlib.Path(steps.__file__).parents[1] / "numeric"
-    for name in {m.split(".")[2] for found in graph.values() for m in found
-                 if m.startswith("mathcheck.numeric.") and m.count(".") >= 2}:
+    for name in {
+        m.split(".")[2]
+        for found in graph.values()
+        for m in found
+        if m.startswith("mathcheck.numeric.") and m.count(".") >= 2
+    }:
         path = numeric / f"{name}.py"
         if path.exists():
             top = [n for n in ast.parse(path.read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -285,16 +328,20 @@ def test_the_symbolic_kernel_imports_nothing_above_it_and_has_no_circle():
 
 # --- one place for a proving strategy (docs/design.md, "Where to add…") -----------------------------
 
+
 def _square_of_sum(e, rel, hypotheses):
     """A toy prover: (Σ_i a_i)² = Σ_i Σ_j a_i a_j (j fresh), then the bound variables renamed by depth
     and the difference expanded to 0. Sound: it is the product of two sums over the same range."""
+
     def double(power):
-        (v, lo, hi), = power.base.limits
+        ((v, lo, hi),) = power.base.limits
         w = sp.Dummy("w", integer=True)
         inner = power.base.function * power.base.function.xreplace({v: w})
         return sp.Sum(sp.Sum(inner, (w, lo, hi)), (v, lo, hi))
-    out = e.replace(lambda t: t.is_Pow and t.exp == 2 and isinstance(t.base, sp.Sum) and len(t.base.limits) == 1,
-                    double)
+
+    out = e.replace(
+        lambda t: t.is_Pow and t.exp == 2 and isinstance(t.base, sp.Sum) and len(t.base.limits) == 1, double
+    )
     return out != e and sp.expand(sums.canonical_sums(out)) == 0
 
 
@@ -302,12 +349,13 @@ def test_a_prover_added_in_one_place_is_used_by_check_and_by_a_claims_step(monke
     from mathcheck.parser import parse_many
     from mathcheck.userexpr import check_relation
 
-    toy = decide.Prover("toy: the square of a sum as a double sum", ("=",),
-                        lambda e, h: e.has(sp.Sum), _square_of_sum)
+    toy = decide.Prover("toy: the square of a sum as a double sum", ("=",), lambda e, h: e.has(sp.Sum), _square_of_sum)
     L, R = parse_many(["Sum(x[i], (i, 1, n))^2", "Sum(Sum(x[i]*x[j], (j, 1, n)), (i, 1, n))"])
     xs = sp.IndexedBase("x")
-    step = _part(Step(sp.Sum(xs[i], (i, 1, n)) ** 2, "start"),
-                 Step(sp.Sum(sp.Sum(xs[i] * xs[j], (j, 1, n)), (i, 1, n)), "a product of two sums"))
+    step = _part(
+        Step(sp.Sum(xs[i], (i, 1, n)) ** 2, "start"),
+        Step(sp.Sum(sp.Sum(xs[i] * xs[j], (j, 1, n)), (i, 1, n)), "a product of two sums"),
+    )
     assert check_relation(L, R, "=", {}, timeout=10).status == "inconclusive"  # no strategy of ours shows it
     assert steps.check_part(step, step_s=6).status == "inconclusive"
 

@@ -35,12 +35,25 @@ def refused(start, end, rule, why, given=(), ctx=Context()):
     assert status != "proved" and "side condition not met" in how and why in how, how
 
 
-MOVED = [rules.limit_laws(), rules.reciprocal_limit(T, eps), rules.difference_quotient(eps), rules.unique_zero(),
-         rules.small_remainder(e, m), rules.remainder_as_floor(),
-         rules.surprisal(sp.IndexedBase("p", positive=True), sp.IndexedBase("s", nonnegative=True),
-                         sp.Eq(sp.Sum(sp.IndexedBase("p", positive=True)[i], (i, 1, n)), 1)),
-         rules.join_ranges(), rules.causal_mask(t), rules.delta_outside(), rules.factor_in(), rules.factor_out(),
-         rules.product_as_exp_sum()]
+MOVED = [
+    rules.limit_laws(),
+    rules.reciprocal_limit(T, eps),
+    rules.difference_quotient(eps),
+    rules.unique_zero(),
+    rules.small_remainder(e, m),
+    rules.remainder_as_floor(),
+    rules.surprisal(
+        sp.IndexedBase("p", positive=True),
+        sp.IndexedBase("s", nonnegative=True),
+        sp.Eq(sp.Sum(sp.IndexedBase("p", positive=True)[i], (i, 1, n)), 1),
+    ),
+    rules.join_ranges(),
+    rules.causal_mask(t),
+    rules.delta_outside(),
+    rules.factor_in(),
+    rules.factor_out(),
+    rules.product_as_exp_sum(),
+]
 
 
 @pytest.mark.parametrize("rule", MOVED, ids=lambda r: r.name)
@@ -51,9 +64,11 @@ def test_the_moved_rules_are_vouched_by_rules_py(rule):
 def test_a_raw_rule_built_under_mathcheck_derivations_is_not_trusted(tmp_path):
     """A module under mathcheck.derivations no longer vouches for the rules it builds by hand."""
     src = tmp_path / "probe.py"
-    src.write_text("from mathcheck.symbolic import rules\nfrom mathcheck.lazy import sympy as sp\n"
-                   "LIAR = rules.Rule('limits are zero', 'calculus', lambda e: sp.Integer(0))\n"
-                   "LAW = rules.Rule('a law', 'law', lambda e: sp.Integer(0), check=lambda e, env: None)\n")
+    src.write_text(
+        "from mathcheck.symbolic import rules\nfrom mathcheck.lazy import sympy as sp\n"
+        "LIAR = rules.Rule('limits are zero', 'calculus', lambda e: sp.Integer(0))\n"
+        "LAW = rules.Rule('a law', 'law', lambda e: sp.Integer(0), check=lambda e, env: None)\n"
+    )
     spec = importlib.util.spec_from_file_location("mathcheck.derivations._probe", src)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
@@ -86,8 +101,12 @@ def test_reciprocal_limit_needs_a_limit_at_infinity_and_a_fresh_positive_epsilon
     refused(sp.Limit(T * sp.sin(1 / T), T, 0, "+"), sp.Limit(sp.sin(eps) / eps, eps, 0, "+"), rule, "not at +∞")
     refused(sp.Limit(eps * T, T, sp.oo), sp.Limit(eps / eps, eps, 0, "+"), rule, "not fresh")
     free = sp.Symbol("u")
-    refused(sp.Limit(T * sp.sin(1 / T), T, sp.oo), sp.Limit(sp.sin(free) / free, free, 0, "+"),
-            rules.reciprocal_limit(T, free), "positive")
+    refused(
+        sp.Limit(T * sp.sin(1 / T), T, sp.oo),
+        sp.Limit(sp.sin(free) / free, free, 0, "+"),
+        rules.reciprocal_limit(T, free),
+        "positive",
+    )
     assert link(sp.Limit(T * sp.sin(1 / T), T, sp.oo), sp.Limit(sp.sin(eps) / eps, eps, 0, "+"), rule)[0] == "proved"
 
 
@@ -111,8 +130,13 @@ def test_small_remainder_needs_the_range_and_a_positive_divisor():
     refused(start, end, rules.small_remainder(e, m), "nothing places e in 0..m − 1")
     refused(start, end, rules.small_remainder(e, m), "nothing places e", given=(sp.Le(e, m),))  # e = m: ⌊1⌋ = 1
     d = sp.Symbol("d", integer=True)
-    refused(sp.Matrix([sp.floor(e / d), sp.Mod(e, d)]), end, rules.small_remainder(e, d), "positive",
-            ctx=Context(indices=((e, 0, d - 1),)))
+    refused(
+        sp.Matrix([sp.floor(e / d), sp.Mod(e, d)]),
+        end,
+        rules.small_remainder(e, d),
+        "positive",
+        ctx=Context(indices=((e, 0, d - 1),)),
+    )
     assert link(start, end, rules.small_remainder(e, m), ctx=Context(indices=((e, 0, m - 1),)))[0] == "proved"
 
 
@@ -129,15 +153,26 @@ def test_surprisal_needs_a_distribution_of_positive_entries_and_a_fresh_nonnegat
     end = sp.Sum(sp.exp(-s[i]) * s[i], (i, 1, n))
     refused(start, end, rules.surprisal(p, s, total), "is not a hypothesis")  # p need not sum to 1
     q = sp.IndexedBase("q", real=True)
-    refused(-sp.Sum(q[i] * sp.log(q[i]), (i, 1, n)), end, rules.surprisal(q, s, sp.Eq(sp.Sum(q[i], (i, 1, n)), 1)),
-            "positive", given=(sp.Eq(sp.Sum(q[i], (i, 1, n)), 1),))
+    refused(
+        -sp.Sum(q[i] * sp.log(q[i]), (i, 1, n)),
+        end,
+        rules.surprisal(q, s, sp.Eq(sp.Sum(q[i], (i, 1, n)), 1)),
+        "positive",
+        given=(sp.Eq(sp.Sum(q[i], (i, 1, n)), 1),),
+    )
     r = sp.IndexedBase("r", real=True)
-    refused(start, sp.Sum(sp.exp(-r[i]) * r[i], (i, 1, n)), rules.surprisal(p, r, total), "nonnegative",
-            given=(total,))
+    refused(start, sp.Sum(sp.exp(-r[i]) * r[i], (i, 1, n)), rules.surprisal(p, r, total), "nonnegative", given=(total,))
     refused(start + s[1], end + s[1], rules.surprisal(p, s, total), "not fresh", given=(total,))
     # s is fresh only when the statement does not mention it: H(p) ≥ 0, through Σ e^{−s_i} s_i
-    part = Part("p", (Step(start, "H(p)"), Step(end, "surprisal", rules.surprisal(p, s, total)),
-                      Step(sp.Integer(0), "nonnegative terms", relation=">=")), given=(total,))
+    part = Part(
+        "p",
+        (
+            Step(start, "H(p)"),
+            Step(end, "surprisal", rules.surprisal(p, s, total)),
+            Step(sp.Integer(0), "nonnegative terms", relation=">="),
+        ),
+        given=(total,),
+    )
     assert check_part(part).status == "proved"
     refused(start, end, rules.surprisal(p, s, total), "not fresh", given=(total,))  # the statement names s
 
@@ -166,9 +201,10 @@ def test_delta_outside_still_applies_when_the_range_is_ordered_or_u_avoids_both(
 
 def test_bounds_of_an_integer_from_a_fractional_bound_are_rounded_soundly():
     from mathcheck.symbolic.rules.finite_sums import _bounds, _nonnegative
+
     v = sp.Symbol("v", integer=True)
-    assert _bounds(v, [sp.Gt(v, sp.Rational(1, 2))]) == ([1], [])       # not v ≥ 3/2
-    assert _bounds(v, [sp.Lt(v, sp.Rational(1, 2))]) == ([], [0])       # not v ≤ −1/2
+    assert _bounds(v, [sp.Gt(v, sp.Rational(1, 2))]) == ([1], [])  # not v ≥ 3/2
+    assert _bounds(v, [sp.Lt(v, sp.Rational(1, 2))]) == ([], [0])  # not v ≤ −1/2
     assert not _nonnegative(-2 * v - 1, [sp.Lt(v, sp.Rational(1, 2))])  # false at v = 0
     # the false proof it allowed: Σ_{k=−5}^{2v} f_k δ_{k0} = 0 "as 0 > 2v" from v < 1/2 (v = 0: f_0)
     s = sp.Sum(f_[k] * sp.KroneckerDelta(k, 0), (k, -5, 2 * v))
@@ -180,6 +216,7 @@ def test_every_finite_sum_rule_holds_wherever_its_side_condition_passes():
     reversed, zero sizes), symbolic bounds pinned or left free by the hypotheses; each case's truth
     is settled by our own Karr loop, independently of the rule and of SymPy's doit."""
     from bench.fuzz import rule_case
+
     bad = [c for c in (rule_case(0, k) for k in range(300)) if c["verdict"] in ("false proof", "crash")]
     assert not bad, bad[:3]
 
@@ -190,8 +227,18 @@ def test_surprisal_needs_each_entry_inside_the_distributions_range():
     total = sp.Eq(sp.Sum(p[i], (i, 1, n)), 1)
 
     def bound(start, mid, end, given):
-        r = check_part(Part("p", (Step(start, "start"), Step(mid, "surprisal", rules.surprisal(p, s, total)),
-                                  Step(end, "e^{-s} ≤ 1", relation="<=")), given=given), Context())
+        r = check_part(
+            Part(
+                "p",
+                (
+                    Step(start, "start"),
+                    Step(mid, "surprisal", rules.surprisal(p, s, total)),
+                    Step(end, "e^{-s} ≤ 1", relation="<="),
+                ),
+                given=given,
+            ),
+            Context(),
+        )
         return r.status, (r.failing.decision.how if r.failing else "")
 
     status, how = bound(p[u_], sp.exp(-s[u_]), 1, (total,))

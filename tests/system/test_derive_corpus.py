@@ -41,14 +41,19 @@ def table(rows) -> str:
         mine = [r for r in rows if r[0] == f]
         true = [r for r in mine if not r[3]]
         wrong = [r for r in mine if r[3]]
-        other = [f"line {r[2]}: {r[4]}" for r in mine
-                 if (not r[3] and r[4] not in GOOD) or (r[3] and r[4] != "refuted")]
-        lines.append(f"| {f} | {sum(r[4] in GOOD for r in true)}/{len(true)} | "
-                     f"{sum(r[4] == 'refuted' for r in wrong)}/{len(wrong)} | {'; '.join(other)} |")
+        other = [
+            f"line {r[2]}: {r[4]}" for r in mine if (not r[3] and r[4] not in GOOD) or (r[3] and r[4] != "refuted")
+        ]
+        lines.append(
+            f"| {f} | {sum(r[4] in GOOD for r in true)}/{len(true)} | "
+            f"{sum(r[4] == 'refuted' for r in wrong)}/{len(wrong)} | {'; '.join(other)} |"
+        )
     true = [r for r in rows if not r[3]]
     wrong = [r for r in rows if r[3]]
-    lines.append(f"| **{len(files)} files** | **{sum(r[4] in GOOD for r in true)}/{len(true)}** | "
-                 f"**{sum(r[4] == 'refuted' for r in wrong)}/{len(wrong)}** | |")
+    lines.append(
+        f"| **{len(files)} files** | **{sum(r[4] in GOOD for r in true)}/{len(true)}** | "
+        f"**{sum(r[4] == 'refuted' for r in wrong)}/{len(wrong)}** | |"
+    )
     return "\n".join(lines)
 
 

@@ -27,8 +27,13 @@ def fresh_markdown() -> str:
 def test_committed_markdown_catalog_is_current():
     committed = (DOCS / "claims.md").read_text(encoding="utf-8")
     fresh = fresh_markdown()
-    diff = "".join(list(difflib.unified_diff(committed.splitlines(True), fresh.splitlines(True),
-                                             "docs/claims.md (committed)", "fresh rendering", n=1))[:40])
+    diff = "".join(
+        list(
+            difflib.unified_diff(
+                committed.splitlines(True), fresh.splitlines(True), "docs/claims.md (committed)", "fresh rendering", n=1
+            )
+        )[:40]
+    )
     assert committed == fresh, f"docs/claims.md is stale; run `{writeup.DOCS_COMMAND}`:\n{diff}"
     for image in (line.split("](", 1)[1].rstrip(")") for line in fresh.splitlines() if line.startswith("![")):
         assert (DOCS / image).is_file(), f"docs/{image} is missing; run `{writeup.DOCS_COMMAND}`"
@@ -36,7 +41,9 @@ def test_committed_markdown_catalog_is_current():
 
 def test_committed_pdf_catalog_exists():
     pdf = DOCS / "catalog.pdf"
-    assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-", f"docs/catalog.pdf is missing; run `{writeup.DOCS_COMMAND}`"
+    assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-", (
+        f"docs/catalog.pdf is missing; run `{writeup.DOCS_COMMAND}`"
+    )
 
 
 # --- tables copied into the docs equal the tables they describe (issue 34 item 4) --------------------
@@ -71,7 +78,7 @@ def test_conform_kinds_in_the_docs_are_spec_kinds():
     headings = [line for line in kinds.splitlines() if line.startswith("### ")]
     assert sorted(k for line in headings for k in re.findall(r"`([a-z-]+)`:", line)) == sorted(KINDS)
     readme = " ".join(README.read_text(encoding="utf-8").split())
-    listed = readme[readme.index("Kinds: `attention`"):readme.index("; variants `--causal`")]
+    listed = readme[readme.index("Kinds: `attention`") : readme.index("; variants `--causal`")]
     assert re.findall(r"`([a-z-]+)`", listed) == list(KINDS)
 
 
@@ -79,9 +86,12 @@ def test_model_properties_in_the_docs_are_the_table():
     from mathcheck.model.properties import PROPERTIES
 
     table = _section((DOCS / "model.md").read_text(encoding="utf-8"), "## Model-level properties")
-    rows = [[c.strip().strip("`") for c in line.split("|")[1:3]] for line in table.splitlines()
-            if line.startswith("| `")]
-    assert [(name, "-" if claim.startswith("none") else claim) for name, claim in rows] == [(p.name, p.claim) for p in PROPERTIES]
+    rows = [
+        [c.strip().strip("`") for c in line.split("|")[1:3]] for line in table.splitlines() if line.startswith("| `")
+    ]
+    assert [(name, "-" if claim.startswith("none") else claim) for name, claim in rows] == [
+        (p.name, p.claim) for p in PROPERTIES
+    ]
 
 
 def test_the_status_table_of_outcome_is_statuses():
@@ -89,7 +99,7 @@ def test_the_status_table_of_outcome_is_statuses():
     from mathcheck import outcome
 
     doc = outcome.__doc__
-    table = doc[doc.index("=" * 29):doc.index("Severity orders")].strip().splitlines()[3:-1]
+    table = doc[doc.index("=" * 29) : doc.index("Severity orders")].strip().splitlines()[3:-1]
     import re
 
     rows, words = [], []

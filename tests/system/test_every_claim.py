@@ -41,6 +41,5 @@ def test_every_mutant_the_symbolic_side_can_derive_is_refuted_symbolically(claim
 
 @pytest.mark.slow
 def test_headline_claims_are_general():
-    for cid in ("qk-variance", "softmax-jacobian", "cross-entropy-decomposition",
-                "sinusoidal-relative-position"):
+    for cid in ("qk-variance", "softmax-jacobian", "cross-entropy-decomposition", "sinusoidal-relative-position"):
         assert proved(cid).symbolic.general is True

@@ -19,7 +19,9 @@ def test_a_quick_slice_is_sound():
     assert {k: report[k] for k in COUNTS} == dict.fromkeys(COUNTS, 0), report["offending"]
     assert report["cases"] >= 35  # few drawn pairs are skipped as unclear
     true_proved = sum(n for key, n in report["statuses"].items() if key.startswith("true") and key.endswith("proved"))
-    false_refuted = sum(n for key, n in report["statuses"].items() if key.startswith("false") and key.endswith("refuted"))
+    false_refuted = sum(
+        n for key, n in report["statuses"].items() if key.startswith("false") and key.endswith("refuted")
+    )
     assert true_proved > 0 and false_refuted > 0  # both kinds of pair were drawn and decided
 
 
@@ -36,8 +38,9 @@ def test_the_truth_oracle_is_independent_and_only_false_by_sampling():
     assert fuzz.truth("1 - exp(y)/1000", "0", ">=", {}, 0, meant=False) is False  # false only far out
 
 
-@pytest.mark.parametrize("answer, kind", [("proved", "false_proofs"), ("refuted", "false_refutations"),
-                                           ("raise", "crashes")])
+@pytest.mark.parametrize(
+    "answer, kind", [("proved", "false_proofs"), ("refuted", "false_refutations"), ("raise", "crashes")]
+)
 def test_the_fuzzer_notices_a_surface_that_lies_or_crashes(monkeypatch, answer, kind):
     def lying(lhs, rhs, relation, assume, seed, timeout):
         if answer == "raise":
@@ -69,9 +72,15 @@ def test_one_fuzzer_runs_every_surface_in_one_report_shape():
     assert all(report[k] == 0 for k in fuzz.BAD), report["offending"]
 
 
-@pytest.mark.parametrize("status, want, kind", [("holds-within", "refuted", "false_proofs"),
-                                                ("refuted", "proved", "false_refutations"),
-                                                ("bad-input", "proved", "misread"), ("crash", "proved", "crashes")])
+@pytest.mark.parametrize(
+    "status, want, kind",
+    [
+        ("holds-within", "refuted", "false_proofs"),
+        ("refuted", "proved", "false_refutations"),
+        ("bad-input", "proved", "misread"),
+        ("crash", "proved", "crashes"),
+    ],
+)
 def test_the_fuzzer_notices_a_directive_surface_that_lies(monkeypatch, status, want, kind):
     from bench import fuzz_directives as fd
 

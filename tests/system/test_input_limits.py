@@ -22,6 +22,7 @@ def runner():
 @pytest.fixture
 def no_proving(monkeypatch):
     """Any proving from here on fails the test: the limit must be found first."""
+
     def forbidden(*a, **k):
         raise AssertionError("proving started before the input was checked")
 
@@ -44,22 +45,35 @@ def one_line(r, code=2):
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
 def test_a_timeout_that_is_not_a_finite_number(runner, no_proving, command, value):
     r = runner.invoke(main, [*command, "--timeout", value])
-    assert one_line(r) == (f"error: Invalid value for '--timeout': {value!r} is not a finite number; give "
-                           f"seconds between 1 and 600 (see mathcheck {command[0]} --help)\n")
+    assert one_line(r) == (
+        f"error: Invalid value for '--timeout': {value!r} is not a finite number; give "
+        f"seconds between 1 and 600 (see mathcheck {command[0]} --help)\n"
+    )
 
 
 def test_a_timeout_out_of_range(runner, no_proving):
     r = runner.invoke(main, ["check", "x", "x", "--timeout", "-1"])
-    assert one_line(r) == ("error: Invalid value for '--timeout': -1.0 is not in the range 1.0<=x<=600.0 "
-                           "(see mathcheck check --help)\n")
+    assert one_line(r) == (
+        "error: Invalid value for '--timeout': -1.0 is not in the range 1.0<=x<=600.0 (see mathcheck check --help)\n"
+    )
 
 
-@pytest.mark.parametrize("command", [["check", "x", "x"], ["prove", "qk-variance"], ["refute", "qk-variance"],
-                                     ["derive", "chain.txt"], ["writeup", "qk-variance"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "x", "x"],
+        ["prove", "qk-variance"],
+        ["refute", "qk-variance"],
+        ["derive", "chain.txt"],
+        ["writeup", "qk-variance"],
+    ],
+)
 def test_a_seed_beyond_the_range_is_refused_up_front(runner, no_proving, command):
     r = runner.invoke(main, [*command, "--seed", str(2**70)])
-    assert one_line(r) == (f"error: Invalid value for '--seed': {2**70} is not in the range 0<=x<=4294967295 "
-                           f"(see mathcheck {command[0]} --help)\n")
+    assert one_line(r) == (
+        f"error: Invalid value for '--seed': {2**70} is not in the range 0<=x<=4294967295 "
+        f"(see mathcheck {command[0]} --help)\n"
+    )
 
 
 def test_the_largest_seed_is_a_seed(runner):
@@ -102,11 +116,14 @@ def test_a_file_in_the_limits_is_read_with_its_newlines(runner, tmp_path):
 
 # --- claim ids ------------------------------------------------------------------------------
 
+
 def test_a_from_file_reusing_a_catalog_id_is_refused_by_every_command(runner, no_proving, tmp_path):
     clash = tmp_path / "clash.py"
     clash.write_text(ALIBI.replace('id="alibi-query-term-cancels"', 'id="softmax-jacobian"'))
-    expected = (f"error: --from {str(clash)!r}: claim id 'softmax-jacobian' is already a claim of "
-                f"mathcheck.derivations.calculus; give this claim another id\n")
+    expected = (
+        f"error: --from {str(clash)!r}: claim id 'softmax-jacobian' is already a claim of "
+        f"mathcheck.derivations.calculus; give this claim another id\n"
+    )
     for command in (["prove"], ["refute"], ["show", "softmax-jacobian"], ["list"]):
         r = runner.invoke(main, [*command, "--from", str(clash)])
         assert one_line(r) == expected, command
@@ -114,28 +131,39 @@ def test_a_from_file_reusing_a_catalog_id_is_refused_by_every_command(runner, no
 
 def test_two_claims_with_one_id_in_a_file_are_refused(runner, no_proving, tmp_path):
     twice = tmp_path / "twice.py"
-    second = textwrap.dedent('''
+    second = textwrap.dedent("""
 
         @claim(id="alibi-query-term-cancels", title="again", section="§9.1", zh="z", en="e",
                reference=sdpa_weights)
         def another():
             return alibi_query_term_cancels()
-    ''')
+    """)
     twice.write_text(ALIBI + second)
     r = runner.invoke(main, ["list", "--from", str(twice)])
-    assert one_line(r) == (f"error: --from {str(twice)!r}: claim id 'alibi-query-term-cancels' is given twice, "
-                           f"to alibi_query_term_cancels and another; give each claim its own id\n")
+    assert one_line(r) == (
+        f"error: --from {str(twice)!r}: claim id 'alibi-query-term-cancels' is given twice, "
+        f"to alibi_query_term_cancels and another; give each claim its own id\n"
+    )
 
 
 # --- outputs --------------------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no /proc here")
-@pytest.mark.parametrize("args, expected", [
-    (["-o", "/proc/x.tex"], "error: -o /proc/x.tex: directory /proc is not writable (No such file or directory); "
-                            "write elsewhere\n"),
-    (["--docs", "/proc/x"], "error: --docs /proc/x: cannot create /proc/x: /proc is not a writable directory "
-                            "(No such file or directory)\n"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (
+            ["-o", "/proc/x.tex"],
+            "error: -o /proc/x.tex: directory /proc is not writable (No such file or directory); write elsewhere\n",
+        ),
+        (
+            ["--docs", "/proc/x"],
+            "error: --docs /proc/x: cannot create /proc/x: /proc is not a writable directory "
+            "(No such file or directory)\n",
+        ),
+    ],
+)
 def test_an_output_in_proc_is_refused_before_proving(runner, no_proving, args, expected):
     assert one_line(runner.invoke(main, ["writeup", "qk-variance", *args])) == expected
 
@@ -157,19 +185,31 @@ def test_missing_tex_is_bad_input_naming_the_package(runner, no_proving, monkeyp
 
 # --- the cache folder ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("command", [["prove", "qk-variance"], ["refute", "qk-variance"], ["cache", "info"],
-                                     ["cache", "clear"], ["writeup", "qk-variance"]])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["prove", "qk-variance"],
+        ["refute", "qk-variance"],
+        ["cache", "info"],
+        ["cache", "clear"],
+        ["writeup", "qk-variance"],
+    ],
+)
 def test_a_cache_folder_that_is_a_file(runner, no_proving, monkeypatch, tmp_path, command):
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(afile))
     r = runner.invoke(main, command)
-    assert one_line(r) == (f"error: MATHCHECK_CACHE_DIR {str(afile)!r} names a file, not a folder; "
-                           f"point MATHCHECK_CACHE_DIR at a folder\n")
+    assert one_line(r) == (
+        f"error: MATHCHECK_CACHE_DIR {str(afile)!r} names a file, not a folder; point MATHCHECK_CACHE_DIR at a folder\n"
+    )
     monkeypatch.setenv("MATHCHECK_CACHE_DIR", str(afile / "sub"))
     r = runner.invoke(main, command)
-    assert one_line(r) == (f"error: MATHCHECK_CACHE_DIR {str(afile / 'sub')!r} is inside {afile}, which is a "
-                           f"file, not a folder; point MATHCHECK_CACHE_DIR at a folder\n")
+    assert one_line(r) == (
+        f"error: MATHCHECK_CACHE_DIR {str(afile / 'sub')!r} is inside {afile}, which is a "
+        f"file, not a folder; point MATHCHECK_CACHE_DIR at a folder\n"
+    )
     assert afile.read_text() == "not a folder"
 
 
@@ -215,12 +255,15 @@ def test_a_refused_from_file_leaves_no_claim_in_the_catalog(runner, no_proving, 
 
     before = [e.id for e in registry.entries()]
     twice = tmp_path / "twice2.py"
-    twice.write_text(ALIBI + textwrap.dedent('''
+    twice.write_text(
+        ALIBI
+        + textwrap.dedent("""
 
         @claim(id="alibi-query-term-cancels", title="again", section="§9.1", zh="z", en="e")
         def another():
             return alibi_query_term_cancels()
-    '''))
+    """)
+    )
     r = runner.invoke(main, ["list", "--from", str(twice)])
     assert r.exit_code == 2
     assert [e.id for e in registry.entries()] == before

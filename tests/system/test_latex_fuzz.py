@@ -29,9 +29,10 @@ def test_the_cases_issue_28_found_read_back():
 
 def test_a_misreading_is_reported_as_a_mismatch(monkeypatch):
     from mathcheck import latex
+
     monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>", variables=(): "x^3")
     x = latex_fuzz.SYMBOLS["x"]
-    assert latex_fuzz.compare(x ** 2 + 1, random.Random(1))[0] == "mismatch"
+    assert latex_fuzz.compare(x**2 + 1, random.Random(1))[0] == "mismatch"
 
 
 def test_hand_notation_unknown_functions_read_back():
@@ -44,6 +45,7 @@ def test_hand_notation_unknown_functions_read_back():
 
 def test_a_misread_unknown_function_is_a_mismatch(monkeypatch):
     from mathcheck import latex
+
     monkeypatch.setattr(latex, "translate", lambda tex, path="<latex>", variables=(): "f(x + 1)")
     x = latex_fuzz.SYMBOLS["x"]
     assert latex_fuzz.compare_hand(latex_fuzz.UNKNOWN["f"](x), random.Random(1))[0] == "mismatch"

@@ -23,23 +23,53 @@ LAYERS = {
     # the package root is a face: under IPython it registers the notebook display (render/)
     "mathcheck": 5,
     # values
-    "mathcheck.version": 0, "mathcheck.claim": 0, "mathcheck.verdict": 0, "mathcheck.outcome": 0,
-    "mathcheck.lazy": 0, "mathcheck.budget": 0, "mathcheck.relations": 0, "mathcheck.cache_dir": 0, "mathcheck.procs": 0,
+    "mathcheck.version": 0,
+    "mathcheck.claim": 0,
+    "mathcheck.verdict": 0,
+    "mathcheck.outcome": 0,
+    "mathcheck.lazy": 0,
+    "mathcheck.budget": 0,
+    "mathcheck.relations": 0,
+    "mathcheck.cache_dir": 0,
+    "mathcheck.procs": 0,
     # the kernels: numeric (evaluation, sampling, tolerances), then symbolic (the step checker, which
     # draws its counterexamples through numeric's sampler)
-    "mathcheck.numeric": 1, "mathcheck.symbolic": 2,
+    "mathcheck.numeric": 1,
+    "mathcheck.symbolic": 2,
     # what the claims and the user's expressions are made of
-    "mathcheck.registry": 3, "mathcheck.audit": 3, "mathcheck.derivations": 3, "mathcheck.verify": 3, "mathcheck.userexpr": 3,
-    "mathcheck.parser": 3, "mathcheck.latex": 3, "mathcheck.chains": 3,
+    "mathcheck.registry": 3,
+    "mathcheck.audit": 3,
+    "mathcheck.derivations": 3,
+    "mathcheck.verify": 3,
+    "mathcheck.userexpr": 3,
+    "mathcheck.parser": 3,
+    "mathcheck.latex": 3,
+    "mathcheck.chains": 3,
     # commands and renderers
-    "mathcheck.engine": 4, "mathcheck.derive": 4, "mathcheck.book": 4, "mathcheck.conform": 4, "mathcheck.model": 4,
-    "mathcheck.writeup": 4, "mathcheck.render": 4, "mathcheck.cache": 4, "mathcheck.serial": 4,
+    "mathcheck.engine": 4,
+    "mathcheck.derive": 4,
+    "mathcheck.book": 4,
+    "mathcheck.conform": 4,
+    "mathcheck.model": 4,
+    "mathcheck.writeup": 4,
+    "mathcheck.render": 4,
+    "mathcheck.cache": 4,
+    "mathcheck.serial": 4,
     # faces
-    "mathcheck.cli": 5, "mathcheck.__main__": 5, "mathcheck.pytest_plugin": 5,
-    "mathcheck.testing": 5, "mathcheck.usercheck": 5,
+    "mathcheck.cli": 5,
+    "mathcheck.__main__": 5,
+    "mathcheck.pytest_plugin": 5,
+    "mathcheck.testing": 5,
+    "mathcheck.usercheck": 5,
 }
-NAMES = {0: "values", 1: "numeric kernel", 2: "symbolic kernel", 3: "claims and user expressions",
-         4: "commands", 5: "faces"}
+NAMES = {
+    0: "values",
+    1: "numeric kernel",
+    2: "symbolic kernel",
+    3: "claims and user expressions",
+    4: "commands",
+    5: "faces",
+}
 
 
 def modules(pkg: Path) -> dict[str, Path]:
@@ -124,9 +154,12 @@ def cycles(graph: dict[str, dict]) -> list[list[str]]:
 
 
 def upward(graph: dict[str, dict[str, int]]) -> list[str]:
-    return [f"{m} ({NAMES[layer(m)]}) imports {t} ({NAMES[layer(t)]}) at line {line}"
-            for m, targets in sorted(graph.items()) for t, line in sorted(targets.items())
-            if layer(t) > layer(m) and not (m.startswith(t + ".") or m == t)]
+    return [
+        f"{m} ({NAMES[layer(m)]}) imports {t} ({NAMES[layer(t)]}) at line {line}"
+        for m, targets in sorted(graph.items())
+        for t, line in sorted(targets.items())
+        if layer(t) > layer(m) and not (m.startswith(t + ".") or m == t)
+    ]
 
 
 GRAPH = imports(PKG)
@@ -145,14 +178,25 @@ def test_no_module_imports_a_higher_layer():
     assert upward(GRAPH) == []
 
 
-@pytest.mark.parametrize("low, high", [
-    ("mathcheck.numeric", "mathcheck.verify"), ("mathcheck.numeric", "mathcheck.userexpr"),
-    ("mathcheck.numeric", "mathcheck.conform"), ("mathcheck.numeric", "mathcheck.symbolic"),
-    ("mathcheck.claim", "mathcheck.render"), ("mathcheck.verdict", "mathcheck.render"),
-])
+@pytest.mark.parametrize(
+    "low, high",
+    [
+        ("mathcheck.numeric", "mathcheck.verify"),
+        ("mathcheck.numeric", "mathcheck.userexpr"),
+        ("mathcheck.numeric", "mathcheck.conform"),
+        ("mathcheck.numeric", "mathcheck.symbolic"),
+        ("mathcheck.claim", "mathcheck.render"),
+        ("mathcheck.verdict", "mathcheck.render"),
+    ],
+)
 def test_named_boundaries(low, high):
-    bad = [(m, t) for m, ts in GRAPH.items() if m == low or m.startswith(low + ".")
-           for t in ts if t == high or t.startswith(high + ".")]
+    bad = [
+        (m, t)
+        for m, ts in GRAPH.items()
+        if m == low or m.startswith(low + ".")
+        for t in ts
+        if t == high or t.startswith(high + ".")
+    ]
     assert bad == []
 
 
@@ -161,8 +205,13 @@ def test_never_imports_torch(package):
     found = []
     for f in (PKG / package).rglob("*.py"):
         for node in ast.walk(ast.parse(f.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             found += [f"{f.name}:{node.lineno}" for n in names if n.split(".")[0] == "torch"]
     assert found == []
 
@@ -182,6 +231,7 @@ def test_the_checks_can_fail(tmp_path):
 
 # --- start-up and strings ---------------------------------------------------------------------
 
+
 def test_derivations_import_sympy_lazily():
     for path in (PKG / "derivations").glob("*.py"):
         tree = ast.parse(path.read_text())
@@ -192,8 +242,9 @@ def test_derivations_import_sympy_lazily():
 
 
 def _imported_at_startup(*args: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "mathcheck", *args],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mathcheck", *args], capture_output=True, text=True, check=True
+    )
     return {line.split("|")[-1].strip().split(".")[0] for line in out.stderr.splitlines() if "|" in line}
 
 

@@ -79,9 +79,16 @@ def test_a_checker_that_proves_everything_is_caught(monkeypatch):
     assert len(report["false_proofs"]) == len(items)
 
 
-EXACT = ("softmax-jacobian", "cross-entropy-decomposition", "layernorm-statistics", "adam-update",
-         "attention-permutation-equivariance", "sinusoidal-relative-position", "kl-distillation",
-         "mask-negative-infinity")
+EXACT = (
+    "softmax-jacobian",
+    "cross-entropy-decomposition",
+    "layernorm-statistics",
+    "adam-update",
+    "attention-permutation-equivariance",
+    "sinusoidal-relative-position",
+    "kl-distillation",
+    "mask-negative-infinity",
+)
 
 
 @pytest.mark.slow

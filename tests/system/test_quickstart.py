@@ -43,7 +43,9 @@ def test_ci_runs_the_readme_commands_verbatim():
     lines = ci_lines()
     assert install in lines, f".ci/run must run the README's install line as written: {install}"
     assert f"{test} || fast=$?" in lines, f".ci/run's test command must be the README's: {test}"
-    assert f"{test} -m slow || slow=$?" in lines, ".ci/run must also run the slow sweeps the README's command leaves out"
+    assert f"{test} -m slow || slow=$?" in lines, (
+        ".ci/run must also run the slow sweeps the README's command leaves out"
+    )
 
 
 def test_ci_installs_into_a_fresh_venv_of_its_own():
@@ -64,8 +66,12 @@ def _imports(folder: Path) -> set[str]:
                 names |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".")[0])
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip" \
-                    and node.args and isinstance(node.args[0], ast.Constant):
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "importorskip"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 names.add(node.args[0].value.split(".")[0])
     return names
 
@@ -104,8 +110,9 @@ def _closure(names: set[str]) -> set[str]:
 
 def test_every_package_the_code_and_tests_import_is_installed_by_the_quick_start():
     # ours: the repository's top-level folders, and the tests' and bench's own modules
-    local = {p.name for p in ROOT.iterdir() if p.is_dir()} \
-        | {p.stem for folder in ("tests", "bench") for p in (ROOT / folder).rglob("*.py")}
+    local = {p.name for p in ROOT.iterdir() if p.is_dir()} | {
+        p.stem for folder in ("tests", "bench") for p in (ROOT / folder).rglob("*.py")
+    }
     third_party = (_imports(ROOT / "mathcheck") | _imports(ROOT / "tests")) - set(sys.stdlib_module_names) - local
     providers = metadata.packages_distributions()
     installed = _closure(_requirements())

@@ -46,8 +46,10 @@ def test_a_few_claims_reproduce():
 def _fresh_process(args, cache_dir, timeout) -> subprocess.CompletedProcess:
     """``mathcheck <args> --json`` in a fresh Python, printing after the report which of SymPy and
     torch it imported."""
-    code = ("import sys\nfrom mathcheck.cli import main\ntry:\n    main(%r)\nexcept SystemExit as e:\n"
-            "    print('exit', e.code)\nprint(sorted({'sympy', 'torch'} & set(sys.modules)))" % [*args, "--json"])
+    code = (
+        "import sys\nfrom mathcheck.cli import main\ntry:\n    main(%r)\nexcept SystemExit as e:\n"
+        "    print('exit', e.code)\nprint(sorted({'sympy', 'torch'} & set(sys.modules)))" % [*args, "--json"]
+    )
     env = dict(os.environ, MATHCHECK_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
 
@@ -77,8 +79,10 @@ def test_whole_catalog_reproduces_across_runs_and_jobs(tmp_path):
     prove_j2 = without_timings(json.loads(cold_report))["claims"]
     assert all(c["status"] == "proved" for c in prove_j2)
     refute_j2 = _report("refute", "--all", "-j", "2")["claims"]
-    for command, parallel, serial, render in (("prove", prove_j2, proved, rj.claim_verdict),
-                                              ("refute", refute_j2, refuted, rj.refute_verdict)):
+    for command, parallel, serial, render in (
+        ("prove", prove_j2, proved, rj.claim_verdict),
+        ("refute", refute_j2, refuted, rj.refute_verdict),
+    ):
         assert [c["id"] for c in parallel] == CLAIM_IDS
         for got in parallel:
             serial_json = json.loads(json.dumps(render(serial(got["id"]))))  # as the CLI prints it

@@ -42,14 +42,14 @@ def not_proved(claim):
 
 # --- the six constructions ---------------------------------------------------------------------------
 
+
 def test_lemma_must_be_the_cited_parts_statement():
     """1. Var(q·k) = d_k² 'by part general', which states Var(q·k) = d_k(σ_q²σ_k² + …)."""
     qk = registry.get("qk-variance")
     general = qk.part("general")
     d = sp.Symbol("d_k", integer=True, positive=True)
     var = general.lhs
-    bad = Part("bad", (Step(var, "variance"),
-                       Step(d ** 2, "part 'general'", rules.lemma("part 'general'", var, d ** 2))))
+    bad = Part("bad", (Step(var, "variance"), Step(d**2, "part 'general'", rules.lemma("part 'general'", var, d**2))))
     v = not_proved(claim_of(general, bad, context=qk.context))
     assert v.parts[0].status == "proved"  # the cited part itself is fine
     failing = v.parts[1].failing
@@ -59,8 +59,9 @@ def test_lemma_must_be_the_cited_parts_statement():
 def test_lemma_must_cite_a_proved_part():
     x = sp.Symbol("x", positive=True)
     wrong = Part("wrong", (Step(sp.exp(x), ""), Step(sp.Integer(1), "")))
-    uses = Part("uses", (Step(sp.exp(x), ""), Step(sp.Integer(1), "part 'wrong'",
-                                                    rules.lemma("part 'wrong'", sp.exp(x), 1))))
+    uses = Part(
+        "uses", (Step(sp.exp(x), ""), Step(sp.Integer(1), "part 'wrong'", rules.lemma("part 'wrong'", sp.exp(x), 1)))
+    )
     v = not_proved(claim_of(wrong, uses))
     assert "'wrong' is not proved" in v.parts[1].failing.decision.how
     v = not_proved(claim_of(uses))
@@ -70,8 +71,7 @@ def test_lemma_must_cite_a_proved_part():
 def test_substitution_must_follow_from_a_hypothesis():
     """2. exp(x) = 1 'by putting x = 0'."""
     x = sp.Symbol("x", real=True)
-    part = Part("p", (Step(sp.exp(x), "e^x"), Step(sp.Integer(1), "put x = 0",
-                                                    rules.substitute({x: 0}, "x = 0"))))
+    part = Part("p", (Step(sp.exp(x), "e^x"), Step(sp.Integer(1), "put x = 0", rules.substitute({x: 0}, "x = 0"))))
     v = not_proved(claim_of(part))
     assert "does not follow from a hypothesis" in v.parts[0].failing.decision.how
     # with x = 0 among the hypotheses the same step is shown, and the statement printed with it
@@ -88,8 +88,13 @@ def test_exchange_of_a_triangular_sum_is_refused():
     v = not_proved(claim_of(part))
     assert "not independent" in v.parts[0].failing.decision.how
     # a rectangular sum is exchanged
-    rect = Part("r", (Step(sp.Sum(P[k] * sp.Sum(V[a], (a, 1, n)), (k, 1, L)), ""),
-                      Step(sp.Sum(V[a] * sp.Sum(P[k], (k, 1, L)), (a, 1, n)), "", rules.exchange_sums())))
+    rect = Part(
+        "r",
+        (
+            Step(sp.Sum(P[k] * sp.Sum(V[a], (a, 1, n)), (k, 1, L)), ""),
+            Step(sp.Sum(V[a] * sp.Sum(P[k], (k, 1, L)), (a, 1, n)), "", rules.exchange_sums()),
+        ),
+    )
     assert engine.check_steps(claim_of(rect)).status == "proved"
 
 
@@ -98,8 +103,9 @@ def test_independence_splits_only_factors_of_one_group():
     q, kk = sp.IndexedBase("q"), sp.IndexedBase("k")
     E = rules.E
     lhs = E(sp.sin(q[i] + kk[i]) * kk[i])
-    part = Part("p", (Step(lhs, ""), Step(E(sp.sin(q[i] + kk[i])) * E(kk[i]), "independence",
-                                         rules.linearity((q,), (kk,)))))
+    part = Part(
+        "p", (Step(lhs, ""), Step(E(sp.sin(q[i] + kk[i])) * E(kk[i]), "independence", rules.linearity((q,), (kk,))))
+    )
     v = not_proved(claim_of(part))
     assert "more than one independent group" in v.parts[0].failing.decision.how
     fine = Part("f", (Step(E(q[i] * kk[i]), ""), Step(E(q[i]) * E(kk[i]), "", rules.linearity((q,), (kk,)))))
@@ -109,8 +115,9 @@ def test_independence_splits_only_factors_of_one_group():
 def test_square_of_sum_needs_a_fresh_index():
     """5. square_of_sum(i) with i the summation variable 'proves' (Σz)² = ΣΣ z_i²."""
     s = sp.Sum(z[i], (i, 1, n))
-    part = Part("p", (Step(s ** 2, ""), Step(sp.Sum(sp.Sum(z[i] ** 2, (i, 1, n)), (i, 1, n)), "",
-                                            rules.square_of_sum(i))))
+    part = Part(
+        "p", (Step(s**2, ""), Step(sp.Sum(sp.Sum(z[i] ** 2, (i, 1, n)), (i, 1, n)), "", rules.square_of_sum(i)))
+    )
     v = not_proved(claim_of(part))
     assert "clashes" in v.parts[0].failing.decision.how
 
@@ -134,8 +141,11 @@ def test_witness_must_be_fresh_and_follow_from_a_hypothesis():
     part = Part("p", (Step(sp.exp(z[i]), ""), step))
     v = not_proved(claim_of(part))  # no hypothesis z_i > z_j
     assert "is not a hypothesis" in v.parts[0].failing.decision.how
-    clash = Part("p", (Step(sp.exp(z[i]) + v_, ""), Step(sp.exp(z[j] + v_) + v_, "", rules.witness(z[i] > z[j], v_))),
-                 given=(z[i] > z[j],))
+    clash = Part(
+        "p",
+        (Step(sp.exp(z[i]) + v_, ""), Step(sp.exp(z[j] + v_) + v_, "", rules.witness(z[i] > z[j], v_))),
+        given=(z[i] > z[j],),
+    )
     v = not_proved(claim_of(clash))
     assert "not fresh" in v.parts[0].failing.decision.how
 
@@ -166,11 +176,13 @@ def test_counterexamples_respect_the_hypotheses():
 
 # --- generality ----------------------------------------------------------------------------------
 
+
 def test_generality_is_computed():
     symbolic = Part("s", (Step(sp.Sum(z[i], (i, 1, n)), ""), Step(sp.Sum(z[k], (k, 1, n)), "")))
     concrete = Part("c", (Step(sp.Sum(z[i], (i, 1, 3)), ""), Step(z[1] + z[2] + z[3], "")))
-    scalar = Part("x", (Step(sp.log(sp.Symbol("y", positive=True) ** 2), ""),
-                        Step(2 * sp.log(sp.Symbol("y", positive=True)), "")))
+    scalar = Part(
+        "x", (Step(sp.log(sp.Symbol("y", positive=True) ** 2), ""), Step(2 * sp.log(sp.Symbol("y", positive=True)), ""))
+    )
     assert hypotheses.generality(symbolic)[0] is True
     assert hypotheses.generality(concrete)[0] is False
     assert hypotheses.generality(scalar)[0] is None
@@ -200,17 +212,22 @@ def test_catalog_generality():
 
 # --- the independent evaluator --------------------------------------------------------------------
 
+
 def test_holds_at_finds_the_false_statement_of_issue_9():
     """zero-weight without its hypothesis a = 0 is false (at a = 1.723 the sides differ by 0.293)."""
     c = registry.get("mask-negative-infinity")
     part = c.part("zero-weight")
     bare = Part("bare", part.steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
-             for pt in hypotheses.part_points(bare, c.context, 10, seed=0)]
+    found = [
+        holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+        for pt in hypotheses.part_points(bare, c.context, 10, seed=0)
+    ]
     assert False in found
-    found = [holds_at(st, hypotheses.hypotheses(part, c.context), pt)
-             for pt in hypotheses.part_points(part, c.context, 10, seed=0)]
+    found = [
+        holds_at(st, hypotheses.hypotheses(part, c.context), pt)
+        for pt in hypotheses.part_points(part, c.context, 10, seed=0)
+    ]
     assert found and all(found)
 
 
@@ -219,8 +236,10 @@ def test_holds_at_answers_plain_booleans():
     c = registry.get("mask-negative-infinity")
     bare = Part("bare", c.part("zero-weight").steps)
     st = hypotheses.statement_of(bare, c.context)
-    found = [holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
-             for pt in hypotheses.part_points(bare, c.context, 10, seed=0)]
+    found = [
+        holds_at(st, hypotheses.hypotheses(bare, c.context), pt)
+        for pt in hypotheses.part_points(bare, c.context, 10, seed=0)
+    ]
     assert any(r is False for r in found)
     assert all(r is None or type(r) is bool for r in found)
 
@@ -236,8 +255,11 @@ def test_part_points_satisfy_the_hypotheses():
 
 
 # statements about undefined operators only: the evaluator cannot give them a value
-NOT_EVALUABLE = {"qkv-projection-shapes": "Rows, Cols", "qk-variance": "E, Var",
-                 "attention-permutation-equivariance": "σ, an arbitrary permutation"}
+NOT_EVALUABLE = {
+    "qkv-projection-shapes": "Rows, Cols",
+    "qk-variance": "E, Var",
+    "attention-permutation-equivariance": "σ, an arbitrary permutation",
+}
 
 
 @pytest.mark.parametrize("claim_id", claim_params())
@@ -260,6 +282,7 @@ def test_every_printed_statement_holds_at_40_points(claim_id):
 
 
 # --- budgets --------------------------------------------------------------------------------------
+
 
 def test_a_sympy_exception_makes_a_strategy_undecided(monkeypatch):
     from mathcheck.symbolic import decide
@@ -329,11 +352,34 @@ def test_a_swallowed_alarm_comes_again():
 def test_catalog_under_xdist_prints_no_exception_ignored(tmp_path):
     """The whole catalog as pytest items on two xdist workers: no "Exception ignored" anywhere."""
     root = str(ROOT)
-    env = dict(os.environ, MATHCHECK_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "pytest", "--mathcheck", "-n", "2", "-q", "-p", "no:cacheprovider",
-                        "-W", "error::pytest.PytestUnraisableExceptionWarning", "--rootdir", str(tmp_path),
-                        str(tmp_path)], capture_output=True, text=True, timeout=1800, env=env, cwd=tmp_path)
+    env = dict(
+        os.environ,
+        MATHCHECK_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--mathcheck",
+            "-n",
+            "2",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "error::pytest.PytestUnraisableExceptionWarning",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+        cwd=tmp_path,
+    )
     out = r.stdout + r.stderr
     assert "Exception ignored" not in out, out[-3000:]
     assert r.returncode == 0, out[-3000:]
@@ -355,8 +401,8 @@ def test_a_lemma_instantiated_carries_its_hypotheses_instantiated():
 def test_a_lemma_is_instantiated_only_where_its_symbols_assumptions_hold():
     y = sp.Symbol("y", positive=True)
     r = sp.Symbol("r", real=True)
-    lem = Part("lem", (Step(sp.sqrt(y ** 2), ""), Step(y, "")))
-    uses = Part("uses", (Step(sp.sqrt(r ** 2), ""), Step(r, "part 'lem'", rules.lemma("part 'lem'", sp.sqrt(r ** 2), r))))
+    lem = Part("lem", (Step(sp.sqrt(y**2), ""), Step(y, "")))
+    uses = Part("uses", (Step(sp.sqrt(r**2), ""), Step(r, "part 'lem'", rules.lemma("part 'lem'", sp.sqrt(r**2), r))))
     v = not_proved(claim_of(lem, uses))
     assert v.parts[0].status == "proved"
     assert "not an instance" in v.parts[1].failing.decision.how

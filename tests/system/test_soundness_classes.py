@@ -41,6 +41,7 @@ def derive_file(runner, tmp_path, monkeypatch, text):
 
 # --- 1. the sign rule looks only where the expression is real --------------------------------------
 
+
 @pytest.mark.parametrize("e", [sp.log(x) ** 2, (sp.sqrt(x) + 1) ** 2 - 2 * sp.sqrt(x) - 1])
 def test_sign_rule_needs_real_sides_on_the_whole_domain(e):
     """SymPy's minimum searches only where e is real; at x = −1 these are −π² and −1."""
@@ -51,13 +52,17 @@ def test_sign_rule_needs_real_sides_on_the_whole_domain(e):
 
 def test_decide_an_order_relation_is_about_real_numbers():
     assert decide(sp.Float(1), sp.I, "<=") is True  # a side that is not real: the relation fails
-    assert decide(-sp.pi ** 2 + sp.Float("1e-60") * sp.I, sp.Integer(0), ">=") is True
+    assert decide(-(sp.pi**2) + sp.Float("1e-60") * sp.I, sp.Integer(0), ">=") is True
     assert decide(sp.Float(1), sp.Float(2) + sp.Float("1e-45") * sp.I, "<=") is False  # round-off
 
 
 def test_cli_log_squared_is_refuted_for_real_x(runner, tmp_path, monkeypatch):
-    r = derive_file(runner, tmp_path, monkeypatch, "## logsq\n  log(x)**2\n>= 0\n\n"
-                                                   "## root\n  (sqrt(x)+1)**2 - 2*sqrt(x) - 1\n>= 0\n")
+    r = derive_file(
+        runner,
+        tmp_path,
+        monkeypatch,
+        "## logsq\n  log(x)**2\n>= 0\n\n## root\n  (sqrt(x)+1)**2 - 2*sqrt(x) - 1\n>= 0\n",
+    )
     assert r.exit_code == 1, r.output
     assert r.output.count("✘ refuted") == 2, r.output
     r = derive_file(runner, tmp_path, monkeypatch, "## logsq\nassume: x=positive\n  log(x)**2\n>= 0\n")
@@ -65,6 +70,7 @@ def test_cli_log_squared_is_refuted_for_real_x(runner, tmp_path, monkeypatch):
 
 
 # --- 2. an indexed variable became nonpositive in the sign rule --------------------------------------
+
 
 def test_stand_in_carries_only_known_facts():
     d = stand_in(X[i])
@@ -80,13 +86,14 @@ def test_relu_of_an_entry_is_not_bounded_by_40():
 
 # --- 3. a sum of nonnegative terms with possibly reversed bounds --------------------------------------
 
+
 def test_sum_of_squares_needs_ordered_bounds():
-    assert sign_test(sp.Sum(i ** 2, (i, 1, n_int))).value is False  # −5 at n = −3 (Karr)
-    assert sign_test(sp.Sum(i ** 2, (i, 1, n_pos))).value is True
+    assert sign_test(sp.Sum(i**2, (i, 1, n_int))).value is False  # −5 at n = −3 (Karr)
+    assert sign_test(sp.Sum(i**2, (i, 1, n_pos))).value is True
     # the ordering may come from the hypotheses: 1 ≤ j ≤ n puts Σ_{i=j+1}^{n} in order
     j = sp.Symbol("j", integer=True)
     ctx = Context(given=(sp.And(sp.Le(1, j), sp.Le(j, n_int)),))
-    assert sign_test(sp.Sum(i ** 2, (i, j + 1, n_int)), ctx).value is True
+    assert sign_test(sp.Sum(i**2, (i, j + 1, n_int)), ctx).value is True
 
 
 def test_user_points_try_negative_zero_and_large_sizes():
@@ -101,8 +108,10 @@ def test_user_points_try_negative_zero_and_large_sizes():
 
 # --- 4. an assumption on a bound index rewrote the sum -------------------------------------------------
 
-MESSAGE = ("--assume names 'i', a summation index: it takes every value of its range, so it has no "
-           "properties of its own; remove the assumption")
+MESSAGE = (
+    "--assume names 'i', a summation index: it takes every value of its range, so it has no "
+    "properties of its own; remove the assumption"
+)
 
 
 def test_assumption_on_a_bound_index_is_refused_in_check(runner):
@@ -122,6 +131,7 @@ def test_assumption_on_a_bound_index_is_refused_in_check_file_and_derive(runner,
 
 
 # --- 5. custom rules were trusted --------------------------------------------------------------------
+
 
 def claim_of(*parts, context=Context()):
     dummy = (Mutant("m1", "", ()), Mutant("m2", "", ()))
@@ -165,7 +175,7 @@ def test_a_context_rewrite_built_by_hand_is_not_applied():
 
 # --- 6. false refutations --------------------------------------------------------------------------
 
-BIG = '''
+BIG = """
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -183,7 +193,7 @@ def big_shift_square() -> Body:
         Mutant("plus-one", "off by one", (("square", wrong(x ** 2 + 1)),)),
         Mutant("doubled", "doubled", (("square", wrong(2 * x ** 2)),)),
     ))
-'''
+"""
 
 
 def test_generic_check_confirms_a_refutation_at_high_precision(runner, tmp_path, monkeypatch):
@@ -201,11 +211,11 @@ def test_a_derivative_is_confirmed_by_sympys_diff():
     e = parse("diff(sin(10**60*x), x)")
     s = next(iter(e.free_symbols))
     got = hp_value(e, {s: 0.5})
-    want = sp.N(10 ** 60 * sp.cos(10 ** 60 * sp.Rational(1, 2)), 50)
+    want = sp.N(10**60 * sp.cos(10**60 * sp.Rational(1, 2)), 50)
     assert abs(got - want) <= sp.Float("1e-30") * abs(want)
 
 
-KARR = '''
+KARR = """
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -220,7 +230,7 @@ def gauss() -> Body:
         Mutant("plus-one", "off by one", (("gauss", wrong(n * (n + 1) / 2 + 1)),)),
         Mutant("squares", "Σ i² ≥ 0", (("gauss", sp.Ge(sp.Sum(i ** 2, (i, 1, n)), 0)),)),
     ))
-'''
+"""
 
 
 def test_generic_check_tries_the_sizes_the_assumptions_allow(runner, tmp_path, monkeypatch):

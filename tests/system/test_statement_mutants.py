@@ -17,8 +17,12 @@ from tests.conftest import claim_params
 FLIP = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 # a relative error of 1e-6 is far below what a Monte Carlo test of 10⁵ draws resolves (it states
 # its own detectable error, ~5%): these parts are exempt from the rhs × (1 + 1e-6) mutant only
-STATISTICAL = {("qk-variance", "general"), ("qk-variance", "standard"), ("qk-variance", "scaled"),
-               ("scaling-prevents-saturation", "scaled")}
+STATISTICAL = {
+    ("qk-variance", "general"),
+    ("qk-variance", "standard"),
+    ("qk-variance", "scaled"),
+    ("scaling-prevents-saturation", "scaled"),
+}
 
 
 def statement_mutants(claim_id: str, eq, part: str):

@@ -26,11 +26,20 @@ def _row(what: str) -> str:
 
 # --- a model property: one entry of model/properties.PROPERTIES --------------------------------------
 
+
 def _finite(s: mp.Setting) -> Result:
     """Our example property: every logit of the seeded forward is finite."""
     ok = bool(torch.isfinite(s.base).all())
-    return Result("logits-finite", "-", "every logit of one forward is finite", "holds", "holds" if ok else "fails",
-                  0.0, 0.0, None if ok else {"replay": s.replay})
+    return Result(
+        "logits-finite",
+        "-",
+        "every logit of one forward is finite",
+        "holds",
+        "holds" if ok else "fails",
+        0.0,
+        0.0,
+        None if ok else {"replay": s.replay},
+    )
 
 
 def _model(*args):
@@ -75,8 +84,14 @@ def _derive(tmp_path, what):
     tex = tmp_path / "twice.tex"
     tex.write_text(TEX)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MATHCHECK_CACHE_DIR=str(tmp_path / f"cache-{what}"))
-    r = subprocess.run([sys.executable, "-c", ADD_TWICE, str(tex), what], capture_output=True, text=True,
-                       cwd=ROOT, env=env, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", ADD_TWICE, str(tex), what],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
     return r.returncode, r.stdout + r.stderr
 
 

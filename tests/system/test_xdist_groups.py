@@ -11,7 +11,8 @@ from tests.paths import ROOT
 
 def test_the_tests_of_one_group_run_in_one_worker(tmp_path):
     (tmp_path / "conftest.py").write_text("from xdist_groups import pytest_collection_modifyitems  # noqa: F401\n")
-    (tmp_path / "test_g.py").write_text(textwrap.dedent('''
+    (tmp_path / "test_g.py").write_text(
+        textwrap.dedent("""
         import os
         import pytest
 
@@ -23,11 +24,33 @@ def test_the_tests_of_one_group_run_in_one_worker(tmp_path):
         @pytest.mark.parametrize("k", range(8))
         def test_free(k):
             pass
-        '''))
+        """)
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q", "-p", "no:cacheprovider",
-                        "--basetemp", str(tmp_path / "base"), "--rootdir", str(tmp_path), str(tmp_path)],
-                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--basetemp",
+            str(tmp_path / "base"),
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     pids = {p.read_text() for p in (tmp_path / "base").glob("pid-*")}
     assert len(list((tmp_path / "base").glob("pid-*"))) == 8 and len(pids) == 1, pids

@@ -40,7 +40,10 @@ def test_tsv_rows_in_file_order_with_totals(runner, tmp_path):
     assert out[1].startswith("line 4: refuted: tanh(x) = 2*sigmoid(x) - 1  (")
     assert out[2].startswith("    counterexample: x = ")
     assert out[3].startswith("line 5: proved: log(u*v) = log(u) + log(v)")
-    assert out[-2:] == ["3 rows: 2 proved, 1 refuted, 0 inconclusive, 0 bad input", f"replay: mathcheck check --file {f} --seed 0"]
+    assert out[-2:] == [
+        "3 rows: 2 proved, 1 refuted, 0 inconclusive, 0 bad input",
+        f"replay: mathcheck check --file {f} --seed 0",
+    ]
 
 
 def test_json_report_and_identical_for_any_jobs(runner, tmp_path):
@@ -60,8 +63,13 @@ def test_json_report_and_identical_for_any_jobs(runner, tmp_path):
 
 
 def test_json_lines_input(runner, tmp_path):
-    f = write(tmp_path, json.dumps({"lhs": "x*(x+1)", "rhs": "x**2+x"}), "# a comment",
-              json.dumps({"lhs": "sqrt(n^2)", "rhs": "n", "assume": ["n=positive"]}), name="ids.jsonl")
+    f = write(
+        tmp_path,
+        json.dumps({"lhs": "x*(x+1)", "rhs": "x**2+x"}),
+        "# a comment",
+        json.dumps({"lhs": "sqrt(n^2)", "rhs": "n", "assume": ["n=positive"]}),
+        name="ids.jsonl",
+    )
     r = runner.invoke(main, ["check", "--file", f, "--json"])
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
@@ -69,28 +77,34 @@ def test_json_lines_input(runner, tmp_path):
     assert report["totals"]["proved"] == 2
 
 
-@pytest.mark.parametrize("rows, code", [
-    ((PROVED,), 0),
-    ((PROVED, UNPROVABLE), 3),
-    ((UNPROVABLE, REFUTED), 1),
-    ((REFUTED, BAD, UNPROVABLE), 2),
-])
+@pytest.mark.parametrize(
+    "rows, code",
+    [
+        ((PROVED,), 0),
+        ((PROVED, UNPROVABLE), 3),
+        ((UNPROVABLE, REFUTED), 1),
+        ((REFUTED, BAD, UNPROVABLE), 2),
+    ],
+)
 def test_exit_code_is_the_worst_rows(runner, tmp_path, rows, code):
     f = write(tmp_path, *rows)
     r = runner.invoke(main, ["check", "--file", f, "--timeout", "3"])
     assert r.exit_code == code, r.output
 
 
-@pytest.mark.parametrize("content, message", [
-    ("x\tx\tx=real\textra\n", "ids.tsv, line 1: expected lhs<TAB>rhs[<TAB>assume], found 4 columns"),
-    ("# c\nx x\n", "ids.tsv, line 2: expected lhs<TAB>rhs[<TAB>assume], found no tab"),
-    ("x\t \n", "ids.tsv, line 1: empty rhs"),
-    ('{"lhs": "x", "rhs": "x"}\nx\tx\n', "ids.tsv, line 2: not a JSON object"),
-    ('{"lhs": "x", "right": "x"}\n', "ids.tsv, line 1: unknown key 'right'"),
-    ('{"lhs": "x", "rhs": 1}\n', "ids.tsv, line 1: 'rhs' must be a non-empty string"),
-    ('{"lhs": "x", "rhs": "x", "assume": [1]}\n', "ids.tsv, line 1: 'assume' must be a list of strings"),
-    ("# only a comment\n\n", "ids.tsv: no rows"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("x\tx\tx=real\textra\n", "ids.tsv, line 1: expected lhs<TAB>rhs[<TAB>assume], found 4 columns"),
+        ("# c\nx x\n", "ids.tsv, line 2: expected lhs<TAB>rhs[<TAB>assume], found no tab"),
+        ("x\t \n", "ids.tsv, line 1: empty rhs"),
+        ('{"lhs": "x", "rhs": "x"}\nx\tx\n', "ids.tsv, line 2: not a JSON object"),
+        ('{"lhs": "x", "right": "x"}\n', "ids.tsv, line 1: unknown key 'right'"),
+        ('{"lhs": "x", "rhs": 1}\n', "ids.tsv, line 1: 'rhs' must be a non-empty string"),
+        ('{"lhs": "x", "rhs": "x", "assume": [1]}\n', "ids.tsv, line 1: 'assume' must be a list of strings"),
+        ("# only a comment\n\n", "ids.tsv: no rows"),
+    ],
+)
 def test_malformed_file_one_line_exit_2(runner, tmp_path, content, message):
     p = tmp_path / "ids.tsv"
     p.write_text(content, encoding="utf-8")

@@ -28,6 +28,7 @@ a = sp.IndexedBase("a")
 
 # --- cases: sign regions ------------------------------------------------------------------------------
 
+
 def test_a_condition_shared_by_max_and_min_is_split_once():
     assert cases._splits(sp.Max(x, y) + sp.Min(y, x) - x - y) == [x - y]
     assert cases.by_cases(sp.Max(x, y) + sp.Min(x, y), x + y, "=") == "case split on the sign of x - y (2 regions)"
@@ -55,6 +56,7 @@ def test_heaviside_gets_a_boundary_region_where_its_value_is_one_half():
 
 # --- cases: peeling, closed forms, the given equations --------------------------------------------------
 
+
 def test_peel_writes_sums_over_one_range_by_karrs_convention():
     long, short = sp.Sum(a[k], (k, 1, j)), sp.Sum(a[k], (k, 1, j - 1))
     assert sp.expand(cases.peel(long - short) - a[j]) == 0
@@ -71,7 +73,7 @@ def test_peel_applies_to_products_as_factors():
 
 def test_closed_form_drops_the_branch_a_hypothesis_rules_out():
     b = sp.Symbol("b", positive=True)
-    geometric = sp.Sum(b ** k, (k, 0, n)) - (1 - b ** (n + 1)) / (1 - b)
+    geometric = sp.Sum(b**k, (k, 0, n)) - (1 - b ** (n + 1)) / (1 - b)
     assert cases.closed_form(geometric).has(sp.Piecewise)
     assert sp.simplify(cases.closed_form(geometric, (sp.Ne(b, 1),))) == 0
     assert sp.simplify(cases.closed_form(geometric, (b > 1,))) == 0
@@ -89,16 +91,20 @@ def test_substitute_given_matches_a_sum_whatever_its_index_is_called():
 def test_provers_never_refute_and_a_broken_prover_proves_nothing():
     assert decide.by_provers(x + 1 - x, "=").value is None
     assert decide.by_provers(sp.Max(x, y) - x, "=").value is None
-    assert decide.by_provers(sp.Sum(a[k], (k, 1, j)) - sp.Sum(a[k], (k, 1, j - 1)) - a[j], "=").how \
+    assert (
+        decide.by_provers(sp.Sum(a[k], (k, 1, j)) - sp.Sum(a[k], (k, 1, j - 1)) - a[j], "=").how
         == "sums peeled to a common range (Karr's convention)"
+    )
 
     def broken(e, rel, h):
         raise StopIteration("deep in simplify")
+
     d = decide.by_provers(x - x + y, "=", provers=[decide.Prover("broken", ("=",), lambda e, h: True, broken)])
     assert d.value is None and d.notes and "broken: SymPy raised StopIteration" in d.notes[0]
 
 
 # --- approx: a measured bound -------------------------------------------------------------------------
+
 
 def test_stated_bound_reads_absolute_relative_and_percent():
     assert approx.stated_bound("tanh form, within 5e-4") == (5e-4, False)
@@ -118,7 +124,7 @@ def test_round_up_gives_a_short_bound_above_the_error():
 
 
 def test_measure_holds_within_a_bound_above_the_error_and_refutes_one_below():
-    lhs, rhs = x, x + sp.Rational(1, 10 ** 6)
+    lhs, rhs = x, x + sp.Rational(1, 10**6)
     ok = approx.measure(lhs, rhs, bound=(1e-5, False))
     assert ok["status"] == "holds-within" and ok["max_error"] == pytest.approx(1e-6, rel=1e-6)
     bad = approx.measure(lhs, rhs, bound=(1e-7, False))
@@ -130,7 +136,7 @@ def test_measure_holds_within_a_bound_above_the_error_and_refutes_one_below():
 def test_measure_counts_undefined_points_and_says_when_there_is_none():
     half = approx.measure(sp.sqrt(x), sp.sqrt(x), bound=(1e-9, False))
     assert half["status"] == "holds-within" and half["undefined"] > 0 and half["points"] > 0
-    never = approx.measure(sp.sqrt(-x ** 2 - 1), sp.Integer(0), bound=(1.0, False))
+    never = approx.measure(sp.sqrt(-(x**2) - 1), sp.Integer(0), bound=(1.0, False))
     assert never["status"] == "inconclusive" and never["how"].startswith("0 points")
 
 
@@ -141,6 +147,7 @@ def test_measure_is_deterministic_in_its_seed():
 
 # --- symbolic ----------------------------------------------------------------------------------------
 
+
 def test_short_cuts_long_expressions_to_the_limit():
     e = sum(sp.Symbol(f"v{i}") for i in range(200))
     s = usym.short(e, 50)
@@ -149,12 +156,12 @@ def test_short_cuts_long_expressions_to_the_limit():
 
 
 def test_symbolic_proves_a_polynomial_identity_by_expanding():
-    r = usym.symbolic(x * (x + 1), x ** 2 + x, seconds=10)
+    r = usym.symbolic(x * (x + 1), x**2 + x, seconds=10)
     assert (r["status"], r["how"]) == ("proved", "expand")
 
 
 def test_a_difference_float64_cannot_see_is_refuted_at_50_digits():
-    r = usym.symbolic(sp.sin(x), sp.sin(x) + sp.Rational(1, 10 ** 20), seconds=10)
+    r = usym.symbolic(sp.sin(x), sp.sin(x) + sp.Rational(1, 10**20), seconds=10)
     assert r["status"] == "refuted" and "50 digits" in r["how"] and r["counterexample"]
 
 
@@ -167,12 +174,13 @@ def test_identical_sides_are_never_strictly_ordered():
 def test_the_extra_strategies_each_show_their_own_kind_of_zero():
     assert cases.piecewise_zero(sp.Max(x, y) + sp.Min(x, y) - x - y)
     assert not cases.piecewise_zero(x - x)  # nothing piecewise: not this strategy's business
-    assert cases.special_zero(sp.asinh(x) - sp.log(x + sp.sqrt(x ** 2 + 1)))
+    assert cases.special_zero(sp.asinh(x) - sp.log(x + sp.sqrt(x**2 + 1)))
     assert cases.special_zero(sp.erfc(x) - 1 + sp.erf(x))
     assert not cases.special_zero(sp.asinh(x) - sp.log(x))
 
 
 # --- batch ----------------------------------------------------------------------------------------------
+
 
 def test_parse_rows_reads_tsv_and_json_lines_and_skips_comments():
     tsv = batch.parse_rows("x\tx\n\n# note\nsqrt(n^2)\tn\tn=positive k=integer\n", "F")
@@ -181,16 +189,19 @@ def test_parse_rows_reads_tsv_and_json_lines_and_skips_comments():
     assert js == [batch.Row(1, "x", "x"), batch.Row(2, "n", "n", ("n=positive",))]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("x\n", "line 1: expected lhs<TAB>rhs[<TAB>assume], found no tab"),
-    ("x\ty\tz\tw\n", "found 4 columns"),
-    ("x\t \n", "line 1: empty rhs"),
-    ('{"lhs": "x", "rhs": "x"}\nx\tx\n', "line 2: not a JSON object"),
-    ('{"lhs": "x", "rhs": "x", "given": "x > 0"}\n', "unknown key 'given'"),
-    ('{"lhs": "x", "rhs": 1}\n', "'rhs' must be a non-empty string"),
-    ('{"lhs": "x", "rhs": "x", "assume": [1]}\n', "'assume' must be a list of strings"),
-    ("# only a comment\n\n", "F: no rows"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("x\n", "line 1: expected lhs<TAB>rhs[<TAB>assume], found no tab"),
+        ("x\ty\tz\tw\n", "found 4 columns"),
+        ("x\t \n", "line 1: empty rhs"),
+        ('{"lhs": "x", "rhs": "x"}\nx\tx\n', "line 2: not a JSON object"),
+        ('{"lhs": "x", "rhs": "x", "given": "x > 0"}\n', "unknown key 'given'"),
+        ('{"lhs": "x", "rhs": 1}\n', "'rhs' must be a non-empty string"),
+        ('{"lhs": "x", "rhs": "x", "assume": [1]}\n', "'assume' must be a list of strings"),
+        ("# only a comment\n\n", "F: no rows"),
+    ],
+)
 def test_a_malformed_file_is_one_error_naming_its_line(text, words):
     with pytest.raises(batch.FileError) as info:
         batch.parse_rows(text, "F")
@@ -222,6 +233,7 @@ def test_check_rows_keeps_file_order_and_reports_progress():
 
 # --- child ------------------------------------------------------------------------------------------------
 
+
 def _gone(pid: int) -> bool:
     try:
         os.waitpid(pid, os.WNOHANG)
@@ -237,7 +249,7 @@ def test_the_child_answers_in_json():
 
 def test_a_long_c_call_is_killed_when_its_budget_runs_out():
     start = time.monotonic()
-    proc = child.start(lambda: 3 ** (10 ** 9))  # one C-level multiplication: no alarm interrupts it
+    proc = child.start(lambda: 3 ** (10**9))  # one C-level multiplication: no alarm interrupts it
     assert child.join(proc, 0.5) == ("timeout", None)
     assert time.monotonic() - start < 5.0 and _gone(proc.pid)
 

@@ -39,15 +39,18 @@ def _planted(path: Path, chains) -> list[bool]:
     lines = path.read_text().splitlines()
     out = []
     for c in chains:
-        before = [ln for ln in lines[:c.line - 1] if ln.strip() and not ln.strip().startswith(("$$", "%", "\\"))
-                  and "=" not in ln]
+        before = [
+            ln
+            for ln in lines[: c.line - 1]
+            if ln.strip() and not ln.strip().startswith(("$$", "%", "\\")) and "=" not in ln
+        ]
         out.append(bool(before) and "planted" in before[-1].lower())
     return out
 
 
 def test_must_show_text_chains_proved_and_planted_mistakes_refuted():
     path = CORPUS / "must_show.derivation"
-    (_, chains), = derive.load([path])
+    ((_, chains),) = derive.load([path])
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
     planted = _planted(path, chains)
     assert sum(planted) == 8 and len(chains) == 18
@@ -60,16 +63,16 @@ def test_must_show_text_chains_proved_and_planted_mistakes_refuted():
 @pytest.mark.parametrize("name", ["must_show.md", "must_show.tex"])
 def test_must_show_note_and_tex_proved_and_planted_mistakes_refuted(name):
     path = CORPUS / name
-    (_, chains), = derive.load([path])
+    ((_, chains),) = derive.load([path])
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
-    (_, in_note), = derive.load([CORPUS / "must_show.md"])  # the .tex is the note's transcription, in order
+    ((_, in_note),) = derive.load([CORPUS / "must_show.md"])  # the .tex is the note's transcription, in order
     planted = _planted(CORPUS / "must_show.md", in_note)
     assert len(chains) == 18 and sum(planted) == 8
     assert [r.status for r in reports] == ["refuted" if p else "proved" for p in planted]
 
 
 def test_a_counterexample_is_a_distribution():
-    r, = _run("## wrong\n  E(X)^2\n>= E(X^2)\n")
+    (r,) = _run("## wrong\n  E(X)^2\n>= E(X^2)\n")
     assert r.status == "refuted"
     shown = r.failing.counterexample["X"]
     assert "w.p." in shown or shown.startswith("uniform on {")
@@ -78,25 +81,26 @@ def test_a_counterexample_is_a_distribution():
 
 
 def test_same_seed_same_counterexample_other_seed_may_differ():
-    a, = _run("## wrong\n  Var(X)\n= E(X^2)\n", seed=3)
-    b, = _run("## wrong\n  Var(X)\n= E(X^2)\n", seed=3)
+    (a,) = _run("## wrong\n  Var(X)\n= E(X^2)\n", seed=3)
+    (b,) = _run("## wrong\n  Var(X)\n= E(X^2)\n", seed=3)
     assert a.status == b.status == "refuted"
     assert a.failing.counterexample == b.failing.counterexample
 
 
 # --- side conditions: no rule without its hypothesis -------------------------------------------------
 
+
 def test_independence_is_never_assumed():
     """E[XY] = E[X]E[Y] without a declaration is false (X = Y): never proved, and refuted by a joint law."""
-    r, = _run("## not stated\n  E(X*Y)\n= E(X)*E(Y)\n")
+    (r,) = _run("## not stated\n  E(X*Y)\n= E(X)*E(Y)\n")
     assert r.status == "refuted"
-    r, = _run("## stated\nassume: X, Y independent\n  E(X*Y)\n= E(X)*E(Y)\n")
+    (r,) = _run("## stated\nassume: X, Y independent\n  E(X*Y)\n= E(X)*E(Y)\n")
     assert r.status == "proved"
 
 
 def test_variance_of_a_sum_needs_independence():
-    bad, = _run("## no\n  Var(X + Y)\n= Var(X) + Var(Y)\n")
-    good, = _run("## yes\nassume: X, Y independent\n  Var(X + Y)\n= Var(X) + Var(Y)\n")
+    (bad,) = _run("## no\n  Var(X + Y)\n= Var(X) + Var(Y)\n")
+    (good,) = _run("## yes\nassume: X, Y independent\n  Var(X + Y)\n= Var(X) + Var(Y)\n")
     assert bad.status == "refuted" and good.status == "proved"
 
 
@@ -120,30 +124,33 @@ def test_a_sum_with_a_non_integer_bound_is_not_split():
 
 
 def test_kl_needs_positive_variances():
-    r, = _run("## kl\n  KL(Normal(m1, v1), Normal(m2, v2))\n= log(v2/v1)/2 + (v1 + (m1 - m2)^2)/(2*v2) - 1/2\n")
+    (r,) = _run("## kl\n  KL(Normal(m1, v1), Normal(m2, v2))\n= log(v2/v1)/2 + (v1 + (m1 - m2)^2)/(2*v2) - 1/2\n")
     assert r.status == "inconclusive"
     assert "not known to be positive" in r.failing.how
-    r, = _run("## kl\nassume: v1=positive v2=positive\n  KL(Normal(m1, v1), Normal(m2, v2))\n"
-              "= log(v2/v1)/2 + (v1 + (m1 - m2)^2)/(2*v2) - 1/2\n")
+    (r,) = _run(
+        "## kl\nassume: v1=positive v2=positive\n  KL(Normal(m1, v1), Normal(m2, v2))\n"
+        "= log(v2/v1)/2 + (v1 + (m1 - m2)^2)/(2*v2) - 1/2\n"
+    )
     assert r.status == "proved"
 
 
 def test_zero_mean_unit_variance_are_facts_not_defaults():
-    r, = _run("## no facts\n  E(X^2)\n= 1\n")
+    (r,) = _run("## no facts\n  E(X^2)\n= 1\n")
     assert r.status == "refuted"
-    r, = _run("## facts\nassume: X zero mean, unit variance\n  E(X^2)\n= 1\n")
+    (r,) = _run("## facts\nassume: X zero mean, unit variance\n  E(X^2)\n= 1\n")
     assert r.status == "proved"
 
 
 def test_continuous_families_compare_within_the_quadrature_tolerance():
     """A KL is evaluated by Gauss quadrature (float64 nodes): a true closed form must not be
     'refuted' at the exact tolerance (a bug once: the tolerance was chosen before evaluation)."""
-    r, = _run("## kl\nassume: s=positive\n  KL(Normal(0, s^2), Normal(0, 1))\n= (s^2 - 1)/2 - log(s)\n")
+    (r,) = _run("## kl\nassume: s=positive\n  KL(Normal(0, s^2), Normal(0, 1))\n= (s^2 - 1)/2 - log(s)\n")
     assert r.status == "proved"
     assert "Gauss quadrature" in r.statement["how"]
 
 
 # --- reading ----------------------------------------------------------------------------------------
+
 
 def test_facts_read_and_bad_facts_one_line():
     f = read_facts("q_i, k_i independent, zero mean, unit variance; X ~ Bernoulli(p)")
@@ -157,12 +164,12 @@ def test_facts_read_and_bad_facts_one_line():
 
 
 def test_a_bad_fact_is_bad_input_of_its_chain():
-    r, = _run("## bad\nassume: X ~ Poisson(2)\n  E(X)\n= 2\n")
+    (r,) = _run("## bad\nassume: X ~ Poisson(2)\n  E(X)\n= 2\n")
     assert r.status == "bad-input" and "Poisson" in r.message and "t.derivation:2" in r.message
 
 
 def test_parser_reads_operators_with_their_arity():
-    e, = parse_many(["E(X^2) + Var(X) + Cov(X, Y)"])
+    (e,) = parse_many(["E(X^2) + Var(X) + Cov(X, Y)"])
     assert {type(a).__name__ for a in e.atoms(sp.core.function.AppliedUndef)} == {"E", "Var", "Cov"}
     with pytest.raises(ParseError, match="Cov takes 2"):
         parse_many(["Cov(X)"])
@@ -173,20 +180,22 @@ def test_latex_operators_read_and_subscripted_expectation_refused():
     from mathcheck import latex
 
     text = r"$$\mathbb{E}[X^2] = \mathrm{Var}(X) + \mathbb{E}[X]^2 + \mathrm{Cov}(X, X) - \operatorname{Var}[X]$$"
-    c, = latex.chains(text, "n.md", markdown=True)
+    (c,) = latex.chains(text, "n.md", markdown=True)
     assert [s.text for s in c.steps] == ["E(X^2)", "Var(X) + E(X)^2 + Cov(X, X) - Var(X)"]
-    c, = latex.chains(r"$$\mathbb{E}_{x \sim p}[x] = 0$$", "n.md", markdown=True)
+    (c,) = latex.chains(r"$$\mathbb{E}_{x \sim p}[x] = 0$$", "n.md", markdown=True)
     assert "an expectation over some variables only" in c.error
-    c, = latex.chains(r"$$\mathcal{N}(y \mid \mu, s) = \mathcal{N}(y; \mu, s)$$", "n.md", markdown=True)
+    (c,) = latex.chains(r"$$\mathcal{N}(y \mid \mu, s) = \mathcal{N}(y; \mu, s)$$", "n.md", markdown=True)
     assert [s.text for s in c.steps] == ["normal_pdf(y, mu, s)", "normal_pdf(y, mu, s)"]
 
 
 def test_latex_facts_become_the_chains_facts():
     from mathcheck import latex
 
-    text = ("$$\n% assume: X, Y \\text{ independent}\n% assume: Z \\sim \\mathcal{N}(0, 1)\n"
-            "\\mathbb{E}[X Y] = \\mathbb{E}[X]\\mathbb{E}[Y]\n$$\n")
-    c, = latex.chains(text, "n.md", markdown=True)
+    text = (
+        "$$\n% assume: X, Y \\text{ independent}\n% assume: Z \\sim \\mathcal{N}(0, 1)\n"
+        "\\mathbb{E}[X Y] = \\mathbb{E}[X]\\mathbb{E}[Y]\n$$\n"
+    )
+    (c,) = latex.chains(text, "n.md", markdown=True)
     assert [t for _, t in c.facts] == ["X, Y independent", "Z ~ Normal(0, 1)"]
 
 
@@ -209,8 +218,10 @@ def test_a_joint_moment_never_loses_its_indices():
     d = sp.Symbol("d", integer=True, positive=True)
     with pytest.raises(Unsupported, match="symbolic indices"):
         lower(E(sp.Sum(q[i] * q[j], (i, 1, d), (j, 1, d))), Facts(random=frozenset({"q"})))
-    r, = _run("## no independence\nassume: q_i zero mean, unit variance\nassume: d=positive,integer\n"
-              "  Var(Sum(q[i], (i, 1, d)))\n= d\n")
+    (r,) = _run(
+        "## no independence\nassume: q_i zero mean, unit variance\nassume: d=positive,integer\n"
+        "  Var(Sum(q[i], (i, 1, d)))\n= d\n"
+    )
     assert r.status != "proved"
 
 
@@ -222,8 +233,7 @@ def test_a_named_law_and_a_moment_fact_conflict():
 def test_a_non_polynomial_over_a_continuous_law_is_never_judged_by_its_gauss_rule():
     """E|X| = σ√(2/π) for X ~ N(0, σ²) is true; the 24-node Hermite rule misses it by ~1e-3, so the
     numeric side must say it cannot judge (never refute a true statement)."""
-    r, = _run("## mean absolute value\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n"
-              "  E(abs(X))\n= s*sqrt(2/pi)\n")
+    (r,) = _run("## mean absolute value\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n  E(abs(X))\n= s*sqrt(2/pi)\n")
     assert r.status == "inconclusive"
     assert "not a polynomial" in r.steps[1].how
 
@@ -248,19 +258,22 @@ def _latex(tmp_path, text: str):
     return r, json.loads(r.output)["files"][0]
 
 
-@pytest.mark.parametrize("tex, status", [
-    # d2l (chapter_appendix-mathematics-for-deep-learning/random-variables.md) writes a plain E; our own
-    # transcriptions in its style. Read as Euler's number times X², the correct variance was refuted.
-    (r"\textrm{Var}(X) = E\left[(X-E[X])^2\right] = E[X^2] - E[X]^2", "proved"),
-    (r"E(X - \theta) = E(X) - \theta", "proved"),
-    (r"E[X]^2 \ge E[X^2]", "refuted"),                      # Jensen the wrong way round
-    # X takes x_i with probability p_i, in prose: nothing ties x, p to X, so it is left undecided
-    (r"E[X] = \sum_i x_i p_i", "inconclusive"),
-    # mu is E[X] in prose; read free, it only shows that a free number is not the mean
-    (r"\textrm{Var}(X) = E\left[(X-\mu)^2\right]", "inconclusive"),
-    (r"\textrm{Var}(2X) = 4\textrm{Var}(X)", "proved"),     # \textrm{Var} after a factor is a product
-    (r"\textrm{Var}(2X) = 2\textrm{Var}(X)", "refuted"),
-])
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        # d2l (chapter_appendix-mathematics-for-deep-learning/random-variables.md) writes a plain E; our own
+        # transcriptions in its style. Read as Euler's number times X², the correct variance was refuted.
+        (r"\textrm{Var}(X) = E\left[(X-E[X])^2\right] = E[X^2] - E[X]^2", "proved"),
+        (r"E(X - \theta) = E(X) - \theta", "proved"),
+        (r"E[X]^2 \ge E[X^2]", "refuted"),  # Jensen the wrong way round
+        # X takes x_i with probability p_i, in prose: nothing ties x, p to X, so it is left undecided
+        (r"E[X] = \sum_i x_i p_i", "inconclusive"),
+        # mu is E[X] in prose; read free, it only shows that a free number is not the mean
+        (r"\textrm{Var}(X) = E\left[(X-\mu)^2\right]", "inconclusive"),
+        (r"\textrm{Var}(2X) = 4\textrm{Var}(X)", "proved"),  # \textrm{Var} after a factor is a product
+        (r"\textrm{Var}(2X) = 2\textrm{Var}(X)", "refuted"),
+    ],
+)
 def test_a_plain_E_before_a_bracket_is_the_expectation(tmp_path, tex, status):
     r, got = _latex(tmp_path, f"$$ {tex} $$\n")
     assert [c["status"] for c in got["chains"]] == [status], r.output
@@ -279,5 +292,8 @@ def test_independence_stated_in_prose_leaves_a_document_undecided(tmp_path):
     r, got = _latex(tmp_path, "$$ \\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y) $$\n")
     assert [c["status"] for c in got["chains"]] == ["inconclusive"], r.output
     assert "% assume: X, Y independent" in r.output
-    r, got = _latex(tmp_path, "$$\n% assume: X, Y \\text{ independent}\n\\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y)\n$$\n")
+    r, got = _latex(
+        tmp_path,
+        "$$\n% assume: X, Y \\text{ independent}\n\\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y)\n$$\n",
+    )
     assert [c["status"] for c in got["chains"]] == ["proved"], r.output

@@ -30,16 +30,19 @@ def sym(e, name):
     return next(s for s in e.free_symbols if s.name == name)
 
 
-@pytest.mark.parametrize("a, rel, b, assume, status", [
-    ("x*(x + 1)", "=", "x**2 + x", None, "proved"),
-    ("x^2 + 1", ">=", "2*x", None, "proved"),
-    ("exp(x)", ">=", "1 + x", None, "proved"),
-    ("log(x)", "<=", "x - 1", {"x": ("positive",)}, "proved"),
-    ("x", "<=", "x^2", None, "refuted"),              # fails for 0 < x < 1
-    ("x^2", "<", "x^2", None, "refuted"),             # equal is not less
-    ("sin(x)", ">", "1", None, "refuted"),
-    ("tanh(x)", "=", "2*sigmoid(x) - 1", None, "refuted"),
-])
+@pytest.mark.parametrize(
+    "a, rel, b, assume, status",
+    [
+        ("x*(x + 1)", "=", "x**2 + x", None, "proved"),
+        ("x^2 + 1", ">=", "2*x", None, "proved"),
+        ("exp(x)", ">=", "1 + x", None, "proved"),
+        ("log(x)", "<=", "x - 1", {"x": ("positive",)}, "proved"),
+        ("x", "<=", "x^2", None, "refuted"),  # fails for 0 < x < 1
+        ("x^2", "<", "x^2", None, "refuted"),  # equal is not less
+        ("sin(x)", ">", "1", None, "refuted"),
+        ("tanh(x)", "=", "2*sigmoid(x) - 1", None, "refuted"),
+    ],
+)
 def test_check_relation_decides_each_relation(a, rel, b, assume, status):
     L, R = parsed(a, b, assume)
     r = check_relation(L, R, rel, assume or {})
@@ -94,18 +97,22 @@ def test_same_seed_same_result():
 
 
 def test_scalar_check_never_imports_torch():
-    code = ("import sys; from mathcheck.usercheck import check; "
-            "r = check('sin(x)^2 + cos(x)^2', '1'); print(r.status, r.evaluator, 'torch' in sys.modules)")
+    code = (
+        "import sys; from mathcheck.usercheck import check; "
+        "r = check('sin(x)^2 + cos(x)^2', '1'); print(r.status, r.evaluator, 'torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["proved", "float64", "(Python", "math)", "False"]
 
 
 def test_float_evaluator_agrees_with_sympy():
-    L, = parse_many(["erf(x) + gamma(y) + atan2(x, y) + Max(x, y) + Sum(k*x, (k, 1, n))"],
-                    {"y": ("positive",), "n": ("positive",)})
+    (L,) = parse_many(
+        ["erf(x) + gamma(y) + atan2(x, y) + Max(x, y) + Sum(k*x, (k, 1, n))"], {"y": ("positive",), "n": ("positive",)}
+    )
     env = {sym(L, "x"): 0.3, sym(L, "y"): 1.7, sym(L, "n"): 4}
-    exact = float(L.subs({sym(L, "x"): sp.Rational(3, 10), sym(L, "y"): sp.Rational(17, 10),
-                          sym(L, "n"): 4}).doit().evalf(30))
+    exact = float(
+        L.subs({sym(L, "x"): sp.Rational(3, 10), sym(L, "y"): sp.Rational(17, 10), sym(L, "n"): 4}).doit().evalf(30)
+    )
     assert floats.evaluate(L, env) == pytest.approx(exact, rel=1e-14)
     (u,) = parse_many(["log(x)"])
     with pytest.raises(floats.Undefined):
@@ -131,10 +138,14 @@ def test_userexpr_is_one_layer_below_the_cli():
         assert "torch" not in {m.split(".")[0] for m in mods}, path
         assert not {m for m in mods if m.startswith("mathcheck.verify")}, path
     for name in ("expressions.py", "evaluate.py", "floats.py", "sampling.py", "construct.py", "holds.py"):
-        above = {m for m in _imports(PKG / "numeric" / name)
-                 if m.startswith("mathcheck.") and not m.startswith(("mathcheck.numeric", "mathcheck.claim",
-                                                                       "mathcheck.relations", "mathcheck.lazy",
-                                                                       "mathcheck.budget"))}
+        above = {
+            m
+            for m in _imports(PKG / "numeric" / name)
+            if m.startswith("mathcheck.")
+            and not m.startswith(
+                ("mathcheck.numeric", "mathcheck.claim", "mathcheck.relations", "mathcheck.lazy", "mathcheck.budget")
+            )
+        }
         assert not above, (name, above)
 
 
@@ -180,11 +191,35 @@ def test_each_function_true_proved_false_refuted(a, b, assume, fa, fb):
     assert bad.counterexample is not None
 
 
-EVALUABLE = ["sinh(x)", "cosh(x)", "tanh(x)", "asinh(x)", "acosh(x + 2)", "atanh(x/4)", "asin(x/4)",
-             "acos(x/4)", "atan(x)", "atan2(x, y)", "cot(x)", "sec(x)", "csc(x)", "erf(x)", "erfc(x)",
-             "gamma(x)", "lgamma(y)", "softplus(x)", "logsumexp(x, y, 1)", "Max(x, y)", "Min(x, y, 0)",
-             "relu(x)", "0.125*x", "factorial(n) + binomial(n, 2)", "factorial(x)", "binomial(x, 2)",
-             "Sum(x^k, (k, 0, n))"]
+EVALUABLE = [
+    "sinh(x)",
+    "cosh(x)",
+    "tanh(x)",
+    "asinh(x)",
+    "acosh(x + 2)",
+    "atanh(x/4)",
+    "asin(x/4)",
+    "acos(x/4)",
+    "atan(x)",
+    "atan2(x, y)",
+    "cot(x)",
+    "sec(x)",
+    "csc(x)",
+    "erf(x)",
+    "erfc(x)",
+    "gamma(x)",
+    "lgamma(y)",
+    "softplus(x)",
+    "logsumexp(x, y, 1)",
+    "Max(x, y)",
+    "Min(x, y, 0)",
+    "relu(x)",
+    "0.125*x",
+    "factorial(n) + binomial(n, 2)",
+    "factorial(x)",
+    "binomial(x, 2)",
+    "Sum(x^k, (k, 0, n))",
+]
 
 
 @pytest.mark.parametrize("text", EVALUABLE)
@@ -192,8 +227,9 @@ def test_float64_torch_and_50_digits_agree_on_each_function(text):
     from mathcheck.numeric import evaluate as torch_backend
     from mathcheck.numeric.precise import hp_value
 
-    assume = {k: v for k, v in {"y": ("positive",), "n": ("nonnegative", "integer")}.items()
-              if re.search(rf"\b{k}\b", text)}
+    assume = {
+        k: v for k, v in {"y": ("positive",), "n": ("nonnegative", "integer")}.items() if re.search(rf"\b{k}\b", text)
+    }
     (e,) = parse_many([text], assume)
     for point in sample_points((e,), 3, 6):
         exact = hp_value(e, point)
@@ -227,8 +263,30 @@ def test_the_forked_child_answers_fails_or_is_killed_on_time():
 from hypothesis import HealthCheck, given as hgiven, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "cot", "sinh", "cosh", "tanh", "asin", "atan",
-         "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "Abs", "sigmoid", "softplus", "relu"]
+UNARY = [
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "cot",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asin",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "gamma",
+    "Abs",
+    "sigmoid",
+    "softplus",
+    "relu",
+]
 LEAVES = st.sampled_from(["x", "y", "2", "0.5", "pi", "3"])
 
 
@@ -237,8 +295,9 @@ def _formula(children):
         st.tuples(st.sampled_from(UNARY), children).map(lambda t: f"{t[0]}({t[1]})"),
         st.tuples(children, st.sampled_from(["+", "-", "*", "/"]), children).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         st.tuples(children, st.sampled_from(["2", "3", "-1", "0.5"])).map(lambda t: f"({t[0]})^{t[1]}"),
-        st.tuples(st.sampled_from(["Max", "Min", "logsumexp", "atan2"]), children, children)
-          .map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+        st.tuples(st.sampled_from(["Max", "Min", "logsumexp", "atan2"]), children, children).map(
+            lambda t: f"{t[0]}({t[1]}, {t[2]})"
+        ),
     )
 
 
@@ -289,10 +348,11 @@ def test_a_side_without_a_tensor_stays_float64_and_an_unconfirmable_disagreement
     from mathcheck.claim import relation
     from mathcheck.userexpr.float_side import numeric
 
-    L, R, one, j, j2, D = parse_many(["diff(Sum(x[i], (i, 1, D))/D, x[j])", "1/D", "1", "j", "j", "D"],
-                                     {"D": ("positive", "integer")})
+    L, R, one, j, j2, D = parse_many(
+        ["diff(Sum(x[i], (i, 1, D))/D, x[j])", "1/D", "1", "j", "j", "D"], {"D": ("positive", "integer")}
+    )
     hyps = (relation(one, j, "<="), relation(j2, D, "<="))
     good = numeric(L, R, "=", 0, 24, hyps)
-    assert good["status"] == "passed" and good["max_abs_err"] == 0.0     # 1/3 in float64, not float32
+    assert good["status"] == "passed" and good["max_abs_err"] == 0.0  # 1/3 in float64, not float32
     bad = numeric(L, parse_many(["1"])[0], "=", 0, 24, hyps)
     assert bad["status"] == "refuted" and bad["values"]["lhs"] != bad["values"]["rhs"]

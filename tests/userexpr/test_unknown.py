@@ -21,18 +21,21 @@ def run(tmp_path, text, *args):
     return r, json.loads(r.output)["files"][0]["chains"]
 
 
-@pytest.mark.parametrize("tex, status", [
-    (r"\frac{d}{dx} f(g(x)) = f'(g(x))\,g'(x)", "proved"),           # the chain rule, for every f and g
-    (r"\frac{d}{dx} f(g(x)) = f'(x)\,g'(x)", "refuted"),              # a wrong chain rule
-    (r"\frac{d}{dx} f(x)^2 = 2 f(x) f'(x)", "proved"),
-    (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h(x) + f(x) h'(x)", "proved"),
-    (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h'(x)", "refuted"),   # the product rule misremembered
-    (r"f(x)^2 \ge 0", "proved"),
-    (r"f(x) = f(-x)", "refuted"),                                     # not for every f
-    (r"\frac{\partial}{\partial \theta} \mathrm{CE}(y, \theta) = \operatorname{LSE}(\theta)", "refuted"),
-    (r"\frac{d}{d\phi} g_\phi(x) h(x) = h(x) \frac{\partial g_\phi(x)}{\partial \phi}", "proved"),
-    (r"\frac{d}{dx} \operatorname{LSE}(x)^2 = 2 \operatorname{LSE}(x) \operatorname{LSE}'(x)", "proved"),
-])
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\frac{d}{dx} f(g(x)) = f'(g(x))\,g'(x)", "proved"),  # the chain rule, for every f and g
+        (r"\frac{d}{dx} f(g(x)) = f'(x)\,g'(x)", "refuted"),  # a wrong chain rule
+        (r"\frac{d}{dx} f(x)^2 = 2 f(x) f'(x)", "proved"),
+        (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h(x) + f(x) h'(x)", "proved"),
+        (r"\frac{d}{dx} \big(f(x) h(x)\big) = f'(x) h'(x)", "refuted"),  # the product rule misremembered
+        (r"f(x)^2 \ge 0", "proved"),
+        (r"f(x) = f(-x)", "refuted"),  # not for every f
+        (r"\frac{\partial}{\partial \theta} \mathrm{CE}(y, \theta) = \operatorname{LSE}(\theta)", "refuted"),
+        (r"\frac{d}{d\phi} g_\phi(x) h(x) = h(x) \frac{\partial g_\phi(x)}{\partial \phi}", "proved"),
+        (r"\frac{d}{dx} \operatorname{LSE}(x)^2 = 2 \operatorname{LSE}(x) \operatorname{LSE}'(x)", "proved"),
+    ],
+)
 def test_a_link_with_unknown_functions_holds_for_every_function(tmp_path, tex, status):
     r, got = run(tmp_path, f"$$ {tex} $$\n")
     assert [c["status"] for c in got] == [status], r.output
@@ -59,7 +62,9 @@ def test_a_derivative_of_an_undefined_name_is_an_unknown_function_and_a_constant
 
 
 def test_sigma_undefined_is_an_unknown_function_but_never_refuted_where_the_sigmoid_holds(tmp_path):
-    text = "$$ \\sigma'(x) = \\sigma(x)(1 - \\sigma(x)) $$\n\n$$ \\frac{d}{dx} \\sigma(x)^2 = 2\\sigma(x)\\sigma'(x) $$\n"
+    text = (
+        "$$ \\sigma'(x) = \\sigma(x)(1 - \\sigma(x)) $$\n\n$$ \\frac{d}{dx} \\sigma(x)^2 = 2\\sigma(x)\\sigma'(x) $$\n"
+    )
     r, got = run(tmp_path, text)
     assert [c["status"] for c in got] == ["inconclusive", "proved"], r.output
     r, got = run(tmp_path, "$$\n% let: \\sigma = sigmoid\n\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))\n$$\n")
@@ -67,7 +72,9 @@ def test_sigma_undefined_is_an_unknown_function_but_never_refuted_where_the_sigm
 
 
 def test_a_defined_function_differentiated_with_primes_and_leibniz(tmp_path):
-    r, got = run(tmp_path, "$$ f(x) = x^3 $$\n\n$$ f'(x) = 3x^2 $$\n\n$$ \\frac{df}{dx} = 3x^2 $$\n\n$$ f''(x) = 6x $$\n")
+    r, got = run(
+        tmp_path, "$$ f(x) = x^3 $$\n\n$$ f'(x) = 3x^2 $$\n\n$$ \\frac{df}{dx} = 3x^2 $$\n\n$$ f''(x) = 6x $$\n"
+    )
     assert [c["status"] for c in got] == ["definition", "proved", "proved", "proved"], r.output
 
 
@@ -101,6 +108,7 @@ def test_draws_are_seeded_and_smooth():
 # --- the corpus' refutations that were misreadings (issue 28: 0 false refutations) ----------------
 # each is our own transcription in the style of the d2l-en chapter it stands for
 
+
 def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
     """information theory: entropy defined with a sum over a set (not read), then H(X) ≤ log k — H is one
     function, not any: bad input naming the display, never refuted."""
@@ -110,26 +118,32 @@ def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_pa
     assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
 
 
-@pytest.mark.parametrize("tex, status", [
-    (r"\left|e^{(k+1)}\right| \leq c (e^{(k)})^2", "bad-input"),   # Newton's error, a label: never exp(k)
-    (r"\mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}", "bad-input"),  # matrices
-    (r"\operatorname{ReLU}(x) = \max(x, 0)", "definition"),        # fresh: "defined as the maximum"
-    (r"\operatorname{ReLU}(x) + \mathrm{Sigmoid}(x) \ge 0", "proved"),  # the table's, in any case
-])
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\left|e^{(k+1)}\right| \leq c (e^{(k)})^2", "bad-input"),  # Newton's error, a label: never exp(k)
+        (r"\mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}", "bad-input"),  # matrices
+        (r"\operatorname{ReLU}(x) = \max(x, 0)", "definition"),  # fresh: "defined as the maximum"
+        (r"\operatorname{ReLU}(x) + \mathrm{Sigmoid}(x) \ge 0", "proved"),  # the table's, in any case
+    ],
+)
 def test_corpus_misreadings_are_read_or_refused(tmp_path, tex, status):
     r, got = run(tmp_path, f"$$ {tex} $$\n")
     assert [c["status"] for c in got] == [status], r.output
 
 
 def test_a_leibniz_derivative_at_its_variable_and_a_function_redefined(tmp_path):
-    text = ("Consider $g(x) = ax^{2}+ bx + c$. Then\n\n$$\n\\begin{aligned}\n\\frac{dg}{dx}(x) & = 2ax + b \\\\\n"
-            "\\frac{d^2g}{dx^2}(x) & = 2a.\n\\end{aligned}\n$$\n\n"
-            "Recall $f(\\mathbf{x}) = x_1^2 + 2 x_2^2$; we stretch it via\n\n$$ f(\\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2. $$\n\n"
-            "$$ \\operatorname{pReLU}(x) = \\max(0, x) + \\alpha \\min(0, x) $$\n")
+    text = (
+        "Consider $g(x) = ax^{2}+ bx + c$. Then\n\n$$\n\\begin{aligned}\n\\frac{dg}{dx}(x) & = 2ax + b \\\\\n"
+        "\\frac{d^2g}{dx^2}(x) & = 2a.\n\\end{aligned}\n$$\n\n"
+        "Recall $f(\\mathbf{x}) = x_1^2 + 2 x_2^2$; we stretch it via\n\n$$ f(\\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2. $$\n\n"
+        "$$ \\operatorname{pReLU}(x) = \\max(0, x) + \\alpha \\min(0, x) $$\n"
+    )
     r, got = run(tmp_path, text)
-    assert [c["status"] for c in got] == ["definition", "proved", "proved", "definition", "definition",
-                                          "definition"], r.output
-    assert got[1]["steps"][0]["expr"] == "diff(g(x), x)"   # g' at x, never g'·x
+    assert [c["status"] for c in got] == ["definition", "proved", "proved", "definition", "definition", "definition"], (
+        r.output
+    )
+    assert got[1]["steps"][0]["expr"] == "diff(g(x), x)"  # g' at x, never g'·x
     assert "redefines f" in got[4]["name"]
 
 
@@ -139,19 +153,27 @@ def test_function_names_typed_without_a_backslash(tmp_path):
     from mathcheck import latex
     from mathcheck.chains import DeriveError
 
-    assert latex.translate("2*sigmoid(z) - 1 + max(0, z) + tanh(z) + Log(x)") == \
-        "2*sigmoid(z) - 1 + Max(0, z) + tanh(z) + log(x)"
+    assert (
+        latex.translate("2*sigmoid(z) - 1 + max(0, z) + tanh(z) + Log(x)")
+        == "2*sigmoid(z) - 1 + Max(0, z) + tanh(z) + log(x)"
+    )
     with pytest.raises(DeriveError, match=r"abc\(…\): letters side by side"):
         latex.translate("abc(x)")
-    r, got = run(tmp_path, "$$ s = sigmoid(z) = \\frac{1}{1+\\exp(-z)} $$\n$$ \\frac{ds}{dz} = s(1-s) $$\n\n"
-                           "$$ \\tanh(z) = 2 \\cdot sigmoid(2z) - 1 $$\n")
+    r, got = run(
+        tmp_path,
+        "$$ s = sigmoid(z) = \\frac{1}{1+\\exp(-z)} $$\n$$ \\frac{ds}{dz} = s(1-s) $$\n\n"
+        "$$ \\tanh(z) = 2 \\cdot sigmoid(2z) - 1 $$\n",
+    )
     assert [c["status"] for c in got] == ["definition", "proved", "proved", "proved"], r.output
 
 
-@pytest.mark.parametrize("tex", [
-    r"\sum_i \alpha_i f(x_i) \geq f\left(\sum_i \alpha_i x_i\right)",   # Jensen, as d2l's convexity.md writes it
-    r"f\left(\frac{x + y}{2}\right) \leq \frac{f(x) + f(y)}{2}",         # midpoint convexity
-])
+@pytest.mark.parametrize(
+    "tex",
+    [
+        r"\sum_i \alpha_i f(x_i) \geq f\left(\sum_i \alpha_i x_i\right)",  # Jensen, as d2l's convexity.md writes it
+        r"f\left(\frac{x + y}{2}\right) \leq \frac{f(x) + f(y)}{2}",  # midpoint convexity
+    ],
+)
 def test_an_inequality_about_an_unknown_function_is_never_refuted(tmp_path, tex):
     """Its truth rests on conditions prose states (f convex, weights on the simplex): a drawn f that
     breaks it shows only that mathcheck did not read them. Our own transcriptions in d2l's style

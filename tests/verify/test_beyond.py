@@ -25,9 +25,18 @@ from mathcheck.verify import Options
 from mathcheck.verify import attention_variants as checks
 from mathcheck.verify import normalisation
 
-IDS = ("online-softmax", "kv-cache-equivalence", "grouped-query-attention", "rmsnorm-statistics",
-       "linear-attention-associativity", "alibi-distance-bias", "label-smoothing-decomposition",
-       "perplexity-exp-cross-entropy", "logsumexp-shift", "causal-mask-autoregressive")
+IDS = (
+    "online-softmax",
+    "kv-cache-equivalence",
+    "grouped-query-attention",
+    "rmsnorm-statistics",
+    "linear-attention-associativity",
+    "alibi-distance-bias",
+    "label-smoothing-decomposition",
+    "perplexity-exp-cross-entropy",
+    "logsumexp-shift",
+    "causal-mask-autoregressive",
+)
 
 
 def check_of(cid):
@@ -45,7 +54,7 @@ def test_the_ten_ids_are_section_9_after_the_article_in_order():
     ids = [e.id for e in registry.entries()]
     nine = [i for i in ids if registry.entry(i).section.startswith("§9")]
     assert nine == list(IDS)
-    assert ids[-len(IDS):] == list(IDS)  # after §8 and everything before it; §9.10 after §9.9
+    assert ids[-len(IDS) :] == list(IDS)  # after §8 and everything before it; §9.10 after §9.9
 
 
 @pytest.mark.parametrize("cid", ("online-softmax", "logsumexp-shift", "rmsnorm-statistics"))
@@ -159,9 +168,14 @@ def test_product_as_exp_sum_needs_positive_factors():
 
 
 def test_the_local_rules_are_not_trusted_kinds():
-    for rule in (rules.join_ranges(), rules.causal_mask(sp.Symbol("t", integer=True)),
-                 rules.delta_outside(), rules.factor_in(), rules.factor_out(),
-                 rules.product_as_exp_sum()):
+    for rule in (
+        rules.join_ranges(),
+        rules.causal_mask(sp.Symbol("t", integer=True)),
+        rules.delta_outside(),
+        rules.factor_in(),
+        rules.factor_out(),
+        rules.product_as_exp_sum(),
+    ):
         assert rule.kind not in rules.TRUSTED_KINDS and rule.check is not None
 
 
@@ -213,13 +227,19 @@ def test_kv_cache_checks_decode_against_causal_sdpa_and_catches_attending_before
 def test_causal_check_sees_a_leak_that_autograd_finds():
     c = registry.get("causal-mask-autoregressive")
     part = c.part("future-score")
-    s, k, t, u = sp.IndexedBase("s", real=True), sp.Symbol("k", integer=True), sp.Symbol("t", integer=True), \
-        sp.Symbol("u", integer=True)
+    s, k, t, u = (
+        sp.IndexedBase("s", real=True),
+        sp.Symbol("k", integer=True),
+        sp.Symbol("t", integer=True),
+        sp.Symbol("u", integer=True),
+    )
     # a "causal" row that leaks key t+1: its derivative in s_u is not 0 for u = t + 1
     v = sp.IndexedBase("v", real=True)
     leaky = derivations.attention_row(s, v, k, 1, t + 1)
     wrong = sp.Eq(sp.Derivative(leaky, s[u]), 0)
-    r = checks.causal_mask_autoregressive(statements("causal-mask-autoregressive", **{"future-score": wrong}), Options())
+    r = checks.causal_mask_autoregressive(
+        statements("causal-mask-autoregressive", **{"future-score": wrong}), Options()
+    )
     assert r.status == "refuted" and "future-score" in dict(r.counterexample)["case"]
     assert part.given  # the hypothesis u > t is on the part, not hidden in a rule
 
@@ -237,8 +257,15 @@ def test_audit_lists_section_9_as_beyond_the_article_with_papers():
     lines = text.splitlines()
     start = lines.index("beyond the article (each checks a paper's statement, not a seed sentence):")
     assert "§9.1  online-softmax: exact (beyond the article)" in lines[start + 1]
-    for cite in ("Dao et al. 2022", "Milakov & Gimelshein 2018", "Ainslie et al. 2023", "Shazeer 2019",
-                 "Zhang & Sennrich 2019", "Katharopoulos et al. 2020", "Press, Smith & Lewis 2022",
-                 "Szegedy et al. 2016"):
+    for cite in (
+        "Dao et al. 2022",
+        "Milakov & Gimelshein 2018",
+        "Ainslie et al. 2023",
+        "Shazeer 2019",
+        "Zhang & Sennrich 2019",
+        "Katharopoulos et al. 2020",
+        "Press, Smith & Lewis 2022",
+        "Szegedy et al. 2016",
+    ):
         assert cite in "\n".join(lines[start:]), cite
     assert lines[-1].startswith("verdicts: ") and lines[-1].endswith("(10 beyond the article)")

@@ -11,8 +11,13 @@ from mathcheck.verify import Options
 from mathcheck.verify import calculus as checks
 from mathcheck.verify._compare import Comparison
 
-IDS = ("chain-rule-linear-layer", "gradient-descent-decrease", "adam-update", "layernorm-statistics",
-       "residual-gradient-path")
+IDS = (
+    "chain-rule-linear-layer",
+    "gradient-descent-decrease",
+    "adam-update",
+    "layernorm-statistics",
+    "residual-gradient-path",
+)
 CHECKS = {cid: getattr(checks, cid.replace("-", "_")) for cid in IDS}
 
 
@@ -47,13 +52,17 @@ def test_descent_beta_bounds_the_hessian():
 def test_descent_step_bound_needs_the_step_size_condition():
     """Without η ≤ 1/β the last link of the descent chain is false, and the sign test says so."""
     eta, beta = sp.symbols("eta beta", positive=True)
-    part = Part("unconstrained", (Step(eta - beta * eta ** 2 / 2, "factor"),
-                                  Step(eta / 2, "claimed for every η", relation=">=")), general=False)
+    part = Part(
+        "unconstrained",
+        (Step(eta - beta * eta**2 / 2, "factor"), Step(eta / 2, "claimed for every η", relation=">=")),
+        general=False,
+    )
     assert steps.check_part(part, Context()).status == "refuted"
 
 
 def test_adam_step_is_not_scale_invariant_when_gradients_are_below_eps():
     """The seed's 'per-parameter step size' needs √v̂ ≫ ε: at |g| ~ ε Adam's step shrinks with g."""
+
     def first_step(scale):
         p = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
         opt = torch.optim.Adam([p], lr=1.0, eps=1e-8)

@@ -129,18 +129,21 @@ def test_additive_sinusoidal_scores_depend_on_absolute_position_rope_scores_do_n
     g = torch.Generator().manual_seed(0)
     d, t = check.ROPE_DIM, 5
     pe = check.sinusoidal_table(64, d)
-    wq, wk = (torch.randn(d, d, generator=g, dtype=torch.float64) / d ** 0.5 for _ in range(2))
+    wq, wk = (torch.randn(d, d, generator=g, dtype=torch.float64) / d**0.5 for _ in range(2))
     m = torch.arange(0, 40)
     additive = ((pe[m] @ wq) * (pe[m + t] @ wk)).sum(-1)
     assert float(additive.max() - additive.min()) > 1e-2
     q, k = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
     mp = m.to(torch.float64)
-    rope = (check.rope_rotate_half(q.expand(len(m), -1), mp) * check.rope_rotate_half(k.expand(len(m), -1), mp + t)).sum(-1)
+    rope = (
+        check.rope_rotate_half(q.expand(len(m), -1), mp) * check.rope_rotate_half(k.expand(len(m), -1), mp + t)
+    ).sum(-1)
     assert float(rope.max() - rope.min()) < 1e-10
 
 
-@pytest.mark.parametrize("claim_id", ["attention-permutation-equivariance", "rope-relative-position",
-                                      "attention-complexity"])
+@pytest.mark.parametrize(
+    "claim_id", ["attention-permutation-equivariance", "rope-relative-position", "attention-complexity"]
+)
 def test_statements_survive_pickling(claim_id):
     """The cache and -j N pickle statements; PE is a local SymPy class that must rebuild by name."""
     import pickle

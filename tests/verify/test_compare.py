@@ -20,9 +20,9 @@ SOFTMAX = sp.exp(z[i]) / sp.Sum(sp.exp(z[k]), (k, 1, n))
 
 
 def test_the_bound_covers_cancellation_and_vanishes_without_it():
-    v, err = BoundedEvaluator({x: 1e8}).pair((x + 1) ** 2 - x ** 2)
+    v, err = BoundedEvaluator({x: 1e8}).pair((x + 1) ** 2 - x**2)
     assert abs(float(v) - 200000001) <= float(err) and 1 < float(err) < 100  # 1e16 loses digits
-    v, err = BoundedEvaluator({x: 3}).pair(x ** 2 + 2 * x)  # exact inputs: a few ε of the result
+    v, err = BoundedEvaluator({x: 3}).pair(x**2 + 2 * x)  # exact inputs: a few ε of the result
     assert float(v) == 15 and 0 < float(err) < 10 * 15 * 2.3e-16
 
 
@@ -55,7 +55,12 @@ def test_derived_binding_moves_under_autograd():
     zz = torch.tensor([0.3, -1.0, 2.0], dtype=torch.float64)
     pp = torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64)
     e = sp.Derivative(-sp.Sum(p[j] * ls[j], (j, 1, 3)), z[i])
-    env = {z: zz, p: pp, ls: Derived(lambda b: F.log_softmax(b["z"], -1)), i: torch.arange(1.0, 4.0, dtype=torch.float64)}
+    env = {
+        z: zz,
+        p: pp,
+        ls: Derived(lambda b: F.log_softmax(b["z"], -1)),
+        i: torch.arange(1.0, 4.0, dtype=torch.float64),
+    }
     v, _, _ = evaluate_bounded(e, env)
     assert torch.allclose(v, F.softmax(zz, 0) - pp, atol=1e-15)
 
@@ -115,6 +120,7 @@ def test_replay_flags_carry_every_option_that_changes_a_result():
     from mathcheck.outcome import replay
 
     assert replay("prove", ["c"], replay_options(Options(seed=7))) == "mathcheck prove c"
-    assert replay("prove", ["c"], replay_options(Options(seed=7, dtype="float32", device="cuda:1"),
-                                                 ("my_claims.py",))) == \
-        "mathcheck prove c --dtype float32 --device cuda:1 --from my_claims.py"
+    assert (
+        replay("prove", ["c"], replay_options(Options(seed=7, dtype="float32", device="cuda:1"), ("my_claims.py",)))
+        == "mathcheck prove c --dtype float32 --device cuda:1 --from my_claims.py"
+    )

@@ -78,9 +78,17 @@ def test_seed_sweep_docs_keep_one_section_per_dtype(tmp_path):
     import seeds
 
     def report(dtype, bad):
-        return {"seeds": [1, 2], "claims": 1, "dtype": dtype, "jobs": 1, "runs": 2, "derive_seconds": 0.1,
-                "seconds": 1.0, "peak_rss_mb": 300.0,
-                "not_proved": [{"seed": 2, "claim": "c", "status": "refuted"}] if bad else []}
+        return {
+            "seeds": [1, 2],
+            "claims": 1,
+            "dtype": dtype,
+            "jobs": 1,
+            "runs": 2,
+            "derive_seconds": 0.1,
+            "seconds": 1.0,
+            "peak_rss_mb": 300.0,
+            "not_proved": [{"seed": 2, "claim": "c", "status": "refuted"}] if bad else [],
+        }
 
     doc = tmp_path / "soundness.md"
     doc.write_text("# Soundness\n\nbefore\n")

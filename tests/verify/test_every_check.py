@@ -34,7 +34,6 @@ def test_a_check_refuses_a_part_it_does_not_know(cid):
         _run_check(claim, {"no-such-part": statement})
 
 
-
 def test_the_same_seed_gives_the_same_verdict(claim_id):
     """The check run again at seed 0 (on one thread, as the engine runs it) repeats the engine's
     numeric verdict field for field: status, evidence, largest error, counterexample."""

@@ -11,7 +11,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.sampling import named_integers, tensor_integer
 from mathcheck.verify import Options
 
-REVERSED = '''
+REVERSED = """
 from mathcheck.claim import Body, Mutant, Part, Step
 from mathcheck.lazy import sympy as sp
 from mathcheck.registry import claim
@@ -25,7 +25,7 @@ def build():
     return Body(assumptions=("f real",), parts=(Part("p", (Step(s, "s"), Step(sp.Integer(0), "gone")),
                                                      given=(sp.Lt(t, u),)),),
                 mutants=(Mutant("one", "1", (("p", sp.Eq(s, 1)),)), Mutant("two", "2", (("p", sp.Eq(s, 2)),))))
-'''
+"""
 
 
 def test_named_integers_are_the_constants_and_ends_plus_minus_one_and_large_values():

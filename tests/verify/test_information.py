@@ -24,6 +24,7 @@ def _dist(n, seed, scale=2.0):
 
 # --- PyTorch behaviours the claims pin ------------------------------------------------------------
 
+
 def test_kl_div_is_kl_of_target_from_exp_input():
     p, q = _dist(7, 1), _dist(7, 2)
     cat = torch.distributions.Categorical
@@ -59,10 +60,15 @@ def test_categorical_clamps_probabilities_so_autograd_misses_dI_dp_at_p_1():
 
 # --- the claims -----------------------------------------------------------------------------------
 
+
 def test_seed_verdicts():
     kinds = {cid: registry.get(cid).seed_verdict[0] for cid in IDS}
-    assert kinds == {"information-content": "imprecise", "entropy-bounds": "holds-with-conditions",
-                     "gibbs-inequality": "holds-with-conditions", "kl-distillation": "imprecise"}
+    assert kinds == {
+        "information-content": "imprecise",
+        "entropy-bounds": "holds-with-conditions",
+        "gibbs-inequality": "holds-with-conditions",
+        "kl-distillation": "imprecise",
+    }
     assert "KL(teacher‖student)" in registry.get("kl-distillation").seed_verdict[1]
 
 
@@ -106,7 +112,7 @@ def test_hinton_zero_mean_form_holds_for_zero_mean_logits():
     zz = z.clone().requires_grad_(True)
     loss = F.cross_entropy((zz / T).unsqueeze(0), F.softmax(v / T, -1).unsqueeze(0))
     (grad,) = torch.autograd.grad(loss, zz)
-    assert torch.allclose(grad * T ** 2, (z - v) / n, atol=1e-4)
+    assert torch.allclose(grad * T**2, (z - v) / n, atol=1e-4)
 
 
 def test_relate_inequalities():
@@ -120,6 +126,7 @@ def test_relate_inequalities():
 
 def test_sign_test_refutes_log_above_chord_and_proves_lemma():
     from mathcheck.symbolic.decide import sign_test
+
     x = sp.Symbol("x", positive=True)
     bad = sign_test(sp.log(x) - (x - 1))  # SymPy's minimum raises on this form
     assert bad.value is False and float(dict(bad.counterexample)["difference"]) < 0

@@ -13,8 +13,11 @@ from mathcheck.verify import Options
 from mathcheck.verify import linear_algebra as la
 from tests.conftest import proved
 
-CHECKS = {"qkv-projection-shapes": la.qkv_projection_shapes, "dot-product-cosine": la.dot_product_cosine,
-          "scaling-prevents-saturation": la.scaling_prevents_saturation}
+CHECKS = {
+    "qkv-projection-shapes": la.qkv_projection_shapes,
+    "dot-product-cosine": la.dot_product_cosine,
+    "scaling-prevents-saturation": la.scaling_prevents_saturation,
+}
 
 
 def test_shape_rule_derives_nothing_for_a_misaligned_product():
@@ -33,6 +36,7 @@ def test_statements_survive_a_parallel_run():
     """Verdicts cross process boundaries pickled; SymPy rebuilds each equation with evaluation on,
     which turns ``Eq(f(M), Matrix(...))`` into ``False``. Scalar size statements stay as they are."""
     import pickle
+
     for claim_id in CHECKS:
         for part, statement in registry.get(claim_id).statements().items():
             assert pickle.loads(pickle.dumps(statement)) == statement, (claim_id, part)
@@ -120,4 +124,3 @@ def test_saturation_check_fails_without_the_scale():
 
 def test_saturation_sample_size_has_the_stated_power():
     assert all(la._sat_power(d) <= la.SAT_TRIALS for d in la.SAT_DKS)
-

@@ -19,10 +19,12 @@ from mathcheck.verify import Options
 from mathcheck.verify import probability as checks
 
 IDS = ("softmax-simplex", "cross-entropy-softmax-gradient", "mle-equals-cross-entropy", "temperature-sharpness")
-CHECKS = {"softmax-simplex": checks.softmax_simplex,
-          "cross-entropy-softmax-gradient": checks.cross_entropy_softmax_gradient,
-          "mle-equals-cross-entropy": checks.mle_equals_cross_entropy,
-          "temperature-sharpness": checks.temperature_sharpness}
+CHECKS = {
+    "softmax-simplex": checks.softmax_simplex,
+    "cross-entropy-softmax-gradient": checks.cross_entropy_softmax_gradient,
+    "mle-equals-cross-entropy": checks.mle_equals_cross_entropy,
+    "temperature-sharpness": checks.temperature_sharpness,
+}
 
 
 def statements(cid, **replace):
@@ -46,8 +48,9 @@ def test_the_float_facts_the_seed_glosses_over_hold_in_this_torch():
     naive = torch.exp(z) / torch.exp(z).sum()
     assert torch.isnan(naive).all()
     assert torch.allclose(F.softmax(z, 0), torch.exp(z - z.max()) / torch.exp(z - z.max()).sum(), atol=0, rtol=1e-15)
-    assert torch.equal(F.softmax(torch.tensor([0.0, -1000.0], dtype=torch.float64), 0),
-                       torch.tensor([1.0, 0.0], dtype=torch.float64))
+    assert torch.equal(
+        F.softmax(torch.tensor([0.0, -1000.0], dtype=torch.float64), 0), torch.tensor([1.0, 0.0], dtype=torch.float64)
+    )
     # the checks record the same facts as comparisons that can fail
     v = checks.softmax_simplex(statements("softmax-simplex"), Options())
     facts = [d for d in v.details if d.startswith("fact:")]
@@ -67,8 +70,7 @@ def test_mean_reduction_is_not_the_sequence_loss():
     c = registry.get("mle-equals-cross-entropy")
     mean = c.part("mean-reduction")
     wrong = sp.Eq(mean.lhs, -sp.log(sp.Function("Likelihood")(sp.IndexedBase("p", positive=True))), evaluate=False)
-    v = checks.mle_equals_cross_entropy(statements("mle-equals-cross-entropy", **{"mean-reduction": wrong}),
-                                        Options())
+    v = checks.mle_equals_cross_entropy(statements("mle-equals-cross-entropy", **{"mean-reduction": wrong}), Options())
     assert v.status == "refuted" and "mean" in dict(v.counterexample)["case"]
 
 
@@ -76,19 +78,22 @@ def test_relations_are_checked_entry_by_entry():
     """A reversed inequality is refuted numerically: the relation checks can fail."""
     c = registry.get("softmax-simplex")
     order = c.part("order-preserving")
-    v = checks.softmax_simplex(statements("softmax-simplex", **{
-        "order-preserving": sp.Lt(order.lhs, 0, evaluate=False)}), Options())
+    v = checks.softmax_simplex(
+        statements("softmax-simplex", **{"order-preserving": sp.Lt(order.lhs, 0, evaluate=False)}), Options()
+    )
     assert v.status == "refuted" and "order-preserving" in dict(v.counterexample)["case"]
     t = registry.get("temperature-sharpness")
-    v = checks.temperature_sharpness(statements("temperature-sharpness", **{
-        "sharpness": sp.Le(t.part("sharpness").lhs, 0, evaluate=False)}), Options())
+    v = checks.temperature_sharpness(
+        statements("temperature-sharpness", **{"sharpness": sp.Le(t.part("sharpness").lhs, 0, evaluate=False)}),
+        Options(),
+    )
     assert v.status == "refuted"
 
 
 def test_temperature_attaches_an_entropy_plot_that_rises():
     v = checks.temperature_sharpness(statements("temperature-sharpness"), Options())
     assert v.status == "passed"
-    plot, = v.plots
+    (plot,) = v.plots
     assert plot.name == "entropy-vs-temperature" and plot.logx and len(plot.series) == 3
     for label, xs, ys in plot.series:
         assert len(xs) == len(ys) == 26 and list(xs) == sorted(xs)
@@ -113,9 +118,14 @@ def test_split_rule_cannot_prove_a_false_bound():
     z, s, i, _, k, n = derivations.logits()
     total = sp.Sum(sp.exp(z[k]), (k, 1, n))
     rest = sp.Sum(sp.exp(z[k]), (k, 1, i - 1)) + sp.Sum(sp.exp(z[k]), (k, i + 1, n))
-    part = Part("too-strong", (Step(sp.exp(z[i]) / total, "s_i"),
-                               Step(sp.exp(z[i]) / (sp.exp(z[i]) + rest), "split", derivations.split_at(i)),
-                               Step(sp.Rational(1, 2), "claimed ≤ 1/2", relation="<=")))
+    part = Part(
+        "too-strong",
+        (
+            Step(sp.exp(z[i]) / total, "s_i"),
+            Step(sp.exp(z[i]) / (sp.exp(z[i]) + rest), "split", derivations.split_at(i)),
+            Step(sp.Rational(1, 2), "claimed ≤ 1/2", relation="<="),
+        ),
+    )
     ctx = registry.get("softmax-simplex").context
     assert steps.check_part(part, ctx).status == "refuted"
 
@@ -123,8 +133,8 @@ def test_split_rule_cannot_prove_a_false_bound():
 def test_cross_entropy_gradient_of_the_mean_reduction_is_divided_by_the_batch():
     z = torch.randn(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).requires_grad_()
     y = torch.tensor([0, 5, 2, 2])
-    g_sum, = torch.autograd.grad(F.cross_entropy(z, y, reduction="sum"), z)
-    g_mean, = torch.autograd.grad(F.cross_entropy(z, y), z)
+    (g_sum,) = torch.autograd.grad(F.cross_entropy(z, y, reduction="sum"), z)
+    (g_mean,) = torch.autograd.grad(F.cross_entropy(z, y), z)
     expected = F.softmax(z.detach(), -1) - F.one_hot(y, 6).to(torch.float64)
     assert torch.allclose(g_sum, expected, atol=1e-15, rtol=0)
     assert torch.allclose(g_mean * 4, expected, atol=1e-15, rtol=0)

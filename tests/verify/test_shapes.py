@@ -38,6 +38,7 @@ def runner():
 
 # --- mathcheck shapes ---------------------------------------------------------------------------------
 
+
 def test_shapes_prints_the_seed_example_table(runner):
     r = runner.invoke(main, ["shapes"])
     assert r.exit_code == 0
@@ -56,18 +57,27 @@ def test_shapes_json(runner):
     by = {row["name"]: row for row in report["rows"]}
     assert by["heads: transpose(1, 2)"]["shape"] == [3, 3, 5, 4]
     assert by["scores Q_h K_h^T / sqrt(D_head)"] == {
-        "name": "scores Q_h K_h^T / sqrt(D_head)", "symbolic": "(B, H, L, L)",
-        "shape": [3, 3, 5, 5], "observed": [3, 3, 5, 5], "ok": True}
+        "name": "scores Q_h K_h^T / sqrt(D_head)",
+        "symbolic": "(B, H, L, L)",
+        "shape": [3, 3, 5, 5],
+        "observed": [3, 3, 5, 5],
+        "ok": True,
+    }
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--D", "9"], "error: D = 9 is not divisible by H = 2: each head needs D_head = D/H columns"),
-    (["--B", "0"], "error: --B must be a positive integer, got 0"),
-    (["--H", "-2"], "error: --H must be a positive integer, got -2"),
-    (["--L", "four"], "error: --L must be a positive integer, got 'four'"),
-    (["--L", "100000"], "error: the scores tensor (B, H, L, L) would have 40000000000 entries; "
-                        "the limit is 10000000"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--D", "9"], "error: D = 9 is not divisible by H = 2: each head needs D_head = D/H columns"),
+        (["--B", "0"], "error: --B must be a positive integer, got 0"),
+        (["--H", "-2"], "error: --H must be a positive integer, got -2"),
+        (["--L", "four"], "error: --L must be a positive integer, got 'four'"),
+        (
+            ["--L", "100000"],
+            "error: the scores tensor (B, H, L, L) would have 40000000000 entries; the limit is 10000000",
+        ),
+    ],
+)
 def test_shapes_bad_input_is_one_line_and_exit_2(runner, args, message):
     r = runner.invoke(main, ["shapes", *args])
     assert r.exit_code == 2
@@ -102,6 +112,7 @@ def test_a_view_that_changes_the_number_of_entries_is_rejected():
 
 # --- what PyTorch does, pinned ----------------------------------------------------------------------
 
+
 def test_sdpa_true_attends_but_mha_key_padding_true_ignores():
     """The two masks have opposite conventions; the claim's mutants rely on telling them apart."""
     g = torch.Generator().manual_seed(0)
@@ -133,6 +144,7 @@ def test_minus_infinity_gives_exactly_zero_weight_and_zero_does_not():
 
 
 # --- the checks -------------------------------------------------------------------------------------
+
 
 def test_view_without_transpose_is_caught_at_the_seed_example():
     claim = registry.get("multihead-split-merge")

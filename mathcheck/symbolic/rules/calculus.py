@@ -15,8 +15,9 @@ from mathcheck.symbolic.rules.base import Env, Rule, SideCondition, _is_apply
 
 def differentiate(wrt: sp.Symbol | sp.Indexed, name: str = "differentiate") -> Rule:
     """Evaluate ``Derivative`` objects (``doit`` on derivatives only)."""
-    return Rule(name, "calculus", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False)))
+    return Rule(
+        name, "calculus", lambda e: e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False))
+    )
 
 
 def limit_laws(name: str = "limit laws: of a sum, product, quotient (nonzero limit), termwise in a finite sum") -> Rule:
@@ -45,7 +46,7 @@ def limit_laws(name: str = "limit laws: of a sum, product, quotient (nonzero lim
             b = lim(e.base, x, x0, d)
             if (e.exp.is_negative or not e.exp.is_integer) and b.is_zero is not False:
                 raise Fails(e)
-            return b ** e.exp
+            return b**e.exp
         if isinstance(e, sp.Sum):
             if any(lo.has(x) or hi.has(x) for _, lo, hi in e.limits):
                 raise Fails(e)
@@ -65,6 +66,7 @@ def limit_laws(name: str = "limit laws: of a sum, product, quotient (nonzero lim
                 return lim(f, x, x0, str(d))
             except Fails:
                 return L
+
         return e.replace(lambda a: isinstance(a, sp.Limit), one)
 
     return Rule(name, "calculus", fn)
@@ -88,12 +90,20 @@ def reciprocal_limit(T: sp.Symbol, eps: sp.Symbol, name: str = "substitute ε = 
             raise SideCondition(f"{eps} is not fresh: the expression or the part already uses it")
         for L in e.atoms(sp.Limit):
             if L.args[1] == T and L.args[2] != sp.oo:
-                raise SideCondition(f"the limit of {sp.sstr(L.args[0])} is at {T} → {L.args[2]}, not at +∞: "
-                                    f"ε = 1/{T} does not tend to 0 there")
+                raise SideCondition(
+                    f"the limit of {sp.sstr(L.args[0])} is at {T} → {L.args[2]}, not at +∞: "
+                    f"ε = 1/{T} does not tend to 0 there"
+                )
 
-    return Rule(name, "calculus", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Limit) and x.args[1] == T and x.args[2] == sp.oo,
-        lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+")), check=check)
+    return Rule(
+        name,
+        "calculus",
+        lambda e: e.replace(
+            lambda x: isinstance(x, sp.Limit) and x.args[1] == T and x.args[2] == sp.oo,
+            lambda x: sp.Limit(x.args[0].xreplace({T: 1 / eps}), eps, 0, "+"),
+        ),
+        check=check,
+    )
 
 
 def difference_quotient(eps: sp.Symbol, name: str = "lim g(ε)/ε = g′(0) as g(0) = 0") -> Rule:
@@ -118,8 +128,9 @@ def difference_quotient(eps: sp.Symbol, name: str = "lim g(ε)/ε = g′(0) as g
                 raise SideCondition(f"the limit is at {eps} → {L.args[2]}, not at 0")
             g = g_of(L)
             if sp.simplify(g.xreplace({eps: 0}).doit()) != 0:
-                raise SideCondition(f"g(0) = 0 is not shown for g = {sp.sstr(g)}: the quotient g(ε)/ε "
-                                    f"is not a difference quotient")
+                raise SideCondition(
+                    f"g(0) = 0 is not shown for g = {sp.sstr(g)}: the quotient g(ε)/ε is not a difference quotient"
+                )
             slope = sp.Subs(sp.Derivative(g, eps), eps, 0).doit()
             if slope.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 raise SideCondition(f"g′(0) is not finite for g = {sp.sstr(g)}")
@@ -130,8 +141,12 @@ def difference_quotient(eps: sp.Symbol, name: str = "lim g(ε)/ε = g′(0) as g
             return L
         return sp.Subs(sp.Derivative(g, eps), eps, 0)
 
-    return Rule(name, "calculus", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Limit) and x.args[1] == eps, to_derivative), check=check)
+    return Rule(
+        name,
+        "calculus",
+        lambda e: e.replace(lambda x: isinstance(x, sp.Limit) and x.args[1] == eps, to_derivative),
+        check=check,
+    )
 
 
 def unique_zero(name: str = "the zeros on (0, ∞) (solveset)") -> Rule:

@@ -30,8 +30,10 @@ def substitute(mapping: dict, name: str, kind: str = "assumption", both_sides: b
     def check(e, env: Env):
         for k, v in mapping.items():
             if not follows_from(k, v, env.hypotheses):
-                raise SideCondition(f"substitution {sp.sstr(k)} = {sp.sstr(v)} does not follow from a "
-                                    f"hypothesis of the part (add Eq({sp.sstr(k)}, {sp.sstr(v)}) to its given)")
+                raise SideCondition(
+                    f"substitution {sp.sstr(k)} = {sp.sstr(v)} does not follow from a "
+                    f"hypothesis of the part (add Eq({sp.sstr(k)}, {sp.sstr(v)}) to its given)"
+                )
 
     return Rule(name, kind, lambda e: e.xreplace(mapping), both_sides=both_sides, check=check)
 
@@ -56,14 +58,22 @@ def witness(hypothesis: sp.Rel, var: sp.Expr, name: str | None = None) -> Rule:
         if var.free_symbols & env.symbols:
             raise SideCondition(f"{var} is not fresh: the part's statement or hypotheses use its symbols")
 
-    return Rule(name or f"{sp.sstr(hypothesis)}: write {sp.sstr(a)} = {sp.sstr(b)} + {var}", "assumption",
-                lambda e: e.xreplace({a: b + var}), check=check)
+    return Rule(
+        name or f"{sp.sstr(hypothesis)}: write {sp.sstr(a)} = {sp.sstr(b)} + {var}",
+        "assumption",
+        lambda e: e.xreplace({a: b + var}),
+        check=check,
+    )
 
 
 def unfold(name: str, func_name: str, definition: Callable) -> Rule:
     """Replace every application ``func_name(args)`` by ``definition(*args)``."""
-    return Rule(name, "definition", lambda e: e.replace(
-        lambda x: _is_apply(x, func_name), lambda x: definition(*x.args)), both_sides=True)
+    return Rule(
+        name,
+        "definition",
+        lambda e: e.replace(lambda x: _is_apply(x, func_name), lambda x: definition(*x.args)),
+        both_sides=True,
+    )
 
 
 def unfold_indexed(name: str, base: sp.IndexedBase, definition: Callable) -> Rule:
@@ -76,9 +86,13 @@ def unfold_indexed(name: str, base: sp.IndexedBase, definition: Callable) -> Rul
         statement = sp.Eq(base[xs], definition(*xs), evaluate=False)
     except (TypeError, ValueError):  # a definition taking *args: printed by name only
         statement = None
-    return Rule(name, "definition", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: definition(*x.indices)),
-        both_sides=True, statement=statement)
+    return Rule(
+        name,
+        "definition",
+        lambda e: e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: definition(*x.indices)),
+        both_sides=True,
+        statement=statement,
+    )
 
 
 def _instance(pattern_lhs, pattern_rhs, lhs, rhs, fixed) -> dict | None:
@@ -138,8 +152,9 @@ def lemma(name: str, lhs: sp.Basic, rhs: sp.Basic, part: str | None = None) -> R
         if at is None and _rearranged(stmt.lhs - stmt.rhs, lhs - rhs):
             at = {}
         if at is None:
-            raise SideCondition(f"{sp.sstr(lhs)} = {sp.sstr(rhs)} is not an instance of part {cited!r}: "
-                                f"{sp.sstr(stmt)}")
+            raise SideCondition(
+                f"{sp.sstr(lhs)} = {sp.sstr(rhs)} is not an instance of part {cited!r}: {sp.sstr(stmt)}"
+            )
         # the cited hypotheses, instantiated the same way; the axioms and definitions it relies on
         # (printed as text) are the claim's, like its notation
         hyps = tuple(h.xreplace(at) for h in hyps if isinstance(h, sp.Basic))
@@ -147,8 +162,9 @@ def lemma(name: str, lhs: sp.Basic, rhs: sp.Basic, part: str | None = None) -> R
         # definitions of notation are the claim's (every part reads a symbol the same way)
         missing = [h for h in hyps if canonical_sums(h) not in mine and not is_definition(h)]
         if missing:
-            raise SideCondition(f"part {cited!r} assumes {', '.join(sp.sstr(h) for h in missing)}, "
-                                f"which this part does not")
+            raise SideCondition(
+                f"part {cited!r} assumes {', '.join(sp.sstr(h) for h in missing)}, which this part does not"
+            )
 
     return Rule(name, "lemma", lambda e: e.xreplace({lhs: rhs}), check=check)
 
@@ -180,7 +196,9 @@ def _inside(x, enclosing, lo, hi, hyps) -> bool:
     return _nonnegative(x - lo, hyps) and _nonnegative(hi - x, hyps)
 
 
-def surprisal(p: sp.IndexedBase, s: sp.IndexedBase, total: sp.Basic, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1") -> Rule:
+def surprisal(
+    p: sp.IndexedBase, s: sp.IndexedBase, total: sp.Basic, name: str = "p_i = exp(−s_i), s_i ≥ 0: 0 < p_i ≤ Σ_j p_j = 1"
+) -> Rule:
     """Write every ``p_i`` as ``e^{−s_i}`` with ``s_i = −log p_i ≥ 0`` fresh: a positive ``p_i`` in a
     distribution is at most ``Σ_j p_j = 1``; whatever is then shown for every such ``s`` holds for
     the one with ``s_i = −log p_i``.
@@ -199,21 +217,34 @@ def surprisal(p: sp.IndexedBase, s: sp.IndexedBase, total: sp.Basic, name: str =
 
     def check(e, env: Env):
         requires(total)(e, env)
-        if not (isinstance(total, sp.Equality) and total.rhs == 1 and isinstance(total.lhs, sp.Sum)
-                and total.lhs.function == p[total.lhs.limits[0][0]]):
+        if not (
+            isinstance(total, sp.Equality)
+            and total.rhs == 1
+            and isinstance(total.lhs, sp.Sum)
+            and total.lhs.function == p[total.lhs.limits[0][0]]
+        ):
             raise SideCondition(f"{sp.sstr(total)} does not say that the entries of {p} sum to 1")
         if not p[probe].is_positive:
             raise SideCondition(f"the entries of {p} must be positive by their assumptions (log p_i is real)")
         if not s[probe].is_nonnegative:
             raise SideCondition(f"the entries of {s} must be nonnegative by their assumptions")
-        if s in e.free_symbols or s in env.symbols or any(isinstance(a, sp.Indexed) and a.base == s
-                                                          for a in env.symbols):
+        if (
+            s in e.free_symbols
+            or s in env.symbols
+            or any(isinstance(a, sp.Indexed) and a.base == s for a in env.symbols)
+        ):
             raise SideCondition(f"{s} is not fresh: the expression or the part already uses it")
         _, lo, hi = total.lhs.limits[0]
         for x, enclosing in _entries(e, p):
             if not _inside(x, enclosing, lo, hi, env.hypotheses):
-                raise SideCondition(f"nothing places the index of {sp.sstr(p[x])} in {lo}..{hi}: Σ p = 1 over "
-                                    f"{lo}..{hi} bounds only the entries in that range (p_{{n+1}} may be 5)")
+                raise SideCondition(
+                    f"nothing places the index of {sp.sstr(p[x])} in {lo}..{hi}: Σ p = 1 over "
+                    f"{lo}..{hi} bounds only the entries in that range (p_{{n+1}} may be 5)"
+                )
 
-    return Rule(name, "assumption", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Indexed) and x.base == p, lambda x: sp.exp(-s[x.indices[0]])), check=check)
+    return Rule(
+        name,
+        "assumption",
+        lambda e: e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == p, lambda x: sp.exp(-s[x.indices[0]])),
+        check=check,
+    )

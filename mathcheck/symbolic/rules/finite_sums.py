@@ -40,11 +40,13 @@ def square_of_sum(fresh: sp.Symbol) -> Rule:
     def fn(e):
         def expand_square(x):
             s = x.base
-            (i, a, b), = s.limits
+            ((i, a, b),) = s.limits
             return sp.Sum(sp.Sum(s.function * s.function.xreplace({i: fresh}), (fresh, a, b)), (i, a, b))
 
-        return e.replace(lambda x: isinstance(x, sp.Pow) and x.exp == 2 and isinstance(x.base, sp.Sum)
-                         and len(x.base.limits) == 1, expand_square)
+        return e.replace(
+            lambda x: isinstance(x, sp.Pow) and x.exp == 2 and isinstance(x.base, sp.Sum) and len(x.base.limits) == 1,
+            expand_square,
+        )
 
     return Rule("square of a finite sum", "law", fn, check=check)
 
@@ -90,12 +92,16 @@ def split_last(upper: sp.Expr, name: str = "split off the last term of a finite 
     (true for every integer t under SymPy's convention for empty and reversed ranges)."""
 
     def split(x):
-        (v, a, b), = x.limits
+        ((v, a, b),) = x.limits
         return sp.Sum(x.function, (v, a, b - 1)) + x.function.xreplace({v: b})
 
-    return Rule(name, "law", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.limits[0][2] == upper, split),
-        both_sides=True, check=_no_more)
+    return Rule(
+        name,
+        "law",
+        lambda e: e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and x.limits[0][2] == upper, split),
+        both_sides=True,
+        check=_no_more,
+    )
 
 
 def split_at(i: sp.Symbol, name: str | None = None, where: Callable[[sp.Sum], bool] | None = None) -> Rule:
@@ -111,17 +117,21 @@ def split_at(i: sp.Symbol, name: str | None = None, where: Callable[[sp.Sum], bo
             raise SideCondition(f"nothing says where {i} lies; splitting a sum at {i} needs a ≤ {i} ≤ b")
         for x in e.atoms(sp.Sum):
             if len(x.limits) == 1 and where(x):
-                (_, a, b), = x.limits
+                ((_, a, b),) = x.limits
                 if not ((r[0] - a).is_nonnegative and (b - r[1]).is_nonnegative):
                     raise SideCondition(f"{i} ∈ [{r[0]}, {r[1]}] is not known to lie in [{a}, {b}]")
 
     def split(x):
-        (k, a, b), = x.limits
+        ((k, a, b),) = x.limits
         f = x.function
         return sp.Sum(f, (k, a, i - 1)) + f.xreplace({k: i}) + sp.Sum(f, (k, i + 1, b))
 
-    return Rule(name or f"split the sum at k = {i}", "law", lambda e: e.replace(
-        lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and where(x), split), check=check)
+    return Rule(
+        name or f"split the sum at k = {i}",
+        "law",
+        lambda e: e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1 and where(x), split),
+        check=check,
+    )
 
 
 def _bounds(v, hyps):
@@ -134,7 +144,7 @@ def _bounds(v, hyps):
     elif v.is_nonnegative:
         lows.append(sp.Integer(0))
     for h in hyps:
-        for c in (h.args if isinstance(h, sp.And) else (h,)):
+        for c in h.args if isinstance(h, sp.And) else (h,):
             if not isinstance(c, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
                 continue
             small, big = (c.lhs, c.rhs) if isinstance(c, (sp.LessThan, sp.StrictLessThan)) else (c.rhs, c.lhs)
@@ -172,7 +182,7 @@ def _nonnegative(e, hyps, depth: int = 3) -> bool:
 
 
 def _sum_parts(x):
-    (k, a, b), = x.limits
+    ((k, a, b),) = x.limits
     return x.function, k, a, b
 
 
@@ -187,7 +197,9 @@ def _require(ok, why):
         raise SideCondition(why)
 
 
-def join_ranges(name: str = "adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)") -> Rule:
+def join_ranges(
+    name: str = "adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{c} f = Σ_{k=a}^{c} f (a−1 ≤ b ≤ c)",
+) -> Rule:
     """Join two sums of the same summand over adjacent ranges into one (a law of finite sums).
 
     Side condition: the hypotheses give a − 1 ≤ b ≤ c (both ranges are ranges, possibly empty)."""
@@ -205,9 +217,11 @@ def join_ranges(name: str = "adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{
                     g, k2, a2, c = _sum_parts(s2)
                     if sp.expand(a2 - (b + 1)) == 0 and sp.expand(g.xreplace({k2: k}) - f) == 0:
                         if hyps is not None:
-                            _require(_nonnegative(b - a + 1, hyps) and _nonnegative(c - b, hyps),
-                                     f"joining Σ_{{{k}={a}}}^{{{b}}} and Σ^{{{c}}} needs {a} − 1 ≤ {b} ≤ {c} "
-                                     f"from the hypotheses")
+                            _require(
+                                _nonnegative(b - a + 1, hyps) and _nonnegative(c - b, hyps),
+                                f"joining Σ_{{{k}={a}}}^{{{b}}} and Σ^{{{c}}} needs {a} − 1 ≤ {b} ≤ {c} "
+                                f"from the hypotheses",
+                            )
                         rest = [t for t in terms if t is not s1 and t is not s2]
                         return sp.Add(*rest, sp.Sum(f, (k, a, c)))
             return x
@@ -217,7 +231,9 @@ def join_ranges(name: str = "adjacent ranges join: Σ_{k=a}^{b} f + Σ_{k=b+1}^{
     return _law(name, work)
 
 
-def causal_mask(t: sp.Expr, name: str = "causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b") -> Rule:
+def causal_mask(
+    t: sp.Expr, name: str = "causal mask: keys k ≤ t kept (mask 1), keys k > t removed (mask 0); a − 1 ≤ t ≤ b"
+) -> Rule:
     """``Σ_{k=a}^{b} causal(t, k) f(k) = Σ_{k=a}^{t} f(k)``: the mask is 1 for k ≤ t and 0 after
     (its definition), so the terms t+1..b vanish.
 
@@ -232,10 +248,14 @@ def causal_mask(t: sp.Expr, name: str = "causal mask: keys k ≤ t kept (mask 1)
             keep = [z for z in factors if not z.has(mask)]
             masks = [z for z in factors if z.has(mask)]
             if hyps is not None:
-                _require(masks == [mask(t, k)], f"the summand {sp.sstr(f)} is not causal({t}, {k}) times a "
-                                                f"factor free of the mask")
-                _require(_nonnegative(t - a + 1, hyps) and _nonnegative(b - t, hyps),
-                         f"nothing places {t} in {a} − 1..{b}: the mask does not split Σ_{{{k}={a}}}^{{{b}}} at {t}")
+                _require(
+                    masks == [mask(t, k)],
+                    f"the summand {sp.sstr(f)} is not causal({t}, {k}) times a factor free of the mask",
+                )
+                _require(
+                    _nonnegative(t - a + 1, hyps) and _nonnegative(b - t, hyps),
+                    f"nothing places {t} in {a} − 1..{b}: the mask does not split Σ_{{{k}={a}}}^{{{b}}} at {t}",
+                )
             if masks != [mask(t, k)]:
                 return x
             return sp.Sum(sp.Mul(*keep), (k, a, t))  # the terms t+1..b are all 0
@@ -271,13 +291,22 @@ def delta_outside(name: str = "δ_ku = 0 for every k in a..b when u lies outside
                 for dlt in deltas:
                     u = dlt.args[1] if dlt.args[0] == k else dlt.args[0]
                     ok = ok or (not u.has(k) and outside(u, a, b, hyps))
-                _require(ok, f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b} and outside "
-                             f"{b + 1}..{a - 1} (a reversed range is not empty: Σ_{{k=a}}^{{b}} = "
-                             f"−Σ_{{k=b+1}}^{{a−1}} for b < a − 1)")
+                _require(
+                    ok,
+                    f"nothing places the index of {sp.sstr(deltas[0])} outside {a}..{b} and outside "
+                    f"{b + 1}..{a - 1} (a reversed range is not empty: Σ_{{k=a}}^{{b}} = "
+                    f"−Σ_{{k=b+1}}^{{a−1}} for b < a − 1)",
+                )
             return sp.Integer(0)
 
-        return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1
-                         and any(isinstance(z, sp.KroneckerDelta) for z in sp.Mul.make_args(x.function)), vanish)
+        return e.replace(
+            lambda x: (
+                isinstance(x, sp.Sum)
+                and len(x.limits) == 1
+                and any(isinstance(z, sp.KroneckerDelta) for z in sp.Mul.make_args(x.function))
+            ),
+            vanish,
+        )
 
     return _law(name, work)
 
@@ -292,13 +321,12 @@ def factor_in(name: str = "distributivity: c·Σ_k f(k) = Σ_k c·f(k) for c fre
             inner = [z for z in sp.Mul.make_args(x.function) if isinstance(z, sp.Sum) and len(z.limits) == 1]
             if len(inner) != 1 or not isinstance(x.function, sp.Mul):
                 return x
-            s_, = inner
+            (s_,) = inner
             rest = [z for z in x.function.args if z is not s_]
             var = s_.limits[0][0]
             if any(z.has(var) for z in rest):
                 if hyps is not None:
-                    raise SideCondition(f"a factor of {sp.sstr(x.function)} depends on {var}: it cannot "
-                                              f"enter Σ_{var}")
+                    raise SideCondition(f"a factor of {sp.sstr(x.function)} depends on {var}: it cannot enter Σ_{var}")
                 return x
             return sp.Sum(sp.Sum(s_.function * sp.Mul(*rest), *s_.limits), *x.limits)
 
@@ -341,8 +369,7 @@ def product_as_exp_sum(name: str = "Π_t p_t = exp(Σ_t log p_t) for p_t > 0") -
     def work(e, hyps):
         def rewrite(x):
             f = x.function
-            if hyps is not None and f.is_positive is not True and sp.Gt(f, 0) not in hyps \
-                    and sp.Lt(0, f) not in hyps:
+            if hyps is not None and f.is_positive is not True and sp.Gt(f, 0) not in hyps and sp.Lt(0, f) not in hyps:
                 raise SideCondition(f"nothing says the factor {sp.sstr(f)} is positive")
             return sp.exp(sp.Sum(sp.log(f), *x.limits))
 
@@ -366,11 +393,17 @@ def small_remainder(e: sp.Expr, m: sp.Expr, name: str | None = None) -> Rule:
         if not m.is_positive:
             raise SideCondition(f"{m} must be positive by its assumptions")
         if not (_nonnegative(e, env.hypotheses) and _nonnegative(m - 1 - e, env.hypotheses)):
-            raise SideCondition(f"nothing places {e} in 0..{m} − 1 (its assumptions, a given or the "
-                                f"Context's index range): ⌊{e}/{m}⌋ = 0 needs 0 ≤ {e} < {m}")
+            raise SideCondition(
+                f"nothing places {e} in 0..{m} − 1 (its assumptions, a given or the "
+                f"Context's index range): ⌊{e}/{m}⌋ = 0 needs 0 ≤ {e} < {m}"
+            )
 
-    return Rule(name or f"0 ≤ {e} < {m}: ⌊{e}/{m}⌋ = 0, {e} mod {m} = {e}", "assumption",
-                lambda x: x.xreplace({sp.floor(e / m): 0, sp.Mod(e, m): e}), check=check)
+    return Rule(
+        name or f"0 ≤ {e} < {m}: ⌊{e}/{m}⌋ = 0, {e} mod {m} = {e}",
+        "assumption",
+        lambda x: x.xreplace({sp.floor(e / m): 0, sp.Mod(e, m): e}),
+        check=check,
+    )
 
 
 def remainder_as_floor(name: str = "definition of the remainder: c mod m = c − m⌊c/m⌋") -> Rule:

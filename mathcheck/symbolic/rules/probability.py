@@ -34,8 +34,11 @@ def _random(e, bases) -> bool:
 
 def variance_definition() -> Rule:
     """``Var(X) = E[X²] − E[X]²``."""
-    return Rule("definition of variance", "definition", lambda e: e.replace(
-        lambda x: _is_apply(x, "Var"), lambda x: E(x.args[0] ** 2) - E(x.args[0]) ** 2))
+    return Rule(
+        "definition of variance",
+        "definition",
+        lambda e: e.replace(lambda x: _is_apply(x, "Var"), lambda x: E(x.args[0] ** 2) - E(x.args[0]) ** 2),
+    )
 
 
 def variance_scaling(random_bases: Iterable[sp.IndexedBase]) -> Rule:
@@ -47,7 +50,7 @@ def variance_scaling(random_bases: Iterable[sp.IndexedBase]) -> Rule:
         const = [f for f in sp.Mul.make_args(arg) if not _random(f, bases)]
         rand = [f for f in sp.Mul.make_args(arg) if _random(f, bases)]
         c = sp.Mul(*const)
-        return c ** 2 * Var(sp.Mul(*rand))
+        return c**2 * Var(sp.Mul(*rand))
 
     return Rule("Var(cX) = c² Var(X)", "axiom", lambda e: e.replace(lambda x: _is_apply(x, "Var"), scale))
 
@@ -80,14 +83,17 @@ def linearity(*groups: Iterable[sp.IndexedBase]) -> Rule:
         for f in factors:
             touched = [n for n, g in enumerate(groups) if _random(f, g)]
             if len(touched) > 1:  # a factor mixing independent groups cannot be split off
-                raise SideCondition(f"{sp.sstr(f)} depends on more than one independent group; "
-                                    f"E[XY] = E[X]E[Y] needs each factor in one group")
+                raise SideCondition(
+                    f"{sp.sstr(f)} depends on more than one independent group; "
+                    f"E[XY] = E[X]E[Y] needs each factor in one group"
+                )
             if touched:
                 by_group.setdefault(touched[0], []).append(f)
         return const * sp.Mul(*[E(sp.Mul(*fs)) for _, fs in sorted(by_group.items())])
 
     name = "linearity of expectation; independence of " + " and ".join(
-        "{" + ", ".join(sorted(str(b) for b in g)) + "}" for g in groups)
+        "{" + ", ".join(sorted(str(b) for b in g)) + "}" for g in groups
+    )
     return Rule(name, "axiom", lambda e: e.replace(lambda x: _is_apply(x, "E"), lambda x: lin(x.args[0])))
 
 
@@ -111,8 +117,9 @@ def moments(table: dict) -> Rule:
         if len(powers) == 1:
             return mu
         a, b = powers[0].indices[0], powers[1].indices[0]
-        return mu ** 2 + sigma ** 2 * sp.KroneckerDelta(a, b)
+        return mu**2 + sigma**2 * sp.KroneckerDelta(a, b)
 
     names = ", ".join(f"{b}: mean {m}, variance {s**2}" for b, (m, s) in table.items())
-    return Rule(f"moments of i.i.d. components ({names})", "axiom",
-                lambda e: e.replace(lambda x: _is_apply(x, "E"), moment))
+    return Rule(
+        f"moments of i.i.d. components ({names})", "axiom", lambda e: e.replace(lambda x: _is_apply(x, "E"), moment)
+    )

@@ -30,4 +30,4 @@ def test_a_witness_is_fresh_and_as_strict_as_its_hypothesis():
 
 def test_unfold_replaces_every_application_by_its_definition():
     f = sp.Function("f")
-    assert unfold("f(t) = t²", "f", lambda t: t ** 2).apply(f(a) + f(b + 1)) == a ** 2 + (b + 1) ** 2
+    assert unfold("f(t) = t²", "f", lambda t: t**2).apply(f(a) + f(b + 1)) == a**2 + (b + 1) ** 2

@@ -14,7 +14,7 @@ def test_the_variance_is_its_definition():
 
 
 def test_a_constant_comes_out_of_the_variance_squared():
-    assert variance_scaling([X]).apply(Var(c * X[1])) == c ** 2 * Var(X[1])
+    assert variance_scaling([X]).apply(Var(c * X[1])) == c**2 * Var(X[1])
 
 
 def test_expectation_splits_a_product_across_groups_only():
