@@ -1,4 +1,5 @@
-"""The linter, as CI runs it: ruff with the project's rules (pyproject.toml's [tool.ruff])."""
+"""The linter and the formatter, as CI runs them: ruff with the project's rules (pyproject.toml's
+[tool.ruff]): ``ruff check`` and ``ruff format --check``."""
 
 import shutil
 import subprocess
@@ -17,6 +18,24 @@ def test_ruff_finds_nothing():
         [ruff, "check", "--no-cache", "mathcheck", "tests", "bench"], cwd=ROOT, capture_output=True, text=True
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-1000:]
+
+
+def test_ruff_format_leaves_the_tree_as_it_is():
+    """``ruff format --check`` (120 columns; the corpora and fixtures, which are data, excluded)."""
+    if shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists():
+        pytest.fail("ruff is not installed: pip install -e '.[test]'")
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    r = subprocess.run([ruff, "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, "run `ruff format .`:\n" + r.stdout[-3000:] + r.stderr[-1000:]
+    # and the check can fail: a file laid out by hand is refused
+    probe = subprocess.run(
+        [ruff, "format", "--check", "--stdin-filename", "mathcheck/lintprobe.py", "-"],
+        input="x = {'a':1}\n",
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert probe.returncode == 1, probe.stdout + probe.stderr
 
 
 def _ruff_on(source: str, as_path: str) -> subprocess.CompletedProcess:
