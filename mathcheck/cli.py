@@ -713,14 +713,16 @@ def check(lhs, rhs, assume, seed, as_json, timeout, file_, jobs) -> None:
         fail("-j/--jobs runs the rows of --file FILE in parallel; one identity takes no -j")
     from mathcheck.usercheck import check as run_check
 
-    from mathcheck.render import json as rj, text
-
     result = run_check(lhs, rhs, assume=list(assume), seed=seed, timeout=timeout)
-    if as_json:
+    if as_json:  # the one renderer asked for is imported
+        from mathcheck.render import json as rj
+
         click.echo(json.dumps(rj.check_result(result), ensure_ascii=False, indent=2))
     elif result.status == "bad-input":
         click.echo(f"error: {result.message}", err=True)
     else:
+        from mathcheck.render import text
+
         click.echo("\n".join(text.check_result(result)))
     sys.exit(result.exit_code)
 
@@ -745,9 +747,9 @@ def _check_file(path: str, seed: int, as_json: bool, timeout: float, jobs: int):
 
     status = worst(r.status for r in results)
     if as_json:
-        click.echo(json.dumps(rj.check_batch(rows, results), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(rj.check_batch(rows, results, batch.totals(results)), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(text.check_batch(rows, results)))
+        click.echo("\n".join(text.check_batch(rows, results, batch.totals(results))))
         if status.word in ("refuted", "inconclusive"):  # -j changes no result: not in the line
             click.echo(
                 "replay: "

@@ -472,10 +472,9 @@ def check_result(r) -> list[str]:
     return out
 
 
-def check_batch(rows, results) -> list[str]:
-    """``check --file`` as terminal text: one line a row (two for a counterexample), then the totals."""
-    from mathcheck.userexpr.batch import totals
-
+def check_batch(rows, results, totals: dict) -> list[str]:
+    """``check --file`` as terminal text: one line a row (two for a counterexample), then the totals
+    (the rows counted by status, ``userexpr.batch.totals``)."""
     out = []
     for row, r in zip(rows, results):
         if r.status == "bad-input":
@@ -485,7 +484,7 @@ def check_batch(rows, results) -> list[str]:
         if r.counterexample is not None:
             where = ", ".join(f"{k} = {v}" for k, v in r.counterexample.items())
             out.append(f"    counterexample: {where}")
-    t = totals(results)
+    t = totals
     out.append(
         f"{_n(len(results), 'row')}: {t['proved']} proved, {t['refuted']} refuted, "
         f"{t['inconclusive']} inconclusive, {t['bad-input']} bad input"

@@ -200,6 +200,24 @@ def test_named_boundaries(low, high):
     assert bad == []
 
 
+def test_renderers_import_no_pipeline():
+    """``render/`` prints what the commands computed: it imports no user pipeline (``userexpr``) and no
+    command that computes (issue 34: ``check --file``'s totals were counted by the renderer through
+    ``userexpr.batch``). The HTML page reads the author's LaTeX with ``latex/`` to show it as written."""
+    graph = imports(PKG)
+    bad = [
+        f"{m} imports {t} at line {line}"
+        for m, targets in sorted(graph.items())
+        if m.startswith("mathcheck.render")
+        for t, line in targets.items()
+        if t.startswith(PIPELINES)
+    ]
+    assert bad == []
+
+
+PIPELINES = ("mathcheck.userexpr", "mathcheck.verify", "mathcheck.conform", "mathcheck.model", "mathcheck.engine")
+
+
 @pytest.mark.parametrize("package", ["derivations", "symbolic"])
 def test_never_imports_torch(package):
     found = []

@@ -218,10 +218,10 @@ def test_totals_and_lines_of_a_failed_worker():
     r = batch._failed(row, 0, "the worker process failed: OSError")
     assert isinstance(r, CheckResult) and r.status == "inconclusive"
     assert batch.totals([r, _R("proved")]) == {"proved": 1, "refuted": 0, "inconclusive": 1, "bad-input": 0}
-    text = render_text.check_batch([row], [r])
+    text = render_text.check_batch([row], [r], batch.totals([r]))
     assert text[0].startswith("line 7: inconclusive: x = x") and "worker process failed" in text[0]
     assert text[-1] == "1 row: 0 proved, 0 refuted, 1 inconclusive, 0 bad input"
-    assert render_json.check_batch([row], [r])["rows"][0]["line"] == 7
+    assert render_json.check_batch([row], [r], batch.totals([r]))["rows"][0]["line"] == 7
 
 
 def test_check_rows_keeps_file_order_and_reports_progress():
