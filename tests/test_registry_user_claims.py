@@ -412,12 +412,12 @@ def test_a_reference_that_does_not_fit_is_an_error_and_a_wrong_one_refutes(tmp_p
 
     src = pathlib.Path(ALIBI).read_text()
     (tmp_path / "bad_param.py").write_text(
-        src.replace("reference=sdpa_weights)", "reference=lambda s, q, n: s)").replace(
+        src.replace("reference=sdpa_weights,", "reference=lambda s, q, n: s,").replace(
             "alibi-query-term-cancels", "alibi-bad-param"
         )
     )
     (tmp_path / "wrong_ref.py").write_text(
-        src.replace("reference=sdpa_weights)", "reference=lambda s, m, n: s)").replace(
+        src.replace("reference=sdpa_weights,", "reference=lambda s, m, n: s,").replace(
             "alibi-query-term-cancels", "alibi-wrong-ref"
         )
     )

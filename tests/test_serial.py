@@ -55,7 +55,11 @@ def test_assumptions_indexed_sums_derivatives_and_matrices():
     ]
     for v in values:
         back = roundtrip(v)
-        assert sp.srepr(back) == sp.srepr(v)
+        # the structure as built (srepr, symbols bare), symbols compared by their facts (==): srepr prints a Symbol's assumptions
+        # as first given, and SymPy's cache may hand back Symbol('k', integer=True, real=True) for
+        # Symbol('k', integer=True) when another test made it first (serial stores one spelling)
+        bare = lambda e: re.sub(r"(Symbol|Dummy)\('(\w+)'[^)]*\)", r"\1('\2')", sp.srepr(e))  # noqa: E731
+        assert back == v and bare(back) == bare(v) and serial.dumps(back) == serial.dumps(v)
     assert roundtrip(f(x)).func == f and roundtrip(f(x)).func.is_real
 
 
