@@ -64,7 +64,7 @@ def _importable(stmt: ast.stmt) -> bool:
     """An import statement that runs here (its module installed); a package's own imports are dropped."""
     try:
         exec(compile(ast.Module([stmt], []), "<import>", "exec"), {})  # our own ast node: an import, nothing else
-    except Exception:
+    except Exception:  # noqa: BLE001 - an import that fails in any way is not importable
         return False
     return True
 

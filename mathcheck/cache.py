@@ -295,7 +295,7 @@ def load(k: str | None, entry, kind: str) -> tuple | None:
         return payload
     except Invalid as exc:
         reason = str(exc)
-    except Exception as exc:  # a check of ours that did not foresee this content: still not trusted
+    except Exception as exc:  # noqa: BLE001 - a check of ours that did not foresee this content: still not trusted
         reason = f"unreadable ({type(exc).__name__})"
     log.info(f"cache: ignoring the {kind} entry of {entry.id}: {reason}; recomputing and replacing it")
     return None
@@ -431,7 +431,7 @@ def load_view(k: str | None, options: tuple) -> dict | None:
 def _claim(entry):
     try:
         return entry.build()
-    except Exception:  # a broken claim's payload is ("error", line): it refers to no claim
+    except Exception:  # noqa: BLE001 - a broken claim's payload is ("error", line): it refers to no claim
         return None
 
 

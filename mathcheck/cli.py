@@ -242,7 +242,7 @@ def _is_expression(token: str) -> bool:
 
     try:
         parser.parse(token)
-    except Exception:  # any refusal: then it is not one, and click reports it as an option
+    except Exception:  # noqa: BLE001 - any refusal: then it is not one, and click reports it as an option
         return False
     return True
 

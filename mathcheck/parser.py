@@ -1109,7 +1109,7 @@ def parse_many(
                 symbols[name] = sp.Symbol(name, **_symbol_assumptions(name, props, name in roles.integer))
     except ParseError:
         raise
-    except Exception as exc:  # SymPy's InconsistentAssumptions and friends
+    except Exception as exc:  # noqa: BLE001 - SymPy's InconsistentAssumptions and friends
         raise ParseError(f"inconsistent assumptions: {' '.join(str(exc).split())}"[:200]) from None
     out = []
     for text, (tree, src) in zip(texts, parsed):

@@ -113,7 +113,7 @@ def user_code(what: str) -> Iterator[None]:
         if _sigint_seen:  # Ctrl-C: the person stops the run
             raise
         raise UserCodeExit(_line(what, sys.exc_info()[1])) from None
-    except BaseException as exc:  # noqa: B036 - SystemExit, os._exit, GeneratorExit, ...: the user's exit
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, os._exit, GeneratorExit, ...: the user's exit
         raise UserCodeExit(_line(what, exc)) from None
     finally:
         os._exit, posix._exit = real_exit, real_posix_exit

@@ -265,7 +265,7 @@ def load_entry_points() -> None:
         module = value.split(":", 1)[0].strip()
         try:
             importlib.import_module(module)
-        except Exception as exc:  # a broken plug-in must not take the built-in catalog down silently
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not take the built-in catalog down silently
             raise LoadError(f"entry point {name!r} ({value}) failed to load: {exc}") from None
 
 
@@ -331,7 +331,7 @@ def load_from(spec: str) -> list[str]:
         raise LoadError(
             f"--from {spec!r}: module not found ({exc.name}); give a file path or an importable module"
         ) from None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a module that fails to import in any way is a LoadError naming it
         raise LoadError(f"--from {spec!r}: {type(exc).__name__}: {exc}") from None
     added = tuple(e for e in _ENTRIES.values() if e.module == name)
     if not added:

@@ -371,7 +371,7 @@ def _call(node: ast.Call, depth: int):
         return _construct(cls, args, kwargs)
     except (Malformed, RecursionError):
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - SymPy refuses the arguments: the entry is malformed, never trusted
         raise Malformed(f"{name or 'function'}(...) could not be built: {type(exc).__name__}") from None
 
 
@@ -584,7 +584,7 @@ def decode(data, claim=None, depth: int = 0, _exprs: dict | None = None) -> Any:
             values[name] = v
         try:
             return cls(**values)
-        except Exception as exc:  # __post_init__ rejects a value (e.g. an unknown status)
+        except Exception as exc:  # noqa: BLE001 - __post_init__ rejects a value (e.g. an unknown status)
             raise Malformed(f"{data['type']} rejects its fields: {exc}") from None
     raise Malformed(f"unknown object type {tag!r}")
 

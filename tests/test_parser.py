@@ -247,7 +247,7 @@ def test_the_audit_hook_would_see_code_running():
     global _WATCHING
     _WATCHING = True
     try:
-        eval("1 + 1")  # noqa: S307 - a test of the test's own probe
+        eval("1 + 1")
     finally:
         _WATCHING = False
     assert _SEEN == ["exec"]

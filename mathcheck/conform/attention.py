@@ -302,7 +302,7 @@ def _backward(fn, s, gen, simple, variant):
         return err
     try:
         gq, gk, gv = torch.autograd.grad(first_output(out), leaves, dO, allow_unused=True)
-    except Exception as exc:  # not differentiable: report it as this property's failure
+    except Exception as exc:  # noqa: BLE001 - not differentiable: report it as this property's failure
         return Outcome(
             False, float("inf"), note=f"autograd through the callable raised {type(exc).__name__}: {exc}", crashed=True
         )

@@ -394,7 +394,7 @@ def adapt_rotary(fn, roles: dict) -> Callable:
                 for form in forms():
                     try:
                         out = call(x0, pos, layout, form, deinterleaved).detach().to(torch.float64)
-                    except Exception:  # this layout does not fit the apply: the next one is tried
+                    except Exception:  # noqa: BLE001 - this layout does not fit the apply: the next one is tried
                         continue
                     ran = ran or (layout, form, False)
                     pairs = ("interleaved",) if deinterleaved else ("half", "interleaved")

@@ -61,7 +61,7 @@ def _grad(fn, z, other):
         return None, err
     try:
         (g,) = torch.autograd.grad(out, x)
-    except Exception as exc:  # not differentiable
+    except Exception as exc:  # noqa: BLE001 - not differentiable
         return None, Outcome(False, float("inf"), note=f"autograd raised {type(exc).__name__}: {exc}", crashed=True)
     return g, None
 

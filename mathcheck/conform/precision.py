@@ -187,7 +187,7 @@ def measure(call, n: int) -> Precision:
         try:
             with rec:
                 a, err = call_tensor(call)
-        except Exception as exc:  # a dispatch mode the code does not tolerate: say so, assume float64
+        except Exception as exc:  # noqa: BLE001 - a dispatch mode the code does not tolerate: say so, assume float64
             return Precision(note=f"could not trace: {type(exc).__name__}", n=n)
         if err:
             return Precision(note="the probe call raised; the properties report it", n=n)
@@ -195,7 +195,7 @@ def measure(call, n: int) -> Precision:
         try:
             with Widen():
                 w, err = call_tensor(call)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the widened run failed: reported with the as-written run
             w, err = None, exc
     ops = tuple(sorted(rec.dtypes, key=lambda d: -torch.finfo(d).eps))
     a64 = a.detach().to(F64) if a.is_floating_point() else a.detach()

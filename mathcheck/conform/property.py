@@ -104,7 +104,7 @@ def compare(user, derived, tol: float, what: str, rtol: float = 0.0) -> Outcome:
         return replace(o, ok=False, tolerance=0.0, note=(o.note + "; " if o.note else "") + why)
     try:
         user = torch.as_tensor(user).detach().to(F64)
-    except Exception:  # None, a tuple of tensors, a string...: the callable returned something else
+    except Exception:  # noqa: BLE001 - None, a tuple of tensors, a string...: the callable returned something else
         return Outcome(
             False,
             float("inf"),
@@ -153,7 +153,7 @@ def build_module(
         return None, err
     try:
         return module.to(dtype).eval(), None  # eval mode: dropout off, as the derived formulas assume
-    except Exception as exc:  # not a module
+    except Exception as exc:  # noqa: BLE001 - not a module
         return None, Outcome(
             False,
             float("inf"),
@@ -187,7 +187,7 @@ def call(fn, *args, **kwargs) -> tuple[Any, Outcome | None]:
 
     try:
         return guarded(fn, *args, **kwargs), None
-    except Exception as exc:  # their code raised: a failure to report with its message
+    except Exception as exc:  # noqa: BLE001 - their code raised: a failure to report with its message
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return None, Outcome(
             False,

@@ -173,7 +173,7 @@ def run_property(prop, fn, target, kind, variant, seed, sizes_override, simple) 
             "inconclusive",
             note=f"the derived side could not be evaluated: {type(exc).__name__}: {exc}",
         )
-    except Exception as exc:  # e.g. a result of an unexpected shape met our reference: undecided, said so
+    except Exception as exc:  # noqa: BLE001 - e.g. a result of an unexpected shape met our reference: undecided, said so
         return Result(
             prop.name,
             prop.claim,

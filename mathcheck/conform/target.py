@@ -35,7 +35,7 @@ def load(target: str) -> Callable:
         sys.path.insert(0, str(file.resolve().parent))  # the file's sibling modules import as they would there
         try:
             guarded(spec.loader.exec_module, module)  # the user's module, contained like every call
-        except Exception as exc:  # the user's file failed to import: say where, in one line
+        except Exception as exc:  # noqa: BLE001 - the user's file failed to import: say where, in one line
             sys.modules.pop(mod_name, None)
             raise BadInput(f"target {target!r}: importing {path} raised {type(exc).__name__}: {exc}") from None
         finally:

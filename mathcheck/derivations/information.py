@@ -154,7 +154,7 @@ def information_content() -> Body:
         I(pq) = I(p) + I(q) \text{ for independent events}.
     """
     p, q = sp.symbols("p q", positive=True)
-    I = sp.Function("I")  # noqa: E741
+    I = sp.Function("I")
     define = rules.unfold("definition of I", "I", lambda a: -sp.log(a))
     definition = Part(
         "definition",

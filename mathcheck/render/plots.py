@@ -39,7 +39,7 @@ def label(s: str) -> str:
 
     try:
         MathTextParser("path").parse(out)
-    except Exception:  # mathtext knows a subset of TeX: better plain text than no plot
+    except Exception:  # noqa: BLE001 - mathtext knows a subset of TeX: better plain text than no plot
         return s
     return out
 

@@ -243,18 +243,15 @@ def _printer():
             # its factors, one fraction bar, and no doubled parentheses
             den = [a.base if a.exp == -1 else a.base**-a.exp for a in e.args if a.is_Pow and a.exp.is_negative]
             num = [a for a in e.args if not (a.is_Pow and a.exp.is_negative)]
-            join = lambda xs: (
-                "*".join(
-                    f"({self._print(x)})"
-                    if x.is_Add
-                    # noqa: E731
-                    else self._print(x)
-                    if x.is_Mul
-                    else self.parenthesize(x, 50)
-                    for x in xs
-                )
-                or "1"
-            )
+
+            def factor(x) -> str:
+                if x.is_Add:
+                    return f"({self._print(x)})"
+                return self._print(x) if x.is_Mul else self.parenthesize(x, 50)
+
+            def join(xs) -> str:
+                return "*".join(factor(x) for x in xs) or "1"
+
             out = join(num)
             if den:
                 d = join(den)

@@ -116,7 +116,7 @@ def check_rows(
     ``jobs > 1`` runs the rows in that many forked worker processes; ``on_done`` is called once per
     finished row (a progress bar)."""
     tasks = [(row, seed, timeout) for row in rows]
-    import mathcheck.symbolic.steps  # noqa: F401 - once here, not in every row's forked child
+    import mathcheck.symbolic.steps
     import mathcheck.userexpr.symbolic_side  # noqa: F401
 
     if jobs <= 1 or len(rows) <= 1:

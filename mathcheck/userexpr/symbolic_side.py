@@ -48,13 +48,10 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     L, R = taken
     d = L - R
     out = {"difference": short(d)}
-    done = lambda status, how, **kw: {
-        **out,
-        "status": status,
-        "how": how,
-        **kw,  # noqa: E731
-        "seconds": time.perf_counter() - start,
-    }
+
+    def done(status: str, how: str, **kw) -> dict:
+        return {**out, "status": status, "how": how, **kw, "seconds": time.perf_counter() - start}
+
     if relation in ("=", "<=", ">=") and d == 0:
         return done("proved", "structural")
     if relation == "=" and not d.has(sp.Sum, sp.Derivative, sp.Integral):  # a polynomial identity: no search needed

@@ -17,7 +17,7 @@ from mathcheck.numeric.tolerance import measured_tolerance
 from tests.paths import TESTS
 
 sys.path.insert(0, str(TESTS / "conform_corpus"))
-import reduced  # noqa: E402
+import reduced
 
 CAUSAL = Variant(causal=True)
 

@@ -8,7 +8,7 @@ import pytest
 from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
-import fuzz  # noqa: E402
+import fuzz
 
 COUNTS = ("false_proofs", "false_refutations", "crashes", "hangs")
 

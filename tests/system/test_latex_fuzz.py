@@ -10,7 +10,7 @@ from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import latex_fuzz  # noqa: E402
+import latex_fuzz
 
 
 def test_a_seeded_slice_reads_back_with_no_mismatch():

@@ -15,9 +15,9 @@ from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import mutation  # noqa: E402
+import mutation
 
-from mathcheck import registry  # noqa: E402
+from mathcheck import registry
 
 EVERY = 10
 CHUNKS = 4
