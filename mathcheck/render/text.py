@@ -173,7 +173,7 @@ def claim_description(c) -> list[str]:
         if hyps:
             lines.append(f"    given {'; '.join(math(h) for h in hyps)}:")
         for n, step in enumerate(p.steps):
-            rel = "   " if n == 0 else f" {step.relation.replace('>=', '≥').replace('<=', '≤'):<2}"
+            rel = "   " if n == 0 else f" {_REL.get(step.relation, step.relation):<2}"
             rule = f" [{step.rule.name}]" if step.rule is not None else ""
             lines.append(f"   {rel}{math(step.expr)}")
             lines.append(f"        ({step.reason}{rule})")
