@@ -8,9 +8,9 @@ grouped-query-attention and online-softmax the same way.
 
     >>> import torch
     >>> e = softmax()                          # exp(c + z_i)/Σ_k exp(c + z_k)  (softmax-simplex)
-    >>> z = torch.tensor([[0.0, 1.0]], dtype=torch.float64)
-    >>> ev(e, {"z": z, "c": -z.amax(-1, keepdim=True)}, grid={"i": 2})
-    tensor([[0.2689, 0.7311]], dtype=torch.float64)
+    >>> z = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    >>> ev(e, {"z": z, "c": -z.max(), "n": 2}, grid={"i": 2})
+    tensor([0.2689, 0.7311], dtype=torch.float64)
 """
 
 from __future__ import annotations

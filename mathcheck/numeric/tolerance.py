@@ -87,9 +87,6 @@ GENERIC_ATOL, GENERIC_RTOL = 1e-10, 1e-9
 # An equation among the generic check's hypotheses holds where |a − b| ≤ HYPOTHESIS_REL·max(1, |a|, |b|)
 # in float64 (a normalisation Σ p = 1 summed in float64 is off by a few ε, never by 1e-12).
 HYPOTHESIS_REL = 1e-12
-# A dot product below SIGN_ATOL·‖a‖‖b‖ counts as zero when its sign is compared (§ dot-product-cosine):
-# the float error of the angles' construction is ~n·1e-16, the angles compared are ≥ 30° apart.
-SIGN_ATOL = 1e-9
 # An implementation compared with a library function (a blockwise loop with SDPA, a cache with causal
 # SDPA: §9): the two round differently inside a reduction neither exposes, so atol = rtol =
 # LIBRARY_FACTOR·N·ε (N the longest reduction) instead of propagated bounds.
@@ -112,8 +109,8 @@ def measured_tolerance(correct_error: float, scale: float, eps: float, terms: in
     float32, so ε_acc = min(ε, 2⁻²³), growing as √N (the probabilistic bound). An error S = 4 times
     a correct build's fails.
 
-    >>> measured_tolerance(0.01, 2.0, 2 ** -7)   # bfloat16, a correct build off by 0.01 at |y| ≤ 2
-    0.0625
+    >>> f"{measured_tolerance(0.01, 2.0, 2 ** -7):.4g}"   # bfloat16, a correct build off by 0.01 at |y| ≤ 2
+    '0.0625'
     """
     acc = min(eps, 2.0**-23)
     return SAFETY * max(correct_error, (eps + acc * terms**0.5) * scale)
