@@ -39,8 +39,9 @@ TOLERANCE_MODEL = (
 # At PRECISION_DIGITS = 50 the evaluation's own error is ~1e-48; 1e-30 leaves 18 digits of margin and
 # still separates a false identity that float64 cannot see (agreeing to 1e-16).
 # The same threshold says when the step checker's sign search (symbolic/decide) reads an imaginary
-# part as round-off, and when a value refutes a strict ``e > 0``: at or below HP_REL (absolute there,
-# as it has always been; a positive value that small is not told from 0 at 50 digits).
+# part as round-off. It does not say when a value refutes a strict ``e > 0``: only a value below
+# −STEP_REL·scale or exactly 0 does (50 digits are relative: exp(−100·x²) at x ≈ 1.6 is 7e-109, which
+# an absolute 1e-30 once read as 0, refuting a true ``exp(−100·x²) > 0``).
 HP_REL = 1e-30
 # The step checker's counterexample search (symbolic/decide.find_counterexample) evaluates at
 # PRECISION_DIGITS too, but calls a difference nonzero (a value negative, for ``≥``) only beyond

@@ -363,8 +363,9 @@ def find_counterexample(
                 # a sign is claimed of a real number: a value that is not real refutes it (a side
                 # not real on the whole domain, e.g. log(x)² at x = −1, issue 21)
                 value = -float("inf")
-            else:  # an imaginary part of round-off size: the value is real
-                value = z.real
+            else:  # an imaginary part of round-off size: the value is real, kept at 50 digits (a float
+                # underflows: exp(-1000·x⁴) at x ≈ 1.6 is 1.4e-2693, not 0)
+                value = sp.re(v)
             if bad(value, scale):
                 shown = {str(k): str(val) for k, val in point.items()}
                 shown.update({str(k): str(val) for k, val in values.items()})
@@ -495,7 +496,10 @@ def sign_test(
 
     # the counterexample search first: it is cheap beside the structural rules (SymPy's `minimum`
     # above all), and a false statement needs none of them
-    bad = (lambda v, scale: v <= HP_REL) if strict else (lambda v, scale: v < -STEP_REL * scale)
+    # refuted only where the value surely breaks the relation: negative beyond the search's threshold,
+    # or (strict) exactly zero. A positive value however small is no counterexample to ``e > 0``:
+    # 50 digits are relative, so exp(-100·x²) at x ≈ 1.6 evaluates to 7e-109, not to zero
+    bad = (lambda v, scale: v < -STEP_REL * scale or v == 0) if strict else (lambda v, scale: v < -STEP_REL * scale)
     try:
         ok, cex = attempt(lambda: find_counterexample(e, ctx, bad=bad), min(attempt_s, total_s))
     except Exception as exc:  # noqa: BLE001

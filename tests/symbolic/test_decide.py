@@ -156,3 +156,15 @@ def test_derivatives_are_taken_before_the_counterexample_point_is_substituted():
     d = zero_test(sp.Derivative(T * sp.log(T), T) - sp.log(T))  # the derivative is log T + 1
     assert d.value is False
     assert float(dict(d.counterexample)["difference"]) == 1.0
+
+
+def test_a_positive_value_however_small_never_refutes_a_strict_inequality():
+    """50 digits are relative: exp(−100·x²) at x = −789/500 is 7.2e-109 and exp(−1000·x⁴) there is
+    1.4e-2693 (a float underflows to 0). Both once read as "≤ 1e-30, so not > 0" and refuted a true
+    statement; a value refutes ``e > 0`` only when it is surely negative or exactly zero."""
+    x = sp.Symbol("x", real=True)
+    for e in (sp.exp(-100 * x**2), sp.exp(-1000 * x**4)):
+        assert decide.relation_test(e, sp.Integer(0), ">").status != "refuted"
+    zero = decide.relation_test(x - x, sp.Integer(0), ">")
+    assert zero.status == "refuted" and dict(zero.counterexample)["difference"] == "0"
+    assert decide.relation_test(-sp.exp(-100 * x**2), sp.Integer(0), ">").status == "refuted"
