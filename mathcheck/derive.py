@@ -495,16 +495,34 @@ class StepReport:
 
 @dataclass(frozen=True)
 class ChainReport:
+    """A checked chain, with what the reports print about it read once here (:func:`chain_report`),
+    so a renderer only prints values."""
+
     chain: Chain
     status: str
     steps: tuple
     statement: dict  # the numeric check of first REL last
+    message: str = ""  # bad input: the one line naming the bad line
+    given: tuple = ()  # the hypotheses, one relation each: ("1 <= j", "j <= n")
+    relation: str | None = None  # the chain's relation; None for one that has no link or mixes them
+    notes: tuple = ()  # :func:`notes`
+    definitions: tuple = ()  # :func:`resolved`: each let as read and as substituted
 
     @property
     def failing(self) -> StepReport | None:
         return next((s for s in self.steps if s.status in ("refuted", "inconclusive", "bad-input")), None)
 
-    message: str = ""  # bad input: the one line naming the bad line
+
+def chain_report(chain: Chain, status: str, steps: tuple, statement: dict, message: str = "") -> ChainReport:
+    """The :class:`ChainReport` of ``chain`` with its hypotheses, relation, notes and definitions
+    as the reports show them (a hypothesis that cannot be split is shown as written)."""
+    try:
+        given, relation = given_texts(chain), chain.relation if len(chain.steps) > 1 else None
+    except (DeriveError, ValueError):
+        given, relation = tuple(g for _, g in chain.given), None
+    return ChainReport(
+        chain, status, steps, statement, message, given, relation, tuple(notes(chain)), tuple(resolved(chain))
+    )
 
 
 def _status(statuses) -> str:
@@ -527,7 +545,7 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
         for s in chain.steps
     )
     statement = {"relation": None, "status": "bad-input", "how": message, "counterexample": None, "values": None}
-    return ChainReport(chain, "bad-input", steps, statement, message)
+    return chain_report(chain, "bad-input", steps, statement, message)
 
 
 def defined(chain: Chain) -> ChainReport:
@@ -553,7 +571,7 @@ def defined(chain: Chain) -> ChainReport:
         "counterexample": None,
         "values": None,
     }
-    return ChainReport(chain, "definition", steps, statement)
+    return chain_report(chain, "definition", steps, statement)
 
 
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
@@ -704,7 +722,7 @@ def assemble(chain: Chain, links, statement: dict) -> ChainReport:
         status = "refuted"
     elif not approx and status == "proved" and statement["status"] != "passed":
         status = "inconclusive"
-    return ChainReport(chain, status, steps, statement)
+    return chain_report(chain, status, steps, statement)
 
 
 @dataclass(frozen=True)
@@ -729,6 +747,10 @@ class DeriveReport(ExitByStatus):
         "links": {"total": 7, "read": 7, "proved": 7}}``; ``read`` counts the links read into the
         grammar (every one but ``bad-input``). A definition's one link counts as ``definition``."""
         return counts(self.files)
+
+    def file_counts(self) -> tuple[dict, ...]:
+        """:meth:`counts` of each file alone, in the order of ``files``."""
+        return tuple(counts([f]) for f in self.files)
 
 
 def counts(files) -> dict:

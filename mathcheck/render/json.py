@@ -240,26 +240,19 @@ def derive_step(s) -> dict:
 
 
 def derive_chain(r) -> dict:
-    """A :class:`~mathcheck.derive.ChainReport` (docs/derive.md lists the fields)."""
-    from mathcheck.chains import DeriveError
-    from mathcheck.derive import given_texts, notes, resolved
-
+    """A chain's report, ``derive.ChainReport`` (docs/derive.md lists the fields)."""
     c = r.chain
-    try:
-        given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
-    except (DeriveError, ValueError):
-        given, relation = [g for _, g in c.given], None
     out = {
         "name": c.name,
         "line": c.line,
         "status": r.status,
         "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-        "given": given,
+        "given": list(r.given),
         "let": [t for _, t in c.lets],
-        "definitions": resolved(c),
-        "notes": notes(c),
+        "definitions": list(r.definitions),
+        "notes": list(r.notes),
         "facts": [t for _, t in c.facts],
-        "relation": relation,
+        "relation": r.relation,
         "statement": r.statement,
         "steps": [derive_step(s) for s in r.steps],
     }
@@ -271,12 +264,10 @@ def derive_chain(r) -> dict:
 
 
 def derive_report(report) -> dict:
-    from mathcheck.derive import counts
-
     return {
         "files": [
-            {"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts([(path, chains)])}
-            for path, chains in report.files
+            {"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts}
+            for (path, chains), counts in zip(report.files, report.file_counts())
         ],
         "status": report.status,
         "seed": report.seed,

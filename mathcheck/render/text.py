@@ -352,16 +352,14 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append(f"    assume: {fact}")
     for g in c.given:
         lines.append(f"    given: {g[1]}")
-    from mathcheck.derive import notes, resolved
-
-    expanded = {d["as_read"]: d["expanded"] for d in resolved(c)} if verbose else {}
+    expanded = {d["as_read"]: d["expanded"] for d in r.definitions} if verbose else {}
     for _, let in getattr(c, "lets", ()):
         lines.append(f"    let {let}")
         shown = next((v for k, v in expanded.items() if " ".join(k.split()) == " ".join(let.split())), None)
         if shown is not None and " ".join(shown.split()) != " ".join(let.partition("=")[2].split()):
             lines.append(f"        read as: {shown}")  # what is substituted: others put in, indices renamed
 
-    lines += [f"    note: {x}" for x in notes(c)]
+    lines += [f"    note: {x}" for x in r.notes]
     if r.status == "bad-input":
         return lines + [f"    error: {getattr(r, 'message', '') or r.statement.get('how', '')}"]
     width = min(max(len(s.expr) for s in r.steps), 60)
