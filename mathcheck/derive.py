@@ -449,33 +449,23 @@ def facts(chain: Chain, exprs=()) -> Facts | None:
     return out
 
 
-def _how(r) -> str:
-    """How a link was decided, for the report: which side refuted it, or both sides' account."""
-    if r.status == "bad-input":
-        return r.message
-    if r.status == "refuted":
-        side = "symbolic" if r.symbolic is not None and r.symbolic.status == "refuted" else "numeric"
-        return f"{side}: {r.how}"
-    return f"{r.symbolic.how if r.symbolic else ''}; {_numeric_summary(r.numeric)}"
+def _account(r) -> dict:
+    """How a link was decided, as plain data (the proof cache and ``-j``'s workers carry it;
+    :mod:`mathcheck.render.accounts` words it): the
+    :class:`~mathcheck.userexpr.relation.CheckResult`'s own ``how`` and ``message`` and the fields
+    of its sides that the words use."""
+    sym = r.symbolic
+    return {
+        "how": r.how,
+        "message": r.message,
+        "symbolic": None if sym is None else {"status": sym.status, "how": sym.how},
+        "numeric": _numeric(r.numeric),
+    }
 
 
-def _numeric_summary(num) -> str:
-    """A :class:`~mathcheck.userexpr.relation.NumericSide` (None: not run) in words."""
-    if num is None:
-        return "numeric None"
-    if num.summary:  # a numeric side that words its own account (userexpr.probability)
-        return num.summary
-    if num.status == "passed":
-        notes = [num.note] if num.note else []
-        if num.skipped:  # counted and shown, never silently dropped
-            notes.append(f"{num.skipped} more where a side is not real")
-        extra = f" ({'; '.join(notes)})" if notes else ""
-        return f"float64 agrees at {num.points} points{extra}"
-    if num.status == "refuted" and num.note:  # e.g. a side is not real: no float64 value
-        return f"{num.note}, confirmed at 50 digits"
-    if num.status == "refuted":
-        return "float64 disagrees at a point, confirmed at 50 digits"
-    return f"numeric {num.status}" + (f" ({num.note})" if num.note else "")
+def _numeric(num) -> dict | None:
+    """A :class:`~mathcheck.userexpr.relation.NumericSide` (None: not run) as the fields its words use."""
+    return None if num is None else {k: getattr(num, k) for k in ("status", "points", "skipped", "note", "summary")}
 
 
 @dataclass(frozen=True)
@@ -491,6 +481,7 @@ class StepReport:
     measured: dict | None = None  # a ≈ link: largest error, where, the bound and the points searched
     source: str = ""  # as typeset, for a chain read from LaTeX
     bound: dict | None = None  # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
+    account: dict | None = None  # a checked link: :func:`_account` (``how`` is then empty)
 
 
 @dataclass(frozen=True)
@@ -647,7 +638,15 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         bool(cur.source),
     )  # source: read from a document, its prose unread
     return StepReport(
-        cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r), r.counterexample, r.values, source=cur.source
+        cur.line,
+        cur.text,
+        cur.relation,
+        cur.reason,
+        r.status,
+        counterexample=r.counterexample,
+        values=r.values,
+        source=cur.source,
+        account=_account(r),
     )
 
 
@@ -699,7 +698,7 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
     return {
         "relation": chain.relation,
         "status": num["status"],
-        "how": _numeric_summary(side),
+        "numeric": _numeric(side),  # in words by render.accounts.statement
         "counterexample": num.get("counterexample"),
         "values": num.get("values"),
     }

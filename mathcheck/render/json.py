@@ -220,13 +220,15 @@ def check_batch(rows, results, totals: dict) -> dict:
 
 
 def derive_step(s) -> dict:
+    from mathcheck.render import accounts
+
     out = {
         "line": s.line,
         "expr": s.expr,
         "relation": s.relation,
         "reason": s.reason,
         "status": s.status,
-        "how": s.how,
+        "how": accounts.link(s),
         "counterexample": s.counterexample,
         "values": s.values,
     }
@@ -241,6 +243,8 @@ def derive_step(s) -> dict:
 
 def derive_chain(r) -> dict:
     """A chain's report, ``derive.ChainReport`` (docs/derive.md lists the fields)."""
+    from mathcheck.render import accounts
+
     c = r.chain
     out = {
         "name": c.name,
@@ -253,7 +257,7 @@ def derive_chain(r) -> dict:
         "notes": list(r.notes),
         "facts": [t for _, t in c.facts],
         "relation": r.relation,
-        "statement": r.statement,
+        "statement": accounts.statement(r.statement),
         "steps": [derive_step(s) for s in r.steps],
     }
     if r.message:
@@ -284,7 +288,9 @@ def derive_lines(path: str, r) -> list[dict]:
     if cell is not None:
         head["cell"] = cell
     out = [{"kind": "link", **head, **derive_step(s)} for s in r.steps[1:]]
-    return out + [{"kind": "statement", **head, **r.statement}]
+    from mathcheck.render import accounts
+
+    return out + [{"kind": "statement", **head, **accounts.statement(r.statement)}]
 
 
 def derive_summary_line(report) -> dict:

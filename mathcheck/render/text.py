@@ -352,6 +352,8 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append(f"    assume: {fact}")
     for g in c.given:
         lines.append(f"    given: {g[1]}")
+    from mathcheck.render import accounts
+
     expanded = {d["as_read"]: d["expanded"] for d in r.definitions} if verbose else {}
     for _, let in getattr(c, "lets", ()):
         lines.append(f"    let {let}")
@@ -371,7 +373,7 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         if getattr(s, "source", ""):  # read from LaTeX: where and how it is typeset
             lines.append(f"         {path}:{s.line}  {s.source}")
         if s.relation is not None and (verbose or s.status not in ("proved", "definition")):
-            lines.append(f"         line {s.line}: {s.status}: {s.how}")
+            lines.append(f"         line {s.line}: {s.status}: {accounts.link(s)}")
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
         if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
             b = getattr(s, "bound", None)
@@ -383,7 +385,7 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
                     else "none stated"
                 )
             )
-    st = r.statement
+    st = accounts.statement(r.statement)
     if r.status == "definition":  # nothing to check: it says what the name means from here on
         return lines + [f"    {st['how']}, unfolded where it is used later"]
     rel = _REL.get(st["relation"], st["relation"])
