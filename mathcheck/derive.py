@@ -698,7 +698,8 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
     return {
         "relation": chain.relation,
         "status": num["status"],
-        "numeric": _numeric(side),  # in words by render.accounts.statement
+        "how": "",  # in words by render.accounts.statement, from:
+        "numeric": _numeric(side),
         "counterexample": num.get("counterexample"),
         "values": num.get("values"),
     }

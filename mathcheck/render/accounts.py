@@ -3,7 +3,8 @@
 ``derive`` keeps a checked link's account as plain data (``StepReport.account``; the proof cache and
 ``-j``'s workers carry it): the check's own ``how`` and ``message``, its symbolic side's ``status``
 and ``how``, and its numeric side's ``status``, ``points``, ``skipped``, ``note`` and ``summary``.
-A statement's numeric side is its ``"numeric"`` entry. The words are made here only.
+A statement's numeric side is its ``"numeric"`` entry. Both keep an empty ``how`` (every result
+the cache stores has one); the words are made here only.
 
     >>> numeric({"status": "passed", "points": 24, "skipped": 0, "note": None, "summary": None})
     'float64 agrees at 24 points'
@@ -53,10 +54,12 @@ def numeric(num: dict | None) -> str:
 
 
 def statement(st: dict) -> dict:
-    """A chain's statement as the reports show it: its numeric side (``"numeric"``) as ``"how"``,
-    in the same place; a statement already in words (``≈``, a definition, bad input) as it is.
+    """A chain's statement as the reports show it: its numeric side (``"numeric"``) in words as its
+    ``"how"``; a statement already in words (``≈``, a definition, bad input) as it is.
 
-        >>> statement({"relation": "=", "status": "passed", "numeric": None, "values": None})
+        >>> statement({"relation": "=", "status": "passed", "how": "", "numeric": None, "values": None})
         {'relation': '=', 'status': 'passed', 'how': 'numeric None', 'values': None}
     """
-    return {("how" if k == "numeric" else k): (numeric(v) if k == "numeric" else v) for k, v in st.items()}
+    if "numeric" not in st:
+        return st
+    return {k: numeric(st["numeric"]) if k == "how" else v for k, v in st.items() if k != "numeric"}
