@@ -283,13 +283,13 @@ def derive_report(report) -> dict:
 def derive_lines(path: str, r) -> list[dict]:
     """``derive --jsonl``: one object per link of a checked chain, then one for its statement
     (``"kind": "link"`` / ``"statement"``), each naming its file, chain and chain's status."""
+    from mathcheck.render import accounts
+
     head = {"path": path, "chain": r.chain.name, "chain_line": r.chain.line, "chain_status": r.status}
     cell = _cell(r.chain)
     if cell is not None:
         head["cell"] = cell
     out = [{"kind": "link", **head, **derive_step(s)} for s in r.steps[1:]]
-    from mathcheck.render import accounts
-
     return out + [{"kind": "statement", **head, **accounts.statement(r.statement)}]
 
 
