@@ -143,7 +143,7 @@ def _parsed(chain: Chain):
 
 def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
     """One task's result as plain data (what the cache stores and a worker sends back): a link's
-    ``status``, ``how``, ``counterexample``, ``values``, ``measured``, ``bound``, or the statement's
+    ``status``, ``how``, ``counterexample``, ``values``, ``measured``, ``bound``, ``account``, or the statement's
     dict. A check that raises is ``inconclusive`` (not cached), never a crash of the run."""
     from mathcheck import derive
 
@@ -159,6 +159,7 @@ def run_task(chain: Chain, k: int, seed: int, timeout: float) -> dict:
             "values": s.values,
             "measured": s.measured,
             "bound": s.bound,
+            "account": s.account,
         }
     except Exception as exc:  # noqa: BLE001 - a SymPy exception is inconclusive (docs/derive.md)
         how = f"the check failed: {type(exc).__name__}: {exc}"[:300]
@@ -186,6 +187,7 @@ def step_report(line: Line, result: dict) -> StepReport:
         result["measured"],
         line.source,
         result["bound"],
+        result.get("account"),  # none for a check that failed: its how says so
     )
 
 

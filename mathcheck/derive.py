@@ -449,33 +449,23 @@ def facts(chain: Chain, exprs=()) -> Facts | None:
     return out
 
 
-def _how(r) -> str:
-    """How a link was decided, for the report: which side refuted it, or both sides' account."""
-    if r.status == "bad-input":
-        return r.message
-    if r.status == "refuted":
-        side = "symbolic" if r.symbolic is not None and r.symbolic.status == "refuted" else "numeric"
-        return f"{side}: {r.how}"
-    return f"{r.symbolic.how if r.symbolic else ''}; {_numeric_summary(r.numeric)}"
+def _account(r) -> dict:
+    """How a link was decided, as plain data (the proof cache and ``-j``'s workers carry it;
+    :mod:`mathcheck.render.accounts` words it): the
+    :class:`~mathcheck.userexpr.relation.CheckResult`'s own ``how`` and ``message`` and the fields
+    of its sides that the words use."""
+    sym = r.symbolic
+    return {
+        "how": r.how,
+        "message": r.message,
+        "symbolic": None if sym is None else {"status": sym.status, "how": sym.how},
+        "numeric": _numeric(r.numeric),
+    }
 
 
-def _numeric_summary(num) -> str:
-    """A :class:`~mathcheck.userexpr.relation.NumericSide` (None: not run) in words."""
-    if num is None:
-        return "numeric None"
-    if num.summary:  # a numeric side that words its own account (userexpr.probability)
-        return num.summary
-    if num.status == "passed":
-        notes = [num.note] if num.note else []
-        if num.skipped:  # counted and shown, never silently dropped
-            notes.append(f"{num.skipped} more where a side is not real")
-        extra = f" ({'; '.join(notes)})" if notes else ""
-        return f"float64 agrees at {num.points} points{extra}"
-    if num.status == "refuted" and num.note:  # e.g. a side is not real: no float64 value
-        return f"{num.note}, confirmed at 50 digits"
-    if num.status == "refuted":
-        return "float64 disagrees at a point, confirmed at 50 digits"
-    return f"numeric {num.status}" + (f" ({num.note})" if num.note else "")
+def _numeric(num) -> dict | None:
+    """A :class:`~mathcheck.userexpr.relation.NumericSide` (None: not run) as the fields its words use."""
+    return None if num is None else {k: getattr(num, k) for k in ("status", "points", "skipped", "note", "summary")}
 
 
 @dataclass(frozen=True)
@@ -491,20 +481,39 @@ class StepReport:
     measured: dict | None = None  # a ≈ link: largest error, where, the bound and the points searched
     source: str = ""  # as typeset, for a chain read from LaTeX
     bound: dict | None = None  # a ≈ link: its bound as read ({"text", "exact", "value", "relative"})
+    account: dict | None = None  # a checked link: :func:`_account` (``how`` is then empty)
 
 
 @dataclass(frozen=True)
 class ChainReport:
+    """A checked chain, with what the reports print about it read once here (:func:`chain_report`),
+    so a renderer only prints values."""
+
     chain: Chain
     status: str
     steps: tuple
     statement: dict  # the numeric check of first REL last
+    message: str = ""  # bad input: the one line naming the bad line
+    given: tuple = ()  # the hypotheses, one relation each: ("1 <= j", "j <= n")
+    relation: str | None = None  # the chain's relation; None for one that has no link or mixes them
+    notes: tuple = ()  # :func:`notes`
+    definitions: tuple = ()  # :func:`resolved`: each let as read and as substituted
 
     @property
     def failing(self) -> StepReport | None:
         return next((s for s in self.steps if s.status in ("refuted", "inconclusive", "bad-input")), None)
 
-    message: str = ""  # bad input: the one line naming the bad line
+
+def chain_report(chain: Chain, status: str, steps: tuple, statement: dict, message: str = "") -> ChainReport:
+    """The :class:`ChainReport` of ``chain`` with its hypotheses, relation, notes and definitions
+    as the reports show them (a hypothesis that cannot be split is shown as written)."""
+    try:
+        given, relation = given_texts(chain), chain.relation if len(chain.steps) > 1 else None
+    except (DeriveError, ValueError):
+        given, relation = tuple(g for _, g in chain.given), None
+    return ChainReport(
+        chain, status, steps, statement, message, given, relation, tuple(notes(chain)), tuple(resolved(chain))
+    )
 
 
 def _status(statuses) -> str:
@@ -527,7 +536,7 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
         for s in chain.steps
     )
     statement = {"relation": None, "status": "bad-input", "how": message, "counterexample": None, "values": None}
-    return ChainReport(chain, "bad-input", steps, statement, message)
+    return chain_report(chain, "bad-input", steps, statement, message)
 
 
 def defined(chain: Chain) -> ChainReport:
@@ -553,7 +562,7 @@ def defined(chain: Chain) -> ChainReport:
         "counterexample": None,
         "values": None,
     }
-    return ChainReport(chain, "definition", steps, statement)
+    return chain_report(chain, "definition", steps, statement)
 
 
 def _approx_step(cur: Line, L, R, hyps, seed: int, bound=None) -> StepReport:
@@ -629,7 +638,15 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         bool(cur.source),
     )  # source: read from a document, its prose unread
     return StepReport(
-        cur.line, cur.text, cur.relation, cur.reason, r.status, _how(r), r.counterexample, r.values, source=cur.source
+        cur.line,
+        cur.text,
+        cur.relation,
+        cur.reason,
+        r.status,
+        counterexample=r.counterexample,
+        values=r.values,
+        source=cur.source,
+        account=_account(r),
     )
 
 
@@ -681,7 +698,8 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
     return {
         "relation": chain.relation,
         "status": num["status"],
-        "how": _numeric_summary(side),
+        "how": "",  # in words by render.accounts.statement, from:
+        "numeric": _numeric(side),
         "counterexample": num.get("counterexample"),
         "values": num.get("values"),
     }
@@ -704,7 +722,7 @@ def assemble(chain: Chain, links, statement: dict) -> ChainReport:
         status = "refuted"
     elif not approx and status == "proved" and statement["status"] != "passed":
         status = "inconclusive"
-    return ChainReport(chain, status, steps, statement)
+    return chain_report(chain, status, steps, statement)
 
 
 @dataclass(frozen=True)
@@ -729,6 +747,10 @@ class DeriveReport(ExitByStatus):
         "links": {"total": 7, "read": 7, "proved": 7}}``; ``read`` counts the links read into the
         grammar (every one but ``bad-input``). A definition's one link counts as ``definition``."""
         return counts(self.files)
+
+    def file_counts(self) -> tuple[dict, ...]:
+        """:meth:`counts` of each file alone, in the order of ``files``."""
+        return tuple(counts([f]) for f in self.files)
 
 
 def counts(files) -> dict:

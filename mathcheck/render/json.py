@@ -220,13 +220,15 @@ def check_batch(rows, results, totals: dict) -> dict:
 
 
 def derive_step(s) -> dict:
+    from mathcheck.render import accounts
+
     out = {
         "line": s.line,
         "expr": s.expr,
         "relation": s.relation,
         "reason": s.reason,
         "status": s.status,
-        "how": s.how,
+        "how": accounts.link(s),
         "counterexample": s.counterexample,
         "values": s.values,
     }
@@ -240,27 +242,22 @@ def derive_step(s) -> dict:
 
 
 def derive_chain(r) -> dict:
-    """A :class:`~mathcheck.derive.ChainReport` (docs/derive.md lists the fields)."""
-    from mathcheck.chains import DeriveError
-    from mathcheck.derive import given_texts, notes, resolved
+    """A chain's report, ``derive.ChainReport`` (docs/derive.md lists the fields)."""
+    from mathcheck.render import accounts
 
     c = r.chain
-    try:
-        given, relation = list(given_texts(c)), c.relation if len(c.steps) > 1 else None
-    except (DeriveError, ValueError):
-        given, relation = [g for _, g in c.given], None
     out = {
         "name": c.name,
         "line": c.line,
         "status": r.status,
         "assumptions": {k: list(v) for k, v in c.assumptions.items()},
-        "given": given,
+        "given": list(r.given),
         "let": [t for _, t in c.lets],
-        "definitions": resolved(c),
-        "notes": notes(c),
+        "definitions": list(r.definitions),
+        "notes": list(r.notes),
         "facts": [t for _, t in c.facts],
-        "relation": relation,
-        "statement": r.statement,
+        "relation": r.relation,
+        "statement": accounts.statement(r.statement),
         "steps": [derive_step(s) for s in r.steps],
     }
     if r.message:
@@ -271,12 +268,10 @@ def derive_chain(r) -> dict:
 
 
 def derive_report(report) -> dict:
-    from mathcheck.derive import counts
-
     return {
         "files": [
-            {"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts([(path, chains)])}
-            for path, chains in report.files
+            {"path": path, "chains": [derive_chain(c) for c in chains], "counts": counts}
+            for (path, chains), counts in zip(report.files, report.file_counts())
         ],
         "status": report.status,
         "seed": report.seed,
@@ -288,12 +283,14 @@ def derive_report(report) -> dict:
 def derive_lines(path: str, r) -> list[dict]:
     """``derive --jsonl``: one object per link of a checked chain, then one for its statement
     (``"kind": "link"`` / ``"statement"``), each naming its file, chain and chain's status."""
+    from mathcheck.render import accounts
+
     head = {"path": path, "chain": r.chain.name, "chain_line": r.chain.line, "chain_status": r.status}
     cell = _cell(r.chain)
     if cell is not None:
         head["cell"] = cell
     out = [{"kind": "link", **head, **derive_step(s)} for s in r.steps[1:]]
-    return out + [{"kind": "statement", **head, **r.statement}]
+    return out + [{"kind": "statement", **head, **accounts.statement(r.statement)}]
 
 
 def derive_summary_line(report) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from mathcheck.outcome import status
+from mathcheck.render import accounts
 from mathcheck.render.latex import _n, covers_the_article
 from mathcheck.render.tex import _EMPH, REL, math, sci, segments, statement
 
@@ -366,13 +367,13 @@ def derive_writeup(report, style: str = "github") -> str:
                 verdict = "" if s.relation is None else status(s.status).markdown
                 why = _MD_SPECIAL.sub(r"\\\1", s.reason)  # the author's words, shown as written
                 if s.status in ("refuted", "inconclusive"):
-                    why += f" — {prose(s.how, style)}"
+                    why += f" — {prose(accounts.link(s), style)}"
                     if s.counterexample:
                         why += " at " + ", ".join(
                             f"`{k} = {v:.6g}`" if isinstance(v, float) else f"`{k} = {v}`"
                             for k, v in s.counterexample.items()
                         )
                 out.append(f"| {s.line} | {_cell(shown)} | {verdict} | {_cell(why)} |")
-            st = r.statement
+            st = accounts.statement(r.statement)
             out += ["", f"Statement (first {st['relation']} last): {st['status']}, {prose(st['how'], style)}.", ""]
     return "\n".join(out).rstrip() + "\n"

@@ -349,16 +349,16 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         lines.append(f"    assume: {fact}")
     for g in c.given:
         lines.append(f"    given: {g[1]}")
-    from mathcheck.derive import notes, resolved
+    from mathcheck.render import accounts
 
-    expanded = {d["as_read"]: d["expanded"] for d in resolved(c)} if verbose else {}
+    expanded = {d["as_read"]: d["expanded"] for d in r.definitions} if verbose else {}
     for _, let in getattr(c, "lets", ()):
         lines.append(f"    let {let}")
         shown = next((v for k, v in expanded.items() if " ".join(k.split()) == " ".join(let.split())), None)
         if shown is not None and " ".join(shown.split()) != " ".join(let.partition("=")[2].split()):
             lines.append(f"        read as: {shown}")  # what is substituted: others put in, indices renamed
 
-    lines += [f"    note: {x}" for x in notes(c)]
+    lines += [f"    note: {x}" for x in r.notes]
     if r.status == "bad-input":
         return lines + [f"    error: {getattr(r, 'message', '') or r.statement.get('how', '')}"]
     width = min(max(len(s.expr) for s in r.steps), 60)
@@ -370,7 +370,7 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
         if getattr(s, "source", ""):  # read from LaTeX: where and how it is typeset
             lines.append(f"         {path}:{s.line}  {s.source}")
         if s.relation is not None and (verbose or s.status not in ("proved", "definition")):
-            lines.append(f"         line {s.line}: {s.status}: {s.how}")
+            lines.append(f"         line {s.line}: {s.status}: {accounts.link(s)}")
             lines += [f"         {x}" for x in _point(s.counterexample, s.values)]
         if verbose and s.relation == "≈":  # the bound as read, so a misread one shows
             b = getattr(s, "bound", None)
@@ -382,7 +382,7 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
                     else "none stated"
                 )
             )
-    st = r.statement
+    st = accounts.statement(r.statement)
     if r.status == "definition":  # nothing to check: it says what the name means from here on
         return lines + [f"    {st['how']}, unfolded where it is used later"]
     rel = _REL.get(st["relation"], st["relation"])

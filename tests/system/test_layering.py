@@ -203,7 +203,9 @@ def test_named_boundaries(low, high):
 def test_renderers_import_no_pipeline():
     """``render/`` prints what the commands computed: it imports no user pipeline (``userexpr``) and no
     command that computes (issue 34: ``check --file``'s totals were counted by the renderer through
-    ``userexpr.batch``). The HTML page reads the author's LaTeX with ``latex/`` to show it as written."""
+    ``userexpr.batch``; ``derive``'s hypotheses, notes, definitions and per-file counts were read by
+    the renderers through ``mathcheck.derive``, now values of its report). The HTML page reads the
+    author's LaTeX with ``latex/`` to show it as written."""
     graph = imports(PKG)
     bad = [
         f"{m} imports {t} at line {line}"
@@ -215,7 +217,14 @@ def test_renderers_import_no_pipeline():
     assert bad == []
 
 
-PIPELINES = ("mathcheck.userexpr", "mathcheck.verify", "mathcheck.conform", "mathcheck.model", "mathcheck.engine")
+PIPELINES = (
+    "mathcheck.userexpr",
+    "mathcheck.verify",
+    "mathcheck.conform",
+    "mathcheck.model",
+    "mathcheck.engine",
+    "mathcheck.derive",
+)
 
 
 @pytest.mark.parametrize("package", ["derivations", "symbolic"])
