@@ -129,6 +129,21 @@ def _fix_equations(hyps, point, rng, hints) -> None:
                 point[a], point[b] = point[b], point[a]
 
 
+_FACTS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer")
+
+
+def _fits(sym, value) -> bool:
+    """Whether ``value`` may stand for ``sym`` as its assumptions say: a value solved from an equation
+    (b = (1 − a)/2) is not drawn under them. Undecidable facts do not reject.
+
+        >>> _fits(sp.Symbol("b", positive=True), sp.Rational(-1, 4)), _fits(sp.Symbol("b"), sp.Integer(-1))
+        (False, True)
+    """
+    return not any(
+        getattr(sym, f"is_{fact}", None) is True and getattr(value, f"is_{fact}", None) is False for fact in _FACTS
+    )
+
+
 def _solve_remaining(hyps, point, order) -> None:
     """An equation that still fails, in one real symbol of ``order``: solve for it at the point."""
     for h in hyps:
@@ -140,7 +155,7 @@ def _solve_remaining(hyps, point, order) -> None:
             rest = {k: v for k, v in point.items() if k != sym}
             try:
                 sols = [concrete(x, rest) for x in _solutions(h.lhs - h.rhs, sym)]
-                sols = [x for x in sols if x.is_real]
+                sols = [x for x in sols if x.is_real and _fits(sym, x)]
             except Exception:  # noqa: BLE001
                 continue
             if sols:
@@ -224,6 +239,8 @@ def draw(
     for h in hyps:
         if hypothesis_holds(h, point) is False:
             return None
+    if not all(_fits(sym, value) for sym, value in point.items()):  # rescaled or solved off its domain
+        return None
     return point
 
 

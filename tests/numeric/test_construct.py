@@ -3,7 +3,6 @@ symbols' assumptions allow, and points that meet an equation random points would
 
 import random
 
-import pytest
 import sympy as sp
 
 from mathcheck.claim import Context
@@ -39,13 +38,9 @@ def test_an_equation_is_met_exactly_and_the_draw_is_seeded():
     assert construct.constructed_points([a * b], hyps, Context(), count=5, seed=3) == pts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this test (issue 34): a symbol solved from an equation is "
-    "not checked against its own assumptions — b = (1 - a)/2 < 0 for a positive b; "
-    "symbolic/decide's counterexample search draws through construct.draw",
-)
 def test_a_symbol_solved_from_an_equation_keeps_its_assumptions():
+    """Found by this test (issue 34): b = (1 − a)/2 was solved from a + 2b = 1 for a positive b and
+    kept when negative; a point off a symbol's domain is a counterexample no one asked about."""
     a, b = sp.symbols("a b", positive=True)
     pts = construct.constructed_points([a * b], (sp.Eq(a + 2 * b, 1),), Context(), count=5, seed=3)
     assert pts and all(pt[a] > 0 and pt[b] > 0 for pt in pts)
