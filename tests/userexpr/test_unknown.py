@@ -186,3 +186,30 @@ def test_an_inequality_about_an_unknown_function_is_never_refuted(tmp_path, tex)
 def test_an_equality_about_unknown_functions_is_still_refuted(tmp_path):
     r, got = run(tmp_path, "$$ \\frac{d}{dx} f(g(x)) = f'(g(x)) + g'(x) $$\n")
     assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_a_derivative_at_a_constant_is_taken_there():
+    """f'(3) is f' at 3 once f is drawn: canonical() wrapped the inside of its own Subs again, SymPy
+    flattened the two into one simultaneous substitution, and f' was left at a free dummy — each side
+    of ``f'(3) = f'(3)`` took its own random value and the identity was refuted."""
+    import sympy as sp
+
+    t = sp.Symbol("t")
+    (got,) = parse_many(["prime(f(3))"], unknown={"f"})
+    (f,) = unknown.arities([unknown.canonical(got)])
+    (value,) = unknown.concrete([unknown.canonical(got)], {f: sp.Lambda(t, sp.cos(t))})
+    assert value.free_symbols == set() and sp.simplify(value + sp.sin(3)) == 0
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"f'(3) = f'(3)", "proved"),
+        (r"f'(3) - f'(3) = 0", "proved"),
+        (r"\sum_{j=1}^{3} c_j f'(2) = f'(2) \sum_{j=1}^{3} c_j", "proved"),
+        (r"f'(3) = f'(4)", "refuted"),
+    ],
+)
+def test_derivatives_at_constant_points(tmp_path, tex, status):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert got[0]["status"] == status, (tex, got[0])
