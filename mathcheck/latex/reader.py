@@ -575,6 +575,19 @@ class Reader:
             return base
         if base in self.n.indexed:
             return f"{base}[{', '.join(self.indices(toks, t))}]"
+        letters = [
+            _GREEK_NAME.get(x.text, x.text)
+            for x in toks
+            if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)
+        ]
+        if letters and all(x in self.bound for x in letters):
+            # subscripted by the index of an enclosing sum, yet not indexed: pass one stopped before it
+            # (a notation it does not read); read as the name c_j the sum would be n·c_j — refuse instead
+            self.fail(
+                t,
+                f"{base}_… inside the sum over {', '.join(letters)} is not read as an entry here; "
+                f"simplify the expression before the sum, or % mathcheck: skip",
+            )
         word = _word(toks)
         if word is None:
             self.fail(
@@ -602,7 +615,13 @@ class Reader:
         primes) is a function applied — an *unknown function* unless the document defines it — never
         silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
         is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
-        if self.collect is not None or not self.at("ch", "(", "'"):
+        if self.collect is not None:
+            # pass one only collects the indexed bases: f'(u) is read past its primes, or the read stopped
+            # there and a c_j after it was never seen indexed (f'(x) \sum_{j=1}^{3} c_j took c_j as one name)
+            while self.at("ch", "'"):
+                self.take()
+            return name
+        if not self.at("ch", "(", "'"):
             return name
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
         if name in known and not self.at("ch", "'"):
