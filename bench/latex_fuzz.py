@@ -28,6 +28,9 @@ The symbols are declared (as ``% assume: x, y, z, a, b, w \\in \\mathbb{R}`` wou
 functions ``f\\left(…\\right)``, ``\\operatorname{LSE}\\left(…\\right)`` and their derivatives
 ``f'\\left(…\\right)`` inside the same random trees, printed by a small subclass of SymPy's printer;
 the reading is compared with one random smooth function substituted for each unknown on both sides.
+Sums over an index as people write them join the trees: ``\\sum_{j=1}^{3} c_{j} …`` and the bare
+``\\sum_{j} c_{j} …`` (mathcheck's generic range 1..N_sum; both sides compared at N_sum = 3, the
+coefficients c_1..c_3 drawn once for both), a nested sum over the next index (k, l, m).
 
 ``--json`` prints the counts and every mismatch and crash with its LaTeX and a replay line.
 """
