@@ -19,11 +19,13 @@ file -> [{line, k, relation, label, note}], one entry per relation of every disp
 ordinal among the relations of that line inside display math, 0-based; see docs/latex.md, "Real
 files, unchanged") and prints, per file and in all, the must-show's figures: the *checkable* links,
 of them read (mathcheck checked a link at that line and ordinal), proved, refuted, inconclusive; the
-hand *definitions*, of them recognised (mathcheck reported that link ``definition``); the mathcheck
-links that fall on no hand label (a join mismatch, or a definition read from inline math), and every
-link proved or refuted on a label other than ``checkable`` (to read by hand). A relation is keyed by
-its own position, found by :func:`display_relations` both for the hand labels and for mathcheck's
-links (each link's typeset ``source`` located on its line), so both sides count the same relations.
+hand *definitions*, of them recognised (mathcheck reported that link ``definition``); ``unlabelled``,
+mathcheck's links in display math on no hand label (a join mismatch, to fix), and ``unplaced``, its
+links outside display math (definitions read from inline ``$…$``). Then, each to read by hand: every
+refuted checkable link (the author's error, or a misreading), and every link proved, refuted or read
+as a definition on another label. A relation is keyed by its own position, found by
+:func:`display_relations` for the hand labels and for mathcheck's links alike (each link's typeset
+``source`` located on its line), so both sides count the same relations.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def display_relations(text: str, markdown: bool) -> dict:
         line = text.count("\n", 0, start) + 1
         col0 = start - (text.rfind("\n", 0, start) + 1)
         for n, row in enumerate(body.split("\n")):
-            rels = _relations(row)
+            rels = _relations(_TEX_COMMENT.sub("", row))  # % starts a comment in math (MathJax too)
             if rels:
                 out.setdefault(line + n, []).extend((c + (col0 if n == 0 else 0), r) for c, r in rels)
     return out
@@ -158,10 +160,9 @@ def mathcheck_links(path: pathlib.Path, report) -> tuple:
     for _, chains in report.files:
         for c in chains:
             for s in c.steps[1:] if c.status != "bad-input" else ():
-                src = (s.source or "").split("\n")[0].strip().lstrip("&").strip()
                 row = lines[s.line - 1] if 0 < s.line <= len(lines) else ""
-                at = row.find(src, cursor.get(s.line, 0)) if src else -1
-                at = row.find(src) if at < 0 and src else at
+                at = _find(row, s.source, cursor.get(s.line, 0))
+                at = _find(row, s.source, 0) if at < 0 else at
                 cols = [col for col, _ in rels.get(s.line, [])]
                 if at < 0 or not cols or at < cols[0]:
                     unplaced.append((s.line, s.status, s.expr))
@@ -170,6 +171,16 @@ def mathcheck_links(path: pathlib.Path, report) -> tuple:
                 k = sum(col <= at for col in cols) - 1
                 keyed.setdefault((s.line, k), (s.status, s.expr))
     return keyed, unplaced
+
+
+def _find(row: str, source: str, start: int) -> int:
+    """Where ``source`` (its first line) begins in ``row`` at or after ``start``, spaces ignored (the
+    reader keeps a link's source with its spacing normalised); -1 if nowhere."""
+    want = re.sub(r"\s+", "", (source or "").split("\n")[0]).lstrip("&")
+    cols = [i for i, ch in enumerate(row) if not ch.isspace() and i >= start]
+    packed = "".join(row[i] for i in cols)
+    at = packed.find(want) if want else -1
+    return cols[at] if at >= 0 else -1
 
 
 def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dict:
@@ -182,7 +193,7 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
     except Exception:  # noqa: BLE001 - a file refused whole (no display math read): every label not read
         keyed, unplaced = {}, []
     row = collections.Counter()
-    review, needs, joined = [], [], []
+    review, needs, refuted_links, joined = [], [], [], []
     for lab in labels:
         got = keyed.pop((lab["line"], lab["k"]), None)
         status = got[0] if got else "not read"
@@ -192,8 +203,10 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
             row["checkable"] += 1
             row["read"] += got is not None
             row[status] += status in ("proved", "refuted", "inconclusive")
-            if lab.get("note", "").startswith("needs") and status == "refuted":
-                needs.append(f"{where}  {lab['note']}  refuted {got[1]}")
+            if status == "refuted":  # each read by hand: the author's error, or a misreading (a bug)
+                (needs if lab.get("note", "").startswith("needs") else refuted_links).append(
+                    f"{where}  {lab.get('note') or 'checkable'}  refuted: {got[1]}"
+                )
         elif lab["label"] == "definition":
             row["definitions"] += 1
             row["recognised"] += status == "definition"
@@ -210,6 +223,7 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
         "unplaced": inline,
         "review": review,
         "needs": needs,
+        "refuted_links": refuted_links,
         "links": joined,
     }
 
@@ -313,14 +327,15 @@ def _classes(files: list, args) -> int:
         return 0
     print(class_table(rows))
     for kind, what in (
-        ("review", "proved or refuted on a label other than checkable"),
+        ("refuted_links", "a checkable link refuted: the author's error, or a misreading"),
+        ("review", "proved, refuted or read as a definition on a label other than checkable"),
         ("needs", "refuted, needs a hypothesis the prose states"),
         ("unlabelled", "mathcheck link on no hand label"),
         ("unplaced", "mathcheck link outside display math"),
     ):
         for r in rows:
             for line in r[kind]:
-                print(f"{kind}: {line}    ({what})")
+                print(f"{kind.replace('_links', '')}: {line}    ({what})")
     return 0
 
 
