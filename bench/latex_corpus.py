@@ -169,6 +169,8 @@ def mathcheck_links(path: pathlib.Path, report) -> tuple:
                     continue
                 cursor[s.line] = at + 1
                 k = sum(col <= at for col in cols) - 1
+                if (s.line, k) in keyed:  # two links on one relation: a join this bench cannot make
+                    unplaced.append((s.line, s.status, f"{s.expr} (a second link at ordinal {k})"))
                 keyed.setdefault((s.line, k), (s.status, s.expr))
     return keyed, unplaced
 
@@ -329,7 +331,7 @@ def _classes(files: list, args) -> int:
     for kind, what in (
         ("refuted_links", "a checkable link refuted: the author's error, or a misreading"),
         ("review", "proved, refuted or read as a definition on a label other than checkable"),
-        ("needs", "refuted, needs a hypothesis the prose states"),
+        ("needs", "refuted; its label notes a hypothesis it needs"),
         ("unlabelled", "mathcheck link on no hand label"),
         ("unplaced", "mathcheck link outside display math"),
     ):
