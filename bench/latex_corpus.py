@@ -21,9 +21,10 @@ files, unchanged") and prints, per file and in all, the must-show's figures: the
 of them read (mathcheck checked a link at that line and ordinal), proved, refuted, inconclusive; the
 hand *definitions*, of them recognised (mathcheck reported that link ``definition``); ``unlabelled``,
 mathcheck's links in display math on no hand label (a join mismatch, to fix), and ``unplaced``, its
-links outside display math (definitions read from inline ``$…$``). Then, each to read by hand: every
-refuted checkable link (the author's error, or a misreading), and every link proved, refuted or read
-as a definition on another label. A relation is keyed by its own position, found by
+links outside display math (definitions read from inline ``$…$``); then the checkable links not
+read, counted by what the reader says (the bad input of the chain they fall in). Then, each to read
+by hand: every refuted checkable link (the author's error, or a misreading), and every link proved,
+refuted or read as a definition on another label. A relation is keyed by its own position, found by
 :func:`display_relations` for the hand labels and for mathcheck's links alike (each link's typeset
 ``source`` located on its line), so both sides count the same relations.
 """
@@ -147,7 +148,8 @@ def measure(path: pathlib.Path, seed: int, timeout: float) -> dict:
 
 
 def mathcheck_links(path: pathlib.Path, report) -> tuple:
-    """``({(line, k): (status, expr)}, [unplaced])``: mathcheck's links keyed as the hand labels are.
+    """``({(line, k): (status, expr)}, [unplaced], [(line, status, gist)])``: mathcheck's links keyed
+    as the hand labels are, and each chain's first line with its status (and bad input's gist).
 
     A link's key is its line and the ordinal of its relation among :func:`display_relations` of that
     line: its typeset ``source`` (which starts at its relation) is found on the line, left to right.
@@ -156,9 +158,10 @@ def mathcheck_links(path: pathlib.Path, report) -> tuple:
     """
     text = path.read_text(errors="replace")
     lines, rels = text.split("\n"), display_relations(text, path.suffix == ".md")
-    keyed, unplaced, cursor = {}, [], {}
+    keyed, unplaced, cursor, starts = {}, [], {}, []
     for _, chains in report.files:
         for c in chains:
+            starts.append((c.chain.line, c.status, c.message if c.status == "bad-input" else ""))
             for s in c.steps[1:] if c.status != "bad-input" else ():
                 row = lines[s.line - 1] if 0 < s.line <= len(lines) else ""
                 at = _find(row, s.source, cursor.get(s.line, 0))
@@ -172,7 +175,19 @@ def mathcheck_links(path: pathlib.Path, report) -> tuple:
                 if (s.line, k) in keyed:  # two links on one relation: a join this bench cannot make
                     unplaced.append((s.line, s.status, f"{s.expr} (a second link at ordinal {k})"))
                 keyed.setdefault((s.line, k), (s.status, s.expr))
-    return keyed, unplaced
+    return keyed, unplaced, sorted(starts)
+
+
+def _why_not_read(line: int, starts: list) -> str:
+    """Why a labelled link at ``line`` has no mathcheck link: the gist of the bad input of the chain
+    that starts last at or before it (a display block is one chain), else ``no link read there``."""
+    before = [s for s in starts if s[0] <= line]
+    if not before or before[-1][1] != "bad-input":
+        return "no link read there"
+    text = re.sub(r"^.*?:\d+(?::\d+)?:\s*", "", before[-1][2].splitlines()[0] if before[-1][2] else "")
+    text = re.sub(r"^.*? appears? first here", "NAMES appear first here", text)  # one kind, whatever
+    text = re.sub(r"^\S+ is defined on line \d+", "NAME is defined on line N", text)  # the names
+    return text.split(";")[0][:60]
 
 
 def _find(row: str, source: str, start: int) -> int:
@@ -191,11 +206,12 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
 
     try:
         report = derive.check_files([str(path)], seed=seed, timeout=timeout)
-        keyed, unplaced = mathcheck_links(path, report)
+        keyed, unplaced, starts = mathcheck_links(path, report)
     except Exception:  # noqa: BLE001 - a file refused whole (no display math read): every label not read
-        keyed, unplaced = {}, []
+        keyed, unplaced, starts = {}, [], []
     row = collections.Counter()
     review, needs, refuted_links, joined = [], [], [], []
+    why_not = collections.Counter()
     for lab in labels:
         got = keyed.pop((lab["line"], lab["k"]), None)
         status = got[0] if got else "not read"
@@ -204,6 +220,8 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
         if lab["label"] == "checkable":
             row["checkable"] += 1
             row["read"] += got is not None
+            if got is None:
+                why_not[_why_not_read(lab["line"], starts) or "the file is refused whole"] += 1
             row[status] += status in ("proved", "refuted", "inconclusive")
             if status == "refuted":  # each read by hand: the author's error, or a misreading (a bug)
                 (needs if lab.get("note", "").startswith("needs") else refuted_links).append(
@@ -227,6 +245,7 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
         "needs": needs,
         "refuted_links": refuted_links,
         "links": joined,
+        "why_not_read": dict(why_not),
     }
 
 
@@ -328,6 +347,10 @@ def _classes(files: list, args) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     print(class_table(rows))
+    why = sum((collections.Counter(r["why_not_read"]) for r in rows), collections.Counter())
+    print("\ncheckable links not read, by what the reader says (bad input's gist):")
+    for gist, n in why.most_common():
+        print(f"  {n:3d}  {gist}")
     for kind, what in (
         ("refuted_links", "a checkable link refuted: the author's error, or a misreading"),
         ("review", "proved, refuted or read as a definition on a label other than checkable"),
