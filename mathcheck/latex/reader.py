@@ -586,7 +586,7 @@ class Reader:
             return self.kronecker(letters, t)
         if base in self.n.indexed:
             entry = f"{base}[{', '.join(self.indices(toks, t))}]"
-            if self.at("ch", "(") and base not in self.n.variables | self.n.defined and self.collect is None:
+            if self.collect is None and base not in self.n.variables | self.n.defined and self.names_in_parens():
                 # \sigma_i(z) under a sum over i: a family of functions applied (the author's softmax σ_i), or
                 # the entry σ_i times (z)? Read as the product, J(z) = -Σ t_i log σ_i(z) was log(σ[i]·z)
                 self.fail(
@@ -666,6 +666,26 @@ class Reader:
             return self.factor()
         body = self.arg_tokens(t, "\\" + name)
         return f"({self.sub(body).read()})"
+
+    def names_in_parens(self) -> bool:
+        """At ``(z)``, ``(x, y)``: parentheses around names only, as a function's arguments are written
+        (``a_i(1 - a_i)`` holds an expression: a product, as people mean it)."""
+        if not self.at("ch", "("):
+            return False
+        depth, k = 0, self.i
+        while k < len(self.t):
+            x = self.t[k]
+            if x.kind == "ch" and x.text in "()":
+                depth += 1 if x.text == "(" else -1
+                if depth == 0:
+                    return k > self.i + 1
+            elif not (
+                (x.kind == "ch" and (x.text.isalpha() or x.text in ",{}"))
+                or (x.kind == "cmd" and (x.text in GREEK or x.text in STYLE))
+            ):
+                return False
+            k += 1
+        return False
 
     def kronecker(self, letters: list, t) -> str:
         r"""``\delta_{ij}``, ``\delta_{j,k}``: Kronecker's delta of two indices (1 where they are equal, else
