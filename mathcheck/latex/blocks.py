@@ -885,6 +885,16 @@ def _definition(
         set(notation.defined),
     )
     rhs = Reader(link.toks, src, inner).read()
+    vectors = [p for p in params or () if re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\[", rhs)]
+    if vectors:
+        # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: a function of the vector z, its entries z_i on the right — read with z
+        # one scalar and z[i] an unrelated array, the quotient rule's ∂σ_i(z)/∂z_j was "proved" as 0 = 0
+        src.fail(
+            first.toks[0].pos,
+            f"{name}({', '.join(params)}) is a function of the vector {vectors[0]} (its entries {vectors[0]}_i "
+            f"on the right): functions of vectors are not read; write it in the entries, e.g. "
+            f"% let: {name} = …, or % mathcheck: skip",
+        )
     # the unknown functions of the meaning are the document's: d2l's \beta_i := p(x_i)/q(x_i), unfolded
     # later, left p and q unknown to the chain that used β_i (a parse error, its true link lost)
     notation.unknown |= inner.unknown
@@ -1313,6 +1323,18 @@ def _side_equations(src: _Source, groups: list) -> list:
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
                 rels = [k for k, t in enumerate(body) if id(t) in top and _relation_of(t) is not None]
+                if len(rels) >= 2 and rels[0] > 0 and all(b - a > 1 for a, b in zip(rels, rels[1:] + [len(body) + 1])):
+                    # a chain, A = B = C, after \quad: a claim set beside the first, never its hypothesis (the
+                    # softmax derivative's "∂e^{z_i}/∂z_j = δ_ij e^{z_i}, \quad ∂N/∂z_j = Σ_k δ_jk e^{z_k} = e^{z_j}"
+                    # made the second chain a given of the first)
+                    link.conditions.remove(cond)
+                    text = _plain(src, cond)
+                    link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
+                    cuts = [*rels, len(body)]
+                    chain = [_Link(None, None, body[: rels[0]])]
+                    chain += [_Link(_relation_of(body[a]), body[a], body[a + 1 : b]) for a, b in zip(cuts, cuts[1:])]
+                    out.append(chain)
+                    continue
                 if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
                 lhs = body[: rels[0]]
