@@ -1193,6 +1193,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                     "not checked without it (make that equation readable, or % mathcheck: skip)",
                 )
             if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
+                _not_equivalence(src, group, groups[n + 1][0].arrow)
                 definition = _definition(src, group, notation, doc, block_lets)
                 if definition is not None:
                     out.append(definition)
@@ -1285,17 +1286,26 @@ def _no_empty_link(src: _Source, blk: Block, group: list) -> None:
             src.fail(at, what)
 
 
-def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, doc: _Document, block_lets) -> None:
-    r"""A premise that is no definition is a hypothesis of the equation after the arrow — unless the
-    arrow is ``\iff`` (both directions claimed; checking one would prove what was not claimed), or the
-    premise gives a defined function another form (cs231n's ``f(x) = e^x \rightarrow \frac{df}{dx} = e^x``
-    after ``f(x) = \frac{1}{x}`` in the same display: the hypothesis 1/x = eˣ made the claim false)."""
-    if arrow.text in _EQUIVALENT:
+def _not_equivalence(src: _Source, group: list, arrow: Tok) -> None:
+    r"""``A \iff B`` claims both directions: read only after a function's definition (true by fiat, so
+    A ⟺ B is B). ``x = 2 \iff x^2 = 4`` is false (x = −2), and checking x² = 4 given x = 2 — or with
+    x = 2 read as x's definition — proved it."""
+    if arrow.text in _EQUIVALENT and (
+        len(group) != 2 or group[1].relation != "=" or _lhs_shape(group[0].toks)[1] is None
+    ):
         src.fail(
             arrow.pos,
             f"\\{arrow.text} claims both directions, and mathcheck checks one: write \\Rightarrow for the "
             f"direction you claim (C = D checked given A = B)",
         )
+
+
+def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, doc: _Document, block_lets) -> None:
+    r"""A premise that is no definition is a hypothesis of the equation after the arrow — unless it is
+    before ``\iff`` (both directions claimed; checking one would prove what was not claimed), or it
+    gives a defined function another form (cs231n's ``f(x) = e^x \rightarrow \frac{df}{dx} = e^x`` after
+    ``f(x) = \frac{1}{x}`` in the same display: the hypothesis 1/x = eˣ made the claim false)."""
+    _not_equivalence(src, [], arrow)  # a function's definition it was not: A ⟺ B is more than B given A
     head, params = _lhs_shape(group[0].toks)
     try:
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
