@@ -949,6 +949,7 @@ def _definition(
     block_lets: set,
     inline: bool = False,
     computed: bool = False,
+    premise: bool = False,
 ):
     r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
@@ -1011,6 +1012,10 @@ def _definition(
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
     refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    # before an arrow, f(x, y) = x + y gives f for what the arrow leads to: cs231n's gates, one display each
+    # (f(x,y) = x y \rightarrow …, then f(x,y) = x + y \rightarrow …); as a hypothesis x + y = x y, it was false
+    same = [t for _, n, t, _ in doc.defs if n == name][-1:] == [f"{name}({', '.join(params or ())}) = {rhs}"]
+    refunction = refunction or premise and bool(params) and name in earlier and not inline and not same
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted
@@ -1122,8 +1127,9 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if not groups:
         return []  # display math without a relation is not a chain
     links = [link for g in groups for link in g]
-    if len(groups) == 1:
-        _no_empty_link(src, blk, groups[0])
+    for n, group in enumerate(groups):  # an empty link fails the block, but by an arrow only its equation
+        if not (group[0].implied or group[0].beside or n + 1 < len(groups) and groups[n + 1][0].implied):
+            _no_empty_link(src, blk, group)
     # the directives, split at ';'
     items = []
     for kind, a, b in directives:
@@ -1194,7 +1200,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 )
             if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
                 _not_equivalence(src, group, groups[n + 1][0].arrow)
-                definition = _definition(src, group, notation, doc, block_lets)
+                definition = _definition(src, group, notation, doc, block_lets, premise=True)
                 if definition is not None:
                     out.append(definition)
                     premise, defines = before, WORD.match(definition.definition).group(0)
@@ -1303,8 +1309,9 @@ def _not_equivalence(src: _Source, group: list, arrow: Tok) -> None:
 def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, doc: _Document, block_lets) -> None:
     r"""A premise that is no definition is a hypothesis of the equation after the arrow — unless it is
     before ``\iff`` (both directions claimed; checking one would prove what was not claimed), or it
-    gives a defined function another form (cs231n's ``f(x) = e^x \rightarrow \frac{df}{dx} = e^x`` after
-    ``f(x) = \frac{1}{x}`` in the same display: the hypothesis 1/x = eˣ made the claim false)."""
+    gives a defined function another form that is not read as its redefinition (the right side in f, or
+    another definition written in f): as the hypothesis ``f(x) = e^x`` with f = 1/x unfolded, 1/x = eˣ,
+    ``\frac{df}{dx} = e^x`` after it was refuted."""
     _not_equivalence(src, [], arrow)  # a function's definition it was not: A ⟺ B is more than B given A
     head, params = _lhs_shape(group[0].toks)
     try:
