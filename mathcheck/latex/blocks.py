@@ -291,6 +291,8 @@ def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
     while i < len(toks):
         t = toks[i]
         if t.kind == "cmd" and t.text in _SPACE_ARG:
+            if i + 1 >= len(toks) or toks[i + 1].text != "{":  # \hspace 1em: the "em" would be read as e·m
+                src.fail(t.pos, f"\\{t.text} takes its length in braces, e.g. \\{t.text}{{1em}}")
             _, i = _group(toks, i + 1, src, f"\\{t.text}")
             out.append(Tok("cmd", "quad", t.pos, toks[i - 1].end))
         elif t.kind == "cmd" and t.text in _SPACE:

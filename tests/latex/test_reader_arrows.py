@@ -138,10 +138,12 @@ def test_layout_commands_are_space(tmp_path, space):
     assert got == ["refuted"], out
 
 
-def test_a_kern_with_a_bare_length_stays_unread(tmp_path):
-    # \kern 1em is TeX with an unbraced length: read as space it would leave "em" as e·m
-    got, _, out = statuses(tmp_path, r"$$ (a+b)^2 = a^2 + 2ab \kern 1em + b^2 $$")
+@pytest.mark.parametrize("space", [r"\kern 1em", r"\hspace 1em"])
+def test_a_bare_length_stays_unread(tmp_path, space):
+    # a length without braces: read as space up to one token it would leave "em" as e·m
+    got, chain, out = statuses(tmp_path, f"$$ (a+b)^2 = a^2 + 2ab + b^2 {space} $$")
     assert got == ["bad-input"], out
+    assert "kern" in chain[0]["message"] or "takes its length in braces" in chain[0]["message"], out
 
 
 def test_underbrace_and_overbrace_are_their_body(tmp_path):
