@@ -530,7 +530,8 @@ def _row_head(toks: list[Tok], i: int, src: _Source):
     return None
 
 
-_RESTATING = ("or equivalently", "equivalently", "or", "i.e", "that is", "or also")
+# words that restate; never "or" alone: x = 1 \quad\text{or}\quad x = -1 are two solutions, not 1 = -1
+_RESTATING = ("or equivalently", "equivalently", "i.e", "that is")
 
 
 def _restated(toks: list[Tok], i: int, j: int, links: list, src: _Source) -> int | None:

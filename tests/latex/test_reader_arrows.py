@@ -181,6 +181,12 @@ def test_or_equivalently_after_another_loss_named_the_same(tmp_path):
     assert got[0] == "definition" and got[-1] == "proved" and "refuted" not in got, out
 
 
+def test_or_alone_lists_alternatives_never_a_restatement(tmp_path):
+    """``x = 1 \\quad\\text{or}\\quad x = -1``: two solutions; read as a restatement, 1 = −1 was refuted."""
+    got, _, out = statuses(tmp_path, r"$$ x = 1 \quad \text{or} \quad x = -1 $$")
+    assert "refuted" not in got and "proved" not in got, out
+
+
 # --- the soundness guard: a difference quotient is not a derivative ----------------------------------
 
 FORWARD = r"$$ \frac{df(x)}{dx} = \frac{f(x + h) - f(x)}{h} \hspace{0.1in} \text{(bad, do not use)} $$"
