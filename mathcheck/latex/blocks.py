@@ -220,6 +220,8 @@ class _Link:
     define: bool = False  # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
     conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
     implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
+    arrow: Tok | None = None  # that \Rightarrow, \rightarrow, \iff … (what the premise must be depends on it)
+    beside: bool = False  # the first link of an equation set beside the one before (\quad between them)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -247,6 +249,7 @@ def _definitional(toks: list[Tok], i: int, src: _Source) -> int | None:
 
 def _drop_structure(toks: list[Tok], src: _Source):
     """Remove ``\\begin{aligned}``, ``\\label{…}``, ``\\nonumber``; return (tokens, label)."""
+    toks = _layout(toks, src)
     out, label, i = [], None, 0
     while i < len(toks):
         t = toks[i]
@@ -273,6 +276,53 @@ def _drop_structure(toks: list[Tok], src: _Source):
     return out, label
 
 
+# horizontal and vertical space: a \quad wherever it stands (between two equations, before a reason)
+_SPACE_ARG = ("hspace", "hspace*", "vspace", "vspace*")  # \kern 1em is unbraced TeX: still refused
+_SPACE = ("hfill", "enspace", ">", "vfill")
+_BRACES = {"underbrace": "_", "overbrace": "^", "underbracket": "_", "overbracket": "^"}
+
+
+def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
+    r"""Layout read as what it is: ``\hspace{0.5in}``, ``\hfill``, ``\enspace``, ``\>`` are a ``\quad``
+    (a space, so between two equations they still part them); ``\underbrace{body}_{label}`` and
+    ``\overbrace{body}^{label}`` are ``{body}``, the label a comment (cs231n's ``L = \underbrace{\frac{1}{N}
+    \sum_i L_i}_\text{data loss} + …`` is L = (1/N)Σ L_i + …)."""
+    out, i = [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "cmd" and t.text in _SPACE_ARG:
+            if i + 1 >= len(toks) or toks[i + 1].text != "{":  # \hspace 1em: the "em" would be read as e·m
+                src.fail(t.pos, f"\\{t.text} takes its length in braces, e.g. \\{t.text}{{1em}}")
+            _, i = _group(toks, i + 1, src, f"\\{t.text}")
+            out.append(Tok("cmd", "quad", t.pos, toks[i - 1].end))
+        elif t.kind == "cmd" and t.text in _SPACE:
+            out.append(Tok("cmd", "quad", t.pos, t.end))
+            i += 1
+        elif t.kind == "cmd" and t.text in _BRACES:
+            body, j = _group(toks, i + 1, src, f"\\{t.text}")
+            opening, closing = toks[i + 1], toks[j - 1]
+            if j < len(toks) and toks[j].kind == "ch" and toks[j].text == _BRACES[t.text]:
+                j = _label_end(toks, j + 1, src, t)
+            out += [
+                Tok("ch", "{", opening.pos, opening.end),
+                *_layout(body, src),
+                Tok("ch", "}", closing.pos, closing.end),
+            ]
+            i = j
+        else:
+            out.append(t)
+            i += 1
+    return out
+
+
+def _label_end(toks: list[Tok], i: int, src: _Source, t: Tok) -> int:
+    r"""After a brace's label: ``{…}``, one token, or a command and its braced argument (``_\text{data loss}``)."""
+    _, j = _group(toks, i, src, f"\\{t.text}'s label")
+    if toks[i].kind == "cmd" and j < len(toks) and toks[j].kind == "ch" and toks[j].text == "{":
+        _, j = _group(toks, j, src, f"\\{t.text}'s label")
+    return j
+
+
 def _plain(src: _Source, toks: list[Tok]) -> str:
     """A reason as text: ``\\quad\\text{(chain rule)}`` → ``chain rule``."""
     if not toks:
@@ -283,7 +333,7 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
     raw = re.sub(r"(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\^\{?\s*(-?\d+)\s*\}?", r"\1e\2", raw)
     raw = re.sub(r"(?<![\w.])10\^\{?\s*(-?\d+)\s*\}?", r"1e\1", raw)
     raw = raw.replace("\\%", "%")
-    raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
+    raw = re.sub(r"\\[hv]space\*?\s*\{[^{}]*\}|\\(?:quad|qquad|hfill|enspace)\b|\\[,;:!> ]|&", " ", raw)
     raw = " ".join(raw.replace("$", "").split()).strip()
     while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):
         raw = raw[1:-1].strip()
@@ -369,9 +419,15 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
             i = j
             continue
-        if t.kind == "cmd" and t.text in _IMPLIES and _expression(links[-1].toks):
+        if t.kind == "cmd" and t.text in _IMPLIES:
+            if len(links) == 1 and not _expression(links[0].toks) and groups and len(groups[-1]) > 1:
+                links[0] = _Link(None, None, [], implied=True, arrow=t)  # A = B \\ \rightarrow C = D
+                i += 1
+                continue
+            if len(links) == 1:
+                _not_between_equations(src, t)
             groups.append(links)  # A = B \Rightarrow C = D: C = D is checked given A = B
-            links, pending, row_start = [_Link(None, None, [], implied=True)], "", 0
+            links, pending, row_start = [_Link(None, None, [], implied=True, arrow=t)], "", 0
             i += 1
             continue
         if t.kind == "cmd" and t.text in ("quad", "qquad") and _implication_next(toks, i):
@@ -392,6 +448,12 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 text = _plain(src, toks[i:j])  # a = b \quad\text{(why)} = c: the chain goes on
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
                 i = j
+                continue
+            restated = _restated(toks, i, j, links, src)
+            if restated is not None:  # L = a \quad\text{or equivalently}\quad L = b: L = a, and a = b
+                groups.append(links)
+                links = [_Link(None, None, list(links[-1].toks), beside=True)]
+                pending, i, row_start = _plain(src, toks[i:j]), restated, 0
                 continue
             reason_from = i  # to the end of the row: && commentary, or \quad x > 0 (a condition)
             i += 1
@@ -423,13 +485,28 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
     close_reason(len(toks))
     groups.append(links)
     for links in groups:
+        if links[0].implied and len(links) == 1:  # A = B \rightarrow [0.7, 0.04]: no equation after the arrow
+            _not_between_equations(src, links[0].arrow)
+    for links in groups:
         for link in links:
             while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
                 link.toks.pop()
     return groups
 
 
-_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore")
+# \iff claims both directions: read only where the premise is a definition (true by fiat, so A ⟺ B is B)
+_EQUIVALENT = ("iff", "Leftrightarrow", "Longleftrightarrow", "longleftrightarrow")
+_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore", "rightarrow", "to", "longrightarrow", *_EQUIVALENT)
+
+
+def _not_between_equations(src: _Source, arrow: Tok):
+    r"""An arrow is read between two equations only (``f(x) = x^2 \rightarrow f'(x) = 2x``): between
+    other things (cs231n's ``[1, -2, 0] \rightarrow [e^1, e^{-2}, e^0]``, a map of vectors) it is no claim."""
+    src.fail(
+        arrow.pos,
+        f"\\{arrow.text} is read between two equations only (A = B \\{arrow.text} C = D: C = D checked given "
+        f"A = B); here it maps expressions, which is not a link mathcheck checks (% mathcheck: skip before the block)",
+    )
 
 
 def _implication_next(toks: list[Tok], i: int) -> bool:
@@ -451,6 +528,27 @@ def _row_head(toks: list[Tok], i: int, src: _Source):
         else:
             return t
     return None
+
+
+# words that restate; never "or" alone: x = 1 \quad\text{or}\quad x = -1 are two solutions, not 1 = -1
+_RESTATING = ("or equivalently", "equivalently", "i.e", "that is")
+
+
+def _restated(toks: list[Tok], i: int, j: int, links: list, src: _Source) -> int | None:
+    r"""Where the relation of a restatement starts: ``L_i = A \hspace{0.5in} \text{or equivalently}
+    \hspace{0.5in} L_i = B`` (cs231n's softmax loss) writes L_i twice to say A = B — read as L_i = A (an
+    equation as any other) and the claim A = B beside it; never B a second definition of L_i, nor a
+    condition, nor the chain L_i = A = B (which checks L_i = A: refuted where L_i was another loss before).
+    Only after words that restate (``or equivalently``, ``i.e.``), only the same left side, only ``=``."""
+    if j <= i or _plain(src, toks[i:j]).lower().rstrip(".") not in _RESTATING:
+        return None
+    if any(link.relation != "=" or link.define for link in links[1:]):
+        return None
+    first = [(t.kind, t.text) for t in links[0].toks if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
+    k = j + len(first)
+    if not first or k >= len(toks) or [(t.kind, t.text) for t in toks[j:k]] != first or _relation_of(toks[k]) != "=":
+        return None
+    return k
 
 
 def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
@@ -748,6 +846,14 @@ class _Document:
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
 
+    def params(self) -> dict:
+        """The parameters of each function in force: ``f(x, y) = x*y`` gives ``{"f": ("x", "y")}``."""
+        out = {}
+        for _, name, text, _ in self.defs:
+            head = text.split("=", 1)[0]
+            out[name] = tuple(WORD.findall(head.partition("(")[2])) if "(" in head else None
+        return {k: v for k, v in out.items() if v}
+
     def needed(self, texts) -> tuple:
         """The definitions that ``texts`` use, with those they use in turn, in the file's order."""
         want = {w for t in texts for w in WORD.findall(t)}
@@ -846,6 +952,7 @@ def _definition(
     block_lets: set,
     inline: bool = False,
     computed: bool = False,
+    premise: bool = False,
 ):
     r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
@@ -918,6 +1025,10 @@ def _definition(
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
     refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    # before an arrow, f(x, y) = x + y gives f for what the arrow leads to: cs231n's gates, one display each
+    # (f(x,y) = x y \rightarrow …, then f(x,y) = x + y \rightarrow …); as a hypothesis x + y = x y, it was false
+    same = [t for _, n, t, _ in doc.defs if n == name][-1:] == [f"{name}({', '.join(params or ())}) = {rhs}"]
+    refunction = refunction or premise and bool(params) and name in earlier and not inline and not same
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted
@@ -980,6 +1091,7 @@ def _definition(
         doc.functions[name] = name
         notation.functions[head[0].text if len(head) == 1 else name] = name
         notation.functions[name] = name
+        notation.params[name] = tuple(params)
     notation.defined.add(name)
     lhs_text = f"{name}({', '.join(params)})" if params else name
     lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
@@ -1028,15 +1140,9 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if not groups:
         return []  # display math without a relation is not a chain
     links = [link for g in groups for link in g]
-    for link in links:
-        if not link.toks:
-            at = link.at.pos if link.at is not None else blk.body
-            what = (
-                f"nothing after {src.text[link.at.pos : link.at.end]!r}"
-                if link.at is not None
-                else "the chain has no first expression"
-            )
-            src.fail(at, what)
+    for n, group in enumerate(groups):  # an empty link fails the block, but by an arrow only its equation
+        if not (group[0].implied or group[0].beside or n + 1 < len(groups) and groups[n + 1][0].implied):
+            _no_empty_link(src, blk, group)
     # the directives, split at ';'
     items = []
     for kind, a, b in directives:
@@ -1067,6 +1173,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     )
     defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
     notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
+    notation.params = doc.params()
     assumptions: dict = {}
     for part, props in assumed:
         name = _assumed_name(src, part, notation)
@@ -1088,18 +1195,34 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
-    premise: tuple = ()
+    premise: tuple | None = ()  # None: the equation before an arrow was not read
+    defines = ""  # the name a premise defines (f in f(x, y) = x y \rightarrow \frac{\partial f}{\partial x} = y)
     for n, group in enumerate(groups):
         try:
+            if not (group[0].implied or group[0].beside):
+                premise, defines = (), ""
+            before = premise
+            if n + 1 < len(groups) and groups[n + 1][0].implied:
+                premise = None  # until it is read: an equation after an unread premise is not checked
+            _no_empty_link(src, blk, group)
+            if before is None:
+                src.fail(
+                    group[0].toks[0].pos,
+                    "the equation before the arrow is bad input, and this one is claimed given it: "
+                    "not checked without it (make that equation readable, or % mathcheck: skip)",
+                )
             if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
-                definition = _definition(src, group, notation, doc, block_lets)
+                _not_equivalence(src, group, groups[n + 1][0].arrow)
+                definition = _definition(src, group, notation, doc, block_lets, premise=True)
                 if definition is not None:
                     out.append(definition)
-                    premise = ()
+                    premise, defines = before, WORD.match(definition.definition).group(0)
+                    doc.used |= set(WORD.findall(definition.steps[0].text)) - {defines}  # its parameters: x, y
                 else:
-                    premise = _premise(src, group, notation)
+                    _claimed_premise(src, group, groups[n + 1][0].arrow, notation, doc, block_lets)
+                    premise, defines = before + _premise(src, group, notation), ""
                 continue
-            out += _equation(
+            chains = _equation(
                 src,
                 blk,
                 n,
@@ -1113,7 +1236,9 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 chain_lets,
                 readings,
             )
-            premise = ()
+            if defines:
+                _names_premise(src, group, chains, defines)
+            out += chains
         except LatexRefused:
             raise
         except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
@@ -1122,6 +1247,111 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
+
+
+def _calls(text: str) -> list:
+    """``[(f, "x + h"), …]``: every function applied in ``text`` (the grammar's text) and its arguments."""
+    out = []
+    for m in _CALL.finditer(text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        out.append((m.group(1), text[m.end() : j - 1]))
+    return out
+
+
+def _not_difference_quotient(src: _Source, group: list, steps: list) -> None:
+    r"""A derivative of a function written ``=`` to that function taken at a step that appears on that side
+    only — cs231n's ``\frac{df(x)}{dx} = \frac{f(x + h) - f(x)}{h} \hspace{0.1in} \text{(bad, do not use)}``,
+    a numerical gradient: its author means ≈ for a small h (equal only as h → 0), so a refutation for
+    some f and h would refute what was not meant. Bad input naming the step; only where the other side
+    holds no derivative (``\frac{dz}{dx} = \frac{dz}{dy}\frac{dy}{dx}`` is checked as before). The chain rule,
+    ``\frac{d}{dx} f(g(x)) = f'(g(x))g'(x)``, takes f at no new name and is checked as before."""
+    from mathcheck.parser import reserved
+
+    for a, b in zip(steps, steps[1:]):
+        if b.relation != "=":
+            continue
+        for d, q in ((a.text, b.text), (b.text, a.text)):
+            if "diff(" not in d and "prime(" not in d or "diff(" in q or "prime(" in q:
+                continue  # a derivative on both sides (dz/dx = dz/dy dy/dx) is no difference quotient
+            here = set(WORD.findall(d))
+            for f, args in _calls(q):
+                if f in _PARSER_FUNCTIONS or f not in here:
+                    continue
+                step = sorted(set(WORD.findall(args)) - here - reserved() - {f for f, _ in _calls(args)})
+                if step:
+                    h = step[0]
+                    src.fail(
+                        group[0].toks[0].pos,
+                        f"a difference quotient in {h} equals the derivative of {f} only as {h} → 0 ({q} takes "
+                        f"{f} at a step {h} that {d} lacks): write \\approx, or \\lim_{{{h} \\to 0}}",
+                    )
+
+
+def _no_empty_link(src: _Source, blk: Block, group: list) -> None:
+    for link in group:
+        if not link.toks:
+            at = link.at.pos if link.at is not None else blk.body
+            what = (
+                f"nothing after {src.text[link.at.pos : link.at.end]!r}"
+                if link.at is not None
+                else "the chain has no first expression"
+            )
+            src.fail(at, what)
+
+
+def _not_equivalence(src: _Source, group: list, arrow: Tok) -> None:
+    r"""``A \iff B`` claims both directions: read only after a function's definition (true by fiat, so
+    A ⟺ B is B). ``x = 2 \iff x^2 = 4`` is false (x = −2), and checking x² = 4 given x = 2 — or with
+    x = 2 read as x's definition — proved it."""
+    if arrow.text in _EQUIVALENT and (
+        len(group) != 2 or group[1].relation != "=" or _lhs_shape(group[0].toks)[1] is None
+    ):
+        src.fail(
+            arrow.pos,
+            f"\\{arrow.text} claims both directions, and mathcheck checks one: write \\Rightarrow for the "
+            f"direction you claim (C = D checked given A = B)",
+        )
+
+
+def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, doc: _Document, block_lets) -> None:
+    r"""A premise that is no definition is a hypothesis of the equation after the arrow — unless it is
+    before ``\iff`` (both directions claimed; checking one would prove what was not claimed), or it
+    gives a defined function another form that is not read as its redefinition (the right side in f, or
+    another definition written in f): as the hypothesis ``f(x) = e^x`` with f = 1/x unfolded, 1/x = eˣ,
+    ``\frac{df}{dx} = e^x`` after it was refuted."""
+    _not_equivalence(src, [], arrow)  # a function's definition it was not: A ⟺ B is more than B given A
+    head, params = _lhs_shape(group[0].toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+        steps = _steps(src, group, notation)
+    except DeriveError:
+        return
+    said = f"{steps[0].text} = {steps[-1].text}" if len(steps) == 2 and steps[1].relation == "=" else ""
+    before = [text for _, n, text, _ in doc.defs if n == name][-1:]
+    if params and (name in block_lets or before and before != [said]):  # the same definition again is fine
+        src.fail(
+            group[0].toks[0].pos,
+            f"{name} is defined again here, before \\{arrow.text}: as a hypothesis about the {name} defined "
+            f"before, this is not what it means; give this function its own name",
+        )
+
+
+def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
+    r"""After ``f_c(x) = c + x \rightarrow``, the equation must be about f_c: cs231n writes
+    ``\frac{df}{dx} = 1`` there, meaning f_c's derivative — read as the f defined before, it was false."""
+    for chain in chains:
+        if chain.steps and name not in {w for s in chain.steps for w in WORD.findall(s.text)}:
+            src.fail(
+                group[0].toks[0].pos,
+                f"the equation after the arrow does not name {name}, which the equation before it defines: "
+                f"which function it is about is not written (e.g. \\frac{{d{name}}}{{dx}})",
+            )
 
 
 def _free_indices(toks: list):
@@ -1338,13 +1568,26 @@ def _side_equations(src: _Source, groups: list) -> list:
                 if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
                 lhs = body[: rels[0]]
-                if _lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1:
+                if (_lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1) and not _derivative_lhs(lhs, src):
                     continue
                 link.conditions.remove(cond)
                 text = _plain(src, cond)
                 link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
-                out.append([_Link(None, None, lhs), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
+                out.append([_Link(None, None, lhs, beside=True), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
     return out
+
+
+def _derivative_lhs(lhs: list[Tok], src: _Source) -> bool:
+    r"""``\frac{\partial f}{\partial y}``, ``\frac{df}{dx}`` (at a point: ``(x)``) as a whole left side: a
+    derivative stated beside another (cs231n's ``\frac{\partial f}{\partial x} = y \hspace{0.5in}
+    \frac{\partial f}{\partial y} = x``) is a claim of its own, never a hypothesis of the first."""
+    if not lhs or lhs[0].kind != "cmd" or lhs[0].text not in ("frac", "dfrac", "tfrac"):
+        return False
+    num, j = _group(lhs, 1, src, "\\frac")
+    _, j = _group(lhs, j, src, "\\frac")
+    rest = lhs[j:]
+    d = num[:1] if num[:1] and num[0].text != "mathrm" else num[2:3]
+    return bool(d) and d[0].text in ("d", "partial") and (not rest or rest[0].text == "(" and rest[-1].text == ")")
 
 
 def _is_fact(src, d) -> bool:
@@ -1432,6 +1675,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
+    _not_difference_quotient(src, group, steps)
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [
@@ -1641,6 +1885,8 @@ def _steps(src: _Source, links, notation) -> list:
             and link.toks[-1].text in _SPACING
         ):
             link.toks.pop()  # the next row's alignment and indentation are not this link's
+        while len(link.toks) > 1 and link.toks[0].kind == "cmd" and link.toks[0].text in ("quad", "qquad"):
+            link.toks.pop(0)  # nor the space after an arrow (\rightarrow \hspace{0.3in} \frac{d\sigma}{dx})
         text = Reader(link.toks, src, notation).read()
         first = link.at or link.toks[0]
         source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos : link.toks[-1].end])

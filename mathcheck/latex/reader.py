@@ -82,6 +82,7 @@ class Notation:
     unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
+    params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
 
 
 class Reader:
@@ -973,7 +974,13 @@ class Reader:
         if name is None or f == x:
             return f
         if name.group(1) in self.n.functions and not name.group(2):
-            return f"{self.n.functions[name.group(1)]}({x})"
+            fn = self.n.functions[name.group(1)]
+            params = self.n.params.get(fn, (x,))
+            if len(params) > 1 and x not in params:  # ∂f/∂z of f(x, y): which argument z is, is not said
+                self.fail(
+                    tok, f"{fn} is defined as a function of ({', '.join(params)}); its derivative in {x} is not read"
+                )
+            return f"{fn}({', '.join(params if len(params) > 1 else (x,))})"  # ∂f/∂x of f(x, y) is at (x, y)
         if name.group(1) in self.n.defined or name.group(1) in self.bound or name.group(1) in self.n.indices:
             return f
         if name.group(2) or name.group(1) in self.n.indexed:
