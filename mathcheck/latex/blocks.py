@@ -723,7 +723,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
-            doc.unread.update({name: n for name in _defined_in(src, blk) if name not in doc.unread})
+            doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
 
 
@@ -1106,14 +1106,17 @@ def _decorated(toks: list[Tok], name: str, j: int):
 
 def _names_in(toks: list[Tok], cores: bool = False) -> set:
     """Every name :func:`_atom` finds in ``toks`` (the right side of a definition that is not read);
-    with ``cores``, the cores of those subscripted or labelled (``v`` of ``\\mathbf{v}_{t-1}``)."""
+    with ``cores``, the cores of those subscripted or labelled (``v`` of ``\\mathbf{v}_{t-1}``), and
+    the names of those labelled, marked (``f^`` of ``f^{(n)}``)."""
     out, i = set(), 0
     while i < len(toks):
         core = _core(toks, i)
         found = _decorated(toks, core[0], core[1]) if core else None
         if found:
-            if not cores or found[0] != core[0]:
-                out.add(core[0] if cores else found[0])
+            if not cores:
+                out.add(found[0])
+            elif found[0] != core[0]:
+                out |= {core[0]} | ({found[0].split("^(")[0] + "^"} if "^(" in found[0] else set())
             i = found[1]
         else:
             i += 1
@@ -1230,9 +1233,11 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         name = Reader(head, src, Notation(set(), set(), {}, set())).read()
     except DeriveError:
         name = None
-    core = _core(head, 0)[0]
-    if core != spelled and core in _names_in(rhs, cores=True):
-        return None  # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step
+    core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
+    if (core != spelled and core in relatives) or spelled + "^" in relatives:
+        # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step; f(x) =
+        # \sum_n \frac{f^{(n)}(x_0)}{n!}(x - x_0)^n: f's Taylor series, a claim (L = \frac{1}{N} \sum_i L_i defines L)
+        return None
     if name is not None and not WORD.fullmatch(name):
         return None
     if word and name is None:

@@ -50,6 +50,12 @@ def chains(tmp_path, text, name="d.md"):
         (r"\mathbf{z}= \mathbf{W}^{(1)} \mathbf{x},", "z", "matrix"),
         # cs231n neural-networks-2: the L2 loss
         (r"L_i = \Vert f - y_i \Vert_2^2", "L_i", "Vert"),
+        # cs231n linear-classify: the full loss, L_i another name than L
+        (
+            r"L = \underbrace{ \frac{1}{N} \sum_i L_i }_\text{data loss} + \underbrace{ \lambda R(W) }_\text{reg}",
+            "L",
+            "underbrace",
+        ),
     ],
 )
 def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, display, name, unread):
@@ -141,6 +147,8 @@ def test_each_equation_of_an_aligned_display(tmp_path):
         ("", r"\mathrm{Var}(X) = E_{x \sim P}[(x - \mu)^2]"),  # a probability operator: a claim
         ("", r"\frac{\partial f}{\partial x} = \lim_{h \to 0} \frac{f(x+h) - f(x)}{h}"),  # not a name
         ("", r"\hat{y} \approx \mathbf{w}^\top \mathbf{x}"),  # not =
+        # d2l-en single-variable-calculus.md: f's Taylor series is a claim about f, f^{(n)} on its right
+        ("", r"f(x) = \sum_{n = 0}^\infty \frac{f^{(n)}(x_0)}{n!}(x-x_0)^{n}"),
         ("We need coefficients so that\n", r"s = \mathbf{w}^\top \mathbf{x}"),  # prose: a condition
     ],
 )
