@@ -747,6 +747,7 @@ class _Document:
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
     opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
+    opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -762,6 +763,7 @@ class _Document:
         # as a definition by =: ŷ (decorated, notation) stays, s and f (reused by the next example) go
         self.opaque = {k: v for k, v in self.opaque.items() if "_" in k}
         self.opaque_names = {k for k in self.opaque_names if "_" in k}
+        self.opaque_used = set()
 
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
@@ -1229,6 +1231,8 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     if shape is None or doc.lead:
         return None  # "so that …": a condition, never a definition
     spelled, head, word = shape
+    while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
+        head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
     try:
         name = Reader(head, src, Notation(set(), set(), {}, set())).read()
     except DeriveError:
@@ -1242,14 +1246,20 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         return None
     if word and name is None:
         return None  # \mathrm{Var}(X), \operatorname{softmax}: an operator the reader names, not a name
-    taken = doc.names() | doc.used | set(doc.unread) | doc.opaque_names | {n for n in doc.opaque}
+    read = doc.names() | doc.used  # defined by a display that was read, or used by a chain: a claim about it
+    unread = set(doc.unread) | set(doc.opaque) | doc.opaque_names  # defined before by a display not read
     if (
-        {name, spelled} & taken
+        {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
         or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
         or spelled in _names_in(rhs)
         or any(name and name in WORD.findall(t.split("=", 1)[1]) for _, _, t, _ in doc.defs)
     ):
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
+    redefines = bool({name, spelled} & unread)
+    if redefines and (more or _names_in(rhs) & (unread | doc.names())):
+        # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), or as a chain, I(X, Y) =
+        # H(Y) = H(X): a claim; in free names, H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again
+        return None
     try:  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il; ŷ = w_1 x_1 + \cdots + w_d x_d (d is the size) does
         if (_free_indices(lhs) or ((),))[0]:
             _not_einstein(src, [_Link(None, None, lhs), _Link("=", at, rhs)])
@@ -1263,7 +1273,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     rhs_src = " ".join(src.text[at.pos : rhs[-1].end].split())
     note = f"definition of {shown}; its right side is not read: {why}"
     chain = Chain(
-        f"line {line}",
+        f"line {line}" + (f" (redefines {shown})" if redefines else ""),
         src.path,
         line,
         steps=(
@@ -1273,10 +1283,11 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         notes=(note,),
         unread=why,
     )
-    doc.opaque_names |= {spelled} | _names_in(rhs)  # b = … after ŷ = w^T x + b is a claim about that b
+    doc.opaque_names.add(spelled)
+    doc.opaque_used |= _names_in(rhs)  # b = … after ŷ = w^T x + b is a claim about that b
     if name is not None:
         doc.opaque[name] = line
-        doc.unread.setdefault(name, line)
+        doc.unread[name] = line
     out = [chain]
     if more:
         rest = src.line(rhs[0].pos)

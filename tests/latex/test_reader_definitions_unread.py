@@ -143,7 +143,16 @@ def test_each_equation_of_an_aligned_display(tmp_path):
         ("$$(x+1)^2 = x^2 + 2x + 1$$\n\n", r"x = \mathbf{w}^\top \mathbf{z}"),  # x used by a chain: a claim
         ("$$y = w x + b$$\n\n", r"b = \mathbf{u}^\top \mathbf{v}"),  # b of y's definition: a claim
         ("$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n", r"b = \mathbf{u}^\top \mathbf{v}"),  # the same, unread
-        ("$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n", r"\hat{y} = \mathbf{X}\mathbf{w}"),  # defined before
+        # d2l-en information-theory.md: cross-entropy given again in the entropy and divergence: a claim
+        (
+            "$$\\textrm{CE}(P, Q) = - E_{x \\sim P} [\\log(q(x))]$$\n\n$$H(P) = - E_{x \\sim P} [\\log p(x)]$$\n\n",
+            r"\textrm{CE}(P, Q) = H(P) + D_{\textrm{KL}}(P\|Q)",
+        ),
+        (
+            "$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n",
+            r"\hat{y} = \mathbf{X}\mathbf{w} = \hat{z}",
+        ),  # a chain
+        ("$$\\hat{y} = w x + b$$\n\n", r"\hat{y} = \mathbf{X}\mathbf{w}"),  # defined by a display read: a claim
         ("", r"\mathrm{Var}(X) = E_{x \sim P}[(x - \mu)^2]"),  # a probability operator: a claim
         ("", r"\frac{\partial f}{\partial x} = \lim_{h \to 0} \frac{f(x+h) - f(x)}{h}"),  # not a name
         ("", r"\hat{y} \approx \mathbf{w}^\top \mathbf{x}"),  # not =
@@ -193,3 +202,16 @@ def test_the_parallel_run_reports_the_same(tmp_path):
     r2, _ = run(tmp_path, LATER, "--json", "-j", "2")
     one, two = (json.loads(r.output)["files"][0]["chains"] for r in (r1, r2))
     assert one == two and one[0]["unread"], r2.output
+
+
+def test_a_name_defined_unread_given_again_in_free_names_is_redefined(tmp_path):
+    """d2l-en linear-regression.md gives ŷ again for all examples, ``\\hat{\\mathbf{y}} = \\mathbf{X}\\mathbf{w} + b``
+    (both right sides not read): said as a redefinition, never a claim refuted against the first."""
+    text = (
+        "$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n$${\\hat{\\mathbf{y}}} = \\mathbf{X} \\mathbf{w} + b,$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [(c["status"], c["name"]) for c in got] == [
+        ("definition", "line 1"),
+        ("definition", "line 3 (redefines y_hat)"),
+    ], r.output
