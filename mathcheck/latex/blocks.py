@@ -1231,6 +1231,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     if shape is None or doc.lead:
         return None  # "so that …": a condition, never a definition
     spelled, head, word = shape
+    params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
     while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
         head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
     try:
@@ -1256,7 +1257,9 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     ):
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
     redefines = bool({name, spelled} & unread)
-    if redefines and (more or _names_in(rhs) & (unread | doc.names())):
+    if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
+        # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … after h(\mathbf{x}) = … in x: h
+        # restated (a claim), as a function given again in its own parameters is (:func:`_definition`)
         # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), or as a chain, I(X, Y) =
         # H(Y) = H(X): a claim; in free names, H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again
         return None

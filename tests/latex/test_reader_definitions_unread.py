@@ -153,6 +153,12 @@ def test_each_equation_of_an_aligned_display(tmp_path):
             r"\hat{y} = \mathbf{X}\mathbf{w} = \hat{z}",
         ),  # a chain
         ("$$\\hat{y} = w x + b$$\n\n", r"\hat{y} = \mathbf{X}\mathbf{w}"),  # defined by a display read: a claim
+        # d2l-en momentum.md: the quadratic h given again in its own x (completing the square): h restated
+        (
+            "$$h(\\mathbf{x}) = \\frac{1}{2} \\mathbf{x}^\\top \\mathbf{Q} \\mathbf{x} + \\mathbf{x}^\\top \\mathbf{c} + b.$$\n\n",
+            r"h(\mathbf{x}) = \frac{1}{2} (\mathbf{x} - \mathbf{Q}^{-1} \mathbf{c})^\top \mathbf{Q} (\mathbf{x} - "
+            r"\mathbf{Q}^{-1} \mathbf{c}) + b - \frac{1}{2} \mathbf{c}^\top \mathbf{Q}^{-1} \mathbf{c}.",
+        ),
         ("", r"\mathrm{Var}(X) = E_{x \sim P}[(x - \mu)^2]"),  # a probability operator: a claim
         ("", r"\frac{\partial f}{\partial x} = \lim_{h \to 0} \frac{f(x+h) - f(x)}{h}"),  # not a name
         ("", r"\hat{y} \approx \mathbf{w}^\top \mathbf{x}"),  # not =
@@ -215,3 +221,7 @@ def test_a_name_defined_unread_given_again_in_free_names_is_redefined(tmp_path):
         ("definition", "line 1"),
         ("definition", "line 3 (redefines y_hat)"),
     ], r.output
+    # d2l-en information-theory.md: entropy of a discrete, then of a continuous variable (lowercase x bound)
+    text = "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$H(X) = - \\int_x p(x) \\log p(x) \\; dx.$$\n"
+    r, got = chains(tmp_path, text)
+    assert [(c["status"], c["name"]) for c in got] == [("definition", "line 1"), ("definition", "line 3 (redefines H)")]
