@@ -1985,7 +1985,12 @@ def _not_opaque(src: _Source, group: list, texts: list, doc: _Document, blk: Blo
     r"""Refuse a chain in a name defined by a right side that is not read (:func:`_unread_definition`):
     d2l's ``\hat{y} = \mathbf{w}^\top \mathbf{x} + b``, then a link in ŷ — read as a free value, it
     could be refuted where the author meant w·x + b."""
-    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque)):
+    from mathcheck.parser import reserved
+
+    # l(y, y_hat) = … (a definition the grammar refused): y_hat is its parameter there, not ŷ
+    head = re.fullmatch(r"([A-Za-z]\w*)\((\w+(?:, \w+)*)\)", texts[0]) if len(group) == 2 else None
+    bound = set(head.group(2).split(", ")) if head and head.group(1) not in reserved() | _PARSER_FUNCTIONS else set()
+    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque) - bound):
         src.fail(
             group[0].toks[0].pos if group[0].toks else blk.body,
             f"{name} is defined in a display mathcheck does not read (line {doc.opaque[name]}), so it is not "

@@ -225,3 +225,15 @@ def test_a_name_defined_unread_given_again_in_free_names_is_redefined(tmp_path):
     text = "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$H(X) = - \\int_x p(x) \\log p(x) \\; dx.$$\n"
     r, got = chains(tmp_path, text)
     assert [(c["status"], c["name"]) for c in got] == [("definition", "line 1"), ("definition", "line 3 (redefines H)")]
+
+
+def test_a_parameter_named_like_the_name_is_not_blamed(tmp_path):
+    """d2l-en softmax-regression.md: ``l(\\mathbf{y}, \\hat{\\mathbf{y}})`` after ŷ = softmax(o) (not read): ŷ is
+    l's parameter; the display's own error is said, not ŷ's definition."""
+    text = (
+        "$$\\hat{\\mathbf{y}} = \\mathrm{softmax}(\\mathbf{o})$$\n\n"
+        "$$ l(\\mathbf{y}, \\hat{\\mathbf{y}}) = - \\sum_{j=1}^q y_j \\log \\hat{y}_j. $$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "y is indexed elsewhere" in got[1]["message"]
