@@ -402,6 +402,11 @@ def derive_summary(report) -> str:
     total = sum(counts.values())
     order = ("definition", "proved", "holds-within", "refuted", "inconclusive", "bad-input")
     parts = ", ".join(f"{counts[k]} {k}" for k in order if k in counts)
+    unread = sum(bool(getattr(c.chain, "unread", "")) for _, chains in report.files for c in chains)
+    if unread:  # definitions whose right side is not read: never unfolded, said apart
+        parts = parts.replace(
+            f"{counts['definition']} definition", f"{counts['definition']} definition ({unread} not read)", 1
+        )
     c = report.counts()
     links = ", ".join(f"{c['links'][k]} {k}" for k in order if c["links"].get(k))
     files = f"{c['files']} file{'s' if c['files'] != 1 else ''}"

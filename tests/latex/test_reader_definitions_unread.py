@@ -74,6 +74,8 @@ def test_the_text_report_says_the_right_side_is_not_read(tmp_path):
     assert r.exit_code == 0, r.output
     assert "note: definition of y_hat; its right side is not read: ^T reads as a transpose" in r.output
     assert "defines y_hat, never unfolded: its right side is not read" in r.output
+    assert "chains: 1 definition (1 not read) (of 1, seed 0)" in r.output
+    r, _ = run(tmp_path, "$$\n\\hat{y} = w x + b\n$$\n")
     assert "chains: 1 definition (of 1, seed 0)" in r.output
 
 
