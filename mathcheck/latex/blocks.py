@@ -461,14 +461,29 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
     arg, j = _group(toks, i + 1, src, "\\text")
     if _word(arg) is None:
         return False
-    if j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'":
+    if j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'[":
         return True
     # d2l's w_{\textrm{area}} \cdot \textrm{area} + …: a word between operators is a quantity (as a reason
     # it swallowed the rest of the display); words with spaces, \text{ where }, stay prose
     spaced = bool(arg) and re.search(r"\s", src.text[arg[0].pos : arg[-1].end]) is not None
     before = i > 0 and _operator(toks[i - 1])
     after = j < len(toks) and _operator(toks[j])
-    return not spaced and (before or after)
+    # x \textrm{area} = \textrm{area} x, 2 \textrm{Var}[X]: a word juxtaposed to a factor, with more on the row,
+    # is a factor (as a reason, x = area·x was refuted); "for", "where", … lead a condition, spacing a reason
+    word = _word(arg)
+    juxtaposed = (
+        i > 0
+        and (toks[i - 1].kind == "num" or toks[i - 1].text.isalnum() or toks[i - 1].text in ")]}")
+        and j < len(toks)
+        and toks[j].kind != "row"
+        and toks[j].text not in ("&",) + tuple(_SPACING)
+        and len(word) > 1
+        and word.lower() not in _CONDITION_WORDS + _PROSE_WORDS
+    )
+    return not spaced and (before or after or juxtaposed)
+
+
+_PROSE_WORDS = ("or", "since", "thus", "hence", "so", "then", "otherwise", "else", "iff", "as", "by", "is", "at", "on")
 
 
 def _operator(t: Tok) -> bool:

@@ -239,3 +239,20 @@ def test_a_parameter_named_like_the_name_is_not_blamed(tmp_path):
     r, got = chains(tmp_path, text)
     assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
     assert "y is indexed elsewhere" in got[1]["message"]
+
+
+@pytest.mark.parametrize(
+    "display, status",
+    [
+        (r"2 \textrm{Var}[X] = \textrm{Var}[X] + \textrm{Var}[X]", "proved"),  # was no chain at all
+        (r"2 \textrm{Var}[X] = \textrm{Var}[X]", "refuted"),  # the planted mistake
+        # x = area·x was refuted (the word a reason); now read as the factor, or refused, never refuted
+        (r"x \textrm{area} = \textrm{area} x", "bad-input"),
+        (r"\sqrt{x^2} = x \text{for} x > 0", "proved"),  # a condition word still leads a condition
+        (r"(x+1)^2 = x^2 + 2x + 1 \text{trivially}", "proved"),  # a word at the end is a reason
+    ],
+)
+def test_a_word_juxtaposed_to_a_factor_is_never_a_reason(tmp_path, display, status):
+    """Item 9: a one-word ``\\textrm`` written against a factor, with more of the row after it."""
+    r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
+    assert [c["status"] for c in got] == [status], r.output
