@@ -1223,8 +1223,8 @@ def _first_link(toks: list[Tok], src: _Source):
 
 
 def _words(toks: list[Tok], i: int, src: _Source) -> bool:
-    """``\textrm{ where }``, ``\text{or equivalently}`` at ``toks[i]``: prose after an equation (words
-    with spaces), not a name (``\textrm{area}``)."""
+    """``\\textrm{ where }``, ``\\text{or equivalently}`` at ``toks[i]``: prose after an equation (words
+    with spaces), not a name (``\\textrm{area}``)."""
     if toks[i].kind != "cmd" or toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks):
         return False
     if toks[i + 1].text != "{" or _closing(toks, i + 1) < 0:
@@ -1273,10 +1273,10 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
     redefines = bool({name, spelled} & unread)
     if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
-        # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … after h(\mathbf{x}) = … in x: h
-        # restated (a claim), as a function given again in its own parameters is (:func:`_definition`)
-        # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), or as a chain, I(X, Y) =
-        # H(Y) = H(X): a claim; in free names, H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again
+        # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
+        # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
+        # read: :func:`_definition`), or as a chain, I(X, Y) = H(Y) = H(X): a claim; in free names,
+        # H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again, said
         return None
     try:  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il; ŷ = w_1 x_1 + \cdots + w_d x_d (d is the size) does
         if (_free_indices(lhs) or ((),))[0]:
