@@ -557,7 +557,35 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
     if toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks) or toks[i + 1].text != "{":
         return False
     arg, j = _group(toks, i + 1, src, "\\text")
-    return _word(arg) is not None and j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'"
+    if _word(arg) is None:
+        return False
+    if j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'[":
+        return True
+    # d2l's w_{\textrm{area}} \cdot \textrm{area} + …: a word between operators is a quantity (as a reason
+    # it swallowed the rest of the display); words with spaces, \text{ where }, stay prose
+    spaced = bool(arg) and re.search(r"\s", src.text[arg[0].pos : arg[-1].end]) is not None
+    before = i > 0 and _operator(toks[i - 1])
+    after = j < len(toks) and _operator(toks[j])
+    # x \textrm{area} = \textrm{area} x, 2 \textrm{Var}[X]: a word juxtaposed to a factor, with more on the row,
+    # is a factor (as a reason, x = area·x was refuted); "for", "where", … lead a condition, spacing a reason
+    word = _word(arg)
+    juxtaposed = (
+        i > 0
+        and (toks[i - 1].kind == "num" or toks[i - 1].text.isalnum() or toks[i - 1].text in ")]}")
+        and j < len(toks)
+        and toks[j].kind != "row"
+        and toks[j].text not in ("&",) + tuple(_SPACING)
+        and len(word) > 1
+        and word.lower() not in _CONDITION_WORDS + _PROSE_WORDS
+    )
+    return not spaced and (before or after or juxtaposed)
+
+
+_PROSE_WORDS = ("or", "since", "thus", "hence", "so", "then", "otherwise", "else", "iff", "as", "by", "is", "at", "on")
+
+
+def _operator(t: Tok) -> bool:
+    return (t.kind == "ch" and t.text in "+-*/") or (t.kind == "cmd" and t.text in ("cdot", "times", "div"))
 
 
 def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
@@ -807,7 +835,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
-            out.append(Chain(f"line {n}", path, n, error=str(exc)))
+            out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
 
@@ -830,6 +858,9 @@ class _Document:
     last_tail: tuple = ()  # the last display's last expression (tokens), for "= …"
     lead: str = ""  # "so that": the prose before this display makes it a condition
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
+    opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
+    opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
+    opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -842,6 +873,10 @@ class _Document:
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
         self.last_tail = ()
+        # as a definition by =: ŷ (decorated, notation) stays, s and f (reused by the next example) go
+        self.opaque = {k: v for k, v in self.opaque.items() if "_" in k}
+        self.opaque_names = {k for k in self.opaque_names if "_" in k}
+        self.opaque_used = set()
 
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
@@ -1085,6 +1120,7 @@ def _definition(
         )
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
+    doc.opaque.pop(name, None)  # read now: unfolded from here on
     doc.carried.discard(name)
     if params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
@@ -1113,6 +1149,319 @@ def _definition(
         unknown=unknown,
         implicit=tuple(u for u in unknown if u in doc.implicit),
     )
+
+
+# --- definitions whose right side is not read (issue 28) -------------------------------------------
+
+_FONTS = ("mathbf", "boldsymbol", "bm", "mathrm", "textrm", "text", "operatorname", "mathit", "mathsf", "textit")
+_UPRIGHT = ("mathrm", "textrm", "text", "operatorname", "textit", "mathsf")
+_DECORATIONS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde", "widetilde": "tilde"}
+_ARG_SEPARATORS = (",", ";", "|", "mid", "Vert")
+
+
+def _closing(toks: list[Tok], i: int) -> int:
+    """The index of the ``}`` (or ``)``) that closes the bracket at ``toks[i]``, or -1."""
+    opening, depth = toks[i].text, 0
+    close = {"{": "}", "(": ")"}[opening]
+    for k in range(i, len(toks)):
+        if toks[k].kind == "ch" and toks[k].text == opening:
+            depth += 1
+        elif toks[k].kind == "ch" and toks[k].text == close:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _core(toks: list[Tok], i: int):
+    """``(name, index after)`` of the letter a name is built on at ``toks[i]``: ``y``, ``\\beta``,
+    ``\\mathbf{x}`` (x), ``\\hat{y}`` (y_hat), ``\\textrm{price}`` (price), ``{\\hat{y}}``; else None."""
+    if i >= len(toks):
+        return None
+    t = toks[i]
+    if t.kind == "ch" and len(t.text) == 1 and t.text.isalpha():
+        return t.text, i + 1
+    if t.kind == "cmd" and t.text in GREEK:
+        return t.text, i + 1
+    if t.kind == "ch" and t.text == "{":
+        end = _closing(toks, i)
+        inner = _core(toks, i + 1) if end > 0 else None
+        return (inner[0], end + 1) if inner and inner[1] == end else None
+    if t.kind == "cmd" and (t.text in _FONTS or t.text in _DECORATIONS) and i + 1 < len(toks):
+        if toks[i + 1].kind == "ch" and toks[i + 1].text == "{":
+            end = _closing(toks, i + 1)
+            if end < 0:
+                return None
+            word = _word(toks[i + 2 : end]) if t.text in _UPRIGHT else None
+            inner = (word, end) if word and word.isalpha() else _core(toks, i + 2)
+            if not inner or inner[1] != end:
+                return None
+            name, j = inner[0], end + 1
+        else:
+            inner = _core(toks, i + 1)
+            if not inner:
+                return None
+            name, j = inner
+        return (f"{name}_{_DECORATIONS[t.text]}" if t.text in _DECORATIONS else name), j
+    return None
+
+
+def _atom(toks: list[Tok], i: int):
+    """``(name, index after)`` of a name at ``toks[i]``: a core (:func:`_core`), a subscript
+    (``L_i``, ``w_{\\textrm{area}}``, ``\\mathbf{v}_{t-1}``) and a label (``l^{(i)}``); else None.
+    The name is spelled for comparing names, not for reading: ``\\hat{y}^{(i)}`` is ``y_hat^(i)``."""
+    core = _core(toks, i)
+    if core is None:
+        return None
+    name, j = core
+    return _decorated(toks, name, j)
+
+
+def _decorated(toks: list[Tok], name: str, j: int):
+    """:func:`_atom` after its core: the subscript and the label."""
+    if j + 1 < len(toks) and toks[j].kind == "ch" and toks[j].text == "_":
+        if toks[j + 1].kind == "ch" and toks[j + 1].text == "{":
+            end = _closing(toks, j + 1)
+            if end < 0:
+                return None
+            sub = "".join(x.text for x in toks[j + 2 : end] if x.text not in "{}" and x.text not in _FONTS)
+            j = end + 1
+        else:
+            sub, j = toks[j + 1].text, j + 2
+        name += f"_{sub}"
+    if (
+        j + 2 < len(toks)
+        and toks[j].text == "^"
+        and toks[j + 1].text == "{"
+        and toks[j + 2].text == "("
+        and _closing(toks, j + 1) > 0
+        and toks[_closing(toks, j + 1) - 1].text == ")"
+    ):
+        end = _closing(toks, j + 1)
+        name += "^(" + "".join(x.text for x in toks[j + 3 : end - 1]) + ")"
+        j = end + 1
+    return name, j
+
+
+def _names_in(toks: list[Tok], cores: bool = False) -> set:
+    """Every name :func:`_atom` finds in ``toks`` (the right side of a definition that is not read);
+    with ``cores``, the cores of those subscripted or labelled (``v`` of ``\\mathbf{v}_{t-1}``), and
+    the names of those labelled, marked (``f^`` of ``f^{(n)}``)."""
+    out, i = set(), 0
+    while i < len(toks):
+        core = _core(toks, i)
+        found = _decorated(toks, core[0], core[1]) if core else None
+        if found:
+            if not cores:
+                out.add(found[0])
+            elif found[0] != core[0]:
+                out |= {core[0]} | ({found[0].split("^(")[0] + "^"} if "^(" in found[0] else set())
+            i = found[1]
+        else:
+            i += 1
+    return out
+
+
+def _defined_name(toks: list[Tok]):
+    """``(name, head tokens, upright word?)`` when ``toks`` is a name, or a name applied to names
+    (``H(X)``, ``P(y \\mid \\mathbf{x})``, ``D_{\\textrm{KL}}(P\\|Q)``, ``l^{(i)}(\\mathbf{w}, b)``); else None."""
+    found = _atom(toks, 0)
+    if found is None:
+        return None
+    name, j = found
+    if j < len(toks):
+        if toks[j].text != "(" or _closing(toks, j) != len(toks) - 1:
+            return None
+        k = j + 1
+        while k < len(toks) - 1:
+            arg = _atom(toks, k)
+            if arg is None:
+                return None
+            k = arg[1]
+            if k < len(toks) - 1 and toks[k].text not in _ARG_SEPARATORS:
+                return None
+            k += k < len(toks) - 1
+    return name, toks[:j], toks[0].kind == "cmd" and toks[0].text in _UPRIGHT
+
+
+def _first_link(toks: list[Tok], src: _Source):
+    """``(left side, relation token, right side, more)`` of a display's first link, read from its
+    tokens alone (for a display the reader could not read): the left side runs to the first relation
+    outside brackets and environments, the right side to the next relation, row, ``\\quad`` or words;
+    ``more``: whether another relation follows. None when the display does not start with ``=`` or
+    a definition sign."""
+    i = 0
+    while i < len(toks):  # \begin{aligned}, &, spacing, \label{…} before the left side
+        t = toks[i]
+        if t.kind == "cmd" and t.text == "begin":
+            name, i = _group(toks, i + 1, src, "\\begin")
+            _, i = _bracket(toks, i)
+            if "".join(x.text for x in name).rstrip("*") in ("alignedat", "alignat"):
+                _, i = _group(toks, i, src, "\\begin")
+        elif t.kind == "cmd" and t.text == "label":
+            _, i = _group(toks, i + 1, src, "\\label")
+        elif (t.kind == "ch" and t.text == "&") or (t.kind == "cmd" and t.text in _SPACING):
+            i += 1
+        else:
+            break
+    stops, depth, env, at, rhs_end = [], 0, 0, None, None
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t.kind == "ch" and t.text in "{(":
+            depth += 1
+        elif t.kind == "ch" and t.text in "})":
+            depth -= 1
+        elif t.kind == "cmd" and t.text in ("begin", "end"):
+            env += 1 if t.text == "begin" else -1
+        if depth or env > 0 or (t.kind == "ch" and t.text in "})"):
+            continue
+        relation = _relation_of(t) or _definitional(toks, j, src) is not None
+        stop = (
+            relation
+            or t.kind == "row"
+            or env < 0
+            or (t.kind == "cmd" and (t.text in NOT_LINKS or t.text in _IMPLIES))
+            or (t.kind == "cmd" and t.text in ("quad", "qquad", "hspace") and at is not None)
+            or (at is not None and _words(toks, j, src))
+        )
+        if at is None and stop:
+            if not relation or not (_relation_of(t) == "=" or _definitional(toks, j, src) is not None):
+                return None
+            at = j
+        elif at is not None and stop:
+            if rhs_end is None:
+                rhs_end = j
+            if relation or (t.kind == "cmd" and t.text in NOT_LINKS):
+                stops.append(j)
+    if at is None:
+        return None
+    after = _definitional(toks, at, src) or at + 1
+    rhs = toks[after : len(toks) if rhs_end is None else rhs_end]
+    while rhs and (
+        rhs[-1].kind == "ch" and rhs[-1].text in ".,;&" or rhs[-1].kind == "cmd" and rhs[-1].text in _SPACING
+    ):
+        rhs = rhs[:-1]
+    return toks[i:at], toks[at], rhs, bool(stops)
+
+
+def _words(toks: list[Tok], i: int, src: _Source) -> bool:
+    """``\\textrm{ where }``, ``\\text{or equivalently}`` at ``toks[i]``: prose after an equation (words
+    with spaces), not a name (``\\textrm{area}``)."""
+    if toks[i].kind != "cmd" or toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks):
+        return False
+    if toks[i + 1].text != "{" or _closing(toks, i + 1) < 0:
+        return False
+    return bool(re.search(r"\s", src.text[toks[i + 1].end : toks[_closing(toks, i + 1)].pos]))
+
+
+def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+    r"""The definition a display gives though its right side is not read (issue 28): d2l's ``\hat{y} =
+    \mathbf{w}^\top \mathbf{x} + b`` defines ŷ by a transpose, and as bad input the display was lost as a
+    definition. The left side is a fresh name (:func:`_defined_name`: not defined, used or declared
+    before, absent from the right side), the link ``=`` or a definition sign: a chain of one link,
+    ``definition``, with ``unread`` saying what was not read; never unfolded — a later chain in the
+    name is bad input naming this line (:func:`_not_opaque`). ``more``: the display goes on after the
+    first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
+    from mathcheck.parser import PROBABILITY, reserved
+
+    shape = _defined_name(lhs) if lhs and rhs else None
+    if shape is None or doc.lead:
+        return None  # "so that …": a condition, never a definition
+    spelled, head, word = shape
+    params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
+    while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
+        head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
+    try:
+        name = Reader(head, src, Notation(set(), set(), {}, set())).read()
+    except DeriveError:
+        name = None
+    core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
+    if (core != spelled and core in relatives) or spelled + "^" in relatives:
+        # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step; f(x) =
+        # \sum_n \frac{f^{(n)}(x_0)}{n!}(x - x_0)^n: f's Taylor series, a claim (L = \frac{1}{N} \sum_i L_i defines L)
+        return None
+    if name is not None and not WORD.fullmatch(name):
+        return None
+    if word and name is None:
+        return None  # \mathrm{Var}(X), \operatorname{softmax}: an operator the reader names, not a name
+    read = doc.names() | doc.used  # defined by a display that was read, or used by a chain: a claim about it
+    unread = set(doc.unread) | set(doc.opaque) | doc.opaque_names  # defined before by a display not read
+    if (
+        {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
+        or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
+        or spelled in _names_in(rhs)
+        or any(name and name in WORD.findall(t.split("=", 1)[1]) for _, _, t, _ in doc.defs)
+    ):
+        return None  # defined, used or written before (b = … after y = wx + b), or recursive
+    redefines = bool({name, spelled} & unread)
+    if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
+        # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
+        # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
+        # read: :func:`_definition`), or as a chain, I(X, Y) = H(Y) = H(X): a claim; in free names,
+        # H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again, said
+        return None
+    try:  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il; ŷ = w_1 x_1 + \cdots + w_d x_d (d is the size) does
+        if (_free_indices(lhs) or ((),))[0]:
+            _not_einstein(src, [_Link(None, None, lhs), _Link("=", at, rhs)])
+    except DeriveError:
+        return None
+    why = _not_read(src, rhs, error)
+    if why is None:
+        return None  # the right side reads: the display fails elsewhere (z_{il} = u_{ijkl} v_{jk}, W^{(1)} = 2)
+    line = src.line(lhs[0].pos)
+    shown = name or spelled
+    rhs_src = " ".join(src.text[at.pos : rhs[-1].end].split())
+    note = f"definition of {shown}; its right side is not read: {why}"
+    chain = Chain(
+        f"line {line}" + (f" (redefines {shown})" if redefines else ""),
+        src.path,
+        line,
+        steps=(
+            Line(line, None, shown, "", " ".join(src.text[lhs[0].pos : lhs[-1].end].split())),
+            Line(src.line(at.pos), "=", "(not read)", "", rhs_src),
+        ),
+        notes=(note,),
+        unread=why,
+    )
+    doc.opaque_names.add(spelled)
+    doc.opaque_used |= _names_in(rhs)  # b = … after ŷ = w^T x + b is a claim about that b
+    if name is not None:
+        doc.opaque[name] = line
+        doc.unread[name] = line
+    out = [chain]
+    if more:
+        rest = src.line(rhs[0].pos)
+        out.append(Chain(f"line {rest}", src.path, rest, error=error))
+    return out
+
+
+def _not_read(src: _Source, rhs: list, error: str) -> str | None:
+    """What of a definition's right side is not read: the reader's message on it alone (``^T reads as
+    a transpose …``), without its ``path:line:col``; None when the right side reads."""
+    try:
+        Reader(list(rhs), src, Notation(set(), set(), {}, set())).read()
+    except LatexRefused:
+        raise
+    except DeriveError as exc:
+        return re.sub(r"^.*?:\d+:\d+: ", "", str(exc))
+    return None
+
+
+def _block_definition(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document, error: str) -> list:
+    """The chains of a display the reader could not read: its first link's definition where it gives
+    one (:func:`_unread_definition`), else one bad-input chain, as before."""
+    n = src.line(blk.start)
+    try:
+        skip, _ = _directives(src, blk, markdown)  # a misspelled directive stays the display's error
+        body = tokenize(src, blk.body, blk.body_end)
+        toks = expand(body, defs, src)
+        first = _first_link(toks, src) if not skip else None
+        chains = _unread_definition(src, *first, doc, error) if first else None
+    except LatexRefused:
+        raise
+    except DeriveError:
+        chains = None
+    return chains or [Chain(f"line {n}", src.path, n, error=error)]
 
 
 def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
@@ -1245,7 +1594,12 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             if len(groups) == 1:
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
-            out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
+            defined = (
+                _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
+                if group[1].relation == "=" and not group[0].implied and not premise
+                else None
+            )
+            out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
 
 
@@ -1674,6 +2028,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         src.line(blk.start),
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
+    _not_opaque(src, group, texts + [t for _, t in lets], doc, blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
     _not_difference_quotient(src, group, steps)
     implicit = tuple(u for u in unknown if u in doc.implicit)
@@ -1907,3 +2262,20 @@ def _top(toks):
         elif depth == 0:
             out.append(t)
     return out
+
+
+def _not_opaque(src: _Source, group: list, texts: list, doc: _Document, blk: Block) -> None:
+    r"""Refuse a chain in a name defined by a right side that is not read (:func:`_unread_definition`):
+    d2l's ``\hat{y} = \mathbf{w}^\top \mathbf{x} + b``, then a link in ŷ — read as a free value, it
+    could be refuted where the author meant w·x + b."""
+    from mathcheck.parser import reserved
+
+    # l(y, y_hat) = … (a definition the grammar refused): y_hat is its parameter there, not ŷ
+    head = re.fullmatch(r"([A-Za-z]\w*)\((\w+(?:, \w+)*)\)", texts[0]) if len(group) == 2 else None
+    bound = set(head.group(2).split(", ")) if head and head.group(1) not in reserved() | _PARSER_FUNCTIONS else set()
+    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque) - bound):
+        src.fail(
+            group[0].toks[0].pos if group[0].toks else blk.body,
+            f"{name} is defined in a display mathcheck does not read (line {doc.opaque[name]}), so it is not "
+            f"a free value here; make that display readable, or state {name} with % let:",
+        )

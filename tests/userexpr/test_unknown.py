@@ -111,10 +111,11 @@ def test_draws_are_seeded_and_smooth():
 
 def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
     """information theory: entropy defined with a sum over a set (not read), then H(X) ≤ log k — H is one
-    function, not any: bad input naming the display, never refuted."""
+    function, not any: bad input naming the display, never refuted. The display is H's definition, its
+    right side not read (issue 28: tests/latex/test_reader_definitions_unread.py)."""
     text = "$$ H(X) = - \\sum_{x \\in \\mathcal{X}} p(x) \\log p(x) $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
     r, got = run(tmp_path, text)
-    assert [c["status"] for c in got] == ["bad-input", "bad-input"], r.output
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
     assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
 
 
