@@ -1407,7 +1407,12 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         return None
     why = _not_read(src, rhs, error)
     side = "right"
-    if why is None and any(t.kind == "ch" and t.text == "^" for t in lhs) and sum(t.text == "(" for t in lhs) > 1 and any(t.text == "," for t in lhs):
+    if (
+        why is None
+        and any(t.kind == "ch" and t.text == "^" for t in lhs)
+        and sum(t.text == "(" for t in lhs) > 1
+        and any(t.text == "," for t in lhs)
+    ):
         # l^{(i)}(\mathbf{w}, b) = \frac{1}{2}(\hat{y}^{(i)} - y^{(i)})^2: the right side reads, the left side's
         # label before its arguments does not (a sample's; f^{(n)}(x) of one argument may be a derivative's
         # order, a claim) — a definition still
