@@ -114,7 +114,19 @@ def _blocks(src: _Source, markdown: bool) -> list[Block]:
         m = _OPENERS.search(masked, i)
         if m is None:
             return out
-        if markdown and m.group(0) == "\\[":  # in Markdown \[ is an escaped bracket: only $$ and environments
+        if markdown and m.group(0) == "\\[" and m.start() > 0 and masked[m.start() - 1] == "\\":
+            # \\[ … \\]: display math in Markdown that MathJax renders (Markdown turns \\[ into the \[ it
+            # reads; cs231n's notes write \\( … \\) so)
+            close = masked.find("\\\\]", m.end())
+            if close < 0:  # an escaped backslash before a bracket in prose: no math
+                i = m.end()
+                continue
+            out.append(Block(m.start() - 1, m.end(), close, close + 3, "\\\\["))
+            i = close + 3
+            continue
+        if markdown and m.group(0) == "\\[" and ".ipynb:" not in src.path:
+            # in Markdown \[ is an escaped bracket (CommonMark prints [); a notebook's Markdown cell hands its
+            # text to MathJax as it is, so there \[ … \] is display math
             i = m.end()
             continue
         if m.group(0) == "$$":
