@@ -646,7 +646,26 @@ def notation_of(
             r.read()
         except DeriveError:
             pass  # pass two reports it, with the notation settled
-    return Notation(indices, indexed, dict(functions), set(variables), set(defined))
+    out = Notation(indices, indexed, dict(functions), set(variables), set(defined))
+    out.letters = {t.text for toks in pieces for t in _not_exponents(toks) if t.kind == "ch" and t.text.isalpha()}
+    return out
+
+
+def _not_exponents(toks: list) -> list:
+    """The tokens of ``toks`` that are not a one-letter exponent (``^t``, ``^{t}``)."""
+    out, k = [], 0
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "ch" and t.text == "^" and k + 1 < len(toks):
+            nxt = toks[k + 1 : k + 4]
+            if nxt and nxt[0].text == "{" and len(nxt) == 3 and nxt[2].text == "}":
+                k += 4
+                continue
+            k += 2
+            continue
+        out.append(t)
+        k += 1
+    return out
 
 
 # --- directives: % assume:, % given:, % let: ----------------------------------------------------------

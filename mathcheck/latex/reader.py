@@ -83,6 +83,7 @@ class Notation:
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
     params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
+    letters: set = field(default_factory=set)  # letters the chain writes other than as an exponent (^t: t's use)
 
 
 class Reader:
@@ -350,6 +351,18 @@ class Reader:
                 tok,
                 "^T reads as a transpose, and vectors and matrices are out; if T is a number "
                 "(a power), declare it: % assume: T \\in \\mathbb{Z}_{>0}",
+            )
+        if (
+            spelled == ["t"]
+            and not re.fullmatch(r"[0-9.]+", base)
+            and "t" not in self.n.variables | self.n.indices | self.bound | self.n.letters
+        ):
+            # statnotes' logistic regression writes w^t x for the transpose: read as a power in t, the
+            # derivative ∂(w^t x + b)/∂w = x was refuted; t nowhere else in the expression is no step count
+            self.fail(
+                tok,
+                "^t: a power in t, or the transpose? t appears nowhere else here; for a power declare it, "
+                "% assume: t \\in \\mathbb{R}",
             )
         inner = [x.text for x in toks[1:-1]]
         if (

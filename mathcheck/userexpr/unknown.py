@@ -223,6 +223,16 @@ def check(
                 f"fails when {', '.join(sorted(implicit))} vary, holds when constant: say which (define it, or % let:)",
                 base,
             )
+        if num["status"] == "refuted" and _implicit_in(exprs, implicit):
+            # ∂z^{(i)}/∂w = ∂/∂w (w^t x^{(i)} + b) with z defined by prose ("a's and z's are defined through"):
+            # a name read as a function only from its derivative is the author's own quantity, and a random
+            # one refuted a true link (statnotes' logistic regression)
+            return _unsure(
+                f"fails for {shown(table)}, but {', '.join(sorted(_implicit_in(exprs, implicit)))} is read as a "
+                f"function only from its derivative: the author's quantity, defined where mathcheck does not "
+                f"read (prose, or a display not read); define it (% let:) to check the link",
+                base,
+            )
         if num["status"] == "refuted" and _holds_for_the_sigmoid(exprs, table, relation, seed, per_draw):
             return _unsure(
                 "fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
@@ -360,6 +370,12 @@ def conditional(relation: str) -> bool:
     return relation in INEQUALITIES
 
 
+def _implicit_in(exprs, implicit) -> set:
+    """The names of ``implicit`` (unknown functions read only from a derivative, dz/dw of an undefined z)
+    that ``exprs`` apply."""
+    return {f.__name__ for f in arities(exprs)} & set(implicit)
+
+
 def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float, implicit=()) -> dict:
     """A chain's statement (first REL last) checked numerically over the random functions: the
     ``numeric_side`` dict of the first draw that fails, else of the last."""
@@ -372,6 +388,7 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
         num = numeric_side(L, R, relation, seed + k, tuple(hyps), "auto", max(timeout / DRAWS, 1.0))
         if num["status"] == "refuted" and (
             _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
+            or _implicit_in(exprs, implicit)
             or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
             or conditional(relation)
         ):

@@ -92,3 +92,33 @@ def test_delta_subscripts_split_into_indices():
 def test_newton_dots_and_colours(tmp_path, tex, status):
     got = chains(tmp_path, f"\\begin{{equation}}\n{tex}\n\\end{{equation}}\n")
     assert got[0]["status"] == status, got[0]
+
+
+def test_a_derivative_of_a_quantity_the_prose_defines_is_never_refuted(tmp_path):
+    """statnotes' logistic regression (our transcription): z^{(i)} is defined in prose, then
+    ∂z^{(i)}/∂b = ∂/∂b (w x^{(i)} + b) = 1. z read as a function only from its derivative is the author's
+    quantity: a random z refuted it. A link between read expressions is still checked."""
+    got = chains(
+        tmp_path,
+        "\\begin{equation}\n\\frac{\\partial z^{(i)}}{\\partial b}=\\frac{\\partial}{\\partial b}\\left(w x^{(i)}+b\\right)=1\n"
+        "\\end{equation}\n\\begin{equation}\n\\frac{\\partial z^{(i)}}{\\partial b}=\\frac{\\partial}{\\partial b}"
+        "\\left(w x^{(i)}+b\\right)=2\n\\end{equation}\n",
+    )
+    assert [c["status"] for c in got] == ["inconclusive", "refuted"], got
+    assert [s["status"] for s in got[1]["steps"]] == ["start", "inconclusive", "refuted"]
+
+
+@pytest.mark.parametrize(
+    "tex, read",
+    [
+        (r"\frac{v_t}{1 - \beta_1^t}", "v_t/(1 - beta_1^t)"),  # t is the step: a power
+        (r"2^t", "2^t"),
+    ],
+)
+def test_a_power_in_t_where_t_is_used(tex, read):
+    assert translate(tex) == read
+
+
+def test_w_to_the_t_alone_is_refused():
+    with pytest.raises(DeriveError, match="a power in t, or the transpose"):
+        translate(r"w^t x + b")

@@ -57,7 +57,8 @@ def test_leibniz_chain_rule_of_undefined_names_is_never_zero_equals_zero(tmp_pat
 def test_a_derivative_of_an_undefined_name_is_an_unknown_function_and_a_constant_is_not_refuted(tmp_path):
     r, got = run(tmp_path, "$$ \\frac{dz}{dx} = 1 $$\n\n$$ \\frac{d}{dx} C = 0 $$\n")
     assert [c["steps"][0]["expr"] for c in got] == ["diff(z(x), x)", "diff(C(x), x)"]
-    assert [c["status"] for c in got] == ["refuted", "inconclusive"], r.output
+    # dz/dx = 1 holds for the z = x + c its author may mean: undecided, never refuted by a random z
+    assert [c["status"] for c in got] == ["inconclusive", "inconclusive"], r.output
     assert "C is read as an unknown function, from its derivative" in got[1]["notes"]
 
 
