@@ -14,6 +14,7 @@ The grammar (``^`` is accepted for ``**``)::
                | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
                | Integral(expr, (name, lo, hi))   (lo, hi: expr, oo or -oo; a definite integral over real x)
+               | Limit(expr, (name, a))           (the two-sided limit as real name → a, a finite)
                | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
@@ -79,7 +80,7 @@ LIMITS = Limits()
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
 # called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
 # derivative at u
-SYNTAX = ("diff", "Sum", "Product", "prime", "Integral")
+SYNTAX = ("diff", "Sum", "Product", "prime", "Integral", "Limit")
 INFINITY = "oo"  # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
 CONSTANTS = ("pi", "E")
 EULER = "e"  # Euler's number unless declared a variable (assume:, or used as an index)
@@ -110,7 +111,7 @@ def _allowed() -> str:
         + " ".join(n for n in unary if n != "exp")
         + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
         + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
-        + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), x[i], pi, E, e"
+        + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), Limit(f, (h, a)), x[i], pi, E, e"
         + ", Greek letters (σ or sigma)"
     )
 
@@ -367,7 +368,7 @@ def _limits(node):
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return []
     args = node.args
-    if node.func.id in ("Sum", "Product", "Integral") or (
+    if node.func.id in ("Sum", "Product", "Integral", "Limit") or (
         node.func.id in ("Max", "Min") and len(args) == 2 and isinstance(args[1], ast.Tuple)
     ):
         return [
@@ -809,6 +810,8 @@ class _Builder:
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
         if name == "Integral":
             return self._integral(node)
+        if name == "Limit":
+            return self._limit(node)
         if name == "diff":
             return self._diff(node)
         if name == "prime":
@@ -935,6 +938,38 @@ class _Builder:
         finally:
             self.bound = saved
         return sp.Integral(f, (x, a, b))
+
+    def _limit(self, node):
+        """``Limit(f, (h, a))``: lim_{h→a} f, two-sided, h a real variable bound in f (as an integral's)
+        and a finite point (no h in it). SymPy's ``Limit`` is kept unevaluated: the symbolic side
+        settles it (:mod:`mathcheck.symbolic.limits`), the numeric side approaches it at each point.
+
+            >>> parse("Limit(((x + h)^2 - x^2)/h, (h, 0))").free_symbols
+            {x}
+        """
+        if (
+            len(node.args) != 2
+            or not isinstance(node.args[1], ast.Tuple)
+            or len(node.args[1].elts) != 2
+            or not isinstance(node.args[1].elts[0], ast.Name)
+        ):
+            self.fail(node, "write Limit(f, (h, a)): one variable and the finite point it tends to")
+        var, at = node.args[1].elts
+        if var.id in reserved() or var.id in self.bases or var.id == INFINITY:
+            self.fail(var, "the variable of a limit must be a plain name")
+        h = self.symbols[var.id]
+        if h.is_integer:
+            self.fail(var, f"{var.id} is an integer elsewhere (an index); take the limit over another name")
+        if any(isinstance(n, ast.Name) and n.id in (INFINITY, var.id) for n in ast.walk(at)):
+            self.fail(at, "a limit is read at a finite point that does not use its own variable")
+        a = self.build(at)
+        saved = dict(self.bound)
+        try:
+            self.bound[var.id] = h
+            f = self.build(node.args[0])
+        finally:
+            self.bound = saved
+        return sp.Limit(f, h, a, dir="+-")
 
     def _integral_limit(self, el):
         """A limit: ``oo``, ``-oo`` (∞, −∞) or a real expression (the variable of integration is not

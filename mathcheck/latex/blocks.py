@@ -907,7 +907,15 @@ def _definition(
     # function further via f(\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2"), said as such — never a claim refuted
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
-    refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    refunction = (
+        bool(params)
+        and name in earlier | doc.used
+        and (
+            (not inline and not set(params) & unfolded)
+            # "suppose that we know that $L(x) = x^2 + 1701(x-4)^3$" after chains about every L: that L
+            or (inline and name in doc.unknown and name not in earlier)
+        )
+    )
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted

@@ -452,6 +452,8 @@ class Reader:
             from mathcheck.latex import integrals
 
             return integrals.integral(self, t)
+        if name == "lim":
+            return self.limit(t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:
@@ -463,6 +465,36 @@ class Reader:
         if name in RELATIONS or name in NOT_LINKS:
             self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for what is read")
+
+    def limit(self, t) -> str:
+        """``\\lim_{h \\to 0} body``, ``\\lim_{h\\ \\to 0}``, ``\\lim_{\\epsilon \\rightarrow 0}``: ``Limit(body, (h, 0))``,
+        the two-sided limit; the body is the whole term after it, up to the next ``+``, ``−`` or relation
+        (as ``\\frac{d}{dx}``'s). A limit at ∞, a one-sided one (``h \\to 0^+``) and ``\\lim`` without
+        ``_{h \\to a}`` are refused with one line, never read as another limit."""
+        self.take()
+        while self.at("cmd", "limits", "nolimits"):
+            self.take()
+        if not self.at("ch", "_"):
+            self.fail(t, "\\lim needs its variable and point: \\lim_{h \\to 0}")
+        self.take()
+        toks, self.i = _group(self.t, self.i, self.src, "\\lim_")
+        toks = [x for x in toks if not (x.kind == "cmd" and x.text in _SPACING)]
+        arrows = [k for k, x in enumerate(toks) if x.kind == "cmd" and x.text in _LIMIT_ARROWS]
+        if len(arrows) != 1 or arrows[0] == 0 or arrows[0] == len(toks) - 1:
+            self.fail(t, "\\lim is read as \\lim_{h \\to a}: one variable, an arrow, a finite point")
+        var, point = toks[: arrows[0]], toks[arrows[0] + 1 :]
+        h = self.sub(var).read()
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", h):
+            self.fail(t, f"\\lim_{{… \\to …}}: the variable must be one name, not {h}")
+        if any(x.kind == "cmd" and x.text == "infty" for x in point):
+            self.fail(t, "a limit at infinity is not read (only at a finite point); skip the block")
+        if any(x.kind == "ch" and x.text == "^" for x in point) or point[-1].text in ("+", "-"):
+            self.fail(t, "a one-sided limit (h \\to 0^+) is not read; only the two-sided \\lim_{h \\to a}")
+        a = self.sub(point).read()
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\lim_{{{h} \\to {a}}} needs something after it")
+        body = self.term()
+        return f"Limit({body}, ({h}, {a}))"
 
     def expectation(self, t) -> str:
         """A capital E set plain: ``E[X]``, ``E\\left[(X - \\mu)^2\\right]``, ``E(\\hat\\theta)`` are the
@@ -1027,6 +1059,7 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+_LIMIT_ARROWS = ("to", "rightarrow", "longrightarrow")  # \\lim_{h \\to 0}: the arrow between variable and point
 _OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
 # the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function
 _NOT_CALLABLE = {f.name.lower() for f in functions.TABLE if not f.grammar} | {"sgn", "signum"}

@@ -10,7 +10,7 @@ split), the hypotheses (``given``) passed in its Context. For an order relation 
 looks for a violation (a side that is not real at a point violates it: it is a statement about
 real numbers). With hypotheses, a counterexample of the checker's own draw that the 50-digit search
 under them did not find is not trusted: the answer is then undecided. This module is only the
-user pipeline's glue: derivatives taken, the 50-digit point search, integrals settled.
+user pipeline's glue: derivatives taken, the 50-digit point search, integrals and limits settled.
 """
 
 from __future__ import annotations
@@ -100,6 +100,17 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         out["difference"] = short(d)
         plain = done
         done = lambda status, how, **kw: plain(status, f"integrals in closed form by SymPy; {how}", **kw)  # noqa: E731
+    if d.has(sp.Limit):  # each limit in closed form where it is shown (symbolic/limits.py), else not proved
+        from mathcheck.symbolic.limits import Unsettled as NoLimit, settle as settle_limits
+
+        try:
+            L, R = settle_limits(L, max(left() * 0.5, 0.1)), settle_limits(R, max(left() * 0.5, 0.1))
+        except NoLimit as exc:
+            return done("inconclusive", str(exc))
+        d = L - R
+        out["difference"] = short(d)
+        before = done
+        done = lambda status, how, **kw: before(status, f"limits in closed form; {how}", **kw)  # noqa: E731
     if relation == "=" and d.is_number and not given:
         # e.g. sin(x) vs sin(x) + 1e-10: a constant difference, decided by its value
         ok, v = attempt(lambda: sp.N(d.doit(), PRECISION_DIGITS), max(left() * 0.3, 0.1))

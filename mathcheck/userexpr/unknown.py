@@ -58,7 +58,9 @@ def canonical(expr) -> sp.Basic:
     which cannot take a concrete f; the ``Subs`` form can, and has one spelling."""
     from sympy.core.function import AppliedUndef
 
-    expr = expr.doit()
+    from mathcheck.symbolic.limits import doit_keeping_limits
+
+    expr = doit_keeping_limits(expr)  # a limit is settled (symbolic) or approached (numeric), never by doit
 
     def as_subs(d):
         f = d.expr
@@ -144,10 +146,14 @@ def concrete(exprs, table: dict) -> list[sp.Basic]:
     """``exprs`` (canonical) with each unknown function replaced by ``table[f]`` (a Lambda), derivatives taken."""
     from sympy.core.function import AppliedUndef
 
+    from mathcheck.symbolic.limits import doit_keeping_limits
+
     def put(e):
         return table[e.func](*e.args)
 
-    return [e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put).doit() for e in exprs]
+    return [
+        doit_keeping_limits(e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put)) for e in exprs
+    ]
 
 
 def arities(exprs) -> dict:
@@ -202,7 +208,7 @@ def check(
     }
     try:
         exprs = [canonical(e) for e in (lhs, rhs, *given)]
-        sym_exprs, _ = symbolised(exprs)
+        sym_exprs, no_limit = _settled(exprs, timeout * SYMBOLIC_SHARE / 2)
     except Exception as exc:  # noqa: BLE001 - a SymPy failure is inconclusive, never a crash
         return CheckResult("inconclusive", how=f"unknown functions: {type(exc).__name__}: {exc}"[:300], **base)
     per_draw = max(timeout * (1 - SYMBOLIC_SHARE) / DRAWS, 1.0)
@@ -222,6 +228,13 @@ def check(
             return _unsure(
                 "fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
                 "(% let: \\sigma = sigmoid)",
+                base,
+            )
+        if num["status"] == "refuted" and at_numbers_only(exprs):
+            return _unsure(
+                f"fails for {shown(table)}, but its unknown functions are applied at given numbers only "
+                f"(L(4), L(4 + ε) in a limit): the link is about one function the prose names, not every "
+                f"function; define it (or % let:)",
                 base,
             )
         if num["status"] == "refuted" and conditional(relation):
@@ -244,10 +257,13 @@ def check(
             )
         passed += num["status"] == "passed"
         points, skipped = points + int(num.get("points") or 0), skipped + int(num.get("skipped") or 0)
-    if integrated(exprs):  # f(x) under ∫ dx is no one value: a fresh symbol would make f a constant
+    if integrated(exprs) or no_limit:  # f(x) under ∫ dx or lim is no one value: a fresh symbol would make f a constant
         how = (
             "not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
             f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)"
+            if not no_limit
+            else f"not shown for every function: {no_limit}; only the drawn functions were checked "
+            f"({passed} of {DRAWS} passed)"
         )
         return CheckResult(
             "inconclusive",
@@ -266,6 +282,16 @@ def check(
         )
     L, R, *hyps = sym_exprs
     r = check_relation(L, R, relation, assumptions, tuple(hyps), seed, max(timeout * SYMBOLIC_SHARE, 1.0))
+    limits_in = any(e.has(sp.Limit) for e in exprs)  # settled by Taylor's theorem: f three times differentiable
+    if limits_in and r.symbolic is not None:
+        from dataclasses import replace
+
+        r = replace(
+            r,
+            symbolic=replace(
+                r.symbolic, how=f"limits by Taylor's theorem, for every smooth function; {r.symbolic.how}"
+            ),
+        )
     numeric = NumericSide(
         "passed" if passed == DRAWS else "inconclusive",
         points,
@@ -278,12 +304,32 @@ def check(
     )
     if r.status == "proved" and passed == DRAWS:
         return CheckResult(
-            "proved", symbolic=r.symbolic, numeric=numeric, how=f"for every function ({r.how}); {numeric.note}", **base
+            "proved",
+            symbolic=r.symbolic,
+            numeric=numeric,
+            how=f"for every {'smooth ' * limits_in}function ({r.how}); {numeric.note}",
+            **base,
         )
     why = r.how if r.status != "proved" else numeric.note
     return CheckResult(
         "inconclusive", symbolic=r.symbolic, numeric=numeric, how=f"not shown for every function: {why}", **base
     )
+
+
+def _settled(exprs, seconds: float) -> tuple[list, str]:
+    """The symbolised expressions (:func:`symbolised`), every limit first settled for every function
+    (:mod:`mathcheck.symbolic.limits`: Taylor's theorem with a remainder, never a free value for
+    ``f(x + h)``, which would make f a constant); ``(exprs, why)`` where a limit is not settled —
+    then no symbolised check is run."""
+    from mathcheck.symbolic.limits import Unsettled, settle
+
+    if not any(e.has(sp.Limit) for e in exprs):
+        return symbolised(exprs)[0], ""
+    try:
+        done = [settle(e, seconds) for e in exprs]
+    except Unsettled as exc:
+        return [], str(exc)
+    return symbolised(done)[0], ""
 
 
 def integrated(exprs) -> bool:
@@ -347,6 +393,18 @@ def _holds_for_the_sigmoid(exprs, table: dict, relation: str, seed: int, seconds
     return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
 
 
+def at_numbers_only(exprs) -> bool:
+    """Whether the link has no free variable at all: its unknown functions are applied at numbers
+    (``L(4)``, or ``L(4 + ε)`` under ``lim_{ε→0}``), so it states a value of one function its author
+    names — ``lim (L(4 + ε) − L(4))/ε = 8`` is d2l's L's derivative at 4, never a claim for every L.
+
+        >>> L, e = sp.Function("L"), sp.Symbol("e")
+        >>> at_numbers_only([sp.Limit((L(4 + e) - L(4)) / e, e, 0), sp.Integer(8)]), at_numbers_only([L(e)])
+        (True, False)
+    """
+    return bool(unknowns(*exprs)) and not any(e.free_symbols for e in exprs)
+
+
 def conditional(relation: str) -> bool:
     """An inequality about unknown functions is never refuted by a drawn function: Jensen's
     ``\\sum_i \\alpha_i f(x_i) \\ge f(\\sum_i \\alpha_i x_i)`` fails for a random f (and for any f once
@@ -368,6 +426,7 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
         if num["status"] == "refuted" and (
             _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
             or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
+            or at_numbers_only(exprs)
             or conditional(relation)
         ):
             return {

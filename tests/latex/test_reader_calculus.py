@@ -1,0 +1,200 @@
+r"""Derivatives and limits as people write them (issue 28 items 2, 3): read as meant, or refused.
+
+Our own transcriptions, in the style of the real files they cite (cs231n's optimization notes, d2l's
+calculus and single-variable-calculus chapters); each true link proved for every function where the
+author means every function, each planted mistake refuted, and a limit that has no value — or that
+could be read as something else — never proved and never refuted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mathcheck import derive, latex
+from mathcheck.chains import DeriveError
+from mathcheck.lazy import sympy as sp
+from mathcheck.numeric.precise import NoLimit, approach
+from mathcheck.parser import ParseError, parse
+from mathcheck.render import accounts
+from mathcheck.symbolic.limits import Unsettled, settle
+
+TIMEOUT = 60.0  # per link; the suite runs on a loaded machine
+
+
+def _reports(note: str):
+    return [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in latex.chains(note, "n.md", markdown=True)]
+
+
+def _statuses(note: str) -> list[str]:
+    return [r.status for r in _reports(note)]
+
+
+# --- limits: reading ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        (r"\lim_{h \to 0} \frac{f(x + h) - f(x)}{h}", "Limit((f(x + h) - f(x))/h, (h, 0))"),
+        (r"\lim_{h\ \to 0} \frac{f(x + h) - f(x)}{h}", "Limit((f(x + h) - f(x))/h, (h, 0))"),  # cs231n's
+        (r"\lim_{h \rightarrow 0} \frac{\sin h}{h}", "Limit(sin(h)/h, (h, 0))"),  # d2l calculus.md's
+        (r"\lim_{\epsilon \rightarrow 0}\frac{L(4+\epsilon) - L(4)}{\epsilon}", None),
+        (r"\lim\limits_{t \to 1} t^2 + 1", "Limit(t^2, (t, 1)) + 1"),  # the body is the term after it
+    ],
+)
+def test_limits_are_read_into_the_text_grammar(tex, text):
+    got = latex.translate(tex)
+    assert got == (text or "Limit((L(4 + epsilon) - L(4))/epsilon, (epsilon, 0))")
+
+
+@pytest.mark.parametrize(
+    "tex, message",
+    [
+        (r"\lim_{x \to \infty} \frac{1}{x}", "a limit at infinity is not read"),
+        (r"\lim_{h \to 0^+} \frac{1}{h}", "a one-sided limit"),
+        (r"\lim f(x)", r"\\lim needs its variable and point"),
+        (r"\lim_{h} f(h)", r"\\lim is read as"),
+        (r"\lim_{h \to 0}", "needs something after it"),
+    ],
+)
+def test_limits_not_read_are_refused_with_one_line(tex, message):
+    with pytest.raises(DeriveError, match=message):
+        latex.translate(tex)
+
+
+def test_the_text_grammar_binds_the_limit_variable():
+    e = parse("Limit(((x + h)^2 - x^2)/h, (h, 0)) + h")
+    assert isinstance(e, sp.Add) and {s.name for s in e.free_symbols} == {"x", "h"}
+    for bad, what in [
+        ("Limit(h, (h, oo))", "finite point"),
+        ("Limit(h, (h, h))", "finite point"),
+        ("Limit(h, h, 0)", "write Limit"),
+    ]:
+        with pytest.raises(ParseError, match=what):
+            parse(bad)
+
+
+# --- limits: deciding -----------------------------------------------------------------------------------
+
+
+def test_settle_uses_taylor_for_unknown_functions_and_refuses_what_it_cannot_show():
+    x, h = sp.symbols("x h", real=True)
+    f, g = sp.Function("f", real=True), sp.Function("g", real=True)
+    lim = lambda body: sp.Limit(body, h, 0, dir="+-")  # noqa: E731
+    d = settle(lim((f(x + h) - f(x)) / h), 10)
+    assert isinstance(d, sp.Subs) and d.point == (x,)
+    second = settle(lim((f(x + h) - 2 * f(x) + f(x - h)) / h**2), 10)
+    assert second.expr.variable_count[0][1] == 2
+    assert settle(lim(((x + h) ** 2 - x**2) / h), 10) == 2 * x
+    for body, why in [
+        ((f(x + h) - f(x)) / h**3, "does not vanish"),
+        ((f(x + h) / g(x + h) - f(x) / g(x)) / h, "denominator"),
+        (sp.Abs(h) / h, "two sides differ"),
+        (sp.sin(1 / h), "finds none"),
+        (f(x + h, x) - f(x, x), "one argument"),
+    ]:
+        with pytest.raises(Unsettled, match=why):
+            settle(lim(body), 10)
+
+
+def test_approach_is_the_numeric_value_of_a_limit_and_none_where_it_has_none():
+    x, h = sp.symbols("x h", real=True)
+    v = approach({x: 0.5}, sp.Limit((sp.exp(x + h) - sp.exp(x)) / h, h, 0))
+    assert abs(float(v) - float(sp.exp(sp.Rational(1, 2)))) < 1e-15
+    for body in (sp.Abs(h) / h, sp.sin(1 / h), 1 / h, 1 / sp.log(sp.Abs(h))):  # the last: too slow to tell
+        with pytest.raises(NoLimit):
+            approach({x: 0.5}, sp.Limit(body, h, 0))
+
+
+# cs231n optimization-1.md:171 and optimization-2.md:43 (our transcription of the same display)
+CS231N = r"""
+The derivative of a function is
+
+$$
+\frac{df(x)}{dx} = \lim_{h\ \to 0} \frac{f(x + h) - f(x)}{h}
+$$
+"""
+
+
+def test_the_derivative_as_a_limit_is_proved_for_every_function():
+    (r,) = _reports(CS231N)
+    assert r.status == "proved"
+    assert "for every smooth function" in accounts.link(r.steps[1])
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        r"\frac{f(x + 2h) - f(x)}{h}",  # twice the derivative
+        r"\frac{f(x + h) + f(x)}{h}",  # no limit at all: never proved
+        r"\frac{f(x + h) - f(x)}{h^2}",
+    ],
+)
+def test_a_wrong_difference_quotient_is_never_proved(wrong):
+    (r,) = _reports(CS231N.replace(r"\frac{f(x + h) - f(x)}{h}", wrong))
+    assert r.status in ("refuted", "inconclusive")
+    if "2h" in wrong:
+        assert r.status == "refuted"
+
+
+# d2l calculus.md:91, "f'(x) = \lim_{h \rightarrow 0} …": f' is the derivative, so this is the claim that
+# the derivative is that limit — proved for every function, as the cs231n display is
+D2L_PRIME = r"""
+The derivative of $f$ is defined as
+
+$$f'(x) = \lim_{h \rightarrow 0} \frac{f(x+h) - f(x)}{h}.$$
+
+The second derivative is
+
+$$f''(x) = \lim_{h \rightarrow 0} \frac{f(x+h) - 2f(x) + f(x-h)}{h^2}.$$
+"""
+
+
+def test_f_prime_as_a_limit_and_the_second_difference_are_proved():
+    assert _statuses(D2L_PRIME) == ["proved", "proved"]
+    assert _statuses(D2L_PRIME.replace("- 2f(x) +", "- f(x) +")) == ["proved", "inconclusive"]
+
+
+# d2l single-variable-calculus.md:119 and :135 (our transcription): L is given inline after a chain
+# about every L, then its derivative at 4 as a limit
+D2L_L = r"""
+We can write this formally as
+
+$$
+\frac{L(x+\epsilon) - L(x)}{(x+\epsilon) - x} = \frac{L(x+\epsilon) - L(x)}{\epsilon}.
+$$
+
+For instance, suppose that we know that $L(x) = x^{2} + 1701(x-4)^3$; then at $x = 4$
+
+$$
+\lim_{\epsilon \rightarrow 0}\frac{L(4+\epsilon) - L(4)}{\epsilon} = 8.
+$$
+"""
+
+
+def test_a_limit_of_a_function_given_inline_is_proved_and_a_wrong_value_refuted():
+    assert _statuses(D2L_L) == ["proved", "definition", "proved"]
+    assert _statuses(D2L_L.replace("= 8.", "= 9.")) == ["proved", "definition", "refuted"]
+
+
+def test_a_value_of_an_undefined_function_is_never_refuted_for_every_function():
+    # without L's definition, the limit is a value of the one L the prose names: never refuted for a random L
+    note = D2L_L.replace("suppose that we know that $L(x) = x^{2} + 1701(x-4)^3$; then", "")
+    (_, r) = _reports(note)
+    assert r.status == "inconclusive"
+    assert "given numbers only" in accounts.link(r.steps[1])
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\lim_{h \to 0} \frac{\sin h}{h} = 1", "proved"),
+        (r"\lim_{h \to 0} \frac{(x + h)^2 - x^2}{h} = 2x", "proved"),
+        (r"\lim_{h \to 0} \frac{(x + h)^2 - x^2}{h} = x", "refuted"),
+        (r"\lim_{h \to 0} \frac{|h|}{h} = 1", "inconclusive"),  # one-sided values differ: no limit
+        (r"\lim_{h \to 0} h \sin \frac{1}{h} = 0", "proved"),
+        (r"\lim_{h \to 0} \sin \frac{1}{h} = 0", "inconclusive"),
+    ],
+)
+def test_limits_of_known_functions(tex, status):
+    assert _statuses(f"$$\n{tex}\n$$\n") == [status]
