@@ -634,9 +634,14 @@ class Reader:
         primes) is a function applied — an *unknown function* unless the document defines it — never
         silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
         is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if self.collect is None and name in self.n.unknown and name not in known and self.power_applied():
+            # d2l's quotient rule, \frac{…}{g^2(x)} after g(x): g(x)^2 as \sin^2 x is, never g²·x
+            t = self.take()
+            power = self.script(t, "^")
+            return f"{self.unknown_function(name, shown, tok)}^{_wrap(power)}"
         if self.collect is not None or not self.at("ch", "(", "'"):
             return name
-        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
         if name in known and not self.at("ch", "'"):
             return name
         if name in known:
@@ -646,6 +651,20 @@ class Reader:
                 f"as \\frac{{d{shown}}}{{dx}}",
             )
         return self.unknown_function(name, shown, tok)
+
+    def power_applied(self) -> bool:
+        """At ``^2(`` — a whole-number power, then parentheses: ``g^2(x)`` of a function g."""
+        if not self.at("ch", "^"):
+            return False
+        toks, j = _group(list(self.t), self.i + 1, self.src, "^")
+        return (
+            len(toks) == 1
+            and toks[0].kind == "num"
+            and toks[0].text.isdigit()
+            and j < len(self.t)
+            and self.t[j].kind == "ch"
+            and self.t[j].text == "("
+        )
 
     def unknown_function(self, name: str, shown: str, tok) -> str:
         """``f(x, y)``: the unknown function ``f`` (checked for every function, not one); ``f'(u)``,

@@ -198,3 +198,39 @@ def test_a_value_of_an_undefined_function_is_never_refuted_for_every_function():
 )
 def test_limits_of_known_functions(tex, status):
     assert _statuses(f"$$\n{tex}\n$$\n") == [status]
+
+
+# --- d2l calculus.md:180: the four rules in one aligned block (our transcription) ---------------------
+
+D2L_RULES = r"""
+The following rules hold for any differentiable functions $f$ and $g$, and constant $C$.
+
+$$\begin{aligned} \frac{d}{dx} [C f(x)] & = C \frac{d}{dx} f(x) && \textrm{Constant multiple rule} \\
+\frac{d}{dx} [f(x) + g(x)] & = \frac{d}{dx} f(x) + \frac{d}{dx} g(x) && \textrm{Sum rule} \\
+\frac{d}{dx} [f(x) g(x)] & = f(x) \frac{d}{dx} g(x) + g(x) \frac{d}{dx} f(x) && \textrm{Product rule} \\
+\frac{d}{dx} \frac{f(x)}{g(x)} & = \frac{g(x) \frac{d}{dx} f(x) - f(x) \frac{d}{dx} g(x)}{g^2(x)}
+&& \textrm{Quotient rule} \end{aligned}$$
+"""
+
+
+def test_the_four_rules_are_proved_for_every_function():
+    # g^2(x) after g(x) is g(x)^2 (as \sin^2 x is sin(x)^2): "g is used both as a function and as a value" before
+    assert _statuses(D2L_RULES) == ["proved"] * 4
+    assert "g(x)^2" in latex.chains(D2L_RULES, "n.md", markdown=True)[3].steps[1].text
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        (r"{g^2(x)}", r"{g(x)}"),  # the quotient rule without the square
+        (r"g(x) \frac{d}{dx} f(x) - f(x)", r"g(x) \frac{d}{dx} f(x) + f(x)"),  # a sign slip
+    ],
+)
+def test_a_planted_slip_in_the_quotient_rule_is_refuted(planted):
+    assert _statuses(D2L_RULES.replace(*planted))[3] == "refuted"
+
+
+def test_a_squared_name_before_parentheses_stays_a_product_unless_it_is_a_function():
+    assert latex.translate(r"a^2(b + c)") == "a^2*(b + c)"
+    assert latex.translate(r"g(x) + g^2(x)") == "g(x) + g(x)^2"
+    assert latex.translate(r"g(x) + g^{-1}(x)") != "g(x) + g(x)^(-1)"  # an inverse is never a power
