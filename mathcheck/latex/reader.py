@@ -869,6 +869,9 @@ class Reader:
             start = self.i
             f = self.term()
             self.one_operator(start, t)
+        at_point = self.at_other_point(top, x, order)
+        if at_point is not None:
+            return at_point
         f = self.dependent(f, x, t)
         if top and self.at("ch", "("):  # \frac{dg}{dx}(x): g' at x, never g'·x
             at, self.i = self.i, self.i + 1
@@ -880,6 +883,25 @@ class Reader:
                     f"only; write the point by substitution",
                 )
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def at_other_point(self, top, x: str, order: str) -> str | None:
+        """``\\frac{dg}{dh}(h(x))`` (d2l's chain rule): the derivative of the unknown function g of one
+        argument at the point h(x), ``prime(g(h(x)))`` — g's variable is named h there, and what is in the
+        parentheses is where g' is taken. None for anything else: a point equal to the variable
+        (``\\frac{dg}{dx}(x)``, read as before), a g the document defines or declares, no parentheses."""
+        g = _word(top) if top else None
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | set(self.n.functions)
+        if g is None or g in known or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", g) or not self.at("ch", "("):
+            return None
+        start = self.i
+        self.i += 1
+        inner = self.until(")", self.t[start])
+        point = self.sub(inner).read()
+        if point == x or not order.isdigit():
+            self.i = start
+            return None
+        self.n.unknown.add(_checked_name(g, self, self.t[start]))
+        return f"prime({g}({point}))" if order == "1" else f"prime({g}({point}), {order})"
 
     def one_operator(self, start: int, tok) -> None:
         """``\\frac{d}{dz} z \\frac{d}{dx} x z`` (SymPy prints a product of two derivatives so) has no

@@ -230,6 +230,17 @@ def check(
                 "(% let: \\sigma = sigmoid)",
                 base,
             )
+        if (
+            num["status"] == "refuted"
+            and expanded_in_a_step(exprs)
+            and _holds_for_affine(exprs, table, relation, seed, per_draw)
+        ):
+            return _unsure(
+                f"fails for {shown(table)}, but holds for every affine function: equal up to higher-order terms "
+                f"in the step only (a first-order expansion, as d2l writes its ≈ steps), so it is not refuted; "
+                f"write ≈ for an approximation",
+                base,
+            )
         if num["status"] == "refuted" and at_numbers_only(exprs):
             return _unsure(
                 f"fails for {shown(table)}, but its unknown functions are applied at given numbers only "
@@ -393,6 +404,38 @@ def _holds_for_the_sigmoid(exprs, table: dict, relation: str, seed: int, seconds
     return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
 
 
+def expanded_in_a_step(exprs) -> bool:
+    """Whether an unknown function is applied both at a point x and at x shifted by a variable step,
+    ``f(x + ε)`` beside ``f(x)`` (or ``g(x)``): the pattern of a Taylor expansion in ε.
+
+        >>> f, x, e = sp.Function("f"), sp.Symbol("x"), sp.Symbol("e")
+        >>> expanded_in_a_step([(f(x + e) - f(x)) / e]), expanded_in_a_step([f(x + 1) - f(x)])
+        (True, False)
+    """
+    from sympy.core.function import AppliedUndef
+
+    apps = [a for e in exprs for a in e.atoms(AppliedUndef) if len(a.args) == 1]
+    points = {a.args[0] for a in apps}
+    for p in points:
+        if p.is_Add and any(
+            q in points and (p - q).free_symbols and not (p - q).free_symbols & q.free_symbols for q in p.free_symbols
+        ):
+            return True
+    return False
+
+
+def _holds_for_affine(exprs, table: dict, relation: str, seed: int, seconds: float) -> bool:
+    """Does the link hold when every unknown function is affine (its first-order Taylor polynomial)?"""
+    from mathcheck.userexpr.relation import numeric_side
+
+    affine = {}
+    for j, f in enumerate(sorted(table, key=lambda f: f.__name__)):
+        ts = tuple(sp.Dummy(f"t{k}", real=True) for k in range(len(table[f].variables)))
+        affine[f] = sp.Lambda(ts, sum((sp.Rational(2 + j + k, 3) * t for k, t in enumerate(ts)), sp.Rational(1, 2 + j)))
+    L, R, *hyps = concrete(exprs, affine)
+    return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
+
+
 def at_numbers_only(exprs) -> bool:
     """Whether the link has no free variable at all: its unknown functions are applied at numbers
     (``L(4)``, or ``L(4 + ε)`` under ``lim_{ε→0}``), so it states a value of one function its author
@@ -427,6 +470,7 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
             _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
             or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
             or at_numbers_only(exprs)
+            or (expanded_in_a_step(exprs) and _holds_for_affine(exprs, table, relation, seed, timeout / DRAWS))
             or conditional(relation)
         ):
             return {

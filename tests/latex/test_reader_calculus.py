@@ -234,3 +234,114 @@ def test_a_squared_name_before_parentheses_stays_a_product_unless_it_is_a_functi
     assert latex.translate(r"a^2(b + c)") == "a^2*(b + c)"
     assert latex.translate(r"g(x) + g^2(x)") == "g(x) + g(x)^2"
     assert latex.translate(r"g(x) + g^{-1}(x)") != "g(x) + g(x)^(-1)"  # an inverse is never a power
+
+
+# --- d2l single-variable-calculus.md:190/204/215/226: the rules derived with ε (our transcription) ------
+
+D2L_EPSILON = r"""
+### Derivative Rules
+
+The key is what happens to $f(x) = \log\left(1+(x-1)^{10}\right)$ when we combine functions.
+
+For the sum rule, consider following chain of reasoning:
+
+$$
+\begin{aligned}
+f(x+\epsilon) & = g(x+\epsilon) + h(x+\epsilon) \\
+& \approx g(x) + \epsilon \frac{dg}{dx}(x) + h(x) + \epsilon \frac{dh}{dx}(x) \\
+& = g(x) + h(x) + \epsilon\left(\frac{dg}{dx}(x) + \frac{dh}{dx}(x)\right) \\
+& = f(x) + \epsilon\left(\frac{dg}{dx}(x) + \frac{dh}{dx}(x)\right).
+\end{aligned}
+$$
+
+The product:
+
+$$
+\begin{aligned}
+f(x+\epsilon) & = g(x+\epsilon)\cdot h(x+\epsilon) \\
+& \approx \left(g(x) + \epsilon \frac{dg}{dx}(x)\right)\cdot\left(h(x) + \epsilon \frac{dh}{dx}(x)\right) \\
+& = g(x)\cdot h(x) + \epsilon\left(g(x)\frac{dh}{dx}(x) + \frac{dg}{dx}(x)h(x)\right) + \epsilon^2\frac{dg}{dx}(x)\frac{dh}{dx}(x) \\
+& = f(x) + \epsilon\left(g(x)\frac{dh}{dx}(x) + \frac{dg}{dx}(x)h(x)\right) + \epsilon^2\frac{dg}{dx}(x)\frac{dh}{dx}(x). \\
+\end{aligned}
+$$
+
+and more formally the difference quotient
+
+$$
+\frac{f(x+\epsilon) - f(x)}{\epsilon} = g(x)\frac{dh}{dx}(x) + \frac{dg}{dx}(x)h(x) + \epsilon \frac{dg}{dx}(x)\frac{dh}{dx}(x),
+$$
+
+Finally, with the chain rule:
+
+$$
+\begin{aligned}
+f(x+\epsilon) & = g(h(x+\epsilon)) \\
+& \approx g\left(h(x) + \epsilon \frac{dh}{dx}(x)\right) \\
+& \approx g(h(x)) + \epsilon \frac{dh}{dx}(x) \frac{dg}{dh}(h(x))\\
+& = f(x) + \epsilon \frac{dg}{dh}(h(x))\frac{dh}{dx}(x),
+\end{aligned}
+$$
+"""
+
+
+def _links(r) -> list[str]:
+    return [s.status for s in r.steps[1:]]
+
+
+def test_the_rules_derived_with_epsilon_prove_every_equality_for_every_g_h():
+    rs = _reports(D2L_EPSILON)
+    assert [r.status for r in rs] == [
+        "definition",  # f = log(…) in prose
+        "definition",  # f(x+ε) = g(x+ε) + h(x+ε): f is g + h from here on
+        "inconclusive",  # its ≈ link is measured, not proved
+        "definition",
+        "inconclusive",
+        "inconclusive",  # the difference quotient: "=" up to higher-order terms, never refuted
+        "definition",
+        "inconclusive",
+    ]
+    assert rs[1].chain.definition == "f(t) = g(t) + h(t)" and rs[6].chain.definition == "f(t) = g(h(t))"
+    assert _links(rs[2])[1:] == ["proved", "proved"]  # the = links, for every g and h
+    assert _links(rs[4])[1:] == ["proved", "proved"]
+    assert _links(rs[7])[-1] == "proved"
+    assert "epsilon*(" in rs[2].steps[2].expr  # ε(…) a product: ε is a value the chain adds to x
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        (
+            r"& = f(x) + \epsilon\left(\frac{dg}{dx}(x) + \frac{dh}{dx}(x)\right).",
+            r"& = f(x) + \epsilon\left(\frac{dg}{dx}(x) - \frac{dh}{dx}(x)\right).",
+        ),
+        (
+            r"& = f(x) + \epsilon \frac{dg}{dh}(h(x))\frac{dh}{dx}(x),",
+            r"& = f(x) + \epsilon \frac{dg}{dh}(x)\frac{dh}{dx}(x),",
+        ),
+    ],
+)
+def test_a_planted_slip_in_an_epsilon_derivation_is_refuted(planted):
+    assert "refuted" in [r.status for r in _reports(D2L_EPSILON.replace(*planted))]
+
+
+def test_the_difference_quotient_after_a_logarithm_f_stays_refused():
+    # without the product chain, f is the logarithm of the prose: g, h relate to it only through prose
+    note = (
+        D2L_EPSILON.split("The product:")[0].split("For the sum rule")[0]
+        + D2L_EPSILON.split("and more formally")[1].split("Finally")[0]
+    )
+    statuses = _statuses(note)
+    assert statuses == ["definition", "bad-input"]
+
+
+def test_a_derivative_at_another_point_is_the_derivative_there():
+    assert latex.translate(r"\frac{dg}{dh}(h(x))\cdot \frac{dh}{dx}(x)") == "prime(g(h(x)))*diff(h(x), x)"
+    assert latex.translate(r"\frac{d^2 g}{dh^2}(h(x))") == "prime(g(h(x)), 2)"
+    assert latex.translate(r"\frac{dg}{dx}(x)") == "diff(g(x), x)"
+
+
+def test_a_shifted_argument_is_a_definition_only_in_unknown_functions():
+    # f(x+1) = (x+1)^2 after f(x) = x^2: a claim about that f, checked (a wrong one refuted)
+    note = "Let $f(x) = x^2$.\n\n$$\nf(x+1) = (x+1)^2 = x^2 + 2x + 1\n$$\n"
+    assert _statuses(note) == ["definition", "proved"]
+    assert _statuses(note.replace("2x + 1", "2x + 2")) == ["definition", "refuted"]
