@@ -75,7 +75,14 @@ def canonical(expr) -> sp.Basic:
             orders.append((xis[at[0]], k))
         return sp.Subs(sp.Derivative(f.func(*xis), *orders), xis, f.args)
 
-    return expr.replace(lambda e: isinstance(e, sp.Derivative), as_subs)
+    def flat(s):  # Subs(Subs(f'(ξ), ξ, U), U, g(x)) — Leibniz's dy/du at u = g(x) — is f'(g(x))
+        inner = s.expr
+        if isinstance(inner, sp.Subs) and tuple(inner.point) == tuple(s.variables):
+            return sp.Subs(inner.expr, inner.variables, s.point)
+        return s
+
+    expr = expr.replace(lambda e: isinstance(e, sp.Derivative), as_subs)
+    return expr.replace(lambda e: isinstance(e, sp.Subs), flat)
 
 
 def _key(atom):

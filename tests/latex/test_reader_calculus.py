@@ -345,3 +345,49 @@ def test_a_shifted_argument_is_a_definition_only_in_unknown_functions():
     note = "Let $f(x) = x^2$.\n\n$$\nf(x+1) = (x+1)^2 = x^2 + 2x + 1\n$$\n"
     assert _statuses(note) == ["definition", "proved"]
     assert _statuses(note.replace("2x + 1", "2x + 2")) == ["definition", "refuted"]
+
+
+# --- d2l calculus.md:361: the chain rule in Leibniz's notation (our transcription) ----------------------
+
+D2L_CHAIN = r"""
+Suppose that $y = f(g(x))$ and that the underlying functions $y=f(u)$ and $u=g(x)$ are both
+differentiable. The chain rule states that
+
+$$\frac{dy}{dx} = \frac{dy}{du} \frac{du}{dx}.$$
+"""
+
+
+def test_the_chain_rule_in_leibniz_notation_is_proved_for_every_f_and_g():
+    rs = _reports(D2L_CHAIN)
+    assert [r.status for r in rs] == ["definition", "definition", "proved"]
+    # dy/du is f' at u = g(x): never 0 = 0·0 (y and u constants) nor a free u
+    from mathcheck.parser import parse_definition, parse_many
+
+    lets = [parse_definition("y = f(g(x))"), parse_definition("u = g(x)")]
+    _, rhs = parse_many(["diff(y, x)", "diff(y, u)*diff(u, x)"], defs=lets, unknown={"f", "g"})
+    (at,) = rhs.atoms(sp.Subs)
+    assert str(at.point[0]) == "g(x)" and at.expr.expr.func.__name__ == "f"
+
+
+@pytest.mark.parametrize(
+    "planted, status",
+    [
+        (r"\frac{dy}{du} + \frac{du}{dx}", "refuted"),  # a sum for the product
+        (r"\frac{dy}{du}", "refuted"),  # du/dx dropped
+    ],
+)
+def test_a_planted_slip_in_the_leibniz_chain_rule_is_refuted(planted, status):
+    assert _statuses(D2L_CHAIN.replace(r"\frac{dy}{du} \frac{du}{dx}", planted))[-1] == status
+
+
+def test_leibniz_dy_du_is_read_only_where_y_is_written_in_u():
+    from mathcheck.parser import parse_definition, parse_many
+
+    lets = [parse_definition("y = sin(u)"), parse_definition("u = x^2")]
+    lhs, rhs = parse_many(["diff(y, x)", "diff(y, u)*diff(u, x)"], defs=lets)
+    assert sp.simplify(lhs.doit() - rhs.doit()) == 0
+    for y in ("x^3", "f(g(x)) + x", "3*x + 3"):
+        with pytest.raises(ParseError, match="not written in u's meaning"):
+            parse_many(
+                ["diff(y, u)"], defs=[parse_definition(f"y = {y}"), parse_definition("u = x^2")], unknown={"f", "g"}
+            )
