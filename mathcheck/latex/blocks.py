@@ -943,6 +943,9 @@ def _definition(
         # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
         # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
         return None
+    if inline and not link.define and _misapplied(rhs, doc):
+        # an exercise's "$u = f(x, y, z)$" after "$f(x) = c$": another, generic f — prose, not u defined
+        return None
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
         parse_definition(text)
@@ -1353,6 +1356,26 @@ def _premise(src: _Source, group: list, notation: Notation) -> tuple:
     steps = _steps(src, group, notation)
     text = steps[0].text + "".join(f" {s.relation} {s.text}" for s in steps[1:])
     return ((steps[0].line, text),)
+
+
+def _misapplied(text: str, doc: _Document) -> bool:
+    """Whether ``text`` applies a function the document defines to another number of arguments than
+    its definition has (``f(x, y, z)`` after ``f(x) = c``)."""
+    arity = {}
+    for _, name, d, _ in doc.defs:
+        head = d.split("=", 1)[0].strip()
+        if head.endswith(")") and "(" in head:
+            arity[name] = head.count(",") + 1
+    for name, n in arity.items():
+        for m in re.finditer(rf"(?<![A-Za-z0-9_]){name}\(", text):
+            depth, count, k = 0, 1, m.end()
+            while k < len(text) and not (text[k] == ")" and depth == 0):
+                depth += text[k] in "([" and 1 or -(text[k] in ")]")
+                count += text[k] == "," and depth == 0
+                k += 1
+            if count != n:
+                return True
+    return False
 
 
 _APPLIED = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\((.+)\)")

@@ -391,3 +391,13 @@ def test_leibniz_dy_du_is_read_only_where_y_is_written_in_u():
             parse_many(
                 ["diff(y, u)"], defs=[parse_definition(f"y = {y}"), parse_definition("u = x^2")], unknown={"f", "g"}
             )
+
+
+def test_an_inline_name_for_another_generic_f_is_prose_not_a_definition():
+    # d2l calculus.md:415/429 (our transcription): an exercise's f(x) = c, then "u = f(x, y, z)" for another f
+    note = (
+        "1. Prove the rules for (i) $f(x) = c$ and (ii) $f(x) = x^n$.\n"
+        "1. Write out the chain rule for the case where $u = f(x, y, z)$ and $x = x(a, b)$.\n"
+    )
+    assert "bad-input" not in _statuses(note)
+    assert _statuses("Let $f(x) = c$. Then $u = f(x) + 1$.\n") == ["definition", "definition"]
