@@ -1074,6 +1074,9 @@ _NOT_SCALAR = {
 }
 _NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
 _NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
+# d2l's \textrm{prod}(\frac{\partial Z}{\partial Y}, …), "multiply after the necessary operations" on
+# tensors: read as an unknown function it was refuted by a random prod
+_NOT_SCALAR.update({w: "a tensor product the prose defines" for w in ("prod", "Prod")})
 _BOLD = ("mathbf", "boldsymbol", "bm", "pmb")
 
 

@@ -401,3 +401,19 @@ def test_an_inline_name_for_another_generic_f_is_prose_not_a_definition():
     )
     assert "bad-input" not in _statuses(note)
     assert _statuses("Let $f(x) = c$. Then $u = f(x) + 1$.\n") == ["definition", "definition"]
+
+
+def test_a_tensor_prod_operator_is_refused_not_an_unknown_function():
+    # d2l backprop.md:141 (our transcription): with dZ/dY read by Leibniz, prod read as an unknown function
+    # was refuted by a random prod; the prose defines it on tensors
+    note = (
+        "Assume $Y=f(X)$ and $Z=g(Y)$. Then\n\n$$\\frac{\\partial Z}{\\partial X} = "
+        "\\textrm{prod}\\left(\\frac{\\partial Z}{\\partial Y}, \\frac{\\partial Y}{\\partial X}\\right).$$\n"
+    )
+    assert _statuses(note)[-1] == "bad-input"
+    assert (
+        _statuses(
+            note.replace("\\textrm{prod}\\left(", "\\left(").replace(", \\frac{\\partial Y}", " \\frac{\\partial Y}")
+        )[-1]
+        == "proved"
+    )
