@@ -171,7 +171,7 @@ def numeric(
         )
         out["status"] = "inconclusive"
         out["note"] = (
-            f"an integral has no value at {len(no_integral)} of {len(points)} points"
+            f"{'a limit' if why.startswith('lim ') else 'an integral'} has no value at {len(no_integral)} of {len(points)} points"
             + (f" (e.g. {where})" if where else "")
             + f": {why}"
         )[:400]

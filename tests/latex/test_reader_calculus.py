@@ -417,3 +417,23 @@ def test_a_tensor_prod_operator_is_refused_not_an_unknown_function():
         )[-1]
         == "proved"
     )
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\lim_{h \to 0} \frac{f(h)}{h} = f'(0)", "inconclusive"),  # no limit unless f(0) = 0: never proved
+        (r"\lim_{t \to x} \frac{t^2 - x^2}{t - x} = 2x", "proved"),
+        (r"\lim_{t \to x} \frac{f(t) - f(x)}{t - x} = f'(x)", "proved"),
+        (r"\lim_{h \to 0} f(x + h) = f(x)", "proved"),
+        (r"\lim_{h \to 0} \frac{f(x+h) - f(x)}{h} = f'(x) + 1", "refuted"),
+        (r"\lim_{h \to 0} \frac{e^{h} - 1}{h} = 2", "refuted"),
+    ],
+)
+def test_limits_at_a_moving_point_and_of_unknown_functions(tex, status):
+    (r,) = _reports(f"$$\n{tex}\n$$\n")
+    assert r.status == status
+    if status == "inconclusive":
+        assert "a limit has no value" in r.statement.get("note", "") or "limits from the two sides" in accounts.link(
+            r.steps[1]
+        )
