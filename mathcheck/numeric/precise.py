@@ -142,7 +142,8 @@ LIMIT_AGREE = 1e-15  # relative: how close the six values must be for the limit 
 def approach(env: dict, e: sp.Limit, dps: int = PRECISION_DIGITS) -> mpmath.mpf:
     """``lim_{h→a} f`` (``e = Limit(f, h, a)``, two-sided) at the point ``env``: f evaluated with mpmath
     at ``a ± 10^-k`` for k in ``LIMIT_STEPS``, at ``dps + 60`` digits (so ``f(x + 10^-40) − f(x)`` keeps
-    ``dps`` of them); the six values must agree within ``LIMIT_AGREE`` relative, else :class:`NoLimit`.
+    ``dps`` of them); the six values must agree within ``LIMIT_AGREE`` relative, else :class:`NoLimit` (a
+    body without a real value there is a ``ValueError``: the point is outside its domain, and skipped).
     The value is the mean of the two closest (``a ± 10^-40``), whose error is O(10^-80) for a body
     smooth in h (the odd terms cancel) and O(10^-40) otherwise — far below any tolerance. Independent
     of SymPy's ``limit``: this is the numeric side's value of a limit.
@@ -173,9 +174,10 @@ def approach(env: dict, e: sp.Limit, dps: int = PRECISION_DIGITS) -> mpmath.mpf:
         except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError) as exc:
             if isinstance(exc, Diverges):
                 raise
-            raise NoLimit(f"{what}: the body has no value near the point ({type(exc).__name__})") from None
+            # outside the body's domain (x^x at x < 0): a point skipped, as any undefined value is
+            raise ValueError(f"{what}: the body has no real value near the point ({type(exc).__name__})") from None
         if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in values):
-            raise NoLimit(f"{what}: not a finite real number near the point")
+            raise ValueError(f"{what}: not a finite real number near the point")
         v = (values[-2] + values[-1]) / 2
         spread = max(abs(u - v) for u in values)
         if spread > LIMIT_AGREE * max(1, abs(v)):
@@ -183,7 +185,7 @@ def approach(env: dict, e: sp.Limit, dps: int = PRECISION_DIGITS) -> mpmath.mpf:
                 f"{what}: the values at {h} = {a} ± 10^-{LIMIT_STEPS[0]} … 10^-{LIMIT_STEPS[-1]} differ by "
                 f"{mpmath.nstr(spread, 2)} (no limit, a one-sided one, or too slow to tell)"
             )
-    return +v  # rounded to the working precision
+    return v  # at the digits it was computed with (+v would round it to the caller's, 15 by default)
 
 
 def _short(e, limit: int = 80) -> str:
@@ -332,6 +334,7 @@ def report_point(point: dict, exprs: Iterable[sp.Expr]) -> dict:
     used = set()
     for e in exprs:  # the entries of indexed names the sides actually read, at this point
         try:
+            e = e.replace(lambda x: isinstance(x, sp.Limit), lambda x: x.args[0])  # never SymPy's limit, here
             concrete = (
                 take_derivatives(e).xreplace({s: exact(v) for s, v in point.items() if isinstance(s, sp.Symbol)}).doit()
             )

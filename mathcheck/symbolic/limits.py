@@ -120,6 +120,10 @@ def _taylor(f, h, a, shown: str):
 def _limit(body, h, a, shown: str, left):
     """SymPy's two-sided limit of ``body`` (no unknown function moving with h), checked."""
     ok, v = _attempt(lambda: (sp.limit(body, h, a, dir="+"), sp.limit(body, h, a, dir="-")), left())
+    if not ok or v[0] != v[1] or _no_value(v[0]):
+        value = _by_series(body, h, a, left)
+        if value is not None:
+            return value
     if not ok:
         raise Unsettled(f"{shown}: SymPy's limit {v}")
     right, lft = v
@@ -128,6 +132,27 @@ def _limit(body, h, a, shown: str, left):
     if right.has(sp.Limit, sp.AccumBounds, sp.Piecewise) or right.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
         raise Unsettled(f"{shown}: SymPy finds none ({_short(right)})")
     return right
+
+
+def _no_value(v) -> bool:
+    return v.has(sp.Limit, sp.AccumBounds, sp.Piecewise) or v.has(sp.oo, -sp.oo, sp.zoo, sp.nan)
+
+
+def _by_series(body, h, a, left):
+    """The limit as the constant term of SymPy's series of ``body`` at h = a, where the rest is
+    O(h − a) — so it vanishes from both sides — and the constant term is finite and free of h: d2l's
+    ``(\\sin((x+ε)^{x+ε}) − \\sin(x^x))/ε``, whose SymPy limit comes out as ``oo·sign(…)``. None otherwise."""
+    try:  # SymPy's PoleError and friends: no series, no value
+        ok, s = _attempt(lambda: body.series(h, a, 1), left())
+        if not ok or s.getO() is None:
+            return None
+        value = s.removeO()
+        ok, vanishes = _attempt(lambda: sp.Order(h - a, (h, a)).contains(s.getO()), left())
+    except Exception:  # noqa: BLE001 - a SymPy failure is no value, never a crash
+        return None
+    if not ok or vanishes is not True or h in value.free_symbols or _no_value(value):
+        return None
+    return value
 
 
 def _attempt(fn, seconds: float):

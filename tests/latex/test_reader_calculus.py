@@ -437,3 +437,17 @@ def test_limits_at_a_moving_point_and_of_unknown_functions(tex, status):
         assert "a limit has no value" in r.statement.get("note", "") or "limits from the two sides" in accounts.link(
             r.steps[1]
         )
+
+
+def test_a_derivative_beside_a_limit_is_checked_by_autograd_and_the_limit_approached():
+    # d2l single-variable-calculus.md:142's shape with a function the numeric side resolves everywhere
+    note = "Let $f(x) = \\sin(x^2)$.\n\n$$\n\\frac{df}{dx}(x) = \\lim_{\\epsilon \\rightarrow 0}\\frac{f(x+\\epsilon) - f(x)}{\\epsilon}.\n$$\n"
+    assert _statuses(note) == ["definition", "proved"]
+    assert _statuses(note.replace("- f(x)}", "- f(x) + \\epsilon}")) == ["definition", "refuted"]
+
+
+def test_settle_falls_back_on_the_series_where_sympys_limit_fails():
+    x, e = sp.symbols("x epsilon", real=True)
+    body = (sp.sin((x + e) ** (x + e)) - sp.sin(x**x)) / e  # SymPy's limit: oo*sign(…) from each side
+    v = settle(sp.Limit(body, e, 0, dir="+-"), 20)
+    assert sp.simplify(v - sp.diff(sp.sin(x**x), x)) == 0
