@@ -14,6 +14,8 @@ The grammar (``^`` is accepted for ``**``)::
                | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
                | Integral(expr, (name, lo, hi))   (lo, hi: expr, oo or -oo; a definite integral over real x)
+               | Limit(expr, (name, a))           (the two-sided limit as real name → a, a finite)
+               | Subs(expr, (name, a))            (expr with the real name put to a: Leibniz's dy/du at u)
                | DEF | DEF(expr, ...)                      (a ``let`` definition, expanded as a tree)
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
@@ -79,7 +81,7 @@ LIMITS = Limits()
 PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer")
 # called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
 # derivative at u
-SYNTAX = ("diff", "Sum", "Product", "prime", "Integral")
+SYNTAX = ("diff", "Sum", "Product", "prime", "Integral", "Limit", "Subs")
 INFINITY = "oo"  # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
 CONSTANTS = ("pi", "E")
 EULER = "e"  # Euler's number unless declared a variable (assume:, or used as an index)
@@ -110,7 +112,7 @@ def _allowed() -> str:
         + " ".join(n for n in unary if n != "exp")
         + ", max min abs, log(x, b), log2, log10, binomial(n, k), atan2(y, x), logsumexp(a, b, ...)"
         + ", Max(a, b, ...), Min(a, b, ...), diff(f, x[, order]), diff(f, x[j]), Sum(f, (i, a, b))"
-        + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), x[i], pi, E, e"
+        + ", Product(f, (i, a, b)), Integral(f, (x, a, b)) (a, b may be oo, -oo), Limit(f, (h, a)), x[i], pi, E, e"
         + ", Greek letters (σ or sigma)"
     )
 
@@ -367,7 +369,7 @@ def _limits(node):
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return []
     args = node.args
-    if node.func.id in ("Sum", "Product", "Integral") or (
+    if node.func.id in ("Sum", "Product", "Integral", "Limit", "Subs") or (
         node.func.id in ("Max", "Min") and len(args) == 2 and isinstance(args[1], ast.Tuple)
     ):
         return [
@@ -504,10 +506,7 @@ class _Expand(ast.NodeTransformer):
             and isinstance(node.args[1], ast.Name)
             and node.args[1].id in self.defs
         ):
-            raise ParseError(
-                f"diff(..., {node.args[1].id}): {node.args[1].id} is defined by let; "
-                f"differentiate with respect to a variable"
-            )
+            return self._leibniz(node)
         if node.func.id not in self.defs:
             return self.generic_visit(node)
         name = node.func.id
@@ -535,6 +534,44 @@ class _Expand(ast.NodeTransformer):
                 return copy.deepcopy(values[n.id]) if n.id in values else n
 
         return _located(Put().visit(copy.deepcopy(body)), node)
+
+    def _leibniz(self, node):
+        """``diff(y, u)`` with ``let u = g(x)`` (and ``let y = f(g(x))``): Leibniz's dy/du, y written in
+        u — each occurrence of u's meaning in y's a fresh variable U — differentiated by U and taken at
+        u's meaning: ``Subs(diff(f(U), U), (U, g(x)))``, f'(g(x)). So d2l's chain rule ``\\frac{dy}{dx} =
+        \\frac{dy}{du}\\frac{du}{dx}`` is f'(g(x))·g'(x), never 0 = 0·0. Refused where y is not written in u
+        (no occurrence of u's meaning in it, or x left over besides), or u has parameters."""
+        u = node.args[1].id
+        params, meaning, _ = self.defs[u]
+        if params or len(node.args) != 2:
+            raise ParseError(f"diff(..., {u}): {u} is defined by let; differentiate with respect to a variable")
+        body = self.visit(copy.deepcopy(node.args[0]))
+        fresh = _Fresh(self.avoid | _uses(body) | _uses(meaning) | set(self.defs))
+        var = fresh(u)
+        self.avoid.add(var)
+        shape = ast.dump(meaning)
+
+        class Put(ast.NodeTransformer):
+            found = 0
+
+            def visit(self, n):
+                if isinstance(n, ast.expr) and ast.dump(n) == shape:
+                    Put.found += 1
+                    return ast.Name(id=var, ctx=ast.Load())
+                return super().visit(n)
+
+        written = Put().visit(copy.deepcopy(body))
+        left = _free_names(meaning) & _free_names(written)
+        if not Put.found or left or not _free_names(meaning):
+            raise ParseError(
+                f"diff(..., {u}): {u} is defined by let, and what is differentiated is not written in "
+                f"{u}'s meaning alone ({', '.join(sorted(left)) or 'it does not occur'}); differentiate "
+                f"with respect to a variable"
+            )
+        at = copy.deepcopy(meaning)
+        derivative = ast.Call(ast.Name(id="diff", ctx=ast.Load()), [written, ast.Name(id=var, ctx=ast.Load())], [])
+        point = ast.Tuple([ast.Name(id=var, ctx=ast.Load()), at], ast.Load())
+        return _located(ast.Call(ast.Name(id="Subs", ctx=ast.Load()), [derivative, point], []), node)
 
 
 def _no_capture_by_diff(name: str, body, values: dict) -> None:
@@ -809,6 +846,10 @@ class _Builder:
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
         if name == "Integral":
             return self._integral(node)
+        if name == "Limit":
+            return self._limit(node)
+        if name == "Subs":
+            return self._subs(node)
         if name == "diff":
             return self._diff(node)
         if name == "prime":
@@ -935,6 +976,69 @@ class _Builder:
         finally:
             self.bound = saved
         return sp.Integral(f, (x, a, b))
+
+    def _limit(self, node):
+        """``Limit(f, (h, a))``: lim_{h→a} f, two-sided, h a real variable bound in f (as an integral's)
+        and a finite point (no h in it). SymPy's ``Limit`` is kept unevaluated: the symbolic side
+        settles it (:mod:`mathcheck.symbolic.limits`), the numeric side approaches it at each point.
+
+            >>> parse("Limit(((x + h)^2 - x^2)/h, (h, 0))").free_symbols
+            {x}
+        """
+        if (
+            len(node.args) != 2
+            or not isinstance(node.args[1], ast.Tuple)
+            or len(node.args[1].elts) != 2
+            or not isinstance(node.args[1].elts[0], ast.Name)
+        ):
+            self.fail(node, "write Limit(f, (h, a)): one variable and the finite point it tends to")
+        var, at = node.args[1].elts
+        if var.id in reserved() or var.id in self.bases or var.id == INFINITY:
+            self.fail(var, "the variable of a limit must be a plain name")
+        h = self.symbols[var.id]
+        if h.is_integer:
+            self.fail(var, f"{var.id} is an integer elsewhere (an index); take the limit over another name")
+        if any(isinstance(n, ast.Name) and n.id in (INFINITY, var.id) for n in ast.walk(at)):
+            self.fail(at, "a limit is read at a finite point that does not use its own variable")
+        a = self.build(at)
+        saved = dict(self.bound)
+        try:
+            self.bound[var.id] = h
+            f = self.build(node.args[0])
+        finally:
+            self.bound = saved
+        return sp.Limit(f, h, a, dir="+-")
+
+    def _subs(self, node):
+        """``Subs(f, (u, a))``: f with the real variable u (bound in f) put to a — what Leibniz's dy/du
+        at u = g(x) is (:meth:`_Expand._leibniz`). Kept a SymPy ``Subs`` where f has an unknown
+        function (f'(g(x)), checked for every function), else done.
+
+            >>> parse("Subs(diff(sin(u), u), (u, x^2))")
+            cos(x**2)
+        """
+        if (
+            len(node.args) != 2
+            or not isinstance(node.args[1], ast.Tuple)
+            or len(node.args[1].elts) != 2
+            or not isinstance(node.args[1].elts[0], ast.Name)
+        ):
+            self.fail(node, "write Subs(f, (u, a)): one variable and the value put for it")
+        var, at = node.args[1].elts
+        if var.id in reserved() or var.id in self.bases or var.id == INFINITY:
+            self.fail(var, "the variable of Subs must be a plain name")
+        u = self.symbols[var.id]
+        if u.is_integer:
+            self.fail(var, f"{var.id} is an integer elsewhere (an index); put another name")
+        a = self.build(at)
+        saved = dict(self.bound)
+        try:
+            self.bound[var.id] = u
+            f = self.build(node.args[0])
+        finally:
+            self.bound = saved
+        out = sp.Subs(f, u, a)
+        return out if f.atoms(sp.core.function.AppliedUndef) else out.doit()
 
     def _integral_limit(self, el):
         """A limit: ``oo``, ``-oo`` (∞, −∞) or a real expression (the variable of integration is not

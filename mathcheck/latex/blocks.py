@@ -1090,7 +1090,15 @@ def _definition(
     # function further via f(\mathbf{x}) = 0.1 x_1^2 + 2 x_2^2"), said as such — never a claim refuted
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
-    refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    refunction = (
+        bool(params)
+        and name in earlier | doc.used
+        and (
+            (not inline and not set(params) & unfolded)
+            # "suppose that we know that $L(x) = x^2 + 1701(x-4)^3$" after chains about every L: that L
+            or (inline and name in doc.unknown and name not in earlier)
+        )
+    )
     # before an arrow, f(x, y) = x + y gives f for what the arrow leads to: cs231n's gates, one display each
     # (f(x,y) = x y \rightarrow …, then f(x,y) = x + y \rightarrow …); as a hypothesis x + y = x y, it was false
     same = [t for _, n, t, _ in doc.defs if n == name][-1:] == [f"{name}({', '.join(params or ())}) = {rhs}"]
@@ -1121,6 +1129,9 @@ def _definition(
     if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
         # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
         # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
+        return None
+    if inline and not link.define and _misapplied(rhs, doc):
+        # an exercise's "$u = f(x, y, z)$" after "$f(x) = c$": another, generic f — prose, not u defined
         return None
     text = f"{name}({', '.join(params)}) = {rhs}" if params else f"{name} = {rhs}"
     try:
@@ -2011,14 +2022,100 @@ def _premise(src: _Source, group: list, notation: Notation) -> tuple:
     return ((steps[0].line, text),)
 
 
+def _misapplied(text: str, doc: _Document) -> bool:
+    """Whether ``text`` applies a function the document defines to another number of arguments than
+    its definition has (``f(x, y, z)`` after ``f(x) = c``)."""
+    arity = {}
+    for _, name, d, _ in doc.defs:
+        head = d.split("=", 1)[0].strip()
+        if head.endswith(")") and "(" in head:
+            arity[name] = head.count(",") + 1
+    for name, n in arity.items():
+        for m in re.finditer(rf"(?<![A-Za-z0-9_]){name}\(", text):
+            depth, count, k = 0, 1, m.end()
+            while k < len(text) and not (text[k] == ")" and depth == 0):
+                depth += text[k] in "([" and 1 or -(text[k] in ")]")
+                count += text[k] == "," and depth == 0
+                k += 1
+            if count != n:
+                return True
+    return False
+
+
+_APPLIED = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\((.+)\)")
+
+
+def _shifted_definition(src: _Source, group: list, notation: Notation, doc: _Document, block_lets: set):
+    r"""d2l's derivative rules from first principles, ``f(x+\epsilon) = g(x+\epsilon) + h(x+\epsilon)
+    \approx …`` (then ``g(h(x+\epsilon))``, ``g(x+\epsilon)\cdot h(x+\epsilon)``): the first link says what
+    f is, ``f(t) = g(t) + h(t)``, for the chain and after it — a definition, even of an f the prose
+    defined before (a logarithm: read as that f the product rule was refuted). It is one only where the
+    right side is the left side's argument put into unknown functions, with neither f nor that
+    argument's names left over, and the chain goes on; anything else is None (a claim, as before:
+    ``f(x+1) = (x+1)^2`` after ``f(x) = x^2`` is checked)."""
+    from mathcheck.parser import ParseError, parse_definition
+
+    if len(group) < 3 or group[1].relation != "=" or group[1].define or _lhs_shape(group[0].toks)[1] is not None:
+        return None
+    try:
+        lhs = Reader(group[0].toks, src, notation).read()
+        rhs = Reader(group[1].toks, src, notation).read()
+    except DeriveError:
+        return None
+    m = _APPLIED.fullmatch(lhs)
+    if m is None or WORD.fullmatch(m.group(2)) or "," in m.group(2) or "(" in m.group(2):
+        return None
+    name, arg = m.groups()
+    names = set(WORD.findall(rhs.replace(f"({arg})", "(")))
+    t = next(p for p in ("t", "u", "s", "t_1", "t_2") if p not in names | {name})
+    body = rhs.replace(f"({arg})", f"({t})")
+    unknown = (notation.unknown | doc.unknown) - doc.names() - {name}
+    if (
+        name in names
+        or set(WORD.findall(arg)) & set(WORD.findall(body))
+        or not any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", body) for u in unknown)
+        or any(name in WORD.findall(d.split("=", 1)[1]) for _, other, d, _ in doc.defs if other != name)
+    ):
+        return None
+    text = f"{name}({t}) = {body}"
+    try:
+        parse_definition(text)
+    except ParseError:
+        return None
+    line = src.line(group[0].toks[0].pos)
+    what = f"line {line}" + (f" (redefines {name})" if name in doc.names() | block_lets else "")
+    lets = doc.needed([body])
+    doc.defs.append((line, name, text, False))
+    doc.functions[name] = name
+    notation.functions[name] = name
+    notation.defined.add(name)
+    lhs_src = " ".join(src.text[group[0].toks[0].pos : group[0].toks[-1].end].split())
+    rhs_src = " ".join(src.text[group[1].at.pos : group[1].toks[-1].end].split())
+    steps = (Line(line, None, lhs, "", lhs_src), Line(src.line(group[1].at.pos), "=", rhs, group[1].reason, rhs_src))
+    found = _unknown_in(doc, notation, [text] + [d for _, d in lets])
+    return Chain(
+        what,
+        src.path,
+        line,
+        {},
+        (),
+        steps,
+        lets,
+        definition=text,
+        unknown=found,
+        implicit=tuple(u for u in found if u in doc.implicit),
+    )
+
+
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
     """The chain (or definition) of the ``n``-th equation of a block: a list of one, or two where a
     chain starts by defining a name (``L = -\\log p = \\log(1/p)``: L defined, then the rest checked)."""
     definition = _definition(src, group, notation, doc, block_lets)
     if definition is not None:
         return [definition]
-    if len(group) > 2 and not group[1].define and group[2].relation == "=":
-        definition = _definition(src, group[:2], notation, doc, block_lets, computed=True)
+    shifted = _shifted_definition(src, group, notation, doc, block_lets)
+    if (len(group) > 2 and not group[1].define and group[2].relation == "=") or shifted is not None:
+        definition = shifted or _definition(src, group[:2], notation, doc, block_lets, computed=True)
         if definition is not None:
             rest = [_Link(None, None, group[1].toks, "")] + group[2:]
             try:
@@ -2076,7 +2173,12 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     _not_opaque(src, group, texts + [t for _, t in lets], doc, blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
     _not_difference_quotient(src, group, steps)
-    implicit = tuple(u for u in unknown if u in doc.implicit)
+    # a function the chain also applies as typeset, g(x + \epsilon), is one: read from its derivative alone it
+    # may be a constant the prose names (\frac{d}{dx} C = 0), applied it is not
+    applied = {
+        u for u in unknown for st in steps if re.search(rf"(?<![\\A-Za-z0-9_{{]){u}\s*(\(|\\left\s*\()", st.source)
+    }
+    implicit = tuple(u for u in unknown if u in doc.implicit and u not in applied)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [
         Chain(
@@ -2276,6 +2378,23 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
 
 
 def _steps(src: _Source, links, notation) -> list:
+    steps = _read_steps(src, links, notation)
+    # d2l's \epsilon\left(g(x) + …\right) after g(x+\epsilon): ε is a value the chain adds to x, so
+    # ε(…) is a product — read as a function it made the chain bad input ("used both as a function")
+    texts = [s.text for s in steps]
+    values = {
+        u
+        for u in notation.unknown - notation.defined
+        if any(re.search(rf"(?<![A-Za-z0-9_]){u}\(", t) for t in texts)
+        and any(re.search(rf"[A-Za-z0-9_]\([^()]*(?<![A-Za-z0-9_]){u}(?![A-Za-z0-9_(])[^()]*\)", t) for t in texts)
+    }
+    if not values:
+        return steps
+    notation.variables |= values
+    return _read_steps(src, links, notation)
+
+
+def _read_steps(src: _Source, links, notation) -> list:
     steps = []
     for link in links:
         while link.toks and (

@@ -497,6 +497,8 @@ class Reader:
             from mathcheck.latex import integrals
 
             return integrals.integral(self, t)
+        if name == "lim":
+            return self.limit(t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:
@@ -508,6 +510,36 @@ class Reader:
         if name in RELATIONS or name in NOT_LINKS:
             self.fail(t, f"\\{name} inside an expression; a link's relation stands between two expressions")
         self.fail(t, f"unknown command \\{name}; define it with \\newcommand or see docs/latex.md for what is read")
+
+    def limit(self, t) -> str:
+        """``\\lim_{h \\to 0} body``, ``\\lim_{h\\ \\to 0}``, ``\\lim_{\\epsilon \\rightarrow 0}``: ``Limit(body, (h, 0))``,
+        the two-sided limit; the body is the whole term after it, up to the next ``+``, ``−`` or relation
+        (as ``\\frac{d}{dx}``'s). A limit at ∞, a one-sided one (``h \\to 0^+``) and ``\\lim`` without
+        ``_{h \\to a}`` are refused with one line, never read as another limit."""
+        self.take()
+        while self.at("cmd", "limits", "nolimits"):
+            self.take()
+        if not self.at("ch", "_"):
+            self.fail(t, "\\lim needs its variable and point: \\lim_{h \\to 0}")
+        self.take()
+        toks, self.i = _group(self.t, self.i, self.src, "\\lim_")
+        toks = [x for x in toks if not (x.kind == "cmd" and x.text in _SPACING)]
+        arrows = [k for k, x in enumerate(toks) if x.kind == "cmd" and x.text in _LIMIT_ARROWS]
+        if len(arrows) != 1 or arrows[0] == 0 or arrows[0] == len(toks) - 1:
+            self.fail(t, "\\lim is read as \\lim_{h \\to a}: one variable, an arrow, a finite point")
+        var, point = toks[: arrows[0]], toks[arrows[0] + 1 :]
+        h = self.sub(var).read()
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", h):
+            self.fail(t, f"\\lim_{{… \\to …}}: the variable must be one name, not {h}")
+        if any(x.kind == "cmd" and x.text == "infty" for x in point):
+            self.fail(t, "a limit at infinity is not read (only at a finite point); skip the block")
+        if any(x.kind == "ch" and x.text == "^" for x in point) or point[-1].text in ("+", "-"):
+            self.fail(t, "a one-sided limit (h \\to 0^+) is not read; only the two-sided \\lim_{h \\to a}")
+        a = self.sub(point).read()
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\lim_{{{h} \\to {a}}} needs something after it")
+        body = self.term()
+        return f"Limit({body}, ({h}, {a}))"
 
     def expectation(self, t) -> str:
         """A capital E set plain: ``E[X]``, ``E\\left[(X - \\mu)^2\\right]``, ``E(\\hat\\theta)`` are the
@@ -748,6 +780,12 @@ class Reader:
         primes) is a function applied — an *unknown function* unless the document defines it — never
         silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
         is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
+        if self.collect is None and name in self.n.unknown and name not in known and self.power_applied():
+            # d2l's quotient rule, \frac{…}{g^2(x)} after g(x): g(x)^2 as \sin^2 x is, never g²·x
+            t = self.take()
+            power = self.script(t, "^")
+            return f"{self.unknown_function(name, shown, tok)}^{_wrap(power)}"
         if self.collect is not None:
             # pass one only collects the indexed bases: f'(u) is read past its primes, or the read stopped
             # there and a c_j after it was never seen indexed (f'(x) \sum_{j=1}^{3} c_j took c_j as one name)
@@ -756,7 +794,6 @@ class Reader:
             return name
         if not self.at("ch", "(", "'"):
             return name
-        known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
         if name in known and not self.at("ch", "'"):
             return name
         if name in known:
@@ -766,6 +803,20 @@ class Reader:
                 f"as \\frac{{d{shown}}}{{dx}}",
             )
         return self.unknown_function(name, shown, tok)
+
+    def power_applied(self) -> bool:
+        """At ``^2(`` — a whole-number power, then parentheses: ``g^2(x)`` of a function g."""
+        if not self.at("ch", "^"):
+            return False
+        toks, j = _group(list(self.t), self.i + 1, self.src, "^")
+        return (
+            len(toks) == 1
+            and toks[0].kind == "num"
+            and toks[0].text.isdigit()
+            and j < len(self.t)
+            and self.t[j].kind == "ch"
+            and self.t[j].text == "("
+        )
 
     def unknown_function(self, name: str, shown: str, tok, order: int = 0) -> str:
         """``f(x, y)``: the unknown function ``f`` (checked for every function, not one); ``f'(u)``,
@@ -972,6 +1023,9 @@ class Reader:
             start = self.i
             f = self.term()
             self.one_operator(start, t)
+        at_point = self.at_other_point(top, x, order)
+        if at_point is not None:
+            return at_point
         f = self.dependent(f, x, t)
         if top and self.at("ch", "("):  # \frac{dg}{dx}(x): g' at x, never g'·x
             at, self.i = self.i, self.i + 1
@@ -983,6 +1037,25 @@ class Reader:
                     f"only; write the point by substitution",
                 )
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def at_other_point(self, top, x: str, order: str) -> str | None:
+        """``\\frac{dg}{dh}(h(x))`` (d2l's chain rule): the derivative of the unknown function g of one
+        argument at the point h(x), ``prime(g(h(x)))`` — g's variable is named h there, and what is in the
+        parentheses is where g' is taken. None for anything else: a point equal to the variable
+        (``\\frac{dg}{dx}(x)``, read as before), a g the document defines or declares, no parentheses."""
+        g = _word(top) if top else None
+        known = self.n.variables | self.n.defined | self.n.indices | self.bound | set(self.n.functions)
+        if g is None or g in known or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", g) or not self.at("ch", "("):
+            return None
+        start = self.i
+        self.i += 1
+        inner = self.until(")", self.t[start])
+        point = self.sub(inner).read()
+        if point == x or not order.isdigit():
+            self.i = start
+            return None
+        self.n.unknown.add(_checked_name(g, self, self.t[start]))
+        return f"prime({g}({point}))" if order == "1" else f"prime({g}({point}), {order})"
 
     def one_operator(self, start: int, tok) -> None:
         """``\\frac{d}{dz} z \\frac{d}{dx} x z`` (SymPy prints a product of two derivatives so) has no
@@ -1167,6 +1240,9 @@ _NOT_SCALAR = {
 }
 _NOT_SCALAR.update({w: "expectations and probabilities" for w in ("E", "Var", "Cov", "Pr", "KL", "P")})
 _NOT_SCALAR.update({w: "complex parts" for w in ("Re", "Im", "arg")})
+# d2l's \textrm{prod}(\frac{\partial Z}{\partial Y}, …), "multiply after the necessary operations" on
+# tensors: read as an unknown function it was refuted by a random prod
+_NOT_SCALAR.update({w: "a tensor product the prose defines" for w in ("prod", "Prod")})
 _BOLD = ("mathbf", "boldsymbol", "bm", "pmb")
 
 
@@ -1193,6 +1269,7 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+_LIMIT_ARROWS = ("to", "rightarrow", "longrightarrow")  # \\lim_{h \\to 0}: the arrow between variable and point
 _OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
 # the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function
 _NOT_CALLABLE = {f.name.lower() for f in functions.TABLE if not f.grammar} | {"sgn", "signum"}

@@ -219,6 +219,9 @@ class TorchBackend:
     def integral(self, walker, e) -> NoReturn:  # a definite integral: quadrature, by the float64 and mpmath backends
         raise self.error("integrals are evaluated by quadrature (numeric/precise.py), not by torch")
 
+    def limit(self, walker, e) -> NoReturn:  # a limit: approached by the float64 and mpmath backends
+        raise self.error("limits are approached at 100 digits (numeric/precise.py), not by torch")
+
     def derivative(self, walker, e) -> torch.Tensor | float:
         f = e.expr
         for var, count in reversed(e.variable_count):  # innermost first, like SymPy's order

@@ -93,6 +93,9 @@ class Walker:
     def _integral(self, e):
         return self.backend.integral(self, e)
 
+    def _limit(self, e):
+        return self.backend.limit(self, e)
+
     def _function(self, e):
         """A function of the table, a user's function (``funcs``), or what the backend makes of it."""
         b = self.backend
@@ -195,4 +198,6 @@ def _handler(e):
         return Walker._derivative
     if isinstance(e, sp.Integral):
         return Walker._integral
+    if isinstance(e, sp.Limit):
+        return Walker._limit
     return Walker._function

@@ -147,6 +147,12 @@ class FloatBackend:
             self.constants[e] = v
         return v
 
+    def limit(self, walker, e) -> float:
+        """``lim_{h→a} f`` approached at 100 digits (numeric/precise.approach), rounded to float64."""
+        from mathcheck.numeric.precise import approach
+
+        return _real(approach(walker.env, e))
+
     @staticmethod
     def node(t) -> float:  # a quadrature node, in float64
         return float(t)

@@ -10,7 +10,7 @@ split), the hypotheses (``given``) passed in its Context. For an order relation 
 looks for a violation (a side that is not real at a point violates it: it is a statement about
 real numbers). With hypotheses, a counterexample of the checker's own draw that the 50-digit search
 under them did not find is not trusted: the answer is then undecided. This module is only the
-user pipeline's glue: derivatives taken, the 50-digit point search, integrals settled.
+user pipeline's glue: derivatives taken, the 50-digit point search, integrals and limits settled.
 """
 
 from __future__ import annotations
@@ -100,7 +100,19 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
         out["difference"] = short(d)
         plain = done
         done = lambda status, how, **kw: plain(status, f"integrals in closed form by SymPy; {how}", **kw)  # noqa: E731
-    if relation == "=" and d.is_number and not given:
+    settled = d.has(sp.Limit)  # a refutation then rests on SymPy's limit: only the 50-digit search's counts
+    if settled:  # each limit in closed form where it is shown (symbolic/limits.py), else not proved
+        from mathcheck.symbolic.limits import Unsettled as NoLimit, settle as settle_limits
+
+        try:
+            L, R = settle_limits(L, max(left() * 0.5, 0.1)), settle_limits(R, max(left() * 0.5, 0.1))
+        except NoLimit as exc:
+            return done("inconclusive", str(exc))
+        d = L - R
+        out["difference"] = short(d)
+        before = done
+        done = lambda status, how, **kw: before(status, f"limits in closed form; {how}", **kw)  # noqa: E731
+    if relation == "=" and d.is_number and not given and not settled:
         # e.g. sin(x) vs sin(x) + 1e-10: a constant difference, decided by its value
         ok, v = attempt(lambda: sp.N(d.doit(), PRECISION_DIGITS), max(left() * 0.3, 0.1))
         if ok and v.is_number and not v.has(sp.nan, sp.zoo) and abs(complex(v)) > HP_REL:
@@ -112,6 +124,11 @@ def symbolic(lhs, rhs, relation: str = "=", given=(), seed: int = 0, seconds: fl
     attempt_s = min(decide.DEFAULT_ATTEMPT_S, budget / 2)
     # the one plan, the user's hypotheses its Context's (the provers of symbolic/cases.py run last)
     decision = decide.relation_test(L, R, relation, Context(given=given), attempt_s=attempt_s, total_s=budget)
+    if decision.value is False and settled:
+        return done(
+            "inconclusive",
+            f"{decision.how} (a counterexample of the limits' closed forms, not found by the 50-digit search that approaches them, so not trusted)",
+        )
     if decision.value is False and given:
         # the 50-digit search above drew its points under the hypotheses and found none: a point of
         # the checker's own draw (which accepts a point where a hypothesis cannot be evaluated) is

@@ -58,7 +58,9 @@ def canonical(expr) -> sp.Basic:
     which cannot take a concrete f; the ``Subs`` form can, and has one spelling."""
     from sympy.core.function import AppliedUndef
 
-    expr = expr.doit()
+    from mathcheck.symbolic.limits import doit_keeping_limits
+
+    expr = doit_keeping_limits(expr)  # a limit is settled (symbolic) or approached (numeric), never by doit
 
     def as_subs(d):
         f = d.expr
@@ -78,7 +80,14 @@ def canonical(expr) -> sp.Basic:
             orders.append((xis[at[0]], k))
         return sp.Subs(sp.Derivative(f.func(*xis), *orders), xis, f.args)
 
-    return expr.replace(lambda e: isinstance(e, sp.Derivative), as_subs)
+    def flat(s):  # Subs(Subs(f'(ξ), ξ, U), U, g(x)) — Leibniz's dy/du at u = g(x) — is f'(g(x))
+        inner = s.expr
+        if isinstance(inner, sp.Subs) and tuple(inner.point) == tuple(s.variables):
+            return sp.Subs(inner.expr, inner.variables, s.point)
+        return s
+
+    expr = expr.replace(lambda e: isinstance(e, sp.Derivative), as_subs)
+    return expr.replace(lambda e: isinstance(e, sp.Subs), flat)
 
 
 def _key(atom):
@@ -149,10 +158,14 @@ def concrete(exprs, table: dict) -> list[sp.Basic]:
     """``exprs`` (canonical) with each unknown function replaced by ``table[f]`` (a Lambda), derivatives taken."""
     from sympy.core.function import AppliedUndef
 
+    from mathcheck.symbolic.limits import doit_keeping_limits
+
     def put(e):
         return table[e.func](*e.args)
 
-    return [e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put).doit() for e in exprs]
+    return [
+        doit_keeping_limits(e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put)) for e in exprs
+    ]
 
 
 def arities(exprs) -> dict:
@@ -207,7 +220,7 @@ def check(
     }
     try:
         exprs = [canonical(e) for e in (lhs, rhs, *given)]
-        sym_exprs, _ = symbolised(exprs)
+        sym_exprs, no_limit = _settled(exprs, timeout * SYMBOLIC_SHARE / 2)
     except Exception as exc:  # noqa: BLE001 - a SymPy failure is inconclusive, never a crash
         return CheckResult("inconclusive", how=f"unknown functions: {type(exc).__name__}: {exc}"[:300], **base)
     per_draw = max(timeout * (1 - SYMBOLIC_SHARE) / DRAWS, 1.0)
@@ -239,6 +252,24 @@ def check(
                 "(% let: \\sigma = sigmoid)",
                 base,
             )
+        if (
+            num["status"] == "refuted"
+            and expanded_in_a_step(exprs)
+            and _holds_for_affine(exprs, table, relation, seed, per_draw)
+        ):
+            return _unsure(
+                f"fails for {shown(table)}, but holds for every affine function: equal up to higher-order terms "
+                f"in the step only (a first-order expansion, as d2l writes its ≈ steps), so it is not refuted; "
+                f"write ≈ for an approximation",
+                base,
+            )
+        if num["status"] == "refuted" and at_numbers_only(exprs):
+            return _unsure(
+                f"fails for {shown(table)}, but its unknown functions are applied at given numbers only "
+                f"(L(4), L(4 + ε) in a limit): the link is about one function the prose names, not every "
+                f"function; define it (or % let:)",
+                base,
+            )
         if num["status"] == "refuted" and conditional(relation):
             return _unsure(
                 f"fails for {shown(table)}: an inequality about an unknown function holds only under "
@@ -259,10 +290,13 @@ def check(
             )
         passed += num["status"] == "passed"
         points, skipped = points + int(num.get("points") or 0), skipped + int(num.get("skipped") or 0)
-    if integrated(exprs):  # f(x) under ∫ dx is no one value: a fresh symbol would make f a constant
+    if integrated(exprs) or no_limit:  # f(x) under ∫ dx or lim is no one value: a fresh symbol would make f a constant
         how = (
             "not shown for every function: an unknown function integrated over its own variable (∫ f(x) dx) "
             f"depends on all of f, so only the drawn functions were checked ({passed} of {DRAWS} passed)"
+            if not no_limit
+            else f"not shown for every function: {no_limit}; only the drawn functions were checked "
+            f"({passed} of {DRAWS} passed)"
         )
         return CheckResult(
             "inconclusive",
@@ -281,6 +315,16 @@ def check(
         )
     L, R, *hyps = sym_exprs
     r = check_relation(L, R, relation, assumptions, tuple(hyps), seed, max(timeout * SYMBOLIC_SHARE, 1.0))
+    limits_in = any(e.has(sp.Limit) for e in exprs)  # settled by Taylor's theorem: f three times differentiable
+    if limits_in and r.symbolic is not None:
+        from dataclasses import replace
+
+        r = replace(
+            r,
+            symbolic=replace(
+                r.symbolic, how=f"limits by Taylor's theorem, for every smooth function; {r.symbolic.how}"
+            ),
+        )
     numeric = NumericSide(
         "passed" if passed == DRAWS else "inconclusive",
         points,
@@ -293,12 +337,32 @@ def check(
     )
     if r.status == "proved" and passed == DRAWS:
         return CheckResult(
-            "proved", symbolic=r.symbolic, numeric=numeric, how=f"for every function ({r.how}); {numeric.note}", **base
+            "proved",
+            symbolic=r.symbolic,
+            numeric=numeric,
+            how=f"for every {'smooth ' * limits_in}function ({r.how}); {numeric.note}",
+            **base,
         )
     why = r.how if r.status != "proved" else numeric.note
     return CheckResult(
         "inconclusive", symbolic=r.symbolic, numeric=numeric, how=f"not shown for every function: {why}", **base
     )
+
+
+def _settled(exprs, seconds: float) -> tuple[list, str]:
+    """The symbolised expressions (:func:`symbolised`), every limit first settled for every function
+    (:mod:`mathcheck.symbolic.limits`: Taylor's theorem with a remainder, never a free value for
+    ``f(x + h)``, which would make f a constant); ``(exprs, why)`` where a limit is not settled —
+    then no symbolised check is run."""
+    from mathcheck.symbolic.limits import Unsettled, settle
+
+    if not any(e.has(sp.Limit) for e in exprs):
+        return symbolised(exprs)[0], ""
+    try:
+        done = [settle(e, seconds) for e in exprs]
+    except Unsettled as exc:
+        return [], str(exc)
+    return symbolised(done)[0], ""
 
 
 def integrated(exprs) -> bool:
@@ -362,6 +426,50 @@ def _holds_for_the_sigmoid(exprs, table: dict, relation: str, seed: int, seconds
     return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
 
 
+def expanded_in_a_step(exprs) -> bool:
+    """Whether an unknown function is applied both at a point x and at x shifted by a variable step,
+    ``f(x + ε)`` beside ``f(x)`` (or ``g(x)``): the pattern of a Taylor expansion in ε.
+
+        >>> f, x, e = sp.Function("f"), sp.Symbol("x"), sp.Symbol("e")
+        >>> expanded_in_a_step([(f(x + e) - f(x)) / e]), expanded_in_a_step([f(x + 1) - f(x)])
+        (True, False)
+    """
+    from sympy.core.function import AppliedUndef
+
+    apps = [a for e in exprs for a in e.atoms(AppliedUndef) if len(a.args) == 1]
+    points = {a.args[0] for a in apps}
+    for p in points:
+        if p.is_Add and any(
+            q in points and (p - q).free_symbols and not (p - q).free_symbols & q.free_symbols for q in p.free_symbols
+        ):
+            return True
+    return False
+
+
+def _holds_for_affine(exprs, table: dict, relation: str, seed: int, seconds: float) -> bool:
+    """Does the link hold when every unknown function is affine (its first-order Taylor polynomial)?"""
+    from mathcheck.userexpr.relation import numeric_side
+
+    affine = {}
+    for j, f in enumerate(sorted(table, key=lambda f: f.__name__)):
+        ts = tuple(sp.Dummy(f"t{k}", real=True) for k in range(len(table[f].variables)))
+        affine[f] = sp.Lambda(ts, sum((sp.Rational(2 + j + k, 3) * t for k, t in enumerate(ts)), sp.Rational(1, 2 + j)))
+    L, R, *hyps = concrete(exprs, affine)
+    return numeric_side(L, R, relation, seed, tuple(hyps), "auto", seconds)["status"] == "passed"
+
+
+def at_numbers_only(exprs) -> bool:
+    """Whether the link has no free variable at all: its unknown functions are applied at numbers
+    (``L(4)``, or ``L(4 + ε)`` under ``lim_{ε→0}``), so it states a value of one function its author
+    names — ``lim (L(4 + ε) − L(4))/ε = 8`` is d2l's L's derivative at 4, never a claim for every L.
+
+        >>> L, e = sp.Function("L"), sp.Symbol("e")
+        >>> at_numbers_only([sp.Limit((L(4 + e) - L(4)) / e, e, 0), sp.Integer(8)]), at_numbers_only([L(e)])
+        (True, False)
+    """
+    return bool(unknowns(*exprs)) and not any(e.free_symbols for e in exprs)
+
+
 def conditional(relation: str) -> bool:
     """An inequality about unknown functions is never refuted by a drawn function: Jensen's
     ``\\sum_i \\alpha_i f(x_i) \\ge f(\\sum_i \\alpha_i x_i)`` fails for a random f (and for any f once
@@ -390,6 +498,8 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
             _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
             or _implicit_in(exprs, implicit)
             or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
+            or at_numbers_only(exprs)
+            or (expanded_in_a_step(exprs) and _holds_for_affine(exprs, table, relation, seed, timeout / DRAWS))
             or conditional(relation)
         ):
             return {
