@@ -1530,11 +1530,12 @@ def _recurrence(src: _Source, group: list, notation: Notation) -> tuple:
     if group[1].relation != "=" or group[1].define:
         return ()
     lhs = Reader(group[0].toks, src, notation).read()
-    term = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[[^\[\]]*\]", lhs)
+    term = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([^\[\]]*)\]", lhs)
     if term is None:
         return ()
     rhs = Reader(group[1].toks, src, notation).read()
-    if not re.search(rf"(?<![A-Za-z0-9_]){term.group(1)}\[", rhs):
+    others = re.findall(rf"(?<![A-Za-z0-9_]){term.group(1)}\[([^\[\]]*)\]", rhs)
+    if not any(k != term.group(2) for k in others):  # a_i = a_i(1 - a_i) + a_i^2 is a claim about one a_i
         return ()
     if len(group) == 2:
         src.fail(
@@ -1556,17 +1557,18 @@ def _counts(texts, assumptions: dict) -> None:
     layer's output was refuted at n_in = −1 (a sum of −1 terms). A name the chain declares keeps that."""
     for text in texts:
         for _, lo, hi in _COUNT.findall(text):
-            if hi not in assumptions and hi != GENERIC_SIZE:
+            # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
+            if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
                 assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
 
 
 def _excluded_hypotheses(excluded: set, assumptions: dict, line: int) -> tuple:
     """``\\sum_{k \\ne i}`` is read as the sum over 1..N_sum less the term at i, which is the sum its
     author means when i is one of 1..N_sum: i an integer in that range, a hypothesis stated with the
-    chain (``given: 1 <= i <= N_sum``)."""
-    for name in sorted(excluded):
+    chain (``given: 1 <= i <= N_sum``; ``excluded``: ``{("i", "1", "N_sum")}``)."""
+    for name, _, _ in sorted(excluded):
         assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + ("integer",)))
-    return tuple((line, f"1 <= {name} <= {GENERIC_SIZE}") for name in sorted(excluded))
+    return tuple((line, f"{lo} <= {name} <= {hi}") for name, lo, hi in sorted(excluded))
 
 
 def _conditions(src: _Source, group, notation: Notation, assumptions: dict, given: list):

@@ -82,7 +82,7 @@ class Notation:
     unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
-    excluded: set = field(default_factory=set)  # i of \\sum_{k \\ne i}: an integer in 1..N_sum (a hypothesis)
+    excluded: set = field(default_factory=set)  # (i, 1, N_sum) of \\sum_{k \\ne i}: i in the range (a hypothesis)
 
 
 class Reader:
@@ -925,7 +925,7 @@ class Reader:
             if var is None or not low[eq + 1 :] or not high:
                 self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
             lo, hi = self.sub(low[eq + 1 :]).read(), self.sub(high).read()
-        if self.peek() is None or not self.starts_factor(self.peek()):
+        if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound
         self.bound = self.bound | {var}
@@ -939,9 +939,20 @@ class Reader:
         """``\\sum_{k \\ne i} body``: the sum over the generic range 1..N_sum without the term at i, read
         as ``(Sum(body, (k, 1, N_sum)) - body|k=i)`` — exact only when i is one of 1..N_sum, which its
         author means (i is one of the classes), so i is recorded as an integer index in that range
-        (``Notation.excluded``: a hypothesis of the chain, printed with it). The blog's softmax gradient
+        (``Notation.excluded``: a hypothesis of the chain, printed with it); ``\\sum_{k=1, k \\ne i}^{n}``
+        likewise over 1..n. The blog's softmax gradient
         ``-y_i + y_i a_i + \\sum_{k\\neq i} y_k a_i = a_i \\sum_k y_k - y_i`` holds so. ``\\prod``: the
         product is not read (dividing by the term needs it nonzero)."""
+        lo, hi = "1", GENERIC_SIZE
+        comma = next((k for k, x in enumerate(var_toks) if x.kind == "ch" and x.text == ","), None)
+        if comma is not None:  # \sum_{k=1, k \neq i}^{n}: the declared range
+            eq = next((k for k, x in enumerate(var_toks[:comma]) if x.kind == "ch" and x.text == "="), None)
+            if eq is None or _word(var_toks[:eq]) != _word(var_toks[comma + 1 :]) or not self.at("ch", "^"):
+                self.fail(t, f"\\{t.text}: write the range without one index as \\{t.text}_{{k=1, k \\neq i}}^{{n}}")
+            self.take()
+            high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
+            lo, hi = self.sub(var_toks[eq + 1 : comma]).read(), self.sub(high).read()
+            var_toks = var_toks[:eq]
         var, excluded = _word(var_toks), (self.sub(out_toks).read() if out_toks else "")
         if what == "Product":  # the product over the rest is the product divided by the term only where it is not 0
             self.fail(t, "\\prod_{k \\ne i} is not read; write the product over the range and divide by the term")
@@ -953,25 +964,33 @@ class Reader:
             )
         if self.at("ch", "^"):
             self.fail(t, f"\\{t.text}_{{{var} \\ne {excluded}}} is read over the generic range 1..N_sum, without ^")
-        if self.peek() is None or not self.starts_factor(self.peek()):
+        if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
             self.fail(t, f"\\{t.text} has nothing after its range")
-        self.n.generic.add(GENERIC_SIZE)
-        self.n.excluded.add(excluded)
+        if hi == GENERIC_SIZE:
+            self.n.generic.add(GENERIC_SIZE)
+        self.n.excluded.add((excluded, lo, hi))
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
         if self.collect is not None:  # pass one gathers the indexed bases only
             return body
-        self.generic_body(t, var, body)
+        if hi == GENERIC_SIZE:
+            self.generic_body(t, var, body)
         at = re.sub(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", excluded, body)
-        return f"(Sum({body}, ({var}, 1, {GENERIC_SIZE})) - {_wrap(at)})"
+        return f"(Sum({body}, ({var}, {lo}, {hi})) - {_wrap(at)})"
 
     def generic_body(self, t, var: str, body: str) -> None:
-        """A body over a generic range uses its index only as a subscript (``\\sum_i i`` needs its range)."""
-        if re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body)) or not re.search(
-            rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body
-        ):
+        """A body over a generic range uses its index only as a subscript, or as the whole argument of an
+        unknown function: ``\\sum_x p(x) \\log q(x)``, ``\\sum_j - P(j) \\log P(j)`` sum over a finite set
+        of values, read as 1..N_sum — p, q being any functions, p(x_k) for k in 1..N_sum is any list of
+        values, so the reading holds for every set. ``\\sum_i i``, ``\\sum_x x^2`` need their range."""
+        word = rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])"
+        unknown = "|".join(re.escape(f) for f in sorted(self.n.unknown - set(self.n.functions.values())))
+        rest = re.sub(r"\[[^\[\]]*\]", "", body)  # x[j]: an entry
+        if unknown:  # p(x), CE(x, y): an unknown function's argument
+            rest = re.sub(rf"(?<![A-Za-z0-9_])(?:{unknown})\({word}(?:, {word})*\)", "", rest)
+        if re.search(word, rest) or not (re.search(rf"\[[^\[\]]*{word}", body) or len(rest) < len(body)):
             self.fail(
                 t,
                 f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "

@@ -54,6 +54,8 @@ def test_a_sum_without_one_index_is_the_sum_less_that_term_for_i_in_the_range(tm
         (r"-t_i + t_i a_i + \sum_{k\neq i} t_k a_i = a_i \sum_k t_k", "refuted"),  # planted: -t_i dropped
         (r"\sum_{j \neq m} (x_j - x_m)^2 = \sum_j (x_j - x_m)^2", "proved"),  # the term at m is 0
         (r"\sum_{j \neq m} (x_j + x_m)^2 = \sum_j (x_j + x_m)^2", "refuted"),  # planted: it is 4 x_m^2
+        (r"\sum_{k=1, k \neq i}^{n} x_k + x_i = \sum_{k=1}^{n} x_k", "proved"),  # the declared range
+        (r"\sum_{k=1, k \neq i}^{n} x_k = \sum_{k=1}^{n} x_k", "refuted"),  # planted
     ],
 )
 def test_the_excluded_term_is_read_exactly(tmp_path, tex, status):
@@ -90,6 +92,7 @@ def test_a_chain_that_unfolds_such_a_definition_states_the_range_too(tmp_path):
         (r"\sum_i \sum_{j \neq y_i} x_{ij} = 0", "excluded index is not read"),  # y_i an entry (i bound)
         (r"\prod_{k \neq i} x_k = \frac{\prod_k x_k}{x_i}", "\\prod_{k \\ne i} is not read"),  # x_i may be 0
         (r"\sum_{k \neq i}^{n} x_k = 0", "generic range"),
+        (r"\sum_{k=1, j \neq i}^{n} x_k = 0", "write the range without one index"),
     ],
 )
 def test_what_an_excluded_index_cannot_mean_is_refused_with_a_line(tmp_path, tex, says):
@@ -181,3 +184,30 @@ def test_an_aim_to_satisfy_is_a_condition(tmp_path):
     r, got = run(tmp_path, text)
     assert statuses(got) == ["bad-input"], r.output
     assert "ends 'to satisfy'" in got[0]["message"]
+
+
+# --- a sum over values, not an index (cf. cs231n linear-classify.md:277 H(p,q) = -\sum_x p(x) \log q(x);
+# d2l-en softmax-regression.md:412 H[P] = \sum_j - P(j) \log P(j)) -----------------------------------
+
+
+def test_a_sum_over_the_values_of_unknown_functions_is_read_over_a_generic_set(tmp_path):
+    text = "$$ \\sum_x p(x) (q(x) + 1) = \\sum_x p(x) q(x) + \\sum_x p(x) $$\n"
+    r, got = run(tmp_path, text, "--timeout", "30")
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0])[0] == "Sum(p(x)*(q(x) + 1), (x, 1, N_sum))"
+    r, got = run(tmp_path, text.replace("+ \\sum_x p(x)", "+ 1"), "--timeout", "30")  # planted
+    assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_leading_minus_is_the_body_s(tmp_path):
+    r, got = run(tmp_path, "For a distribution its entropy is\n\n$$ G = \\sum_j - Q(j) \\log Q(j) $$\n")
+    assert statuses(got) == ["definition"], r.output
+    assert exprs(got[0])[1] == "Sum((-Q(j))*log(Q(j)), (j, 1, N_sum))"
+
+
+@pytest.mark.parametrize("tex", [r"\sum_x x p(x) = \sum_x p(x) x", r"\sum_x \log x = 0", r"\sum_i i = 0"])
+def test_a_value_used_in_arithmetic_needs_its_range(tmp_path, tex):
+    # over which values? x p(x) summed over 1..N is not the expectation over any set
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert statuses(got) == ["bad-input"], r.output
+    assert "so the range matters" in got[0]["message"]
