@@ -988,8 +988,11 @@ class Reader:
         word = rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])"
         unknown = "|".join(re.escape(f) for f in sorted(self.n.unknown - set(self.n.functions.values())))
         rest = re.sub(r"\[[^\[\]]*\]", "", body)  # x[j]: an entry
-        if unknown:  # p(x), CE(x, y): an unknown function's argument
-            rest = re.sub(rf"(?<![A-Za-z0-9_])(?:{unknown})\({word}(?:, {word})*\)", "", rest)
+        if unknown:  # p(x), p(x, y): an unknown function's argument (its arguments names)
+            call = rf"(?<![A-Za-z0-9_])(?:{unknown})\([A-Za-z][A-Za-z0-9_]*(?:, [A-Za-z][A-Za-z0-9_]*)*\)"
+            rest = re.sub(
+                call, lambda m: "" if var in re.findall(r"[A-Za-z][A-Za-z0-9_]*", m.group(0)) else m.group(0), rest
+            )
         if re.search(word, rest) or not (re.search(rf"\[[^\[\]]*{word}", body) or len(rest) < len(body)):
             self.fail(
                 t,

@@ -211,3 +211,11 @@ def test_a_value_used_in_arithmetic_needs_its_range(tmp_path, tex):
     r, got = run(tmp_path, f"$$ {tex} $$\n")
     assert statuses(got) == ["bad-input"], r.output
     assert "so the range matters" in got[0]["message"]
+
+
+def test_a_double_sum_over_values_reads_and_a_planted_swap_is_refuted(tmp_path):
+    # cf. d2l-en information-theory.md:190, H(X, Y) = -\sum_x \sum_y p(x, y) \log p(x, y)
+    text = "$$ \\sum_x \\sum_y p(x, y) q(x) = \\sum_y \\sum_x q(y) p(x, y) $$\n"  # planted: q(y) for q(x)
+    r, got = run(tmp_path, text, "--timeout", "30")
+    assert exprs(got[0])[0] == "Sum(Sum(p(x, y)*q(x), (y, 1, N_sum)), (x, 1, N_sum))", r.output
+    assert statuses(got) == ["refuted"], r.output
