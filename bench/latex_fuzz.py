@@ -28,6 +28,9 @@ The symbols are declared (as ``% assume: x, y, z, a, b, w \\in \\mathbb{R}`` wou
 functions ``f\\left(…\\right)``, ``\\operatorname{LSE}\\left(…\\right)`` and their derivatives
 ``f'\\left(…\\right)`` inside the same random trees, printed by a small subclass of SymPy's printer;
 the reading is compared with one random smooth function substituted for each unknown on both sides.
+Sums over an index as people write them join the trees: ``\\sum_{j=1}^{3} c_{j} …`` and the bare
+``\\sum_{j} c_{j} …`` (mathcheck's generic range 1..N_sum; both sides compared at N_sum = 3, the
+coefficients c_1..c_3 drawn once for both), a nested sum over the next index (k, l, m).
 
 ``--json`` prints the counts and every mismatch and crash with its LaTeX and a replay line.
 """
@@ -97,15 +100,26 @@ def expression(rng: random.Random, depth: int = 4) -> sp.Expr:
 
 
 UNKNOWN = {n: sp.Function(n, real=True) for n in ("f", "g", "LSE")}
+# a sum's coefficient c_j, its index, and the generic size a bare \sum_j runs to (mathcheck's N_sum)
+# (a nested sum takes the next index: people never rebind j inside a sum over j)
+COEF, GENERIC = sp.IndexedBase("c"), sp.Symbol("N_sum", integer=True, positive=True)
+INDICES = {d: sp.Symbol(n, integer=True) for d, n in zip(range(4, 0, -1), "jklm")}
+TERMS = 3  # the generic size substituted on both sides before comparing
 
 
 def hand_expression(rng: random.Random, depth: int = 4) -> sp.Expr:
     """A random tree as :func:`expression`, with the notation issue 28 added and SymPy does not print
     as people write it: unknown functions applied, ``f(…)``, ``\\operatorname{LSE}(…)``, and their
-    derivatives at a point, ``f'(…)`` (``Subs(Derivative(f(ξ), ξ), ξ, …)``)."""
+    derivatives at a point, ``f'(…)`` (``Subs(Derivative(f(ξ), ξ), ξ, …)``), and sums over an index
+    as people write them, ``\\sum_{j=1}^{3} c_{j} …`` and the bare ``\\sum_{j} c_{j} …`` (mathcheck's
+    generic range 1..N_sum)."""
     if depth == 0 or rng.random() < 0.25:
         return expression(rng, 0)
-    kind = rng.choice(("uf", "uf", "prime", "tree", "tree"))
+    kind = rng.choice(("uf", "uf", "prime", "tree", "tree", "sum"))
+    if kind == "sum":
+        bound = rng.choice((sp.Integer(TERMS), GENERIC))
+        j = INDICES[depth]
+        return sp.Sum(COEF[j] * hand_expression(rng, depth - 1), (j, 1, bound))
     if kind == "tree":  # one level of the ordinary tree over hand-notation children
         a, b = hand_expression(rng, depth - 1), hand_expression(rng, depth - 1)
         op = rng.choice(("add", "mul", "div", "pow", "fn", "diff"))
@@ -147,6 +161,19 @@ def _hand_printer():
             out = f"{self._name(expr.func)}\\left({', '.join(self._print(a) for a in expr.args)}\\right)"
             return out if exp is None else f"\\left({out}\\right)^{{{exp}}}"
 
+        def _print_Indexed(self, expr):
+            return f"{self._print(expr.base.label)}_{{{', '.join(self._print(i) for i in expr.indices)}}}"
+
+        def _print_Sum(self, expr):
+            (j, lo, hi), body = expr.limits[0], expr.function
+            # the body parenthesised unless it is one factor: the reader's sum takes the term after it
+            inner = self._print(body)
+            if isinstance(body, sp.Add):
+                inner = f"\\left({inner}\\right)"
+            if hi == GENERIC:
+                return f"\\sum_{{{self._print(j)}}} {inner}"
+            return f"\\sum_{{{self._print(j)}={self._print(lo)}}}^{{{self._print(hi)}}} {inner}"
+
         def _print_Subs(self, expr):
             d = expr.expr
             if isinstance(d, sp.Derivative) and isinstance(d.expr, AppliedUndef) and len(expr.point) == 1:
@@ -167,6 +194,14 @@ def _values(e: sp.Expr, point: dict):
         return v._to_mpmath(110)  # 110 bits ≥ 30 digits
     except Exception:  # noqa: BLE001 — an expression SymPy cannot evaluate there: no evidence
         return None
+
+
+def _summed(e: sp.Expr, coefs: dict) -> sp.Expr:
+    """``e`` with every sum expanded over ``TERMS`` terms (the generic size, found by name, set to it)
+    and its coefficients given ``coefs`` (``{"c[1]": value, …}``, matched by name: the parser builds a
+    ``c`` and an ``N_sum`` of its own), so the printed and the read side get the same values."""
+    e = e.subs({s: TERMS for s in e.free_symbols if s.name == GENERIC.name}).doit()
+    return e.subs({a: coefs[str(a)] for a in e.atoms(sp.Indexed) if str(a) in coefs})
 
 
 def _differ(u, v) -> bool:
@@ -195,6 +230,9 @@ def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     named = {f: by_name[f.__name__] for f in unknown.arities([got])}
     (have,) = unknown.concrete([unknown.canonical(got)], named)
     have = have.subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
+    if expr.has(sp.Sum):
+        coefs = {f"c[{k}]": sp.Rational(rng.randint(-300, 300), 97) for k in range(1, TERMS + 1)}
+        want, have = _summed(want, coefs), _summed(have, coefs)
     agree = 0
     for _ in range(4):
         point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}

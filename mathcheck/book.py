@@ -534,6 +534,7 @@ def _plain(c: Chain) -> dict:
         "unknown": list(c.unknown),
         "implicit": list(c.implicit),
         "facts": [list(f) for f in c.facts],
+        "unread": c.unread,
     }
 
 
@@ -552,6 +553,7 @@ def _chain(d: dict) -> Chain:
         tuple(d["unknown"]),
         tuple(d["implicit"]),
         tuple(tuple(f) for f in d["facts"]),
+        d.get("unread", ""),
     )
 
 
@@ -572,9 +574,9 @@ def _read(path: str, optional: bool):
         try:
             derive.validate(chain)
             derive.defined_elsewhere(chain, chains)
-            if not chain.definition:
+            if not (chain.definition or chain.unread):
                 derive.bounds(chain)
-            marks.append("definition" if chain.definition else "")
+            marks.append("definition" if chain.definition or chain.unread else "")
         except DeriveError as exc:
             marks.append(str(exc) or "bad input")
     return ("ok", chains, marks)

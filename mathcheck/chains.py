@@ -79,6 +79,7 @@ class Chain:
     unknown: tuple = ()  # unknown functions (LaTeX's f(x), L(\\theta)): a link holds for every one
     implicit: tuple = ()  # those read from a derivative alone (dz/dx): never refuted where constant works
     facts: tuple = ()  # ((line, "X, Y independent"), ...): assume: lines about random variables
+    unread: str = ""  # a definition whose right side is not read (LaTeX): what was not read; never unfolded
 
     @property
     def relation(self) -> str:

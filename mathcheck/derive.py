@@ -251,6 +251,8 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
 
     if chain.error:
         raise DeriveError(chain.error)
+    if chain.unread:  # a definition whose right side is not read: nothing to parse, nothing checked
+        return (), ()
     if chain.definition:  # it must read, with the definitions before it; nothing is checked
         definitions(replace(chain, lets=chain.lets + ((chain.line, chain.definition),)))
         return (), ()
@@ -302,7 +304,7 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     a free variable while the author meant the definition."""
     from mathcheck.parser import normalise
 
-    if chain.definition and len(chain.steps) == 2:
+    if (chain.definition or chain.unread) and len(chain.steps) == 2:
         # a definition alone asserts nothing: the names of its body are references, which may be
         # defined after it (the Layer Norm paper's σ² = (1/H) Σ (a_i − μ)² "with μ = …")
         return
@@ -542,7 +544,9 @@ def bad_chain(chain: Chain, message: str) -> ChainReport:
 def defined(chain: Chain) -> ChainReport:
     """The report of a definition: ``definition``, never proved or refuted; later chains unfold it."""
     first, body = chain.steps[0], chain.steps[-1]
-    name = chain.definition.split("=")[0].strip()
+    name = chain.definition.split("=")[0].strip() if chain.definition else first.text
+    # a right side not read (LaTeX's \hat{y} = \mathbf{w}^\top \mathbf{x} + b): said, and never unfolded
+    unread = ", never unfolded: its right side is not read" if chain.unread else ""
     steps = (
         StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
         StepReport(
@@ -551,14 +555,14 @@ def defined(chain: Chain) -> ChainReport:
             body.relation,
             body.reason,
             "definition",
-            f"defines {name}, unfolded where it is used later",
+            f"defines {name}{unread or ', unfolded where it is used later'}",
             source=body.source,
         ),
     )
     statement = {
         "relation": body.relation,
         "status": "definition",
-        "how": f"defines {name}",
+        "how": f"defines {name}{unread}",
         "counterexample": None,
         "values": None,
     }
@@ -603,7 +607,7 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
     :func:`check_link` for each link, :func:`check_statement`, then :func:`assemble`."""
     try:
         parsed = validate(chain) if parsed is None else parsed
-        if chain.definition:
+        if chain.definition or chain.unread:
             return defined(chain)
         bounds(chain)
     except DeriveError as exc:

@@ -220,6 +220,8 @@ class _Link:
     define: bool = False  # written as a definition: :=, \coloneqq, \triangleq, \equiv, \stackrel{def}{=}
     conditions: list = field(default_factory=list)  # the tokens of each reason, a condition maybe (x \ge 0)
     implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
+    arrow: Tok | None = None  # that \Rightarrow, \rightarrow, \iff … (what the premise must be depends on it)
+    beside: bool = False  # the first link of an equation set beside the one before (\quad between them)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -247,6 +249,7 @@ def _definitional(toks: list[Tok], i: int, src: _Source) -> int | None:
 
 def _drop_structure(toks: list[Tok], src: _Source):
     """Remove ``\\begin{aligned}``, ``\\label{…}``, ``\\nonumber``; return (tokens, label)."""
+    toks = _layout(toks, src)
     out, label, i = [], None, 0
     while i < len(toks):
         t = toks[i]
@@ -273,6 +276,53 @@ def _drop_structure(toks: list[Tok], src: _Source):
     return out, label
 
 
+# horizontal and vertical space: a \quad wherever it stands (between two equations, before a reason)
+_SPACE_ARG = ("hspace", "hspace*", "vspace", "vspace*")  # \kern 1em is unbraced TeX: still refused
+_SPACE = ("hfill", "enspace", ">", "vfill")
+_BRACES = {"underbrace": "_", "overbrace": "^", "underbracket": "_", "overbracket": "^"}
+
+
+def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
+    r"""Layout read as what it is: ``\hspace{0.5in}``, ``\hfill``, ``\enspace``, ``\>`` are a ``\quad``
+    (a space, so between two equations they still part them); ``\underbrace{body}_{label}`` and
+    ``\overbrace{body}^{label}`` are ``{body}``, the label a comment (cs231n's ``L = \underbrace{\frac{1}{N}
+    \sum_i L_i}_\text{data loss} + …`` is L = (1/N)Σ L_i + …)."""
+    out, i = [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "cmd" and t.text in _SPACE_ARG:
+            if i + 1 >= len(toks) or toks[i + 1].text != "{":  # \hspace 1em: the "em" would be read as e·m
+                src.fail(t.pos, f"\\{t.text} takes its length in braces, e.g. \\{t.text}{{1em}}")
+            _, i = _group(toks, i + 1, src, f"\\{t.text}")
+            out.append(Tok("cmd", "quad", t.pos, toks[i - 1].end))
+        elif t.kind == "cmd" and t.text in _SPACE:
+            out.append(Tok("cmd", "quad", t.pos, t.end))
+            i += 1
+        elif t.kind == "cmd" and t.text in _BRACES:
+            body, j = _group(toks, i + 1, src, f"\\{t.text}")
+            opening, closing = toks[i + 1], toks[j - 1]
+            if j < len(toks) and toks[j].kind == "ch" and toks[j].text == _BRACES[t.text]:
+                j = _label_end(toks, j + 1, src, t)
+            out += [
+                Tok("ch", "{", opening.pos, opening.end),
+                *_layout(body, src),
+                Tok("ch", "}", closing.pos, closing.end),
+            ]
+            i = j
+        else:
+            out.append(t)
+            i += 1
+    return out
+
+
+def _label_end(toks: list[Tok], i: int, src: _Source, t: Tok) -> int:
+    r"""After a brace's label: ``{…}``, one token, or a command and its braced argument (``_\text{data loss}``)."""
+    _, j = _group(toks, i, src, f"\\{t.text}'s label")
+    if toks[i].kind == "cmd" and j < len(toks) and toks[j].kind == "ch" and toks[j].text == "{":
+        _, j = _group(toks, j, src, f"\\{t.text}'s label")
+    return j
+
+
 def _plain(src: _Source, toks: list[Tok]) -> str:
     """A reason as text: ``\\quad\\text{(chain rule)}`` → ``chain rule``."""
     if not toks:
@@ -283,7 +333,7 @@ def _plain(src: _Source, toks: list[Tok]) -> str:
     raw = re.sub(r"(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\^\{?\s*(-?\d+)\s*\}?", r"\1e\2", raw)
     raw = re.sub(r"(?<![\w.])10\^\{?\s*(-?\d+)\s*\}?", r"1e\1", raw)
     raw = raw.replace("\\%", "%")
-    raw = re.sub(r"\\(?:quad|qquad)\b|\\[,;:! ]|&", " ", raw)
+    raw = re.sub(r"\\[hv]space\*?\s*\{[^{}]*\}|\\(?:quad|qquad|hfill|enspace)\b|\\[,;:!> ]|&", " ", raw)
     raw = " ".join(raw.replace("$", "").split()).strip()
     while len(raw) > 1 and raw[0] + raw[-1] in ("()", "[]"):
         raw = raw[1:-1].strip()
@@ -369,9 +419,15 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
             i = j
             continue
-        if t.kind == "cmd" and t.text in _IMPLIES and _expression(links[-1].toks):
+        if t.kind == "cmd" and t.text in _IMPLIES:
+            if len(links) == 1 and not _expression(links[0].toks) and groups and len(groups[-1]) > 1:
+                links[0] = _Link(None, None, [], implied=True, arrow=t)  # A = B \\ \rightarrow C = D
+                i += 1
+                continue
+            if len(links) == 1:
+                _not_between_equations(src, t)
             groups.append(links)  # A = B \Rightarrow C = D: C = D is checked given A = B
-            links, pending, row_start = [_Link(None, None, [], implied=True)], "", 0
+            links, pending, row_start = [_Link(None, None, [], implied=True, arrow=t)], "", 0
             i += 1
             continue
         if t.kind == "cmd" and t.text in ("quad", "qquad") and _implication_next(toks, i):
@@ -392,6 +448,12 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
                 text = _plain(src, toks[i:j])  # a = b \quad\text{(why)} = c: the chain goes on
                 links[-1].reason = (links[-1].reason + "; " + text).strip("; ")
                 i = j
+                continue
+            restated = _restated(toks, i, j, links, src)
+            if restated is not None:  # L = a \quad\text{or equivalently}\quad L = b: L = a, and a = b
+                groups.append(links)
+                links = [_Link(None, None, list(links[-1].toks), beside=True)]
+                pending, i, row_start = _plain(src, toks[i:j]), restated, 0
                 continue
             reason_from = i  # to the end of the row: && commentary, or \quad x > 0 (a condition)
             i += 1
@@ -423,13 +485,28 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
     close_reason(len(toks))
     groups.append(links)
     for links in groups:
+        if links[0].implied and len(links) == 1:  # A = B \rightarrow [0.7, 0.04]: no equation after the arrow
+            _not_between_equations(src, links[0].arrow)
+    for links in groups:
         for link in links:
             while link.toks and link.toks[-1].kind == "ch" and link.toks[-1].text in ".,;":
                 link.toks.pop()
     return groups
 
 
-_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore")
+# \iff claims both directions: read only where the premise is a definition (true by fiat, so A ⟺ B is B)
+_EQUIVALENT = ("iff", "Leftrightarrow", "Longleftrightarrow", "longleftrightarrow")
+_IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore", "rightarrow", "to", "longrightarrow", *_EQUIVALENT)
+
+
+def _not_between_equations(src: _Source, arrow: Tok):
+    r"""An arrow is read between two equations only (``f(x) = x^2 \rightarrow f'(x) = 2x``): between
+    other things (cs231n's ``[1, -2, 0] \rightarrow [e^1, e^{-2}, e^0]``, a map of vectors) it is no claim."""
+    src.fail(
+        arrow.pos,
+        f"\\{arrow.text} is read between two equations only (A = B \\{arrow.text} C = D: C = D checked given "
+        f"A = B); here it maps expressions, which is not a link mathcheck checks (% mathcheck: skip before the block)",
+    )
 
 
 def _implication_next(toks: list[Tok], i: int) -> bool:
@@ -453,6 +530,27 @@ def _row_head(toks: list[Tok], i: int, src: _Source):
     return None
 
 
+# words that restate; never "or" alone: x = 1 \quad\text{or}\quad x = -1 are two solutions, not 1 = -1
+_RESTATING = ("or equivalently", "equivalently", "i.e", "that is")
+
+
+def _restated(toks: list[Tok], i: int, j: int, links: list, src: _Source) -> int | None:
+    r"""Where the relation of a restatement starts: ``L_i = A \hspace{0.5in} \text{or equivalently}
+    \hspace{0.5in} L_i = B`` (cs231n's softmax loss) writes L_i twice to say A = B — read as L_i = A (an
+    equation as any other) and the claim A = B beside it; never B a second definition of L_i, nor a
+    condition, nor the chain L_i = A = B (which checks L_i = A: refuted where L_i was another loss before).
+    Only after words that restate (``or equivalently``, ``i.e.``), only the same left side, only ``=``."""
+    if j <= i or _plain(src, toks[i:j]).lower().rstrip(".") not in _RESTATING:
+        return None
+    if any(link.relation != "=" or link.define for link in links[1:]):
+        return None
+    first = [(t.kind, t.text) for t in links[0].toks if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
+    k = j + len(first)
+    if not first or k >= len(toks) or [(t.kind, t.text) for t in toks[j:k]] != first or _relation_of(toks[k]) != "=":
+        return None
+    return k
+
+
 def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
     """``\\text{sigmoid}(x)``, ``\\text{CE}_i``: an upright word applied or subscripted is notation, not
     the start of a reason (which would swallow the rest of the display)."""
@@ -461,7 +559,35 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
     if i > 0 and toks[i - 1].kind == "ch" and toks[i - 1].text in "_^":
         return True  # n_\textrm{in}: a subscript without braces (TeX takes the command with its argument)
     arg, j = _group(toks, i + 1, src, "\\text")
-    return _word(arg) is not None and j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'"
+    if _word(arg) is None:
+        return False
+    if j < len(toks) and toks[j].kind == "ch" and toks[j].text in "(_^'[":
+        return True
+    # d2l's w_{\textrm{area}} \cdot \textrm{area} + …: a word between operators is a quantity (as a reason
+    # it swallowed the rest of the display); words with spaces, \text{ where }, stay prose
+    spaced = bool(arg) and re.search(r"\s", src.text[arg[0].pos : arg[-1].end]) is not None
+    before = i > 0 and _operator(toks[i - 1])
+    after = j < len(toks) and _operator(toks[j])
+    # x \textrm{area} = \textrm{area} x, 2 \textrm{Var}[X]: a word juxtaposed to a factor, with more on the row,
+    # is a factor (as a reason, x = area·x was refuted); "for", "where", … lead a condition, spacing a reason
+    word = _word(arg)
+    juxtaposed = (
+        i > 0
+        and (toks[i - 1].kind == "num" or toks[i - 1].text.isalnum() or toks[i - 1].text in ")]}")
+        and j < len(toks)
+        and toks[j].kind != "row"
+        and toks[j].text not in ("&",) + tuple(_SPACING)
+        and len(word) > 1
+        and word.lower() not in _CONDITION_WORDS + _PROSE_WORDS
+    )
+    return not spaced and (before or after or juxtaposed)
+
+
+_PROSE_WORDS = ("or", "since", "thus", "hence", "so", "then", "otherwise", "else", "iff", "as", "by", "is", "at", "on")
+
+
+def _operator(t: Tok) -> bool:
+    return (t.kind == "ch" and t.text in "+-*/") or (t.kind == "cmd" and t.text in ("cdot", "times", "div"))
 
 
 def _text_run(toks: list[Tok], i: int, src: _Source) -> int:
@@ -715,7 +841,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
             n = src.line(blk.start)
-            out.append(Chain(f"line {n}", path, n, error=str(exc)))
+            out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
 
@@ -740,6 +866,9 @@ class _Document:
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
     excluded: dict = field(default_factory=dict)  # a definition's text -> the i of its \\sum_{k \\ne i}
     prose: str = ""  # the section's text before this display (its math masked)
+    opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
+    opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
+    opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -752,9 +881,21 @@ class _Document:
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
         self.used = set()
         self.last_tail = ()
+        # as a definition by =: ŷ (decorated, notation) stays, s and f (reused by the next example) go
+        self.opaque = {k: v for k, v in self.opaque.items() if "_" in k}
+        self.opaque_names = {k for k in self.opaque_names if "_" in k}
+        self.opaque_used = set()
 
     def names(self) -> set:
         return {name for _, name, _, _ in self.defs}
+
+    def params(self) -> dict:
+        """The parameters of each function in force: ``f(x, y) = x*y`` gives ``{"f": ("x", "y")}``."""
+        out = {}
+        for _, name, text, _ in self.defs:
+            head = text.split("=", 1)[0]
+            out[name] = tuple(WORD.findall(head.partition("(")[2])) if "(" in head else None
+        return {k: v for k, v in out.items() if v}
 
     def needed(self, texts) -> tuple:
         """The definitions that ``texts`` use, with those they use in turn, in the file's order."""
@@ -854,6 +995,7 @@ def _definition(
     block_lets: set,
     inline: bool = False,
     computed: bool = False,
+    premise: bool = False,
 ):
     r"""A definition chain for the equation ``group`` (first expression, one link), or None when it is
     a claim. It defines when written with a definition sign, or as ``=`` whose left side is a name
@@ -893,6 +1035,16 @@ def _definition(
         set(notation.defined),
     )
     rhs = Reader(link.toks, src, inner).read()
+    vectors = [p for p in params or () if re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\[", rhs)]
+    if vectors:
+        # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: a function of the vector z, its entries z_i on the right — read with z
+        # one scalar and z[i] an unrelated array, the quotient rule's ∂σ_i(z)/∂z_j was "proved" as 0 = 0
+        src.fail(
+            first.toks[0].pos,
+            f"{name}({', '.join(params)}) is a function of the vector {vectors[0]} (its entries {vectors[0]}_i "
+            f"on the right): functions of vectors are not read; write it in the entries, e.g. "
+            f"% let: {name} = …, or % mathcheck: skip",
+        )
     # the unknown functions of the meaning are the document's: d2l's \beta_i := p(x_i)/q(x_i), unfolded
     # later, left p and q unknown to the chain that used β_i (a parse error, its true link lost)
     notation.unknown |= inner.unknown
@@ -916,6 +1068,10 @@ def _definition(
     # against the earlier f; f(x, y) = r^2 with r = sqrt(x^2 + y^2) restates f, a claim checked
     unfolded = rhs_names | {w for _, t in doc.needed([rhs]) for w in WORD.findall(t.split("=", 1)[1])}
     refunction = bool(params) and name in earlier | doc.used and not inline and not set(params) & unfolded
+    # before an arrow, f(x, y) = x + y gives f for what the arrow leads to: cs231n's gates, one display each
+    # (f(x,y) = x y \rightarrow …, then f(x,y) = x + y \rightarrow …); as a hypothesis x + y = x y, it was false
+    same = [t for _, n, t, _ in doc.defs if n == name][-1:] == [f"{name}({', '.join(params or ())}) = {rhs}"]
+    refunction = refunction or premise and bool(params) and name in earlier and not inline and not same
     # L_i = … again, displayed, after L_i = … (by =) in the section: the author gives L_i another form
     # (cs231n: "a binary classifier … would take the form L_i = \sum_j \max(0, 1 - y_{ij} f_j)") —
     # a redefinition, said; as a claim against the first form it was refuted
@@ -972,12 +1128,14 @@ def _definition(
         )
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
+    doc.opaque.pop(name, None)  # read now: unfolded from here on
     doc.carried.discard(name)
     if params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
         doc.functions[name] = name
         notation.functions[head[0].text if len(head) == 1 else name] = name
         notation.functions[name] = name
+        notation.params[name] = tuple(params)
     notation.defined.add(name)
     lhs_text = f"{name}({', '.join(params)})" if params else name
     lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
@@ -1002,6 +1160,319 @@ def _definition(
         unknown=unknown,
         implicit=tuple(u for u in unknown if u in doc.implicit),
     )
+
+
+# --- definitions whose right side is not read (issue 28) -------------------------------------------
+
+_FONTS = ("mathbf", "boldsymbol", "bm", "mathrm", "textrm", "text", "operatorname", "mathit", "mathsf", "textit")
+_UPRIGHT = ("mathrm", "textrm", "text", "operatorname", "textit", "mathsf")
+_DECORATIONS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde", "widetilde": "tilde"}
+_ARG_SEPARATORS = (",", ";", "|", "mid", "Vert")
+
+
+def _closing(toks: list[Tok], i: int) -> int:
+    """The index of the ``}`` (or ``)``) that closes the bracket at ``toks[i]``, or -1."""
+    opening, depth = toks[i].text, 0
+    close = {"{": "}", "(": ")"}[opening]
+    for k in range(i, len(toks)):
+        if toks[k].kind == "ch" and toks[k].text == opening:
+            depth += 1
+        elif toks[k].kind == "ch" and toks[k].text == close:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _core(toks: list[Tok], i: int):
+    """``(name, index after)`` of the letter a name is built on at ``toks[i]``: ``y``, ``\\beta``,
+    ``\\mathbf{x}`` (x), ``\\hat{y}`` (y_hat), ``\\textrm{price}`` (price), ``{\\hat{y}}``; else None."""
+    if i >= len(toks):
+        return None
+    t = toks[i]
+    if t.kind == "ch" and len(t.text) == 1 and t.text.isalpha():
+        return t.text, i + 1
+    if t.kind == "cmd" and t.text in GREEK:
+        return t.text, i + 1
+    if t.kind == "ch" and t.text == "{":
+        end = _closing(toks, i)
+        inner = _core(toks, i + 1) if end > 0 else None
+        return (inner[0], end + 1) if inner and inner[1] == end else None
+    if t.kind == "cmd" and (t.text in _FONTS or t.text in _DECORATIONS) and i + 1 < len(toks):
+        if toks[i + 1].kind == "ch" and toks[i + 1].text == "{":
+            end = _closing(toks, i + 1)
+            if end < 0:
+                return None
+            word = _word(toks[i + 2 : end]) if t.text in _UPRIGHT else None
+            inner = (word, end) if word and word.isalpha() else _core(toks, i + 2)
+            if not inner or inner[1] != end:
+                return None
+            name, j = inner[0], end + 1
+        else:
+            inner = _core(toks, i + 1)
+            if not inner:
+                return None
+            name, j = inner
+        return (f"{name}_{_DECORATIONS[t.text]}" if t.text in _DECORATIONS else name), j
+    return None
+
+
+def _atom(toks: list[Tok], i: int):
+    """``(name, index after)`` of a name at ``toks[i]``: a core (:func:`_core`), a subscript
+    (``L_i``, ``w_{\\textrm{area}}``, ``\\mathbf{v}_{t-1}``) and a label (``l^{(i)}``); else None.
+    The name is spelled for comparing names, not for reading: ``\\hat{y}^{(i)}`` is ``y_hat^(i)``."""
+    core = _core(toks, i)
+    if core is None:
+        return None
+    name, j = core
+    return _decorated(toks, name, j)
+
+
+def _decorated(toks: list[Tok], name: str, j: int):
+    """:func:`_atom` after its core: the subscript and the label."""
+    if j + 1 < len(toks) and toks[j].kind == "ch" and toks[j].text == "_":
+        if toks[j + 1].kind == "ch" and toks[j + 1].text == "{":
+            end = _closing(toks, j + 1)
+            if end < 0:
+                return None
+            sub = "".join(x.text for x in toks[j + 2 : end] if x.text not in "{}" and x.text not in _FONTS)
+            j = end + 1
+        else:
+            sub, j = toks[j + 1].text, j + 2
+        name += f"_{sub}"
+    if (
+        j + 2 < len(toks)
+        and toks[j].text == "^"
+        and toks[j + 1].text == "{"
+        and toks[j + 2].text == "("
+        and _closing(toks, j + 1) > 0
+        and toks[_closing(toks, j + 1) - 1].text == ")"
+    ):
+        end = _closing(toks, j + 1)
+        name += "^(" + "".join(x.text for x in toks[j + 3 : end - 1]) + ")"
+        j = end + 1
+    return name, j
+
+
+def _names_in(toks: list[Tok], cores: bool = False) -> set:
+    """Every name :func:`_atom` finds in ``toks`` (the right side of a definition that is not read);
+    with ``cores``, the cores of those subscripted or labelled (``v`` of ``\\mathbf{v}_{t-1}``), and
+    the names of those labelled, marked (``f^`` of ``f^{(n)}``)."""
+    out, i = set(), 0
+    while i < len(toks):
+        core = _core(toks, i)
+        found = _decorated(toks, core[0], core[1]) if core else None
+        if found:
+            if not cores:
+                out.add(found[0])
+            elif found[0] != core[0]:
+                out |= {core[0]} | ({found[0].split("^(")[0] + "^"} if "^(" in found[0] else set())
+            i = found[1]
+        else:
+            i += 1
+    return out
+
+
+def _defined_name(toks: list[Tok]):
+    """``(name, head tokens, upright word?)`` when ``toks`` is a name, or a name applied to names
+    (``H(X)``, ``P(y \\mid \\mathbf{x})``, ``D_{\\textrm{KL}}(P\\|Q)``, ``l^{(i)}(\\mathbf{w}, b)``); else None."""
+    found = _atom(toks, 0)
+    if found is None:
+        return None
+    name, j = found
+    if j < len(toks):
+        if toks[j].text != "(" or _closing(toks, j) != len(toks) - 1:
+            return None
+        k = j + 1
+        while k < len(toks) - 1:
+            arg = _atom(toks, k)
+            if arg is None:
+                return None
+            k = arg[1]
+            if k < len(toks) - 1 and toks[k].text not in _ARG_SEPARATORS:
+                return None
+            k += k < len(toks) - 1
+    return name, toks[:j], toks[0].kind == "cmd" and toks[0].text in _UPRIGHT
+
+
+def _first_link(toks: list[Tok], src: _Source):
+    """``(left side, relation token, right side, more)`` of a display's first link, read from its
+    tokens alone (for a display the reader could not read): the left side runs to the first relation
+    outside brackets and environments, the right side to the next relation, row, ``\\quad`` or words;
+    ``more``: whether another relation follows. None when the display does not start with ``=`` or
+    a definition sign."""
+    i = 0
+    while i < len(toks):  # \begin{aligned}, &, spacing, \label{…} before the left side
+        t = toks[i]
+        if t.kind == "cmd" and t.text == "begin":
+            name, i = _group(toks, i + 1, src, "\\begin")
+            _, i = _bracket(toks, i)
+            if "".join(x.text for x in name).rstrip("*") in ("alignedat", "alignat"):
+                _, i = _group(toks, i, src, "\\begin")
+        elif t.kind == "cmd" and t.text == "label":
+            _, i = _group(toks, i + 1, src, "\\label")
+        elif (t.kind == "ch" and t.text == "&") or (t.kind == "cmd" and t.text in _SPACING):
+            i += 1
+        else:
+            break
+    stops, depth, env, at, rhs_end = [], 0, 0, None, None
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t.kind == "ch" and t.text in "{(":
+            depth += 1
+        elif t.kind == "ch" and t.text in "})":
+            depth -= 1
+        elif t.kind == "cmd" and t.text in ("begin", "end"):
+            env += 1 if t.text == "begin" else -1
+        if depth or env > 0 or (t.kind == "ch" and t.text in "})"):
+            continue
+        relation = _relation_of(t) or _definitional(toks, j, src) is not None
+        stop = (
+            relation
+            or t.kind == "row"
+            or env < 0
+            or (t.kind == "cmd" and (t.text in NOT_LINKS or t.text in _IMPLIES))
+            or (t.kind == "cmd" and t.text in ("quad", "qquad", "hspace") and at is not None)
+            or (at is not None and _words(toks, j, src))
+        )
+        if at is None and stop:
+            if not relation or not (_relation_of(t) == "=" or _definitional(toks, j, src) is not None):
+                return None
+            at = j
+        elif at is not None and stop:
+            if rhs_end is None:
+                rhs_end = j
+            if relation or (t.kind == "cmd" and t.text in NOT_LINKS):
+                stops.append(j)
+    if at is None:
+        return None
+    after = _definitional(toks, at, src) or at + 1
+    rhs = toks[after : len(toks) if rhs_end is None else rhs_end]
+    while rhs and (
+        rhs[-1].kind == "ch" and rhs[-1].text in ".,;&" or rhs[-1].kind == "cmd" and rhs[-1].text in _SPACING
+    ):
+        rhs = rhs[:-1]
+    return toks[i:at], toks[at], rhs, bool(stops)
+
+
+def _words(toks: list[Tok], i: int, src: _Source) -> bool:
+    """``\\textrm{ where }``, ``\\text{or equivalently}`` at ``toks[i]``: prose after an equation (words
+    with spaces), not a name (``\\textrm{area}``)."""
+    if toks[i].kind != "cmd" or toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks):
+        return False
+    if toks[i + 1].text != "{" or _closing(toks, i + 1) < 0:
+        return False
+    return bool(re.search(r"\s", src.text[toks[i + 1].end : toks[_closing(toks, i + 1)].pos]))
+
+
+def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+    r"""The definition a display gives though its right side is not read (issue 28): d2l's ``\hat{y} =
+    \mathbf{w}^\top \mathbf{x} + b`` defines ŷ by a transpose, and as bad input the display was lost as a
+    definition. The left side is a fresh name (:func:`_defined_name`: not defined, used or declared
+    before, absent from the right side), the link ``=`` or a definition sign: a chain of one link,
+    ``definition``, with ``unread`` saying what was not read; never unfolded — a later chain in the
+    name is bad input naming this line (:func:`_not_opaque`). ``more``: the display goes on after the
+    first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
+    from mathcheck.parser import PROBABILITY, reserved
+
+    shape = _defined_name(lhs) if lhs and rhs else None
+    if shape is None or doc.lead:
+        return None  # "so that …": a condition, never a definition
+    spelled, head, word = shape
+    params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
+    while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
+        head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
+    try:
+        name = Reader(head, src, Notation(set(), set(), {}, set())).read()
+    except DeriveError:
+        name = None
+    core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
+    if (core != spelled and core in relatives) or spelled + "^" in relatives:
+        # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step; f(x) =
+        # \sum_n \frac{f^{(n)}(x_0)}{n!}(x - x_0)^n: f's Taylor series, a claim (L = \frac{1}{N} \sum_i L_i defines L)
+        return None
+    if name is not None and not WORD.fullmatch(name):
+        return None
+    if word and name is None:
+        return None  # \mathrm{Var}(X), \operatorname{softmax}: an operator the reader names, not a name
+    read = doc.names() | doc.used  # defined by a display that was read, or used by a chain: a claim about it
+    unread = set(doc.unread) | set(doc.opaque) | doc.opaque_names  # defined before by a display not read
+    if (
+        {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
+        or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
+        or spelled in _names_in(rhs)
+        or any(name and name in WORD.findall(t.split("=", 1)[1]) for _, _, t, _ in doc.defs)
+    ):
+        return None  # defined, used or written before (b = … after y = wx + b), or recursive
+    redefines = bool({name, spelled} & unread)
+    if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
+        # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
+        # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
+        # read: :func:`_definition`), or as a chain, I(X, Y) = H(Y) = H(X): a claim; in free names,
+        # H(X) = -\int_x p(x) \log p(x)\,dx: H's definition given again, said
+        return None
+    try:  # y_{il} = x_{ijkl} a_{jk} defines no scalar y_il; ŷ = w_1 x_1 + \cdots + w_d x_d (d is the size) does
+        if (_free_indices(lhs) or ((),))[0]:
+            _not_einstein(src, [_Link(None, None, lhs), _Link("=", at, rhs)])
+    except DeriveError:
+        return None
+    why = _not_read(src, rhs, error)
+    if why is None:
+        return None  # the right side reads: the display fails elsewhere (z_{il} = u_{ijkl} v_{jk}, W^{(1)} = 2)
+    line = src.line(lhs[0].pos)
+    shown = name or spelled
+    rhs_src = " ".join(src.text[at.pos : rhs[-1].end].split())
+    note = f"definition of {shown}; its right side is not read: {why}"
+    chain = Chain(
+        f"line {line}" + (f" (redefines {shown})" if redefines else ""),
+        src.path,
+        line,
+        steps=(
+            Line(line, None, shown, "", " ".join(src.text[lhs[0].pos : lhs[-1].end].split())),
+            Line(src.line(at.pos), "=", "(not read)", "", rhs_src),
+        ),
+        notes=(note,),
+        unread=why,
+    )
+    doc.opaque_names.add(spelled)
+    doc.opaque_used |= _names_in(rhs)  # b = … after ŷ = w^T x + b is a claim about that b
+    if name is not None:
+        doc.opaque[name] = line
+        doc.unread[name] = line
+    out = [chain]
+    if more:
+        rest = src.line(rhs[0].pos)
+        out.append(Chain(f"line {rest}", src.path, rest, error=error))
+    return out
+
+
+def _not_read(src: _Source, rhs: list, error: str) -> str | None:
+    """What of a definition's right side is not read: the reader's message on it alone (``^T reads as
+    a transpose …``), without its ``path:line:col``; None when the right side reads."""
+    try:
+        Reader(list(rhs), src, Notation(set(), set(), {}, set())).read()
+    except LatexRefused:
+        raise
+    except DeriveError as exc:
+        return re.sub(r"^.*?:\d+:\d+: ", "", str(exc))
+    return None
+
+
+def _block_definition(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document, error: str) -> list:
+    """The chains of a display the reader could not read: its first link's definition where it gives
+    one (:func:`_unread_definition`), else one bad-input chain, as before."""
+    n = src.line(blk.start)
+    try:
+        skip, _ = _directives(src, blk, markdown)  # a misspelled directive stays the display's error
+        body = tokenize(src, blk.body, blk.body_end)
+        toks = expand(body, defs, src)
+        first = _first_link(toks, src) if not skip else None
+        chains = _unread_definition(src, *first, doc, error) if first else None
+    except LatexRefused:
+        raise
+    except DeriveError:
+        chains = None
+    return chains or [Chain(f"line {n}", src.path, n, error=error)]
 
 
 def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document | None = None) -> list:
@@ -1029,15 +1500,9 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if not groups:
         return []  # display math without a relation is not a chain
     links = [link for g in groups for link in g]
-    for link in links:
-        if not link.toks:
-            at = link.at.pos if link.at is not None else blk.body
-            what = (
-                f"nothing after {src.text[link.at.pos : link.at.end]!r}"
-                if link.at is not None
-                else "the chain has no first expression"
-            )
-            src.fail(at, what)
+    for n, group in enumerate(groups):  # an empty link fails the block, but by an arrow only its equation
+        if not (group[0].implied or group[0].beside or n + 1 < len(groups) and groups[n + 1][0].implied):
+            _no_empty_link(src, blk, group)
     # the directives, split at ';'
     items = []
     for kind, a, b in directives:
@@ -1068,6 +1533,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     )
     defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
     notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
+    notation.params = doc.params()
     assumptions: dict = {}
     for part, props in assumed:
         name = _assumed_name(src, part, notation)
@@ -1089,18 +1555,34 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
-    premise: tuple = ()
+    premise: tuple | None = ()  # None: the equation before an arrow was not read
+    defines = ""  # the name a premise defines (f in f(x, y) = x y \rightarrow \frac{\partial f}{\partial x} = y)
     for n, group in enumerate(groups):
         try:
+            if not (group[0].implied or group[0].beside):
+                premise, defines = (), ""
+            before = premise
+            if n + 1 < len(groups) and groups[n + 1][0].implied:
+                premise = None  # until it is read: an equation after an unread premise is not checked
+            _no_empty_link(src, blk, group)
+            if before is None:
+                src.fail(
+                    group[0].toks[0].pos,
+                    "the equation before the arrow is bad input, and this one is claimed given it: "
+                    "not checked without it (make that equation readable, or % mathcheck: skip)",
+                )
             if n + 1 < len(groups) and groups[n + 1][0].implied:  # A \Rightarrow B: A is B's premise
-                definition = _definition(src, group, notation, doc, block_lets)
+                _not_equivalence(src, group, groups[n + 1][0].arrow)
+                definition = _definition(src, group, notation, doc, block_lets, premise=True)
                 if definition is not None:
                     out.append(definition)
-                    premise = ()
+                    premise, defines = before, WORD.match(definition.definition).group(0)
+                    doc.used |= set(WORD.findall(definition.steps[0].text)) - {defines}  # its parameters: x, y
                 else:
-                    premise = _premise(src, group, notation)
+                    _claimed_premise(src, group, groups[n + 1][0].arrow, notation, doc, block_lets)
+                    premise, defines = before + _premise(src, group, notation), ""
                 continue
-            out += _equation(
+            chains = _equation(
                 src,
                 blk,
                 n,
@@ -1114,14 +1596,21 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 chain_lets,
                 readings,
             )
-            premise = ()
+            if defines:
+                _names_premise(src, group, chains, defines)
+            out += chains
         except LatexRefused:
             raise
         except DeriveError as exc:  # one unreadable equation of a gather fails alone; the others are checked
             if len(groups) == 1:
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
-            out.append(Chain(f"line {line}", src.path, line, error=str(exc)))
+            defined = (
+                _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
+                if group[1].relation == "=" and not group[0].implied and not premise
+                else None
+            )
+            out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
     if not facts:
         out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
@@ -1147,6 +1636,111 @@ def _facts_in_prose(src: _Source, blk: Block, chain: Chain, prose: str) -> Chain
         )
     except DeriveError as exc:
         return Chain(chain.name, chain.path, chain.line, error=str(exc))
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
+
+
+def _calls(text: str) -> list:
+    """``[(f, "x + h"), …]``: every function applied in ``text`` (the grammar's text) and its arguments."""
+    out = []
+    for m in _CALL.finditer(text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        out.append((m.group(1), text[m.end() : j - 1]))
+    return out
+
+
+def _not_difference_quotient(src: _Source, group: list, steps: list) -> None:
+    r"""A derivative of a function written ``=`` to that function taken at a step that appears on that side
+    only — cs231n's ``\frac{df(x)}{dx} = \frac{f(x + h) - f(x)}{h} \hspace{0.1in} \text{(bad, do not use)}``,
+    a numerical gradient: its author means ≈ for a small h (equal only as h → 0), so a refutation for
+    some f and h would refute what was not meant. Bad input naming the step; only where the other side
+    holds no derivative (``\frac{dz}{dx} = \frac{dz}{dy}\frac{dy}{dx}`` is checked as before). The chain rule,
+    ``\frac{d}{dx} f(g(x)) = f'(g(x))g'(x)``, takes f at no new name and is checked as before."""
+    from mathcheck.parser import reserved
+
+    for a, b in zip(steps, steps[1:]):
+        if b.relation != "=":
+            continue
+        for d, q in ((a.text, b.text), (b.text, a.text)):
+            if "diff(" not in d and "prime(" not in d or "diff(" in q or "prime(" in q:
+                continue  # a derivative on both sides (dz/dx = dz/dy dy/dx) is no difference quotient
+            here = set(WORD.findall(d))
+            for f, args in _calls(q):
+                if f in _PARSER_FUNCTIONS or f not in here:
+                    continue
+                step = sorted(set(WORD.findall(args)) - here - reserved() - {f for f, _ in _calls(args)})
+                if step:
+                    h = step[0]
+                    src.fail(
+                        group[0].toks[0].pos,
+                        f"a difference quotient in {h} equals the derivative of {f} only as {h} → 0 ({q} takes "
+                        f"{f} at a step {h} that {d} lacks): write \\approx, or \\lim_{{{h} \\to 0}}",
+                    )
+
+
+def _no_empty_link(src: _Source, blk: Block, group: list) -> None:
+    for link in group:
+        if not link.toks:
+            at = link.at.pos if link.at is not None else blk.body
+            what = (
+                f"nothing after {src.text[link.at.pos : link.at.end]!r}"
+                if link.at is not None
+                else "the chain has no first expression"
+            )
+            src.fail(at, what)
+
+
+def _not_equivalence(src: _Source, group: list, arrow: Tok) -> None:
+    r"""``A \iff B`` claims both directions: read only after a function's definition (true by fiat, so
+    A ⟺ B is B). ``x = 2 \iff x^2 = 4`` is false (x = −2), and checking x² = 4 given x = 2 — or with
+    x = 2 read as x's definition — proved it."""
+    if arrow.text in _EQUIVALENT and (
+        len(group) != 2 or group[1].relation != "=" or _lhs_shape(group[0].toks)[1] is None
+    ):
+        src.fail(
+            arrow.pos,
+            f"\\{arrow.text} claims both directions, and mathcheck checks one: write \\Rightarrow for the "
+            f"direction you claim (C = D checked given A = B)",
+        )
+
+
+def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, doc: _Document, block_lets) -> None:
+    r"""A premise that is no definition is a hypothesis of the equation after the arrow — unless it is
+    before ``\iff`` (both directions claimed; checking one would prove what was not claimed), or it
+    gives a defined function another form that is not read as its redefinition (the right side in f, or
+    another definition written in f): as the hypothesis ``f(x) = e^x`` with f = 1/x unfolded, 1/x = eˣ,
+    ``\frac{df}{dx} = e^x`` after it was refuted."""
+    _not_equivalence(src, [], arrow)  # a function's definition it was not: A ⟺ B is more than B given A
+    head, params = _lhs_shape(group[0].toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+        steps = _steps(src, group, notation)
+    except DeriveError:
+        return
+    said = f"{steps[0].text} = {steps[-1].text}" if len(steps) == 2 and steps[1].relation == "=" else ""
+    before = [text for _, n, text, _ in doc.defs if n == name][-1:]
+    if params and (name in block_lets or before and before != [said]):  # the same definition again is fine
+        src.fail(
+            group[0].toks[0].pos,
+            f"{name} is defined again here, before \\{arrow.text}: as a hypothesis about the {name} defined "
+            f"before, this is not what it means; give this function its own name",
+        )
+
+
+def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
+    r"""After ``f_c(x) = c + x \rightarrow``, the equation must be about f_c: cs231n writes
+    ``\frac{df}{dx} = 1`` there, meaning f_c's derivative — read as the f defined before, it was false."""
+    for chain in chains:
+        if chain.steps and name not in {w for s in chain.steps for w in WORD.findall(s.text)}:
+            src.fail(
+                group[0].toks[0].pos,
+                f"the equation after the arrow does not name {name}, which the equation before it defines: "
+                f"which function it is about is not written (e.g. \\frac{{d{name}}}{{dx}})",
+            )
 
 
 def _free_indices(toks: list):
@@ -1348,16 +1942,41 @@ def _side_equations(src: _Source, groups: list) -> list:
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
                 rels = [k for k, t in enumerate(body) if id(t) in top and _relation_of(t) is not None]
+                if len(rels) >= 2 and rels[0] > 0 and all(b - a > 1 for a, b in zip(rels, rels[1:] + [len(body) + 1])):
+                    # a chain, A = B = C, after \quad: a claim set beside the first, never its hypothesis (the
+                    # softmax derivative's "∂e^{z_i}/∂z_j = δ_ij e^{z_i}, \quad ∂N/∂z_j = Σ_k δ_jk e^{z_k} = e^{z_j}"
+                    # made the second chain a given of the first)
+                    link.conditions.remove(cond)
+                    text = _plain(src, cond)
+                    link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
+                    cuts = [*rels, len(body)]
+                    chain = [_Link(None, None, body[: rels[0]])]
+                    chain += [_Link(_relation_of(body[a]), body[a], body[a + 1 : b]) for a, b in zip(cuts, cuts[1:])]
+                    out.append(chain)
+                    continue
                 if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
                 lhs = body[: rels[0]]
-                if _lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1:
+                if (_lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1) and not _derivative_lhs(lhs, src):
                     continue
                 link.conditions.remove(cond)
                 text = _plain(src, cond)
                 link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
-                out.append([_Link(None, None, lhs), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
+                out.append([_Link(None, None, lhs, beside=True), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
     return out
+
+
+def _derivative_lhs(lhs: list[Tok], src: _Source) -> bool:
+    r"""``\frac{\partial f}{\partial y}``, ``\frac{df}{dx}`` (at a point: ``(x)``) as a whole left side: a
+    derivative stated beside another (cs231n's ``\frac{\partial f}{\partial x} = y \hspace{0.5in}
+    \frac{\partial f}{\partial y} = x``) is a claim of its own, never a hypothesis of the first."""
+    if not lhs or lhs[0].kind != "cmd" or lhs[0].text not in ("frac", "dfrac", "tfrac"):
+        return False
+    num, j = _group(lhs, 1, src, "\\frac")
+    _, j = _group(lhs, j, src, "\\frac")
+    rest = lhs[j:]
+    d = num[:1] if num[:1] and num[0].text != "mathrm" else num[2:3]
+    return bool(d) and d[0].text in ("d", "partial") and (not rest or rest[0].text == "(" and rest[-1].text == ")")
 
 
 def _is_fact(src, d) -> bool:
@@ -1455,7 +2074,9 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         src.line(blk.start),
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
+    _not_opaque(src, group, texts + [t for _, t in lets], doc, blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
+    _not_difference_quotient(src, group, steps)
     implicit = tuple(u for u in unknown if u in doc.implicit)
     readings = list(readings) + [f"{u} is read as an unknown function, from its derivative" for u in implicit]
     return [
@@ -1715,6 +2336,8 @@ def _steps(src: _Source, links, notation) -> list:
             and link.toks[-1].text in _SPACING
         ):
             link.toks.pop()  # the next row's alignment and indentation are not this link's
+        while len(link.toks) > 1 and link.toks[0].kind == "cmd" and link.toks[0].text in ("quad", "qquad"):
+            link.toks.pop(0)  # nor the space after an arrow (\rightarrow \hspace{0.3in} \frac{d\sigma}{dx})
         text = Reader(link.toks, src, notation).read()
         first = link.at or link.toks[0]
         source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos : link.toks[-1].end])
@@ -1735,3 +2358,20 @@ def _top(toks):
         elif depth == 0:
             out.append(t)
     return out
+
+
+def _not_opaque(src: _Source, group: list, texts: list, doc: _Document, blk: Block) -> None:
+    r"""Refuse a chain in a name defined by a right side that is not read (:func:`_unread_definition`):
+    d2l's ``\hat{y} = \mathbf{w}^\top \mathbf{x} + b``, then a link in ŷ — read as a free value, it
+    could be refuted where the author meant w·x + b."""
+    from mathcheck.parser import reserved
+
+    # l(y, y_hat) = … (a definition the grammar refused): y_hat is its parameter there, not ŷ
+    head = re.fullmatch(r"([A-Za-z]\w*)\((\w+(?:, \w+)*)\)", texts[0]) if len(group) == 2 else None
+    bound = set(head.group(2).split(", ")) if head and head.group(1) not in reserved() | _PARSER_FUNCTIONS else set()
+    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque) - bound):
+        src.fail(
+            group[0].toks[0].pos if group[0].toks else blk.body,
+            f"{name} is defined in a display mathcheck does not read (line {doc.opaque[name]}), so it is not "
+            f"a free value here; make that display readable, or state {name} with % let:",
+        )

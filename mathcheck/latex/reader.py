@@ -83,6 +83,7 @@ class Notation:
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
     excluded: set = field(default_factory=set)  # (i, 1, N_sum) of \\sum_{k \\ne i}: i in the range (a hypothesis)
+    params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
 
 
 class Reader:
@@ -442,6 +443,10 @@ class Reader:
             if len(word) > 1 and name == "operatorname":
                 self.fail(t, f"\\operatorname{{{word}}} needs its argument in parentheses, \\operatorname{{{word}}}(x)")
             return self.named(word, t)
+        if name in ("dot", "ddot"):
+            return self.newton(t, name)
+        if name in ("textcolor", "color", "colorbox"):
+            return self.coloured(t, name)
         if name in ACCENTS:
             self.take()
             toks = self.arg_tokens(t, f"\\{name}")
@@ -587,8 +592,38 @@ class Reader:
             elif letters and all(x in self.bound or x in self.n.indices for x in letters) and not _styled(toks):
                 self.collect.add(base)
             return base
+        letters = [
+            _GREEK_NAME.get(x.text, x.text)
+            for x in toks
+            if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)
+        ]
+        if base == "delta" and base not in self.n.defined | self.n.variables and _two_letters(toks):
+            return self.kronecker(letters, t)
         if base in self.n.indexed:
-            return f"{base}[{', '.join(self.indices(toks, t))}]"
+            entry = f"{base}[{', '.join(self.indices(toks, t))}]"
+            if self.collect is None and base not in self.n.variables | self.n.defined and self.names_in_parens():
+                # \sigma_i(z) under a sum over i: a family of functions applied (the author's softmax σ_i), or
+                # the entry σ_i times (z)? Read as the product, J(z) = -Σ t_i log σ_i(z) was log(σ[i]·z)
+                self.fail(
+                    t,
+                    f"{base}_…(…): a function {base}_i applied, or the entry {base}_i times (…)? write "
+                    f"{base}_i \\cdot (…) for a product, or declare {base}: % assume: {base} \\in \\mathbb{{R}}",
+                )
+            return entry
+        if letters and any(x in self.bound for x in letters):
+            # subscripted by the index of an enclosing sum, yet not indexed (another letter of the subscript
+            # is no index in scope, or pass one stopped before it): read as the name W_ij, the sum over i
+            # would be n·W_ij — refuse instead
+            free = [x for x in letters if x not in self.bound and x not in self.n.indices]
+            self.fail(
+                t,
+                f"{base}_… inside the sum over {', '.join(x for x in letters if x in self.bound)} is not read as an "
+                + (
+                    f"entry: {', '.join(free)} is no index in scope; declare it: % assume: {free[0]} \\in \\mathbb{{Z}}"
+                    if free
+                    else "entry here; simplify the expression before the sum, or % mathcheck: skip"
+                ),
+            )
         word = _word(toks)
         if word is None:
             self.fail(
@@ -611,12 +646,88 @@ class Reader:
             return f"{name}({', '.join(self.arguments() + [word])})"
         return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
 
+    def newton(self, t, name: str) -> str:
+        r"""``\dot x(t)``, ``\ddot x(t)``: Newton's notation, the first and second derivative of x at t
+        (``prime(x(t))``, ``prime(x(t), 2)``). Read as a new name x_dot, d/dt x(t)² = 2 x(t) \dot x(t) was a
+        claim about two unrelated functions, refuted; without its argument it is refused (at which t?)."""
+        self.take()
+        toks = self.arg_tokens(t, f"\\{name}")
+        word = _word(toks)
+        if word is None:
+            self.fail(t, f"\\{name}{{…}} is read over one name only, e.g. \\{name}{{x}}(t)")
+        if self.collect is not None:
+            return word
+        if not self.at("ch", "("):
+            self.fail(
+                t,
+                f"\\{name}{{{word}}} is a derivative of {word} in time: write it at its argument, "
+                f"\\{name}{{{word}}}(t), or \\frac{{d{word}}}{{dt}}",
+            )
+        order = 1 if name == "dot" else 2
+        if word in self.n.functions:
+            return self.primed(self.n.functions[word], t, order)
+        if word in self.n.variables | self.n.indices | self.bound or (
+            word in self.n.defined and word not in self.n.unknown
+        ):
+            self.fail(t, f"\\{name}{{{word}}}(…) is read for a function; {word} is a quantity here")
+        return self.unknown_function(word, f"\\{name}{{{word}}}", t, order)
+
+    def coloured(self, t, name: str) -> str:
+        r"""``\textcolor{red}{x^2}``, ``\colorbox{yellow}{…}``: the body, its colour a matter of print;
+        ``\color{red}`` alone colours what follows, read as it stands."""
+        self.take()
+        self.arg_tokens(t, f"\\{name}")  # the colour
+        if name == "color":
+            return self.factor()
+        body = self.arg_tokens(t, "\\" + name)
+        return f"({self.sub(body).read()})"
+
+    def names_in_parens(self) -> bool:
+        """At ``(z)``, ``(x, y)``: parentheses around names only, as a function's arguments are written
+        (``a_i(1 - a_i)`` holds an expression: a product, as people mean it)."""
+        if not self.at("ch", "("):
+            return False
+        depth, k = 0, self.i
+        while k < len(self.t):
+            x = self.t[k]
+            if x.kind == "ch" and x.text in "()":
+                depth += 1 if x.text == "(" else -1
+                if depth == 0:
+                    return k > self.i + 1
+            elif not (
+                (x.kind == "ch" and (x.text.isalpha() or x.text in ",{}"))
+                or (x.kind == "cmd" and (x.text in GREEK or x.text in STYLE))
+            ):
+                return False
+            k += 1
+        return False
+
+    def kronecker(self, letters: list, t) -> str:
+        r"""``\delta_{ij}``, ``\delta_{j,k}``: Kronecker's delta of two indices (1 where they are equal, else
+        0), as every softmax-Jacobian derivation means it — read as a free value ``delta_ij``, the
+        derivative ∂e^{z_i}/∂z_j = δ_ij e^{z_i} was refuted. Its indices must be indices in scope (a sum's,
+        or declared integers): with z_i, z_j two unrelated names the derivation would be misread anyway."""
+        free = [x for x in letters if x not in self.bound and x not in self.n.indices]
+        if free:
+            self.fail(
+                t,
+                f"\\delta_{{{''.join(letters)}}} is Kronecker's delta of the indices {', '.join(letters)}: declare "
+                f"them, % assume: {', '.join(free)} \\in \\mathbb{{Z}}",
+            )
+        return f"KroneckerDelta({letters[0]}, {letters[1]})"
+
     def maybe_applied(self, name: str, shown: str, tok) -> str:
         """``f(x)``, ``L(\\theta)``, ``g_\\phi(x)``, ``a(b + c)``, ``f'(x)``: a name before parentheses (or
         primes) is a function applied — an *unknown function* unless the document defines it — never
         silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
         is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
-        if self.collect is not None or not self.at("ch", "(", "'"):
+        if self.collect is not None:
+            # pass one only collects the indexed bases: f'(u) is read past its primes, or the read stopped
+            # there and a c_j after it was never seen indexed (f'(x) \sum_{j=1}^{3} c_j took c_j as one name)
+            while self.at("ch", "'"):
+                self.take()
+            return name
+        if not self.at("ch", "(", "'"):
             return name
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
         if name in known and not self.at("ch", "'"):
@@ -629,7 +740,7 @@ class Reader:
             )
         return self.unknown_function(name, shown, tok)
 
-    def unknown_function(self, name: str, shown: str, tok) -> str:
+    def unknown_function(self, name: str, shown: str, tok, order: int = 0) -> str:
         """``f(x, y)``: the unknown function ``f`` (checked for every function, not one); ``f'(u)``,
         ``f''(u)``: its derivatives at u, ``prime(f(u), 2)``."""
         from mathcheck.parser import reserved
@@ -644,13 +755,13 @@ class Reader:
                 f"functions: docs/numeric.md); write it as a formula, e.g. x/|x| for x \\neq 0",
             )
         self.n.unknown.add(name)
-        if self.at("ch", "'"):
-            return self.primed(name, tok)
+        if order or self.at("ch", "'"):
+            return self.primed(name, tok, order)
         return f"{name}({', '.join(self.arguments())})"
 
-    def primed(self, fname: str, tok) -> str:
-        """``f'(u)``, ``f''(u)``, ``\\sigma'(z)``: the derivative of a function of one argument at u."""
-        order = 0
+    def primed(self, fname: str, tok, order: int = 0) -> str:
+        """``f'(u)``, ``f''(u)``, ``\\sigma'(z)``: the derivative of a function of one argument at u
+        (``order``: derivatives already counted, ``\\dot f(u)``)."""
         while self.at("ch", "'"):
             self.take()
             order += 1
@@ -682,12 +793,14 @@ class Reader:
             else:
                 cur.append(x)
         parts.append(cur)
-        if (
-            len(parts) == 1
-            and len(toks) > 1
-            and all((x.kind == "ch" and x.text.isalpha() and x.text in self.n.indices) or x.kind == "num" for x in toks)
-        ):
-            parts = [[x] for x in toks]  # W_{ij}: one index a letter
+        letters = [x for x in toks if x.kind == "ch" and x.text.isalpha()]
+        if len(parts) == 1 and len(toks) > 1 and len(letters) + sum(x.kind == "num" for x in toks) == len(toks):
+            if letters and len(letters) < len(toks):
+                # x_{2i}: x[2i] or x[2, i]? (a blanket split read the first as the second)
+                self.fail(tok, "a subscript of digits and letters is ambiguous; write x_{2 \\cdot i} or x_{2, i}")
+            # W_{ij}, δ_{jk}, W_{12}: one index a letter (or a digit) — never the product j·k, which δ_{jk}
+            # inside a sum over k became when j was no index in scope (δ[j*k])
+            parts = [[x] for x in toks]
         if any(not p for p in parts):
             self.fail(tok, "an empty index")
         return [self.sub(p).read() for p in parts]
@@ -875,7 +988,13 @@ class Reader:
         if name is None or f == x:
             return f
         if name.group(1) in self.n.functions and not name.group(2):
-            return f"{self.n.functions[name.group(1)]}({x})"
+            fn = self.n.functions[name.group(1)]
+            params = self.n.params.get(fn, (x,))
+            if len(params) > 1 and x not in params:  # ∂f/∂z of f(x, y): which argument z is, is not said
+                self.fail(
+                    tok, f"{fn} is defined as a function of ({', '.join(params)}); its derivative in {x} is not read"
+                )
+            return f"{fn}({', '.join(params if len(params) > 1 else (x,))})"  # ∂f/∂x of f(x, y) is at (x, y)
         if name.group(1) in self.n.defined or name.group(1) in self.bound or name.group(1) in self.n.indices:
             return f
         if name.group(2) or name.group(1) in self.n.indexed:
@@ -1002,6 +1121,12 @@ class Reader:
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+def _two_letters(toks: list[Tok]) -> bool:
+    """``ij``, ``j,k``: a subscript of two single letters (the indices of a Kronecker delta)."""
+    letters = [x for x in toks if x.kind == "ch" and x.text.isalpha()]
+    return len(letters) == 2 and all(x.kind == "ch" and (x.text.isalpha() or x.text == ",") for x in toks)
 
 
 def _grouped_digits(toks: list[Tok]) -> list[Tok]:

@@ -181,7 +181,6 @@ ACCENTS = {
     "overline": "bar",
     "tilde": "tilde",
     "widetilde": "tilde",
-    "dot": "dot",
     "vec": "vec",
 }
 OUT = {

@@ -185,6 +185,12 @@ def _torch_extreme(pick):
     return call
 
 
+def _torch_kronecker(i, j):
+    import torch
+
+    return torch.eq(torch.as_tensor(i), torch.as_tensor(j)).double()
+
+
 def _float_sign(x: float) -> float:
     return float((x > 0) - (x < 0))
 
@@ -321,6 +327,17 @@ TABLE: tuple = (
         mpmath=min,
         aliases=("min",),
         latex=("min",),
+    ),
+    Function(
+        "KroneckerDelta",
+        build=lambda i, j: sp.KroneckerDelta(i, j),
+        doc="1 where the indices i and j are equal, else 0 (the LaTeX reader's \\delta_{ij})",
+        arity=(2,),
+        sympy="KroneckerDelta",
+        math=lambda i, j: float(i == j),
+        torch=_torch_kronecker,
+        mpmath=lambda i, j: float(i == j),
+        usage="KroneckerDelta takes two indices, KroneckerDelta(i, j)",
     ),
     # evaluated, not callable: SymPy writes it (d|x|/dx) and the catalog's statements use it
     Function(

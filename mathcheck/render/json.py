@@ -262,6 +262,8 @@ def derive_chain(r) -> dict:
     }
     if r.message:
         out["message"] = r.message
+    if getattr(c, "unread", ""):  # a definition whose right side is not read: what was not read
+        out["unread"] = c.unread
     if _cell(c) is not None:  # a notebook's Markdown cell: "line" counts from the cell's first line
         out["cell"] = _cell(c)
     return out

@@ -383,6 +383,8 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
                 )
             )
     st = accounts.statement(r.statement)
+    if r.status == "definition" and getattr(c, "unread", ""):  # its right side is not read: never unfolded
+        return lines + [f"    {st['how']}"]
     if r.status == "definition":  # nothing to check: it says what the name means from here on
         return lines + [f"    {st['how']}, unfolded where it is used later"]
     rel = _REL.get(st["relation"], st["relation"])
@@ -400,6 +402,11 @@ def derive_summary(report) -> str:
     total = sum(counts.values())
     order = ("definition", "proved", "holds-within", "refuted", "inconclusive", "bad-input")
     parts = ", ".join(f"{counts[k]} {k}" for k in order if k in counts)
+    unread = sum(bool(getattr(c.chain, "unread", "")) for _, chains in report.files for c in chains)
+    if unread:  # definitions whose right side is not read: never unfolded, said apart
+        parts = parts.replace(
+            f"{counts['definition']} definition", f"{counts['definition']} definition ({unread} not read)", 1
+        )
     c = report.counts()
     links = ", ".join(f"{c['links'][k]} {k}" for k in order if c["links"].get(k))
     files = f"{c['files']} file{'s' if c['files'] != 1 else ''}"

@@ -64,6 +64,11 @@ def canonical(expr) -> sp.Basic:
         f = d.expr
         if not isinstance(f, AppliedUndef):
             return d
+        if all(isinstance(a, sp.Dummy) for a in f.args):
+            # the inside of f'(u) = Subs(Derivative(f(ξ), ξ), ξ, u), already canonical: wrapped again it became
+            # Subs(Subs(…, ξ0, ξ), ξ, u), which SymPy flattens into ONE simultaneous substitution (ξ0→ξ, ξ→u)
+            # that leaves f' at a free ξ — f'(3) = f'(3) was refuted, each side at its own random ξ
+            return d
         xis = [sp.Dummy(f"xi{k}", real=True) for k in range(len(f.args))]
         orders = []
         for v, k in d.variable_count:

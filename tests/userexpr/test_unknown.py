@@ -111,10 +111,11 @@ def test_draws_are_seeded_and_smooth():
 
 def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
     """information theory: entropy defined with a sum over a set (not read), then H(X) ≤ log k — H is one
-    function, not any: bad input naming the display, never refuted."""
+    function, not any: bad input naming the display, never refuted. The display is H's definition, its
+    right side not read (issue 28: tests/latex/test_reader_definitions_unread.py)."""
     text = "$$ H(X) = - \\sum_{x \\in \\mathcal{X}} p(x) \\log p(x) $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
     r, got = run(tmp_path, text)
-    assert [c["status"] for c in got] == ["bad-input", "bad-input"], r.output
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
     assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
 
 
@@ -186,3 +187,30 @@ def test_an_inequality_about_an_unknown_function_is_never_refuted(tmp_path, tex)
 def test_an_equality_about_unknown_functions_is_still_refuted(tmp_path):
     r, got = run(tmp_path, "$$ \\frac{d}{dx} f(g(x)) = f'(g(x)) + g'(x) $$\n")
     assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_a_derivative_at_a_constant_is_taken_there():
+    """f'(3) is f' at 3 once f is drawn: canonical() wrapped the inside of its own Subs again, SymPy
+    flattened the two into one simultaneous substitution, and f' was left at a free dummy — each side
+    of ``f'(3) = f'(3)`` took its own random value and the identity was refuted."""
+    import sympy as sp
+
+    t = sp.Symbol("t")
+    (got,) = parse_many(["prime(f(3))"], unknown={"f"})
+    (f,) = unknown.arities([unknown.canonical(got)])
+    (value,) = unknown.concrete([unknown.canonical(got)], {f: sp.Lambda(t, sp.cos(t))})
+    assert value.free_symbols == set() and sp.simplify(value + sp.sin(3)) == 0
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"f'(3) = f'(3)", "proved"),
+        (r"f'(3) - f'(3) = 0", "proved"),
+        (r"\sum_{j=1}^{3} c_j f'(2) = f'(2) \sum_{j=1}^{3} c_j", "proved"),
+        (r"f'(3) = f'(4)", "refuted"),
+    ],
+)
+def test_derivatives_at_constant_points(tmp_path, tex, status):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert got[0]["status"] == status, (tex, got[0])

@@ -1,0 +1,258 @@
+"""Issue 28, items 1, 2 and 9: a display whose first link defines a fresh name is a ``definition`` even
+where its right side is not read (a transpose, ``\\cdots``, ``cases``, ``\\mid``, ``\\Vert``, a label):
+exit 0, never proved or refuted, ``"unread"`` in ``--json`` saying what was not read, and a later chain
+in that name bad input naming the definition's line (never a free value refuted). Every display here
+is our own transcription in the style of d2l-en's linear-regression, information-theory and
+backprop chapters and cs231n's neural-networks-2 notes (the files of /work/s28/corpus)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+
+
+def run(tmp_path, text, *args, name="d.md"):
+    p = tmp_path / name
+    p.write_text(text)
+    return CliRunner().invoke(main, ["derive", str(p), "--timeout", "120", *args]), p
+
+
+def chains(tmp_path, text, name="d.md"):
+    r, _ = run(tmp_path, text, "--json", name=name)
+    return r, json.loads(r.output)["files"][0]["chains"]
+
+
+@pytest.mark.parametrize(
+    "display, name, unread",
+    [
+        # d2l-en linear-regression.md: the model in vector form
+        (r"\hat{y} = \mathbf{w}^\top \mathbf{x} + b.", "y_hat", "transpose"),
+        # the same, written out with \cdots
+        (r"\hat{y} = w_1 x_1 + \cdots + w_d x_d + b.", "y_hat", "elided terms"),
+        # a per-sample loss, its name labelled ^{(i)}
+        (r"l^{(i)}(\mathbf{w}, b) = \frac{1}{2} \left(\hat{y}^{(i)} - y^{(i)}\right)^2.", "l^(i)", "label"),
+        # a model's density, \mid between its arguments
+        (
+            r"P(y \mid \mathbf{x}) = \frac{1}{\sqrt{2 \pi \sigma^2}} \exp\left(-\frac{1}{2 \sigma^2} "
+            r"(y - \mathbf{w}^\top \mathbf{x} - b)^2\right).",
+            "P",
+            "transpose",
+        ),
+        # d2l-en information-theory.md: entropy and divergence by a subscripted expectation
+        (r"H(X) = - E_{x \sim P} [\log p(x)].", "H", "E"),
+        (r"D_{\textrm{KL}}(P\|Q) = E_{x \sim P} \left[ \log \frac{p(x)}{q(x)} \right].", "D_KL", ""),
+        (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(x, y)}{p_X(x) p_Y(y)}.", "pmi", ""),
+        # one-hot labels by cases
+        (r"y_{ij} = \begin{cases}1 & j \in J; \\ 0 &\textrm{otherwise.}\end{cases}", "y_ij", "environment"),
+        # d2l-en backprop.md: a layer, its matrix labelled
+        (r"\mathbf{z}= \mathbf{W}^{(1)} \mathbf{x},", "z", "matrix"),
+        # cs231n neural-networks-2: the L2 loss
+        (r"L_i = \Vert f - y_i \Vert_2^2", "L_i", "Vert"),
+        # cs231n linear-classify: the full loss, L_i another name than L
+        (
+            r"L = \underbrace{ \frac{1}{N} \sum_i L_i }_\text{data loss} + \underbrace{ \lambda R(W) }_\text{reg}",
+            "L",
+            "underbrace",
+        ),
+    ],
+)
+def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, display, name, unread):
+    r, got = chains(tmp_path, f"# Model\n\n$$\n{display}\n$$\n")
+    assert r.exit_code == 0, r.output
+    assert [c["status"] for c in got] == ["definition"], r.output
+    c = got[0]
+    assert c["steps"][0]["expr"] == name and c["steps"][1]["expr"] == "(not read)"
+    assert unread in c["unread"] and c["line"] == 4
+    assert c["notes"] == [f"definition of {name}; its right side is not read: {c['unread']}"]
+    assert "never unfolded" in c["statement"]["how"]
+
+
+def test_the_text_report_says_the_right_side_is_not_read(tmp_path):
+    r, _ = run(tmp_path, "$$\n\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b\n$$\n")
+    assert r.exit_code == 0, r.output
+    assert "note: definition of y_hat; its right side is not read: ^T reads as a transpose" in r.output
+    assert "defines y_hat, never unfolded: its right side is not read" in r.output
+    assert "chains: 1 definition (1 not read) (of 1, seed 0)" in r.output
+    r, _ = run(tmp_path, "$$\n\\hat{y} = w x + b\n$$\n")
+    assert "chains: 1 definition (of 1, seed 0)" in r.output
+
+
+def test_a_definition_read_has_no_unread_field(tmp_path):
+    r, got = chains(tmp_path, "$$\n\\hat{y} = w x + b\n$$\n")
+    assert [c["status"] for c in got] == ["definition"] and "unread" not in got[0], r.output
+
+
+# a later link in the name: read as a free value, ∂/∂b of (ŷ - y)^2 is 0 and the author's 2(ŷ - y)
+# (ŷ = w^T x + b depends on b) was refuted; it is bad input naming the definition's line
+LATER = r"""# Model
+
+$$\hat{y} = \mathbf{w}^\top \mathbf{x} + b.$$
+
+The derivative of the squared error with respect to the bias is
+
+$$\frac{\partial}{\partial b} (\hat{y} - y)^2 = 2 (\hat{y} - y)$$
+"""
+
+
+def test_a_later_link_in_the_name_is_bad_input_naming_the_definition(tmp_path):
+    r, got = chains(tmp_path, LATER)
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "y_hat is defined in a display mathcheck does not read (line 3)" in got[1]["message"]
+    assert r.exit_code == 2
+
+
+def test_without_the_definition_the_same_link_is_refuted(tmp_path):
+    """The planted contrast: the link alone, ŷ a free value, is refuted — what the rule prevents."""
+    r, got = chains(tmp_path, LATER.replace("$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b.$$", ""))
+    assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_a_later_read_definition_of_the_name_is_unfolded(tmp_path):
+    text = "$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n$$\\hat{y} := w x + b$$\n\n"
+    r, got = chains(tmp_path, text + "$$\\frac{\\partial}{\\partial b} \\hat{y}^2 = 2 \\hat{y}$$\n")
+    assert [c["status"] for c in got] == ["definition", "definition", "proved"], r.output
+
+
+def test_a_function_defined_unread_is_never_an_unknown_function_later(tmp_path):
+    text = "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$H(X) \\le \\log(k)$$\n"
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
+
+
+def test_the_rest_of_the_chain_stays_bad_input(tmp_path):
+    r, got = chains(tmp_path, "$$\nl = \\mathbf{w}^\\top \\mathbf{x} = \\sum_i w_i x_i\n$$\n")
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "transpose" in got[1]["message"] and r.exit_code == 2
+
+
+def test_each_equation_of_an_aligned_display(tmp_path):
+    # d2l-en mlp.md: a hidden layer and an output layer, matrices
+    text = (
+        "$$\n\\begin{aligned}\n\\mathbf{H} & = \\mathbf{X} \\mathbf{W}^{(1)} + \\mathbf{b}^{(1)}, \\\\\n"
+        "\\mathbf{O} & = \\mathbf{H}\\mathbf{W}^{(2)} + \\mathbf{b}^{(2)}.\n\\end{aligned}\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [(c["status"], c["steps"][0]["expr"]) for c in got] == [("definition", "H"), ("definition", "O")], r.output
+
+
+@pytest.mark.parametrize(
+    "before, display",
+    [
+        ("", r"v = \mathbf{v}^\top \mathbf{x}"),  # the name on its right side: no definition
+        ("$$(x+1)^2 = x^2 + 2x + 1$$\n\n", r"x = \mathbf{w}^\top \mathbf{z}"),  # x used by a chain: a claim
+        ("$$y = w x + b$$\n\n", r"b = \mathbf{u}^\top \mathbf{v}"),  # b of y's definition: a claim
+        ("$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n", r"b = \mathbf{u}^\top \mathbf{v}"),  # the same, unread
+        # d2l-en information-theory.md: cross-entropy given again in the entropy and divergence: a claim
+        (
+            "$$\\textrm{CE}(P, Q) = - E_{x \\sim P} [\\log(q(x))]$$\n\n$$H(P) = - E_{x \\sim P} [\\log p(x)]$$\n\n",
+            r"\textrm{CE}(P, Q) = H(P) + D_{\textrm{KL}}(P\|Q)",
+        ),
+        (
+            "$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n",
+            r"\hat{y} = \mathbf{X}\mathbf{w} = \hat{z}",
+        ),  # a chain
+        ("$$\\hat{y} = w x + b$$\n\n", r"\hat{y} = \mathbf{X}\mathbf{w}"),  # defined by a display read: a claim
+        # d2l-en momentum.md: the quadratic h given again in its own x (completing the square): h restated
+        (
+            "$$h(\\mathbf{x}) = \\frac{1}{2} \\mathbf{x}^\\top \\mathbf{Q} \\mathbf{x} + \\mathbf{x}^\\top \\mathbf{c} + b.$$\n\n",
+            r"h(\mathbf{x}) = \frac{1}{2} (\mathbf{x} - \mathbf{Q}^{-1} \mathbf{c})^\top \mathbf{Q} (\mathbf{x} - "
+            r"\mathbf{Q}^{-1} \mathbf{c}) + b - \frac{1}{2} \mathbf{c}^\top \mathbf{Q}^{-1} \mathbf{c}.",
+        ),
+        ("", r"\mathrm{Var}(X) = E_{x \sim P}[(x - \mu)^2]"),  # a probability operator: a claim
+        ("", r"\frac{\partial f}{\partial x} = \lim_{h \to 0} \frac{f(x+h) - f(x)}{h}"),  # not a name
+        ("", r"\hat{y} \approx \mathbf{w}^\top \mathbf{x}"),  # not =
+        # d2l-en single-variable-calculus.md: f's Taylor series is a claim about f, f^{(n)} on its right
+        ("", r"f(x) = \sum_{n = 0}^\infty \frac{f^{(n)}(x_0)}{n!}(x-x_0)^{n}"),
+        ("We need coefficients so that\n", r"s = \mathbf{w}^\top \mathbf{x}"),  # prose: a condition
+    ],
+)
+def test_what_is_not_a_definition_stays_bad_input(tmp_path, before, display):
+    r, got = chains(tmp_path, f"{before}$$\n{display}\n$$\n")
+    assert got[-1]["status"] == "bad-input" and "unread" not in got[-1], r.output
+
+
+def test_a_misspelled_directive_in_a_definition_display_is_said(tmp_path):
+    """Item 9: the directive's error is the display's; it is never hidden under a definition."""
+    r, got = chains(tmp_path, "$$\n% asume: b > 0\n\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b\n$$\n")
+    assert [c["status"] for c in got] == ["bad-input"] and "did you mean '% assume:'?" in got[0]["message"]
+
+
+@pytest.mark.parametrize("comment", ["% mathcheck: skp", "% mathcheck skip", "% givn: x > 0"])
+def test_a_misspelled_directive_before_a_tex_block_is_said(tmp_path, comment):
+    """Item 9, in a ``.tex`` file: the comment right above the block."""
+    text = f"{comment}\n\\begin{{equation}}\n1 = 2\n\\end{{equation}}\n"
+    r, got = chains(tmp_path, text, name="d.tex")
+    assert [c["status"] for c in got] == ["bad-input"] and r.exit_code == 2, r.output
+    assert "mathcheck: skip" in got[0]["message"] or "did you mean '% given:'?" in got[0]["message"]
+
+
+def test_a_word_between_operators_is_a_quantity_not_a_reason(tmp_path):
+    """Item 9: d2l-en linear-regression.md's price model; ``\\textrm{area}`` after ``\\cdot`` started a
+    reason that swallowed the rest of the display (bad input, "an expression ends too early")."""
+    text = (
+        "$$\\textrm{price} = w_{\\textrm{area}} \\cdot \\textrm{area} + w_{\\textrm{age}} \\cdot \\textrm{age} + b.$$\n\n"
+        "$$(a + \\textrm{area})^2 = a^2 + 3 a \\cdot \\textrm{area} + \\textrm{area}^2$$\n\n"
+        "$$x^2 - 1 = (x - 1)(x + 1) \\quad \\text{(difference of squares)}$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition", "refuted", "proved"], r.output
+    assert got[0]["steps"][1]["expr"] == "w_area*area + w_age*age + b" and "unread" not in got[0]
+    assert got[1]["steps"][1]["expr"] == "a^2 + 3*a*area + area^2"  # the planted 3: refuted, as read
+    assert got[2]["steps"][1]["reason"] == "difference of squares"
+
+
+def test_the_parallel_run_reports_the_same(tmp_path):
+    """``-j 2`` sends chains to other processes: the definition and its note survive the trip."""
+    r1, _ = run(tmp_path, LATER, "--json")
+    r2, _ = run(tmp_path, LATER, "--json", "-j", "2")
+    one, two = (json.loads(r.output)["files"][0]["chains"] for r in (r1, r2))
+    assert one == two and one[0]["unread"], r2.output
+
+
+def test_a_name_defined_unread_given_again_in_free_names_is_redefined(tmp_path):
+    """d2l-en linear-regression.md gives ŷ again for all examples, ``\\hat{\\mathbf{y}} = \\mathbf{X}\\mathbf{w} + b``
+    (both right sides not read): said as a redefinition, never a claim refuted against the first."""
+    text = (
+        "$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b$$\n\n$${\\hat{\\mathbf{y}}} = \\mathbf{X} \\mathbf{w} + b,$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [(c["status"], c["name"]) for c in got] == [
+        ("definition", "line 1"),
+        ("definition", "line 3 (redefines y_hat)"),
+    ], r.output
+    # d2l-en information-theory.md: entropy of a discrete, then of a continuous variable (lowercase x bound)
+    text = "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$H(X) = - \\int_x p(x) \\log p(x) \\; dx.$$\n"
+    r, got = chains(tmp_path, text)
+    assert [(c["status"], c["name"]) for c in got] == [("definition", "line 1"), ("definition", "line 3 (redefines H)")]
+
+
+def test_a_parameter_named_like_the_name_is_not_blamed(tmp_path):
+    """d2l-en softmax-regression.md: ``l(\\mathbf{y}, \\hat{\\mathbf{y}})`` after ŷ = softmax(o) (not read): ŷ is
+    l's parameter; the display's own error is said, not ŷ's definition."""
+    text = (
+        "$$\\hat{\\mathbf{y}} = \\mathrm{softmax}(\\mathbf{o})$$\n\n"
+        "$$ l(\\mathbf{y}, \\hat{\\mathbf{y}}) = - \\sum_{j=1}^q y_j \\log \\hat{y}_j. $$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
+    assert "y is indexed elsewhere" in got[1]["message"]
+
+
+@pytest.mark.parametrize(
+    "display, status",
+    [
+        (r"2 \textrm{Var}[X] = \textrm{Var}[X] + \textrm{Var}[X]", "proved"),  # was no chain at all
+        (r"2 \textrm{Var}[X] = \textrm{Var}[X]", "refuted"),  # the planted mistake
+        # x = area·x was refuted (the word a reason); now read as the factor, or refused, never refuted
+        (r"x \textrm{area} = \textrm{area} x", "bad-input"),
+        (r"\sqrt{x^2} = x \text{for} x > 0", "proved"),  # a condition word still leads a condition
+        (r"(x+1)^2 = x^2 + 2x + 1 \text{trivially}", "proved"),  # a word at the end is a reason
+    ],
+)
+def test_a_word_juxtaposed_to_a_factor_is_never_a_reason(tmp_path, display, status):
+    """Item 9: a one-word ``\\textrm`` written against a factor, with more of the row after it."""
+    r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
+    assert [c["status"] for c in got] == [status], r.output

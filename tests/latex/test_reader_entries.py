@@ -1,0 +1,93 @@
+"""Entries, Kronecker's delta, functions of vectors, Newton's dots and colours, as people write them
+(issue 28). The softmax-Jacobian derivation of kwichmann/statnotes (softmax.tex, read unchanged by
+bench/latex_corpus.py) was refuted twice: δ_ij read as a free value, z_i and z_j as unrelated names,
+σ_i(z) as a function of one scalar z. Every case here is our own transcription in that style."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck.chains import DeriveError
+from mathcheck.cli import main
+from mathcheck.latex import translate
+
+
+def chains(tmp_path, tex, name="n.tex"):
+    p = tmp_path / name
+    p.write_text(tex)
+    r = CliRunner().invoke(main, ["derive", str(p), "--json"])
+    return json.loads(r.output)["files"][0]["chains"]
+
+
+def test_kronecker_delta_of_declared_indices_is_proved(tmp_path):
+    got = chains(
+        tmp_path,
+        "% assume: i, j, n \\in \\mathbb{Z}_{>0}\n% given: j \\le n\n\\begin{equation}\n"
+        "\\frac{\\partial}{\\partial z_j}e^{z_i}=\\delta_{ij}e^{z_i},\\quad"
+        "\\frac{\\partial}{\\partial z_j}\\sum_{k=1}^n e^{z_k}=\\sum_{k=1}^n\\delta_{jk}e^{z_k}=e^{z_j}\n\\end{equation}\n",
+    )
+    # two claims side by side: the chain after \quad is checked, never a hypothesis of the first
+    assert [c["status"] for c in got] == ["proved", "proved"], got
+    assert "KroneckerDelta(i, j)" in json.dumps(got[0])
+
+
+def test_a_wrong_delta_is_refuted(tmp_path):
+    got = chains(
+        tmp_path,
+        "% assume: i, j \\in \\mathbb{Z}_{>0}\n\\begin{equation}\n"
+        "\\frac{\\partial}{\\partial z_j}e^{z_i}=\\delta_{ij}e^{z_j} + \\delta_{ij}\n\\end{equation}\n",
+    )
+    assert got[0]["status"] == "refuted"
+
+
+@pytest.mark.parametrize(
+    "tex, message",
+    [
+        (r"\frac{\partial}{\partial z_j}e^{z_i}=\delta_{ij}e^{z_i}", "Kronecker's delta of the indices i, j"),
+        (r"\sum_{k=1}^n \delta_{jk} e^{z_k} = e^{z_j}", "declare"),
+        (r"\sum_{i=1}^n W_{ij} = 1", "j is no index in scope"),
+        (r"\sum_{i=1}^n x_{2i} = 1", "digits and letters is ambiguous"),
+        (r"J = -\sum_{i=1}^n t_i \log \sigma_i(z)", "a function sigma_i applied, or the entry"),
+        (r"\frac{d}{dt} x^2 = 2 x \dot x", "a derivative of x in time"),
+    ],
+)
+def test_refused_with_a_line_never_misread(tmp_path, tex, message):
+    got = chains(tmp_path, f"\\begin{{equation}}\n{tex}\n\\end{{equation}}\n")
+    assert got[0]["status"] == "bad-input" and message in got[0]["message"], got[0]
+
+
+def test_a_function_of_a_vector_is_refused_and_the_quotient_rule_is_not_proved_as_zero(tmp_path):
+    got = chains(
+        tmp_path,
+        "\\begin{equation}\n\\sigma_i(z)=\\frac{e^{z_i}}{\\sum_{k=1}^n e^{z_k}}\n\\end{equation}\n"
+        "\\begin{equation}\nN(z)=\\sum_{k=1}^n e^{z_k}\n\\end{equation}\n"
+        "\\begin{equation}\n\\frac{\\partial\\sigma_i(z)}{\\partial z_j}=\\frac{\\partial}{\\partial z_j}"
+        "\\frac{e^{z_i}}{N(z)}\n\\end{equation}\n",
+    )
+    assert [c["status"] for c in got] == ["bad-input"] * 3, got
+    assert "function of the vector z" in got[0]["message"]
+
+
+def test_delta_subscripts_split_into_indices():
+    got = translate(r"\sum_{j=1}^n \sum_{k=1}^n \delta_{jk} e^{z_k}")
+    assert got == "Sum(Sum(KroneckerDelta(j, k)*exp(z[k]), (k, 1, n)), (j, 1, n))"
+    assert translate(r"\sum_{i=1}^n \sum_{j=1}^n W_{ij}") == "Sum(Sum(W[i, j], (j, 1, n)), (i, 1, n))"
+    with pytest.raises(DeriveError):
+        translate(r"\delta_{ij}")
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\frac{d}{dt} x(t)^2 = 2 x(t) \dot x(t)", "proved"),
+        (r"\frac{d}{dt} \dot{x}(t) = \ddot x(t)", "proved"),
+        (r"\frac{d}{dt} x(t)^2 = x(t) \dot x(t)", "refuted"),
+        (r"\textcolor{red}{(a+b)^2} = a^2 + 2ab + \textcolor{blue}{b^2}", "proved"),
+        (r"\textcolor{red}{(a+b)^2} = a^2 + ab + b^2", "refuted"),
+        (r"(a+b)^2 = a^2 + {\color{red} 2ab} + b^2", "proved"),
+    ],
+)
+def test_newton_dots_and_colours(tmp_path, tex, status):
+    got = chains(tmp_path, f"\\begin{{equation}}\n{tex}\n\\end{{equation}}\n")
+    assert got[0]["status"] == status, got[0]
