@@ -65,7 +65,7 @@ def read(path: str) -> list[Chain]:
 
 def _markdown(text: str, path: str) -> list[Chain]:
     chains = markdown_chains(text, path)
-    if "$$" in text or "\\begin{" in text:  # display math: LaTeX chains too (mathcheck.latex)
+    if "$$" in text or "\\begin{" in text or "\\[" in text:  # display math: LaTeX chains too (mathcheck.latex)
         from mathcheck import latex
 
         chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)

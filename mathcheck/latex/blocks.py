@@ -114,7 +114,19 @@ def _blocks(src: _Source, markdown: bool) -> list[Block]:
         m = _OPENERS.search(masked, i)
         if m is None:
             return out
-        if markdown and m.group(0) == "\\[":  # in Markdown \[ is an escaped bracket: only $$ and environments
+        if markdown and m.group(0) == "\\[" and m.start() > 0 and masked[m.start() - 1] == "\\":
+            # \\[ … \\]: display math in Markdown that MathJax renders (Markdown turns \\[ into the \[ it
+            # reads; cs231n's notes write \\( … \\) so)
+            close = masked.find("\\\\]", m.end())
+            if close < 0:  # an escaped backslash before a bracket in prose: no math
+                i = m.end()
+                continue
+            out.append(Block(m.start() - 1, m.end(), close, close + 3, "\\\\["))
+            i = close + 3
+            continue
+        if markdown and m.group(0) == "\\[" and ".ipynb:" not in src.path:
+            # in Markdown \[ is an escaped bracket (CommonMark prints [); a notebook's Markdown cell hands its
+            # text to MathJax as it is, so there \[ … \] is display math
             i = m.end()
             continue
         if m.group(0) == "$$":
@@ -1417,12 +1429,25 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     except DeriveError:
         return None
     why = _not_read(src, rhs, error)
+    side = "right"
+    if (
+        why is None
+        and any(t.kind == "ch" and t.text == "^" for t in lhs)
+        and sum(t.text == "(" for t in lhs) > 1
+        and any(t.text == "," for t in lhs)
+    ):
+        # l^{(i)}(\mathbf{w}, b) = \frac{1}{2}(\hat{y}^{(i)} - y^{(i)})^2: the right side reads, the left side's
+        # label before its arguments does not (a sample's; f^{(n)}(x) of one argument may be a derivative's
+        # order, a claim) — a definition still
+        why, side = _not_read(src, lhs, error), "left"
+    if why is None and "is a function of the vector" in error:
+        why = re.sub(r"^.*?:\d+:\d+: ", "", error)  # σ_i(z) = e^{z_i}/…: it reads, as a function of a vector it is not
     if why is None:
         return None  # the right side reads: the display fails elsewhere (z_{il} = u_{ijkl} v_{jk}, W^{(1)} = 2)
     line = src.line(lhs[0].pos)
     shown = name or spelled
     rhs_src = " ".join(src.text[at.pos : rhs[-1].end].split())
-    note = f"definition of {shown}; its right side is not read: {why}"
+    note = f"definition of {shown}; its {side} side is not read: {why}"
     chain = Chain(
         f"line {line}" + (f" (redefines {shown})" if redefines else ""),
         src.path,
@@ -1450,7 +1475,8 @@ def _not_read(src: _Source, rhs: list, error: str) -> str | None:
     """What of a definition's right side is not read: the reader's message on it alone (``^T reads as
     a transpose …``), without its ``path:line:col``; None when the right side reads."""
     try:
-        Reader(list(rhs), src, Notation(set(), set(), {}, set())).read()
+        # with its own notation (a sum's entries indexed), as the display would read it
+        Reader(list(rhs), src, notation_of(src, [list(rhs)], set(), {}, set())).read()
     except LatexRefused:
         raise
     except DeriveError as exc:

@@ -273,6 +273,33 @@ class Reader:
             return f"exp({exponent})"
         return f"{_wrap(base)}^{_wrap(exponent)}"
 
+    def sample_label(self, base: str) -> None:
+        r"""``x^{(i)}``, ``a^{(l-1)}``, ``\hat{y}^{(i)}``: a sample's or a layer's label in parentheses is
+        read as the subscript it stands for — ``x_i``, an entry where i is an index in scope (the i-th
+        sample of a sum over i), else the name x_i — never a power. ``f^{(n)}(x)`` (a derivative's order,
+        before its argument), ``e^{(k)}`` (Euler's number?) and ``x^{(2)}`` (digits: a power?) stay refused."""
+        if base == "e" or not self.at("ch", "^") or self.i + 1 >= len(self.t):
+            return
+        toks, end = _group(list(self.t), self.i + 1, self.src, "^")
+        inner = toks[1:-1]
+        if len(toks) < 3 or toks[0].text != "(" or toks[-1].text != ")":
+            return
+        letter = inner[0].kind == "ch" and inner[0].text.isalpha() and len(inner[0].text) == 1
+        rest = inner[1:]
+        if not letter or (rest and not (len(rest) == 2 and rest[0].text in "+-" and rest[1].kind == "num")):
+            return
+        if end < len(self.t) and self.t[end].kind == "ch" and self.t[end].text == "(":
+            return  # f^{(n)}(x): the n-th derivative of f
+        hat = self.t[self.i]
+        self.t = [
+            *self.t[: self.i],
+            Tok("ch", "_", hat.pos, hat.end),
+            Tok("ch", "{", toks[0].pos, toks[0].end),
+            *inner,
+            Tok("ch", "}", toks[-1].pos, toks[-1].end),
+            *self.t[end:],
+        ]
+
     def word_label(self, base: str) -> str | None:
         r"""``\hat{y}^{(FM)}``, ``y^{(\text{DNN})}``: a word of two letters or more in parentheses after
         a name, capitals or in ``\text``, is a label naming another quantity (``y_hat_FM``), never a
@@ -548,6 +575,7 @@ class Reader:
 
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
+        self.sample_label(base)
         if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
             return self.primed(self.n.functions[base], tok)
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)

@@ -362,7 +362,7 @@ def test_a_name_given_another_form_in_its_section_is_redefined_not_refuted(tmp_p
     would take the form" L_i = Σ_j max(0, 1 − y_ij f_j): a redefinition, said — it was refuted."""
     text = (
         "$$ L_i = -\\log\\left(\\frac{e^{f_{y_i}}}{\\sum_j e^{f_j}}\\right) $$\n\nInstead, per attribute:\n\n"
-        "$$ L_i = \\sum_j \\max(0, 1 - y_{ij} f_j) $$\n"
+        "$$ L_i = \\sum_j \\max(0, 1 - y_j f_j) $$\n"
     )
     r, _ = run(tmp_path, text, "--json")
     got = json.loads(r.output)["files"][0]["chains"]

@@ -166,10 +166,22 @@ def test_a_word_label_is_a_name_never_a_power(tmp_path):
     assert got[0]["steps"][1]["expr"] == "sigma(p_hat_LIN + p_hat_MLP)"
 
 
-@pytest.mark.parametrize("tex", [r"W^{(1)} = 2", r"x^{(i)} = 2"])
-def test_a_numeric_or_one_letter_label_is_still_refused(tmp_path, tex):
+@pytest.mark.parametrize("tex", [r"W^{(1)} = 2", r"f^{(n)}(x) = 2", r"e^{(k)} = 2"])
+def test_a_numeric_label_or_a_derivative_order_is_still_refused(tmp_path, tex):
     r, got = run(tmp_path, f"$$ {tex} $$\n")
     assert statuses(got) == ["bad-input"], r.output
+
+
+def test_a_one_letter_label_is_the_subscript_it_stands_for(tmp_path):
+    """x^{(i)}, the i-th sample: an entry under a sum over i (d2l's and statnotes' losses), else the
+    name x_i — never a power."""
+    r, got = run(
+        tmp_path,
+        "$$ x^{(i)} = 2 $$\n\n$$ \\frac{1}{m}\\sum_{i=1}^{m} (a^{(i)} - y^{(i)})^2 = \\frac{1}{m}\\sum_{i=1}^{m} "
+        "(y^{(i)} - a^{(i)})^2 $$\n\n$$ \\sum_{i=1}^{m} a^{(i)} y^{(i)} = \\sum_{i=1}^{m} a^{(i)} $$\n",
+    )
+    assert statuses(got) == ["definition", "proved", "refuted"], r.output
+    assert got[1]["steps"][0]["expr"] == "1/m*Sum((a[i] - y[i])^2, (i, 1, m))"
 
 
 # --- equations side by side on a row (cf. d2l-en, "Multivariable Calculus", the chain rule) --------
