@@ -613,10 +613,10 @@ class Reader:
                 for x in toks
                 if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)
             ]
-            steps = _sequence(toks)
-            if steps:  # x_{t+1}, g_{t, t-1}: terms of a sequence, t an integer index
+            # written x_{t+1}: a layer label z^{(l+1)} (read as its subscript) is no sequence of steps
+            steps = _sequence(toks) if self.src.text[t.pos : t.pos + 1] == "_" else set()
+            if steps:  # x_{t+1}, g_{t, t-1}: terms of a sequence (x_t then x[t]; a_t of another base stays a name)
                 self.collect.add(base)
-                self.n.indices.update(steps)
             elif letters and all(x in self.bound or x in self.n.indices for x in letters) and not _styled(toks):
                 self.collect.add(base)
             return base

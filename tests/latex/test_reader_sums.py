@@ -219,3 +219,12 @@ def test_a_double_sum_over_values_reads_and_a_planted_swap_is_refuted(tmp_path):
     r, got = run(tmp_path, text, "--timeout", "30")
     assert exprs(got[0])[0] == "Sum(Sum(p(x, y)*q(x), (y, 1, N_sum)), (x, 1, N_sum))", r.output
     assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_layer_label_is_no_sequence(tmp_path):
+    # cf. tex-backprop-backprop.tex:159-160 (UFLDL-style notes): z^{(l+1)} = W^{(l)} a^{(l)} + b^{(l)}, then
+    # a^{(l)} = f(z^{(l)}); read as a sequence z[l + 1], a[l] = f(z[l]) was refuted as a claim
+    text = "$$\n\\begin{aligned}\nz^{(l+1)} &= w a^{(l)} + c \\\\\na^{(l)} &= f(z^{(l)})\n\\end{aligned}\n$$\n"
+    r, got = run(tmp_path, text)
+    assert "refuted" not in statuses(got), r.output
+    assert "z[" not in r.output, r.output
