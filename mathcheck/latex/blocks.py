@@ -2176,11 +2176,14 @@ def _recurrence(src: _Source, group: list, notation: Notation) -> tuple:
     for anything else."""
     if group[1].relation != "=" or group[1].define:
         return ()
-    lhs = Reader(group[0].toks, src, notation).read()
-    term = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([^\[\]]*)\]", lhs)
-    if term is None:
+    try:  # a side that cannot be read is reported where the chain is read, as before
+        lhs = Reader(group[0].toks, src, notation).read()
+        term = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([^\[\]]*)\]", lhs)
+        if term is None:
+            return ()
+        rhs = Reader(group[1].toks, src, notation).read()
+    except DeriveError:
         return ()
-    rhs = Reader(group[1].toks, src, notation).read()
     others = re.findall(rf"(?<![A-Za-z0-9_]){term.group(1)}\[([^\[\]]*)\]", rhs)
     if not any(k != term.group(2) for k in others):  # a_i = a_i(1 - a_i) + a_i^2 is a claim about one a_i
         return ()
