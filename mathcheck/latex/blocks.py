@@ -568,6 +568,8 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
     the start of a reason (which would swallow the rest of the display)."""
     if toks[i].text not in ("text", "textrm", "mbox") or i + 1 >= len(toks) or toks[i + 1].text != "{":
         return False
+    if i > 0 and toks[i - 1].kind == "ch" and toks[i - 1].text in "_^":
+        return True  # n_\textrm{in}: a subscript without braces (TeX takes the command with its argument)
     arg, j = _group(toks, i + 1, src, "\\text")
     if _word(arg) is None:
         return False
@@ -634,7 +636,7 @@ def notation_of(
         for k, t in enumerate(toks):
             if t.kind == "cmd" and t.text in ("sum", "prod") and k + 2 < len(toks) and toks[k + 1].text == "_":
                 low = toks[k + 3 :] if toks[k + 2].text == "{" else toks[k + 2 : k + 3]
-                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}")), len(low))  # \sum_i: i
+                eq = next((j for j, x in enumerate(low) if x.text in ("=", "}", "ne", "neq")), len(low))  # \sum_i: i
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
     first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
@@ -646,7 +648,8 @@ def notation_of(
             r.read()
         except DeriveError:
             pass  # pass two reports it, with the notation settled
-    out = Notation(indices, indexed, dict(functions), set(variables), set(defined))
+    # x_{t+1}: pass one found t the index of a sequence
+    out = Notation(indices | first.indices, indexed, dict(functions), set(variables), set(defined))
     out.letters = {t.text for toks in pieces for t in _not_exponents(toks) if t.kind == "ch" and t.text.isalpha()}
     return out
 
@@ -852,9 +855,12 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
     )
+    section = 0
     for blk in sorted(found + inline, key=lambda b: b.start):
         if heading.search(masked, last, blk.start):
             doc.new_section()
+            section = max(m.start() for m in heading.finditer(masked, last, blk.start))
+        doc.prose = masked[section : blk.start]
         doc.lead = _condition_lead(masked[last : blk.start]) if blk.opener != "$" else ""
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
@@ -889,6 +895,8 @@ class _Document:
     last_tail: tuple = ()  # the last display's last expression (tokens), for "= …"
     lead: str = ""  # "so that": the prose before this display makes it a condition
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
+    excluded: dict = field(default_factory=dict)  # a definition's text -> the i of its \\sum_{k \\ne i}
+    prose: str = ""  # the section's text before this display (its math masked)
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
     opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
@@ -946,7 +954,7 @@ def _notation(name: str, text: str) -> bool:
 
 _CONDITION_LEAD = re.compile(
     r"(?:^|\W)(so that|such that|if|only if|if and only if|iff|whenever|provided(?: that)?|"
-    r"satisfying|subject to|unless)\s*[:,]?\s*$",
+    r"satisfying|to satisfy|subject to|unless)\s*[:,]?\s*$",
     re.I,
 )
 
@@ -1179,12 +1187,15 @@ def _definition(
     sized = (
         {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
     )
+    excluded = set(inner.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    if excluded:
+        doc.excluded[text] = excluded  # a chain that unfolds this definition states i's range too
     return Chain(
         what,
         src.path,
         line,
         sized,
-        (),
+        _excluded_hypotheses(excluded, sized, line),
         steps,
         lets,
         definition=text,
@@ -1656,7 +1667,31 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 else None
             )
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
+    if not facts:
+        out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+
+
+_PROSE_FACT = re.compile(r"\b(independent(?:ly)?|i\.i\.d\.?|iid|zero mean|mean zero|unit variance)\b", re.I)
+_RANDOM = re.compile(r"(?<![A-Za-z0-9_])(E|Var|Cov)\(")
+
+
+def _facts_in_prose(src: _Source, blk: Block, chain: Chain, prose: str) -> Chain:
+    """A chain of expectations whose random variables the section's prose describes (d2l's
+    initialisation: "the weights are drawn independently … zero mean and variance σ²"), with no
+    ``% assume:`` fact: bad input naming what the prose says. Checked without those facts, d2l's
+    Var[o_i] = Σ_j E[w_ij² x_j²] − 0 was refuted — a hypothesis the prose states."""
+    said = _PROSE_FACT.search(prose)
+    if said is None or chain.error or chain.definition or not any(_RANDOM.search(s.text) for s in chain.steps):
+        return chain
+    try:
+        src.fail(
+            blk.body,
+            f"the prose says the random variables are '{said.group(1)}', which mathcheck reads only from "
+            f"% assume: facts (docs/probability.md); state them, e.g. % assume: X, Y \\text{{ independent}}",
+        )
+    except DeriveError as exc:
+        return Chain(chain.name, chain.path, chain.line, error=str(exc))
 
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
@@ -2113,6 +2148,13 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     definition = _definition(src, group, notation, doc, block_lets)
     if definition is not None:
         return [definition]
+    recurrence = _recurrence(src, group, notation)
+    if recurrence:  # x_{t+1} = x_t - \eta\lambda x_t = (1 - \eta\lambda) x_t: the rest given the recurrence
+        rest = [_Link(None, None, group[1].toks, "")] + group[2:]
+        (line, text), used = recurrence
+        given = tuple(given) + (((line, text),) if used else ())
+        readings = list(readings) + [f"{text}: the recurrence that defines the sequence, not checked"]
+        return _equation(src, blk, 1, rest, label, notation, doc, block_lets, assumptions, given, chain_lets, readings)
     shifted = _shifted_definition(src, group, notation, doc, block_lets)
     if (len(group) > 2 and not group[1].define and group[2].relation == "=") or shifted is not None:
         definition = shifted or _definition(src, group[:2], notation, doc, block_lets, computed=True)
@@ -2141,6 +2183,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             "what it means, e.g. s := \\sigma(z)",
         )
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
+    notation.excluded.clear()
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
@@ -2152,6 +2195,9 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     lets = doc.needed(texts) + chain_lets
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
+    excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    given = tuple(given) + _excluded_hypotheses(excluded, assumptions, line)
+    _counts(texts + [t for _, t in lets], assumptions)
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
     for u in unknown:
         if u in doc.unread:
@@ -2241,6 +2287,59 @@ _CONDITION_WORDS = (
     "with",
     "and",
 )
+
+
+def _recurrence(src: _Source, group: list, notation: Notation) -> tuple:
+    """``x_{t+1} = x_t - \\eta \\lambda x_t``, ``v_t = \\beta v_{t-1} + g_{t, t-1}``: a term of a sequence
+    written by other terms of it is the sequence's recurrence — how its author defines it, never an
+    identity to check (d2l's momentum was refuted so). ``((line, "x[t + 1] = …"), used)``: a hypothesis
+    of the links after it where they use the term; a recurrence alone is bad input naming it; ``()``
+    for anything else."""
+    if group[1].relation != "=" or group[1].define:
+        return ()
+    try:  # a side that cannot be read is reported where the chain is read, as before
+        lhs = Reader(group[0].toks, src, notation).read()
+        term = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([^\[\]]*)\]", lhs)
+        if term is None:
+            return ()
+        rhs = Reader(group[1].toks, src, notation).read()
+    except DeriveError:
+        return ()
+    others = re.findall(rf"(?<![A-Za-z0-9_]){term.group(1)}\[([^\[\]]*)\]", rhs)
+    if not any(k != term.group(2) for k in others):  # a_i = a_i(1 - a_i) + a_i^2 is a claim about one a_i
+        return ()
+    if len(group) == 2:
+        src.fail(
+            group[0].toks[0].pos,
+            f"{lhs} = {rhs}: a recurrence, which defines the terms of {term.group(1)}, not an identity "
+            f"mathcheck checks (% mathcheck: skip, or write what it implies as a chain)",
+        )
+    rest = [Reader(link.toks, src, notation).read() for link in group[2:]]
+    used = any(lhs.replace(" ", "") in t.replace(" ", "") for t in rest)  # else the rest needs no hypothesis
+    return (src.line(group[1].at.pos), f"{lhs} = {rhs}"), used
+
+
+_COUNT = re.compile(r", \(([A-Za-z][A-Za-z0-9_]*), ([01]), ([A-Za-z][A-Za-z0-9_]*)\)\)")
+
+
+def _counts(texts, assumptions: dict) -> None:
+    """``\\sum_{j=1}^{n_\\textrm{in}}``: a sum's upper bound that is a name is a count, an integer ≥ its
+    lower bound 1 (≥ 0 from 0) — as N_sum of ``\\sum_j`` is. Drawn as any real, d2l's variance of a
+    layer's output was refuted at n_in = −1 (a sum of −1 terms). A name the chain declares keeps that."""
+    for text in texts:
+        for _, lo, hi in _COUNT.findall(text):
+            # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
+            if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
+                assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
+
+
+def _excluded_hypotheses(excluded: set, assumptions: dict, line: int) -> tuple:
+    """``\\sum_{k \\ne i}`` is read as the sum over 1..N_sum less the term at i, which is the sum its
+    author means when i is one of 1..N_sum: i an integer in that range, a hypothesis stated with the
+    chain (``given: 1 <= i <= N_sum``; ``excluded``: ``{("i", "1", "N_sum")}``)."""
+    for name, _, _ in sorted(excluded):
+        assumptions[name] = tuple(dict.fromkeys(assumptions.get(name, ()) + ("integer",)))
+    return tuple((line, f"{lo} <= {name} <= {hi}") for name, lo, hi in sorted(excluded))
 
 
 def _conditions(src: _Source, group, notation: Notation, assumptions: dict, given: list):

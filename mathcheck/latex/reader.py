@@ -82,6 +82,7 @@ class Notation:
     unknown: set = field(default_factory=set)  # unknown functions applied (f(x), L(\\theta)), as read
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
+    excluded: set = field(default_factory=set)  # (i, 1, N_sum) of \\sum_{k \\ne i}: i in the range (a hypothesis)
     params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
     letters: set = field(default_factory=set)  # letters the chain writes other than as an exponent (^t: t's use)
 
@@ -630,6 +631,11 @@ class Reader:
                 f"{self._show(tok)} is a function here (a % let: or a definition above); apply it to "
                 f"its argument, e.g. {self._show(tok)}(x)",
             )
+        if self.at("ch", "^") and self.i + 1 < len(self.t):  # w^2_{ij}: TeX sets (w_{ij})^2, the subscript first
+            _, j = _group(list(self.t), self.i + 1, self.src, "^")
+            if j < len(self.t) and self.t[j].kind == "ch" and self.t[j].text == "_" and j + 1 < len(self.t):
+                _, k = _group(list(self.t), j + 1, self.src, "_")
+                self.t[self.i : k] = self.t[j:k] + self.t[self.i : j]
         if not self.at("ch", "_"):
             shown = self._show(tok) if tok.kind == "ch" or (tok.kind == "cmd" and tok.text in GREEK) else base
             return self.maybe_applied(base, shown, tok)
@@ -641,14 +647,22 @@ class Reader:
                 f"\\max(a, b) of its arguments, or % mathcheck: skip",
             )
         t = self.take()
+        start = self.i
         toks = self.arg_tokens(t, "_")
+        if len(toks) == 1 and toks[0].kind == "cmd" and toks[0].text in STYLE and self.at("ch", "{"):
+            _, self.i = _group(self.t, self.i, self.src, "_")
+            toks = self.t[start : self.i]  # n_\textrm{in}: TeX takes the command with its argument
         if self.collect is not None:  # pass one: x_i with i bound here (or declared) makes x indexed
             letters = [
                 _GREEK_NAME.get(x.text, x.text)
                 for x in toks
                 if (x.kind == "ch" and x.text.isalpha()) or (x.kind == "cmd" and x.text in GREEK)
             ]
-            if letters and all(x in self.bound or x in self.n.indices for x in letters):
+            # written x_{t+1}: a layer label z^{(l+1)} (read as its subscript) is no sequence of steps
+            steps = _sequence(toks) if self.src.text[t.pos : t.pos + 1] == "_" else set()
+            if steps:  # x_{t+1}, g_{t, t-1}: terms of a sequence (x_t then x[t]; a_t of another base stays a name)
+                self.collect.add(base)
+            elif letters and all(x in self.bound or x in self.n.indices for x in letters) and not _styled(toks):
                 self.collect.add(base)
             return base
         letters = [
@@ -1119,6 +1133,9 @@ class Reader:
             self.fail(t, f"\\{t.text} needs its range: \\{t.text}_{{i=1}}^{{n}}")
         self.take()
         low, self.i = _group(self.t, self.i, self.src, f"\\{t.text}_")
+        ne = next((k for k, x in enumerate(low) if x.kind == "cmd" and x.text in ("ne", "neq")), None)
+        if ne is not None:
+            return self.excluding(t, what, low[:ne], low[ne + 1 :])
         eq = next((k for k, x in enumerate(low) if x.kind == "ch" and x.text == "="), None)
         generic = eq is None and _word(low) is not None and not self.at("ch", "^")
         if eq is None and _word(low) is not None and self.at("ch", "^"):  # \sum_{i}^{n}: from 1
@@ -1141,22 +1158,80 @@ class Reader:
             if var is None or not low[eq + 1 :] or not high:
                 self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
             lo, hi = self.sub(low[eq + 1 :]).read(), self.sub(high).read()
-        if self.peek() is None or not self.starts_factor(self.peek()):
+        if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
-        if generic and (
-            re.search(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", re.sub(r"\[[^\[\]]*\]", "", body))
-            or not re.search(rf"\[[^\[\]]*(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", body)
-        ):
+        if generic:
+            self.generic_body(t, var, body)
+        return f"{what}({body}, ({var}, {lo}, {hi}))"
+
+    def excluding(self, t, what: str, var_toks: list, out_toks: list) -> str:
+        """``\\sum_{k \\ne i} body``: the sum over the generic range 1..N_sum without the term at i, read
+        as ``(Sum(body, (k, 1, N_sum)) - body|k=i)`` — exact only when i is one of 1..N_sum, which its
+        author means (i is one of the classes), so i is recorded as an integer index in that range
+        (``Notation.excluded``: a hypothesis of the chain, printed with it); ``\\sum_{k=1, k \\ne i}^{n}``
+        likewise over 1..n. The blog's softmax gradient
+        ``-y_i + y_i a_i + \\sum_{k\\neq i} y_k a_i = a_i \\sum_k y_k - y_i`` holds so. ``\\prod``: the
+        product is not read (dividing by the term needs it nonzero)."""
+        lo, hi = "1", GENERIC_SIZE
+        comma = next((k for k, x in enumerate(var_toks) if x.kind == "ch" and x.text == ","), None)
+        if comma is not None:  # \sum_{k=1, k \neq i}^{n}: the declared range
+            eq = next((k for k, x in enumerate(var_toks[:comma]) if x.kind == "ch" and x.text == "="), None)
+            if eq is None or _word(var_toks[:eq]) != _word(var_toks[comma + 1 :]) or not self.at("ch", "^"):
+                self.fail(t, f"\\{t.text}: write the range without one index as \\{t.text}_{{k=1, k \\neq i}}^{{n}}")
+            self.take()
+            high, self.i = _group(self.t, self.i, self.src, f"\\{t.text}^")
+            lo, hi = self.sub(var_toks[eq + 1 : comma]).read(), self.sub(high).read()
+            var_toks = var_toks[:eq]
+        var, excluded = _word(var_toks), (self.sub(out_toks).read() if out_toks else "")
+        if what == "Product":  # the product over the rest is the product divided by the term only where it is not 0
+            self.fail(t, "\\prod_{k \\ne i} is not read; write the product over the range and divide by the term")
+        if var is None or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", excluded) or excluded == var:
+            self.fail(
+                t,
+                f"\\{t.text}_{{k \\ne i}} is read over an index k without one index i, a name "
+                f"(\\{t.text}_{{j \\neq y_i}}); an entry or expression as the excluded index is not read",
+            )
+        if self.at("ch", "^"):
+            self.fail(t, f"\\{t.text}_{{{var} \\ne {excluded}}} is read over the generic range 1..N_sum, without ^")
+        if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
+            self.fail(t, f"\\{t.text} has nothing after its range")
+        if hi == GENERIC_SIZE:
+            self.n.generic.add(GENERIC_SIZE)
+        self.n.excluded.add((excluded, lo, hi))
+        saved = self.bound
+        self.bound = self.bound | {var}
+        body = self.term()
+        self.bound = saved
+        if self.collect is not None:  # pass one gathers the indexed bases only
+            return body
+        if hi == GENERIC_SIZE:
+            self.generic_body(t, var, body)
+        at = re.sub(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", excluded, body)
+        return f"(Sum({body}, ({var}, {lo}, {hi})) - {_wrap(at)})"
+
+    def generic_body(self, t, var: str, body: str) -> None:
+        """A body over a generic range uses its index only as a subscript, or as the whole argument of an
+        unknown function: ``\\sum_x p(x) \\log q(x)``, ``\\sum_j - P(j) \\log P(j)`` sum over a finite set
+        of values, read as 1..N_sum — p, q being any functions, p(x_k) for k in 1..N_sum is any list of
+        values, so the reading holds for every set. ``\\sum_i i``, ``\\sum_x x^2`` need their range."""
+        word = rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])"
+        unknown = "|".join(re.escape(f) for f in sorted(self.n.unknown - set(self.n.functions.values())))
+        rest = re.sub(r"\[[^\[\]]*\]", "", body)  # x[j]: an entry
+        if unknown:  # p(x), p(x, y): an unknown function's argument (its arguments names)
+            call = rf"(?<![A-Za-z0-9_])(?:{unknown})\([A-Za-z][A-Za-z0-9_]*(?:, [A-Za-z][A-Za-z0-9_]*)*\)"
+            rest = re.sub(
+                call, lambda m: "" if var in re.findall(r"[A-Za-z][A-Za-z0-9_]*", m.group(0)) else m.group(0), rest
+            )
+        if re.search(word, rest) or not (re.search(rf"\[[^\[\]]*{word}", body) or len(rest) < len(body)):
             self.fail(
                 t,
                 f"\\{t.text}_{var}: the body uses {var} other than as a subscript, so the range matters; "
                 f"write it, \\{t.text}_{{{var}=1}}^{{n}}",
             )
-        return f"{what}({body}, ({var}, {lo}, {hi}))"
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
@@ -1311,6 +1386,34 @@ def _word(toks) -> str | None:
             return None
         i += 1
     return out or None
+
+
+def _sequence(toks) -> set:
+    """The indices of a sequence's term, ``x_{t+1}``, ``g_{t, t-1}``: every index a letter or a letter
+    plus or minus a number, one of them offset (d2l's ``x_{t+1} = (1 - \\eta \\lambda) x_t``); else empty.
+    ``x_t`` alone stays the name x_t."""
+    parts, cur = [], []
+    for x in toks:
+        if x.kind == "ch" and x.text == ",":
+            parts, cur = parts + [cur], []
+        else:
+            cur.append(x)
+    parts.append(cur)
+    letters, offset = set(), False
+    for p in parts:
+        if not p or not (p[0].kind == "ch" and p[0].text.isascii() and p[0].text.isalpha()):
+            return set()
+        if len(p) == 3 and p[1].kind == "ch" and p[1].text in "+-" and p[2].kind == "num" and p[2].text.isdigit():
+            offset = True
+        elif len(p) != 1:
+            return set()
+        letters.add(p[0].text)
+    return letters if offset else set()
+
+
+def _styled(toks) -> bool:
+    """``n_\\textrm{in}``, ``d_{\\text{model}}``: a word set upright is a name's label, never an index."""
+    return any(x.kind == "cmd" and x.text in STYLE for x in toks)
 
 
 def _checked_name(name: str, reader: Reader, tok) -> str:

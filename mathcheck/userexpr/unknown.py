@@ -163,9 +163,18 @@ def concrete(exprs, table: dict) -> list[sp.Basic]:
     def put(e):
         return table[e.func](*e.args)
 
-    return [
-        doit_keeping_limits(e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put)) for e in exprs
-    ]
+    return [_taken(e.replace(lambda a: isinstance(a, AppliedUndef) and a.func in table, put)) for e in exprs]
+
+
+def _taken(e: sp.Basic) -> sp.Basic:
+    """``e.doit()`` but for its sums and products, whose bodies alone are done: a Sum over a symbolic
+    range with the drawn functions put in (``\\sum_x p(x) \\log q(x)``) sent SymPy looking for a closed
+    form without end; the numeric backends sum it term by term once N_sum is drawn."""
+    from mathcheck.symbolic.limits import doit_keeping_limits
+
+    outer = {a: sp.Dummy() for a in e.atoms(sp.Sum, sp.Product)}
+    done = doit_keeping_limits(e.xreplace(outer))
+    return done.xreplace({v: type(k)(_taken(k.function), *k.limits) for k, v in outer.items()})
 
 
 def arities(exprs) -> dict:

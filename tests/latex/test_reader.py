@@ -85,7 +85,7 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
         (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
         (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
         (r"\sum_i i", r"\\sum_i: the body uses i other than as a subscript, so the range matters"),
-        (r"\sum_{j \ne i} x_j", r"\\sum is read with both bounds"),
+        (r"\sum_{j \ne 2i} x_j", r"an entry or expression as the excluded index is not read"),
         (r"\foo{x}", r"unknown command \\foo; define it with \\newcommand"),
         (r"\frac{1}{", r"this brace is not closed|needs an argument"),
         (r"\sin^{-1} x", r"ambiguous"),
@@ -244,6 +244,7 @@ def test_directives_in_latex_notation(tmp_path):
         "sigma": ("positive",),
         "p": ("positive",),
         "r": ("nonnegative",),
+        "n": ("positive", "integer"),  # a sum's upper bound is a count (tests/latex/test_reader_sums.py)
     }
     assert chain.given == ((2, "Sum(p[j], (j, 1, n)) = 1"), (2, "1 <= i <= n"))
     assert chain.lets == ((3, "mu = 1/n*Sum(p[j], (j, 1, n))"),)

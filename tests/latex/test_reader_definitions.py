@@ -160,7 +160,8 @@ def test_an_assumption_on_one_entry_is_not_about_every_entry(tmp_path):
     assert got["status"] == "bad-input" and "is about one entry of the indexed x" in got["message"]
     r, _ = run(tmp_path, "$$\n% assume: x_i > 0\n\\sum_{i=1}^{n} x_i = \\sum_{i=1}^{n} |x_i|\n$$\n", "--json")
     got = json.loads(r.output)["files"][0]["chains"][0]
-    assert got["status"] == "proved" and got["assumptions"] == {"x": ["positive"]}
+    # n, the sum's upper bound, is a count (tests/latex/test_reader_sums.py)
+    assert got["status"] == "proved" and got["assumptions"] == {"x": ["positive"], "n": ["positive", "integer"]}
 
 
 @pytest.mark.parametrize(

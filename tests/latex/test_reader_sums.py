@@ -1,0 +1,230 @@
+"""Issue 28, items 6 and 7: sums, products and subscripts as people write them. Each case is our own
+transcription in the style of the file it stands for (cited per test): a sum without one index
+(``\\sum_{k \\neq i}``), a sum over values (``\\sum_x p(x) \\log q(x)``), words and sequences in
+subscripts (``n_\\textrm{in}``, ``x_{t+1}``). Next to each, a planted mistake that is still refuted."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathcheck.cli import main
+
+
+def run(tmp_path, text, *args):
+    p = tmp_path / "m.md"
+    p.write_text(text)
+    r = CliRunner().invoke(main, ["derive", str(p), "--timeout", "120", "--json", *args])
+    return r, json.loads(r.output)["files"][0]["chains"]
+
+
+def statuses(chains):
+    return [c["status"] for c in chains]
+
+
+def exprs(chain):
+    return [s["expr"] for s in chain["steps"]]
+
+
+# --- an excluded index, \sum_{k \neq i} (cf. blog-yanfenglee-dl-demo.md, the softmax + cross-entropy
+# gradient; cs231n linear-classify.md, the multiclass SVM loss) --------------------------------------
+
+GRADIENT = r"""$$ a_j = \frac{e^{z_j}}{\sum_k e^{z_k}} $$
+
+$$ -t_i(1-a_i) - \sum_{k\neq i} t_k \frac{1}{a_k}(-a_ka_i) = -t_i(1-a_i) + \sum_{k\neq i} t_k a_i $$
+$$ = -t_i+t_ia_i + \sum_{k\neq i} t_k a_i $$
+$$ = a_i \sum_k t_k - t_i $$
+"""
+
+
+def test_a_sum_without_one_index_is_the_sum_less_that_term_for_i_in_the_range(tmp_path):
+    r, got = run(tmp_path, GRADIENT)
+    assert statuses(got) == ["definition", "proved", "proved", "proved"], r.output
+    first = got[1]
+    assert {"1 <= i", "i <= N_sum"} <= set(first["given"]), first
+    assert first["assumptions"]["i"] == ["integer"], first["assumptions"]
+    assert exprs(first)[0].endswith("- (Sum(t[k]*1/a[k]*(-a[k]*a[i]), (k, 1, N_sum)) - (t[i]*1/a[i]*(-a[i]*a[i])))")
+
+
+@pytest.mark.parametrize(
+    "tex, status",
+    [
+        (r"\sum_{k \neq i} x_k + x_i = \sum_k x_k", "proved"),
+        (r"\sum_{k \ne i} x_k = \sum_k x_k", "refuted"),  # planted: the term at i is missing
+        (r"-t_i + t_i a_i + \sum_{k\neq i} t_k a_i = a_i \sum_k t_k", "refuted"),  # planted: -t_i dropped
+        (r"\sum_{j \neq m} (x_j - x_m)^2 = \sum_j (x_j - x_m)^2", "proved"),  # the term at m is 0
+        (r"\sum_{j \neq m} (x_j + x_m)^2 = \sum_j (x_j + x_m)^2", "refuted"),  # planted: it is 4 x_m^2
+        (r"\sum_{k=1, k \neq i}^{n} x_k + x_i = \sum_{k=1}^{n} x_k", "proved"),  # the declared range
+        (r"\sum_{k=1, k \neq i}^{n} x_k = \sum_{k=1}^{n} x_k", "refuted"),  # planted
+    ],
+)
+def test_the_excluded_term_is_read_exactly(tmp_path, tex, status):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert statuses(got) == [status], r.output
+
+
+def test_without_the_range_hypothesis_the_link_would_fail_so_it_is_stated(tmp_path):
+    # i outside 1..N_sum: x_i is no term of the sum, and the link is false; the author means i a class
+    r, got = run(tmp_path, "$$ \\sum_{k \\neq i} x_k + x_i = \\sum_k x_k $$\n")
+    assert got[0]["given"] == ["1 <= i", "i <= N_sum"], r.output
+
+
+def test_the_svm_loss_sums_over_the_classes_but_the_true_one(tmp_path):
+    # cs231n linear-classify.md:129, neural-networks-2.md:236
+    text = "The multiclass SVM loss for the i-th example is\n\n$$ L_i = \\sum_{j\\neq y_i} \\max(0, s_j - s_{y_i} + \\Delta) $$\n"
+    r, got = run(tmp_path, text)
+    assert statuses(got) == ["definition"], r.output
+    assert got[0]["given"] == ["1 <= y_i", "y_i <= N_sum"], r.output
+    assert "Sum(Max(0, s[j] - s[y_i] + Delta), (j, 1, N_sum)) - Max(0, s[y_i] - s[y_i] + Delta)" in exprs(got[0])[1]
+
+
+def test_a_chain_that_unfolds_such_a_definition_states_the_range_too(tmp_path):
+    text = "$$ L_i = \\sum_{j\\neq y_i} \\max(0, s_j - s_{y_i} + 1) $$\n\n$$ L_i + 1 = \\sum_j \\max(0, s_j - s_{y_i} + 1) $$\n"
+    r, got = run(tmp_path, text)
+    assert statuses(got)[0] == "definition", r.output
+    assert {"1 <= y_i", "y_i <= N_sum"} <= set(got[1]["given"]), r.output
+    assert got[1]["status"] == "proved", r.output
+
+
+@pytest.mark.parametrize(
+    "tex, says",
+    [
+        (r"\sum_i \sum_{j \neq y_i} x_{ij} = 0", "excluded index is not read"),  # y_i an entry (i bound)
+        (r"\prod_{k \neq i} x_k = \frac{\prod_k x_k}{x_i}", "\\prod_{k \\ne i} is not read"),  # x_i may be 0
+        (r"\sum_{k \neq i}^{n} x_k = 0", "generic range"),
+        (r"\sum_{k=1, j \neq i}^{n} x_k = 0", "write the range without one index"),
+    ],
+)
+def test_what_an_excluded_index_cannot_mean_is_refused_with_a_line(tmp_path, tex, says):
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert statuses(got) == ["bad-input"], r.output
+    assert says in got[0]["message"], got[0]["message"]
+
+
+def test_the_last_link_of_the_blog_needs_the_targets_to_sum_to_one(tmp_path):
+    # blog-yanfenglee-dl-demo.md:34-35: the prose never says the targets sum to 1 (one-hot); as written
+    # the link is false, and stays refuted; with the fact stated it is proved
+    r, got = run(tmp_path, "$$ a_i \\sum_k t_k - t_i = a_i - t_i $$\n")
+    assert statuses(got) == ["refuted"], r.output
+    r, got = run(tmp_path, "$$\n% given: \\sum_k t_k = 1\na_i \\sum_k t_k - t_i = a_i - t_i\n$$\n")
+    assert statuses(got) == ["proved"], r.output
+
+
+# --- subscripts: a word set upright, a sequence's terms (cf. d2l-en numerical-stability-and-init.md,
+# momentum.md) ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sub", [r"n_\textrm{in}", r"n_{\textrm{in}}", r"n_\text{in}"])
+def test_a_word_in_textrm_is_a_name_as_a_bound_too(tmp_path, sub):
+    r, got = run(tmp_path, f"$$ \\sum_{{j=1}}^{{{sub}}} (c_j + 1) = {sub} + \\sum_{{j=1}}^{{{sub}}} c_j $$\n")
+    assert statuses(got) == ["proved"], r.output
+    assert "(j, 1, n_in)" in exprs(got[0])[0]
+    assert got[0]["assumptions"]["n_in"] == ["positive", "integer"], got[0]  # a count, never n_in = -1
+    # planted: the constant counted once
+    r, got = run(tmp_path, f"$$ \\sum_{{j=1}}^{{{sub}}} (c_j + 1) = 1 + \\sum_{{j=1}}^{{{sub}}} c_j $$\n")
+    assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_superscript_before_the_subscript_is_the_entry_squared(tmp_path):
+    r, got = run(tmp_path, "$$ \\sum_{j=1}^{n} w^2_{j} = \\sum_{j=1}^{n} w_j w_j $$\n")
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0])[0] == "Sum(w[j]^2, (j, 1, n))"
+
+
+def test_a_sequence_is_read_by_its_index_and_its_recurrence_is_not_a_claim(tmp_path):
+    # d2l momentum.md:287: x_{t+1} = x_t - \eta \lambda x_t = (1 - \eta \lambda) x_t
+    r, got = run(tmp_path, "$$ y_{t+1} = y_t - \\eta \\mu y_t = (1 - \\eta \\mu) y_t. $$\n")
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0]) == ["y[t] - eta*mu*y[t]", "(1 - eta*mu)*y[t]"]
+    assert "recurrence" in got[0]["notes"][0]
+    r, got = run(tmp_path, "$$ y_{t+1} = y_t - \\eta \\mu y_t = (1 + \\eta \\mu) y_t. $$\n")  # planted sign
+    assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_recurrence_alone_is_named_never_refuted(tmp_path):
+    # d2l momentum.md:21: v_t = \beta v_{t-1} + g_{t, t-1} (the momentum update, how v is defined)
+    r, got = run(tmp_path, "$$ u_t = \\beta u_{t-1} + h_{t, t-1} $$\n")
+    assert statuses(got) == ["bad-input"], r.output
+    assert "a recurrence, which defines the terms of u" in got[0]["message"]
+
+
+def test_the_later_links_that_use_the_term_are_checked_given_the_recurrence(tmp_path):
+    # 2 y_t = 2 y_{t+1} - 2 y_t holds only where y_{t+1} = 2 y_t: never refuted, the recurrence a hypothesis
+    # (proved symbolically under it; no drawn point meets an equation between entries: inconclusive)
+    r, got = run(tmp_path, "$$ y_{t+1} = 2 y_t = 2 y_{t+1} - 2 y_t $$\n")
+    assert got[0]["given"] == ["y[t + 1] = 2*y[t]"], r.output
+    assert statuses(got) == ["inconclusive"], r.output
+
+
+def test_x_t_alone_stays_a_name_and_d_k_too(tmp_path):
+    r, got = run(tmp_path, "$$ x_t + d_k = d_k + x_t $$\n")
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0])[0] == "x_t + d_k"
+
+
+# --- what the prose says: facts of random variables, an aim to satisfy (cf. d2l-en
+# numerical-stability-and-init.md, Xavier initialisation) -------------------------------------------
+
+XAVIER = """The weights $w_{ij}$ are drawn independently, with zero mean and variance $\\sigma^2$.
+
+$$ \\textrm{Var}[o] = E[o^2] - (E[o])^2 = \\sum_{j=1}^{n} E[w_j^2 x_j^2] - 0 $$
+"""
+
+
+def test_facts_the_prose_states_are_named_not_checked_without(tmp_path):
+    r, got = run(tmp_path, XAVIER)
+    assert statuses(got) == ["bad-input"], r.output
+    assert "the prose says the random variables are 'independently'" in got[0]["message"]
+    r, got = run(tmp_path, XAVIER.replace("drawn independently, with zero mean and", "drawn with"))
+    assert statuses(got) != ["bad-input"], r.output
+
+
+def test_an_aim_to_satisfy_is_a_condition(tmp_path):
+    text = "Instead, we simply try to satisfy:\n\n$$ \\frac{1}{2} (n_\\textrm{in} + n_\\textrm{out}) \\sigma^2 = 1 $$\n"
+    r, got = run(tmp_path, text)
+    assert statuses(got) == ["bad-input"], r.output
+    assert "ends 'to satisfy'" in got[0]["message"]
+
+
+# --- a sum over values, not an index (cf. cs231n linear-classify.md:277 H(p,q) = -\sum_x p(x) \log q(x);
+# d2l-en softmax-regression.md:412 H[P] = \sum_j - P(j) \log P(j)) -----------------------------------
+
+
+def test_a_sum_over_the_values_of_unknown_functions_is_read_over_a_generic_set(tmp_path):
+    text = "$$ \\sum_x p(x) (q(x) + 1) = \\sum_x p(x) q(x) + \\sum_x p(x) $$\n"
+    r, got = run(tmp_path, text, "--timeout", "30")
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0])[0] == "Sum(p(x)*(q(x) + 1), (x, 1, N_sum))"
+    r, got = run(tmp_path, text.replace("+ \\sum_x p(x)", "+ 1"), "--timeout", "30")  # planted
+    assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_leading_minus_is_the_body_s(tmp_path):
+    r, got = run(tmp_path, "For a distribution its entropy is\n\n$$ G = \\sum_j - Q(j) \\log Q(j) $$\n")
+    assert statuses(got) == ["definition"], r.output
+    assert exprs(got[0])[1] == "Sum((-Q(j))*log(Q(j)), (j, 1, N_sum))"
+
+
+@pytest.mark.parametrize("tex", [r"\sum_x x p(x) = \sum_x p(x) x", r"\sum_x \log x = 0", r"\sum_i i = 0"])
+def test_a_value_used_in_arithmetic_needs_its_range(tmp_path, tex):
+    # over which values? x p(x) summed over 1..N is not the expectation over any set
+    r, got = run(tmp_path, f"$$ {tex} $$\n")
+    assert statuses(got) == ["bad-input"], r.output
+    assert "so the range matters" in got[0]["message"]
+
+
+def test_a_double_sum_over_values_reads_and_a_planted_swap_is_refuted(tmp_path):
+    # cf. d2l-en information-theory.md:190, H(X, Y) = -\sum_x \sum_y p(x, y) \log p(x, y)
+    text = "$$ \\sum_x \\sum_y p(x, y) q(x) = \\sum_y \\sum_x q(y) p(x, y) $$\n"  # planted: q(y) for q(x)
+    r, got = run(tmp_path, text, "--timeout", "30")
+    assert exprs(got[0])[0] == "Sum(Sum(p(x, y)*q(x), (y, 1, N_sum)), (x, 1, N_sum))", r.output
+    assert statuses(got) == ["refuted"], r.output
+
+
+def test_a_layer_label_is_no_sequence(tmp_path):
+    # cf. tex-backprop-backprop.tex:159-160 (UFLDL-style notes): z^{(l+1)} = W^{(l)} a^{(l)} + b^{(l)}, then
+    # a^{(l)} = f(z^{(l)}); read as a sequence z[l + 1], a[l] = f(z[l]) was refuted as a claim
+    text = "$$\n\\begin{aligned}\nz^{(l+1)} &= w a^{(l)} + c \\\\\na^{(l)} &= f(z^{(l)})\n\\end{aligned}\n$$\n"
+    r, got = run(tmp_path, text)
+    assert "refuted" not in statuses(got), r.output
+    assert "z[" not in r.output, r.output
