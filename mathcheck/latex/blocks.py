@@ -1722,8 +1722,10 @@ def _not_difference_quotient(src: _Source, group: list, steps: list) -> None:
         if b.relation != "=":
             continue
         for d, q in ((a.text, b.text), (b.text, a.text)):
-            if "diff(" not in d and "prime(" not in d or "diff(" in q or "prime(" in q:
-                continue  # a derivative on both sides (dz/dx = dz/dy dy/dx) is no difference quotient
+            if "diff(" not in d and "prime(" not in d or "diff(" in q or "prime(" in q or "Limit(" in q:
+                # a derivative on both sides (dz/dx = dz/dy dy/dx) is no difference quotient, nor one under
+                # its limit (\lim_{h \to 0}: the step is bound, the derivative's definition)
+                continue
             here = set(WORD.findall(d))
             for f, args in _calls(q):
                 if f in _PARSER_FUNCTIONS or f not in here:

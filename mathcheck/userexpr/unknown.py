@@ -158,7 +158,6 @@ def concrete(exprs, table: dict) -> list[sp.Basic]:
     """``exprs`` (canonical) with each unknown function replaced by ``table[f]`` (a Lambda), derivatives taken."""
     from sympy.core.function import AppliedUndef
 
-
     def put(e):
         return table[e.func](*e.args)
 
