@@ -164,7 +164,6 @@ def test_each_equation_of_an_aligned_display(tmp_path):
             r"\mathbf{Q}^{-1} \mathbf{c}) + b - \frac{1}{2} \mathbf{c}^\top \mathbf{Q}^{-1} \mathbf{c}.",
         ),
         ("", r"\mathrm{Var}(X) = E_{x \sim P}[(x - \mu)^2]"),  # a probability operator: a claim
-        ("", r"\frac{\partial f}{\partial x} = \lim_{h \to 0} \frac{f(x+h) - f(x)}{h}"),  # not a name
         ("", r"\hat{y} \approx \mathbf{w}^\top \mathbf{x}"),  # not =
         # d2l-en single-variable-calculus.md: f's Taylor series is a claim about f, f^{(n)} on its right
         ("", r"f(x) = \sum_{n = 0}^\infty \frac{f^{(n)}(x_0)}{n!}(x-x_0)^{n}"),
