@@ -283,18 +283,73 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     return ("equal" if agree else "same-unevaluable"), tex, text
 
 
-def run(cases: int, seed: int, only: int | None = None, hand: bool = False) -> dict:
+U = sp.Symbol("u", real=True)
+
+
+def defined_expression(rng: random.Random) -> tuple[sp.Expr, sp.Expr]:
+    """``(A, B)`` for ``--defs``: the meaning A of a name u defined inline in prose, and an expression B
+    in u (a random tree with one of its symbols renamed u, or u added)."""
+    meaning = expression(rng, 3)
+    # inline, a name given a bare name or a number is a case or a point ("at $x = 0$"), never a definition:
+    # a meaning is a formula in the variables
+    while meaning.is_Atom or not meaning.free_symbols:
+        meaning = expression(rng, 3)
+    body = expression(rng)
+    present = sorted((s for s in body.free_symbols if s.name in NAMES), key=lambda s: s.name)
+    body = body.subs(present[0], U) if present else body + U
+    if body.is_Symbol:  # u = 0 after "Let u = A" gives u another value (a redefinition), not a claim
+        body = 2 * body + 1
+    return meaning, body
+
+
+def compare_defs(pair: tuple, rng: random.Random) -> tuple[str, str, str]:
+    """An inline definition read as a reader reads it: ``Let $u = A$.`` in prose, then a display
+    ``$$ B = 0 $$``; the chain's first expression, with derive's let unfolded, must be B with u = A.
+    Products print with ``\\cdot`` (an undeclared name before parentheses is a function applied)."""
+    from mathcheck import latex, parser
+    from mathcheck.chains import DeriveError
+
+    meaning, body = pair
+    if meaning.has(sp.I, sp.zoo, sp.nan, sp.oo) or body.has(sp.I, sp.zoo, sp.nan, sp.oo):
+        return "skipped", "", "a complex or infinite constant"
+    a, b = sp.latex(meaning, mul_symbol="dot"), sp.latex(body, mul_symbol="dot")
+    doc = f"Let $u = {a}$ be given.\n\n$$ {b} = 0 $$\n"
+    try:
+        chains = latex.chains(doc, "fuzz.md", markdown=True)
+        chain = next(c for c in chains if len(c.steps) == 2 and c.steps[1].text == "0")
+        defs = [parser.parse_definition(t) for _, t in chain.lets]
+        got = parser.parse_many([chain.steps[0].text], defs=defs, unused_ok=True)[0]
+    except (ValueError, DeriveError, StopIteration) as exc:
+        return "refused", doc, str(exc) or "no chain"
+    if not any(t.startswith("u =") for _, t in chain.lets):
+        return "mismatch", doc, f"u's definition not unfolded: {chain.steps[0].text}"
+    want = body.xreplace({U: meaning}).doit()  # u unfolded before any derivative is taken, as a reader does
+    agree = 0
+    for _ in range(4):
+        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
+        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
+        u = _values(want, point)
+        v = _values(got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES}), point)
+        if u is None and v is None:
+            continue
+        if u is None or v is None or _differ(u, v):
+            return "mismatch", doc, chain.steps[0].text
+        agree += 1
+    return ("equal" if agree else "same-unevaluable"), doc, chain.steps[0].text
+
+
+def run(cases: int, seed: int, only: int | None = None, hand: bool = False, defs: bool = False) -> dict:
     counts = {"same": 0, "equal": 0, "same-unevaluable": 0, "refused": 0, "skipped": 0, "mismatch": 0, "crash": 0}
     bad, refusals = [], {}
     ks = [only] if only is not None else range(cases)
     start = time.perf_counter()
     for k in ks:
         rng = random.Random(f"{seed}:{k}")
-        expr = hand_expression(rng) if hand else expression(rng)
+        expr = defined_expression(rng) if defs else hand_expression(rng) if hand else expression(rng)
         try:
-            outcome, tex, text = (compare_hand if hand else compare)(expr, rng)
+            outcome, tex, text = (compare_defs if defs else compare_hand if hand else compare)(expr, rng)
         except Exception as exc:  # noqa: BLE001 — a crash is what we count
-            outcome, tex, text = "crash", sp.latex(expr), f"{type(exc).__name__}: {exc}"
+            outcome, tex, text = "crash", str(expr), f"{type(exc).__name__}: {exc}"
         counts[outcome] += 1
         if outcome in ("mismatch", "crash"):
             bad.append(
@@ -303,8 +358,10 @@ def run(cases: int, seed: int, only: int | None = None, hand: bool = False) -> d
                     "outcome": outcome,
                     "latex": tex,
                     "read": text,
-                    "sympy": sp.srepr(expr),
-                    "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}" + (" --hand" if hand else ""),
+                    "sympy": sp.srepr(expr) if not defs else [sp.srepr(e) for e in expr],
+                    "replay": f"python bench/latex_fuzz.py --seed {seed} --case {k}"
+                    + (" --hand" if hand else "")
+                    + (" --defs" if defs else ""),
                 }
             )
         elif outcome == "refused":
@@ -313,7 +370,7 @@ def run(cases: int, seed: int, only: int | None = None, hand: bool = False) -> d
     return {
         "cases": len(ks),
         "seed": seed,
-        "notation": "hand" if hand else "sympy",
+        "notation": "defs" if defs else "hand" if hand else "sympy",
         **counts,
         "seconds": round(time.perf_counter() - start, 1),
         "refusals": dict(sorted(refusals.items(), key=lambda kv: -kv[1])[:10]),
@@ -328,8 +385,9 @@ def main(argv=None) -> int:
     ap.add_argument("--case", type=int, default=None, help="replay one case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--hand", action="store_true", help="unknown functions f(…), \\operatorname{LSE}(…), f'(…)")
+    ap.add_argument("--defs", action="store_true", help="an inline definition in prose, $u = …$, unfolded in a display")
     a = ap.parse_args(argv)
-    out = run(a.cases, a.seed, a.case, a.hand)
+    out = run(a.cases, a.seed, a.case, a.hand, a.defs)
     if a.json:
         print(json.dumps(out, indent=1))
     else:
