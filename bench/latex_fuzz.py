@@ -204,6 +204,22 @@ def _summed(e: sp.Expr, coefs: dict) -> sp.Expr:
     return e.subs({a: coefs[str(a)] for a in e.atoms(sp.Indexed) if str(a) in coefs})
 
 
+def _by_value(want: sp.Expr, have: sp.Expr, rng: random.Random) -> str:
+    """``mismatch``, ``equal`` or ``same-unevaluable``: the printed and the read expression at 4 random
+    points (a point where neither evaluates is skipped; one side alone evaluating is a mismatch)."""
+    agree = 0
+    for _ in range(4):
+        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
+        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
+        u, v = _values(want, point), _values(have, point)
+        if u is None and v is None:
+            continue
+        if u is None or v is None or _differ(u, v):
+            return "mismatch"
+        agree += 1
+    return "equal" if agree else "same-unevaluable"
+
+
 def _differ(u, v) -> bool:
     """``u`` and ``v`` disagree beyond 1e-20 relative."""
     return abs(u - v) > 1e-20 * max(1, abs(u))
@@ -233,17 +249,7 @@ def compare_hand(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     if expr.has(sp.Sum):
         coefs = {f"c[{k}]": sp.Rational(rng.randint(-300, 300), 97) for k in range(1, TERMS + 1)}
         want, have = _summed(want, coefs), _summed(have, coefs)
-    agree = 0
-    for _ in range(4):
-        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
-        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
-        u, v = _values(want, point), _values(have, point)
-        if u is None and v is None:
-            continue
-        if u is None or v is None or _differ(u, v):
-            return "mismatch", tex, text
-        agree += 1
-    return ("equal" if agree else "same-unevaluable"), tex, text
+    return _by_value(want, have, rng), tex, text
 
 
 def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
@@ -269,18 +275,8 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
     want = expr.doit()
     if sp.srepr(got) in (sp.srepr(expr), sp.srepr(want)) or sp.srepr(got.doit()) == sp.srepr(want):
         return "same", tex, text
-    agree = 0
-    for _ in range(4):
-        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
-        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
-        u = _values(want, point)
-        v = _values(got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES}), point)
-        if u is None and v is None:
-            continue
-        if u is None or v is None or _differ(u, v):
-            return "mismatch", tex, text
-        agree += 1
-    return ("equal" if agree else "same-unevaluable"), tex, text
+    have = got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
+    return _by_value(want, have, rng), tex, text
 
 
 U = sp.Symbol("u", real=True)
@@ -324,18 +320,8 @@ def compare_defs(pair: tuple, rng: random.Random) -> tuple[str, str, str]:
     if not any(t.startswith("u =") for _, t in chain.lets):
         return "mismatch", doc, f"u's definition not unfolded: {chain.steps[0].text}"
     want = body.xreplace({U: meaning}).doit()  # u unfolded before any derivative is taken, as a reader does
-    agree = 0
-    for _ in range(4):
-        point = {SYMBOLS[n]: sp.Rational(rng.randint(-300, 300), 97) for n in NAMES}
-        point = {s: v if v != 0 else sp.Rational(1, 3) for s, v in point.items()}
-        u = _values(want, point)
-        v = _values(got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES}), point)
-        if u is None and v is None:
-            continue
-        if u is None or v is None or _differ(u, v):
-            return "mismatch", doc, chain.steps[0].text
-        agree += 1
-    return ("equal" if agree else "same-unevaluable"), doc, chain.steps[0].text
+    have = got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
+    return _by_value(want, have, rng), doc, chain.steps[0].text
 
 
 def run(cases: int, seed: int, only: int | None = None, hand: bool = False, defs: bool = False) -> dict:

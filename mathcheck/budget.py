@@ -172,3 +172,25 @@ def attempt(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
         if b.deadline in stack:
             stack.remove(b.deadline)
             _arm()
+
+
+def attempt_or_why(fn: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
+    """:func:`attempt`, with SymPy's failures as answers too: ``(True, value)``, or ``(False, why)`` —
+    a time-out or a SymPy exception is no answer (inconclusive), never a crash.
+
+        >>> attempt_or_why(lambda: 1 // 0, 5.0)
+        (False, 'failed (ZeroDivisionError)')
+    """
+    try:
+        ok, v = attempt(fn, seconds)
+    except (
+        TypeError,
+        ValueError,
+        NotImplementedError,
+        AttributeError,
+        RecursionError,
+        ZeroDivisionError,
+        ArithmeticError,
+    ) as exc:
+        return False, f"failed ({type(exc).__name__})"
+    return (True, v) if ok else (False, "ran out of time")

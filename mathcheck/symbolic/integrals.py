@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 
-from mathcheck.budget import attempt
+from mathcheck.budget import attempt_or_why as _attempt
 from mathcheck.lazy import sympy as sp
 
 
@@ -87,23 +87,6 @@ def _no_interior_singularity(f, x, lo, hi, shown, left):
                 f"{shown}: the integrand is singular at {x} = {s}, which may lie between the limits "
                 f"(SymPy's antiderivative does not see it)"
             )
-
-
-def _attempt(fn, seconds: float):
-    """``(True, value)`` or ``(False, why)``: a time-out or a SymPy exception is not an answer."""
-    try:
-        ok, v = attempt(fn, seconds)
-    except (
-        TypeError,
-        ValueError,
-        NotImplementedError,
-        AttributeError,
-        RecursionError,
-        ZeroDivisionError,
-        ArithmeticError,
-    ) as exc:
-        return False, f"failed ({type(exc).__name__})"
-    return (True, v) if ok else (False, "ran out of time")
 
 
 def _shown(i) -> str:

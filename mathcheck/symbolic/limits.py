@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 
-from mathcheck.budget import attempt
+from mathcheck.budget import attempt_or_why as _attempt
 from mathcheck.lazy import sympy as sp
 
 ORDER = 2  # Taylor terms written out before the remainder R·δ³
@@ -153,23 +153,6 @@ def _by_series(body, h, a, left):
     if not ok or vanishes is not True or h in value.free_symbols or _no_value(value):
         return None
     return value
-
-
-def _attempt(fn, seconds: float):
-    """``(True, value)`` or ``(False, why)``: a time-out or a SymPy exception is not an answer."""
-    try:
-        ok, v = attempt(fn, seconds)
-    except (
-        TypeError,
-        ValueError,
-        NotImplementedError,
-        AttributeError,
-        RecursionError,
-        ZeroDivisionError,
-        ArithmeticError,
-    ) as exc:
-        return False, f"failed ({type(exc).__name__})"
-    return (True, v) if ok else (False, "ran out of time")
 
 
 def _short(e, limit: int = 80) -> str:
