@@ -238,53 +238,9 @@ def check(
         except Exception as exc:  # noqa: BLE001
             return CheckResult("inconclusive", how=f"a drawn function: {type(exc).__name__}: {exc}"[:300], **base)
         num = numeric_side(L, R, relation, seed + k, tuple(hyps), "auto", per_draw)
-        if num["status"] == "refuted" and _holds_for_constants(exprs, table, implicit, relation, seed, per_draw):
-            return _unsure(
-                f"fails when {', '.join(sorted(implicit))} vary, holds when constant: say which (define it, or % let:)",
-                base,
-            )
-        if num["status"] == "refuted" and _implicit_in(exprs, implicit):
-            # ∂z^{(i)}/∂w = ∂/∂w (w^t x^{(i)} + b) with z defined by prose ("a's and z's are defined through"):
-            # a name read as a function only from its derivative is the author's own quantity, and a random
-            # one refuted a true link (statnotes' logistic regression)
-            return _unsure(
-                f"fails for {shown(table)}, but {', '.join(sorted(_implicit_in(exprs, implicit)))} is read as a "
-                f"function only from its derivative: the author's quantity, defined where mathcheck does not "
-                f"read (prose, or a display not read); define it (% let:) to check the link",
-                base,
-            )
-        if num["status"] == "refuted" and _holds_for_the_sigmoid(exprs, table, relation, seed, per_draw):
-            return _unsure(
-                "fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
-                "(% let: \\sigma = sigmoid)",
-                base,
-            )
-        if (
-            num["status"] == "refuted"
-            and expanded_in_a_step(exprs)
-            and _holds_for_affine(exprs, table, relation, seed, per_draw)
-        ):
-            return _unsure(
-                f"fails for {shown(table)}, but holds for every affine function: equal up to higher-order terms "
-                f"in the step only (a first-order expansion, as d2l writes its ≈ steps), so it is not refuted; "
-                f"write ≈ for an approximation",
-                base,
-            )
-        if num["status"] == "refuted" and at_numbers_only(exprs):
-            return _unsure(
-                f"fails for {shown(table)}, but its unknown functions are applied at given numbers only "
-                f"(L(4), L(4 + ε) in a limit): the link is about one function the prose names, not every "
-                f"function; define it (or % let:)",
-                base,
-            )
-        if num["status"] == "refuted" and conditional(relation):
-            return _unsure(
-                f"fails for {shown(table)}: an inequality about an unknown function holds only under "
-                f"conditions on it and on its arguments (f convex, weights that sum to 1, …) that prose "
-                f"states and mathcheck does not read, so it is left undecided (define the function to "
-                f"check it for that one)",
-                base,
-            )
+        why = _not_refuted(exprs, table, implicit, relation, seed, per_draw) if num["status"] == "refuted" else None
+        if why is not None:
+            return _unsure(why, base)
         if num["status"] == "refuted":
             side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
             return CheckResult(
@@ -485,6 +441,47 @@ def conditional(relation: str) -> bool:
     return relation in INEQUALITIES
 
 
+def _not_refuted(exprs, table: dict, implicit, relation: str, seed: int, seconds: float) -> str | None:
+    """Why a link that fails for the drawn functions ``table`` is not refuted — its author may mean one
+    function the prose names — or None: the one list of these readings, for a link and a chain's statement."""
+    if _holds_for_constants(exprs, table, implicit, relation, seed, seconds):
+        return f"fails when {', '.join(sorted(implicit))} vary, holds when constant: say which (define it, or % let:)"
+    if _implicit_in(exprs, implicit):
+        # ∂z^{(i)}/∂w = ∂/∂w (w^t x^{(i)} + b) with z defined by prose ("a's and z's are defined through"):
+        # a name read as a function only from its derivative is the author's own quantity, and a random
+        # one refuted a true link (statnotes' logistic regression)
+        return (
+            f"fails for {shown(table)}, but {', '.join(sorted(_implicit_in(exprs, implicit)))} is read as a "
+            f"function only from its derivative: the author's quantity, defined where mathcheck does not "
+            f"read (prose, or a display not read); define it (% let:) to check the link"
+        )
+    if _holds_for_the_sigmoid(exprs, table, relation, seed, seconds):
+        return (
+            "fails for some σ, but holds for the logistic sigmoid: if σ is the sigmoid, say so "
+            "(% let: \\sigma = sigmoid)"
+        )
+    if expanded_in_a_step(exprs) and _holds_for_affine(exprs, table, relation, seed, seconds):
+        return (
+            f"fails for {shown(table)}, but holds for every affine function: equal up to higher-order terms "
+            f"in the step only (a first-order expansion, as d2l writes its ≈ steps), so it is not refuted; "
+            f"write ≈ for an approximation"
+        )
+    if at_numbers_only(exprs):
+        return (
+            f"fails for {shown(table)}, but its unknown functions are applied at given numbers only "
+            f"(L(4), L(4 + ε) in a limit): the link is about one function the prose names, not every "
+            f"function; define it (or % let:)"
+        )
+    if conditional(relation):
+        return (
+            f"fails for {shown(table)}: an inequality about an unknown function holds only under "
+            f"conditions on it and on its arguments (f convex, weights that sum to 1, …) that prose "
+            f"states and mathcheck does not read, so it is left undecided (define the function to "
+            f"check it for that one)"
+        )
+    return None
+
+
 def _implicit_in(exprs, implicit) -> set:
     """The names of ``implicit`` (unknown functions read only from a derivative, dz/dw of an undefined z)
     that ``exprs`` apply."""
@@ -501,14 +498,7 @@ def numeric_statement(lhs, rhs, relation: str, seed: int, given, timeout: float,
     for k, table in enumerate(draws(arities(exprs), seed)):
         L, R, *hyps = concrete(exprs, table)
         num = numeric_side(L, R, relation, seed + k, tuple(hyps), "auto", max(timeout / DRAWS, 1.0))
-        if num["status"] == "refuted" and (
-            _holds_for_constants(exprs, table, implicit, relation, seed, timeout / DRAWS)
-            or _implicit_in(exprs, implicit)
-            or _holds_for_the_sigmoid(exprs, table, relation, seed, timeout / DRAWS)
-            or at_numbers_only(exprs)
-            or (expanded_in_a_step(exprs) and _holds_for_affine(exprs, table, relation, seed, timeout / DRAWS))
-            or conditional(relation)
-        ):
+        if num["status"] == "refuted" and _not_refuted(exprs, table, implicit, relation, seed, timeout / DRAWS):
             return {
                 "status": "inconclusive",
                 "points": 0,
