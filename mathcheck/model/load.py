@@ -113,7 +113,31 @@ def _seeded(seed: int, build):
 
 
 def _build(cls, config, attn: str, dtype, seed: int):
-    return _seeded(seed, lambda: cls.from_config(config, attn_implementation=attn, dtype=dtype))
+    make = getattr(cls, "from_config", None) or cls._from_config  # an auto class, or the model class itself
+    return _seeded(seed, lambda: make(config, attn_implementation=attn, dtype=dtype))
+
+
+def language_model(auto, config) -> tuple[Any, Any, str | None]:
+    """(class, config, note): the auto class and the config, or, where the auto class's model takes
+    one of a composite config's sub-configs (musicgen's decoder, whose ids are (B·num_codebooks, L)),
+    that model class and sub-config with one codebook (the ids' rows are then the batch; said)."""
+    mapping = getattr(auto, "_model_mapping", None)
+    try:
+        model_cls = mapping[type(config)] if mapping is not None else None
+    except KeyError:
+        return auto, config, None
+    takes = getattr(model_cls, "config_class", None)
+    if model_cls is None or takes is None or isinstance(config, takes):
+        return auto, config, None
+    subs = [getattr(config, k, None) for k in getattr(type(config), "sub_configs", {})]
+    sub = next((c for c in subs if isinstance(c, takes)), None)
+    if sub is None:
+        return auto, config, None
+    note = f"{model_cls.__name__} takes the {type(sub).__name__}"
+    if isinstance(getattr(sub, "num_codebooks", None), int) and sub.num_codebooks > 1:
+        sub.num_codebooks = 1
+        note += " with num_codebooks 1 (its ids are (B·num_codebooks, L): the rows are then the batch)"
+    return model_cls, sub, note
 
 
 def _runs(model, vocab: int) -> Exception | None:
@@ -129,7 +153,12 @@ def _runs(model, vocab: int) -> Exception | None:
 
 
 def _first_line(exc) -> str:
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    """The exception's first line; where that only introduces its cause (a strict config's
+    "Class validation error for validator …:"), the cause's first line after it."""
+    line = str(exc).splitlines()[0] if str(exc) else ""
+    if line.endswith(":") and exc.__cause__ is not None:
+        line += " " + _first_line(exc.__cause__)
+    return f"{type(exc).__name__}: {line}"
 
 
 def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
@@ -189,18 +218,34 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
         if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
-        kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads)
-        config = type(full).from_dict(kw)
-        # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
-        # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
-        # forward feeds the ids to both halves, where no padding mask reaches the decoder's copy
-        as_masked = (
-            masked
-            and not getattr(config, "is_decoder", False)
-            and not (getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
-        )
-        cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
-        model, impl, dtype, notes = build_hf(cls, config, attn, seed)
+        plain = None
+        for derive in (False, True):  # the plain cut; where rejected, the cut with the constraints derived
+            try:
+                kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads, derive)
+                config = type(full).from_dict(kw)
+                # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
+                # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
+                # forward feeds the ids to both halves, where no padding mask reaches the decoder's copy
+                as_masked = (
+                    masked
+                    and not getattr(config, "is_decoder", False)
+                    and not (
+                        getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+                    )
+                )
+                cls, config, took = language_model(AutoModelForMaskedLM if as_masked else AutoModelForCausalLM, config)
+                model, impl, dtype, notes = build_hf(cls, config, attn, seed)
+                break
+            except Exception as exc:  # the plain cut rejected: derive; the derived cut's error is said below
+                if derive:
+                    raise
+                plain = exc
+        notes = ([took] if took else []) + notes
+        if derive:
+            notes.insert(
+                0,
+                f"tiny config: the plain cut was rejected ({_first_line(plain)[:120]}); built with the sizes derived from the config's constraints",
+            )
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words

@@ -15,9 +15,26 @@ config's own constraints, and the result is handed back to the config class (whi
 
 Sub-configs (``text_config``, …) are cut the same way. Example: deepseek_v3's hidden 7168, 61
 layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora_rank 32.
+
+Where transformers rejects that cut, the loader cuts again with ``derive=True``: the config's further
+constraints derived from the full config's own values (the plain cut stays what every type that
+builds with it is checked with):
+
+* fields the default leaves None that the model then uses: ``head_dim`` H/h, KV heads as above, the
+  vocabulary, the expert counts of a config with expert widths, the QSA indexer's sizes;
+* a full config whose KV heads equal its heads (a model without grouped-query attention) keeps
+  KV heads = heads;
+* per-layer float lists (``activation_sparsity_pattern``) cut to the layers kept; the KV-sharing
+  tail (``num_kv_shared_layers``, the last layers reusing earlier layers' KV) kept as a kind of
+  layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
+  ``n_output_layers`` = the layers) cut to one each;
+* Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
+* a sub-config (``attn_config``) that lacks the ``rope_theta`` its model reads takes the parent's.
 """
 
 from __future__ import annotations
+
+import re
 
 VOCAB = 128
 POSITIONS = 64
@@ -130,6 +147,10 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _is_num(v) -> bool:
+    return isinstance(v, float) or _is_int(v)
+
+
 def _token_ids(d: dict) -> None:
     """Special token ids at or past the vocabulary moved inside it, distinct from each other: the
     large ones from the top (127, 126, …), pad kept at 0 where it was out of range."""
@@ -161,13 +182,33 @@ def _layer_count(d: dict):
     return next(((k, d[k]) for k in LAYERS if _is_int(d.get(k))), (None, None))
 
 
-def _one_of_each(d: dict, layers: int) -> bool:
+def _parts(d: dict, n: int) -> list[str]:
+    """Layer-count parts that add up to the layer count, in the config's order (Dory's
+    ``n_input_layers`` + ``n_recurrent_layers`` + ``n_output_layers``): consecutive ranges of layers."""
+    parts = [k for k, v in d.items() if re.fullmatch(r"n_\w+_layers", k) and _is_int(v) and v > 0]
+    return parts if len(parts) > 1 and sum(d[k] for k in parts) == n else []
+
+
+def _part_of(d: dict, parts: list[str], i: int) -> int:
+    end = 0
+    for j, k in enumerate(parts):
+        end += d[k]
+        if i < end:
+            return j
+    return len(parts)
+
+
+def _one_of_each(d: dict, layers: int, derive: bool = False) -> bool:
     """Per-layer lists (as long as the layer count) cut to the first layer of each distinct kind
     (a tuple over all the lists), topped up to ``layers`` from the start; the count set to match.
-    A hybrid string pattern (``hybrid_override_pattern``, one character a layer) likewise."""
+    A hybrid string pattern (``hybrid_override_pattern``, one character a layer) likewise.
+    ``derive``: float lists follow the layers kept; the KV-sharing tail and layer-count parts are kinds."""
     name, n = _layer_count(d)
     if name is None:
         return False
+    shared = d.get("num_kv_shared_layers") if derive and _is_int(d.get("num_kv_shared_layers")) else 0
+    shared = shared if 0 < shared <= n else 0
+    parts = _parts(d, n) if derive else []
     lists = [
         k
         for k, v in d.items()
@@ -188,7 +229,12 @@ def _one_of_each(d: dict, layers: int) -> bool:
         and any(w in k for w in ("indices", "idx", "_layers"))
         and all(_is_int(x) and 0 <= x < n for x in v)
     ]
-    if not lists and not patterns and not overrides and not indices:
+    follow = [
+        k
+        for k, v in d.items()
+        if derive and k not in lists and isinstance(v, list) and len(v) == n and n > 1 and all(_is_num(x) for x in v)
+    ]
+    if not lists and not patterns and not overrides and not indices and not shared and not parts:
         return False
     keep, seen = [], set()
     for i in range(n):
@@ -197,6 +243,8 @@ def _one_of_each(d: dict, layers: int) -> bool:
             + tuple(d[k][i] for k in patterns)
             + tuple(str(_layer_entry(d[k], i)) for k in overrides)
             + tuple(i in d[k] for k in indices)
+            + ((i >= n - shared,) if shared else ())
+            + ((_part_of(d, parts, i),) if parts else ())
         )
         if kind not in seen:
             seen.add(kind)
@@ -207,8 +255,13 @@ def _one_of_each(d: dict, layers: int) -> bool:
         if i not in keep:
             keep.append(i)
     keep.sort()
-    for k in lists:
+    for k in lists + follow:
         d[k] = [d[k][i] for i in keep]
+    if shared:
+        d["num_kv_shared_layers"] = sum(i >= n - shared for i in keep)
+    counts = [sum(_part_of(d, parts, i) == j for i in keep) for j in range(len(parts))]
+    for k, c in zip(parts, counts):
+        d[k] = c
     for k in patterns:
         d[k] = "".join(d[k][i] for i in keep)
     for k in indices:
@@ -226,20 +279,59 @@ def _one_of_each(d: dict, layers: int) -> bool:
     return True
 
 
-def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) -> dict:
-    """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively."""
+def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None) -> None:
+    """The cut ``d`` made to meet the constraints the plain cut misses (``shrink(derive=True)``),
+    read from the full config ``full``: fields left None that the model uses, MHA kept, Mamba heads
+    spanning the SSM width, a sub-config's missing ``rope_theta``."""
+    head_dim = hidden // heads
+    if "head_dim" in d and d["head_dim"] is None and _is_int(d.get("hidden_size")):
+        d["head_dim"] = head_dim
+    full_heads = next((full[k] for k in HEADS if _is_int(full.get(k))), None)
+    for k in KV_HEADS:
+        if k in d and d[k] is None:  # transformers' convention: no KV heads given -> one per query head
+            d[k] = kv_heads or heads
+        elif _is_int(full.get(k)) and full[k] == full_heads and not kv_heads:  # MHA stays MHA
+            d[k] = heads
+    for k in VOCABS:
+        if k in d and d[k] is None:
+            d[k] = VOCAB
+    if any(_is_int(d.get(k)) for k in EXPERT_FFN):  # a MoE config: its expert counts are needed
+        for names, value in ((EXPERTS, 4), (TOP_K, 2), (("n_shared_experts",), 1)):
+            for k in names:
+                if k in d and d[k] is None:
+                    d[k] = value
+    if "indexed_attention" in (d.get("layer_types") or ()):  # an indexer the default leaves unsized
+        sizes = {"n_heads": heads, "kv_heads": 1, "head_dim": head_dim, "budget": 8, "compress_ratio": 4}
+        for k, value in sizes.items():
+            if f"indexer_{k}" in d and d[f"indexer_{k}"] is None:
+                d[f"indexer_{k}"] = value
+    names = ("mamba_n_heads", "mamba_d_head", "mamba_d_ssm")
+    if all(_is_int(full.get(k)) for k in names) and full[names[0]] * full[names[1]] == full[names[2]]:
+        d["mamba_n_heads"] = d["mamba_d_ssm"] // d["mamba_d_head"]  # the SSM heads span its width
+    rope = d.get("rope_parameters")
+    theta = rope.get("rope_theta") if isinstance(rope, dict) else d.get("rope_theta")
+    for k, v in list(d.items()):
+        if isinstance(v, dict) and k.endswith("attn_config") and "rope_theta" not in v and theta is not None:
+            d[k] = {**v, "rope_theta": theta}
+
+
+def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, derive: bool = False) -> dict:
+    """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively.
+    ``derive``: with the constraints of ``_derived`` met too."""
+    full = d
     d = dict(d)
     head_dim = hidden // heads
     n = _layer_count(d)[1]
     overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
         if isinstance(v, dict) and k.endswith("config") and k not in overrides:
-            d[k] = shrink(v, hidden, layers, heads, kv_heads)
-    per_layer = _one_of_each(d, layers)
+            d[k] = shrink(v, hidden, layers, heads, kv_heads, derive)
+    per_layer = _one_of_each(d, layers, derive)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
         base = {key: val for key, val in d.items() if key not in overrides}
         d[k] = {
-            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o} for i, o in d[k].items()
+            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads, derive)[key] for key in o}
+            for i, o in d[k].items()
         }
     for k, v in list(d.items()):
         if not _is_int(v):
@@ -274,6 +366,8 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) 
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:
                 d[k] = min(d[k], layers)
+    if derive:
+        _derived(d, full, hidden, heads, kv_heads)
     if all(_is_int(d.get(k)) for k in ("expand", "num_heads", "head_dim", "hidden_size")):
         # Mamba-2: the SSM heads span expand·hidden; groups divide the heads
         d["num_heads"] = d["expand"] * d["hidden_size"] // d["head_dim"]
