@@ -244,7 +244,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         if derive:
             notes.insert(
                 0,
-                f"tiny config: the plain cut was rejected ({_first_line(plain)[:120]}); built with the sizes derived from the config's constraints",
+                f"tiny config: the plain cut was rejected ({_first_line(plain)[:200]}); built with the sizes derived from the config's constraints",
             )
     except BadInput:
         raise

@@ -20,14 +20,16 @@ Where transformers rejects that cut, the loader cuts again with ``derive=True``:
 constraints derived from the full config's own values (the plain cut stays what every type that
 builds with it is checked with):
 
-* fields the default leaves None that the model then uses: ``head_dim`` H/h, KV heads as above, the
-  vocabulary, the expert counts of a config with expert widths, the QSA indexer's sizes;
+* fields the default leaves None that the model then uses: ``head_dim`` H/h, KV heads = heads
+  (transformers' convention), the vocabulary (and then a pad id, the lowest free one), the expert
+  counts of a config with expert widths, the QSA indexer's sizes (budget 8, blocks of 4);
 * a full config whose KV heads equal its heads (a model without grouped-query attention) keeps
   KV heads = heads;
 * per-layer float lists (``activation_sparsity_pattern``) cut to the layers kept; the KV-sharing
   tail (``num_kv_shared_layers``, the last layers reusing earlier layers' KV) kept as a kind of
   layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
-  ``n_output_layers`` = the layers) cut to one each;
+  ``n_output_layers`` = the layers) kept as kinds and recounted; a layer list serialised in
+  (attention, mlp) pairs (Dory) cut in pairs;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
 * a sub-config (``attn_config``) that lacks the ``rope_theta`` its model reads takes the parent's.
 """
@@ -189,6 +191,13 @@ def _parts(d: dict, n: int) -> list[str]:
     return parts if len(parts) > 1 and sum(d[k] for k in parts) == n else []
 
 
+def _paired(v: list) -> bool:
+    """Every second entry one constant value that no other entry has: [a, "mlp", b, "mlp", …]."""
+    return (
+        len(v) % 2 == 0 and len(v) > 2 and len(set(map(str, v[1::2]))) == 1 and str(v[1]) not in set(map(str, v[0::2]))
+    )
+
+
 def _part_of(d: dict, parts: list[str], i: int) -> int:
     end = 0
     for j, k in enumerate(parts):
@@ -236,8 +245,11 @@ def _one_of_each(d: dict, layers: int, derive: bool = False) -> bool:
     ]
     if not lists and not patterns and not overrides and not indices and not shared and not parts:
         return False
+    # a list that follows each layer's entry with one constant block (Dory serialises each layer as an
+    # (attention, mlp) pair) is cut in those pairs
+    step = 2 if derive and any(_paired(d[k]) for k in lists) else 1
     keep, seen = [], set()
-    for i in range(n):
+    for i in range(0, n, step):
         kind = (
             tuple(str(d[k][i]) for k in lists)
             + tuple(d[k][i] for k in patterns)
@@ -249,12 +261,12 @@ def _one_of_each(d: dict, layers: int, derive: bool = False) -> bool:
         if kind not in seen:
             seen.add(kind)
             keep.append(i)
-    for i in range(n):  # at least `layers` layers
-        if len(keep) >= min(layers, n):
+    for i in range(0, n, step):  # at least `layers` layers
+        if len(keep) * step >= min(layers, n):
             break
         if i not in keep:
             keep.append(i)
-    keep.sort()
+    keep = sorted(i + j for i in keep for j in range(step))
     for k in lists + follow:
         d[k] = [d[k][i] for i in keep]
     if shared:
@@ -292,9 +304,12 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
             d[k] = kv_heads or heads
         elif _is_int(full.get(k)) and full[k] == full_heads and not kv_heads:  # MHA stays MHA
             d[k] = heads
-    for k in VOCABS:
-        if k in d and d[k] is None:
-            d[k] = VOCAB
+    if any(k in d and d[k] is None for k in VOCABS):  # a default without a vocabulary (ESM's is its tokenizer's)
+        for k in VOCABS:
+            d[k] = VOCAB if k in d and d[k] is None else d.get(k)
+        if "pad_token_id" in d and d["pad_token_id"] is None:  # nor a pad id: the lowest id no special token has
+            taken = {v for k, v in d.items() if k.endswith("token_id") and _is_int(v)}
+            d["pad_token_id"] = min(set(range(VOCAB)) - taken)
     if any(_is_int(d.get(k)) for k in EXPERT_FFN):  # a MoE config: its expert counts are needed
         for names, value in ((EXPERTS, 4), (TOP_K, 2), (("n_shared_experts",), 1)):
             for k in names:
@@ -315,6 +330,15 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
             d[k] = {**v, "rope_theta": theta}
 
 
+def _override(base: dict, o: dict, plain: dict, sizes: tuple, derive: bool) -> dict:
+    """A layer's override ``o`` cut as its whole config ``base`` + ``o`` would be; ``derive``: with
+    any size that then differs from the cut ``plain`` of ``base`` alone (a head dim the layer's own
+    nope + rope parts make) added to the override."""
+    cut = shrink({**base, **o}, *sizes, derive)
+    keys = set(o) | {k for k, v in cut.items() if derive and _is_int(v) and _is_int(plain.get(k)) and v != plain[k]}
+    return {key: cut[key] for key in sorted(keys, key=list(cut).index)}
+
+
 def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, derive: bool = False) -> dict:
     """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively.
     ``derive``: with the constraints of ``_derived`` met too."""
@@ -329,10 +353,8 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, 
     per_layer = _one_of_each(d, layers, derive)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
         base = {key: val for key, val in d.items() if key not in overrides}
-        d[k] = {
-            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads, derive)[key] for key in o}
-            for i, o in d[k].items()
-        }
+        plain = shrink(base, hidden, layers, heads, kv_heads, derive) if derive else {}
+        d[k] = {i: _override(base, o, plain, (hidden, layers, heads, kv_heads), derive) for i, o in d[k].items()}
     for k, v in list(d.items()):
         if not _is_int(v):
             continue
@@ -374,7 +396,11 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, 
         if _is_int(d.get("n_groups")):
             d["n_groups"] = min(d["n_groups"], d["num_heads"])
     if _is_int(d.get("qk_rope_head_dim")):  # MLA: the rotary head is the rope part, a q/k head both parts
-        if _is_int(d.get("head_dim")):
+        # derive: a head dim that the full config makes of both parts (Dots3's SWA layers) keeps both
+        whole = ("head_dim", "qk_nope_head_dim", "qk_rope_head_dim")
+        if derive and all(_is_int(full.get(k)) for k in whole) and full[whole[0]] == full[whole[1]] + full[whole[2]]:
+            d["head_dim"] = d["qk_nope_head_dim"] + d["qk_rope_head_dim"]
+        elif _is_int(d.get("head_dim")):
             d["head_dim"] = d["qk_rope_head_dim"]
         for k in KV_HEADS:  # keys and values are decompressed per query head
             if _is_int(d.get(k)) and not kv_heads:

@@ -40,6 +40,65 @@ def test_sub_configs_are_cut_too():
     assert d["text_config"]["hidden_size"] == 64 and d["text_config"]["vocab_size"] == VOCAB
 
 
+def test_the_derived_cut_meets_the_constraints_the_plain_cut_misses():
+    full = {  # a config in the style of transformers' defaults (nemotron, dots1, falcon_h1, gemma3n, dory, dbrx)
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "head_dim": None,
+        "num_hidden_layers": 8,
+        "layer_types": ["sliding_attention", "full_attention"] * 4,
+        "activation_sparsity_pattern": [0.95] * 4 + [0.0] * 4,
+        "num_kv_shared_layers": 2,
+        "n_input_layers": 2,
+        "n_recurrent_layers": 4,
+        "n_output_layers": 2,
+        "moe_intermediate_size": 1408,
+        "n_routed_experts": None,
+        "num_experts_per_tok": None,
+        "mamba_n_heads": 128,
+        "mamba_d_head": 8,
+        "mamba_d_ssm": 1024,
+        "rope_parameters": {"rope_theta": 5e5},
+        "attn_config": {"kv_n_heads": 8},
+    }
+    plain = shrink(full, 64, 2, 4, None)
+    assert plain["head_dim"] is None and plain["activation_sparsity_pattern"] == full["activation_sparsity_pattern"]
+    d = shrink(full, 64, 2, 4, None, derive=True)
+    assert (d["head_dim"], d["num_key_value_heads"], d["n_routed_experts"], d["num_experts_per_tok"]) == (16, 4, 4, 2)
+    # layers 0, 1, 2, 3, 6, 7: each (layer type, part, shared tail) once; the sparsity follows the layers kept
+    assert d["num_hidden_layers"] == 6 and d["layer_types"] == ["sliding_attention", "full_attention"] * 3
+    assert d["activation_sparsity_pattern"] == [0.95] * 4 + [0.0] * 2
+    assert d["num_kv_shared_layers"] == 2
+    assert (d["n_input_layers"], d["n_recurrent_layers"], d["n_output_layers"]) == (2, 2, 2)
+    assert d["mamba_n_heads"] * d["mamba_d_head"] == d["mamba_d_ssm"]
+    assert d["attn_config"]["rope_theta"] == 5e5
+
+
+def test_the_derived_cut_keeps_layer_pairs_and_a_per_layer_mla_head_of_both_parts():
+    full = {  # Dory serialises each layer as an (attention, mlp) pair; Dots3's sliding layers' head is nope + rope
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 8,
+        "layer_types": ["sliding_attention", "mlp", "full_attention", "mlp"] * 2,
+        "head_dim": 256,
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+        "per_layer_config": {"00": {"qk_nope_head_dim": 192}, "04": {"qk_nope_head_dim": 192}},
+    }
+    d = shrink(full, 64, 2, 4, None, derive=True)
+    assert d["layer_types"] == ["sliding_attention", "mlp", "full_attention", "mlp"]
+    assert d["head_dim"] == d["qk_rope_head_dim"] == 8  # the other layers: deepseek's rotary head, as in the plain cut
+    assert d["per_layer_config"] == {"00": {"head_dim": 16, "qk_nope_head_dim": 8}}
+    assert shrink(full, 64, 2, 4, None)["per_layer_config"] == {"00": {"qk_nope_head_dim": 8}}
+
+
+def test_a_type_whose_plain_cut_is_rejected_is_built_from_the_derived_cut_and_says_so():
+    loaded = load_hf("nemotron", Sizes(), "sdpa", 0, None)  # its default leaves num_key_value_heads None
+    assert loaded.config["num_key_value_heads"] == 4
+    assert loaded.notes[0].startswith("tiny config: the plain cut was rejected (TypeError: unsupported operand")
+
+
 @pytest.mark.parametrize(
     "model_type, attn, dtype, note",
     [
