@@ -190,6 +190,19 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
     raise first_error
 
 
+def _not_an_assistant(model_type: str, config) -> None:
+    """A model whose every layer reuses KV states it is handed (gemma4_unified_assistant: the target
+    model's ``shared_kv_states``) computes no attention of its own: refused, said."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    shared, n = attr(text, "num_kv_shared_layers"), attr(text, "num_hidden_layers")
+    if isinstance(shared, int) and isinstance(n, int) and shared == n > 0:
+        raise BadInput(
+            f"SPEC 'hf:{model_type}': every layer reuses the KV states of a target model (num_kv_shared_layers = "
+            f"num_hidden_layers = {n}): an assistant for speculative decoding computes no keys or values of its "
+            "own, so it cannot be checked alone"
+        )
+
+
 def config_vocab(config) -> int:
     text = getattr(config, "get_text_config", lambda: config)()
     return getattr(text, "vocab_size", None) or getattr(config, "vocab_size", 128)
@@ -214,7 +227,13 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         )
     kw = {}
     try:
-        full = AutoConfig.for_model(model_type)
+        try:
+            full = AutoConfig.for_model(model_type)
+        except Exception as exc:  # noqa: BLE001 - said as what the type lacks: a default config that validates
+            raise BadInput(
+                f"SPEC 'hf:{model_type}': transformers {transformers.__version__} rejects its own default config "
+                f"for the type ({_first_line(exc)[:200]}): no config to cut"
+            ) from None
         text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
         if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
@@ -234,6 +253,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                     )
                 )
                 cls, config, took = language_model(AutoModelForMaskedLM if as_masked else AutoModelForCausalLM, config)
+                _not_an_assistant(model_type, config)
                 model, impl, dtype, notes = build_hf(cls, config, attn, seed)
                 break
             except Exception as exc:  # the plain cut rejected: derive; the derived cut's error is said below

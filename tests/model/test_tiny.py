@@ -99,6 +99,21 @@ def test_a_type_whose_plain_cut_is_rejected_is_built_from_the_derived_cut_and_sa
     assert loaded.notes[0].startswith("tiny config: the plain cut was rejected (TypeError: unsupported operand")
 
 
+@pytest.mark.parametrize("shared, refused", [(2, True), (1, False), (0, False)])
+def test_a_model_whose_every_layer_reuses_a_target_models_kv_is_refused_with_that_line(shared, refused):
+    from types import SimpleNamespace
+
+    from mathcheck.conform.spec import BadInput
+    from mathcheck.model.load import _not_an_assistant
+
+    config = SimpleNamespace(num_kv_shared_layers=shared, num_hidden_layers=2)  # gemma4_unified_assistant: 2 of 2
+    if not refused:
+        assert _not_an_assistant("x", config) is None
+        return
+    with pytest.raises(BadInput, match="every layer reuses the KV states of a target model .* cannot be checked alone"):
+        _not_an_assistant("x", config)
+
+
 @pytest.mark.parametrize(
     "model_type, attn, dtype, note",
     [
