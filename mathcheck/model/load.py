@@ -190,6 +190,16 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
     raise first_error
 
 
+def _text_config(config):
+    """The config's text config; of a composite with several (musicgen: text encoder and decoder), the decoder's."""
+    if not hasattr(config, "get_text_config"):
+        return config
+    try:
+        return config.get_text_config()
+    except ValueError:  # "Multiple valid text configs were found"
+        return config.get_text_config(decoder=True)
+
+
 def _not_an_assistant(model_type: str, config) -> None:
     """A model whose every layer reuses KV states it is handed (gemma4_unified_assistant: the target
     model's ``shared_kv_states``) computes no attention of its own: refused, said."""
@@ -234,7 +244,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                 f"SPEC 'hf:{model_type}': transformers {transformers.__version__} rejects its own default config "
                 f"for the type ({_first_line(exc)[:200]}): no config to cut"
             ) from None
-        text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
+        text = _text_config(full).to_dict()
         if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
         plain = None

@@ -13,7 +13,7 @@ config's own constraints, and the result is handed back to the config class (whi
   ``attn_layer_period``) get period 2;
 * vocabulary 128, positions 64, and every special token id moved inside the vocabulary.
 
-Sub-configs (``text_config``, …) are cut the same way. Example: deepseek_v3's hidden 7168, 61
+Sub-configs (``text_config``, …, any dict naming a ``model_type``: musicgen's ``decoder``) are cut the same way. Example: deepseek_v3's hidden 7168, 61
 layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora_rank 32.
 
 Where transformers rejects that cut, the loader cuts again with ``derive=True``: the config's further
@@ -348,7 +348,8 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, 
     n = _layer_count(d)[1]
     overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
-        if isinstance(v, dict) and k.endswith("config") and k not in overrides:
+        # a sub-config: named …config, or any dict that names its model_type (musicgen's decoder)
+        if isinstance(v, dict) and (k.endswith("config") or "model_type" in v) and k not in overrides:
             d[k] = shrink(v, hidden, layers, heads, kv_heads, derive)
     per_layer = _one_of_each(d, layers, derive)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
