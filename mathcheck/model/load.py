@@ -154,10 +154,11 @@ def _runs(model, vocab: int) -> Exception | None:
 
 def _first_line(exc) -> str:
     """The exception's first line; where that only introduces its cause (a strict config's
-    "Class validation error for validator …:"), the cause's first line after it."""
-    line = str(exc).splitlines()[0] if str(exc) else ""
-    if line.endswith(":") and exc.__cause__ is not None:
-        line += " " + _first_line(exc.__cause__)
+    "Class validation error for validator …:") or is empty, the cause's first line after it."""
+    line = next((x.strip() for x in str(exc).splitlines() if x.strip()), "")  # transformers' ImportError starts "\n"
+    behind = exc.__cause__ or exc.__context__  # an empty message (an ImportError): the error behind it
+    if (line.endswith(":") and exc.__cause__ is not None) or (not line and behind is not None):
+        line += (" " if line else "") + _first_line(exc.__cause__ or behind)
     return f"{type(exc).__name__}: {line}"
 
 

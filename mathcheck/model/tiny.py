@@ -30,6 +30,8 @@ builds with it is checked with):
   layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
   ``n_output_layers`` = the layers) kept as kinds and recounted; a layer list serialised in
   (attention, mlp) pairs (Dory) cut in pairs;
+* an adapter's widths (``adapter_in_dim``, ``adapter_out_dim``: dots3_note's encoders to its text
+  model) the hidden size, as both widths it joins are;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
 * a sub-config (``attn_config``) that lacks the ``rope_theta`` its model reads takes the parent's.
 """
@@ -320,6 +322,9 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
         for k, value in sizes.items():
             if f"indexer_{k}" in d and d[f"indexer_{k}"] is None:
                 d[f"indexer_{k}"] = value
+    for k, v in list(d.items()):  # an adapter maps one width to another: both are cut to the hidden size
+        if "adapter" in k and k.endswith(("_dim", "_size")) and "merge" not in k and _is_int(v):
+            d[k] = hidden
     names = ("mamba_n_heads", "mamba_d_head", "mamba_d_ssm")
     if all(_is_int(full.get(k)) for k in names) and full[names[0]] * full[names[1]] == full[names[2]]:
         d["mamba_n_heads"] = d["mamba_d_ssm"] // d["mamba_d_head"]  # the SSM heads span its width
