@@ -263,7 +263,10 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                         getattr(config, "is_encoder_decoder", False) and model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
                     )
                 )
-                cls, config, took = language_model(AutoModelForMaskedLM if as_masked else AutoModelForCausalLM, config)
+                auto = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
+                # a composite whose language model takes a sub-config: only where the auto class's build failed
+                # (a type that builds from the composite, llama4 or qwen3_5, is checked as it was)
+                cls, config, took = language_model(auto, config) if derive else (auto, config, None)
                 _not_an_assistant(model_type, config)
                 model, impl, dtype, notes = build_hf(cls, config, attn, seed)
                 break
