@@ -686,7 +686,9 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
         lambda t, u: _differs(t, u, L, positions, tol, 0) is not True,
     )  # not lined up: a padded conv's
     calls = _attention_calls(ta)
-    full = [c for c in calls if _keys(c) == L]  # a pooled call's keys are not the tokens the mask names
+    # the calls over the L tokens, whose first L keys are the tokens the mask names (keys past them: a
+    # compressor's entries, DeepSeek V4's); a pooled call's keys are not those tokens
+    full = [c for c in calls if _queries(c) == L and _keys(c) >= L]
     if any(_sees(c, torch.nonzero(mask[0] == 0).flatten()) for c in full):
         return None  # the attention itself reads a masked key: a mask bug, not the mixer
     return _outside_attention(loaded, calls, path) or _pooling(loaded, calls, path, L)
