@@ -464,11 +464,12 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
 
 
 def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
-    """The first module (children before parents) whose output, un-permuted, differs from the
-    unpermuted run's while its input does not, when it runs no attention call itself nor holds one
-    that does — a convolution over the sequence (ConvBERT, Nyströmformer); else None (the failure
-    stands: a difference made by an attention's own softmax first shows at its output projection,
-    whose input already differs)."""
+    """Why the architecture reads token order outside attention and position_ids, naming the module:
+    the first module (children before parents) whose output, un-permuted, differs from the unpermuted
+    run's while its input does not, when it runs no attention call itself nor holds one that does — a
+    convolution over the sequence (ConvBERT, Nyströmformer) — or a score bias made from the tokens'
+    places (:func:`_place_bias`, MPNet); else None (the failure stands: a difference made by an
+    attention's own softmax first shows at its output projection, whose input already differs)."""
     ta, tb = Trace(loaded.model), Trace(loaded.model)
     forward(loaded, ids, ta, position_ids=pos)
     forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm])
