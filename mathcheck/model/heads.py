@@ -23,7 +23,10 @@ them changes what the scores are made of, and the module is then said not checke
 
 from __future__ import annotations
 
+import ast
+import inspect
 import math
+import textwrap
 
 import torch
 
@@ -124,6 +127,37 @@ def _declared_scale(module):
     return None
 
 
+def _written_scale(module):
+    """(where, value) for a scale the module's own code writes as a number — a keyword ``scale=``,
+    ``softmax_scale=`` or ``scaling=`` with a literal value — in its class or a subclass its file
+    defines (GPT-Neo's flash-attention path passes ``softmax_scale=1.0``: its scores are q·k by
+    design); else None. The source is parsed, never evaluated."""
+    cls = type(module)
+    for c in [cls, *cls.__subclasses__()]:
+        if c.__module__ != cls.__module__:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(c)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            v = node.value if isinstance(node, ast.keyword) and node.arg in SCALE_NAMES else None
+            if isinstance(v, ast.Constant) and type(v.value) in (int, float) and v.value > 0:
+                return f"{node.arg}={v.value} written in {c.__name__}", float(v.value)
+    return None
+
+
+def _bias_argument(module) -> str | None:
+    """The parameter of the module's forward through which an additive score bias comes in
+    (MPT's ALiBi ``position_bias``, MPNet's relative-position ``position_bias``, Bloom's ``alibi``),
+    else None."""
+    try:
+        names = inspect.signature(module.forward).parameters
+    except (TypeError, ValueError):
+        return None
+    return next((n for n in names if n != "bias" and ("bias" in n or "alibi" in n)), None)
+
+
 def _ok(name, claim, doc, err, tol, note) -> Result:
     return Result(name, claim, doc, "holds", "holds", err, tol, None, note)
 
@@ -180,7 +214,8 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
         return [], f"{h} query heads do not group over {g} key/value heads"
     qh, kh, vh = _heads(q, h), _heads(k, g), _heads(v, g)
     group = torch.arange(h) // (h // g)  # query head i reads key/value head i // (h/g)
-    dtype = coarser(call.output.dtype, q.dtype, *table_dtypes(model))
+    # the module's own ops may compute coarser than its inputs (GPT-Neo casts q and k to float32)
+    dtype = coarser(call.output.dtype, q.dtype, *table_dtypes(model), *trace.dtypes_at.get(call.path, ()))
     results = _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, replay) + _values(
         call, weights, vh, group, x, dtype, replay, found["out"]
     )
@@ -200,7 +235,7 @@ def _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, repl
     qk = (qh * kh[:, group]).sum(-1)  # (B, h, L): q_t·k_t with each head's own group
     keep = torch.isfinite(z_diag) & (z_diag > torch.finfo(F64).min / 2)
     derived = 1 / math.sqrt(d)
-    declared = _declared_scale(module)
+    declared = _declared_scale(module) or _written_scale(module)
     mag = float(qh.abs().max()) * float(kh.abs().max())
     tol = dtype_tolerance(2 * d, mag * max(derived, declared[1] if declared else 0.0) + 1.0, dtype)
     results, doc = [], "the score of query t against key t is q_t·k_t/√d (RoPE leaves it unchanged)"
@@ -208,14 +243,28 @@ def _scale_and_grouping(model, call, qh, kh, group, z_diag, d, g, h, dtype, repl
     errs = {label: float(((z_diag - s * qk).abs() * keep).max()) for label, s in candidates}
     label, err = min(errs.items(), key=lambda kv: kv[1])
     s = dict(candidates)[label]
+    bias = _bias_argument(module) if err > tol and qk.shape[0] > 1 else None
+    if bias is not None:
+        # an additive score bias the forward is given (ALiBi, a relative-position bias) is the same
+        # for every row of the batch: the rows' differences are s·(q·k differences) alone
+        rows = keep.all(0)
+        diffs = {
+            lab: float(((z_diag[1:] - z_diag[:1] - sc * (qk[1:] - qk[:1])).abs() * rows).max())
+            for lab, sc in candidates
+        }
+        label, err = min(diffs.items(), key=lambda kv: kv[1])
+        s, tol = dict(candidates)[label], 2 * tol
+        label += f"; plus an additive score bias, its argument {bias}, the same for every row"
     if err <= tol:
         results.append(
             _ok("scale", "multihead-split-merge", doc, err, tol, f"scores = q·k × {s:.6g} ({label}, d = {d})")
         )
     else:
-        mask = keep & (qk.abs() > 1e-12)
-        ratio = float((z_diag[mask] / qk[mask]).median()) if bool(mask.any()) else float("nan")
-        idx = tuple(torch.nonzero((z_diag - derived * qk).abs() * keep > tol)[0].tolist())
+        z, qq = (z_diag[1:] - z_diag[:1], qk[1:] - qk[:1]) if bias else (z_diag, qk)  # bias: rows' differences
+        mask = keep[: z.shape[0]] & (qq.abs() > 1e-12)
+        ratio = float((z[mask] / qq[mask]).median()) if bool(mask.any()) else float("nan")
+        bad = (z_diag - derived * qk).abs() * keep > tol
+        idx = tuple(torch.nonzero(bad)[0].tolist()) if bool(bad.any()) else (0, 0, 0)
         cx = {
             "entry": list(idx),
             "derived": float(derived * qk[idx]),

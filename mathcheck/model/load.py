@@ -326,9 +326,24 @@ def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
     if as_masked:
         return False, "config"
     flags = [m.is_causal for m in model.modules() if isinstance(getattr(m, "is_causal", None), bool)]
-    if flags and not any(flags) and not getattr(config, "is_encoder_decoder", False):
-        return False, "built: every attention module has is_causal False"
+    said = [declared_causal(m) for m in model.modules()]
+    if flags and not any(flags) and False in said and not getattr(config, "is_encoder_decoder", False):
+        return False, "built: every attention module has is_causal False, as an encoder's (is_decoder False)"
     return True, "config"
+
+
+def declared_causal(module) -> bool | None:
+    """What an attention module declares of its own mask: True where ``is_causal`` is True; False
+    where ``is_causal`` is False and it says it is an encoder's (``is_decoder`` False: bert-generation
+    built with ``is_decoder`` False); else None. ``is_causal`` False alone says nothing — eager code
+    takes its causality from the mask the model builds (GIT's text attention, BigBird-Pegasus's
+    decoder self-attention keep the default False), and the model's causality is then the one held."""
+    flag = getattr(module, "is_causal", None)
+    if not isinstance(flag, bool):
+        return None
+    if flag:
+        return True
+    return False if getattr(module, "is_decoder", None) is False else None
 
 
 def _max_positions(config) -> int | None:

@@ -24,8 +24,9 @@ each attention), over terms no larger than the largest module output seen.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -53,9 +54,23 @@ def call(loaded, ids, **kw) -> Any:
         kw = {loaded.targets_name: ids, **kw}
     if not loaded.takes_use_cache:  # a --cache-arg forward: the cache argument alone asks for a cache
         kw.pop("use_cache", None)
-    if loaded.input_name is None:
-        return loaded.model(ids, **kw)
-    return loaded.model(**{loaded.input_name: ids}, **kw)
+    with default_dtype(loaded.dtype or F64):
+        if loaded.input_name is None:
+            return loaded.model(ids, **kw)
+        return loaded.model(**{loaded.input_name: ids}, **kw)
+
+
+@contextmanager
+def default_dtype(dtype) -> Iterator[None]:
+    """torch's default dtype set to the model's while its forward runs: a forward written for its
+    own dtype makes its constants in the default one (ProphetNet's ``(1.0 - attention_mask) ·
+    finfo(model dtype).min`` is float32's 0 · −∞ = NaN in a float64 model run under float32's default)."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
 
 
 def forward(loaded, ids, trace: Trace | None = None, **kw) -> Any:
@@ -419,8 +434,8 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
     err = _max_diff(got, ref[:, perm])
     if err > tol:
-        mixer = _order_mixer(loaded, ids, pos, perm, tol)
-        if mixer:  # the architecture reads token order outside attention: not a bug, said
+        why = _order_mixer(loaded, ids, pos, perm, tol)
+        if why:  # the architecture reads token order outside attention and position_ids: not a bug, said
             return Result(
                 "permutation-equivariance",
                 claim,
@@ -429,8 +444,7 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
                 "not expected to hold",
                 err,
                 tol,
-                note=f"{mixer} mixes tokens by their order outside attention (a convolution over the "
-                f"sequence): permuting the tokens moves the logits by {err:.3g}",
+                note=f"{why}: permuting the tokens moves the logits by {err:.3g}",
             )
         return _fail(
             "permutation-equivariance",
@@ -450,11 +464,12 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
 
 
 def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
-    """The first module (children before parents) whose output, un-permuted, differs from the
-    unpermuted run's while its input does not, when it runs no attention call itself nor holds one
-    that does — a convolution over the sequence (ConvBERT, Nyströmformer); else None (the failure
-    stands: a difference made by an attention's own softmax first shows at its output projection,
-    whose input already differs)."""
+    """Why the architecture reads token order outside attention and position_ids, naming the module:
+    the first module (children before parents) whose output, un-permuted, differs from the unpermuted
+    run's while its input does not, when it runs no attention call itself nor holds one that does — a
+    convolution over the sequence (ConvBERT, Nyströmformer) — or a score bias made from the tokens'
+    places (:func:`_place_bias`, MPNet); else None (the failure stands: a difference made by an
+    attention's own softmax first shows at its output projection, whose input already differs)."""
     ta, tb = Trace(loaded.model), Trace(loaded.model)
     forward(loaded, ids, ta, position_ids=pos)
     forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm])
@@ -465,7 +480,37 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
         return None if axis is None else bool(((u.index_select(axis, inverse).to(F64) - t.to(F64)).abs() > tol).any())
 
     path = _first_made(ta, tb, lambda t, u: bool(moved(t, u)), lambda t, u: moved(t, u) is False)
-    return _outside_attention(loaded, _attention_calls(ta), path)
+    mixer = _outside_attention(loaded, _attention_calls(ta), path)
+    if mixer:
+        return f"{mixer} mixes tokens by their order outside attention (a convolution over the sequence)"
+    placed = _place_bias(loaded, ta, tb, L, perm)
+    if placed:
+        return (
+            f"{placed} makes a (…, L, L) score bias from the tokens' places, not from position_ids "
+            "(a relative-position bias): it stays put when the tokens are permuted"
+        )
+    return None
+
+
+def _place_bias(loaded, ta: Trace, tb: Trace, L: int, perm) -> str | None:
+    """``"path (Type)"`` of the first module whose output has two axes of length L (query × key),
+    takes no floating input (it is made from integer places), is the same in both runs though the
+    tokens and position ids were permuted, and would change if permuted itself: a bias read from
+    the tokens' order, not from position_ids (MPNet's ``relative_attention_bias``). None else."""
+    later = {}
+    for p, out, inp in tb.outputs:
+        later.setdefault(p, []).append(out)
+    seen = {}
+    for p, out, inp in ta.outputs:
+        n = seen[p] = seen.get(p, -1) + 1
+        axes = [a for a in range(out.dim()) if out.shape[a] == L]
+        if inp is not None or len(axes) < 2 or n >= len(later.get(p, [])) or not torch.equal(out, later[p][n]):
+            continue
+        moved = out.index_select(axes[0], perm).index_select(axes[1], perm)
+        if not torch.equal(moved, out):
+            module = dict(loaded.model.named_modules()).get(p)
+            return f"{p} ({type(module).__name__})"
+    return None
 
 
 def _first_made(ta: Trace, tb: Trace, moved, still) -> str | None:
@@ -642,9 +687,39 @@ def mixer_outside_attention(loaded, ids, other, mask, positions, tol) -> str | N
         lambda t, u: _differs(t, u, L, positions, tol, 0) is not True,
     )  # not lined up: a padded conv's
     calls = _attention_calls(ta)
-    if any(_sees(c, torch.nonzero(mask[0] == 0).flatten()) for c in calls):
+    # the calls over the L tokens, whose first L keys are the tokens the mask names (keys past them: a
+    # compressor's entries, DeepSeek V4's); a pooled call's keys are not those tokens
+    full = [c for c in calls if _queries(c) == L and _keys(c) >= L]
+    if any(_sees(c, torch.nonzero(mask[0] == 0).flatten()) for c in full):
         return None  # the attention itself reads a masked key: a mask bug, not the mixer
-    return _outside_attention(loaded, calls, path)
+    return _outside_attention(loaded, calls, path) or _pooling(loaded, calls, path, L)
+
+
+def _keys(call) -> int:
+    return (call.inputs["key"] if call.kind == "sdpa" else call.inputs["input"]).shape[
+        -1 if call.kind != "sdpa" else -2
+    ]
+
+
+def _pooling(loaded, calls, path, L) -> str | None:
+    """``"path (Type), which pools the sequence …"`` when the module where the runs part holds
+    attention calls over fewer than L queries or keys (Funnel Transformer's blocks after pooling the
+    sequence, and its decoder upsampling it back): a pooled position mixes masked and kept tokens
+    without the mask, by design. None else (or when no module is named)."""
+    module = dict(loaded.model.named_modules()).get(path) if path is not None else None
+    inside = [c for c in calls if not path or c.path.startswith(path + ".")] if module is not None else []
+    pooled = [c for c in inside if min(_keys(c), _queries(c)) < L]
+    if not pooled:
+        return None
+    sizes = sorted({min(_keys(c), _queries(c)) for c in pooled})
+    return (
+        f"{path or 'the model'} ({type(module).__name__}), which pools the sequence (attention over "
+        f"{', '.join(map(str, sizes))} of {L} positions, first at {pooled[0].path})"
+    )
+
+
+def _queries(call) -> int:
+    return (call.inputs["query"] if call.kind == "sdpa" else call.inputs["input"]).shape[-2]
 
 
 # --- determinism -------------------------------------------------------------------------------------

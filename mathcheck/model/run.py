@@ -11,7 +11,7 @@ from mathcheck.conform.spec import BadInput
 from mathcheck.model import heads
 from mathcheck.model import properties as mp
 from mathcheck.model import sublayers as sl
-from mathcheck.model.load import Sizes, cache_of, check_options, load_model, logits_of
+from mathcheck.model.load import Sizes, cache_of, check_options, declared_causal, load_model, logits_of
 from mathcheck.model.report import ModelReport, ModuleResult
 from mathcheck.model.trace import Trace
 from mathcheck.outcome import replay, split_flags
@@ -45,9 +45,11 @@ def _renamed(results, suffix):
 
 
 def module_causal(model) -> dict:
-    """path -> causal for the modules that say so (transformers' attention ``is_causal``: an
-    encoder–decoder's decoder self-attention is causal, its encoder and cross-attention are not)."""
-    return {path: m.is_causal for path, m in model.named_modules() if isinstance(getattr(m, "is_causal", None), bool)}
+    """path -> causal for the modules that say so (:func:`mathcheck.model.load.declared_causal`: an
+    encoder–decoder's decoder self-attention declares ``is_causal`` True, an encoder's attention
+    ``is_causal`` False with ``is_decoder`` False)."""
+    said = {path: declared_causal(m) for path, m in model.named_modules()}
+    return {path: c for path, c in said.items() if c is not None}
 
 
 def _call_results(calls, loaded, Lq, Lk, ctx, first=0) -> dict:

@@ -375,8 +375,16 @@ def check_softmax(
     finite = zs[keep & torch.isfinite(zs)]  # the kept scores set the scale; a fill of −1.8e308 would make it ∞
     n = x.shape[dim]
     tol = dtype_tolerance(n, 1.0 + (float(finite.abs().max()) if finite.numel() else 0.0), dtype)
-    ok, err, idx, d, u = _compare(out.to(F64), P, tol)
+    # a row with every entry masked (a padded query: Longformer pads to its window) has no weights to
+    # derive: reported, not judged, as conform does
+    empty = (~keep).all(-1, keepdim=True).movedim(-1, dim)
+    user = out.to(F64)
+    if bool(empty.any()):
+        user, P = user.masked_fill(empty, 0.0), P.masked_fill(empty, 0.0)
+    ok, err, idx, d, u = _compare(user, P, tol)
     precision = f"computed in {str(dtype).replace('torch.', '')}"
+    if bool(empty.any()):
+        precision += f"; {int(empty.sum())} fully masked rows not judged"
     results = [
         _result(
             "matches-derived",
@@ -472,6 +480,32 @@ def rotary_fn(module, apply, base: float = 10000.0) -> Callable[[torch.Tensor, t
     return fn
 
 
+def _rotates_backwards(fn, d: int) -> bool:
+    """Whether ``fn`` is R_{−m}, the derivation's rotation with every angle negated, rather than R_m:
+    a convention (q and k turned the same way, the score still a function of n − m), read from one
+    probe at positions 0…3 of a seeded x, within float32's rounding of the tables."""
+    from mathcheck.conform.positions import derived_rope
+
+    x = torch.randn(1, 4, d, generator=torch.Generator().manual_seed(0), dtype=F64)
+    pos = torch.arange(4, dtype=F64)
+    try:
+        out = torch.as_tensor(fn(x, pos)).to(F64)
+    except Exception:  # noqa: BLE001 - conform reports the call's error itself
+        return False
+    tol = 1e-4 * float(x.abs().max()) * d
+    for layout in ("interleaved", "half"):
+        if float((out - derived_rope(x, pos, layout)).abs().max()) <= tol:
+            return False
+    return any(float((out - derived_rope(x, -pos, lay)).abs().max()) <= tol for lay in ("interleaved", "half"))
+
+
+def _at_negated_positions(fn):
+    def negated(x, positions):
+        return fn(x, -positions)
+
+    return negated
+
+
 def attention_scaling(module) -> float:
     """The factor a transformers rotary module multiplies its cos and sin by (``attention_scaling``:
     1 for plain RoPE, YaRN's 0.1·ln(factor) + 1 for gpt-oss), which scales every q·k by its square."""
@@ -492,13 +526,22 @@ def check_rotary(path: str, module, seed: int, replay: str) -> tuple[list[Result
     only = ("relative-position", "norm-preserving")
     if abs(base - 10000.0) <= 1e-6 * 10000.0 * 64:  # inv_freq is float32: base read back to ~d·ε
         only = ()
-    report = conform(rotary_fn(module, apply, base), "rotary", seed=seed, only=only, sizes={"m": d // 2}, target=path)
+    fn = rotary_fn(module, apply, base)
+    backwards = not only and _rotates_backwards(fn, d)
+    if backwards:  # R_{−m}: held as the derivation's R_m at positions −m
+        fn = _at_negated_positions(fn)
+    report = conform(fn, "rotary", seed=seed, only=only, sizes={"m": d // 2}, target=path)
     for r in report.results:
         if r.counterexample:
             r.counterexample["replay"] = replay
     setting = list(report.setting) + (
         [] if not only else [f"θ base {base:.6g}, not the derivation's 10000: matches-derived not checked"]
     )
+    if backwards:
+        setting.append(
+            "the module rotates by −m·θ (R_m transposed, NanoChat's rotate_half(x) = (x₂, −x₁)): q·k still "
+            "depends on n − m only; matches-derived holds it as R_m at positions −m"
+        )
     if attention_scaling(module) != 1.0:
         setting.append(
             f"cos and sin carry the module's attention_scaling {attention_scaling(module):.6g} "

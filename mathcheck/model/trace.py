@@ -71,6 +71,7 @@ class _Intercept(TorchFunctionMode):
         out = func(*args, **kwargs)
         if isinstance(out, torch.Tensor) and out.is_floating_point() and not self.trace.in_tables():
             self.trace.op_dtypes.add(out.dtype)
+            self.trace.dtypes_at.setdefault(self.trace.stack[-1] if self.trace.stack else "", set()).add(out.dtype)
         if func is SDPA:
             self.trace.record("sdpa", _bind_sdpa(args, kwargs), out)
         elif func in SOFTMAXES:
@@ -90,6 +91,7 @@ class Trace:
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
         self._counts: dict = {}
         self.op_dtypes: set = set()  # the dtypes of every floating op's result, rotary tables' aside
+        self.dtypes_at: dict[str, set] = {}  # the same, per innermost running module path
         self._tables = {
             name for name, m in model.named_modules() if isinstance(getattr(m, "inv_freq", None), torch.Tensor)
         }

@@ -320,10 +320,31 @@ def test_a_rotary_applied_with_the_wrong_sign_fails_matches_derived():
     def backwards(q, k, cos, sin):  # rotates by −θ·pos
         return apply(q, k, cos, -sin)
 
-    good = conform(sl.rotary_fn(model.model.rotary_emb, apply), "rotary", sizes={"m": 8})
-    bad = conform(sl.rotary_fn(model.model.rotary_emb, backwards), "rotary", sizes={"m": 8})
+    def half_wrong(q, k, cos, sin):  # half the pairs turned back: no rotation either way
+        s = sin.clone()
+        s[..., : d // 4] *= -1
+        return apply(q, k, cos, s)
+
+    rot = model.model.rotary_emb
+    good = conform(sl.rotary_fn(rot, apply), "rotary", sizes={"m": 8})
+    bad = conform(sl.rotary_fn(rot, backwards), "rotary", sizes={"m": 8})
     assert good.status == "holds"
     assert {r.name: r.status for r in bad.results}["matches-derived"] == "fails"
+    # the whole rotation by −θ·pos, q and k alike, is a convention (NanoChat's rotate_half): check_rotary
+    # reads it and holds it as R at −pos; half the pairs turned back is neither
+    assert [sl._rotates_backwards(sl.rotary_fn(rot, f), d) for f in (apply, backwards, half_wrong)] == [0, 1, 0]
+    held = conform(sl._at_negated_positions(sl.rotary_fn(rot, backwards)), "rotary", sizes={"m": 8})
+    assert held.status == "holds"
+
+
+def test_a_fully_masked_softmax_row_is_not_judged_and_a_wrong_row_still_fails():
+    x = torch.randn(1, 2, 3, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    x[0, 0, 1] = -torch.inf  # a padded query (Longformer pads to its window): every entry masked, softmax NaN
+    y = F.softmax(x, dim=-1)
+    res = sl.check_softmax({"input": x, "dim": -1, "dtype": None}, y, False, False, "t")[0]
+    assert res.status == "holds" and res.note.endswith("1 fully masked rows not judged")
+    y[0, 1, 0] = y[0, 1, 0].flip(-1)
+    assert sl.check_softmax({"input": x, "dim": -1, "dtype": None}, y, False, False, "t")[0].status == "fails"
 
 
 class _MHAModel(torch.nn.Module):
@@ -445,6 +466,33 @@ def test_a_forward_that_ignores_its_attention_mask_fails_padding():
     assert "FAILS                 padding                   mask-negative-infinity" in text
     assert "row 1 (middle padding): changing its masked-out tokens [3] moves its kept logits by" in text
     assert text.splitlines()[-1] == "status: fails (1 failing: padding)"
+
+
+class _MaskInDefaultDtype(torch.nn.Module):
+    """ProphetNet style (transformers' ProphetNetDecoder.prepare_attention_mask): the additive mask made
+    as (1.0 − mask)·finfo(the model's dtype).min, whose (1.0 − mask) is in torch's default dtype."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb, self.head = torch.nn.Embedding(16, 8), torch.nn.Linear(8, 16)
+
+    def forward(self, input_ids, attention_mask=None):
+        x = self.emb(input_ids)
+        z = x @ x.transpose(1, 2)
+        if attention_mask is not None:
+            z = z + (1.0 - attention_mask[:, None, :]) * torch.finfo(x.dtype).min
+        return self.head(torch.softmax(z, dim=-1) @ x)
+
+
+def test_the_forward_runs_under_the_models_dtype_as_its_default():
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+
+    loaded = from_module(_MaskInDefaultDtype, "m", causal=False)
+    ids = mp.draw_ids(0, 16, 6)
+    result = mp.padding(loaded, ids, 1e-12, "replay")
+    assert result.status == "holds", result.note  # under float32's default: 0·(−∞) = NaN in every row
+    assert torch.get_default_dtype() == torch.float32
 
 
 @pytest.mark.parametrize("where", ["factory", "forward"])

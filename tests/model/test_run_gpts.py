@@ -112,6 +112,41 @@ class ScaledTwice(LlmcAttention):  # planted: q pre-scaled, then the scores scal
         return super().scores(q / math.sqrt(q.size(-1)), k)
 
 
+class AlibiAttention(LlmcAttention):
+    """MPT style (transformers' MptAttention): the scores plus an ALiBi bias the forward is given as
+    ``position_bias`` (made here when none is given), slope 2^−(h+1) per head times the key's place."""
+
+    def forward(self, x, position_bias=None):
+        T = x.size(1)
+        slopes = 2.0 ** -torch.arange(1, self.n_head + 1)
+        self.bias_now = slopes[:, None, None] * (torch.arange(T) - (T - 1)) if position_bias is None else position_bias
+        return super().forward(x)
+
+    def scores(self, q, k):
+        return super().scores(q, k) + self.bias_now
+
+
+class AlibiNoScale(AlibiAttention):  # planted: the 1/√d forgotten beside the bias
+    def scores(self, q, k):
+        return q @ k.transpose(-2, -1) + self.bias_now
+
+
+class UnscaledByDesign(LlmcAttention):
+    """GPT-Neo style: q·k unscaled by design, as its other implementation says with softmax_scale=1.0."""
+
+    def scores(self, q, k):
+        return q @ k.transpose(-2, -1)
+
+
+class UnscaledByDesignSdpa(UnscaledByDesign):  # the same attention through SDPA, its scale written out
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=1.0)
+        return self.c_proj(y.transpose(1, 2).reshape(B, T, C))
+
+
 class LeakAtOne(LlmcAttention):  # planted: query 2 sees key 3
     def plant(self):
         self.bias[0, 0, 2, 3] = 1
@@ -317,6 +352,24 @@ def test_a_planted_attention_bug_fails_at_the_module_that_has_it(factory, path, 
         assert result.note == note
     other = path.replace(".1.", ".0.")
     assert _module(report, other).status == "holds"
+
+
+@pytest.mark.parametrize(
+    "attention, status, note",
+    [
+        (
+            AlibiAttention,
+            "holds",
+            "scores = q·k × 0.353553 (1/√d; plus an additive score bias, its argument position_bias, "
+            "the same for every row, d = 8)",
+        ),
+        (AlibiNoScale, "fails", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)"),
+        (UnscaledByDesign, "holds", "scores = q·k × 1 (the module's scale=1.0 written in UnscaledByDesignSdpa, d = 8)"),
+    ],
+)
+def test_a_scale_is_held_as_the_module_writes_it_and_a_score_bias_it_is_given_is_set_apart(attention, status, note):
+    result = _named(_module(_check(lambda: LlmcGPT(attention=attention)), "transformer.h.0.attn"), "scale")
+    assert (result.status, result.note) == (status, note)
 
 
 def test_a_leak_at_one_position_names_the_query_and_the_key():
@@ -598,6 +651,26 @@ def _bi(conv: bool, scale_bug: bool = False):
         return model
 
     return make
+
+
+class RelBiasAttention(BiAttention):
+    """MPNet style: a relative-position bias looked up from the tokens' places, not from position_ids."""
+
+    def __init__(self, c):
+        super().__init__(c)
+        self.rel = nn.Embedding(2 * c.block_size, c.n_head)
+
+    def scores(self, q, k):
+        places = torch.arange(q.size(-2))
+        bias = self.rel(places[None, :] - places[:, None] + self.rel.num_embeddings // 2)  # (T, T, H)
+        return super().scores(q, k) + bias.permute(2, 0, 1)
+
+
+def test_a_relative_bias_from_the_tokens_places_makes_permutation_not_expected_naming_its_table():
+    report = check_model("m", loaded=from_module(lambda: BiGPT(attention=RelBiasAttention), "m", causal=False))
+    perm = next(p for p in report.properties if p.name == "permutation-equivariance")
+    assert perm.status == "not expected to hold"
+    assert perm.note.startswith("transformer.h.0.attn.rel (Embedding) makes a (…, L, L) score bias from the tokens'")
 
 
 def test_a_convolution_over_the_sequence_makes_permutation_not_expected_and_an_attention_bug_still_fails():

@@ -130,7 +130,13 @@ def test_sdpa_where_the_model_has_it_float64_where_it_runs_in_it_and_each_choice
 
 def test_bert_generation_is_bidirectional_as_built_and_bart_is_checked_as_its_causal_decoder():
     loaded = load_hf("bert-generation", Sizes(), "sdpa", 0, None)
-    assert (loaded.causal, loaded.causal_source) == (False, "built: every attention module has is_causal False")
+    assert (loaded.causal, loaded.causal_source) == (
+        False,
+        "built: every attention module has is_causal False, as an encoder's (is_decoder False)",
+    )
+    # is_causal False alone says nothing: GIT's text attention takes its causal mask from the model
+    git = load_hf("git", Sizes(), "sdpa", 0, None)
+    assert (git.causal, git.causal_source) == (True, "config")
     bart = load_hf("bart", Sizes(), "sdpa", 0, None)
     assert (type(bart.model).__name__, bart.causal) == ("BartForCausalLM", True)
 
