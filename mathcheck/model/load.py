@@ -174,7 +174,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     )
 
-    from mathcheck.model.tiny import KV_HEADS, shrink
+    from mathcheck.model.tiny import KV_HEADS, aliases, attention_layer, shrink
 
     transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
     masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
@@ -189,7 +189,8 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         text = full.get_text_config().to_dict() if hasattr(full, "get_text_config") else full.to_dict()
         if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
-        kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads)
+        kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads, aliases(full))
+        made = attention_layer(kw)
         config = type(full).from_dict(kw)
         # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
         # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
@@ -201,6 +202,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         )
         cls = AutoModelForMaskedLM if as_masked else AutoModelForCausalLM
         model, impl, dtype, notes = build_hf(cls, config, attn, seed)
+        notes = [made, *notes] if made else notes
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words

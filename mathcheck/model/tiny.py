@@ -185,7 +185,7 @@ def _one_of_each(d: dict, layers: int) -> bool:
         if k not in lists
         and isinstance(v, list)
         and v
-        and any(w in k for w in ("indices", "idx", "_layers"))
+        and any(w in k for w in ("indices", "idx", "_layers", "layer_ids"))
         and all(_is_int(x) and 0 <= x < n for x in v)
     ]
     if not lists and not patterns and not overrides and not indices:
@@ -226,54 +226,121 @@ def _one_of_each(d: dict, layers: int) -> bool:
     return True
 
 
-def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None) -> dict:
-    """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively."""
-    d = dict(d)
+def aliases(config) -> dict:
+    """{stored name: standard name} from the ``attribute_map`` of a config and its sub-configs
+    (ernie4_5_moe stores ``num_experts_per_tok`` as ``moe_k``, kimi_linear as ``num_experts_per_token``),
+    so that a size is cut by what it is, whatever the type calls it."""
+    found, todo = {}, [config]
+    while todo:
+        c = todo.pop()
+        found.update({stored: std for std, stored in getattr(type(c), "attribute_map", {}).items()})
+        todo += [v for v in vars(c).values() if hasattr(type(v), "attribute_map") and hasattr(v, "to_dict")]
+    return found
+
+
+def _shared_attention_width(full: dict, d: dict, heads: int) -> None:
+    """Zamba's shared attention reads the hidden state concatenated with the embeddings: its width
+    ``attention_hidden_size`` is a multiple of the hidden size (2×); the multiple is kept, and its
+    head dim is that width over the heads."""
+    width, hidden = full.get("attention_hidden_size"), full.get("hidden_size")
+    if not (_is_int(width) and _is_int(hidden) and hidden and _is_int(d.get("hidden_size"))):
+        return
+    d["attention_hidden_size"] = max(1, width // hidden) * d["hidden_size"] if width % hidden == 0 else d["hidden_size"]
+    if _is_int(d.get("attention_head_dim")):
+        d["attention_head_dim"] = d["attention_hidden_size"] // heads
+
+
+def _cyclic_blocks(d: dict, n: int | None) -> None:
+    """A block pattern repeated over the layers (RecurrentGemma's ``block_types`` = recurrent, recurrent,
+    attention, cycled over 26 layers): the layer count is the fewest that hold one block of each kind."""
+    name = _layer_count(d)[0]
+    pattern = d.get("block_types")
+    if name is None or not n or not isinstance(pattern, (list, tuple)) or not pattern or len(pattern) >= n:
+        return
+    needed = max(list(pattern).index(kind) for kind in set(pattern)) + 1
+    d[name] = min(n, max(d[name], needed))
+
+
+def attention_layer(d: dict) -> str | None:
+    """A hybrid whose default config places no attention layer though it sizes attention (KV heads):
+    Bamba's ``attn_layer_indices`` None, GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints
+    place attention layers, and transformers cannot run a cached forward of the config as it stands
+    (a cache with no attention layer); the last layer is made attention. Returns what was done (said
+    in the report), None when nothing was."""
+    name, n = _layer_count(d)
+    if name is None or not any(_is_int(d.get(k)) for k in KV_HEADS):
+        return None
+    if "attn_layer_indices" in d and not d["attn_layer_indices"]:
+        d["attn_layer_indices"] = [n - 1]
+        return f"attn_layer_indices [{n - 1}]: the default config places no attention layer in this hybrid"
+    types = d.get("layer_types")
+    if isinstance(types, list) and len(types) == n and n > 1 and set(types) == {"linear_attention"}:
+        d["layer_types"] = types[:-1] + ["full_attention"]
+        return f"layer_types[{n - 1}] full_attention: the default config places no attention layer in this hybrid"
+    return None
+
+
+def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, names: dict | None = None) -> dict:
+    """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively.
+    ``names``: {stored name: standard name} (``aliases``), each key cut as the size it stands for."""
+    full, d = d, dict(d)
+    names = names or {}
     head_dim = hidden // heads
     n = _layer_count(d)[1]
     overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
         if isinstance(v, dict) and k.endswith("config") and k not in overrides:
-            d[k] = shrink(v, hidden, layers, heads, kv_heads)
+            d[k] = shrink(v, hidden, layers, heads, kv_heads, names)
     per_layer = _one_of_each(d, layers)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
         base = {key: val for key, val in d.items() if key not in overrides}
         d[k] = {
-            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads)[key] for key in o} for i, o in d[k].items()
+            i: {key: shrink({**base, **o}, hidden, layers, heads, kv_heads, names)[key] for key in o}
+            for i, o in d[k].items()
         }
+    experts = next((d[k] for k in d if names.get(k, k) in EXPERTS and _is_int(d[k]) and d[k] > 1), None)
     for k, v in list(d.items()):
+        if v is None and names.get(k, k) in TOP_K and experts:  # routed experts, top-k left unset: 2 of them
+            d[k] = min(experts, 4, 2)
         if not _is_int(v):
             continue
-        if k in HIDDEN:
+        k_std = names.get(k, k)
+        if k_std in HIDDEN:
             d[k] = hidden
-        elif k in HEADS:
+        elif k_std in HEADS:
             d[k] = heads
-        elif k in KV_HEADS:
+        elif k_std in KV_HEADS:
             d[k] = kv_heads or (1 if v == 1 else min(2, heads))
-        elif k in HEAD_DIMS:
+        elif k_std in HEAD_DIMS:
             d[k] = head_dim
-        elif k in FFN:
+        elif k_std in FFN:
             d[k] = 2 * hidden
-        elif k in EXPERT_FFN:
+        elif k_std in EXPERT_FFN:
             d[k] = hidden
-        elif k in EXPERTS:
+        elif k_std in EXPERTS:
             d[k] = min(v, 4)
-        elif k in TOP_K:
+        elif k_std in TOP_K:
             d[k] = min(v, 2)
-        elif k in AT_MOST_ONE:
+        elif k_std in AT_MOST_ONE:
             d[k] = min(v, 1)
-        elif k in FIXED:
-            d[k] = min(v, FIXED[k]) if k not in ("attn_layer_offset", "expert_layer_offset") else FIXED[k]
-        elif k == "rotary_dim":
+        elif k_std in FIXED:
+            d[k] = min(v, FIXED[k_std]) if k_std not in ("attn_layer_offset", "expert_layer_offset") else FIXED[k_std]
+        elif k_std == "rotary_dim":
             d[k] = head_dim // 2
-        elif k in VOCABS:
+        elif k_std in VOCABS:
             d[k] = VOCAB
-        elif k in POSITION_NAMES:
+        elif k_std in POSITION_NAMES:
             d[k] = POSITIONS
     if not per_layer:
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:
                 d[k] = min(d[k], layers)
+    _cyclic_blocks(d, n)  # n: the full config's layer count
+    _shared_attention_width(full, d, heads)
+    if all(_is_int(d.get(k)) for k in ("num_layers_per_stack", "H_cycles", "L_cycles", "num_hidden_layers")):
+        # HRM: one stack of layers run H·(L + 1) times; the layer count is the slots, derived from the stack
+        d["num_layers_per_stack"] = min(d["num_layers_per_stack"], layers)
+        d["num_hidden_layers"] = d["num_layers_per_stack"] * d["H_cycles"] * (d["L_cycles"] + 1)
     if all(_is_int(d.get(k)) for k in ("expand", "num_heads", "head_dim", "hidden_size")):
         # Mamba-2: the SSM heads span expand·hidden; groups divide the heads
         d["num_heads"] = d["expand"] * d["hidden_size"] // d["head_dim"]
