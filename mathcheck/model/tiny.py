@@ -19,6 +19,8 @@ layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora
 
 from __future__ import annotations
 
+import math
+
 VOCAB = 128
 POSITIONS = 64
 
@@ -250,6 +252,20 @@ def _shared_attention_width(full: dict, d: dict, heads: int) -> None:
         d["attention_head_dim"] = d["attention_hidden_size"] // heads
 
 
+def _axial_positions(d: dict) -> None:
+    """Reformer's axial position embeddings: their widths sum to the hidden size (kept in ratio,
+    64 + 192 = 256 -> 16 + 48 = 64) and their shape's product is the positions (64 × 64 = 4096 -> 8 × 8 = 64)."""
+    dims, shape, hidden = d.get("axial_pos_embds_dim"), d.get("axial_pos_shape"), d.get("hidden_size")
+    if not (isinstance(dims, (list, tuple)) and isinstance(shape, (list, tuple)) and _is_int(hidden)):
+        return
+    if len(dims) == 2 and all(_is_int(x) and x > 0 for x in dims) and hidden * dims[0] % sum(dims) == 0:
+        first = hidden * dims[0] // sum(dims)
+        d["axial_pos_embds_dim"] = [first, hidden - first]
+    side = math.isqrt(POSITIONS)
+    if len(shape) == 2 and side * side == POSITIONS:
+        d["axial_pos_shape"] = [side, side]
+
+
 def _cyclic_blocks(d: dict, n: int | None) -> None:
     """A block pattern repeated over the layers (RecurrentGemma's ``block_types`` = recurrent, recurrent,
     attention, cycled over 26 layers): the layer count is the fewest that hold one block of each kind."""
@@ -278,6 +294,21 @@ def attention_layer(d: dict) -> str | None:
         d["layer_types"] = types[:-1] + ["full_attention"]
         return f"layer_types[{n - 1}] full_attention: the default config places no attention layer in this hybrid"
     return None
+
+
+def default_language(d: dict) -> str | None:
+    """X-MOD's forward raises without a language (``lang_ids`` or ``default_language``): its first
+    configured language is made the default (the default config has one, en_XX)."""
+    languages = d.get("languages")
+    if d.get("default_language") is not None or not isinstance(languages, (list, tuple)) or not languages:
+        return None
+    d["default_language"] = languages[0]
+    return f"default_language {languages[0]}: the first of the config's languages {list(languages)}"
+
+
+def complete(d: dict) -> list[str]:
+    """What the default config leaves unset and the forward needs, set in ``d``; each said."""
+    return [note for note in (attention_layer(d), default_language(d)) if note]
 
 
 def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, names: dict | None = None) -> dict:
@@ -337,6 +368,7 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, 
                 d[k] = min(d[k], layers)
     _cyclic_blocks(d, n)  # n: the full config's layer count
     _shared_attention_width(full, d, heads)
+    _axial_positions(d)
     if all(_is_int(d.get(k)) for k in ("num_layers_per_stack", "H_cycles", "L_cycles", "num_hidden_layers")):
         # HRM: one stack of layers run H·(L + 1) times; the layer count is the slots, derived from the stack
         d["num_layers_per_stack"] = min(d["num_layers_per_stack"], layers)

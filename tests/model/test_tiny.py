@@ -8,7 +8,7 @@ from torch import nn
 
 from mathcheck.model import sublayers as sl
 from mathcheck.model.load import Sizes, load_hf
-from mathcheck.model.tiny import VOCAB, aliases, attention_layer, shrink
+from mathcheck.model.tiny import VOCAB, aliases, attention_layer, complete, shrink
 
 transformers = pytest.importorskip("transformers")
 
@@ -72,6 +72,26 @@ def test_a_hybrid_whose_default_places_no_attention_layer_gets_one_and_says_so(m
     assert d[key] == value and "places no attention layer" in note
     assert attention_layer(_cut("mamba2")[1]) is None  # a pure SSM sizes no attention: left as it is
     assert attention_layer(_cut("qwen3_next")[1]) is None  # already has one
+
+
+def test_what_the_forward_needs_and_the_default_leaves_unset_is_set_and_said():
+    d = _cut("xmod")[1]  # its forward raises without a language
+    assert complete(d) == ["default_language en_XX: the first of the config's languages ['en_XX']"]
+    assert d["default_language"] == "en_XX" and complete(_cut("llama")[1]) == []
+
+
+def test_reformers_axial_positions_sum_to_the_hidden_size_and_span_the_positions():
+    d = _cut("reformer")[1]  # (64, 192) summing to 256 over (64, 64) positions
+    assert (
+        d["axial_pos_embds_dim"] == [16, 48] and d["axial_pos_shape"] == [8, 8] and d["max_position_embeddings"] == 64
+    )
+
+
+def test_a_sliding_window_of_zero_or_turned_off_is_no_window():
+    from mathcheck.model.load import _window
+
+    assert _window(transformers.AutoConfig.for_model("qwen2_moe")) is None  # 0, use_sliding_window False
+    assert _window(transformers.AutoConfig.for_model("mistral")) == 4096
 
 
 def test_sub_configs_are_cut_too():
