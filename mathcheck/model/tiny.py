@@ -279,16 +279,15 @@ def _cyclic_blocks(d: dict, n: int | None) -> None:
 
 def attention_layer(d: dict) -> str | None:
     """A hybrid whose default config places no attention layer though it sizes attention (KV heads):
-    Bamba's ``attn_layer_indices`` None, GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints
-    place attention layers, and transformers cannot run a cached forward of the config as it stands
-    (a cache with no attention layer); the last layer is made attention. Returns what was done (said
-    in the report), None when nothing was."""
+    GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints place attention layers, and
+    transformers cannot run a cached forward of the config as it stands (a cache with no attention
+    layer); the last layer is made attention. Returns what was done (said in the report), None when
+    nothing was. Not Bamba's ``attn_layer_indices``: with an attention layer its cached forward,
+    called without position_ids, restarts RoPE at 0 (it sets arange(L); generate passes them), which
+    the KV check would report; it stays refused until that check passes position ids as generate does."""
     name, n = _layer_count(d)
     if name is None or not any(_is_int(d.get(k)) for k in KV_HEADS):
         return None
-    if "attn_layer_indices" in d and not d["attn_layer_indices"]:
-        d["attn_layer_indices"] = [n - 1]
-        return f"attn_layer_indices [{n - 1}]: the default config places no attention layer in this hybrid"
     types = d.get("layer_types")
     if isinstance(types, list) and len(types) == n and n > 1 and set(types) == {"linear_attention"}:
         d["layer_types"] = types[:-1] + ["full_attention"]

@@ -64,7 +64,7 @@ def test_layer_counts_keep_each_kind_a_pattern_or_stack_needs():
 
 @pytest.mark.parametrize(
     "model_type, key, value",
-    [("bamba", "attn_layer_indices", [1]), ("granitemoehybrid", "layer_types", ["linear_attention", "full_attention"])],
+    [("granitemoehybrid", "layer_types", ["linear_attention", "full_attention"])],
 )
 def test_a_hybrid_whose_default_places_no_attention_layer_gets_one_and_says_so(model_type, key, value):
     d = _cut(model_type)[1]
