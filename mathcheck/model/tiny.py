@@ -266,6 +266,19 @@ def _axial_positions(d: dict) -> None:
         d["axial_pos_shape"] = [side, side]
 
 
+def _tied_hybrids(full: dict, d: dict) -> None:
+    """Zamba ties every hybrid layer's shared transformer to the first one's (``tie_weights_keys``
+    matches the other hybrid layers, and transformers rejects a model with none): the kept layer
+    pattern is repeated until it holds two hybrid layers, where the full config has two or more.
+    (Zamba2 names its hybrid layers by ``hybrid_layer_ids`` and builds with one.)"""
+    kinds, name = d.get("layers_block_type"), _layer_count(d)[0]
+    if not isinstance(kinds, list) or name is None or "hybrid_layer_ids" in d or kinds.count("hybrid") != 1:
+        return
+    if list(full.get("layers_block_type") or []).count("hybrid") >= 2:
+        d["layers_block_type"] = kinds * 2
+        d[name] = len(d["layers_block_type"])
+
+
 def _cyclic_blocks(d: dict, n: int | None) -> None:
     """A block pattern repeated over the layers (RecurrentGemma's ``block_types`` = recurrent, recurrent,
     attention, cycled over 26 layers): the layer count is the fewest that hold one block of each kind."""
@@ -368,6 +381,7 @@ def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, 
     _cyclic_blocks(d, n)  # n: the full config's layer count
     _shared_attention_width(full, d, heads)
     _axial_positions(d)
+    _tied_hybrids(full, d)
     if all(_is_int(d.get(k)) for k in ("num_layers_per_stack", "H_cycles", "L_cycles", "num_hidden_layers")):
         # HRM: one stack of layers run H·(L + 1) times; the layer count is the slots, derived from the stack
         d["num_layers_per_stack"] = min(d["num_layers_per_stack"], layers)

@@ -60,6 +60,8 @@ def test_layer_counts_keep_each_kind_a_pattern_or_stack_needs():
     assert d["layers_block_type"] == ["linear_attention", "hybrid"] and d["hybrid_layer_ids"] == [1]
     assert (full["attention_hidden_size"] // full["hidden_size"], d["attention_hidden_size"]) == (2, 128)
     assert d["attention_head_dim"] == 128 // 4
+    d = _cut("zamba")[1]  # its hybrid layers' shared transformer is tied to the first's: two of them
+    assert d["layers_block_type"] == ["linear_attention", "hybrid"] * 2 and d["num_hidden_layers"] == 4
 
 
 @pytest.mark.parametrize(
