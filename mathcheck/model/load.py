@@ -165,15 +165,15 @@ def _first_line(exc) -> str:
 def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
     """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
     (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
-    ``torch._grouped_mm`` reject float64). Raises the float64 build's error when nothing builds."""
+    ``torch._grouped_mm`` reject float64). Raises the last float64 build's error (eager's) when nothing builds."""
     import torch
 
-    notes, first_error = [], None
+    notes, first_error, last_error = [], None, None
     for impl in dict.fromkeys((attn, "eager")):
         try:
             model = _build(cls, config, impl, torch.float64, seed).eval()
         except Exception as exc:  # noqa: BLE001 - no such attention implementation for this type: try the next
-            first_error = first_error or exc
+            first_error, last_error = first_error or exc, exc
             continue
         if impl != attn:
             notes.append(f"attention {impl}: {attn} refused ({_first_line(first_error)[:120]})")
@@ -188,7 +188,7 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
             )
             return model32, impl, torch.float32, notes
         return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
-    raise first_error
+    raise last_error  # eager's: the SDPA refusal of a type that has none names nothing the config lacks
 
 
 def _text_config(config):
@@ -227,7 +227,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     )
 
-    from mathcheck.model.tiny import KV_HEADS, shrink
+    from mathcheck.model.tiny import KV_HEADS, aliases, complete, shrink
 
     transformers.logging.set_verbosity_error()  # tiny vocabularies make it warn about special token ids
     masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
@@ -248,10 +248,11 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         text = _text_config(full).to_dict()
         if sizes.kv_heads is not None and not any(k in text for k in KV_HEADS):
             raise BadInput(f"--kv-heads {sizes.kv_heads}: hf:{model_type} has no separate key/value heads")
-        plain = None
+        plain, names = None, aliases(full)
         for derive in (False, True):  # the plain cut; where rejected, the cut with the constraints derived
             try:
-                kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads, derive)
+                kw = shrink(full.to_dict(), sizes.hidden, sizes.layers, sizes.heads, sizes.kv_heads, derive, names)
+                made = complete(kw)
                 config = type(full).from_dict(kw)
                 # causal LM if the type has one and is a decoder; an encoder (BERT) is read as a masked LM
                 # an encoder–decoder (bart, mbart) with a causal-LM class is checked as that decoder: its whole
@@ -274,7 +275,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                 if derive:
                     raise
                 plain = exc
-        notes = ([took] if took else []) + notes
+        notes = ([took] if took else []) + made + notes
         if derive:
             notes.insert(
                 0,
@@ -311,7 +312,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         attn_implementation=impl,
         takes_position_ids="position_ids" in sig,
         takes_attention_mask="attention_mask" in sig,
-        window=attr(config, "sliding_window"),
+        window=_window(config),
         max_positions=_max_positions(config),
         caps=declared_caps(config),
         dtype=dtype,
@@ -344,6 +345,15 @@ def declared_causal(module) -> bool | None:
     if flag:
         return True
     return False if getattr(module, "is_decoder", None) is False else None
+
+
+def _window(config) -> int | None:
+    """The sliding window a model uses: None where the config sets none, a window ≤ 0, or one it
+    turns off (qwen2_moe: sliding_window 0 with use_sliding_window False)."""
+    window = attr(config, "sliding_window")
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        return None
+    return None if attr(config, "use_sliding_window") is False else window
 
 
 def _max_positions(config) -> int | None:

@@ -331,6 +331,16 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
             },
             note=f"the first {P} tokens alone give other logits than in the full forward; first at module {where}",
         )
+    if cache is None and _no_cache_field(out, loaded.cache_kw):
+        return Result(
+            "kv-cache",
+            claim,
+            doc,
+            "holds",
+            "inconclusive",
+            note=f"the forward takes {loaded.cache_kw} but its output ({type(out).__name__}) has no field for a "
+            "cache: the cache it fills is kept inside the model, and cannot be passed back",
+        )
     for t in range(P, L):
         if cache is None:
             return _fail(
@@ -377,6 +387,12 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
         tol,
         note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}",
     )
+
+
+def _no_cache_field(out, kw) -> bool:
+    """An output object (not a tuple) with no attribute for a cache at all (RecurrentGemma's
+    ``CausalLMOutput``): a forward that cannot return one, unlike one that returns None where a cache is due."""
+    return not isinstance(out, (tuple, list)) and not any(hasattr(out, n) for n in (kw, "cache", "past_key_values"))
 
 
 # --- permutation equivariance -----------------------------------------------------------------------

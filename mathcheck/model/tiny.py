@@ -38,6 +38,7 @@ builds with it is checked with):
 
 from __future__ import annotations
 
+import math
 import re
 
 VOCAB = 128
@@ -237,7 +238,7 @@ def _one_of_each(d: dict, layers: int, derive: bool = False) -> bool:
         if k not in lists
         and isinstance(v, list)
         and v
-        and any(w in k for w in ("indices", "idx", "_layers"))
+        and any(w in k for w in ("indices", "idx", "_layers", "layer_ids"))
         and all(_is_int(x) and 0 <= x < n for x in v)
     ]
     follow = [
@@ -335,65 +336,176 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
             d[k] = {**v, "rope_theta": theta}
 
 
-def _override(base: dict, o: dict, plain: dict, sizes: tuple, derive: bool) -> dict:
+def _override(base: dict, o: dict, plain: dict, sizes: tuple, derive: bool, names: dict) -> dict:
     """A layer's override ``o`` cut as its whole config ``base`` + ``o`` would be; ``derive``: with
     any size that then differs from the cut ``plain`` of ``base`` alone (a head dim the layer's own
     nope + rope parts make) added to the override."""
-    cut = shrink({**base, **o}, *sizes, derive)
+    cut = shrink({**base, **o}, *sizes, derive, names)
     keys = set(o) | {k for k, v in cut.items() if derive and _is_int(v) and _is_int(plain.get(k)) and v != plain[k]}
     return {key: cut[key] for key in sorted(keys, key=list(cut).index)}
 
 
-def shrink(d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, derive: bool = False) -> dict:
+def aliases(config) -> dict:
+    """{stored name: standard name} from the ``attribute_map`` of a config and its sub-configs
+    (ernie4_5_moe stores ``num_experts_per_tok`` as ``moe_k``, kimi_linear as ``num_experts_per_token``),
+    so that a size is cut by what it is, whatever the type calls it."""
+    found, todo = {}, [config]
+    while todo:
+        c = todo.pop()
+        found.update({stored: std for std, stored in getattr(type(c), "attribute_map", {}).items()})
+        todo += [v for v in vars(c).values() if hasattr(type(v), "attribute_map") and hasattr(v, "to_dict")]
+    return found
+
+
+def _shared_attention_width(full: dict, d: dict, heads: int) -> None:
+    """Zamba's shared attention reads the hidden state concatenated with the embeddings: its width
+    ``attention_hidden_size`` is a multiple of the hidden size (2×); the multiple is kept, and its
+    head dim is that width over the heads."""
+    width, hidden = full.get("attention_hidden_size"), full.get("hidden_size")
+    if not (_is_int(width) and _is_int(hidden) and hidden and _is_int(d.get("hidden_size"))):
+        return
+    d["attention_hidden_size"] = max(1, width // hidden) * d["hidden_size"] if width % hidden == 0 else d["hidden_size"]
+    if _is_int(d.get("attention_head_dim")):
+        d["attention_head_dim"] = d["attention_hidden_size"] // heads
+
+
+def _axial_positions(d: dict) -> None:
+    """Reformer's axial position embeddings: their widths sum to the hidden size (kept in ratio,
+    64 + 192 = 256 -> 16 + 48 = 64) and their shape's product is the positions (64 × 64 = 4096 -> 8 × 8 = 64)."""
+    dims, shape, hidden = d.get("axial_pos_embds_dim"), d.get("axial_pos_shape"), d.get("hidden_size")
+    if not (isinstance(dims, (list, tuple)) and isinstance(shape, (list, tuple)) and _is_int(hidden)):
+        return
+    if len(dims) == 2 and all(_is_int(x) and x > 0 for x in dims) and hidden * dims[0] % sum(dims) == 0:
+        first = hidden * dims[0] // sum(dims)
+        d["axial_pos_embds_dim"] = [first, hidden - first]
+    side = math.isqrt(POSITIONS)
+    if len(shape) == 2 and side * side == POSITIONS:
+        d["axial_pos_shape"] = [side, side]
+
+
+def _tied_hybrids(full: dict, d: dict) -> None:
+    """Zamba ties every hybrid layer's shared transformer to the first one's (``tie_weights_keys``
+    matches the other hybrid layers, and transformers rejects a model with none): the kept layer
+    pattern is repeated until it holds two hybrid layers, where the full config has two or more.
+    (Zamba2 names its hybrid layers by ``hybrid_layer_ids`` and builds with one.)"""
+    kinds, name = d.get("layers_block_type"), _layer_count(d)[0]
+    if not isinstance(kinds, list) or name is None or "hybrid_layer_ids" in d or kinds.count("hybrid") != 1:
+        return
+    if list(full.get("layers_block_type") or []).count("hybrid") >= 2:
+        d["layers_block_type"] = kinds * 2
+        d[name] = len(d["layers_block_type"])
+
+
+def _cyclic_blocks(d: dict, n: int | None) -> None:
+    """A block pattern repeated over the layers (RecurrentGemma's ``block_types`` = recurrent, recurrent,
+    attention, cycled over 26 layers): the layer count is the fewest that hold one block of each kind."""
+    name = _layer_count(d)[0]
+    pattern = d.get("block_types")
+    if name is None or not n or not isinstance(pattern, (list, tuple)) or not pattern or len(pattern) >= n:
+        return
+    needed = max(list(pattern).index(kind) for kind in set(pattern)) + 1
+    d[name] = min(n, max(d[name], needed))
+
+
+def attention_layer(d: dict) -> str | None:
+    """A hybrid whose default config places no attention layer though it sizes attention (KV heads):
+    GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints place attention layers, and
+    transformers cannot run a cached forward of the config as it stands (a cache with no attention
+    layer); the last layer is made attention. Returns what was done (said in the report), None when
+    nothing was. Not Bamba's ``attn_layer_indices``: with an attention layer its cached forward,
+    called without position_ids, restarts RoPE at 0 (it sets arange(L); generate passes them), which
+    the KV check would report; it stays refused until that check passes position ids as generate does."""
+    name, n = _layer_count(d)
+    if name is None or not any(_is_int(d.get(k)) for k in KV_HEADS):
+        return None
+    types = d.get("layer_types")
+    if isinstance(types, list) and len(types) == n and n > 1 and set(types) == {"linear_attention"}:
+        d["layer_types"] = types[:-1] + ["full_attention"]
+        return f"layer_types[{n - 1}] full_attention: the default config places no attention layer in this hybrid"
+    return None
+
+
+def default_language(d: dict) -> str | None:
+    """X-MOD's forward raises without a language (``lang_ids`` or ``default_language``): its first
+    configured language is made the default (the default config has one, en_XX)."""
+    languages = d.get("languages")
+    if d.get("default_language") is not None or not isinstance(languages, (list, tuple)) or not languages:
+        return None
+    d["default_language"] = languages[0]
+    return f"default_language {languages[0]}: the first of the config's languages {list(languages)}"
+
+
+def complete(d: dict) -> list[str]:
+    """What the default config leaves unset and the forward needs, set in ``d``; each said."""
+    return [note for note in (attention_layer(d), default_language(d)) if note]
+
+
+def shrink(
+    d: dict, hidden: int, layers: int, heads: int, kv_heads: int | None, derive: bool = False, names: dict | None = None
+) -> dict:
     """The config dict ``d`` (a full-size default) at the tiny sizes; sub-configs recursively.
-    ``derive``: with the constraints of ``_derived`` met too."""
-    full = d
-    d = dict(d)
+    ``derive``: with the constraints of ``_derived`` met too. ``names``: {stored name: standard name}
+    (``aliases``), each key cut as the size it stands for."""
+    full, d = d, dict(d)
+    names = names or {}
     head_dim = hidden // heads
     n = _layer_count(d)[1]
     overrides = {k for k, v in d.items() if n and _per_layer(v, n)}
     for k, v in list(d.items()):
         # a sub-config: named …config, or any dict that names its model_type (musicgen's decoder)
         if isinstance(v, dict) and (k.endswith("config") or "model_type" in v) and k not in overrides:
-            d[k] = shrink(v, hidden, layers, heads, kv_heads, derive)
+            d[k] = shrink(v, hidden, layers, heads, kv_heads, derive, names)
     per_layer = _one_of_each(d, layers, derive)
     for k in overrides:  # each layer's override cut as the whole config would be (MLA's rules included)
         base = {key: val for key, val in d.items() if key not in overrides}
-        plain = shrink(base, hidden, layers, heads, kv_heads, derive) if derive else {}
-        d[k] = {i: _override(base, o, plain, (hidden, layers, heads, kv_heads), derive) for i, o in d[k].items()}
+        plain = shrink(base, hidden, layers, heads, kv_heads, derive, names) if derive else {}
+        sizes = (hidden, layers, heads, kv_heads)
+        d[k] = {i: _override(base, o, plain, sizes, derive, names) for i, o in d[k].items()}
+    experts = next((d[k] for k in d if names.get(k, k) in EXPERTS and _is_int(d[k]) and d[k] > 1), None)
     for k, v in list(d.items()):
+        if v is None and names.get(k, k) in TOP_K and experts:  # routed experts, top-k left unset: 2 of them
+            d[k] = min(experts, 4, 2)
         if not _is_int(v):
             continue
-        if k in HIDDEN:
+        k_std = names.get(k, k)
+        if k_std in HIDDEN:
             d[k] = hidden
-        elif k in HEADS:
+        elif k_std in HEADS:
             d[k] = heads
-        elif k in KV_HEADS:
+        elif k_std in KV_HEADS:
             d[k] = kv_heads or (1 if v == 1 else min(2, heads))
-        elif k in HEAD_DIMS:
+        elif k_std in HEAD_DIMS:
             d[k] = head_dim
-        elif k in FFN:
+        elif k_std in FFN:
             d[k] = 2 * hidden
-        elif k in EXPERT_FFN:
+        elif k_std in EXPERT_FFN:
             d[k] = hidden
-        elif k in EXPERTS:
+        elif k_std in EXPERTS:
             d[k] = min(v, 4)
-        elif k in TOP_K:
+        elif k_std in TOP_K:
             d[k] = min(v, 2)
-        elif k in AT_MOST_ONE:
+        elif k_std in AT_MOST_ONE:
             d[k] = min(v, 1)
-        elif k in FIXED:
-            d[k] = min(v, FIXED[k]) if k not in ("attn_layer_offset", "expert_layer_offset") else FIXED[k]
-        elif k == "rotary_dim":
+        elif k_std in FIXED:
+            d[k] = min(v, FIXED[k_std]) if k_std not in ("attn_layer_offset", "expert_layer_offset") else FIXED[k_std]
+        elif k_std == "rotary_dim":
             d[k] = head_dim // 2
-        elif k in VOCABS:
+        elif k_std in VOCABS:
             d[k] = VOCAB
-        elif k in POSITION_NAMES:
+        elif k_std in POSITION_NAMES:
             d[k] = POSITIONS
     if not per_layer:
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:
                 d[k] = min(d[k], layers)
+    _cyclic_blocks(d, n)  # n: the full config's layer count
+    _shared_attention_width(full, d, heads)
+    _axial_positions(d)
+    _tied_hybrids(full, d)
+    if all(_is_int(d.get(k)) for k in ("num_layers_per_stack", "H_cycles", "L_cycles", "num_hidden_layers")):
+        # HRM: one stack of layers run H·(L + 1) times; the layer count is the slots, derived from the stack
+        d["num_layers_per_stack"] = min(d["num_layers_per_stack"], layers)
+        d["num_hidden_layers"] = d["num_layers_per_stack"] * d["H_cycles"] * (d["L_cycles"] + 1)
     if derive:
         _derived(d, full, hidden, heads, kv_heads)
     if all(_is_int(d.get(k)) for k in ("expand", "num_heads", "head_dim", "hidden_size")):

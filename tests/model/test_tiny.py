@@ -8,7 +8,7 @@ from torch import nn
 
 from mathcheck.model import sublayers as sl
 from mathcheck.model.load import Sizes, load_hf
-from mathcheck.model.tiny import VOCAB, shrink
+from mathcheck.model.tiny import VOCAB, aliases, attention_layer, complete, shrink
 
 transformers = pytest.importorskip("transformers")
 
@@ -33,6 +33,67 @@ def test_a_hybrid_keeps_one_layer_of_each_kind_in_order():
     assert set(d["layer_types"]) == set(full["layer_types"])  # linear and full attention both kept
     assert d["num_hidden_layers"] == len(d["layer_types"]) == 2
     assert d["layer_types"] == ["linear_attention", "full_attention"]
+
+
+def _cut(model_type):
+    full = transformers.AutoConfig.for_model(model_type)
+    return full.to_dict(), shrink(full.to_dict(), 64, 2, 4, None, names=aliases(full))
+
+
+def test_sizes_are_cut_by_what_they_stand_for_and_an_unset_top_k_over_experts_is_set():
+    full, d = _cut("ernie4_5_moe")  # num_experts_per_tok is stored as moe_k (6 of 64)
+    assert (full["moe_k"], d["moe_k"], d["moe_num_experts"]) == (6, 2, 4)
+    full, d = _cut("kimi_linear")  # ... as num_experts_per_token (8 of 256)
+    assert (full["num_experts_per_token"], d["num_experts_per_token"], d["num_experts"]) == (8, 2, 4)
+    full, d = _cut("deepseek_v2")  # no top-k by default: its MoE's torch.topk(k=None) raises
+    assert (full["num_experts_per_tok"], d["num_experts_per_tok"]) == (None, 2)
+    assert _cut("llama")[1].get("num_experts_per_tok") is None  # no experts: nothing set
+
+
+def test_layer_counts_keep_each_kind_a_pattern_or_stack_needs():
+    d = _cut("recurrent_gemma")[1]  # (recurrent, recurrent, attention) cycled: 3 layers hold one of each
+    assert d["num_hidden_layers"] == 3 and d["block_types"] == ["recurrent", "recurrent", "attention"]
+    d = _cut("hrm_text")[1]  # one stack of layers run H·(L + 1) times: the layer count is its slots
+    assert d["num_hidden_layers"] == d["num_layers_per_stack"] * d["H_cycles"] * (d["L_cycles"] + 1)
+    assert d["num_layers_per_stack"] == 2
+    full, d = _cut("zamba2")  # the hybrid layers' indices follow the layers kept; shared attention 2x hidden
+    assert d["layers_block_type"] == ["linear_attention", "hybrid"] and d["hybrid_layer_ids"] == [1]
+    assert (full["attention_hidden_size"] // full["hidden_size"], d["attention_hidden_size"]) == (2, 128)
+    assert d["attention_head_dim"] == 128 // 4
+    d = _cut("zamba")[1]  # its hybrid layers' shared transformer is tied to the first's: two of them
+    assert d["layers_block_type"] == ["linear_attention", "hybrid"] * 2 and d["num_hidden_layers"] == 4
+
+
+@pytest.mark.parametrize(
+    "model_type, key, value",
+    [("granitemoehybrid", "layer_types", ["linear_attention", "full_attention"])],
+)
+def test_a_hybrid_whose_default_places_no_attention_layer_gets_one_and_says_so(model_type, key, value):
+    d = _cut(model_type)[1]
+    note = attention_layer(d)
+    assert d[key] == value and "places no attention layer" in note
+    assert attention_layer(_cut("mamba2")[1]) is None  # a pure SSM sizes no attention: left as it is
+    assert attention_layer(_cut("qwen3_next")[1]) is None  # already has one
+
+
+def test_what_the_forward_needs_and_the_default_leaves_unset_is_set_and_said():
+    d = _cut("xmod")[1]  # its forward raises without a language
+    assert complete(d) == ["default_language en_XX: the first of the config's languages ['en_XX']"]
+    assert d["default_language"] == "en_XX" and complete(_cut("llama")[1]) == []
+
+
+def test_reformers_axial_positions_sum_to_the_hidden_size_and_span_the_positions():
+    d = _cut("reformer")[1]  # (64, 192) summing to 256 over (64, 64) positions
+    assert (
+        d["axial_pos_embds_dim"] == [16, 48] and d["axial_pos_shape"] == [8, 8] and d["max_position_embeddings"] == 64
+    )
+
+
+def test_a_sliding_window_of_zero_or_turned_off_is_no_window():
+    from mathcheck.model.load import _window
+
+    assert _window(transformers.AutoConfig.for_model("qwen2_moe")) is None  # 0, use_sliding_window False
+    assert _window(transformers.AutoConfig.for_model("mistral")) == 4096
 
 
 def test_sub_configs_are_cut_too():
