@@ -650,7 +650,7 @@ def notation_of(
     families = dict(families or {})
     vectors = {vector for _, vector, _ in families.values()} | {k for k, (_, _, i) in families.items() if i}
     names = set(functions) | set(variables) | set(defined)
-    free = _free_deltas(pieces, indices | set(declared), names, vectors - names)
+    free = _free_deltas(pieces, indices | set(declared), names, vectors - set(variables))
     first = Notation(set(declared) | free, set(), dict(functions), set(variables), set(defined))
     first.families = families
     indexed: set = set()
@@ -1179,6 +1179,9 @@ def _definition(
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
+    entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
+    if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
+        name = f"{entry.group(1)}_{entry.group(2)}"
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
     if (
@@ -1215,6 +1218,8 @@ def _definition(
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
         family, vector, params = (key, name, index, rhs, ""), "", [index]
+    elif entry and entry.group(2) in notation.free:
+        return None  # y_i = … at a free i, not the entries of a function of a vector: a claim
     if vectors:
         # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: a function of the vector z, its entries z_i on the right — read with z
         # one scalar and z[i] an unrelated array, the quotient rule's ∂σ_i(z)/∂z_j was "proved" as 0 = 0
@@ -1339,6 +1344,8 @@ def _definition(
     )
     excluded = set(inner.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
     excluded = _free_range(src, first.toks[0].pos, excluded, [text], lets)
+    if family is not None:  # σ_i(z), y_i: i is the family's parameter, no free index of its users
+        excluded = {e for e in excluded if e[0] not in (params or ())}
     if any(hi == GENERIC_SIZE for _, _, hi in excluded):
         sized = {GENERIC_SIZE: ("positive", "integer")}
     if excluded:
