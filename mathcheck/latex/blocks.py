@@ -1325,6 +1325,8 @@ def _definition(
     doc.defs.append((line, name, text, link.define))
     doc.opaque.pop(name, None)  # read now: unfolded from here on
     doc.carried.discard(name)
+    # another definition of the name ends its family: σ_i(z) after σ(x) = 1/(1 + e^{-x}) is no σ(i) then
+    doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
     if family is not None:
         doc.families[key] = (name, vector, index)
     elif params:
@@ -1654,6 +1656,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     if name is not None:
         doc.opaque[name] = line
         doc.unread[name] = line
+        doc.families = {k: v for k, v in doc.families.items() if v[0] != name}  # σ given again, unread
     out = [chain]
     if more:
         rest = src.line(rhs[0].pos)
