@@ -55,28 +55,28 @@ def test_refused_with_a_line_never_misread(tmp_path, tex, message):
     assert got[0]["status"] == "bad-input" and message in got[0]["message"], got[0]
 
 
-@pytest.mark.parametrize(
-    "claim, status",
-    [
+def test_a_function_of_a_vector_and_free_indices_of_its_jacobian(tmp_path):
+    """Style of statnotes softmax.tex:23-63 (our symbols): φ_a(u), S(u) of a vector u, read in its
+    entries (phi(a), S), in force past the section; the free a, b of δ_ab are integers of 1..K (the sums'
+    range), stated — read with u_a, u_b as two names, the quotient rule was "proved" as 0 = 0."""
+    claims = [
         (r"\frac{\partial}{\partial u_b}\frac{e^{u_a}}{S(u)}", "proved"),
         (r"\frac{e^{u_a}}{S(u)}\left(\delta_{ab}-\frac{e^{u_b}}{S(u)}\right)", "proved"),
         (r"\phi_a(u)\left(\delta_{ab}-\phi_b(u)\right)", "proved"),
         (r"\phi_a(u)\left(1-\phi_b(u)\right)", "refuted"),  # a planted slip: wrong where a ≠ b
         (r"\phi_a(u)\left(\delta_{ab}-\phi_a(u)\right)", "refuted"),  # σ_a for σ_b
-    ],
-)
-def test_a_function_of_a_vector_and_free_indices_of_its_jacobian(tmp_path, claim, status):
-    """Style of statnotes softmax.tex:23-63 (our symbols): φ_a(u), S(u) of a vector u, read in its
-    entries (phi(a), S), in force past the section; the free a, b of δ_ab are integers of 1..K (the sums'
-    range), stated — read with u_a, u_b as two names, the quotient rule was "proved" as 0 = 0."""
+    ]
     got = chains(
         tmp_path,
         "\\section{One}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
         "\\begin{equation}\nS(u)=\\sum_{m=1}^K e^{u_m}\n\\end{equation}\n\\section{Two}\n"
-        f"\\begin{{equation}}\n\\frac{{\\partial\\phi_a(u)}}{{\\partial u_b}}={claim}\n\\end{{equation}}\n",
+        + "".join(
+            f"\\begin{{equation}}\n\\frac{{\\partial\\phi_a(u)}}{{\\partial u_b}}={c}\n\\end{{equation}}\n"
+            for c, _ in claims
+        ),
     )
-    assert [c["status"] for c in got] == ["definition", "definition", status], got
-    assert {"a <= K", "b <= K"} <= set(got[2]["given"]), got[2]["given"]
+    assert [c["status"] for c in got] == ["definition", "definition"] + [s for _, s in claims], got
+    assert {"a <= K", "b <= K"} <= set(got[4]["given"]), got[4]["given"]
 
 
 def test_free_delta_indices_range_and_entries_named_after(tmp_path):
