@@ -27,12 +27,14 @@ from mathcheck.latex.tokens import (
 )
 from mathcheck.latex.reader import (
     FUNCTIONS,
+    FREE_RANGE,
     GENERIC_SIZE,
     VARIADIC,
     Notation,
     Reader,
     _PARSER_FUNCTIONS,
     _SPACING,
+    _two_letters,
     _word,
 )
 
@@ -625,7 +627,13 @@ def _expression(toks) -> bool:
 
 
 def notation_of(
-    src: _Source, pieces, declared: set, functions: dict, variables: set, defined: frozenset = frozenset()
+    src: _Source,
+    pieces,
+    declared: set,
+    functions: dict,
+    variables: set,
+    defined: frozenset = frozenset(),
+    families: dict | None = None,
 ) -> Notation:
     """Two passes over the chain's expressions (``pieces``: token lists). Pass one reads them with
     nothing indexed and collects the bases subscripted by an index *in scope* — a variable bound by
@@ -639,7 +647,12 @@ def notation_of(
                 eq = next((j for j, x in enumerate(low) if x.text in ("=", "}", "ne", "neq")), len(low))  # \sum_i: i
                 if eq is not None and _word(low[:eq]):
                     indices.add(_word(low[:eq]))
-    first = Notation(set(declared), set(), dict(functions), set(variables), set(defined))
+    families = dict(families or {})
+    vectors = {vector for _, vector, _ in families.values()} | {k for k, (_, _, i) in families.items() if i}
+    names = set(functions) | set(variables) | set(defined)
+    free = _free_deltas(pieces, indices | set(declared), names, vectors - set(variables))
+    first = Notation(set(declared) | free, set(), dict(functions), set(variables), set(defined))
+    first.families = families
     indexed: set = set()
     for toks in pieces:
         r = Reader(toks, src, first)
@@ -651,7 +664,37 @@ def notation_of(
     # x_{t+1}: pass one found t the index of a sequence
     out = Notation(indices | first.indices, indexed, dict(functions), set(variables), set(defined))
     out.letters = {t.text for toks in pieces for t in _not_exponents(toks) if t.kind == "ch" and t.text.isalpha()}
+    out.free, out.families = free, families
     return out
+
+
+def _free_deltas(pieces, indices: set, names: set, vectors: set) -> set:
+    r"""The letters of a Kronecker delta ``\delta_{ij}`` that no sum binds and nothing declares: the
+    free indices of a Jacobian entry (statnotes' ``\frac{\partial}{\partial z_j}e^{z_i}=\delta_{ij}e^{z_i}``),
+    which its author means for every i, j of the range — read as integer indices, each in the range of
+    the chain's sums (:func:`_free_range`), a hypothesis printed with the chain; so ``z_i`` beside them
+    is the entry z[i]. A δ the chain declares or defines is that quantity, not Kronecker's. So are the
+    letters subscripting a vector a function the document defines takes (σ_i(z), N(z): ``vectors``), or
+    such a function (σ_c):
+    ``\\frac{\\partial}{\\partial z_j}\\frac{e^{z_i}}{N(z)}`` is in the entries z[i], z[j] — read with z_i, z_j two
+    names it was "proved" as 0 = 0."""
+    out = set()
+    for toks in pieces:
+        for k, t in enumerate(toks[:-2]):
+            if t.kind in ("ch", "cmd") and t.text in vectors and toks[k + 1].text == "_":
+                sub = toks[k + 3 : k + 5] if toks[k + 2].text == "{" else toks[k + 2 : k + 3]
+                if sub and sub[0].kind == "ch" and sub[0].text.isalpha() and (len(sub) == 1 or sub[1].text == "}"):
+                    out.add(sub[0].text)
+    if "delta" in names:
+        return out - indices - names
+    for toks in pieces:
+        for k, t in enumerate(toks[:-2]):
+            if t.kind == "cmd" and t.text == "delta" and toks[k + 1].kind == "ch" and toks[k + 1].text == "_":
+                sub = toks[k + 3 : k + 6] if toks[k + 2].text == "{" else []
+                sub = sub[: next((j for j, x in enumerate(sub) if x.text == "}"), len(sub))]
+                if sub and _two_letters(sub):
+                    out |= {x.text for x in sub if x.text.isalpha()}
+    return out - indices - names
 
 
 def _not_exponents(toks: list) -> list:
@@ -862,6 +905,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
             section = max(m.start() for m in heading.finditer(masked, last, blk.start))
         doc.prose = masked[section : blk.start]
         doc.lead = _condition_lead(masked[last : blk.start]) if blk.opener != "$" else ""
+        doc.after = _stated_after(src, blk, found, inline) if blk.opener != "$" else {}
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
             out += _inline_definition(src, blk, defs, doc)
@@ -900,13 +944,17 @@ class _Document:
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
     opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
+    families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
+    after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
         example, another f in the next) is in force to the section's end; one written with a
         definition sign (``:=``) to the file's end, and so is a chapter's notation (:func:`_notation`)."""
         dropped = {name for _, name, _, explicit in self.defs if not explicit}
-        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2])]
+        # a function of a vector (statnotes' σ_i(z), N(z)) is the note's notation, used in every section
+        vectorial = {name for name, _, _ in self.families.values()}
+        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2]) or d[1] in vectorial]
         kept = {name for _, name, _, _ in self.defs}
         self.carried = {name for _, name, _, explicit in self.defs if not explicit}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
@@ -969,6 +1017,27 @@ def _condition_lead(prose: str) -> str:
     return m.group(1).lower() if m else ""
 
 
+_STATED = re.compile(r"\s*\\?([A-Za-z]+)\s*_\s*(?:\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=(?!=)")
+
+
+def _stated_after(src: _Source, blk, found: list, inline: list) -> dict:
+    """The indexed names the prose right after a display gives a meaning inline (``$y_i = …$``; a point,
+    ``at $x = 1$``, is no meaning), before the next display —
+    statnotes' "Here $t_i$ represents the label … and $y_i=\\sigma_i(z)$ is the softmax output" after
+    ``J(z) = -\\sum_i t_i \\log\\sigma_i(z) = -\\sum_i t_i \\log y_i``: the base's name (``y``, ``t``,
+    ``delta``) -> its line. The display means its names so; read before that prose, with y free, the
+    link was refuted (:func:`_equation` refuses it instead)."""
+    nxt = min((b.start for b in found if b.start >= blk.end), default=len(src.text))
+    out = {}
+    for b in inline:
+        if blk.end <= b.start < nxt:
+            m = _STATED.match(src.text, b.body, b.body_end)
+            # in other names: "after t steps $x_t = (1 - \eta\lambda)^t x_0$" is a consequence, not x's meaning
+            if m and not re.search(rf"(?<![A-Za-z]){m.group(1)}(?![A-Za-z])", src.text[m.end() : b.body_end]):
+                out.setdefault(m.group(1), src.line(b.start))
+    return out
+
+
 def _inline_blocks(src: _Source, markdown: bool, found: list) -> list:
     """The ``$…$`` spans of prose (not inside a display block): candidates for definitions."""
     masked = _masked(src.text, markdown)
@@ -987,7 +1056,9 @@ def _inline_definition(src: _Source, blk: Block, defs: dict, doc: _Document) -> 
         groups = [g for g in _links(toks, src) if len(g) > 1]
         if len(groups) != 1 or len(groups[0]) != 2 or not groups[0][1].toks or not groups[0][0].toks:
             return []
-        notation = notation_of(src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(), doc.names())
+        notation = notation_of(
+            src, [link.toks for link in groups[0]], set(), dict(doc.functions), set(), doc.names(), doc.families
+        )
         chain = _definition(src, groups[0], notation, doc, set(), inline=True)
     except LatexRefused:
         raise
@@ -1018,6 +1089,68 @@ def _lhs_shape(toks: list[Tok]):
     return toks, None
 
 
+def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: list, notation: Notation):
+    r"""``(key, name, i, right side, z)`` for statnotes' ``\sigma_i(z) = \frac{e^{z_i}}{\sum_{k=1}^n e^{z_k}}``
+    (``N(z) = \sum_{k=1}^n e^{z_k}``: i is ""), a function of the vector z written in its entries, with
+    the index of the family as its subscript: read as ``sigma(i) = exp(z[i])/Sum(exp(z[k]), (k, 1, n))``,
+    a function of the index (``N = …``, a name), so ``\sigma_j(z)`` is ``sigma(j)`` and ``N(z)`` is ``N``
+    (:meth:`Reader.family`) — z the same vector everywhere, its entries z[k] the unknowns a derivative
+    ∂/∂z_j takes. None where it is not such a definition: z another than the one parameter, z also
+    used whole on the right (``f(z) = z^\top z``), or the index bound or declared."""
+    if params != vectors or len(params) != 1:
+        return None
+    vector, key, index = params[0], head[0].text, ""
+    spelled = [t.text for t in head[1:]]
+    if spelled[:2] == ["_", "{"] and spelled[-1:] == ["}"]:
+        spelled = ["_"] + spelled[2:-1]
+    if spelled:
+        if len(spelled) != 2 or spelled[0] != "_" or not (len(spelled[1]) == 1 and spelled[1].isalpha()):
+            return None
+        index = spelled[1]
+    if head[0].kind not in ("ch", "cmd") or index in notation.indices or index == vector:
+        return None
+    inner = Notation(
+        notation.indices | ({index} if index else set()),
+        notation.indexed | {vector},
+        dict(notation.functions),
+        set(notation.variables),
+        set(notation.defined),
+    )
+    inner.families, inner.free = notation.families, notation.free
+    try:
+        name, rhs = Reader(head[:1], src, inner).read(), Reader(rhs_toks, src, inner).read()
+    except DeriveError:
+        return None
+    bare = rf"(?<![A-Za-z0-9_]){re.escape(vector)}(?![A-Za-z0-9_\[])"
+    if not WORD.fullmatch(name) or re.search(bare, rhs) or name in notation.functions:
+        return None
+    notation.unknown |= inner.unknown
+    return key, name, index, rhs, vector
+
+
+def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
+    r"""``(key, name, i)`` for statnotes' ``$y_i=\sigma_i(z)$``: the entries of y named by those of a
+    function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
+    ``y(i) = sigma(i)``, so ``y_c`` is ``y(c)``, σ_c(z) (as the name y_i, ``-\log\sigma_c(z) = -y_c`` was
+    refuted with y_c free). None for anything else (``L_i = \max(0, …)`` stays the name L_i)."""
+    spelled = [t.text for t in head]
+    if spelled[1:3] == ["_", "{"] and spelled[-1:] == ["}"]:
+        spelled = spelled[:2] + spelled[3:-1]
+    if len(spelled) != 3 or spelled[1] != "_" or not (len(spelled[2]) == 1 and spelled[2].isalpha()):
+        return None
+    index, key = spelled[2], head[0].text
+    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd"):
+        return None
+    vectorial = {name for name, vector, i in notation.families.values() if vector and i}
+    if not any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(f)}\({index}\)", rhs) for f in vectorial):
+        return None
+    try:
+        name = Reader(head[:1], src, Notation(set(), set(), {}, set())).read()
+    except DeriveError:
+        return None
+    return (key, name, index) if WORD.fullmatch(name) and key not in notation.families else None
+
+
 def _definition(
     src: _Source,
     group: list,
@@ -1046,6 +1179,9 @@ def _definition(
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
+    entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
+    if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
+        name = f"{entry.group(1)}_{entry.group(2)}"
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
     if (
@@ -1065,8 +1201,25 @@ def _definition(
         notation.variables | set(params or ()),
         set(notation.defined),
     )
+    inner.families, inner.free = notation.families, notation.free
     rhs = Reader(link.toks, src, inner).read()
-    vectors = [p for p in params or () if re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\[", rhs)]
+    used = {n for n, _, _ in notation.families.values() if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", rhs)}
+    vectors = [
+        p
+        for p in params or ()
+        if re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\[", rhs)
+        or any(notation.families[k][1] == p for k in notation.families if notation.families[k][0] in used)
+    ]
+    family = _vector_family(src, head, params, vectors, link.toks, notation) if vectors else None
+    if family is not None:  # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: sigma(i), an entry of a function of the vector z
+        key, name, index, rhs, vector = family
+        params, vectors = [index] if index else None, []
+    entries = _entry_family(src, head, rhs, notation) if family is None and not params else None
+    if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
+        key, name, index = entries
+        family, vector, params = (key, name, index, rhs, ""), "", [index]
+    elif entry and entry.group(2) in notation.free:
+        return None  # y_i = … at a free i, not the entries of a function of a vector: a claim
     if vectors:
         # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: a function of the vector z, its entries z_i on the right — read with z
         # one scalar and z[i] an unrelated array, the quotient rule's ∂σ_i(z)/∂z_j was "proved" as 0 = 0
@@ -1172,7 +1325,11 @@ def _definition(
     doc.defs.append((line, name, text, link.define))
     doc.opaque.pop(name, None)  # read now: unfolded from here on
     doc.carried.discard(name)
-    if params:
+    # another definition of the name ends its family: σ_i(z) after σ(x) = 1/(1 + e^{-x}) is no σ(i) then
+    doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    if family is not None:
+        doc.families[key] = (name, vector, index)
+    elif params:
         doc.functions[head[0].text if len(head) == 1 else name] = name
         doc.functions[name] = name
         notation.functions[head[0].text if len(head) == 1 else name] = name
@@ -1188,6 +1345,11 @@ def _definition(
         {GENERIC_SIZE: ("positive", "integer")} if any(GENERIC_SIZE in t for t in [text] + [t for _, t in lets]) else {}
     )
     excluded = set(inner.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    excluded = _free_range(src, first.toks[0].pos, excluded, [text], lets)
+    if family is not None:  # σ_i(z), y_i: i is the family's parameter, no free index of its users
+        excluded = {e for e in excluded if e[0] not in (params or ())}
+    if any(hi == GENERIC_SIZE for _, _, hi in excluded):
+        sized = {GENERIC_SIZE: ("positive", "integer")}
     if excluded:
         doc.excluded[text] = excluded  # a chain that unfolds this definition states i's range too
     return Chain(
@@ -1494,6 +1656,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     if name is not None:
         doc.opaque[name] = line
         doc.unread[name] = line
+        doc.families = {k: v for k, v in doc.families.items() if v[0] != name}  # σ given again, unread
     out = [chain]
     if more:
         rest = src.line(rhs[0].pos)
@@ -1588,7 +1751,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         + [side for d in items if d.kind == "given" for side in _split(d.toks, lambda t: _relation_of(t) is not None)]
     )
     defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
-    notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined)
+    notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined, doc.families)
     notation.params = doc.params()
     assumptions: dict = {}
     for part, props in assumed:
@@ -2193,11 +2356,21 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
+    later = sorted({w for t in texts for w in WORD.findall(t)} & set(doc.after) - doc.names())
+    if later:  # "Here … $y_i = \sigma_i(z)$": the display's y is what the prose after it says
+        src.fail(
+            group[0].toks[0].pos if group[0].toks else blk.body,
+            f"{later[0]} is given its meaning in the prose after this display (line {doc.after[later[0]]}), "
+            f"which is not read before it; state it with % let: before the display",
+        )
     used, doc.used = set(doc.used), doc.used | {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    excluded = _free_range(src, group[0].toks[0].pos if group[0].toks else blk.body, excluded, texts, lets)
+    if any(hi == GENERIC_SIZE for _, _, hi in excluded):
+        assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     given = tuple(given) + _excluded_hypotheses(excluded, assumptions, line)
     _counts(texts + [t for _, t in lets], assumptions)
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
@@ -2333,6 +2506,28 @@ def _counts(texts, assumptions: dict) -> None:
             # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
             if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
                 assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
+
+
+_RANGE = re.compile(r", \(([A-Za-z][A-Za-z0-9_]*), ([^,()]+), ([^,()]+)\)\)")
+
+
+def _free_range(src: _Source, pos: int, excluded: set, texts, lets) -> set:
+    """The free indices of a Kronecker delta (:func:`_free_deltas`), each given the range of the sums
+    the chain writes or unfolds — statnotes' σ_i(z) = e^{z_i}/Σ_{k=1}^n e^{z_k} makes i, j of
+    ∂σ_i(z)/∂z_j = σ_i(z)(δ_ij − σ_j(z)) indices of 1..n, its author's classes; with no sum, the generic
+    range 1..N_sum. Sums over several ranges leave the index's range unsaid: bad input."""
+    if not any(hi == FREE_RANGE for _, _, hi in excluded):
+        return excluded
+    ranges = {m.group(2, 3) for t in list(texts) + [t for _, t in lets] for m in _RANGE.finditer(t)}
+    if len(ranges) > 1:
+        free = sorted(name for name, _, hi in excluded if hi == FREE_RANGE)
+        src.fail(
+            pos,
+            f"\\delta of {', '.join(free)}: the chain's sums run over several ranges, so the range of "
+            f"{free[0]} is not said; declare it, % assume: {free[0]} \\in \\mathbb{{Z}} and % given: 1 \\le {free[0]} \\le n",
+        )
+    lo, hi = ranges.pop() if ranges else ("1", GENERIC_SIZE)
+    return {(name, lo, hi) if h == FREE_RANGE else (name, a, h) for name, a, h in excluded}
 
 
 def _excluded_hypotheses(excluded: set, assumptions: dict, line: int) -> tuple:

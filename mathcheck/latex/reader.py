@@ -85,6 +85,8 @@ class Notation:
     excluded: set = field(default_factory=set)  # (i, 1, N_sum) of \\sum_{k \\ne i}: i in the range (a hypothesis)
     params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
     letters: set = field(default_factory=set)  # letters the chain writes other than as an exponent (^t: t's use)
+    free: set = field(default_factory=set)  # i, j of \\delta_{ij} bound nowhere: indices over a range (hypotheses)
+    families: dict = field(default_factory=dict)  # \\sigma_i(z) of a vector z: key -> (name, z, i or "")
 
 
 class Reader:
@@ -672,6 +674,9 @@ class Reader:
         ]
         if base == "delta" and base not in self.n.defined | self.n.variables and _two_letters(toks):
             return self.kronecker(letters, t)
+        family = self.n.families.get(base, ("", "", ""))
+        if family[2] and (self.at("ch", "(") or not family[1]):
+            return self.family(base, toks, t)
         if base in self.n.indexed:
             entry = f"{base}[{', '.join(self.indices(toks, t))}]"
             if self.collect is None and base not in self.n.variables | self.n.defined and self.names_in_parens():
@@ -780,6 +785,9 @@ class Reader:
         0), as every softmax-Jacobian derivation means it — read as a free value ``delta_ij``, the
         derivative ∂e^{z_i}/∂z_j = δ_ij e^{z_i} was refuted. Its indices must be indices in scope (a sum's,
         or declared integers): with z_i, z_j two unrelated names the derivation would be misread anyway."""
+        for x in letters:
+            if x in self.n.free and x not in self.bound:  # a Jacobian entry's i, j: every i, j of the range
+                self.n.excluded.add((x, "1", FREE_RANGE))
         free = [x for x in letters if x not in self.bound and x not in self.n.indices]
         if free:
             self.fail(
@@ -789,11 +797,31 @@ class Reader:
             )
         return f"KroneckerDelta({letters[0]}, {letters[1]})"
 
+    def family(self, key: str, toks, tok) -> str:
+        """``\\sigma_j(z)``, ``N(z)``: a function of the vector z the document defines in z's entries
+        (``\\sigma_i(z) = \\frac{e^{z_i}}{\\sum_k e^{z_k}}``, blocks._vector_family) at the same vector z:
+        ``sigma(j)``, ``N`` — the definition unfolded in z's entries. At another argument it is bad input
+        (σ_i(2z) is not unfolded)."""
+        name, vector, index = self.n.families[key]
+        args = self.arguments() if vector else [vector]  # y_c of $y_i = \sigma_i(z)$: no argument
+        if args != [vector]:
+            self.fail(
+                tok, f"{name} is defined as a function of the vector {vector}; at ({', '.join(args)}) it is not read"
+            )
+        if not index:
+            return name
+        at = self.indices(toks, tok)
+        if len(at) != 1:
+            self.fail(tok, f"{name}_{index}({vector}) has one index")
+        return f"{name}({at[0]})"
+
     def maybe_applied(self, name: str, shown: str, tok) -> str:
         """``f(x)``, ``L(\\theta)``, ``g_\\phi(x)``, ``a(b + c)``, ``f'(x)``: a name before parentheses (or
         primes) is a function applied — an *unknown function* unless the document defines it — never
         silently a product (``\\zeta(x) = \\zeta x`` would be proved). It is a product only where the name
         is a quantity the chain declares (``% assume:``), defines, binds or indexes."""
+        if name in self.n.families and not self.n.families[name][2] and self.at("ch", "("):
+            return self.family(name, None, tok)
         known = self.n.variables | self.n.defined | self.n.indices | self.bound | {"e", "pi"}
         if self.collect is None and name in self.n.unknown and name not in known and self.power_applied():
             # d2l's quotient rule, \frac{…}{g^2(x)} after g(x): g(x)^2 as \sin^2 x is, never g²·x
@@ -895,7 +923,11 @@ class Reader:
             parts = [[x] for x in toks]
         if any(not p for p in parts):
             self.fail(tok, "an empty index")
-        return [self.sub(p).read() for p in parts]
+        out = [self.sub(p).read() for p in parts]
+        for x in out:
+            if x in self.n.free and x not in self.bound:  # z_j beside σ_i(z): an entry at every j of the range
+                self.n.excluded.add((x, "1", FREE_RANGE))
+        return out
 
     def parens(self) -> str:
         t = self.take()
@@ -1290,6 +1322,7 @@ def _without_empty_groups(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+FREE_RANGE = "?"  # the range of a free index of \\delta_{ij}, settled with the chain's sums (blocks.py)
 GENERIC_SIZE = "N_sum"  # \\sum_i: every generic sum of a chain runs over 1..N_sum, N_sum ≥ 1 an integer
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9.]+")
 # words set upright that name what is not a scalar function of scalars: never an unknown function

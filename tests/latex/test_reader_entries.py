@@ -44,8 +44,6 @@ def test_a_wrong_delta_is_refuted(tmp_path):
 @pytest.mark.parametrize(
     "tex, message",
     [
-        (r"\frac{\partial}{\partial z_j}e^{z_i}=\delta_{ij}e^{z_i}", "Kronecker's delta of the indices i, j"),
-        (r"\sum_{k=1}^n \delta_{jk} e^{z_k} = e^{z_j}", "declare"),
         (r"\sum_{i=1}^n W_{ij} = 1", "j is no index in scope"),
         (r"\sum_{i=1}^n x_{2i} = 1", "digits and letters is ambiguous"),
         (r"J(z) - 1 = -\sum_{i=1}^n t_i \log \sigma_i(z)", "a function sigma_i applied, or the entry"),
@@ -57,25 +55,62 @@ def test_refused_with_a_line_never_misread(tmp_path, tex, message):
     assert got[0]["status"] == "bad-input" and message in got[0]["message"], got[0]
 
 
-def test_a_function_of_a_vector_is_refused_and_the_quotient_rule_is_not_proved_as_zero(tmp_path):
+def test_a_function_of_a_vector_and_free_indices_of_its_jacobian(tmp_path):
+    """Style of statnotes softmax.tex:23-63 (our symbols): φ_a(u), S(u) of a vector u, read in its
+    entries (phi(a), S), in force past the section; the free a, b of δ_ab are integers of 1..K (the sums'
+    range), stated — read with u_a, u_b as two names, the quotient rule was "proved" as 0 = 0."""
+    claims = [
+        (r"\frac{\partial}{\partial u_b}\frac{e^{u_a}}{S(u)}", "proved"),
+        (r"\frac{e^{u_a}}{S(u)}\left(\delta_{ab}-\frac{e^{u_b}}{S(u)}\right)", "proved"),
+        (r"\phi_a(u)\left(\delta_{ab}-\phi_b(u)\right)", "proved"),
+        (r"\phi_a(u)\left(1-\phi_b(u)\right)", "refuted"),  # a planted slip: wrong where a ≠ b
+        (r"\phi_a(u)\left(\delta_{ab}-\phi_a(u)\right)", "refuted"),  # σ_a for σ_b
+    ]
     got = chains(
         tmp_path,
-        "\\begin{equation}\n\\sigma_i(z)=\\frac{e^{z_i}}{\\sum_{k=1}^n e^{z_k}}\n\\end{equation}\n"
-        "\\begin{equation}\nN(z)=\\sum_{k=1}^n e^{z_k}\n\\end{equation}\n"
-        "\\begin{equation}\n\\frac{\\partial\\sigma_i(z)}{\\partial z_j}=\\frac{\\partial}{\\partial z_j}"
-        "\\frac{e^{z_i}}{N(z)}\n\\end{equation}\n",
+        "\\section{One}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
+        "\\begin{equation}\nS(u)=\\sum_{m=1}^K e^{u_m}\n\\end{equation}\n\\section{Two}\n"
+        + "".join(
+            f"\\begin{{equation}}\n\\frac{{\\partial\\phi_a(u)}}{{\\partial u_b}}={c}\n\\end{{equation}}\n"
+            for c, _ in claims
+        ),
     )
-    # each definition is recognised, never unfolded (its right side not read); the quotient rule is bad input
-    assert [c["status"] for c in got] == ["definition", "definition", "bad-input"], got
-    assert "function of the vector z" in got[0]["unread"]
+    assert [c["status"] for c in got] == ["definition", "definition"] + [s for _, s in claims], got
+    assert {"a <= K", "b <= K"} <= set(got[4]["given"]), got[4]["given"]
+
+
+def test_free_delta_indices_range_and_entries_named_after(tmp_path):
+    """Style of statnotes softmax.tex:50, 70-74 (our symbols): δ_ab with no sum over a or b reads over
+    a generic range 1..N_sum; a display whose y the prose after it defines ("Here $q_a = …$") is bad input,
+    never refuted; an entry family ``$q_a=\\phi_a(u)$`` unfolds at q_c."""
+    got = chains(
+        tmp_path,
+        "\\begin{equation}\n\\frac{\\partial}{\\partial u_b}e^{u_a}=\\delta_{ab}e^{u_a}\n\\end{equation}\n"
+        "\\begin{equation}\n\\frac{\\partial}{\\partial u_b}e^{u_a}=\\delta_{ab}e^{u_b}+\\delta_{ab}\n\\end{equation}\n"
+        "\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
+        "\\begin{equation}\nL(u)=-\\sum_{a=1}^K r_a\\log\\phi_a(u)=-\\sum_{a=1}^K r_a\\log q_a\n\\end{equation}\n"
+        "Here $q_a=\\phi_a(u)$ are the outputs.\n"
+        "\\begin{equation}\n-\\sum_{a=1}^K\\delta_{ac}\\log\\phi_a(u)=-\\log q_c\n\\end{equation}\n"
+        "\\begin{equation}\n-\\log\\phi_c(u)=-q_c\n\\end{equation}\n",
+    )
+    assert [c["status"] for c in got] == [
+        "proved",
+        "refuted",
+        "definition",
+        "definition",
+        "bad-input",
+        "definition",
+        "proved",
+        "refuted",
+    ], [(c["status"], c.get("message")) for c in got]
+    assert "a <= N_sum" in got[0]["given"] and "prose after this display" in got[4]["message"]
 
 
 def test_delta_subscripts_split_into_indices():
     got = translate(r"\sum_{j=1}^n \sum_{k=1}^n \delta_{jk} e^{z_k}")
     assert got == "Sum(Sum(KroneckerDelta(j, k)*exp(z[k]), (k, 1, n)), (j, 1, n))"
     assert translate(r"\sum_{i=1}^n \sum_{j=1}^n W_{ij}") == "Sum(Sum(W[i, j], (j, 1, n)), (i, 1, n))"
-    with pytest.raises(DeriveError):
-        translate(r"\delta_{ij}")
+    assert translate(r"\delta_{ij}") == "KroneckerDelta(i, j)"  # free indices: a range stated by derive
 
 
 @pytest.mark.parametrize(
