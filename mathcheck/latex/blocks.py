@@ -837,9 +837,11 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, rea
 # --- the file --------------------------------------------------------------------------------------
 
 
-def chains(text: str, path: str, markdown: bool = False) -> list:
+def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, str] | None = None) -> list:
     """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
-    ``\\begin{align}`` blocks): :class:`mathcheck.chains.Chain` values, as derive reads them."""
+    ``\\begin{align}`` blocks): :class:`mathcheck.chains.Chain` values, as derive reads them.
+    ``preamble``: ``(path, text)`` of a file of macros (``derive --macros book.sty``), in force
+    before the document's own, which may redefine them."""
     src = _Source(text, path)
     if len(text) > MAX_CHARS:
         raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
@@ -847,7 +849,7 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
         _refused_anywhere(src)
     found = blocks(src, markdown)
     regions = [(0, len(text))] if not markdown else [(b.body, b.body_end) for b in found]
-    defs = macros(src, regions)
+    defs = {**preamble_macros(preamble), **macros(src, regions)}
     doc = _Document()
     out = []
     inline = _inline_blocks(src, markdown, found)
@@ -875,6 +877,21 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
+
+
+def preamble_macros(preamble: tuple[str, str] | None) -> dict:
+    """The ``\\newcommand``, ``\\renewcommand``, ``\\DeclareMathOperator`` and simple ``\\def`` of a
+    macros file named on the command line (a book's ``.sty``, its chapters in other files), read as a
+    ``.tex`` file's own: TeX's file, shell and catcode primitives refused anywhere in it; nothing
+    else of it is read."""
+    if preamble is None:
+        return {}
+    path, text = preamble
+    src = _Source(text, path)
+    if len(text) > MAX_CHARS:
+        raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
+    _refused_anywhere(src)
+    return macros(src, [(0, len(text))])
 
 
 # --- definitions ---------------------------------------------------------------------------------
