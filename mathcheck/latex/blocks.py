@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace, field
 
-from mathcheck.chains import WORD, Chain, DeriveError, Line
+from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -2215,6 +2215,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    excluded |= _differentiated_in_range(texts + [t for _, t in lets])
     given = tuple(given) + _excluded_hypotheses(excluded, assumptions, line)
     _counts(texts + [t for _, t in lets], assumptions)
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
@@ -2350,6 +2351,42 @@ def _counts(texts, assumptions: dict) -> None:
             # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
             if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
                 assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
+
+
+_ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z0-9_, ]+)\]$")
+
+
+def _differentiated_in_range(texts) -> set:
+    """``{("q", "1", "K")}``: the derivative by an entry ``y_q`` of what holds a sum over the entries
+    ``y_k``, k = 1..K — ``\\frac{\\partial}{\\partial y_q} \\frac12 \\sum_{k=1}^K (t_k - y_k)^2 = -(t_q - y_q)``:
+    its author means y_q one of the y_k, q in 1..K (a hypothesis stated with the chain, as for
+    ``\\sum_{k \\ne i}``); read without it, the link was refuted at q = K + 1, where the derivative is 0.
+    Only where every other index of the entry is the same in both (``w_{hm}`` and ``w_{im}`` in a sum over
+    i: h in its range) and the index is a free name, bound by no sum."""
+    calls = [c for t in texts for c in _calls(t)]
+    sums = [split_top(a, (",",)) for f, a in calls if f == "Sum"]
+    bound = {lim[1:-1].split(",")[0].strip() for parts in sums for _, lim in parts[1:]}
+    out = set()
+    for f, a in calls:
+        parts = [p for _, p in split_top(a, (",",))]
+        m = _ENTRY.match(parts[1]) if f == "diff" and len(parts) >= 2 else None
+        if m is None:
+            continue
+        base, at = m.group(1), [x.strip() for x in m.group(2).split(",")]
+        for body, *limits in ([p for _, p in parts] for parts in sums):
+            for lim in limits:
+                k, lo, hi = ([x for _, x in split_top(lim[1:-1], (",",))] + ["", ""])[:3]
+                if not (lim.startswith("(") and lo and hi):
+                    continue
+                for entry in re.findall(rf"(?<![A-Za-z0-9_]){re.escape(base)}\[([^\[\]]*)\]", body):
+                    idx = [x.strip() for x in entry.split(",")]
+                    if len(idx) != len(at) or k not in idx:
+                        continue
+                    p = idx.index(k)
+                    same = all(x == y for j, (x, y) in enumerate(zip(idx, at)) if j != p)
+                    if same and at[p] != k and at[p] not in bound and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", at[p]):
+                        out.add((at[p], lo, hi))
+    return out
 
 
 def _excluded_hypotheses(excluded: set, assumptions: dict, line: int) -> tuple:
