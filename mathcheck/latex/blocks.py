@@ -310,6 +310,20 @@ def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
         elif t.kind == "cmd" and t.text in _SPACE:
             out.append(Tok("cmd", "quad", t.pos, t.end))
             i += 1
+        elif t.kind == "cmd" and t.text in _BOXES + ("text", "mbox") and i + 1 < len(toks) and toks[i + 1].text == "{":
+            j = _group(toks, i + 1, src, f"\\{t.text}")[1]
+            math = _boxed_math(toks[i:j], src)
+            if math is None:  # \text{(chain rule)}: prose, a reason
+                out.append(t)
+                i += 1
+                continue
+            opening, closing = toks[i + 1], toks[j - 1]
+            out += [
+                Tok("ch", "{", t.pos, opening.end),  # the source shown from the \boxed on
+                *_layout(math, src),
+                Tok("ch", "}", closing.pos, closing.end),
+            ]
+            i = j
         elif t.kind == "cmd" and t.text in _BRACES:
             body, j = _group(toks, i + 1, src, f"\\{t.text}")
             opening, closing = toks[i + 1], toks[j - 1]
@@ -325,6 +339,29 @@ def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
             out.append(t)
             i += 1
     return out
+
+
+_BOXES = ("framebox", "fbox", "boxed")
+
+
+def _boxed_math(body: list[Tok], src: _Source) -> list[Tok] | None:
+    r"""The math a box or a ``\text`` holds and nothing else: ``\framebox{$ \tilde{o}_h $}``,
+    ``\text{\textcolor{green}{\framebox{$ x $}}}`` (a result boxed in colour, backprop notes) are ``x``, as
+    the reader sees it; ``\boxed{x}`` (math mode) is ``x``. None for a ``\text`` of words (a reason)."""
+    while len(body) > 1 and body[0].kind == "cmd" and body[0].text in ("textcolor", "color", "text", "mbox") + _BOXES:
+        k = _group(body, 1, src, f"\\{body[0].text}")[1] if body[0].text in ("textcolor", "color") else 1
+        if body[0].text == "color":  # {\color{red} x}: the colour, then what it colours
+            body = body[k:]
+            continue
+        inner, end = _group(body, k, src, f"\\{body[0].text}")
+        if end != len(body):
+            return None
+        if body[0].text == "boxed":  # math inside
+            return inner or None
+        body = inner
+    if len(body) > 2 and body[0].text == "$" and body[-1].text == "$" and all(x.text != "$" for x in body[1:-1]):
+        return body[1:-1]
+    return None
 
 
 def _label_end(toks: list[Tok], i: int, src: _Source, t: Tok) -> int:

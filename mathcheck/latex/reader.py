@@ -405,6 +405,8 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text.isalpha() and (word := self.word_with_e()) is not None:
+                return word
             if t.text.isalpha() and self.collect is None:
                 word = self.letter_run()
                 if word is not None:
@@ -559,6 +561,29 @@ class Reader:
             self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
         return f"E({args[0]})"
 
+    def word_with_e(self) -> str | None:
+        """``net_m``, ``net``: three letters or more side by side in the source with an ``e`` inside them
+        are the name its author typed (backprop notes' net input), as ``\\mathrm{net}_m`` is — letter by
+        letter, the e between n and t was Euler's number, n·e·t_m. Not where e is a declared variable,
+        nor before ``(`` (:meth:`letter_run` reads or refuses ``sigmoid(z)``)."""
+        k = self.i
+        while (
+            k + 1 < len(self.t)
+            and self.t[k + 1].kind == "ch"
+            and self.t[k + 1].text.isascii()
+            and self.t[k + 1].text.isalpha()
+            and self.t[k + 1].pos == self.t[k].end
+        ):
+            k += 1
+        word = "".join(x.text for x in self.t[self.i : k + 1])
+        if len(word) < 3 or "e" not in word[:-1] or "e" in self.n.variables or not self.t[self.i].text.isascii():
+            return None
+        if self.at("ch", "(", k=k + 1 - self.i):
+            return None
+        first = self.t[self.i]
+        self.i = k + 1
+        return self.named(word, Tok("ch", word, first.pos, self.t[k].end))
+
     def letter_run(self) -> str | None:
         """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in
         the source, then ``(``, spelling a function of the table are that function — never
@@ -664,6 +689,8 @@ class Reader:
                 self.collect.add(base)
             elif letters and all(x in self.bound or x in self.n.indices for x in letters) and not _styled(toks):
                 self.collect.add(base)
+            elif self.free_index_beside_bound(toks, letters):
+                self.collect.add(base)  # w_{im} in a sum over i: the entry w[i, m], m a free index
             return base
         letters = [
             _GREEK_NAME.get(x.text, x.text)
@@ -718,6 +745,22 @@ class Reader:
             self.n.unknown.add(name)
             return f"{name}({', '.join(self.arguments() + [word])})"
         return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
+
+    def free_index_beside_bound(self, toks, letters) -> bool:
+        """``w_{im}`` inside ``\\sum_i`` (backprop notes' weights from unit i to unit m): one letter the
+        sum binds and the others single letters free here — the entry w[i, m], m an index the prose
+        names, as ``x_j`` with x indexed is x[j]. Read as the name w_im, the sum over i was refused."""
+        return (
+            len(letters) == len(toks) >= 2
+            and any(x in self.bound for x in letters)
+            and not _styled(toks)
+            and all(
+                x in self.bound
+                or x in self.n.indices
+                or x not in self.n.variables | self.n.defined | set(self.n.functions) | {"e"}
+                for x in letters
+            )
+        )
 
     def newton(self, t, name: str) -> str:
         r"""``\dot x(t)``, ``\ddot x(t)``: Newton's notation, the first and second derivative of x at t
@@ -1031,6 +1074,10 @@ class Reader:
         elif top:
             f = self.sub(top).read()
         else:
+            if self.at("cmd", "cdot") and self.peek(1) is not None and self.starts_factor(self.peek(1)):
+                # \frac{\partial}{\partial w} \cdot net: the operator applied, written with a dot (backprop
+                # notes): d/dw times a quantity has no other meaning
+                self.take()
             if self.peek() is None or not self.starts_factor(self.peek()):
                 self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
             # d/dx applies to the whole term after it, as a reader reads it: d/dx x sin x is (x sin x)'
@@ -1098,7 +1145,7 @@ class Reader:
         which would prove dz/dx = dz/dy + dy/dx). A function the document defines (``f(x) = x^2``, then
         ``\\frac{df}{dx}``) is applied to x. A z used elsewhere in the chain as a value is bad input
         (the parser says so): one name is one thing in a chain."""
-        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
+        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[[^\[\]]*\])?", f)  # w[i, m]*o[i] is a product, no entry
         if name is None or f == x:
             return f
         if name.group(1) in self.n.functions and not name.group(2):

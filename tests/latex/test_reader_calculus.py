@@ -451,3 +451,60 @@ def test_settle_falls_back_on_the_series_where_sympys_limit_fails():
     body = (sp.sin((x + e) ** (x + e)) - sp.sin(x**x)) / e  # SymPy's limit: oo*sign(…) from each side
     v = settle(sp.Limit(body, e, 0, dir="+-"), 20)
     assert sp.simplify(v - sp.diff(sp.sin(x**x), x)) == 0
+
+
+# --- backprop notes: a net input by its weights (style of tex-backprop-dahoc.tex:143-154) -------------
+
+NET_INPUT = r"""\begin{document}
+The net input of output unit $k$: $net_k = \sum_{j=0}^J v_{jk} \tilde{u}_j$
+
+\begin{align*}
+\textcolor{blue}{\frac{\partial net_k }{ \partial v_{gk} }} &= \frac{ \partial }{ \partial v_{gk} } \cdot net_k \\
+&= \sum_{j=0}^J \frac{ \partial }{ \partial v_{gk} } v_{jk} \tilde{u}_j \\
+&= \text{\textcolor{blue}{\framebox{$ \tilde{u}_g $}}}
+\end{align*}
+\end{document}
+"""
+
+
+def _tex_reports(tmp_path, text):
+    p = tmp_path / "n.tex"
+    p.write_text(text)
+    return [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in derive.read(str(p))]
+
+
+def test_a_net_input_by_its_weight_is_read_as_the_notes_mean(tmp_path):
+    # net_k a name (n·e·t_k with Euler's e before), v_{jk} in the sum over j the entry v[j, k], the
+    # operator applied "\cdot net_k", a boxed result the result, g one of the units 0..J (read without
+    # it, the true last link was refuted at g = J + 1)
+    defined, chain, planted = _tex_reports(
+        tmp_path, NET_INPUT + NET_INPUT.split("\\begin{document}")[1].replace("$ \\tilde{u}_g $", "$ \\tilde{u}_k $")
+    )
+    assert (defined.status, defined.chain.steps[1].text) == ("definition", "Sum(v[j, k]*u_tilde[j], (j, 0, J))")
+    assert [s.text for s in chain.chain.steps] == [
+        "(diff(net_k, v[g, k]))",
+        "diff(net_k, v[g, k])",
+        "Sum(diff(v[j, k]*u_tilde[j], v[g, k]), (j, 0, J))",
+        "(u_tilde[g])",
+    ]
+    assert chain.status == "proved" and chain.chain.given[-1][1] == "0 <= g <= J"
+    assert planted.status == "refuted" and planted.steps[-1].status == "refuted"  # the wrong unit's output
+
+
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        ("net_m + out", "net_m + o*u*t"),  # three letters with an e inside: the word; without e, letters
+        ("x e^{x} + ae^{x}", "x*exp(x) + a*exp(x)"),  # e before ^ stays Euler's number
+        (r"\frac{d}{dx} \cdot x^2", "diff(x^2, x)"),
+        (r"\frac{\partial}{\partial x} (a_1 b_1)", "diff((a_1*b_1), x)"),
+        (r"\sum_i W_{ij} x_i", "Sum(W[i, j]*x[i], (i, 1, N_sum))"),  # j free beside the bound i: an entry
+    ],
+)
+def test_backprop_notation_reads_as_written(tex, text):
+    assert latex.translate(tex) == text
+
+
+def test_a_text_of_words_stays_a_reason_beside_a_boxed_result(tmp_path):
+    (r,) = _tex_reports(tmp_path, "\\[ \\boxed{2x} = \\fbox{$x + x$} \\quad \\text{(twice $x$)} \\]\n")
+    assert r.status == "proved" and r.chain.steps[1].reason == "twice x"
