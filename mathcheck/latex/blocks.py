@@ -890,6 +890,7 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
     doc = _Document()
     out = []
     inline = _inline_blocks(src, markdown, found)
+    src.quantity_e = _defines_e(src, found + inline, markdown)
     masked, last = _masked(text, markdown), 0
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
@@ -914,6 +915,22 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
+
+
+_E_DEFINED = re.compile(r"(?:^|\\\\|&)\s*(?P<e>E)\s*&?\s*(?:=(?!=)|:=|\\coloneqq|\\triangleq|\\stackrel)", re.M)
+
+
+def _defines_e(src: _Source, found, markdown: bool) -> int | None:
+    """Where a display or inline math of the document starts a row with ``E = …`` (``E &= \\frac12
+    \\sum_k (t_k - y_k)^2``, the error of backprop notes): from there on a plain E is that quantity,
+    not an expectation nor Euler's number (docs/latex.md). None where no row defines E."""
+    masked = _masked(src.text, markdown)
+    for blk in sorted(found, key=lambda b: b.start):
+        for m in _E_DEFINED.finditer(src.text[blk.body : blk.body_end]):
+            at = blk.body + m.start("e")
+            if masked[at] == "E":  # not in a comment
+                return at
+    return None
 
 
 def preamble_macros(preamble: tuple[str, str] | None) -> dict:

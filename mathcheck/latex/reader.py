@@ -87,6 +87,9 @@ class Notation:
     letters: set = field(default_factory=set)  # letters the chain writes other than as an exponent (^t: t's use)
 
 
+QUANTITY_E = "E_def"  # a quantity the document defines as E (the text grammar's E is Euler's number)
+
+
 class Reader:
     """Recursive descent over one expression's tokens, writing the text grammar of
     :mod:`mathcheck.parser` (a string; nothing is evaluated). ``read()`` is the whole expression."""
@@ -550,11 +553,24 @@ class Reader:
         The text grammar's ``E`` is Euler's number, so ``E[X^2] - E[X]^2`` was read as e·X² − e²·X²
         and d2l's correct variance formula was refuted; Euler's number in LaTeX is ``e``."""
         self.take()
+        defined = self.src.quantity_e is not None and t.pos >= self.src.quantity_e
+        if defined and self.at("ch", "(", "["):
+            self.fail(
+                t,
+                f"E is a quantity this document defines (line {self.src.line(self.src.quantity_e)}), and E(…) or "
+                f"E[…] here is an expectation or E times (…)? one letter, two meanings: write \\mathbb{{E}}[…] "
+                f"for the expectation",
+            )
+        if self.at("ch", "_") and not self.applied_after_script():
+            return self.named("E", t)  # E_0, E_j: a name (E_{x \sim p}[f] stays an expectation, not read)
+        if defined:  # E = \frac12 \sum_k (t_k - y_k)^2 (backprop notes' error): the name, never Euler's E
+            return QUANTITY_E
         if not self.at("ch", "(", "["):
             self.fail(
                 t,
-                "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
-                "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip",
+                "a plain E is read only as an expectation, E[X], or as the quantity the document defines "
+                "with E = …; Euler's number is e, and a quantity named E needs its definition, another "
+                "name (E_0, \\mathcal{E}) or % mathcheck: skip",
             )
         args = self.arguments()
         if len(args) != 1:
@@ -583,6 +599,11 @@ class Reader:
         first = self.t[self.i]
         self.i = k + 1
         return self.named(word, Tok("ch", word, first.pos, self.t[k].end))
+
+    def applied_after_script(self) -> bool:
+        """At ``_``: whether ``(`` or ``[`` follows the subscript (``E_{x \\sim p}[x]``, ``E_j(x)``)."""
+        _, j = _group(list(self.t), self.i + 1, self.src, "_")
+        return j < len(self.t) and self.t[j].kind == "ch" and self.t[j].text in "(["
 
     def letter_run(self) -> str | None:
         """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in

@@ -508,3 +508,44 @@ def test_backprop_notation_reads_as_written(tex, text):
 def test_a_text_of_words_stays_a_reason_beside_a_boxed_result(tmp_path):
     (r,) = _tex_reports(tmp_path, "\\[ \\boxed{2x} = \\fbox{$x + x$} \\quad \\text{(twice $x$)} \\]\n")
     assert r.status == "proved" and r.chain.steps[1].reason == "twice x"
+
+
+# --- a plain E the document defines: the error of backprop notes (style of tex-backprop-dahoc.tex:130,
+# :160; E was read only as an expectation) --------------------------------------------------------------
+
+ERROR_E = r"""The squared error of one pattern:
+\begin{align*}
+E &= \frac{1}{2} \sum_{r=1}^R \left(s_r - u_r \right)^2
+\end{align*}
+\begin{align*}
+\frac{\partial E}{\partial u_c} &= \frac{\partial}{\partial u_c} \cdot \frac{1}{2} \sum_{r=1}^R \left(s_r - u_r\right)^2 \\
+&= - (s_c - u_c)
+\end{align*}
+\[ \frac{\partial E}{\partial u_c} = s_c - u_c \]
+"""
+
+
+def test_a_plain_e_the_document_defines_is_that_quantity(tmp_path):
+    defined, chain, planted = _tex_reports(tmp_path, ERROR_E)
+    assert (defined.status, defined.chain.steps[0].text) == ("definition", "E_def")
+    assert chain.status == "proved" and chain.chain.steps[0].text == "diff(E_def, u[c])"
+    assert [g for _, g in chain.chain.given] == ["1 <= c <= R"]  # c one of the outputs: else refuted at c = R + 1
+    assert planted.status == "refuted"  # planted: the sign
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (ERROR_E + "\\[ E[X] = 0 \\]\n", "E is a quantity this document defines (line 3), and E(…) or E[…] here"),
+        ("\\[ \\frac{\\partial E}{\\partial u} = 1 \\]\n\\[ E = u \\]\n", "a plain E is read only as an expectation"),
+        ("% E = u\n\\[ E + 1 = 1 + E \\]\n", "a plain E is read only as an expectation"),  # a comment defines nothing
+    ],
+)
+def test_e_is_the_quantity_only_after_its_definition_and_never_also_an_expectation(tmp_path, text, says):
+    p = tmp_path / "n.tex"
+    p.write_text(text)
+    assert any(says in c.error for c in derive.read(str(p))), [c.error for c in derive.read(str(p))]
+
+
+def test_e_with_a_subscript_is_a_name():
+    assert latex.translate(r"E_0 + E_{j}") == "E_0 + E_j"
