@@ -1232,9 +1232,39 @@ class Reader:
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
+        self.index_after_body(t, var)
         if generic:
             self.generic_body(t, var, body)
         return f"{what}({body}, ({var}, {lo}, {hi}))"
+
+    def index_after_body(self, t, var: str) -> None:
+        """``\\sum_j y_{ij} \\log \\sigma(f_j) + (1 - y_{ij}) \\log(1 - \\sigma(f_j))`` (cs231n's
+        logistic loss): the body ends at ``+``, yet j, free there, is written in a subscript after it —
+        its author means the sum of both terms. Bad input: read as written, j after the sum is another
+        quantity (no sum of its own binds it again)."""
+        if self.collect is not None or not self.at("ch", "+", "-"):
+            return
+        depth, k = 0, self.i
+        while k < len(self.t):
+            x = self.t[k]
+            if x.kind in ("row",) or (depth == 0 and x.kind == "ch" and x.text in ("=", "<", ">", "&")):
+                return
+            if x.kind == "cmd" and x.text in ("sum", "prod"):
+                return  # a sum of its own may bind it again
+            depth += x.kind == "ch" and x.text in "({["
+            depth -= x.kind == "ch" and x.text in ")}]"
+            if depth < 0:
+                return
+            if x.kind == "ch" and x.text == "_" and k + 1 < len(self.t):
+                sub, _ = _group(list(self.t), k + 1, self.src, "_")
+                if any(y.kind == "ch" and y.text == var for y in sub):
+                    self.fail(
+                        t,
+                        f"\\{t.text} over {var}: its body ends at '{self.t[self.i].text}', yet {var} is "
+                        f"used after it — one sum of all the terms, or {var} another quantity there? put "
+                        f"the body in parentheses",
+                    )
+            k += 1
 
     def excluding(self, t, what: str, var_toks: list, out_toks: list) -> str:
         """``\\sum_{k \\ne i} body``: the sum over the generic range 1..N_sum without the term at i, read

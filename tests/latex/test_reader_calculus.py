@@ -505,6 +505,20 @@ def test_backprop_notation_reads_as_written(tex, text):
     assert latex.translate(tex) == text
 
 
+@pytest.mark.parametrize(
+    "tex",
+    [
+        # style of cs231n neural-networks-2.md's logistic loss: the sum's index written after its body ends
+        r"-\sum_k t_{nk} \log(\sigma(g_k)) + (1 - t_{nk}) \log(1 - \sigma(g_k))",
+        r"\sum_k a_k + b_k",
+    ],
+)
+def test_a_sum_s_index_used_after_its_body_ends_is_refused(tex):
+    with pytest.raises(DeriveError, match="its body ends at '\\+', yet k is used after it"):
+        latex.translate(tex)
+    assert latex.translate(r"\sum_k a_k + b_j") == "Sum(a[k], (k, 1, N_sum)) + b_j"
+
+
 def test_a_text_of_words_stays_a_reason_beside_a_boxed_result(tmp_path):
     (r,) = _tex_reports(tmp_path, "\\[ \\boxed{2x} = \\fbox{$x + x$} \\quad \\text{(twice $x$)} \\]\n")
     assert r.status == "proved" and r.chain.steps[1].reason == "twice x"
