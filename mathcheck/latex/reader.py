@@ -577,11 +577,8 @@ class Reader:
             self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
         return f"E({args[0]})"
 
-    def word_with_e(self) -> str | None:
-        """``net_m``, ``net``: three letters or more side by side in the source with an ``e`` inside them
-        are the name its author typed (backprop notes' net input), as ``\\mathrm{net}_m`` is — letter by
-        letter, the e between n and t was Euler's number, n·e·t_m. Not where e is a declared variable,
-        nor before ``(`` (:meth:`letter_run` reads or refuses ``sigmoid(z)``)."""
+    def run_end(self) -> int:
+        """The index of the last of the letters side by side in the source from here (``net``, ``sigmoid``)."""
         k = self.i
         while (
             k + 1 < len(self.t)
@@ -591,6 +588,14 @@ class Reader:
             and self.t[k + 1].pos == self.t[k].end
         ):
             k += 1
+        return k
+
+    def word_with_e(self) -> str | None:
+        """``net_m``, ``net``: three letters or more side by side in the source with an ``e`` inside them
+        are the name its author typed (backprop notes' net input), as ``\\mathrm{net}_m`` is — letter by
+        letter, the e between n and t was Euler's number, n·e·t_m. Not where e is a declared variable,
+        nor before ``(`` (:meth:`letter_run` reads or refuses ``sigmoid(z)``)."""
+        k = self.run_end()
         word = "".join(x.text for x in self.t[self.i : k + 1])
         if len(word) < 3 or "e" not in word[:-1] or "e" in self.n.variables or not self.t[self.i].text.isascii():
             return None
@@ -610,15 +615,7 @@ class Reader:
         the source, then ``(``, spelling a function of the table are that function — never
         s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
         ``ab(c + d)`` stays the letters' reading."""
-        k = self.i
-        while (
-            k + 1 < len(self.t)
-            and self.t[k + 1].kind == "ch"
-            and self.t[k + 1].text.isascii()
-            and self.t[k + 1].text.isalpha()
-            and self.t[k + 1].pos == self.t[k].end
-        ):
-            k += 1
+        k = self.run_end()
         if (
             k == self.i
             or k + 1 >= len(self.t)
