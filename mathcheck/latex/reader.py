@@ -769,7 +769,7 @@ class Reader:
         sum binds and the others single letters free here — the entry w[i, m], m an index the prose
         names, as ``x_j`` with x indexed is x[j]. Read as the name w_im, the sum over i was refused."""
         return (
-            len(letters) == len(toks) >= 2
+            len(letters) == len([x for x in toks if x.text != ","]) >= 2  # W_{im}, W_{i,m}
             and any(x in self.bound for x in letters)
             and not _styled(toks)
             and all(
