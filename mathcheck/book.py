@@ -395,6 +395,7 @@ def check_book(
     use_cache: bool = True,
     on_chain=None,
     on_progress=None,
+    macros: str | None = None,
 ) -> DeriveReport:
     """Check every chain of the documents ``specs`` names (:func:`expand`): a
     :class:`~mathcheck.derive.DeriveReport` in document order, the same for any ``jobs`` or
@@ -403,24 +404,27 @@ def check_book(
 
     ``on_chain(path, report)`` is called for each chain in document order as soon as its links and
     every chain before it are done (the text report and ``--jsonl`` stream from it);
-    ``on_progress(counts)`` whenever a task finishes, in any order."""
+    ``on_progress(counts)`` whenever a task finishes, in any order. ``macros``: a file of
+    ``\\newcommand``/``\\def``s every LaTeX document is read with (a book split over files)."""
+    from mathcheck.userexpr import read_user_file
     from mathcheck.userexpr.relation import _seconds_ok
 
     if not _seconds_ok(timeout):
         raise DeriveError(f"timeout {timeout!r} is not a number of seconds; give a finite number above 0")
+    preamble = None if macros is None else (str(macros), read_user_file(str(macros), DeriveError))
     files, found = expand(specs)
     where = _Cluster(connect(cluster)) if cluster else _Pool(jobs) if jobs > 1 else _Here()
     try:
-        return _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress)
+        return _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress, preamble)
     finally:
         where.close()
 
 
-def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress):
+def _check(where, specs, files, found, seed, timeout, use_cache, on_chain, on_progress, preamble=None):
     from mathcheck import cache, derive
 
     prepared = (_Here() if isinstance(where, _Cluster) else where).map(
-        _prepare, [(f, f in found, use_cache) for f in files]
+        _prepare, [(f, f in found, use_cache, preamble) for f in files]
     )
     for p in prepared:  # the first bad file in document order, as -j 1 reads them
         if p[0] == "error":
@@ -480,10 +484,10 @@ def _reader_digest() -> str:
     return h.hexdigest()
 
 
-def _prepare(path: str, optional: bool, use_cache: bool = True):
+def _prepare(path: str, optional: bool, use_cache: bool = True, preamble: tuple[str, str] | None = None):
     """:func:`_read`, from the cache when the file's bytes are those read before (key: the path,
-    the bytes, the core sources and versions): a re-run of a book parses only the files that
-    changed. What is stored must decode to exactly what was read, else it is not stored."""
+    the bytes, the macros file's path and bytes, the core sources and versions): a re-run of a book
+    parses only the files that changed. What is stored must decode to exactly what was read, else it is not stored."""
     from mathcheck import cache
 
     from mathcheck.userexpr import read_user_file
@@ -491,12 +495,22 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
     try:  # the one bounded reader: /dev/zero, a FIFO or a huge file is never read here without end
         data = read_user_file(path, DeriveError).encode("utf-8")
     except DeriveError:
-        return _read(path, optional)  # which says why, in its one line
+        return _read(path, optional, preamble)  # which says why, in its one line
     import hashlib
 
     k = (
         cache.link_key(
-            {"read": path, "optional": optional, "sha256": hashlib.sha256(data).hexdigest(), "reader": _reader_digest()}
+            {
+                "read": path,
+                "optional": optional,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "reader": _reader_digest(),
+                **(
+                    {}
+                    if preamble is None
+                    else {"macros": [preamble[0], hashlib.sha256(preamble[1].encode()).hexdigest()]}
+                ),
+            }
         )
         if use_cache
         else None
@@ -509,7 +523,7 @@ def _prepare(path: str, optional: bool, use_cache: bool = True):
             return ("ok", [_chain(c) for c in hit["chains"]], list(hit["marks"]))
         except (KeyError, TypeError, ValueError):
             pass
-    out = _read(path, optional)
+    out = _read(path, optional, preamble)
     if out[0] == "none":
         cache.store_link(k, {"status": "read", "how": "", "none": True})
     elif out[0] == "ok":
@@ -557,14 +571,14 @@ def _chain(d: dict) -> Chain:
     )
 
 
-def _read(path: str, optional: bool):
+def _read(path: str, optional: bool, preamble: tuple[str, str] | None = None):
     """One file read and each chain parsed (in a worker under -j N): ``("ok", chains, marks)`` —
     a mark per chain: ``""`` (to check), ``"definition"`` or the bad-input line —, ``("none",)``
     for a file a directory or glob found that holds no chain, ``("error", line)`` for bad input."""
     from mathcheck import derive
 
     try:
-        chains = derive.load_one(path, optional)
+        chains = derive.load_one(path, optional, preamble)
     except DeriveError as exc:
         return ("error", str(exc))
     if chains is None:

@@ -815,7 +815,15 @@ def _html_out(out):
     callback=lambda ctx, param, out: _html_out(out),
     help="Also write the report as one self-contained HTML page (MathML, no network; docs/derive.md, HTML report).",
 )
-def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out) -> None:
+@click.option(
+    "--macros",
+    metavar="FILE",
+    help="Read every LaTeX document with the \\newcommand, \\DeclareMathOperator and \\def of FILE "
+    "(a book's macros in a file of their own; docs/latex.md).",
+)
+def derive(
+    files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, verbose, writeup, html_out, macros
+) -> None:
     """Check the derivation chains in PATH... (files, directories, quoted globs such as
     'docs/**/*.md'): plain text, ```mathcheck fences in Markdown, LaTeX display math (FILE.tex,
     and $$ / \\begin{align} blocks in Markdown; docs/latex.md), notebooks' Markdown cells (.ipynb).
@@ -868,6 +876,7 @@ def derive(files, seed, as_json, as_jsonl, timeout, jobs, cluster, no_cache, ver
             use_cache=not no_cache,
             on_chain=echo,
             on_progress=progress,
+            macros=macros,
         )
     except d.DeriveError as exc:
         fail(str(exc))

@@ -45,9 +45,10 @@ if TYPE_CHECKING:  # annotations only: SymPy and the probability reader are impo
     from mathcheck.userexpr.probability import Facts
 
 
-def read(path: str) -> list[Chain]:
+def read(path: str, preamble: tuple[str, str] | None = None) -> list[Chain]:
     """The chains of one file: Markdown fences for ``.md``/``.markdown``, LaTeX for ``.tex``, the
-    Markdown cells of a notebook (``.ipynb``, each cell read as Markdown), the whole file otherwise."""
+    Markdown cells of a notebook (``.ipynb``, each cell read as Markdown), the whole file otherwise.
+    ``preamble``: ``(path, text)`` of a macros file (``--macros``) the LaTeX is read with."""
     from mathcheck.userexpr import read_user_file
 
     text = read_user_file(path, DeriveError)
@@ -55,20 +56,20 @@ def read(path: str) -> list[Chain]:
     if suffix == ".tex":
         from mathcheck import latex
 
-        return latex.chains(text, path)
+        return latex.chains(text, path, preamble=preamble)
     if suffix in (".md", ".markdown"):
-        return _markdown(text, path)
+        return _markdown(text, path, preamble)
     if suffix == ".ipynb":
-        return [c for where, cell in notebook_cells(text, path) for c in _markdown(cell, where)]
+        return [c for where, cell in notebook_cells(text, path) for c in _markdown(cell, where, preamble)]
     return parse_text(text, path)
 
 
-def _markdown(text: str, path: str) -> list[Chain]:
+def _markdown(text: str, path: str, preamble: tuple[str, str] | None = None) -> list[Chain]:
     chains = markdown_chains(text, path)
     if "$$" in text or "\\begin{" in text or "\\[" in text:  # display math: LaTeX chains too (mathcheck.latex)
         from mathcheck import latex
 
-        chains = sorted(chains + latex.chains(text, path, markdown=True), key=lambda c: c.line)
+        chains = sorted(chains + latex.chains(text, path, markdown=True, preamble=preamble), key=lambda c: c.line)
     return chains
 
 
@@ -356,9 +357,9 @@ def load(paths, optional=()) -> list[tuple[str, list[Chain]]]:
     return out
 
 
-def load_one(path, optional: bool = False) -> list[Chain] | None:
+def load_one(path, optional: bool = False, preamble: tuple[str, str] | None = None) -> list[Chain] | None:
     """One file's chains for :func:`load`: None for an ``optional`` file without a chain."""
-    chains = read(str(path))
+    chains = read(str(path), preamble)
     if not chains and optional:
         return None
     if not chains:

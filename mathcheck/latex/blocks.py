@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace, field
 
-from mathcheck.chains import WORD, Chain, DeriveError, Line
+from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -312,6 +312,20 @@ def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
         elif t.kind == "cmd" and t.text in _SPACE:
             out.append(Tok("cmd", "quad", t.pos, t.end))
             i += 1
+        elif t.kind == "cmd" and t.text in _BOXES + ("text", "mbox") and i + 1 < len(toks) and toks[i + 1].text == "{":
+            j = _group(toks, i + 1, src, f"\\{t.text}")[1]
+            math = _boxed_math(toks[i:j], src)
+            if math is None:  # \text{(chain rule)}: prose, a reason
+                out.append(t)
+                i += 1
+                continue
+            opening, closing = toks[i + 1], toks[j - 1]
+            out += [
+                Tok("ch", "{", t.pos, opening.end),  # the source shown from the \boxed on
+                *_layout(math, src),
+                Tok("ch", "}", closing.pos, closing.end),
+            ]
+            i = j
         elif t.kind == "cmd" and t.text in _BRACES:
             body, j = _group(toks, i + 1, src, f"\\{t.text}")
             opening, closing = toks[i + 1], toks[j - 1]
@@ -327,6 +341,29 @@ def _layout(toks: list[Tok], src: _Source) -> list[Tok]:
             out.append(t)
             i += 1
     return out
+
+
+_BOXES = ("framebox", "fbox", "boxed")
+
+
+def _boxed_math(body: list[Tok], src: _Source) -> list[Tok] | None:
+    r"""The math a box or a ``\text`` holds and nothing else: ``\framebox{$ \tilde{o}_h $}``,
+    ``\text{\textcolor{green}{\framebox{$ x $}}}`` (a result boxed in colour, backprop notes) are ``x``, as
+    the reader sees it; ``\boxed{x}`` (math mode) is ``x``. None for a ``\text`` of words (a reason)."""
+    while len(body) > 1 and body[0].kind == "cmd" and body[0].text in ("textcolor", "color", "text", "mbox") + _BOXES:
+        k = _group(body, 1, src, f"\\{body[0].text}")[1] if body[0].text in ("textcolor", "color") else 1
+        if body[0].text == "color":  # {\color{red} x}: the colour, then what it colours
+            body = body[k:]
+            continue
+        inner, end = _group(body, k, src, f"\\{body[0].text}")
+        if end != len(body):
+            return None
+        if body[0].text == "boxed":  # math inside
+            return inner or None
+        body = inner
+    if len(body) > 2 and body[0].text == "$" and body[-1].text == "$" and all(x.text != "$" for x in body[1:-1]):
+        return body[1:-1]
+    return None
 
 
 def _label_end(toks: list[Tok], i: int, src: _Source, t: Tok) -> int:
@@ -880,9 +917,11 @@ def _lets(src: _Source, d: _Directive, notation_functions: dict, lets: list, rea
 # --- the file --------------------------------------------------------------------------------------
 
 
-def chains(text: str, path: str, markdown: bool = False) -> list:
+def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, str] | None = None) -> list:
     """The chains in the display math of a ``.tex`` file (or of a Markdown file's ``$$`` and
-    ``\\begin{align}`` blocks): :class:`mathcheck.chains.Chain` values, as derive reads them."""
+    ``\\begin{align}`` blocks): :class:`mathcheck.chains.Chain` values, as derive reads them.
+    ``preamble``: ``(path, text)`` of a file of macros (``derive --macros book.sty``), in force
+    before the document's own, which may redefine them."""
     src = _Source(text, path)
     if len(text) > MAX_CHARS:
         raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
@@ -890,10 +929,11 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
         _refused_anywhere(src)
     found = blocks(src, markdown)
     regions = [(0, len(text))] if not markdown else [(b.body, b.body_end) for b in found]
-    defs = macros(src, regions)
+    defs = {**preamble_macros(preamble), **macros(src, regions)}
     doc = _Document()
     out = []
     inline = _inline_blocks(src, markdown, found)
+    src.quantity_e = _defines_e(src, found + inline, markdown)
     masked, last = _masked(text, markdown), 0
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
@@ -919,6 +959,37 @@ def chains(text: str, path: str, markdown: bool = False) -> list:
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
+
+
+_E_DEFINED = re.compile(r"(?:^|\\\\|&)\s*(?P<e>E)\s*&?\s*(?:=(?!=)|:=|\\coloneqq|\\triangleq|\\stackrel)", re.M)
+
+
+def _defines_e(src: _Source, found, markdown: bool) -> int | None:
+    """Where a display or inline math of the document starts a row with ``E = …`` (``E &= \\frac12
+    \\sum_k (t_k - y_k)^2``, the error of backprop notes): from there on a plain E is that quantity,
+    not an expectation nor Euler's number (docs/latex.md). None where no row defines E."""
+    masked = _masked(src.text, markdown)
+    for blk in sorted(found, key=lambda b: b.start):
+        for m in _E_DEFINED.finditer(src.text[blk.body : blk.body_end]):
+            at = blk.body + m.start("e")
+            if masked[at] == "E":  # not in a comment
+                return at
+    return None
+
+
+def preamble_macros(preamble: tuple[str, str] | None) -> dict:
+    """The ``\\newcommand``, ``\\renewcommand``, ``\\DeclareMathOperator`` and simple ``\\def`` of a
+    macros file named on the command line (a book's ``.sty``, its chapters in other files), read as a
+    ``.tex`` file's own: TeX's file, shell and catcode primitives refused anywhere in it; nothing
+    else of it is read."""
+    if preamble is None:
+        return {}
+    path, text = preamble
+    src = _Source(text, path)
+    if len(text) > MAX_CHARS:
+        raise LatexRefused(f"{path}: file too large ({len(text)} characters, at most {MAX_CHARS})")
+    _refused_anywhere(src)
+    return macros(src, [(0, len(text))])
 
 
 # --- definitions ---------------------------------------------------------------------------------
@@ -2371,6 +2442,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     excluded = _free_range(src, group[0].toks[0].pos if group[0].toks else blk.body, excluded, texts, lets)
     if any(hi == GENERIC_SIZE for _, _, hi in excluded):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
+    excluded |= _differentiated_in_range(texts + [t for _, t in lets])
     given = tuple(given) + _excluded_hypotheses(excluded, assumptions, line)
     _counts(texts + [t for _, t in lets], assumptions)
     unknown = _unknown_in(doc, notation, texts + [t for _, t in lets])
@@ -2528,6 +2600,42 @@ def _free_range(src: _Source, pos: int, excluded: set, texts, lets) -> set:
         )
     lo, hi = ranges.pop() if ranges else ("1", GENERIC_SIZE)
     return {(name, lo, hi) if h == FREE_RANGE else (name, a, h) for name, a, h in excluded}
+
+
+_ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z0-9_, ]+)\]$")
+
+
+def _differentiated_in_range(texts) -> set:
+    """``{("q", "1", "K")}``: the derivative by an entry ``y_q`` of what holds a sum over the entries
+    ``y_k``, k = 1..K — ``\\frac{\\partial}{\\partial y_q} \\frac12 \\sum_{k=1}^K (t_k - y_k)^2 = -(t_q - y_q)``:
+    its author means y_q one of the y_k, q in 1..K (a hypothesis stated with the chain, as for
+    ``\\sum_{k \\ne i}``); read without it, the link was refuted at q = K + 1, where the derivative is 0.
+    Only where every other index of the entry is the same in both (``w_{hm}`` and ``w_{im}`` in a sum over
+    i: h in its range) and the index is a free name, bound by no sum."""
+    calls = [c for t in texts for c in _calls(t)]
+    sums = [split_top(a, (",",)) for f, a in calls if f == "Sum"]
+    bound = {lim[1:-1].split(",")[0].strip() for parts in sums for _, lim in parts[1:]}
+    out = set()
+    for f, a in calls:
+        parts = [p for _, p in split_top(a, (",",))]
+        m = _ENTRY.match(parts[1]) if f == "diff" and len(parts) >= 2 else None
+        if m is None:
+            continue
+        base, at = m.group(1), [x.strip() for x in m.group(2).split(",")]
+        for body, *limits in ([p for _, p in parts] for parts in sums):
+            for lim in limits:
+                k, lo, hi = ([x for _, x in split_top(lim[1:-1], (",",))] + ["", ""])[:3]
+                if not (lim.startswith("(") and lo and hi):
+                    continue
+                for entry in re.findall(rf"(?<![A-Za-z0-9_]){re.escape(base)}\[([^\[\]]*)\]", body):
+                    idx = [x.strip() for x in entry.split(",")]
+                    if len(idx) != len(at) or k not in idx:
+                        continue
+                    p = idx.index(k)
+                    same = all(x == y for j, (x, y) in enumerate(zip(idx, at)) if j != p)
+                    if same and at[p] != k and at[p] not in bound and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", at[p]):
+                        out.add((at[p], lo, hi))
+    return out
 
 
 def _excluded_hypotheses(excluded: set, assumptions: dict, line: int) -> tuple:

@@ -89,6 +89,9 @@ class Notation:
     families: dict = field(default_factory=dict)  # \\sigma_i(z) of a vector z: key -> (name, z, i or "")
 
 
+QUANTITY_E = "E_def"  # a quantity the document defines as E (the text grammar's E is Euler's number)
+
+
 class Reader:
     """Recursive descent over one expression's tokens, writing the text grammar of
     :mod:`mathcheck.parser` (a string; nothing is evaluated). ``read()`` is the whole expression."""
@@ -407,6 +410,8 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text.isalpha() and (word := self.word_with_e()) is not None:
+                return word
             if t.text.isalpha() and self.collect is None:
                 word = self.letter_run()
                 if word is not None:
@@ -550,22 +555,32 @@ class Reader:
         The text grammar's ``E`` is Euler's number, so ``E[X^2] - E[X]^2`` was read as e·X² − e²·X²
         and d2l's correct variance formula was refuted; Euler's number in LaTeX is ``e``."""
         self.take()
+        defined = self.src.quantity_e is not None and t.pos >= self.src.quantity_e
+        if defined and self.at("ch", "(", "["):
+            self.fail(
+                t,
+                f"E is a quantity this document defines (line {self.src.line(self.src.quantity_e)}), and E(…) or "
+                f"E[…] here is an expectation or E times (…)? one letter, two meanings: write \\mathbb{{E}}[…] "
+                f"for the expectation",
+            )
+        if self.at("ch", "_") and not self.applied_after_script():
+            return self.named("E", t)  # E_0, E_j: a name (E_{x \sim p}[f] stays an expectation, not read)
+        if defined:  # E = \frac12 \sum_k (t_k - y_k)^2 (backprop notes' error): the name, never Euler's E
+            return QUANTITY_E
         if not self.at("ch", "(", "["):
             self.fail(
                 t,
-                "a plain E is read only as an expectation, E[X]; Euler's number is e, and a quantity "
-                "named E needs another name (E_0, \\mathcal{E}) or % mathcheck: skip",
+                "a plain E is read only as an expectation, E[X], or as the quantity the document defines "
+                "with E = …; Euler's number is e, and a quantity named E needs its definition, another "
+                "name (E_0, \\mathcal{E}) or % mathcheck: skip",
             )
         args = self.arguments()
         if len(args) != 1:
             self.fail(t, "E[…] takes one argument, e.g. E[X^2]")
         return f"E({args[0]})"
 
-    def letter_run(self) -> str | None:
-        """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in
-        the source, then ``(``, spelling a function of the table are that function — never
-        s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
-        ``ab(c + d)`` stays the letters' reading."""
+    def run_end(self) -> int:
+        """The index of the last of the letters side by side in the source from here (``net``, ``sigmoid``)."""
         k = self.i
         while (
             k + 1 < len(self.t)
@@ -575,6 +590,34 @@ class Reader:
             and self.t[k + 1].pos == self.t[k].end
         ):
             k += 1
+        return k
+
+    def word_with_e(self) -> str | None:
+        """``net_m``, ``net``: three letters or more side by side in the source with an ``e`` inside them
+        are the name its author typed (backprop notes' net input), as ``\\mathrm{net}_m`` is — letter by
+        letter, the e between n and t was Euler's number, n·e·t_m. Not where e is a declared variable,
+        nor before ``(`` (:meth:`letter_run` reads or refuses ``sigmoid(z)``)."""
+        k = self.run_end()
+        word = "".join(x.text for x in self.t[self.i : k + 1])
+        if len(word) < 3 or "e" not in word[:-1] or "e" in self.n.variables or not self.t[self.i].text.isascii():
+            return None
+        if self.at("ch", "(", k=k + 1 - self.i):
+            return None
+        first = self.t[self.i]
+        self.i = k + 1
+        return self.named(word, Tok("ch", word, first.pos, self.t[k].end))
+
+    def applied_after_script(self) -> bool:
+        """At ``_``: whether ``(`` or ``[`` follows the subscript (``E_{x \\sim p}[x]``, ``E_j(x)``)."""
+        _, j = _group(list(self.t), self.i + 1, self.src, "_")
+        return j < len(self.t) and self.t[j].kind == "ch" and self.t[j].text in "(["
+
+    def letter_run(self) -> str | None:
+        """``sigmoid(z)``, ``max(0, z)``, ``tanh(z)`` typed without a backslash: letters side by side in
+        the source, then ``(``, spelling a function of the table are that function — never
+        s·i·g·m·o·i·d(z). Three letters or more that spell none are bad input (a product or a function?);
+        ``ab(c + d)`` stays the letters' reading."""
+        k = self.run_end()
         if (
             k == self.i
             or k + 1 >= len(self.t)
@@ -666,6 +709,8 @@ class Reader:
                 self.collect.add(base)
             elif letters and all(x in self.bound or x in self.n.indices for x in letters) and not _styled(toks):
                 self.collect.add(base)
+            elif self.free_index_beside_bound(toks, letters):
+                self.collect.add(base)  # w_{im} in a sum over i: the entry w[i, m], m a free index
             return base
         letters = [
             _GREEK_NAME.get(x.text, x.text)
@@ -723,6 +768,22 @@ class Reader:
             self.n.unknown.add(name)
             return f"{name}({', '.join(self.arguments() + [word])})"
         return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
+
+    def free_index_beside_bound(self, toks, letters) -> bool:
+        """``w_{im}`` inside ``\\sum_i`` (backprop notes' weights from unit i to unit m): one letter the
+        sum binds and the others single letters free here — the entry w[i, m], m an index the prose
+        names, as ``x_j`` with x indexed is x[j]. Read as the name w_im, the sum over i was refused."""
+        return (
+            len(letters) == len([x for x in toks if x.text != ","]) >= 2  # W_{im}, W_{i,m}
+            and any(x in self.bound for x in letters)
+            and not _styled(toks)
+            and all(
+                x in self.bound
+                or x in self.n.indices
+                or x not in self.n.variables | self.n.defined | set(self.n.functions) | {"e"}
+                for x in letters
+            )
+        )
 
     def newton(self, t, name: str) -> str:
         r"""``\dot x(t)``, ``\ddot x(t)``: Newton's notation, the first and second derivative of x at t
@@ -1063,6 +1124,10 @@ class Reader:
         elif top:
             f = self.sub(top).read()
         else:
+            if self.at("cmd", "cdot") and self.peek(1) is not None and self.starts_factor(self.peek(1)):
+                # \frac{\partial}{\partial w} \cdot net: the operator applied, written with a dot (backprop
+                # notes): d/dw times a quantity has no other meaning
+                self.take()
             if self.peek() is None or not self.starts_factor(self.peek()):
                 self.fail(t, f"\\frac{{d}}{{d{x}}} needs something to differentiate after it")
             # d/dx applies to the whole term after it, as a reader reads it: d/dx x sin x is (x sin x)'
@@ -1130,7 +1195,7 @@ class Reader:
         which would prove dz/dx = dz/dy + dy/dx). A function the document defines (``f(x) = x^2``, then
         ``\\frac{df}{dx}``) is applied to x. A z used elsewhere in the chain as a value is bad input
         (the parser says so): one name is one thing in a chain."""
-        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[.*\])?", f)
+        name = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(\[[^\[\]]*\])?", f)  # w[i, m]*o[i] is a product, no entry
         if name is None or f == x:
             return f
         if name.group(1) in self.n.functions and not name.group(2):
@@ -1196,9 +1261,39 @@ class Reader:
         self.bound = self.bound | {var}
         body = self.term()
         self.bound = saved
+        self.index_after_body(t, var)
         if generic:
             self.generic_body(t, var, body)
         return f"{what}({body}, ({var}, {lo}, {hi}))"
+
+    def index_after_body(self, t, var: str) -> None:
+        """``\\sum_j y_{ij} \\log \\sigma(f_j) + (1 - y_{ij}) \\log(1 - \\sigma(f_j))`` (cs231n's
+        logistic loss): the body ends at ``+``, yet j, free there, is written in a subscript after it —
+        its author means the sum of both terms. Bad input: read as written, j after the sum is another
+        quantity (no sum of its own binds it again)."""
+        if self.collect is not None or not self.at("ch", "+", "-"):
+            return
+        depth, k = 0, self.i
+        while k < len(self.t):
+            x = self.t[k]
+            if x.kind in ("row",) or (depth == 0 and x.kind == "ch" and x.text in ("=", "<", ">", "&")):
+                return
+            if x.kind == "cmd" and x.text in ("sum", "prod"):
+                return  # a sum of its own may bind it again
+            depth += x.kind == "ch" and x.text in "({["
+            depth -= x.kind == "ch" and x.text in ")}]"
+            if depth < 0:
+                return
+            if x.kind == "ch" and x.text == "_" and k + 1 < len(self.t):
+                sub, _ = _group(list(self.t), k + 1, self.src, "_")
+                if any(y.kind == "ch" and y.text == var for y in sub):
+                    self.fail(
+                        t,
+                        f"\\{t.text} over {var}: its body ends at '{self.t[self.i].text}', yet {var} is "
+                        f"used after it — one sum of all the terms, or {var} another quantity there? put "
+                        f"the body in parentheses",
+                    )
+            k += 1
 
     def excluding(self, t, what: str, var_toks: list, out_toks: list) -> str:
         """``\\sum_{k \\ne i} body``: the sum over the generic range 1..N_sum without the term at i, read

@@ -236,6 +236,7 @@ class _Source:
 
     def __init__(self, text: str, path: str):
         self.text, self.path = text, path
+        self.quantity_e: int | None = None  # where the document defines a quantity E (E = …): E is that from there
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line(self, pos: int) -> int:

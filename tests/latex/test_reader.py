@@ -489,6 +489,40 @@ def test_macros_in_markdown_are_only_those_in_math(tmp_path):
     assert [s.text for s in chain.steps] == ["2*x", "x + x"]
 
 
+def test_macros_of_another_file_named_on_the_command_line(tmp_path):
+    """Issue 28, item 8: a book's macros in a file of their own (``--macros book.sty``); the file's
+    bytes are in the read's cache key, so an edited macro is read again, never the old reading."""
+    sty, chapter = tmp_path / "book.sty", tmp_path / "ch1.tex"
+    sty.write_text("\\ProvidesPackage{book}\n\\newcommand{\\sq}[1]{{#1}^{2}}\n\\def\\half{\\frac{1}{2}}\n")
+    chapter.write_text("\\[ \\half \\sq{x + 1} = \\half x^2 + x + \\half \\]\n")
+    r = CliRunner().invoke(main, ["derive", str(chapter), "--macros", str(sty), "--json"])
+    assert r.exit_code == 0, r.output
+    assert [s["expr"] for s in json.loads(r.output)["files"][0]["chains"][0]["steps"]] == [
+        "1/2*(x + 1)^2",
+        "1/2*x^2 + x + 1/2",
+    ]
+    sty.write_text("\\newcommand{\\sq}[1]{{#1}^{3}}\n\\def\\half{\\frac{1}{2}}\n")  # a planted mistake
+    r = CliRunner().invoke(main, ["derive", str(chapter), "--macros", str(sty)])
+    assert r.exit_code == 1, r.output
+    r = CliRunner().invoke(main, ["derive", str(chapter)])  # without the file, \sq is not known
+    assert r.exit_code == 2 and "unknown command \\half" in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    "macros, said",
+    [
+        ("missing.sty", "{d}/missing.sty: no such file"),
+        ("bad.sty", "{d}/bad.sty:1:1: \\input is refused"),
+    ],
+)
+def test_a_macros_file_that_cannot_be_read_is_one_line_exit_2(tmp_path, macros, said):
+    (tmp_path / "bad.sty").write_text("\\input{other}\n")
+    (tmp_path / "ch.tex").write_text("\\[ 2x = x + x \\]\n")
+    r = CliRunner().invoke(main, ["derive", str(tmp_path / "ch.tex"), "--macros", str(tmp_path / macros)])
+    assert r.exit_code == 2 and len(r.output.splitlines()) == 1, r.output
+    assert r.output.startswith("error: " + said.format(d=tmp_path)), r.output
+
+
 # --- the corpus ------------------------------------------------------------------------------------
 
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".tex", ".md"))

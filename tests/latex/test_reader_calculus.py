@@ -451,3 +451,115 @@ def test_settle_falls_back_on_the_series_where_sympys_limit_fails():
     body = (sp.sin((x + e) ** (x + e)) - sp.sin(x**x)) / e  # SymPy's limit: oo*sign(…) from each side
     v = settle(sp.Limit(body, e, 0, dir="+-"), 20)
     assert sp.simplify(v - sp.diff(sp.sin(x**x), x)) == 0
+
+
+# --- backprop notes: a net input by its weights (style of tex-backprop-dahoc.tex:143-154) -------------
+
+NET_INPUT = r"""\begin{document}
+The net input of output unit $k$: $net_k = \sum_{j=0}^J v_{jk} \tilde{u}_j$
+
+\begin{align*}
+\textcolor{blue}{\frac{\partial net_k }{ \partial v_{gk} }} &= \frac{ \partial }{ \partial v_{gk} } \cdot net_k \\
+&= \sum_{j=0}^J \frac{ \partial }{ \partial v_{gk} } v_{jk} \tilde{u}_j \\
+&= \text{\textcolor{blue}{\framebox{$ \tilde{u}_g $}}}
+\end{align*}
+\end{document}
+"""
+
+
+def _tex_reports(tmp_path, text):
+    p = tmp_path / "n.tex"
+    p.write_text(text)
+    return [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in derive.read(str(p))]
+
+
+def test_a_net_input_by_its_weight_is_read_as_the_notes_mean(tmp_path):
+    # net_k a name (n·e·t_k with Euler's e before), v_{jk} in the sum over j the entry v[j, k], the
+    # operator applied "\cdot net_k", a boxed result the result, g one of the units 0..J (read without
+    # it, the true last link was refuted at g = J + 1)
+    defined, chain, planted = _tex_reports(
+        tmp_path, NET_INPUT + NET_INPUT.split("\\begin{document}")[1].replace("$ \\tilde{u}_g $", "$ \\tilde{u}_k $")
+    )
+    assert (defined.status, defined.chain.steps[1].text) == ("definition", "Sum(v[j, k]*u_tilde[j], (j, 0, J))")
+    assert [s.text for s in chain.chain.steps] == [
+        "(diff(net_k, v[g, k]))",
+        "diff(net_k, v[g, k])",
+        "Sum(diff(v[j, k]*u_tilde[j], v[g, k]), (j, 0, J))",
+        "(u_tilde[g])",
+    ]
+    assert chain.status == "proved" and chain.chain.given[-1][1] == "0 <= g <= J"
+    assert planted.status == "refuted" and planted.steps[-1].status == "refuted"  # the wrong unit's output
+
+
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        ("net_m + out", "net_m + o*u*t"),  # three letters with an e inside: the word; without e, letters
+        ("x e^{x} + ae^{x}", "x*exp(x) + a*exp(x)"),  # e before ^ stays Euler's number
+        (r"\frac{d}{dx} \cdot x^2", "diff(x^2, x)"),
+        (r"\frac{\partial}{\partial x} (a_1 b_1)", "diff((a_1*b_1), x)"),
+        (r"\sum_i W_{ij} x_i", "Sum(W[i, j]*x[i], (i, 1, N_sum))"),  # j free beside the bound i: an entry
+    ],
+)
+def test_backprop_notation_reads_as_written(tex, text):
+    assert latex.translate(tex) == text
+
+
+@pytest.mark.parametrize(
+    "tex",
+    [
+        # style of cs231n neural-networks-2.md's logistic loss: the sum's index written after its body ends
+        r"-\sum_k t_{nk} \log(\sigma(g_k)) + (1 - t_{nk}) \log(1 - \sigma(g_k))",
+        r"\sum_k a_k + b_k",
+    ],
+)
+def test_a_sum_s_index_used_after_its_body_ends_is_refused(tex):
+    with pytest.raises(DeriveError, match="its body ends at '\\+', yet k is used after it"):
+        latex.translate(tex)
+    assert latex.translate(r"\sum_k a_k + b_j") == "Sum(a[k], (k, 1, N_sum)) + b_j"
+
+
+def test_a_text_of_words_stays_a_reason_beside_a_boxed_result(tmp_path):
+    (r,) = _tex_reports(tmp_path, "\\[ \\boxed{2x} = \\fbox{$x + x$} \\quad \\text{(twice $x$)} \\]\n")
+    assert r.status == "proved" and r.chain.steps[1].reason == "twice x"
+
+
+# --- a plain E the document defines: the error of backprop notes (style of tex-backprop-dahoc.tex:130,
+# :160; E was read only as an expectation) --------------------------------------------------------------
+
+ERROR_E = r"""The squared error of one pattern:
+\begin{align*}
+E &= \frac{1}{2} \sum_{r=1}^R \left(s_r - u_r \right)^2
+\end{align*}
+\begin{align*}
+\frac{\partial E}{\partial u_c} &= \frac{\partial}{\partial u_c} \cdot \frac{1}{2} \sum_{r=1}^R \left(s_r - u_r\right)^2 \\
+&= - (s_c - u_c)
+\end{align*}
+\[ \frac{\partial E}{\partial u_c} = s_c - u_c \]
+"""
+
+
+def test_a_plain_e_the_document_defines_is_that_quantity(tmp_path):
+    defined, chain, planted = _tex_reports(tmp_path, ERROR_E)
+    assert (defined.status, defined.chain.steps[0].text) == ("definition", "E_def")
+    assert chain.status == "proved" and chain.chain.steps[0].text == "diff(E_def, u[c])"
+    assert [g for _, g in chain.chain.given] == ["1 <= c <= R"]  # c one of the outputs: else refuted at c = R + 1
+    assert planted.status == "refuted"  # planted: the sign
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (ERROR_E + "\\[ E[X] = 0 \\]\n", "E is a quantity this document defines (line 3), and E(…) or E[…] here"),
+        ("\\[ \\frac{\\partial E}{\\partial u} = 1 \\]\n\\[ E = u \\]\n", "a plain E is read only as an expectation"),
+        ("% E = u\n\\[ E + 1 = 1 + E \\]\n", "a plain E is read only as an expectation"),  # a comment defines nothing
+    ],
+)
+def test_e_is_the_quantity_only_after_its_definition_and_never_also_an_expectation(tmp_path, text, says):
+    p = tmp_path / "n.tex"
+    p.write_text(text)
+    assert any(says in c.error for c in derive.read(str(p))), [c.error for c in derive.read(str(p))]
+
+
+def test_e_with_a_subscript_is_a_name():
+    assert latex.translate(r"E_0 + E_{j}") == "E_0 + E_j"

@@ -44,7 +44,8 @@ def test_a_wrong_delta_is_refuted(tmp_path):
 @pytest.mark.parametrize(
     "tex, message",
     [
-        (r"\sum_{i=1}^n W_{ij} = 1", "j is no index in scope"),
+        # j a quantity here: W_{ij} is no entry (read as the name W_ij, the sum was n·W_ij); with j free, W[i, j]
+        ("% assume: j \\in \\mathbb{R}\n" r"\sum_{i=1}^n W_{ij} = 1", "j is no index in scope"),
         (r"\sum_{i=1}^n x_{2i} = 1", "digits and letters is ambiguous"),
         (r"J(z) - 1 = -\sum_{i=1}^n t_i \log \sigma_i(z)", "a function sigma_i applied, or the entry"),
         (r"\frac{d}{dt} x^2 = 2 x \dot x", "a derivative of x in time"),

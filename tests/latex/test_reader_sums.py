@@ -86,6 +86,37 @@ def test_a_chain_that_unfolds_such_a_definition_states_the_range_too(tmp_path):
     assert got[1]["status"] == "proved", r.output
 
 
+# --- a derivative by one entry of what a sum runs over (cf. tex-backprop-dahoc.tex:160, the output
+# error's derivative; tex-backprop-backprop.tex:229) -----------------------------------------------
+
+
+def test_a_derivative_by_one_entry_of_a_sum_takes_its_index_in_the_sum_s_range(tmp_path):
+    # read without 1 <= r <= N, the true link was refuted at r = N + 1 (where u_r is in no term: 0);
+    # proved and a planted sign refuted: tests/latex/test_reader_calculus.py, the error E of backprop notes
+    from mathcheck import derive
+
+    p = tmp_path / "m.md"
+    p.write_text(r"$$ \frac{\partial}{\partial u_r} \frac{1}{2} \sum_{n=1}^N (s_n - u_n)^2 = -(s_r - u_r) $$" "\n")
+    (c,) = derive.read(str(p))
+    assert [g for _, g in c.given] == ["1 <= r <= N"] and c.assumptions["r"] == ("integer",)
+
+
+@pytest.mark.parametrize(
+    "text, hypotheses",
+    [
+        ("diff(Sum(w[i, m]*o[i], (i, 0, H)), w[h, m])", {("h", "0", "H")}),
+        ("diff(Sum(w[i, m]*o[i], (i, 0, H)), w[h, q])", set()),  # another column: no claim on h
+        ("diff(Sum(y[k]^2, (k, 1, K)), y[k])", set()),  # the sum's own index
+        ("Sum(diff(Sum(y[k]^2, (k, 1, K)), y[q]), (q, 1, K))", set()),  # q bound by a sum of its own
+        ("diff(Sum(x[k]^2, (k, 1, K)), y[q])", set()),  # another base
+    ],
+)
+def test_which_derivative_by_an_entry_states_a_range(text, hypotheses):
+    from mathcheck.latex.blocks import _differentiated_in_range
+
+    assert _differentiated_in_range([text]) == hypotheses
+
+
 @pytest.mark.parametrize(
     "tex, says",
     [
