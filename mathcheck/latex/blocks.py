@@ -895,6 +895,8 @@ class _Document:
     last_tail: tuple = ()  # the last display's last expression (tokens), for "= …"
     lead: str = ""  # "so that": the prose before this display makes it a condition
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
+    former: dict = field(default_factory=dict)  # name -> (line, text) of a definition by = an earlier section ended
+    restated: set = field(default_factory=set)  # names restated, equal, in a later section: the file's (to its end)
     excluded: dict = field(default_factory=dict)  # a definition's text -> the i of its \\sum_{k \\ne i}
     prose: str = ""  # the section's text before this display (its math masked)
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
@@ -906,7 +908,8 @@ class _Document:
         example, another f in the next) is in force to the section's end; one written with a
         definition sign (``:=``) to the file's end, and so is a chapter's notation (:func:`_notation`)."""
         dropped = {name for _, name, _, explicit in self.defs if not explicit}
-        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2])]
+        self.former.update({d[1]: (d[0], d[2]) for d in self.defs})
+        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2]) or d[1] in self.restated]
         kept = {name for _, name, _, _ in self.defs}
         self.carried = {name for _, name, _, explicit in self.defs if not explicit}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
@@ -1086,6 +1089,8 @@ def _definition(
     if squared:  # \sigma_X^2 = \mathrm{Var}(X): the standard deviation σ_X ≥ 0 defined by its square
         rhs = f"sqrt({rhs})"
     rhs_names = set(WORD.findall(rhs))
+    if not link.define and not inline and not squared and _restates(name, params, rhs, doc, block_lets):
+        return None  # σ(x) = (1 + e^{-x})^{-1} under a later heading: a claim about line 4's σ, checked
     earlier = doc.names() | block_lets
     if name in rhs_names:
         if link.define:
@@ -1150,8 +1155,8 @@ def _definition(
         return None
     line = src.line(first.toks[0].pos)
     what = f"line {line}"
-    if name in earlier:
-        what += f" (redefines {name})"
+    if name in earlier or name in doc.former and not inline:
+        what += f" (redefines {name})"  # after its section, in another form: said (never a claim refuted)
     # f(u, v) = (u+v)^2 then u(a, b) = (a+b)^2: f's u is its parameter, bound — not the u defined here
     users = [
         (n, other)
@@ -1202,6 +1207,56 @@ def _definition(
         unknown=unknown,
         implicit=tuple(u for u in unknown if u in doc.implicit),
     )
+
+
+def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> bool:
+    r"""True when a display gives a name an earlier section defined by ``=`` (and no definition in force
+    now) a right side equal to that definition's: a blog defines ``\sigma(x) = \frac{1}{1+e^{-x}}``
+    under its first heading and writes ``\sigma(x) = (1 + e^{-x})^{-1}`` under the next — the author
+    restates the fact, so the display is a claim checked with that definition unfolded (proved), and the
+    definition is in force again, to the file's end (the author uses one σ throughout). A right side that
+    differs, or that cannot be compared (unknown functions, more than a small expression), is a new
+    definition said as ``redefines σ`` — a book's next example reusing ``f`` — never a claim refuted."""
+    former = doc.former.get(name)
+    if former is None or name in doc.names() | block_lets:
+        return False
+    line, text = former
+    head, _, body = text.partition("=")
+    old = tuple(WORD.findall(head.partition("(")[2])) if "(" in head else ()
+    if len(old) != len(params or ()):
+        return False
+    for k, p in enumerate(old):  # the old parameters renamed to the new ones (through fresh names)
+        body = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(p)}(?![A-Za-z0-9_(])", f"_restated{k}_", body)
+    for k, p in enumerate(params or ()):
+        body = body.replace(f"_restated{k}_", p)
+    if not _equal_bodies(body.strip(), rhs):
+        return False
+    doc.defs.append((line, name, text, False))
+    doc.restated.add(name)
+    if params:
+        doc.functions[name] = name
+    return True
+
+
+def _equal_bodies(a: str, b: str) -> bool:
+    """Whether two right sides are one expression (SymPy's simplify of their difference is 0); False
+    when either does not parse alone (an unknown function) or they are too large to compare quickly."""
+    import sympy as sp
+
+    from mathcheck.parser import ParseError, parse_many
+
+    if a == b:
+        return True
+    try:
+        x, y = parse_many([a, b])
+    except (ParseError, ValueError, TypeError):
+        return False
+    diff = x - y
+    if diff == 0:
+        return True
+    if sp.count_ops(diff) > 60:
+        return False
+    return sp.simplify(diff) == 0
 
 
 # --- definitions whose right side is not read (issue 28) -------------------------------------------
@@ -1634,10 +1689,20 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                     out.append(definition)
                     premise, defines = before, WORD.match(definition.definition).group(0)
                     doc.used |= set(WORD.findall(definition.steps[0].text)) - {defines}  # its parameters: x, y
+                elif _restated_premise(src, group, notation, doc):  # σ(x) = …(as defined) \Rightarrow …: checked
+                    out += _equation(
+                        src, blk, n, group, label, notation, doc, block_lets, assumptions, tuple(given) + before,
+                        chain_lets, readings,
+                    )  # fmt: skip
+                    premise, defines = before, ""
                 else:
                     _claimed_premise(src, group, groups[n + 1][0].arrow, notation, doc, block_lets)
                     premise, defines = before + _premise(src, group, notation), ""
                 continue
+            family = _family_derivative(group, defines)
+            said = [family[1]] if family is not None else []
+            if family is not None:  # f_c(x) = c + x \rightarrow \frac{df}{dx} = 1: f_c's derivative
+                group = family[0]
             chains = _equation(
                 src,
                 blk,
@@ -1650,7 +1715,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 assumptions,
                 tuple(given) + premise,
                 chain_lets,
-                readings,
+                list(readings) + said,
             )
             if defines:
                 _names_premise(src, group, chains, defines)
@@ -1787,6 +1852,64 @@ def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, 
             f"{name} is defined again here, before \\{arrow.text}: as a hypothesis about the {name} defined "
             f"before, this is not what it means; give this function its own name",
         )
+
+
+def _restated_premise(src: _Source, group: list, notation: Notation, doc: _Document) -> bool:
+    r"""A premise that is the definition in force word for word (a blog's ``\sigma(x) = \frac{1}{1+e^{-x}}
+    \Rightarrow 1 - \sigma(x) = …`` under a later heading, after :func:`_restates`): its author restates
+    the definition, a claim — checked (proved) rather than taken as a hypothesis; the next equation
+    needs no hypothesis, the definition being unfolded."""
+    if len(group) != 2 or group[1].relation != "=" or group[1].define:
+        return False
+    head, params = _lhs_shape(group[0].toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+        steps = _steps(src, group, notation)
+    except DeriveError:
+        return False
+    said = f"{steps[0].text} = {steps[-1].text}"
+    return bool(params) and [text for _, n, text, _ in doc.defs if n == name][-1:] == [said]
+
+
+def _family_derivative(group: list, name: str):
+    r"""cs231n's gates, ``f_c(x) = c + x \rightarrow \frac{df}{dx} = 1`` and ``f_a(x) = ax \rightarrow
+    \frac{df}{dx} = a``: the premise defines ``f_c``, one of a family its author calls f, and the
+    derivative after the arrow is written of the family's letter — it is f_c's (the author's meaning; read
+    as another f it was refused, :func:`_names_premise`). ``(the group with f_c in the derivatives'
+    numerators, the reading said)`` where the premise's name is a letter with a one-token subscript, the
+    equation writes that letter only as the numerator of ``\frac{d f}{…}`` or ``\frac{\partial f}{…}``
+    (never alone, never f_c itself); else None."""
+    base, _, sub = name.partition("_")
+    if not name or not sub or len(base) != 1 or not re.fullmatch(r"[A-Za-z0-9]", sub):
+        return None
+    toks = [t for link in group for t in link.toks]
+    at = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == base]
+    numerator = [
+        k
+        for k in at
+        if k >= 3
+        and toks[k - 3].kind == "cmd"
+        and toks[k - 3].text == "frac"
+        and toks[k - 2].text == "{"
+        and toks[k - 1].text in ("d", "partial")
+        and k + 1 < len(toks)
+        and toks[k + 1].text == "}"
+    ]
+    if not at or numerator != at:
+        return None
+    out = []
+    for link in group:
+        renamed = []
+        for t in link.toks:
+            if any(t is toks[k] for k in at):
+                renamed += [t, Tok("ch", "_", t.end, t.end), Tok("num" if sub.isdigit() else "ch", sub, t.end, t.end)]
+            else:
+                renamed.append(t)
+        out.append(replace(link, toks=renamed))
+    return (
+        out,
+        f"d{base}/dx after the arrow is read as d{name}/dx: the function the premise defines, of the family {base}",
+    )
 
 
 def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
