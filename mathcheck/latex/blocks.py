@@ -1089,7 +1089,7 @@ def _definition(
     if squared:  # \sigma_X^2 = \mathrm{Var}(X): the standard deviation σ_X ≥ 0 defined by its square
         rhs = f"sqrt({rhs})"
     rhs_names = set(WORD.findall(rhs))
-    if not link.define and not inline and not squared and _restates(name, params, rhs, doc, block_lets):
+    if not (link.define or inline or squared or computed) and _restates(name, params, rhs, doc, block_lets):
         return None  # σ(x) = (1 + e^{-x})^{-1} under a later heading: a claim about line 4's σ, checked
     earlier = doc.names() | block_lets
     if name in rhs_names:
@@ -1214,9 +1214,12 @@ def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> b
     now) a right side equal to that definition's: a blog defines ``\sigma(x) = \frac{1}{1+e^{-x}}``
     under its first heading and writes ``\sigma(x) = (1 + e^{-x})^{-1}`` under the next — the author
     restates the fact, so the display is a claim checked with that definition unfolded (proved), and the
-    definition is in force again, to the file's end (the author uses one σ throughout). A right side that
-    differs, or that cannot be compared (unknown functions, more than a small expression), is a new
-    definition said as ``redefines σ`` — a book's next example reusing ``f`` — never a claim refuted."""
+    definition is in force again: to the file's end where the name is more than one letter (the author
+    uses one σ throughout), to the section's end for ``f``, ``g``, ``L`` (cs231n restates its score function
+    f and later writes f_j for the scores). A right side that differs, or that cannot be compared (unknown
+    functions, more than a small expression), is a new definition said as ``redefines σ`` — a book's next
+    example reusing ``f`` — never a claim refuted. Only a display of that one link (or a premise): a chain
+    that starts with it (d2l's ``l(\theta) = \log L(\theta) = …``) starts by defining, as before."""
     former = doc.former.get(name)
     if former is None or name in doc.names() | block_lets:
         return False
@@ -1232,7 +1235,8 @@ def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> b
     if not _equal_bodies(body.strip(), rhs):
         return False
     doc.defs.append((line, name, text, False))
-    doc.restated.add(name)
+    if len(name) > 1:
+        doc.restated.add(name)
     if params:
         doc.functions[name] = name
     return True
