@@ -2123,6 +2123,7 @@ def _side_equations(src: _Source, groups: list) -> list:
                 body = [t for t in cond if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
                 while body and body[0].kind == "ch" and body[0].text in ",;":
                     body = body[1:]
+                body = _after_and(src, body)
                 while body and body[-1].kind == "ch" and body[-1].text in ".,;":
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
@@ -2149,6 +2150,18 @@ def _side_equations(src: _Source, groups: list) -> list:
                 link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
                 out.append([_Link(None, None, lhs, beside=True), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
     return out
+
+
+def _after_and(src: _Source, body: list) -> list:
+    r"""The tokens after a leading ``\textrm{and}`` (``\text{ and }``, ``\mbox{and}``), else ``body``:
+    d2l's ``\frac{\partial J}{\partial L} = 1 \; \textrm{and} \; \frac{\partial J}{\partial s} = 1``
+    states two derivatives — read as a condition, the second was the first's hypothesis, never checked.
+    Only a derivative or ``f(x, …) = …`` after it is split off (:func:`_side_equations`)."""
+    if len(body) > 3 and body[0].kind == "cmd" and body[0].text in ("text", "textrm", "mbox") and body[1].text == "{":
+        arg, j = _group(body, 1, src, "\\text")
+        if arg and " ".join(src.text[arg[0].pos : arg[-1].end].split()).lower() == "and":
+            return body[j:]
+    return body
 
 
 def _derivative_lhs(lhs: list[Tok], src: _Source) -> bool:
