@@ -535,6 +535,7 @@ def _plain(c: Chain) -> dict:
         "implicit": list(c.implicit),
         "facts": [list(f) for f in c.facts],
         "unread": c.unread,
+        "table": c.table,
     }
 
 
@@ -554,6 +555,7 @@ def _chain(d: dict) -> Chain:
         tuple(d["implicit"]),
         tuple(tuple(f) for f in d["facts"]),
         d.get("unread", ""),
+        d.get("table", ""),
     )
 
 
@@ -574,9 +576,9 @@ def _read(path: str, optional: bool):
         try:
             derive.validate(chain)
             derive.defined_elsewhere(chain, chains)
-            if not (chain.definition or chain.unread):
+            if not (chain.definition or chain.unread or chain.table):
                 derive.bounds(chain)
-            marks.append("definition" if chain.definition or chain.unread else "")
+            marks.append("definition" if chain.definition or chain.unread or chain.table else "")
         except DeriveError as exc:
             marks.append(str(exc) or "bad input")
     return ("ok", chains, marks)

@@ -1051,6 +1051,11 @@ def _definition(
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
+    word = _word(head) if params else None  # sigmoid(z), \operatorname{tanh}(x): a word, the table's maybe
+    if word in _PARSER_FUNCTIONS and not (link.define or inline or premise):
+        table = _table_definition(src, group, word, params, notation)
+        if table is not None:  # \operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}: the author's definition
+            return table
     if (
         name is None
         or not WORD.fullmatch(name)
@@ -1242,6 +1247,30 @@ def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> b
     return True
 
 
+def _table_definition(src: _Source, group: list, name: str, params: list, notation: Notation):
+    r"""d2l's ``\operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}`` ("the sigmoid function transforms …"),
+    a blog's ``relu(z) = max(0,z)``: the author defines a function the function table has, by a right
+    side equal to it (SymPy) — a ``definition`` (the hand count's label), never a claim proved, and never
+    unfolded (the table's function is the same one). None where the two differ or cannot be compared:
+    the link stays a claim about the table's function, checked as before."""
+    first, link = group
+    inner = Notation(
+        notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params), set()
+    )
+    try:
+        rhs = Reader(link.toks, src, inner).read()
+    except DeriveError:
+        return None
+    if name in WORD.findall(rhs) or not _equal_bodies(f"{name}({', '.join(params)})", rhs):
+        return None
+    line = src.line(first.toks[0].pos)
+    lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
+    rhs_src = " ".join(src.text[link.at.pos : link.toks[-1].end].split())
+    lhs = f"{name}({', '.join(params)})"
+    steps = (Line(line, None, lhs, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
+    return Chain(f"line {line}", src.path, line, steps=steps, table=name)
+
+
 def _equal_bodies(a: str, b: str) -> bool:
     """Whether two right sides are one expression (SymPy's simplify of their difference is 0); False
     when either does not parse alone (an unknown function) or they are too large to compare quickly."""
@@ -1260,7 +1289,14 @@ def _equal_bodies(a: str, b: str) -> bool:
         return True
     if sp.count_ops(diff) > 60:
         return False
-    return sp.simplify(diff) == 0
+    for point in (0.37, -0.61, 1.3):  # a difference seen at a number is no identity: no simplify spent on it
+        try:
+            value = complex(diff.subs({x: point for x in diff.free_symbols}).evalf(15))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if abs(value) > 1e-9 * (1 + abs(complex(x.subs({s: point for s in x.free_symbols}).evalf(15)))):
+            return False
+    return sp.simplify(diff) == 0 or sp.simplify(diff.rewrite(sp.exp)) == 0  # tanh x = (1 - e^{-2x})/(1 + e^{-2x})
 
 
 # --- definitions whose right side is not read (issue 28) -------------------------------------------

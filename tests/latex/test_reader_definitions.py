@@ -423,6 +423,22 @@ def test_a_definition_restated_under_a_later_heading_is_checked_and_kept(tmp_pat
         assert got[1]["let"] == ["phi(u) = 1/(1 + exp(u))"] and got[4]["let"] == got[1]["let"]
 
 
+@pytest.mark.parametrize(
+    "softplus, statuses",
+    [
+        (r"\log(1 + \exp(u))", ["definition", "definition"]),
+        (r"\log(1 - \exp(u))", ["refuted", "definition"]),  # planted: a claim about the table's softplus, checked
+    ],
+)
+def test_a_function_of_the_table_defined_as_it_is_a_definition(tmp_path, softplus, statuses):
+    # style of d2l-mlp.md:424 (\operatorname{…}(x) = …) and blog-yanfenglee-dl-demo.md:12 (relu(z) = max(0,z))
+    text = f"$$\\operatorname{{softplus}}(u) = {softplus}.$$\n\n$$ relu(w) = max(0,w) $$\n"
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == statuses, r.output
+    assert "the function table's relu, which it agrees with" in got[1]["statement"]["how"], r.output
+
+
 def test_align_inside_dollars_alignat_and_displaymath(tmp_path):
     """Issue 28, item 5: KaTeX and MathJax read \\begin{align} inside $$; alignat takes a column count."""
     text = (
