@@ -2159,7 +2159,7 @@ def _side_equations(src: _Source, groups: list) -> list:
                 body = [t for t in cond if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
                 while body and body[0].kind == "ch" and body[0].text in ",;":
                     body = body[1:]
-                body = _after_and(src, body)
+                body, word = _after_and(src, body)
                 while body and body[-1].kind == "ch" and body[-1].text in ".,;":
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
@@ -2179,7 +2179,19 @@ def _side_equations(src: _Source, groups: list) -> list:
                 if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
                 lhs = body[: rels[0]]
-                if (_lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1) and not _derivative_lhs(lhs, src):
+                # H(X) = -\sum_i p_i \log p_i \textrm{, where } p_i = P(X_i); \mathbf{h}^{(l)} = f_l(…) \textrm{ and
+                # thus } \mathbf{o} = …: a name defined beside a definition, never swallowed as its reason
+                # — only a name the equation does not write (f(x) = x^2 \text{ where } x = 3 is a point, a condition)
+                named = (
+                    word in _DEFINING_WORDS
+                    and _defined_name(lhs) is not None
+                    and _defined_name(group[0].toks) is not None
+                    and not _names_in(lhs) & _names_in([t for g in group for t in g.toks])
+                )
+                shaped = word in ("", "and") and (
+                    (_lhs_shape(lhs)[1] is not None and len(_lhs_shape(lhs)[0]) == 1) or _derivative_lhs(lhs, src)
+                )
+                if not shaped and not (named and len(group) == 2 and group[1].relation == "="):
                     continue
                 link.conditions.remove(cond)
                 text = _plain(src, cond)
@@ -2188,16 +2200,21 @@ def _side_equations(src: _Source, groups: list) -> list:
     return out
 
 
-def _after_and(src: _Source, body: list) -> list:
+_DEFINING_WORDS = ("where", "and thus", "and so", "and", "with")
+
+
+def _after_and(src: _Source, body: list) -> tuple:
     r"""The tokens after a leading ``\textrm{and}`` (``\text{ and }``, ``\mbox{and}``), else ``body``:
     d2l's ``\frac{\partial J}{\partial L} = 1 \; \textrm{and} \; \frac{\partial J}{\partial s} = 1``
     states two derivatives — read as a condition, the second was the first's hypothesis, never checked.
-    Only a derivative or ``f(x, …) = …`` after it is split off (:func:`_side_equations`)."""
+    Only a derivative or ``f(x, …) = …`` after it is split off (:func:`_side_equations`); after "where",
+    "and thus", "and", "with" a name's definition beside a definition too. ``(the tokens, the words)``."""
     if len(body) > 3 and body[0].kind == "cmd" and body[0].text in ("text", "textrm", "mbox") and body[1].text == "{":
         arg, j = _group(body, 1, src, "\\text")
-        if arg and " ".join(src.text[arg[0].pos : arg[-1].end].split()).lower() == "and":
-            return body[j:]
-    return body
+        word = " ".join(src.text[arg[0].pos : arg[-1].end].split()).strip(" ,.:;").lower() if arg else ""
+        if word in _DEFINING_WORDS:
+            return body[j:], word
+    return body, ""
 
 
 def _derivative_lhs(lhs: list[Tok], src: _Source) -> bool:

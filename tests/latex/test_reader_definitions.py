@@ -439,6 +439,24 @@ def test_a_function_of_the_table_defined_as_it_is_a_definition(tmp_path, softplu
     assert "the function table's relu, which it agrees with" in got[1]["statement"]["how"], r.output
 
 
+@pytest.mark.parametrize(
+    "text, statuses",
+    [
+        # style of d2l-numerical-stability-and-init.md:71: a second name defined after "and thus" (not read: ∘)
+        ("$$v_k = g_k(w) \\textrm{ and thus } q = g_2 \\circ g_1(w).$$\n", ["definition", "definition"]),
+        # read, and unfolded later; the planted 2 refuted
+        ("$$ v = 2w \\textrm{ and thus } r = v + 1 $$\n\n$$ r - 2w = 1 $$\n", ["definition"] * 2 + ["proved"]),
+        ("$$ v = 2w \\textrm{ and thus } r = v + 1 $$\n\n$$ r - 2w = 2 $$\n", ["definition"] * 2 + ["refuted"]),
+        # a name the equation writes stays its condition (a point), never a claim x = 3
+        ("$$ g(x) = x^2 \\quad \\text{where } x = 3 $$\n", ["definition"]),
+    ],
+)
+def test_a_name_defined_after_words_beside_a_definition_is_one_too(tmp_path, text, statuses):
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == statuses, r.output
+
+
 def test_align_inside_dollars_alignat_and_displaymath(tmp_path):
     """Issue 28, item 5: KaTeX and MathJax read \\begin{align} inside $$; alignat takes a column count."""
     text = (
