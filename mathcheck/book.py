@@ -549,6 +549,7 @@ def _plain(c: Chain) -> dict:
         "implicit": list(c.implicit),
         "facts": [list(f) for f in c.facts],
         "unread": c.unread,
+        "table": c.table,
     }
 
 
@@ -568,6 +569,7 @@ def _chain(d: dict) -> Chain:
         tuple(d["implicit"]),
         tuple(tuple(f) for f in d["facts"]),
         d.get("unread", ""),
+        d.get("table", ""),
     )
 
 
@@ -588,9 +590,9 @@ def _read(path: str, optional: bool, preamble: tuple[str, str] | None = None):
         try:
             derive.validate(chain)
             derive.defined_elsewhere(chain, chains)
-            if not (chain.definition or chain.unread):
+            if not (chain.definition or chain.unread or chain.table):
                 derive.bounds(chain)
-            marks.append("definition" if chain.definition or chain.unread else "")
+            marks.append("definition" if chain.definition or chain.unread or chain.table else "")
         except DeriveError as exc:
             marks.append(str(exc) or "bad input")
     return ("ok", chains, marks)

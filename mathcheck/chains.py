@@ -80,6 +80,9 @@ class Chain:
     implicit: tuple = ()  # those read from a derivative alone (dz/dx): never refuted where constant works
     facts: tuple = ()  # ((line, "X, Y independent"), ...): assume: lines about random variables
     unread: str = ""  # a definition whose right side is not read (LaTeX): what was not read; never unfolded
+    # a definition of a function of the table (LaTeX's \operatorname{sigmoid}(x) = …) that agrees with it:
+    # the table's name, reported a definition, never unfolded (the table's function is the same)
+    table: str = ""
 
     @property
     def relation(self) -> str:

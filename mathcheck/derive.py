@@ -252,7 +252,7 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
 
     if chain.error:
         raise DeriveError(chain.error)
-    if chain.unread:  # a definition whose right side is not read: nothing to parse, nothing checked
+    if chain.unread or chain.table:  # a right side not read, or the table's function: nothing checked
         return (), ()
     if chain.definition:  # it must read, with the definitions before it; nothing is checked
         definitions(replace(chain, lets=chain.lets + ((chain.line, chain.definition),)))
@@ -305,7 +305,7 @@ def defined_elsewhere(chain: Chain, chains) -> None:
     a free variable while the author meant the definition."""
     from mathcheck.parser import normalise
 
-    if (chain.definition or chain.unread) and len(chain.steps) == 2:
+    if (chain.definition or chain.unread or chain.table) and len(chain.steps) == 2:
         # a definition alone asserts nothing: the names of its body are references, which may be
         # defined after it (the Layer Norm paper's σ² = (1/H) Σ (a_i − μ)² "with μ = …")
         return
@@ -548,6 +548,8 @@ def defined(chain: Chain) -> ChainReport:
     name = chain.definition.split("=")[0].strip() if chain.definition else first.text
     # a right side not read (LaTeX's \hat{y} = \mathbf{w}^\top \mathbf{x} + b): said, and never unfolded
     unread = ", never unfolded: its right side is not read" if chain.unread else ""
+    if chain.table:  # \operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}: the author defines the table's function
+        name, unread = first.text, f", the function table's {chain.table}, which it agrees with"
     steps = (
         StepReport(first.line, first.text, None, first.reason, "start", "the name defined", source=first.source),
         StepReport(
@@ -608,7 +610,7 @@ def check_chain(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None)
     :func:`check_link` for each link, :func:`check_statement`, then :func:`assemble`."""
     try:
         parsed = validate(chain) if parsed is None else parsed
-        if chain.definition or chain.unread:
+        if chain.definition or chain.unread or chain.table:
             return defined(chain)
         bounds(chain)
     except DeriveError as exc:

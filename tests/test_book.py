@@ -327,6 +327,7 @@ def test_the_read_cache_keeps_every_field_of_a_chain():
         "implicit": ("f",),
         "facts": ((5, "X, Y independent"),),
         "unread": "a transpose",
+        "table": "sigmoid",
     }
     fields = {f.name: f for f in dataclasses.fields(Chain)}
     assert set(values) == set(fields), "a new Chain field: give it a value here and cache it in book._plain"

@@ -1010,6 +1010,8 @@ class _Document:
     last_tail: tuple = ()  # the last display's last expression (tokens), for "= …"
     lead: str = ""  # "so that": the prose before this display makes it a condition
     carried: set = field(default_factory=set)  # names by = kept from an earlier section (notation)
+    former: dict = field(default_factory=dict)  # name -> (line, text) of a definition by = an earlier section ended
+    restated: set = field(default_factory=set)  # names restated, equal, in a later section: the file's (to its end)
     excluded: dict = field(default_factory=dict)  # a definition's text -> the i of its \\sum_{k \\ne i}
     prose: str = ""  # the section's text before this display (its math masked)
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
@@ -1025,7 +1027,10 @@ class _Document:
         dropped = {name for _, name, _, explicit in self.defs if not explicit}
         # a function of a vector (statnotes' σ_i(z), N(z)) is the note's notation, used in every section
         vectorial = {name for name, _, _ in self.families.values()}
-        self.defs = [d for d in self.defs if d[3] or _notation(d[1], d[2]) or d[1] in vectorial]
+        self.former.update({d[1]: (d[0], d[2]) for d in self.defs})
+        self.defs = [
+            d for d in self.defs if d[3] or _notation(d[1], d[2]) or d[1] in vectorial or d[1] in self.restated
+        ]
         kept = {name for _, name, _, _ in self.defs}
         self.carried = {name for _, name, _, explicit in self.defs if not explicit}
         self.functions = {k: v for k, v in self.functions.items() if v not in dropped or v in kept}
@@ -1255,6 +1260,11 @@ def _definition(
         name = f"{entry.group(1)}_{entry.group(2)}"
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
+    word = _word(head) if params else None  # sigmoid(z), \operatorname{tanh}(x): a word, the table's maybe
+    if word in _PARSER_FUNCTIONS and not (link.define or inline or premise):
+        table = _table_definition(src, group, word, params, notation)
+        if table is not None:  # \operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}: the author's definition
+            return table
     if (
         name is None
         or not WORD.fullmatch(name)
@@ -1310,6 +1320,8 @@ def _definition(
     if squared:  # \sigma_X^2 = \mathrm{Var}(X): the standard deviation σ_X ≥ 0 defined by its square
         rhs = f"sqrt({rhs})"
     rhs_names = set(WORD.findall(rhs))
+    if not (link.define or inline or squared or computed) and _restates(name, params, rhs, doc, block_lets):
+        return None  # σ(x) = (1 + e^{-x})^{-1} under a later heading: a claim about line 4's σ, checked
     earlier = doc.names() | block_lets
     if name in rhs_names:
         if link.define:
@@ -1374,8 +1386,8 @@ def _definition(
         return None
     line = src.line(first.toks[0].pos)
     what = f"line {line}"
-    if name in earlier:
-        what += f" (redefines {name})"
+    if name in earlier or name in doc.former and not inline:
+        what += f" (redefines {name})"  # after its section, in another form: said (never a claim refuted)
     # f(u, v) = (u+v)^2 then u(a, b) = (a+b)^2: f's u is its parameter, bound — not the u defined here
     users = [
         (n, other)
@@ -1435,6 +1447,91 @@ def _definition(
         unknown=unknown,
         implicit=tuple(u for u in unknown if u in doc.implicit),
     )
+
+
+def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> bool:
+    r"""True when a display gives a name an earlier section defined by ``=`` (and no definition in force
+    now) a right side equal to that definition's: a blog defines ``\sigma(x) = \frac{1}{1+e^{-x}}``
+    under its first heading and writes ``\sigma(x) = (1 + e^{-x})^{-1}`` under the next — the author
+    restates the fact, so the display is a claim checked with that definition unfolded (proved), and the
+    definition is in force again: to the file's end where the name is more than one letter (the author
+    uses one σ throughout), to the section's end for ``f``, ``g``, ``L`` (cs231n restates its score function
+    f and later writes f_j for the scores). A right side that differs, or that cannot be compared (unknown
+    functions, more than a small expression), is a new definition said as ``redefines σ`` — a book's next
+    example reusing ``f`` — never a claim refuted. Only a display of that one link (or a premise): a chain
+    that starts with it (d2l's ``l(\theta) = \log L(\theta) = …``) starts by defining, as before."""
+    former = doc.former.get(name)
+    if former is None or name in doc.names() | block_lets:
+        return False
+    line, text = former
+    head, _, body = text.partition("=")
+    old = tuple(WORD.findall(head.partition("(")[2])) if "(" in head else ()
+    if len(old) != len(params or ()):
+        return False
+    for k, p in enumerate(old):  # the old parameters renamed to the new ones (through fresh names)
+        body = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(p)}(?![A-Za-z0-9_(])", f"_restated{k}_", body)
+    for k, p in enumerate(params or ()):
+        body = body.replace(f"_restated{k}_", p)
+    if not _equal_bodies(body.strip(), rhs):
+        return False
+    doc.defs.append((line, name, text, False))
+    if len(name) > 1:
+        doc.restated.add(name)
+    if params:
+        doc.functions[name] = name
+    return True
+
+
+def _table_definition(src: _Source, group: list, name: str, params: list, notation: Notation):
+    r"""d2l's ``\operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}`` ("the sigmoid function transforms …"),
+    a blog's ``relu(z) = max(0,z)``: the author defines a function the function table has, by a right
+    side equal to it (SymPy) — a ``definition`` (the hand count's label), never a claim proved, and never
+    unfolded (the table's function is the same one). None where the two differ or cannot be compared:
+    the link stays a claim about the table's function, checked as before."""
+    first, link = group
+    inner = Notation(
+        notation.indices, notation.indexed, dict(notation.functions), notation.variables | set(params), set()
+    )
+    try:
+        rhs = Reader(link.toks, src, inner).read()
+    except DeriveError:
+        return None
+    if name in WORD.findall(rhs) or not _equal_bodies(f"{name}({', '.join(params)})", rhs):
+        return None
+    line = src.line(first.toks[0].pos)
+    lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
+    rhs_src = " ".join(src.text[link.at.pos : link.toks[-1].end].split())
+    lhs = f"{name}({', '.join(params)})"
+    steps = (Line(line, None, lhs, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
+    return Chain(f"line {line}", src.path, line, steps=steps, table=name)
+
+
+def _equal_bodies(a: str, b: str) -> bool:
+    """Whether two right sides are one expression (SymPy's simplify of their difference is 0); False
+    when either does not parse alone (an unknown function) or they are too large to compare quickly."""
+    import sympy as sp
+
+    from mathcheck.parser import ParseError, parse_many
+
+    if a == b:
+        return True
+    try:
+        x, y = parse_many([a, b])
+    except (ParseError, ValueError, TypeError):
+        return False
+    diff = x - y
+    if diff == 0:
+        return True
+    if sp.count_ops(diff) > 60:
+        return False
+    for point in (0.37, -0.61, 1.3):  # a difference seen at a number is no identity: no simplify spent on it
+        try:
+            value = complex(diff.subs({x: point for x in diff.free_symbols}).evalf(15))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if abs(value) > 1e-9 * (1 + abs(complex(x.subs({s: point for s in x.free_symbols}).evalf(15)))):
+            return False
+    return sp.simplify(diff) == 0 or sp.simplify(diff.rewrite(sp.exp)) == 0  # tanh x = (1 - e^{-2x})/(1 + e^{-2x})
 
 
 # --- definitions whose right side is not read (issue 28) -------------------------------------------
@@ -1868,10 +1965,20 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                     out.append(definition)
                     premise, defines = before, WORD.match(definition.definition).group(0)
                     doc.used |= set(WORD.findall(definition.steps[0].text)) - {defines}  # its parameters: x, y
+                elif _restated_premise(src, group, notation, doc):  # σ(x) = …(as defined) \Rightarrow …: checked
+                    out += _equation(
+                        src, blk, n, group, label, notation, doc, block_lets, assumptions, tuple(given) + before,
+                        chain_lets, readings,
+                    )  # fmt: skip
+                    premise, defines = before, ""
                 else:
                     _claimed_premise(src, group, groups[n + 1][0].arrow, notation, doc, block_lets)
                     premise, defines = before + _premise(src, group, notation), ""
                 continue
+            family = _family_derivative(group, defines)
+            said = [family[1]] if family is not None else []
+            if family is not None:  # f_c(x) = c + x \rightarrow \frac{df}{dx} = 1: f_c's derivative
+                group = family[0]
             chains = _equation(
                 src,
                 blk,
@@ -1884,7 +1991,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 assumptions,
                 tuple(given) + premise,
                 chain_lets,
-                readings,
+                list(readings) + said,
             )
             if defines:
                 _names_premise(src, group, chains, defines)
@@ -2021,6 +2128,64 @@ def _claimed_premise(src: _Source, group: list, arrow: Tok, notation: Notation, 
             f"{name} is defined again here, before \\{arrow.text}: as a hypothesis about the {name} defined "
             f"before, this is not what it means; give this function its own name",
         )
+
+
+def _restated_premise(src: _Source, group: list, notation: Notation, doc: _Document) -> bool:
+    r"""A premise that is the definition in force word for word (a blog's ``\sigma(x) = \frac{1}{1+e^{-x}}
+    \Rightarrow 1 - \sigma(x) = …`` under a later heading, after :func:`_restates`): its author restates
+    the definition, a claim — checked (proved) rather than taken as a hypothesis; the next equation
+    needs no hypothesis, the definition being unfolded."""
+    if len(group) != 2 or group[1].relation != "=" or group[1].define:
+        return False
+    head, params = _lhs_shape(group[0].toks)
+    try:
+        name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
+        steps = _steps(src, group, notation)
+    except DeriveError:
+        return False
+    said = f"{steps[0].text} = {steps[-1].text}"
+    return bool(params) and [text for _, n, text, _ in doc.defs if n == name][-1:] == [said]
+
+
+def _family_derivative(group: list, name: str):
+    r"""cs231n's gates, ``f_c(x) = c + x \rightarrow \frac{df}{dx} = 1`` and ``f_a(x) = ax \rightarrow
+    \frac{df}{dx} = a``: the premise defines ``f_c``, one of a family its author calls f, and the
+    derivative after the arrow is written of the family's letter — it is f_c's (the author's meaning; read
+    as another f it was refused, :func:`_names_premise`). ``(the group with f_c in the derivatives'
+    numerators, the reading said)`` where the premise's name is a letter with a one-token subscript, the
+    equation writes that letter only as the numerator of ``\frac{d f}{…}`` or ``\frac{\partial f}{…}``
+    (never alone, never f_c itself); else None."""
+    base, _, sub = name.partition("_")
+    if not name or not sub or len(base) != 1 or not re.fullmatch(r"[A-Za-z0-9]", sub):
+        return None
+    toks = [t for link in group for t in link.toks]
+    at = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == base]
+    numerator = [
+        k
+        for k in at
+        if k >= 3
+        and toks[k - 3].kind == "cmd"
+        and toks[k - 3].text == "frac"
+        and toks[k - 2].text == "{"
+        and toks[k - 1].text in ("d", "partial")
+        and k + 1 < len(toks)
+        and toks[k + 1].text == "}"
+    ]
+    if not at or numerator != at:
+        return None
+    out = []
+    for link in group:
+        renamed = []
+        for t in link.toks:
+            if any(t is toks[k] for k in at):
+                renamed += [t, Tok("ch", "_", t.end, t.end), Tok("num" if sub.isdigit() else "ch", sub, t.end, t.end)]
+            else:
+                renamed.append(t)
+        out.append(replace(link, toks=renamed))
+    return (
+        out,
+        f"d{base}/dx after the arrow is read as d{name}/dx: the function the premise defines, of the family {base}",
+    )
 
 
 def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
@@ -2230,6 +2395,7 @@ def _side_equations(src: _Source, groups: list) -> list:
                 body = [t for t in cond if not (t.kind == "cmd" and t.text in _SPACING) and t.text != "&"]
                 while body and body[0].kind == "ch" and body[0].text in ",;":
                     body = body[1:]
+                body, word = _after_and(src, body)
                 while body and body[-1].kind == "ch" and body[-1].text in ".,;":
                     body = body[:-1]
                 top = {id(t) for t in _top(body)}
@@ -2249,13 +2415,42 @@ def _side_equations(src: _Source, groups: list) -> list:
                 if len(rels) != 1 or _relation_of(body[rels[0]]) != "=" or not body[rels[0] + 1 :]:
                     continue
                 lhs = body[: rels[0]]
-                if (_lhs_shape(lhs)[1] is None or len(_lhs_shape(lhs)[0]) != 1) and not _derivative_lhs(lhs, src):
+                # H(X) = -\sum_i p_i \log p_i \textrm{, where } p_i = P(X_i); \mathbf{h}^{(l)} = f_l(…) \textrm{ and
+                # thus } \mathbf{o} = …: a name defined beside a definition, never swallowed as its reason
+                # — only a name the equation does not write (f(x) = x^2 \text{ where } x = 3 is a point, a condition)
+                named = (
+                    word in _DEFINING_WORDS
+                    and _defined_name(lhs) is not None
+                    and _defined_name(group[0].toks) is not None
+                    and not _names_in(lhs) & _names_in([t for g in group for t in g.toks])
+                )
+                shaped = word in ("", "and") and (
+                    (_lhs_shape(lhs)[1] is not None and len(_lhs_shape(lhs)[0]) == 1) or _derivative_lhs(lhs, src)
+                )
+                if not shaped and not (named and len(group) == 2 and group[1].relation == "="):
                     continue
                 link.conditions.remove(cond)
                 text = _plain(src, cond)
                 link.reason = "; ".join(r for r in link.reason.split("; ") if r != text)
                 out.append([_Link(None, None, lhs, beside=True), _Link("=", body[rels[0]], body[rels[0] + 1 :])])
     return out
+
+
+_DEFINING_WORDS = ("where", "and thus", "and so", "and", "with")
+
+
+def _after_and(src: _Source, body: list) -> tuple:
+    r"""The tokens after a leading ``\textrm{and}`` (``\text{ and }``, ``\mbox{and}``), else ``body``:
+    d2l's ``\frac{\partial J}{\partial L} = 1 \; \textrm{and} \; \frac{\partial J}{\partial s} = 1``
+    states two derivatives — read as a condition, the second was the first's hypothesis, never checked.
+    Only a derivative or ``f(x, …) = …`` after it is split off (:func:`_side_equations`); after "where",
+    "and thus", "and", "with" a name's definition beside a definition too. ``(the tokens, the words)``."""
+    if len(body) > 3 and body[0].kind == "cmd" and body[0].text in ("text", "textrm", "mbox") and body[1].text == "{":
+        arg, j = _group(body, 1, src, "\\text")
+        word = " ".join(src.text[arg[0].pos : arg[-1].end].split()).strip(" ,.:;").lower() if arg else ""
+        if word in _DEFINING_WORDS:
+            return body[j:], word
+    return body, ""
 
 
 def _derivative_lhs(lhs: list[Tok], src: _Source) -> bool:

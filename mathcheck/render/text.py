@@ -383,7 +383,7 @@ def derive_chain(path: str, r, verbose: bool = False) -> list[str]:
                 )
             )
     st = accounts.statement(r.statement)
-    if r.status == "definition" and getattr(c, "unread", ""):  # its right side is not read: never unfolded
+    if r.status == "definition" and (getattr(c, "unread", "") or getattr(c, "table", "")):  # never unfolded
         return lines + [f"    {st['how']}"]
     if r.status == "definition":  # nothing to check: it says what the name means from here on
         return lines + [f"    {st['how']}, unfolded where it is used later"]

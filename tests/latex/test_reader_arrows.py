@@ -58,8 +58,8 @@ $$"""
 
 def test_rows_of_gates_each_about_the_function_its_arrow_names(tmp_path):
     """cs231n optimization-2.md line 131 lists gates f(x) = 1/x, f_c(x) = c + x, f(x) = e^x, f_a(x) = ax, each
-    ``\\rightarrow \\frac{df}{dx} = …``: the df/dx after f_c is f_c's, and read as the f = 1/x above it was
-    refuted — refused with its line. f(x) = e^x before an arrow is f's redefinition (as the hypothesis
+    ``\\rightarrow \\frac{df}{dx} = …``: the df/dx after f_c is f_c's (the family's letter, as its author
+    writes it) and checked so — read as the f = 1/x above it was refuted. f(x) = e^x before an arrow is f's redefinition (as the hypothesis
     1/x = eˣ it refuted df/dx = eˣ); f(x) = x^2 + g(x) is not (g is written in f): refused, and the
     equation after it with it."""
     text = r"""$$
@@ -70,13 +70,36 @@ g(x) = f(x)^2 \\
 f(x) = x^2 \rightarrow \frac{df}{dx} = 2x
 $$"""
     got, chain, out = statuses(tmp_path, text)
-    assert got[:7] == ["definition", "proved", "definition", "bad-input", "definition", "proved", "definition"], out
-    assert "does not name f_c" in chain[3]["message"], out
+    assert got[:7] == ["definition", "proved", "definition", "proved", "definition", "proved", "definition"], out
+    assert chain[3]["steps"][0]["expr"] == "diff(f_c(x), x)" and chain[3]["let"] == ["f_c(x) = c + x"], out
     assert "redefines f" in chain[4]["name"] and chain[5]["steps"][0]["expr"] == "diff(f(x), x)", out
     assert got[7:] == ["bad-input", "bad-input"] and "f is defined again here" in chain[7]["message"], out
     assert "the equation before the arrow is bad input" in chain[8]["message"], out
-    got, _, out = statuses(tmp_path, text.replace("-1/x^2", "1/x^2"))  # planted sign slip in the first gate
-    assert got[:2] == ["definition", "refuted"], out
+    # planted: a sign slip in the first gate, and f_c's derivative c
+    planted = text.replace("-1/x^2", "1/x^2").replace(r"\frac{df}{dx} = 1 ", r"\frac{df}{dx} = c ")
+    got, _, out = statuses(tmp_path, planted)
+    assert got[:4] == ["definition", "refuted", "definition", "refuted"], out
+    got, _, out = statuses(tmp_path, text.replace(r"\frac{df}{dx} = 1 ", r"\frac{df}{dx} = f + 1 "))  # f alone
+    assert got[3] == "bad-input", out
+
+
+@pytest.mark.parametrize(
+    "second, want",
+    [
+        ("1", ["definition", "proved", "proved"]),
+        ("2", ["definition", "proved", "refuted"]),  # planted: checked, never a hypothesis of the first
+    ],
+)
+def test_two_derivatives_joined_by_and_are_two_claims(tmp_path, second, want):
+    # style of d2l-backprop.md:169-173 (our own names): an objective defined inline, then two derivatives
+    # joined by \textrm{and} — read as a condition, the second was the first's hypothesis, never checked
+    text = (
+        "The objective $Q = A + r$ has\n\n"
+        f"$$\\frac{{\\partial Q}}{{\\partial A}} = 1 \\; \\textrm{{and}} \\; \\frac{{\\partial Q}}{{\\partial r}} = {second}.$$\n"
+    )
+    got, chain, out = statuses(tmp_path, text)
+    assert got == want, out
+    assert chain[1]["given"] == [] and chain[2]["steps"][0]["expr"] == "diff(Q, r)", out
 
 
 def test_an_arrow_between_things_that_are_not_equations_is_bad_input(tmp_path):

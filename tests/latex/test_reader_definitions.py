@@ -313,7 +313,10 @@ def test_an_implication_checks_its_conclusion_given_its_premise(tmp_path):
     r, _ = run(tmp_path, text, "--json")
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["given"] for c in got][:1] == [["x > 0"]], r.output
-    assert [c["status"] for c in got][1:] == ["definition", "proved", "refuted"], r.output
+    # the third display's premise is σ's definition word for word: a restatement, checked (proved), the
+    # conclusion checked with σ unfolded (refuted: the planted + 1)
+    assert [c["status"] for c in got][1:] == ["definition", "proved", "proved", "refuted"], r.output
+    assert got[3]["steps"][0]["expr"] == "sigma(x)" and got[4]["given"] == [], r.output
 
 
 def test_a_sum_over_an_index_runs_over_one_generic_range(tmp_path):
@@ -368,6 +371,90 @@ def test_a_name_given_another_form_in_its_section_is_redefined_not_refuted(tmp_p
     got = json.loads(r.output)["files"][0]["chains"]
     assert [c["status"] for c in got] == ["definition", "definition"], r.output
     assert "redefines L_i" in got[1]["name"]
+
+
+# style of blog-henry54130-sigmoid.md:4, :18, :40 and :52 (our own function and wording): one function
+# defined under the first heading, restated under each later one
+RESTATED = r"""## Define
+
+$$
+\phi(u) = \frac{1}{1 + e^{u}}
+$$
+
+## Rewrite
+
+$$
+\phi(u) = (1 + e^{u})^{-1}
+$$
+
+## Simplify
+
+$$
+\phi(u) = \frac{1}{1 + e^{u}} \quad \Rightarrow \quad 1 - \phi(u) = \frac{e^{u}}{1 + e^{u}}
+$$
+
+## Result
+
+$$
+\phi'(u) = -\phi(u)(1 - \phi(u))
+$$
+"""
+
+
+@pytest.mark.parametrize(
+    "change, statuses, said",
+    [
+        ({}, ["definition", "proved", "proved", "proved", "proved"], ""),
+        # another form that is not equal: a new definition, said — never a claim refuted
+        ({"(1 + e^{u})^{-1}": "(1 - e^{u})^{-1}"}, ["definition", "definition"], "redefines phi"),
+        # the restated definition stays in force to the end: a wrong derivative under the last heading is refuted
+        ({"\\phi'(u) = -": "\\phi'(u) = "}, ["definition", "proved", "proved", "proved", "refuted"], ""),
+    ],
+)
+def test_a_definition_restated_under_a_later_heading_is_checked_and_kept(tmp_path, change, statuses, said):
+    text = RESTATED
+    for a, b in change.items():
+        text = text.replace(a, b)
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got][: len(statuses)] == statuses, r.output
+    assert said in got[1]["name"]
+    if not change:
+        assert got[1]["let"] == ["phi(u) = 1/(1 + exp(u))"] and got[4]["let"] == got[1]["let"]
+
+
+@pytest.mark.parametrize(
+    "softplus, statuses",
+    [
+        (r"\log(1 + \exp(u))", ["definition", "definition"]),
+        (r"\log(1 - \exp(u))", ["refuted", "definition"]),  # planted: a claim about the table's softplus, checked
+    ],
+)
+def test_a_function_of_the_table_defined_as_it_is_a_definition(tmp_path, softplus, statuses):
+    # style of d2l-mlp.md:424 (\operatorname{…}(x) = …) and blog-yanfenglee-dl-demo.md:12 (relu(z) = max(0,z))
+    text = f"$$\\operatorname{{softplus}}(u) = {softplus}.$$\n\n$$ relu(w) = max(0,w) $$\n"
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == statuses, r.output
+    assert "the function table's relu, which it agrees with" in got[1]["statement"]["how"], r.output
+
+
+@pytest.mark.parametrize(
+    "text, statuses",
+    [
+        # style of d2l-numerical-stability-and-init.md:71: a second name defined after "and thus" (not read: ∘)
+        ("$$v_k = g_k(w) \\textrm{ and thus } q = g_2 \\circ g_1(w).$$\n", ["definition", "definition"]),
+        # read, and unfolded later; the planted 2 refuted
+        ("$$ v = 2w \\textrm{ and thus } r = v + 1 $$\n\n$$ r - 2w = 1 $$\n", ["definition"] * 2 + ["proved"]),
+        ("$$ v = 2w \\textrm{ and thus } r = v + 1 $$\n\n$$ r - 2w = 2 $$\n", ["definition"] * 2 + ["refuted"]),
+        # a name the equation writes stays its condition (a point), never a claim x = 3
+        ("$$ g(x) = x^2 \\quad \\text{where } x = 3 $$\n", ["definition"]),
+    ],
+)
+def test_a_name_defined_after_words_beside_a_definition_is_one_too(tmp_path, text, statuses):
+    r, _ = run(tmp_path, text, "--json")
+    got = json.loads(r.output)["files"][0]["chains"]
+    assert [c["status"] for c in got] == statuses, r.output
 
 
 def test_align_inside_dollars_alignat_and_displaymath(tmp_path):
