@@ -219,6 +219,18 @@ def config_vocab(config) -> int:
     return getattr(text, "vocab_size", None) or getattr(config, "vocab_size", 128)
 
 
+# Types whose forward decides what no config flag or module attribute declares, so that mathcheck
+# cannot read it from the model: refused with the fact, never held to a convention they do not have
+# (tests/model/test_tiny.py checks each fact against the installed transformers).
+UNDECLARED = {
+    "cpmant": (
+        "its forward makes every input token context (CPMAnt is a prefix LM: each token sees every other, "
+        "though its class is a causal LM) and builds its padding mask from token id 0, leaving attention_mask "
+        "unused; neither is declared in its config or modules, so its causality and padding cannot be read"
+    ),
+}
+
+
 def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | None) -> Loaded:
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
@@ -236,6 +248,8 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
             f"SPEC 'hf:{model_type}': transformers {transformers.__version__} has no language model of "
             f"type {model_type!r}; give a model_type such as llama, mistral, qwen2, gpt2 or bert"
         )
+    if model_type in UNDECLARED:
+        raise BadInput(f"SPEC 'hf:{model_type}': {UNDECLARED[model_type]}; not checked")
     kw = {}
     try:
         try:

@@ -6,6 +6,7 @@ import pytest
 import torch
 from torch import nn
 
+from mathcheck.conform.spec import BadInput
 from mathcheck.model import sublayers as sl
 from mathcheck.model.load import Sizes, load_hf
 from mathcheck.model.tiny import VOCAB, aliases, attention_layer, complete, shrink
@@ -264,3 +265,21 @@ def test_a_gated_norm_in_a_model_is_said_not_checked_and_never_a_crash():
     assert report.status == "holds", report.failures()
     assert any(n.startswith("gate_norm (GatedRMSNorm): named a norm, but called with one tensor") for n in report.notes)
     assert all(m.path != "gate_norm" for m in report.modules)
+
+
+def test_cpmant_is_refused_with_its_fact_and_the_fact_holds_in_transformers():
+    """hf:cpmant was the sweep's last false alarm (causality, kv-cache, padding): its forward makes
+    every token context. Refused, saying so; the fact is checked here so the refusal goes stale loudly:
+    the first position's logits move when only the last token changes."""
+    with pytest.raises(BadInput, match="prefix LM"):
+        load_hf("cpmant", Sizes(), "sdpa", 0, None)
+    full = transformers.AutoConfig.for_model("cpmant")
+    config = type(full).from_dict(shrink(full.to_dict(), 64, 2, 4, None))
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+    ids = torch.randint(1, config.vocab_size, (1, 6))
+    moved = ids.clone()
+    moved[0, -1] = 1 + ids[0, -1] % (config.vocab_size - 1)
+    with torch.no_grad():
+        a, b = model(input_ids=ids).logits[0, 0], model(input_ids=moved).logits[0, 0]
+    assert not torch.allclose(a, b), "cpmant's first position no longer sees the last token: drop UNDECLARED['cpmant']"
