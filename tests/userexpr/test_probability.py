@@ -281,7 +281,8 @@ def test_a_plain_E_before_a_bracket_is_the_expectation(tmp_path, tex, status):
 
 
 def test_a_plain_E_alone_is_bad_input_never_eulers_number(tmp_path):
-    r, got = _latex(tmp_path, "$$ E = m c^2 + 1 $$\n")
+    # used, never defined (a row `E = m c^2 + 1` would define it: tests/latex/test_reader_calculus.py)
+    r, got = _latex(tmp_path, "$$ E + 1 = 1 + E $$\n")
     assert [c["status"] for c in got["chains"]] == ["bad-input"], r.output
     assert "Euler's number is e" in r.output
 
