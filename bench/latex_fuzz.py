@@ -22,7 +22,10 @@ The symbols are declared (as ``% assume: x, y, z, a, b, w \\in \\mathbb{R}`` wou
 
 * ``refused``: the reader says one line (a notation it does not read) — counted, not a failure;
 * ``mismatch``: the reading differs in value — a misreading, the failure this bench hunts;
-* ``crash``: any other exception.
+* ``crash``: any other exception;
+* ``hang``: a case that ran past ``CASE_SECONDS`` (reader and oracle together; a failure). Where the
+  reader answered and only the fuzzer's own SymPy evaluation of the expected value runs past
+  ``ORACLE_SECONDS``, the case is ``skipped`` with that reason (``--defs``, seed 0, case 66).
 
 ``--hand``: the notation issue 28 added, which SymPy does not print as people write it — unknown
 functions ``f\\left(…\\right)``, ``\\operatorname{LSE}\\left(…\\right)`` and their derivatives
@@ -44,6 +47,8 @@ import sys
 import time
 
 import sympy as sp
+
+from mathcheck.budget import attempt
 
 NAMES = "x y z a b w".split()
 SYMBOLS = {n: sp.Symbol(n, real=True) for n in NAMES}
@@ -280,6 +285,8 @@ def compare(expr: sp.Expr, rng: random.Random) -> tuple[str, str, str]:
 
 
 U = sp.Symbol("u", real=True)
+CASE_SECONDS = 60
+ORACLE_SECONDS = 20
 
 
 def defined_expression(rng: random.Random) -> tuple[sp.Expr, sp.Expr]:
@@ -319,25 +326,43 @@ def compare_defs(pair: tuple, rng: random.Random) -> tuple[str, str, str]:
         return "refused", doc, str(exc) or "no chain"
     if not any(t.startswith("u =") for _, t in chain.lets):
         return "mismatch", doc, f"u's definition not unfolded: {chain.steps[0].text}"
+    ok, outcome = attempt(lambda: _unfolded_by_value(body, meaning, got, rng), ORACLE_SECONDS)
+    if not ok:  # seed 0, case 66: sqrt(log(tanh(sqrt(log(u))))) at u = −∛b + w + z; the reader took 0.2 s
+        return "skipped", doc, f"the fuzzer's own SymPy evaluation ran past {ORACLE_SECONDS} s"
+    return outcome, doc, chain.steps[0].text
+
+
+def _unfolded_by_value(body, meaning, got, rng) -> str:
     want = body.xreplace({U: meaning}).doit()  # u unfolded before any derivative is taken, as a reader does
     have = got.doit().subs({sp.Symbol(n, real=True): SYMBOLS[n] for n in NAMES})
-    return _by_value(want, have, rng), doc, chain.steps[0].text
+    return _by_value(want, have, rng)
 
 
 def run(cases: int, seed: int, only: int | None = None, hand: bool = False, defs: bool = False) -> dict:
-    counts = {"same": 0, "equal": 0, "same-unevaluable": 0, "refused": 0, "skipped": 0, "mismatch": 0, "crash": 0}
+    counts = {
+        "same": 0,
+        "equal": 0,
+        "same-unevaluable": 0,
+        "refused": 0,
+        "skipped": 0,
+        "mismatch": 0,
+        "crash": 0,
+        "hang": 0,
+    }
     bad, refusals = [], {}
     ks = [only] if only is not None else range(cases)
     start = time.perf_counter()
     for k in ks:
         rng = random.Random(f"{seed}:{k}")
         expr = defined_expression(rng) if defs else hand_expression(rng) if hand else expression(rng)
+        compare_one = compare_defs if defs else compare_hand if hand else compare
         try:
-            outcome, tex, text = (compare_defs if defs else compare_hand if hand else compare)(expr, rng)
+            ok, got = attempt(lambda: compare_one(expr, rng), CASE_SECONDS)
+            outcome, tex, text = got if ok else ("hang", str(expr), f"ran past {CASE_SECONDS} s")
         except Exception as exc:  # noqa: BLE001 — a crash is what we count
             outcome, tex, text = "crash", str(expr), f"{type(exc).__name__}: {exc}"
         counts[outcome] += 1
-        if outcome in ("mismatch", "crash"):
+        if outcome in ("mismatch", "crash", "hang"):
             bad.append(
                 {
                     "case": k,
