@@ -257,3 +257,18 @@ def test_a_word_juxtaposed_to_a_factor_is_never_a_reason(tmp_path, display, stat
     """Item 9: a one-word ``\\textrm`` written against a factor, with more of the row after it."""
     r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
     assert [c["status"] for c in got] == [status], r.output
+
+
+def test_an_inline_definition_not_read_makes_a_later_use_bad_input(tmp_path):
+    """bench/latex_fuzz.py --defs (seed 0, 7 of 300 cases): an inline ``$u = …$`` in notation the reader
+    refuses (two derivative operators in one term) was dropped, and u read as a free name was refuted.
+    Our own line in that style; without the prose definition, the same display is refuted."""
+    display = "$$ \\sqrt[3]{u} = 2 $$\n"
+    text = (
+        "Let $u = \\frac{\\partial}{\\partial y} y \\cdot \\frac{\\partial}{\\partial x} x^2$ be given.\n\n" + display
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["bad-input"], r.output
+    assert "u is defined in a display mathcheck does not read (line 1)" in got[0]["message"]
+    r, got = chains(tmp_path, display)
+    assert [c["status"] for c in got] == ["refuted"], r.output
