@@ -2662,7 +2662,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         src.line(blk.start),
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
-    _not_opaque(src, group, texts + [t for _, t in lets], doc, blk)
+    _not_opaque(src, group, texts + [t for _, t in lets], doc, blk, set(assumptions))
     _not_related_by_prose(src, group, steps, doc, unknown)
     _not_difference_quotient(src, group, steps)
     # a function the chain also applies as typeset, g(x + \epsilon), is one: read from its derivative alone it
@@ -3031,7 +3031,9 @@ def _top(toks):
     return out
 
 
-def _not_opaque(src: _Source, group: list, texts: list, doc: _Document, blk: Block) -> None:
+def _not_opaque(
+    src: _Source, group: list, texts: list, doc: _Document, blk: Block, declared: set = frozenset()
+) -> None:
     r"""Refuse a chain in a name defined by a right side that is not read (:func:`_unread_definition`):
     d2l's ``\hat{y} = \mathbf{w}^\top \mathbf{x} + b``, then a link in ŷ — read as a free value, it
     could be refuted where the author meant w·x + b."""
@@ -3040,7 +3042,9 @@ def _not_opaque(src: _Source, group: list, texts: list, doc: _Document, blk: Blo
     # l(y, y_hat) = … (a definition the grammar refused): y_hat is its parameter there, not ŷ
     head = re.fullmatch(r"([A-Za-z]\w*)\((\w+(?:, \w+)*)\)", texts[0]) if len(group) == 2 else None
     bound = set(head.group(2).split(", ")) if head and head.group(1) not in reserved() | _PARSER_FUNCTIONS else set()
-    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque) - bound):
+    # a name the chain itself declares (% assume: c \in \mathbb{R}) is the chain's own quantity: Goodfellow's
+    # log-sum-exp chain holds for every real c, so for c = max_i x_i of the prose too
+    for name in sorted({w for t in texts for w in WORD.findall(t)} & set(doc.opaque) - bound - declared):
         src.fail(
             group[0].toks[0].pos if group[0].toks else blk.body,
             f"{name} is defined in a display mathcheck does not read (line {doc.opaque[name]}), so it is not "
