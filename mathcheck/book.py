@@ -121,6 +121,7 @@ def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
         "unknown": [str(u) for u in chain.unknown],
         "implicit": [str(u) for u in chain.implicit],
         "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
+        "prose_facts": chain.prose_facts,
         "k": k,
         "seed": seed,
         "timeout": timeout,

@@ -444,6 +444,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             close_reason(i)
             row_start = len(links[-1].toks)
             i += 1
+            while i < len(toks) and toks[i].kind == "row":  # an empty row is nothing: Markdown's \\\\ is TeX's \\
+                i += 1
             if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
                 _, i = _bracket(toks, i)
             nxt = _row_head(toks, i, src)
@@ -2024,19 +2026,15 @@ _RANDOM = re.compile(r"(?<![A-Za-z0-9_])(E|Var|Cov)\(")
 def _facts_in_prose(src: _Source, blk: Block, chain: Chain, prose: str) -> Chain:
     """A chain of expectations whose random variables the section's prose describes (d2l's
     initialisation: "the weights are drawn independently … zero mean and variance σ²"), with no
-    ``% assume:`` fact: bad input naming what the prose says. Checked without those facts, d2l's
-    Var[o_i] = Σ_j E[w_ij² x_j²] − 0 was refuted — a hypothesis the prose states."""
+    ``% assume:`` fact: its links are checked without those facts, and a refutation is
+    ``inconclusive`` naming what the prose says and what to state (``Chain.prose_facts``). A proof
+    stands: facts only narrow the distributions, so a link that holds for every one holds under them.
+    Checked without those facts, d2l's Var[o_i] = Σ_j E[w_ij² x_j²] − 0 is refuted — a hypothesis
+    the prose states, so never a refutation."""
     said = _PROSE_FACT.search(prose)
     if said is None or chain.error or chain.definition or not any(_RANDOM.search(s.text) for s in chain.steps):
         return chain
-    try:
-        src.fail(
-            blk.body,
-            f"the prose says the random variables are '{said.group(1)}', which mathcheck reads only from "
-            f"% assume: facts (docs/probability.md); state them, e.g. % assume: X, Y \\text{{ independent}}",
-        )
-    except DeriveError as exc:
-        return Chain(chain.name, chain.path, chain.line, error=str(exc))
+    return replace(chain, prose_facts=said.group(1))
 
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")
