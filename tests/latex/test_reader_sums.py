@@ -275,3 +275,14 @@ def test_a_layer_label_is_no_sequence(tmp_path):
     r, got = run(tmp_path, text)
     assert "refuted" not in statuses(got), r.output
     assert "z[" not in r.output, r.output
+
+
+def test_markdown_s_doubled_row_break_is_one_row(tmp_path):
+    # style of cs231n neural-networks-2.md:108 (Jekyll escapes TeX's \\ as \\\\ in $$ … $$): the empty row
+    # between is nothing; the chain was bad input, "the chain has no first expression"
+    text = "$$\n\\begin{align}\na + b &= b + a \\\\\\\\\n&= 2a - a + b\n\\end{align}\n$$\n"
+    r, got = run(tmp_path, text)
+    assert statuses(got) == ["proved"], r.output
+    assert exprs(got[0]) == ["a + b", "b + a", "2*a - a + b"]
+    r, got = run(tmp_path, text.replace("2a - a + b", "2a + b"))
+    assert statuses(got) == ["refuted"], r.output
