@@ -2019,7 +2019,9 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
 
 
-_PROSE_FACT = re.compile(r"\b(independent(?:ly)?|i\.i\.d\.?|iid|zero mean|mean zero|unit variance)\b", re.I)
+_PROSE_FACT = re.compile(
+    r"\b(independent(?:ly)?|i\.i\.d\.?|iid|zero mean|mean zero|unit variance|identically distributed)\b", re.I
+)
 _RANDOM = re.compile(r"(?<![A-Za-z0-9_])(E|Var|Cov)\(")
 
 
@@ -2034,7 +2036,31 @@ def _facts_in_prose(src: _Source, blk: Block, chain: Chain, prose: str) -> Chain
     said = _PROSE_FACT.search(prose)
     if said is None or chain.error or chain.definition or not any(_RANDOM.search(s.text) for s in chain.steps):
         return chain
-    return replace(chain, prose_facts=said.group(1))
+    return _one_of_a_family(replace(chain, prose_facts=said.group(1)))
+
+
+def _one_of_a_family(chain: Chain) -> Chain:
+    """cs231n's ``\\sum_i^n \\text{Var}(x_i)\\text{Var}(w_i) = (n \\text{Var}(w)) \\text{Var}(x)``, "all
+    w_i, x_i identically distributed" in prose: a plain ``w`` inside ``E``/``Var``/``Cov`` beside the
+    family ``w[i]`` (which the grammar refuses as one name used two ways) is read as one more random
+    variable ``w_any``, tied to the family by no fact — so a link that needs it to share their law is
+    refuted on the draws and, the prose stating facts, inconclusive; never a proof that assumes it."""
+    texts = [s.text for s in chain.steps]
+    family = {m.group(1) for t in texts for m in re.finditer(r"(?<![A-Za-z0-9_])([a-z])\[", t)}
+    plain = {
+        n
+        for n in family
+        for t in texts
+        if re.search(rf"(?:E|Var|Cov)\((?:[^()]*[^A-Za-z0-9_])?{n}(?![A-Za-z0-9_\[(])", t)
+    }
+    if not plain:
+        return chain
+    sub = lambda t: re.sub(  # noqa: E731
+        rf"(?<![A-Za-z0-9_])({'|'.join(sorted(plain))})(?![A-Za-z0-9_\[(])", r"\1_any", t
+    )
+    steps = tuple(replace(s, text=sub(s.text)) for s in chain.steps)
+    note = ", ".join(f"{n} beside {n}_i: read as one more random variable {n}_any" for n in sorted(plain))
+    return replace(chain, steps=steps, notes=chain.notes + (note,))
 
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")

@@ -286,3 +286,30 @@ def test_markdown_s_doubled_row_break_is_one_row(tmp_path):
     assert exprs(got[0]) == ["a + b", "b + a", "2*a - a + b"]
     r, got = run(tmp_path, text.replace("2a - a + b", "2a + b"))
     assert statuses(got) == ["refuted"], r.output
+
+
+# style of cs231n neural-networks-2.md:108-116 (the variance of a neuron's input): zero means and one law
+# for every a_i, b_i said in prose; the last row names a plain a beside the family a_i
+FAMILY = r"""The inputs $b_i$ and weights $a_i$ have zero mean and are identically distributed.
+
+$$
+\begin{align}
+\text{Var}(\sum_{i=1}^n a_i b_i) &= \sum_{i=1}^n \text{Var}(a_i)\text{Var}(b_i) \\
+&= n \text{Var}(a) \text{Var}(b)
+\end{align}
+$$
+"""
+
+
+def test_a_plain_name_beside_its_family_is_one_more_random_variable(tmp_path):
+    # was bad input for the whole chain ("a is indexed elsewhere"); read, each link inconclusive: the
+    # last holds only if a and b share the law of the a_i and b_i, which the prose says, never assumed
+    r, got = run(tmp_path, FAMILY)
+    assert statuses(got) == ["inconclusive"], r.output
+    assert [s["status"] for s in got[0]["steps"][1:]] == ["inconclusive", "inconclusive"], r.output
+    assert exprs(got[0])[-1] == "n*Var(a_any)*Var(b_any)", r.output
+    assert "a beside a_i: read as one more random variable a_any" in r.output
+    # without prose facts the chain states none and reads as before: the plain a is refused
+    r, got = run(tmp_path, FAMILY.replace("have zero mean and are identically distributed", "are given"))
+    assert statuses(got) == ["bad-input"], r.output
+    assert "a is indexed elsewhere" in got[0]["message"]
