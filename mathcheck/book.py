@@ -551,6 +551,7 @@ def _plain(c: Chain) -> dict:
         "facts": [list(f) for f in c.facts],
         "unread": c.unread,
         "table": c.table,
+        "prose_facts": c.prose_facts,
     }
 
 
@@ -571,6 +572,7 @@ def _chain(d: dict) -> Chain:
         tuple(tuple(f) for f in d["facts"]),
         d.get("unread", ""),
         d.get("table", ""),
+        d.get("prose_facts", ""),
     )
 
 
