@@ -309,24 +309,6 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
     }
 
 
-def _prose_says(num: dict, said: str) -> dict:
-    """A refutation in a chain whose prose states facts about its random variables: inconclusive."""
-    note = (
-        f"fails at a drawn distribution, but the prose says the random variables are '{said}', which "
-        f"mathcheck reads only from % assume: facts; state them (% assume: X, Y \\text{{ independent}}, "
-        f"X \\text{{ zero mean}}) to decide it"
-    )
-    return {
-        "status": "inconclusive",
-        "points": num["points"],
-        "skipped": 0,
-        "max_abs_err": None,
-        "evaluator": num["evaluator"],
-        "note": note,
-        "summary": f"numeric inconclusive ({note})",
-    }
-
-
 def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict:
     from mathcheck.numeric import PRECISION_DIGITS
     from mathcheck.numeric.distributions import NotExact, draw, value
@@ -460,6 +442,24 @@ def _untied(lhs, rhs, facts) -> list[str]:
     for side, other in ((lhs, rhs), (rhs, lhs)):
         loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
     return sorted(loose)
+
+
+def _prose_says(num: dict, said: str) -> dict:
+    """A refutation in a chain whose prose states facts about its random variables: inconclusive."""
+    note = (
+        f"fails at a drawn distribution, but the prose says the random variables are '{said}', which "
+        f"mathcheck reads only from % assume: facts; state them (% assume: X, Y \\text{{ independent}}, "
+        f"X \\text{{ zero mean}}) to decide it"
+    )
+    return {
+        "status": "inconclusive",
+        "points": num["points"],
+        "skipped": 0,
+        "max_abs_err": None,
+        "evaluator": num["evaluator"],
+        "note": note,
+        "summary": f"numeric inconclusive ({note})",
+    }
 
 
 def _evaluator(exact: bool) -> str:
