@@ -194,7 +194,7 @@ def _reject(node: ast.AST, text: str, what: str | None = None, grammar: bool = F
     raise ParseError(f"{what or 'not allowed'}: {_token(node, text)!r}{tail}")
 
 
-def _prescan(text: str, limits: Limits) -> str:
+def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
     if not isinstance(text, str):
         raise ParseError(f"a formula must be a string, not {type(text).__name__}")
     if len(text) > limits.length:
@@ -206,7 +206,7 @@ def _prescan(text: str, limits: Limits) -> str:
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
     for c in text:  # the first character no formula needs (strings, statements, comparisons, ...)
-        if c in "'\"`;:\\@$!?{}&|~<>=%#":
+        if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and laws):  # p(z | x) of a declared law
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
     depth = worst = 0
     for c in text:
@@ -222,8 +222,8 @@ def _prescan(text: str, limits: Limits) -> str:
     return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
 
 
-def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
-    src = _prescan(text, limits).strip()
+def _tree(text: str, limits: Limits, laws=frozenset()) -> tuple[ast.expr, str]:
+    src = _prescan(text, limits, laws).strip()
     try:
         with warnings.catch_warnings():  # "invalid decimal literal" and friends: we refuse anyway
             warnings.simplefilter("ignore")
@@ -731,8 +731,9 @@ def _symbol_assumptions(name: str, props, integer: bool) -> dict:
 
 
 class _Builder:
-    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset()):
+    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset(), laws=frozenset()):
         self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
+        self.laws = frozenset(laws)  # declared laws (p(x, z), q(z)): p(z | x) is read (symbolic/laws.py)
         self.unknown = {name: None for name in unknown}  # name -> its arity, once called
         self.bound: dict[str, object] = {}
         self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
@@ -856,6 +857,10 @@ class _Builder:
             return self._prime(node)
         if name in self.unknown:
             return self._unknown(node, name)
+        if name in self.laws:
+            return self._law(node, name)
+        if name.startswith("E_") and name[2:] in self.laws:
+            return self._law_expectation(node, name[2:])
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
             if len(node.args) != PROBABILITY[name]:
                 self.fail(
@@ -1056,6 +1061,34 @@ class _Builder:
             self.fail(el, "oo is read only as a whole limit, oo or -oo")
         return self.build(el)
 
+    def _law(self, node, name: str):
+        """``p(x, z)``, ``p(z | x)`` of a declared law: the head ``Law:p`` applied to the tuple of its
+        variables and the tuple of those it is conditioned on (:mod:`mathcheck.symbolic.laws`)."""
+        shown = f"{name}(x, z) or {name}(z | x)"
+        left, right, bar = [], [], False
+        for a in node.args:
+            if isinstance(a, ast.BinOp) and isinstance(a.op, ast.BitOr) and not bar:
+                bar = True
+                left.append(a.left)
+                right.append(a.right)
+            else:
+                (right if bar else left).append(a)
+        out = []
+        for side in (left, right):
+            for a in side:
+                if not isinstance(a, ast.Name) or a.id in reserved() or a.id in self.bases:
+                    self.fail(a, f"{name}(…) takes the names of its variables, e.g. {shown}")
+                out.append(self.build(a))
+        if not left:
+            self.fail(node, f"{name}() needs a variable, e.g. {shown}")
+        return sp.Function(f"Law:{name}")(sp.Tuple(*out[: len(left)]), sp.Tuple(*out[len(left) :]))
+
+    def _law_expectation(self, node, name: str):
+        """``E_q(f)``: the expectation of f under the declared law q, over q's variables."""
+        if len(node.args) != 1:
+            self.fail(node, f"E_{name} takes one argument: E_{name}(log(p(x, z)) - log({name}(z)))")
+        return sp.Function(f"E:{name}")(self.build(node.args[0]))
+
     def _unknown(self, node, name: str):
         """``f(x, y)``: an undefined function (real-valued), one arity throughout."""
         if not node.args:
@@ -1125,7 +1158,13 @@ class _Builder:
 
 
 def parse_many(
-    texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False, unknown=()
+    texts,
+    assume: dict | None = None,
+    limits: Limits = LIMITS,
+    defs=(),
+    unused_ok: bool = False,
+    unknown=(),
+    laws=(),
 ) -> tuple:
     """Parse several formulas that share their symbols (a check's two sides).
 
@@ -1133,11 +1172,15 @@ def parse_many(
     they are SymPy undefined functions (real-valued), checked for every function by
     :mod:`mathcheck.userexpr.unknown`; never a name of the function table or a symbol as well.
 
+    ``laws``: names of declared laws (``assume: p(x, z), q(z) laws``): ``p(x, z)``, ``p(z | x)``,
+    ``E_q(f)`` are read as :mod:`mathcheck.symbolic.laws` says.
+
     ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
     ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
     assumptions cover all its lines), not an error (a single check's ``--assume``)."""
     assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
-    parsed = [_tree(t, limits) for t in texts]
+    laws = frozenset(laws)
+    parsed = [_tree(t, limits, laws) for t in texts]
     if defs:
         used = {n for t, _ in parsed for n in _uses(t)}
         table = expand(defs, limits, used)
@@ -1173,6 +1216,8 @@ def parse_many(
                 f"{name} is a Greek letter, a symbol, not a function: define it with "
                 f"'let {name}(t) = ...' or call a listed function{hint}"
             )
+        if name in laws or name.startswith("E_") and name[2:] in laws:
+            continue
         if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):
@@ -1218,7 +1263,7 @@ def parse_many(
     out = []
     for text, (tree, src) in zip(texts, parsed):
         try:
-            out.append(_Builder(src, symbols, bases, limits, unknown).build(tree))
+            out.append(_Builder(src, symbols, bases, limits, unknown, laws).build(tree))
         except ParseError:
             raise
         except RecursionError:
