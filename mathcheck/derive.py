@@ -263,7 +263,7 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
     known = facts(chain)  # a bad fact is bad input before anything is read
-    laws = tuple(n for n, _ in known.laws) if known else ()  # p(x, z), p(z | x): symbolic/laws.py
+    laws = dict(known.laws) if known else {}  # p(x, z), p(z | x): symbolic/laws.py
     unknown = tuple(u for u in chain.unknown if u not in laws)
     try:
         parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=unknown, laws=laws)

@@ -733,7 +733,7 @@ def _symbol_assumptions(name: str, props, integer: bool) -> dict:
 class _Builder:
     def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset(), laws=frozenset()):
         self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
-        self.laws = frozenset(laws)  # declared laws (p(x, z), q(z)): p(z | x) is read (symbolic/laws.py)
+        self.laws = dict(laws)  # declared laws (p(x, z), q(z)): p(z | x) is read (symbolic/laws.py)
         self.unknown = {name: None for name in unknown}  # name -> its arity, once called
         self.bound: dict[str, object] = {}
         self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
@@ -1084,9 +1084,14 @@ class _Builder:
         return sp.Function(f"Law:{name}")(sp.Tuple(*out[: len(left)]), sp.Tuple(*out[len(left) :]))
 
     def _law_expectation(self, node, name: str):
-        """``E_q(f)``: the expectation of f under the declared law q, over q's variables."""
-        if len(node.args) != 1:
+        r"""``E_q(f)``: the expectation of f under the declared law q, over q's variables;
+        ``E_q(f, z)`` names them (LaTeX's ``\mathbb{E}_{z \sim q}``), and they must be q's."""
+        over = self.laws.get(name, ())
+        if len(node.args) not in (1, 1 + len(over)):
             self.fail(node, f"E_{name} takes one argument: E_{name}(log(p(x, z)) - log({name}(z)))")
+        named = [a.id if isinstance(a, ast.Name) else None for a in node.args[1:]]
+        if named and sorted(map(str, named)) != sorted(over):
+            self.fail(node, f"E_{name}(…, {', '.join(map(str, named))}): {name} is a law of {', '.join(over)}")
         return sp.Function(f"E:{name}")(self.build(node.args[0]))
 
     def _unknown(self, node, name: str):
@@ -1172,14 +1177,14 @@ def parse_many(
     they are SymPy undefined functions (real-valued), checked for every function by
     :mod:`mathcheck.userexpr.unknown`; never a name of the function table or a symbol as well.
 
-    ``laws``: names of declared laws (``assume: p(x, z), q(z) laws``): ``p(x, z)``, ``p(z | x)``,
+    ``laws``: declared laws, ``{name: (variable, ...)}`` (``assume: p(x, z), q(z) laws``): ``p(x, z)``, ``p(z | x)``,
     ``E_q(f)`` are read as :mod:`mathcheck.symbolic.laws` says.
 
     ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
     ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
     assumptions cover all its lines), not an error (a single check's ``--assume``)."""
     assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
-    laws = frozenset(laws)
+    laws = dict(laws)
     parsed = [_tree(t, limits, laws) for t in texts]
     if defs:
         used = {n for t, _ in parsed for n in _uses(t)}
@@ -1218,6 +1223,11 @@ def parse_many(
             )
         if name in laws or name.startswith("E_") and name[2:] in laws:
             continue
+        if name.startswith("E_") and _NAME.match(name[2:]) and name[2:] not in reserved():
+            raise ParseError(
+                f"{name}(…): an expectation under {name[2:]}, which is no declared law; declare it, e.g. "
+                f"'assume: p(x, z), {name[2:]}(z) laws' (docs/probability.md)"
+            )
         if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
     for name in sorted(roles.plain & roles.called & set(SYMBOL_OR_FUNCTION)):

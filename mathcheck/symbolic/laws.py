@@ -31,7 +31,7 @@ the numeric side).
     >>> f = Facts(laws=(("p", ("x", "z")),), positive=frozenset({("p", frozenset({"x", "z"}))}))
     >>> cond = law("p", (z,), (x,))
     >>> lower(sp.log(cond), f)[0]
-    log(p(x, z)) - log(p(x))
+    -log(p(x)) + log(p(x, z))
 """
 
 from __future__ import annotations
