@@ -207,7 +207,9 @@ class Lowering:
         for f in factors:
             base, k = f.as_base_exp()
             if not (k.is_Integer and k > 0 and (isinstance(base, (sp.Symbol, sp.Indexed)))):
-                return self._opaque(sp.Mul(*factors))
+                whole = sp.Mul(*factors)
+                by_density = self._by_density(whole)
+                return by_density if by_density is not None else self._opaque(whole)
             powers[base] = powers.get(base, 0) + int(k)
         groups = {self.facts.group(_name(atom)) for atom in powers}
         names = {_name(atom) for atom in powers}
@@ -266,6 +268,34 @@ class Lowering:
             return 1 + self._moment(atom, 1) ** 2
         return _moment_symbol(atom, k)
 
+    def _by_density(self, g):
+        """``E[g(X)] = ∫ g(x) f(x) dx`` for one random variable X of a named continuous law with
+        density f (its parameters' side conditions known: v > 0, λ > 0, b > 0, b − a > 0), by SymPy's
+        closed form; None (the expectation kept whole) where there is none: an integral left
+        unevaluated, a Piecewise of convergence conditions, ∞ or nan (a divergent integral is no
+        expectation). For these light-tailed laws a convergent closed form is the expectation."""
+        atoms = random_atoms(g, self.facts)
+        if len(atoms) != 1:
+            return None
+        (atom,) = atoms
+        name = _name(atom)
+        if isinstance(atom, sp.Indexed) or name not in self.facts.distributions:
+            return None
+        family, params = self.facts.distributions[name]
+        t = sp.Dummy("x", real=True)
+        density = _density(family, params, t)
+        if density is None:
+            return None
+        f, lo, hi = density
+        try:
+            out = sp.integrate(g.xreplace({atom: t}) * f, (t, lo, hi))
+        except Exception:  # noqa: BLE001 - SymPy's integrator failing is no expectation
+            return None
+        if out.has(sp.Integral, sp.Piecewise, sp.oo, -sp.oo, sp.zoo, sp.nan) or out.has(t):
+            return None
+        self.note(f"E[g(X)] = ∫ g(x) f(x) dx, the density of {family} (SymPy's closed form, convergent)")
+        return out
+
     def _opaque(self, e):
         """The expectation of a joint or non-polynomial function, kept whole as one symbol. A symbol
         cannot keep symbolic indices (E[q_i q_j] depends on i and j; as one symbol a sum over them
@@ -279,6 +309,32 @@ class Lowering:
                 f"declare what is independent (assume: q_i, k_i independent)"
             )
         return _moment_symbol(e, 1)
+
+
+def _density(family: str, params: tuple, t):
+    """``(f(t), lo, hi)``: the density of a named continuous law and its support, or None where a
+    parameter's side condition is not known (the variance, rate or scale positive, b − a > 0)."""
+    if family == "Normal":
+        mu, v = params
+        if v.is_positive is not True:
+            return None
+        return sp.exp(-((t - mu) ** 2) / (2 * v)) / sp.sqrt(2 * sp.pi * v), -sp.oo, sp.oo
+    if family == "Exponential":
+        (lam,) = params
+        if lam.is_positive is not True:
+            return None
+        return lam * sp.exp(-lam * t), sp.Integer(0), sp.oo
+    if family == "Uniform":
+        a, b = params
+        if (b - a).is_positive is not True:
+            return None
+        return 1 / (b - a), a, b
+    if family == "Laplace":
+        mu, b = params
+        if b.is_positive is not True:
+            return None
+        return sp.exp(-sp.Abs(t - mu) / b) / (2 * b), -sp.oo, sp.oo
+    return None
 
 
 def _moment_symbol(e, k: int):

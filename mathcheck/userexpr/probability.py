@@ -453,6 +453,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
 
     if has_laws(lhs, rhs, *given):
         return _numeric_laws(lhs, rhs, relation, given, facts, seed, seconds)
+    from mathcheck.numeric import montecarlo
     from mathcheck.numeric.distributions import NotExact, draw, value
     from mathcheck.numeric.tolerance import HP_REL, QUADRATURE_REL
 
@@ -465,6 +466,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
     symbols -= {v for e in (lhs, rhs, *given) for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
     symbols -= {b.label for b in symbols if isinstance(b, sp.IndexedBase)}  # p in p[k] is not a number
     start, done, misses, trial, exact, failure = time.monotonic(), 0, 0, 0, True, ""
+    mc, tested = None, 0  # the Monte Carlo test with the largest detectable error; tests run
     while done < DRAWS and misses < MAX_MISSES:
         if time.monotonic() - start > seconds:
             break
@@ -476,7 +478,44 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                 continue
             a = _digits(value(lhs, inst), PRECISION_DIGITS)
             b = _digits(value(rhs, inst), PRECISION_DIGITS)
-        except NotExact as exc:  # never compared: no verdict from an inexact stand-in
+        except NotExact as exc:  # never compared by the stand-in: Monte Carlo, or no verdict
+            try:
+                test = montecarlo.mean_test(lhs, rhs, relation, inst, facts, seed * 1000003 + trial, montecarlo.TESTS)
+            except montecarlo.Heavy as why:
+                misses += 1
+                failure = failure or str(why)[:200]
+                continue
+            except NotExact as why:
+                test, exc = None, f"{exc}; {why}"
+            except Exception as why:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss
+                misses += 1
+                failure = failure or f"{type(why).__name__}: {why}"[:200]
+                continue
+            if test is not None:
+                done += 1
+                tested += 1
+                mc = test if mc is None or test.detectable > mc.detectable else mc
+                if test.rejected:
+                    point = {str(k): sp.sstr(v) for k, v in inst.values.items()}
+                    point.update(inst.shown)
+                    note = (
+                        f"at a drawn distribution, the mean estimated {test.estimate:.6g} where the link needs "
+                        f"{test.target:.6g} (|z| = {abs(test.z):.3g}); {test.words()}"
+                    )
+                    return {
+                        "status": "refuted",
+                        "points": done,
+                        "skipped": 0,
+                        "max_abs_err": abs(test.estimate - test.target),
+                        "evaluator": "Monte Carlo over the drawn distributions",
+                        "counterexample": point,
+                        "values": None,
+                        "note": note,
+                        "summary": f"fails at a drawn distribution ({note})",
+                    }
+                if tested >= montecarlo.TESTS:  # the tests the rate was split over: done
+                    break
+                continue
             note = str(exc)
             return {
                 "status": "inconclusive",
@@ -532,7 +571,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                 "summary": "fails at a drawn distribution"
                 + (" (exact)" if inst.exact else f" (beyond {tol:g} relative)"),
             }
-    if done < DRAWS:
+    if done < (montecarlo.TESTS if tested >= montecarlo.TESTS else DRAWS):
         note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (
             f" (one failed: {failure})" if failure else ""
         )
@@ -546,6 +585,8 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
             "summary": f"numeric inconclusive ({note})",
         }
     how = "exactly" if exact else f"within {QUADRATURE_REL:g} relative (Gauss quadrature)"
+    if mc is not None:
+        how = f"by {mc.words()} (the largest over the draws)"
     return {
         "status": "passed",
         "points": done,

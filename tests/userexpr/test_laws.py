@@ -148,3 +148,51 @@ def test_symbolic_lowering_names_its_rules():
     out, rules = laws.lower(e, f)
     assert out == sp.log(sp.Function("p", positive=True)(x))
     assert any("constant in z" in r for r in rules)
+
+
+# --- Monte Carlo for the expectations a Gauss rule cannot give (numeric/montecarlo.py) -------------
+
+
+@pytest.fixture
+def fewer_draws(monkeypatch):
+    """2^17 draws a test instead of 2^20: the same test, a larger detectable error, a faster suite."""
+    from mathcheck.numeric import montecarlo
+
+    monkeypatch.setattr(montecarlo, "DRAWS", 1 << 17)
+
+
+def test_monte_carlo_proves_a_true_expectation_and_refutes_a_wrong_one_with_its_rates(fewer_draws):
+    good = _one("## a\nassume: X ~ Normal(0, 1)\n  E(abs(X))\n= sqrt(2/pi)\n")
+    assert good.status == "proved"
+    summary = good.steps[1].account["numeric"]["summary"]
+    assert "false-alarm rate ≤ 1e-06" in summary and "smallest detectable error" in summary
+    assert "∫ g(x) f(x) dx" in good.steps[1].account["how"]
+    bad = _one("## a\nassume: X ~ Normal(0, 1)\n  E(abs(X))\n= 3/4\n")
+    assert bad.status == "refuted"
+    assert bad.failing.counterexample == {"X": "Normal(0, 1)"}
+    assert "false-alarm rate ≤ 1e-06" in bad.steps[1].account["how"]
+
+
+def test_monte_carlo_with_drawn_parameters(fewer_draws):
+    text = "## e\nassume: X ~ Normal(mu, s^2)\nassume: s=positive\n  E(exp(X))\n= exp(mu + s^2{})\n"
+    assert _one(text.format("/2")).status == "proved"
+    assert _one(text.format("")).status == "refuted"
+
+
+def test_the_density_rule_needs_a_known_positive_variance():
+    r = _one("## e\nassume: X ~ Normal(mu, v)\n  E(exp(X))\n= exp(mu + v/2)\n")
+    assert r.status != "proved"
+
+
+def test_a_heavy_tailed_instance_is_skipped_never_judged(fewer_draws):
+    # e^X for X ~ N(0, 9) is lognormal with σ = 3: kurtosis ~ e^36; the normal approximation is not trusted
+    r = _one("## h\nassume: X ~ Normal(0, 9)\n  E(exp(X))\n= exp(9/2)\n")
+    assert r.status == "inconclusive"
+    r = _one("## h\nassume: X ~ Normal(0, 9)\n  E(exp(X))\n= 1\n")
+    assert r.status == "inconclusive"  # false, but never refuted by an untrusted test
+
+
+def test_monte_carlo_rate_is_the_kernels():
+    from mathcheck.numeric import montecarlo, stats
+
+    assert montecarlo.FAMILY_ALPHA == stats.FAMILY_ALPHA <= 1e-6
