@@ -216,3 +216,35 @@ def symbols_for(*exprs) -> tuple:
         kw = {"positive": True} if a.is_positive else {"nonnegative": True}
         table[a] = sp.Symbol(sp.sstr(a).replace(" ", ""), **kw)
     return tuple(e.xreplace(table) for e in exprs)
+
+
+GIBBS = "Gibbs' inequality: KL(q ‖ r) ≥ 0 for laws q, r of the same variables"
+
+
+def gibbs(lhs: sp.Expr, rhs: sp.Expr, facts: Facts) -> list[tuple[sp.Expr, list[str]]]:
+    """The KL divergences Gibbs' inequality may close an inequality with: for each declared law q
+    over all its variables V and each law r of V the link names (a conditional ``p(z | x)``, a
+    marginal, another declared law), ``(KL(q ‖ r) lowered, its rules)``. An inequality ``L ≥ R`` is
+    then proved when ``L − R − KL(q ‖ r) ≥ 0`` is (KL ≥ 0 since q and r each sum to 1 over V: the
+    conditional's own side condition, p(x) > 0, is checked by its lowering). The conditionals of a
+    joint law on another law's variables are candidates too (log p(x) ≥ ELBO closes with p(z | x))."""
+    heads = {a for e in (lhs, rhs) for a in sp.preorder_traversal(e) if is_law(a)}
+    for name, over in facts.laws:  # and each joint's conditionals: p(z | x) for p(x, z) and q(z)
+        for _, v in facts.laws:
+            rest = [n for n in over if n not in v]
+            if set(v) < set(over) and rest:
+                heads.add(law(name, [sp.Symbol(n, real=True) for n in v], [sp.Symbol(n, real=True) for n in rest]))
+    out = []
+    for q, over in facts.laws:
+        v = tuple(sp.Symbol(n, real=True) for n in over)
+        own = law(q, v)
+        for r in sorted(heads, key=sp.default_sort_key):
+            name, rv, _ = parts(r)
+            if name == q or {str(a) for a in rv} != set(over):
+                continue
+            try:
+                k, rules = lower(sp.Function("KL")(own, r), facts)
+            except Unsupported:
+                continue
+            out.append((k, [*rules, GIBBS]))
+    return out

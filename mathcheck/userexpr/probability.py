@@ -305,6 +305,14 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
         return {"status": "inconclusive", "how": f"not decided by the rules of probability: {exc}", "difference": ""}
     rules = list(dict.fromkeys(rules_l + rules_r))
     out = symbolic(l, r, relation, given, seed, seconds)
+    if out.get("status") != "proved" and relation in (">=", "<=") and laws.has_laws(lhs, rhs):
+        for k, more in laws.gibbs(lhs, rhs, facts):  # L ≥ R from L − R − KL ≥ 0 and KL ≥ 0
+            big, small = (l, r) if relation == ">=" else (r, l)
+            d, kk = laws.symbols_for(big - small, k)
+            tried = symbolic(sp.expand(d - kk), sp.Integer(0), ">=", given, seed, seconds)
+            if tried.get("status") == "proved":
+                out, rules = tried, list(dict.fromkeys(rules + more))
+                break
     used = "; ".join(rules) if rules else "no rule of probability needed"
     if out.get("status") == "proved":
         return {

@@ -196,3 +196,20 @@ def test_monte_carlo_rate_is_the_kernels():
     from mathcheck.numeric import montecarlo, stats
 
     assert montecarlo.FAMILY_ALPHA == stats.FAMILY_ALPHA <= 1e-6
+
+
+def test_gibbs_inequality_closes_kl_bounds_and_the_elbo_bound():
+    assert _one("## g\n" + JOINT + POSITIVE + "  KL(q(z), p(z | x))\n>= 0\n").status == "proved"
+    r = _one("## g\n" + JOINT + POSITIVE + "  log(p(x))\n>= E_q(log(p(x, z)) - log(q(z)))\n")
+    assert r.status == "proved"
+    assert "Gibbs' inequality" in _how(r)
+    # the ELBO above the evidence: refuted by drawn laws, printed
+    bad = _one("## g\n" + JOINT + POSITIVE + "  E_q(log(p(x, z)) - log(q(z)))\n>= log(p(x))\n")
+    assert bad.status == "refuted" and "q(z)" in bad.failing.counterexample
+
+
+def test_gibbs_without_its_side_condition_is_not_proved():
+    # p(z | x) needs p(x) > 0: without a positivity fact Gibbs is not applied
+    assert _one("## g\n" + JOINT + "  KL(q(z), p(z | x))\n>= 0\n").status == "inconclusive"
+    # Gibbs says KL ≥ 0, nothing more
+    assert _one("## g\n" + JOINT + POSITIVE + "  KL(q(z), p(z | x))\n>= 1\n").status == "refuted"
