@@ -239,6 +239,10 @@ def test_a_non_polynomial_over_a_continuous_law_is_never_judged_by_its_gauss_rul
     """E|X| = σ√(2/π) for X ~ N(0, σ²) is true; the 24-node Hermite rule misses it by ~1e-3, so the
     numeric side must say it cannot judge (never refute a true statement)."""
     (r,) = _run("## mean absolute value\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n  E(abs(X))\n= s*sqrt(2/pi)\n")
+    assert r.status == "proved"  # by the density (symbolic) and Monte Carlo (numeric): docs/probability.md
+    assert "Monte Carlo" in accounts.link(r.steps[1]) and "Gauss" not in accounts.link(r.steps[1])
+    # not one mean (the square of an estimate): neither the Gauss rule nor Monte Carlo judges it
+    (r,) = _run("## squared\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n  E(abs(X))^2\n= 2*s^2/pi\n")
     assert r.status == "inconclusive"
     assert "not a polynomial" in accounts.link(r.steps[1])
 
