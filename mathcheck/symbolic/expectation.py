@@ -419,3 +419,44 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     if has_probability(out):
         raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
     return simplify_deltas(out), low.rules
+
+
+def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
+    r"""Jensen's inequality as a rule: ``φ(E[g]) ≤ E[φ(g)]`` for φ convex on ℝ, ``≥`` for φ concave,
+    the convexity *shown*: φ''(t) ≥ 0 (≤ 0) for every real t, by SymPy's sign of the second
+    derivative. The rule's words, or None where the link is not of this shape or φ's curvature is not
+    shown (then the link is left to the other rules: never proved by this one).
+
+        >>> from mathcheck.lazy import sympy as sp
+        >>> X = sp.Symbol("X", real=True)
+        >>> jensen(sp.exp(E(X)), E(sp.exp(X)), "<=")[:33]
+        "Jensen's inequality, φ(t) = exp(t"
+        >>> jensen(sp.sin(E(X)), E(sp.sin(X)), "<=") is None
+        True
+    """
+    if relation not in ("<=", ">="):
+        return None
+    small, big = (lhs, rhs) if relation == "<=" else (rhs, lhs)
+    for outer, inner, convex in ((small, big, True), (big, small, False)):
+        heads = [x for x in sp.preorder_traversal(outer) if is_head(x, "E")]
+        if (
+            len(heads) != 1
+            or not is_head(inner, "E")
+            or has_probability(inner.args[0])
+            or has_probability(heads[0].args[0])
+        ):
+            continue
+        (mean,) = heads
+        t = sp.Dummy("t", real=True)
+        phi = outer.xreplace({mean: t})
+        if has_probability(phi) or sp.expand(phi.xreplace({t: mean.args[0]}) - inner.args[0]) != 0:
+            continue
+        second = sp.simplify(sp.diff(phi, t, 2))
+        sign = second.is_nonnegative if convex else second.is_nonpositive
+        if sign is True:
+            kind = "convex" if convex else "concave"
+            return (
+                f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind}: "
+                f"φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} {'≥' if convex else '≤'} 0 for every real t"
+            )
+    return None

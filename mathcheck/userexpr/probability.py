@@ -305,6 +305,12 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
         return {"status": "inconclusive", "how": f"not decided by the rules of probability: {exc}", "difference": ""}
     rules = list(dict.fromkeys(rules_l + rules_r))
     out = symbolic(l, r, relation, given, seed, seconds)
+    if out.get("status") != "proved" and not laws.has_laws(lhs, rhs) and not given:
+        from mathcheck.symbolic.expectation import jensen
+
+        rule = jensen(lhs, rhs, relation)
+        if rule is not None:  # φ(E[g]) ≤ E[φ(g)], the convexity of φ shown
+            out, rules = {"status": "proved", "how": "φ(E[g]) against E[φ(g)]", "difference": ""}, [rule]
     if out.get("status") != "proved" and relation in (">=", "<=") and laws.has_laws(lhs, rhs):
         for k, more in laws.gibbs(lhs, rhs, facts):  # L ≥ R from L − R − KL ≥ 0 and KL ≥ 0
             big, small = (l, r) if relation == ">=" else (r, l)

@@ -213,3 +213,24 @@ def test_gibbs_without_its_side_condition_is_not_proved():
     assert _one("## g\n" + JOINT + "  KL(q(z), p(z | x))\n>= 0\n").status == "inconclusive"
     # Gibbs says KL ≥ 0, nothing more
     assert _one("## g\n" + JOINT + POSITIVE + "  KL(q(z), p(z | x))\n>= 1\n").status == "refuted"
+
+
+# --- Jensen's inequality (symbolic/expectation.py), the curvature shown ----------------------------
+
+
+@pytest.mark.parametrize(
+    "link, status",
+    [
+        ("  E(X)^2\n<= E(X^2)\n", "proved"),  # t² convex: φ'' = 2
+        ("  exp(E(X))\n<= E(exp(X))\n", "proved"),  # φ'' = e^t ≥ 0
+        ("  E(-X^2)\n<= -E(X)^2\n", "proved"),  # concave the other way round
+        ("  E(exp(X))\n<= exp(E(X))\n", "refuted"),  # the planted direction: a drawn law
+        ("  sin(E(X))\n<= E(sin(X))\n", "refuted"),  # sin is neither: no rule, and false
+        ("  abs(E(X))\n<= E(abs(X))\n", "inconclusive"),  # true, but |t|'' is no function: not shown
+    ],
+)
+def test_jensen_needs_the_curvature_shown(link, status):
+    r = _one("## j\n" + link)
+    assert r.status == status, _how(r)
+    if status == "proved":
+        assert "Jensen's inequality" in _how(r) and "φ''(t)" in _how(r)
