@@ -80,7 +80,11 @@ def _law_statement(stmt: str, laws: dict, positive: set) -> bool:
     every value of its variables) added to ``laws``/``positive``; False for another statement."""
     m = _LAWS.match(stmt)
     if m:
+        from mathcheck.parser import PROBABILITY, reserved
+
         for name, args in _LAW_ITEM.findall(m.group(1)):
+            if name in reserved() or name in PROBABILITY or name.startswith("E_"):
+                raise FactError(f"assume: {stmt!r}: {name} is a name mathcheck keeps for itself; name the law p or q")
             names = [a.strip() for a in args.split(",")]
             if not all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)?", a) for a in names):
                 raise FactError(f"assume: {stmt!r}: a law is declared over its variables' names, e.g. 'p(x, z) law'")

@@ -105,6 +105,8 @@ def test_facts_about_laws_read_and_bad_ones_one_line():
     assert f.law("p") == ("x", "z") and f.law("q") == ("z",)
     assert ("p", frozenset({"x", "z"})) in f.positive
     assert is_fact("p(x, z) law") and is_fact("q(z) > 0") and not is_fact("x=positive")
+    with pytest.raises(FactError, match="keeps for itself"):
+        read_facts("log(x) law")  # log(p(x)) must stay the logarithm
     with pytest.raises(FactError, match="joint law"):
         read_facts("p(z | x) > 0")
     with pytest.raises(derive.DeriveError, match="q is no declared law"):
