@@ -205,6 +205,11 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
+    if "|" in text and not laws and re.search(r"[A-Za-z]\w*\([^()|]*\|", text):
+        raise ParseError(
+            "p(z | x): a conditional is read for a declared law only; declare the joint law, e.g. "
+            "'assume: p(x, z) law' (% assume: p(x, z) \\text{ law}), see docs/probability.md"
+        )
     for c in text:  # the first character no formula needs (strings, statements, comparisons, ...)
         if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and laws):  # p(z | x) of a declared law
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
