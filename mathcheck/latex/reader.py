@@ -938,6 +938,11 @@ class Reader:
         self.n.unknown.add(name)
         if order or self.at("ch", "'"):
             return self.primed(name, tok, order)
+        from mathcheck.latex import probability
+
+        given = probability.conditional(self)  # p(z \mid x): a declared law's conditional
+        if given is not None:
+            return f"{name}{given}"
         return f"{name}({', '.join(self.arguments())})"
 
     def primed(self, fname: str, tok, order: int = 0) -> str:
