@@ -936,6 +936,7 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
     out = []
     inline = _inline_blocks(src, markdown, found)
     src.quantity_e = _defines_e(src, found + inline, markdown)
+    src.log2_from = _log_is_log2(src, found)
     masked, last = _masked(text, markdown), 0
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
@@ -953,7 +954,7 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
             out += _inline_definition(src, blk, defs, doc)
             continue
         try:
-            out += _block_chains(src, blk, defs, markdown, doc)
+            out += _log2_noted(src, blk, _block_chains(src, blk, defs, markdown, doc))
         except LatexRefused:
             raise
         except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
@@ -961,6 +962,40 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
     return out
+
+
+# d2l's information theory: "the rest of this section will omit the subscript 2 …, i.e., $\log(.)$
+# always refers to $\log_2(.)$" — the prose's own convention for a plain \log
+_LOG2_RULE = re.compile(
+    r"\\log\s*(?:\(\s*\.?\s*\))?\s*\$?\s*(?:always\s+)?(?:refers\s+to|means|denotes|stands\s+for)\s+\$?\s*"
+    r"\\log_\{?\s*2\s*\}?",
+    re.I,
+)
+
+
+def _log_is_log2(src: _Source, found) -> int | None:
+    """Where the prose (outside every display) says a plain ``\\log`` is ``\\log_2``
+    (d2l: "$\\log(.)$ always refers to $\\log_2(.)$"): from there on the reader reads ``\\log x`` as
+    ``log(x, 2)`` and each chain says so in its notes; read as the natural log, d2l's ``-\\log(1/2^4) =
+    4`` bits would be refuted. None where the prose states no such rule (``\\ln`` is never affected)."""
+    spans = [(b.start, b.end) for b in found]  # the displays: the rule is prose (its inline math aside)
+    for m in _LOG2_RULE.finditer(src.text):
+        if not any(a <= m.start() < b for a, b in spans):
+            return m.start()
+    return None
+
+
+def _log2_noted(src: _Source, blk, chains: list) -> list:
+    """Each chain read after the prose's log-base rule, with a plain log in it, says how it read it."""
+    if src.log2_from is None or blk.start < src.log2_from:
+        return chains
+    note = f"log read as log_2: the prose at line {src.line(src.log2_from)} says \\log always refers to \\log_2"
+    return [
+        replace(c, notes=c.notes + (note,))
+        if not c.error and any(", 2)" in s.text and "log(" in s.text for s in c.steps)
+        else c
+        for c in chains
+    ]
 
 
 _E_DEFINED = re.compile(r"(?:^|\\\\|&)\s*(?P<e>E)\s*&?\s*(?:=(?!=)|:=|\\coloneqq|\\triangleq|\\stackrel)", re.M)

@@ -1099,6 +1099,8 @@ class Reader:
             elif self.at("ch", "_") and base is None and fname == "log":
                 t = self.take()
                 base = self.script(t, "_")
+        if fname == "log" and base is None and tok.kind == "cmd" and self._log2(tok):
+            base = "2"  # the prose says a plain \log is \log_2 (d2l's information theory)
         if self.at("ch", "(", "["):
             args = self.arguments()
             arg = ", ".join(args)
@@ -1110,6 +1112,11 @@ class Reader:
             arg = self.term(argument=True)
         out = f"{fname}({arg})" if base is None else f"log({arg}, {base})"
         return out if power is None else f"{out}^{_wrap(power)}"
+
+    def _log2(self, tok) -> bool:
+        """Whether ``tok`` (``\\log``) comes after the prose's rule that a plain log is log_2."""
+        at = getattr(self.src, "log2_from", None)
+        return at is not None and tok.text == "log" and tok.pos >= at
 
     def fraction(self) -> str:
         t = self.take()

@@ -237,6 +237,8 @@ class _Source:
     def __init__(self, text: str, path: str):
         self.text, self.path = text, path
         self.quantity_e: int | None = None  # where the document defines a quantity E (E = …): E is that from there
+        # where the prose says a plain \log is \log_2 (d2l's information theory): from there \log x is log(x, 2)
+        self.log2_from: int | None = None
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line(self, pos: int) -> int:
