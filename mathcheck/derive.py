@@ -649,8 +649,8 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         cur.text,
         chain.implicit,
         facts(chain, exprs),
-        bool(cur.source),
-    )  # source: read from a document, its prose unread
+        chain.prose_facts or bool(cur.source),
+    )  # source: read from a document, its prose unread (prose_facts: what it says of the variables)
     return StepReport(
         cur.line,
         cur.text,
@@ -699,10 +699,10 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
             exprs[-1],
             chain.relation,
             hyps,
-            probability.facts_for((exprs[0], exprs[-1], *hyps), known),
+            probability.facts_for((exprs[0], exprs[-1], *hyps), known, every=bool(chain.prose_facts)),
             seed,
             timeout,
-            bool(chain.steps[0].source),
+            chain.prose_facts or bool(chain.steps[0].source),
         )
     elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)

@@ -254,10 +254,12 @@ def _split_args(s: str) -> list[str]:
     return out + [cur]
 
 
-def facts_for(exprs, facts: Facts) -> Facts:
+def facts_for(exprs, facts: Facts, every: bool = False) -> Facts:
     """``facts`` with every capitalised name inside an ``E``/``Var``/``Cov`` made random, and the
     parameters of the distributions re-expressed with the symbols the chain's parser built (so that
-    ``p`` in ``Bernoulli(p)`` is the ``p`` of the link)."""
+    ``p`` in ``Bernoulli(p)`` is the ``p`` of the link). ``every``: lowercase names there too (a
+    chain whose prose calls its variables random — d2l's weights ``w_{ij}`` and inputs ``x_j``: read
+    as constants, ``E[w_{ij} x_j] = E[w_{ij}] E[x_j]`` would be proved with no independence)."""
     from mathcheck.numeric.distributions import head
 
     found = set()
@@ -266,7 +268,9 @@ def facts_for(exprs, facts: Facts) -> Facts:
             if head(x):
                 for a in x.atoms(sp.Symbol, sp.Indexed):
                     name = str(a.base) if isinstance(a, sp.Indexed) else str(a)
-                    if name[:1].isupper() and not (isinstance(a, sp.Symbol) and a.is_integer):  # not a size
+                    if isinstance(a, sp.Symbol) and a.is_integer:  # a size or an index
+                        continue
+                    if name[:1].isupper() or every:
                         found.add(name)
     from mathcheck.numeric.symbols import by_name
 
@@ -356,15 +360,20 @@ def _holds(l, r, relation: str, tol: float) -> bool:
     return bool(relations.of(relation).within(d, scale))
 
 
-def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: bool = False) -> dict:
+def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: bool | str = False) -> dict:
     """Both sides on :data:`DRAWS` drawn distributions, by definition (exact for finite ones). In a
     document read with its prose (``prose``: LaTeX), a refutation that independence would undo —
     d2l's ``Var(X + Y) = Var(X) + Var(Y)`` under "if X and Y are independent" — is inconclusive,
     with the fact to state: independence is never assumed, the independent draws only decide
-    whether the refutation stands. A chain written for mathcheck states its facts: refuted."""
+    whether the refutation stands. A chain written for mathcheck states its facts: refuted.
+
+    ``prose`` a string: the words of the prose that state facts about the random variables of a chain
+    that states none ("independently", "zero mean"); any refutation is then inconclusive, saying so."""
     import dataclasses
 
     num = _numeric(lhs, rhs, relation, given, facts, seed, seconds)
+    if isinstance(prose, str) and prose and num["status"] == "refuted":
+        return _prose_says(num, prose)
     names = sorted(facts.random)
     if not prose or num["status"] != "refuted" or facts.independent or len(names) < 2:
         return num
@@ -645,6 +654,24 @@ def _untied(lhs, rhs, facts) -> list[str]:
     return sorted(loose)
 
 
+def _prose_says(num: dict, said: str) -> dict:
+    """A refutation in a chain whose prose states facts about its random variables: inconclusive."""
+    note = (
+        f"fails at a drawn distribution, but the prose says the random variables are '{said}', which "
+        f"mathcheck reads only from % assume: facts; state them (% assume: X, Y \\text{{ independent}}, "
+        f"X \\text{{ zero mean}}) to decide it"
+    )
+    return {
+        "status": "inconclusive",
+        "points": num["points"],
+        "skipped": 0,
+        "max_abs_err": None,
+        "evaluator": num["evaluator"],
+        "note": note,
+        "summary": f"numeric inconclusive ({note})",
+    }
+
+
 def _evaluator(exact: bool) -> str:
     return (
         "exact, finite distributions drawn for the facts"
@@ -675,7 +702,7 @@ def check(
     *,
     lhs_text: str | None = None,
     rhs_text: str | None = None,
-    prose: bool = False,
+    prose: bool | str = False,
 ) -> CheckResult:
     """``given ⇒ lhs REL rhs`` for a link with expectations, as a
     :class:`mathcheck.userexpr.relation.CheckResult` (derive prints it as any other link)."""
@@ -685,7 +712,7 @@ def check(
 
     begin = time.perf_counter()
     given = tuple(given or ())
-    facts = facts_for((lhs, rhs, *given), facts)
+    facts = facts_for((lhs, rhs, *given), facts, every=isinstance(prose, str) and bool(prose))
     base = dict(
         lhs=lhs_text or sp.sstr(lhs),
         rhs=rhs_text or sp.sstr(rhs),
