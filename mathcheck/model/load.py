@@ -62,6 +62,8 @@ class Loaded:
         default_factory=list
     )  # choices made for the model (eager for SDPA, float32), said in the report
     takes_use_cache: bool = True  # False: the forward has no use_cache parameter (a --cache-arg model)
+    positions_name: str | None = None  # the forward's parameter for the tokens' positions (gpt-fast's input_pos)
+    static_cache: bool = False  # a static KV cache kept inside the modules, set up by model.setup_caches
 
 
 def check_options(
@@ -525,6 +527,10 @@ def from_module(
     name, found = detect_input(model.forward, input_name, label)
     cache_kw, takes_use_cache = cache_parameter(model.forward, cache_arg, label)
     max_positions, caps = _factory_limits(model)
+    positions = POSITIONS_NAME if POSITIONS_NAME in sig and name != POSITIONS_NAME else None
+    if positions:
+        found += f"; {positions}=0…L−1 passed: the forward takes the tokens' positions"
+    static = positions is not None and cache_kw is None and callable(getattr(model, "setup_caches", None))
     return Loaded(
         model,
         label,
@@ -540,7 +546,51 @@ def from_module(
         input_found=found,
         max_positions=max_positions,
         caps=caps,
+        positions_name=positions,
+        static_cache=static,
     )
+
+
+# gpt-fast's (and torchtune's) name for the positions of the tokens a forward is given
+POSITIONS_NAME = "input_pos"
+
+
+def setup_static_cache(loaded: Loaded, batch: int, slots: int, label: str) -> str:
+    """gpt-fast's static cache: ``model.setup_caches(max_batch_size, max_seq_length)`` called with
+    ``batch`` and ``slots`` (twice the longest sequence checked, at most the model's max positions),
+    after the model is in its dtype (gpt-fast makes the cache and its RoPE table in the output
+    layer's dtype). Returns the call made, for the report; a call that raises is bad input.
+
+    The cache lives in the modules: a forward writes its tokens' keys and values at ``input_pos``
+    and attends to every slot, the slots past the current token masked. Decoding then passes one
+    token at a time with its position (:func:`mathcheck.model.properties.kv_cache`)."""
+    import torch
+
+    setup = loaded.model.setup_caches
+    try:
+        params = [
+            p
+            for p in inspect.signature(setup).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        params = []
+    made = f"setup_caches({batch}, {slots})"
+    if len(params) < 2:
+        raise BadInput(
+            f"SPEC {label!r}: the model's setup_caches takes no (max_batch_size, max_seq_length) to set up its "
+            "static KV cache; set it up in the factory, or give the forward no input_pos"
+        )
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(loaded.dtype or torch.float64)
+    try:
+        setup(batch, slots)
+    except Exception as exc:  # noqa: BLE001 - the user's code: one line
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        raise BadInput(f"SPEC {label!r}: {made} raised {type(exc).__name__}: {msg}") from None
+    finally:
+        torch.set_default_dtype(before)
+    return made
 
 
 def load_model(

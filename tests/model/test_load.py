@@ -167,8 +167,11 @@ def test_a_nanogpt_style_forward_holds_called_by_idx_with_targets_for_all_positi
 def test_a_gpt_fast_style_forward_holds_and_the_detection_is_printed():
     report = check_model(f"{HERE}:fast")
     assert report.status == "holds"
-    assert report.config["input"] == "keyword idx: the forward's first parameter"
+    assert report.config["input"] == (
+        "keyword idx: the forward's first parameter; input_pos=0…L−1 passed: the forward takes the tokens' positions"
+    )
     assert _prop(report, "causality").status == "holds"
+    assert "cache" not in report.config  # no setup_caches: no static cache to drive
 
 
 def test_a_positional_only_forward_is_called_positionally():
