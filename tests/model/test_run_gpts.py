@@ -276,6 +276,56 @@ class TiledHeads(FastAttention):  # planted: key/value heads tiled (head i reads
         return k.repeat(1, r, 1, 1), v.repeat(1, r, 1, 1)
 
 
+class StaticKVCache(nn.Module):
+    """gpt-fast's KVCache: (max_batch_size, heads, max_seq_length, d) buffers written in place at input_pos."""
+
+    def __init__(self, max_batch_size, max_seq_length, n_heads, head_dim):
+        super().__init__()
+        shape = (max_batch_size, n_heads, max_seq_length, head_dim)
+        self.register_buffer("k_cache", torch.zeros(shape, dtype=torch.float64))
+        self.register_buffer("v_cache", torch.zeros(shape, dtype=torch.float64))
+
+    def update(self, input_pos, k, v):
+        self.k_cache[:, :, input_pos], self.v_cache[:, :, input_pos] = k, v
+        return self.k_cache, self.v_cache
+
+
+class DroppingKVCache(StaticKVCache):  # planted: keys at positions ≥ 8 are never written
+    def update(self, input_pos, k, v):
+        keep = input_pos < 8
+        self.k_cache[:, :, input_pos[keep]], self.v_cache[:, :, input_pos[keep]] = k[:, :, keep], v[:, :, keep]
+        return self.k_cache, self.v_cache
+
+
+class StaticFastGPT(FastGPT):
+    """gpt-fast's calling convention: no cache until ``setup_caches(max_batch_size, max_seq_length)``,
+    then ``forward(idx, input_pos)`` writes the tokens at input_pos and attends to every slot, the
+    slots past each token masked by a (max_seq_length, max_seq_length) triangle."""
+
+    dropping_layer = None  # planted when set: that layer's cache drops keys past 8
+
+    def setup_caches(self, max_batch_size, max_seq_length):
+        c = self.config
+        for i, layer in enumerate(self.layers):
+            cache = DroppingKVCache if i == self.dropping_layer else StaticKVCache
+            layer["attention"].kv_cache = cache(max_batch_size, max_seq_length, c.n_local_heads, c.n_embd // c.n_head)
+        self.causal_mask = torch.tril(torch.ones(max_seq_length, max_seq_length, dtype=torch.bool))
+        self.ready = True
+
+    def forward(self, idx, input_pos=None):
+        assert getattr(self, "ready", False), "Caches must be initialized first"
+        return super().forward(idx, input_pos)
+
+
+def _static(dropping_layer=None):
+    def make():
+        model = StaticFastGPT()
+        model.dropping_layer = dropping_layer
+        return model
+
+    return make
+
+
 def _fast_at_layer(bug):
     def make():
         model = FastGPT()
@@ -317,6 +367,23 @@ def test_a_gpt_fast_style_gpt_holds_as_written_static_cache_grouped_heads_and_ro
     attn = _module(report, "layers.0.attention")
     assert _named(attn, "gqa-grouping").note == "4 query heads over 2 key/value heads"
     assert _named(attn, "mask-kind").status == "holds"  # the static cache's slots past L are masked, as expected
+
+
+def test_a_static_cache_set_up_by_setup_caches_is_driven_by_input_pos_and_decoded():
+    report = _check(_static())
+    assert report.status == "holds", report.failures()
+    assert report.config["cache"] == "static: setup_caches(2, 32), decoded by input_pos"
+    kv = next(p for p in report.properties if p.name == "kv-cache")
+    assert kv.status == "holds"
+    assert kv.note.startswith("tokens 3..15 decoded one at a time after a prefix of 3 (the static cache")
+
+
+def test_a_static_cache_dropping_keys_past_8_fails_kv_cache_at_the_layer_that_has_it():
+    # the full forward goes through the same cache, so it and decoding agree: the values read say it
+    kv = next(p for p in _check(_static(dropping_layer=1)).properties if p.name == "kv-cache")
+    assert kv.status == "fails"
+    assert kv.counterexample["module"] == "layers.1.attention" and kv.counterexample["t"] == 8
+    assert "slot 8 does not hold token 8's values (over 6 tokens it does)" in kv.note
 
 
 # --- the planted bugs, each at its module ------------------------------------------------------
@@ -433,6 +500,7 @@ def test_a_padding_mask_broadcast_from_one_row_fails(row):
     padding = next(p for p in _check(_padded(row)).properties if p.name == "padding")
     assert padding.status == "fails"
     assert padding.counterexample["row"] == 1 - row
+    assert padding.counterexample["module"] == "transformer.h.0.attn"  # the first attention to read the mask
 
 
 class ConvPaddedAttention(PaddedAttention):
