@@ -189,11 +189,15 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
         weights = None
     else:
         z = call.inputs["input"]
-        if z.dim() != 4 or z.shape[-1] != z.shape[-2] or (call.inputs["dim"] not in (-1, 3, None)):
+        if z.dim() != 4 or z.shape[-1] < z.shape[-2] or (call.inputs["dim"] not in (-1, 3, None)):
             return [], "scores are not (B, h, L, L) over the last axis"
-        h, L = z.shape[1], z.shape[-1]
-        z_diag = torch.diagonal(z.to(F64), dim1=-2, dim2=-1)
+        h, L = z.shape[1], z.shape[-2]
         weights = call.output.to(F64)
+        if z.shape[-1] > L:  # a static cache's slots past the L tokens: they must weigh nothing
+            if bool((weights[..., L:] != 0).any()):
+                return [], f"scores over {z.shape[-1]} keys for {L} queries, the keys past {L} weighed"
+            z, weights = z[..., :L], weights[..., :L]
+        z_diag = torch.diagonal(z.to(F64), dim1=-2, dim2=-1)
     x = got[found["out"]][1]
     if "qkv" in found:
         fused = got[found["qkv"]][0].to(F64)

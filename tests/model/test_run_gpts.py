@@ -218,6 +218,9 @@ class FastAttention(nn.Module):
         r = self.n_head // self.n_local_heads
         return k.repeat_interleave(r, dim=1), v.repeat_interleave(r, dim=1)
 
+    def attend(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0)
+
     def forward(self, x, table, mask, input_pos):
         B, T, _ = x.shape
         kv = self.n_local_heads * self.head_dim
@@ -228,7 +231,7 @@ class FastAttention(nn.Module):
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
         k, v = self.kv_cache.update(input_pos, k, v)
         k, v = self.group(k, v)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0)
+        y = self.attend(q, k, v, mask)
         return self.wo(y.transpose(1, 2).contiguous().view(B, T, self.dim))
 
 
@@ -317,10 +320,25 @@ class StaticFastGPT(FastGPT):
         return super().forward(idx, input_pos)
 
 
-def _static(dropping_layer=None):
+class HandAttention(FastAttention):
+    """SDPA written out by hand over the static cache's slots (those past each token masked)."""
+
+    def attend(self, q, k, v, mask):
+        att = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, float("-inf"))
+        return F.softmax(att, dim=-1) @ v
+
+
+class HandNoScale(HandAttention):  # planted: the 1/√d forgotten
+    def attend(self, q, k, v, mask):
+        return F.softmax((q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
+def _static(dropping_layer=None, attention=FastAttention, layer_1=None):
     def make():
-        model = StaticFastGPT()
+        model = StaticFastGPT(attention=attention)
         model.dropping_layer = dropping_layer
+        if layer_1 is not None:
+            model.layers[1]["attention"] = layer_1(model.config)
         return model
 
     return make
@@ -384,6 +402,15 @@ def test_a_static_cache_dropping_keys_past_8_fails_kv_cache_at_the_layer_that_ha
     assert kv.status == "fails"
     assert kv.counterexample["module"] == "layers.1.attention" and kv.counterexample["t"] == 8
     assert "slot 8 does not hold token 8's values (over 6 tokens it does)" in kv.note
+
+
+def test_scores_written_by_hand_over_a_static_cache_are_held_to_the_scale_its_slots_past_l_aside():
+    # the softmax runs over all 32 slots, those past the 6 tokens weighing 0: the first 6 are the scores
+    report = _check(_static(attention=HandAttention, layer_1=HandNoScale))
+    assert _named(_module(report, "layers.0.attention"), "scale").note == "scores = q·k × 0.353553 (1/√d, d = 8)"
+    assert _named(_module(report, "layers.0.attention"), "values").status == "holds"
+    scale = _named(_module(report, "layers.1.attention"), "scale")
+    assert (scale.status, scale.note) == ("fails", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)")
 
 
 # --- the planted bugs, each at its module ------------------------------------------------------
