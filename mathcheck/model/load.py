@@ -7,8 +7,10 @@ transformers is imported here only, and only for an ``hf:`` SPEC.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -514,7 +516,9 @@ def from_module(
     model = model_or_factory
     if not isinstance(model, torch.nn.Module):
         try:  # the user's code: a time limit, and sys.exit() inside it is an error, never a success
-            model = _seeded(seed, lambda: guarded(model_or_factory))
+            # what it prints goes to stderr: stdout is the report's (nanoGPT prints its parameter count)
+            with contextlib.redirect_stdout(sys.stderr):
+                model = _seeded(seed, lambda: guarded(model_or_factory))
         except Exception as exc:  # noqa: BLE001
             raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, torch.nn.Module):

@@ -195,6 +195,20 @@ def test_a_keyword_only_forward_needs_input_name_and_the_replay_carries_it():
     assert "input keyword tokens (--input-name)" in out.output.splitlines()[1]
 
 
+def chatty():
+    print("number of parameters: 0.03M")  # nanoGPT's GPT.__init__ prints this
+    return NanoStyleGPT()
+
+
+def test_what_a_factory_prints_goes_to_stderr_and_leaves_the_json_report_whole():
+    import json
+
+    out = run(f"{HERE}:chatty", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["model"] == f"{HERE}:chatty"
+    assert "number of parameters: 0.03M" in out.stderr
+
+
 def test_a_forward_that_cannot_be_called_as_detected_says_the_call_the_signature_and_the_flag():
     out = run(f"{HERE}:mask_first")
     assert out.exit_code == 2 and out.output.count("\n") == 1
