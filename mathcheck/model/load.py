@@ -534,7 +534,14 @@ def from_module(
     positions = POSITIONS_NAME if POSITIONS_NAME in sig and name != POSITIONS_NAME else None
     if positions:
         found += f"; {positions}=0…L−1 passed: the forward takes the tokens' positions"
-    static = positions is not None and cache_kw is None and callable(getattr(model, "setup_caches", None))
+    static, notes = False, []
+    if positions is not None and cache_kw is None and callable(getattr(model, "setup_caches", None)):
+        static = sizes_setup(model.setup_caches)
+        if not static:
+            notes.append(
+                f"setup_caches{_shown(model.setup_caches)} does not take (max_batch_size, max_seq_length) first: "
+                "its cache is not set up, and kv-cache not checked"
+            )
     return Loaded(
         model,
         label,
@@ -552,7 +559,34 @@ def from_module(
         caps=caps,
         positions_name=positions,
         static_cache=static,
+        notes=notes,
     )
+
+
+def _shown(fn) -> str:
+    try:
+        return str(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return "(?)"
+
+
+def sizes_setup(setup) -> bool:
+    """Whether ``setup`` takes gpt-fast's (max_batch_size, max_seq_length) as its first two positional
+    parameters (named for a batch and a sequence length); torchtune's ``setup_caches(batch_size,
+    dtype, …)`` does not.
+
+    >>> sizes_setup(lambda max_batch_size, max_seq_length: None), sizes_setup(lambda batch_size, dtype: None)
+    (True, False)
+    """
+    try:
+        params = [
+            p.name
+            for p in inspect.signature(setup).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 2 and "batch" in params[0] and any(w in params[1] for w in ("seq", "len"))
 
 
 # gpt-fast's (and torchtune's) name for the positions of the tokens a forward is given
@@ -571,20 +605,7 @@ def setup_static_cache(loaded: Loaded, batch: int, slots: int, label: str) -> st
     import torch
 
     setup = loaded.model.setup_caches
-    try:
-        params = [
-            p
-            for p in inspect.signature(setup).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        params = []
     made = f"setup_caches({batch}, {slots})"
-    if len(params) < 2:
-        raise BadInput(
-            f"SPEC {label!r}: the model's setup_caches takes no (max_batch_size, max_seq_length) to set up its "
-            "static KV cache; set it up in the factory, or give the forward no input_pos"
-        )
     before = torch.get_default_dtype()
     torch.set_default_dtype(loaded.dtype or torch.float64)
     try:

@@ -413,6 +413,22 @@ def test_scores_written_by_hand_over_a_static_cache_are_held_to_the_scale_its_sl
     assert (scale.status, scale.note) == ("fails", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)")
 
 
+class TunedGPT(FastGPT):
+    """A setup_caches of another convention (torchtune's takes (batch_size, dtype, …))."""
+
+    def setup_caches(self, batch_size, dtype, decoder_max_seq_len=None):
+        raise AssertionError("not to be called")
+
+
+def test_a_setup_caches_not_taking_the_batch_and_the_length_is_not_called_and_said():
+    loaded = from_module(TunedGPT, "m")
+    assert loaded.positions_name == "input_pos" and not loaded.static_cache
+    assert loaded.notes == [
+        "setup_caches(batch_size, dtype, decoder_max_seq_len=None) does not take (max_batch_size, "
+        "max_seq_length) first: its cache is not set up, and kv-cache not checked"
+    ]
+
+
 # --- the planted bugs, each at its module ------------------------------------------------------
 
 
