@@ -189,11 +189,15 @@ def check_heads(model, trace, call, replay: str) -> tuple[list[Result], str]:
         weights = None
     else:
         z = call.inputs["input"]
-        if z.dim() != 4 or z.shape[-1] != z.shape[-2] or (call.inputs["dim"] not in (-1, 3, None)):
+        if z.dim() != 4 or z.shape[-1] < z.shape[-2] or (call.inputs["dim"] not in (-1, 3, None)):
             return [], "scores are not (B, h, L, L) over the last axis"
-        h, L = z.shape[1], z.shape[-1]
-        z_diag = torch.diagonal(z.to(F64), dim1=-2, dim2=-1)
+        h, L = z.shape[1], z.shape[-2]
         weights = call.output.to(F64)
+        if z.shape[-1] > L:  # a static cache's slots past the L tokens: they must weigh nothing
+            if bool((weights[..., L:] != 0).any()):
+                return [], f"scores over {z.shape[-1]} keys for {L} queries, the keys past {L} weighed"
+            z, weights = z[..., :L], weights[..., :L]
+        z_diag = torch.diagonal(z.to(F64), dim1=-2, dim2=-1)
     x = got[found["out"]][1]
     if "qkv" in found:
         fused = got[found["qkv"]][0].to(F64)
@@ -331,6 +335,22 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
         what = f"the input of {out_path} against P·V"
     if err <= tol:
         return [_ok("values", "attention-backward", doc, err, tol, what)]
+    g, h = vh.shape[1], len(group)
+    if call.kind == "sdpa" and g < h and v_in.shape[-3] == h:  # value heads tiled, as the keys may be
+        tiled = vh[:, torch.arange(h) % g]
+        if v_in.shape == tiled.shape and float((v_in - tiled).abs().max()) <= tol:
+            return [
+                _bad(
+                    "values",
+                    "attention-backward",
+                    doc,
+                    err,
+                    tol,
+                    f"{what} differ by {err:.3g}: query head i reads value head i mod {g} (heads tiled), "
+                    f"not i // {h // g}",
+                    {"compared": what, "replay": replay},
+                )
+            ]
     return [
         _bad(
             "values",
@@ -343,3 +363,46 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
             {"compared": what, "replay": replay},
         )
     ]
+
+
+def value_slots(model, trace, call) -> int | None:
+    """For an SDPA call of a forward over n tokens whose keys and values come from a static cache
+    (gpt-fast's: slots written at ``input_pos``, n of them or more): the first slot s < n whose
+    values are not the value projection's head of token s — a cache that drops, wraps or misplaces
+    what it holds; None when every slot holds its token's, or when the module is not one of plain
+    projections (nothing to compare against). The values are compared, not the keys: RoPE leaves
+    the values as projected."""
+    if call.kind != "sdpa":
+        return None
+    found, _ = projections(model, call.path)
+    if found is None:
+        return None
+    got = _first_outputs(trace, set(found.values()))
+    if any(p not in got for p in found.values()):
+        return None
+    v_in, q_in = call.inputs["value"].to(F64), call.inputs["query"]
+    h, n = q_in.shape[-3], q_in.shape[-2]
+    x = got[found["out"]][1]
+    if "qkv" in found:
+        fused = got[found["qkv"]][0].to(F64)
+        D = x.shape[-1]
+        kv = (fused.shape[-1] - D) // 2
+        if kv <= 0 or D + 2 * kv != fused.shape[-1]:
+            return None
+        v = fused[..., D + kv :]
+    else:
+        v = got[found["v"]][0].to(F64)
+    if v.dim() != 3 or v.shape[1] != n or x.shape[-1] % h or v.shape[-1] % (x.shape[-1] // h):
+        return None
+    g = v.shape[-1] // (x.shape[-1] // h)
+    if g < 1 or h % g or v_in.shape[-2] < n:
+        return None
+    vh = _heads(v, g)
+    want = vh if v_in.shape[-3] == g else vh[:, torch.arange(h) // (h // g)]
+    got_v = v_in[..., :n, :]
+    if got_v.shape != want.shape:
+        return None
+    dtype = coarser(call.output.dtype, v.dtype, *trace.dtypes_at.get(call.path, ()))
+    tol = dtype_tolerance(1, float(want.abs().max()) + 1.0, dtype)
+    bad = ((got_v - want).abs() > tol).flatten(0, 1).any(0).any(-1)  # (n,): slot s wrong in some row/head
+    return int(torch.nonzero(bad)[0]) if bool(bad.any()) else None

@@ -7,8 +7,10 @@ transformers is imported here only, and only for an ``hf:`` SPEC.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +64,8 @@ class Loaded:
         default_factory=list
     )  # choices made for the model (eager for SDPA, float32), said in the report
     takes_use_cache: bool = True  # False: the forward has no use_cache parameter (a --cache-arg model)
+    positions_name: str | None = None  # the forward's parameter for the tokens' positions (gpt-fast's input_pos)
+    static_cache: bool = False  # a static KV cache kept inside the modules, set up by model.setup_caches
 
 
 def check_options(
@@ -512,7 +516,9 @@ def from_module(
     model = model_or_factory
     if not isinstance(model, torch.nn.Module):
         try:  # the user's code: a time limit, and sys.exit() inside it is an error, never a success
-            model = _seeded(seed, lambda: guarded(model_or_factory))
+            # what it prints goes to stderr: stdout is the report's (nanoGPT prints its parameter count)
+            with contextlib.redirect_stdout(sys.stderr):
+                model = _seeded(seed, lambda: guarded(model_or_factory))
         except Exception as exc:  # noqa: BLE001
             raise BadInput(f"SPEC {label!r}: calling the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, torch.nn.Module):
@@ -525,6 +531,17 @@ def from_module(
     name, found = detect_input(model.forward, input_name, label)
     cache_kw, takes_use_cache = cache_parameter(model.forward, cache_arg, label)
     max_positions, caps = _factory_limits(model)
+    positions = POSITIONS_NAME if POSITIONS_NAME in sig and name != POSITIONS_NAME else None
+    if positions:
+        found += f"; {positions}=0…L−1 passed: the forward takes the tokens' positions"
+    static, notes = False, []
+    if positions is not None and cache_kw is None and callable(getattr(model, "setup_caches", None)):
+        static = sizes_setup(model.setup_caches)
+        if not static:
+            notes.append(
+                f"setup_caches{_shown(model.setup_caches)} does not take (max_batch_size, max_seq_length) first: "
+                "its cache is not set up, and kv-cache not checked"
+            )
     return Loaded(
         model,
         label,
@@ -540,7 +557,65 @@ def from_module(
         input_found=found,
         max_positions=max_positions,
         caps=caps,
+        positions_name=positions,
+        static_cache=static,
+        notes=notes,
     )
+
+
+def _shown(fn) -> str:
+    try:
+        return str(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return "(?)"
+
+
+def sizes_setup(setup) -> bool:
+    """Whether ``setup`` takes gpt-fast's (max_batch_size, max_seq_length) as its first two positional
+    parameters (named for a batch and a sequence length); torchtune's ``setup_caches(batch_size,
+    dtype, …)`` does not.
+
+    >>> sizes_setup(lambda max_batch_size, max_seq_length: None), sizes_setup(lambda batch_size, dtype: None)
+    (True, False)
+    """
+    try:
+        params = [
+            p.name
+            for p in inspect.signature(setup).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 2 and "batch" in params[0] and any(w in params[1] for w in ("seq", "len"))
+
+
+# gpt-fast's (and torchtune's) name for the positions of the tokens a forward is given
+POSITIONS_NAME = "input_pos"
+
+
+def setup_static_cache(loaded: Loaded, batch: int, slots: int, label: str) -> str:
+    """gpt-fast's static cache: ``model.setup_caches(max_batch_size, max_seq_length)`` called with
+    ``batch`` and ``slots`` (twice the longest sequence checked, at most the model's max positions),
+    after the model is in its dtype (gpt-fast makes the cache and its RoPE table in the output
+    layer's dtype). Returns the call made, for the report; a call that raises is bad input.
+
+    The cache lives in the modules: a forward writes its tokens' keys and values at ``input_pos``
+    and attends to every slot, the slots past the current token masked. Decoding then passes one
+    token at a time with its position (:func:`mathcheck.model.properties.kv_cache`)."""
+    import torch
+
+    setup = loaded.model.setup_caches
+    made = f"setup_caches({batch}, {slots})"
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(loaded.dtype or torch.float64)
+    try:
+        setup(batch, slots)
+    except Exception as exc:  # noqa: BLE001 - the user's code: one line
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        raise BadInput(f"SPEC {label!r}: {made} raised {type(exc).__name__}: {msg}") from None
+    finally:
+        torch.set_default_dtype(before)
+    return made
 
 
 def load_model(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 
 import torch
@@ -54,6 +55,8 @@ def call(loaded, ids, **kw) -> Any:
         kw = {loaded.targets_name: ids, **kw}
     if not loaded.takes_use_cache:  # a --cache-arg forward: the cache argument alone asks for a cache
         kw.pop("use_cache", None)
+    if loaded.positions_name is not None and loaded.positions_name not in kw:  # gpt-fast's input_pos
+        kw[loaded.positions_name] = torch.arange(ids.shape[1])
     with default_dtype(loaded.dtype or F64):
         if loaded.input_name is None:
             return loaded.model(ids, **kw)
@@ -252,11 +255,11 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
     """The property on ``kv_length`` tokens (fresh seeded ids, their own full forward and tolerance),
     or a failure saying what the cache path raised (the user's cache code)."""
     doc = "decoding one token at a time against the cache equals the full forward"
-    if loaded.causal and loaded.cache_kw is not None:
+    if loaded.causal and (loaded.cache_kw is not None or loaded.static_cache):
         n = kv_length(loaded, ids.shape[1])
         if n > ids.shape[1]:
             long_ids = draw_ids(seed + 1, loaded.vocab, n)
-            full = Trace(loaded.model, calls=False)
+            full = Trace(loaded.model, calls=loaded.static_cache)
             try:
                 long_base = logits_of(forward(loaded, long_ids, full), long_ids.shape).to(F64)
             except Exception as exc:  # noqa: BLE001 - the uncached forward itself refuses n tokens: no cache claim to make
@@ -270,6 +273,10 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
                     f"give the model's max positions as config.block_size",
                 )
             tol = model_tolerance(loaded, output_scale(full), n, dtype)
+            if loaded.static_cache:
+                held = _static_slots(loaded, full, long_ids, ids.shape[1], tol, replay)
+                if held is not None:
+                    return held
             ids, base = long_ids, long_base
     try:
         return _kv_cache(loaded, ids, base, tol, replay)
@@ -286,6 +293,44 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
         )
 
 
+def _static_slots(loaded, full: Trace, long_ids, L: int, tol, replay) -> Result | None:
+    """A static cache (gpt-fast's) is read by the full forward too: a forward over n tokens writes
+    them at slots 0…n − 1 and attends to the cache. A cache that drops or wraps keys past some
+    position is then wrong the same way in the full forward and in decoding, which agree; but the
+    values its attention reads over n tokens are then not the tokens' own, where over the L tokens
+    the attention checks saw they are. The failure names the first attention call, and slot, where
+    that is so (values already wrong over L tokens, RoPE on them, are the ``values`` property's)."""
+    from mathcheck.model.heads import value_slots
+
+    n = long_ids.shape[1]
+    short = Trace(loaded.model)
+    forward(loaded, long_ids[:, :L], short)
+    wrong_short = {c.path for c in short.calls if not c.index and value_slots(loaded.model, short, c) is not None}
+    for c in full.calls:
+        if c.index or c.path in wrong_short:
+            continue
+        slot = value_slots(loaded.model, full, c)
+        if slot is None:
+            continue
+        return _fail(
+            "kv-cache",
+            "kv-cache-equivalence",
+            "decoding one token at a time against the cache equals the full forward",
+            None,
+            tol,
+            {
+                "t": slot,
+                "module": c.path,
+                "replay": replay,
+                "compared": f"the values attention reads at slot {slot} of the static cache, in a forward over "
+                f"{n} tokens, against the value projection of token {slot}",
+            },
+            note=f"over {n} tokens, the static cache's slot {slot} does not hold token {slot}'s values (over "
+            f"{L} tokens it does): the cache drops, wraps or misplaces keys; first at module {c.path}",
+        )
+    return None
+
+
 def _kv_cache(loaded, ids, base, tol, replay) -> Result:
     claim, doc = "kv-cache-equivalence", "decoding one token at a time against the cache equals the full forward"
     if not loaded.causal:
@@ -297,7 +342,8 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
             "not expected to hold",
             note="a bidirectional model has no incremental decoding",
         )
-    if loaded.cache_kw is None:
+    static = loaded.cache_kw is None and loaded.static_cache
+    if loaded.cache_kw is None and not static:
         return Result(
             "kv-cache",
             claim,
@@ -311,7 +357,7 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
     P = max(1, min(L, 6) // 2)  # a short prefix: every later token goes through the cache
     prefix = Trace(loaded.model, calls=False)
     out = forward(loaded, ids[:, :P], prefix, use_cache=True)
-    cache = cache_of(out, loaded.cache_kw)
+    cache = STATIC if static else cache_of(out, loaded.cache_kw)
     worst = _max_diff(logits_of(out, (ids.shape[0], P)).to(F64), base[:, :P])
     if worst > tol:  # the prefix alone already differs from the full forward's first P positions
         full = Trace(loaded.model, calls=False)
@@ -353,7 +399,7 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
             )
         step = ids[:, t : t + 1]
         tr = Trace(loaded.model)
-        out = forward(loaded, step, tr, use_cache=True, **{loaded.cache_kw: cache})
+        out = forward(loaded, step, tr, **step_arguments(loaded, t, cache))
         lt = logits_of(out, step.shape).to(F64)
         err = _max_diff(lt[:, -1], base[:, t])
         worst = max(worst, err)
@@ -376,7 +422,8 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
                 cx,
                 note=f"token {t} decoded with the cache differs from the full forward; first at module {where}",
             )
-        cache = cache_of(out, loaded.cache_kw)
+        cache = STATIC if static else cache_of(out, loaded.cache_kw)
+    how = f" (the static cache kept in the modules, each token at its {loaded.positions_name})" if static else ""
     return Result(
         "kv-cache",
         claim,
@@ -385,8 +432,20 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
         "holds",
         worst,
         tol,
-        note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}",
+        note=f"tokens {P}..{L - 1} decoded one at a time after a prefix of {P}{how}",
     )
+
+
+STATIC = "the static cache kept inside the modules"  # what a static cache's forward "returns" as its cache
+
+
+def step_arguments(loaded, t: int, cache) -> dict:
+    """The keywords of one decoding step of token ``t``: the cache returned by the last call
+    (``use_cache=True``, under ``loaded.cache_kw``), or, for a static cache kept inside the modules
+    (gpt-fast), the token's position alone (``input_pos=[t]``): the modules hold keys 0…t − 1."""
+    if cache is STATIC:
+        return {loaded.positions_name: torch.tensor([t])}
+    return {"use_cache": True, loaded.cache_kw: cache}
 
 
 def _no_cache_field(out, kw) -> bool:
@@ -637,6 +696,9 @@ def _padding(loaded, ids, tol, tol_alone, replay, claim, doc) -> Result:
                         f"(moves its kept logits by {err:.3g})"
                     )
                     continue
+                kept = torch.nonzero(keep).flatten().tolist()
+                alt = None if what.startswith("running") else other
+                module = _padding_module(loaded, ids, alt, mask, row, kept, bound)
                 return _fail(
                     "padding",
                     claim,
@@ -645,10 +707,12 @@ def _padding(loaded, ids, tol, tol_alone, replay, claim, doc) -> Result:
                     bound,
                     {
                         "row": row,
+                        "module": module,
                         "compared": f"row {row}'s kept logits ({where} padding, tokens {masked} masked) against {what}",
                         "replay": replay,
                     },
-                    note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}",
+                    note=f"row {row} ({where} padding): {what} moves its kept logits by {err:.3g}; "
+                    f"first at module {module}",
                 )
     if mixed:
         return Result(
@@ -670,6 +734,32 @@ def _padding(loaded, ids, tol, tol_alone, replay, claim, doc) -> Result:
         note=f"row 0 padded on the {'right' if loaded.causal else 'left'}, row 1's token {L // 2} masked; "
         "each row also against itself alone" + (f" (within {tol_alone:.3g})" if tol_alone != tol else ""),
     )
+
+
+def _row_outputs(trace: Trace, row: int, batch: int) -> SimpleNamespace:
+    """The traced outputs (and inputs) of one row of a batch of ``batch``: tensors whose first axis is
+    the batch are cut to ``row``."""
+
+    def cut(t):
+        return t[row : row + 1] if t is not None and t.dim() and t.shape[0] == batch else t
+
+    return SimpleNamespace(outputs=[(p, cut(out), cut(inp)) for p, out, inp in trace.outputs])
+
+
+def _padding_module(loaded, ids, other, mask, row, kept, tol) -> str | None:
+    """Where a padded row's kept positions first part (:func:`first_divergence`): against the same
+    batch with the row's masked-out tokens changed (``other``), or, ``other`` None, against the row
+    run alone with its own mask — the first module whose output moves there while its input does
+    not (the attention that reads a wrong mask)."""
+    ta, tb = Trace(loaded.model, calls=False), Trace(loaded.model, calls=False)
+    forward(loaded, ids, ta, attention_mask=mask)
+    if other is None:
+        forward(loaded, ids[row : row + 1], tb, attention_mask=mask[row : row + 1])
+        b = tb
+    else:
+        forward(loaded, other, tb, attention_mask=mask)
+        b = _row_outputs(tb, row, ids.shape[0])
+    return first_divergence(_row_outputs(ta, row, ids.shape[0]), b, ids.shape[1], kept, tol)
 
 
 def _sees(call, masked) -> bool:

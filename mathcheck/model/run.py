@@ -11,7 +11,15 @@ from mathcheck.conform.spec import BadInput
 from mathcheck.model import heads
 from mathcheck.model import properties as mp
 from mathcheck.model import sublayers as sl
-from mathcheck.model.load import Sizes, cache_of, check_options, declared_causal, load_model, logits_of
+from mathcheck.model.load import (
+    Sizes,
+    cache_of,
+    check_options,
+    declared_causal,
+    load_model,
+    logits_of,
+    setup_static_cache,
+)
 from mathcheck.model.report import ModelReport, ModuleResult
 from mathcheck.model.trace import Trace
 from mathcheck.outcome import replay, split_flags
@@ -192,12 +200,13 @@ def _sublayers(loaded, ids, trace, seed, replay, notes: list) -> list[ModuleResu
     for key, res in _call_results(trace.calls, loaded, L, L, "full forward").items():
         found.setdefault(key, []).extend(res)
     _head_results(loaded, trace, replay, found, notes)
-    if loaded.causal and loaded.cache_kw:
+    if loaded.causal and (loaded.cache_kw or loaded.static_cache):
         step = Trace(loaded.model)
         try:
-            cache = cache_of(mp.forward(loaded, ids[:, :-1], use_cache=True), loaded.cache_kw)
+            out = mp.forward(loaded, ids[:, :-1], use_cache=True)
+            cache = mp.STATIC if not loaded.cache_kw else cache_of(out, loaded.cache_kw)
             if cache is not None:
-                mp.forward(loaded, ids[:, -1:], step, use_cache=True, **{loaded.cache_kw: cache})
+                mp.forward(loaded, ids[:, -1:], step, **mp.step_arguments(loaded, L - 1, cache))
         except Exception:  # noqa: BLE001 - the cache path raised: the kv-cache property reports it
             step.calls.clear()
         for key, res in _call_results(step.calls, loaded, 1, None, "cached step", (None, L - 1)).items():
@@ -228,6 +237,11 @@ def check_model(
     ``loaded`` (from :func:`~mathcheck.model.load.from_module`) replaces loading ``spec``;
     ``input_name`` names the forward's parameter for the token ids (default: detected)."""
     loaded, replay = _load(spec, sizes, attn, seed, causal, length, loaded, input_name, cache_arg)
+    if loaded.static_cache:  # gpt-fast: twice the longest sequence checked, so that slots past it stay masked
+        n = max(length, mp.kv_length(loaded, length))
+        slots = min(2 * n, loaded.max_positions) if loaded.max_positions else 2 * n
+        made = setup_static_cache(loaded, mp.BATCH, slots, spec)
+        loaded.config["cache"] = f"static: {made}, decoded by {loaded.positions_name}"
     ids = mp.draw_ids(seed, loaded.vocab, length)
     base = _logits(loaded, spec, ids)
     # traced apart from `base`: an active TorchFunctionMode turns off fused fast paths

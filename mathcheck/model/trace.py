@@ -112,17 +112,20 @@ class Trace:
         self.stack.append(self.names.get(id(module), "?"))
         self.entered.append(self.stack[-1])
 
-    def _post(self, module, args, out):
+    def _post(self, module, args, kwargs, out):
         path = self.stack.pop() if self.stack else "?"
         first = out[0] if isinstance(out, (tuple, list)) and out else getattr(out, "logits", out)
         if isinstance(first, torch.Tensor) and first.is_floating_point() and first.dim() >= 2:
-            inp = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+            # the first floating tensor passed positionally, else by keyword (transformers' decoder
+            # layers call self_attn(hidden_states=…))
+            given = [*args, *(kwargs or {}).values()]
+            inp = next((a for a in given if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
             self.outputs.append((path, first.detach(), None if inp is None else inp.detach()))
 
     def __enter__(self):
         for m in self.model.modules():
             self._handles.append(m.register_forward_pre_hook(self._pre))
-            self._handles.append(m.register_forward_hook(self._post, always_call=True))
+            self._handles.append(m.register_forward_hook(self._post, with_kwargs=True, always_call=True))
         if self._mode is not None:
             self._mode.__enter__()
         return self

@@ -395,7 +395,7 @@ def value(e: sp.Expr, inst: Instance) -> sp.Expr:
     """``e`` at one instance: every ``E``/``Var``/``Cov`` by its definition over the blocks (innermost
     first), ordinary symbols at their drawn values; sums with numeric bounds written out."""
     e = _subs(e, inst.values)
-    e = _subs(e.doit(), inst.values) if e.has(sp.Sum, sp.Product) else e
+    e = _subs(_written_out(e), inst.values) if e.has(sp.Sum, sp.Product) else e
     while True:
         inner = [
             x
@@ -405,6 +405,31 @@ def value(e: sp.Expr, inst: Instance) -> sp.Expr:
         if not inner:
             return e
         e = e.xreplace({x: _operator(x, inst) for x in inner})
+
+
+def _written_out(e: sp.Expr) -> sp.Expr:
+    """Sums and products with integer bounds written out term by term, innermost first; any other
+    one left to ``doit``. Same value as ``doit`` (a finite sum of the same terms), without SymPy's
+    search for a closed form, which was a third of a probability chain's numeric time.
+
+    >>> i = sp.Symbol("i", integer=True)
+    >>> _written_out(sp.Sum(i**2, (i, 1, 3)) + sp.Product(i, (i, 2, 4)))
+    38
+    """
+
+    def out(x):
+        if not isinstance(x, (sp.Sum, sp.Product)):
+            return x.func(*[out(a) for a in x.args]) if x.args else x
+        body = out(x.function)
+        for i, a, b in x.limits:  # the first limit is the innermost
+            a, b = out(a), out(b)
+            if not (a.is_Integer and b.is_Integer and b - a < 10_000):
+                return x.func(body, (i, a, b)).doit()
+            terms = [body.xreplace({i: sp.Integer(k)}) for k in range(int(a), int(b) + 1)]
+            body = sp.Add(*terms) if isinstance(x, sp.Sum) else sp.Mul(*terms)
+        return body
+
+    return out(e)
 
 
 def log_density(family: str, params: tuple, x: sp.Expr) -> sp.Expr | None:

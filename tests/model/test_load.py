@@ -167,8 +167,11 @@ def test_a_nanogpt_style_forward_holds_called_by_idx_with_targets_for_all_positi
 def test_a_gpt_fast_style_forward_holds_and_the_detection_is_printed():
     report = check_model(f"{HERE}:fast")
     assert report.status == "holds"
-    assert report.config["input"] == "keyword idx: the forward's first parameter"
+    assert report.config["input"] == (
+        "keyword idx: the forward's first parameter; input_pos=0…L−1 passed: the forward takes the tokens' positions"
+    )
     assert _prop(report, "causality").status == "holds"
+    assert "cache" not in report.config  # no setup_caches: no static cache to drive
 
 
 def test_a_positional_only_forward_is_called_positionally():
@@ -190,6 +193,20 @@ def test_a_keyword_only_forward_needs_input_name_and_the_replay_carries_it():
     out = run(f"{HERE}:keyword_only", "--input-name", "tokens")
     assert out.exit_code == 0, out.output
     assert "input keyword tokens (--input-name)" in out.output.splitlines()[1]
+
+
+def chatty():
+    print("number of parameters: 0.03M")  # nanoGPT's GPT.__init__ prints this
+    return NanoStyleGPT()
+
+
+def test_what_a_factory_prints_goes_to_stderr_and_leaves_the_json_report_whole():
+    import json
+
+    out = run(f"{HERE}:chatty", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["model"] == f"{HERE}:chatty"
+    assert "number of parameters: 0.03M" in out.stderr
 
 
 def test_a_forward_that_cannot_be_called_as_detected_says_the_call_the_signature_and_the_flag():

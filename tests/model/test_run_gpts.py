@@ -218,6 +218,9 @@ class FastAttention(nn.Module):
         r = self.n_head // self.n_local_heads
         return k.repeat_interleave(r, dim=1), v.repeat_interleave(r, dim=1)
 
+    def attend(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0)
+
     def forward(self, x, table, mask, input_pos):
         B, T, _ = x.shape
         kv = self.n_local_heads * self.head_dim
@@ -228,7 +231,7 @@ class FastAttention(nn.Module):
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
         k, v = self.kv_cache.update(input_pos, k, v)
         k, v = self.group(k, v)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0)
+        y = self.attend(q, k, v, mask)
         return self.wo(y.transpose(1, 2).contiguous().view(B, T, self.dim))
 
 
@@ -276,6 +279,71 @@ class TiledHeads(FastAttention):  # planted: key/value heads tiled (head i reads
         return k.repeat(1, r, 1, 1), v.repeat(1, r, 1, 1)
 
 
+class StaticKVCache(nn.Module):
+    """gpt-fast's KVCache: (max_batch_size, heads, max_seq_length, d) buffers written in place at input_pos."""
+
+    def __init__(self, max_batch_size, max_seq_length, n_heads, head_dim):
+        super().__init__()
+        shape = (max_batch_size, n_heads, max_seq_length, head_dim)
+        self.register_buffer("k_cache", torch.zeros(shape, dtype=torch.float64))
+        self.register_buffer("v_cache", torch.zeros(shape, dtype=torch.float64))
+
+    def update(self, input_pos, k, v):
+        self.k_cache[:, :, input_pos], self.v_cache[:, :, input_pos] = k, v
+        return self.k_cache, self.v_cache
+
+
+class DroppingKVCache(StaticKVCache):  # planted: keys at positions ≥ 8 are never written
+    def update(self, input_pos, k, v):
+        keep = input_pos < 8
+        self.k_cache[:, :, input_pos[keep]], self.v_cache[:, :, input_pos[keep]] = k[:, :, keep], v[:, :, keep]
+        return self.k_cache, self.v_cache
+
+
+class StaticFastGPT(FastGPT):
+    """gpt-fast's calling convention: no cache until ``setup_caches(max_batch_size, max_seq_length)``,
+    then ``forward(idx, input_pos)`` writes the tokens at input_pos and attends to every slot, the
+    slots past each token masked by a (max_seq_length, max_seq_length) triangle."""
+
+    dropping_layer = None  # planted when set: that layer's cache drops keys past 8
+
+    def setup_caches(self, max_batch_size, max_seq_length):
+        c = self.config
+        for i, layer in enumerate(self.layers):
+            cache = DroppingKVCache if i == self.dropping_layer else StaticKVCache
+            layer["attention"].kv_cache = cache(max_batch_size, max_seq_length, c.n_local_heads, c.n_embd // c.n_head)
+        self.causal_mask = torch.tril(torch.ones(max_seq_length, max_seq_length, dtype=torch.bool))
+        self.ready = True
+
+    def forward(self, idx, input_pos=None):
+        assert getattr(self, "ready", False), "Caches must be initialized first"
+        return super().forward(idx, input_pos)
+
+
+class HandAttention(FastAttention):
+    """SDPA written out by hand over the static cache's slots (those past each token masked)."""
+
+    def attend(self, q, k, v, mask):
+        att = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~mask, float("-inf"))
+        return F.softmax(att, dim=-1) @ v
+
+
+class HandNoScale(HandAttention):  # planted: the 1/√d forgotten
+    def attend(self, q, k, v, mask):
+        return F.softmax((q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
+def _static(dropping_layer=None, attention=FastAttention, layer_1=None):
+    def make():
+        model = StaticFastGPT(attention=attention)
+        model.dropping_layer = dropping_layer
+        if layer_1 is not None:
+            model.layers[1]["attention"] = layer_1(model.config)
+        return model
+
+    return make
+
+
 def _fast_at_layer(bug):
     def make():
         model = FastGPT()
@@ -317,6 +385,48 @@ def test_a_gpt_fast_style_gpt_holds_as_written_static_cache_grouped_heads_and_ro
     attn = _module(report, "layers.0.attention")
     assert _named(attn, "gqa-grouping").note == "4 query heads over 2 key/value heads"
     assert _named(attn, "mask-kind").status == "holds"  # the static cache's slots past L are masked, as expected
+
+
+def test_a_static_cache_set_up_by_setup_caches_is_driven_by_input_pos_and_decoded():
+    report = _check(_static())
+    assert report.status == "holds", report.failures()
+    assert report.config["cache"] == "static: setup_caches(2, 32), decoded by input_pos"
+    kv = next(p for p in report.properties if p.name == "kv-cache")
+    assert kv.status == "holds"
+    assert kv.note.startswith("tokens 3..15 decoded one at a time after a prefix of 3 (the static cache")
+
+
+def test_a_static_cache_dropping_keys_past_8_fails_kv_cache_at_the_layer_that_has_it():
+    # the full forward goes through the same cache, so it and decoding agree: the values read say it
+    kv = next(p for p in _check(_static(dropping_layer=1)).properties if p.name == "kv-cache")
+    assert kv.status == "fails"
+    assert kv.counterexample["module"] == "layers.1.attention" and kv.counterexample["t"] == 8
+    assert "slot 8 does not hold token 8's values (over 6 tokens it does)" in kv.note
+
+
+def test_scores_written_by_hand_over_a_static_cache_are_held_to_the_scale_its_slots_past_l_aside():
+    # the softmax runs over all 32 slots, those past the 6 tokens weighing 0: the first 6 are the scores
+    report = _check(_static(attention=HandAttention, layer_1=HandNoScale))
+    assert _named(_module(report, "layers.0.attention"), "scale").note == "scores = q·k × 0.353553 (1/√d, d = 8)"
+    assert _named(_module(report, "layers.0.attention"), "values").status == "holds"
+    scale = _named(_module(report, "layers.1.attention"), "scale")
+    assert (scale.status, scale.note) == ("fails", "scores are q·k × 1, not × 1/√d = 0.353553 (d = 8)")
+
+
+class TunedGPT(FastGPT):
+    """A setup_caches of another convention (torchtune's takes (batch_size, dtype, …))."""
+
+    def setup_caches(self, batch_size, dtype, decoder_max_seq_len=None):
+        raise AssertionError("not to be called")
+
+
+def test_a_setup_caches_not_taking_the_batch_and_the_length_is_not_called_and_said():
+    loaded = from_module(TunedGPT, "m")
+    assert loaded.positions_name == "input_pos" and not loaded.static_cache
+    assert loaded.notes == [
+        "setup_caches(batch_size, dtype, decoder_max_seq_len=None) does not take (max_batch_size, "
+        "max_seq_length) first: its cache is not set up, and kv-cache not checked"
+    ]
 
 
 # --- the planted bugs, each at its module ------------------------------------------------------
@@ -433,6 +543,7 @@ def test_a_padding_mask_broadcast_from_one_row_fails(row):
     padding = next(p for p in _check(_padded(row)).properties if p.name == "padding")
     assert padding.status == "fails"
     assert padding.counterexample["row"] == 1 - row
+    assert padding.counterexample["module"] == "transformer.h.0.attn"  # the first attention to read the mask
 
 
 class ConvPaddedAttention(PaddedAttention):
