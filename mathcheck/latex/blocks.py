@@ -1411,6 +1411,11 @@ def _definition(
         # link; a bare value (cs231n's L_i = \max(0, -7 - 13 + 10) + … = 8) is the name's value in an
         # example, and one link alone (H(X) = -\sum_i p_i \log p_i, "to be specific") its definition
         return None
+    if params and name in doc.unread and not link.define and not inline and rhs_names & (set(doc.unread) - {name}):
+        # d2l's CE(P, Q) = H(P) + D_KL(P‖Q) after CE's defining display (-E_{x~P}[log q(x)]) was not
+        # read: a function related to other functions the document defines — a claim, never CE redefined
+        # (a plain name is given its value: cs231n's L = (L_0 + L_1 + L_2)/3 under the rows defining L_k)
+        return None
     if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
         # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
         # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition

@@ -410,6 +410,11 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text == "D" and (after := self._kl_subscript()) is not None:  # D_{\mathrm{KL}}(P \| Q)
+                from mathcheck.latex import probability
+
+                self.i = after
+                return probability._kl(self, t)
             if t.text.isalpha() and (word := self.word_with_e()) is not None:
                 return word
             if t.text.isalpha() and self.collect is None:
@@ -1112,6 +1117,27 @@ class Reader:
             arg = self.term(argument=True)
         out = f"{fname}({arg})" if base is None else f"log({arg}, {base})"
         return out if power is None else f"{out}^{_wrap(power)}"
+
+    def _kl_subscript(self) -> int | None:
+        """At ``D``: the index after ``D_{\\mathrm{KL}}`` (``\\textrm``, ``\\text``, ``\\operatorname``,
+        ``{KL}``, ``D_\\mathrm{KL}``) when a bracket follows it, else None: the KL divergence as d2l
+        and many papers write it, read as ``\\mathrm{KL}(P \\| Q)`` is."""
+        from mathcheck.latex.tokens import _group
+
+        t, j = self.t, self.i + 1
+        if j + 1 >= len(t) or not (t[j].kind == "ch" and t[j].text == "_"):
+            return None
+        wrappers = ("mathrm", "textrm", "text", "operatorname", "mathsf")
+        if t[j + 1].kind == "cmd" and t[j + 1].text in wrappers:  # D_\mathrm{KL}
+            toks, k = _group(t, j + 2, self.src, f"\\{t[j + 1].text}")
+        else:
+            toks, k = _group(t, j + 1, self.src, "_")
+            if len(toks) > 1 and toks[0].kind == "cmd" and toks[0].text in wrappers:  # D_{\mathrm{KL}}
+                inner, m = _group(toks, 1, self.src, f"\\{toks[0].text}")
+                toks = inner if m == len(toks) else []
+        if "".join(x.text for x in toks if x.kind == "ch") != "KL" or any(x.kind != "ch" for x in toks):
+            return None
+        return k if k < len(t) and t[k].kind == "ch" and t[k].text in "([" else None
 
     def _log2(self, tok) -> bool:
         """Whether ``tok`` (``\\log``) comes after the prose's rule that a plain log is log_2."""
