@@ -143,7 +143,8 @@ class Lowering:
         P, Q = (family_of(a) for a in x.args)
         if P is None or Q is None:
             raise Unsupported(
-                f"{sp.sstr(x)}: KL is read between two named distributions, e.g. KL(Normal(m1, v1), Normal(m2, v2))"
+                f"{sp.sstr(x)}: KL is read between two named distributions, e.g. KL(Normal(m1, v1), Normal(m2, v2)), "
+                f"or two declared laws (assume: p(x), q(x) laws; KL(p(x), q(x)))"
             )
         for fam, params in (P, Q):
             scale = params[-1]

@@ -110,7 +110,7 @@ def test_kl_of_laws_not_declared_is_never_refuted(tmp_path):
     # d2l information-theory.md:445, "KL divergence is non-negative", P and Q named in prose only
     r, got = run(tmp_path, "$$ D_{\\textrm{KL}}(P\\|Q) \\geq 0 $$\n")
     assert statuses(got) == ["inconclusive"], r.output
-    assert "KL is read between" in r.output
+    assert "or two declared laws (assume: p(x), q(x) laws" in r.output
 
 
 def test_a_name_whose_definition_was_not_read_related_to_other_such_names_is_a_claim(tmp_path):
