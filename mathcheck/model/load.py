@@ -336,10 +336,13 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
 
 def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
     """(causal, why) as the model was built: a masked LM (an encoder–decoder's whole forward
-    included) is bidirectional; a causal-LM class whose attention modules all declare
+    included) is bidirectional, as is a config whose ``attn_type`` is "bi" (XLNet's default: its
+    causal-LM class attends both ways without a ``perm_mask``); a causal-LM class whose attention modules all declare
     ``is_causal`` False (bert-generation with ``is_decoder`` False) was built bidirectional."""
     if as_masked:
         return False, "config"
+    if attr(config, "attn_type") == "bi":  # XLNet: "bi" attends both ways unless a perm_mask is given ("uni" is causal)
+        return False, "config: attn_type bi (bidirectional attention; a causal order only from a perm_mask)"
     flags = [m.is_causal for m in model.modules() if isinstance(getattr(m, "is_causal", None), bool)]
     said = [declared_causal(m) for m in model.modules()]
     if flags and not any(flags) and False in said and not getattr(config, "is_encoder_decoder", False):

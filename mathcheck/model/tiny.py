@@ -20,7 +20,8 @@ Where transformers rejects that cut, the loader cuts again with ``derive=True``:
 constraints derived from the full config's own values (the plain cut stays what every type that
 builds with it is checked with):
 
-* fields the default leaves None that the model then uses: ``head_dim`` H/h, KV heads = heads
+* fields the default leaves None that the model then uses: ``head_dim`` H/h (and a ``d_head`` the
+  full config makes its hidden size over its heads, XLNet's), KV heads = heads
   (transformers' convention), the vocabulary (and then a pad id, the lowest free one), the expert
   counts of a config with expert widths, the QSA indexer's sizes (budget 8, blocks of 4);
 * a full config whose KV heads equal its heads (a model without grouped-query attention) keeps
@@ -302,6 +303,10 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
     if "head_dim" in d and d["head_dim"] is None and _is_int(d.get("hidden_size")):
         d["head_dim"] = head_dim
     full_heads = next((full[k] for k in HEADS if _is_int(full.get(k))), None)
+    full_hidden = next((full[k] for k in HIDDEN if _is_int(full.get(k))), None)
+    for k, v in full.items():  # a head width the full config makes hidden/heads (XLNet's d_head 1024/16 = 64)
+        if k.endswith("d_head") and _is_int(v) and full_heads and full_hidden and v * full_heads == full_hidden:
+            d[k] = head_dim
     for k in KV_HEADS:
         if k in d and d[k] is None:  # transformers' convention: no KV heads given -> one per query head
             d[k] = kv_heads or heads
@@ -412,9 +417,9 @@ def attention_layer(d: dict) -> str | None:
     GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints place attention layers, and
     transformers cannot run a cached forward of the config as it stands (a cache with no attention
     layer); the last layer is made attention. Returns what was done (said in the report), None when
-    nothing was. Not Bamba's ``attn_layer_indices``: with an attention layer its cached forward,
-    called without position_ids, restarts RoPE at 0 (it sets arange(L); generate passes them), which
-    the KV check would report; it stays refused until that check passes position ids as generate does."""
+    nothing was. Bamba's ``attn_layer_indices`` (None) likewise: its last layer is made attention. Its
+    cached forward, called without position_ids, restarts RoPE at 0 (generate passes them), so the KV
+    check passes an hf: model's own position ids where the cached forward without them differs."""
     name, n = _layer_count(d)
     if name is None or not any(_is_int(d.get(k)) for k in KV_HEADS):
         return None
@@ -422,6 +427,9 @@ def attention_layer(d: dict) -> str | None:
     if isinstance(types, list) and len(types) == n and n > 1 and set(types) == {"linear_attention"}:
         d["layer_types"] = types[:-1] + ["full_attention"]
         return f"layer_types[{n - 1}] full_attention: the default config places no attention layer in this hybrid"
+    if "attn_layer_indices" in d and not d["attn_layer_indices"] and n > 1:
+        d["attn_layer_indices"] = [n - 1]
+        return f"attn_layer_indices [{n - 1}]: the default config places no attention layer in this hybrid"
     return None
 
 
@@ -435,9 +443,27 @@ def default_language(d: dict) -> str | None:
     return f"default_language {languages[0]}: the first of the config's languages {list(languages)}"
 
 
+def unclipped(d: dict) -> str | None:
+    """DBRX's ``attn_config.clip_qkv`` None means no clipping (its config's doc: "If set, clip the
+    queries, keys, and values"), but its forward calls ``clamp(min=None, max=None)``, which torch
+    rejects. It is set to infinity: ``clamp(−∞, ∞)`` is the identity, the "not set" its config means
+    (MPT, which skips the clamp on None, computes the same). A ``clip_qkv`` that the config sets is kept."""
+    sub = d.get("attn_config")
+    if not isinstance(sub, dict) or "clip_qkv" not in sub or sub["clip_qkv"] is not None:
+        return None
+    d["attn_config"] = {**sub, "clip_qkv": math.inf}
+    return "attn_config.clip_qkv inf for None (no clipping, as the config documents): clamp(−∞, ∞) is the identity"
+
+
 def complete(d: dict) -> list[str]:
     """What the default config leaves unset and the forward needs, set in ``d``; each said."""
-    return [note for note in (attention_layer(d), default_language(d)) if note]
+    return [note for note in (attention_layer(d), default_language(d), unclipped(d)) if note]
+
+
+def _sized(name: str) -> bool:
+    """Whether the cut has a tiny size for a field of this name."""
+    groups = (HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIMS, FFN, EXPERT_FFN, EXPERTS, TOP_K, AT_MOST_ONE, VOCABS)
+    return name in FIXED or name in POSITION_NAMES or name == "rotary_dim" or any(name in g for g in groups)
 
 
 def shrink(
@@ -468,6 +494,8 @@ def shrink(
         if not _is_int(v):
             continue
         k_std = names.get(k, k)
+        if not _sized(k_std) and _sized(k):  # inkling2 stores max_position_embeddings as model_max_length's
+            k_std = k
         if k_std in HIDDEN:
             d[k] = hidden
         elif k_std in HEADS:

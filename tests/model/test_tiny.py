@@ -283,3 +283,43 @@ def test_cpmant_is_refused_with_its_fact_and_the_fact_holds_in_transformers():
     with torch.no_grad():
         a, b = model(input_ids=ids).logits[0, 0], model(input_ids=moved).logits[0, 0]
     assert not torch.allclose(a, b), "cpmant's first position no longer sees the last token: drop UNDECLARED['cpmant']"
+
+
+def test_a_clip_qkv_left_none_is_no_clipping_and_a_set_one_is_kept():
+    import math
+
+    d = _cut("dbrx")[1]  # DBRX's forward calls clamp(min=None, max=None) on its default None
+    (note,) = complete(d)
+    assert d["attn_config"]["clip_qkv"] == math.inf and note.startswith("attn_config.clip_qkv inf for None")
+    d = {"attn_config": {"clip_qkv": 8.0}}
+    assert complete(d) == [] and d["attn_config"]["clip_qkv"] == 8.0
+    x = torch.randn(50, dtype=torch.float64) * 1e300
+    assert torch.equal(x.clamp(min=-math.inf, max=math.inf), x)  # the identity "no clipping" means
+
+
+def test_a_size_stored_under_its_own_name_is_cut_even_where_an_alias_renames_it():
+    # inkling2 maps model_max_length onto max_position_embeddings (1048576, its 1024 window's KV check
+    # ran to 2048 tokens); XLM maps n_words onto vocab_size
+    assert _cut("inkling2_text")[1]["max_position_embeddings"] == 64
+    assert _cut("xlm")[1]["vocab_size"] == VOCAB
+
+
+def test_xlnets_head_width_is_derived_and_its_bidirectional_attention_read_from_attn_type():
+    from types import SimpleNamespace
+
+    from mathcheck.model.load import built_causal
+
+    full = _full("xlnet")  # d_head 64 = 1024 / 16, which the config validates
+    d = shrink(full, 64, 2, 4, None, derive=True, names=aliases(transformers.AutoConfig.for_model("xlnet")))
+    assert d["d_head"] == 16 and shrink(full, 64, 2, 4, None)["d_head"] == 64  # the plain cut is unchanged
+    model = nn.Linear(2, 2)
+    assert built_causal(model, SimpleNamespace(attn_type="bi"), False)[0] is False
+    assert built_causal(model, SimpleNamespace(attn_type="uni"), False)[0] is True  # Transformer-XL's: causal
+
+
+def test_a_hybrid_whose_attention_layer_indices_are_unset_gets_its_last_layer_as_attention():
+    d = _cut("bamba")[1]  # attn_layer_indices None: every layer Mamba, and its cached forward raises
+    assert attention_layer(d) == "attn_layer_indices [1]: the default config places no attention layer in this hybrid"
+    assert d["attn_layer_indices"] == [1]
+    d = {"num_hidden_layers": 2, "num_key_value_heads": 2, "attn_layer_indices": [0]}
+    assert attention_layer(d) is None and d["attn_layer_indices"] == [0]  # one placed: kept
