@@ -162,10 +162,14 @@ def _first_line(exc) -> str:
     return f"{type(exc).__name__}: {line}"
 
 
-def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
+def build_hf(
+    cls, config, attn: str, seed: int, strict: bool = False
+) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
     """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
     (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
-    ``torch._grouped_mm`` reject float64). Raises the last float64 build's error (eager's) when nothing builds."""
+    ``torch._grouped_mm`` reject float64). Raises the last float64 build's error (eager's) when nothing builds;
+    ``strict``: also the float64 forward's error when the forward raises in both dtypes (the plain cut's
+    forward rejecting its sizes: the loader then derives them)."""
     import torch
 
     notes, first_error, last_error = [], None, None
@@ -187,6 +191,8 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
                 "float32's error model"
             )
             return model32, impl, torch.float32, notes
+        if strict:
+            raise failed
         return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
     raise last_error  # eager's: the SDPA refusal of a type that has none names nothing the config lacks
 
@@ -283,7 +289,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                 # (a type that builds from the composite, llama4 or qwen3_5, is checked as it was)
                 cls, config, took = language_model(auto, config) if derive else (auto, config, None)
                 _not_an_assistant(model_type, config)
-                model, impl, dtype, notes = build_hf(cls, config, attn, seed)
+                model, impl, dtype, notes = build_hf(cls, config, attn, seed, strict=not derive)
                 break
             except Exception as exc:  # the plain cut rejected: derive; the derived cut's error is said below
                 if derive:

@@ -520,6 +520,13 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
     mixer = _outside_attention(loaded, _attention_calls(ta), path)
     if mixer:
         return f"{mixer} mixes tokens by their order outside attention (a convolution over the sequence)"
+    at = _ids_mixer(ta, tb, L, moved)
+    mixer = _outside_attention(loaded, _attention_calls(ta), at)
+    if mixer and _equivariant_past(loaded, ids, pos, perm, tol, at, ta):
+        return (
+            f"{mixer} mixes neighbouring tokens' embeddings from the token ids alone, before any attention "
+            "(MobileBERT's trigram input); with its output permuted, the rest of the model permutes the logits"
+        )
     placed = _place_bias(loaded, ta, tb, L, perm)
     if placed:
         return (
@@ -527,6 +534,48 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
             "(a relative-position bias): it stays put when the tokens are permuted"
         )
     return None
+
+
+def _ids_mixer(ta: Trace, tb: Trace, L: int, moved) -> str | None:
+    """The first module given only integer tensors (token ids, position ids: permuted alike in both
+    runs) whose per-token output (one axis of length L), un-permuted, differs: it mixes tokens by their
+    order from the ids alone (MobileBERT's embeddings concatenate each token's neighbours). None else."""
+    later = {}
+    for p, out, _ in tb.outputs:
+        later.setdefault(p, []).append(out)
+    seen = {}
+    for i, (p, out, _) in enumerate(ta.outputs):
+        n = seen[p] = seen.get(p, -1) + 1
+        if i not in ta.from_ids or n >= len(later.get(p, [])) or sum(s == L for s in out.shape[1:]) != 1:
+            continue
+        if moved(out, later[p][n]):
+            return p
+    return None
+
+
+def _equivariant_past(loaded, ids, pos, perm, tol, path: str, ta: Trace) -> bool:
+    """Whether the permuted run, with the module at ``path`` made to return its unpermuted output
+    permuted, gives the permuted logits: the module is then the only thing that reads the tokens'
+    order, and an attention after it that does too (a bias by place) still fails."""
+    module = dict(loaded.model.named_modules())[path]
+    outs = [out for p, out, _ in ta.outputs if p == path]
+    axis = _seq_axis(outs[0], ids.shape[1]) if outs else None
+    if axis is None:
+        return False
+    count = [0]
+
+    def permuted(m, args, out):
+        if not isinstance(out, torch.Tensor) or count[0] >= len(outs) or out.shape != outs[count[0]].shape:
+            return None
+        count[0] += 1
+        return outs[count[0] - 1].index_select(axis, perm).to(out.dtype)
+
+    handle = module.register_forward_hook(permuted)
+    try:
+        got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
+    finally:
+        handle.remove()
+    return count[0] == len(outs) and _max_diff(got, logits(loaded, ids, position_ids=pos)[:, perm]) <= tol
 
 
 def _place_bias(loaded, ta: Trace, tb: Trace, L: int, perm) -> str | None:

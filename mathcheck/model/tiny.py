@@ -31,6 +31,7 @@ builds with it is checked with):
   layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
   ``n_output_layers`` = the layers) kept as kinds and recounted; a layer list serialised in
   (attention, mlp) pairs (Dory) cut in pairs;
+* widths below the hidden size kept in ratio to it (MobileBERT's embeddings and bottleneck, 1/4);
 * an adapter's widths (``adapter_in_dim``, ``adapter_out_dim``: dots3_note's encoders to its text
   model) the hidden size, as both widths it joins are;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
@@ -304,6 +305,12 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
         d["head_dim"] = head_dim
     full_heads = next((full[k] for k in HEADS if _is_int(full.get(k))), None)
     full_hidden = next((full[k] for k in HIDDEN if _is_int(full.get(k))), None)
+    for k in ("embedding_size", "intra_bottleneck_size", "true_hidden_size"):
+        # a width the full config keeps below the hidden size, in ratio (MobileBERT: embeddings and bottleneck
+        # 128 of 512; its head splits the hidden size into embedding_size + hidden − embedding_size)
+        v = full.get(k)
+        if _is_int(v) and full_hidden and 0 < v < full_hidden and full_hidden % v == 0:
+            d[k] = hidden * v // full_hidden
     for k, v in full.items():  # a head width the full config makes hidden/heads (XLNet's d_head 1024/16 = 64)
         if k.endswith("d_head") and _is_int(v) and full_heads and full_hidden and v * full_heads == full_hidden:
             d[k] = head_dim

@@ -89,6 +89,7 @@ class Trace:
         self.entered: list[str] = []  # module paths in the order their forward began
         self.calls: list[Call] = []
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
+        self.from_ids: set[int] = set()  # indices into outputs: modules given integer tensors and no floating one
         self._counts: dict = {}
         self.op_dtypes: set = set()  # the dtypes of every floating op's result, rotary tables' aside
         self.dtypes_at: dict[str, set] = {}  # the same, per innermost running module path
@@ -112,17 +113,20 @@ class Trace:
         self.stack.append(self.names.get(id(module), "?"))
         self.entered.append(self.stack[-1])
 
-    def _post(self, module, args, out):
+    def _post(self, module, args, kwargs, out):
         path = self.stack.pop() if self.stack else "?"
         first = out[0] if isinstance(out, (tuple, list)) and out else getattr(out, "logits", out)
         if isinstance(first, torch.Tensor) and first.is_floating_point() and first.dim() >= 2:
             inp = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+            given = [a for a in (*args, *(kwargs or {}).values()) if isinstance(a, torch.Tensor)]
+            if given and not any(a.is_floating_point() for a in given):  # an embedding of ids (and positions)
+                self.from_ids.add(len(self.outputs))
             self.outputs.append((path, first.detach(), None if inp is None else inp.detach()))
 
     def __enter__(self):
         for m in self.model.modules():
             self._handles.append(m.register_forward_pre_hook(self._pre))
-            self._handles.append(m.register_forward_hook(self._post, always_call=True))
+            self._handles.append(m.register_forward_hook(self._post, with_kwargs=True, always_call=True))
         if self._mode is not None:
             self._mode.__enter__()
         return self

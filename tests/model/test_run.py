@@ -608,3 +608,60 @@ def test_an_inconclusive_report_names_each_inconclusive_property_and_why():
     ]
     assert report.status == "inconclusive"
     assert report.inconclusive() == ["kv-cache: the forward without a cache raised X", "causality: no reason given"]
+
+
+class _Embeddings(torch.nn.Module):
+    """Token embeddings (B, L, 3d) from the ids alone; ``trigram``: each token's concatenated with its
+    neighbours' (MobileBERT's trigram input, rewritten), else repeated."""
+
+    def __init__(self, trigram, vocab, d):
+        super().__init__()
+        self.trigram, self.emb = trigram, torch.nn.Embedding(vocab, d)
+
+    def forward(self, input_ids):
+        e = self.emb(input_ids)
+        if not self.trigram:
+            return torch.cat([e, e, e], -1)
+        zero = torch.zeros_like(e[:, :1])
+        return torch.cat([torch.cat([e[:, 1:], zero], 1), e, torch.cat([zero, e[:, :-1]], 1)], -1)
+
+
+class _TrigramEncoder(torch.nn.Module):
+    """A bidirectional one-head encoder over those embeddings. ``scramble``: its scores also get a
+    bias by the tokens' places, not by position_ids (a real permutation bug)."""
+
+    def __init__(self, trigram=True, scramble=False, vocab=32, d=16):
+        super().__init__()
+        self.scramble, self.embeddings = scramble, _Embeddings(trigram, vocab, d)
+        self.pos, self.mix = torch.nn.Embedding(16, 3 * d), torch.nn.Linear(3 * d, 3 * d)
+        self.qkv, self.head = torch.nn.Linear(3 * d, 9 * d), torch.nn.Linear(3 * d, vocab)
+
+    def forward(self, input_ids, position_ids=None, attention_mask=None):
+        L = input_ids.shape[1]
+        pos = position_ids if position_ids is not None else torch.arange(L).expand_as(input_ids)
+        x = self.mix(self.embeddings(input_ids)) + self.pos(pos)
+        q, k, v = self.qkv(x).chunk(3, -1)
+        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if self.scramble:
+            scores = scores + torch.arange(L, dtype=scores.dtype)
+        if attention_mask is not None:
+            scores = scores.masked_fill(attention_mask[:, None, :] == 0, float("-inf"))
+        return self.head(torch.softmax(scores, -1) @ v)
+
+
+def _permutation(model):
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+
+    loaded = from_module(model, "toy.py:factory", causal=False)
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    return mp.permutation(loaded, ids, mp.logits(loaded, ids), 1e-9, 0, "replay")
+
+
+def test_an_embedding_that_mixes_neighbouring_ids_is_said_and_a_plain_one_still_held():
+    said = _permutation(_TrigramEncoder())
+    assert said.status == "not expected to hold"
+    assert said.note.startswith("embeddings (_Embeddings) mixes neighbouring tokens' embeddings from the token ids")
+    assert _permutation(_TrigramEncoder(trigram=False)).status == "holds"
+    assert _permutation(_TrigramEncoder(trigram=False, scramble=True)).status == "fails"  # a real bug still fails
+    assert _permutation(_TrigramEncoder(scramble=True)).status == "fails"  # ... and behind the mixer too

@@ -323,3 +323,10 @@ def test_a_hybrid_whose_attention_layer_indices_are_unset_gets_its_last_layer_as
     assert d["attn_layer_indices"] == [1]
     d = {"num_hidden_layers": 2, "num_key_value_heads": 2, "attn_layer_indices": [0]}
     assert attention_layer(d) is None and d["attn_layer_indices"] == [0]  # one placed: kept
+
+
+def test_a_plain_cut_whose_forward_raises_is_derived_mobilebert_keeping_its_widths_below_the_hidden():
+    loaded = load_hf("mobilebert", Sizes(), "sdpa", 0, None)  # plain: embeddings 64 of hidden 64 -> 0-wide head
+    assert loaded.notes[0].startswith("tiny config: the plain cut was rejected (RuntimeError: mat1 and mat2 shapes")
+    config = loaded.model.config
+    assert (config.hidden_size, config.embedding_size, config.true_hidden_size) == (64, 16, 16)  # 128 of 512 kept 1/4
