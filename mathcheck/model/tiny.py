@@ -31,7 +31,12 @@ builds with it is checked with):
   layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
   ``n_output_layers`` = the layers) kept as kinds and recounted; a layer list serialised in
   (attention, mlp) pairs (Dory) cut in pairs;
-* widths below the hidden size kept in ratio to it (MobileBERT's embeddings and bottleneck, 1/4);
+* widths below the hidden size kept in ratio to it, where that leaves at least 8 (MobileBERT's
+  embeddings and bottleneck, 1/4);
+* xLSTM's hidden size one where hidden × ``qk_dim_factor`` and × ``v_dim_factor`` are multiples of 64
+  (its config rounds them so for the cache, its projections do not): 128; its ``num_blocks`` the layers;
+* a hash table's vocabulary (``…_vocab``: BLT's n-gram table, 500002 rows) 128, and BLT's ``hidden_size_global``
+  the hidden size;
 * an adapter's widths (``adapter_in_dim``, ``adapter_out_dim``: dots3_note's encoders to its text
   model) the hidden size, as both widths it joins are;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
@@ -309,8 +314,28 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
         # a width the full config keeps below the hidden size, in ratio (MobileBERT: embeddings and bottleneck
         # 128 of 512; its head splits the hidden size into embedding_size + hidden − embedding_size)
         v = full.get(k)
-        if _is_int(v) and full_hidden and 0 < v < full_hidden and full_hidden % v == 0:
+        if (
+            _is_int(v)
+            and full_hidden
+            and 0 < v < full_hidden
+            and full_hidden % v == 0
+            and hidden * v // full_hidden >= 8
+        ):
             d[k] = hidden * v // full_hidden
+    factors = [full[k] for k in ("qk_dim_factor", "v_dim_factor") if _is_num(full.get(k))]
+    if factors and _is_int(d.get("hidden_size")) and _is_int(d.get("embedding_dim")):
+        # xLSTM: the config rounds hidden × factor up to a multiple of 64 (its cache's state widths), the
+        # model's projections do not: the hidden size is the least multiple of 64 where both agree (128)
+        h = next(h for h in range(64, 64 * 64 + 1, 64) if all(h * f % 64 == 0 for f in factors))
+        d["hidden_size"] = d["embedding_dim"] = max(h, d["hidden_size"])
+    for k, v in list(d.items()):
+        if k.endswith("_vocab") and _is_int(v) and v > VOCAB:  # BLT's hash n-gram table (500002 rows a hash: 1.5 GB)
+            d[k] = VOCAB
+        elif k == "hidden_size_global" and _is_int(v):  # BLT's global model's width, which its patches meet
+            d[k] = hidden
+    name, n = _layer_count(full)
+    if name is not None and _is_int(full.get("num_blocks")) and full["num_blocks"] == n:  # xLSTM's second layer count
+        d["num_blocks"] = d[name]
     for k, v in full.items():  # a head width the full config makes hidden/heads (XLNet's d_head 1024/16 = 64)
         if k.endswith("d_head") and _is_int(v) and full_heads and full_hidden and v * full_heads == full_hidden:
             d[k] = head_dim

@@ -330,3 +330,20 @@ def test_a_plain_cut_whose_forward_raises_is_derived_mobilebert_keeping_its_widt
     assert loaded.notes[0].startswith("tiny config: the plain cut was rejected (RuntimeError: mat1 and mat2 shapes")
     config = loaded.model.config
     assert (config.hidden_size, config.embedding_size, config.true_hidden_size) == (64, 16, 16)  # 128 of 512 kept 1/4
+
+
+def test_xlstms_derived_cut_keeps_its_state_widths_and_layer_counts_agreeing():
+    f = transformers.AutoConfig.for_model("xlstm")
+    d = shrink(f.to_dict(), 64, 2, 4, None, derive=True, names=aliases(f))
+    assert (d["hidden_size"], d["embedding_dim"], d["num_blocks"], d["num_hidden_layers"]) == (128, 128, 2, 2)
+    config = type(f).from_dict(d)  # the config's rounded widths are the model's hidden × factor
+    assert config.qk_dim == int(config.hidden_size * config.qk_dim_factor) == 64
+    assert config.v_dim == int(config.hidden_size * config.v_dim_factor) == 128
+    assert shrink(f.to_dict(), 64, 2, 4, None)["hidden_size"] == 64  # the plain cut is unchanged
+
+
+def test_blts_hash_table_and_global_width_are_cut_in_the_derived_cut():
+    f = transformers.AutoConfig.for_model("blt")  # 500002 rows per hash function: 1.5 GB at the tiny width
+    d = shrink(f.to_dict(), 64, 2, 4, None, derive=True, names=aliases(f))
+    assert d["encoder_hash_byte_group_vocab"] == VOCAB
+    assert d["encoder_config"]["hidden_size_global"] == d["decoder_config"]["hidden_size_global"] == 64
