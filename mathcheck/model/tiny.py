@@ -63,9 +63,26 @@ HIDDEN = (
     "embedding_size",
     "input_embedding_size",
     "output_embedding_size",
+    "d_latents",
 )
-LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers")
-HEADS = ("num_attention_heads", "n_head", "num_heads", "decoder_attention_heads", "encoder_attention_heads")
+LAYERS = (
+    "num_hidden_layers",
+    "n_layer",
+    "num_layers",
+    "n_layers",
+    "decoder_layers",
+    "encoder_layers",
+    "num_self_attends_per_block",
+)
+HEADS = (
+    "num_attention_heads",
+    "n_head",
+    "num_heads",
+    "decoder_attention_heads",
+    "encoder_attention_heads",
+    "num_self_attention_heads",
+    "num_cross_attention_heads",
+)
 KV_HEADS = ("num_key_value_heads", "num_kv_heads", "multi_query_group_num")
 HEAD_DIMS = (
     "head_dim",
@@ -140,6 +157,7 @@ FIXED = {
     "hidden_size_per_layer_input": 16,
     "ple_embed_dim": 16,
     "prediction_head_size": 64,
+    "num_latents": 16,
 }
 AT_MOST_ONE = ("n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers")
 VOCABS = ("vocab_size", "decoder_vocab_size", "unpadded_vocab_size")

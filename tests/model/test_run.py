@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from click.testing import CliRunner
 
 from mathcheck.cli import main
+from mathcheck.conform.spec import BadInput
 from mathcheck.model import sublayers as sl
 from mathcheck.numeric.tolerance import dtype_tolerance
 from mathcheck.testing import ClaimFailed, assert_model_conforms
@@ -665,3 +666,47 @@ def test_an_embedding_that_mixes_neighbouring_ids_is_said_and_a_plain_one_still_
     assert _permutation(_TrigramEncoder(trigram=False)).status == "holds"
     assert _permutation(_TrigramEncoder(trigram=False, scramble=True)).status == "fails"  # a real bug still fails
     assert _permutation(_TrigramEncoder(scramble=True)).status == "fails"  # ... and behind the mixer too
+
+
+class _QueryDecoder(torch.nn.Module):
+    """One decoder query per position up to ``max_len`` (Perceiver's masked LM, rewritten): the
+    logits come back (B, max_len, V) whatever the input's length."""
+
+    def __init__(self, vocab=32, max_len=16):
+        super().__init__()
+        self.emb, self.queries = torch.nn.Embedding(vocab, 8), torch.nn.Parameter(torch.randn(max_len, 8))
+        self.head = torch.nn.Linear(8, vocab)
+
+    def forward(self, input_ids):
+        from types import SimpleNamespace
+
+        memory = self.emb(input_ids).mean(1, keepdim=True)  # (B, 1, 8): what every query reads
+        return SimpleNamespace(logits=self.head(self.queries + memory))
+
+
+@pytest.mark.parametrize("label, read", [("hf:toy", True), ("toy.py:factory", False)])
+def test_an_hf_model_decoding_one_query_per_max_position_is_read_at_its_first_l(label, read):
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+    from mathcheck.model.run import _logits
+
+    loaded = from_module(_QueryDecoder(), label)
+    loaded.max_positions = 16
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    if not read:  # a user's model is taken as written: its (2, 16, V) is not (B, L, V)
+        with pytest.raises(BadInput, match=r"it returned \(2, 16, 32\)"):
+            _logits(loaded, label, ids)
+        return
+    assert _logits(loaded, label, ids).shape == (2, 6, 32)
+    assert mp.logits(loaded, ids[:, :4]).shape == (2, 4, 32)  # every later forward too
+    assert loaded.notes[-1].startswith("logits read at the first L of its 16 output positions")
+
+
+def test_perceivers_latents_and_blocks_are_cut():
+    transformers = pytest.importorskip("transformers")
+    from mathcheck.model.tiny import aliases, shrink
+
+    f = transformers.AutoConfig.for_model("perceiver")
+    d = shrink(f.to_dict(), 64, 2, 4, None, names=aliases(f))
+    assert (d["d_latents"], d["num_latents"], d["num_self_attends_per_block"]) == (64, 16, 2)
+    assert d["num_self_attention_heads"] == d["num_cross_attention_heads"] == 4
