@@ -304,6 +304,9 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words
+        lacks = _unset_layer_kind(exc, kw)
+        if lacks:
+            raise BadInput(f"SPEC 'hf:{model_type}': {lacks}; not checked") from None
         sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
         raise BadInput(
             f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
@@ -338,6 +341,25 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
         dtype=dtype,
         notes=notes,
     )
+
+
+def _unset_layer_kind(exc, d: dict) -> str | None:
+    """What the default config lacks when the model looks up a per-kind setting for a kind of layer
+    the config names in ``layer_types`` and the setting has no entry for (cohere_compass_text:
+    ``rope_parameters`` keyed by layer kind, empty by default, so RoPE or NoPE is not said); None else."""
+    if not isinstance(exc, KeyError) or not exc.args:
+        return None
+    kind = exc.args[0]
+    for sub in [d, *(v for v in d.values() if isinstance(v, dict))]:
+        if kind not in (sub.get("layer_types") or ()):
+            continue
+        for k, v in sub.items():
+            if k.endswith(("parameters", "params")) and isinstance(v, dict) and kind not in v:
+                return (
+                    f"its default config gives its {kind!r} layers no entry in {k} ({v or 'empty'}), which the model "
+                    f"reads per kind of layer; whether they use RoPE or none comes from a checkpoint, and is not guessed"
+                )
+    return None
 
 
 def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:

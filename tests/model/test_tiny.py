@@ -347,3 +347,16 @@ def test_blts_hash_table_and_global_width_are_cut_in_the_derived_cut():
     d = shrink(f.to_dict(), 64, 2, 4, None, derive=True, names=aliases(f))
     assert d["encoder_hash_byte_group_vocab"] == VOCAB
     assert d["encoder_config"]["hidden_size_global"] == d["decoder_config"]["hidden_size_global"] == 64
+
+
+def test_a_layer_kind_without_its_per_kind_setting_is_refused_naming_what_the_config_lacks():
+    from mathcheck.model.load import _unset_layer_kind
+
+    d = {"layer_types": ["full_attention", "full_attention"], "rope_parameters": {}}  # cohere_compass_text's default
+    line = _unset_layer_kind(KeyError("full_attention"), d)
+    assert line.startswith("its default config gives its 'full_attention' layers no entry in rope_parameters")
+    d["rope_parameters"] = {"full_attention": None}  # NoPE said: not this refusal
+    assert _unset_layer_kind(KeyError("full_attention"), d) is None
+    assert _unset_layer_kind(KeyError("other"), {"layer_types": ["full_attention"], "rope_parameters": {}}) is None
+    with pytest.raises(BadInput, match="no entry in rope_parameters .* not guessed; not checked"):
+        load_hf("cohere_compass_text", Sizes(), "sdpa", 0, None)
