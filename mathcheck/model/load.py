@@ -346,7 +346,17 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
 def _unset_layer_kind(exc, d: dict) -> str | None:
     """What the default config lacks when the model looks up a per-kind setting for a kind of layer
     the config names in ``layer_types`` and the setting has no entry for (cohere_compass_text:
-    ``rope_parameters`` keyed by layer kind, empty by default, so RoPE or NoPE is not said); None else."""
+    ``rope_parameters`` keyed by layer kind, empty by default, so RoPE or NoPE is not said), or indexes
+    ``layer_types`` that the default leaves None (lfm2_moe); None else."""
+    if (
+        isinstance(exc, TypeError)
+        and "'NoneType' object is not subscriptable" in str(exc)
+        and d.get("layer_types", 0) is None
+    ):
+        return (
+            "its default config leaves layer_types None, and the model reads a kind for every layer (None is not "
+            "subscriptable); the kinds come only from a checkpoint, and are not guessed"
+        )
     if not isinstance(exc, KeyError) or not exc.args:
         return None
     kind = exc.args[0]

@@ -360,3 +360,6 @@ def test_a_layer_kind_without_its_per_kind_setting_is_refused_naming_what_the_co
     assert _unset_layer_kind(KeyError("other"), {"layer_types": ["full_attention"], "rope_parameters": {}}) is None
     with pytest.raises(BadInput, match="no entry in rope_parameters .* not guessed; not checked"):
         load_hf("cohere_compass_text", Sizes(), "sdpa", 0, None)
+    none = TypeError("'NoneType' object is not subscriptable")  # lfm2_moe: layer_types None, read per layer
+    assert _unset_layer_kind(none, {"layer_types": None}).startswith("its default config leaves layer_types None")
+    assert _unset_layer_kind(none, {"layer_types": ["full_attention"]}) is None
