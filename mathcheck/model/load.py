@@ -620,6 +620,20 @@ def logits_of(out, ids_shape=None) -> Any:
     return out
 
 
+def generate_cache(model) -> Any:
+    """The cache transformers' generate makes for an hf: model before its first forward
+    (``DynamicCache(config=model.config)``); None for a model without a transformers config."""
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "to_dict"):
+        return None
+    try:
+        from transformers import DynamicCache
+
+        return DynamicCache(config=config)
+    except Exception:  # noqa: BLE001 - no cache of that kind for this config: none made
+        return None
+
+
 def cache_of(out, kw: str) -> Any:
     """The cache a forward returned: ``out.cache`` / ``out.past_key_values``, or a tuple's second element."""
     for name in (kw, "cache", "past_key_values"):

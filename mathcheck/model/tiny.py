@@ -158,6 +158,7 @@ FIXED = {
     "ple_embed_dim": 16,
     "prediction_head_size": 64,
     "num_latents": 16,
+    "attention_window_size": 8,  # RecurrentGemma's local attention (2048): the KV check goes past it at 16 tokens
 }
 AT_MOST_ONE = ("n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers")
 VOCABS = ("vocab_size", "decoder_vocab_size", "unpadded_vocab_size")
