@@ -11,7 +11,8 @@ config's own constraints, and the result is handed back to the config class (whi
   as its layer count) are cut to one layer of each kind, in order, and at least ``layers`` — a
   hybrid keeps one attention layer and one linear/recurrent layer; periodic hybrids (Jamba's
   ``attn_layer_period``) get period 2;
-* vocabulary 128, positions 64, and every special token id moved inside the vocabulary.
+* vocabulary 128 (a hash table's ``…_vocab`` too: BLT's n-gram table, 500002 rows a hash), positions
+  64, and every special token id moved inside the vocabulary; BLT's ``hidden_size_global`` the hidden size.
 
 Sub-configs (``text_config``, …, any dict naming a ``model_type``: musicgen's ``decoder``) are cut the same way. Example: deepseek_v3's hidden 7168, 61
 layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora_rank 32.
@@ -35,8 +36,7 @@ builds with it is checked with):
   embeddings and bottleneck, 1/4);
 * xLSTM's hidden size one where hidden × ``qk_dim_factor`` and × ``v_dim_factor`` are multiples of 64
   (its config rounds them so for the cache, its projections do not): 128; its ``num_blocks`` the layers;
-* a hash table's vocabulary (``…_vocab``: BLT's n-gram table, 500002 rows) 128, and BLT's ``hidden_size_global``
-  the hidden size;
+
 * an adapter's widths (``adapter_in_dim``, ``adapter_out_dim``: dots3_note's encoders to its text
   model) the hidden size, as both widths it joins are;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
@@ -347,11 +347,6 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
         # model's projections do not: the hidden size is the least multiple of 64 where both agree (128)
         h = next(h for h in range(64, 64 * 64 + 1, 64) if all(h * f % 64 == 0 for f in factors))
         d["hidden_size"] = d["embedding_dim"] = max(h, d["hidden_size"])
-    for k, v in list(d.items()):
-        if k.endswith("_vocab") and _is_int(v) and v > VOCAB:  # BLT's hash n-gram table (500002 rows a hash: 1.5 GB)
-            d[k] = VOCAB
-        elif k == "hidden_size_global" and _is_int(v):  # BLT's global model's width, which its patches meet
-            d[k] = hidden
     name, n = _layer_count(full)
     if name is not None and _is_int(full.get("num_blocks")) and full["num_blocks"] == n:  # xLSTM's second layer count
         d["num_blocks"] = d[name]
@@ -573,6 +568,11 @@ def shrink(
             d[k] = VOCAB
         elif k_std in POSITION_NAMES:
             d[k] = POSITIONS
+    for k, v in list(d.items()):
+        if k.endswith("_vocab") and _is_int(v) and v > VOCAB:  # BLT's hash n-gram table (500002 rows a hash: 1.5 GB)
+            d[k] = VOCAB
+        elif k == "hidden_size_global" and _is_int(v):  # BLT's global model's width, which its patches meet
+            d[k] = hidden
     if not per_layer:
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:

@@ -342,9 +342,9 @@ def test_xlstms_derived_cut_keeps_its_state_widths_and_layer_counts_agreeing():
     assert shrink(f.to_dict(), 64, 2, 4, None)["hidden_size"] == 64  # the plain cut is unchanged
 
 
-def test_blts_hash_table_and_global_width_are_cut_in_the_derived_cut():
+def test_blts_hash_table_and_global_width_are_cut():
     f = transformers.AutoConfig.for_model("blt")  # 500002 rows per hash function: 1.5 GB at the tiny width
-    d = shrink(f.to_dict(), 64, 2, 4, None, derive=True, names=aliases(f))
+    d = shrink(f.to_dict(), 64, 2, 4, None, names=aliases(f))
     assert d["encoder_hash_byte_group_vocab"] == VOCAB
     assert d["encoder_config"]["hidden_size_global"] == d["decoder_config"]["hidden_size_global"] == 64
 
