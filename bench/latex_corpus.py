@@ -21,7 +21,9 @@ files, unchanged") and prints, per file and in all, the must-show's figures: the
 of them read (mathcheck checked a link at that line and ordinal), proved, refuted, inconclusive; the
 hand *definitions*, of them recognised (mathcheck reported that link ``definition``); ``unlabelled``,
 mathcheck's links in display math on no hand label (a join mismatch, to fix), and ``unplaced``, its
-links outside display math (definitions read from inline ``$…$``); then the checkable links not
+links outside display math (definitions read from inline ``$…$``); the links labelled
+``not-checkable:probability`` in a table of their own (issue 29: read, proved, refuted,
+inconclusive, definition — read is any of those); then the checkable links not
 read, counted by what the reader says (the bad input of the chain they fall in). Then, each to read
 by hand: every refuted checkable link (the author's error, or a misreading), and every link proved,
 refuted or read as a definition on another label. A relation is keyed by its own position, found by
@@ -230,6 +232,11 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
         elif lab["label"] == "definition":
             row["definitions"] += 1
             row["recognised"] += status == "definition"
+        elif lab["label"] == PROBABILITY:  # issue 29's figure, apart from issue 28's checkable links
+            row["probability"] += 1
+            read = status in ("proved", "refuted", "inconclusive") or status == "definition" and got[1] != "(not read)"
+            row["p_read"] += read
+            row[f"p_{status}"] += read
         if lab["label"] != "checkable" and status in ("proved", "refuted", "inconclusive"):
             review.append(f"{where}  {lab['label']}  {status}: {got[1]}")
         if lab["label"] != "definition" and status == "definition":
@@ -250,6 +257,35 @@ def classify(path: pathlib.Path, labels: list, seed: int, timeout: float) -> dic
 
 
 CLASS_COLUMNS = ("checkable", "read", "proved", "refuted", "inconclusive", "definitions", "recognised")
+
+# Issue 29's must-show: "the probability links of your real-files corpus: >= 60% read, 0 false". The
+# relations labelled so (statements about random variables or distributions) are kept out of issue 28's
+# checkable count and reported on their own: read = a verdict at that relation (proved, refuted,
+# inconclusive: an inconclusive link says what would decide it, e.g. the fact the prose states) or
+# a definition whose right side is read; each refuted one is to read by hand (in ``review``).
+PROBABILITY = "not-checkable:probability"
+PROB_COLUMNS = ("probability", "p_read", "p_proved", "p_refuted", "p_inconclusive", "p_definition")
+
+
+def prob_table(rows: list) -> str:
+    """Issue 29's table: the probability links per file (those with any), then all."""
+    head = ["file", "probability", "read", "proved", "refuted", "inconclusive", "definition"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    total = collections.Counter()
+    for r in rows:
+        if not r.get("probability"):
+            continue
+        vals = [r.get(c, 0) for c in PROB_COLUMNS]
+        total.update(dict(zip(PROB_COLUMNS, vals)))
+        out.append("| " + " | ".join([r["file"]] + [str(v) for v in vals]) + " |")
+    out.append("| **all** | " + " | ".join(str(total[c]) for c in PROB_COLUMNS) + " |")
+    n = total["probability"]
+    out.append(
+        f"\nprobability links read {100 * total['p_read'] / n:.0f}%, proved {100 * total['p_proved'] / n:.0f}%"
+        if n
+        else "\nno probability links"
+    )
+    return "\n".join(out)
 
 
 def class_table(rows: list) -> str:
@@ -347,6 +383,8 @@ def _classes(files: list, args) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     print(class_table(rows))
+    print("\nprobability links (issue 29; not in the checkable figures above):")
+    print(prob_table(rows))
     why = sum((collections.Counter(r["why_not_read"]) for r in rows), collections.Counter())
     print("\ncheckable links not read, by what the reader says (bad input's gist):")
     for gist, n in why.most_common():

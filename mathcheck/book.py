@@ -121,6 +121,7 @@ def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
         "unknown": [str(u) for u in chain.unknown],
         "implicit": [str(u) for u in chain.implicit],
         "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
+        "prose_facts": chain.prose_facts,
         "k": k,
         "seed": seed,
         "timeout": timeout,
@@ -550,6 +551,7 @@ def _plain(c: Chain) -> dict:
         "facts": [list(f) for f in c.facts],
         "unread": c.unread,
         "table": c.table,
+        "prose_facts": c.prose_facts,
     }
 
 
@@ -570,6 +572,7 @@ def _chain(d: dict) -> Chain:
         tuple(tuple(f) for f in d["facts"]),
         d.get("unread", ""),
         d.get("table", ""),
+        d.get("prose_facts", ""),
     )
 
 

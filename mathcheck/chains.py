@@ -83,6 +83,9 @@ class Chain:
     # a definition of a function of the table (LaTeX's \operatorname{sigmoid}(x) = …) that agrees with it:
     # the table's name, reported a definition, never unfolded (the table's function is the same)
     table: str = ""
+    # LaTeX: the words of the section's prose that state facts about the random variables of a chain
+    # that states none (d2l's "drawn independently … zero mean"): a refutation is then inconclusive
+    prose_facts: str = ""
 
     @property
     def relation(self) -> str:

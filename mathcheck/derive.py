@@ -262,12 +262,15 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
     givens = [(line, rels) for line, text in chain.given for rels in [_given_relations(text, f"{chain.path}:{line}")]]
     texts = [s.text for s in chain.steps] + [x for _, rels in givens for a, _, b in rels for x in (a, b)]
     lines = [s.line for s in chain.steps] + [line for line, rels in givens for _ in rels for _ in (0, 1)]
+    known = facts(chain)  # a bad fact is bad input before anything is read
+    laws = dict(known.laws) if known else {}  # p(x, z), p(z | x): symbolic/laws.py
+    unknown = tuple(u for u in chain.unknown if u not in laws)
     try:
-        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
+        parsed = parse_many(texts, chain.assumptions, defs=defs, unused_ok=True, unknown=unknown, laws=laws)
     except ParseError as whole:
         for text, line in zip(texts, lines):  # only now one at a time, so the error names its line
             try:
-                parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=chain.unknown)
+                parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=unknown, laws=laws)
             except ParseError as exc:
                 raise DeriveError(f"{chain.path}:{line}: {exc}") from None
         raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
@@ -439,7 +442,7 @@ def facts(chain: Chain, exprs=()) -> Facts | None:
     or None for a chain that has no expectation and states no such fact: it is checked as any other.
     A fact that cannot be read is a :class:`DeriveError` naming its line."""
     from mathcheck.symbolic.expectation import has_probability
-    from mathcheck.userexpr.probability import FactError, Facts, read_facts
+    from mathcheck.userexpr.probability import FactError, Facts, check_laws, read_facts
 
     if not chain.facts and not has_probability(*exprs):
         return None
@@ -449,6 +452,10 @@ def facts(chain: Chain, exprs=()) -> Facts | None:
             out = read_facts(text, out)
         except FactError as exc:
             raise DeriveError(f"{chain.path}:{line}: {exc}") from None
+    try:
+        check_laws(out)
+    except FactError as exc:
+        raise DeriveError(f"{chain.path}:{chain.facts[0][0]}: {exc}") from None
     return out
 
 
@@ -642,8 +649,8 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         cur.text,
         chain.implicit,
         facts(chain, exprs),
-        bool(cur.source),
-    )  # source: read from a document, its prose unread
+        chain.prose_facts or bool(cur.source),
+    )  # source: read from a document, its prose unread (prose_facts: what it says of the variables)
     return StepReport(
         cur.line,
         cur.text,
@@ -692,10 +699,10 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
             exprs[-1],
             chain.relation,
             hyps,
-            probability.facts_for((exprs[0], exprs[-1], *hyps), known),
+            probability.facts_for((exprs[0], exprs[-1], *hyps), known, every=bool(chain.prose_facts)),
             seed,
             timeout,
-            bool(chain.steps[0].source),
+            chain.prose_facts or bool(chain.steps[0].source),
         )
     elif unknown.unknowns(exprs[0], exprs[-1], *hyps):
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)

@@ -194,7 +194,7 @@ def _reject(node: ast.AST, text: str, what: str | None = None, grammar: bool = F
     raise ParseError(f"{what or 'not allowed'}: {_token(node, text)!r}{tail}")
 
 
-def _prescan(text: str, limits: Limits) -> str:
+def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
     if not isinstance(text, str):
         raise ParseError(f"a formula must be a string, not {type(text).__name__}")
     if len(text) > limits.length:
@@ -205,8 +205,13 @@ def _prescan(text: str, limits: Limits) -> str:
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
+    if "|" in text and not laws and re.search(r"[A-Za-z]\w*\([^()|]*\|", text):
+        raise ParseError(
+            "p(z | x): a conditional is read for a declared law only; declare the joint law, e.g. "
+            "'assume: p(x, z) law' (% assume: p(x, z) \\text{ law}), see docs/probability.md"
+        )
     for c in text:  # the first character no formula needs (strings, statements, comparisons, ...)
-        if c in "'\"`;:\\@$!?{}&|~<>=%#":
+        if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and laws):  # p(z | x) of a declared law
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
     depth = worst = 0
     for c in text:
@@ -222,8 +227,8 @@ def _prescan(text: str, limits: Limits) -> str:
     return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
 
 
-def _tree(text: str, limits: Limits) -> tuple[ast.expr, str]:
-    src = _prescan(text, limits).strip()
+def _tree(text: str, limits: Limits, laws=frozenset()) -> tuple[ast.expr, str]:
+    src = _prescan(text, limits, laws).strip()
     try:
         with warnings.catch_warnings():  # "invalid decimal literal" and friends: we refuse anyway
             warnings.simplefilter("ignore")
@@ -731,8 +736,9 @@ def _symbol_assumptions(name: str, props, integer: bool) -> dict:
 
 
 class _Builder:
-    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset()):
+    def __init__(self, text: str, symbols: dict, bases: dict, limits: Limits, unknown=frozenset(), laws=frozenset()):
         self.text, self.symbols, self.bases, self.limits = text, symbols, bases, limits
+        self.laws = dict(laws)  # declared laws (p(x, z), q(z)): p(z | x) is read (symbolic/laws.py)
         self.unknown = {name: None for name in unknown}  # name -> its arity, once called
         self.bound: dict[str, object] = {}
         self.terms = 1  # how many terms the enclosing sums make (numeric checks evaluate them all)
@@ -856,6 +862,10 @@ class _Builder:
             return self._prime(node)
         if name in self.unknown:
             return self._unknown(node, name)
+        if name in self.laws:
+            return self._law(node, name)
+        if name.startswith("E_") and name[2:] in self.laws:
+            return self._law_expectation(node, name[2:])
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
             if len(node.args) != PROBABILITY[name]:
                 self.fail(
@@ -1056,6 +1066,39 @@ class _Builder:
             self.fail(el, "oo is read only as a whole limit, oo or -oo")
         return self.build(el)
 
+    def _law(self, node, name: str):
+        """``p(x, z)``, ``p(z | x)`` of a declared law: the head ``Law:p`` applied to the tuple of its
+        variables and the tuple of those it is conditioned on (:mod:`mathcheck.symbolic.laws`)."""
+        shown = f"{name}(x, z) or {name}(z | x)"
+        left, right, bar = [], [], False
+        for a in node.args:
+            if isinstance(a, ast.BinOp) and isinstance(a.op, ast.BitOr) and not bar:
+                bar = True
+                left.append(a.left)
+                right.append(a.right)
+            else:
+                (right if bar else left).append(a)
+        out = []
+        for side in (left, right):
+            for a in side:
+                if not isinstance(a, ast.Name) or a.id in reserved() or a.id in self.bases:
+                    self.fail(a, f"{name}(…) takes the names of its variables, e.g. {shown}")
+                out.append(self.build(a))
+        if not left:
+            self.fail(node, f"{name}() needs a variable, e.g. {shown}")
+        return sp.Function(f"Law:{name}")(sp.Tuple(*out[: len(left)]), sp.Tuple(*out[len(left) :]))
+
+    def _law_expectation(self, node, name: str):
+        r"""``E_q(f)``: the expectation of f under the declared law q, over q's variables;
+        ``E_q(f, z)`` names them (LaTeX's ``\mathbb{E}_{z \sim q}``), and they must be q's."""
+        over = self.laws.get(name, ())
+        if len(node.args) not in (1, 1 + len(over)):
+            self.fail(node, f"E_{name} takes one argument: E_{name}(log(p(x, z)) - log({name}(z)))")
+        named = [a.id if isinstance(a, ast.Name) else None for a in node.args[1:]]
+        if named and sorted(map(str, named)) != sorted(over):
+            self.fail(node, f"E_{name}(…, {', '.join(map(str, named))}): {name} is a law of {', '.join(over)}")
+        return sp.Function(f"E:{name}")(self.build(node.args[0]))
+
     def _unknown(self, node, name: str):
         """``f(x, y)``: an undefined function (real-valued), one arity throughout."""
         if not node.args:
@@ -1125,7 +1168,13 @@ class _Builder:
 
 
 def parse_many(
-    texts, assume: dict | None = None, limits: Limits = LIMITS, defs=(), unused_ok: bool = False, unknown=()
+    texts,
+    assume: dict | None = None,
+    limits: Limits = LIMITS,
+    defs=(),
+    unused_ok: bool = False,
+    unknown=(),
+    laws=(),
 ) -> tuple:
     """Parse several formulas that share their symbols (a check's two sides).
 
@@ -1133,11 +1182,15 @@ def parse_many(
     they are SymPy undefined functions (real-valued), checked for every function by
     :mod:`mathcheck.userexpr.unknown`; never a name of the function table or a symbol as well.
 
+    ``laws``: declared laws, ``{name: (variable, ...)}`` (``assume: p(x, z), q(z) laws``): ``p(x, z)``, ``p(z | x)``,
+    ``E_q(f)`` are read as :mod:`mathcheck.symbolic.laws` says.
+
     ``defs``: :class:`Definition` values (``let``), expanded where the formulas use them;
     ``unused_ok``: an assumption on a name the formulas do not use is ignored (a chain's
     assumptions cover all its lines), not an error (a single check's ``--assume``)."""
     assume = {normalise(k): tuple(v) for k, v in (assume or {}).items()}
-    parsed = [_tree(t, limits) for t in texts]
+    laws = dict(laws)
+    parsed = [_tree(t, limits, laws) for t in texts]
     if defs:
         used = {n for t, _ in parsed for n in _uses(t)}
         table = expand(defs, limits, used)
@@ -1172,6 +1225,13 @@ def parse_many(
             raise ParseError(
                 f"{name} is a Greek letter, a symbol, not a function: define it with "
                 f"'let {name}(t) = ...' or call a listed function{hint}"
+            )
+        if name in laws or name.startswith("E_") and name[2:] in laws:
+            continue
+        if name.startswith("E_") and _NAME.match(name[2:]) and name[2:] not in reserved():
+            raise ParseError(
+                f"{name}(…): an expectation under {name[2:]}, which is no declared law; declare it, e.g. "
+                f"'assume: p(x, z), {name[2:]}(z) laws' (docs/probability.md)"
             )
         if name not in reserved() and name not in PROBABILITY:
             raise ParseError(f"unknown function {name!r}; allowed: {ALLOWED}")
@@ -1218,7 +1278,7 @@ def parse_many(
     out = []
     for text, (tree, src) in zip(texts, parsed):
         try:
-            out.append(_Builder(src, symbols, bases, limits, unknown).build(tree))
+            out.append(_Builder(src, symbols, bases, limits, unknown, laws).build(tree))
         except ParseError:
             raise
         except RecursionError:

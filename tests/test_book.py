@@ -328,6 +328,7 @@ def test_the_read_cache_keeps_every_field_of_a_chain():
         "facts": ((5, "X, Y independent"),),
         "unread": "a transpose",
         "table": "sigmoid",
+        "prose_facts": "independently",
     }
     fields = {f.name: f for f in dataclasses.fields(Chain)}
     assert set(values) == set(fields), "a new Chain field: give it a value here and cache it in book._plain"

@@ -444,6 +444,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             close_reason(i)
             row_start = len(links[-1].toks)
             i += 1
+            while i < len(toks) and toks[i].kind == "row":  # an empty row is nothing: Markdown's \\\\ is TeX's \\
+                i += 1
             if i < len(toks) and toks[i].kind == "ch" and toks[i].text == "[":  # \\[4pt]
                 _, i = _bracket(toks, i)
             nxt = _row_head(toks, i, src)
@@ -2017,26 +2019,48 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     return [replace(c, facts=c.facts + facts) for c in out] if facts else out
 
 
-_PROSE_FACT = re.compile(r"\b(independent(?:ly)?|i\.i\.d\.?|iid|zero mean|mean zero|unit variance)\b", re.I)
+_PROSE_FACT = re.compile(
+    r"\b(independent(?:ly)?|i\.i\.d\.?|iid|zero mean|mean zero|unit variance|identically distributed)\b", re.I
+)
 _RANDOM = re.compile(r"(?<![A-Za-z0-9_])(E|Var|Cov)\(")
 
 
 def _facts_in_prose(src: _Source, blk: Block, chain: Chain, prose: str) -> Chain:
     """A chain of expectations whose random variables the section's prose describes (d2l's
     initialisation: "the weights are drawn independently … zero mean and variance σ²"), with no
-    ``% assume:`` fact: bad input naming what the prose says. Checked without those facts, d2l's
-    Var[o_i] = Σ_j E[w_ij² x_j²] − 0 was refuted — a hypothesis the prose states."""
+    ``% assume:`` fact: its links are checked without those facts, and a refutation is
+    ``inconclusive`` naming what the prose says and what to state (``Chain.prose_facts``). A proof
+    stands: facts only narrow the distributions, so a link that holds for every one holds under them.
+    Checked without those facts, d2l's Var[o_i] = Σ_j E[w_ij² x_j²] − 0 is refuted — a hypothesis
+    the prose states, so never a refutation."""
     said = _PROSE_FACT.search(prose)
     if said is None or chain.error or chain.definition or not any(_RANDOM.search(s.text) for s in chain.steps):
         return chain
-    try:
-        src.fail(
-            blk.body,
-            f"the prose says the random variables are '{said.group(1)}', which mathcheck reads only from "
-            f"% assume: facts (docs/probability.md); state them, e.g. % assume: X, Y \\text{{ independent}}",
-        )
-    except DeriveError as exc:
-        return Chain(chain.name, chain.path, chain.line, error=str(exc))
+    return _one_of_a_family(replace(chain, prose_facts=said.group(1)))
+
+
+def _one_of_a_family(chain: Chain) -> Chain:
+    """cs231n's ``\\sum_i^n \\text{Var}(x_i)\\text{Var}(w_i) = (n \\text{Var}(w)) \\text{Var}(x)``, "all
+    w_i, x_i identically distributed" in prose: a plain ``w`` inside ``E``/``Var``/``Cov`` beside the
+    family ``w[i]`` (which the grammar refuses as one name used two ways) is read as one more random
+    variable ``w_any``, tied to the family by no fact — so a link that needs it to share their law is
+    refuted on the draws and, the prose stating facts, inconclusive; never a proof that assumes it."""
+    texts = [s.text for s in chain.steps]
+    family = {m.group(1) for t in texts for m in re.finditer(r"(?<![A-Za-z0-9_])([a-z])\[", t)}
+    plain = {
+        n
+        for n in family
+        for t in texts
+        if re.search(rf"(?:E|Var|Cov)\((?:[^()]*[^A-Za-z0-9_])?{n}(?![A-Za-z0-9_\[(])", t)
+    }
+    if not plain:
+        return chain
+    sub = lambda t: re.sub(  # noqa: E731
+        rf"(?<![A-Za-z0-9_])({'|'.join(sorted(plain))})(?![A-Za-z0-9_\[(])", r"\1_any", t
+    )
+    steps = tuple(replace(s, text=sub(s.text)) for s in chain.steps)
+    note = ", ".join(f"{n} beside {n}_i: read as one more random variable {n}_any" for n in sorted(plain))
+    return replace(chain, steps=steps, notes=chain.notes + (note,))
 
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(")

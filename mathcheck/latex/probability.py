@@ -48,9 +48,73 @@ _FACT = re.compile(
 )
 
 
+# a declared law, p(x, z), q(z) \text{ laws}, or its positivity, p(x, z) > 0 (symbolic/laws.py)
+_LAW_FACT = re.compile(
+    r"^\s*[A-Za-z]\w*\s*\([^()]*\)(?:\s*,\s*[A-Za-z]\w*\s*\([^()]*\))*\s*(?:\\text\s*\{\s*laws?\s*\}|laws?)\s*$"
+)
+_LAW_POSITIVE = re.compile(r"^\s*[A-Za-z]\w*\s*\([^()]*\)\s*>\s*0\s*$")
+
+
 def is_fact(raw: str) -> bool:
-    """Whether a ``% assume:`` item is about random variables."""
-    return bool(_FACT.search(raw))
+    """Whether a ``% assume:`` item is about random variables or declared laws."""
+    return bool(_FACT.search(raw) or _LAW_FACT.match(raw) or _LAW_POSITIVE.match(raw))
+
+
+def law_expectation(reader, t, word: str) -> str | None:
+    r"""``\mathbb{E}_{z \sim q}[f]``, ``\mathbb{E}_{q(z)}[f]``, ``\mathbb{E}_{q}[f]``: the expectation
+    under the law q (declared: ``% assume: p(x, z), q(z) \text{ laws}``) → ``E_q(f)``; None for another
+    subscript (the caller refuses it). At the ``_``, not yet taken."""
+    from mathcheck.latex.tokens import _group
+
+    toks, j = _group(reader.t, reader.i + 1, reader.src, "_")
+    toks = [x for x in toks if not (x.kind == "cmd" and x.text in (",", ";", ":", "!", " ", "quad"))]
+    letters = [x for x in toks if x.kind == "ch" and x.text.isalpha()]
+    name, var = None, None
+    if len(toks) == 1 and letters:  # E_q
+        name = toks[0].text
+    elif len(toks) == 4 and toks[1].kind == "ch" and toks[1].text == "(" and toks[3].text == ")":  # E_{q(z)}
+        name = toks[0].text if toks[0].kind == "ch" and toks[0].text.isalpha() else None
+        var = toks[2]
+    elif len(toks) >= 3 and toks[1].kind == "cmd" and toks[1].text == "sim" and toks[2].kind == "ch":
+        rest = toks[2:]  # E_{z \sim q} or E_{z \sim q(z)}
+        if len(rest) == 1 or len(rest) == 4 and rest[1].text == "(" and rest[3].text == ")":
+            name = rest[0].text if rest[0].text.isalpha() else None
+            var = toks[0]
+            if len(rest) == 4 and rest[2].text != var.text:
+                name = None
+    if var is not None and not (var.kind == "ch" and var.text.isalpha()):
+        name = None
+    if name is None or word != "E":
+        return None
+    reader.i = j
+    if not reader.at("ch", "(", "["):
+        reader.fail(t, f"\\mathbb{{E}}_{{{name}}} takes its argument in brackets: \\mathbb{{E}}_{{z \\sim {name}}}[f]")
+    args = reader.arguments()
+    if len(args) != 1:
+        reader.fail(t, "an expectation takes one argument")
+    return f"E_{name}({args[0]}, {var.text})" if var is not None else f"E_{name}({args[0]})"
+
+
+def conditional(reader) -> str | None:
+    r"""``(z \mid x)`` after a function's name: its arguments with the bar (``z | x``, read only for a
+    declared law: symbolic/laws.py), or None when there is no top-level ``\mid``. At the ``(``."""
+    t = reader.peek()
+    if t is None or t.kind != "ch" or t.text != "(":
+        return None
+    start = reader.i
+    reader.take()
+    inner = reader.until(")", t)
+    at = _split_at(
+        reader, inner, lambda x: x.kind == "cmd" and x.text in ("mid", "vert") or x.kind == "ch" and x.text == "|"
+    )
+    if len(at) != 2 or not at[0] or not at[1]:
+        reader.i = start
+        return None
+    sides = []
+    for side in at:
+        parts = _split_at(reader, side, lambda y: y.kind == "ch" and y.text == ",")
+        sides.append(", ".join(reader.sub(p).read() for p in parts))
+    return f"({sides[0]} | {sides[1]})"
 
 
 def _word(toks) -> str | None:
@@ -87,6 +151,8 @@ def operator(reader, t) -> str | None:
         return None
     name = OPERATORS[word]
     reader.i = j
+    if reader.at("ch", "_") and (reading := law_expectation(reader, t, word)) is not None:
+        return reading
     if reader.at("ch", "_"):
         reader.fail(
             t,

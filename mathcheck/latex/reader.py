@@ -938,6 +938,11 @@ class Reader:
         self.n.unknown.add(name)
         if order or self.at("ch", "'"):
             return self.primed(name, tok, order)
+        from mathcheck.latex import probability
+
+        given = probability.conditional(self)  # p(z \mid x): a declared law's conditional
+        if given is not None:
+            return f"{name}{given}"
         return f"{name}({', '.join(self.arguments())})"
 
     def primed(self, fname: str, tok, order: int = 0) -> str:
@@ -1260,11 +1265,46 @@ class Reader:
         saved = self.bound
         self.bound = self.bound | {var}
         body = self.term()
+        while self.next_term_uses(var):  # \sum_i^n [E(w_i)]^2 Var(x_i) + [E(x_i)]^2 Var(w_i): one sum
+            op = self.take().text
+            body = f"{body} {op} {self.term()}"
         self.bound = saved
         self.index_after_body(t, var)
         if generic:
             self.generic_body(t, var, body)
         return f"{what}({body}, ({var}, {lo}, {hi}))"
+
+    def next_term_uses(self, var: str) -> bool:
+        """Whether a sum's body goes on past ``+``/``-``: the next term writes the sum's index in a
+        subscript (``\\sum_i^n [E(w_i)]^2 \\mathrm{Var}(x_i) + [E(x_i)]^2 \\mathrm{Var}(w_i)``, cs231n's
+        variance of a sum; ``-\\sum_j y_{ij} \\log \\sigma(f_j) + (1 - y_{ij}) \\log(1 - \\sigma(f_j))``,
+        its logistic loss). Its author means one sum of all the terms: read as written, the index after
+        the body would be a free quantity with the same name, which no one means (the index is bound by no
+        other sum there; a term with a sum of its own ends the body, and :meth:`index_after_body` refuses
+        what is left)."""
+        if self.collect is not None or not self.at("ch", "+", "-"):
+            return False
+        depth, k = 0, self.i + 1
+        while k < len(self.t):
+            x = self.t[k]
+            if (
+                x.kind == "row"
+                or (depth == 0 and x.kind == "ch" and x.text in ("=", "<", ">", "&", "+", "-"))
+                or (depth == 0 and x.kind == "cmd" and x.text in ("le", "leq", "ge", "geq", "approx", "ne", "neq"))
+            ):
+                return False
+            if x.kind == "cmd" and x.text in ("sum", "prod"):
+                return False
+            depth += x.kind == "ch" and x.text in "({["
+            depth -= x.kind == "ch" and x.text in ")}]"
+            if depth < 0:
+                return False
+            if x.kind == "ch" and x.text == "_" and k + 1 < len(self.t):
+                sub, _ = _group(list(self.t), k + 1, self.src, "_")
+                if any(y.kind == "ch" and y.text == var for y in sub):
+                    return True
+            k += 1
+        return False
 
     def index_after_body(self, t, var: str) -> None:
         """``\\sum_j y_{ij} \\log \\sigma(f_j) + (1 - y_{ij}) \\log(1 - \\sigma(f_j))`` (cs231n's

@@ -59,6 +59,14 @@ class Facts:
     zero_mean: frozenset = frozenset()
     unit_variance: frozenset = frozenset()
     distributions: dict = field(default_factory=dict)
+    # declared laws (symbolic/laws.py): ((name, (variable, ...)), ...), and the laws known positive
+    # everywhere, as (name, frozenset of variables): p(x, z) > 0 is ("p", {"x", "z"})
+    laws: tuple = ()
+    positive: frozenset = frozenset()
+
+    def law(self, name: str) -> tuple | None:
+        """The variables a declared law is over (``("x", "z")`` for ``p(x, z)``), or None."""
+        return dict(self.laws).get(name)
 
     def names(self) -> set:
         return (

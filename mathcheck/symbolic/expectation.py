@@ -207,7 +207,9 @@ class Lowering:
         for f in factors:
             base, k = f.as_base_exp()
             if not (k.is_Integer and k > 0 and (isinstance(base, (sp.Symbol, sp.Indexed)))):
-                return self._opaque(sp.Mul(*factors))
+                whole = sp.Mul(*factors)
+                by_density = self._by_density(whole)
+                return by_density if by_density is not None else self._opaque(whole)
             powers[base] = powers.get(base, 0) + int(k)
         groups = {self.facts.group(_name(atom)) for atom in powers}
         names = {_name(atom) for atom in powers}
@@ -266,6 +268,34 @@ class Lowering:
             return 1 + self._moment(atom, 1) ** 2
         return _moment_symbol(atom, k)
 
+    def _by_density(self, g):
+        """``E[g(X)] = ∫ g(x) f(x) dx`` for one random variable X of a named continuous law with
+        density f (its parameters' side conditions known: v > 0, λ > 0, b > 0, b − a > 0), by SymPy's
+        closed form; None (the expectation kept whole) where there is none: an integral left
+        unevaluated, a Piecewise of convergence conditions, ∞ or nan (a divergent integral is no
+        expectation). For these light-tailed laws a convergent closed form is the expectation."""
+        atoms = random_atoms(g, self.facts)
+        if len(atoms) != 1:
+            return None
+        (atom,) = atoms
+        name = _name(atom)
+        if isinstance(atom, sp.Indexed) or name not in self.facts.distributions:
+            return None
+        family, params = self.facts.distributions[name]
+        t = sp.Dummy("x", real=True)
+        density = _density(family, params, t)
+        if density is None:
+            return None
+        f, lo, hi = density
+        try:
+            out = sp.integrate(g.xreplace({atom: t}) * f, (t, lo, hi))
+        except Exception:  # noqa: BLE001 - SymPy's integrator failing is no expectation
+            return None
+        if out.has(sp.Integral, sp.Piecewise, sp.oo, -sp.oo, sp.zoo, sp.nan) or out.has(t):
+            return None
+        self.note(f"E[g(X)] = ∫ g(x) f(x) dx, the density of {family} (SymPy's closed form, convergent)")
+        return out
+
     def _opaque(self, e):
         """The expectation of a joint or non-polynomial function, kept whole as one symbol. A symbol
         cannot keep symbolic indices (E[q_i q_j] depends on i and j; as one symbol a sum over them
@@ -279,6 +309,32 @@ class Lowering:
                 f"declare what is independent (assume: q_i, k_i independent)"
             )
         return _moment_symbol(e, 1)
+
+
+def _density(family: str, params: tuple, t):
+    """``(f(t), lo, hi)``: the density of a named continuous law and its support, or None where a
+    parameter's side condition is not known (the variance, rate or scale positive, b − a > 0)."""
+    if family == "Normal":
+        mu, v = params
+        if v.is_positive is not True:
+            return None
+        return sp.exp(-((t - mu) ** 2) / (2 * v)) / sp.sqrt(2 * sp.pi * v), -sp.oo, sp.oo
+    if family == "Exponential":
+        (lam,) = params
+        if lam.is_positive is not True:
+            return None
+        return lam * sp.exp(-lam * t), sp.Integer(0), sp.oo
+    if family == "Uniform":
+        a, b = params
+        if (b - a).is_positive is not True:
+            return None
+        return 1 / (b - a), a, b
+    if family == "Laplace":
+        mu, b = params
+        if b.is_positive is not True:
+            return None
+        return sp.exp(-sp.Abs(t - mu) / b) / (2 * b), -sp.oo, sp.oo
+    return None
 
 
 def _moment_symbol(e, k: int):
@@ -363,3 +419,44 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     if has_probability(out):
         raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
     return simplify_deltas(out), low.rules
+
+
+def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
+    r"""Jensen's inequality as a rule: ``φ(E[g]) ≤ E[φ(g)]`` for φ convex on ℝ, ``≥`` for φ concave,
+    the convexity *shown*: φ''(t) ≥ 0 (≤ 0) for every real t, by SymPy's sign of the second
+    derivative. The rule's words, or None where the link is not of this shape or φ's curvature is not
+    shown (then the link is left to the other rules: never proved by this one).
+
+        >>> from mathcheck.lazy import sympy as sp
+        >>> X = sp.Symbol("X", real=True)
+        >>> jensen(sp.exp(E(X)), E(sp.exp(X)), "<=")[:33]
+        "Jensen's inequality, φ(t) = exp(t"
+        >>> jensen(sp.sin(E(X)), E(sp.sin(X)), "<=") is None
+        True
+    """
+    if relation not in ("<=", ">="):
+        return None
+    small, big = (lhs, rhs) if relation == "<=" else (rhs, lhs)
+    for outer, inner, convex in ((small, big, True), (big, small, False)):
+        heads = [x for x in sp.preorder_traversal(outer) if is_head(x, "E")]
+        if (
+            len(heads) != 1
+            or not is_head(inner, "E")
+            or has_probability(inner.args[0])
+            or has_probability(heads[0].args[0])
+        ):
+            continue
+        (mean,) = heads
+        t = sp.Dummy("t", real=True)
+        phi = outer.xreplace({mean: t})
+        if has_probability(phi) or sp.expand(phi.xreplace({t: mean.args[0]}) - inner.args[0]) != 0:
+            continue
+        second = sp.simplify(sp.diff(phi, t, 2))
+        sign = second.is_nonnegative if convex else second.is_nonpositive
+        if sign is True:
+            kind = "convex" if convex else "concave"
+            return (
+                f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind}: "
+                f"φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} {'≥' if convex else '≤'} 0 for every real t"
+            )
+    return None

@@ -505,18 +505,21 @@ def test_backprop_notation_reads_as_written(tex, text):
     assert latex.translate(tex) == text
 
 
-@pytest.mark.parametrize(
-    "tex",
-    [
-        # style of cs231n neural-networks-2.md's logistic loss: the sum's index written after its body ends
-        r"-\sum_k t_{nk} \log(\sigma(g_k)) + (1 - t_{nk}) \log(1 - \sigma(g_k))",
-        r"\sum_k a_k + b_k",
-    ],
-)
-def test_a_sum_s_index_used_after_its_body_ends_is_refused(tex):
-    with pytest.raises(DeriveError, match="its body ends at '\\+', yet k is used after it"):
-        latex.translate(tex)
+def test_a_sum_s_index_used_after_its_body_ends_reads_one_sum_of_those_terms():
+    # style of cs231n neural-networks-2.md's logistic loss and its variance of a sum (:112): the sum's
+    # index written in a subscript after the body ends at + or -: its author means one sum of all the terms
+    assert (
+        latex.translate(r"-\sum_k t_{nk} \log(\sigma(g_k)) + (1 - t_{nk}) \log(1 - \sigma(g_k))")
+        == "-Sum(t[n, k]*log(sigma(g[k])) + (1 - t[n, k])*log(1 - sigma(g[k])), (k, 1, N_sum))"
+    )
+    assert (
+        latex.translate(r"\sum_i^n [E(w_i)]^2 \text{Var}(x_i) + \text{Var}(x_i)\text{Var}(w_i)")
+        == "Sum((E(w[i]))^2*Var(x[i]) + Var(x[i])*Var(w[i]), (i, 1, n))"
+    )
     assert latex.translate(r"\sum_k a_k + b_j") == "Sum(a[k], (k, 1, N_sum)) + b_j"
+    # a term without the index ends the body: k after it is refused, never read as a free quantity
+    with pytest.raises(DeriveError, match="its body ends at '\\+', yet k is used after it"):
+        latex.translate(r"\sum_k a_k + c + b_k")
 
 
 def test_a_text_of_words_stays_a_reason_beside_a_boxed_result(tmp_path):

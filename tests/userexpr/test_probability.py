@@ -54,7 +54,7 @@ def test_must_show_text_chains_proved_and_planted_mistakes_refuted():
     ((_, chains),) = derive.load([path])
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
     planted = _planted(path, chains)
-    assert sum(planted) == 8 and len(chains) == 18
+    assert sum(planted) == 9 and len(chains) == 20
     for c, r, bad in zip(chains, reports, planted):
         assert r.status == ("refuted" if bad else "proved"), (c.name, r.status, r.failing)
         if bad:
@@ -68,7 +68,7 @@ def test_must_show_note_and_tex_proved_and_planted_mistakes_refuted(name):
     reports = [derive.check_chain(c, seed=0, timeout=TIMEOUT) for c in chains]
     ((_, in_note),) = derive.load([CORPUS / "must_show.md"])  # the .tex is the note's transcription, in order
     planted = _planted(CORPUS / "must_show.md", in_note)
-    assert len(chains) == 18 and sum(planted) == 8
+    assert len(chains) == 20 and sum(planted) == 9
     assert [r.status for r in reports] == ["refuted" if p else "proved" for p in planted]
 
 
@@ -183,8 +183,12 @@ def test_latex_operators_read_and_subscripted_expectation_refused():
     text = r"$$\mathbb{E}[X^2] = \mathrm{Var}(X) + \mathbb{E}[X]^2 + \mathrm{Cov}(X, X) - \operatorname{Var}[X]$$"
     (c,) = latex.chains(text, "n.md", markdown=True)
     assert [s.text for s in c.steps] == ["E(X^2)", "Var(X) + E(X)^2 + Cov(X, X) - Var(X)"]
-    (c,) = latex.chains(r"$$\mathbb{E}_{x \sim p}[x] = 0$$", "n.md", markdown=True)
+    (c,) = latex.chains(r"$$\mathbb{E}_{x \sim \mathcal{N}(0, 1)}[x] = 0$$", "n.md", markdown=True)
     assert "an expectation over some variables only" in c.error
+    (c,) = latex.chains(r"$$\mathbb{E}_{x \sim p}[x] = 0$$", "n.md", markdown=True)  # under a law: declare it
+    assert [s.text for s in c.steps] == ["E_p(x, x)", "0"]
+    with pytest.raises(derive.DeriveError, match="E_p.*no declared law"):
+        derive.validate(c)
     (c,) = latex.chains(r"$$\mathcal{N}(y \mid \mu, s) = \mathcal{N}(y; \mu, s)$$", "n.md", markdown=True)
     assert [s.text for s in c.steps] == ["normal_pdf(y, mu, s)", "normal_pdf(y, mu, s)"]
 
@@ -235,6 +239,10 @@ def test_a_non_polynomial_over_a_continuous_law_is_never_judged_by_its_gauss_rul
     """E|X| = σ√(2/π) for X ~ N(0, σ²) is true; the 24-node Hermite rule misses it by ~1e-3, so the
     numeric side must say it cannot judge (never refute a true statement)."""
     (r,) = _run("## mean absolute value\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n  E(abs(X))\n= s*sqrt(2/pi)\n")
+    assert r.status == "proved"  # by the density (symbolic) and Monte Carlo (numeric): docs/probability.md
+    assert "Monte Carlo" in accounts.link(r.steps[1]) and "Gauss" not in accounts.link(r.steps[1])
+    # not one mean (the square of an estimate): neither the Gauss rule nor Monte Carlo judges it
+    (r,) = _run("## squared\nassume: X ~ Normal(0, s^2)\nassume: s=positive\n  E(abs(X))^2\n= 2*s^2/pi\n")
     assert r.status == "inconclusive"
     assert "not a polynomial" in accounts.link(r.steps[1])
 
