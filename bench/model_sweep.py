@@ -53,6 +53,8 @@ try:
         row["outcome"] = {"holds": "hold", "fails": "false alarm"}.get(report.status, report.status)
         row["failures"] = report.failures()
         row["line"] = "; ".join(report.failures())[:300]
+        if report.status == "inconclusive":  # which property could not be judged, and why
+            row["line"] = "; ".join(report.inconclusive())[:400]
         row["precision"] = report.config.get("precision", "float64")
         row["attn"] = report.config.get("attn_implementation")
         row["dtype"] = report.config.get("dtype")

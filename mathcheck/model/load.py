@@ -166,10 +166,14 @@ def _first_line(exc) -> str:
     return f"{type(exc).__name__}: {line}"
 
 
-def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
+def build_hf(
+    cls, config, attn: str, seed: int, strict: bool = False
+) -> tuple[torch.nn.Module, str, torch.dtype, list[str]]:
     """(model, attention implementation, dtype, notes): SDPA where the model has it, else eager
     (said); float64 where the model runs in it, else float32 (said: MoE kernels such as
-    ``torch._grouped_mm`` reject float64). Raises the last float64 build's error (eager's) when nothing builds."""
+    ``torch._grouped_mm`` reject float64). Raises the last float64 build's error (eager's) when nothing builds;
+    ``strict``: also the float64 forward's error when the forward raises in both dtypes (the plain cut's
+    forward rejecting its sizes: the loader then derives them)."""
     import torch
 
     notes, first_error, last_error = [], None, None
@@ -191,6 +195,8 @@ def build_hf(cls, config, attn: str, seed: int) -> tuple[torch.nn.Module, str, t
                 "float32's error model"
             )
             return model32, impl, torch.float32, notes
+        if strict:
+            raise failed
         return model, impl, torch.float64, notes  # the forward's own error is reported where it is called
     raise last_error  # eager's: the SDPA refusal of a type that has none names nothing the config lacks
 
@@ -287,7 +293,7 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
                 # (a type that builds from the composite, llama4 or qwen3_5, is checked as it was)
                 cls, config, took = language_model(auto, config) if derive else (auto, config, None)
                 _not_an_assistant(model_type, config)
-                model, impl, dtype, notes = build_hf(cls, config, attn, seed)
+                model, impl, dtype, notes = build_hf(cls, config, attn, seed, strict=not derive)
                 break
             except Exception as exc:  # the plain cut rejected: derive; the derived cut's error is said below
                 if derive:
@@ -302,6 +308,9 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 - transformers rejected the sizes: say which, in its words
+        lacks = _unset_layer_kind(exc, kw)
+        if lacks:
+            raise BadInput(f"SPEC 'hf:{model_type}': {lacks}; not checked") from None
         sized = {k: v for k, v in kw.items() if isinstance(v, int) and not isinstance(v, bool)}
         raise BadInput(
             f"SPEC 'hf:{model_type}': transformers rejects the tiny config ({_first_line(exc)[:200]}); "
@@ -338,12 +347,44 @@ def load_hf(model_type: str, sizes: Sizes, attn: str, seed: int, causal: bool | 
     )
 
 
+def _unset_layer_kind(exc, d: dict) -> str | None:
+    """What the default config lacks when the model looks up a per-kind setting for a kind of layer
+    the config names in ``layer_types`` and the setting has no entry for (cohere_compass_text:
+    ``rope_parameters`` keyed by layer kind, empty by default, so RoPE or NoPE is not said), or indexes
+    ``layer_types`` that the default leaves None (lfm2_moe); None else."""
+    if (
+        isinstance(exc, TypeError)
+        and "'NoneType' object is not subscriptable" in str(exc)
+        and d.get("layer_types", 0) is None
+    ):
+        return (
+            "its default config leaves layer_types None, and the model reads a kind for every layer (None is not "
+            "subscriptable); the kinds come only from a checkpoint, and are not guessed"
+        )
+    if not isinstance(exc, KeyError) or not exc.args:
+        return None
+    kind = exc.args[0]
+    for sub in [d, *(v for v in d.values() if isinstance(v, dict))]:
+        if kind not in (sub.get("layer_types") or ()):
+            continue
+        for k, v in sub.items():
+            if k.endswith(("parameters", "params")) and isinstance(v, dict) and kind not in v:
+                return (
+                    f"its default config gives its {kind!r} layers no entry in {k} ({v or 'empty'}), which the model "
+                    f"reads per kind of layer; whether they use RoPE or none comes from a checkpoint, and is not guessed"
+                )
+    return None
+
+
 def built_causal(model, config, as_masked: bool) -> tuple[bool, str]:
     """(causal, why) as the model was built: a masked LM (an encoder–decoder's whole forward
-    included) is bidirectional; a causal-LM class whose attention modules all declare
+    included) is bidirectional, as is a config whose ``attn_type`` is "bi" (XLNet's default: its
+    causal-LM class attends both ways without a ``perm_mask``); a causal-LM class whose attention modules all declare
     ``is_causal`` False (bert-generation with ``is_decoder`` False) was built bidirectional."""
     if as_masked:
         return False, "config"
+    if attr(config, "attn_type") == "bi":  # XLNet: "bi" attends both ways unless a perm_mask is given ("uni" is causal)
+        return False, "config: attn_type bi (bidirectional attention; a causal order only from a perm_mask)"
     flags = [m.is_causal for m in model.modules() if isinstance(getattr(m, "is_causal", None), bool)]
     said = [declared_causal(m) for m in model.modules()]
     if flags and not any(flags) and False in said and not getattr(config, "is_encoder_decoder", False):
@@ -652,6 +693,20 @@ def logits_of(out, ids_shape=None) -> Any:
                 return item
         return out[0] if out else out
     return out
+
+
+def generate_cache(model) -> Any:
+    """The cache transformers' generate makes for an hf: model before its first forward
+    (``DynamicCache(config=model.config)``); None for a model without a transformers config."""
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "to_dict"):
+        return None
+    try:
+        from transformers import DynamicCache
+
+        return DynamicCache(config=config)
+    except Exception:  # noqa: BLE001 - no cache of that kind for this config: none made
+        return None
 
 
 def cache_of(out, kw: str) -> Any:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 import torch
 
 from mathcheck.conform.run import Result
-from mathcheck.model.load import cache_of, logits_of
+from mathcheck.model.load import generate_cache, cache_of, logits_of
 from mathcheck.model.sublayers import is_attention_softmax
 from mathcheck.numeric.tolerance import dtype_tolerance
 from mathcheck.model.trace import Trace
@@ -278,8 +278,35 @@ def kv_cache(loaded, ids, base, tol, replay, seed: int = 0, dtype=F64) -> Result
                 if held is not None:
                     return held
             ids, base = long_ids, long_base
+    result = _kv_cache_or_raised(loaded, ids, base, tol, replay, doc)
+    if result.status == "inconclusive" and loaded.label.startswith("hf:") and loaded.takes_position_ids:
+        # no cache field in its output (RecurrentGemma keeps its recurrent state inside the model): generate
+        # makes the cache itself and passes it to every forward, with position ids; so is it held
+        made = generate_cache(loaded.model)
+        if made is not None:
+            again = _kv_cache_or_raised(loaded, ids, base, tol, replay, doc, positions=True, made=made)
+            if again.status in ("holds", "fails"):
+                again.note += (
+                    f"; with a {type(made).__name__} made before the prefix and passed to every forward, and position "
+                    "ids 0, 1, …, as transformers' generate does (its output has no cache field)"
+                )
+                return again
+    if result.status == "fails" and loaded.label.startswith("hf:") and loaded.takes_position_ids:
+        # transformers' generate passes position ids 0, 1, … (from the attention mask) to every forward that
+        # takes them, the cached steps' included: an hf: model's cache is used with them, and held so
+        again = _kv_cache_or_raised(loaded, ids, base, tol, replay, doc, positions=True)
+        if again.status == "holds":
+            again.note += (
+                "; with position ids 0, 1, … passed as transformers' generate does (without them: "
+                f"{result.note or 'it fails'})"
+            )
+            return again
+    return result
+
+
+def _kv_cache_or_raised(loaded, ids, base, tol, replay, doc, positions: bool = False, made=None) -> Result:
     try:
-        return _kv_cache(loaded, ids, base, tol, replay)
+        return _kv_cache(loaded, ids, base, tol, replay, positions, made)
     except Exception as exc:  # noqa: BLE001
         msg = str(exc).splitlines()[0] if str(exc) else ""
         return _fail(
@@ -331,7 +358,9 @@ def _static_slots(loaded, full: Trace, long_ids, L: int, tol, replay) -> Result 
     return None
 
 
-def _kv_cache(loaded, ids, base, tol, replay) -> Result:
+def _kv_cache(loaded, ids, base, tol, replay, positions: bool = False, made=None) -> Result:
+    """``positions``: each forward is given its tokens' position ids (generate's), else none.
+    ``made``: a cache passed from the prefix on and filled in place (its output returns none)."""
     claim, doc = "kv-cache-equivalence", "decoding one token at a time against the cache equals the full forward"
     if not loaded.causal:
         return Result(
@@ -355,9 +384,15 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
         )
     L = ids.shape[1]
     P = max(1, min(L, 6) // 2)  # a short prefix: every later token goes through the cache
+    B = ids.shape[0]
+
+    def at(start, stop):  # the position ids of tokens start..stop-1, when passed
+        return {"position_ids": torch.arange(start, stop).expand(B, stop - start)} if positions else {}
+
     prefix = Trace(loaded.model, calls=False)
-    out = forward(loaded, ids[:, :P], prefix, use_cache=True)
-    cache = STATIC if static else cache_of(out, loaded.cache_kw)
+    given = {loaded.cache_kw: made} if made is not None else {}
+    out = forward(loaded, ids[:, :P], prefix, use_cache=True, **at(0, P), **given)
+    cache = STATIC if static else made if made is not None else cache_of(out, loaded.cache_kw)
     worst = _max_diff(logits_of(out, (ids.shape[0], P)).to(F64), base[:, :P])
     if worst > tol:  # the prefix alone already differs from the full forward's first P positions
         full = Trace(loaded.model, calls=False)
@@ -399,7 +434,7 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
             )
         step = ids[:, t : t + 1]
         tr = Trace(loaded.model)
-        out = forward(loaded, step, tr, **step_arguments(loaded, t, cache))
+        out = forward(loaded, step, tr, **step_arguments(loaded, t, cache), **at(t, t + 1))
         lt = logits_of(out, step.shape).to(F64)
         err = _max_diff(lt[:, -1], base[:, t])
         worst = max(worst, err)
@@ -422,7 +457,7 @@ def _kv_cache(loaded, ids, base, tol, replay) -> Result:
                 cx,
                 note=f"token {t} decoded with the cache differs from the full forward; first at module {where}",
             )
-        cache = STATIC if static else cache_of(out, loaded.cache_kw)
+        cache = STATIC if static else made if made is not None else cache_of(out, loaded.cache_kw)
     how = f" (the static cache kept in the modules, each token at its {loaded.positions_name})" if static else ""
     return Result(
         "kv-cache",
@@ -558,6 +593,13 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
     mixer = _outside_attention(loaded, _attention_calls(ta), path)
     if mixer:
         return f"{mixer} mixes tokens by their order outside attention (a convolution over the sequence)"
+    at = _ids_mixer(ta, tb, L, moved)
+    mixer = _outside_attention(loaded, _attention_calls(ta), at)
+    if mixer and _equivariant_past(loaded, ids, pos, perm, tol, at, ta):
+        return (
+            f"{mixer} mixes neighbouring tokens' embeddings from the token ids alone, before any attention "
+            "(MobileBERT's trigram input); with its output permuted, the rest of the model permutes the logits"
+        )
     placed = _place_bias(loaded, ta, tb, L, perm)
     if placed:
         return (
@@ -565,6 +607,48 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
             "(a relative-position bias): it stays put when the tokens are permuted"
         )
     return None
+
+
+def _ids_mixer(ta: Trace, tb: Trace, L: int, moved) -> str | None:
+    """The first module given only integer tensors (token ids, position ids: permuted alike in both
+    runs) whose per-token output (one axis of length L), un-permuted, differs: it mixes tokens by their
+    order from the ids alone (MobileBERT's embeddings concatenate each token's neighbours). None else."""
+    later = {}
+    for p, out, _ in tb.outputs:
+        later.setdefault(p, []).append(out)
+    seen = {}
+    for i, (p, out, _) in enumerate(ta.outputs):
+        n = seen[p] = seen.get(p, -1) + 1
+        if i not in ta.from_ids or n >= len(later.get(p, [])) or sum(s == L for s in out.shape[1:]) != 1:
+            continue
+        if moved(out, later[p][n]):
+            return p
+    return None
+
+
+def _equivariant_past(loaded, ids, pos, perm, tol, path: str, ta: Trace) -> bool:
+    """Whether the permuted run, with the module at ``path`` made to return its unpermuted output
+    permuted, gives the permuted logits: the module is then the only thing that reads the tokens'
+    order, and an attention after it that does too (a bias by place) still fails."""
+    module = dict(loaded.model.named_modules())[path]
+    outs = [out for p, out, _ in ta.outputs if p == path]
+    axis = _seq_axis(outs[0], ids.shape[1]) if outs else None
+    if axis is None:
+        return False
+    count = [0]
+
+    def permuted(m, args, out):
+        if not isinstance(out, torch.Tensor) or count[0] >= len(outs) or out.shape != outs[count[0]].shape:
+            return None
+        count[0] += 1
+        return outs[count[0] - 1].index_select(axis, perm).to(out.dtype)
+
+    handle = module.register_forward_hook(permuted)
+    try:
+        got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
+    finally:
+        handle.remove()
+    return count[0] == len(outs) and _max_diff(got, logits(loaded, ids, position_ids=pos)[:, perm]) <= tol
 
 
 def _place_bias(loaded, ta: Trace, tb: Trace, L: int, perm) -> str | None:

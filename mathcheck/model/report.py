@@ -47,3 +47,10 @@ class ModelReport(ExitByStatus):
     def failures(self) -> list[str]:
         out = [f"{m.path} {r.name}" for m in self.modules for r in m.properties if r.status == "fails"]
         return out + [r.name for r in self.properties if r.status == "fails"]
+
+    def inconclusive(self) -> list[str]:
+        """Each inconclusive property with why (its note), as ``failures`` names the failing ones: an
+        inconclusive run always says which property could not be judged and why."""
+        out = [(f"{m.path} {r.name}", r.note) for m in self.modules for r in m.properties if r.status == "inconclusive"]
+        out += [(r.name, r.note) for r in self.properties if r.status == "inconclusive"]
+        return [f"{name}: {note or 'no reason given'}" for name, note in out]

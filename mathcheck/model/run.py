@@ -125,6 +125,32 @@ def _last_position_only(loaded, out, ids) -> bool:
     return takes and out.dim() == 3 and tuple(out.shape[:2]) == (ids.shape[0], 1)
 
 
+def _queries_per_position(loaded, out, ids) -> bool:
+    """Perceiver's masked LM decodes one query per position up to its max positions (its inputs are
+    padded to that length: "we need to define the seq_len of the inputs beforehand"), and each query
+    reads the latents alone, never another query: its first L outputs are the L tokens' logits. For
+    an hf: model whose logits come back (B, max positions, V) with max positions > L, the model's
+    output is read at its first L positions from then on (a forward hook on the model), and said."""
+    if not loaded.label.startswith("hf:") or loaded.max_positions is None or loaded.max_positions <= ids.shape[1]:
+        return False
+    logits = out  # the logits as read from the output
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 3 or logits.shape[1] != loaded.max_positions:
+        return False
+
+    def first_positions(module, args, kwargs, output):
+        given = kwargs.get("input_ids", args[0] if args else None)
+        if isinstance(given, torch.Tensor) and isinstance(getattr(output, "logits", None), torch.Tensor):
+            output.logits = output.logits[:, : given.shape[1]]
+        return output
+
+    loaded.model.register_forward_hook(first_positions, with_kwargs=True)
+    loaded.notes.append(
+        f"logits read at the first L of its {loaded.max_positions} output positions: it decodes one query per "
+        "position up to its max positions, each from the latents alone (Perceiver's)"
+    )
+    return True
+
+
 def _logits(loaded, spec, ids) -> torch.Tensor:
     """The untraced forward's logits, or one BadInput line saying the call made, the signature found
     and the flag that fixes it."""
@@ -143,6 +169,8 @@ def _logits(loaded, spec, ids) -> torch.Tensor:
             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; the signature is "
             f"{_signature(loaded)}: if another parameter takes the token ids, give --input-name NAME"
         ) from None
+    if _queries_per_position(loaded, base, ids):
+        base = logits_of(mp.forward(loaded, ids), ids.shape)
     if not isinstance(base, torch.Tensor) or base.dim() != 3 or tuple(base.shape[:2]) != tuple(ids.shape):
         shape = tuple(base.shape) if isinstance(base, torch.Tensor) else type(base).__name__
         raise BadInput(

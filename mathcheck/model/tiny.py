@@ -11,7 +11,8 @@ config's own constraints, and the result is handed back to the config class (whi
   as its layer count) are cut to one layer of each kind, in order, and at least ``layers`` — a
   hybrid keeps one attention layer and one linear/recurrent layer; periodic hybrids (Jamba's
   ``attn_layer_period``) get period 2;
-* vocabulary 128, positions 64, and every special token id moved inside the vocabulary.
+* vocabulary 128 (a hash table's ``…_vocab`` too: BLT's n-gram table, 500002 rows a hash), positions
+  64, and every special token id moved inside the vocabulary; BLT's ``hidden_size_global`` the hidden size.
 
 Sub-configs (``text_config``, …, any dict naming a ``model_type``: musicgen's ``decoder``) are cut the same way. Example: deepseek_v3's hidden 7168, 61
 layers, 256 experts, kv_lora_rank 512 -> hidden 64, 2 layers, 4 experts, kv_lora_rank 32.
@@ -20,7 +21,8 @@ Where transformers rejects that cut, the loader cuts again with ``derive=True``:
 constraints derived from the full config's own values (the plain cut stays what every type that
 builds with it is checked with):
 
-* fields the default leaves None that the model then uses: ``head_dim`` H/h, KV heads = heads
+* fields the default leaves None that the model then uses: ``head_dim`` H/h (and a ``d_head`` the
+  full config makes its hidden size over its heads, XLNet's), KV heads = heads
   (transformers' convention), the vocabulary (and then a pad id, the lowest free one), the expert
   counts of a config with expert widths, the QSA indexer's sizes (budget 8, blocks of 4);
 * a full config whose KV heads equal its heads (a model without grouped-query attention) keeps
@@ -30,6 +32,11 @@ builds with it is checked with):
   layer and recounted; layer-count parts (``n_input_layers`` + ``n_recurrent_layers`` +
   ``n_output_layers`` = the layers) kept as kinds and recounted; a layer list serialised in
   (attention, mlp) pairs (Dory) cut in pairs;
+* widths below the hidden size kept in ratio to it, where that leaves at least 8 (MobileBERT's
+  embeddings and bottleneck, 1/4);
+* xLSTM's hidden size one where hidden × ``qk_dim_factor`` and × ``v_dim_factor`` are multiples of 64
+  (its config rounds them so for the cache, its projections do not): 128; its ``num_blocks`` the layers;
+
 * an adapter's widths (``adapter_in_dim``, ``adapter_out_dim``: dots3_note's encoders to its text
   model) the hidden size, as both widths it joins are;
 * Mamba heads that span the SSM width (``mamba_n_heads`` · ``mamba_d_head`` = ``mamba_d_ssm``);
@@ -56,9 +63,26 @@ HIDDEN = (
     "embedding_size",
     "input_embedding_size",
     "output_embedding_size",
+    "d_latents",
 )
-LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers")
-HEADS = ("num_attention_heads", "n_head", "num_heads", "decoder_attention_heads", "encoder_attention_heads")
+LAYERS = (
+    "num_hidden_layers",
+    "n_layer",
+    "num_layers",
+    "n_layers",
+    "decoder_layers",
+    "encoder_layers",
+    "num_self_attends_per_block",
+)
+HEADS = (
+    "num_attention_heads",
+    "n_head",
+    "num_heads",
+    "decoder_attention_heads",
+    "encoder_attention_heads",
+    "num_self_attention_heads",
+    "num_cross_attention_heads",
+)
 KV_HEADS = ("num_key_value_heads", "num_kv_heads", "multi_query_group_num")
 HEAD_DIMS = (
     "head_dim",
@@ -133,6 +157,8 @@ FIXED = {
     "hidden_size_per_layer_input": 16,
     "ple_embed_dim": 16,
     "prediction_head_size": 64,
+    "num_latents": 16,
+    "attention_window_size": 8,  # RecurrentGemma's local attention (2048): the KV check goes past it at 16 tokens
 }
 AT_MOST_ONE = ("n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers")
 VOCABS = ("vocab_size", "decoder_vocab_size", "unpadded_vocab_size")
@@ -302,6 +328,31 @@ def _derived(d: dict, full: dict, hidden: int, heads: int, kv_heads: int | None)
     if "head_dim" in d and d["head_dim"] is None and _is_int(d.get("hidden_size")):
         d["head_dim"] = head_dim
     full_heads = next((full[k] for k in HEADS if _is_int(full.get(k))), None)
+    full_hidden = next((full[k] for k in HIDDEN if _is_int(full.get(k))), None)
+    for k in ("embedding_size", "intra_bottleneck_size", "true_hidden_size"):
+        # a width the full config keeps below the hidden size, in ratio (MobileBERT: embeddings and bottleneck
+        # 128 of 512; its head splits the hidden size into embedding_size + hidden − embedding_size)
+        v = full.get(k)
+        if (
+            _is_int(v)
+            and full_hidden
+            and 0 < v < full_hidden
+            and full_hidden % v == 0
+            and hidden * v // full_hidden >= 8
+        ):
+            d[k] = hidden * v // full_hidden
+    factors = [full[k] for k in ("qk_dim_factor", "v_dim_factor") if _is_num(full.get(k))]
+    if factors and _is_int(d.get("hidden_size")) and _is_int(d.get("embedding_dim")):
+        # xLSTM: the config rounds hidden × factor up to a multiple of 64 (its cache's state widths), the
+        # model's projections do not: the hidden size is the least multiple of 64 where both agree (128)
+        h = next(h for h in range(64, 64 * 64 + 1, 64) if all(h * f % 64 == 0 for f in factors))
+        d["hidden_size"] = d["embedding_dim"] = max(h, d["hidden_size"])
+    name, n = _layer_count(full)
+    if name is not None and _is_int(full.get("num_blocks")) and full["num_blocks"] == n:  # xLSTM's second layer count
+        d["num_blocks"] = d[name]
+    for k, v in full.items():  # a head width the full config makes hidden/heads (XLNet's d_head 1024/16 = 64)
+        if k.endswith("d_head") and _is_int(v) and full_heads and full_hidden and v * full_heads == full_hidden:
+            d[k] = head_dim
     for k in KV_HEADS:
         if k in d and d[k] is None:  # transformers' convention: no KV heads given -> one per query head
             d[k] = kv_heads or heads
@@ -412,9 +463,9 @@ def attention_layer(d: dict) -> str | None:
     GraniteMoeHybrid's ``layer_types`` all linear. Its checkpoints place attention layers, and
     transformers cannot run a cached forward of the config as it stands (a cache with no attention
     layer); the last layer is made attention. Returns what was done (said in the report), None when
-    nothing was. Not Bamba's ``attn_layer_indices``: with an attention layer its cached forward,
-    called without position_ids, restarts RoPE at 0 (it sets arange(L); generate passes them), which
-    the KV check would report; it stays refused until that check passes position ids as generate does."""
+    nothing was. Bamba's ``attn_layer_indices`` (None) likewise: its last layer is made attention. Its
+    cached forward, called without position_ids, restarts RoPE at 0 (generate passes them), so the KV
+    check passes an hf: model's own position ids where the cached forward without them differs."""
     name, n = _layer_count(d)
     if name is None or not any(_is_int(d.get(k)) for k in KV_HEADS):
         return None
@@ -422,6 +473,9 @@ def attention_layer(d: dict) -> str | None:
     if isinstance(types, list) and len(types) == n and n > 1 and set(types) == {"linear_attention"}:
         d["layer_types"] = types[:-1] + ["full_attention"]
         return f"layer_types[{n - 1}] full_attention: the default config places no attention layer in this hybrid"
+    if "attn_layer_indices" in d and not d["attn_layer_indices"] and n > 1:
+        d["attn_layer_indices"] = [n - 1]
+        return f"attn_layer_indices [{n - 1}]: the default config places no attention layer in this hybrid"
     return None
 
 
@@ -435,9 +489,27 @@ def default_language(d: dict) -> str | None:
     return f"default_language {languages[0]}: the first of the config's languages {list(languages)}"
 
 
+def unclipped(d: dict) -> str | None:
+    """DBRX's ``attn_config.clip_qkv`` None means no clipping (its config's doc: "If set, clip the
+    queries, keys, and values"), but its forward calls ``clamp(min=None, max=None)``, which torch
+    rejects. It is set to infinity: ``clamp(−∞, ∞)`` is the identity, the "not set" its config means
+    (MPT, which skips the clamp on None, computes the same). A ``clip_qkv`` that the config sets is kept."""
+    sub = d.get("attn_config")
+    if not isinstance(sub, dict) or "clip_qkv" not in sub or sub["clip_qkv"] is not None:
+        return None
+    d["attn_config"] = {**sub, "clip_qkv": math.inf}
+    return "attn_config.clip_qkv inf for None (no clipping, as the config documents): clamp(−∞, ∞) is the identity"
+
+
 def complete(d: dict) -> list[str]:
     """What the default config leaves unset and the forward needs, set in ``d``; each said."""
-    return [note for note in (attention_layer(d), default_language(d)) if note]
+    return [note for note in (attention_layer(d), default_language(d), unclipped(d)) if note]
+
+
+def _sized(name: str) -> bool:
+    """Whether the cut has a tiny size for a field of this name."""
+    groups = (HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIMS, FFN, EXPERT_FFN, EXPERTS, TOP_K, AT_MOST_ONE, VOCABS)
+    return name in FIXED or name in POSITION_NAMES or name == "rotary_dim" or any(name in g for g in groups)
 
 
 def shrink(
@@ -468,6 +540,8 @@ def shrink(
         if not _is_int(v):
             continue
         k_std = names.get(k, k)
+        if not _sized(k_std) and _sized(k):  # inkling2 stores max_position_embeddings as model_max_length's
+            k_std = k
         if k_std in HIDDEN:
             d[k] = hidden
         elif k_std in HEADS:
@@ -494,6 +568,11 @@ def shrink(
             d[k] = VOCAB
         elif k_std in POSITION_NAMES:
             d[k] = POSITIONS
+    for k, v in list(d.items()):
+        if k.endswith("_vocab") and _is_int(v) and v > VOCAB:  # BLT's hash n-gram table (500002 rows a hash: 1.5 GB)
+            d[k] = VOCAB
+        elif k == "hidden_size_global" and _is_int(v):  # BLT's global model's width, which its patches meet
+            d[k] = hidden
     if not per_layer:
         for k in LAYERS:
             if _is_int(d.get(k)) and d[k] > 0:

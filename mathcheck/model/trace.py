@@ -89,6 +89,7 @@ class Trace:
         self.entered: list[str] = []  # module paths in the order their forward began
         self.calls: list[Call] = []
         self.outputs: list[tuple[str, torch.Tensor, torch.Tensor | None]] = []  # (path, output, input)
+        self.from_ids: set[int] = set()  # indices into outputs: modules given integer tensors and no floating one
         self._counts: dict = {}
         self.op_dtypes: set = set()  # the dtypes of every floating op's result, rotary tables' aside
         self.dtypes_at: dict[str, set] = {}  # the same, per innermost running module path
@@ -118,8 +119,10 @@ class Trace:
         if isinstance(first, torch.Tensor) and first.is_floating_point() and first.dim() >= 2:
             # the first floating tensor passed positionally, else by keyword (transformers' decoder
             # layers call self_attn(hidden_states=…))
-            given = [*args, *(kwargs or {}).values()]
-            inp = next((a for a in given if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+            given = [a for a in (*args, *(kwargs or {}).values()) if isinstance(a, torch.Tensor)]
+            inp = next((a for a in given if a.is_floating_point()), None)
+            if given and not any(a.is_floating_point() for a in given):  # an embedding of ids (and positions)
+                self.from_ids.add(len(self.outputs))
             self.outputs.append((path, first.detach(), None if inp is None else inp.detach()))
 
     def __enter__(self):

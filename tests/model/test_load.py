@@ -352,3 +352,24 @@ def test_the_cache_check_stops_at_a_learned_position_table_and_at_config_block_s
     kv = _prop(check_model("short", loaded=loaded), "kv-cache")
     assert (kv.status, kv.note) == ("holds", "tokens 3..11 decoded one at a time after a prefix of 3")
     assert from_module(nano, "nano").max_positions == GPTConfig().block_size
+
+
+@pytest.mark.slow  # ~15 s on a loaded 2-core machine: a recurrent model's cache decoded over 16 tokens, twice
+def test_a_cache_kept_inside_the_model_is_held_as_generate_passes_it_and_a_lost_state_fails():
+    pytest.importorskip("transformers")
+    from mathcheck.model.load import Sizes, load_hf
+
+    loaded = load_hf("recurrent_gemma", Sizes(), "sdpa", 0, None)  # its output has no cache field
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    kv = mp.kv_cache(loaded, ids, mp.logits(loaded, ids), 0.0, "replay")
+    assert kv.status == "holds" and "a DynamicCache made before the prefix and passed to every forward" in kv.note
+    assert "tokens 3..15" in kv.note  # past its local attention window, cut to 8
+
+    def forget(module, args):  # a planted bug: each decoding step starts from a zero recurrent state
+        if args[0].shape[1] == 1:
+            module.recurrent_states = torch.zeros_like(module.recurrent_states)
+
+    for m in loaded.model.modules():
+        if type(m).__name__ == "RecurrentGemmaRglru":
+            m.register_forward_pre_hook(forget)
+    assert mp.kv_cache(loaded, ids, mp.logits(loaded, ids), 0.0, "replay").status == "fails"

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from click.testing import CliRunner
 
 from mathcheck.cli import main
+from mathcheck.conform.spec import BadInput
 from mathcheck.model import sublayers as sl
 from mathcheck.numeric.tolerance import dtype_tolerance
 from mathcheck.testing import ClaimFailed, assert_model_conforms
@@ -556,3 +557,156 @@ def test_a_rotary_module_with_an_attention_scaling_is_held_with_it_divided_out()
     rope.attention_scaling = 1.0
     results, _ = sl.check_rotary("rope", rope, 0, "replay")
     assert {r.name: r.status for r in results}["norm-preserving"] == "fails"
+
+
+def _restarting_gpt(attention=None):
+    """The example GPT taking ``position_ids``; without them its positions restart at 0 on every call,
+    the cache's length ignored (Bamba's convention: transformers' generate always passes them)."""
+    gpt = _load("tiny_gpt")
+
+    class PositionsGPT(gpt.GPT):
+        def forward(self, input_ids, past_key_values=None, use_cache=False, position_ids=None):
+            past = past_key_values or gpt.Cache(0, [None] * len(self.blocks))
+            pos = position_ids[0] if position_ids is not None else torch.arange(input_ids.shape[1])
+            x = self.wte(input_ids) + self.wpe(pos)
+            caches = []
+            for block, cache in zip(self.blocks, past.layers):
+                x, cache = block(x, cache)
+                caches.append(cache)
+            logits = self.lm_head(self.ln_f(x))
+            return gpt.Output(logits, gpt.Cache(past.length + input_ids.shape[1], caches)) if use_cache else logits
+
+    return PositionsGPT(attention=attention or gpt.CausalSelfAttention)
+
+
+def _kv(label, model):
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+
+    loaded = from_module(model, label)
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    return mp.kv_cache(loaded, ids, mp.logits(loaded, ids), 0.0, "replay")  # 16 tokens, their own tolerance
+
+
+def test_an_hf_cache_is_held_with_generates_position_ids_and_a_real_cache_bug_still_fails():
+    kv = _kv("hf:toy", _restarting_gpt())  # an hf: model: held as generate calls it, and said
+    assert kv.status == "holds" and "position ids 0, 1, … passed as transformers' generate does" in kv.note
+    assert "without them: token 3 decoded with the cache differs" in kv.note
+    zoo = _load("tiny_gpt_zoo")
+    assert _kv("hf:toy", _restarting_gpt(zoo.CacheDropsLastKey)).status == "fails"  # positions do not hide it
+    assert _kv("toy.py:factory", _restarting_gpt()).status == "fails"  # a user's model is held as written
+
+
+def test_an_inconclusive_report_names_each_inconclusive_property_and_why():
+    from mathcheck.conform.run import Result
+    from mathcheck.model.report import ModelReport
+
+    report = ModelReport("hf:x", {}, 0, "replay")
+    report.properties = [
+        Result("kv-cache", "c", "", "holds", "inconclusive", note="the forward without a cache raised X"),
+        Result("padding", "c", "", "holds", "holds"),
+        Result("causality", "c", "", "holds", "inconclusive"),
+    ]
+    assert report.status == "inconclusive"
+    assert report.inconclusive() == ["kv-cache: the forward without a cache raised X", "causality: no reason given"]
+
+
+class _Embeddings(torch.nn.Module):
+    """Token embeddings (B, L, 3d) from the ids alone; ``trigram``: each token's concatenated with its
+    neighbours' (MobileBERT's trigram input, rewritten), else repeated."""
+
+    def __init__(self, trigram, vocab, d):
+        super().__init__()
+        self.trigram, self.emb = trigram, torch.nn.Embedding(vocab, d)
+
+    def forward(self, input_ids):
+        e = self.emb(input_ids)
+        if not self.trigram:
+            return torch.cat([e, e, e], -1)
+        zero = torch.zeros_like(e[:, :1])
+        return torch.cat([torch.cat([e[:, 1:], zero], 1), e, torch.cat([zero, e[:, :-1]], 1)], -1)
+
+
+class _TrigramEncoder(torch.nn.Module):
+    """A bidirectional one-head encoder over those embeddings. ``scramble``: its scores also get a
+    bias by the tokens' places, not by position_ids (a real permutation bug)."""
+
+    def __init__(self, trigram=True, scramble=False, vocab=32, d=16):
+        super().__init__()
+        self.scramble, self.embeddings = scramble, _Embeddings(trigram, vocab, d)
+        self.pos, self.mix = torch.nn.Embedding(16, 3 * d), torch.nn.Linear(3 * d, 3 * d)
+        self.qkv, self.head = torch.nn.Linear(3 * d, 9 * d), torch.nn.Linear(3 * d, vocab)
+
+    def forward(self, input_ids, position_ids=None, attention_mask=None):
+        L = input_ids.shape[1]
+        pos = position_ids if position_ids is not None else torch.arange(L).expand_as(input_ids)
+        x = self.mix(self.embeddings(input_ids)) + self.pos(pos)
+        q, k, v = self.qkv(x).chunk(3, -1)
+        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if self.scramble:
+            scores = scores + torch.arange(L, dtype=scores.dtype)
+        if attention_mask is not None:
+            scores = scores.masked_fill(attention_mask[:, None, :] == 0, float("-inf"))
+        return self.head(torch.softmax(scores, -1) @ v)
+
+
+def _permutation(model):
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+
+    loaded = from_module(model, "toy.py:factory", causal=False)
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    return mp.permutation(loaded, ids, mp.logits(loaded, ids), 1e-9, 0, "replay")
+
+
+def test_an_embedding_that_mixes_neighbouring_ids_is_said_and_a_plain_one_still_held():
+    said = _permutation(_TrigramEncoder())
+    assert said.status == "not expected to hold"
+    assert said.note.startswith("embeddings (_Embeddings) mixes neighbouring tokens' embeddings from the token ids")
+    assert _permutation(_TrigramEncoder(trigram=False)).status == "holds"
+    assert _permutation(_TrigramEncoder(trigram=False, scramble=True)).status == "fails"  # a real bug still fails
+    assert _permutation(_TrigramEncoder(scramble=True)).status == "fails"  # ... and behind the mixer too
+
+
+class _QueryDecoder(torch.nn.Module):
+    """One decoder query per position up to ``max_len`` (Perceiver's masked LM, rewritten): the
+    logits come back (B, max_len, V) whatever the input's length."""
+
+    def __init__(self, vocab=32, max_len=16):
+        super().__init__()
+        self.emb, self.queries = torch.nn.Embedding(vocab, 8), torch.nn.Parameter(torch.randn(max_len, 8))
+        self.head = torch.nn.Linear(8, vocab)
+
+    def forward(self, input_ids):
+        from types import SimpleNamespace
+
+        memory = self.emb(input_ids).mean(1, keepdim=True)  # (B, 1, 8): what every query reads
+        return SimpleNamespace(logits=self.head(self.queries + memory))
+
+
+@pytest.mark.parametrize("label, read", [("hf:toy", True), ("toy.py:factory", False)])
+def test_an_hf_model_decoding_one_query_per_max_position_is_read_at_its_first_l(label, read):
+    from mathcheck.model import properties as mp
+    from mathcheck.model.load import from_module
+    from mathcheck.model.run import _logits
+
+    loaded = from_module(_QueryDecoder(), label)
+    loaded.max_positions = 16
+    ids = mp.draw_ids(0, loaded.vocab, 6)
+    if not read:  # a user's model is taken as written: its (2, 16, V) is not (B, L, V)
+        with pytest.raises(BadInput, match=r"it returned \(2, 16, 32\)"):
+            _logits(loaded, label, ids)
+        return
+    assert _logits(loaded, label, ids).shape == (2, 6, 32)
+    assert mp.logits(loaded, ids[:, :4]).shape == (2, 4, 32)  # every later forward too
+    assert loaded.notes[-1].startswith("logits read at the first L of its 16 output positions")
+
+
+def test_perceivers_latents_and_blocks_are_cut():
+    transformers = pytest.importorskip("transformers")
+    from mathcheck.model.tiny import aliases, shrink
+
+    f = transformers.AutoConfig.for_model("perceiver")
+    d = shrink(f.to_dict(), 64, 2, 4, None, names=aliases(f))
+    assert (d["d_latents"], d["num_latents"], d["num_self_attends_per_block"]) == (64, 16, 2)
+    assert d["num_self_attention_heads"] == d["num_cross_attention_heads"] == 4

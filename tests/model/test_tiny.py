@@ -283,3 +283,83 @@ def test_cpmant_is_refused_with_its_fact_and_the_fact_holds_in_transformers():
     with torch.no_grad():
         a, b = model(input_ids=ids).logits[0, 0], model(input_ids=moved).logits[0, 0]
     assert not torch.allclose(a, b), "cpmant's first position no longer sees the last token: drop UNDECLARED['cpmant']"
+
+
+def test_a_clip_qkv_left_none_is_no_clipping_and_a_set_one_is_kept():
+    import math
+
+    d = _cut("dbrx")[1]  # DBRX's forward calls clamp(min=None, max=None) on its default None
+    (note,) = complete(d)
+    assert d["attn_config"]["clip_qkv"] == math.inf and note.startswith("attn_config.clip_qkv inf for None")
+    d = {"attn_config": {"clip_qkv": 8.0}}
+    assert complete(d) == [] and d["attn_config"]["clip_qkv"] == 8.0
+    x = torch.randn(50, dtype=torch.float64) * 1e300
+    assert torch.equal(x.clamp(min=-math.inf, max=math.inf), x)  # the identity "no clipping" means
+
+
+def test_a_size_stored_under_its_own_name_is_cut_even_where_an_alias_renames_it():
+    # inkling2 maps model_max_length onto max_position_embeddings (1048576, its 1024 window's KV check
+    # ran to 2048 tokens); XLM maps n_words onto vocab_size
+    assert _cut("inkling2_text")[1]["max_position_embeddings"] == 64
+    assert _cut("xlm")[1]["vocab_size"] == VOCAB
+
+
+def test_xlnets_head_width_is_derived_and_its_bidirectional_attention_read_from_attn_type():
+    from types import SimpleNamespace
+
+    from mathcheck.model.load import built_causal
+
+    full = _full("xlnet")  # d_head 64 = 1024 / 16, which the config validates
+    d = shrink(full, 64, 2, 4, None, derive=True, names=aliases(transformers.AutoConfig.for_model("xlnet")))
+    assert d["d_head"] == 16 and shrink(full, 64, 2, 4, None)["d_head"] == 64  # the plain cut is unchanged
+    model = nn.Linear(2, 2)
+    assert built_causal(model, SimpleNamespace(attn_type="bi"), False)[0] is False
+    assert built_causal(model, SimpleNamespace(attn_type="uni"), False)[0] is True  # Transformer-XL's: causal
+
+
+def test_a_hybrid_whose_attention_layer_indices_are_unset_gets_its_last_layer_as_attention():
+    d = _cut("bamba")[1]  # attn_layer_indices None: every layer Mamba, and its cached forward raises
+    assert attention_layer(d) == "attn_layer_indices [1]: the default config places no attention layer in this hybrid"
+    assert d["attn_layer_indices"] == [1]
+    d = {"num_hidden_layers": 2, "num_key_value_heads": 2, "attn_layer_indices": [0]}
+    assert attention_layer(d) is None and d["attn_layer_indices"] == [0]  # one placed: kept
+
+
+def test_a_plain_cut_whose_forward_raises_is_derived_mobilebert_keeping_its_widths_below_the_hidden():
+    loaded = load_hf("mobilebert", Sizes(), "sdpa", 0, None)  # plain: embeddings 64 of hidden 64 -> 0-wide head
+    assert loaded.notes[0].startswith("tiny config: the plain cut was rejected (RuntimeError: mat1 and mat2 shapes")
+    config = loaded.model.config
+    assert (config.hidden_size, config.embedding_size, config.true_hidden_size) == (64, 16, 16)  # 128 of 512 kept 1/4
+
+
+def test_xlstms_derived_cut_keeps_its_state_widths_and_layer_counts_agreeing():
+    f = transformers.AutoConfig.for_model("xlstm")
+    d = shrink(f.to_dict(), 64, 2, 4, None, derive=True, names=aliases(f))
+    assert (d["hidden_size"], d["embedding_dim"], d["num_blocks"], d["num_hidden_layers"]) == (128, 128, 2, 2)
+    config = type(f).from_dict(d)  # the config's rounded widths are the model's hidden × factor
+    assert config.qk_dim == int(config.hidden_size * config.qk_dim_factor) == 64
+    assert config.v_dim == int(config.hidden_size * config.v_dim_factor) == 128
+    assert shrink(f.to_dict(), 64, 2, 4, None)["hidden_size"] == 64  # the plain cut is unchanged
+
+
+def test_blts_hash_table_and_global_width_are_cut():
+    f = transformers.AutoConfig.for_model("blt")  # 500002 rows per hash function: 1.5 GB at the tiny width
+    d = shrink(f.to_dict(), 64, 2, 4, None, names=aliases(f))
+    assert d["encoder_hash_byte_group_vocab"] == VOCAB
+    assert d["encoder_config"]["hidden_size_global"] == d["decoder_config"]["hidden_size_global"] == 64
+
+
+def test_a_layer_kind_without_its_per_kind_setting_is_refused_naming_what_the_config_lacks():
+    from mathcheck.model.load import _unset_layer_kind
+
+    d = {"layer_types": ["full_attention", "full_attention"], "rope_parameters": {}}  # cohere_compass_text's default
+    line = _unset_layer_kind(KeyError("full_attention"), d)
+    assert line.startswith("its default config gives its 'full_attention' layers no entry in rope_parameters")
+    d["rope_parameters"] = {"full_attention": None}  # NoPE said: not this refusal
+    assert _unset_layer_kind(KeyError("full_attention"), d) is None
+    assert _unset_layer_kind(KeyError("other"), {"layer_types": ["full_attention"], "rope_parameters": {}}) is None
+    with pytest.raises(BadInput, match="no entry in rope_parameters .* not guessed; not checked"):
+        load_hf("cohere_compass_text", Sizes(), "sdpa", 0, None)
+    none = TypeError("'NoneType' object is not subscriptable")  # lfm2_moe: layer_types None, read per layer
+    assert _unset_layer_kind(none, {"layer_types": None}).startswith("its default config leaves layer_types None")
+    assert _unset_layer_kind(none, {"layer_types": ["full_attention"]}) is None
