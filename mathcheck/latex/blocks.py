@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
+from mathcheck.latex import information
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -2056,7 +2057,17 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
     if not facts:
         out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
-    return [replace(c, facts=c.facts + facts) for c in out] if facts else out
+    # facts stated (% assume: p(x, y) \text{ law}): the chain's law is the author's, so a refutation stands
+    return [_stated(c, facts) for c in out] if facts else out
+
+
+def _stated(chain: Chain, facts: tuple) -> Chain:
+    r"""The chain with the block's stated facts; a joint law the chain's H, I imply and the author also
+    states (% assume: p(x, y) \text{ law}) is the author's, so a refutation by a drawn law stands."""
+    if not chain.prose_facts.startswith(information.PROSE):
+        return replace(chain, facts=chain.facts + facts)
+    said = {t for _, t in facts}
+    return replace(chain, facts=tuple(f for f in chain.facts if f[1] not in said) + facts, prose_facts="")
 
 
 _PROSE_FACT = re.compile(
@@ -2644,6 +2655,16 @@ def _shifted_definition(src: _Source, group: list, notation: Notation, doc: _Doc
 def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions, given, chain_lets, readings):
     """The chain (or definition) of the ``n``-th equation of a block: a list of one, or two where a
     chain starts by defining a name (``L = -\\log p = \\log(1/p)``: L defined, then the rest checked)."""
+    listed = _listed_quantities(group, doc)
+    if listed:  # d2l's H(X), H(Y) \le H(X, Y) \le H(X) + H(Y): each of the list related to what follows
+        first = [replace(group[0], toks=listed[0])] + group[1:]
+        out = _equation(src, blk, n, first, label, notation, doc, block_lets, assumptions, given, chain_lets, readings)
+        for toks in listed[1:]:
+            alone = [replace(group[0], toks=toks), group[1]]
+            out += _equation(
+                src, blk, n, alone, label, notation, doc, block_lets, assumptions, given, chain_lets, readings
+            )
+        return out
     definition = _definition(src, group, notation, doc, block_lets)
     if definition is not None:
         return [definition]
@@ -2685,6 +2706,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     notation.excluded.clear()
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
+    steps, law = _information(src, group, steps, doc)
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
@@ -2722,7 +2744,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         group,
         steps,
         doc,
-        used | set(assumptions) | {w for t in texts[len(steps) :] for w in WORD.findall(t)},
+        used | set(assumptions) | {w for t in texts[len(steps) :] for w in WORD.findall(t)} | _law_names(law),
         src.line(blk.start),
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
@@ -2748,8 +2770,53 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             notes=tuple(readings),
             unknown=unknown,
             implicit=implicit,
+            facts=((line, law),) if law else (),
+            prose_facts=information.PROSE + law if law else "",
         )
     ]
+
+
+def _listed_quantities(group: list, doc: _Document) -> list | None:
+    """``H(X), H(Y) \\le H(X, Y)`` (d2l :199): the tokens of each entropy the first side lists, where the
+    document means H, I as information quantities (:func:`_information`) and the first relation is an
+    inequality; None otherwise (``x, y \\ge 0`` is a condition, never split into claims)."""
+    if len(group) < 2 or group[1].relation not in ("<=", "<", ">=", ">") or not group[0].toks:
+        return None
+    top = {id(t) for t in _top(group[0].toks)}
+    parts = _split(group[0].toks, lambda t: t.kind == "ch" and t.text == "," and id(t) in top)
+    if len(parts) < 2:
+        return None
+    for part in parts:
+        if not (
+            len(part) >= 4
+            and part[0].kind == "ch"
+            and part[0].text in ("H", "I")
+            and (part[0].text in doc.unread or part[0].text in doc.opaque)
+            and part[1].text == "("
+            and part[-1].text == ")"
+        ):
+            return None
+    return parts
+
+
+def _law_names(law) -> set:
+    """The law and its variables a chain in H, I declares (``p(x, y) law``): the chain's own, never new."""
+    return set(WORD.findall(law)) - {"law"} if law else set()
+
+
+def _information(src: _Source, group: list, steps, doc: _Document):
+    r"""d2l's ``H(Y \mid X) = H(X, Y) - H(X)`` after H's defining displays (``-E_{x \sim P}[…]``) were
+    not read: H, I of random variables as expectations under one joint law (latex/information.py),
+    so the link is checked, not refused. Only where the document means them so: H or I defined in a
+    display not read, or defined with another number of arguments (d2l's self-information I(X))."""
+    used = information.names(s.text for s in steps)
+    arity = {name: d.split("=", 1)[0].count(",") + 1 for _, name, d, _ in doc.defs}
+    meant = {n for n in used if n in doc.unread or n in doc.opaque or (n in arity and n == "I" and arity[n] == 1)}
+    if not used or used - meant:
+        return steps, None
+    at = getattr(src, "log2_from", None)
+    base2 = at is not None and group[0].toks and group[0].toks[0].pos >= at
+    return information.rewrite(steps, bool(base2))
 
 
 _ROW_LHS = re.compile(

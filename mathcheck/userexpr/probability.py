@@ -661,6 +661,15 @@ def _prose_says(num: dict, said: str) -> dict:
         f"mathcheck reads only from % assume: facts; state them (% assume: X, Y \\text{{ independent}}, "
         f"X \\text{{ zero mean}}) to decide it"
     )
+    if said.startswith("law:"):  # H, I of X, Y read under a joint law the notation implies (latex/information.py)
+        ce = num.get("counterexample")
+        note = (
+            f"fails at a drawn joint law {said[4:].removesuffix(' law')}"
+            + (f" ({'; '.join(f'{k} = {v}' for k, v in ce.items())})" if isinstance(ce, dict) and ce else "")
+            + ", but the joint law of the random variables is all mathcheck knows of them: what the prose "
+            "may say relates them (one an invertible function of the other, independence, P = Q) is not "
+            "read, and no % assume: fact states it yet: the link is not decided"
+        )
     return {
         "status": "inconclusive",
         "points": num["points"],

@@ -118,10 +118,11 @@ def test_a_later_read_definition_of_the_name_is_unfolded(tmp_path):
 
 
 def test_a_function_defined_unread_is_never_an_unknown_function_later(tmp_path):
-    text = "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$H(X) \\le \\log(k)$$\n"
+    # (H and I so defined are entropy and information: tests/latex/test_reader_entropy.py)
+    text = "$$G(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n$$G(X) \\le \\log(k)$$\n"
     r, got = chains(tmp_path, text)
     assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
-    assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
+    assert "G is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
 
 
 def test_the_rest_of_the_chain_stays_bad_input(tmp_path):
