@@ -92,9 +92,7 @@ def test_d_sub_kl_planted_non_positive_is_refuted_by_laws(tmp_path):
 
 
 def test_d_sub_kl_as_an_expectation_under_its_first_law(tmp_path):
-    text = GIBBS.replace(
-        "\\geq 0", "= \\mathbb{E}_{x \\sim p}\\left[\\log \\frac{p(x)}{q(x)}\\right]"
-    )
+    text = GIBBS.replace("\\geq 0", "= \\mathbb{E}_{x \\sim p}\\left[\\log \\frac{p(x)}{q(x)}\\right]")
     r, got = run(tmp_path, text)
     assert statuses(got) == ["proved"], r.output
     r, got = run(tmp_path, text.replace("\\frac{p(x)}{q(x)}", "\\frac{q(x)}{p(x)}"))  # planted: the ratio flipped

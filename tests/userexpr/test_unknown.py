@@ -111,13 +111,17 @@ def test_draws_are_seeded_and_smooth():
 
 
 def test_a_function_an_unread_display_defines_is_never_refuted_as_unknown(tmp_path):
-    """information theory: entropy defined with a sum over a set (not read), then H(X) ≤ log k — H is one
-    function, not any: bad input naming the display, never refuted. The display is H's definition, its
-    right side not read (issue 28: tests/latex/test_reader_definitions_unread.py)."""
-    text = "$$ H(X) = - \\sum_{x \\in \\mathcal{X}} p(x) \\log p(x) $$\n\nthen\n\n$$ H(X) \\leq \\log(k) $$\n"
-    r, got = run(tmp_path, text)
+    """information theory: a function defined with a sum over a set (not read), then G(X) ≤ log k — G is
+    one function, not any: bad input naming the display, never refuted. The display is G's definition,
+    its right side not read (issue 28: tests/latex/test_reader_definitions_unread.py). Named H, it is
+    d2l's entropy, read as a quantity of one joint law (tests/latex/test_reader_entropy.py): with k a
+    free symbol that is inconclusive — still never refuted."""
+    unread = "$$ {0}(X) = - \\sum_{{x \\in \\mathcal{{X}}}} p(x) \\log p(x) $$\n\nthen\n\n$$ {0}(X) \\leq \\log(k) $$\n"
+    r, got = run(tmp_path, unread.format("G"))
     assert [c["status"] for c in got] == ["definition", "bad-input"], r.output
-    assert "H is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
+    assert "G is defined in a display mathcheck does not read (line 1)" in got[1]["message"]
+    r, got = run(tmp_path, unread.format("H"))
+    assert [c["status"] for c in got] == ["definition", "inconclusive"], r.output
 
 
 @pytest.mark.parametrize(
