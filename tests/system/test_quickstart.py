@@ -1,7 +1,7 @@
 """The first ten minutes: the README's quick start is what CI runs, and it installs every package
 the code and the tests import (issue 33: a green CI once hid IPython, which only the CI machine had).
 
-    README:   pip install torch==2.13.0 && pip install -e '.[test]' && mathcheck prove --all
+    README:   pip install torch==2.13.0 && pip install -e '.[test]' && mathcheck prove --all -j 2
               python -m pytest -n auto -q
     .ci/run:  the same two lines, verbatim, in a venv it creates itself, then the same test command
               with `-m slow`.
