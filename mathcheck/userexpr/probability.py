@@ -384,15 +384,7 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
         f"fails at a drawn distribution, but holds when {', '.join(names)} are independent — which prose "
         f"often states; if so, say it: % assume: {', '.join(names)} independent"
     )
-    return {
-        "status": "inconclusive",
-        "points": num["points"],
-        "skipped": 0,
-        "max_abs_err": None,
-        "evaluator": num["evaluator"],
-        "note": note,
-        "summary": f"numeric inconclusive ({note})",
-    }
+    return _inconclusive(note, num["points"], num["evaluator"])
 
 
 def _numeric_laws(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dict:
@@ -406,15 +398,7 @@ def _numeric_laws(lhs, rhs, relation, given, facts, seed: int, seconds: float) -
     evaluator = f"random finite laws (rational tables), logs at {PRECISION_DIGITS} digits"
     if given:
         note = "a hypothesis beside laws is not read"
-        return {
-            "status": "inconclusive",
-            "points": 0,
-            "skipped": 0,
-            "max_abs_err": None,
-            "evaluator": evaluator,
-            "note": note,
-            "summary": f"numeric inconclusive ({note})",
-        }
+        return _inconclusive(note, 0, evaluator)
     free = sorted(set(laws.free_variables(lhs, facts)) | set(laws.free_variables(rhs, facts)))
     start, done, misses, trial, failure = time.monotonic(), 0, 0, 0, ""
     while done < DRAWS and misses < MAX_MISSES and time.monotonic() - start <= seconds:
@@ -453,15 +437,7 @@ def _numeric_laws(lhs, rhs, relation, given, facts, seed: int, seconds: float) -
                 }
     if done < DRAWS:
         note = f"only {done} of {DRAWS} drawn laws gave both sides a value" + (f" (one: {failure})" if failure else "")
-        return {
-            "status": "inconclusive",
-            "points": done,
-            "skipped": 0,
-            "max_abs_err": None,
-            "evaluator": evaluator,
-            "note": note,
-            "summary": f"numeric inconclusive ({note})",
-        }
+        return _inconclusive(note, done, evaluator)
     return {
         "status": "passed",
         "points": done,
@@ -544,15 +520,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                     break
                 continue
             note = str(exc)
-            return {
-                "status": "inconclusive",
-                "points": done,
-                "skipped": 0,
-                "max_abs_err": None,
-                "evaluator": _evaluator(False),
-                "note": note,
-                "summary": f"numeric inconclusive ({note})",
-            }
+            return _inconclusive(note, done, _evaluator(False))
         except Exception as exc:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss, never a pass
             misses += 1
             failure = failure or f"{type(exc).__name__}: {exc}"[:200]
@@ -572,15 +540,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                     f"means (E[X] = \\sum_i x_i p_i: X takes x_i with probability p_i); state how "
                     f"(% assume: X \\sim …) to decide it"
                 )
-                return {
-                    "status": "inconclusive",
-                    "points": done,
-                    "skipped": 0,
-                    "max_abs_err": None,
-                    "evaluator": _evaluator(inst.exact),
-                    "note": note,
-                    "summary": f"numeric inconclusive ({note})",
-                }
+                return _inconclusive(note, done, _evaluator(inst.exact))
             point = {
                 str(k): (sp.sstr(v) if not isinstance(v, list) else "(" + ", ".join(map(sp.sstr, v)) + ")")
                 for k, v in inst.values.items()
@@ -602,15 +562,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
         note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (
             f" (one failed: {failure})" if failure else ""
         )
-        return {
-            "status": "inconclusive",
-            "points": done,
-            "skipped": 0,
-            "max_abs_err": None,
-            "evaluator": _evaluator(exact),
-            "note": note,
-            "summary": f"numeric inconclusive ({note})",
-        }
+        return _inconclusive(note, done, _evaluator(exact))
     how = "exactly" if exact else f"within {QUADRATURE_REL:g} relative (Gauss quadrature)"
     if mc is not None:
         how = f"by {mc.words()} (the largest over the draws)"
@@ -670,15 +622,7 @@ def _prose_says(num: dict, said: str) -> dict:
             "may say relates them (one an invertible function of the other, independence, P = Q) is not "
             "read, and no % assume: fact states it yet: the link is not decided"
         )
-    return {
-        "status": "inconclusive",
-        "points": num["points"],
-        "skipped": 0,
-        "max_abs_err": None,
-        "evaluator": num["evaluator"],
-        "note": note,
-        "summary": f"numeric inconclusive ({note})",
-    }
+    return _inconclusive(note, num["points"], num["evaluator"])
 
 
 def _evaluator(exact: bool) -> str:
@@ -771,3 +715,16 @@ def check(
 
 
 __all__ = ["CONTINUOUS", "DISCRETE", "FactError", "Facts", "check", "facts_for", "is_fact", "read_facts"]
+
+
+def _inconclusive(note: str, points: int, evaluator: str) -> dict:
+    """The numeric side's account of a link it does not decide: ``note`` says why (and what to state)."""
+    return {
+        "status": "inconclusive",
+        "points": points,
+        "skipped": 0,
+        "max_abs_err": None,
+        "evaluator": evaluator,
+        "note": note,
+        "summary": f"numeric inconclusive ({note})",
+    }
