@@ -237,6 +237,7 @@ class _Link:
     implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
     arrow: Tok | None = None  # that \Rightarrow, \rightarrow, \iff … (what the premise must be depends on it)
     beside: bool = False  # the first link of an equation set beside the one before (\quad between them)
+    refused: tuple = ()  # (position, message): the equation holds a relation mathcheck does not check (\sim)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -411,13 +412,15 @@ def _unwrap(raw: str) -> str:
         i = j
 
 
-def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[list[_Link]]:
+def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: bool = False) -> list[list[_Link]]:
     """Split a block at its top-level relations: the first expression, then one link per relation.
     Rows (``\\\\``) and alignment (``&``) lay a chain out: a row starting with a relation, or with
     + or − (going on with the expression above), continues it; a row starting with an expression
     after a link starts the next equation (``rows_may_start``; not in ``multline``, one equation
     broken over rows). ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
-    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation."""
+    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation. ``isolate``: a
+    relation mathcheck does not check (``\\sim``) fails its own equation (``refused`` on its first link), not
+    the block — unless the block holds one equation."""
     groups: list = []
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
@@ -529,15 +532,25 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             i += 1
             continue
         if t.kind == "cmd" and t.text in NOT_LINKS:
-            src.fail(
-                t.pos,
+            message = (
                 f"\\{t.text} is not a link mathcheck checks; a chain's links are =, \\le, <, \\ge, "
-                f">, \\approx (put % mathcheck: skip before a block that is not a chain)",
+                f">, \\approx (put % mathcheck: skip before a block that is not a chain)"
             )
+            if not isolate:
+                src.fail(t.pos, message)
+            # backprop notes' align: ^p \vartriangle w_{hm} \sim -\nabla_w E, then the weight change defined
+            links[0].refused = links[0].refused or (t.pos, message)
+            row_start = 0
+            links.append(_Link("~", t, [], pending))
+            pending, i = "", i + 1
+            continue
         links[-1].toks.append(t)
         i += 1
     close_reason(len(toks))
     groups.append(links)
+    refused = [g[0].refused for g in groups if g[0].refused]
+    if refused and len([g for g in groups if len(g) > 1]) == 1:
+        src.fail(*refused[0])
     for links in groups:
         if links[0].implied and len(links) == 1:  # A = B \rightarrow [0.7, 0.04]: no equation after the arrow
             _not_between_equations(src, links[0].arrow)
@@ -1600,7 +1613,15 @@ def _equal_bodies(a: str, b: str) -> bool:
 
 _FONTS = ("mathbf", "boldsymbol", "bm", "mathrm", "textrm", "text", "operatorname", "mathit", "mathsf", "textit")
 _UPRIGHT = ("mathrm", "textrm", "text", "operatorname", "textit", "mathsf")
-_DECORATIONS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde", "widetilde": "tilde"}
+_DECORATIONS = {
+    "hat": "hat",
+    "widehat": "hat",
+    "bar": "bar",
+    "overline": "bar",
+    "tilde": "tilde",
+    "widetilde": "tilde",
+    "underline": "under",
+}
 _ARG_SEPARATORS = (",", ";", "|", "mid", "Vert")
 
 
@@ -1628,6 +1649,8 @@ def _core(toks: list[Tok], i: int):
         return t.text, i + 1
     if t.kind == "cmd" and t.text in GREEK:
         return t.text, i + 1
+    if t.kind == "cmd" and t.text == "vartriangle" and (inner := _core(toks, i + 1)) and inner[1] == i + 2:
+        return f"Delta_{inner[0]}", i + 2  # \vartriangle w_{hm}: the weight change (backprop notes)
     if t.kind == "ch" and t.text == "{":
         end = _closing(toks, i)
         inner = _core(toks, i + 1) if end > 0 else None
@@ -2025,7 +2048,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if continued:  # a display that starts with = or \le goes on from the last one's last expression
         toks = list(doc.last_tail) + toks
     doc.last_tail = ()
-    groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1])
+    groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener, True) if len(g) > 1])
     if groups and groups[-1][-1].toks:
         doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
@@ -2090,6 +2113,8 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     defines = ""  # the name a premise defines (f in f(x, y) = x y \rightarrow \frac{\partial f}{\partial x} = y)
     for n, group in enumerate(groups):
         try:
+            if group[0].refused:
+                src.fail(*group[0].refused)
             if not (group[0].implied or group[0].beside):
                 premise, defines = (), ""
             before = premise
@@ -2141,7 +2166,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             defined = (
                 _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
-                if group[1].relation == "=" and not group[0].implied and not premise
+                if group[1].relation == "=" and not group[0].implied and not premise and not group[0].refused
                 else None
             )
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
@@ -2204,7 +2229,10 @@ def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
             continue  # the next expression names that quantity too (or fails of its own: raised below)
         why = re.sub(r"^.*?:\d+:\d+: ", "", str(first)).split(";")[0]
         line = src.line(group[0].toks[0].pos)
-        return [replace(c, notes=(*c.notes, f"the links before line {line} are not read: {why}")) for c in chains]
+        return [
+            replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
+            for c in chains
+        ]
     raise first
 
 

@@ -510,6 +510,11 @@ class Reader:
             if word is None:
                 self.fail(t, f"\\{name}{{…}} is read over one name only, e.g. \\{name}{{x}}")
             return self.named(f"{word}_{ACCENTS[name]}", t)
+        if name == "vartriangle" and (nxt := self.peek(1)) is not None and _letter(nxt):
+            # backprop notes' \vartriangle w_{hm}, the weight change: the name Delta_w, never a product (no Δ·w)
+            self.take()
+            self.take()
+            return self.named(f"Delta_{_GREEK_NAME.get(nxt.text, nxt.text)}", t)
         if name == "int":  # \int_a^b f\,dx: latex/integrals.py
             from mathcheck.latex import integrals
 
@@ -1619,6 +1624,11 @@ def _sequence(toks) -> set:
 def _styled(toks) -> bool:
     """``n_\\textrm{in}``, ``d_{\\text{model}}``: a word set upright is a name's label, never an index."""
     return any(x.kind == "cmd" and x.text in STYLE for x in toks)
+
+
+def _letter(t: Tok) -> bool:
+    """One Latin letter, or a Greek one."""
+    return (t.kind == "ch" and len(t.text) == 1 and t.text.isalpha()) or (t.kind == "cmd" and t.text in GREEK)
 
 
 def _subscripted_letter(toks: list[Tok]) -> bool:

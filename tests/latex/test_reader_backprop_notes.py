@@ -43,7 +43,9 @@ def test_a_pattern_label_before_e_defines_e_and_the_links_after_e_are_checked(tm
     assert defined.steps[0].text == "E_def" and "\\sum is read with both bounds" in defined.unread, defined
     # the first link needs E (not read): the rest is the author's claim, checked from the second expression
     assert [s.text for s in output.steps] == ["diff(1/2*(s - u)^2, u)", "-(s - u)"], output
-    assert any("links before line 5 are not read: E_def is defined in a display" in n for n in output.notes)
+    assert any(
+        "links before the expression on line 5 are not read: E_def is defined in a display" in n for n in output.notes
+    )
     # E(…) (the notes' E of the next layer's net inputs) is dropped too: the chain starts at line 10
     assert hidden.steps[0].line == 10 and hidden.steps[-1].text == "epsilon_under*c_under", hidden
     # a definition in E: its right side is not read, never E an unknown function of t unfolded later
@@ -114,3 +116,22 @@ def test_a_cost_defined_by_itself_is_no_definition(tmp_path):
     # without the semicolon the right side applies the very C it would define: recursive, not a definition
     got = _read(tmp_path, COSTS.replace(r"C(\theta,c;u^{(k)},v^{(k)})", r"C(\theta,c)"))
     assert got[1].error and not got[1].unread, got
+
+
+# style of tex-backprop-dahoc.tex:135-138: the weight change proportional to a gradient (\sim, not checked) on
+# one row, defined on the next (its right side, a transpose here, not read)
+WEIGHTS = r"""\begin{align*}
+^q \vartriangle v_{rs} &\sim - \nabla_v \cdot \ ^q E \\
+\vartriangle v_{rs} &= - \kappa \, \mathbf{g}^\top \mathbf{v}
+\end{align*}
+"""
+
+
+def test_a_relation_not_checked_fails_its_own_equation_and_the_weight_change_is_a_name(tmp_path):
+    sim, defined = _read(tmp_path, WEIGHTS)
+    assert "\\sim is not a link mathcheck checks" in sim.error
+    assert defined.steps[0].text == "Delta_v_rs" and "transpose" in defined.unread, defined
+    assert latex.translate(r"\vartriangle v_{rs} + 1") == "Delta_v_rs + 1"  # never the product Δ·v
+    # one equation alone with \sim: the block, as before
+    (alone,) = _read(tmp_path, "\\begin{align*}\na &\\sim b\n\\end{align*}\n")
+    assert "\\sim is not a link mathcheck checks" in alone.error
