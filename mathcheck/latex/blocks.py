@@ -420,7 +420,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
     broken over rows). ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
     ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation. ``isolate``: a
     relation mathcheck does not check (``\\sim``) fails its own equation (``refused`` on its first link), not
-    the block — unless the block holds one equation."""
+    the block — unless the block holds one equation; the block's other equations are read as definitions
+    only (a claim beside it is bad input with the same line: the row may be its hypothesis)."""
     groups: list = []
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
@@ -2109,6 +2110,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
+    refusal = next((g[0].refused for g in groups if g[0].refused), ())  # \sim on a row of its own (_links)
     premise: tuple | None = ()  # None: the equation before an arrow was not read
     defines = ""  # the name a premise defines (f in f(x, y) = x y \rightarrow \frac{\partial f}{\partial x} = y)
     for n, group in enumerate(groups):
@@ -2155,6 +2157,10 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
                 raise
             except DeriveError as exc:
                 chains = _after_unread_head(src, blk, n, group, args, list(readings) + said, exc)
+            if refusal and any(not (c.definition or c.unread or c.error) for c in chains):
+                # a row beside it may state what this claim needs (X \sim \mathcal{N}(0, 1), then E[X^2] = 1):
+                # beside a refused relation only definitions are read
+                src.fail(*refusal)
             if defines:
                 _names_premise(src, group, chains, defines)
             out += chains

@@ -135,3 +135,9 @@ def test_a_relation_not_checked_fails_its_own_equation_and_the_weight_change_is_
     # one equation alone with \sim: the block, as before
     (alone,) = _read(tmp_path, "\\begin{align*}\na &\\sim b\n\\end{align*}\n")
     assert "\\sim is not a link mathcheck checks" in alone.error
+
+
+def test_a_claim_beside_a_relation_not_checked_stays_bad_input(tmp_path):
+    # the row may be the claim's hypothesis (a law, a domain): only a definition is read beside it
+    got = _read(tmp_path, "\\begin{align*}\nX &\\sim \\mathcal{N}(0, 1) \\\\\nX^2 &= X \\cdot X\n\\end{align*}\n")
+    assert [bool(c.error) for c in got] == [True, True] and "\\sim is not a link" in got[1].error, got
