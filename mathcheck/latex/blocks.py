@@ -2224,6 +2224,7 @@ def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
         _UNREAD_HEAD.search(str(first))
         and len(group) >= 3
         and not (group[0].implied or group[0].beside)
+        and not (group[1].conditions or group[1].reason)  # \quad x > 0 there may be the whole equation's
         and _head_unread(src, group[0].toks, notation, doc)
     ):
         group = [_Link(None, None, group[1].toks), *group[2:]]

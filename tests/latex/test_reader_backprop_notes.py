@@ -141,3 +141,12 @@ def test_a_claim_beside_a_relation_not_checked_stays_bad_input(tmp_path):
     # the row may be the claim's hypothesis (a law, a domain): only a definition is read beside it
     got = _read(tmp_path, "\\begin{align*}\nX &\\sim \\mathcal{N}(0, 1) \\\\\nX^2 &= X \\cdot X\n\\end{align*}\n")
     assert [bool(c.error) for c in got] == [True, True] and "\\sim is not a link" in got[1].error, got
+
+
+def test_a_dropped_link_s_condition_keeps_the_chain_bad_input(tmp_path):
+    # a condition on the first row may be the whole equation's: read without it, the rest could be refuted
+    text = PATTERN.replace(
+        r"\cdot \frac{1}{2} \left(s - u\right)^2 \\", r"\cdot \frac{1}{2} \left(s - u\right)^2 \quad u > 0 \\"
+    )
+    assert "u > 0" in text
+    assert _read(tmp_path, text)[1].error
