@@ -651,6 +651,9 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         facts(chain, exprs),
         chain.prose_facts or bool(cur.source),
     )  # source: read from a document, its prose unread (prose_facts: what it says of the variables)
+    example = _worked_example(L, R, prev.text, cur.text) if r.status == "refuted" and cur.source else None
+    if example:
+        return StepReport(cur.line, cur.text, cur.relation, cur.reason, "inconclusive", example, source=cur.source)
     return StepReport(
         cur.line,
         cur.text,
@@ -662,6 +665,34 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         source=cur.source,
         account=_account(r),
     )
+
+
+def _worked_example(L, R, *texts: str) -> str | None:
+    """What a document's link evaluates, when one side is a number and the other's names all come from
+    the document's definitions (none written in the link): the statnotes' ``\\textrm{PPV} =
+    \\frac{0.00099}{0.00099 + 0.04995}`` after ``\\textrm{PPV} = \\frac{TP}{TP + FP}`` is PPV at the example's
+    TP and FP, values its prose gives — a worked example, not a claim for every TP and FP, so its
+    refutation would be a misreading: ``inconclusive``, saying what to state. None otherwise.
+
+        >>> from sympy import Rational, symbols
+        >>> tp, fp = symbols("TP FP", positive=True)
+        >>> _worked_example(tp / (tp + fp), Rational(1, 50), "PPV", "0.02")[:41]
+        'a worked example: PPV at values of FP, TP'
+    """
+    from mathcheck.parser import normalise
+
+    written = {w for t in texts for w in WORD.findall(normalise(t))}
+    for side, number in ((L, R), (R, L)):
+        free = {str(x) for x in side.free_symbols}
+        if number.free_symbols or not free or free & written:
+            continue
+        names = ", ".join(sorted(free))
+        shown = next((w for w in WORD.findall(normalise(texts[0 if side is L else 1]))), "it")
+        return (
+            f"a worked example: {shown} at values of {names} its prose gives (not read), not a claim for "
+            f"every {names}; state them to check it (% let: {sorted(free)[0]} = …)"
+        )
+    return None
 
 
 def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=None) -> dict:
@@ -708,6 +739,10 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
         num = unknown.numeric_statement(exprs[0], exprs[-1], chain.relation, seed, hyps, timeout, chain.implicit)
     else:
         num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
+    first, last = chain.steps[0], chain.steps[-1]
+    example = _worked_example(exprs[0], exprs[-1], first.text, last.text) if first.source else None
+    if num["status"] == "refuted" and example:
+        num = {"status": "inconclusive", "points": 0, "skipped": 0, "note": None, "summary": example}
     side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})
     return {
         "relation": chain.relation,

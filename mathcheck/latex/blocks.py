@@ -501,6 +501,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
             and toks[i + 1].text == "&"
         )
         if starts_reason and _expression(links[-1].toks[row_start:]):
+            _not_a_dropped_factor(toks, i, src)
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
             if j > i and j < len(toks) and _relation_of(toks[j]) is not None:
                 text = _plain(src, toks[i:j])  # a = b \quad\text{(why)} = c: the chain goes on
@@ -649,6 +650,35 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
         and word.lower() not in _CONDITION_WORDS + _PROSE_WORDS
     )
     return not spaced and (before or after or juxtaposed)
+
+
+def _not_a_dropped_factor(toks: list[Tok], i: int, src: _Source) -> None:
+    r"""Refuse an upright word of one token run right after a factor (``2\,\textrm{HR}``, ``y =
+    2\textrm{HR}``): as the start of a reason it would be dropped and the link read without it (``2 = 0.5``);
+    it is a factor or a unit, which the reader cannot tell — a reason is set apart (``\quad``, words with
+    spaces, parentheses)."""
+    t = toks[i]
+    if t.kind != "cmd" or t.text not in ("text", "textrm", "mbox") or i + 1 >= len(toks) or toks[i + 1].text != "{":
+        return
+    arg, _ = _group(toks, i + 1, src, "\\text")
+    word = _word(arg)
+    if not word or word.lower() in _CONDITION_WORDS + _PROSE_WORDS or _words(toks, i, src):
+        return  # \textrm{ and thus }: words with spaces, a reason
+    k = i - 1
+    while k >= 0 and toks[k].kind == "cmd" and toks[k].text in (",", ";", ":", "!", " "):
+        k -= 1  # thin spaces: 2\,\textrm{HR}
+    _, j = _group(toks, i + 1, src, "\\text")
+    # set against the factor (no space typed, or a thin space typeset), or a chain going on after it; a
+    # word typed after a space at the row's end stays a reason (… + 1 \text{trivially})
+    if k < 0 or not (toks[k].kind == "num" or toks[k].text.isalnum() or toks[k].text in ")]}"):
+        return
+    attached = k < i - 1 or toks[k].end == t.pos
+    if attached or (j < len(toks) and _relation_of(toks[j]) is not None):
+        src.fail(
+            t.pos,
+            f"\\{t.text}{{{word}}} after a factor: a quantity or a unit? write \\cdot \\textrm{{{word}}} for a "
+            f"product, or set a reason apart (\\quad\\text{{({word})}})",
+        )
 
 
 _PROSE_WORDS = ("or", "since", "thus", "hence", "so", "then", "otherwise", "else", "iff", "as", "by", "is", "at", "on")
@@ -2858,7 +2888,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         readings = list(readings) + [f"{text}: the recurrence that defines the sequence, not checked"]
         return _equation(src, blk, 1, rest, label, notation, doc, block_lets, assumptions, given, chain_lets, readings)
     shifted = _shifted_definition(src, group, notation, doc, block_lets)
-    if (len(group) > 2 and not group[1].define and group[2].relation == "=") or shifted is not None:
+    if (len(group) > 2 and not group[1].define and group[2].relation in ("=", "≈")) or shifted is not None:
         definition = shifted or _definition(src, group[:2], notation, doc, block_lets, computed=True)
         if definition is not None:
             rest = [_Link(None, None, group[1].toks, "")] + group[2:]
