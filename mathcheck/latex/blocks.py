@@ -1326,6 +1326,8 @@ def _definition(
     )
     inner.families, inner.free = notation.families, notation.free
     rhs = Reader(link.toks, src, inner).read()
+    if params and not link.define and (chain := _law_definition(src, group, name, params, rhs, doc)) is not None:
+        return chain
     used = {n for n, _, _ in notation.families.values() if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", rhs)}
     vectors = [
         p
@@ -1877,6 +1879,58 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         rest = src.line(rhs[0].pos)
         out.append(Chain(f"line {rest}", src.path, rest, error=error))
     return out
+
+
+LAW_DEFINITION = "an expectation under a law, not in its arguments"
+
+
+_LAW_LHS = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:(?:, | \| )[A-Z])*)\)")
+
+
+def _law_claim_definition(src: _Source, group: list, steps, doc: _Document):
+    r"""A display read as a claim that is d2l's definition of an information quantity by an expectation
+    under a law: ``D_{\textrm{KL}}(P\|Q) = E_{x \sim P}[\log \frac{p(x)}{q(x)}]`` (KL is probability's
+    operator, so no name is defined), ``H(Y \mid X) = -E_{(x, y) \sim P}[\log p(y \mid x)]`` (a bar in
+    the arguments): one ``=``, on the left a quantity of capitals, on the right an expectation under a
+    law in none of them (:func:`_law_definition`). None for another display."""
+    if len(group) != 2 or group[1].relation != "=" or len(steps) != 2 or group[1].define:
+        return None
+    m = _LAW_LHS.fullmatch(steps[0].text)
+    if m is None or m.group(1) in ("E", "Var", "Cov"):
+        return None  # Var(X) = E_{x \sim P}[(x - \mu)^2]: a claim about Var, never Var defined
+    params = re.split(r", | \| ", m.group(2))
+    return _law_definition(src, group, m.group(1), params, steps[1].text, doc)
+
+
+def _law_definition(src: _Source, group: list, name: str, params: list, rhs: str, doc: _Document):
+    r"""d2l's ``H(X) = -E_{x \sim P}[\log p(x)]``, ``\textrm{CE}(P, Q) = -E_{x \sim P}[\log q(x)]``: a quantity
+    of random variables or laws (X, P) whose right side, read, is an expectation under a law (``E_p``) in
+    none of its arguments — X is tied to p by the prose (X ∼ P with p.m.f. p), which is not read. Unfolded,
+    H(Y) would be H(X): so the definition is said with its reading and never unfolded, as one whose right
+    side is not read (:func:`_unread_definition`); the H, I of random variables in later chains are read by
+    latex/information.py. None for another definition."""
+    words = set(WORD.findall(rhs))
+    if not re.search(r"(?<![A-Za-z0-9_])E_[a-z]\(", rhs) or words & set(params):
+        return None
+    first, link = group
+    line = src.line(first.toks[0].pos)
+    redefines = name in doc.unread or name in doc.names()
+    chain = Chain(
+        f"line {line}" + (f" (redefines {name})" if redefines else ""),
+        src.path,
+        line,
+        steps=(
+            Line(line, None, name, "", " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())),
+            Line(src.line(link.at.pos), "=", rhs, "", " ".join(src.text[link.at.pos : link.toks[-1].end].split())),
+        ),
+        notes=(f"definition of {name}: {LAW_DEFINITION} ({', '.join(params)}), so never unfolded",),
+        unread=LAW_DEFINITION,
+    )
+    doc.opaque_names.add(name)
+    doc.opaque[name] = line
+    doc.unread[name] = line
+    doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    return chain
 
 
 def _not_read(src: _Source, rhs: list, error: str) -> str | None:
@@ -2706,6 +2760,8 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     notation.excluded.clear()
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
+    if (defined := _law_claim_definition(src, group, steps, doc)) is not None:
+        return [defined]  # D_KL(P‖Q) = E_{x \sim P}[…], H(Y \mid X) = -E_{(x, y) \sim P}[…]: H, KL defined
     steps, law = _information(src, group, steps, doc)
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1

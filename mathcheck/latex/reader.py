@@ -570,6 +570,11 @@ class Reader:
             )
         if self.at("ch", "_") and not self.applied_after_script():
             return self.named("E", t)  # E_0, E_j: a name (E_{x \sim p}[f] stays an expectation, not read)
+        if self.at("ch", "_") and not defined:
+            from mathcheck.latex import probability
+
+            if (reading := probability.law_expectation(self, t, "E")) is not None:
+                return reading  # d2l's E_{x \sim P}[\log p(x)]: the expectation under the law p of P
         if defined:  # E = \frac12 \sum_k (t_k - y_k)^2 (backprop notes' error): the name, never Euler's E
             return QUANTITY_E
         if not self.at("ch", "(", "["):

@@ -38,9 +38,6 @@ def chains(tmp_path, text, name="d.md"):
             "P",
             "transpose",
         ),
-        # d2l-en information-theory.md: entropy and divergence by a subscripted expectation
-        (r"H(X) = - E_{x \sim P} [\log p(x)].", "H", "E"),
-        (r"D_{\textrm{KL}}(P\|Q) = E_{x \sim P} \left[ \log \frac{p(x)}{q(x)} \right].", "D_KL", ""),
         (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(x, y)}{p_X(x) p_Y(y)}.", "pmi", ""),
         # one-hot labels by cases
         (r"y_{ij} = \begin{cases}1 & j \in J; \\ 0 &\textrm{otherwise.}\end{cases}", "y_ij", "environment"),
@@ -59,6 +56,30 @@ def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, dis
     assert unread in c["unread"] and c["line"] == 4
     assert c["notes"] == [f"definition of {name}; its right side is not read: {c['unread']}"]
     assert "never unfolded" in c["statement"]["how"]
+
+
+@pytest.mark.parametrize(
+    "display, name, reading",
+    [
+        # style of d2l-en information-theory.md:108, :246, :409, :545 (our own letters: U for the law)
+        (r"H(X) = - E_{x \sim U} [\log u(x)].", "H", "-E_u(log(u(x)), x)"),
+        (r"H(B \mid A) = - E_{(a, b) \sim U} [\log u(b \mid a)].", "H", "-E_u(log(u(b | a)))"),
+        (r"D_{\textrm{KL}}(U\|V) = E_{t \sim U} \left[ \log \frac{u(t)}{v(t)} \right].", "KL", "E_u(log(u(t)/v(t)), t)"),
+        (r"\textrm{CE}(U, V) = - E_{t \sim U} [\log(v(t))].", "CE", "-E_u(log(v(t)), t)"),
+    ],
+)
+def test_an_expectation_under_a_law_in_none_of_the_arguments_is_read_never_unfolded(tmp_path, display, name, reading):
+    r"""E_{x \sim P}[…] is the expectation under P's law p; defining H(X) by it, X is tied to p by the prose
+    only, so the definition shows its reading and is never unfolded (H(Y) would read as H(X))."""
+    r, got = chains(tmp_path, f"# Model\n\n$$\n{display}\n$$\n")
+    assert [c["status"] for c in got] == ["definition"], r.output
+    c = got[0]
+    assert c["steps"][0]["expr"] == name and c["steps"][1]["expr"] == reading
+    assert "never unfolded: an expectation under a law, not in its arguments" in c["statement"]["how"]
+    # a later chain in the name is never checked against the reading unfolded (H(Y) as H(X) was false)
+    later = display.split(" = ")[0] + " + 1 = 2"
+    r, got = chains(tmp_path, f"$$\n{display}\n$$\n\n$$\n{later}\n$$\n")
+    assert got[-1]["status"] in ("bad-input", "inconclusive"), r.output
 
 
 def test_a_label_before_a_functions_arguments_leaves_its_left_side_unread(tmp_path):
