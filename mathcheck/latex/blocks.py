@@ -962,7 +962,60 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
             n = src.line(blk.start)
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
+        out += _where_law(src, blk, defs, markdown)
     return out
+
+
+def _where_law(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
+    r"""d2l's noise model, ``y = \mathbf{w}^\top \mathbf{x} + b + \epsilon \textrm{ where } \epsilon \sim
+    \mathcal{N}(0, \sigma^2)``: the law the display states for a name after "where", at its end, as a
+    definition chain of one link ``~`` (the law read: ``Normal(0, sigma^2)``) — what the name is, never
+    a claim checked; a chain that uses it states it again (% assume: \epsilon \sim …). [] where the
+    display ends otherwise, or the law does not read as one of latex/probability.py's families."""
+    from mathcheck.latex import probability
+
+    try:
+        if _directives(src, blk, markdown)[0]:
+            return []
+        toks = expand(tokenize(src, blk.body, blk.body_end), defs, src)
+        toks = [t for t in toks if not (t.kind == "cmd" and t.text in (",", ";", ":", "!", " ", "quad", "qquad"))]
+        while toks and (toks[-1].kind == "ch" and toks[-1].text in ".,;" or toks[-1].text == "\\"):
+            toks = toks[:-1]
+        words = [k for k, t in enumerate(toks) if t.kind == "cmd" and t.text in ("text", "textrm", "mbox")]
+        if not words:
+            return []
+        k = words[-1]
+        arg, j = _group(toks, k + 1, src, "\\text")
+        if " ".join(src.text[arg[0].pos : arg[-1].end].split()).strip(" ,.:;").lower() != "where" if arg else True:
+            return []
+        rest = toks[j:]
+        sims = [n for n, t in enumerate(rest) if t.kind == "cmd" and t.text == "sim"]
+        if len(sims) != 1 or sims[0] == 0 or any(_relation_of(t) for t in rest):
+            return []
+        lhs, law = rest[: sims[0]], rest[sims[0] + 1 :]
+        name = Reader(lhs, src, Notation(set(), set(), {}, set())).read()
+        reading = Reader(law, src, Notation(set(), set(), {}, set())).read()
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return []
+    family = re.match(r"([A-Za-z]+)\(", reading)
+    if not WORD.fullmatch(name) or family is None or family.group(1) not in set(probability.FAMILIES.values()):
+        return []
+    line, at = src.line(lhs[0].pos), rest[sims[0]]
+    return [
+        Chain(
+            f"line {line}",
+            src.path,
+            line,
+            steps=(
+                Line(line, None, name, "", " ".join(src.text[lhs[0].pos : lhs[-1].end].split())),
+                Line(src.line(at.pos), "~", reading, "", " ".join(src.text[at.pos : law[-1].end].split())),
+            ),
+            notes=(f"the law of {name}, stated: a chain that uses it states it again (% assume: {name} \\sim …)",),
+            unread=f"the law of {name}, stated",
+        )
+    ]
 
 
 # d2l's information theory: "the rest of this section will omit the subscript 2 …, i.e., $\log(.)$
@@ -1933,6 +1986,57 @@ def _law_definition(src: _Source, group: list, name: str, params: list, rhs: str
     return chain
 
 
+def _model_probability(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+    r"""cs231n's ``P(y_i \mid x_i; W) = \frac{e^{f_{y_i}}}{\sum_j e^{f_j}}``, ``P(y = 1 \mid x; w, b) =
+    \frac{1}{1 + e^{-(w^Tx + b)}}``: a model's probability of a label given an input (its parameters after
+    ``;``), defined by its right side — a definition of P, shown with its reading where the right side
+    reads, else "(not read)" saying why; never unfolded (P(y | x) of other arguments is no substitution).
+    Only a fresh P, p or \Pr applied to arguments with one top-level bar. None for another display."""
+    if not (lhs and at.kind == "ch" and at.text == "=" and rhs) or doc.lead:
+        return None
+    head = lhs[0]
+    if not (head.text in ("P", "p") and head.kind == "ch" or head.kind == "cmd" and head.text == "Pr"):
+        return None
+    if len(lhs) < 5 or lhs[1].text != "(" or lhs[-1].text != ")" or _closing(lhs, 1) != len(lhs) - 1:
+        return None
+    bars = [t for t in _top(lhs[2:-1]) if t.kind == "cmd" and t.text in ("mid", "vert") or t.text == "|"]
+    if len(bars) != 1:
+        return None
+    name = "P" if head.kind == "cmd" else head.text
+    if name in doc.names() | doc.used | set(doc.unread) | set(doc.opaque) | doc.opaque_names:
+        return None
+    if any(t.text in ("P", "p", "Pr", "prod") for t in rhs):
+        return None  # P(Y \mid X) = \prod_i P(y^{(i)} \mid x^{(i)}): a claim (independence), never P defined
+    why = _not_read(src, rhs, error)
+    line = src.line(lhs[0].pos)
+    reading = "(not read)"
+    if why is None:
+        reading = Reader(list(rhs), src, notation_of(src, [list(rhs)], set(), {}, set())).read()
+    shown = " ".join(src.text[lhs[0].pos : lhs[-1].end].split())
+    note = f"definition of {name}, the model's probability {shown}" + (
+        f"; its right side is not read: {why}" if why else ", never unfolded"
+    )
+    chain = Chain(
+        f"line {line}",
+        src.path,
+        line,
+        steps=(
+            Line(line, None, name, "", shown),
+            Line(src.line(at.pos), "=", reading, "", " ".join(src.text[at.pos : rhs[-1].end].split())),
+        ),
+        notes=(note,),
+        unread=why or "a model's probability, defined by its right side",
+    )
+    doc.opaque_names.add(name)
+    doc.opaque[name] = line
+    doc.unread[name] = line
+    out = [chain]
+    if more:
+        rest = src.line(rhs[0].pos)
+        out.append(Chain(f"line {rest}", src.path, rest, error=error))
+    return out
+
+
 def _not_read(src: _Source, rhs: list, error: str) -> str | None:
     """What of a definition's right side is not read: the reader's message on it alone (``^T reads as
     a transpose …``), without its ``path:line:col``; None when the right side reads."""
@@ -1955,7 +2059,7 @@ def _block_definition(src: _Source, blk: Block, defs: dict, markdown: bool, doc:
         body = tokenize(src, blk.body, blk.body_end)
         toks = expand(body, defs, src)
         first = _first_link(toks, src) if not skip else None
-        chains = _unread_definition(src, *first, doc, error) if first else None
+        chains = (_unread_definition(src, *first, doc, error) or _model_probability(src, *first, doc, error)) if first else None
     except LatexRefused:
         raise
     except DeriveError:

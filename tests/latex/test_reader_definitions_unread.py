@@ -64,7 +64,11 @@ def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, dis
         # style of d2l-en information-theory.md:108, :246, :409, :545 (our own letters: U for the law)
         (r"H(X) = - E_{x \sim U} [\log u(x)].", "H", "-E_u(log(u(x)), x)"),
         (r"H(B \mid A) = - E_{(a, b) \sim U} [\log u(b \mid a)].", "H", "-E_u(log(u(b | a)))"),
-        (r"D_{\textrm{KL}}(U\|V) = E_{t \sim U} \left[ \log \frac{u(t)}{v(t)} \right].", "KL", "E_u(log(u(t)/v(t)), t)"),
+        (
+            r"D_{\textrm{KL}}(U\|V) = E_{t \sim U} \left[ \log \frac{u(t)}{v(t)} \right].",
+            "KL",
+            "E_u(log(u(t)/v(t)), t)",
+        ),
         (r"\textrm{CE}(U, V) = - E_{t \sim U} [\log(v(t))].", "CE", "-E_u(log(v(t)), t)"),
     ],
 )
@@ -294,3 +298,28 @@ def test_an_inline_definition_not_read_makes_a_later_use_bad_input(tmp_path):
     assert "u is defined in a display mathcheck does not read (line 1)" in got[0]["message"]
     r, got = chains(tmp_path, display)
     assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_the_law_a_display_states_after_where_is_read_and_a_models_probability_defined(tmp_path):
+    r"""Issue 29: style of d2l-en weight-decay.md:228 and linear-regression.md:571 (the noise's law after
+    "where") and cs231n linear-classify.md:285 (the softmax's probability of the label); our own letters."""
+    text = (
+        "$$z = 3 u + \\eta \\textrm{ where } \\eta \\sim \\mathcal{N}(0, \\tau^2).$$\n\n"
+        "$$\nP(c_k \\mid u_k; V) = \\frac{e^{g_{c_k}}}{\\sum_m e^{g_m}}\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3, r.output
+    law, model = got[1], got[2]
+    assert [s["expr"] for s in law["steps"]] == ["eta", "Normal(0, tau^2)"] and law["line"] == 1
+    assert model["steps"][1]["expr"] == "exp(g[c_k])/Sum(exp(g[m]), (m, 1, N_sum))", r.output
+    assert "never unfolded" in model["statement"]["how"]
+    # after "where", a law not among the families, or an equation, states no law; P given by a product of
+    # P's (independent examples) is a claim, never P defined
+    for display in (
+        "z = 3 u + \\eta \\textrm{ where } \\eta \\sim \\mathcal{Q}(0, 1).",
+        "z = 3 u + \\eta \\textrm{ where } \\eta = 2.",
+        "P(C \\mid U) = \\prod_{k=1}^n P(c_k \\mid u_k)",
+    ):
+        r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
+        assert not any(c["steps"] and c["steps"][-1]["expr"].startswith(("Normal", "Q(")) for c in got), r.output
+        assert [c["status"] for c in got if "P(C" in display] in ([], ["bad-input"]), r.output
