@@ -1937,6 +1937,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
 LAW_DEFINITION = "an expectation under a law, not in its arguments"
 
 
+_LAW_AT = re.compile(r"(?<![A-Za-z0-9_])[pq]\(([a-z](?:, [a-z])*(?: \| [a-z](?:, [a-z])*)?)\)")  # p(x, y), p(y | x)
 _LAW_LHS = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:(?:, | \| )[A-Z])*)\)")
 
 
@@ -1963,7 +1964,12 @@ def _law_definition(src: _Source, group: list, name: str, params: list, rhs: str
     side is not read (:func:`_unread_definition`); the H, I of random variables in later chains are read by
     latex/information.py. None for another definition."""
     words = set(WORD.findall(rhs))
-    if not re.search(r"(?<![A-Za-z0-9_])E_[a-z]\(", rhs) or words & set(params):
+    lower = {p.lower() for p in params}
+    under = re.search(r"(?<![A-Za-z0-9_])E_[a-z]\(", rhs)
+    # H(X, Y) = -\sum_x \sum_y p_{X, Y}(x, y) \log p_{X, Y}(x, y): X, Y's values x, y, summed over
+    applied = {v for m in _LAW_AT.finditer(rhs) for v in re.findall(r"[a-z]", m.group(1))}
+    values = all(len(p) == 1 and p.isupper() for p in params) and lower <= applied and "Sum(" in rhs
+    if not (under or values) or words & set(params):
         return None
     first, link = group
     line = src.line(first.toks[0].pos)

@@ -38,7 +38,7 @@ def chains(tmp_path, text, name="d.md"):
             "P",
             "transpose",
         ),
-        (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(x, y)}{p_X(x) p_Y(y)}.", "pmi", ""),
+        (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(y, x)}{p_X(x) p_Y(y)}.", "pmi", "subscript"),
         # one-hot labels by cases
         (r"y_{ij} = \begin{cases}1 & j \in J; \\ 0 &\textrm{otherwise.}\end{cases}", "y_ij", "environment"),
         # d2l-en backprop.md: a layer, its matrix labelled
@@ -70,6 +70,17 @@ def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, dis
             "E_u(log(u(t)/v(t)), t)",
         ),
         (r"\textrm{CE}(U, V) = - E_{t \sim U} [\log(v(t))].", "CE", "-E_u(log(v(t)), t)"),
+        # style of d2l-en information-theory.md:190, :251: sums over the values of the random variables
+        (
+            r"H(A, B) = - \sum_{a} \sum_{b} p_{A, B}(a, b) \log p_{A, B}(a, b).",
+            "H",
+            "-Sum(Sum(p(a, b)*log(p(a, b)), (b, 1, N_sum)), (a, 1, N_sum))",
+        ),
+        (
+            r"H(B \mid A) = - \sum_{a} \sum_{b} q(a, b) \log q(b \mid a).",
+            "H",
+            "-Sum(Sum(q(a, b)*log(q(b | a)), (b, 1, N_sum)), (a, 1, N_sum))",
+        ),
     ],
 )
 def test_an_expectation_under_a_law_in_none_of_the_arguments_is_read_never_unfolded(tmp_path, display, name, reading):
@@ -298,6 +309,15 @@ def test_an_inline_definition_not_read_makes_a_later_use_bad_input(tmp_path):
     assert "u is defined in a display mathcheck does not read (line 1)" in got[0]["message"]
     r, got = chains(tmp_path, display)
     assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_a_law_subscripted_by_its_random_variables_is_the_law_at_their_values(tmp_path):
+    """Style of d2l-en information-theory.md:386 (our letters): p_{X, Y}(x, y) is the law of X, Y at x, y;
+    E_x E_y {…} (d2l :316) is refused, never the names E_x times E_y."""
+    r, got = chains(tmp_path, "$$\\textrm{pmi}(a, b) = \\log\\frac{p_{A, B}(a, b)}{p_A(a) p_B(b)}.$$\n")
+    assert [s["expr"] for s in got[0]["steps"]] == ["pmi(a, b)", "log(p(a, b)/(p(a)*p(b)))"], r.output
+    r, got = chains(tmp_path, "$$I(A, B) = E_{a} E_{b} \\left\\{ \\log u(a, b) \\right\\}.$$\n")
+    assert got[0]["steps"][-1]["expr"] == "(not read)" and "E_x E_y" in got[0]["unread"], r.output
 
 
 def test_the_law_a_display_states_after_where_is_read_and_a_models_probability_defined(tmp_path):
