@@ -1108,6 +1108,8 @@ class _Document:
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
     opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
+    laws_of: dict = field(default_factory=dict)  # (CE, 2) -> ((P, Q), its reading in p, q): _law_definition
+    law_names: set = field(default_factory=set)  # the laws chains declared (p, q of p(x, y) law): _information
     families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
     after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
 
@@ -1475,6 +1477,10 @@ def _definition(
     if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
         # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
         # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
+        return None
+    if inline and not link.define and name in doc.law_names:
+        # "if there exists an x such that $p(x) > 0$ and $q(x) = 0$" (d2l) after chains under the laws p, q:
+        # the law's value at a point, a condition — never q redefined as 0
         return None
     if inline and not link.define and _misapplied(rhs, doc):
         # an exercise's "$u = f(x, y, z)$" after "$f(x) = c$": another, generic f — prose, not u defined
@@ -1937,7 +1943,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
 LAW_DEFINITION = "an expectation under a law, not in its arguments"
 
 
-_LAW_AT = re.compile(r"(?<![A-Za-z0-9_])[pq]\(([a-z](?:, [a-z])*(?: \| [a-z](?:, [a-z])*)?)\)")  # p(x, y), p(y | x)
+_LAW_AT = re.compile(r"(?<![A-Za-z0-9_])[a-z]\(([a-z](?:, [a-z])*(?: \| [a-z](?:, [a-z])*)?)\)")  # p(x, y), p(y | x)
 _LAW_LHS = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:(?:, | \| )[A-Z])*)\)")
 
 
@@ -1989,7 +1995,67 @@ def _law_definition(src: _Source, group: list, name: str, params: list, rhs: str
     doc.opaque[name] = line
     doc.unread[name] = line
     doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    doc.laws_of[(name, len(params))] = (tuple(params), rhs)
     return chain
+
+
+def _law_templates(steps, doc: _Document):
+    r"""d2l's ``\textrm{CE}(P, Q) = H(P) + D_{\textrm{KL}}(P\|Q)`` after CE, D_KL and H were defined by
+    expectations under laws (:func:`_law_definition`): each quantity of laws, its arguments the capitals
+    of laws (CE(P, Q) of ``-E_p(log q(x), x)``), is its reading with the laws renamed (CE(Q, P) is
+    ``-E_q(log p(x), x)``); H(P) of a law, after H(X) = -E_p(log p(x), x) of a random variable of the
+    law p, is that reading under P's law. ``(steps, fact declaring the laws)``, or ``(steps, None)``
+    where the chain is not one of these (an argument no law of the chain, another quantity)."""
+    if not doc.laws_of:
+        return steps, None
+    call = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:, [A-Z])*)\)")
+    texts = [s.text for s in steps]
+    found = [m for t in texts for m in call.finditer(t)]
+    if not found or any((m.group(1), len(m.group(2).split(", "))) not in doc.laws_of for m in found):
+        return steps, None
+
+    def laws_in(reading: str) -> set:
+        return set(re.findall(r"(?<![A-Za-z0-9_])E_([a-z])\(", reading)) | {
+            m.group(0)[0] for m in _LAW_AT.finditer(reading)
+        }
+
+    def of_laws(params, reading) -> bool:  # CE(P, Q): P, Q's laws p, q written in the reading
+        return {p.lower() for p in params} <= laws_in(reading)
+
+    key = lambda m: (m.group(1), len(m.group(2).split(", ")))  # noqa: E731
+    laws = {a.lower() for m in found for a in m.group(2).split(", ") if of_laws(*doc.laws_of[key(m)])}
+    failed = False
+
+    def one(m) -> str:
+        nonlocal failed
+        params, reading = doc.laws_of[key(m)]
+        args = m.group(2).split(", ")
+        if of_laws(params, reading):
+            rename = {p.lower(): a.lower() for p, a in zip(params, args)}
+        elif len(args) == 1 and len(laws_in(reading)) == 1 and args[0].lower() in laws:
+            rename = {next(iter(laws_in(reading))): args[0].lower()}  # H(P): H(X)'s reading under P's law
+        else:
+            failed = True
+            return m.group(0)
+        law = re.compile(r"(?<![A-Za-z0-9_])(E_)?([a-z])(?=\()")
+        return "(" + law.sub(lambda x: (x.group(1) or "") + rename.get(x.group(2), x.group(2)), reading) + ")"
+
+    out = tuple(replace(s, text=call.sub(one, s.text)) for s in steps)
+    if failed:
+        return steps, None
+    over: dict = {}
+    for t in (s.text for s in out):
+        for m in _LAW_AT.finditer(t):
+            for v in re.findall(r"[a-z]", m.group(1)):
+                over.setdefault(m.group(0)[0], [])
+                if v not in over[m.group(0)[0]]:
+                    over[m.group(0)[0]].append(v)
+        for m in re.finditer(r"(?<![A-Za-z0-9_])E_([a-z])\(", t):
+            over.setdefault(m.group(1), [])
+    if not over or any(not v for v in over.values()):
+        return steps, None
+    declared = [f"{name}({', '.join(v)})" for name, v in sorted(over.items())]
+    return out, ", ".join(declared) + (" laws" if len(declared) > 1 else " law")
 
 
 def _model_probability(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
@@ -2975,6 +3041,10 @@ def _information(src: _Source, group: list, steps, doc: _Document):
     not read: H, I of random variables as expectations under one joint law (latex/information.py),
     so the link is checked, not refused. Only where the document means them so: H or I defined in a
     display not read, or defined with another number of arguments (d2l's self-information I(X))."""
+    templated, law = _law_templates(steps, doc)
+    if law is not None:
+        doc.law_names |= {m.group(1) for m in re.finditer(r"([a-z])\(", law)}
+        return templated, law
     used = information.names(s.text for s in steps)
     arity = {name: d.split("=", 1)[0].count(",") + 1 for _, name, d, _ in doc.defs}
     meant = {n for n in used if n in doc.unread or n in doc.opaque or (n in arity and n == "I" and arity[n] == 1)}
@@ -2982,7 +3052,10 @@ def _information(src: _Source, group: list, steps, doc: _Document):
         return steps, None
     at = getattr(src, "log2_from", None)
     base2 = at is not None and group[0].toks and group[0].toks[0].pos >= at
-    return information.rewrite(steps, bool(base2))
+    steps, law = information.rewrite(steps, bool(base2))
+    if law is not None:
+        doc.law_names |= {m.group(1) for m in re.finditer(r"([a-z])\(", law)}
+    return steps, law
 
 
 _ROW_LHS = re.compile(

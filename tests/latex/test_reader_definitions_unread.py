@@ -343,3 +343,29 @@ def test_the_law_a_display_states_after_where_is_read_and_a_models_probability_d
         r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
         assert not any(c["steps"] and c["steps"][-1]["expr"].startswith(("Normal", "Q(")) for c in got), r.output
         assert [c["status"] for c in got if "P(C" in display] in ([], ["bad-input"]), r.output
+
+
+@pytest.mark.parametrize(
+    "claim, status",
+    [
+        (r"\textrm{CE}(U, V) = H(U) + D_{\textrm{KL}}(U\|V)", "inconclusive"),  # v(t) may be 0: said, not proved
+        (r"\textrm{CE}(U, V) = H(V) + D_{\textrm{KL}}(U\|V)", "inconclusive"),  # planted: fails at a drawn law
+    ],
+)
+def test_quantities_of_laws_are_read_by_their_definitions_laws_renamed(tmp_path, claim, status):
+    """Style of d2l-en information-theory.md:545-550 (our letters): CE, D_KL and H defined by expectations
+    under laws; CE(U, V) = H(U) + D_KL(U‖V) read with each quantity's reading, U's law u, V's v."""
+    text = (
+        "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n"
+        "$$D_{\\textrm{KL}}(P\\|Q) = E_{x \\sim P} \\left[ \\log \\frac{p(x)}{q(x)} \\right].$$\n\n"
+        "$$\\textrm{CE}(P, Q) = - E_{x \\sim P} [\\log(q(x))].$$\n\n"
+        f"$$\n{claim}\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    c = got[-1]
+    assert c["status"] == status, r.output
+    assert [s["expr"] for s in c["steps"]][0] == "(-E_u(log(v(x)), x))", r.output
+    if "H(V)" in claim:
+        assert "fails at a drawn" in json.dumps(c), r.output
+    else:
+        assert "may be 0" in json.dumps(c) and "agrees" in json.dumps(c), r.output
