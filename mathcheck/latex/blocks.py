@@ -1855,19 +1855,27 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
     from mathcheck.parser import PROBABILITY, reserved
 
-    shape = _defined_name(lhs) if lhs and rhs else None
+    primes = len(lhs) - len(_unprimed(lhs))
+    shape = _defined_name(lhs[: len(lhs) - primes]) if lhs and rhs and primes < len(lhs) else None
     if shape is None or doc.lead:
         return None  # "so that …": a condition, never a definition
     spelled, head, word = shape
+    if primes:  # d2l's \mathbf{g}_t' = …: g_t′, another quantity than g_t, defined (never g_t itself)
+        if word or len(head) < len(lhs) - primes:
+            return None  # f'(x) = …: a derivative, a claim
+        spelled += "′" * primes
     params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
     while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
         head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
     try:
-        name = Reader(head, src, Notation(set(), set(), {}, set())).read()
+        name = Reader(head, src, Notation(set(), set(), {}, set())).read() if not primes else None
     except DeriveError:
         name = None
     core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
-    if (core != spelled and core in relatives) or spelled + "^" in relatives:
+    # d2l's \mathbf{v}_t = \beta \mathbf{v}_{t-1} + \mathbf{g}_{t, t-1} alone: the recurrence defining v (the
+    # display says so), a definition never unfolded
+    recurrence = not more and "a recurrence, which defines the terms of" in error
+    if not recurrence and ((core != spelled and core in relatives) or spelled + "^" in relatives):
         # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step; f(x) =
         # \sum_n \frac{f^{(n)}(x_0)}{n!}(x - x_0)^n: f's Taylor series, a claim (L = \frac{1}{N} \sum_i L_i defines L)
         return None
@@ -1908,6 +1916,12 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         # label before its arguments does not (a sample's; f^{(n)}(x) of one argument may be a derivative's
         # order, a claim) — a definition still
         why, side = _not_read(src, lhs, error), "left"
+    if why is None:
+        why = _error_in(src, rhs, error)  # v̂_t = v_t/(1 - β_1^t): the display's own error is in the right side
+    if why is None and primes:
+        why, side = _error_in(src, lhs, error), "left"  # g_t′: a primed name is not read
+    if why is None and recurrence:
+        why = re.sub(r"^.*?:\d+:\d+: ", "", error)
     if why is None and "is a function of the vector" in error:
         why = re.sub(r"^.*?:\d+:\d+: ", "", error)  # σ_i(z) = e^{z_i}/…: it reads, as a function of a vector it is not
     if why is None:
@@ -2107,6 +2121,29 @@ def _model_probability(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         rest = src.line(rhs[0].pos)
         out.append(Chain(f"line {rest}", src.path, rest, error=error))
     return out
+
+
+def _unprimed(toks: list) -> list:
+    """``toks`` without its trailing primes (``g_t'``, ``\\prime``)."""
+    k = len(toks)
+    while k and (toks[k - 1].kind == "ch" and toks[k - 1].text == "'" or toks[k - 1].text == "prime"):
+        k -= 1
+    return toks[:k]
+
+
+def _error_in(src: _Source, toks: list, error: str) -> str | None:
+    r"""The display's error without its ``path:line:col`` where it points inside ``toks`` — d2l's ``\hat{\mathbf{v}}_t
+    = \frac{\mathbf{v}_t}{1 - \beta_1^t}`` reads alone, but not in its display (``^t`` a power or the
+    transpose?): that right side is not read, as the display says. None where it points elsewhere."""
+    m = re.match(rf"{re.escape(src.path)}:(\d+):(\d+): (.*)", error, re.S)
+    if m is None or not toks:
+        return None
+    line, col = int(m.group(1)), int(m.group(2))
+    starts = [0] + [k + 1 for k, ch in enumerate(src.text) if ch == "\n"]
+    if not 0 < line <= len(starts):
+        return None
+    at = starts[line - 1] + col - 1
+    return m.group(3) if toks[0].pos <= at < toks[-1].end else None
 
 
 def _not_read(src: _Source, rhs: list, error: str) -> str | None:

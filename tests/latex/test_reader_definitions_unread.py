@@ -369,3 +369,20 @@ def test_quantities_of_laws_are_read_by_their_definitions_laws_renamed(tmp_path,
         assert "fails at a drawn" in json.dumps(c), r.output
     else:
         assert "may be 0" in json.dumps(c) and "agrees" in json.dumps(c), r.output
+
+
+def test_vector_states_are_definitions_saying_what_is_not_read(tmp_path):
+    """Style of d2l-en adam.md:25, :29 (our letters): m̂_t = m_t/(1 - γ_1^t) reads alone but not in its
+    display (^t: a power or the transpose?) — its definition, saying so; a primed name h_t' likewise."""
+    text = (
+        "$$\\hat{\\mathbf{m}}_t = \\frac{\\mathbf{m}_t}{1 - \\gamma_1^t} \\textrm{ and } "
+        "\\hat{\\mathbf{r}}_t = \\frac{\\mathbf{r}_t}{1 - \\gamma_2^t}.$$\n\n"
+        "$$\\mathbf{h}_t' = \\frac{\\alpha \\hat{\\mathbf{m}}_t}{\\sqrt{\\hat{\\mathbf{r}}_t} + \\delta}.$$\n\n"
+        "$$2 \\mathbf{h}_t = \\mathbf{h}_t + \\mathbf{h}_t$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3 + ["proved"], r.output
+    assert [c["steps"][0]["expr"] for c in got[:3]] == ["m_hat_t", "r_hat_t", "h_t′"]
+    assert all("^t: a power in t, or the transpose?" in c["unread"] for c in got[:2])
+    assert "h_t′ is read applied" in got[2]["unread"]
+    assert got[3]["steps"][0]["expr"] == "2*h_t"  # h_t, not h_t′: another quantity, free
