@@ -1845,14 +1845,19 @@ def _words(toks: list[Tok], i: int, src: _Source) -> bool:
     return bool(re.search(r"\s", src.text[toks[i + 1].end : toks[_closing(toks, i + 1)].pos]))
 
 
-def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+def _unread_definition(
+    src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str, rows: bool = False
+):
     r"""The definition a display gives though its right side is not read (issue 28): d2l's ``\hat{y} =
     \mathbf{w}^\top \mathbf{x} + b`` defines ŷ by a transpose, and as bad input the display was lost as a
     definition. The left side is a fresh name (:func:`_defined_name`: not defined, used or declared
     before, absent from the right side), the link ``=`` or a definition sign: a chain of one link,
     ``definition``, with ``unread`` saying what was not read; never unfolded — a later chain in the
     name is bad input naming this line (:func:`_not_opaque`). ``more``: the display goes on after the
-    first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
+    first link, a chain that stays bad input (``error``, the display's). ``rows``: the display is an aligned
+    block whose every row defines a name (d2l-mlp's H = σ(XW^{(1)} + b^{(1)}) then O = HW^{(2)} + b^{(2)}, the
+    layers given again with an activation): a name given again there is a definition. Returns the chains,
+    or None."""
     from mathcheck.parser import PROBABILITY, reserved
 
     primes = len(lhs) - len(_unprimed(lhs))
@@ -1885,6 +1890,21 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         return None  # \mathrm{Var}(X), \operatorname{softmax}: an operator the reader names, not a name
     read = doc.names() | doc.used  # defined by a display that was read, or used by a chain: a claim about it
     unread = set(doc.unread) | set(doc.opaque) | doc.opaque_names  # defined before by a display not read
+    # a loss given a new form under its name with a quantity new here (cs231n's L_i = C \max(0, 1 - y_i
+    # w^Tx_i) + R(W), C the new hyperparameter; L_i = \Vert f - y_i \Vert_2^2 after L_i's other forms by =):
+    # a new definition, as _definition reads L_i given again by =; a claim relates known quantities only
+    fresh = _names_in(rhs) - read - unread - doc.opaque_used - params - {"T"}
+    renamed = (
+        len(head) == len(lhs) - primes
+        and name in {n for _, n, _, explicit in doc.defs if not explicit}
+        and name not in doc.used
+        and not more
+        and (bool(fresh) or name not in unread)
+        and not _RESTATED_IN_PROSE.search(doc.prose[-300:])  # "we can also rewrite the loss … in this equivalent form"
+        and _prose_since(src, doc, name, lhs[0].pos)  # ŷ = \mathbf{X}\mathbf{w} right after ŷ = wx + b: restated
+    )
+    if renamed:
+        read = read - {name, spelled}
     if (
         {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
         or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
@@ -1893,7 +1913,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     ):
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
     redefines = bool({name, spelled} & unread)
-    if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
+    if redefines and not rows and not renamed and (more or _names_in(rhs) & (unread | doc.names() | params)):
         # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
         # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
         # read: :func:`_definition`), or as a chain, I(X, Y) = H(Y) = H(X): a claim; in free names,
@@ -2123,6 +2143,20 @@ def _model_probability(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     return out
 
 
+_RESTATED_IN_PROSE = re.compile(r"\b(?:rewrit\w*|equivalent\w*|the same|simplif\w*|in other words|that is)\b", re.I)
+
+
+def _prose_since(src: _Source, doc: _Document, name: str, pos: int) -> bool:
+    """Whether prose (ten words or more) stands between ``name``'s last
+    definition and ``pos``: a new form of the quantity, introduced, rather than one restated."""
+    lines = [line for line, n, _, _ in doc.defs if n == name]
+    if not lines:
+        return False
+    start = src._starts[max(lines)] if max(lines) < len(src._starts) else len(src.text)
+    between = re.sub(r"\\[A-Za-z]+", " ", src.text[start:pos])  # commands are no words of prose
+    return len(re.findall(r"[A-Za-z]{2,}", between)) >= 10
+
+
 def _unprimed(toks: list) -> list:
     """``toks`` without its trailing primes (``g_t'``, ``\\prime``)."""
     k = len(toks)
@@ -2316,8 +2350,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             if len(groups) == 1:
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
+            rows = all(len(g) == 2 and g[1].relation == "=" and _defined_name(g[0].toks) for g in groups)
             defined = (
-                _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
+                _unread_definition(
+                    src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc), rows=rows
+                )
                 if group[1].relation == "=" and not group[0].implied and not premise
                 else None
             )

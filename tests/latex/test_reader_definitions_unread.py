@@ -386,3 +386,27 @@ def test_vector_states_are_definitions_saying_what_is_not_read(tmp_path):
     assert all("^t: a power in t, or the transpose?" in c["unread"] for c in got[:2])
     assert "h_t′ is read applied" in got[2]["unread"]
     assert got[3]["steps"][0]["expr"] == "2*h_t"  # h_t, not h_t′: another quantity, free
+
+
+def test_an_aligned_block_of_layers_given_again_and_a_loss_given_a_new_form_are_definitions(tmp_path):
+    """Style of d2l-en mlp.md:244-245 (two layers given again, an activation now) and cs231n's
+    neural-networks-2.md:272 (a new loss under L_i after prose); our letters. Right after the first
+    form, or after prose that says it rewrites it, the same name is a claim, never a definition."""
+    layers = "$$\n\\begin{aligned}\n\\mathbf{A} & = \\mathbf{Z} \\mathbf{V}^{(1)},\\\\\n\\mathbf{B} & = \\mathbf{A} \\mathbf{V}^{(2)}.\n\\end{aligned}\n$$\n\n"
+    again = layers.replace("\\mathbf{Z} \\mathbf{V}^{(1)}", "\\phi(\\mathbf{Z} \\mathbf{V}^{(1)})")
+    prose = (
+        "Then we add a nonlinear activation function to each hidden unit, which the prose names here, as follows:\n\n"
+    )
+    r, got = chains(tmp_path, "$$\\phi(x) = \\mathbf{u}^\\top x$$\n\n" + layers + prose + again)
+    assert [c["status"] for c in got] == ["definition"] * 5, r.output
+    assert [c["steps"][0]["expr"] for c in got[3:]] == ["A", "B"]
+    loss = "$$\nK_i = (g_i - t_i)^2\n$$\n\n"
+    new = "$$\nK_i = \\Vert g - t_i \\Vert_2^2\n$$\n"
+    r, got = chains(
+        tmp_path,
+        loss + "For regression one measures instead the squared norm of the difference, for one example:\n\n" + new,
+    )
+    assert [c["status"] for c in got] == ["definition", "definition"], r.output
+    for between in ("", "We can rewrite the same loss in this equivalent form, for the example, as:\n\n"):
+        r, got = chains(tmp_path, loss + between + new)
+        assert got[-1]["status"] == "bad-input", r.output
