@@ -1110,6 +1110,7 @@ class _Document:
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
     laws_of: dict = field(default_factory=dict)  # (CE, 2) -> ((P, Q), its reading in p, q): _law_definition
     law_names: set = field(default_factory=set)  # the laws chains declared (p, q of p(x, y) law): _information
+    info_used: set = field(default_factory=set)  # (H, 2), (I, 2): information quantities chains have used
     families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
     after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
 
@@ -1895,7 +1896,9 @@ def _unread_definition(
     # a new definition, as _definition reads L_i given again by =; a claim relates known quantities only
     fresh = _names_in(rhs) - read - unread - doc.opaque_used - params - {"T"}
     renamed = (
-        len(head) == len(lhs) - primes
+        # a name, or a function whose right side is in none of its parameters (d2l's differential entropy
+        # H(X) = -\int_x p(x) \log p(x)\,dx after its discrete H(X) = -\sum_i p_i \log p_i)
+        (len(head) == len(lhs) - primes or not params & _names_in(rhs))
         and name in {n for _, n, _, explicit in doc.defs if not explicit}
         and name not in doc.used
         and not more
@@ -1977,6 +1980,7 @@ def _unread_definition(
 LAW_DEFINITION = "an expectation under a law, not in its arguments"
 
 
+_INTRODUCED = ()  # _introduced's marker
 _LAW_AT = re.compile(r"(?<![A-Za-z0-9_])[a-z]\(([a-z](?:, [a-z])*(?: \| [a-z](?:, [a-z])*)?)\)")  # p(x, y), p(y | x)
 _LAW_LHS = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:(?:, | \| )[A-Z])*)\)")
 
@@ -3012,7 +3016,20 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
     if (defined := _law_claim_definition(src, group, steps, doc)) is not None:
         return [defined]  # D_KL(P‖Q) = E_{x \sim P}[…], H(Y \mid X) = -E_{(x, y) \sim P}[…]: H, KL defined
+    raw = steps
     steps, law = _information(src, group, steps, doc)
+    if steps is _INTRODUCED:  # I(X, Y) = H(X, Y) - H(Y | X) - H(X | Y): I(X, Y)'s definition
+        line = src.line(group[0].toks[0].pos)
+        chain = Chain(
+            f"line {line}",
+            src.path,
+            line,
+            steps=raw,
+            notes=(f"definition of {raw[0].text}: the mutual information, in entropies; never unfolded",),
+            unread="the mutual information introduced by entropies (later chains read it as latex/information.py does)",
+        )
+        doc.unread["I"] = line
+        return [chain]
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
@@ -3126,10 +3143,30 @@ def _information(src: _Source, group: list, steps, doc: _Document):
         return steps, None
     at = getattr(src, "log2_from", None)
     base2 = at is not None and group[0].toks and group[0].toks[0].pos >= at
+    if (introduced := _introduced(src, group, steps, doc)) is not None:
+        return introduced, None
+    doc.info_used |= {(m.group(1), 2 if m.group(3) else 1) for s in steps for m in information.QUANTITY.finditer(s.text)}
     steps, law = information.rewrite(steps, bool(base2))
     if law is not None:
         doc.law_names |= {m.group(1) for m in re.finditer(r"([a-z])\(", law)}
     return steps, law
+
+
+def _introduced(src: _Source, group: list, steps, doc: _Document):
+    r"""d2l's ``I(X, Y) = H(X, Y) - H(Y \mid X) - H(X \mid Y)``: the first display of the mutual information
+    I(X, Y) (I was the self-information I(X) before), by one ``=`` in entropies — its definition, shown and
+    never unfolded; later chains in I(X, Y) read it as information.py does (the same quantity). A
+    :class:`Chain` marker for the caller, else None."""
+    m = information.QUANTITY.fullmatch(steps[0].text)
+    if m is None or m.group(1) != "I" or m.group(3) != ", " or len(steps) != 2 or len(group) != 2:
+        return None
+    if ("I", 2) in doc.info_used or ("I", 2) in doc.laws_of or group[1].relation != "=":
+        return None
+    rest = information.names([steps[1].text])
+    if rest != {"H"}:
+        return None
+    doc.info_used.add(("I", 2))
+    return _INTRODUCED
 
 
 _ROW_LHS = re.compile(

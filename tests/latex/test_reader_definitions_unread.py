@@ -410,3 +410,30 @@ def test_an_aligned_block_of_layers_given_again_and_a_loss_given_a_new_form_are_
     for between in ("", "We can rewrite the same loss in this equivalent form, for the example, as:\n\n"):
         r, got = chains(tmp_path, loss + between + new)
         assert got[-1]["status"] == "bad-input", r.output
+
+
+def test_the_mutual_information_introduced_by_entropies_is_its_definition(tmp_path):
+    """Style of d2l-en information-theory.md:311 then :380 (our prose): I(X, Y) first written in entropies
+    is its definition; a later chain in I(X, Y) is still read as the mutual information."""
+    text = (
+        "$$I(X) = - \\log (q),$$\n\n"  # the self-information first, as d2l's :36
+        "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n"
+        "$$\nI(X, Y) = H(X, Y) - H(Y \\mid X) - H(X \\mid Y).\n$$\n\n"
+        "$$\nI(X, Y) = H(X) - H(X \\mid Y)\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3 + ["inconclusive"], r.output
+    assert got[2]["steps"][1]["expr"] == "H(X, Y) - H(Y | X) - H(X | Y)"
+    assert got[3]["steps"][0]["expr"] == "E_p(log(p(x, y)) - log(p(x)) - log(p(y)))", r.output
+
+
+def test_a_function_given_again_in_none_of_its_parameters_after_prose_is_a_definition(tmp_path):
+    """Style of d2l-en information-theory.md:111 then :115 (the differential entropy; our wording)."""
+    first = "$$G(Z) = - \\sum_i u_i \\log u_i$$\n\n"
+    again = "$$G(Z) = - \\int_z u(z) \\log u(z) \\; dz.$$\n"
+    prose = "If the variable is continuous, we also call the following quantity its differential form, defined by an integral:\n\n"
+    r, got = chains(tmp_path, first + prose + again)
+    assert [c["status"] for c in got] == ["definition", "definition"], r.output
+    assert "give limits" in got[1]["unread"]
+    r, got = chains(tmp_path, first + again)  # no prose between: the same G restated, a claim
+    assert got[-1]["status"] == "bad-input", r.output
