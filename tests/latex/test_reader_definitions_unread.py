@@ -384,7 +384,7 @@ def test_vector_states_are_definitions_saying_what_is_not_read(tmp_path):
     assert [c["status"] for c in got] == ["definition"] * 3 + ["proved"], r.output
     assert [c["steps"][0]["expr"] for c in got[:3]] == ["m_hat_t", "r_hat_t", "h_t′"]
     assert all("^t: a power in t, or the transpose?" in c["unread"] for c in got[:2])
-    assert "h_t′ is read applied" in got[2]["unread"]
+    assert "m_hat_t is defined in a display mathcheck does not read (line 1)" in got[2]["unread"]
     assert got[3]["steps"][0]["expr"] == "2*h_t"  # h_t, not h_t′: another quantity, free
 
 
