@@ -639,7 +639,9 @@ class Reader:
         nxt = self.t[j] if j < len(self.t) else None
         if nxt is None:
             return False
-        if nxt.kind == "cmd" and nxt.text in ("left", "lbrace", "{", "big", "Big", "bigl", "Bigl"):
+        if nxt.kind == "cmd" and nxt.text in ("left", "big", "Big", "bigl", "Bigl") and j + 1 < len(self.t):
+            nxt = self.t[j + 1]  # \left\{: the brace after the size
+        if nxt.kind == "cmd" and nxt.text in ("lbrace", "{"):
             return True
         return nxt.kind == "ch" and nxt.text == "E" and j + 1 < len(self.t) and self.t[j + 1].text == "_"
 
