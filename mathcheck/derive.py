@@ -555,6 +555,8 @@ def defined(chain: Chain) -> ChainReport:
     name = chain.definition.split("=")[0].strip() if chain.definition else first.text
     # a right side not read (LaTeX's \hat{y} = \mathbf{w}^\top \mathbf{x} + b): said, and never unfolded
     unread = ", never unfolded: its right side is not read" if chain.unread else ""
+    if chain.unread and chain.steps[-1].text != "(not read)":  # read, but not in its arguments (latex/blocks.py)
+        unread = f", never unfolded: {chain.unread}"
     if chain.table:  # \operatorname{sigmoid}(x) = \frac{1}{1 + \exp(-x)}: the author defines the table's function
         name, unread = first.text, f", the function table's {chain.table}, which it agrees with"
     steps = (

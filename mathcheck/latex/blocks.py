@@ -1006,7 +1006,60 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
             n = src.line(blk.start)
             out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
             doc.unread.update({name: n for name in _defined_in(src, blk)})
+        out += _where_law(src, blk, defs, markdown)
     return out
+
+
+def _where_law(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
+    r"""d2l's noise model, ``y = \mathbf{w}^\top \mathbf{x} + b + \epsilon \textrm{ where } \epsilon \sim
+    \mathcal{N}(0, \sigma^2)``: the law the display states for a name after "where", at its end, as a
+    definition chain of one link ``~`` (the law read: ``Normal(0, sigma^2)``) — what the name is, never
+    a claim checked; a chain that uses it states it again (% assume: \epsilon \sim …). [] where the
+    display ends otherwise, or the law does not read as one of latex/probability.py's families."""
+    from mathcheck.latex import probability
+
+    try:
+        if _directives(src, blk, markdown)[0]:
+            return []
+        toks = expand(tokenize(src, blk.body, blk.body_end), defs, src)
+        toks = [t for t in toks if not (t.kind == "cmd" and t.text in (",", ";", ":", "!", " ", "quad", "qquad"))]
+        while toks and (toks[-1].kind == "ch" and toks[-1].text in ".,;" or toks[-1].text == "\\"):
+            toks = toks[:-1]
+        words = [k for k, t in enumerate(toks) if t.kind == "cmd" and t.text in ("text", "textrm", "mbox")]
+        if not words:
+            return []
+        k = words[-1]
+        arg, j = _group(toks, k + 1, src, "\\text")
+        if " ".join(src.text[arg[0].pos : arg[-1].end].split()).strip(" ,.:;").lower() != "where" if arg else True:
+            return []
+        rest = toks[j:]
+        sims = [n for n, t in enumerate(rest) if t.kind == "cmd" and t.text == "sim"]
+        if len(sims) != 1 or sims[0] == 0 or any(_relation_of(t) for t in rest):
+            return []
+        lhs, law = rest[: sims[0]], rest[sims[0] + 1 :]
+        name = Reader(lhs, src, Notation(set(), set(), {}, set())).read()
+        reading = Reader(law, src, Notation(set(), set(), {}, set())).read()
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return []
+    family = re.match(r"([A-Za-z]+)\(", reading)
+    if not WORD.fullmatch(name) or family is None or family.group(1) not in set(probability.FAMILIES.values()):
+        return []
+    line, at = src.line(lhs[0].pos), rest[sims[0]]
+    return [
+        Chain(
+            f"line {line}",
+            src.path,
+            line,
+            steps=(
+                Line(line, None, name, "", " ".join(src.text[lhs[0].pos : lhs[-1].end].split())),
+                Line(src.line(at.pos), "~", reading, "", " ".join(src.text[at.pos : law[-1].end].split())),
+            ),
+            notes=(f"the law of {name}, stated: a chain that uses it states it again (% assume: {name} \\sim …)",),
+            unread=f"the law of {name}, stated",
+        )
+    ]
 
 
 # d2l's information theory: "the rest of this section will omit the subscript 2 …, i.e., $\log(.)$
@@ -1102,6 +1155,9 @@ class _Document:
     opaque: dict = field(default_factory=dict)  # names defined by a right side not read -> the line
     opaque_names: set = field(default_factory=set)  # those names as spelled (l^(i), W^(1): the reader's are refused)
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
+    laws_of: dict = field(default_factory=dict)  # (CE, 2) -> ((P, Q), its reading in p, q): _law_definition
+    law_names: set = field(default_factory=set)  # the laws chains declared (p, q of p(x, y) law): _information
+    info_used: set = field(default_factory=set)  # (H, 2), (I, 2): information quantities chains have used
     families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
     after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
 
@@ -1373,6 +1429,8 @@ def _definition(
     )
     inner.families, inner.free = notation.families, notation.free
     rhs = Reader(link.toks, src, inner).read()
+    if params and not link.define and (chain := _law_definition(src, group, name, params, rhs, doc)) is not None:
+        return chain
     used = {n for n, _, _ in notation.families.values() if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", rhs)}
     vectors = [
         p
@@ -1467,6 +1525,10 @@ def _definition(
     if inline and not link.define and WORD.fullmatch(rhs) and not params and ("_" not in name or "_" in rhs):
         # "one when $i=k$ and zero otherwise", "we need $j=k$", "if $X = Y$": a case, not j defined as k;
         # a chapter's name given a value (d2l's Bernoulli "$\mu_X = p$") is still its definition
+        return None
+    if inline and not link.define and name in doc.law_names:
+        # "if there exists an x such that $p(x) > 0$ and $q(x) = 0$" (d2l) after chains under the laws p, q:
+        # the law's value at a point, a condition — never q redefined as 0
         return None
     if inline and not link.define and _misapplied(rhs, doc):
         # an exercise's "$u = f(x, y, z)$" after "$f(x) = c$": another, generic f — prose, not u defined
@@ -1889,31 +1951,44 @@ def _words(toks: list[Tok], i: int, src: _Source) -> bool:
     return bool(re.search(r"\s", src.text[toks[i + 1].end : toks[_closing(toks, i + 1)].pos]))
 
 
-def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+def _unread_definition(
+    src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str, rows: bool = False
+):
     r"""The definition a display gives though its right side is not read (issue 28): d2l's ``\hat{y} =
     \mathbf{w}^\top \mathbf{x} + b`` defines ŷ by a transpose, and as bad input the display was lost as a
     definition. The left side is a fresh name (:func:`_defined_name`: not defined, used or declared
     before, absent from the right side), the link ``=`` or a definition sign: a chain of one link,
     ``definition``, with ``unread`` saying what was not read; never unfolded — a later chain in the
     name is bad input naming this line (:func:`_not_opaque`). ``more``: the display goes on after the
-    first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
+    first link, a chain that stays bad input (``error``, the display's). ``rows``: the display is an aligned
+    block whose every row defines a name (d2l-mlp's H = σ(XW^{(1)} + b^{(1)}) then O = HW^{(2)} + b^{(2)}, the
+    layers given again with an activation): a name given again there is a definition. Returns the chains,
+    or None."""
     from mathcheck.parser import PROBABILITY, reserved
 
     lhs = _without_pre_label(lhs)
-    shape = _defined_name(lhs) if lhs and rhs else None
+    primes = len(lhs) - len(_unprimed(lhs))
+    shape = _defined_name(lhs[: len(lhs) - primes]) if lhs and rhs and primes < len(lhs) else None
     if shape is None or doc.lead:
         return None  # "so that …": a condition, never a definition
     spelled, head, word = shape
     overloaded = False
+    if primes:  # d2l's \mathbf{g}_t' = …: g_t′, another quantity than g_t, defined (never g_t itself)
+        if word or len(head) < len(lhs) - primes:
+            return None  # f'(x) = …: a derivative, a claim
+        spelled += "′" * primes
     params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
     while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
         head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
     try:
-        name = Reader(head, src, Notation(set(), set(), {}, set())).read()
+        name = Reader(head, src, Notation(set(), set(), {}, set())).read() if not primes else None
     except DeriveError:
         name = None
     core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
-    if (core != spelled and core in relatives) or spelled + "^" in relatives:
+    # d2l's \mathbf{v}_t = \beta \mathbf{v}_{t-1} + \mathbf{g}_{t, t-1} alone: the recurrence defining v (the
+    # display says so), a definition never unfolded
+    recurrence = not more and "a recurrence, which defines the terms of" in error
+    if not recurrence and ((core != spelled and core in relatives) or spelled + "^" in relatives):
         # \mathbf{z}_t = (\mathbf{I} - \boldsymbol{\Lambda}) \mathbf{z}_{t-1}: a recurrence, a step; f(x) =
         # \sum_n \frac{f^{(n)}(x_0)}{n!}(x - x_0)^n: f's Taylor series, a claim (L = \frac{1}{N} \sum_i L_i defines L)
         return None
@@ -1923,6 +1998,23 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         return None  # \mathrm{Var}(X), \operatorname{softmax}: an operator the reader names, not a name
     read = doc.names() | doc.used  # defined by a display that was read, or used by a chain: a claim about it
     unread = set(doc.unread) | set(doc.opaque) | doc.opaque_names  # defined before by a display not read
+    # a loss given a new form under its name with a quantity new here (cs231n's L_i = C \max(0, 1 - y_i
+    # w^Tx_i) + R(W), C the new hyperparameter; L_i = \Vert f - y_i \Vert_2^2 after L_i's other forms by =):
+    # a new definition, as _definition reads L_i given again by =; a claim relates known quantities only
+    fresh = _names_in(rhs) - read - unread - doc.opaque_used - params - {"T"}
+    renamed = (
+        # a name, or a function whose right side is in none of its parameters (d2l's differential entropy
+        # H(X) = -\int_x p(x) \log p(x)\,dx after its discrete H(X) = -\sum_i p_i \log p_i)
+        (len(head) == len(lhs) - primes or not params & _names_in(rhs))
+        and name in {n for _, n, _, explicit in doc.defs if not explicit}
+        and name not in doc.used
+        and not more
+        and (bool(fresh) or name not in unread)
+        and not _RESTATED_IN_PROSE.search(doc.prose[-300:])  # "we can also rewrite the loss … in this equivalent form"
+        and _prose_since(src, doc, name, lhs[0].pos)  # ŷ = \mathbf{X}\mathbf{w} right after ŷ = wx + b: restated
+    )
+    if renamed:
+        read = read - {name, spelled}
     if (
         {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
         or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
@@ -1931,7 +2023,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     ):
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
     redefines = bool({name, spelled} & unread) and not overloaded
-    if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
+    if redefines and not rows and not renamed and (more or _names_in(rhs) & (unread | doc.names() | params)):
         # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
         # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
         # read: :func:`_definition`), or as a chain, I(X, Y) = H(Y) = H(X): a claim; in free names,
@@ -1954,6 +2046,12 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         # label before its arguments does not (a sample's; f^{(n)}(x) of one argument may be a derivative's
         # order, a claim) — a definition still
         why, side = _not_read(src, lhs, error), "left"
+    if why is None:
+        why = _error_in(src, rhs, error)  # v̂_t = v_t/(1 - β_1^t): the display's own error is in the right side
+    if why is None and primes:
+        why, side = _error_in(src, lhs, error), "left"  # g_t′: a primed name is not read
+    if why is None and recurrence:
+        why = re.sub(r"^.*?:\d+:\d+: ", "", error)
     if why is None and "is a function of the vector" in error:
         why = re.sub(r"^.*?:\d+:\d+: ", "", error)  # σ_i(z) = e^{z_i}/…: it reads, as a function of a vector it is not
     if why is None:
@@ -1984,6 +2082,213 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         rest = src.line(rhs[0].pos)
         out.append(Chain(f"line {rest}", src.path, rest, error=error))
     return out
+
+
+LAW_DEFINITION = "an expectation under a law, not in its arguments"
+
+
+_INTRODUCED = ()  # _introduced's marker
+_LAW_AT = re.compile(r"(?<![A-Za-z0-9_])[a-z]\(([a-z](?:, [a-z])*(?: \| [a-z](?:, [a-z])*)?)\)")  # p(x, y), p(y | x)
+_LAW_LHS = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:(?:, | \| )[A-Z])*)\)")
+
+
+def _law_claim_definition(src: _Source, group: list, steps, doc: _Document):
+    r"""A display read as a claim that is d2l's definition of an information quantity by an expectation
+    under a law: ``D_{\textrm{KL}}(P\|Q) = E_{x \sim P}[\log \frac{p(x)}{q(x)}]`` (KL is probability's
+    operator, so no name is defined), ``H(Y \mid X) = -E_{(x, y) \sim P}[\log p(y \mid x)]`` (a bar in
+    the arguments): one ``=``, on the left a quantity of capitals, on the right an expectation under a
+    law in none of them (:func:`_law_definition`). None for another display."""
+    if len(group) != 2 or group[1].relation != "=" or len(steps) != 2 or group[1].define:
+        return None
+    m = _LAW_LHS.fullmatch(steps[0].text)
+    if m is None or m.group(1) in ("E", "Var", "Cov"):
+        return None  # Var(X) = E_{x \sim P}[(x - \mu)^2]: a claim about Var, never Var defined
+    params = re.split(r", | \| ", m.group(2))
+    return _law_definition(src, group, m.group(1), params, steps[1].text, doc)
+
+
+def _law_definition(src: _Source, group: list, name: str, params: list, rhs: str, doc: _Document):
+    r"""d2l's ``H(X) = -E_{x \sim P}[\log p(x)]``, ``\textrm{CE}(P, Q) = -E_{x \sim P}[\log q(x)]``: a quantity
+    of random variables or laws (X, P) whose right side, read, is an expectation under a law (``E_p``) in
+    none of its arguments — X is tied to p by the prose (X ∼ P with p.m.f. p), which is not read. Unfolded,
+    H(Y) would be H(X): so the definition is said with its reading and never unfolded, as one whose right
+    side is not read (:func:`_unread_definition`); the H, I of random variables in later chains are read by
+    latex/information.py. None for another definition."""
+    words = set(WORD.findall(rhs))
+    lower = {p.lower() for p in params}
+    under = re.search(r"(?<![A-Za-z0-9_])E_[a-z]\(", rhs)
+    # H(X, Y) = -\sum_x \sum_y p_{X, Y}(x, y) \log p_{X, Y}(x, y): X, Y's values x, y, summed over
+    applied = {v for m in _LAW_AT.finditer(rhs) for v in re.findall(r"[a-z]", m.group(1))}
+    values = all(len(p) == 1 and p.isupper() for p in params) and lower <= applied and "Sum(" in rhs
+    if not (under or values) or words & set(params):
+        return None
+    first, link = group
+    line = src.line(first.toks[0].pos)
+    redefines = name in doc.unread or name in doc.names()
+    chain = Chain(
+        f"line {line}" + (f" (redefines {name})" if redefines else ""),
+        src.path,
+        line,
+        steps=(
+            Line(line, None, name, "", " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())),
+            Line(src.line(link.at.pos), "=", rhs, "", " ".join(src.text[link.at.pos : link.toks[-1].end].split())),
+        ),
+        notes=(f"definition of {name}: {LAW_DEFINITION} ({', '.join(params)}), so never unfolded",),
+        unread=LAW_DEFINITION,
+    )
+    doc.opaque_names.add(name)
+    doc.opaque[name] = line
+    doc.unread[name] = line
+    doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    doc.laws_of[(name, len(params))] = (tuple(params), rhs)
+    return chain
+
+
+def _law_templates(steps, doc: _Document):
+    r"""d2l's ``\textrm{CE}(P, Q) = H(P) + D_{\textrm{KL}}(P\|Q)`` after CE, D_KL and H were defined by
+    expectations under laws (:func:`_law_definition`): each quantity of laws, its arguments the capitals
+    of laws (CE(P, Q) of ``-E_p(log q(x), x)``), is its reading with the laws renamed (CE(Q, P) is
+    ``-E_q(log p(x), x)``); H(P) of a law, after H(X) = -E_p(log p(x), x) of a random variable of the
+    law p, is that reading under P's law. ``(steps, fact declaring the laws)``, or ``(steps, None)``
+    where the chain is not one of these (an argument no law of the chain, another quantity)."""
+    if not doc.laws_of:
+        return steps, None
+    call = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\(([A-Z](?:, [A-Z])*)\)")
+    texts = [s.text for s in steps]
+    found = [m for t in texts for m in call.finditer(t)]
+    if not found or any((m.group(1), len(m.group(2).split(", "))) not in doc.laws_of for m in found):
+        return steps, None
+
+    def laws_in(reading: str) -> set:
+        return set(re.findall(r"(?<![A-Za-z0-9_])E_([a-z])\(", reading)) | {
+            m.group(0)[0] for m in _LAW_AT.finditer(reading)
+        }
+
+    def of_laws(params, reading) -> bool:  # CE(P, Q): P, Q's laws p, q written in the reading
+        return {p.lower() for p in params} <= laws_in(reading)
+
+    key = lambda m: (m.group(1), len(m.group(2).split(", ")))  # noqa: E731
+    laws = {a.lower() for m in found for a in m.group(2).split(", ") if of_laws(*doc.laws_of[key(m)])}
+    failed = False
+
+    def one(m) -> str:
+        nonlocal failed
+        params, reading = doc.laws_of[key(m)]
+        args = m.group(2).split(", ")
+        if of_laws(params, reading):
+            rename = {p.lower(): a.lower() for p, a in zip(params, args)}
+        elif len(args) == 1 and len(laws_in(reading)) == 1 and args[0].lower() in laws:
+            rename = {next(iter(laws_in(reading))): args[0].lower()}  # H(P): H(X)'s reading under P's law
+        else:
+            failed = True
+            return m.group(0)
+        law = re.compile(r"(?<![A-Za-z0-9_])(E_)?([a-z])(?=\()")
+        return "(" + law.sub(lambda x: (x.group(1) or "") + rename.get(x.group(2), x.group(2)), reading) + ")"
+
+    out = tuple(replace(s, text=call.sub(one, s.text)) for s in steps)
+    if failed:
+        return steps, None
+    over: dict = {}
+    for t in (s.text for s in out):
+        for m in _LAW_AT.finditer(t):
+            for v in re.findall(r"[a-z]", m.group(1)):
+                over.setdefault(m.group(0)[0], [])
+                if v not in over[m.group(0)[0]]:
+                    over[m.group(0)[0]].append(v)
+        for m in re.finditer(r"(?<![A-Za-z0-9_])E_([a-z])\(", t):
+            over.setdefault(m.group(1), [])
+    if not over or any(not v for v in over.values()):
+        return steps, None
+    declared = [f"{name}({', '.join(v)})" for name, v in sorted(over.items())]
+    return out, ", ".join(declared) + (" laws" if len(declared) > 1 else " law")
+
+
+def _model_probability(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, doc: _Document, error: str):
+    r"""cs231n's ``P(y_i \mid x_i; W) = \frac{e^{f_{y_i}}}{\sum_j e^{f_j}}``, ``P(y = 1 \mid x; w, b) =
+    \frac{1}{1 + e^{-(w^Tx + b)}}``: a model's probability of a label given an input (its parameters after
+    ``;``), defined by its right side — a definition of P, shown with its reading where the right side
+    reads, else "(not read)" saying why; never unfolded (P(y | x) of other arguments is no substitution).
+    Only a fresh P, p or \Pr applied to arguments with one top-level bar. None for another display."""
+    if not (lhs and at.kind == "ch" and at.text == "=" and rhs) or doc.lead:
+        return None
+    head = lhs[0]
+    if not (head.text in ("P", "p") and head.kind == "ch" or head.kind == "cmd" and head.text == "Pr"):
+        return None
+    if len(lhs) < 5 or lhs[1].text != "(" or lhs[-1].text != ")" or _closing(lhs, 1) != len(lhs) - 1:
+        return None
+    bars = [t for t in _top(lhs[2:-1]) if t.kind == "cmd" and t.text in ("mid", "vert") or t.text == "|"]
+    if len(bars) != 1:
+        return None
+    name = "P" if head.kind == "cmd" else head.text
+    if name in doc.names() | doc.used | set(doc.unread) | set(doc.opaque) | doc.opaque_names:
+        return None
+    if any(t.text in ("P", "p", "Pr", "prod") for t in rhs):
+        return None  # P(Y \mid X) = \prod_i P(y^{(i)} \mid x^{(i)}): a claim (independence), never P defined
+    why = _not_read(src, rhs, error)
+    line = src.line(lhs[0].pos)
+    reading = "(not read)"
+    if why is None:
+        reading = Reader(list(rhs), src, notation_of(src, [list(rhs)], set(), {}, set())).read()
+    shown = " ".join(src.text[lhs[0].pos : lhs[-1].end].split())
+    note = f"definition of {name}, the model's probability {shown}" + (
+        f"; its right side is not read: {why}" if why else ", never unfolded"
+    )
+    chain = Chain(
+        f"line {line}",
+        src.path,
+        line,
+        steps=(
+            Line(line, None, name, "", shown),
+            Line(src.line(at.pos), "=", reading, "", " ".join(src.text[at.pos : rhs[-1].end].split())),
+        ),
+        notes=(note,),
+        unread=why or "a model's probability, defined by its right side",
+    )
+    doc.opaque_names.add(name)
+    doc.opaque[name] = line
+    doc.unread[name] = line
+    out = [chain]
+    if more:
+        rest = src.line(rhs[0].pos)
+        out.append(Chain(f"line {rest}", src.path, rest, error=error))
+    return out
+
+
+_RESTATED_IN_PROSE = re.compile(r"\b(?:rewrit\w*|equivalent\w*|the same|simplif\w*|in other words|that is)\b", re.I)
+
+
+def _prose_since(src: _Source, doc: _Document, name: str, pos: int) -> bool:
+    """Whether prose (ten words or more) stands between ``name``'s last
+    definition and ``pos``: a new form of the quantity, introduced, rather than one restated."""
+    lines = [line for line, n, _, _ in doc.defs if n == name]
+    if not lines:
+        return False
+    start = src._starts[max(lines)] if max(lines) < len(src._starts) else len(src.text)
+    between = re.sub(r"\\[A-Za-z]+", " ", src.text[start:pos])  # commands are no words of prose
+    return len(re.findall(r"[A-Za-z]{2,}", between)) >= 10
+
+
+def _unprimed(toks: list) -> list:
+    """``toks`` without its trailing primes (``g_t'``, ``\\prime``)."""
+    k = len(toks)
+    while k and (toks[k - 1].kind == "ch" and toks[k - 1].text == "'" or toks[k - 1].text == "prime"):
+        k -= 1
+    return toks[:k]
+
+
+def _error_in(src: _Source, toks: list, error: str) -> str | None:
+    r"""The display's error without its ``path:line:col`` where it points inside ``toks`` — d2l's ``\hat{\mathbf{v}}_t
+    = \frac{\mathbf{v}_t}{1 - \beta_1^t}`` reads alone, but not in its display (``^t`` a power or the
+    transpose?): that right side is not read, as the display says. None where it points elsewhere."""
+    m = re.match(rf"{re.escape(src.path)}:(\d+):(\d+): (.*)", error, re.S)
+    if m is None or not toks:
+        return None
+    line, col = int(m.group(1)), int(m.group(2))
+    starts = [0] + [k + 1 for k, ch in enumerate(src.text) if ch == "\n"]
+    if not 0 < line <= len(starts):
+        return None
+    at = starts[line - 1] + col - 1
+    return m.group(3) if toks[0].pos <= at < toks[-1].end else None
 
 
 def _semicolon_args(toks: list[Tok], spelled: str) -> list[bool]:
@@ -2052,7 +2357,11 @@ def _block_definition(src: _Source, blk: Block, defs: dict, markdown: bool, doc:
         body = tokenize(src, blk.body, blk.body_end)
         toks = expand(body, defs, src)
         first = _first_link(toks, src) if not skip else None
-        chains = _unread_definition(src, *first, doc, error) if first else None
+        chains = (
+            (_unread_definition(src, *first, doc, error) or _model_probability(src, *first, doc, error))
+            if first
+            else None
+        )
     except LatexRefused:
         raise
     except DeriveError:
@@ -2200,8 +2509,11 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             if len(groups) == 1:
                 raise
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
+            rows = all(len(g) == 2 and g[1].relation == "=" and _defined_name(g[0].toks) for g in groups)
             defined = (
-                _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
+                _unread_definition(
+                    src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc), rows=rows
+                )
                 if group[1].relation == "=" and not group[0].implied and not premise and not group[0].refused
                 else None
             )
@@ -2918,7 +3230,22 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     notation.excluded.clear()
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
+    if (defined := _law_claim_definition(src, group, steps, doc)) is not None:
+        return [defined]  # D_KL(P‖Q) = E_{x \sim P}[…], H(Y \mid X) = -E_{(x, y) \sim P}[…]: H, KL defined
+    raw = steps
     steps, law = _information(src, group, steps, doc)
+    if steps is _INTRODUCED:  # I(X, Y) = H(X, Y) - H(Y | X) - H(X | Y): I(X, Y)'s definition
+        line = src.line(group[0].toks[0].pos)
+        chain = Chain(
+            f"line {line}",
+            src.path,
+            line,
+            steps=raw,
+            notes=(f"definition of {raw[0].text}: the mutual information, in entropies; never unfolded",),
+            unread="the mutual information introduced by entropies (later chains read it as latex/information.py does)",
+        )
+        doc.unread["I"] = line
+        return [chain]
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
@@ -3021,6 +3348,10 @@ def _information(src: _Source, group: list, steps, doc: _Document):
     not read: H, I of random variables as expectations under one joint law (latex/information.py),
     so the link is checked, not refused. Only where the document means them so: H or I defined in a
     display not read, or defined with another number of arguments (d2l's self-information I(X))."""
+    templated, law = _law_templates(steps, doc)
+    if law is not None:
+        doc.law_names |= {m.group(1) for m in re.finditer(r"([a-z])\(", law)}
+        return templated, law
     used = information.names(s.text for s in steps)
     arity = {name: d.split("=", 1)[0].count(",") + 1 for _, name, d, _ in doc.defs}
     meant = {n for n in used if n in doc.unread or n in doc.opaque or (n in arity and n == "I" and arity[n] == 1)}
@@ -3028,7 +3359,32 @@ def _information(src: _Source, group: list, steps, doc: _Document):
         return steps, None
     at = getattr(src, "log2_from", None)
     base2 = at is not None and group[0].toks and group[0].toks[0].pos >= at
-    return information.rewrite(steps, bool(base2))
+    if (introduced := _introduced(src, group, steps, doc)) is not None:
+        return introduced, None
+    doc.info_used |= {
+        (m.group(1), 2 if m.group(3) else 1) for s in steps for m in information.QUANTITY.finditer(s.text)
+    }
+    steps, law = information.rewrite(steps, bool(base2))
+    if law is not None:
+        doc.law_names |= {m.group(1) for m in re.finditer(r"([a-z])\(", law)}
+    return steps, law
+
+
+def _introduced(src: _Source, group: list, steps, doc: _Document):
+    r"""d2l's ``I(X, Y) = H(X, Y) - H(Y \mid X) - H(X \mid Y)``: the first display of the mutual information
+    I(X, Y) (I was the self-information I(X) before), by one ``=`` in entropies — its definition, shown and
+    never unfolded; later chains in I(X, Y) read it as information.py does (the same quantity). A
+    :class:`Chain` marker for the caller, else None."""
+    m = information.QUANTITY.fullmatch(steps[0].text)
+    if m is None or m.group(1) != "I" or m.group(3) != ", " or len(steps) != 2 or len(group) != 2:
+        return None
+    if ("I", 2) in doc.info_used or ("I", 2) in doc.laws_of or group[1].relation != "=":
+        return None
+    rest = information.names([steps[1].text])
+    if rest != {"H"}:
+        return None
+    doc.info_used.add(("I", 2))
+    return _INTRODUCED
 
 
 _ROW_LHS = re.compile(

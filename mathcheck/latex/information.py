@@ -55,10 +55,11 @@ def rewrite(steps, base2: bool) -> tuple:
             if v and v not in order:
                 order.append(v)
     rest = [QUANTITY.sub("", t) for t in texts]
-    words = {w for t in rest for w in re.findall(r"[A-Za-z_]\w*", t)}
     order.sort()
     lower = [v.lower() for v in order]
-    if len(order) > 2 or words & (set(order) | set(lower) | {LAW}):
+    rest, others = _laws_applied(rest, lower)
+    words = {w for t in rest for w in re.findall(r"[A-Za-z_]\w*", t)}
+    if len(order) > 2 or others is None or words & (set(order) | set(lower) | {LAW} | set(others)):
         return steps, None
     tail = ", 2)" if base2 else ")"
 
@@ -75,4 +76,33 @@ def rewrite(steps, base2: bool) -> tuple:
         return f"(-E_{LAW}({log(a, b) if b else log(a)}))"
 
     out = tuple(replace(s, text=QUANTITY.sub(one, s.text)) for s in steps)
-    return out, f"{LAW}({', '.join(lower)}) law"
+    laws = [f"{LAW}({', '.join(lower)})"] + [f"{q}({', '.join(v)})" for q, v in sorted(others.items())]
+    return out, ", ".join(laws) + (" laws" if others else " law")
+
+
+# d2l's -E_{x \sim P}[\log q(x)] beside H(X): an expectation under the law p, over the variables
+# of H, of a law written in them (the reader's E_p(f, x), p(x), q(x))
+_APPLIED = re.compile(r"(?<![A-Za-z0-9_])([a-z])\(([a-z](?:, [a-z])*)(?: \| ([a-z](?:, [a-z])*))?\)")
+_UNDER = re.compile(rf"(?<![A-Za-z0-9_])E_{LAW}\(")
+_OVER = re.compile(r", ([a-z](?:, [a-z])*)\)")
+
+
+def _laws_applied(rest: list, lower: list):
+    """The texts without the laws applied to H's variables (``p(x)``, ``q(x)``, ``E_p(…, x)``), and the
+    laws other than p with their variables; None for those when a law is applied elsewhere or to
+    other variables, or another law's variables change (q(x) and q(y))."""
+    others: dict = {}
+    out = []
+    for t in rest:
+        for m in _APPLIED.finditer(t):
+            name, over, given = m.group(1), m.group(2).split(", "), m.group(3)
+            if not set(over) | set(given.split(", ") if given else ()) <= set(lower):
+                return rest, None
+            if name != LAW:
+                if given or others.setdefault(name, tuple(over)) != tuple(over):
+                    return rest, None
+        t = _APPLIED.sub(" ", t)
+        t = _UNDER.sub("(", t)
+        t = _OVER.sub(lambda m: ")" if set(m.group(1).split(", ")) <= set(lower) else m.group(0), t)
+        out.append(t)
+    return out, others

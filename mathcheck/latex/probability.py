@@ -82,6 +82,12 @@ def law_expectation(reader, t, word: str) -> str | None:
             var = toks[0]
             if len(rest) == 4 and rest[2].text != var.text:
                 name = None
+    elif len(toks) >= 7 and toks[0].text == "(" and _sim_after_tuple(toks) and toks[-1].kind == "ch":
+        name = toks[-1].text if toks[-1].text.isalpha() else None  # E_{(x, y) \sim P}: under the joint law
+    if name is not None and len(name) == 1 and name.isupper() and name not in ("E", "V"):
+        # d2l: "X ∼ P with a p.d.f. or a p.m.f. p(x)": the law P is written by its density or mass p, and
+        # E_{x \sim P}[\log p(x)] is the expectation under p (docs/probability.md)
+        name = name.lower()
     if var is not None and not (var.kind == "ch" and var.text.isalpha()):
         name = None
     if name is None or word != "E":
@@ -93,6 +99,15 @@ def law_expectation(reader, t, word: str) -> str | None:
     if len(args) != 1:
         reader.fail(t, "an expectation takes one argument")
     return f"E_{name}({args[0]}, {var.text})" if var is not None else f"E_{name}({args[0]})"
+
+
+def _sim_after_tuple(toks) -> bool:
+    """``(x, y) \\sim P``: a parenthesised tuple of letters, then ``\\sim`` and one name."""
+    k = next((n for n, x in enumerate(toks) if x.text == ")"), None)
+    if k is None or k + 2 != len(toks) - 1 or not (toks[k + 1].kind == "cmd" and toks[k + 1].text == "sim"):
+        return False
+    inner = toks[1:k]
+    return all(x.kind == "ch" and (x.text.isalpha() if n % 2 == 0 else x.text == ",") for n, x in enumerate(inner))
 
 
 def conditional(reader) -> str | None:

@@ -577,8 +577,19 @@ class Reader:
                 f"E[…] here is an expectation or E times (…)? one letter, two meanings: write \\mathbb{{E}}[…] "
                 f"for the expectation",
             )
+        if self.at("ch", "_") and self.expectation_in_braces():
+            self.fail(
+                t,
+                "E_x E_y \\left\\{…\\right\\}: expectations over single variables of a braced body are not "
+                "read; write one expectation under the law, E_{(x, y) \\sim P}[…]",
+            )
         if self.at("ch", "_") and not self.applied_after_script():
             return self.named("E", t)  # E_0, E_j: a name (E_{x \sim p}[f] stays an expectation, not read)
+        if self.at("ch", "_") and not defined:
+            from mathcheck.latex import probability
+
+            if (reading := probability.law_expectation(self, t, "E")) is not None:
+                return reading  # d2l's E_{x \sim P}[\log p(x)]: the expectation under the law p of P
         if defined:  # E = \frac12 \sum_k (t_k - y_k)^2 (backprop notes' error): the name, never Euler's E
             return QUANTITY_E
         if not self.at("ch", "(", "["):
@@ -620,6 +631,19 @@ class Reader:
         first = self.t[self.i]
         self.i = k + 1
         return self.named(word, Tok("ch", word, first.pos, self.t[k].end))
+
+    def expectation_in_braces(self) -> bool:
+        """At ``_`` after E: whether another ``E_…`` or a brace (``\\left\\{``, ``\\{``) follows the
+        subscript — d2l's ``E_{x} E_{y} \\left\\{ … \\right\\}``, never the names E_x times E_y."""
+        _, j = _group(list(self.t), self.i + 1, self.src, "_")
+        nxt = self.t[j] if j < len(self.t) else None
+        if nxt is None:
+            return False
+        if nxt.kind == "cmd" and nxt.text in ("left", "big", "Big", "bigl", "Bigl") and j + 1 < len(self.t):
+            nxt = self.t[j + 1]  # \left\{: the brace after the size
+        if nxt.kind == "cmd" and nxt.text in ("lbrace", "{"):
+            return True
+        return nxt.kind == "ch" and nxt.text == "E" and j + 1 < len(self.t) and self.t[j + 1].text == "_"
 
     def applied_after_script(self) -> bool:
         """At ``_``: whether ``(`` or ``[`` follows the subscript (``E_{x \\sim p}[x]``, ``E_j(x)``)."""
@@ -761,6 +785,9 @@ class Reader:
                     else "entry here; simplify the expression before the sum, or % mathcheck: skip"
                 ),
             )
+        law = self.law_of_variables(base, toks)
+        if law is not None:
+            return law
         word = _word(toks)
         if word is None:
             self.fail(
@@ -782,6 +809,29 @@ class Reader:
             self.n.unknown.add(name)
             return f"{name}({', '.join(self.arguments() + [word])})"
         return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
+
+    def law_of_variables(self, base: str, toks) -> str | None:
+        """d2l's ``p_{X, Y}(x, y)``, ``p_X(x)``: the law of the random variables the subscript names (each
+        the capital of the argument at its place) at those values, ``p(x, y)``, ``p(x)`` — the law's
+        marginal where fewer are named. None where the subscript or the arguments are otherwise (the
+        caller goes on as before). At the ``(`` after the subscript."""
+        caps = [x for x in toks if not (x.kind == "ch" and x.text == ",")]
+        if (
+            base not in ("p", "q")
+            or not caps
+            or len(toks) != 2 * len(caps) - 1
+            or not all(x.kind == "ch" and len(x.text) == 1 and x.text.isupper() for x in caps)
+            or not self.at("ch", "(")
+        ):
+            return None
+        start = self.i
+        args = self.arguments()
+        if args != [x.text.lower() for x in caps]:
+            self.i = start
+            return None
+        if base not in self.n.functions:
+            self.n.unknown.add(base)  # as p(x, y) is read: a function mathcheck does not know
+        return f"{base}({', '.join(args)})"
 
     def free_index_beside_bound(self, toks, letters) -> bool:
         """``w_{im}`` inside ``\\sum_i`` (backprop notes' weights from unit i to unit m): one letter the
@@ -1431,7 +1481,8 @@ class Reader:
         unknown = "|".join(re.escape(f) for f in sorted(self.n.unknown - set(self.n.functions.values())))
         rest = re.sub(r"\[[^\[\]]*\]", "", body)  # x[j]: an entry
         if unknown:  # p(x), p(x, y): an unknown function's argument (its arguments names)
-            call = rf"(?<![A-Za-z0-9_])(?:{unknown})\([A-Za-z][A-Za-z0-9_]*(?:, [A-Za-z][A-Za-z0-9_]*)*\)"
+            name = r"[A-Za-z][A-Za-z0-9_]*"  # p(y | x): a law's conditional (latex/probability.py) too
+            call = rf"(?<![A-Za-z0-9_])(?:{unknown})\({name}(?:, {name})*(?: \| {name}(?:, {name})*)?\)"
             rest = re.sub(
                 call, lambda m: "" if var in re.findall(r"[A-Za-z][A-Za-z0-9_]*", m.group(0)) else m.group(0), rest
             )

@@ -38,10 +38,7 @@ def chains(tmp_path, text, name="d.md"):
             "P",
             "transpose",
         ),
-        # d2l-en information-theory.md: entropy and divergence by a subscripted expectation
-        (r"H(X) = - E_{x \sim P} [\log p(x)].", "H", "E"),
-        (r"D_{\textrm{KL}}(P\|Q) = E_{x \sim P} \left[ \log \frac{p(x)}{q(x)} \right].", "D_KL", ""),
-        (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(x, y)}{p_X(x) p_Y(y)}.", "pmi", ""),
+        (r"\textrm{pmi}(x, y) = \log\frac{p_{X, Y}(y, x)}{p_X(x) p_Y(y)}.", "pmi", "subscript"),
         # one-hot labels by cases
         (r"y_{ij} = \begin{cases}1 & j \in J; \\ 0 &\textrm{otherwise.}\end{cases}", "y_ij", "environment"),
         # d2l-en backprop.md: a layer, its matrix labelled
@@ -59,6 +56,45 @@ def test_a_definition_whose_right_side_is_not_read_is_a_definition(tmp_path, dis
     assert unread in c["unread"] and c["line"] == 4
     assert c["notes"] == [f"definition of {name}; its right side is not read: {c['unread']}"]
     assert "never unfolded" in c["statement"]["how"]
+
+
+@pytest.mark.parametrize(
+    "display, name, reading",
+    [
+        # style of d2l-en information-theory.md:108, :246, :409, :545 (our own letters: U for the law)
+        (r"H(X) = - E_{x \sim U} [\log u(x)].", "H", "-E_u(log(u(x)), x)"),
+        (r"H(B \mid A) = - E_{(a, b) \sim U} [\log u(b \mid a)].", "H", "-E_u(log(u(b | a)))"),
+        (
+            r"D_{\textrm{KL}}(U\|V) = E_{t \sim U} \left[ \log \frac{u(t)}{v(t)} \right].",
+            "KL",
+            "E_u(log(u(t)/v(t)), t)",
+        ),
+        (r"\textrm{CE}(U, V) = - E_{t \sim U} [\log(v(t))].", "CE", "-E_u(log(v(t)), t)"),
+        # style of d2l-en information-theory.md:190, :251: sums over the values of the random variables
+        (
+            r"H(A, B) = - \sum_{a} \sum_{b} p_{A, B}(a, b) \log p_{A, B}(a, b).",
+            "H",
+            "-Sum(Sum(p(a, b)*log(p(a, b)), (b, 1, N_sum)), (a, 1, N_sum))",
+        ),
+        (
+            r"H(B \mid A) = - \sum_{a} \sum_{b} q(a, b) \log q(b \mid a).",
+            "H",
+            "-Sum(Sum(q(a, b)*log(q(b | a)), (b, 1, N_sum)), (a, 1, N_sum))",
+        ),
+    ],
+)
+def test_an_expectation_under_a_law_in_none_of_the_arguments_is_read_never_unfolded(tmp_path, display, name, reading):
+    r"""E_{x \sim P}[…] is the expectation under P's law p; defining H(X) by it, X is tied to p by the prose
+    only, so the definition shows its reading and is never unfolded (H(Y) would read as H(X))."""
+    r, got = chains(tmp_path, f"# Model\n\n$$\n{display}\n$$\n")
+    assert [c["status"] for c in got] == ["definition"], r.output
+    c = got[0]
+    assert c["steps"][0]["expr"] == name and c["steps"][1]["expr"] == reading
+    assert "never unfolded: an expectation under a law, not in its arguments" in c["statement"]["how"]
+    # a later chain in the name is never checked against the reading unfolded (H(Y) as H(X) was false)
+    later = display.split(" = ")[0] + " + 1 = 2"
+    r, got = chains(tmp_path, f"$$\n{display}\n$$\n\n$$\n{later}\n$$\n")
+    assert got[-1]["status"] in ("bad-input", "inconclusive"), r.output
 
 
 def test_a_label_before_a_functions_arguments_leaves_its_left_side_unread(tmp_path):
@@ -273,3 +309,131 @@ def test_an_inline_definition_not_read_makes_a_later_use_bad_input(tmp_path):
     assert "u is defined in a display mathcheck does not read (line 1)" in got[0]["message"]
     r, got = chains(tmp_path, display)
     assert [c["status"] for c in got] == ["refuted"], r.output
+
+
+def test_a_law_subscripted_by_its_random_variables_is_the_law_at_their_values(tmp_path):
+    """Style of d2l-en information-theory.md:386 (our letters): p_{X, Y}(x, y) is the law of X, Y at x, y;
+    E_x E_y {…} (d2l :316) is refused, never the names E_x times E_y."""
+    r, got = chains(tmp_path, "$$\\textrm{pmi}(a, b) = \\log\\frac{p_{A, B}(a, b)}{p_A(a) p_B(b)}.$$\n")
+    assert [s["expr"] for s in got[0]["steps"]] == ["pmi(a, b)", "log(p(a, b)/(p(a)*p(b)))"], r.output
+    r, got = chains(tmp_path, "$$I(A, B) = E_{a} E_{b} \\left\\{ \\log u(a, b) \\right\\}.$$\n")
+    assert got[0]["steps"][-1]["expr"] == "(not read)" and "E_x E_y" in got[0]["unread"], r.output
+
+
+def test_the_law_a_display_states_after_where_is_read_and_a_models_probability_defined(tmp_path):
+    r"""Issue 29: style of d2l-en weight-decay.md:228 and linear-regression.md:571 (the noise's law after
+    "where") and cs231n linear-classify.md:285 (the softmax's probability of the label); our own letters."""
+    text = (
+        "$$z = 3 u + \\eta \\textrm{ where } \\eta \\sim \\mathcal{N}(0, \\tau^2).$$\n\n"
+        "$$\nP(c_k \\mid u_k; V) = \\frac{e^{g_{c_k}}}{\\sum_m e^{g_m}}\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3, r.output
+    law, model = got[1], got[2]
+    assert [s["expr"] for s in law["steps"]] == ["eta", "Normal(0, tau^2)"] and law["line"] == 1
+    assert model["steps"][1]["expr"] == "exp(g[c_k])/Sum(exp(g[m]), (m, 1, N_sum))", r.output
+    assert "never unfolded" in model["statement"]["how"]
+    # after "where", a law not among the families, or an equation, states no law; P given by a product of
+    # P's (independent examples) is a claim, never P defined
+    for display in (
+        "z = 3 u + \\eta \\textrm{ where } \\eta \\sim \\mathcal{Q}(0, 1).",
+        "z = 3 u + \\eta \\textrm{ where } \\eta = 2.",
+        "P(C \\mid U) = \\prod_{k=1}^n P(c_k \\mid u_k)",
+    ):
+        r, got = chains(tmp_path, f"$$\n{display}\n$$\n")
+        assert not any(c["steps"] and c["steps"][-1]["expr"].startswith(("Normal", "Q(")) for c in got), r.output
+        assert [c["status"] for c in got if "P(C" in display] in ([], ["bad-input"]), r.output
+
+
+@pytest.mark.parametrize(
+    "claim, status",
+    [
+        (r"\textrm{CE}(U, V) = H(U) + D_{\textrm{KL}}(U\|V)", "inconclusive"),  # v(t) may be 0: said, not proved
+        (r"\textrm{CE}(U, V) = H(V) + D_{\textrm{KL}}(U\|V)", "inconclusive"),  # planted: fails at a drawn law
+    ],
+)
+def test_quantities_of_laws_are_read_by_their_definitions_laws_renamed(tmp_path, claim, status):
+    """Style of d2l-en information-theory.md:545-550 (our letters): CE, D_KL and H defined by expectations
+    under laws; CE(U, V) = H(U) + D_KL(U‖V) read with each quantity's reading, U's law u, V's v."""
+    text = (
+        "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n"
+        "$$D_{\\textrm{KL}}(P\\|Q) = E_{x \\sim P} \\left[ \\log \\frac{p(x)}{q(x)} \\right].$$\n\n"
+        "$$\\textrm{CE}(P, Q) = - E_{x \\sim P} [\\log(q(x))].$$\n\n"
+        f"$$\n{claim}\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    c = got[-1]
+    assert c["status"] == status, r.output
+    assert [s["expr"] for s in c["steps"]][0] == "(-E_u(log(v(x)), x))", r.output
+    if "H(V)" in claim:
+        assert "fails at a drawn" in json.dumps(c), r.output
+    else:
+        assert "may be 0" in json.dumps(c) and "agrees" in json.dumps(c), r.output
+
+
+def test_vector_states_are_definitions_saying_what_is_not_read(tmp_path):
+    """Style of d2l-en adam.md:25, :29 (our letters): m̂_t = m_t/(1 - γ_1^t) reads alone but not in its
+    display (^t: a power or the transpose?) — its definition, saying so; a primed name h_t' likewise."""
+    text = (
+        "$$\\hat{\\mathbf{m}}_t = \\frac{\\mathbf{m}_t}{1 - \\gamma_1^t} \\textrm{ and } "
+        "\\hat{\\mathbf{r}}_t = \\frac{\\mathbf{r}_t}{1 - \\gamma_2^t}.$$\n\n"
+        "$$\\mathbf{h}_t' = \\frac{\\alpha \\hat{\\mathbf{m}}_t}{\\sqrt{\\hat{\\mathbf{r}}_t} + \\delta}.$$\n\n"
+        "$$2 \\mathbf{h}_t = \\mathbf{h}_t + \\mathbf{h}_t$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3 + ["proved"], r.output
+    assert [c["steps"][0]["expr"] for c in got[:3]] == ["m_hat_t", "r_hat_t", "h_t′"]
+    assert all("^t: a power in t, or the transpose?" in c["unread"] for c in got[:2])
+    assert "m_hat_t is defined in a display mathcheck does not read (line 1)" in got[2]["unread"]
+    assert got[3]["steps"][0]["expr"] == "2*h_t"  # h_t, not h_t′: another quantity, free
+
+
+def test_an_aligned_block_of_layers_given_again_and_a_loss_given_a_new_form_are_definitions(tmp_path):
+    """Style of d2l-en mlp.md:244-245 (two layers given again, an activation now) and cs231n's
+    neural-networks-2.md:272 (a new loss under L_i after prose); our letters. Right after the first
+    form, or after prose that says it rewrites it, the same name is a claim, never a definition."""
+    layers = "$$\n\\begin{aligned}\n\\mathbf{A} & = \\mathbf{Z} \\mathbf{V}^{(1)},\\\\\n\\mathbf{B} & = \\mathbf{A} \\mathbf{V}^{(2)}.\n\\end{aligned}\n$$\n\n"
+    again = layers.replace("\\mathbf{Z} \\mathbf{V}^{(1)}", "\\phi(\\mathbf{Z} \\mathbf{V}^{(1)})")
+    prose = (
+        "Then we add a nonlinear activation function to each hidden unit, which the prose names here, as follows:\n\n"
+    )
+    r, got = chains(tmp_path, "$$\\phi(x) = \\mathbf{u}^\\top x$$\n\n" + layers + prose + again)
+    assert [c["status"] for c in got] == ["definition"] * 5, r.output
+    assert [c["steps"][0]["expr"] for c in got[3:]] == ["A", "B"]
+    loss = "$$\nK_i = (g_i - t_i)^2\n$$\n\n"
+    new = "$$\nK_i = \\Vert g - t_i \\Vert_2^2\n$$\n"
+    r, got = chains(
+        tmp_path,
+        loss + "For regression one measures instead the squared norm of the difference, for one example:\n\n" + new,
+    )
+    assert [c["status"] for c in got] == ["definition", "definition"], r.output
+    for between in ("", "We can rewrite the same loss in this equivalent form, for the example, as:\n\n"):
+        r, got = chains(tmp_path, loss + between + new)
+        assert got[-1]["status"] == "bad-input", r.output
+
+
+def test_the_mutual_information_introduced_by_entropies_is_its_definition(tmp_path):
+    """Style of d2l-en information-theory.md:311 then :380 (our prose): I(X, Y) first written in entropies
+    is its definition; a later chain in I(X, Y) is still read as the mutual information."""
+    text = (
+        "$$I(X) = - \\log (q),$$\n\n"  # the self-information first, as d2l's :36
+        "$$H(X) = - E_{x \\sim P} [\\log p(x)].$$\n\n"
+        "$$\nI(X, Y) = H(X, Y) - H(Y \\mid X) - H(X \\mid Y).\n$$\n\n"
+        "$$\nI(X, Y) = H(X) - H(X \\mid Y)\n$$\n"
+    )
+    r, got = chains(tmp_path, text)
+    assert [c["status"] for c in got] == ["definition"] * 3 + ["inconclusive"], r.output
+    assert got[2]["steps"][1]["expr"] == "H(X, Y) - H(Y | X) - H(X | Y)"
+    assert got[3]["steps"][0]["expr"] == "E_p(log(p(x, y)) - log(p(x)) - log(p(y)))", r.output
+
+
+def test_a_function_given_again_in_none_of_its_parameters_after_prose_is_a_definition(tmp_path):
+    """Style of d2l-en information-theory.md:111 then :115 (the differential entropy; our wording)."""
+    first = "$$G(Z) = - \\sum_i u_i \\log u_i$$\n\n"
+    again = "$$G(Z) = - \\int_z u(z) \\log u(z) \\; dz.$$\n"
+    prose = "If the variable is continuous, we also call the following quantity its differential form, defined by an integral:\n\n"
+    r, got = chains(tmp_path, first + prose + again)
+    assert [c["status"] for c in got] == ["definition", "definition"], r.output
+    assert "give limits" in got[1]["unread"]
+    r, got = chains(tmp_path, first + again)  # no prose between: the same G restated, a claim
+    assert got[-1]["status"] == "bad-input", r.output

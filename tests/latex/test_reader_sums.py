@@ -174,9 +174,12 @@ def test_a_sequence_is_read_by_its_index_and_its_recurrence_is_not_a_claim(tmp_p
 
 def test_a_recurrence_alone_is_named_never_refuted(tmp_path):
     # d2l momentum.md:21: v_t = \beta v_{t-1} + g_{t, t-1} (the momentum update, how v is defined)
+    # (issue 28: recognised as u's definition, never unfolded, saying it is a recurrence)
     r, got = run(tmp_path, "$$ u_t = \\beta u_{t-1} + h_{t, t-1} $$\n")
-    assert statuses(got) == ["bad-input"], r.output
-    assert "a recurrence, which defines the terms of u" in got[0]["message"]
+    assert statuses(got) == ["definition"], r.output
+    assert "a recurrence, which defines the terms of u" in got[0]["unread"]
+    r, got = run(tmp_path, "$$ u_t = \\beta u_{t-1} + h_{t, t-1} $$\n\n$$ 3 u_t = 2 u_t + u_t $$\n")
+    assert statuses(got)[-1] == "bad-input" and "line 1" in got[-1]["message"], r.output
 
 
 def test_the_later_links_that_use_the_term_are_checked_given_the_recurrence(tmp_path):
