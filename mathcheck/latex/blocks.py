@@ -3,6 +3,7 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, replace, field
 
@@ -942,7 +943,7 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
     )
-    section = 0
+    section, early = 0, set()
     for blk in sorted(found + inline, key=lambda b: b.start):
         if heading.search(masked, last, blk.start):
             doc.new_section()
@@ -950,19 +951,43 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
         doc.prose = masked[section : blk.start]
         doc.lead = _condition_lead(masked[last : blk.start]) if blk.opener != "$" else ""
         doc.after = _stated_after(src, blk, found, inline) if blk.opener != "$" else {}
+        doc.after_blocks = _stated_after(src, blk, found, inline, blocks=True) if doc.after else {}
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
-            out += _inline_definition(src, blk, defs, doc)
+            if blk.start not in early:
+                out += _inline_definition(src, blk, defs, doc)
             continue
-        try:
-            out += _log2_noted(src, blk, _block_chains(src, blk, defs, markdown, doc))
-        except LatexRefused:
-            raise
-        except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
-            n = src.line(blk.start)
-            out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
-            doc.unread.update({name: n for name in _defined_in(src, blk)})
+        snapshot = copy.deepcopy(doc) if doc.after_blocks else None
+        got = _display_chains(src, blk, defs, markdown, doc)
+        if doc.pending_after and snapshot is not None:
+            # the prose right after the display says what its y is ("Here … $y_i=\sigma_i(z)$"): that
+            # definition first, then the display read again with it (a definition in force from here on)
+            again = snapshot
+            first = [c for b in _pending_blocks(doc) for c in _inline_definition(src, b, defs, again)]
+            if len(first) == len(doc.pending_after) and all(c.definition for c in first):
+                early |= {b.start for b in _pending_blocks(doc)}
+                doc = again
+                got = first + _display_chains(src, blk, defs, markdown, doc)
+        doc.pending_after = set()
+        out += got
     return out
+
+
+def _pending_blocks(doc: _Document) -> list:
+    return sorted((doc.after_blocks[name] for name in doc.pending_after), key=lambda b: b.start)
+
+
+def _display_chains(src: _Source, blk, defs: dict, markdown: bool, doc: _Document) -> list:
+    """The chains of one display block (or its chain of bad input, or the definition it still makes)."""
+    try:
+        return _log2_noted(src, blk, _block_chains(src, blk, defs, markdown, doc))
+    except LatexRefused:
+        raise
+    except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
+        n = src.line(blk.start)
+        out = _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
+        doc.unread.update({name: n for name in _defined_in(src, blk)})
+        return out
 
 
 # d2l's information theory: "the rest of this section will omit the subscript 2 …, i.e., $\log(.)$
@@ -1057,6 +1082,8 @@ class _Document:
     opaque_used: set = field(default_factory=set)  # the names on their right sides (b of ŷ = w^T x + b)
     families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
     after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
+    after_blocks: dict = field(default_factory=dict)  # those names -> the inline block that states them
+    pending_after: set = field(default_factory=set)  # of them, those a chain of this display needs first
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -1134,7 +1161,7 @@ def _condition_lead(prose: str) -> str:
 _STATED = re.compile(r"\s*\\?([A-Za-z]+)\s*_\s*(?:\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=(?!=)")
 
 
-def _stated_after(src: _Source, blk, found: list, inline: list) -> dict:
+def _stated_after(src: _Source, blk, found: list, inline: list, blocks: bool = False) -> dict:
     """The indexed names the prose right after a display gives a meaning inline (``$y_i = …$``; a point,
     ``at $x = 1$``, is no meaning), before the next display —
     statnotes' "Here $t_i$ represents the label … and $y_i=\\sigma_i(z)$ is the softmax output" after
@@ -1148,7 +1175,7 @@ def _stated_after(src: _Source, blk, found: list, inline: list) -> dict:
             m = _STATED.match(src.text, b.body, b.body_end)
             # in other names: "after t steps $x_t = (1 - \eta\lambda)^t x_0$" is a consequence, not x's meaning
             if m and not re.search(rf"(?<![A-Za-z]){m.group(1)}(?![A-Za-z])", src.text[m.end() : b.body_end]):
-                out.setdefault(m.group(1), src.line(b.start))
+                out.setdefault(m.group(1), b if blocks else src.line(b.start))
     return out
 
 
@@ -1259,7 +1286,8 @@ def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     index, key = spelled[2], head[0].text
     if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd"):
         return None
-    vectorial = {name for name, vector, i in notation.families.values() if vector and i}
+    # σ's entries, or those of a family read from them ($\delta_i=y_i-\delta_{ic}$ after $y_i=\sigma_i(z)$)
+    vectorial = {name for name, vector, i in notation.families.values() if i}
     if not any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(f)}\({index}\)", rhs) for f in vectorial):
         return None
     try:
@@ -2713,7 +2741,15 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     later = sorted({w for t in texts for w in WORD.findall(t)} & set(doc.after) - doc.names())
-    if later:  # "Here … $y_i = \sigma_i(z)$": the display's y is what the prose after it says
+    if later:
+        # "Here … $y_i=\sigma_i(z)$ is the softmax output": read that prose first, then this display again
+        # (chains()); a name the display's own definition writes (t of J(z) = -Σ t_i log σ_i(z)) is its
+        # free value there, read before the prose's case (t_i = δ_ic) as every one
+        first, last = src.line(blk.start), src.line(blk.end)
+        own = {w for ln, _, t, _ in doc.defs if first <= ln <= last for w in WORD.findall(t.split("=", 1)[1])}
+        doc.pending_after |= {w for w in later if w not in own and w in doc.after_blocks}
+        later = [w for w in later if w not in own]
+    if later:
         src.fail(
             group[0].toks[0].pos if group[0].toks else blk.body,
             f"{later[0]} is given its meaning in the prose after this display (line {doc.after[later[0]]}), "
@@ -2724,6 +2760,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    lets = _fresh_bound(lets, texts)  # after the look-up: doc.excluded is keyed by each definition as given
     excluded = _free_range(src, group[0].toks[0].pos if group[0].toks else blk.body, excluded, texts, lets)
     if any(hi == GENERIC_SIZE for _, _, hi in excluded):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
@@ -2930,6 +2967,49 @@ def _free_range(src: _Source, pos: int, excluded: set, texts, lets) -> set:
         )
     lo, hi = ranges.pop() if ranges else ("1", GENERIC_SIZE)
     return {(name, lo, hi) if h == FREE_RANGE else (name, a, h) for name, a, h in excluded}
+
+
+_BINDS = re.compile(r"(?<![A-Za-z0-9_])(?:Sum|Product)\(")
+
+
+def _bound_spans(text: str, name: str) -> list:
+    """The spans of ``text``'s ``Sum(…)``/``Product(…)`` that bind ``name``."""
+    spans = []
+    for m in _BINDS.finditer(text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        if re.search(rf", \({re.escape(name)}, [^,()]+, [^,()]+\)\)$", text[m.start() : j]):
+            spans.append((m.start(), j))
+    return spans
+
+
+def _free_in(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` outside every sum or product that binds it."""
+    spans = _bound_spans(text, name)
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    return any(not any(a <= w.start() < b for a, b in spans) for w in word.finditer(text))
+
+
+def _fresh_bound(lets: tuple, texts) -> tuple:
+    r"""``lets`` with each summation index a definition binds renamed where the chain uses that letter
+    freely — statnotes' ``J(z) = -\sum_{i=1}^n \delta_{ic}\log\sigma_i(z)``, then ``\frac{\partial J}{\partial
+    z_i}``: J's i is bound, the chain's i is one class (as the author means; the same letter made the
+    chain bad input, "a summation index"). A definition that also writes the letter outside the sums
+    that bind it is left as it is."""
+    words = {w for t in texts for w in WORD.findall(t)}
+    out = []
+    for line, text in lets:
+        head, eq, body = text.partition("=")
+        for name in sorted({m.group(1) for m in _RANGE.finditer(body)} & words - set(WORD.findall(head))):
+            if _free_in(body, name) or not any(_free_in(t, name) for t in texts):
+                continue
+            taken = words | {w for _, t in lets for w in WORD.findall(t)}
+            fresh = next(f"{name}{k}" for k in range(1, 100) if f"{name}{k}" not in taken)
+            body = re.sub(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", fresh, body)
+        out.append((line, head + eq + body))
+    return tuple(out)
 
 
 _ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z0-9_, ]+)\]$")

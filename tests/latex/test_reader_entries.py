@@ -82,8 +82,9 @@ def test_a_function_of_a_vector_and_free_indices_of_its_jacobian(tmp_path):
 
 def test_free_delta_indices_range_and_entries_named_after(tmp_path):
     """Style of statnotes softmax.tex:50, 70-74 (our symbols): δ_ab with no sum over a or b reads over
-    a generic range 1..N_sum; a display whose y the prose after it defines ("Here $q_a = …$") is bad input,
-    never refuted; an entry family ``$q_a=\\phi_a(u)$`` unfolds at q_c."""
+    a generic range 1..N_sum; a display whose q the prose after it defines ("Here $q_a = …$") is read with
+    that definition, made first (once bad input, never refuted); an entry family ``$q_a=\\phi_a(u)$``
+    unfolds at q_c."""
     got = chains(
         tmp_path,
         "\\begin{equation}\n\\frac{\\partial}{\\partial u_b}e^{u_a}=\\delta_{ab}e^{u_a}\n\\end{equation}\n"
@@ -98,13 +99,47 @@ def test_free_delta_indices_range_and_entries_named_after(tmp_path):
         "proved",
         "refuted",
         "definition",
+        "definition",  # q, from the prose after L's display, made before it
         "definition",
-        "bad-input",
-        "definition",
+        "proved",
         "proved",
         "refuted",
     ], [(c["status"], c.get("message")) for c in got]
-    assert "a <= N_sum" in got[0]["given"] and "prose after this display" in got[4]["message"]
+    assert "a <= N_sum" in got[0]["given"] and got[3]["line"] == 13 and got[4]["line"] == 11
+
+
+def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
+    """Style of statnotes softmax.tex:70-82 (our symbols, our wording). The prose after a display says what
+    its q is ("Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output … simply $r_a=\\delta_{ad}$"): q is
+    read as said there; r, which the display's own definition of L writes, stays every r (a proof holds
+    for the prose's case too). L's bound a is not the free a of ∂L/∂u_a (once bad input, "a summation
+    index"); ``$g_a=q_a-\\delta_{ad}$`` is a family of q's entries, unfolded. Each has a planted mistake."""
+
+    def body(rest_q, err):
+        return (
+            "\\section{S}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
+            f"\\begin{{equation}}\nL(u)=-\\sum_{{a=1}}^K r_a\\log\\phi_a(u)=-\\sum_{{a=1}}^K r_a{rest_q}\n\\end{{equation}}\n"
+            "Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output; for one class, $r_a=\\delta_{ad}$.\n"
+            "\\begin{equation}\nM(u)=-\\sum_{a=1}^K\\delta_{ad}\\log\\phi_a(u)\n\\end{equation}\n"
+            f"the miss $g_a=q_a-\\delta_{{ad}}{err}$:\n"
+            "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=g_a\n\\end{equation}\n"
+        )
+
+    got = chains(tmp_path, body("\\log q_a", ""), "s.tex")
+    status = [(c["line"], c["status"]) for c in got]
+    assert status[:6] == [
+        (3, "definition"),
+        (8, "definition"),  # q, from the prose after the display, made first
+        (6, "definition"),
+        (6, "proved"),  # -Σ r_a log φ_a(u) = -Σ r_a log q_a, for every r
+        (10, "definition"),
+        (12, "definition"),  # g_a, a family of q's entries
+    ], status
+    assert status[6] == (13, "proved"), got[6]  # ∂M/∂u_a = g_a: M's a renamed, g unfolded
+    assert "a1" in json.dumps(got[6]["let"])
+    # planted: -Σ r_a q_a is not -Σ r_a log φ_a(u); with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false
+    planted = [c["status"] for c in chains(tmp_path, body("q_a", "+1"), "t.tex")]
+    assert planted == ["definition"] * 3 + ["refuted"] + ["definition"] * 2 + ["refuted"], planted
 
 
 def test_delta_subscripts_split_into_indices():
