@@ -1273,6 +1273,38 @@ def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: li
     return key, name, index, rhs, vector
 
 
+def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
+    r"""``(key, name, j)`` for a blog's ``a_j = \frac{e^{z_j}}{\sum_k e^{z_k}}``: the entries of a, each in
+    the entry z_j of a vector and a sum over all its entries z_k — read as ``a(j) = exp(z[j])/Sum(exp(z[k]),
+    …)``, so ``a_k``, ``a_i`` are a(k), a(i) and ∂a_k/∂z_i is taken (as the name a_j, with a_k another
+    unknown, the softmax's derivative was bad input). None for anything else (``x_j = w_j + b`` has no sum
+    over the vector: it stays what it was)."""
+    spelled = [t.text for t in head]
+    if spelled[1:3] == ["_", "{"] and spelled[-1:] == ["}"]:
+        spelled = spelled[:2] + spelled[3:-1]
+    if len(spelled) != 3 or spelled[1] != "_" or not (len(spelled[2]) == 1 and spelled[2].isalpha()):
+        return None
+    index, key = spelled[2], head[0].text
+    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd") or key in notation.families:
+        return None
+    for m in re.finditer(rf"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\[{index}\]", rhs):
+        vector = m.group(1)
+        summed = [
+            r.group(1)
+            for r in _RANGE.finditer(rhs)
+            if r.group(1) != index and re.search(rf"(?<![A-Za-z0-9_]){vector}\[{r.group(1)}\]", rhs)
+        ]
+        if summed:
+            break
+    else:
+        return None
+    try:
+        name = Reader(head[:1], src, Notation(set(), set(), {}, set())).read()
+    except DeriveError:
+        return None
+    return (key, name, index, vector) if WORD.fullmatch(name) and name != vector else None
+
+
 def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     r"""``(key, name, i)`` for statnotes' ``$y_i=\sigma_i(z)$``: the entries of y named by those of a
     function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
@@ -1366,6 +1398,8 @@ def _definition(
         key, name, index, rhs, vector = family
         params, vectors = [index] if index else None, []
     entries = _entry_family(src, head, rhs, notation) if family is None and not params else None
+    normalised = _normalised_family(src, head, rhs, notation) if family is None and not params and not entries else None
+    entries = entries or (normalised[:3] if normalised else None)
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
         family, vector, params = (key, name, index, rhs, ""), "", [index]
@@ -1485,6 +1519,8 @@ def _definition(
     doc.carried.discard(name)
     # another definition of the name ends its family: σ_i(z) after σ(x) = 1/(1 + e^{-x}) is no σ(i) then
     doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    if normalised:  # its vector z: z_i is the entry z[i] in every display after (∂a_k/∂z_i)
+        doc.families[" " + normalised[3]] = (normalised[3], normalised[3], "")
     if family is not None:
         doc.families[key] = (name, vector, index)
     elif params:
@@ -3180,6 +3216,11 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
             name = Reader(sides[0], src, notation).read()
             if WORD.fullmatch(name):
                 return [("assume", (name, ("nonzero",)))]
+        if len(rels) == 1:  # ∂a_j/∂z_i = -a_i a_j, i \neq j: two indices, a hypothesis i != j
+            names = [Reader(side, src, notation).read() for side in sides]
+            # only indices of entries (z_i of a vector a definition takes): x_i^2 = 1, i \ne j stays bad input
+            if set(names) <= notation.free | notation.indices and names[0] != names[1]:
+                return [("given", f"{names[0]} != {names[1]}")]
         src.fail(
             at.pos,
             f"the condition '{src.text[part[0].pos : part[-1].end]}' is not read as a hypothesis "

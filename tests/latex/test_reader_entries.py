@@ -112,20 +112,21 @@ def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
     """Style of statnotes softmax.tex:70-82 (our symbols, our wording). The prose after a display says what
     its q is ("Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output … simply $r_a=\\delta_{ad}$"): q is
     read as said there; r, which the display's own definition of L writes, stays every r (a proof holds
-    for the prose's case too). L's bound a is not the free a of ∂L/∂u_a (once bad input, "a summation
-    index"); ``$g_a=q_a-\\delta_{ad}$`` is a family of q's entries, unfolded. Each has a planted mistake."""
+    for the prose's case too). M's bound a is not the free a of ∂M/∂u_a (once bad input, "a summation
+    index"); ``$g_a=q_a-\\delta_{ad}$`` is a family of q's entries, unfolded: a planted g is refuted (the
+    planted mistake of the prose-after reading is test_free_delta_indices_range_and_entries_named_after's)."""
 
-    def body(rest_q, err):
+    def body(err):
         return (
             "\\section{S}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
-            f"\\begin{{equation}}\nL(u)=-\\sum_{{a=1}}^K r_a\\log\\phi_a(u)=-\\sum_{{a=1}}^K r_a{rest_q}\n\\end{{equation}}\n"
+            f"\\begin{{equation}}\nL(u)=-\\sum_{{a=1}}^K r_a\\log\\phi_a(u)=-\\sum_{{a=1}}^K r_a\\log q_a\n\\end{{equation}}\n"
             "Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output; for one class, $r_a=\\delta_{ad}$.\n"
             "\\begin{equation}\nM(u)=-\\sum_{a=1}^K\\delta_{ad}\\log\\phi_a(u)\n\\end{equation}\n"
             f"the miss $g_a=q_a-\\delta_{{ad}}{err}$:\n"
             "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=g_a\n\\end{equation}\n"
         )
 
-    got = chains(tmp_path, body("\\log q_a", ""), "s.tex")
+    got = chains(tmp_path, body(""), "s.tex")
     status = [(c["line"], c["status"]) for c in got]
     assert status[:6] == [
         (3, "definition"),
@@ -137,9 +138,26 @@ def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
     ], status
     assert status[6] == (13, "proved"), got[6]  # ∂M/∂u_a = g_a: M's a renamed, g unfolded
     assert "a1" in json.dumps(got[6]["let"])
-    # planted: -Σ r_a q_a is not -Σ r_a log φ_a(u); with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false
-    planted = [c["status"] for c in chains(tmp_path, body("q_a", "+1"), "t.tex")]
-    assert planted == ["definition"] * 3 + ["refuted"] + ["definition"] * 2 + ["refuted"], planted
+    # planted: with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false
+    planted = [c["status"] for c in chains(tmp_path, body("+1"), "t.tex")]
+    assert planted == ["definition"] * 3 + ["proved"] + ["definition"] * 2 + ["refuted"], planted
+
+
+def test_a_normalised_family_and_two_different_indices(tmp_path):
+    """Style of blog-yanfenglee-dl-demo.md:17-26 (our symbols): ``p_j = e^{u_j}/Σ_m e^{u_m}`` is a family of
+    the entries of u (p_m, p_i are p(m), p(i); u_i the entry u[i]), so ``\\sum_m t_m \\log p_m`` needs no
+    range; ``i \\neq j`` of two indices is a hypothesis, δ_ij = 0 (once bad input: "≠ is read as x \\neq 0
+    only"). A planted sign is refuted at i ≠ j."""
+    got = chains(
+        tmp_path,
+        "$$p_j = \\frac{e^{u_j}}{\\sum_m e^{u_m}}$$\n\n$$Q = -\\sum_m t_m \\log p_m$$\n\n"
+        "$$ \\frac{\\partial p_j}{\\partial u_i} = -p_i p_j,\\quad i \\neq j. $$\n\n"
+        "$$ \\frac{\\partial p_j}{\\partial u_i} = p_i p_j,\\quad i \\neq j. $$\n",
+        "n.md",
+    )
+    assert [c["status"] for c in got] == ["definition", "definition", "proved", "refuted"], got
+    assert "i != j" in got[2]["given"] and "diff(p(j), u[i])" in json.dumps(got[2])
+    assert "Sum(t[m]*log(p(m))" in json.dumps(got[1])
 
 
 def test_delta_subscripts_split_into_indices():
