@@ -2304,7 +2304,59 @@ def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
             replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
             for c in chains
         ]
-    raise first
+    return _after_quantity_derivative(src, blk, n, group, args, readings, first)
+
+
+def _not_by_quantity(src: _Source, group: list, steps: list, notation: Notation) -> None:
+    r"""Bad input, said here (the parser says it too, later, for the whole chain), where a link differentiates
+    by a value of a function — statnotes' ``\frac{\partial J}{\partial y_c}`` with y_c = σ_c(z), ``diff(J,
+    y(c))``: the chain rule through a quantity, not a variable (:func:`_after_quantity_derivative` checks
+    the links after it)."""
+    for st in steps:
+        for f, a in _calls(st.text):
+            parts = [p for _, p in split_top(a, (",",))] if f == "diff" else []
+            if len(parts) == 2 and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\(.*\)", parts[1].strip()):
+                src.fail(
+                    group[0].toks[0].pos if group[0].toks else 0,
+                    f"differentiate with respect to a plain name or an entry x[j]: {parts[1].strip()!r} is a "
+                    f"value of a function (the chain rule through it is not read)",
+                )
+    # σ_c of σ_i(z) without its argument (statnotes' ∂σ_c/∂z_i): said here too, so the links after it are read
+    for name, vector, index in notation.families.values():
+        bare = rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_(])"
+        if vector and index and any(re.search(bare, st.text) for st in steps):
+            src.fail(
+                group[0].toks[0].pos if group[0].toks else 0,
+                f"{name} is a function of the vector {vector}; write it applied, {name}_{index}({vector})",
+            )
+
+
+_BY_QUANTITY = re.compile(r"differentiate with respect to a plain name or an entry")
+
+
+def _after_quantity_derivative(src, blk, n, group, args, readings, exc) -> list:
+    r"""The links of an equation after the expressions that differentiate by a quantity, not a variable —
+    statnotes' ``\frac{\partial J}{\partial z_i}=\frac{\partial J}{\partial y_c}\frac{\partial y_c}{\partial
+    z_i}=…=y_i-\delta_{ic}``, ∂J/∂y_c with y_c = σ_c(z): the chain rule written through y_c, which is not read.
+    Each later link is the author's claim, checked as a chain from the first expression that reads, with a
+    note saying the links before it are not read; the equation's error is raised where none does."""
+    if not _BY_QUANTITY.search(str(exc)) or any(link.conditions or link.reason for link in group[1:]):
+        raise exc
+    while len(group) >= 3 and not (group[0].implied or group[0].beside):
+        group = [_Link(None, None, group[1].toks), *group[2:]]
+        try:
+            chains = _equation(src, blk, n, group, *args, readings)
+        except LatexRefused:
+            raise
+        except DeriveError:
+            continue
+        why = re.sub(r"^.*?:\d+(?::\d+)?: ", "", str(exc)).split(";")[0]
+        line = src.line(group[0].toks[0].pos)
+        return [
+            replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
+            for c in chains
+        ]
+    raise exc
 
 
 def _stated(chain: Chain, facts: tuple) -> Chain:
@@ -2952,6 +3004,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     notation.excluded.clear()
     steps = _steps(src, group, notation)
     _not_einstein(src, group)  # after the reading: a notation the reader refuses is named first
+    _not_by_quantity(src, group, steps, notation)
     steps, law = _information(src, group, steps, doc)
     if any(GENERIC_SIZE in s.text for s in steps) or any(GENERIC_SIZE in g for _, g in given):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))  # \sum_i: 1..N_sum, N_sum ≥ 1

@@ -124,6 +124,10 @@ def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
             "\\begin{equation}\nM(u)=-\\sum_{a=1}^K\\delta_{ad}\\log\\phi_a(u)\n\\end{equation}\n"
             f"the miss $g_a=q_a-\\delta_{{ad}}{err}$:\n"
             "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=g_a\n\\end{equation}\n"
+            # the chain rule through q_d (∂M/∂q_d: not read), then a link that is
+            "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=\\frac{\\partial M}{\\partial q_d}\\frac{\\partial q_d}"
+            f"{{\\partial u_a}}=-\\frac{{1}}{{\\phi_d(u)}}\\phi_d(u)\\left(\\delta_{{da}}-\\phi_a(u)\\right)=q_a-\\delta_{{ad}}{err}\n"
+            "\\end{equation}\n"
         )
 
     got = chains(tmp_path, body(""), "s.tex")
@@ -138,9 +142,10 @@ def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
     ], status
     assert status[6] == (13, "proved"), got[6]  # ∂M/∂u_a = g_a: M's a renamed, g unfolded
     assert "a1" in json.dumps(got[6]["let"])
-    # planted: with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false
+    assert got[7]["status"] == "proved" and "are not read" in json.dumps(got[7]["notes"]), got[7]
+    # planted: with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false; so is … = q_a - δ_ad + 1
     planted = [c["status"] for c in chains(tmp_path, body("+1"), "t.tex")]
-    assert planted == ["definition"] * 3 + ["proved"] + ["definition"] * 2 + ["refuted"], planted
+    assert planted == ["definition"] * 3 + ["proved"] + ["definition"] * 2 + ["refuted"] * 2, planted
 
 
 def test_a_normalised_family_and_two_different_indices(tmp_path):
