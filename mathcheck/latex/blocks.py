@@ -3,6 +3,7 @@ rows, relations, reasons, directive comments (``% assume:``, ``% given:``, ``% l
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, replace, field
 
@@ -986,7 +987,7 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
     heading = re.compile(
         r"^#{1,6}[ \t]" if markdown else r"\\(?:part|chapter|section|subsection|subsubsection)\*?\{", re.M
     )
-    section = 0
+    section, early = 0, set()
     for blk in sorted(found + inline, key=lambda b: b.start):
         if heading.search(masked, last, blk.start):
             doc.new_section()
@@ -994,18 +995,25 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
         doc.prose = masked[section : blk.start]
         doc.lead = _condition_lead(masked[last : blk.start]) if blk.opener != "$" else ""
         doc.after = _stated_after(src, blk, found, inline) if blk.opener != "$" else {}
+        doc.after_blocks = _stated_after(src, blk, found, inline, blocks=True) if doc.after else {}
         last = blk.end
         if blk.opener == "$":  # prose math: read only as a definition (with $s = \sigma(z)$)
-            out += _inline_definition(src, blk, defs, doc)
+            if blk.start not in early:
+                out += _inline_definition(src, blk, defs, doc)
             continue
-        try:
-            out += _log2_noted(src, blk, _block_chains(src, blk, defs, markdown, doc))
-        except LatexRefused:
-            raise
-        except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
-            n = src.line(blk.start)
-            out += _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
-            doc.unread.update({name: n for name in _defined_in(src, blk)})
+        snapshot = copy.deepcopy(doc) if doc.after_blocks else None
+        got = _display_chains(src, blk, defs, markdown, doc)
+        if doc.pending_after and snapshot is not None:
+            # the prose right after the display says what its y is ("Here … $y_i=\sigma_i(z)$"): that
+            # definition first, then the display read again with it (a definition in force from here on)
+            again = snapshot
+            first = [c for b in _pending_blocks(doc) for c in _inline_definition(src, b, defs, again)]
+            if len(first) == len(doc.pending_after) and all(c.definition for c in first):
+                early |= {b.start for b in _pending_blocks(doc)}
+                doc = again
+                got = first + _display_chains(src, blk, defs, markdown, doc)
+        doc.pending_after = set()
+        out += got
         out += _where_law(src, blk, defs, markdown)
     return out
 
@@ -1060,6 +1068,23 @@ def _where_law(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
             unread=f"the law of {name}, stated",
         )
     ]
+
+
+def _pending_blocks(doc: _Document) -> list:
+    return sorted((doc.after_blocks[name] for name in doc.pending_after), key=lambda b: b.start)
+
+
+def _display_chains(src: _Source, blk, defs: dict, markdown: bool, doc: _Document) -> list:
+    """The chains of one display block (or its chain of bad input, or the definition it still makes)."""
+    try:
+        return _log2_noted(src, blk, _block_chains(src, blk, defs, markdown, doc))
+    except LatexRefused:
+        raise
+    except DeriveError as exc:  # an unreadable block fails its own chain; the others are checked
+        n = src.line(blk.start)
+        out = _block_definition(src, blk, defs, markdown, doc, str(exc))  # or defines a name
+        doc.unread.update({name: n for name in _defined_in(src, blk)})
+        return out
 
 
 # d2l's information theory: "the rest of this section will omit the subscript 2 …, i.e., $\log(.)$
@@ -1160,6 +1185,8 @@ class _Document:
     info_used: set = field(default_factory=set)  # (H, 2), (I, 2): information quantities chains have used
     families: dict = field(default_factory=dict)  # σ_i(z) of a vector z: the reader's key -> (name, z, i or "")
     after: dict = field(default_factory=dict)  # names the prose after this display states inline -> line
+    after_blocks: dict = field(default_factory=dict)  # those names -> the inline block that states them
+    pending_after: set = field(default_factory=set)  # of them, those a chain of this display needs first
 
     def new_section(self):
         """A heading ends the section: a definition written as ``=`` (``f(x) = \\sin x`` in one
@@ -1237,7 +1264,7 @@ def _condition_lead(prose: str) -> str:
 _STATED = re.compile(r"\s*\\?([A-Za-z]+)\s*_\s*(?:\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=(?!=)")
 
 
-def _stated_after(src: _Source, blk, found: list, inline: list) -> dict:
+def _stated_after(src: _Source, blk, found: list, inline: list, blocks: bool = False) -> dict:
     """The indexed names the prose right after a display gives a meaning inline (``$y_i = …$``; a point,
     ``at $x = 1$``, is no meaning), before the next display —
     statnotes' "Here $t_i$ represents the label … and $y_i=\\sigma_i(z)$ is the softmax output" after
@@ -1251,7 +1278,7 @@ def _stated_after(src: _Source, blk, found: list, inline: list) -> dict:
             m = _STATED.match(src.text, b.body, b.body_end)
             # in other names: "after t steps $x_t = (1 - \eta\lambda)^t x_0$" is a consequence, not x's meaning
             if m and not re.search(rf"(?<![A-Za-z]){m.group(1)}(?![A-Za-z])", src.text[m.end() : b.body_end]):
-                out.setdefault(m.group(1), src.line(b.start))
+                out.setdefault(m.group(1), b if blocks else src.line(b.start))
     return out
 
 
@@ -1349,6 +1376,38 @@ def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: li
     return key, name, index, rhs, vector
 
 
+def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
+    r"""``(key, name, j)`` for a blog's ``a_j = \frac{e^{z_j}}{\sum_k e^{z_k}}``: the entries of a, each in
+    the entry z_j of a vector and a sum over all its entries z_k — read as ``a(j) = exp(z[j])/Sum(exp(z[k]),
+    …)``, so ``a_k``, ``a_i`` are a(k), a(i) and ∂a_k/∂z_i is taken (as the name a_j, with a_k another
+    unknown, the softmax's derivative was bad input). None for anything else (``x_j = w_j + b`` has no sum
+    over the vector: it stays what it was)."""
+    spelled = [t.text for t in head]
+    if spelled[1:3] == ["_", "{"] and spelled[-1:] == ["}"]:
+        spelled = spelled[:2] + spelled[3:-1]
+    if len(spelled) != 3 or spelled[1] != "_" or not (len(spelled[2]) == 1 and spelled[2].isalpha()):
+        return None
+    index, key = spelled[2], head[0].text
+    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd") or key in notation.families:
+        return None
+    for m in re.finditer(rf"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\[{index}\]", rhs):
+        vector = m.group(1)
+        summed = [
+            r.group(1)
+            for r in _RANGE.finditer(rhs)
+            if r.group(1) != index and re.search(rf"(?<![A-Za-z0-9_]){vector}\[{r.group(1)}\]", rhs)
+        ]
+        if summed:
+            break
+    else:
+        return None
+    try:
+        name = Reader(head[:1], src, Notation(set(), set(), {}, set())).read()
+    except DeriveError:
+        return None
+    return (key, name, index, vector) if WORD.fullmatch(name) and name != vector else None
+
+
 def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     r"""``(key, name, i)`` for statnotes' ``$y_i=\sigma_i(z)$``: the entries of y named by those of a
     function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
@@ -1362,7 +1421,8 @@ def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     index, key = spelled[2], head[0].text
     if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd"):
         return None
-    vectorial = {name for name, vector, i in notation.families.values() if vector and i}
+    # σ's entries, or those of a family read from them ($\delta_i=y_i-\delta_{ic}$ after $y_i=\sigma_i(z)$)
+    vectorial = {name for name, vector, i in notation.families.values() if i}
     if not any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(f)}\({index}\)", rhs) for f in vectorial):
         return None
     try:
@@ -1443,6 +1503,8 @@ def _definition(
         key, name, index, rhs, vector = family
         params, vectors = [index] if index else None, []
     entries = _entry_family(src, head, rhs, notation) if family is None and not params else None
+    normalised = _normalised_family(src, head, rhs, notation) if family is None and not params and not entries else None
+    entries = entries or (normalised[:3] if normalised else None)
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
         family, vector, params = (key, name, index, rhs, ""), "", [index]
@@ -1578,6 +1640,8 @@ def _definition(
     doc.carried.discard(name)
     # another definition of the name ends its family: σ_i(z) after σ(x) = 1/(1 + e^{-x}) is no σ(i) then
     doc.families = {k: v for k, v in doc.families.items() if v[0] != name}
+    if normalised:  # its vector z: z_i is the entry z[i] in every display after (∂a_k/∂z_i)
+        doc.families[" " + normalised[3]] = (normalised[3], normalised[3], "")
     if family is not None:
         doc.families[key] = (name, vector, index)
     elif params:
@@ -2582,7 +2646,59 @@ def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
             replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
             for c in chains
         ]
-    raise first
+    return _after_quantity_derivative(src, blk, n, group, args, readings, first)
+
+
+def _not_by_quantity(src: _Source, group: list, steps: list, notation: Notation) -> None:
+    r"""Bad input, said here (the parser says it too, later, for the whole chain), where a link differentiates
+    by a value of a function — statnotes' ``\frac{\partial J}{\partial y_c}`` with y_c = σ_c(z), ``diff(J,
+    y(c))``: the chain rule through a quantity, not a variable (:func:`_after_quantity_derivative` checks
+    the links after it)."""
+    for st in steps:
+        for f, a in _calls(st.text):
+            parts = [p for _, p in split_top(a, (",",))] if f == "diff" else []
+            if len(parts) == 2 and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\(.*\)", parts[1].strip()):
+                src.fail(
+                    group[0].toks[0].pos if group[0].toks else 0,
+                    f"differentiate with respect to a plain name or an entry x[j]: {parts[1].strip()!r} is a "
+                    f"value of a function (the chain rule through it is not read)",
+                )
+    # σ_c of σ_i(z) without its argument (statnotes' ∂σ_c/∂z_i): said here too, so the links after it are read
+    for name, vector, index in notation.families.values():
+        bare = rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_(])"
+        if vector and index and any(re.search(bare, st.text) for st in steps):
+            src.fail(
+                group[0].toks[0].pos if group[0].toks else 0,
+                f"{name} is a function of the vector {vector}; write it applied, {name}_{index}({vector})",
+            )
+
+
+_BY_QUANTITY = re.compile(r"differentiate with respect to a plain name or an entry")
+
+
+def _after_quantity_derivative(src, blk, n, group, args, readings, exc) -> list:
+    r"""The links of an equation after the expressions that differentiate by a quantity, not a variable —
+    statnotes' ``\frac{\partial J}{\partial z_i}=\frac{\partial J}{\partial y_c}\frac{\partial y_c}{\partial
+    z_i}=…=y_i-\delta_{ic}``, ∂J/∂y_c with y_c = σ_c(z): the chain rule written through y_c, which is not read.
+    Each later link is the author's claim, checked as a chain from the first expression that reads, with a
+    note saying the links before it are not read; the equation's error is raised where none does."""
+    if not _BY_QUANTITY.search(str(exc)) or any(link.conditions or link.reason for link in group[1:]):
+        raise exc
+    while len(group) >= 3 and not (group[0].implied or group[0].beside):
+        group = [_Link(None, None, group[1].toks), *group[2:]]
+        try:
+            chains = _equation(src, blk, n, group, *args, readings)
+        except LatexRefused:
+            raise
+        except DeriveError:
+            continue
+        why = re.sub(r"^.*?:\d+(?::\d+)?: ", "", str(exc)).split(";")[0]
+        line = src.line(group[0].toks[0].pos)
+        return [
+            replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
+            for c in chains
+        ]
+    raise exc
 
 
 def _stated(chain: Chain, facts: tuple) -> Chain:
@@ -3233,6 +3349,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     if (defined := _law_claim_definition(src, group, steps, doc)) is not None:
         return [defined]  # D_KL(P‖Q) = E_{x \sim P}[…], H(Y \mid X) = -E_{(x, y) \sim P}[…]: H, KL defined
     raw = steps
+    _not_by_quantity(src, group, steps, notation)
     steps, law = _information(src, group, steps, doc)
     if steps is _INTRODUCED:  # I(X, Y) = H(X, Y) - H(Y | X) - H(X | Y): I(X, Y)'s definition
         line = src.line(group[0].toks[0].pos)
@@ -3252,7 +3369,15 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     later = sorted({w for t in texts for w in WORD.findall(t)} & set(doc.after) - doc.names())
-    if later:  # "Here … $y_i = \sigma_i(z)$": the display's y is what the prose after it says
+    if later:
+        # "Here … $y_i=\sigma_i(z)$ is the softmax output": read that prose first, then this display again
+        # (chains()); a name the display's own definition writes (t of J(z) = -Σ t_i log σ_i(z)) is its
+        # free value there, read before the prose's case (t_i = δ_ic) as every one
+        first, last = src.line(blk.start), src.line(blk.end)
+        own = {w for ln, _, t, _ in doc.defs if first <= ln <= last for w in WORD.findall(t.split("=", 1)[1])}
+        doc.pending_after |= {w for w in later if w not in own and w in doc.after_blocks}
+        later = [w for w in later if w not in own]
+    if later:
         src.fail(
             group[0].toks[0].pos if group[0].toks else blk.body,
             f"{later[0]} is given its meaning in the prose after this display (line {doc.after[later[0]]}), "
@@ -3263,6 +3388,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
+    lets = _fresh_bound(lets, texts)  # after the look-up: doc.excluded is keyed by each definition as given
     excluded = _free_range(src, group[0].toks[0].pos if group[0].toks else blk.body, excluded, texts, lets)
     if any(hi == GENERIC_SIZE for _, _, hi in excluded):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
@@ -3500,6 +3626,49 @@ def _free_range(src: _Source, pos: int, excluded: set, texts, lets) -> set:
     return {(name, lo, hi) if h == FREE_RANGE else (name, a, h) for name, a, h in excluded}
 
 
+_BINDS = re.compile(r"(?<![A-Za-z0-9_])(?:Sum|Product)\(")
+
+
+def _bound_spans(text: str, name: str) -> list:
+    """The spans of ``text``'s ``Sum(…)``/``Product(…)`` that bind ``name``."""
+    spans = []
+    for m in _BINDS.finditer(text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        if re.search(rf", \({re.escape(name)}, [^,()]+, [^,()]+\)\)$", text[m.start() : j]):
+            spans.append((m.start(), j))
+    return spans
+
+
+def _free_in(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` outside every sum or product that binds it."""
+    spans = _bound_spans(text, name)
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    return any(not any(a <= w.start() < b for a, b in spans) for w in word.finditer(text))
+
+
+def _fresh_bound(lets: tuple, texts) -> tuple:
+    r"""``lets`` with each summation index a definition binds renamed where the chain uses that letter
+    freely — statnotes' ``J(z) = -\sum_{i=1}^n \delta_{ic}\log\sigma_i(z)``, then ``\frac{\partial J}{\partial
+    z_i}``: J's i is bound, the chain's i is one class (as the author means; the same letter made the
+    chain bad input, "a summation index"). A definition that also writes the letter outside the sums
+    that bind it is left as it is."""
+    words = {w for t in texts for w in WORD.findall(t)}
+    out = []
+    for line, text in lets:
+        head, eq, body = text.partition("=")
+        for name in sorted({m.group(1) for m in _RANGE.finditer(body)} & words - set(WORD.findall(head))):
+            if _free_in(body, name) or not any(_free_in(t, name) for t in texts):
+                continue
+            taken = words | {w for _, t in lets for w in WORD.findall(t)}
+            fresh = next(f"{name}{k}" for k in range(1, 100) if f"{name}{k}" not in taken)
+            body = re.sub(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", fresh, body)
+        out.append((line, head + eq + body))
+    return tuple(out)
+
+
 _ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z0-9_, ]+)\]$")
 
 
@@ -3668,6 +3837,11 @@ def _one_condition(src: _Source, named: list, part: list, rel_at: list, notation
             name = Reader(sides[0], src, notation).read()
             if WORD.fullmatch(name):
                 return [("assume", (name, ("nonzero",)))]
+        if len(rels) == 1:  # ∂a_j/∂z_i = -a_i a_j, i \neq j: two indices, a hypothesis i != j
+            names = [Reader(side, src, notation).read() for side in sides]
+            # only indices of entries (z_i of a vector a definition takes): x_i^2 = 1, i \ne j stays bad input
+            if set(names) <= notation.free | notation.indices and names[0] != names[1]:
+                return [("given", f"{names[0]} != {names[1]}")]
         src.fail(
             at.pos,
             f"the condition '{src.text[part[0].pos : part[-1].end]}' is not read as a hypothesis "

@@ -1486,6 +1486,9 @@ class Reader:
             rest = re.sub(
                 call, lambda m: "" if var in re.findall(r"[A-Za-z][A-Za-z0-9_]*", m.group(0)) else m.group(0), rest
             )
+        families = "|".join(re.escape(f) for f in sorted({v[0] for v in self.n.families.values() if v[2]}))
+        if families:  # a_k of a family a_j = e^{z_j}/Σ_k e^{z_k}, read a(k): its subscript, written so
+            rest = re.sub(rf"(?<![A-Za-z0-9_])(?:{families})\({var}\)", "", rest)
         if re.search(word, rest) or not (re.search(rf"\[[^\[\]]*{word}", body) or len(rest) < len(body)):
             self.fail(
                 t,

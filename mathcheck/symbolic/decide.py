@@ -291,6 +291,10 @@ def use_hypotheses(e, hypotheses: tuple) -> sp.Basic | None:
         ):
             w = sp.Dummy("w", positive=True) if isinstance(h, sp.StrictGreaterThan) else sp.Dummy("w", nonnegative=True)
             out = out.xreplace({canonical_sums(h.lhs): w})
+        elif isinstance(h, sp.Ne) and all(isinstance(x, sp.Symbol) and x.is_integer for x in (h.lhs, h.rhs)):
+            # i != j of two integer indices: δ_ij = 0 (∂a_j/∂z_i = -a_i a_j, i ≠ j, of a softmax a)
+            pair = {sp.KroneckerDelta(h.lhs, h.rhs), sp.KroneckerDelta(h.rhs, h.lhs)}
+            out = (out.doit() if out.has(sp.Derivative) else out).replace(lambda x: x in pair, lambda x: sp.S.Zero)
     return None if out == canonical_sums(e) else out
 
 

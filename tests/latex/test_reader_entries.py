@@ -82,8 +82,9 @@ def test_a_function_of_a_vector_and_free_indices_of_its_jacobian(tmp_path):
 
 def test_free_delta_indices_range_and_entries_named_after(tmp_path):
     """Style of statnotes softmax.tex:50, 70-74 (our symbols): δ_ab with no sum over a or b reads over
-    a generic range 1..N_sum; a display whose y the prose after it defines ("Here $q_a = …$") is bad input,
-    never refuted; an entry family ``$q_a=\\phi_a(u)$`` unfolds at q_c."""
+    a generic range 1..N_sum; a display whose q the prose after it defines ("Here $q_a = …$") is read with
+    that definition, made first (once bad input, never refuted); an entry family ``$q_a=\\phi_a(u)$``
+    unfolds at q_c."""
     got = chains(
         tmp_path,
         "\\begin{equation}\n\\frac{\\partial}{\\partial u_b}e^{u_a}=\\delta_{ab}e^{u_a}\n\\end{equation}\n"
@@ -98,13 +99,70 @@ def test_free_delta_indices_range_and_entries_named_after(tmp_path):
         "proved",
         "refuted",
         "definition",
+        "definition",  # q, from the prose after L's display, made before it
         "definition",
-        "bad-input",
-        "definition",
+        "proved",
         "proved",
         "refuted",
     ], [(c["status"], c.get("message")) for c in got]
-    assert "a <= N_sum" in got[0]["given"] and "prose after this display" in got[4]["message"]
+    assert "a <= N_sum" in got[0]["given"] and got[3]["line"] == 13 and got[4]["line"] == 11
+
+
+def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
+    """Style of statnotes softmax.tex:70-82 (our symbols, our wording). The prose after a display says what
+    its q is ("Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output … simply $r_a=\\delta_{ad}$"): q is
+    read as said there; r, which the display's own definition of L writes, stays every r (a proof holds
+    for the prose's case too). M's bound a is not the free a of ∂M/∂u_a (once bad input, "a summation
+    index"); ``$g_a=q_a-\\delta_{ad}$`` is a family of q's entries, unfolded: a planted g is refuted (the
+    planted mistake of the prose-after reading is test_free_delta_indices_range_and_entries_named_after's)."""
+
+    def body(err):
+        return (
+            "\\section{S}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
+            f"\\begin{{equation}}\nL(u)=-\\sum_{{a=1}}^K r_a\\log\\phi_a(u)=-\\sum_{{a=1}}^K r_a\\log q_a\n\\end{{equation}}\n"
+            "Here $r_a$ is the target and $q_a=\\phi_a(u)$ the output; for one class, $r_a=\\delta_{ad}$.\n"
+            "\\begin{equation}\nM(u)=-\\sum_{a=1}^K\\delta_{ad}\\log\\phi_a(u)\n\\end{equation}\n"
+            f"the miss $g_a=q_a-\\delta_{{ad}}{err}$:\n"
+            "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=g_a\n\\end{equation}\n"
+            # the chain rule through q_d (∂M/∂q_d: not read), then a link that is
+            "\\begin{equation}\n\\frac{\\partial M}{\\partial u_a}=\\frac{\\partial M}{\\partial q_d}\\frac{\\partial q_d}"
+            f"{{\\partial u_a}}=-\\frac{{1}}{{\\phi_d(u)}}\\phi_d(u)\\left(\\delta_{{da}}-\\phi_a(u)\\right)=q_a-\\delta_{{ad}}{err}\n"
+            "\\end{equation}\n"
+        )
+
+    got = chains(tmp_path, body(""), "s.tex")
+    status = [(c["line"], c["status"]) for c in got]
+    assert status[:6] == [
+        (3, "definition"),
+        (8, "definition"),  # q, from the prose after the display, made first
+        (6, "definition"),
+        (6, "proved"),  # -Σ r_a log φ_a(u) = -Σ r_a log q_a, for every r
+        (10, "definition"),
+        (12, "definition"),  # g_a, a family of q's entries
+    ], status
+    assert status[6] == (13, "proved"), got[6]  # ∂M/∂u_a = g_a: M's a renamed, g unfolded
+    assert "a1" in json.dumps(got[6]["let"])
+    assert got[7]["status"] == "proved" and "are not read" in json.dumps(got[7]["notes"]), got[7]
+    # planted: with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false; so is … = q_a - δ_ad + 1
+    planted = [c["status"] for c in chains(tmp_path, body("+1"), "t.tex")]
+    assert planted == ["definition"] * 3 + ["proved"] + ["definition"] * 2 + ["refuted"] * 2, planted
+
+
+def test_a_normalised_family_and_two_different_indices(tmp_path):
+    """Style of blog-yanfenglee-dl-demo.md:17-26 (our symbols): ``p_j = e^{u_j}/Σ_m e^{u_m}`` is a family of
+    the entries of u (p_m, p_i are p(m), p(i); u_i the entry u[i]), so ``\\sum_m t_m \\log p_m`` needs no
+    range; ``i \\neq j`` of two indices is a hypothesis, δ_ij = 0 (once bad input: "≠ is read as x \\neq 0
+    only"). A planted sign is refuted at i ≠ j."""
+    got = chains(
+        tmp_path,
+        "$$p_j = \\frac{e^{u_j}}{\\sum_m e^{u_m}}$$\n\n$$Q = -\\sum_m t_m \\log p_m$$\n\n"
+        "$$ \\frac{\\partial p_j}{\\partial u_i} = -p_i p_j,\\quad i \\neq j. $$\n\n"
+        "$$ \\frac{\\partial p_j}{\\partial u_i} = p_i p_j,\\quad i \\neq j. $$\n",
+        "n.md",
+    )
+    assert [c["status"] for c in got] == ["definition", "definition", "proved", "refuted"], got
+    assert "i != j" in got[2]["given"] and "diff(p(j), u[i])" in json.dumps(got[2])
+    assert "Sum(t[m]*log(p(m))" in json.dumps(got[1])
 
 
 def test_delta_subscripts_split_into_indices():
