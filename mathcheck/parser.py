@@ -20,7 +20,7 @@ The grammar (``^`` is accepted for ``**``)::
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
                acosh atanh erf erfc gamma lgamma loggamma Abs abs sigmoid softplus relu factorial
-               softsign (max, min: Max, Min) — the function table, :mod:`mathcheck.numeric.functions`
+               softsign step (max, min: Max, Min) — the function table, :mod:`mathcheck.numeric.functions`
     const   := pi π E e      (e is Euler's number unless declared a variable: e^x is exp(x))
     number  := 2 | 0.25 | 1e-10   (a decimal is the exact fraction written: 0.1 is 1/10)
     name    := letters, digits, _ ; Greek letters as written or by name (σ = sigma, β1 = beta1,

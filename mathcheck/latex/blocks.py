@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
-from mathcheck.latex import information
+from mathcheck.latex import indicator, information
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -463,6 +463,10 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             continue
         if reason_from is not None:
             i += 1
+            continue
+        if t.text in indicator.FONTS and indicator.starts(toks, i) and indicator.end(toks, i) > i:
+            links[-1].toks.extend(toks[i : indicator.end(toks, i)])  # \mathbb{1}(x \ge y): no link inside
+            i = indicator.end(toks, i)
             continue
         if t.kind == "cmd" and t.text in ("intertext", "tag", "tag*"):
             arg, j = _group(toks, i + 1, src, f"\\{t.text}")

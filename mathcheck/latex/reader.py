@@ -21,6 +21,7 @@ from mathcheck.latex.tokens import (
     _bracket,
     _group,
 )
+from mathcheck.latex import indicator
 from mathcheck.numeric import functions
 
 
@@ -435,6 +436,8 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in indicator.FONTS and indicator.starts(self.t, self.i):  # \mathbb{1}(x \ge y): latex/indicator.py
+            return indicator.indicator(self, t)
         if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
             from mathcheck.latex import probability
 
