@@ -515,6 +515,8 @@ class Reader:
             return integrals.integral(self, t)
         if name == "lim":
             return self.limit(t)
+        if name == "nabla":
+            return self.nabla(t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:
@@ -1189,6 +1191,34 @@ class Reader:
                     f"only; write the point by substitution",
                 )
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
+
+    def nabla(self, t) -> str:
+        """``\\nabla_x f`` with x a scalar the chain declares (``% assume: x \\in \\mathbb{R}``): the
+        gradient in one real variable is the derivative, ``diff(f, x)`` — f the whole term after it, as
+        after ``\\frac{d}{dx}``. A bold subscript (``\\nabla_{\\mathbf{x}}``), one not declared (a
+        parameter vector written plain, ``\\nabla_w L``, is the usual case) or no subscript is a gradient
+        of vectors: bad input, never ∂/∂x of a scalar."""
+        self.take()
+        if not self.at("ch", "_"):
+            self.fail(
+                t,
+                "\\nabla without a subscript is a gradient in every variable; write \\nabla_x f (x a declared scalar) or \\frac{\\partial f}{\\partial x}",
+            )
+        self.take()
+        sub, self.i = _group(self.t, self.i, self.src, "\\nabla_")
+        x = None if any(y.kind == "cmd" and y.text in _BOLD + ("vec",) for y in sub) else self.sub(sub).read()
+        if x is None or x not in self.n.variables or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", x):
+            self.fail(
+                t,
+                "\\nabla_x is read as the derivative only in a scalar x the chain declares "
+                "(% assume: x \\in \\mathbb{R}); a gradient in a vector is not read",
+            )
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\nabla_{{{x}}} needs something to differentiate after it")
+        start = self.i
+        f = self.term()
+        self.one_operator(start, t)
+        return f"diff({self.dependent(f, x, t)}, {x})"
 
     def at_other_point(self, top, x: str, order: str) -> str | None:
         """``\\frac{dg}{dh}(h(x))`` (d2l's chain rule): the derivative of the unknown function g of one
