@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
-from mathcheck.latex import indicator, information
+from mathcheck.latex import cases, indicator, information
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -271,6 +271,10 @@ def _drop_structure(toks: list[Tok], src: _Source):
         if t.kind == "cmd" and t.text in ("begin", "end"):
             name_toks, j = _group(toks, i + 1, src, f"\\{t.text}")
             name = "".join(x.text for x in name_toks)
+            if name == "cases" and t.text == "begin":  # two branches: latex/cases.py
+                read, i = cases.read(toks, i, src)
+                out += read
+                continue
             if name not in INNER_ENVIRONMENTS:
                 src.fail(
                     t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: see docs/latex.md)"

@@ -80,7 +80,7 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     [
         (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
         (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
-        (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
+        (r"\nabla f", r"\\nabla without a subscript is a gradient in every variable"),
         (r"x_1 + \cdots + x_n", r"elided terms"),
         (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
         (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
