@@ -627,7 +627,8 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
         return True
     # d2l's w_{\textrm{area}} \cdot \textrm{area} + …: a word between operators is a quantity (as a reason
     # it swallowed the rest of the display); words with spaces, \text{ where }, stay prose
-    spaced = bool(arg) and re.search(r"\s", src.text[arg[0].pos : arg[-1].end]) is not None
+    # the braces' whole inside: \textrm{ bits} (d2l's unit after a number) is spaced prose, never a factor
+    spaced = bool(arg) and re.search(r"\s", src.text[toks[i + 1].end : toks[j - 1].pos]) is not None
     before = i > 0 and _operator(toks[i - 1])
     after = j < len(toks) and _operator(toks[j])
     # x \textrm{area} = \textrm{area} x, 2 \textrm{Var}[X]: a word juxtaposed to a factor, with more on the row,
@@ -2710,6 +2711,15 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
             "what it means, e.g. s := \\sigma(z)",
         )
+    head = _unreadable_head(src, group, notation)
+    if head is not None:  # d2l's I("0010") = -\log(p("0010")) = -\log(2^{-4}) = 4: the readable tail alone
+        at, exc = head
+        line = src.line(group[0].toks[0].pos if group[0].toks else blk.body)
+        rest = [_Link(None, None, group[at + 1].toks, "")] + group[at + 2 :]
+        doc.unread.update({name: line for name in _defined_in(src, blk)})  # as for a display not read
+        return [Chain(f"line {line}", src.path, line, error=str(exc))] + _equation(
+            src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given, chain_lets, readings
+        )
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     notation.excluded.clear()
     steps = _steps(src, group, notation)
@@ -2782,6 +2792,37 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             prose_facts=information.PROSE + law if law else "",
         )
     ]
+
+
+def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | None:
+    """``(k, error)`` where the chain's expressions up to k are bad input and those after k read, two or
+    more: each link is its author's claim, so the readable tail is checked as a chain of its own (d2l's
+    self-information, ``I(\\textrm{"0010"}) = - \\log (p(\\textrm{"0010"})) = - \\log(\\frac{1}{2^4}) = 4``:
+    the code word is no expression, the last link is arithmetic). Only where the links left out carry no
+    condition (a ``\\quad x \\ge 0`` there may be the whole chain's hypothesis), none is an
+    arrow's or beside another equation, and the first expression is unreadable; None otherwise."""
+    import copy
+
+    if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
+        return None
+    last, exc = None, None
+    for k, link in enumerate(group):
+        try:
+            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
+        except LatexRefused:
+            raise
+        except DeriveError as e:
+            last, exc = k, e
+    if last is None or last > len(group) - 3 or exc is None:
+        return None
+    try:
+        Reader(list(group[0].toks), src, copy.deepcopy(notation)).read()
+        return None  # the first expression reads: an unreadable one in the middle stays the chain's error
+    except DeriveError:
+        pass
+    if any(link.conditions for link in group[: last + 2]):
+        return None
+    return last, exc
 
 
 def _listed_quantities(group: list, doc: _Document) -> list | None:

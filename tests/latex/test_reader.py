@@ -653,3 +653,34 @@ def test_pytest_plugin_keeps_a_papers_chains_green(pytester):
     r.assert_outcomes(passed=1, failed=1)
     r.stdout.fnmatch_lines(["*FAILED derive::paper.tex::eq:slip*"])
     assert "paper.tex:7  = x^2 + 1" in r.stdout.str()
+
+
+# style of d2l-information-theory.md:40 (our own code word and numbers): the first expressions are no
+# math the reader reads (a code word in quotes), the last link is arithmetic — checked on its own
+UNREAD_HEAD = r"""
+$$J(\textrm{"ab"}) = - \ln (q(\textrm{"ab"})) = - \ln \left( \frac{1}{e^3} \right) = 3 \textrm{ nats}.$$
+"""
+
+
+def test_a_readable_tail_after_unreadable_expressions_is_its_own_chain():
+    chains = latex.chains(UNREAD_HEAD, "n.md", markdown=True)
+    assert [bool(c.error) for c in chains] == [True, False]
+    assert [s.text for s in chains[1].steps] == ["-log(1/exp(3))", "3"] and chains[1].steps[1].reason == "nats"
+    planted = latex.chains(UNREAD_HEAD.replace("= 3", "= 2"), "n.md", markdown=True)
+    assert [derive.check_chain(c, seed=0).status for c in chains[1:] + planted[1:]] == ["proved", "refuted"]
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        # the first expression reads: an unreadable one in the middle stays the chain's error
+        r'$$x + x = J(\textrm{"ab"}) = 2x = x + x$$',
+        # a condition on a link left out may be the whole chain's hypothesis
+        r'$$J(\textrm{"ab"}) = \sqrt{x^2} \quad x \ge 0 \\ = x = \sqrt{x^2}$$',
+        # after an arrow the equation is claimed given its premise
+        r'$$u = 1 \Rightarrow J(\textrm{"ab"}) = u + 1 = 2$$',
+    ],
+)
+def test_an_unreadable_head_is_not_split_off_where_the_tail_needs_it(note):
+    chains = latex.chains(note, "n.md", markdown=True)
+    assert chains[-1].error and all(c.error or c.definition for c in chains)
