@@ -504,6 +504,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             and toks[i + 1].kind == "ch"
             and toks[i + 1].text == "&"
         )
+        if starts_reason and (_open_parenthesis(links[-1].toks[row_start:]) or _quoted(toks, i)):
+            starts_reason = False  # I(\textrm{"0010"}): an argument in words (d2l), never a reason cutting I( off
         if starts_reason and _expression(links[-1].toks[row_start:]):
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
             if j > i and j < len(toks) and _relation_of(toks[j]) is not None:
@@ -559,6 +561,29 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
 # \iff claims both directions: read only where the premise is a definition (true by fiat, so A ⟺ B is B)
 _EQUIVALENT = ("iff", "Leftrightarrow", "Longleftrightarrow", "longleftrightarrow")
 _IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore", "rightarrow", "to", "longrightarrow", *_EQUIVALENT)
+
+
+def _quoted(toks: list[Tok], i: int) -> bool:
+    """``\\text{"0010"}`` at ``toks[i]``: a string in quotes, a code word the math names, never a reason."""
+    return (
+        toks[i].kind == "cmd"
+        and i + 2 < len(toks)
+        and toks[i + 1].kind == "ch"
+        and toks[i + 1].text == "{"
+        and toks[i + 2].kind == "ch"
+        and toks[i + 2].text in ('"', "`", "'")
+    )
+
+
+def _open_parenthesis(toks: list[Tok]) -> bool:
+    """Whether a ``(`` or ``[`` of these tokens is not closed yet: a reason never starts inside one."""
+    depth = 0
+    for t in toks:
+        if t.kind == "ch" and t.text in "([":
+            depth += 1
+        elif t.kind == "ch" and t.text in ")]":
+            depth -= 1
+    return depth > 0
 
 
 def _not_between_equations(src: _Source, arrow: Tok):

@@ -679,6 +679,8 @@ def test_a_readable_tail_after_unreadable_expressions_is_its_own_chain():
         r'$$J(\textrm{"ab"}) = \sqrt{x^2} \quad x \ge 0 \\ = x = \sqrt{x^2}$$',
         # after an arrow the equation is claimed given its premise
         r'$$u = 1 \Rightarrow J(\textrm{"ab"}) = u + 1 = 2$$',
+        # a quoted word is a code word, never the start of a reason cutting the row (a + a = 2 was checked)
+        r'$$a + a = 2 \textrm{"ab"}(a) = 2a = a + a$$',
     ],
 )
 def test_an_unreadable_head_is_not_split_off_where_the_tail_needs_it(note):
