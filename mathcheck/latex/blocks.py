@@ -2745,6 +2745,13 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         return [Chain(f"line {line}", src.path, line, error=str(exc))] + _equation(
             src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given, chain_lets, readings
         )
+    tail = _unreadable_tail(src, group, notation)
+    if tail is not None:  # d2l's e^x = \sum_{n=0}^\infty \frac{x^n}{n!} = 1 + x + \cdots: the readable head alone
+        at, exc = tail
+        line = src.line(group[at].at.pos if group[at].at is not None else blk.body)
+        return _equation(
+            src, blk, n, group[:at], label, notation, doc, block_lets, assumptions, given, chain_lets, readings
+        ) + [Chain(f"line {line}", src.path, line, error=str(exc))]
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     notation.excluded.clear()
     steps = _steps(src, group, notation)
@@ -2848,6 +2855,38 @@ def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | N
     if any(link.conditions for link in group[: last + 2]):
         return None
     return last, exc
+
+
+def _unreadable_tail(src: _Source, group: list, notation: Notation) -> tuple | None:
+    """``(k, error)`` where the chain's expressions from k on are bad input, k ≥ 2, and the last one is:
+    the readable head is checked as a chain of its own (d2l's ``e^{x} = \\sum_{n = 0}^\\infty
+    \\frac{x^{n}}{n!} = 1 + x + \\frac{x^2}{2} + \\cdots``: the series is read, the elided terms are
+    not), as :func:`_unreadable_head` does the other way — only where the links left out carry no
+    condition (one at the row's end may be the whole chain's hypothesis), none is an arrow's or beside
+    another equation or a definition sign; None otherwise."""
+    import copy
+
+    if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
+        return None
+    first, exc = None, None
+    for k, link in enumerate(group):
+        try:
+            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
+        except LatexRefused:
+            raise
+        except DeriveError as e:
+            first, exc = k, e
+            break
+    if first is None or first < 2:
+        return None
+    try:
+        Reader(list(group[-1].toks), src, copy.deepcopy(notation)).read()
+        return None  # the last expression reads: an unreadable one in the middle stays the chain's error
+    except DeriveError:
+        pass
+    if any(link.conditions for link in group[first:]):
+        return None
+    return first, exc
 
 
 def _listed_quantities(group: list, doc: _Document) -> list | None:
@@ -2980,7 +3019,7 @@ def _counts(texts, assumptions: dict) -> None:
     for text in texts:
         for _, lo, hi in _COUNT.findall(text):
             # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
-            if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
+            if hi not in assumptions and hi not in (GENERIC_SIZE, "oo") and f"({hi}, " not in text:  # oo: a series
                 assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
 
 

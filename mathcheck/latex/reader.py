@@ -1325,7 +1325,8 @@ class Reader:
             var = _word(low[:eq])
             if var is None or not low[eq + 1 :] or not high:
                 self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
-            lo, hi = self.sub(low[eq + 1 :]).read(), self.sub(high).read()
+            infinite = [x.text for x in high] in (["infty"], ["+", "infty"]) and what == "Sum"
+            lo, hi = self.sub(low[eq + 1 :]).read(), "oo" if infinite else self.sub(high).read()  # a series
         if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound

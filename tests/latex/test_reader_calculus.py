@@ -592,3 +592,23 @@ def test_nabla_of_a_vector_or_an_undeclared_name_is_refused(tex):
     # d2l's \nabla_{\mathbf{x}} y = \mathbf{A} \nabla_{\mathbf{u}} y (calculus.md:373) is of vectors
     with pytest.raises(DeriveError, match=r"\\nabla"):
         latex.translate(tex)
+
+
+# --- a series to \infty (style of d2l single-variable-calculus.md:443, our own letters) ---------------
+
+SERIES = r"""
+$$
+e^{u} = \sum_{j=0}^{\infty} \frac{u^{j}}{j!} = 1 + u + \frac{u^2}{2} + \cdots
+$$
+"""
+
+
+def test_a_series_to_infinity_is_proved_and_its_elided_terms_refused():
+    chains = latex.chains(SERIES, "n.md", markdown=True)
+    assert "cdots" in chains[1].error and chains[0].steps[1].text == "Sum((u^j)/factorial(j), (j, 0, oo))"
+    assert derive.check_chain(chains[0], seed=0, timeout=TIMEOUT).status == "proved"
+
+
+def test_a_planted_slip_in_a_series_is_refuted():
+    (chain, _) = latex.chains(SERIES.replace("{j!}", "{(j + 1)!}"), "n.md", markdown=True)
+    assert derive.check_chain(chain, seed=0, timeout=TIMEOUT).status == "refuted"
