@@ -679,6 +679,8 @@ def test_a_readable_tail_after_unreadable_expressions_is_its_own_chain():
         r'$$J(\textrm{"ab"}) = \sqrt{x^2} \quad x \ge 0 \\ = x = \sqrt{x^2}$$',
         # after an arrow the equation is claimed given its premise
         r'$$u = 1 \Rightarrow J(\textrm{"ab"}) = u + 1 = 2$$',
+        # the readable head of a chain whose last link carries a condition (maybe the whole chain's)
+        r'$$\sqrt{x^2} = x = J(\textrm{"ab"}) \quad x \ge 0$$',
         # a quoted word is a code word, never the start of a reason cutting the row (a + a = 2 was checked)
         r'$$a + a = 2 \textrm{"ab"}(a) = 2a = a + a$$',
     ],
