@@ -303,20 +303,24 @@ def _no_derivative(L, R, signs: dict) -> bool:
     """Whether this region is a boundary ``g = 0`` where a side is a derivative that does not exist:
     SymPy writes d/dx Max(x, y) as ``Heaviside(x − y)`` with its convention H(0) = 1/2 (the grammar's
     ``step`` is Heaviside(t, 1), so a Heaviside at 1/2 comes only from a derivative at a kink), and a
-    side whose value there changes with that convention (H(0) = 0 or 1 differ) jumps: its derivative
-    has no value at the boundary, and the relation claims nothing there (cs231n's ∂max(x, y)/∂x =
-    1(x ≥ y) holds wherever the derivative exists). ``d/dx Max(x, 0)^2 = 2 Max(x, 0)`` keeps its
-    boundary: the Heaviside there is multiplied by 0, no jump."""
+    side whose limits from either side of the boundary differ jumps there — a derivative never does
+    (Darboux), so the function has none at the boundary and the relation claims nothing there
+    (cs231n's ∂max(x, y)/∂x = 1(x ≥ y) holds wherever the derivative exists). ``d/dx Max(x, 0)^2 =
+    2 Max(x, 0) H(x)`` keeps its boundary: no jump there."""
     zero = [g for g, s in signs.items() if s == 0]
     if not zero:
         return False
     half = sp.Rational(1, 2)
 
-    def at(e, h0):
+    def limit(e, side):  # each H(±g) at 1/2 as just above (side 1) or just below (side -1) the boundary
         def pick(h):
             g = sp.expand(h.args[0])
-            if h.args[1] == half and (g in zero or -g in zero):
-                return sp.Integer(h0)
+            if h.args[1] != half:
+                return h
+            if g in zero:
+                return sp.Integer(1 if side > 0 else 0)
+            if -g in zero:
+                return sp.Integer(0 if side > 0 else 1)
             return h
 
         return e.replace(lambda t: isinstance(t, sp.Heaviside), pick)
@@ -324,13 +328,13 @@ def _no_derivative(L, R, signs: dict) -> bool:
     for side in (L, R):
         if not any(h.args[1] == half for h in side.atoms(sp.Heaviside)):
             continue
-        low, high = (_heaviside(_branch(at(side, v), signs), signs) for v in (0, 1))
+        above, below = (_heaviside(_branch(limit(side, v), signs), signs) for v in (1, -1))
         for g in zero:
             place = _on_boundary(g)
             if place is None:
                 return False
-            low, high = low.xreplace(place), high.xreplace(place)
-        if sp.simplify(low - high) != 0:
+            above, below = above.xreplace(place), below.xreplace(place)
+        if sp.simplify(above - below) != 0:
             return True
     return False
 
