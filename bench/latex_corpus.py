@@ -196,6 +196,9 @@ def _find(row: str, source: str, start: int) -> int:
     """Where ``source`` (its first line) begins in ``row`` at or after ``start``, spaces ignored (the
     reader keeps a link's source with its spacing normalised); -1 if nowhere."""
     want = re.sub(r"\s+", "", (source or "").split("\n")[0]).lstrip("&")
+    # the reader keeps a trailing \label{…} with the link's source, spaces normalised, though the author
+    # wrote it on the next row (backprop.tex:151, :172): the relation is placed by the math before it
+    want = re.sub(r"(?:\\label\{[^{}]*\})+$", "", want)
     cols = [i for i, ch in enumerate(row) if not ch.isspace() and i >= start]
     packed = "".join(row[i] for i in cols)
     at = packed.find(want) if want else -1

@@ -237,6 +237,7 @@ class _Link:
     implied: bool = False  # the first link of an equation after \Rightarrow: the one before is its premise
     arrow: Tok | None = None  # that \Rightarrow, \rightarrow, \iff … (what the premise must be depends on it)
     beside: bool = False  # the first link of an equation set beside the one before (\quad between them)
+    refused: tuple = ()  # (position, message): the equation holds a relation mathcheck does not check (\sim)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -415,13 +416,16 @@ def _unwrap(raw: str) -> str:
         i = j
 
 
-def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[list[_Link]]:
+def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: bool = False) -> list[list[_Link]]:
     """Split a block at its top-level relations: the first expression, then one link per relation.
     Rows (``\\\\``) and alignment (``&``) lay a chain out: a row starting with a relation, or with
     + or − (going on with the expression above), continues it; a row starting with an expression
     after a link starts the next equation (``rows_may_start``; not in ``multline``, one equation
     broken over rows). ``\\quad\\text{…}``, ``&& …``, ``\\tag{…}`` end a row with its reason;
-    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation."""
+    ``\\intertext{…}`` is the reason of the next link. Returns one list of links per equation. ``isolate``: a
+    relation mathcheck does not check (``\\sim``) fails its own equation (``refused`` on its first link), not
+    the block — unless the block holds one equation; the block's other equations are read as definitions
+    only (a claim beside it is bad input with the same line: the row may be its hypothesis)."""
     groups: list = []
     links = [_Link(None, None, [])]
     pending, depth, i, reason_from = "", 0, 0, None
@@ -539,15 +543,25 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True) -> list[l
             i += 1
             continue
         if t.kind == "cmd" and t.text in NOT_LINKS:
-            src.fail(
-                t.pos,
+            message = (
                 f"\\{t.text} is not a link mathcheck checks; a chain's links are =, \\le, <, \\ge, "
-                f">, \\approx (put % mathcheck: skip before a block that is not a chain)",
+                f">, \\approx (put % mathcheck: skip before a block that is not a chain)"
             )
+            if not isolate:
+                src.fail(t.pos, message)
+            # backprop notes' align: ^p \vartriangle w_{hm} \sim -\nabla_w E, then the weight change defined
+            links[0].refused = links[0].refused or (t.pos, message)
+            row_start = 0
+            links.append(_Link("~", t, [], pending))
+            pending, i = "", i + 1
+            continue
         links[-1].toks.append(t)
         i += 1
     close_reason(len(toks))
     groups.append(links)
+    refused = [g[0].refused for g in groups if g[0].refused]
+    if refused and len([g for g in groups if len(g) > 1]) == 1:
+        src.fail(*refused[0])
     for links in groups:
         if links[0].implied and len(links) == 1:  # A = B \rightarrow [0.7, 0.04]: no equation after the arrow
             _not_between_equations(src, links[0].arrow)
@@ -1033,7 +1047,10 @@ def _log2_noted(src: _Source, blk, chains: list) -> list:
     ]
 
 
-_E_DEFINED = re.compile(r"(?:^|\\\\|&)\s*(?P<e>E)\s*&?\s*(?:=(?!=)|:=|\\coloneqq|\\triangleq|\\stackrel)", re.M)
+_E_DEFINED = re.compile(
+    r"(?:^|\\\\|&)\s*(?:\^\s*(?:[A-Za-z]|\{[A-Za-z]\})\s*)?(?P<e>E)\s*&?\s*(?:=(?!=)|:=|\\coloneqq|\\triangleq|\\stackrel)",
+    re.M,
+)
 
 
 def _defines_e(src: _Source, found, markdown: bool) -> int | None:
@@ -1485,6 +1502,18 @@ def _definition(
             f"{name} is defined here, but {users[0][1]} (line {users[0][0]}) is defined in terms "
             f"of {name} before; give the new quantity a new name, or define {name} first",
         )
+    # a quantity defined in a display not read, applied: read from its derivative as an unknown function
+    opaque = sorted(u for u in set(doc.opaque) - set(params or ()) if re.search(rf"(?<![\w.]){re.escape(u)}\(", rhs))
+    if opaque and inline:
+        return None
+    if opaque:
+        # δ_h = -\frac{\partial E}{\partial net_h} with E's definition not read: E read as an unknown function of
+        # net_h there (a value, L = (L_0 + L_1 + L_2)/3, stays a definition: a later chain unfolding it is refused)
+        src.fail(
+            link.at.pos,
+            f"{opaque[0]} is defined in a display mathcheck does not read (line {doc.opaque[opaque[0]]}), so it "
+            f"is not a free value here",
+        )
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
     doc.opaque.pop(name, None)  # read now: unfolded from here on
@@ -1619,7 +1648,15 @@ def _equal_bodies(a: str, b: str) -> bool:
 
 _FONTS = ("mathbf", "boldsymbol", "bm", "mathrm", "textrm", "text", "operatorname", "mathit", "mathsf", "textit")
 _UPRIGHT = ("mathrm", "textrm", "text", "operatorname", "textit", "mathsf")
-_DECORATIONS = {"hat": "hat", "widehat": "hat", "bar": "bar", "overline": "bar", "tilde": "tilde", "widetilde": "tilde"}
+_DECORATIONS = {
+    "hat": "hat",
+    "widehat": "hat",
+    "bar": "bar",
+    "overline": "bar",
+    "tilde": "tilde",
+    "widetilde": "tilde",
+    "underline": "under",
+}
 _ARG_SEPARATORS = (",", ";", "|", "mid", "Vert")
 
 
@@ -1647,6 +1684,8 @@ def _core(toks: list[Tok], i: int):
         return t.text, i + 1
     if t.kind == "cmd" and t.text in GREEK:
         return t.text, i + 1
+    if t.kind == "cmd" and t.text == "vartriangle" and (inner := _core(toks, i + 1)) and inner[1] == i + 2:
+        return f"Delta_{inner[0]}", i + 2  # \vartriangle w_{hm}: the weight change (backprop notes)
     if t.kind == "ch" and t.text == "{":
         end = _closing(toks, i)
         inner = _core(toks, i + 1) if end > 0 else None
@@ -1707,12 +1746,48 @@ def _decorated(toks: list[Tok], name: str, j: int):
     return name, j
 
 
+def _pre_label(toks: list[Tok], i: int) -> int:
+    r"""The index after a label written before a name at ``toks[i]`` — ``^p E``, ``^{p}E`` (backprop notes'
+    error of pattern p, ``F = \sum_{p \in P} \ ^pE``): a ``^`` that follows no operand, its one letter,
+    and the spacing after it; ``i`` where there is none."""
+    before = toks[i - 1] if i > 0 else None
+    if (
+        i + 2 >= len(toks)
+        or toks[i].kind != "ch"
+        or toks[i].text != "^"
+        or not (before is None or (before.kind == "cmd" and before.text in _SPACING) or before.text in "&=")
+    ):
+        return i
+    j = i + 1
+    if toks[j].text == "{" and j + 2 < len(toks) and toks[j + 2].text == "}":
+        j += 1
+    if toks[j].kind != "ch" or len(toks[j].text) != 1 or not toks[j].text.isalpha():
+        return i
+    j += 2 if toks[i + 1].text == "{" else 1
+    while j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _SPACING:
+        j += 1
+    return j if j < len(toks) and _core(toks, j) is not None else i
+
+
+def _without_pre_label(lhs: list[Tok]) -> list[Tok]:
+    """``lhs`` without a label before its name (:func:`_pre_label`): ``^p E`` defines E, the error of the
+    pattern at hand, which the notes' chains then write plain."""
+    lhs = lhs[_pre_label(lhs, 0) :] if lhs else lhs
+    while lhs and lhs[-1].kind == "ch" and lhs[-1].text == "&":  # ^q E &= … (align): the alignment point
+        lhs = lhs[:-1]
+    return lhs
+
+
 def _names_in(toks: list[Tok], cores: bool = False) -> set:
     """Every name :func:`_atom` finds in ``toks`` (the right side of a definition that is not read);
     with ``cores``, the cores of those subscripted or labelled (``v`` of ``\\mathbf{v}_{t-1}``), and
     the names of those labelled, marked (``f^`` of ``f^{(n)}``)."""
     out, i = set(), 0
     while i < len(toks):
+        if (after := _pre_label(toks, i)) != i:  # \sum_{p \in P} \ ^pE: each pattern's E, defined on its own
+            found = _decorated(toks, *_core(toks, after))
+            i = found[1] if found else after + 1
+            continue
         core = _core(toks, i)
         found = _decorated(toks, core[0], core[1]) if core else None
         if found:
@@ -1828,10 +1903,12 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     first link, a chain that stays bad input (``error``, the display's). Returns the chains, or None."""
     from mathcheck.parser import PROBABILITY, reserved
 
+    lhs = _without_pre_label(lhs)
     shape = _defined_name(lhs) if lhs and rhs else None
     if shape is None or doc.lead:
         return None  # "so that …": a condition, never a definition
     spelled, head, word = shape
+    overloaded = False
     params = _names_in(lhs[len(head) + 1 :]) if len(lhs) > len(head) else set()  # x of h(\mathbf{x})
     while len(head) > 2 and head[0].text == "{" and _closing(head, 0) == len(head) - 1:
         head = head[1:-1]  # {\hat{\mathbf{y}}}: the braces group, they name nothing
@@ -1853,11 +1930,11 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
     if (
         {name, spelled} & (read | (doc.opaque_used - doc.opaque_names))
         or (name or spelled) in reserved() | set(PROBABILITY) | set(_PARSER_FUNCTIONS)
-        or spelled in _names_in(rhs)
+        or (spelled in _names_in(rhs) and not (overloaded := _overloaded(lhs, rhs, spelled)))
         or any(name and name in WORD.findall(t.split("=", 1)[1]) for _, _, t, _ in doc.defs)
     ):
         return None  # defined, used or written before (b = … after y = wx + b), or recursive
-    redefines = bool({name, spelled} & unread)
+    redefines = bool({name, spelled} & unread) and not overloaded
     if redefines and (more or _names_in(rhs) & (unread | doc.names() | params)):
         # given again in other defined quantities, CE(P, Q) = H(P) + D_KL(P||Q), in its own parameters,
         # h(\mathbf{x}) = \frac{1}{2}(\mathbf{x} - \mathbf{Q}^{-1}\mathbf{c})^\top … (h restated, as for a function
@@ -1869,7 +1946,7 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
             _not_einstein(src, [_Link(None, None, lhs), _Link("=", at, rhs)])
     except DeriveError:
         return None
-    why = _not_read(src, rhs, error)
+    why = _not_read(src, rhs, error) or _opaque_in(src, rhs, doc)
     side = "right"
     if (
         why is None
@@ -1911,6 +1988,50 @@ def _unread_definition(src: _Source, lhs: list, at: Tok, rhs: list, more: bool, 
         rest = src.line(rhs[0].pos)
         out.append(Chain(f"line {rest}", src.path, rest, error=error))
     return out
+
+
+def _semicolon_args(toks: list[Tok], spelled: str) -> list[bool]:
+    """For each application of the name ``spelled`` in ``toks``: whether its arguments hold a ``;``
+    outside brackets (``J(W,b;x,y)``: parameters, then the data)."""
+    out, i = [], 0
+    while i < len(toks):
+        core = _core(toks, i)
+        found = _decorated(toks, *core) if core else None
+        if not found:
+            i += 1
+            continue
+        i = found[1]
+        if found[0] == spelled and i < len(toks) and toks[i].text == "(" and (end := _closing(toks, i)) > 0:
+            depth, semi = 0, False
+            for t in toks[i + 1 : end]:
+                depth += (t.text in "({[") - (t.text in ")}]") if t.kind == "ch" else 0
+                semi |= depth == 0 and t.kind == "ch" and t.text == ";"
+            out.append(semi)
+    return out
+
+
+def _overloaded(lhs: list[Tok], rhs: list[Tok], spelled: str) -> bool:
+    r"""UFLDL's overall cost ``J(W,b) = \frac{1}{m} \sum_{k=1}^m J(W,b;x^{(k)},y^{(k)}) + …`` (backprop notes):
+    the right side applies J only with data after a semicolon, the left side without — another function,
+    the cost of one example, not J defined by itself."""
+    uses = _semicolon_args(rhs, spelled)
+    return bool(uses) and all(uses) and _semicolon_args(lhs, spelled) == [False]
+
+
+def _opaque_in(src: _Source, rhs: list, doc: _Document) -> str | None:
+    """What :func:`_not_opaque` says of a right side that reads but names a quantity defined in a display
+    that is not read; None where it names none."""
+    try:
+        text = Reader(list(rhs), src, notation_of(src, [list(rhs)], set(), {}, set())).read()
+    except DeriveError:
+        return None
+    found = sorted(set(WORD.findall(text)) & set(doc.opaque))
+    if not found:
+        return None
+    return (
+        f"{found[0]} is defined in a display mathcheck does not read (line {doc.opaque[found[0]]}), so it "
+        f"is not a free value here"
+    )
 
 
 def _not_read(src: _Source, rhs: list, error: str) -> str | None:
@@ -1962,7 +2083,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     if continued:  # a display that starts with = or \le goes on from the last one's last expression
         toks = list(doc.last_tail) + toks
     doc.last_tail = ()
-    groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener) if len(g) > 1])
+    groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener, True) if len(g) > 1])
     if groups and groups[-1][-1].toks:
         doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
@@ -2023,10 +2144,13 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
+    refusal = next((g[0].refused for g in groups if g[0].refused), ())  # \sim on a row of its own (_links)
     premise: tuple | None = ()  # None: the equation before an arrow was not read
     defines = ""  # the name a premise defines (f in f(x, y) = x y \rightarrow \frac{\partial f}{\partial x} = y)
     for n, group in enumerate(groups):
         try:
+            if group[0].refused:
+                src.fail(*group[0].refused)
             if not (group[0].implied or group[0].beside):
                 premise, defines = (), ""
             before = premise
@@ -2060,20 +2184,17 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             said = [family[1]] if family is not None else []
             if family is not None:  # f_c(x) = c + x \rightarrow \frac{df}{dx} = 1: f_c's derivative
                 group = family[0]
-            chains = _equation(
-                src,
-                blk,
-                n,
-                group,
-                label,
-                notation,
-                doc,
-                block_lets,
-                assumptions,
-                tuple(given) + premise,
-                chain_lets,
-                list(readings) + said,
-            )
+            args = (label, notation, doc, block_lets, assumptions, tuple(given) + premise, chain_lets)
+            try:
+                chains = _equation(src, blk, n, group, *args, list(readings) + said)
+            except LatexRefused:
+                raise
+            except DeriveError as exc:
+                chains = _after_unread_head(src, blk, n, group, args, list(readings) + said, exc)
+            if refusal and any(not (c.definition or c.unread or c.error) for c in chains):
+                # a row beside it may state what this claim needs (X \sim \mathcal{N}(0, 1), then E[X^2] = 1):
+                # beside a refused relation only definitions are read
+                src.fail(*refusal)
             if defines:
                 _names_premise(src, group, chains, defines)
             out += chains
@@ -2085,7 +2206,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             line = src.line(blk.start if n == 0 or not group[0].toks else group[0].toks[0].pos)
             defined = (
                 _unread_definition(src, group[0].toks, group[1].at, group[1].toks, len(group) > 2, doc, str(exc))
-                if group[1].relation == "=" and not group[0].implied and not premise
+                if group[1].relation == "=" and not group[0].implied and not premise and not group[0].refused
                 else None
             )
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
@@ -2093,6 +2214,67 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
     # facts stated (% assume: p(x, y) \text{ law}): the chain's law is the author's, so a refutation stands
     return [_stated(c, facts) for c in out] if facts else out
+
+
+# the first expression is the author's quantity, defined where mathcheck does not read it
+_UNREAD_HEAD = re.compile(
+    r"is defined in a display mathcheck does not read|a plain E is read only|E is a quantity this document defines"
+)
+
+
+def _head_unread(src: _Source, toks: list, notation, doc: _Document) -> bool:
+    r"""Whether the expression ``toks`` is a quantity :func:`_after_unread_head` drops: it names one defined
+    in a display that is not read (never a fresh name a chain defines: δ_h = -∂E/∂net_h is δ_h's definition),
+    and it is a derivative of it (the notes' ∂E/∂y_m): the links after it compute that derivative. A head that
+    is the quantity itself (d2l's loss ``l(\mathbf{y}, \hat{\mathbf{y}}) = …`` unfolded under the prose's one-hot
+    y) is the chain's subject, whose hypotheses the unread display and its prose carry: never dropped."""
+    derivative = any(t.kind == "cmd" and t.text == "partial" for t in toks) or any(
+        t.kind == "cmd" and t.text in ("frac", "dfrac") and [x.text for x in toks[k + 1 : k + 3]] == ["{", "d"]
+        for k, t in enumerate(toks)
+    )
+    if not derivative:
+        return False
+    if _names_in(toks) & doc.opaque_names:
+        return True  # as written (\frac{\partial E}{\partial net_l}), whatever else fails to read beside it
+    try:
+        text = Reader(list(toks), src, notation).read()
+    except LatexRefused:
+        raise
+    except DeriveError as exc:
+        return bool(_UNREAD_HEAD.search(str(exc)))
+    return bool(set(WORD.findall(text)) & set(doc.opaque))
+
+
+def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
+    r"""The links of an equation after its first, where the first expression is a quantity defined in a
+    display that is not read (backprop notes: ``\frac{\partial E}{\partial y_m} = \frac{\partial}{\partial
+    y_m} \cdot \frac{1}{2} \sum_{j=1}^M (\hat{y}_j - y_j)^2 = -(\hat{y}_m - y_m)``, E's definition not read):
+    each link is the author's claim, so the rest is checked as a chain from the second expression, with a
+    note saying the first link is not read. Expressions are dropped from the front while they name such a
+    quantity (:func:`_head_unread`); where the rest does not read either, the equation's error is raised as
+    before."""
+    first, notation, doc = exc, args[1], args[2]
+    while (
+        _UNREAD_HEAD.search(str(first))
+        and len(group) >= 3
+        and not (group[0].implied or group[0].beside)
+        and not (group[1].conditions or group[1].reason)  # \quad x > 0 there may be the whole equation's
+        and _head_unread(src, group[0].toks, notation, doc)
+    ):
+        group = [_Link(None, None, group[1].toks), *group[2:]]
+        try:
+            chains = _equation(src, blk, n, group, *args, readings)
+        except LatexRefused:
+            raise
+        except DeriveError:
+            continue  # the next expression names that quantity too (or fails of its own: raised below)
+        why = re.sub(r"^.*?:\d+:\d+: ", "", str(first)).split(";")[0]
+        line = src.line(group[0].toks[0].pos)
+        return [
+            replace(c, notes=(*c.notes, f"the links before the expression on line {line} are not read: {why}"))
+            for c in chains
+        ]
+    raise first
 
 
 def _stated(chain: Chain, facts: tuple) -> Chain:

@@ -377,7 +377,11 @@ class Reader:
             and toks[0].text == "("
             and toks[-1].text == ")"
             and toks[0].kind == "ch"
-            and (len(inner) == 1 or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit()))
+            and (
+                len(inner) == 1
+                or (len(inner) == 3 and inner[1] in "+-" and inner[2].isdigit())
+                or _subscripted_letter(toks[1:-1])
+            )
         ):
             # e^{(k)} too: d2l's Newton error e^{(k+1)} read as exp(k + 1) was refuted
             # (1), (i), (l+1) label; e^{(x)}, x^{(a+b)} are powers
@@ -509,6 +513,11 @@ class Reader:
             if word is None:
                 self.fail(t, f"\\{name}{{…}} is read over one name only, e.g. \\{name}{{x}}")
             return self.named(f"{word}_{ACCENTS[name]}", t)
+        if name == "vartriangle" and (nxt := self.peek(1)) is not None and _letter(nxt):
+            # backprop notes' \vartriangle w_{hm}, the weight change: the name Delta_w, never a product (no Δ·w)
+            self.take()
+            self.take()
+            return self.named(f"Delta_{_GREEK_NAME.get(nxt.text, nxt.text)}", t)
         if name == "int":  # \int_a^b f\,dx: latex/integrals.py
             from mathcheck.latex import integrals
 
@@ -1651,6 +1660,25 @@ def _styled(toks) -> bool:
     return any(x.kind == "cmd" and x.text in STYLE for x in toks)
 
 
+def _letter(t: Tok) -> bool:
+    """One Latin letter, or a Greek one."""
+    return (t.kind == "ch" and len(t.text) == 1 and t.text.isalpha()) or (t.kind == "cmd" and t.text in GREEK)
+
+
+def _subscripted_letter(toks: list[Tok]) -> bool:
+    r"""``n_l``, ``n_{l}``: one letter and its subscript, a layer label's inside (``a^{(n_l)}``, backprop
+    notes' last layer) — read as the power a^(n_l) before."""
+    texts = [x.text for x in toks]
+    return (
+        len(toks) >= 3
+        and toks[0].kind == "ch"
+        and len(texts[0]) == 1
+        and texts[0].isalpha()
+        and texts[1] == "_"
+        and (len(toks) == 3 and toks[2].kind in ("ch", "num") or (texts[2] == "{" and texts[-1] == "}"))
+    )
+
+
 def _checked_name(name: str, reader: Reader, tok) -> str:
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,30}", name) or "__" in name:
         reader.fail(tok, f"{name!r} is not a name mathcheck reads (a letter, then letters, digits, single _)")
@@ -1693,7 +1721,11 @@ def _derivative(num: list[Tok], den: list[Tok]):
     if var and var[-1].kind in ("num", "ch") and len(var) >= 2 and var[-2].kind == "ch" and var[-2].text == "^":
         var = var[:-2]
     elif len(var) >= 4 and var[-1].text == "}" and any(x.text == "^" for x in var):
-        var = var[: max(k for k, x in enumerate(var) if x.text == "^")]
+        hat = max(k for k, x in enumerate(var) if x.text == "^")
+        if not (hat + 2 < len(var) and var[hat + 2].text == "("):
+            # \partial x^{2}: the order; \partial z_i^{(l)} keeps its layer label (dropped, z_i^{(l)} and
+            # z_i^{(l+1)} were one variable z_i)
+            var = var[:hat]
     if any(x.kind == "cmd" and x.text == "partial" for x in var):
         return None
     return top, var, order

@@ -182,6 +182,7 @@ ACCENTS = {
     "tilde": "tilde",
     "widetilde": "tilde",
     "vec": "vec",
+    "underline": "under",  # backprop notes mark the next layer's quantities: \underline{\delta}_l, \underline{w}_{jl}
 }
 OUT = {
     "iint": "double integrals over a region (write nested \\int_a^b … \\,dx with limits)",

@@ -336,33 +336,13 @@ def _values(call, weights, vh, group, x, dtype, replay, out_path) -> list[Result
     if err <= tol:
         return [_ok("values", "attention-backward", doc, err, tol, what)]
     g, h = vh.shape[1], len(group)
+    why = "the values are changed between projection and weighting (e.g. RoPE applied to them)"
     if call.kind == "sdpa" and g < h and v_in.shape[-3] == h:  # value heads tiled, as the keys may be
         tiled = vh[:, torch.arange(h) % g]
         if v_in.shape == tiled.shape and float((v_in - tiled).abs().max()) <= tol:
-            return [
-                _bad(
-                    "values",
-                    "attention-backward",
-                    doc,
-                    err,
-                    tol,
-                    f"{what} differ by {err:.3g}: query head i reads value head i mod {g} (heads tiled), "
-                    f"not i // {h // g}",
-                    {"compared": what, "replay": replay},
-                )
-            ]
-    return [
-        _bad(
-            "values",
-            "attention-backward",
-            doc,
-            err,
-            tol,
-            f"{what} differ by {err:.3g}: the values are changed between projection and weighting "
-            "(e.g. RoPE applied to them)",
-            {"compared": what, "replay": replay},
-        )
-    ]
+            why = f"query head i reads value head i mod {g} (heads tiled), not i // {h // g}"
+    detail = {"compared": what, "replay": replay}
+    return [_bad("values", "attention-backward", doc, err, tol, f"{what} differ by {err:.3g}: {why}", detail)]
 
 
 def value_slots(model, trace, call) -> int | None:
