@@ -3032,8 +3032,9 @@ def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | N
     try:
         Reader(list(group[0].toks), src, copy.deepcopy(notation)).read()
         return None  # the first expression reads: an unreadable one in the middle stays the chain's error
-    except DeriveError:
-        pass
+    except DeriveError as e:
+        if _UNREAD_HEAD.search(str(e)):
+            return None  # a quantity defined in a display not read: _after_unread_head drops it, with a note
     if any(link.conditions for link in group[: last + 2]):
         return None
     return last, exc
