@@ -13,6 +13,7 @@ The grammar (``^`` is accepted for ``**``)::
                | diff(expr, name[, order]) | diff(expr, name[index])
                | logsumexp(expr, ...) | Max(expr, ...) | Min(expr, ...) | Max(expr, (name, a, b))
                | Sum(expr, (name, expr, expr)[, ...]) | Product(expr, (name, expr, expr)[, ...])
+               | Sum(expr, (name, expr, oo))      (a series: summed to convergence on the numeric side)
                | Integral(expr, (name, lo, hi))   (lo, hi: expr, oo or -oo; a definite integral over real x)
                | Limit(expr, (name, a))           (the two-sided limit as real name → a, a finite)
                | Subs(expr, (name, a))            (expr with the real name put to a: Leibniz's dy/du at u)
@@ -20,7 +21,7 @@ The grammar (``^`` is accepted for ``**``)::
     OP      := + - * / ** ^      (also − · ×)
     FUNC    := exp log log2 log10 sqrt sin cos tan cot sec csc sinh cosh tanh asin acos atan asinh
                acosh atanh erf erfc gamma lgamma loggamma Abs abs sigmoid softplus relu factorial
-               softsign (max, min: Max, Min) — the function table, :mod:`mathcheck.numeric.functions`
+               softsign step (max, min: Max, Min) — the function table, :mod:`mathcheck.numeric.functions`
     const   := pi π E e      (e is Euler's number unless declared a variable: e^x is exp(x))
     number  := 2 | 0.25 | 1e-10   (a decimal is the exact fraction written: 0.1 is 1/10)
     name    := letters, digits, _ ; Greek letters as written or by name (σ = sigma, β1 = beta1,
@@ -82,7 +83,7 @@ PROPERTIES = ("real", "positive", "nonnegative", "negative", "nonzero", "integer
 # called like functions, but with ranges or a variable: built here; prime(f(u), k) is f's k-th
 # derivative at u
 SYNTAX = ("diff", "Sum", "Product", "prime", "Integral", "Limit", "Subs")
-INFINITY = "oo"  # ∞, read only as a limit of an Integral (nowhere else is infinity a value)
+INFINITY = "oo"  # ∞, read only as a limit of an Integral or the upper bound of a Sum (nowhere a value)
 CONSTANTS = ("pi", "E")
 EULER = "e"  # Euler's number unless declared a variable (assume:, or used as an index)
 SYMBOL_OR_FUNCTION = ("gamma",)  # γ: the function when called, a symbol otherwise (LayerNorm's gain)
@@ -933,8 +934,15 @@ class _Builder:
                 var = lim.elts[0].id
                 if var in reserved() or var in self.bases:
                     self.fail(lim.elts[0], "a summation index must be a plain name")
-                a, b = self.build(lim.elts[1]), self.build(lim.elts[2])
-                for x, el in ((a, lim.elts[1]), (b, lim.elts[2])):
+                a = self.build(lim.elts[1])
+                series = kind is sp.Sum and isinstance(lim.elts[2], ast.Name) and lim.elts[2].id == INFINITY
+                if not series and any(isinstance(n, ast.Name) and n.id == INFINITY for n in lim.elts[1:]):
+                    # oo was a free name here (an integer sampled: Σ x^n/n! to "oo = 4" refuted e^x)
+                    self.fail(
+                        lim, f"oo is read only as a Sum's upper bound, Sum(f, (n, a, oo)); not in a {word}'s range"
+                    )
+                b = sp.oo if series else self.build(lim.elts[2])  # Σ_{n=a}^∞: a series, its upper bound oo
+                for x, el in ((a, lim.elts[1]),) + (() if series else ((b, lim.elts[2]),)):
                     if x.is_integer is not True:
                         self.fail(el, "a sum bound must be an integer expression")
                     if x.is_number and abs(int(x)) > self.limits.sum_bound:
@@ -942,7 +950,7 @@ class _Builder:
                 sym = self.symbols[var]
                 self.bound[var] = sym
                 limits.append((sym, a, b))
-                span = int(b - a) + 1 if (b - a).is_number else 6
+                span = int(b - a) + 1 if (b - a).is_number and b is not sp.oo else 6
                 self.terms *= max(span, 1)
                 if self.terms > self.limits.sum_terms:
                     self.fail(node, f"sums too large (over {self.limits.sum_terms} terms together)")

@@ -68,6 +68,12 @@ def test_grammar_builds_sympy_objects():
     assert parse("pi + E") == sp.pi + sp.E
 
 
+def test_a_series_has_the_upper_bound_infinity():
+    # Σ_{n=0}^∞ x^n/n!: before, oo was a free name and the series was refuted at "oo = 4"
+    e = parse("Sum(x^n/factorial(n), (n, 0, oo))")
+    assert e.limits[0][2] is sp.oo and sp.simplify(e.doit() - sp.exp(sp.Symbol("x", real=True))) == 0
+
+
 def test_assumptions():
     e = parse("log(x)", {"x": ("positive",)})
     (x,) = e.free_symbols
@@ -106,6 +112,8 @@ def test_both_sides_share_symbols():
         ("((((2**100)**100)**100)**100)", "number too large"),
         ("factorial(100000)", "factorial argument too large"),
         ("Sum(x, (i, 1, 10**9))", "sum bound too large"),
+        ("Product(i, (i, 1, oo))", "oo is read only as a Sum's upper bound"),  # oo was a free name, sampled
+        ("Sum(x, (i, oo, 3))", "oo is read only as a Sum's upper bound"),
         ("Sum(Sum(Sum(i*j*k, (k, 1, 1000)), (j, 1, 1000)), (i, 1, 1000))", "sums too large"),
         ("diff(x, x, 9)", "order of a derivative"),
         ("(" * 500 + "x" + ")" * 500, "nesting too deep"),

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
-from mathcheck.latex import information
+from mathcheck.latex import cases, indicator, information
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -273,6 +273,10 @@ def _drop_structure(toks: list[Tok], src: _Source):
         if t.kind == "cmd" and t.text in ("begin", "end"):
             name_toks, j = _group(toks, i + 1, src, f"\\{t.text}")
             name = "".join(x.text for x in name_toks)
+            if name == "cases" and t.text == "begin":  # two branches: latex/cases.py
+                read, i = cases.read(toks, i, src)
+                out += read
+                continue
             if name not in INNER_ENVIRONMENTS:
                 src.fail(
                     t.pos, f"\\{t.text}{{{name}}} inside display math is not read (matrices, cases: see docs/latex.md)"
@@ -469,6 +473,10 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
         if reason_from is not None:
             i += 1
             continue
+        if t.text in indicator.FONTS and indicator.starts(toks, i) and indicator.end(toks, i) > i:
+            links[-1].toks.extend(toks[i : indicator.end(toks, i)])  # \mathbb{1}(x \ge y): no link inside
+            i = indicator.end(toks, i)
+            continue
         if t.kind == "cmd" and t.text in ("intertext", "tag", "tag*"):
             arg, j = _group(toks, i + 1, src, f"\\{t.text}")
             text = _plain(src, arg)
@@ -501,6 +509,8 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
             and toks[i + 1].kind == "ch"
             and toks[i + 1].text == "&"
         )
+        if starts_reason and (_open_parenthesis(links[-1].toks[row_start:]) or _quoted(toks, i)):
+            starts_reason = False  # I(\textrm{"0010"}): an argument in words (d2l), never a reason cutting I( off
         if starts_reason and _expression(links[-1].toks[row_start:]):
             _not_a_dropped_factor(toks, i, src)
             j = _text_run(toks, i, src) if t.kind == "cmd" else i
@@ -569,6 +579,29 @@ _EQUIVALENT = ("iff", "Leftrightarrow", "Longleftrightarrow", "longleftrightarro
 _IMPLIES = ("Rightarrow", "implies", "Longrightarrow", "therefore", "rightarrow", "to", "longrightarrow", *_EQUIVALENT)
 
 
+def _quoted(toks: list[Tok], i: int) -> bool:
+    """``\\text{"0010"}`` at ``toks[i]``: a string in quotes, a code word the math names, never a reason."""
+    return (
+        toks[i].kind == "cmd"
+        and i + 2 < len(toks)
+        and toks[i + 1].kind == "ch"
+        and toks[i + 1].text == "{"
+        and toks[i + 2].kind == "ch"
+        and toks[i + 2].text in ('"', "`", "'")
+    )
+
+
+def _open_parenthesis(toks: list[Tok]) -> bool:
+    """Whether a ``(`` or ``[`` of these tokens is not closed yet: a reason never starts inside one."""
+    depth = 0
+    for t in toks:
+        if t.kind == "ch" and t.text in "([":
+            depth += 1
+        elif t.kind == "ch" and t.text in ")]":
+            depth -= 1
+    return depth > 0
+
+
 def _not_between_equations(src: _Source, arrow: Tok):
     r"""An arrow is read between two equations only (``f(x) = x^2 \rightarrow f'(x) = 2x``): between
     other things (cs231n's ``[1, -2, 0] \rightarrow [e^1, e^{-2}, e^0]``, a map of vectors) it is no claim."""
@@ -635,7 +668,8 @@ def _text_name(toks: list[Tok], i: int, src: _Source) -> bool:
         return True
     # d2l's w_{\textrm{area}} \cdot \textrm{area} + …: a word between operators is a quantity (as a reason
     # it swallowed the rest of the display); words with spaces, \text{ where }, stay prose
-    spaced = bool(arg) and re.search(r"\s", src.text[arg[0].pos : arg[-1].end]) is not None
+    # the braces' whole inside: \textrm{ bits} (d2l's unit after a number) is spaced prose, never a factor
+    spaced = bool(arg) and re.search(r"\s", src.text[toks[i + 1].end : toks[j - 1].pos]) is not None
     before = i > 0 and _operator(toks[i - 1])
     after = j < len(toks) and _operator(toks[j])
     # x \textrm{area} = \textrm{area} x, 2 \textrm{Var}[X]: a word juxtaposed to a factor, with more on the row,
@@ -3342,6 +3376,22 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             "a definition sign (:=, \\equiv, \\triangleq) stands once, between a name and "
             "what it means, e.g. s := \\sigma(z)",
         )
+    head = _unreadable_head(src, group, notation)
+    if head is not None:  # d2l's I("0010") = -\log(p("0010")) = -\log(2^{-4}) = 4: the readable tail alone
+        at, exc = head
+        line = src.line(group[0].toks[0].pos if group[0].toks else blk.body)
+        rest = [_Link(None, None, group[at + 1].toks, "")] + group[at + 2 :]
+        doc.unread.update({name: line for name in _defined_in(src, blk)})  # as for a display not read
+        return [Chain(f"line {line}", src.path, line, error=str(exc))] + _equation(
+            src, blk, 1, rest, None, notation, doc, block_lets, assumptions, given, chain_lets, readings
+        )
+    tail = _unreadable_tail(src, group, notation)
+    if tail is not None:  # d2l's e^x = \sum_{n=0}^\infty \frac{x^n}{n!} = 1 + x + \cdots: the readable head alone
+        at, exc = tail
+        line = src.line(group[at].at.pos if group[at].at is not None else blk.body)
+        return _equation(
+            src, blk, n, group[:at], label, notation, doc, block_lets, assumptions, given, chain_lets, readings
+        ) + [Chain(f"line {line}", src.path, line, error=str(exc))]
     assumptions, given = _conditions(src, group, notation, dict(assumptions), list(given))
     notation.excluded.clear()
     steps = _steps(src, group, notation)
@@ -3439,6 +3489,70 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             prose_facts=information.PROSE + law if law else "",
         )
     ]
+
+
+def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | None:
+    """``(k, error)`` where the chain's expressions up to k are bad input and those after k read, two or
+    more: each link is its author's claim, so the readable tail is checked as a chain of its own (d2l's
+    self-information, ``I(\\textrm{"0010"}) = - \\log (p(\\textrm{"0010"})) = - \\log(\\frac{1}{2^4}) = 4``:
+    the code word is no expression, the last link is arithmetic). Only where the links left out carry no
+    condition (a ``\\quad x \\ge 0`` there may be the whole chain's hypothesis), none is an
+    arrow's or beside another equation, and the first expression is unreadable; None otherwise."""
+    import copy
+
+    if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
+        return None
+    last, exc = None, None
+    for k, link in enumerate(group):
+        try:
+            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
+        except LatexRefused:
+            raise
+        except DeriveError as e:
+            last, exc = k, e
+    if last is None or last > len(group) - 3 or exc is None:
+        return None
+    try:
+        Reader(list(group[0].toks), src, copy.deepcopy(notation)).read()
+        return None  # the first expression reads: an unreadable one in the middle stays the chain's error
+    except DeriveError as e:
+        if _UNREAD_HEAD.search(str(e)):
+            return None  # a quantity defined in a display not read: _after_unread_head drops it, with a note
+    if any(link.conditions for link in group[: last + 2]):
+        return None
+    return last, exc
+
+
+def _unreadable_tail(src: _Source, group: list, notation: Notation) -> tuple | None:
+    """``(k, error)`` where the chain's expressions from k on are bad input, k ≥ 2, and the last one is:
+    the readable head is checked as a chain of its own (d2l's ``e^{x} = \\sum_{n = 0}^\\infty
+    \\frac{x^{n}}{n!} = 1 + x + \\frac{x^2}{2} + \\cdots``: the series is read, the elided terms are
+    not), as :func:`_unreadable_head` does the other way — only where the links left out carry no
+    condition (one at the row's end may be the whole chain's hypothesis), none is an arrow's or beside
+    another equation or a definition sign; None otherwise."""
+    import copy
+
+    if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
+        return None
+    first, exc = None, None
+    for k, link in enumerate(group):
+        try:
+            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
+        except LatexRefused:
+            raise
+        except DeriveError as e:
+            first, exc = k, e
+            break
+    if first is None or first < 2:
+        return None
+    try:
+        Reader(list(group[-1].toks), src, copy.deepcopy(notation)).read()
+        return None  # the last expression reads: an unreadable one in the middle stays the chain's error
+    except DeriveError:
+        pass
+    if any(link.conditions for link in group[first:]):
+        return None
+    return first, exc
 
 
 def _listed_quantities(group: list, doc: _Document) -> list | None:
@@ -3600,7 +3714,7 @@ def _counts(texts, assumptions: dict) -> None:
     for text in texts:
         for _, lo, hi in _COUNT.findall(text):
             # \sum_{i=0}^{n} \sum_{j=1}^{i}: an outer sum's index is no name to assume anything of
-            if hi not in assumptions and hi != GENERIC_SIZE and f"({hi}, " not in text:
+            if hi not in assumptions and hi not in (GENERIC_SIZE, "oo") and f"({hi}, " not in text:  # oo: a series
                 assumptions[hi] = ("positive", "integer") if lo == "1" else ("nonnegative", "integer")
 
 

@@ -21,6 +21,7 @@ from mathcheck.latex.tokens import (
     _bracket,
     _group,
 )
+from mathcheck.latex import indicator
 from mathcheck.numeric import functions
 
 
@@ -439,6 +440,8 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in indicator.FONTS and indicator.starts(self.t, self.i):  # \mathbb{1}(x \ge y): latex/indicator.py
+            return indicator.indicator(self, t)
         if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
             from mathcheck.latex import probability
 
@@ -521,6 +524,8 @@ class Reader:
             return integrals.integral(self, t)
         if name == "lim":
             return self.limit(t)
+        if name == "nabla":
+            return self.nabla(t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
         if name in OUT or name.rstrip("*") in OUT:
@@ -1246,6 +1251,34 @@ class Reader:
                 )
         return f"diff({f}, {x}" + (f", {order})" if order != "1" else ")")
 
+    def nabla(self, t) -> str:
+        """``\\nabla_x f`` with x a scalar the chain declares (``% assume: x \\in \\mathbb{R}``): the
+        gradient in one real variable is the derivative, ``diff(f, x)`` — f the whole term after it, as
+        after ``\\frac{d}{dx}``. A bold subscript (``\\nabla_{\\mathbf{x}}``), one not declared (a
+        parameter vector written plain, ``\\nabla_w L``, is the usual case) or no subscript is a gradient
+        of vectors: bad input, never ∂/∂x of a scalar."""
+        self.take()
+        if not self.at("ch", "_"):
+            self.fail(
+                t,
+                "\\nabla without a subscript is a gradient in every variable; write \\nabla_x f (x a declared scalar) or \\frac{\\partial f}{\\partial x}",
+            )
+        self.take()
+        sub, self.i = _group(self.t, self.i, self.src, "\\nabla_")
+        x = None if any(y.kind == "cmd" and y.text in _BOLD + ("vec",) for y in sub) else self.sub(sub).read()
+        if x is None or x not in self.n.variables or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", x):
+            self.fail(
+                t,
+                "\\nabla_x is read as the derivative only in a scalar x the chain declares "
+                "(% assume: x \\in \\mathbb{R}); a gradient in a vector is not read",
+            )
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\nabla_{{{x}}} needs something to differentiate after it")
+        start = self.i
+        f = self.term()
+        self.one_operator(start, t)
+        return f"diff({self.dependent(f, x, t)}, {x})"
+
     def at_other_point(self, top, x: str, order: str) -> str | None:
         """``\\frac{dg}{dh}(h(x))`` (d2l's chain rule): the derivative of the unknown function g of one
         argument at the point h(x), ``prime(g(h(x)))`` — g's variable is named h there, and what is in the
@@ -1351,7 +1384,8 @@ class Reader:
             var = _word(low[:eq])
             if var is None or not low[eq + 1 :] or not high:
                 self.fail(t, f"\\{t.text}: write the range as \\{t.text}_{{i=1}}^{{n}}")
-            lo, hi = self.sub(low[eq + 1 :]).read(), self.sub(high).read()
+            infinite = [x.text for x in high] in (["infty"], ["+", "infty"]) and what == "Sum"
+            lo, hi = self.sub(low[eq + 1 :]).read(), "oo" if infinite else self.sub(high).read()  # a series
         if self.peek() is None or not (self.starts_factor(self.peek()) or self.at("ch", "-")):
             self.fail(t, f"\\{t.text} has nothing after its range")
         saved = self.bound

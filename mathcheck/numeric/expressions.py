@@ -152,6 +152,8 @@ def loop_reduce(walker: Walker, f, limits, product: bool = False) -> Any:
     if not limits:
         return b.term(walker.ev(f))
     (var, lo_e, hi_e), inner = limits[-1], limits[:-1]
+    if hi_e is sp.oo and not product:  # Σ_{n=a}^∞ (a series the LaTeX reader reads): summed to convergence
+        return _series(walker, f, inner, var, b.index(walker.ev(lo_e)))
     lo, hi = b.index(walker.ev(lo_e)), b.index(walker.ev(hi_e))
     flip = hi < lo
     if flip:
@@ -165,6 +167,29 @@ def loop_reduce(walker: Walker, f, limits, product: bool = False) -> Any:
     if not flip:
         return out
     return 1 / out if product else -out  # an empty flipped sum is −0.0 in floats, as −1.0·0.0 always was
+
+
+SERIES_TERMS = 2000  # most terms of a series Σ_{n=a}^∞ summed before it has no value here
+
+
+def _series(walker: Walker, f, inner, var, lo: int) -> Any:
+    """Σ_{k=lo}^∞ f: the partial sums until the terms fall geometrically (each at most half the one
+    before, three in a row) below the backend's precision relative to the sum — the tail is then at most
+    the last term, below that precision. A series whose terms do not fall so within ``SERIES_TERMS`` has
+    no value here (an error, the point skipped): never a truncated sum a refutation could rest on."""
+    b = walker.backend
+    eps = 10.0 ** -(getattr(b, "dps", 15) + 2)
+    terms, falling = [], 0
+    with walker.bind(var, None):
+        for k in range(lo, lo + SERIES_TERMS):
+            walker.env[var] = k
+            t = loop_reduce(walker, f, inner)
+            size = abs(complex(t))
+            falling = falling + 1 if terms and size <= abs(complex(terms[-1])) / 2 else 0
+            terms.append(t)
+            if falling >= 3 and size <= eps * max(abs(complex(b.fsum(terms))), eps):
+                return b.fsum(terms)
+    raise b.error(f"the series does not converge fast enough to sum ({SERIES_TERMS} terms)")
 
 
 _HANDLERS: dict = {}  # node class → Walker method (a number system changes the backend, never these methods)

@@ -266,12 +266,15 @@ def by_cases(L, R, relation: str, given=()) -> str | None:
     steps = {g if g in splits else -g for g in steps}
     base = _facts(given)
     strict = [f for f, s in (_nonneg_form(g) or (None, False) for g in given) if f is not None and s]
-    count = 0
+    count, kinks = 0, 0
     choices = [(1, -1, 0) if g in steps else (1, -1) for g in splits]
     for combo in itertools.product(*choices):
         signs = dict(zip(splits, combo))
         # a region the hypotheses exclude: g < 0 there but given g ≥ 0 (or g ≥ 0 but given −g > 0)
         if any((s < 0 and sp.expand(g) in base) or (s >= 0 and sp.expand(-g) in strict) for g, s in signs.items()):
+            continue
+        if _no_derivative(L, R, signs):
+            kinks += 1
             continue
         count += 1
         Lc, Rc = _heaviside(_branch(L, signs), signs), _heaviside(_branch(R, signs), signs)
@@ -288,9 +291,52 @@ def by_cases(L, R, relation: str, given=()) -> str | None:
         if not _holds(Lc, Rc, relation, facts):
             return None
     names = ", ".join(sp.sstr(g) for g in splits)
-    excluded = len(list(itertools.product(*choices))) - count
+    excluded = len(list(itertools.product(*choices))) - count - kinks
     out = f"case split on the sign of {names} ({count} region{'s' * (count != 1)}"
-    return out + (f"; {excluded} excluded by the hypotheses)" if excluded else ")")
+    out += f"; {excluded} excluded by the hypotheses" if excluded else ""
+    if kinks:
+        out += f"; {kinks} boundary left out: a derivative of Max/Min/Abs has no value there"
+    return out + ")"
+
+
+def _no_derivative(L, R, signs: dict) -> bool:
+    """Whether this region is a boundary ``g = 0`` where a side is a derivative that does not exist:
+    SymPy writes d/dx Max(x, y) as ``Heaviside(x − y)`` with its convention H(0) = 1/2 (the grammar's
+    ``step`` is Heaviside(t, 1), so a Heaviside at 1/2 comes only from a derivative at a kink), and a
+    side whose limits from either side of the boundary differ jumps there — a derivative never does
+    (Darboux), so the function has none at the boundary and the relation claims nothing there
+    (cs231n's ∂max(x, y)/∂x = 1(x ≥ y) holds wherever the derivative exists). ``d/dx Max(x, 0)^2 =
+    2 Max(x, 0) H(x)`` keeps its boundary: no jump there."""
+    zero = [g for g, s in signs.items() if s == 0]
+    if not zero:
+        return False
+    half = sp.Rational(1, 2)
+
+    def limit(e, side):  # each H(±g) at 1/2 as just above (side 1) or just below (side -1) the boundary
+        def pick(h):
+            g = sp.expand(h.args[0])
+            if h.args[1] != half:
+                return h
+            if g in zero:
+                return sp.Integer(1 if side > 0 else 0)
+            if -g in zero:
+                return sp.Integer(0 if side > 0 else 1)
+            return h
+
+        return e.replace(lambda t: isinstance(t, sp.Heaviside), pick)
+
+    for side in (L, R):
+        if not any(h.args[1] == half for h in side.atoms(sp.Heaviside)):
+            continue
+        above, below = (_heaviside(_branch(limit(side, v), signs), signs) for v in (1, -1))
+        for g in zero:
+            place = _on_boundary(g)
+            if place is None:
+                return False
+            above, below = above.xreplace(place), below.xreplace(place)
+        if sp.simplify(above - below) != 0:
+            return True
+    return False
 
 
 # --- peeling sums and products ------------------------------------------------------------------

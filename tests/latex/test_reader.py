@@ -80,7 +80,7 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
     [
         (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
         (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
-        (r"\nabla f", r"\\nabla: \\nabla \(a gradient\) not read"),
+        (r"\nabla f", r"\\nabla without a subscript is a gradient in every variable"),
         (r"x_1 + \cdots + x_n", r"elided terms"),
         (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
         (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),
@@ -653,3 +653,38 @@ def test_pytest_plugin_keeps_a_papers_chains_green(pytester):
     r.assert_outcomes(passed=1, failed=1)
     r.stdout.fnmatch_lines(["*FAILED derive::paper.tex::eq:slip*"])
     assert "paper.tex:7  = x^2 + 1" in r.stdout.str()
+
+
+# style of d2l-information-theory.md:40 (our own code word and numbers): the first expressions are no
+# math the reader reads (a code word in quotes), the last link is arithmetic — checked on its own
+UNREAD_HEAD = r"""
+$$J(\textrm{"ab"}) = - \ln (q(\textrm{"ab"})) = - \ln \left( \frac{1}{e^3} \right) = 3 \textrm{ nats}.$$
+"""
+
+
+def test_a_readable_tail_after_unreadable_expressions_is_its_own_chain():
+    chains = latex.chains(UNREAD_HEAD, "n.md", markdown=True)
+    assert [bool(c.error) for c in chains] == [True, False]
+    assert [s.text for s in chains[1].steps] == ["-log(1/exp(3))", "3"] and chains[1].steps[1].reason == "nats"
+    planted = latex.chains(UNREAD_HEAD.replace("= 3", "= 2"), "n.md", markdown=True)
+    assert [derive.check_chain(c, seed=0).status for c in chains[1:] + planted[1:]] == ["proved", "refuted"]
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        # the first expression reads: an unreadable one in the middle stays the chain's error
+        r'$$x + x = J(\textrm{"ab"}) = 2x = x + x$$',
+        # a condition on a link left out may be the whole chain's hypothesis
+        r'$$J(\textrm{"ab"}) = \sqrt{x^2} \quad x \ge 0 \\ = x = \sqrt{x^2}$$',
+        # after an arrow the equation is claimed given its premise
+        r'$$u = 1 \Rightarrow J(\textrm{"ab"}) = u + 1 = 2$$',
+        # the readable head of a chain whose last link carries a condition (maybe the whole chain's)
+        r'$$\sqrt{x^2} = x = J(\textrm{"ab"}) \quad x \ge 0$$',
+        # a quoted word is a code word, never the start of a reason cutting the row (a + a = 2 was checked)
+        r'$$a + a = 2 \textrm{"ab"}(a) = 2a = a + a$$',
+    ],
+)
+def test_an_unreadable_head_is_not_split_off_where_the_tail_needs_it(note):
+    chains = latex.chains(note, "n.md", markdown=True)
+    assert chains[-1].error and all(c.error or c.definition for c in chains)

@@ -566,3 +566,49 @@ def test_e_is_the_quantity_only_after_its_definition_and_never_also_an_expectati
 
 def test_e_with_a_subscript_is_a_name():
     assert latex.translate(r"E_0 + E_{j}") == "E_0 + E_j"
+
+
+# --- \nabla_x of a scalar -----------------------------------------------------------------------------
+
+NABLA = r"""
+% assume: w \in \mathbb{R}
+\begin{equation}
+\nabla_w \left(w^2 + 3 w\right) = 2 w + 3
+\end{equation}
+"""
+
+
+def test_nabla_in_a_declared_scalar_is_its_derivative_and_a_slip_refuted():
+    # the gradient in one real variable (the issue's \nabla_x f of a scalar): our own example
+    assert latex.translate(r"\nabla_{w} \log w + 1", variables=["w"]) == "diff(log(w), w) + 1"
+    statuses = [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in latex.chains(NABLA, "n.tex")]
+    planted = NABLA.replace("= 2 w + 3", "= 2 w")
+    statuses += [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in latex.chains(planted, "n.tex")]
+    assert statuses == ["proved", "refuted"]
+
+
+@pytest.mark.parametrize("tex", [r"\nabla_w L", r"\nabla_{\mathbf{x}} y", r"\nabla f(x)"])
+def test_nabla_of_a_vector_or_an_undeclared_name_is_refused(tex):
+    # d2l's \nabla_{\mathbf{x}} y = \mathbf{A} \nabla_{\mathbf{u}} y (calculus.md:373) is of vectors
+    with pytest.raises(DeriveError, match=r"\\nabla"):
+        latex.translate(tex)
+
+
+# --- a series to \infty (style of d2l single-variable-calculus.md:443, our own letters) ---------------
+
+SERIES = r"""
+$$
+e^{u} = \sum_{j=0}^{\infty} \frac{u^{j}}{j!} = 1 + u + \frac{u^2}{2} + \cdots
+$$
+"""
+
+
+def test_a_series_to_infinity_is_proved_and_its_elided_terms_refused():
+    chains = latex.chains(SERIES, "n.md", markdown=True)
+    assert "cdots" in chains[1].error and chains[0].steps[1].text == "Sum((u^j)/factorial(j), (j, 0, oo))"
+    assert derive.check_chain(chains[0], seed=0, timeout=TIMEOUT).status == "proved"
+
+
+def test_a_planted_slip_in_a_series_is_refuted():
+    (chain, _) = latex.chains(SERIES.replace("{j!}", "{(j + 1)!}"), "n.md", markdown=True)
+    assert derive.check_chain(chain, seed=0, timeout=TIMEOUT).status == "refuted"

@@ -29,3 +29,12 @@ def test_no_real_value_is_undefined_not_nan():
         with pytest.raises(Undefined):
             evaluate(e, {x: at})
     assert evaluate(sp.sqrt(x) + sp.log(x), {x: 4.0}) == 2 + math.log(4)
+
+
+def test_a_series_is_summed_to_convergence_and_a_slow_or_divergent_one_has_no_value():
+    # Σ_{k≥0} x^k/k! (the LaTeX reader's \sum_{k=0}^\infty): the partial sums until the terms fall below
+    # the precision geometrically; Σ 1/k² falls too slowly and Σ (−1)^k not at all: no value, never a truncation
+    assert evaluate(sp.Sum(x**k / sp.factorial(k), (k, 0, sp.oo)), {x: 0.7}) == pytest.approx(math.exp(0.7), rel=1e-15)
+    for series in (sp.Sum(1 / k**2, (k, 1, sp.oo)), sp.Sum((-1) ** k, (k, 0, sp.oo))):
+        with pytest.raises(Undefined, match="does not converge fast enough"):
+            evaluate(series, {x: 0.7})

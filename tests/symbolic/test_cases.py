@@ -88,8 +88,21 @@ def test_heaviside_regions_include_the_boundary():
     L, R = parse_many(["diff(relu(x), x)*x", "relu(x)"])
     assert decide(take_derivatives(L), R, "=", (), 20.0) == "case split on the sign of x (3 regions)"
     L, R = parse_many(["diff(relu(x), x)", "1"])
-    assert decide(take_derivatives(L), R, "<=", (), 20.0) == "case split on the sign of x (3 regions)"
-    assert decide(take_derivatives(L), R, "=", (), 20.0) is None  # 0 for x < 0, 1/2 at 0
+    # relu has no derivative at 0 (SymPy's H(0) = 1/2 is a convention): that boundary claims nothing
+    left_out = "1 boundary left out: a derivative of Max/Min/Abs has no value there"
+    assert decide(take_derivatives(L), R, "<=", (), 20.0) == f"case split on the sign of x (2 regions; {left_out})"
+    assert decide(take_derivatives(L), R, "=", (), 20.0) is None  # 0 for x < 0
+
+
+def test_the_derivative_of_max_is_the_indicator_wherever_it_exists():
+    # cs231n's ∂max(x, y)/∂x = 1(x >= y), the indicator read as step(x - y) = Heaviside(x - y, 1)
+    from mathcheck.numeric.precise import take_derivatives
+
+    L, R = parse_many(["diff(Max(x, y), x)", "step(x - y)"])
+    how = "case split on the sign of x - y (2 regions; 1 boundary left out: a derivative of Max/Min/Abs has no value there)"
+    assert decide(take_derivatives(L), R, "=", (), 20.0) == how
+    L, R = parse_many(["diff(Max(x, y), x)", "step(y - x)"])  # the indicators swapped
+    assert decide(take_derivatives(L), R, "=", (), 20.0) is None
 
 
 @pytest.mark.parametrize(
@@ -101,6 +114,9 @@ def test_heaviside_regions_include_the_boundary():
         ("Sum(k, (k, 1, j))", "=", "Sum(k, (k, 1, j - 1)) + j + 1", ()),
         ("Sum(b^k, (k, 0, n))", "=", "(b^(n + 1) - 1)/(b - 1)", ()),  # false at b = 1: no hypothesis
         ("diff(Sum(exp(x[i]), (i, 1, n)), x[j])", "=", "exp(x[j])", ()),  # 0 when j is outside 1..n
+        # false at x = 0 only, where the derivative exists (0) and the right side is 1: its boundary stays
+        ("diff(Max(x, 0)^2, x)", "=", "2*Max(x, 0) + step(x) - (1 - step(-x))", ()),
+        ("step(x) + step(-x)", "=", "1", ()),  # 2 at x = 0
     ],
 )
 def test_strategies_never_prove_a_falsehood(lhs, rel, rhs, given):

