@@ -1266,6 +1266,81 @@ class _Document:
         return tuple(reversed(keep))
 
 
+def _indexed_by_definitions(pieces, doc: "_Document") -> set:
+    r"""The bases a definition in force holds as entries (``C = \frac{1}{N}\sum_k -[t_k \log p_k + …]``:
+    p[k], t[k]) and this chain writes with a one-letter subscript (``\frac{\partial C}{\partial p_j}``):
+    there ``p_j`` is the entry p[j] — read as the name p_j, C did not depend on it and the correct
+    derivative was refuted (0 against the author's −(t_j/p_j − …)/N)."""
+    held = {b for _, _, text, _ in doc.defs for b in re.findall(r"([A-Za-z][A-Za-z0-9_]*)\[", text.split("=", 1)[-1])}
+    # p_k = \sigma(u_k) holds u_k a name: u stays names here (∂p_k/∂u_k read with u[k] was 0)
+    held -= {
+        b for _, _, text, _ in doc.defs for b in held if re.search(rf"(?<![A-Za-z0-9_]){re.escape(b)}_[A-Za-z]", text)
+    }
+    out = set()
+    for toks in pieces:
+        for k in range(len(toks) - 2):
+            if toks[k + 1].kind == "ch" and toks[k + 1].text in "_^" and toks[k].kind in ("ch", "cmd"):
+                sub = toks[k + 2 : k + 5] if toks[k + 2].text == "{" else toks[k + 2 : k + 3]
+                sub = sub[1:2] if sub and sub[0].text == "{" and len(sub) == 3 and sub[2].text == "}" else sub
+                label = [x.text for x in toks[k + 2 : k + 7]]  # p^{(j)}: the label, read as p_j
+                if toks[k + 1].text == "^" and label[:2] == ["{", "("] and label[3:5] == [")", "}"]:
+                    sub = toks[k + 4 : k + 5]
+                if len(sub) == 1 and sub[0].kind == "ch" and sub[0].text.isalpha() and toks[k].text in held:
+                    out.add(toks[k].text)
+    return out
+
+
+def _one_family_one_reading(src: _Source, at: int, texts, lets) -> None:
+    r"""Refuse a chain that writes a name ``p_k`` (or a definition it unfolds does) where a definition it
+    unfolds holds the entries ``p[…]`` of the same base: the name and the entries are one family for
+    its author, two unrelated quantities for the check — ∂/∂p_k of a sum in p[k] is 0, and the
+    author's correct ``\frac{\partial C}{\partial p_k}`` was refuted."""
+    held = {b for _, t in lets for b in re.findall(r"([A-Za-z][A-Za-z0-9_]*)\[", t.split("=", 1)[-1])}
+    for t in list(texts) + [t for _, t in lets]:
+        for b in held:
+            m = re.search(rf"(?<![A-Za-z0-9_]){re.escape(b)}_([A-Za-z][A-Za-z0-9]*)(?![A-Za-z0-9_\[(])", t)
+            if m:
+                src.fail(
+                    at,
+                    f"{m.group(0)} and the entries {b}[…] of a sum defined above are one family read two ways "
+                    f"(a name and an array's entries); write the sum with the subscript, or % mathcheck: skip",
+                )
+
+
+def _family_entries(rhs: str, doc: "_Document") -> str:
+    r"""``\sum_i \mathcal{L}^{(i)}`` after ``\mathcal{L}^{(i)} = -[y^{(i)} \log a^{(i)} + …]`` (statnotes'
+    cost J): the entries L[i] of the sum are that definition at each i — its names subscripted by its
+    index, y_i and a_i, the entries y[i], a[i]. Unfolded here; left as an unknown array L[i], J did not
+    depend on a_i and ∂J/∂a_i was refuted. Only for a definition of ``B_x`` (x one letter) in force."""
+    by = {}
+    for _, name, text, _ in doc.defs:
+        m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)_([a-z])", name)
+        body = text.split("=", 1)[1].strip()
+        # its body in the index (y_i, a_i): cs231n's L_i = max(0, -7 - 13 + 10) + … is one example's value
+        # and in it alone: cs231n's L_i = \sum_{j \ne y_i} max(0, s_j - s_{y_i} + Δ) has scores s of example i
+        # unwritten (s_j, s[…] are no entries of the family)
+        alone = (
+            m and "[" not in body and all(w.endswith(f"_{m.group(2)}") for w in re.findall(r"[A-Za-z]\w*_\w+", body))
+        )
+        if alone and "(" not in text.split("=", 1)[0] and re.search(rf"_{m.group(2)}(?![A-Za-z0-9_])", body):
+            by[m.group(1)] = (m.group(2), body)
+
+    def entry(m):
+        base, idx = m.group(1), m.group(2)
+        if base not in by:
+            return m.group(0)
+        x, body = by[base]
+        body = re.sub(rf"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)_{x}(?![A-Za-z0-9_\[])", rf"\1[{idx}]", body)
+        body = re.sub(rf"(?<![A-Za-z0-9_]){x}(?![A-Za-z0-9_(])", idx, body)
+        return f"({body})"
+
+    for _ in range(4):  # L[i] in y[i], a[i]; a[i] in turn, where a_i is defined too (σ(z[i]))
+        rhs, before = re.sub(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\[([a-z])\]", entry, rhs), rhs
+        if rhs == before:
+            break
+    return rhs
+
+
 def _notation(name: str, text: str) -> bool:
     r"""A chapter's notation, in force past its section though written with ``=``: a subscripted or
     decorated name (``mu_X``, ``x_bar``; not ``f``, ``y``, which books reuse from one example to the
@@ -1522,7 +1597,7 @@ def _definition(
         set(notation.defined),
     )
     inner.families, inner.free = notation.families, notation.free
-    rhs = Reader(link.toks, src, inner).read()
+    rhs = _family_entries(Reader(link.toks, src, inner).read(), doc)
     if params and not link.define and (chain := _law_definition(src, group, name, params, rhs, doc)) is not None:
         return chain
     used = {n for n, _, _ in notation.families.values() if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", rhs)}
@@ -2525,6 +2600,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     )
     defined = {name.split("(")[0] for name, _, _ in lets} | doc.names()
     notation = notation_of(src, pieces, declared_int - {None}, functions, variables, defined, doc.families)
+    notation.indexed |= _indexed_by_definitions(pieces, doc) - notation.variables - defined
     notation.params = doc.params()
     assumptions: dict = {}
     for part, props in assumed:
@@ -3435,6 +3511,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         )
     used, doc.used = set(doc.used), doc.used | {w for t in texts for w in WORD.findall(t)}
     lets = doc.needed(texts) + chain_lets
+    _one_family_one_reading(src, group[0].toks[0].pos if group[0].toks else blk.body, texts, lets)
     if any(GENERIC_SIZE in t for _, t in lets):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))

@@ -295,7 +295,12 @@ class Reader:
         rest = inner[1:]
         if not letter or (rest and not (len(rest) == 2 and rest[0].text in "+-" and rest[1].kind == "num")):
             return
-        if end < len(self.t) and self.t[end].kind == "ch" and self.t[end].text == "(":
+        if (
+            end < len(self.t)
+            and self.t[end].kind == "ch"
+            and self.t[end].text == "("
+            and not self._label_as_value(toks)
+        ):
             return  # f^{(n)}(x): the n-th derivative of f
         hat = self.t[self.i]
         self.t = [
@@ -306,6 +311,46 @@ class Reader:
             Tok("ch", "}", toks[-1].pos, toks[-1].end),
             *self.t[end:],
         ]
+
+    def calligraphic_label(self) -> str | None:
+        r"""``\mathcal{L}^{(i)}``: a calligraphic capital with a sample's label is one member of a family
+        (statnotes' loss of sample i, ``J = \frac{1}{m}\sum_i \mathcal{L}^{(i)}``): the name ``L_cal``
+        (never the plain L), its label read by :meth:`sample_label`. Taken only then; None otherwise
+        (``\mathcal{D}`` a set, ``\mathcal{N}(…)`` a law stay as before)."""
+        k = self.i + 1
+        if k + 3 > len(self.t) or [x.text for x in self.t[k : k + 3 : 2]] != ["{", "}"]:
+            return None
+        letter = self.t[k + 1]
+        if not (letter.kind == "ch" and len(letter.text) == 1 and letter.text.isupper()):
+            return None
+        if k + 5 > len(self.t) or self.t[k + 3].text != "^" or [x.text for x in self.t[k + 4 : k + 6]] != ["{", "("]:
+            return None
+        self.i = k + 3
+        return f"{letter.text}_cal"
+
+    def _label_as_value(self, label: list[Tok]) -> bool:
+        r"""``a^{(i)}(1 - a^{(i)})``: a labelled name before a parenthesis is a value times it, not a
+        derivative applied (``f^{(n)}(x)``), when the same name with the same label stands elsewhere in
+        the expression as a value — not before a parenthesis (statnotes' sigmoid derivative
+        ``\partial a^{(i)} / \partial z^{(i)} = a^{(i)}(1 - a^{(i)})``). A name of a function is never."""
+        at = self.i - 1
+        base = self.t[at] if at >= 0 else None
+        if base is None or base.text in self.n.functions or not (base.kind == "cmd" or base.text.isalpha()):
+            return False
+        spelled = [x.text for x in label]
+        n = len(label)
+        for k, x in enumerate(self.t):
+            if k == at or x.kind != base.kind or x.text != base.text:
+                continue
+            if k + 1 >= len(self.t) or self.t[k + 1].text != "^" or self.t[k + 1].kind != "ch":
+                continue
+            group = self.t[k + 2 : k + 2 + n + 2]
+            if len(group) != n + 2 or group[0].text != "{" or [x.text for x in group[1:-1]] != spelled:
+                continue
+            after = self.t[k + 2 + n + 2] if k + 2 + n + 2 < len(self.t) else None
+            if after is None or not (after.kind == "ch" and after.text == "("):
+                return True
+        return False
 
     def word_label(self, base: str) -> str | None:
         r"""``\hat{y}^{(FM)}``, ``y^{(\text{DNN})}``: a word of two letters or more in parentheses after
@@ -528,6 +573,8 @@ class Reader:
             return self.nabla(t)
         if name == "partial":
             self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
+        if name == "mathcal" and (cal := self.calligraphic_label()) is not None:
+            return self.named(cal, t)
         if name in OUT or name.rstrip("*") in OUT:
             self.fail(
                 t,

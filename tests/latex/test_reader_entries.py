@@ -216,3 +216,59 @@ def test_a_power_in_t_where_t_is_used(tex, read):
 def test_w_to_the_t_alone_is_refused():
     with pytest.raises(DeriveError, match="a power in t, or the transpose"):
         translate(r"w^t x + b")
+
+
+def _eq(body):
+    return "\\begin{equation}\n" + body + "\n\\end{equation}\n"
+
+
+def test_sample_labels_before_a_parenthesis_and_a_calligraphic_family(tmp_path):
+    # our own transcription in the style of statnotes' logistic.tex:42-64 (a^{(i)}(1 - a^{(i)}), \mathcal{L}^{(i)})
+    got = chains(
+        tmp_path,
+        "% let: \\sigma = sigmoid\n"
+        + _eq("p^{(k)}=\\sigma(u^{(k)})")
+        + _eq("\\frac{\\partial p^{(k)}}{\\partial u^{(k)}}=p^{(k)}(1-p^{(k)})")
+        + _eq("\\frac{\\partial p^{(k)}}{\\partial u^{(k)}}=p^{(k)}(1+p^{(k)})")  # planted
+        + "\\section{Cost}\n"
+        + _eq("\\mathcal{E}^{(k)}=-\\left[t^{(k)}\\log q^{(k)}+(1-t^{(k)})\\log(1-q^{(k)})\\right]")
+        + _eq("C=\\frac{1}{N}\\sum_{k=1}^N\\mathcal{E}^{(k)}")
+        + _eq(
+            "\\frac{\\partial C}{\\partial q^{(k)}}=-\\frac{1}{N}\\left[\\frac{t^{(k)}}{q^{(k)}}-\\frac{1-t^{(k)}}{1-q^{(k)}}\\right]"
+        ),
+    )
+    assert [c["status"] for c in got] == ["definition", "proved", "refuted", "definition", "definition", "bad-input"], (
+        got
+    )
+    # the sum's entries are the family's definition at each k, never an unknown array E_cal[k]
+    assert "t[k]*log(q[k])" in json.dumps(got[4]) and "E_cal" not in json.dumps(got[4])
+    # q_k beside the entries q[k]: refused, never refuted (derivative 0 of a sum in q[k])
+    assert "one family read two ways" in json.dumps(got[5]), got[5]
+
+
+def test_a_sum_in_entries_differentiated_by_a_labelled_entry(tmp_path):
+    # style of statnotes' logistic.tex:58 with the cost written out: q^{(j)} is the entry q[j] of the sum
+    got = chains(
+        tmp_path,
+        _eq("C=\\frac{1}{N}\\sum_{k=1}^N-\\left[t_k\\log q_k+(1-t_k)\\log(1-q_k)\\right]")
+        + _eq(
+            "\\frac{\\partial C}{\\partial q^{(j)}}=-\\frac{1}{N}\\left[\\frac{t^{(j)}}{q^{(j)}}-\\frac{1-t^{(j)}}{1-q^{(j)}}\\right]"
+        )
+        + _eq(
+            "\\frac{\\partial C}{\\partial q_j}=-\\frac{1}{N}\\left[\\frac{t_j}{q_j}+\\frac{1-t_j}{1-q_j}\\right]"
+        ),  # planted
+    )
+    # on main q_j was the name q_j, C did not depend on it, and the correct line was refuted
+    assert [c["status"] for c in got] == ["definition", "proved", "refuted"], got
+
+
+@pytest.mark.parametrize(
+    "tex",
+    [
+        _eq("g^{(n)}(x)=x"),  # a derivative's order before its argument: refused, as before
+        _eq("\\mathcal{D}=x"),  # a calligraphic set stays refused
+    ],
+)
+def test_labels_that_stay_refused(tmp_path, tex):
+    got = chains(tmp_path, "% assume: x \\in \\mathbb{R}\n" + tex + _eq("x = x + 0"))
+    assert all(c["status"] != "proved" or "x + 0" in json.dumps(c) for c in got), got
