@@ -49,6 +49,8 @@ def test_a_wrong_delta_is_refuted(tmp_path):
         (r"\sum_{i=1}^n x_{2i} = 1", "digits and letters is ambiguous"),
         (r"J(z) - 1 = -\sum_{i=1}^n t_i \log \sigma_i(z)", "a function sigma_i applied, or the entry"),
         (r"\frac{d}{dt} x^2 = 2 x \dot x", "a derivative of x in time"),
+        # style of d2l softmax-regression.md:214 (our symbols): an index where the maximum is, not a value
+        (r"\operatorname*{argmax}_k \hat p_k = \operatorname*{argmax}_k u_k", "argmax, argmin: the index"),
     ],
 )
 def test_refused_with_a_line_never_misread(tmp_path, tex, message):
