@@ -1743,6 +1743,7 @@ def _definition(
             f"{opaque[0]} is defined in a display mathcheck does not read (line {doc.opaque[opaque[0]]}), so it "
             f"is not a free value here",
         )
+    former = [(n, t) for n, other, t, _ in doc.defs if other == name][-1:]
     lets = doc.needed([rhs])
     doc.defs.append((line, name, text, link.define))
     doc.opaque.pop(name, None)  # read now: unfolded from here on
@@ -1776,6 +1777,22 @@ def _definition(
         sized = {GENERIC_SIZE: ("positive", "integer")}
     if excluded:
         doc.excluded[text] = excluded  # a chain that unfolds this definition states i's range too
+    case = _prose_case(src, first, former, text, rhs, doc) if former and not (link.define or inline) else None
+    if case is not None:  # J(z) = -\sum_i \delta_{ic} \log\sigma_i(z) after "$t_i=\delta_{ic}$": a claim
+        body, note = case
+        lets = doc.needed([body, rhs])
+        return Chain(
+            f"line {line}",
+            src.path,
+            line,
+            sized,
+            _excluded_hypotheses(excluded, sized, line),
+            (replace(steps[0], text=body), steps[1]),
+            lets,
+            notes=(note,),
+            unknown=unknown,
+            implicit=tuple(u for u in unknown if u in doc.implicit),
+        )
     return Chain(
         what,
         src.path,
@@ -1788,6 +1805,50 @@ def _definition(
         unknown=unknown,
         implicit=tuple(u for u in unknown if u in doc.implicit),
     )
+
+
+_CASE = re.compile(r"(?<![\\$])\$\s*([A-Za-z])\s*_\s*(?:\{\s*([a-z])\s*\}|([a-z]))\s*=(?!=)([^$\n]{1,200})(?<!\\)\$")
+
+
+def _prose_case(src: _Source, first, former: list, text: str, rhs: str, doc: _Document):
+    r"""statnotes' cross-entropy: ``J(z)=-\sum_{i=1}^n t_i\log\sigma_i(z)`` (t every label), then the prose
+    "For classification, this is simply $t_i=\delta_{ic}$ … In this case, the error function is simply:"
+    and ``J(z)=-\sum_{i=1}^n\delta_{ic}\log\sigma_i(z) = …``: the author gives J in the prose's case, a
+    claim — J's former right side with t_i put as the prose states — never J redefined (its first link
+    was not checked). ``(that right side, a note)``, or None: no inline ``$w_i = X$`` in the prose between
+    the two definitions for an indexed name w the former right side writes and the new one does not, or
+    the new right side not written in X's function (δ) — a redefinition then, as before (never proved,
+    never refuted, without the prose's case)."""
+    ((old_line, old),) = former
+    head, _, body = old.partition("=")
+    if head.strip() != text.partition("=")[0].strip():
+        return None
+    start, end = src._starts[min(old_line, len(src._starts) - 1)], first.toks[0].pos
+    for m in _CASE.finditer(src.text, start, end):
+        w, idx = m.group(1), m.group(2) or m.group(3)
+        if not re.search(rf"(?<![A-Za-z0-9_]){w}\[", body) or re.search(rf"(?<![A-Za-z0-9_]){w}\[", rhs):
+            continue
+        try:
+            toks = tokenize(src, m.start(4), m.end(4))
+            indices = {idx} | {v for v in WORD.findall(rhs) if len(v) == 1}  # δ_{ic}: i, c as the display's
+            value = Reader(toks, src, Notation(indices, set(), {}, set())).read()
+        except DeriveError:
+            continue
+        if WORD.findall(value)[:1] == [w] or not any(
+            f in WORD.findall(rhs) for f in WORD.findall(value) if f[:1].isupper()
+        ):
+            continue  # the case must be written into the display (δ), not a value of another kind
+
+        def put(k, value=value, idx=idx):
+            return "(" + re.sub(rf"(?<![A-Za-z0-9_]){idx}(?![A-Za-z0-9_])", k.group(1), value) + ")"
+
+        new = re.sub(rf"(?<![A-Za-z0-9_]){w}\[([A-Za-z0-9_]+)\]", put, body.strip())
+        note = (
+            f"{head.strip()} as line {old_line} defines it, with {w}_{idx} = {value}: the case the prose "
+            f"states at line {src.line(m.start())}"
+        )
+        return new, note
+    return None
 
 
 def _restates(name: str, params, rhs: str, doc: _Document, block_lets: set) -> bool:

@@ -199,7 +199,7 @@ OUT = {
     "intercal": "transposes",
     "mathcal": "calligraphic sets and operators",
     "det": "determinants",
-    "operatorname*": "starred operators",
+    "operatorname*": "starred operators (argmax, argmin: the index where a maximum or minimum is attained)",
     "begin": "a nested environment",
     "sqrt*": "",
     "binom*": "",

@@ -49,6 +49,8 @@ def test_a_wrong_delta_is_refuted(tmp_path):
         (r"\sum_{i=1}^n x_{2i} = 1", "digits and letters is ambiguous"),
         (r"J(z) - 1 = -\sum_{i=1}^n t_i \log \sigma_i(z)", "a function sigma_i applied, or the entry"),
         (r"\frac{d}{dt} x^2 = 2 x \dot x", "a derivative of x in time"),
+        # style of d2l softmax-regression.md:214 (our symbols): an index where the maximum is, not a value
+        (r"\operatorname*{argmax}_k \hat p_k = \operatorname*{argmax}_k u_k", "argmax, argmin: the index"),
     ],
 )
 def test_refused_with_a_line_never_misread(tmp_path, tex, message):
@@ -146,6 +148,32 @@ def test_prose_after_a_display_a_sum_index_reused_and_an_error_family(tmp_path):
     # planted: with g_a = q_a - δ_ad + 1, ∂M/∂u_a = g_a is false; so is … = q_a - δ_ad + 1
     planted = [c["status"] for c in chains(tmp_path, body("+1"), "t.tex")]
     assert planted == ["definition"] * 3 + ["proved"] + ["definition"] * 2 + ["refuted"] * 2, planted
+
+
+@pytest.mark.parametrize(
+    "case, log, status",
+    [
+        ("for one class, $r_a=\\delta_{ad}$.", "\\log", "proved"),  # L in the prose's case: a claim
+        ("for one class, $r_a=\\delta_{ad}$.", "", "refuted"),  # planted: the log dropped
+        ("for one class, only one r_a is 1.", "\\log", "definition"),  # no case in math: L redefined
+    ],
+)
+def test_a_function_restated_in_the_case_the_prose_states(tmp_path, case, log, status):
+    """Style of statnotes softmax.tex:70-74 (our symbols, our wording): L(u) = -Σ_a r_a log φ_a(u), the prose
+    "$r_a=\\delta_{ad}$", then L(u) = -Σ_a δ_ad log φ_a(u) again: L as first defined with r_a = δ_ad put in,
+    checked (once read as L redefined, the link never checked); without the case in the prose, a redefinition
+    as before — never proved, never refuted."""
+    got = chains(
+        tmp_path,
+        "\\section{S}\n\\begin{equation}\n\\phi_a(u)=\\frac{e^{u_a}}{\\sum_{m=1}^K e^{u_m}}\n\\end{equation}\n"
+        "\\begin{equation}\nL(u)=-\\sum_{a=1}^K r_a\\log\\phi_a(u)\n\\end{equation}\n"
+        f"Here $r_a$ is the target; {case}\n"
+        f"\\begin{{equation}}\nL(u)=-\\sum_{{a=1}}^K\\delta_{{ad}}{log}\\phi_a(u)\n\\end{{equation}}\n",
+        "c.tex",
+    )
+    assert [(c["line"], c["status"]) for c in got] == [(3, "definition"), (6, "definition"), (10, status)], got
+    if status != "definition":
+        assert "r_a = KroneckerDelta(a, d)" in json.dumps(got[2]["notes"]), got[2]
 
 
 def test_a_normalised_family_and_two_different_indices(tmp_path):
