@@ -272,7 +272,13 @@ def test_check_help_lists_every_function_of_the_table_and_a_new_entry(monkeypatc
     list had drifted: log2, log10, loggamma and softsign were missing)."""
     from mathcheck.numeric import functions
 
-    words = CliRunner().invoke(main, ["check", "--help"], terminal_width=10_000).output.replace("(", " ").replace(";", " ").split()
+    words = (
+        CliRunner()
+        .invoke(main, ["check", "--help"], terminal_width=10_000)
+        .output.replace("(", " ")
+        .replace(";", " ")
+        .split()
+    )
     assert {f.name for f in functions.entries()} <= set(words)
     monkeypatch.setattr(functions, "TABLE", functions.TABLE + (functions.Function("sinc", doc="sin(x)/x"),))
     assert " sinc;" in CliRunner().invoke(main, ["check", "--help"], terminal_width=10_000).output
