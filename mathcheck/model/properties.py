@@ -540,11 +540,12 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     L = ids.shape[1]
     perm = torch.randperm(L, generator=torch.Generator().manual_seed(seed * 7919 + 2))
     pos, how = own_positions(loaded, ids, base, tol)
-    ref = logits(loaded, ids, position_ids=pos)
-    got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
+    full = _full_mask(loaded, ids)
+    ref = logits(loaded, ids, position_ids=pos, **full)
+    got = logits(loaded, ids[:, perm], position_ids=pos[:, perm], **full)
     err = _max_diff(got, ref[:, perm])
     if err > tol:
-        why = _order_mixer(loaded, ids, pos, perm, tol)
+        why = _order_mixer(loaded, ids, pos, perm, tol, full)
         if why:  # the architecture reads token order outside attention and position_ids: not a bug, said
             return Result(
                 "permutation-equivariance",
@@ -573,16 +574,32 @@ def permutation(loaded, ids, base, tol, seed, replay) -> Result:
     )
 
 
-def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
+def _full_mask(loaded, ids) -> dict:
+    """``attention_mask`` of ones (every token attends to every token: the function without a mask) for a
+    forward that takes one, so that permuted position ids stay positions: transformers ≥ 5.25 reads
+    position ids that are not consecutive, *without* an attention mask, as packed sequences and masks
+    attention between them (masking_utils.find_packed_sequence_indices) — BERT's permuted run was then
+    another function and failed by 0.02. A forward that rejects the mask is run without it."""
+    if not loaded.takes_attention_mask:
+        return {}
+    mask = torch.ones_like(ids)
+    try:
+        forward(loaded, ids, attention_mask=mask)
+    except Exception:  # noqa: BLE001 - a forward that cannot take the mask is checked as before
+        return {}
+    return {"attention_mask": mask}
+
+
+def _order_mixer(loaded, ids, pos, perm, tol, full=None) -> str | None:
     """Why the architecture reads token order outside attention and position_ids, naming the module:
     the first module (children before parents) whose output, un-permuted, differs from the unpermuted
     run's while its input does not, when it runs no attention call itself nor holds one that does — a
     convolution over the sequence (ConvBERT, Nyströmformer) — or a score bias made from the tokens'
     places (:func:`_place_bias`, MPNet); else None (the failure stands: a difference made by an
     attention's own softmax first shows at its output projection, whose input already differs)."""
-    ta, tb = Trace(loaded.model), Trace(loaded.model)
-    forward(loaded, ids, ta, position_ids=pos)
-    forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm])
+    ta, tb, full = Trace(loaded.model), Trace(loaded.model), full or {}
+    forward(loaded, ids, ta, position_ids=pos, **full)
+    forward(loaded, ids[:, perm], tb, position_ids=pos[:, perm], **full)
     L, inverse = ids.shape[1], torch.argsort(perm)
 
     def moved(t, u):  # None: not lined up along the sequence
@@ -595,7 +612,7 @@ def _order_mixer(loaded, ids, pos, perm, tol) -> str | None:
         return f"{mixer} mixes tokens by their order outside attention (a convolution over the sequence)"
     at = _ids_mixer(ta, tb, L, moved)
     mixer = _outside_attention(loaded, _attention_calls(ta), at)
-    if mixer and _equivariant_past(loaded, ids, pos, perm, tol, at, ta):
+    if mixer and _equivariant_past(loaded, ids, pos, perm, tol, at, ta, full):
         return (
             f"{mixer} mixes neighbouring tokens' embeddings from the token ids alone, before any attention "
             "(MobileBERT's trigram input); with its output permuted, the rest of the model permutes the logits"
@@ -626,7 +643,7 @@ def _ids_mixer(ta: Trace, tb: Trace, L: int, moved) -> str | None:
     return None
 
 
-def _equivariant_past(loaded, ids, pos, perm, tol, path: str, ta: Trace) -> bool:
+def _equivariant_past(loaded, ids, pos, perm, tol, path: str, ta: Trace, full=None) -> bool:
     """Whether the permuted run, with the module at ``path`` made to return its unpermuted output
     permuted, gives the permuted logits: the module is then the only thing that reads the tokens'
     order, and an attention after it that does too (a bias by place) still fails."""
@@ -645,10 +662,11 @@ def _equivariant_past(loaded, ids, pos, perm, tol, path: str, ta: Trace) -> bool
 
     handle = module.register_forward_hook(permuted)
     try:
-        got = logits(loaded, ids[:, perm], position_ids=pos[:, perm])
+        got = logits(loaded, ids[:, perm], position_ids=pos[:, perm], **(full or {}))
     finally:
         handle.remove()
-    return count[0] == len(outs) and _max_diff(got, logits(loaded, ids, position_ids=pos)[:, perm]) <= tol
+    ref = logits(loaded, ids, position_ids=pos, **(full or {}))
+    return count[0] == len(outs) and _max_diff(got, ref[:, perm]) <= tol
 
 
 def _place_bias(loaded, ta: Trace, tb: Trace, L: int, perm) -> str | None:

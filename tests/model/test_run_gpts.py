@@ -793,3 +793,45 @@ def test_a_convolution_over_the_sequence_makes_permutation_not_expected_and_an_a
     assert perm.note.startswith("transformer.h.0.attn.conv (Conv1d) mixes tokens by their order outside attention")
     bug = check_model("m", loaded=from_module(_bi(False, scale_bug=True), "m", causal=False))
     assert {p.name: p.status for p in bug.properties}["permutation-equivariance"] == "fails"
+
+
+class PackedAttention(BiAttention):
+    segments = None  # (B, T): attention stays inside a segment
+
+    def scores(self, q, k):
+        s = super().scores(q, k)
+        if self.segments is None:
+            return s
+        same = self.segments[:, None, :, None] == self.segments[:, None, None, :]
+        return s.masked_fill(~same, float("-inf"))
+
+
+class PackedBiGPT(BiGPT):
+    """As transformers ≥ 5.25's masks read them: position ids that are not consecutive, given without an
+    attention mask, are packed sequences (masking_utils.find_packed_sequence_indices); a mask of ones says
+    there is one sequence."""
+
+    def forward(self, input_ids, position_ids=None, attention_mask=None):
+        segments = None
+        if position_ids is not None and attention_mask is None:
+            step = torch.diff(position_ids, prepend=position_ids[:, :1] - 1, dim=-1)
+            segments = (step != 1).cumsum(-1)
+        for block in self.transformer.h:
+            block["attn"].segments = segments
+        return super().forward(input_ids, position_ids)
+
+
+def test_permuted_positions_are_not_read_as_packed_sequences_and_a_bug_still_fails():
+    # transformers 5.25's BERT failed permutation-equivariance by 0.02: its permuted position ids, without a
+    # mask, became packed sequences; the check now passes a full attention_mask with them
+    def make(scale_bug=False):
+        model = PackedBiGPT(attention=PackedAttention)
+        if scale_bug:  # planted: a score that depends on the key's index, not its content
+            for block in model.transformer.h:
+                block["attn"].scores = lambda q, k: q @ k.transpose(-2, -1) + torch.arange(k.size(-2))
+        return model
+
+    ok = check_model("m", loaded=from_module(make, "m", causal=False))
+    assert {p.name: p.status for p in ok.properties}["permutation-equivariance"] == "holds"
+    bug = check_model("m", loaded=from_module(lambda: make(True), "m", causal=False))
+    assert {p.name: p.status for p in bug.properties}["permutation-equivariance"] == "fails"
