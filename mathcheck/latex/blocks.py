@@ -3629,6 +3629,23 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     ]
 
 
+def _read_errors(src: _Source, group: list, notation: Notation) -> list:
+    """Each expression of ``group`` read alone (a copy of the notation each): None where it reads, else
+    the reader's error."""
+    import copy
+
+    out = []
+    for link in group:
+        try:
+            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
+            out.append(None)
+        except LatexRefused:
+            raise
+        except DeriveError as e:
+            out.append(e)
+    return out
+
+
 def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | None:
     """``(k, error)`` where the chain's expressions up to k are bad input and those after k read, two or
     more: each link is its author's claim, so the readable tail is checked as a chain of its own (d2l's
@@ -3636,26 +3653,15 @@ def _unreadable_head(src: _Source, group: list, notation: Notation) -> tuple | N
     the code word is no expression, the last link is arithmetic). Only where the links left out carry no
     condition (a ``\\quad x \\ge 0`` there may be the whole chain's hypothesis), none is an
     arrow's or beside another equation, and the first expression is unreadable; None otherwise."""
-    import copy
-
     if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
         return None
-    last, exc = None, None
-    for k, link in enumerate(group):
-        try:
-            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
-        except LatexRefused:
-            raise
-        except DeriveError as e:
-            last, exc = k, e
-    if last is None or last > len(group) - 3 or exc is None:
-        return None
-    try:
-        Reader(list(group[0].toks), src, copy.deepcopy(notation)).read()
-        return None  # the first expression reads: an unreadable one in the middle stays the chain's error
-    except DeriveError as e:
-        if _UNREAD_HEAD.search(str(e)):
-            return None  # a quantity defined in a display not read: _after_unread_head drops it, with a note
+    errors = _read_errors(src, group, notation)
+    bad = [k for k, e in enumerate(errors) if e is not None]
+    if not bad or bad[-1] > len(group) - 3 or errors[0] is None:
+        return None  # all read, too short a tail, or an unreadable one in the middle: the chain's error
+    last, exc = bad[-1], errors[bad[-1]]
+    if _UNREAD_HEAD.search(str(errors[0])):
+        return None  # a quantity defined in a display not read: _after_unread_head drops it, with a note
     if any(link.conditions for link in group[: last + 2]):
         return None
     return last, exc
@@ -3668,26 +3674,13 @@ def _unreadable_tail(src: _Source, group: list, notation: Notation) -> tuple | N
     not), as :func:`_unreadable_head` does the other way — only where the links left out carry no
     condition (one at the row's end may be the whole chain's hypothesis), none is an arrow's or beside
     another equation or a definition sign; None otherwise."""
-    import copy
-
     if len(group) < 3 or any(link.implied or link.beside or link.define for link in group):
         return None
-    first, exc = None, None
-    for k, link in enumerate(group):
-        try:
-            Reader(list(link.toks), src, copy.deepcopy(notation)).read()
-        except LatexRefused:
-            raise
-        except DeriveError as e:
-            first, exc = k, e
-            break
-    if first is None or first < 2:
-        return None
-    try:
-        Reader(list(group[-1].toks), src, copy.deepcopy(notation)).read()
-        return None  # the last expression reads: an unreadable one in the middle stays the chain's error
-    except DeriveError:
-        pass
+    errors = _read_errors(src, group, notation)
+    bad = [k for k, e in enumerate(errors) if e is not None]
+    if not bad or bad[0] < 2 or errors[-1] is None:
+        return None  # all read, too short a head, or the last one reads: the chain's error stays
+    first, exc = bad[0], errors[bad[0]]
     if any(link.conditions for link in group[first:]):
         return None
     return first, exc
