@@ -1485,20 +1485,30 @@ def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: li
     return key, name, index, rhs, vector
 
 
-def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
-    r"""``(key, name, j)`` for a blog's ``a_j = \frac{e^{z_j}}{\sum_k e^{z_k}}``: the entries of a, each in
-    the entry z_j of a vector and a sum over all its entries z_k — read as ``a(j) = exp(z[j])/Sum(exp(z[k]),
-    …)``, so ``a_k``, ``a_i`` are a(k), a(i) and ∂a_k/∂z_i is taken (as the name a_j, with a_k another
-    unknown, the softmax's derivative was bad input). None for anything else (``x_j = w_j + b`` has no sum
-    over the vector: it stays what it was)."""
+def _subscripted_head(head: list, notation: Notation):
+    """``(index, key)`` of a head written ``a_j`` or ``a_{j}``: one letter or command, a one-letter index
+    that no enclosing sum binds; None otherwise."""
     spelled = [t.text for t in head]
     if spelled[1:3] == ["_", "{"] and spelled[-1:] == ["}"]:
         spelled = spelled[:2] + spelled[3:-1]
     if len(spelled) != 3 or spelled[1] != "_" or not (len(spelled[2]) == 1 and spelled[2].isalpha()):
         return None
     index, key = spelled[2], head[0].text
-    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd") or key in notation.families:
+    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd"):
         return None
+    return index, key
+
+
+def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
+    r"""``(key, name, j)`` for a blog's ``a_j = \frac{e^{z_j}}{\sum_k e^{z_k}}``: the entries of a, each in
+    the entry z_j of a vector and a sum over all its entries z_k — read as ``a(j) = exp(z[j])/Sum(exp(z[k]),
+    …)``, so ``a_k``, ``a_i`` are a(k), a(i) and ∂a_k/∂z_i is taken (as the name a_j, with a_k another
+    unknown, the softmax's derivative was bad input). None for anything else (``x_j = w_j + b`` has no sum
+    over the vector: it stays what it was)."""
+    found = _subscripted_head(head, notation)
+    if found is None or found[1] in notation.families:
+        return None
+    index, key = found
     for m in re.finditer(rf"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\[{index}\]", rhs):
         vector = m.group(1)
         summed = [
@@ -1522,14 +1532,10 @@ def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
     ``y(i) = sigma(i)``, so ``y_c`` is ``y(c)``, σ_c(z) (as the name y_i, ``-\log\sigma_c(z) = -y_c`` was
     refuted with y_c free). None for anything else (``L_i = \max(0, …)`` stays the name L_i)."""
-    spelled = [t.text for t in head]
-    if spelled[1:3] == ["_", "{"] and spelled[-1:] == ["}"]:
-        spelled = spelled[:2] + spelled[3:-1]
-    if len(spelled) != 3 or spelled[1] != "_" or not (len(spelled[2]) == 1 and spelled[2].isalpha()):
+    found = _subscripted_head(head, notation)
+    if found is None:
         return None
-    index, key = spelled[2], head[0].text
-    if index in notation.indices - notation.free or head[0].kind not in ("ch", "cmd"):
-        return None
+    index, key = found
     # σ's entries, or those of a family read from them ($\delta_i=y_i-\delta_{ic}$ after $y_i=\sigma_i(z)$)
     vectorial = {name for name, vector, i in notation.families.values() if i}
     if not any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(f)}\({index}\)", rhs) for f in vectorial):
