@@ -27,6 +27,7 @@ product of the independent parts, ``Var(A) = E[(A − E[A])²]``, ``Cov(A, B) = 
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Sequence
 from dataclasses import dataclass, field
@@ -576,7 +577,8 @@ def _mass(rels, inst: Instance):
                 else:
                     lo = max(lo, c)
             family, params = inst.laws[atom]
-            mass = 0 if point or hi <= lo else _interval(family, params, lo, hi)
+            key = (family, tuple(str(sp.N(v, 30)) for v in params), str(lo), str(hi))
+            mass = 0 if point or hi <= lo else _interval(*key)
         out *= sp.Float(mass, 30)
     touched = [b for b in inst.blocks if any(a in b[0][1] for r in finite for a in r.atoms(sp.Symbol, sp.Indexed))]
     if finite:
@@ -594,25 +596,29 @@ def _mass(rels, inst: Instance):
     return out
 
 
-def _interval(family: str, params: tuple, lo, hi):
-    """∫_lo^hi f(x) dx for a continuous family's density f at numeric parameters (mpmath)."""
+@functools.lru_cache(maxsize=256)
+def _interval(family: str, params: tuple, lo: str, hi: str):
+    """∫_lo^hi f(x) dx for a continuous family's density f at numeric parameters (mpmath at 30 digits;
+    the arguments as strings, so a law drawn again with the same parameters is integrated once)."""
     import mpmath
 
-    p = [mpmath.mpf(sp.N(v, 30)) for v in params]
-    if family == "Normal":
-        mu, v = p
-        f, edges = (lambda t: mpmath.exp(-((t - mu) ** 2) / (2 * v)) / mpmath.sqrt(2 * mpmath.pi * v)), [mu]
-    elif family == "Exponential":
-        (lam,) = p
-        f, edges, lo = (lambda t: lam * mpmath.exp(-lam * t)), [], max(lo, 0)
-    elif family == "Uniform":
-        a, b = p
-        f, edges, lo, hi = (lambda t: 1 / (b - a)), [], max(lo, a), min(hi, b)
-    elif family == "Laplace":
-        mu, b = p
-        f, edges = (lambda t: mpmath.exp(-abs(t - mu) / b) / (2 * b)), [mu]
-    else:
-        raise NotExact(f"no density for {family}")
-    if hi <= lo:
-        return mpmath.mpf(0)
-    return mpmath.quad(f, [lo] + [e for e in edges if lo < e < hi] + [hi])
+    with mpmath.workdps(30):
+        p = [mpmath.mpf(v) for v in params]
+        lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+        if family == "Normal":
+            mu, v = p
+            f, edges = (lambda t: mpmath.exp(-((t - mu) ** 2) / (2 * v)) / mpmath.sqrt(2 * mpmath.pi * v)), [mu]
+        elif family == "Exponential":
+            (lam,) = p
+            f, edges, lo = (lambda t: lam * mpmath.exp(-lam * t)), [], max(lo, 0)
+        elif family == "Uniform":
+            a, b = p
+            f, edges, lo, hi = (lambda t: 1 / (b - a)), [], max(lo, a), min(hi, b)
+        elif family == "Laplace":
+            mu, b = p
+            f, edges = (lambda t: mpmath.exp(-abs(t - mu) / b) / (2 * b)), [mu]
+        else:
+            raise NotExact(f"no density for {family}")
+        if hi <= lo:
+            return mpmath.mpf(0)
+        return mpmath.quad(f, [lo] + [e for e in edges if lo < e < hi] + [hi])

@@ -390,48 +390,47 @@ def test_event_probabilities_by_definition_at_a_draw():
     assert value(Pr(sp.Tuple(sp.Eq(X, 0)), sp.Tuple()), inst) == 0
 
 
-_EVENTS = {
-    "e.md": (
-        "Bernoulli.\n\n$$\n% assume: X \\sim \\mathrm{Bernoulli}(p)\nP(X = 1) = p\n$$\n\n"
-        "Planted.\n\n$$\n% assume: X \\sim \\mathrm{Bernoulli}(p)\n\\Pr(X = 1) = 1 - p\n$$\n\n"
-        "Categorical.\n\n$$\n% assume: X \\sim \\mathrm{Categorical}(p, K)\n% given: \\sum_{k=1}^{K} p_k = 1\n"
-        "\\sum_{k=1}^{K} \\Pr(X = k) = 1\n$$\n\n"
-        "Normal.\n\n$$\n% assume: X \\sim \\mathcal{N}(0, 1)\n\\Pr[X \\le 0] = \\frac{1}{2}\n$$\n",
-        ["proved", "refuted", "proved", "proved"],
+_NOTE = [  # (law, LaTeX link, its text-grammar sides, status): our own examples
+    ("X \\sim \\mathrm{Bernoulli}(p)", "P(X = 1) = p", ("P(X = 1)", "p"), "proved"),
+    ("X \\sim \\mathrm{Bernoulli}(p)", "\\Pr(X = 1) = 1 - p", ("P(X = 1)", "1 - p"), "refuted"),
+    (
+        "X \\sim \\mathrm{Categorical}(p, K)\n% given: \\sum_{k=1}^{K} p_k = 1",
+        "\\sum_{k=1}^{K} \\Pr(X = k) = 1",
+        ("Sum(P(X = k), (k, 1, K))", "1"),
+        "proved",
     ),
-    "e.tex": (
-        "\\begin{equation}\n% assume: X \\sim \\mathrm{Bernoulli}(p)\nP(X = 1) = p\n\\end{equation}\n"
-        "\\begin{equation}\n% assume: X \\sim \\mathrm{Bernoulli}(p)\n\\Pr(X = 1) = 1 - p\n\\end{equation}\n"
-        "\\begin{equation}\n% assume: X \\sim \\mathrm{Categorical}(p, K)\n% given: \\sum_{k=1}^{K} p_k = 1\n"
-        "\\sum_{k=1}^{K} k \\Pr(X = k) = \\mathbb{E}[X]\n\\end{equation}\n",
-        ["proved", "refuted", "proved"],
-    ),
-    "e.derivation": (
-        "## Bernoulli\nassume: X ~ Bernoulli(p)\n  P(X = 1)\n= p\n\n"
-        "## planted\nassume: X ~ Bernoulli(p)\n  P(X = 1)\n= 1 - p\n\n"
-        "## memoryless\nassume: X ~ Exponential(lam)\nassume: lam=positive s=positive t=positive\n"
-        "  Pr(X > s + t | X > s)\n= P(X > t)\n\n"
-        "## no law\n  P(X = 1)\n= 1/2\n",
-        ["proved", "refuted", "proved", "inconclusive"],
-    ),
-}
+    ("X \\sim \\mathcal{N}(0, 1)", "\\Pr[X \\le 0] = \\frac{1}{2}", ("P(X <= 0)", "1/2"), "proved"),
+]
+_TEXT = (  # the note's Bernoulli links in the text grammar, then its own: a conditional, an event of no law
+    "## Bernoulli\nassume: X ~ Bernoulli(p)\n  P(X = 1)\n= p\n\n"
+    "## planted\nassume: X ~ Bernoulli(p)\n  P(X = 1)\n= 1 - p\n\n"
+    "## conditional\nassume: X ~ Bernoulli(p); Y ~ Bernoulli(q); X, Y independent\nassume: q=positive\n"
+    "  P(X = 1 | Y = 1)\n= p\n\n"
+    "## no law\n  P(X = 1)\n= 1/2\n"
+)
 
 
-@pytest.mark.parametrize("name", sorted(_EVENTS))
-def test_probabilities_of_events_in_a_note_a_tex_file_and_text(tmp_path, name):
-    """Our own examples: P(X = 1) = p for X ∼ Bernoulli(p) proved, 1 − p refuted by a drawn law; a
-    Categorical's masses summed over its support; N(0, 1)'s CDF at 0; an exponential law's memory;
-    an event of a variable without a law inconclusive, saying what to declare — never guessed."""
-    import json
+def test_probabilities_of_events_in_a_note_and_a_tex_file(tmp_path):
+    """P(X = 1) = p for X ∼ Bernoulli(p) proved and 1 − p refuted by a drawn law; a Categorical's
+    masses \\Pr(X = k) summed over its support; N(0, 1)'s CDF at 0 — in a note and a .tex file, in one
+    run as ``mathcheck derive e.tex e.md`` (the .tex transcribes the note: its chains read the same
+    and come from this session's proof cache)."""
+    from mathcheck import book
 
-    from click.testing import CliRunner
+    md = "".join(f"Example.\n\n$$\n% assume: {law}\n{link}\n$$\n\n" for law, link, _, _ in _NOTE)
+    tex = "".join(f"\\begin{{equation}}\n% assume: {law}\n{link}\n\\end{{equation}}\n" for law, link, _, _ in _NOTE)
+    (tmp_path / "e.md").write_text(md)
+    (tmp_path / "e.tex").write_text(tex)
+    report = book.check_book([str(tmp_path / "e.tex"), str(tmp_path / "e.md")], seed=0, timeout=TIMEOUT)
+    for path, reports in report.files:
+        assert [r.status for r in reports] == [s for *_, s in _NOTE], path
+        assert reports[1].failing.counterexample["X"].startswith("Bernoulli("), path  # the counterexample: a law
 
-    from mathcheck.cli import main
 
-    text, statuses = _EVENTS[name]
-    (tmp_path / name).write_text(text)
-    r = CliRunner().invoke(main, ["derive", str(tmp_path / name), "--timeout", "120", "--json"])
-    chains = json.loads(r.output)["files"][0]["chains"]
-    assert [c["status"] for c in chains] == statuses, r.output
-    assert '"X": "Bernoulli(' in json.dumps(chains[1]), r.output  # the counterexample is the law
-    assert "declare it" in r.output or "no law" not in text.lower()
+def test_probabilities_of_events_in_text():
+    """The same in the text grammar; a conditional probability (Bayes' definition, P(B) > 0 known);
+    an event of a variable with no law inconclusive, saying what to declare — never guessed."""
+    reports = _run(_TEXT)
+    assert [r.status for r in reports] == ["proved", "refuted", "proved", "inconclusive"]
+    assert reports[1].failing.counterexample["X"].startswith("Bernoulli(")
+    assert "X has no declared law" in accounts.link(reports[-1].failing)
