@@ -437,6 +437,11 @@ class Reader:
                 "order), not a power; write ^{1} for a power, or a subscript for a label",
             )
 
+    def _event(self, t) -> str | None:
+        from mathcheck.latex import probability
+
+        return probability.event(self, t)
+
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
         toks, self.i = _group(self.t, self.i, self.src, what)
@@ -460,6 +465,8 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text == "P" and (reading := self._event(t)) is not None:  # P(X = 1): latex/probability.py
+                return reading
             if t.text == "D" and (after := self._kl_subscript()) is not None:  # D_{\mathrm{KL}}(P \| Q)
                 from mathcheck.latex import probability
 
@@ -485,6 +492,8 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in ("Pr", "mathbb", "mathrm", "operatorname") and (reading := self._event(t)) is not None:
+            return reading  # \Pr(X = 1), \mathbb{P}(X \le 0): latex/probability.py
         if name in indicator.FONTS and indicator.starts(self.t, self.i):  # \mathbb{1}(x \ge y): latex/indicator.py
             return indicator.indicator(self, t)
         if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
