@@ -1214,13 +1214,17 @@ class Reader:
         """``\\sin^2 x``, ``\\log_2 x``, ``\\log(1 + x)``, ``\\sin m\\theta`` (the argument runs over the
         juxtaposed factors, as TeX is read), ``\\exp\\left(…\\right)``."""
         power = base = None
+        inverse = False
         for _ in range(2):
-            if self.at("ch", "^") and power is None:
+            if self.at("ch", "^") and power is None and not inverse:
                 t = self.take()
                 self.not_a_transpose(t)  # f^{(n)}(x) is f's n-th derivative, \sigma^T a transpose
                 power = self.script(t, "^")
                 if power.replace(" ", "") in ("-1", "(-1)"):
-                    self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or 1/{fname}(x)")
+                    # sin^{-1} x is arcsin x in every textbook; a reciprocal is written (\sin x)^{-1} or \csc x
+                    if fname not in _INVERSE:
+                        self.fail(t, f"{fname}^{{-1}}: an inverse mathcheck does not know; write 1/{fname}(x)")
+                    fname, power, inverse = _INVERSE[fname], None, True
             elif self.at("ch", "_") and base is None and fname == "log":
                 t = self.take()
                 base = self.script(t, "_")
@@ -1698,6 +1702,9 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+
+# f^{-1} as the inverse function, for the functions whose inverse the table has.
+_INVERSE = {"sin": "asin", "cos": "acos", "tan": "atan"}
 _LIMIT_ARROWS = ("to", "rightarrow", "longrightarrow")  # \\lim_{h \\to 0}: the arrow between variable and point
 _OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
 # the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function
