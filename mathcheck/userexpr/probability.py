@@ -474,6 +474,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
     symbols -= {v for e in (lhs, rhs, *given) for s in e.atoms(sp.Sum, sp.Product) for v, *_ in s.limits}
     symbols -= {b.label for b in symbols if isinstance(b, sp.IndexedBase)}  # p in p[k] is not a number
     start, done, misses, trial, exact, failure = time.monotonic(), 0, 0, 0, True, ""
+    outside = ""  # a failure only where P(X = x) puts x off X's support: what the author rarely means
     mc, tested = None, 0  # the Monte Carlo test with the largest detectable error; tests run
     while done < DRAWS and misses < MAX_MISSES:
         if time.monotonic() - start > seconds:
@@ -536,6 +537,9 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
             misses += 1
             continue
         done += 1
+        if not _holds(a, b, relation, tol) and (off := _off_support(lhs, rhs, inst, facts)):
+            outside = outside or off
+            continue
         if not _holds(a, b, relation, tol):
             loose = _untied(lhs, rhs, facts)
             if loose:
@@ -563,6 +567,12 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                 "summary": "fails at a drawn distribution"
                 + (" (exact)" if inst.exact else f" (beyond {tol:g} relative)"),
             }
+    if outside:
+        note = (
+            f"fails only where {outside}: P(X = x) of a discrete law is meant for x in its support, which "
+            f"mathcheck does not read; state x's value to decide it"
+        )
+        return _inconclusive(note, done, _evaluator(exact))
     if done < (montecarlo.TESTS if tested >= montecarlo.TESTS else DRAWS):
         note = f"only {done} of {DRAWS} draws met the facts and hypotheses" + (
             f" (one failed: {failure})" if failure else ""
@@ -581,6 +591,31 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
         "summary": f"agrees {how} on {done} drawn distributions"
         + (f" ({misses} more draws missed the facts or hypotheses)" if misses else ""),
     }
+
+
+def _off_support(lhs, rhs, inst, facts) -> str:
+    """Where a free name ``x`` of an event ``X = x`` of a Bernoulli or Categorical law is, at this draw,
+    off the law's support ({0, 1}, {1..K}): ``"x = -3/10, off the support of X"``; else ``""``."""
+    from mathcheck.numeric.distributions import comparison
+
+    for e in (lhs, rhs):
+        for x in sp.preorder_traversal(e):
+            if not (isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "Pr"):
+                continue
+            for rel in (*x.args[0], *x.args[1]):
+                found = comparison(rel, lambda y: str(getattr(y, "base", y)) in facts.distributions)
+                if found is None or found[1] != "==" or not found[2].free_symbols:
+                    continue
+                name = str(getattr(found[0], "base", found[0]))
+                family, params = facts.distributions[name]
+                if family not in ("Bernoulli", "Categorical"):
+                    continue
+                at = found[2].xreplace({k: v for k, v in inst.values.items() if isinstance(k, sp.Symbol)})
+                size = params[1].xreplace(inst.values) if family == "Categorical" else None
+                support = (0, 1) if family == "Bernoulli" else range(1, int(size) + 1) if size.is_Integer else ()
+                if at.is_number and at not in support:
+                    return f"{sp.sstr(found[2])} = {sp.sstr(at)}, off the support of {name}"
+    return ""
 
 
 def _untied(lhs, rhs, facts) -> list[str]:

@@ -406,7 +406,10 @@ _TEXT = (  # the note's Bernoulli links in the text grammar, then its own: a con
     "## planted\nassume: X ~ Bernoulli(p)\n  P(X = 1)\n= 1 - p\n\n"
     "## conditional\nassume: X ~ Bernoulli(p); Y ~ Bernoulli(q); X, Y independent\nassume: q=positive\n"
     "  P(X = 1 | Y = 1)\n= p\n\n"
-    "## no law\n  P(X = 1)\n= 1/2\n"
+    "## no law\n  P(X = 1)\n= 1/2\n\n"
+    # the textbook's mass function: true for x in {0, 1}, which is what its author means; at x = 7/10
+    # the left side is 0 — refuted there, the reading departs from the author's: never refuted
+    "## mass function\nassume: X ~ Bernoulli(p)\n  P(X = x)\n= p^x*(1 - p)^(1 - x)\n"
 )
 
 
@@ -431,6 +434,7 @@ def test_probabilities_of_events_in_text():
     """The same in the text grammar; a conditional probability (Bayes' definition, P(B) > 0 known);
     an event of a variable with no law inconclusive, saying what to declare — never guessed."""
     reports = _run(_TEXT)
-    assert [r.status for r in reports] == ["proved", "refuted", "proved", "inconclusive"]
+    assert [r.status for r in reports] == ["proved", "refuted", "proved", "inconclusive", "inconclusive"]
     assert reports[1].failing.counterexample["X"].startswith("Bernoulli(")
-    assert "X has no declared law" in accounts.link(reports[-1].failing)
+    assert "X has no declared law" in accounts.link(reports[3].failing)
+    assert "off the support of X" in accounts.link(reports[4].failing)
