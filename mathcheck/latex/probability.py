@@ -101,6 +101,54 @@ def law_expectation(reader, t, word: str) -> str | None:
     return f"E_{name}({args[0]}, {var.text})" if var is not None else f"E_{name}({args[0]})"
 
 
+def _bar(x) -> bool:
+    return x.kind == "cmd" and x.text in ("mid", "vert") or x.kind == "ch" and x.text == "|"
+
+
+def _mid(x) -> bool:
+    return x.kind == "cmd" and x.text == "mid"
+
+
+def conditional_expectation(reader, t) -> str | None:
+    r"""``\mathbb{E}[f \mid Y]`` → ``E(f | Y)``; ``\mathbb{E}_{X \mid Y}[f]`` → ``E_X(f | Y)``;
+    ``\mathbb{E}_{Y}[g]`` → ``E_Y(g)`` where g holds Y or a bar (``\mathbb{E}_{Y}[\mathbb{E}_{X \mid
+    Y}[X]]``) — a one-letter capital subscript elsewhere (``\mathbb{E}_P[\log p(x)]``) stays a law's
+    (:func:`law_expectation`). None, the reader where it was, for anything else. After the E."""
+    from mathcheck.latex.tokens import _group
+
+    start = reader.i
+    over = given = None
+    if reader.at("ch", "_"):
+        toks, j = _group(reader.t, reader.i + 1, reader.src, "_")
+        toks = [x for x in toks if not (x.kind == "cmd" and x.text in (",", ";", ":", "!", " ", "quad"))]
+        parts = _split_at(reader, toks, _bar)
+        names = [_word(p) for p in parts]
+        if len(parts) > 2 or not all(n and len(n) == 1 and n.isupper() and n not in "EV" for n in names):
+            return None
+        over, given = names[0], (names[1] if len(names) == 2 else None)
+        reader.i = j
+    if not reader.at("ch", "(", "["):
+        reader.i = start
+        return None
+    _, inner = _bracketed(reader)
+    at = _split_at(reader, inner, _mid)  # \mid only: |X| in \mathbb{E}[|X|] is an absolute value
+    if len(at) > 2 or over is None and len(at) != 2 or over is not None and given is None and len(at) == 2:
+        if over is None and len(at) == 1:
+            reader.i = start
+            return None
+        reader.fail(t, "a conditional expectation is \\mathbb{E}[f \\mid Y] or \\mathbb{E}_{X \\mid Y}[f] (one \\mid)")
+    if over is None:
+        f, y = at
+        if not f or not y:
+            reader.fail(t, "a conditional expectation is \\mathbb{E}[f \\mid Y]")
+        return f"E({reader.sub(f).read()} | {reader.sub(y).read()})"
+    if given is None and not any(_mid(x) or x.kind == "ch" and x.text == over for x in inner):
+        reader.i = start
+        return None
+    body = reader.sub(inner).read()
+    return f"E_{over}({body} | {given})" if given else f"E_{over}({body})"
+
+
 def _sim_after_tuple(toks) -> bool:
     """``(x, y) \\sim P``: a parenthesised tuple of letters, then ``\\sim`` and one name."""
     k = next((n for n, x in enumerate(toks) if x.text == ")"), None)
@@ -166,6 +214,8 @@ def operator(reader, t) -> str | None:
         return None
     name = OPERATORS[word]
     reader.i = j
+    if name == "E" and (reading := conditional_expectation(reader, t)) is not None:
+        return reading
     if reader.at("ch", "_") and (reading := law_expectation(reader, t, word)) is not None:
         return reading
     if reader.at("ch", "_"):

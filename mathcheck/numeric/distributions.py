@@ -212,12 +212,65 @@ def _valid(family: str, params: tuple) -> bool:
     return params[-1] > 0
 
 
+def conditional(x: sp.Basic) -> bool:
+    """Whether ``x`` is a conditional expectation ``CondE(f, Y)`` (E[f | Y], a function of Y)."""
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "CondE"
+
+
+def subscripted(x: sp.Basic) -> bool:
+    """Whether ``x`` is an expectation over named variables only, ``EOver(f, X)`` (E_X[f])."""
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "EOver"
+
+
+class NotRead(ValueError):
+    """An expectation over some variables only whose reading as E[…] is not shown (one line)."""
+
+
+def over(e: sp.Expr, facts: Facts) -> sp.Expr:
+    r"""``e`` with each ``E_X[f]`` (``EOver(f, X)``) read as ``E[f]`` and each ``E_{X | Y}[f]``
+    (``EOver(f, X, Y)``) as ``E[f | Y]`` — only
+    where f's random variables are X (and Y): an expectation over X alone of an f that holds another
+    random variable Z is a function of Z, no number; then :class:`NotRead`. A conditional
+    expectation counts as its conditions (E[X | Y] is a function of Y).
+
+        >>> X, Y, Z = sp.symbols("X Y Z", real=True)
+        >>> f = Facts(random=frozenset({"X", "Y", "Z"}))
+        >>> EO, CE = sp.Function("EOver"), sp.Function("CondE")
+        >>> over(EO(EO(X, X, Y), Y), f)
+        E(CondE(X, Y))
+        >>> try:
+        ...     over(EO(X * Z, X), f)
+        ... except NotRead as exc:
+        ...     print(str(exc)[:59])
+        E_X[X*Z] integrates over X only, but X*Z holds Z too: it is
+    """
+
+    def read(x):
+        f, v, *given = x.args
+        extra = sorted({_base(a) for a in atoms_of(f, facts)} - {str(v), *map(str, given)})
+        if extra:
+            shown = f"{sp.sstr(f)} | {sp.sstr(given[0])}" if given else sp.sstr(f)
+            raise NotRead(
+                f"E_{v}[{shown}] integrates over {v} only, but {sp.sstr(f)} holds {', '.join(extra)} too: it "
+                f"is a function of {', '.join(extra)}, not a number; write E[…] (over every random variable) "
+                f"or E[… | {', '.join(extra)}]"
+            )
+        return sp.Function("CondE")(f, *given) if given else sp.Function("E")(f)
+
+    return e.replace(subscripted, read)
+
+
 def atoms_of(e: sp.Expr, facts: Facts) -> set:
-    """The random atoms of ``e`` outside any expectation: symbols and entries named in ``facts``."""
+    """The random atoms of ``e`` outside any expectation: symbols and entries named in ``facts``
+    (E[f | Y] counts as Y: it is a function of Y)."""
     names = facts.names()
     out = set()
 
     def walk(x):
+        if conditional(x):
+            for a in x.args[1:]:
+                walk(a)
+            return
         if head(x):
             return
         if isinstance(x, sp.Indexed):
@@ -396,13 +449,15 @@ def value(e: sp.Expr, inst: Instance) -> sp.Expr:
     first), ordinary symbols at their drawn values; sums with numeric bounds written out."""
     e = _subs(e, inst.values)
     e = _subs(_written_out(e), inst.values) if e.has(sp.Sum, sp.Product) else e
-    while True:
+    while True:  # a conditional expectation is evaluated inside the expectation that holds it
         inner = [
             x
             for x in sp.preorder_traversal(e)
             if head(x) and not any(head(y) for y in sp.preorder_traversal(x) if y is not x)
         ]
         if not inner:
+            if any(map(conditional, sp.preorder_traversal(e))):
+                raise NotExact("E[f | Y] is a random variable (a function of Y); it is read inside an expectation only")
             return e
         e = e.xreplace({x: _operator(x, inst) for x in inner})
 
@@ -480,22 +535,53 @@ def _operator(x, inst: Instance):
 def _expect(g, inst: Instance):
     """``E[g]``: the sum over the product of the blocks ``g`` touches of weight × value."""
     g = _basic(g)
-    stand_ins = [a for a in g.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
-    if stand_ins and not g.is_polynomial(*stand_ins):
+    conds = sorted({x for x in sp.preorder_traversal(g) if conditional(x)}, key=sp.default_sort_key)
+    # E[f | Y] of a polynomial f over the stand-ins is a polynomial in Y of no higher degree: as f for the test
+    plain = g.xreplace({c: c.args[0] for c in conds}) if conds else g
+    stand_ins = [a for a in plain.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
+    if stand_ins and not plain.is_polynomial(*stand_ins):
         raise NotExact(f"E[{sp.sstr(g)}] over a continuous law is not a polynomial: its Gauss rule is not exact")
-    touched = []
-    for b in inst.blocks:
-        names = set(b[0][1])
-        if any(a in names for a in g.atoms(sp.Symbol, sp.Indexed)):
-            touched.append(b)
+    outside = g.xreplace({c: sp.Dummy() for c in conds}).atoms(sp.Symbol, sp.Indexed)
+    outside |= {a for c in conds for a in sp.Tuple(*c.args[1:]).atoms(sp.Symbol, sp.Indexed)}
+    touched = _touched(inst, outside)
+    memo: dict = {}
     out = sp.Integer(0)
     for combo in _product(touched):
         w, rep = sp.Integer(1), {}
         for wi, atoms in combo:
             w *= wi
             rep.update(atoms)
+        if conds:
+            rep = {**{c: _conditional(c, rep, inst, memo) for c in conds}, **rep}
         out += w * g.xreplace(rep)
     return out
+
+
+def _touched(inst: Instance, atoms) -> list:
+    """The blocks holding any of ``atoms``."""
+    return [b for b in inst.blocks if any(a in b[0][1] for a in atoms)]
+
+
+def _conditional(c, rep: dict, inst: Instance, memo: dict):
+    """E[f | Y = y] at the value ``rep`` gives Y, by definition: the weighted mean of f over the atoms
+    of the joint law where Y = y (the blocks f and Y touch)."""
+    f, given = c.args[0], c.args[1:]
+    if any(y not in rep for y in given):
+        raise NotExact(f"E[{sp.sstr(f)} | {', '.join(map(sp.sstr, given))}]: the condition is no random variable")
+    key = (c, tuple(rep[y] for y in given))
+    if key in memo:
+        return memo[key]
+    num, den = sp.Integer(0), sp.Integer(0)
+    for combo in _product(_touched(inst, f.atoms(sp.Symbol, sp.Indexed) | set(given))):
+        w, at = sp.Integer(1), {}
+        for wi, atoms in combo:
+            w *= wi
+            at.update(atoms)
+        if all(at[y] == rep[y] for y in given):
+            num += w * f.xreplace(at)
+            den += w
+    memo[key] = num / den
+    return memo[key]
 
 
 def _product(blocks):

@@ -36,7 +36,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import Facts  # the one description of the facts
 from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
 
-HEADS = ("E", "Var", "Cov", "KL")
+HEADS = ("E", "Var", "Cov", "KL", "CondE", "EOver")  # E[f | Y] and E_X[f] (parser.py) too
 FAMILIES = ("Bernoulli", "Normal", "Uniform", "Exponential", "Laplace", "Categorical")
 
 
@@ -185,8 +185,91 @@ class Lowering:
                 continue
             if len(terms) > 1:
                 self.note("linearity of expectation")
-            out.append(self._term(t))
+            out.append(self._tower(t) if t.has(sp.Function("CondE")) else self._term(t))
         return sp.Add(*out)
+
+    def _tower(self, t):
+        """The law of total expectation, E[h(Y) E[f | Y]] = E[h(Y) f] (h = 1: E[E[f | Y]] = E[f]), for one
+        conditional expectation in the term, h a function of Y, and the side condition shown:
+        E|f| < ∞ and E|h f| < ∞ under the declared laws (:meth:`_integrable`); else Unsupported."""
+        from mathcheck.numeric.distributions import conditional
+
+        conds = [f for f in sp.Mul.make_args(t) if conditional(f)]
+        rest = sp.Mul(*[f for f in sp.Mul.make_args(t) if not conditional(f)])
+        if len(conds) != 1 or any(conditional(x) for x in sp.preorder_traversal(conds[0].args[0])):
+            raise Unsupported(
+                f"E[{sp.sstr(t)}]: the law of total expectation is read for one E[f | Y] to the first power in "
+                f"a term, E[h(Y) E[f | Y]]"
+            )
+        ((f, y),) = [c.args for c in conds]
+        if {_name(a) for a in random_atoms(rest, self.facts)} - {_name(y)}:
+            raise Unsupported(
+                f"E[{sp.sstr(t)}]: E[f | {y}] times a function of other random variables than {y} is not read"
+            )
+        for g in dict.fromkeys((f, sp.expand(rest * f))):
+            why = self._integrable(g)
+            if why:
+                raise Unsupported(f"the law of total expectation needs E|{sp.sstr(g)}| < ∞, which is not shown: {why}")
+        self.note(
+            f"law of total expectation: E[{'h(Y) ' if rest != 1 else ''}E[f | Y]] = E[{'h(Y) ' if rest != 1 else ''}f], "
+            f"E|f| < ∞ ({self.finite_by})"
+        )
+        return self.expect(rest * f)
+
+    finite_by = ""
+
+    def _integrable(self, g) -> str:
+        """Why E|g| < ∞ is not known under the facts, or "" when it is: g a polynomial whose every term's
+        variables have a named law (each family read has every moment), or hold one variable of stated
+        mean (degree 1) or variance (degree ≤ 2), or two of stated variance (degree 1 each:
+        Cauchy–Schwarz); or one variable of a named continuous law with ∫|g| f convergent (SymPy's
+        closed form). An undeclared law may have no mean (Cauchy's): not known."""
+        atoms = sorted(random_atoms(g, self.facts), key=str)
+        named = [a for a in atoms if _name(a) in self.facts.distributions]
+        if atoms and g.is_polynomial(*atoms):
+            for term in sp.Add.make_args(sp.expand(g)):
+                degree = {a: sp.degree(term, a) for a in atoms if term.has(a)}
+                if all(a in named for a in degree):
+                    continue
+                ok = all(
+                    k <= 1
+                    and _name(a) in self.facts.zero_mean | self.facts.unit_variance
+                    or k <= 2
+                    and _name(a) in self.facts.unit_variance
+                    for a, k in degree.items()
+                ) and (
+                    len(degree) == 1
+                    or len(degree) == 2
+                    and all(k == 1 and (a in named or _name(a) in self.facts.unit_variance) for a, k in degree.items())
+                )
+                if not ok:
+                    loose = [_name(a) for a in degree if a not in named]
+                    return (
+                        f"the law of {', '.join(loose)} is not stated (a law with no mean, e.g. Cauchy's, has "
+                        f"none); state it, e.g. assume: {loose[0]} ~ Normal(mu, sigma^2)"
+                    )
+            laws = sorted({self.facts.distributions[_name(a)][0] for a in named})
+            self.finite_by = "a polynomial in " + (
+                f"variables of named laws ({', '.join(laws)}), every moment finite"
+                if laws
+                else "variables of stated moments"
+            )
+            return ""
+        if len(atoms) == 1 and named:
+            family, params = self.facts.distributions[_name(atoms[0])]
+            t = sp.Dummy("x", real=True)
+            density = _density(family, params, t)
+            if density is not None:
+                f, lo, hi = density
+                try:
+                    total = sp.integrate(sp.Abs(g.xreplace({atoms[0]: t})) * f, (t, lo, hi))
+                except Exception:  # noqa: BLE001 - SymPy's integrator failing shows nothing
+                    total = sp.oo
+                if total.is_finite and not total.has(sp.Integral, sp.Piecewise):
+                    self.finite_by = f"∫|g| f dx = {sp.sstr(total)} under {family}"
+                    return ""
+                return f"∫|{sp.sstr(g)}| f dx under {family}{params} is not shown finite"
+        return f"E|{sp.sstr(g)}| < ∞ is shown for a polynomial in variables of named laws only"
 
     def _term(self, t):
         if isinstance(t, sp.Sum):
@@ -417,6 +500,8 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     the rules used, in order; :class:`Unsupported` for what they do not decide."""
     low = Lowering(facts)
     out = low.lower(e)
+    if any(is_head(x, "CondE") for x in sp.preorder_traversal(out)):
+        raise Unsupported("E[f | Y] is a random variable (a function of Y); it is read inside an expectation only")
     if has_probability(out):
         raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
     return simplify_deltas(out), low.rules

@@ -260,12 +260,12 @@ def facts_for(exprs, facts: Facts, every: bool = False) -> Facts:
     ``p`` in ``Bernoulli(p)`` is the ``p`` of the link). ``every``: lowercase names there too (a
     chain whose prose calls its variables random — d2l's weights ``w_{ij}`` and inputs ``x_j``: read
     as constants, ``E[w_{ij} x_j] = E[w_{ij}] E[x_j]`` would be proved with no independence)."""
-    from mathcheck.numeric.distributions import head
+    from mathcheck.numeric.distributions import conditional, head, subscripted
 
     found = set()
     for e in exprs:
         for x in sp.preorder_traversal(e):
-            if head(x):
+            if head(x) or conditional(x) or subscripted(x):
                 for a in x.atoms(sp.Symbol, sp.Indexed):
                     name = str(a.base) if isinstance(a, sp.Indexed) else str(a)
                     if isinstance(a, sp.Symbol) and a.is_integer:  # a size or an index
@@ -371,6 +371,12 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
     that states none ("independently", "zero mean"); any refutation is then inconclusive, saying so."""
     import dataclasses
 
+    from mathcheck.numeric.distributions import NotRead, over
+
+    try:  # E_X[f], E_{X | Y}[f] (the statement's sides come here directly)
+        lhs, rhs = over(lhs, facts), over(rhs, facts)
+    except NotRead as exc:
+        return _inconclusive(str(exc), 0, "")
     num = _numeric(lhs, rhs, relation, given, facts, seed, seconds)
     if isinstance(prose, str) and prose and num["status"] == "refuted":
         return _prose_says(num, prose)
@@ -457,7 +463,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
     if has_laws(lhs, rhs, *given):
         return _numeric_laws(lhs, rhs, relation, given, facts, seed, seconds)
     from mathcheck.numeric import montecarlo
-    from mathcheck.numeric.distributions import NotExact, draw, value
+    from mathcheck.numeric.distributions import NotExact, conditional, draw, value
     from mathcheck.numeric.tolerance import HP_REL, QUADRATURE_REL
 
     symbols = set()
@@ -483,6 +489,8 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
             b = _digits(value(rhs, inst), PRECISION_DIGITS)
         except NotExact as exc:  # never compared by the stand-in: Monte Carlo, or no verdict
             try:
+                if any(conditional(x) for e in (lhs, rhs) for x in sp.preorder_traversal(e)):
+                    raise NotExact("Monte Carlo is not run on a conditional expectation")
                 test = montecarlo.mean_test(lhs, rhs, relation, inst, facts, seed * 1000003 + trial, montecarlo.TESTS)
             except montecarlo.Heavy as why:
                 misses += 1
@@ -666,6 +674,13 @@ def check(
     begin = time.perf_counter()
     given = tuple(given or ())
     facts = facts_for((lhs, rhs, *given), facts, every=isinstance(prose, str) and bool(prose))
+    from mathcheck.numeric.distributions import NotRead, over
+
+    try:  # E_X[f], E_{X | Y}[f]: E[f], E[f | Y] where f's random variables allow it
+        lhs, rhs = over(lhs, facts), over(rhs, facts)
+        refused = ""
+    except NotRead as exc:
+        refused = str(exc)
     base = dict(
         lhs=lhs_text or sp.sstr(lhs),
         rhs=rhs_text or sp.sstr(rhs),
@@ -690,7 +705,10 @@ def check(
                 "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300],
             }
 
-    sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
+    if refused:
+        sym, num = {"status": "inconclusive", "how": refused, "difference": ""}, _inconclusive(refused, 0, "")
+    else:
+        sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
     status = combine(sym["status"], num["status"])
     counterexample = values = None
     if num["status"] == "refuted":

@@ -312,3 +312,40 @@ def test_independence_stated_in_prose_leaves_a_document_undecided(tmp_path):
         "$$\n% assume: X, Y \\text{ independent}\n\\textrm{Var}(X+Y) = \\textrm{Var}(X) + \\textrm{Var}(Y)\n$$\n",
     )
     assert [c["status"] for c in got["chains"]] == ["proved"], r.output
+
+
+def test_total_expectation_in_a_note_and_a_tex_file():
+    """E[E[f | Y]] = E[f] (tests/probability_corpus/total_expectation.*, our own examples): proved with
+    its side condition E|f| < ∞ shown; the planted E[E[X | Y]] = E[Y] refuted with a distribution; the
+    rule's misuses (exp(X²) under N(0, 1), a law not stated) not proved."""
+    from mathcheck import book
+
+    files = [str(CORPUS / "total_expectation.md"), str(CORPUS / "total_expectation.tex")]
+    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    want = ["proved", "proved", "refuted", "refuted", "inconclusive", "inconclusive"]
+    for path, reports in report.files:
+        assert [r.status for r in reports] == want, path
+        assert "law of total expectation" in accounts.link(reports[0].steps[1]), path
+        assert reports[2].failing.counterexample["Z"].startswith("Normal(")
+        assert "(X, Y)" in reports[3].failing.counterexample  # a joint law, printed
+        assert "E|exp(X)| < ∞" in accounts.link(reports[4].steps[1])
+        assert "the law of X is not stated" in accounts.link(reports[5].steps[1])
+
+
+def test_total_expectation_in_the_text_grammar():
+    (e, f) = parse_many(["E(E(X^2 | Y))", "E_Y(E_X(X | Y))"])
+    assert e == E(sp.Function("CondE")(sp.Symbol("X", real=True) ** 2, sp.Symbol("Y", real=True)))
+    assert str(f) == "EOver(EOver(X, X, Y), Y)"
+    for bad, why in (("E(X | Y | Z)", "p\\(z \\| x\\)"), ("E(X | 2)", "one random variable")):
+        with pytest.raises(ParseError, match=why):
+            parse_many([bad])
+    r = _run(
+        "## over\nassume: X ~ Bernoulli(p); Y ~ Bernoulli(q)\n  E(E(2*X | Y))\n= 2*p\n\n"
+        "## E_X of a function of Y too: not read as E[…]\nassume: X ~ Bernoulli(p); Y ~ Bernoulli(q)\n"
+        "  E_X(X*Y)\n= p*q\n\n"
+        "## outside an expectation it is a random variable\nassume: X ~ Bernoulli(p); Y ~ Bernoulli(q)\n"
+        "  E(X | Y)\n= p\n"
+    )
+    assert [c.status for c in r] == ["proved", "inconclusive", "inconclusive"]
+    assert "integrates over X only" in accounts.link(r[1].steps[1])
+    assert "read inside an expectation only" in accounts.link(r[2].steps[1])
