@@ -257,6 +257,11 @@ def _is_bar(node) -> bool:
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)
 
 
+def _density(name: str) -> bool:
+    """``p_Y``, ``f_Y``: the density of the random variable Y (a capital name)."""
+    return name[:2] in ("p_", "f_") and bool(re.fullmatch(r"[A-Z][A-Za-z0-9]*", name[2:]))
+
+
 def _over(name: str) -> bool:
     """``E_X``: an expectation over the random variable X (a capital name, not a declared law's)."""
     return name.startswith("E_") and bool(re.fullmatch(r"[A-Z][A-Za-z0-9]*", name[2:]))
@@ -903,6 +908,10 @@ class _Builder:
             return self._law_expectation(node, name[2:])
         if _over(name) and name not in self.unknown:
             return self._over(node, name[2:])
+        if _density(name) and name not in self.unknown:  # read by userexpr.probability (Density)
+            if len(node.args) != 1:
+                self.fail(node, f"{name} is the density of {name[2:]}: one argument, {name}(y)")
+            return sp.Function(name, real=True)(self.build(node.args[0]))
         if name == "E" and len(node.args) == 1 and _is_bar(node.args[0]):
             return self._conditional(node.args[0])
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
@@ -1295,7 +1304,7 @@ def parse_many(
             )
         if name in laws or name.startswith("E_") and name[2:] in laws:
             continue
-        if _over(name):  # E_X(f), E_X(f | Y): an expectation over the random variable X
+        if _over(name) or _density(name):  # E_X(f), E_X(f | Y); p_Y(y), f_Y(y): the density of Y at y
             continue
         if name.startswith("E_") and _NAME.match(name[2:]) and name[2:] not in reserved():
             raise ParseError(

@@ -55,9 +55,13 @@ _LAW_FACT = re.compile(
 _LAW_POSITIVE = re.compile(r"^\s*[A-Za-z]\w*\s*\([^()]*\)\s*>\s*0\s*$")
 
 
+# a random variable defined as a function of another, Y = \sigma X + \mu (the change of variables)
+_TRANSFORM = re.compile(r"^\s*[A-Z][A-Za-z0-9]*\s*=(?!=)(?=.*(?<![\\A-Za-z])[A-Z])")
+
+
 def is_fact(raw: str) -> bool:
     """Whether a ``% assume:`` item is about random variables or declared laws."""
-    return bool(_FACT.search(raw) or _LAW_FACT.match(raw) or _LAW_POSITIVE.match(raw))
+    return bool(_FACT.search(raw) or _LAW_FACT.match(raw) or _LAW_POSITIVE.match(raw) or _TRANSFORM.match(raw))
 
 
 def law_expectation(reader, t, word: str) -> str | None:
@@ -318,6 +322,10 @@ def fact(src, d, read) -> str:
         name = src.text[toks[0].pos : toks[k - 1].end] if k else ""
         law = read(toks[k + 1 :])  # the reader's reading of the law, passed in (no import circle)
         return f"{_plain(name)} ~ {law}"
+    eq = [k for k, x in enumerate(toks) if x.kind == "ch" and x.text == "="]
+    if eq and eq[0] and _TRANSFORM.match(src.text[toks[0].pos : toks[-1].end]):  # Y = g(X)
+        k = eq[0]
+        return f"{_plain(src.text[toks[0].pos : toks[k - 1].end])} = {read(toks[k + 1 :])}"
     return _plain(src.text[toks[0].pos : toks[-1].end])
 
 

@@ -122,6 +122,7 @@ class Lowering:
             self.rules.append(rule)
 
     def lower(self, e) -> sp.Expr:
+        e = e.replace(lambda x: is_head(x, "Density"), self._density)
         e = e.replace(lambda x: is_head(x, "KL"), self._kl)
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
         e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
@@ -164,6 +165,97 @@ class Lowering:
         self.note(f"KL(P ‖ Q) = E_(x∼P)[log p(x) − log q(x)], the log-densities of {P[0]} and {Q[0]}")
         self.note(f"moments of {P[0]}")
         return sp.Add(*[c * raw_moment(P[0], P[1], k) for (k,), c in poly.terms()])
+
+    def _density(self, x):
+        """``p_Y(y)``: the density of Y's named continuous law, or for Y = g(X) (a stated fact) the
+        **change of variables** p_Y(y) = p_X(g⁻¹(y)) |d g⁻¹(y)/dy|, its side conditions shown: g strictly
+        monotone on X's support (g' of one sign there, by SymPy's assumptions), g⁻¹ the one real
+        solution of g(x) = y, and y inside Y's support (its ends g's limits at the support's ends)
+        known from y's assumptions — authors write a density on its support, and off it p_Y is 0."""
+        name, y = str(x.args[0]), x.args[1]
+        if name in self.facts.distributions:
+            family, params = self.facts.distributions[name]
+            t = sp.Dummy("t", real=True)
+            f, lo, hi = self._law_density(family, params, t, name)
+            try:
+                self._on_support(name, y, lo, hi)
+            except Unsupported:  # p_X(g⁻¹(y)) at a y of Y's support, Y = g(X): g⁻¹(y) is in X's support
+                if not any(
+                    str(v) == name and sp.simplify(y - self._inverse(n, w)[2]) == 0
+                    for n, g in self.facts.transforms
+                    for v in random_atoms(g, self.facts)
+                    for w in y.free_symbols
+                ):
+                    raise
+            self.note(f"the density of {family}")
+            return f.xreplace({t: y})
+        X, f, h, t = self._inverse(name, y)
+        return f.xreplace({t: h}) * sp.Abs(sp.diff(h, y))
+
+    def _inverse(self, name, y):
+        """``(X, f, g⁻¹(y), t)`` for Y = g(X) with its side conditions shown (:meth:`_density`)."""
+        g = dict(self.facts.transforms)[name]
+        xs = list(random_atoms(g, self.facts))
+        if len(xs) != 1 or _name(xs[0]) not in self.facts.distributions:
+            raise Unsupported(f"{name} = {sp.sstr(g)}: the change of variables reads g of one variable of a named law")
+        (X,) = xs
+        family, params = self.facts.distributions[_name(X)]
+        t = sp.Dummy("t", real=True)
+        f, lo, hi = self._law_density(family, params, t, _name(X))
+        s = sp.Dummy("s", positive=True)
+        inside = (
+            sp.Dummy("x", real=True)
+            if lo == -sp.oo and hi == sp.oo
+            else lo + s
+            if hi == sp.oo
+            else hi - s
+            if lo == -sp.oo
+            else lo + (hi - lo) / (1 + s)
+        )
+        slope = sp.simplify(sp.diff(g, X).xreplace({X: inside}))
+        way = "increasing" if slope.is_positive else "decreasing" if slope.is_negative else None
+        if way is None:
+            raise Unsupported(
+                f"{name} = {sp.sstr(g)} is not shown strictly monotone on the support of {_name(X)} "
+                f"(g' = {sp.sstr(sp.diff(g, X))}): p_{name}(y) = p_{_name(X)}(g⁻¹(y)) |dg⁻¹/dy| needs it (a g "
+                f"such as X**2 sums over its branches, which is not read)"
+            )
+        u = sp.Dummy("u", real=True)
+        try:
+            roots = [r for r in sp.solve(sp.Eq(g.xreplace({X: u}), y), u) if r.is_real is not False]
+        except Exception:  # noqa: BLE001 - SymPy's solver failing: no inverse shown
+            roots = []
+        if len(roots) != 1:
+            raise Unsupported(f"{name} = {sp.sstr(g)}: g⁻¹(y) is not found as one closed form")
+        (h,) = roots
+        ends = [sp.limit(g, X, lo, "+" if lo != -sp.oo else "-"), sp.limit(g, X, hi, "-" if hi != sp.oo else "+")]
+        low, high = ends if way == "increasing" else ends[::-1]
+        self._on_support(name, y, low, high)
+        self.note(
+            f"change of variables: p_{name}(y) = p_{_name(X)}(g⁻¹(y)) |d g⁻¹(y)/dy|, g(x) = "
+            f"{sp.sstr(g.xreplace({X: sp.Symbol('x')}))} strictly {way} on the support of {_name(X)} ~ {family} "
+            f"(g' = {sp.sstr(sp.diff(g, X).xreplace({X: sp.Symbol('x')}))}), g⁻¹(y) = {sp.sstr(h)}"
+        )
+        return X, f, h, t
+
+    def _law_density(self, family, params, t, name):
+        dens = _density(family, params, t)
+        if dens is None:
+            raise Unsupported(
+                f"{name} ~ {family}{params}: its density needs its parameters' conditions known (a variance, "
+                f"rate or scale positive, a < b)"
+            )
+        return dens
+
+    def _on_support(self, name, y, lo, hi):
+        known = (lo == -sp.oo or (y - lo).is_positive) and (hi == sp.oo or (hi - y).is_positive)
+        if not known:
+            raise Unsupported(
+                f"p_{name}({sp.sstr(y)}) is read on the support of {name}, {sp.sstr(lo)} < {sp.sstr(y)} < "
+                f"{sp.sstr(hi)}, which is not known; state it (e.g. assume: {sp.sstr(y)} > {sp.sstr(lo)})"
+                if lo != -sp.oo
+                else f"p_{name}({sp.sstr(y)}) is read on the support of {name}, {sp.sstr(y)} < {sp.sstr(hi)}; state it"
+            )
 
     def _var(self, x):
         self.note("definition of variance: Var(A) = E[A²] − E[A]²")

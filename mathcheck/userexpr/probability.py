@@ -70,9 +70,34 @@ class FactError(ValueError):
     """A statement about random variables that cannot be read (one line: what, and how to write it)."""
 
 
+# a random variable defined as a function of another (change of variables): "Y = sigma*X + mu"
+_TRANSFORM = re.compile(r"^\s*([A-Z][A-Za-z0-9]*)\s*=(?!=)\s*(.*[A-Z].*)$")
+
+
 def is_fact(text: str) -> bool:
-    """Whether an ``assume:`` text is about random variables (independence, moments, a distribution)."""
-    return bool(_WORDS.search(text)) or any(_LAWS.match(t) or _POSITIVE.match(t) for t in text.split(";"))
+    """Whether an ``assume:`` text is about random variables (independence, moments, a distribution,
+    a random variable defined as a function of another: ``Y = sigma*X + mu``)."""
+    return bool(_WORDS.search(text)) or any(
+        _LAWS.match(t) or _POSITIVE.match(t) or _TRANSFORM.match(t) for t in text.split(";")
+    )
+
+
+def _transform(stmt: str, transforms: dict) -> bool:
+    """``Y = g(X)``: Y defined as g of the random variable X (its density by the change of variables,
+    symbolic/expectation.py), added to ``transforms``; False for another statement."""
+    m = _TRANSFORM.match(stmt)
+    if not m or "~" in stmt:
+        return False
+    from mathcheck.parser import ParseError, parse_many
+
+    try:
+        (g,) = parse_many([m.group(2)], unused_ok=True)
+    except ParseError as exc:
+        raise FactError(f"assume: {stmt!r}: {exc}") from None
+    if m.group(1) in {str(a) for a in g.free_symbols}:
+        raise FactError(f"assume: {stmt!r}: {m.group(1)} is defined by itself")
+    transforms[m.group(1)] = g
+    return True
 
 
 def _law_statement(stmt: str, laws: dict, positive: set) -> bool:
@@ -129,10 +154,14 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
     random_, groups, comps = set(f.random), list(f.independent), set(f.components)
     zero, unit, dists = set(f.zero_mean), set(f.unit_variance), dict(f.distributions)
     laws, positive = dict(f.laws), set(f.positive)
+    transforms = dict(f.transforms)
     for stmt in (s.strip() for s in text.split(";")):
         if not stmt:
             continue
         if _law_statement(stmt, laws, positive):
+            continue
+        if _transform(stmt, transforms):
+            random_.add(_TRANSFORM.match(stmt).group(1))
             continue
         if "~" in stmt:
             name, _, dist = stmt.partition("~")
@@ -181,6 +210,7 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
         dists,
         tuple(laws.items()),
         frozenset(positive),
+        tuple(transforms.items()),
     )
 
 
@@ -289,7 +319,11 @@ def facts_for(exprs, facts: Facts, every: bool = False) -> Facts:
     }
     import dataclasses
 
-    return dataclasses.replace(facts, random=facts.random | found, distributions=dists)
+    transforms = tuple(
+        (n, g.xreplace({s: names.get(str(s), s) for s in g.atoms(sp.Symbol)})) for n, g in facts.transforms
+    )
+    found |= {str(s) for _, g in transforms for s in g.atoms(sp.Symbol) if str(s)[:1].isupper()}
+    return dataclasses.replace(facts, random=facts.random | found, distributions=dists, transforms=transforms)
 
 
 # --- the check --------------------------------------------------------------------------------------
@@ -371,10 +405,10 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
     that states none ("independently", "zero mean"); any refutation is then inconclusive, saying so."""
     import dataclasses
 
-    from mathcheck.numeric.distributions import NotRead, over
+    from mathcheck.numeric.distributions import NotRead, densities, over
 
-    try:  # E_X[f], E_{X | Y}[f] (the statement's sides come here directly)
-        lhs, rhs = over(lhs, facts), over(rhs, facts)
+    try:  # E_X[f], E_{X | Y}[f], p_Y(y) (the statement's sides come here directly)
+        lhs, rhs = (densities(over(e, facts), facts) for e in (lhs, rhs))
     except NotRead as exc:
         return _inconclusive(str(exc), 0, "")
     num = _numeric(lhs, rhs, relation, given, facts, seed, seconds)
@@ -608,6 +642,7 @@ def _untied(lhs, rhs, facts) -> list[str]:
         for q in params
         for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())
     } | facts.names()
+    in_facts |= {str(a) for _, g in facts.transforms for a in g.atoms(sp.Symbol)}  # Y = sigma*X + mu
     loose = set()
     for side, other in ((lhs, rhs), (rhs, lhs)):
         loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts
@@ -674,10 +709,10 @@ def check(
     begin = time.perf_counter()
     given = tuple(given or ())
     facts = facts_for((lhs, rhs, *given), facts, every=isinstance(prose, str) and bool(prose))
-    from mathcheck.numeric.distributions import NotRead, over
+    from mathcheck.numeric.distributions import NotRead, densities, over
 
-    try:  # E_X[f], E_{X | Y}[f]: E[f], E[f | Y] where f's random variables allow it
-        lhs, rhs = over(lhs, facts), over(rhs, facts)
+    try:  # E_X[f], E_{X | Y}[f]: E[f], E[f | Y] where f's random variables allow it; p_Y(y), Y = g(X)
+        lhs, rhs = (densities(over(e, facts), facts) for e in (lhs, rhs))
         refused = ""
     except NotRead as exc:
         refused = str(exc)

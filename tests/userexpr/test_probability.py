@@ -349,3 +349,31 @@ def test_total_expectation_in_the_text_grammar():
     assert [c.status for c in r] == ["proved", "inconclusive", "inconclusive"]
     assert "integrates over X only" in accounts.link(r[1].steps[1])
     assert "read inside an expectation only" in accounts.link(r[2].steps[1])
+
+
+def test_change_of_variables_in_a_note_and_a_tex_file():
+    """p_Y(y) = p_X(g⁻¹(y)) |dg⁻¹(y)/dy| (tests/probability_corpus/change_of_variables.*, our own
+    examples): σX + μ of a standard normal and −log of a uniform proved, g's monotonicity and y's
+    support shown; the Jacobian dropped or not in absolute value refuted at a point; X² (not monotone)
+    not proved by the rule, though its two-branch density is true."""
+    from mathcheck import book
+
+    files = [str(CORPUS / "change_of_variables.md"), str(CORPUS / "change_of_variables.tex")]
+    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    for path, reports in report.files:
+        assert [r.status for r in reports] == ["proved", "proved", "refuted", "refuted", "inconclusive"], path
+        assert "strictly increasing" in accounts.link(reports[0].steps[1]), path
+        assert "strictly decreasing" in accounts.link(reports[1].steps[1]), path
+        assert {"y", "X"} <= set(reports[2].failing.counterexample) and "y" in reports[3].failing.counterexample
+        assert "not shown strictly monotone" in accounts.link(reports[4].steps[1])
+
+
+def test_change_of_variables_in_the_text_grammar_needs_the_support():
+    r = _run(
+        "## on the support\nassume: X ~ Exponential(1); Y = 2*X\nassume: y=positive\n"
+        "  p_Y(y)\n= exp(-y/2)/2\n\n"
+        "## the support not stated: not proved, never refuted off it\nassume: X ~ Exponential(1); Y = 2*X\n"
+        "  p_Y(y)\n= exp(-y/2)/2\n"
+    )
+    assert [c.status for c in r] == ["proved", "inconclusive"]
+    assert "assume: y > 0" in accounts.link(r[1].steps[1])
