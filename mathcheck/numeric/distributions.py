@@ -110,6 +110,7 @@ class Instance:
     # p_Y(y) (numeric/change.py): name → (family, numeric parameters, g or None, x, g's parameters'
     # values): Y's own law, or Y = g(x) with x of that law
     densities: dict = field(default_factory=dict)
+    quadrature: bool = False  # E[g(X)] of a non-polynomial g by quadrature (an inequality's numeric side)
 
 
 class NotExact(ValueError):
@@ -622,6 +623,10 @@ def _expect(g, inst: Instance):
     plain = g.xreplace({c: c.args[0] for c in conds}) if conds else g
     stand_ins = [a for a in plain.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
     if stand_ins and not plain.is_polynomial(*stand_ins):
+        if inst.quadrature and not conds and len(set(stand_ins)) == 1:  # an inequality's E[log X]: quadrature
+            quad = _by_quadrature(g, stand_ins[0], inst)
+            if quad is not None:
+                return quad
         raise NotExact(f"E[{sp.sstr(g)}] over a continuous law is not a polynomial: its Gauss rule is not exact")
     outside = g.xreplace({c: sp.Dummy() for c in conds}).atoms(sp.Symbol, sp.Indexed)
     outside |= {a for c in conds for a in sp.Tuple(*c.args[1:]).atoms(sp.Symbol, sp.Indexed)}
@@ -657,6 +662,19 @@ def _density_value(x, inst: Instance):
         raise NoDensity(f"p_{name} at {sp.sstr(y)}: outside the support of {name} (not judged there)")
     inst.exact = False
     return sp.Float(v, 30)
+
+
+def _by_quadrature(g, atom, inst: Instance):
+    """E[g(X)] of one variable X of a named continuous law, g touching no other random variable, by
+    :func:`mathcheck.numeric.change.expectation`; None where it is not resolved."""
+    from mathcheck.numeric.change import expectation
+
+    law = inst.densities.get(str(atom))
+    others = {a for b in inst.blocks for a in b[0][1]} - {atom}
+    if law is None or law[2] is not None or g.atoms(sp.Symbol, sp.Indexed) & others:
+        return None
+    v = expectation(law[0], law[1], g, atom)
+    return None if v is None else sp.Float(v, 30)
 
 
 def _touched(inst: Instance, atoms) -> list:

@@ -599,7 +599,7 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     return simplify_deltas(out), low.rules
 
 
-def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
+def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str, facts: Facts | None = None) -> str | None:
     r"""Jensen's inequality as a rule: ``φ(E[g]) ≤ E[φ(g)]`` for φ convex on ℝ, ``≥`` for φ concave,
     the convexity *shown*: φ''(t) ≥ 0 (≤ 0) for every real t, by SymPy's sign of the second
     derivative. The rule's words, or None where the link is not of this shape or φ's curvature is not
@@ -631,10 +631,38 @@ def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
             continue
         second = sp.simplify(sp.diff(phi, t, 2))
         sign = second.is_nonnegative if convex else second.is_nonpositive
+        kind = "convex" if convex else "concave"
         if sign is True:
-            kind = "convex" if convex else "concave"
             return (
                 f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind}: "
                 f"φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} {'≥' if convex else '≤'} 0 for every real t"
             )
+        on = _support_point(mean.args[0], facts) if facts is not None else None
+        if on is not None:  # the curvature on the support of X only: log on t > 0 (a half-line)
+            point, where = on
+            there = sp.simplify(second.xreplace({t: point}))
+            if (there.is_nonnegative if convex else there.is_nonpositive) is True:
+                return (
+                    f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind} on the "
+                    f"support of {where}: φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} "
+                    f"{'≥' if convex else '≤'} 0 there"
+                )
     return None
+
+
+def _support_point(g, facts: Facts):
+    """``(a point of the support written with a positive symbol, its words)`` for g one random variable of
+    a named continuous law whose support is not all of ℝ (Exponential: (0, ∞); Uniform(a, b): (a, b),
+    b − a known positive), so that a sign shown at the point holds on the whole support; else None."""
+    if not isinstance(g, sp.Symbol) or str(g) not in facts.distributions:
+        return None
+    family, params = facts.distributions[str(g)]
+    t = sp.Dummy("t", real=True)
+    density = _density(family, params, t)
+    if density is None or family not in ("Exponential", "Uniform"):
+        return None
+    _, lo, hi = density
+    s = sp.Dummy("s", positive=True)
+    point = lo + s if hi == sp.oo else lo + (hi - lo) / (1 + s)
+    interval = f"t > {sp.sstr(lo)}" if hi == sp.oo else f"{sp.sstr(lo)} < t < {sp.sstr(hi)}"
+    return point, f"{g} ~ {family}({', '.join(map(sp.sstr, params))}), {interval}"

@@ -377,3 +377,17 @@ def test_change_of_variables_in_the_text_grammar_needs_the_support():
     )
     assert [c.status for c in r] == ["proved", "inconclusive"]
     assert "assume: y > 0" in accounts.link(r[1].steps[1])
+
+
+def test_jensen_on_a_half_line_in_a_note_and_a_tex_file():
+    """E[log X] ≤ log E[X] for X of a law on t > 0 (tests/probability_corpus/jensen_half_line.*, our own
+    examples): log's concavity shown on the support only; the numeric side's E[log X] by quadrature. The
+    wrong way round refuted with the law printed; under a normal law (not on the half-line) not proved."""
+    from mathcheck import book
+
+    files = [str(CORPUS / "jensen_half_line.md"), str(CORPUS / "jensen_half_line.tex")]
+    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    for path, reports in report.files:
+        assert [r.status for r in reports] == ["proved", "proved", "refuted", "inconclusive"], path
+        assert "concave on the support of X ~ Exponential(lambda), t > 0" in accounts.link(reports[0].steps[1])
+        assert reports[2].failing.counterexample["X"].startswith("Exponential(")
