@@ -540,6 +540,18 @@ class Lowering:
         if density is None:
             return None
         f, lo, hi = density
+        s = sp.Dummy("s", positive=True)
+        inside = (
+            t
+            if lo == -sp.oo and hi == sp.oo
+            else lo + s
+            if hi == sp.oo
+            else hi - s
+            if lo == -sp.oo
+            else lo + (hi - lo) / (1 + s)
+        )
+        if any(a.args[0].xreplace({atom: inside}).is_positive is not True for a in g.atoms(sp.log)):
+            return None  # E[log X] where X may be ≤ 0 is no real number (and SymPy's integral of it takes seconds)
         try:
             out = sp.integrate(g.xreplace({atom: t}) * f, (t, lo, hi))
         except Exception:  # noqa: BLE001 - SymPy's integrator failing is no expectation

@@ -341,6 +341,10 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
         rule = jensen(lhs, rhs, relation, facts)
         if rule is not None and "on the support" in rule:  # E[log X]: SymPy's integral of it is slow and not needed
             return {"status": "proved", "how": rule, "difference": ""}
+        rule = jensen(lhs, rhs, {"<=": ">=", ">=": "<="}[relation], facts)
+        if rule is not None and "on the support" in rule:  # Jensen the wrong way round: left to the numeric side
+            how = f"the reverse of {rule}: not proved by the rules"
+            return {"status": "inconclusive", "how": how, "difference": ""}
     try:
         if laws.has_laws(lhs, rhs, *given):  # p(x, z), p(z | x), E_q: symbolic/laws.py
             if given:

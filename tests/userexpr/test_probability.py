@@ -314,14 +314,14 @@ def test_independence_stated_in_prose_leaves_a_document_undecided(tmp_path):
     assert [c["status"] for c in got["chains"]] == ["proved"], r.output
 
 
-def test_total_expectation_in_a_note_and_a_tex_file():
+@pytest.mark.parametrize("suffix", ["md", pytest.param("tex", marks=pytest.mark.slow)])
+def test_total_expectation_in_a_note_and_a_tex_file(suffix):
     """E[E[f | Y]] = E[f] (tests/probability_corpus/total_expectation.*, our own examples): proved with
     its side condition E|f| < ∞ shown; the planted E[E[X | Y]] = E[Y] refuted with a distribution; the
     rule's misuses (exp(X²) under N(0, 1), a law not stated) not proved."""
     from mathcheck import book
 
-    files = [str(CORPUS / "total_expectation.md"), str(CORPUS / "total_expectation.tex")]
-    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    report = book.check_book([str(CORPUS / f"total_expectation.{suffix}")], seed=0, timeout=TIMEOUT)
     want = ["proved", "proved", "refuted", "refuted", "inconclusive", "inconclusive"]
     for path, reports in report.files:
         assert [r.status for r in reports] == want, path
@@ -351,15 +351,15 @@ def test_total_expectation_in_the_text_grammar():
     assert "read inside an expectation only" in accounts.link(r[2].steps[1])
 
 
-def test_change_of_variables_in_a_note_and_a_tex_file():
+@pytest.mark.parametrize("suffix", ["md", pytest.param("tex", marks=pytest.mark.slow)])
+def test_change_of_variables_in_a_note_and_a_tex_file(suffix):
     """p_Y(y) = p_X(g⁻¹(y)) |dg⁻¹(y)/dy| (tests/probability_corpus/change_of_variables.*, our own
     examples): σX + μ of a standard normal and −log of a uniform proved, g's monotonicity and y's
     support shown; the Jacobian dropped or not in absolute value refuted at a point; X² (not monotone)
     not proved by the rule, though its two-branch density is true."""
     from mathcheck import book
 
-    files = [str(CORPUS / "change_of_variables.md"), str(CORPUS / "change_of_variables.tex")]
-    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    report = book.check_book([str(CORPUS / f"change_of_variables.{suffix}")], seed=0, timeout=TIMEOUT)
     for path, reports in report.files:
         assert [r.status for r in reports] == ["proved", "proved", "refuted", "refuted", "inconclusive"], path
         assert "strictly increasing" in accounts.link(reports[0].steps[1]), path
@@ -379,14 +379,14 @@ def test_change_of_variables_in_the_text_grammar_needs_the_support():
     assert "assume: y > 0" in accounts.link(r[1].steps[1])
 
 
-def test_jensen_on_a_half_line_in_a_note_and_a_tex_file():
+@pytest.mark.parametrize("suffix", ["md", pytest.param("tex", marks=pytest.mark.slow)])
+def test_jensen_on_a_half_line_in_a_note_and_a_tex_file(suffix):
     """E[log X] ≤ log E[X] for X of a law on t > 0 (tests/probability_corpus/jensen_half_line.*, our own
     examples): log's concavity shown on the support only; the numeric side's E[log X] by quadrature. The
     wrong way round refuted with the law printed; under a normal law (not on the half-line) not proved."""
     from mathcheck import book
 
-    files = [str(CORPUS / "jensen_half_line.md"), str(CORPUS / "jensen_half_line.tex")]
-    report = book.check_book(files, seed=0, timeout=TIMEOUT)
+    report = book.check_book([str(CORPUS / f"jensen_half_line.{suffix}")], seed=0, timeout=TIMEOUT)
     for path, reports in report.files:
         assert [r.status for r in reports] == ["proved", "proved", "refuted", "inconclusive"], path
         assert "concave on the support of X ~ Exponential(lambda), t > 0" in accounts.link(reports[0].steps[1])
