@@ -550,8 +550,8 @@ class Lowering:
             if lo == -sp.oo
             else lo + (hi - lo) / (1 + s)
         )
-        if any(a.args[0].xreplace({atom: inside}).is_positive is not True for a in g.atoms(sp.log)):
-            return None  # E[log X] where X may be ≤ 0 is no real number (and SymPy's integral of it takes seconds)
+        if any(a.args[0].xreplace({atom: inside}).is_nonnegative is not True for a in g.atoms(sp.log)):
+            return None  # E[log X] where X may be < 0 is no real number (and SymPy's integral of it takes seconds)
         try:
             out = sp.integrate(g.xreplace({atom: t}) * f, (t, lo, hi))
         except Exception:  # noqa: BLE001 - SymPy's integrator failing is no expectation
