@@ -662,7 +662,9 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
     L, R = exprs[k - 1], exprs[k]
     if cur.relation == APPROX:
         return replace(_approx_step(cur, L, R, hyps, seed, bounds(chain)[k - 1]), source=cur.source)
-    used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets))
+    # a law's parameter the link does not name keeps its assumption (X ~ Exponential(lambda), lambda > 0)
+    facts_texts = (t for _, t in chain.facts)
+    used = _used(chain.assumptions, prev.text, cur.text, *given_texts(chain), *(t for _, t in chain.lets), *facts_texts)
     r = _relation(
         L,
         R,

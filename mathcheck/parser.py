@@ -207,13 +207,14 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
-    if "|" in text and not laws and re.search(r"[A-Za-z]\w*\([^()|]*\|", text):
+    given = _conditional_bars(text)  # E(X | Y): a conditional expectation (docs/probability.md)
+    if "|" in text and not laws and not given and re.search(r"[A-Za-z]\w*\([^()|]*\|", text):
         raise ParseError(
             "p(z | x): a conditional is read for a declared law only; declare the joint law, e.g. "
             "'assume: p(x, z) law' (% assume: p(x, z) \\text{ law}), see docs/probability.md"
         )
     for c in _outside_events(text):  # the first character no formula needs (strings, statements, ...)
-        if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and laws):  # p(z | x) of a declared law
+        if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and (laws or given)):  # p(z | x) of a declared law
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
     depth = worst = 0
     for c in text:
@@ -227,6 +228,44 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
             f"name {_LAMBDA!r} not allowed: a letter then letters, digits or single underscores (at most 31)"
         )
     return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
+
+
+def _conditional_bars(text: str) -> bool:
+    """Whether every ``|`` of ``text`` is the bar of a conditional expectation: at the top level of
+    the parentheses of a call of ``E`` or ``E_X`` (``E(X | Y)``, ``E_X(X | Y)``), one per call.
+
+        >>> _conditional_bars("E(E(X^2 | Y))"), _conditional_bars("p(z | x)"), _conditional_bars("E(X | Y | Z)")
+        (True, False, False)
+    """
+    stack: list = []  # per open bracket: [is an E call, bars seen]
+    found = False
+    for k, c in enumerate(text):
+        if c in "([":
+            head = re.search(r"(?<![A-Za-z0-9_])(E(?:_[A-Z][A-Za-z0-9]*)?)\s*$", text[:k]) if c == "(" else None
+            stack.append([head is not None, 0])
+        elif c in ")]":
+            if stack:
+                stack.pop()
+        elif c == "|":
+            if not stack or not stack[-1][0] or stack[-1][1]:
+                return False
+            stack[-1][1] += 1
+            found = True
+    return found
+
+
+def _is_bar(node) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)
+
+
+def _density(name: str) -> bool:
+    """``p_Y``, ``f_Y``: the density of the random variable Y (a capital name)."""
+    return name[:2] in ("p_", "f_") and bool(re.fullmatch(r"[A-Z][A-Za-z0-9]*", name[2:]))
+
+
+def _over(name: str) -> bool:
+    """``E_X``: an expectation over the random variable X (a capital name, not a declared law's)."""
+    return name.startswith("E_") and bool(re.fullmatch(r"[A-Z][A-Za-z0-9]*", name[2:]))
 
 
 # P(X = 1), Pr(X <= a, Y > 0 | Z = 1): the probability of an event (docs/probability.md), rewritten
@@ -980,6 +1019,14 @@ class _Builder:
             return self._law(node, name)
         if name.startswith("E_") and name[2:] in self.laws:
             return self._law_expectation(node, name[2:])
+        if _over(name) and name not in self.unknown:
+            return self._over(node, name[2:])
+        if _density(name) and name not in self.unknown:  # read by userexpr.probability (Density)
+            if len(node.args) != 1:
+                self.fail(node, f"{name} is the density of {name[2:]}: one argument, {name}(y)")
+            return sp.Function(name, real=True)(self.build(node.args[0]))
+        if name == "E" and len(node.args) == 1 and _is_bar(node.args[0]):
+            return self._conditional(node.args[0])
         if name == "Pr":  # not an event (those are read above)
             self.fail(node, _EVENT_USAGE)
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
@@ -1245,6 +1292,27 @@ class _Builder:
             self.fail(node, f"E_{name}(…, {', '.join(map(str, named))}): {name} is a law of {', '.join(over)}")
         return sp.Function(f"E:{name}")(self.build(node.args[0]))
 
+    def _conditional(self, bar):
+        """``E(f | Y)``: the expectation of f conditional on the random variable Y, the head
+        ``CondE(f, Y)`` (a function of Y; :mod:`mathcheck.symbolic.expectation` reads it)."""
+        if not isinstance(bar.right, ast.Name) or bar.right.id in reserved() or bar.right.id in self.bases:
+            self.fail(bar, "E(f | Y) conditions on one random variable's name, e.g. E(X | Y)")
+        if _is_bar(bar.left):
+            self.fail(bar, "E(f | Y): one bar; for two conditions write E(E(f | Y) | Z)")
+        return sp.Function("CondE")(self.build(bar.left), self.build(bar.right))
+
+    def _over(self, node, name: str):
+        """``E_X(f)``, ``E_X(f | Y)`` (LaTeX ``\\mathbb{E}_X[f]``, ``\\mathbb{E}_{X \\mid Y}[f]``): the
+        expectation over X only, the head ``EOver(f, X)`` (``EOver(f, X, Y)``); it is E[f] (E[f | Y]) only when f's random
+        variables are X (and Y), which :func:`mathcheck.symbolic.expectation.over` checks."""
+        if len(node.args) != 1:
+            self.fail(node, f"E_{name} takes one argument: E_{name}(f) or E_{name}(f | Y)")
+        (a,) = node.args
+        v = self.symbols.get(name) or sp.Symbol(name, real=True)
+        if _is_bar(a):  # E_X(f | Y): EOver(f, X, Y)
+            return sp.Function("EOver")(*self._conditional(a).args[:1], v, *self._conditional(a).args[1:])
+        return sp.Function("EOver")(self.build(a), v)
+
     def _unknown(self, node, name: str):
         """``f(x, y)``: an undefined function (real-valued), one arity throughout."""
         if not node.args:
@@ -1373,6 +1441,8 @@ def parse_many(
                 f"'let {name}(t) = ...' or call a listed function{hint}"
             )
         if name in laws or name.startswith("E_") and name[2:] in laws:
+            continue
+        if _over(name) or _density(name):  # E_X(f), E_X(f | Y); p_Y(y), f_Y(y): the density of Y at y
             continue
         if name.startswith("E_") and _NAME.match(name[2:]) and name[2:] not in reserved():
             raise ParseError(

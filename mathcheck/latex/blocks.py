@@ -1581,6 +1581,8 @@ def _definition(
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
         name = _word(head) if params else None  # \operatorname{pReLU}(x) = …: the word names the function
+    if params and len(params) == 1 and re.fullmatch(r"[pf]_[A-Z]\w*", name or "") and name[2:] in notation.densities:
+        return None  # p_Y(y) = … of Y = g(X) or Y ∼ law stated: the change of variables, a claim (probability)
     entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
     if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
         name = f"{entry.group(1)}_{entry.group(2)}"
@@ -2694,6 +2696,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             text += f" {rel} {Reader(side, src, notation).read()}"
         given.append((src.line(d.at), text))
     facts = tuple((src.line(d.at), _fact(src, d, notation)) for d in stated)
+    notation.densities = {m.group(1) for _, t in facts if (m := re.match(r"([A-Z][A-Za-z0-9]*)\s*(?:=|~)", t))}
     out = []
     block_lets = {name.split("(")[0] for name, _, _ in lets}
     refusal = next((g[0].refused for g in groups if g[0].refused), ())  # \sim on a row of its own (_links)

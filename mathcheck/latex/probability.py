@@ -55,9 +55,13 @@ _LAW_FACT = re.compile(
 _LAW_POSITIVE = re.compile(r"^\s*[A-Za-z]\w*\s*\([^()]*\)\s*>\s*0\s*$")
 
 
+# a random variable defined as a function of another, Y = \sigma X + \mu (the change of variables)
+_TRANSFORM = re.compile(r"^\s*[A-Z][A-Za-z0-9]*\s*=(?!=)(?=.*(?<![\\A-Za-z])[A-Z])")
+
+
 def is_fact(raw: str) -> bool:
     """Whether a ``% assume:`` item is about random variables or declared laws."""
-    return bool(_FACT.search(raw) or _LAW_FACT.match(raw) or _LAW_POSITIVE.match(raw))
+    return bool(_FACT.search(raw) or _LAW_FACT.match(raw) or _LAW_POSITIVE.match(raw) or _TRANSFORM.match(raw))
 
 
 def law_expectation(reader, t, word: str) -> str | None:
@@ -99,6 +103,54 @@ def law_expectation(reader, t, word: str) -> str | None:
     if len(args) != 1:
         reader.fail(t, "an expectation takes one argument")
     return f"E_{name}({args[0]}, {var.text})" if var is not None else f"E_{name}({args[0]})"
+
+
+def _bar(x) -> bool:
+    return x.kind == "cmd" and x.text in ("mid", "vert") or x.kind == "ch" and x.text == "|"
+
+
+def _mid(x) -> bool:
+    return x.kind == "cmd" and x.text == "mid"
+
+
+def conditional_expectation(reader, t) -> str | None:
+    r"""``\mathbb{E}[f \mid Y]`` → ``E(f | Y)``; ``\mathbb{E}_{X \mid Y}[f]`` → ``E_X(f | Y)``;
+    ``\mathbb{E}_{Y}[g]`` → ``E_Y(g)`` where g holds Y or a bar (``\mathbb{E}_{Y}[\mathbb{E}_{X \mid
+    Y}[X]]``) — a one-letter capital subscript elsewhere (``\mathbb{E}_P[\log p(x)]``) stays a law's
+    (:func:`law_expectation`). None, the reader where it was, for anything else. After the E."""
+    from mathcheck.latex.tokens import _group
+
+    start = reader.i
+    over = given = None
+    if reader.at("ch", "_"):
+        toks, j = _group(reader.t, reader.i + 1, reader.src, "_")
+        toks = [x for x in toks if not (x.kind == "cmd" and x.text in (",", ";", ":", "!", " ", "quad"))]
+        parts = _split_at(reader, toks, _bar)
+        names = [_word(p) for p in parts]
+        if len(parts) > 2 or not all(n and len(n) == 1 and n.isupper() and n not in "EV" for n in names):
+            return None
+        over, given = names[0], (names[1] if len(names) == 2 else None)
+        reader.i = j
+    if not reader.at("ch", "(", "["):
+        reader.i = start
+        return None
+    _, inner = _bracketed(reader)
+    at = _split_at(reader, inner, _mid)  # \mid only: |X| in \mathbb{E}[|X|] is an absolute value
+    if len(at) > 2 or over is None and len(at) != 2 or over is not None and given is None and len(at) == 2:
+        if over is None and len(at) == 1:
+            reader.i = start
+            return None
+        reader.fail(t, "a conditional expectation is \\mathbb{E}[f \\mid Y] or \\mathbb{E}_{X \\mid Y}[f] (one \\mid)")
+    if over is None:
+        f, y = at
+        if not f or not y:
+            reader.fail(t, "a conditional expectation is \\mathbb{E}[f \\mid Y]")
+        return f"E({reader.sub(f).read()} | {reader.sub(y).read()})"
+    if given is None and not any(_mid(x) or x.kind == "ch" and x.text == over for x in inner):
+        reader.i = start
+        return None
+    body = reader.sub(inner).read()
+    return f"E_{over}({body} | {given})" if given else f"E_{over}({body})"
 
 
 def _sim_after_tuple(toks) -> bool:
@@ -166,6 +218,8 @@ def operator(reader, t) -> str | None:
         return None
     name = OPERATORS[word]
     reader.i = j
+    if name == "E" and (reading := conditional_expectation(reader, t)) is not None:
+        return reading
     if reader.at("ch", "_") and (reading := law_expectation(reader, t, word)) is not None:
         return reading
     if reader.at("ch", "_"):
@@ -268,6 +322,10 @@ def fact(src, d, read) -> str:
         name = src.text[toks[0].pos : toks[k - 1].end] if k else ""
         law = read(toks[k + 1 :])  # the reader's reading of the law, passed in (no import circle)
         return f"{_plain(name)} ~ {law}"
+    eq = [k for k, x in enumerate(toks) if x.kind == "ch" and x.text == "="]
+    if eq and eq[0] and _TRANSFORM.match(src.text[toks[0].pos : toks[-1].end]):  # Y = g(X)
+        k = eq[0]
+        return f"{_plain(src.text[toks[0].pos : toks[k - 1].end])} = {read(toks[k + 1 :])}"
     return _plain(src.text[toks[0].pos : toks[-1].end])
 
 

@@ -84,6 +84,7 @@ class Notation:
     implicit: set = field(default_factory=set)  # those read from a derivative alone: dz/dx is z(x)'s
     generic: set = field(default_factory=set)  # N_sum of \\sum_i: a generic range 1..N_sum, a positive integer
     excluded: set = field(default_factory=set)  # (i, 1, N_sum) of \\sum_{k \\ne i}: i in the range (a hypothesis)
+    densities: set = field(default_factory=set)  # Y of % assume: Y = g(X) or Y \\sim …: p_Y(y) is its density, a claim
     params: dict = field(default_factory=dict)  # a defined function's parameters: f(x, y) = x y gives f: (x, y)
     letters: set = field(default_factory=set)  # letters the chain writes other than as an exponent (^t: t's use)
     free: set = field(default_factory=set)  # i, j of \\delta_{ij} bound nowhere: indices over a range (hypotheses)

@@ -64,6 +64,8 @@ class Facts:
     # everywhere, as (name, frozenset of variables): p(x, z) > 0 is ("p", {"x", "z"})
     laws: tuple = ()
     positive: frozenset = frozenset()
+    # random variables defined as functions of others (change of variables): ((name, g), ...), g SymPy
+    transforms: tuple = ()
 
     def law(self, name: str) -> tuple | None:
         """The variables a declared law is over (``("x", "z")`` for ``p(x, z)``), or None."""
@@ -106,6 +108,10 @@ class Instance:
     exact: bool = True  # False once a continuous family is replaced by its quadrature rule
     continuous: frozenset = frozenset()  # the atoms a Gauss rule stands in for
     laws: dict = field(default_factory=dict)  # a continuous atom → (family, numeric parameters): P(X ≤ a)
+    # p_Y(y) (numeric/change.py): name → (family, numeric parameters, g or None, x, g's parameters'
+    # values): Y's own law, or Y = g(x) with x of that law
+    densities: dict = field(default_factory=dict)
+    quadrature: bool = False  # E[g(X)] of a non-polynomial g by quadrature (an inequality's numeric side)
 
 
 class NotExact(ValueError):
@@ -169,10 +175,22 @@ def _finite(r: random.Random, names, zero_mean, unit_variance):
     return atoms
 
 
-def _named(family: str, params: tuple):
-    """The finite stand-in of a named family at numeric parameters: [(w, value)], and whether exact."""
+@functools.lru_cache(maxsize=None)
+def _gauss(rule: str) -> tuple:
+    """The NODES-point Gauss rule's (nodes, weights) as 30-digit Floats, computed once per rule (they
+    were rebuilt at every draw: a third of a density chain's time)."""
     import numpy.polynomial as P
 
+    x, w = {"hermite_e": P.hermite_e.hermegauss, "legendre": P.legendre.leggauss, "laguerre": P.laguerre.laggauss}[
+        rule
+    ](NODES)
+    if rule == "hermite_e":
+        w = w / w.sum()
+    return tuple(sp.Float(xi, 30) for xi in x), tuple(sp.Float(wi, 30) for wi in w)
+
+
+def _named(family: str, params: tuple):
+    """The finite stand-in of a named family at numeric parameters: [(w, value)], and whether exact."""
     if family == "Bernoulli":
         (p,) = params
         return [(1 - p, sp.Integer(0)), (p, sp.Integer(1))], True
@@ -181,21 +199,21 @@ def _named(family: str, params: tuple):
         return [(p[j], sp.Integer(j)) for j in range(1, int(K) + 1)], True
     if family == "Normal":
         mu, var = params
-        x, w = P.hermite_e.hermegauss(NODES)
+        x, w = _gauss("hermite_e")
         s = sp.sqrt(var)
-        return [(sp.Float(wi / w.sum(), 30), mu + s * sp.Float(xi, 30)) for xi, wi in zip(x, w)], False
+        return [(wi, mu + s * xi) for xi, wi in zip(x, w)], False
     if family == "Uniform":
         a, b = params
-        x, w = P.legendre.leggauss(NODES)
-        return [(sp.Float(wi / 2, 30), a + (b - a) * (sp.Float(xi, 30) + 1) / 2) for xi, wi in zip(x, w)], False
+        x, w = _gauss("legendre")
+        return [(wi / 2, a + (b - a) * (xi + 1) / 2) for xi, wi in zip(x, w)], False
     if family == "Exponential":
         (lam,) = params
-        x, w = P.laguerre.laggauss(NODES)
-        return [(sp.Float(wi, 30), sp.Float(xi, 30) / lam) for xi, wi in zip(x, w)], False
+        x, w = _gauss("laguerre")
+        return [(wi, xi / lam) for xi, wi in zip(x, w)], False
     if family == "Laplace":
         mu, b = params
-        x, w = P.laguerre.laggauss(NODES)
-        half = [(sp.Float(wi / 2, 30), sp.Float(xi, 30) * b) for xi, wi in zip(x, w)]
+        x, w = _gauss("laguerre")
+        half = [(wi / 2, xi * b) for xi, wi in zip(x, w)]
         return [(wi, mu + v) for wi, v in half] + [(wi, mu - v) for wi, v in half], False
     raise ValueError(family)
 
@@ -214,12 +232,111 @@ def _valid(family: str, params: tuple) -> bool:
     return params[-1] > 0
 
 
+def conditional(x: sp.Basic) -> bool:
+    """Whether ``x`` is a conditional expectation ``CondE(f, Y)`` (E[f | Y], a function of Y)."""
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "CondE"
+
+
+def subscripted(x: sp.Basic) -> bool:
+    """Whether ``x`` is an expectation over named variables only, ``EOver(f, X)`` (E_X[f])."""
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "EOver"
+
+
+class NotRead(ValueError):
+    """An expectation over some variables only whose reading as E[…] is not shown (one line)."""
+
+
+def is_density(x: sp.Basic) -> bool:
+    """Whether ``x`` is ``Density(Y, y)``: the density of the random variable Y at y."""
+    return isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "Density"
+
+
+def densities(e: sp.Expr, facts: Facts) -> sp.Expr:
+    """``e`` with ``p_Y(y)``, ``f_Y(y)`` read as ``Density(Y, y)`` for Y of a named continuous law or
+    defined as g(X) (``assume: Y = g(X)``), then every such Y outside a density replaced by its g(X).
+
+        >>> X, Y, y, s = sp.symbols("X Y y sigma", real=True)
+        >>> f = Facts(random=frozenset({"X", "Y"}), distributions={"X": ("Normal", (0, 1))}, transforms=(("Y", s * X),))
+        >>> densities(sp.Function("p_Y", real=True)(y) + sp.Function("E")(Y), f)
+        Density(Y, y) + E(X*sigma)
+    """
+    transforms = dict(facts.transforms)
+
+    def variable(x) -> str | None:
+        """Y for p_Y(·), f_Y(·), and for p(y) — d2l's p_Y(y), read by latex/reader.py as p(y) — where Y,
+        the capital of y, has a continuous law or a g(X) and p is no declared law; else None."""
+        if not isinstance(x, sp.core.function.AppliedUndef) or len(x.args) != 1:
+            return None
+        base, _, v = x.func.__name__.partition("_")
+        if not v and base == "p" and isinstance(x.args[0], sp.Symbol) and facts.law("p") is None:
+            v = str(x.args[0]).upper() if len(str(x.args[0])) == 1 else ""
+        law = facts.distributions.get(v)
+        ok = base in ("p", "f") and (v in transforms or law is not None and law[0] in CONTINUOUS)
+        return v if ok else None
+
+    e = e.replace(
+        lambda x: variable(x) is not None,
+        lambda x: sp.Function("Density")(sp.Symbol(variable(x), real=True), x.args[0]),
+    )
+
+    def sub(x):
+        if is_density(x):
+            return x
+        if isinstance(x, sp.Symbol) and str(x) in transforms:
+            return transforms[str(x)]
+        return x.func(*[sub(a) for a in x.args]) if x.args and not isinstance(x, sp.Symbol) else x
+
+    return sub(e) if transforms else e
+
+
+def over(e: sp.Expr, facts: Facts) -> sp.Expr:
+    r"""``e`` with each ``E_X[f]`` (``EOver(f, X)``) read as ``E[f]`` and each ``E_{X | Y}[f]``
+    (``EOver(f, X, Y)``) as ``E[f | Y]`` — only
+    where f's random variables are X (and Y): an expectation over X alone of an f that holds another
+    random variable Z is a function of Z, no number; then :class:`NotRead`. A conditional
+    expectation counts as its conditions (E[X | Y] is a function of Y).
+
+        >>> X, Y, Z = sp.symbols("X Y Z", real=True)
+        >>> f = Facts(random=frozenset({"X", "Y", "Z"}))
+        >>> EO, CE = sp.Function("EOver"), sp.Function("CondE")
+        >>> over(EO(EO(X, X, Y), Y), f)
+        E(CondE(X, Y))
+        >>> try:
+        ...     over(EO(X * Z, X), f)
+        ... except NotRead as exc:
+        ...     print(str(exc)[:59])
+        E_X[X*Z] integrates over X only, but X*Z holds Z too: it is
+    """
+
+    def read(x):
+        f, v, *given = x.args
+        extra = sorted({_base(a) for a in atoms_of(f, facts)} - {str(v), *map(str, given)})
+        if extra:
+            shown = f"{sp.sstr(f)} | {sp.sstr(given[0])}" if given else sp.sstr(f)
+            raise NotRead(
+                f"E_{v}[{shown}] integrates over {v} only, but {sp.sstr(f)} holds {', '.join(extra)} too: it "
+                f"is a function of {', '.join(extra)}, not a number; write E[…] (over every random variable) "
+                f"or E[… | {', '.join(extra)}]"
+            )
+        return sp.Function("CondE")(f, *given) if given else sp.Function("E")(f)
+
+    return e.replace(subscripted, read)
+
+
 def atoms_of(e: sp.Expr, facts: Facts) -> set:
-    """The random atoms of ``e`` outside any expectation: symbols and entries named in ``facts``."""
+    """The random atoms of ``e`` outside any expectation: symbols and entries named in ``facts``
+    (E[f | Y] counts as Y: it is a function of Y)."""
     names = facts.names()
     out = set()
 
     def walk(x):
+        if is_density(x):  # a number at each y: Y in it is a label
+            walk(x.args[1])
+            return
+        if conditional(x):
+            for a in x.args[1:]:
+                walk(a)
+            return
         if head(x):
             return
         if isinstance(x, sp.Indexed):
@@ -321,7 +438,10 @@ def _distributions(facts: Facts, values, r, symbols, size):
             return [sp.Indexed(objects[name], j) for j in range(1, length[name] + 1)]
         return [objects.get(name) or sp.Symbol(name, real=True)]
 
+    transforms = dict(facts.transforms)
     for name in sorted(facts.names()):
+        if name in transforms:  # Y = g(X): no law of its own (its g(X) stands for it)
+            continue
         entries = entries_of(name)
         if name in facts.distributions:
             family, params = facts.distributions[name]
@@ -346,7 +466,11 @@ def _distributions(facts: Facts, values, r, symbols, size):
                 return None
             blocks.append(atoms)
             shown.update(_show(atoms, part))
-    alone = [n for n in sorted(facts.names()) if facts.group(n) is None and n not in facts.distributions]
+    alone = [
+        n
+        for n in sorted(facts.names())
+        if facts.group(n) is None and n not in facts.distributions and n not in transforms
+    ]
     if alone:
         entries = [e for name in alone for e in entries_of(name)]
         if any(n in facts.components for n in alone):
@@ -356,7 +480,16 @@ def _distributions(facts: Facts, values, r, symbols, size):
             return None
         blocks.append(atoms)
         shown.update(_show(atoms, entries))
-    return Instance(values, blocks, shown, exact, frozenset(continuous), laws)
+    dens = {}
+    for name, (family, params) in facts.distributions.items():
+        if family in CONTINUOUS:
+            dens[name] = (family, _numeric_params(params, values), None, None, None)
+    for name, g in transforms.items():
+        xs = [s for s in g.atoms(sp.Symbol) if str(s) in dens]
+        if len(xs) == 1 and not (g.atoms(sp.Symbol) - set(xs)) & {objects.get(n) for n in facts.names()}:
+            family, num = dens[str(xs[0])][:2]
+            dens[name] = (family, num, g, xs[0], {s: v for s, v in values.items() if s in g.free_symbols})
+    return Instance(values, blocks, shown, exact, frozenset(continuous), laws, densities=dens)
 
 
 def _zm(facts, atoms):
@@ -397,16 +530,20 @@ def _show(atoms, names) -> dict:
 def value(e: sp.Expr, inst: Instance) -> sp.Expr:
     """``e`` at one instance: every ``E``/``Var``/``Cov`` by its definition over the blocks (innermost
     first), ordinary symbols at their drawn values; sums with numeric bounds written out."""
+    if e.has(sp.Derivative):  # d/dy e^{-y} (a Jacobian): taken before y is a number
+        e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
     e = _subs(e, inst.values)
     e = _subs(_written_out(e), inst.values) if e.has(sp.Sum, sp.Product) else e
-    while True:
+    while True:  # a conditional expectation is evaluated inside the expectation that holds it
         inner = [
             x
             for x in sp.preorder_traversal(e)
             if head(x) and not any(head(y) for y in sp.preorder_traversal(x) if y is not x)
         ]
         if not inner:
-            return e
+            if any(map(conditional, sp.preorder_traversal(e))):
+                raise NotExact("E[f | Y] is a random variable (a function of Y); it is read inside an expectation only")
+            return e.replace(is_density, lambda x: _density_value(x, inst))
         e = e.xreplace({x: _operator(x, inst) for x in inner})
 
 
@@ -485,22 +622,90 @@ def _operator(x, inst: Instance):
 def _expect(g, inst: Instance):
     """``E[g]``: the sum over the product of the blocks ``g`` touches of weight × value."""
     g = _basic(g)
-    stand_ins = [a for a in g.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
-    if stand_ins and not g.is_polynomial(*stand_ins):
+    conds = sorted({x for x in sp.preorder_traversal(g) if conditional(x)}, key=sp.default_sort_key)
+    # E[f | Y] of a polynomial f over the stand-ins is a polynomial in Y of no higher degree: as f for the test
+    plain = g.xreplace({c: c.args[0] for c in conds}) if conds else g
+    stand_ins = [a for a in plain.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
+    if stand_ins and not plain.is_polynomial(*stand_ins):
+        if inst.quadrature and not conds and len(set(stand_ins)) == 1:  # an inequality's E[log X]: quadrature
+            quad = _by_quadrature(g, stand_ins[0], inst)
+            if quad is not None:
+                return quad
         raise NotExact(f"E[{sp.sstr(g)}] over a continuous law is not a polynomial: its Gauss rule is not exact")
-    touched = []
-    for b in inst.blocks:
-        names = set(b[0][1])
-        if any(a in names for a in g.atoms(sp.Symbol, sp.Indexed)):
-            touched.append(b)
+    outside = g.xreplace({c: sp.Dummy() for c in conds}).atoms(sp.Symbol, sp.Indexed)
+    outside |= {a for c in conds for a in sp.Tuple(*c.args[1:]).atoms(sp.Symbol, sp.Indexed)}
+    touched = _touched(inst, outside)
+    memo: dict = {}
     out = sp.Integer(0)
     for combo in _product(touched):
         w, rep = sp.Integer(1), {}
         for wi, atoms in combo:
             w *= wi
             rep.update(atoms)
+        if conds:
+            rep = {**{c: _conditional(c, rep, inst, memo) for c in conds}, **rep}
         out += w * g.xreplace(rep)
     return out
+
+
+def _density_value(x, inst: Instance):
+    """``Density(Y, y)`` at a drawn y by definition (:func:`mathcheck.numeric.change.density`); a y
+    outside Y's support is no point to judge the link at (ValueError: the draw is missed)."""
+    from mathcheck.numeric.change import NoDensity, density
+
+    name, y = str(x.args[0]), x.args[1]
+    if name not in inst.densities:
+        raise NoDensity(f"p_{name}: {name} is no function of one variable of a named continuous law")
+    if not y.is_number:
+        raise NoDensity(f"p_{name}({sp.sstr(y)}): the point is not a number here")
+    family, params, g, at, env = inst.densities[name]
+    if not _valid(family, params):
+        raise NoDensity(f"{family}{params}: outside its family's domain")
+    v = density(family, params, y, g, at, env)
+    if v is None:
+        raise NoDensity(f"p_{name} at {sp.sstr(y)}: outside the support of {name} (not judged there)")
+    inst.exact = False
+    return sp.Float(v, 30)
+
+
+def _by_quadrature(g, atom, inst: Instance):
+    """E[g(X)] of one variable X of a named continuous law, g touching no other random variable, by
+    :func:`mathcheck.numeric.change.expectation`; None where it is not resolved."""
+    from mathcheck.numeric.change import expectation
+
+    law = inst.densities.get(str(atom))
+    others = {a for b in inst.blocks for a in b[0][1]} - {atom}
+    if law is None or law[2] is not None or g.atoms(sp.Symbol, sp.Indexed) & others:
+        return None
+    v = expectation(law[0], law[1], g, atom)
+    return None if v is None else sp.Float(v, 30)
+
+
+def _touched(inst: Instance, atoms) -> list:
+    """The blocks holding any of ``atoms``."""
+    return [b for b in inst.blocks if any(a in b[0][1] for a in atoms)]
+
+
+def _conditional(c, rep: dict, inst: Instance, memo: dict):
+    """E[f | Y = y] at the value ``rep`` gives Y, by definition: the weighted mean of f over the atoms
+    of the joint law where Y = y (the blocks f and Y touch)."""
+    f, given = c.args[0], c.args[1:]
+    if any(y not in rep for y in given):
+        raise NotExact(f"E[{sp.sstr(f)} | {', '.join(map(sp.sstr, given))}]: the condition is no random variable")
+    key = (c, tuple(rep[y] for y in given))
+    if key in memo:
+        return memo[key]
+    num, den = sp.Integer(0), sp.Integer(0)
+    for combo in _product(_touched(inst, f.atoms(sp.Symbol, sp.Indexed) | set(given))):
+        w, at = sp.Integer(1), {}
+        for wi, atoms in combo:
+            w *= wi
+            at.update(atoms)
+        if all(at[y] == rep[y] for y in given):
+            num += w * f.xreplace(at)
+            den += w
+    memo[key] = num / den
+    return memo[key]
 
 
 def _product(blocks):

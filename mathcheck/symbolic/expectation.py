@@ -36,7 +36,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import Facts  # the one description of the facts
 from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
 
-HEADS = ("E", "Var", "Cov", "KL", "Pr")
+HEADS = ("E", "Var", "Cov", "KL", "Pr", "CondE", "EOver")  # E[f | Y] and E_X[f] (parser.py) too
 FAMILIES = ("Bernoulli", "Normal", "Uniform", "Exponential", "Laplace", "Categorical")
 
 
@@ -122,6 +122,7 @@ class Lowering:
             self.rules.append(rule)
 
     def lower(self, e) -> sp.Expr:
+        e = e.replace(lambda x: is_head(x, "Density"), self._density)
         e = e.replace(lambda x: is_head(x, "Pr"), self._pr)
         e = e.replace(lambda x: is_head(x, "KL"), self._kl)
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
@@ -165,6 +166,97 @@ class Lowering:
         self.note(f"KL(P ‖ Q) = E_(x∼P)[log p(x) − log q(x)], the log-densities of {P[0]} and {Q[0]}")
         self.note(f"moments of {P[0]}")
         return sp.Add(*[c * raw_moment(P[0], P[1], k) for (k,), c in poly.terms()])
+
+    def _density(self, x):
+        """``p_Y(y)``: the density of Y's named continuous law, or for Y = g(X) (a stated fact) the
+        **change of variables** p_Y(y) = p_X(g⁻¹(y)) |d g⁻¹(y)/dy|, its side conditions shown: g strictly
+        monotone on X's support (g' of one sign there, by SymPy's assumptions), g⁻¹ the one real
+        solution of g(x) = y, and y inside Y's support (its ends g's limits at the support's ends)
+        known from y's assumptions — authors write a density on its support, and off it p_Y is 0."""
+        name, y = str(x.args[0]), x.args[1]
+        if name in self.facts.distributions:
+            family, params = self.facts.distributions[name]
+            t = sp.Dummy("t", real=True)
+            f, lo, hi = self._law_density(family, params, t, name)
+            try:
+                self._on_support(name, y, lo, hi)
+            except Unsupported:  # p_X(g⁻¹(y)) at a y of Y's support, Y = g(X): g⁻¹(y) is in X's support
+                if not any(
+                    str(v) == name and sp.simplify(y - self._inverse(n, w)[2]) == 0
+                    for n, g in self.facts.transforms
+                    for v in random_atoms(g, self.facts)
+                    for w in y.free_symbols
+                ):
+                    raise
+            self.note(f"the density of {family}")
+            return f.xreplace({t: y})
+        X, f, h, t = self._inverse(name, y)
+        return f.xreplace({t: h}) * sp.Abs(sp.diff(h, y))
+
+    def _inverse(self, name, y):
+        """``(X, f, g⁻¹(y), t)`` for Y = g(X) with its side conditions shown (:meth:`_density`)."""
+        g = dict(self.facts.transforms)[name]
+        xs = list(random_atoms(g, self.facts))
+        if len(xs) != 1 or _name(xs[0]) not in self.facts.distributions:
+            raise Unsupported(f"{name} = {sp.sstr(g)}: the change of variables reads g of one variable of a named law")
+        (X,) = xs
+        family, params = self.facts.distributions[_name(X)]
+        t = sp.Dummy("t", real=True)
+        f, lo, hi = self._law_density(family, params, t, _name(X))
+        s = sp.Dummy("s", positive=True)
+        inside = (
+            sp.Dummy("x", real=True)
+            if lo == -sp.oo and hi == sp.oo
+            else lo + s
+            if hi == sp.oo
+            else hi - s
+            if lo == -sp.oo
+            else lo + (hi - lo) / (1 + s)
+        )
+        slope = sp.simplify(sp.diff(g, X).xreplace({X: inside}))
+        way = "increasing" if slope.is_positive else "decreasing" if slope.is_negative else None
+        if way is None:
+            raise Unsupported(
+                f"{name} = {sp.sstr(g)} is not shown strictly monotone on the support of {_name(X)} "
+                f"(g' = {sp.sstr(sp.diff(g, X))}): p_{name}(y) = p_{_name(X)}(g⁻¹(y)) |dg⁻¹/dy| needs it (a g "
+                f"such as X**2 sums over its branches, which is not read)"
+            )
+        u = sp.Dummy("u", real=True)
+        try:
+            roots = [r for r in sp.solve(sp.Eq(g.xreplace({X: u}), y), u) if r.is_real is not False]
+        except Exception:  # noqa: BLE001 - SymPy's solver failing: no inverse shown
+            roots = []
+        if len(roots) != 1:
+            raise Unsupported(f"{name} = {sp.sstr(g)}: g⁻¹(y) is not found as one closed form")
+        (h,) = roots
+        ends = [sp.limit(g, X, lo, "+" if lo != -sp.oo else "-"), sp.limit(g, X, hi, "-" if hi != sp.oo else "+")]
+        low, high = ends if way == "increasing" else ends[::-1]
+        self._on_support(name, y, low, high)
+        self.note(
+            f"change of variables: p_{name}(y) = p_{_name(X)}(g⁻¹(y)) |d g⁻¹(y)/dy|, g(x) = "
+            f"{sp.sstr(g.xreplace({X: sp.Symbol('x')}))} strictly {way} on the support of {_name(X)} ~ {family} "
+            f"(g' = {sp.sstr(sp.diff(g, X).xreplace({X: sp.Symbol('x')}))}), g⁻¹(y) = {sp.sstr(h)}"
+        )
+        return X, f, h, t
+
+    def _law_density(self, family, params, t, name):
+        dens = _density(family, params, t)
+        if dens is None:
+            raise Unsupported(
+                f"{name} ~ {family}{params}: its density needs its parameters' conditions known (a variance, "
+                f"rate or scale positive, a < b)"
+            )
+        return dens
+
+    def _on_support(self, name, y, lo, hi):
+        known = (lo == -sp.oo or (y - lo).is_positive) and (hi == sp.oo or (hi - y).is_positive)
+        if not known:
+            raise Unsupported(
+                f"p_{name}({sp.sstr(y)}) is read on the support of {name}, {sp.sstr(lo)} < {sp.sstr(y)} < "
+                f"{sp.sstr(hi)}, which is not known; state it (e.g. assume: {sp.sstr(y)} > {sp.sstr(lo)})"
+                if lo != -sp.oo
+                else f"p_{name}({sp.sstr(y)}) is read on the support of {name}, {sp.sstr(y)} < {sp.sstr(hi)}; state it"
+            )
 
     def _pr(self, x):
         """``P(A | B) = P(A, B)/P(B)``, needing P(B) > 0 known; ``P(A)`` by :meth:`_event`."""
@@ -262,8 +354,91 @@ class Lowering:
                 continue
             if len(terms) > 1:
                 self.note("linearity of expectation")
-            out.append(self._term(t))
+            out.append(self._tower(t) if t.has(sp.Function("CondE")) else self._term(t))
         return sp.Add(*out)
+
+    def _tower(self, t):
+        """The law of total expectation, E[h(Y) E[f | Y]] = E[h(Y) f] (h = 1: E[E[f | Y]] = E[f]), for one
+        conditional expectation in the term, h a function of Y, and the side condition shown:
+        E|f| < ∞ and E|h f| < ∞ under the declared laws (:meth:`_integrable`); else Unsupported."""
+        from mathcheck.numeric.distributions import conditional
+
+        conds = [f for f in sp.Mul.make_args(t) if conditional(f)]
+        rest = sp.Mul(*[f for f in sp.Mul.make_args(t) if not conditional(f)])
+        if len(conds) != 1 or any(conditional(x) for x in sp.preorder_traversal(conds[0].args[0])):
+            raise Unsupported(
+                f"E[{sp.sstr(t)}]: the law of total expectation is read for one E[f | Y] to the first power in "
+                f"a term, E[h(Y) E[f | Y]]"
+            )
+        ((f, y),) = [c.args for c in conds]
+        if {_name(a) for a in random_atoms(rest, self.facts)} - {_name(y)}:
+            raise Unsupported(
+                f"E[{sp.sstr(t)}]: E[f | {y}] times a function of other random variables than {y} is not read"
+            )
+        for g in dict.fromkeys((f, sp.expand(rest * f))):
+            why = self._integrable(g)
+            if why:
+                raise Unsupported(f"the law of total expectation needs E|{sp.sstr(g)}| < ∞, which is not shown: {why}")
+        self.note(
+            f"law of total expectation: E[{'h(Y) ' if rest != 1 else ''}E[f | Y]] = E[{'h(Y) ' if rest != 1 else ''}f], "
+            f"E|f| < ∞ ({self.finite_by})"
+        )
+        return self.expect(rest * f)
+
+    finite_by = ""
+
+    def _integrable(self, g) -> str:
+        """Why E|g| < ∞ is not known under the facts, or "" when it is: g a polynomial whose every term's
+        variables have a named law (each family read has every moment), or hold one variable of stated
+        mean (degree 1) or variance (degree ≤ 2), or two of stated variance (degree 1 each:
+        Cauchy–Schwarz); or one variable of a named continuous law with ∫|g| f convergent (SymPy's
+        closed form). An undeclared law may have no mean (Cauchy's): not known."""
+        atoms = sorted(random_atoms(g, self.facts), key=str)
+        named = [a for a in atoms if _name(a) in self.facts.distributions]
+        if atoms and g.is_polynomial(*atoms):
+            for term in sp.Add.make_args(sp.expand(g)):
+                degree = {a: sp.degree(term, a) for a in atoms if term.has(a)}
+                if all(a in named for a in degree):
+                    continue
+                ok = all(
+                    k <= 1
+                    and _name(a) in self.facts.zero_mean | self.facts.unit_variance
+                    or k <= 2
+                    and _name(a) in self.facts.unit_variance
+                    for a, k in degree.items()
+                ) and (
+                    len(degree) == 1
+                    or len(degree) == 2
+                    and all(k == 1 and (a in named or _name(a) in self.facts.unit_variance) for a, k in degree.items())
+                )
+                if not ok:
+                    loose = [_name(a) for a in degree if a not in named]
+                    return (
+                        f"the law of {', '.join(loose)} is not stated (a law with no mean, e.g. Cauchy's, has "
+                        f"none); state it, e.g. assume: {loose[0]} ~ Normal(mu, sigma^2)"
+                    )
+            laws = sorted({self.facts.distributions[_name(a)][0] for a in named})
+            self.finite_by = "a polynomial in " + (
+                f"variables of named laws ({', '.join(laws)}), every moment finite"
+                if laws
+                else "variables of stated moments"
+            )
+            return ""
+        if len(atoms) == 1 and named:
+            family, params = self.facts.distributions[_name(atoms[0])]
+            t = sp.Dummy("x", real=True)
+            density = _density(family, params, t)
+            if density is not None:
+                f, lo, hi = density
+                try:
+                    total = sp.integrate(sp.Abs(g.xreplace({atoms[0]: t})) * f, (t, lo, hi))
+                except Exception:  # noqa: BLE001 - SymPy's integrator failing shows nothing
+                    total = sp.oo
+                if total.is_finite and not total.has(sp.Integral, sp.Piecewise):
+                    self.finite_by = f"∫|g| f dx = {sp.sstr(total)} under {family}"
+                    return ""
+                return f"∫|{sp.sstr(g)}| f dx under {family}{params} is not shown finite"
+        return f"E|{sp.sstr(g)}| < ∞ is shown for a polynomial in variables of named laws only"
 
     def _term(self, t):
         if isinstance(t, sp.Sum):
@@ -365,6 +540,18 @@ class Lowering:
         if density is None:
             return None
         f, lo, hi = density
+        s = sp.Dummy("s", positive=True)
+        inside = (
+            t
+            if lo == -sp.oo and hi == sp.oo
+            else lo + s
+            if hi == sp.oo
+            else hi - s
+            if lo == -sp.oo
+            else lo + (hi - lo) / (1 + s)
+        )
+        if any(a.args[0].xreplace({atom: inside}).is_nonnegative is not True for a in g.atoms(sp.log)):
+            return None  # E[log X] where X may be < 0 is no real number (and SymPy's integral of it takes seconds)
         try:
             out = sp.integrate(g.xreplace({atom: t}) * f, (t, lo, hi))
         except Exception:  # noqa: BLE001 - SymPy's integrator failing is no expectation
@@ -596,12 +783,14 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     the rules used, in order; :class:`Unsupported` for what they do not decide."""
     low = Lowering(facts)
     out = _over_the_support(low.lower(e))
+    if any(is_head(x, "CondE") for x in sp.preorder_traversal(out)):
+        raise Unsupported("E[f | Y] is a random variable (a function of Y); it is read inside an expectation only")
     if has_probability(out):
         raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
     return simplify_deltas(out), low.rules
 
 
-def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
+def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str, facts: Facts | None = None) -> str | None:
     r"""Jensen's inequality as a rule: ``φ(E[g]) ≤ E[φ(g)]`` for φ convex on ℝ, ``≥`` for φ concave,
     the convexity *shown*: φ''(t) ≥ 0 (≤ 0) for every real t, by SymPy's sign of the second
     derivative. The rule's words, or None where the link is not of this shape or φ's curvature is not
@@ -633,10 +822,38 @@ def jensen(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> str | None:
             continue
         second = sp.simplify(sp.diff(phi, t, 2))
         sign = second.is_nonnegative if convex else second.is_nonpositive
+        kind = "convex" if convex else "concave"
         if sign is True:
-            kind = "convex" if convex else "concave"
             return (
                 f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind}: "
                 f"φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} {'≥' if convex else '≤'} 0 for every real t"
             )
+        on = _support_point(mean.args[0], facts) if facts is not None else None
+        if on is not None:  # the curvature on the support of X only: log on t > 0 (a half-line)
+            point, where = on
+            there = sp.simplify(second.xreplace({t: point}))
+            if (there.is_nonnegative if convex else there.is_nonpositive) is True:
+                return (
+                    f"Jensen's inequality, φ(t) = {sp.sstr(phi.xreplace({t: sp.Symbol('t')}))} {kind} on the "
+                    f"support of {where}: φ''(t) = {sp.sstr(second.xreplace({t: sp.Symbol('t')}))} "
+                    f"{'≥' if convex else '≤'} 0 there"
+                )
     return None
+
+
+def _support_point(g, facts: Facts):
+    """``(a point of the support written with a positive symbol, its words)`` for g one random variable of
+    a named continuous law whose support is not all of ℝ (Exponential: (0, ∞); Uniform(a, b): (a, b),
+    b − a known positive), so that a sign shown at the point holds on the whole support; else None."""
+    if not isinstance(g, sp.Symbol) or str(g) not in facts.distributions:
+        return None
+    family, params = facts.distributions[str(g)]
+    t = sp.Dummy("t", real=True)
+    density = _density(family, params, t)
+    if density is None or family not in ("Exponential", "Uniform"):
+        return None
+    _, lo, hi = density
+    s = sp.Dummy("s", positive=True)
+    point = lo + s if hi == sp.oo else lo + (hi - lo) / (1 + s)
+    interval = f"t > {sp.sstr(lo)}" if hi == sp.oo else f"{sp.sstr(lo)} < t < {sp.sstr(hi)}"
+    return point, f"{g} ~ {family}({', '.join(map(sp.sstr, params))}), {interval}"

@@ -70,9 +70,34 @@ class FactError(ValueError):
     """A statement about random variables that cannot be read (one line: what, and how to write it)."""
 
 
+# a random variable defined as a function of another (change of variables): "Y = sigma*X + mu"
+_TRANSFORM = re.compile(r"^\s*([A-Z][A-Za-z0-9]*)\s*=(?!=)\s*(.*[A-Z].*)$")
+
+
 def is_fact(text: str) -> bool:
-    """Whether an ``assume:`` text is about random variables (independence, moments, a distribution)."""
-    return bool(_WORDS.search(text)) or any(_LAWS.match(t) or _POSITIVE.match(t) for t in text.split(";"))
+    """Whether an ``assume:`` text is about random variables (independence, moments, a distribution,
+    a random variable defined as a function of another: ``Y = sigma*X + mu``)."""
+    return bool(_WORDS.search(text)) or any(
+        _LAWS.match(t) or _POSITIVE.match(t) or _TRANSFORM.match(t) for t in text.split(";")
+    )
+
+
+def _transform(stmt: str, transforms: dict) -> bool:
+    """``Y = g(X)``: Y defined as g of the random variable X (its density by the change of variables,
+    symbolic/expectation.py), added to ``transforms``; False for another statement."""
+    m = _TRANSFORM.match(stmt)
+    if not m or "~" in stmt:
+        return False
+    from mathcheck.parser import ParseError, parse_many
+
+    try:
+        (g,) = parse_many([m.group(2)], unused_ok=True)
+    except ParseError as exc:
+        raise FactError(f"assume: {stmt!r}: {exc}") from None
+    if m.group(1) in {str(a) for a in g.free_symbols}:
+        raise FactError(f"assume: {stmt!r}: {m.group(1)} is defined by itself")
+    transforms[m.group(1)] = g
+    return True
 
 
 def _law_statement(stmt: str, laws: dict, positive: set) -> bool:
@@ -129,10 +154,14 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
     random_, groups, comps = set(f.random), list(f.independent), set(f.components)
     zero, unit, dists = set(f.zero_mean), set(f.unit_variance), dict(f.distributions)
     laws, positive = dict(f.laws), set(f.positive)
+    transforms = dict(f.transforms)
     for stmt in (s.strip() for s in text.split(";")):
         if not stmt:
             continue
         if _law_statement(stmt, laws, positive):
+            continue
+        if _transform(stmt, transforms):
+            random_.add(_TRANSFORM.match(stmt).group(1))
             continue
         if "~" in stmt:
             name, _, dist = stmt.partition("~")
@@ -181,6 +210,7 @@ def read_facts(text: str, facts: Facts | None = None) -> Facts:
         dists,
         tuple(laws.items()),
         frozenset(positive),
+        tuple(transforms.items()),
     )
 
 
@@ -260,12 +290,12 @@ def facts_for(exprs, facts: Facts, every: bool = False) -> Facts:
     ``p`` in ``Bernoulli(p)`` is the ``p`` of the link). ``every``: lowercase names there too (a
     chain whose prose calls its variables random — d2l's weights ``w_{ij}`` and inputs ``x_j``: read
     as constants, ``E[w_{ij} x_j] = E[w_{ij}] E[x_j]`` would be proved with no independence)."""
-    from mathcheck.numeric.distributions import head
+    from mathcheck.numeric.distributions import conditional, head, subscripted
 
     found = set()
     for e in exprs:
         for x in sp.preorder_traversal(e):
-            if head(x):
+            if head(x) or conditional(x) or subscripted(x):
                 for a in x.atoms(sp.Symbol, sp.Indexed):
                     name = str(a.base) if isinstance(a, sp.Indexed) else str(a)
                     if isinstance(a, sp.Symbol) and a.is_integer:  # a size or an index
@@ -289,7 +319,11 @@ def facts_for(exprs, facts: Facts, every: bool = False) -> Facts:
     }
     import dataclasses
 
-    return dataclasses.replace(facts, random=facts.random | found, distributions=dists)
+    transforms = tuple(
+        (n, g.xreplace({s: names.get(str(s), s) for s in g.atoms(sp.Symbol)})) for n, g in facts.transforms
+    )
+    found |= {str(s) for _, g in transforms for s in g.atoms(sp.Symbol) if str(s)[:1].isupper()}
+    return dataclasses.replace(facts, random=facts.random | found, distributions=dists, transforms=transforms)
 
 
 # --- the check --------------------------------------------------------------------------------------
@@ -301,6 +335,16 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
     from mathcheck.symbolic.expectation import Unsupported, lower
     from mathcheck.userexpr.symbolic_side import symbolic
 
+    if relation in ("<=", ">=") and not given and not laws.has_laws(lhs, rhs):
+        from mathcheck.symbolic.expectation import jensen
+
+        rule = jensen(lhs, rhs, relation, facts)
+        if rule is not None and "on the support" in rule:  # E[log X]: SymPy's integral of it is slow and not needed
+            return {"status": "proved", "how": rule, "difference": ""}
+        rule = jensen(lhs, rhs, {"<=": ">=", ">=": "<="}[relation], facts)
+        if rule is not None and "on the support" in rule:  # Jensen the wrong way round: left to the numeric side
+            how = f"the reverse of {rule}: not proved by the rules"
+            return {"status": "inconclusive", "how": how, "difference": ""}
     try:
         if laws.has_laws(lhs, rhs, *given):  # p(x, z), p(z | x), E_q: symbolic/laws.py
             if given:
@@ -316,7 +360,7 @@ def _symbolic(lhs, rhs, relation, given, facts, seed, seconds) -> dict:
     if out.get("status") != "proved" and not laws.has_laws(lhs, rhs) and not given:
         from mathcheck.symbolic.expectation import jensen
 
-        rule = jensen(lhs, rhs, relation)
+        rule = jensen(lhs, rhs, relation, facts)
         if rule is not None:  # φ(E[g]) ≤ E[φ(g)], the convexity of φ shown
             out, rules = {"status": "proved", "how": "φ(E[g]) against E[φ(g)]", "difference": ""}, [rule]
     if out.get("status") != "proved" and relation in (">=", "<=") and laws.has_laws(lhs, rhs):
@@ -371,6 +415,12 @@ def numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float, prose: 
     that states none ("independently", "zero mean"); any refutation is then inconclusive, saying so."""
     import dataclasses
 
+    from mathcheck.numeric.distributions import NotRead, densities, over
+
+    try:  # E_X[f], E_{X | Y}[f], p_Y(y) (the statement's sides come here directly)
+        lhs, rhs = (densities(over(e, facts), facts) for e in (lhs, rhs))
+    except NotRead as exc:
+        return _inconclusive(str(exc), 0, "")
     num = _numeric(lhs, rhs, relation, given, facts, seed, seconds)
     if isinstance(prose, str) and prose and num["status"] == "refuted":
         return _prose_says(num, prose)
@@ -462,7 +512,7 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
     if missing:  # P(X = 1) of a variable without a law: a drawn law would be a guess
         return _inconclusive(missing, 0, _evaluator(True))
     from mathcheck.numeric import montecarlo
-    from mathcheck.numeric.distributions import NotExact, draw, value
+    from mathcheck.numeric.distributions import NotExact, conditional, draw, value
     from mathcheck.numeric.tolerance import HP_REL, QUADRATURE_REL
 
     symbols = set()
@@ -489,6 +539,8 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
             b = _digits(value(rhs, inst), PRECISION_DIGITS)
         except NotExact as exc:  # never compared by the stand-in: Monte Carlo, or no verdict
             try:
+                if any(conditional(x) for e in (lhs, rhs) for x in sp.preorder_traversal(e)):
+                    raise NotExact("Monte Carlo is not run on a conditional expectation")
                 test = montecarlo.mean_test(lhs, rhs, relation, inst, facts, seed * 1000003 + trial, montecarlo.TESTS)
             except montecarlo.Heavy as why:
                 misses += 1
@@ -496,11 +548,20 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                 continue
             except NotExact as why:
                 test, exc = None, f"{exc}; {why}"
+                if relation in ("<=", ">=", "<", ">") and not inst.quadrature:  # Jensen's E[log X]: quadrature
+                    inst.quadrature = True
+                    try:
+                        a = _digits(value(lhs, inst), PRECISION_DIGITS)
+                        b = _digits(value(rhs, inst), PRECISION_DIGITS)
+                    except NotExact:
+                        pass
+                    else:
+                        exc, test = None, "quadrature"
             except Exception as why:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss
                 misses += 1
                 failure = failure or f"{type(why).__name__}: {why}"[:200]
                 continue
-            if test is not None:
+            if test is not None and test != "quadrature":
                 done += 1
                 tested += 1
                 mc = test if mc is None or test.detectable > mc.detectable else mc
@@ -525,8 +586,9 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
                 if tested >= montecarlo.TESTS:  # the tests the rate was split over: done
                     break
                 continue
-            note = str(exc)
-            return _inconclusive(note, done, _evaluator(False))
+            if test is None:
+                note = str(exc)
+                return _inconclusive(note, done, _evaluator(False))
         except Exception as exc:  # noqa: BLE001 - a parameter outside its domain, a pole: a miss, never a pass
             misses += 1
             failure = failure or f"{type(exc).__name__}: {exc}"[:200]
@@ -640,6 +702,7 @@ def _untied(lhs, rhs, facts) -> list[str]:
         for q in params
         for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())
     } | facts.names()
+    in_facts |= {str(a) for _, g in facts.transforms for a in g.atoms(sp.Symbol)}  # Y = sigma*X + mu
     in_facts |= {  # a threshold of an event, P(X > t), is tied to X by the event
         str(a)
         for e in (lhs, rhs)
@@ -713,6 +776,13 @@ def check(
     begin = time.perf_counter()
     given = tuple(given or ())
     facts = facts_for((lhs, rhs, *given), facts, every=isinstance(prose, str) and bool(prose))
+    from mathcheck.numeric.distributions import NotRead, densities, over
+
+    try:  # E_X[f], E_{X | Y}[f]: E[f], E[f | Y] where f's random variables allow it; p_Y(y), Y = g(X)
+        lhs, rhs = (densities(over(e, facts), facts) for e in (lhs, rhs))
+        refused = ""
+    except NotRead as exc:
+        refused = str(exc)
     base = dict(
         lhs=lhs_text or sp.sstr(lhs),
         rhs=rhs_text or sp.sstr(rhs),
@@ -737,7 +807,10 @@ def check(
                 "note": f"the numeric side failed: {type(exc).__name__}: {exc}"[:300],
             }
 
-    sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
+    if refused:
+        sym, num = {"status": "inconclusive", "how": refused, "difference": ""}, _inconclusive(refused, 0, "")
+    else:
+        sym, num = child.beside(lambda: _symbolic(lhs, rhs, relation, given, facts, seed, sym_s), numeric_side, sym_s)
     status = combine(sym["status"], num["status"])
     counterexample = values = None
     if num["status"] == "refuted":
