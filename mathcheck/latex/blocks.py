@@ -2642,7 +2642,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
         toks = list(doc.last_tail) + toks
     doc.last_tail = ()
     groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener, True) if len(g) > 1])
-    groups = _named_argument(groups, doc)
+    groups = _named_argument(src, groups, doc)
     if groups and groups[-1][-1].toks:
         doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
@@ -3381,7 +3381,7 @@ def _applied_once(toks: list) -> tuple:
     return toks[0], body
 
 
-def _named_argument(groups: list, doc: "_Document") -> list:
+def _named_argument(src: _Source, groups: list, doc: "_Document") -> list:
     r"""``a^{(i)}=\sigma(w^t x^{(i)}+b)=\sigma(z^{(i)})`` ("corresponding a's and z's are defined through",
     statnotes' logistic regression): a name defined as a function applied, then that function applied to a
     name new here — the author names the argument, ``z^{(i)} = w^t x^{(i)} + b``: read as a second equation
@@ -3400,7 +3400,11 @@ def _named_argument(groups: list, doc: "_Document") -> list:
             continue
         z = last[1]
         named = _names_in(z)
-        if _defined_name(z) is None or not named or named & (doc.names() | doc.used):
+        try:  # z^{(i)} is the name z_i once read: fresh as the reader names it (z_i defined before is no new z)
+            read = Reader(list(z), src, Notation(set(), set(), {}, set())).read()
+        except DeriveError:
+            continue
+        if _defined_name(z) is None or not named or not WORD.fullmatch(read) or read in doc.names() | doc.used:
             continue
         if named & (_names_in(group[0].toks) | _names_in(first[1])):
             continue

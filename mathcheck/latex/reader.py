@@ -529,12 +529,6 @@ class Reader:
                 return self.expectation(t)
             if t.text.isalpha():
                 self.take()
-                if t.text in vectors(self.src) and not self.partner and not self.transposed():
-                    self.fail(
-                        t,
-                        f"{t.text} is a vector here (w^t x is the inner product of w and x): a vector as a value, "
-                        f"or a derivative in it (a gradient), is not read",
-                    )
                 return self.named(t.text, t)
             if t.text in "([":
                 return self.parens()
@@ -817,6 +811,14 @@ class Reader:
 
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
+        if base in vectors(self.src) and not self.partner and not self.transposed():
+            # w, \mathbf{w}, w_1 of a vector w (w^t x its inner product): never a free value — ∂L/∂w of L in wTx
+            # read as a free w was 0
+            self.fail(
+                tok,
+                f"{base} is a vector here (w^t x is the inner product of w and x): a vector as a value, "
+                f"or a derivative in it (a gradient), is not read",
+            )
         valued = self.sample_label(base)
         if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
             return self.primed(self.n.functions[base], tok)

@@ -326,6 +326,7 @@ INNER = (
         ("\\frac{\\partial p^{(k)}}{\\partial s^{(k)}}=\\phi'(s^{(k)})", "proved"),  # p written in s: Leibniz
         ("\\frac{\\partial p^{(k)}}{\\partial s^{(k)}}=\\phi'(c)", "refuted"),  # planted: the wrong point
         ("\\frac{\\partial s^{(k)}}{\\partial v}=u^{(k)}", "bad-input"),  # a gradient in the vector v
+        ("\\frac{\\partial s^{(k)}}{\\partial \\mathbf{v}}=0", "bad-input"),  # bold: the same vector, never 0
         ("\\frac{\\partial}{\\partial c}\\left(v^t U+c\\right)=1", "bad-input"),  # v^t U: a row vector, not read
     ],
 )
@@ -364,3 +365,10 @@ def test_a_labelled_name_the_prose_after_defines_is_read_with_it(tmp_path, lhs, 
     got = chains(tmp_path, tex)
     assert [c["status"] for c in got] == ["definition", status], got
     assert got[0]["steps"][-1]["expr"] == "p_k - t_k"
+
+
+def test_an_argument_known_before_keeps_the_claim(tmp_path):
+    # f(E) = f(z) names z only where z is new: z^{(k)} defined before, cos(u + c) = cos(z) is a claim (refuted
+    # here, z being 2u + c), never z given again
+    tex = _eq("s^{(k)}=2u^{(k)}+c") + _eq("p^{(k)}=\\cos(u^{(k)}+c)=\\cos(s^{(k)})")
+    assert [c["status"] for c in chains(tmp_path, tex)] == ["definition", "definition", "refuted"]
