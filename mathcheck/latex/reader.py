@@ -262,6 +262,8 @@ class Reader:
                 if inner is not None:
                     out, powered = inner, True
                     continue
+                if out in vectors(self.src):  # w^t with t a step elsewhere in the chain: never a power of a vector
+                    self.fail(t, f"{out} is a vector here (w^t x is an inner product): a power of it is not read")
                 self.not_a_transpose(t, out)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):

@@ -372,3 +372,10 @@ def test_an_argument_known_before_keeps_the_claim(tmp_path):
     # here, z being 2u + c), never z given again
     tex = _eq("s^{(k)}=2u^{(k)}+c") + _eq("p^{(k)}=\\cos(u^{(k)}+c)=\\cos(s^{(k)})")
     assert [c["status"] for c in chains(tmp_path, tex)] == ["definition", "definition", "refuted"]
+
+
+def test_a_declared_vector_to_the_t_where_t_is_a_step_is_no_power(tmp_path):
+    # v^t with t used as a step in the same chain: never the power v^t of the vector v (the inner product needs
+    # t nowhere else); the right side is not read, the definition said so
+    got = chains(tmp_path, INNER + _eq("q_t=v^t + t"))
+    assert got[-1]["status"] == "definition" and "a power of it is not read" in json.dumps(got[-1]), got[-1]
