@@ -196,6 +196,9 @@ def _find(row: str, source: str, start: int) -> int:
     """Where ``source`` (its first line) begins in ``row`` at or after ``start``, spaces ignored (the
     reader keeps a link's source with its spacing normalised); -1 if nowhere."""
     want = re.sub(r"\s+", "", (source or "").split("\n")[0]).lstrip("&")
+    # a relation that ends its row (statnotes' logistic.tex:58, `=\\` then the expression on the next row):
+    # the link's source runs on past the row break, so only what precedes it is on the relation's line
+    want = want.split("\\\\")[0] if want.startswith(("=", "\\")) else want
     # the reader keeps a trailing \label{…} with the link's source, spaces normalised, though the author
     # wrote it on the next row (backprop.tex:151, :172): the relation is placed by the math before it
     want = re.sub(r"(?:\\label\{[^{}]*\})+$", "", want)

@@ -239,6 +239,7 @@ class _Link:
     arrow: Tok | None = None  # that \Rightarrow, \rightarrow, \iff … (what the premise must be depends on it)
     beside: bool = False  # the first link of an equation set beside the one before (\quad between them)
     refused: tuple = ()  # (position, message): the equation holds a relation mathcheck does not check (\sim)
+    shown: tuple = ()  # (start, end) of the source shown where the link's tokens lie elsewhere (_named_argument)
 
 
 _DEFINE_COMMANDS = ("coloneqq", "coloneq", "triangleq", "equiv", "defeq", "eqqcolon")
@@ -462,6 +463,7 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
             if (
                 rows_may_start
                 and len(links) > 1
+                and _expression(links[-1].toks)  # a row that ends with '=' goes on in the next (statnotes :58)
                 and nxt is not None
                 and _relation_of(nxt) is None
                 and not (nxt.kind == "ch" and nxt.text in "+-")
@@ -1376,7 +1378,10 @@ def _condition_lead(prose: str) -> str:
     return m.group(1).lower() if m else ""
 
 
-_STATED = re.compile(r"\s*\\?([A-Za-z]+)\s*_\s*(?:\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=(?!=)")
+# y_i = …, y_{i} = …, and a sample's label, \delta^{(i)} = … (statnotes' logistic.tex:70, the output error)
+_STATED = re.compile(
+    r"\s*\\?([A-Za-z]+)\s*(?:_\s*(?:\{\s*[A-Za-z]\s*\}|[A-Za-z])|\^\s*\{\s*\(\s*[A-Za-z]\s*\)\s*\})\s*=(?!=)"
+)
 
 
 def _stated_after(src: _Source, blk, found: list, inline: list, blocks: bool = False) -> dict:
@@ -1777,7 +1782,8 @@ def _definition(
     notation.defined.add(name)
     lhs_text = f"{name}({', '.join(params)})" if params else name
     lhs_src = " ".join(src.text[first.toks[0].pos : first.toks[-1].end].split())
-    rhs_src = " ".join(src.text[link.at.pos : link.toks[-1].end].split())
+    span = link.shown or (link.at.pos, link.toks[-1].end)  # z of = \sigma(z): its meaning stands elsewhere
+    rhs_src = " ".join(src.text[span[0] : span[1]].split())
     steps = (Line(line, None, lhs_text, "", lhs_src), Line(src.line(link.at.pos), "=", rhs, link.reason, rhs_src))
     unknown = _unknown_in(doc, notation, [text] + [t for _, t in lets])
     sized = (
@@ -2631,12 +2637,14 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
     ):
         return []  # a block of macro definitions (KaTeX and MathJax keep them for later blocks)
     toks, label = _drop_structure(expand(body, defs, src), src)
+    toks = _without_maps_to(toks)
     head = _row_head(toks, 0, src)
     continued = head is not None and _relation_of(head) is not None and _relation_of(head) != "!=" and doc.last_tail
     if continued:  # a display that starts with = or \le goes on from the last one's last expression
         toks = list(doc.last_tail) + toks
     doc.last_tail = ()
     groups = _side_equations(src, [g for g in _links(toks, src, "multline" not in blk.opener, True) if len(g) > 1])
+    groups = _named_argument(src, groups, doc)
     if groups and groups[-1][-1].toks:
         doc.last_tail = tuple(groups[-1][-1].toks)
     if not groups:
@@ -3347,6 +3355,68 @@ def _side_equations(src: _Source, groups: list) -> list:
 _DEFINING_WORDS = ("where", "and thus", "and so", "and", "with")
 
 
+def _without_maps_to(toks: list) -> list:
+    r"""``x\mapsto a=\sigma(w^t x+b)=\sigma(z)`` (statnotes' logistic model, "a function:"): a display that
+    opens with a variable and ``\mapsto`` names the function's argument, then gives its value — the
+    equations after it, here a's and z's definitions, are read; before, ``\mapsto`` made the display bad
+    input. Only a single letter at the very start."""
+    if len(toks) > 2 and toks[0].kind == "ch" and len(toks[0].text) == 1 and toks[0].text.isalpha():
+        if toks[1].kind == "cmd" and toks[1].text in ("mapsto", "longmapsto"):
+            return toks[2:]
+    return toks
+
+
+def _applied_once(toks: list) -> tuple:
+    r"""``\sigma(u + b)``, ``\sigma\left(z\right)``: (the function's token, the argument's tokens) where
+    ``toks`` is one function, a command or a letter, applied to one parenthesised argument; else None."""
+    toks = [t for t in toks if not (t.kind == "cmd" and t.text in ("left", "right"))]
+    if len(toks) < 4 or toks[1].text != "(" or toks[-1].text != ")" or not (toks[0].kind in ("cmd", "ch")):
+        return None
+    depth = 0
+    for k, t in enumerate(toks[1:], 1):
+        depth += t.kind == "ch" and t.text == "("
+        depth -= t.kind == "ch" and t.text == ")"
+        if depth == 0 and k != len(toks) - 1:
+            return None  # \sigma(a)(b), \sigma(a) + c: not one application
+    body = toks[2:-1]
+    if not body or any(t.kind == "ch" and t.text == "," for t in body):
+        return None
+    return toks[0], body
+
+
+def _named_argument(src: _Source, groups: list, doc: "_Document") -> list:
+    r"""``a^{(i)}=\sigma(w^t x^{(i)}+b)=\sigma(z^{(i)})`` ("corresponding a's and z's are defined through",
+    statnotes' logistic regression): a name defined as a function applied, then that function applied to a
+    name new here — the author names the argument, ``z^{(i)} = w^t x^{(i)} + b``: read as a second equation
+    (a definition when z is fresh), never the claim σ(E) = σ(z) in a free z, from which ∂a/∂z was 0 and the
+    true a(1 − a) refuted. Only where z appears nowhere before (not defined, used or in the chain's other
+    links): of a quantity known before, f(E) = f(z) is a claim (cos(x) = cos(−x) holds, x = −x not)."""
+    out = []
+    for group in groups:
+        out.append(group)
+        if len(group) != 3 or _defined_name(group[0].toks) is None or group[0].implied:
+            continue
+        if any(link.relation != "=" or link.define or link.conditions for link in group[1:]):
+            continue
+        first, last = _applied_once(group[1].toks), _applied_once(group[2].toks)
+        if first is None or last is None or (first[0].kind, first[0].text) != (last[0].kind, last[0].text):
+            continue
+        z = last[1]
+        named = _names_in(z)
+        try:  # z^{(i)} is the name z_i once read: fresh as the reader names it (z_i defined before is no new z)
+            read = Reader(list(z), src, Notation(set(), set(), {}, set())).read()
+        except DeriveError:
+            continue
+        if _defined_name(z) is None or not named or not WORD.fullmatch(read) or read in doc.names() | doc.used:
+            continue
+        if named & (_names_in(group[0].toks) | _names_in(first[1])):
+            continue
+        out[-1] = group[:2]
+        shown = (group[2].at.pos, group[2].toks[-1].end)  # the display's "= \sigma(z)", where the author names z
+        out.append([_Link(None, None, z, beside=True), _Link("=", group[2].at, first[1], shown=shown)])
+    return out
+
+
 def _after_and(src: _Source, body: list) -> tuple:
     r"""The tokens after a leading ``\textrm{and}`` (``\text{ and }``, ``\mbox{and}``), else ``body``:
     d2l's ``\frac{\partial J}{\partial L} = 1 \; \textrm{and} \; \frac{\partial J}{\partial s} = 1``
@@ -3574,6 +3644,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
     later = sorted({w for t in texts for w in WORD.findall(t)} & set(doc.after) - doc.names())
+    later = later or _labelled_after(src, texts, doc)
     if later:
         # "Here … $y_i=\sigma_i(z)$ is the softmax output": read that prose first, then this display again
         # (chains()); a name the display's own definition writes (t of J(z) = -Σ t_i log σ_i(z)) is its
@@ -3645,6 +3716,19 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             prose_facts=information.PROSE + law if law else "",
         )
     ]
+
+
+def _labelled_after(src: _Source, texts, doc: _Document) -> list:
+    r"""The bases the prose after the display defines with a sample's label, ``$\delta^{(i)}=a^{(i)}-y^{(i)}$``
+    (statnotes' logistic.tex:70), that the display writes as the labelled name ``delta_i`` (no sum over i
+    makes it an entry): read before that prose, δ_i was a free value."""
+    words = {w for t in texts for w in WORD.findall(t)}
+    return sorted(
+        base
+        for base, b in doc.after_blocks.items()
+        if any(w.startswith(base + "_") and w not in doc.names() for w in words)
+        and re.match(r"\s*\\?[A-Za-z]+\s*\^", src.text[b.body : b.body_end])
+    )
 
 
 def _read_errors(src: _Source, group: list, notation: Notation) -> list:
@@ -4147,7 +4231,8 @@ def _read_steps(src: _Source, links, notation) -> list:
             link.toks.pop(0)  # nor the space after an arrow (\rightarrow \hspace{0.3in} \frac{d\sigma}{dx})
         text = Reader(link.toks, src, notation).read()
         first = link.at or link.toks[0]
-        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[first.pos : link.toks[-1].end])
+        span = link.shown or (first.pos, link.toks[-1].end)
+        source = re.sub(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b", "", src.text[span[0] : span[1]])
         source = " ".join(source.split())
         line = src.line(first.pos)
         steps.append(Line(line, link.relation, text, link.reason, source))

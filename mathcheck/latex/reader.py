@@ -107,6 +107,7 @@ class Reader:
         self.i, self.src, self.n, self.depth, self.abs = 0, src, notation, 0, 0
         self.bound = set(bound)
         self.collect = None  # pass one: the set that gathers the bases subscripted by an index in scope
+        self.partner = False  # reading the x of w^t x (an inner product): x, a vector, is read there
 
     # tokens
     def peek(self, k: int = 0) -> Tok | None:
@@ -258,6 +259,12 @@ class Reader:
                 if tag is not None:
                     out = _checked_name(f"{out}_{tag}", self, t)
                     continue
+                inner = self.inner_product(out, t)
+                if inner is not None:
+                    out, powered = inner, True
+                    continue
+                if out in vectors(self.src):  # w^t with t a step elsewhere in the chain: never a power of a vector
+                    self.fail(t, f"{out} is a vector here (w^t x is an inner product): a power of it is not read")
                 self.not_a_transpose(t, out)
                 out, powered = self.power(out, self.script(t, "^"), t), True
             elif self.at("ch", "!"):
@@ -281,28 +288,26 @@ class Reader:
             return f"exp({exponent})"
         return f"{_wrap(base)}^{_wrap(exponent)}"
 
-    def sample_label(self, base: str) -> None:
+    def sample_label(self, base: str) -> bool:
         r"""``x^{(i)}``, ``a^{(l-1)}``, ``\hat{y}^{(i)}``: a sample's or a layer's label in parentheses is
         read as the subscript it stands for — ``x_i``, an entry where i is an index in scope (the i-th
         sample of a sum over i), else the name x_i — never a power. ``f^{(n)}(x)`` (a derivative's order,
-        before its argument), ``e^{(k)}`` (Euler's number?) and ``x^{(2)}`` (digits: a power?) stay refused."""
+        before its argument), ``e^{(k)}`` (Euler's number?) and ``x^{(2)}`` (digits: a power?) stay refused.
+        True where the label stands before a parenthesis and the expression writes the name elsewhere as a
+        value (``y^{(i)}(1-a^{(i)}) - (1-y^{(i)})a^{(i)}``): a product, never y_i applied."""
         if base == "e" or not self.at("ch", "^") or self.i + 1 >= len(self.t):
-            return
+            return False
         toks, end = _group(list(self.t), self.i + 1, self.src, "^")
         inner = toks[1:-1]
         if len(toks) < 3 or toks[0].text != "(" or toks[-1].text != ")":
-            return
+            return False
         letter = inner[0].kind == "ch" and inner[0].text.isalpha() and len(inner[0].text) == 1
         rest = inner[1:]
         if not letter or (rest and not (len(rest) == 2 and rest[0].text in "+-" and rest[1].kind == "num")):
-            return
-        if (
-            end < len(self.t)
-            and self.t[end].kind == "ch"
-            and self.t[end].text == "("
-            and not self._label_as_value(toks)
-        ):
-            return  # f^{(n)}(x): the n-th derivative of f
+            return False
+        before_parens = end < len(self.t) and self.t[end].kind == "ch" and self.t[end].text == "("
+        if before_parens and not self._label_as_value(toks):
+            return False  # f^{(n)}(x): the n-th derivative of f
         hat = self.t[self.i]
         self.t = [
             *self.t[: self.i],
@@ -312,6 +317,7 @@ class Reader:
             Tok("ch", "}", toks[-1].pos, toks[-1].end),
             *self.t[end:],
         ]
+        return before_parens
 
     def calligraphic_label(self) -> str | None:
         r"""``\mathcal{L}^{(i)}``: a calligraphic capital with a sample's label is one member of a family
@@ -377,6 +383,49 @@ class Reader:
             return None
         self.i = j
         return word
+
+    def inner_product(self, base: str, tok) -> str | None:
+        r"""``w^t x``, ``w^t x^{(i)}`` where the document declares w a vector (``$w\in\mathbb{R}^n$``) and
+        t is nowhere else: the transpose of w times the vector x, their inner product — one real number,
+        read as the quantity ``wTx`` (``wTx_i``, ``wTx[i]`` as x_i is a name or an entry). It depends on
+        w and x alone, so its derivative in b is 0; w and x themselves are vectors, never read as
+        values (:func:`vectors`): a derivative in w is a gradient, not read. statnotes' logistic
+        regression writes its model so, ``a = \sigma(w^t x + b)``; before, the whole display was bad
+        input ("a power in t, or the transpose?"). None where this is not the case."""
+        if base not in vectors(self.src) or self.i >= len(self.t):
+            return None
+        toks, end = _group(list(self.t), self.i, self.src, "^")
+        if [x.text for x in toks if x.text not in "{}"] != ["t"]:
+            return None
+        if "t" in self.n.variables | self.n.indices | self.bound | self.n.letters:
+            return None
+        nxt = self.t[end] if end < len(self.t) else None
+        if nxt is None or not (nxt.kind == "ch" and nxt.text in vectors(self.src) and nxt.text != base):
+            self.fail(
+                tok, f"{base}^t: the transpose of the vector {base}, read only before the vector it multiplies (w^t x)"
+            )
+        self.i, self.partner = end, True
+        try:
+            other = self.atom()
+        finally:
+            self.partner = False
+        m = re.fullmatch(rf"{nxt.text}(_\w+|\[[^\[\]]+\])?", other)
+        if m is None or self.at("ch", "^", "_"):
+            self.fail(tok, f"{base}^t {nxt.text}: an inner product read only of two vectors, w^t x or w^t x^{{(i)}}")
+        return f"{base}T{other}"
+
+    def transposed(self) -> bool:
+        """Whether ``^t`` follows (the vector w of ``w^t x``, its inner product read next)."""
+        return (
+            self.at("ch", "^")
+            and self.peek(1) is not None
+            and (
+                self.peek(1).text == "t"
+                or self.peek(1).text == "{"
+                and self.at("ch", "t", k=2)
+                and self.at("ch", "}", k=3)
+            )
+        )
 
     def not_a_transpose(self, tok, base: str = "") -> None:
         """``x^T``, ``x^{\\mathsf{T}}``, ``x^\\top``: a transpose, never a power (vectors are out),
@@ -765,7 +814,15 @@ class Reader:
 
     def named(self, base: str, tok) -> str:
         """A name, with its subscript: ``x_i`` is x[i] when x is indexed, else the name x_i."""
-        self.sample_label(base)
+        if base in vectors(self.src) and not self.partner and not self.transposed():
+            # w, \mathbf{w}, w_1 of a vector w (w^t x its inner product): never a free value — ∂L/∂w of L in wTx
+            # read as a free w was 0
+            self.fail(
+                tok,
+                f"{base} is a vector here (w^t x is the inner product of w and x): a vector as a value, "
+                f"or a derivative in it (a gradient), is not read",
+            )
+        valued = self.sample_label(base)
         if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
             return self.primed(self.n.functions[base], tok)
         if base in self.n.functions and self.at("ch", "(", "^"):  # \sigma(x), \sigma^2(x)
@@ -870,6 +927,8 @@ class Reader:
             # g_\phi(x), p_\theta(x): a function with a parameter, which it depends on: g_phi(x, phi)
             self.n.unknown.add(name)
             return f"{name}({', '.join(self.arguments() + [word])})"
+        if valued and self.collect is None and name not in self.n.functions:
+            return name  # y^{(i)}(1-a^{(i)}) beside (1-y^{(i)}): statnotes' y_i times, never y_i applied
         return self.maybe_applied(name, f"{self._show(tok)}_{{{word}}}", tok)
 
     def law_of_variables(self, base: str, toks) -> str | None:
@@ -1593,6 +1652,28 @@ class Reader:
 
     def _show(self, t) -> str:
         return "\\" + t.text if t.kind == "cmd" else t.text
+
+
+_DECLARED_VECTOR = re.compile(
+    r"(?<![A-Za-z\\])([a-z])\s*\\in\s*\\mathbb\s*\{R\}\s*\^\s*(?:\{\s*(?:[a-z]|[2-9]|[1-9][0-9]+)\s*\}|[a-z2-9])(?![A-Za-z0-9_{\\])"
+)
+
+
+def vectors(src: _Source) -> frozenset:
+    r"""The letters the document makes vectors of an inner product ``w^t x``: w declared in ℝ^n
+    (``$w\in\mathbb{R}^n$``, n a letter or a number ≥ 2; a lowercase letter) and written ``w^t`` before
+    a lowercase letter x, which is then a vector of ℝ^n too. Computed once per document."""
+    found = getattr(src, "inner_vectors", None)
+    if found is None:
+        declared = {m.group(1) for m in _DECLARED_VECTOR.finditer(src.text)}
+        found = set()
+        for w in declared:
+            partners = set(re.findall(rf"(?<![A-Za-z\\]){w}\s*\^\s*\{{?\s*t\s*\}}?\s*([a-z])(?![A-Za-z])", src.text))
+            if partners - {w}:
+                found |= {w} | (partners - {w})
+        found = frozenset(found)
+        src.inner_vectors = found
+    return found
 
 
 def _two_letters(toks: list[Tok]) -> bool:

@@ -300,3 +300,82 @@ def test_a_sum_in_entries_differentiated_by_a_labelled_entry(tmp_path):
 def test_labels_that_stay_refused(tmp_path, tex):
     got = chains(tmp_path, "% assume: x \\in \\mathbb{R}\n" + tex + _eq("x = x + 0"))
     assert all(c["status"] != "proved" or "x + 0" in json.dumps(c) for c in got), got
+
+
+# style of statnotes logistic.tex:23-32, 75, 85 (our symbols, our wording): v declared a vector in prose, v^t u its
+# inner product with the sample u; "= \phi(s)" names the argument s
+INNER = (
+    "A model on $\\mathbb{R}^d$, with weights $v\\in\\mathbb{R}^d$, maps\n"
+    + _eq("u\\mapsto p=\\phi(v^t u+c)=\\phi(s)")
+    + "For each sample the $p$'s and $s$'s are given by\n"
+    + _eq("p^{(k)}=\\phi(v^t u^{(k)}+c)=\\phi(s^{(k)})")
+)
+
+
+@pytest.mark.parametrize(
+    "claim, status",
+    [
+        (
+            "\\frac{\\partial s^{(k)}}{\\partial c}=\\frac{\\partial}{\\partial c}\\left(v^t u^{(k)}+c\\right)=1",
+            "proved",
+        ),
+        (
+            "\\frac{\\partial s^{(k)}}{\\partial c}=\\frac{\\partial}{\\partial c}\\left(v^t u^{(k)}+c\\right)=0",
+            "refuted",
+        ),
+        ("\\frac{\\partial p^{(k)}}{\\partial s^{(k)}}=\\phi'(s^{(k)})", "proved"),  # p written in s: Leibniz
+        ("\\frac{\\partial p^{(k)}}{\\partial s^{(k)}}=\\phi'(c)", "refuted"),  # planted: the wrong point
+        ("\\frac{\\partial s^{(k)}}{\\partial v}=u^{(k)}", "bad-input"),  # a gradient in the vector v
+        ("\\frac{\\partial s^{(k)}}{\\partial \\mathbf{v}}=0", "bad-input"),  # bold: the same vector, never 0
+        ("\\frac{\\partial}{\\partial c}\\left(v^t U+c\\right)=1", "bad-input"),  # v^t U: a row vector, not read
+    ],
+)
+def test_an_inner_product_of_a_declared_vector_and_a_named_argument(tmp_path, claim, status):
+    got = chains(tmp_path, INNER + _eq(claim))
+    assert [c["status"] for c in got] == ["definition"] * 4 + [status], got
+    assert [c["steps"][-1]["expr"] for c in got[:4]] == ["phi(vTu + c)", "vTu + c", "phi(vTu_k + c)", "vTu_k + c"]
+
+
+def test_w_to_the_t_of_an_undeclared_w_stays_refused(tmp_path):
+    # without the prose's v \in R^d nothing says v is a vector: ^t stays a power in t or the transpose
+    got = chains(tmp_path, _eq("\\frac{\\partial}{\\partial c}\\left(v^t u+c\\right)=1"))
+    assert got[0]["status"] == "bad-input" and "a power in t, or the transpose" in json.dumps(got[0])
+
+
+def test_a_row_that_ends_with_equals_goes_on_in_the_next(tmp_path):
+    # style of statnotes logistic.tex:57-61 (our symbols): `=\\` then the right side on the next row, and
+    # t^{(k)}(1-q^{(k)}) beside (1-t^{(k)}): t_k times, never t_k applied
+    rows = (
+        "r=&\\frac{t^{(k)}}{q^{(k)}}-\\frac{1-t^{(k)}}{1-q^{(k)}}=\\\\\n"
+        "&\\frac{t^{(k)}(1-q^{(k)})-(1-t^{(k)})q^{(k)}}{q^{(k)}(1-q^{(k)})}=\\\\\n"
+        "&\\frac{t^{(k)}-q^{(k)}}{q^{(k)}(1-q^{(k)})}"
+    )
+    align = "\\begin{align}\n" + rows + "\n\\end{align}\n"
+    got = chains(tmp_path, align)
+    assert [c["status"] for c in got] == ["definition", "proved"], got
+    got = chains(tmp_path, align.replace("&\\frac{t^{(k)}-q^{(k)}}", "&\\frac{q^{(k)}-t^{(k)}}"))  # planted
+    assert [c["status"] for c in got] == ["definition", "refuted"], got
+
+
+@pytest.mark.parametrize("lhs, status", [("2p^{(k)}-2t^{(k)}", "proved"), ("2p^{(k)}-t^{(k)}", "refuted")])
+def test_a_labelled_name_the_prose_after_defines_is_read_with_it(tmp_path, lhs, status):
+    # style of statnotes logistic.tex:68-70 (our symbols, our wording): "Here we call $r^{(k)}=…$ the error"
+    # after the display that uses r^{(k)}; read before that prose r_k was a free value
+    tex = _eq(lhs + "=2r^{(k)}") + "Here we call $r^{(k)}=p^{(k)}-t^{(k)}$ the error.\n"
+    got = chains(tmp_path, tex)
+    assert [c["status"] for c in got] == ["definition", status], got
+    assert got[0]["steps"][-1]["expr"] == "p_k - t_k"
+
+
+def test_an_argument_known_before_keeps_the_claim(tmp_path):
+    # f(E) = f(z) names z only where z is new: z^{(k)} defined before, cos(u + c) = cos(z) is a claim (refuted
+    # here, z being 2u + c), never z given again
+    tex = _eq("s^{(k)}=2u^{(k)}+c") + _eq("p^{(k)}=\\cos(u^{(k)}+c)=\\cos(s^{(k)})")
+    assert [c["status"] for c in chains(tmp_path, tex)] == ["definition", "definition", "refuted"]
+
+
+def test_a_declared_vector_to_the_t_where_t_is_a_step_is_no_power(tmp_path):
+    # v^t with t used as a step in the same chain: never the power v^t of the vector v (the inner product needs
+    # t nowhere else); the right side is not read, the definition said so
+    got = chains(tmp_path, INNER + _eq("q_t=v^t + t"))
+    assert got[-1]["status"] == "definition" and "a power of it is not read" in json.dumps(got[-1]), got[-1]
