@@ -3531,6 +3531,24 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     tail = _unreadable_tail(src, group, notation)
     if tail is not None:  # d2l's e^x = \sum_{n=0}^\infty \frac{x^n}{n!} = 1 + x + \cdots: the readable head alone
         at, exc = tail
+        series = _series_tail(src, group, at, notation)
+        if series is not None:  # … unless the written terms are the series' first ones: \cdots its rest
+            written, written_text, tail_text, note = series
+            out = _equation(
+                src,
+                blk,
+                n,
+                [*group[:at], replace(group[at], toks=written)],
+                label,
+                notation,
+                doc,
+                block_lets,
+                assumptions,
+                given,
+                chain_lets,
+                readings,
+            )
+            return [_with_series_tail(c, tail_text, note, src, group[at], written_text) for c in out]
         line = src.line(group[at].at.pos if group[at].at is not None else blk.body)
         return _equation(
             src, blk, n, group[:at], label, notation, doc, block_lets, assumptions, given, chain_lets, readings
@@ -3690,6 +3708,105 @@ def _unreadable_tail(src: _Source, group: list, notation: Notation) -> tuple | N
     if any(link.conditions for link in group[first:]):
         return None
     return first, exc
+
+
+_ELIDED = ("cdots", "ldots", "dots")
+
+
+def _series_tail(src: _Source, group: list, at: int, notation: Notation) -> tuple | None:
+    r"""d2l's ``e^{x} = \sum_{n = 0}^\infty \frac{x^{n}}{n!} = 1 + x + \frac{x^2}{2} + \frac{x^3}{6} + \cdots``:
+    the last expression is written terms then ``+ \cdots`` after a series to ∞ in the expression before it.
+    Where the written terms are, one by one, the series' first terms (SymPy: each term equal to the body at
+    n = a, a + 1, …), the ellipsis is the series' remaining terms, the same body from n = a + k on — the
+    only rest that makes the written terms the series' own. ``(written tokens, their reading, the expression
+    as read, note)``; None where any of it is otherwise (the ellipsis elsewhere, fewer than two terms, a term that is
+    not the series' own — a reordering or skipped zero terms are the author's to say: left bad input)."""
+    if at != len(group) - 1 or at < 1 or group[at].relation != "=" or group[at].conditions or group[at].reason:
+        return None
+    toks = list(group[at].toks)
+    while toks and toks[-1].kind == "ch" and toks[-1].text in ".,;":
+        toks.pop()
+    if len(toks) < 3 or not (toks[-1].kind == "cmd" and toks[-1].text in _ELIDED):
+        return None
+    if not (toks[-2].kind == "ch" and toks[-2].text == "+"):
+        return None
+    written = toks[:-2]
+    if any(t.kind == "cmd" and t.text in _ELIDED for t in written):
+        return None
+    try:
+        series = Reader(list(group[at - 1].toks), src, copy.deepcopy(notation)).read()
+        text = Reader(list(written), src, copy.deepcopy(notation)).read()
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return None
+    m = re.fullmatch(r"Sum\((.*)\)", series)
+    parts = split_top(m.group(1), (",",)) if m else []
+    if len(parts) != 2 or not re.fullmatch(r"\([A-Za-z]\w*, -?\d+, oo\)", parts[1][1]):
+        return None
+    body = parts[0][1]
+    index, start, _ = parts[1][1][1:-1].split(", ")
+    terms = _terms(text)
+    if terms is None or len(terms) < 2 or not _first_terms(body, index, int(start), terms, text):
+        return None
+    rest = f"Sum({body}, ({index}, {int(start) + len(terms)}, oo))"
+    note = (
+        f"\\{toks[-1].text} read as the series' remaining terms, {rest}: the {len(terms)} terms written are its "
+        f"first {len(terms)}, {index} = {start} to {int(start) + len(terms) - 1}"
+    )
+    return written, text, f"{text} + {rest}", note
+
+
+def _terms(text: str) -> list[str] | None:
+    """The top-level terms of ``text`` with their signs (``1 + u - (u^2)/2`` → ``1``, ``u``, ``-(u^2)/2``);
+    None where a sign does not separate two terms (``2*-x``, ``1e-5``)."""
+    out = []
+    for sep, part in split_top(text, ("+", "-")):
+        if not part:
+            if sep is None and not out:
+                out.append("")  # a leading minus: joined to the next term below
+                continue
+            return None
+        if part[-1] in "*/^(" or re.search(r"(?<![A-Za-z0-9_])[0-9.]+e$", part):
+            return None
+        out.append(("-" if sep == "-" else "") + part)
+    if out and out[0] == "":
+        return None  # a leading minus on its own, never reached by the reader's output
+    return out
+
+
+def _first_terms(body: str, index: str, start: int, terms: list[str], whole: str) -> bool:
+    """Whether ``terms`` are ``body`` at ``index`` = start, start + 1, … in order, and add up to ``whole``."""
+    import sympy as sp
+
+    from mathcheck.parser import ParseError, parse_many
+
+    try:
+        parsed = parse_many([body, whole, *terms])
+    except (ParseError, ValueError, TypeError):
+        return False
+    general, total, written = parsed[0], parsed[1], parsed[2:]
+    if sp.simplify(total - sp.Add(*written)) != 0:
+        return False
+    at = [s for s in general.free_symbols if s.name == index]
+    if len(at) != 1:
+        return False
+    for k, term in enumerate(written):
+        own = general.subs(at[0], start + k)
+        if own.has(sp.nan, sp.zoo) or sp.simplify(sp.expand_func(own - term)) != 0:
+            return False
+    return True
+
+
+def _with_series_tail(chain: Chain, text: str, note: str, src: _Source, link, written: str) -> Chain:
+    """The chain whose last expression is the series' written terms, with the ellipsis read as its rest
+    (:func:`_series_tail`): that expression's reading and its source as typeset, ``\\cdots`` included."""
+    if not chain.steps or chain.error or chain.steps[-1].text != written:
+        return chain
+    last = chain.steps[-1]
+    source = " ".join(src.text[(link.at or link.toks[0]).pos : link.toks[-1].end].split())
+    steps = (*chain.steps[:-1], replace(last, text=text, source=source))
+    return replace(chain, steps=steps, notes=(*chain.notes, note))
 
 
 def _listed_quantities(group: list, doc: _Document) -> list | None:
