@@ -1527,6 +1527,21 @@ def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
     return (key, name, index, vector) if WORD.fullmatch(name) and name != vector else None
 
 
+def _layer_family(head: list, entry, notation: Notation):
+    r"""``(key, name, i)`` for UFLDL-style backprop notes' ``z_i^{(l+1)} = \sum_{j=1}^{s_l} W^{(l)}_{ij}
+    a_j^{(l)} + b^{(l)}_i``: the left side an entry of a layer's array (:meth:`Reader.layer_entry`, read
+    ``z_layer_lplus1[i]``) at an index no sum binds and nothing declares — the entries of that layer's
+    array, ``z_layer_lplus1(i) = Sum(W_layer_l[i, j]*a_layer_l[j], (j, 1, s_l)) + b_layer_l[i]``, so
+    ``z_j^{(l+1)}`` is z_layer_lplus1(j) later (and ``z_j^{(l)}``, another layer's, is not unfolded).
+    None for anything else."""
+    if entry is None or not any(t.kind == "ch" and t.text == "^" for t in head):
+        return None
+    name, index = entry.group(1), entry.group(2)
+    if index in notation.indices or index in notation.variables or name in notation.families:
+        return None
+    return (name, name, index)
+
+
 def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     r"""``(key, name, i)`` for statnotes' ``$y_i=\sigma_i(z)$``: the entries of y named by those of a
     function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
@@ -1578,6 +1593,9 @@ def _definition(
     entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
     if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
         name = f"{entry.group(1)}_{entry.group(2)}"
+    layered = _layer_family(head, entry, notation) if not params else None
+    if layered is not None:  # z_i^{(l+1)} = \sum_j W^{(l)}_{ij} a_j^{(l)} + b^{(l)}_i: the entries of z_layer_lplus1
+        name = layered[1]
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
     word = _word(head) if params else None  # sigmoid(z), \operatorname{tanh}(x): a word, the table's maybe
@@ -1619,7 +1637,7 @@ def _definition(
         params, vectors = [index] if index else None, []
     entries = _entry_family(src, head, rhs, notation) if family is None and not params else None
     normalised = _normalised_family(src, head, rhs, notation) if family is None and not params and not entries else None
-    entries = entries or (normalised[:3] if normalised else None)
+    entries = entries or (normalised[:3] if normalised else None) or (layered if family is None else None)
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
         family, vector, params = (key, name, index, rhs, ""), "", [index]
@@ -2224,6 +2242,8 @@ def _unread_definition(
         name = Reader(head, src, Notation(set(), set(), {}, set())).read() if not primes else None
     except DeriveError:
         name = None
+    if name is not None and (layer := re.fullmatch(r"([A-Za-z]\w*_layer_\w+)\[[a-z](?:, [a-z])*\]", name)):
+        name = layer.group(1)  # \delta_i^{(l)} = \frac{\partial J}{\partial z_i^{(l)}}: the layer's array delta_layer_l
     core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
     # d2l's \mathbf{v}_t = \beta \mathbf{v}_{t-1} + \mathbf{g}_{t, t-1} alone: the recurrence defining v (the
     # display says so), a definition never unfolded
@@ -3096,6 +3116,43 @@ def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
             )
 
 
+def _after_groups(toks: list, k: int, n: int) -> int:
+    """The index after ``n`` brace groups from ``toks[k]`` (len(toks) where they do not close)."""
+    for _ in range(n):
+        if k >= len(toks) or toks[k].text != "{":
+            return len(toks)
+        depth = 0
+        while k < len(toks):
+            depth += toks[k].kind == "ch" and toks[k].text == "{"
+            depth -= toks[k].kind == "ch" and toks[k].text == "}"
+            k += 1
+            if depth == 0:
+                break
+    return k
+
+
+def _leibniz_fraction(term: list, k: int) -> set | None:
+    r"""The indices of a Leibniz derivative ``\frac{\partial z_i}{\partial W_{ij}}`` at ``term[k]`` (a name
+    by a name, each with its subscripts), counted once each: free in i and j, never i summed over the
+    fraction's two parts; None where ``term[k]`` is no such fraction (``\frac{\partial}{\partial x_k}``, an
+    operator, applies to what follows, which :func:`_free_indices` counts as before)."""
+    t = term[k]
+    if not (t.kind == "cmd" and t.text in ("frac", "dfrac") and k + 1 < len(term) and term[k + 1].text == "{"):
+        return None
+    mid = _after_groups(term, k + 1, 1)
+    end = _after_groups(term, mid, 1)
+    num, den = term[k + 2 : mid - 1], term[mid + 1 : end - 1]
+    if end > len(term) or not (num and den) or num[0].text != "partial" or den[0].text != "partial" or len(num) < 2:
+        return None
+    out = set()
+    for part in (num[1:], den[1:]):
+        found = _free_indices(part)
+        if found is None or found[1]:
+            return None
+        out |= found[0]
+    return out
+
+
 def _free_indices(toks: list):
     """The free indices of an expression in Einstein's convention, or None where the convention
     does not fit it: per term (split at top-level + and −) the single-letter subscripts counted,
@@ -3123,6 +3180,12 @@ def _free_indices(toks: list):
         k = 0
         while k < len(term):
             t = term[k]
+            leibniz = _leibniz_fraction(term, k)
+            if leibniz is not None:  # ∂z_i/∂W_{ij}: one factor free in i and j, none summed (i is no product's)
+                for x in leibniz:
+                    counts[x] = counts.get(x, 0) + 1
+                k = _after_groups(term, k + 1, 2)
+                continue
             if t.kind == "ch" and t.text in "([{":
                 close = {"(": ")", "[": "]", "{": "}"}[t.text]
                 d, j = 0, k
