@@ -79,7 +79,9 @@ def test_a_layer_label_is_never_dropped_nor_a_power():
     # style of :209, :213: a layer's label on the variable of a derivative; it was dropped, so ∂J/∂z_i^{(l)} and
     # ∂J/∂z_i^{(l+1)} were one derivative (this link "proved"); now two layers' entries, two derivatives
     assert latex.translate(r"\frac{\partial C}{\partial q_k^{(s)}}") == "diff(C(q_layer_s[k]), q_layer_s[k])"
-    assert latex.translate(r"\frac{\partial C}{\partial q_k^{(s+1)}}") == "diff(C(q_layer_splus1[k]), q_layer_splus1[k])"
+    assert (
+        latex.translate(r"\frac{\partial C}{\partial q_k^{(s+1)}}") == "diff(C(q_layer_splus1[k]), q_layer_splus1[k])"
+    )
 
 
 def test_a_derivative_order_and_a_sample_label_still_read():
