@@ -3689,6 +3689,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
     _not_opaque(src, group, texts + [t for _, t in lets], doc, blk, set(assumptions))
+    _not_another_layer(src, group, texts, doc, blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
     _not_difference_quotient(src, group, steps)
     # a function the chain also applies as typeset, g(x + \epsilon), is one: read from its derivative alone it
@@ -4333,6 +4334,33 @@ def _top(toks):
         elif depth == 0:
             out.append(t)
     return out
+
+
+_LAYERED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9]*)_layer_(\w+)")
+
+
+def _not_another_layer(src: _Source, group: list, texts: list, doc: _Document, blk: Block) -> None:
+    r"""Refuse a chain in a layer's array (:meth:`Reader.layer_entry`) whose letter the document defines at
+    another layer's label only: backprop notes define ``\delta_i^{(l)} = \frac{\partial J}{\partial z_i^{(l)}}``
+    for every layer l, then write ``\delta_j^{(l+1)}`` — read as a free array (the labels' shift is not read),
+    a claim in it could be refuted where its author means the definition at l + 1."""
+    defined = {m.group(1): (m.group(2), line) for line, name, _, _ in doc.defs if (m := _LAYERED.fullmatch(name))}
+    defined |= {m.group(1): (m.group(2), line) for name, line in doc.opaque.items() if (m := _LAYERED.fullmatch(name))}
+    for text in texts:
+        for m in _LAYERED.finditer(text):
+            base, label = m.group(1), m.group(2)
+            if base in defined and defined[base][0] != label:
+                src.fail(
+                    group[0].toks[0].pos if group[0].toks else blk.body,
+                    f"{base} is defined at layer ({_shown_label(defined[base][0])}) (line {defined[base][1]}); at "
+                    f"layer ({_shown_label(label)}) it is that definition with the label shifted, which is not "
+                    f"read; define it at this layer too, or % mathcheck: skip",
+                )
+
+
+def _shown_label(word: str) -> str:
+    """``lplus1`` → ``l+1``, as typeset."""
+    return word.replace("plus", "+").replace("minus", "-")
 
 
 def _not_opaque(

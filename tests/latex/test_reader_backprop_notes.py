@@ -165,6 +165,9 @@ u_p^{(k+1)} = \sum_{q=1}^{m_{k}} V^{(k)}_{pq} h_q^{(k)} + c^{(k)}_p,
 \frac{\partial u_p^{(k)}}{\partial V_{pq}^{(k)}} = h_q^{(k)}
 \end{equation}
 \begin{equation}
+u_p^{(k)} - c^{(k)}_p = \sum_{q=1}^{m_{k}} V^{(k)}_{pq} h_q^{(k)}
+\end{equation}
+\begin{equation}
 C(\theta,c;x,y) = \frac{1}{2} \|g(x)-y\|^2.
 \end{equation}
 \begin{equation}
@@ -177,7 +180,7 @@ C(\theta,c;x,y) = \frac{1}{2} \|g(x)-y\|^2.
 
 
 def test_a_layer_label_beside_an_index_reads_the_entry_of_that_layers_array(tmp_path):
-    defined, right, slip, other, _, delta, later = _read(tmp_path, LAYERS)
+    defined, right, slip, other, shifted, _, delta, later = _read(tmp_path, LAYERS)
     assert defined.definition and defined.steps[0].text == "u_layer_kplus1(p)", defined
     assert defined.steps[1].text == "Sum(V_layer_k[p, q]*h_layer_k[q], (q, 1, m_k)) + c_layer_k[p]", defined
     assert right.steps[0].text == "diff(u_layer_kplus1(p), V_layer_k[p, q])" and right.steps[1].text == "h_layer_k[q]"
@@ -185,6 +188,8 @@ def test_a_layer_label_beside_an_index_reads_the_entry_of_that_layers_array(tmp_
     assert [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in (right, slip)] == ["proved", "refuted"]
     # another layer's u (label k, defined at k+1) is not unfolded: no shift of the label is read
     assert other.error and "u_layer_k[p]" in other.error, other
+    # read as a free array, u at layer k would be refuted where the author means line 1's u at k
+    assert shifted.error and "u is defined at layer (k+1)" in shifted.error, shifted
     # a definition in a cost not read: never unfolded, and a later chain in it is refused
     assert delta.steps[0].text == "epsilon_layer_k" and delta.unread, delta
     assert later.error and "epsilon_layer_k is defined in a display" in later.error, later
