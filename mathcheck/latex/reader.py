@@ -334,8 +334,12 @@ class Reader:
         label, sub = (script, other) if first == "^" else (other, script)
         word = _layer_word(label)
         letters = [x for x in sub if x.text != ","]
+        running = self.bound | self.n.indices
         if (
             word is None
+            # x_j^{(i)} in a sum over i: the label runs with the sum, no fixed layer's array (x_layer_i would be
+            # one quantity for every i, the sum n times it)
+            or any(x.kind == "ch" and x.text in running for x in label)
             or not letters
             or not all(x.kind == "ch" and len(x.text) == 1 and x.text.isalpha() for x in letters)
             or (end < len(t) and t[end].kind == "ch" and t[end].text in "(^'")

@@ -76,6 +76,9 @@ def test_a_layer_label_is_never_dropped_nor_a_power():
     # style of tex-backprop-backprop.tex:164: the last layer's label, a subscripted letter (read as a power)
     with pytest.raises(DeriveError, match="is a label"):
         latex.translate(r"v^{(n_s)} = v^{n_s}")
+    # a sample's label that a sum runs over is no layer's array (x_layer_i would be one quantity for every i)
+    with pytest.raises(DeriveError, match="is a label"):
+        latex.translate(r"\sum_{i=1}^{n} x_j^{(i)}")
     # style of :209, :213: a layer's label on the variable of a derivative; it was dropped, so ∂J/∂z_i^{(l)} and
     # ∂J/∂z_i^{(l+1)} were one derivative (this link "proved"); now two layers' entries, two derivatives
     assert latex.translate(r"\frac{\partial C}{\partial q_k^{(s)}}") == "diff(C(q_layer_s[k]), q_layer_s[k])"
