@@ -334,7 +334,7 @@ class Reader:
         label, sub = (script, other) if first == "^" else (other, script)
         word = _layer_word(label)
         letters = [x for x in sub if x.text != ","]
-        running = self.bound | self.n.indices
+        running = self.bound | self.n.indices | self.n.variables  # a sum's index, a declared quantity
         if (
             word is None
             # x_j^{(i)} in a sum over i: the label runs with the sum, no fixed layer's array (x_layer_i would be
