@@ -154,7 +154,8 @@ def _hand_printer():
 
     class Hand(LatexPrinter):
         """SymPy's LaTeX, with unknown functions as people write them: ``f\\left(x\\right)``,
-        ``\\operatorname{LSE}\\left(x\\right)``, ``f'\\left(x\\right)``."""
+        ``\\operatorname{LSE}\\left(x\\right)``, ``f'\\left(x\\right)``; inverse functions as
+        ``\\sin^{-1}``."""
 
         def _name(self, f):
             n = f.__name__
@@ -185,7 +186,7 @@ def _hand_printer():
                 return f"{self._name(d.expr.func)}'\\left({self._print(expr.point[0])}\\right)"
             return super()._print_Subs(expr)
 
-    return Hand()
+    return Hand({"inv_trig_style": "power"})  # asin as people write it, \sin^{-1}
 
 
 def _values(e: sp.Expr, point: dict):

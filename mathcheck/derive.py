@@ -456,7 +456,31 @@ def facts(chain: Chain, exprs=()) -> Facts | None:
         check_laws(out)
     except FactError as exc:
         raise DeriveError(f"{chain.path}:{chain.facts[0][0]}: {exc}") from None
-    return out
+    return _assumed_parameters(out, chain.assumptions)
+
+
+def _assumed_parameters(facts: Facts, assume: dict) -> Facts:
+    """A law's parameters with the chain's ``assume:`` properties (``lam=positive`` for ``Exponential(lam)``):
+    a parameter the link does not write (P(X > t) of that law) keeps them too."""
+    import dataclasses
+
+    from mathcheck.lazy import sympy as sp
+    from mathcheck.parser import ParseError, _symbol_assumptions
+
+    def with_props(p):
+        if not isinstance(p, sp.Basic) or isinstance(p, sp.IndexedBase):
+            return p
+        rep = {}
+        for s in p.atoms(sp.Symbol):
+            if s.name in assume and not s.is_integer:
+                try:
+                    rep[s] = sp.Symbol(s.name, **_symbol_assumptions(s.name, assume[s.name], False))
+                except ParseError:
+                    continue
+        return p.xreplace(rep)
+
+    dists = {n: (fam, tuple(with_props(p) for p in params)) for n, (fam, params) in facts.distributions.items()}
+    return dataclasses.replace(facts, distributions=dists)
 
 
 def _account(r) -> dict:

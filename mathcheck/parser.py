@@ -98,6 +98,7 @@ PROBABILITY = {
     "Uniform": 2,
     "Exponential": 1,
     "Laplace": 2,
+    "Pr": 2,  # P(X = 1 | Y = 0), rewritten by _events to Pr((X == 1,), (Y == 0,)): the event, its condition
 }
 
 
@@ -202,7 +203,7 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
         raise ParseError(f"formula too long: {len(text)} characters, at most {limits.length}")
     if not text.strip():
         raise ParseError("empty formula")
-    text = normalise(text)
+    text = _events(normalise(text))
     bad = sorted({c for c in text if not (c.isascii() and (c.isprintable() or c in " \t"))})
     if bad:
         raise ParseError(f"character {bad[0]!r} not allowed; allowed: {ALLOWED}")
@@ -211,7 +212,7 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
             "p(z | x): a conditional is read for a declared law only; declare the joint law, e.g. "
             "'assume: p(x, z) law' (% assume: p(x, z) \\text{ law}), see docs/probability.md"
         )
-    for c in text:  # the first character no formula needs (strings, statements, comparisons, ...)
+    for c in _outside_events(text):  # the first character no formula needs (strings, statements, ...)
         if c in "'\"`;:\\@$!?{}&|~<>=%#" and not (c == "|" and laws):  # p(z | x) of a declared law
             raise ParseError(f"character {c!r} not allowed; allowed: {ALLOWED}")
     depth = worst = 0
@@ -226,6 +227,116 @@ def _prescan(text: str, limits: Limits, laws=frozenset()) -> str:
             f"name {_LAMBDA!r} not allowed: a letter then letters, digits or single underscores (at most 31)"
         )
     return _KEYWORD_LAMBDA.sub(_LAMBDA, text.replace("^", "**"))
+
+
+# P(X = 1), Pr(X <= a, Y > 0 | Z = 1): the probability of an event (docs/probability.md), rewritten
+# before Python's ast reads it (P(X = a) would be a keyword argument) to the internal call
+# Pr((X == 1, ...), (Z == 1,)); only a P or Pr whose argument holds a comparison is an event
+_EVENT_HEAD = re.compile(r"(?<![A-Za-z0-9_.])(Pr|P)\s*\(")
+_EVENT_REL = re.compile(r"<=|>=|==|!=|=|<|>")
+_EVENT_USAGE = "an event is comparisons of random variables, e.g. P(X = 1), P(X <= a, Y > 0), P(X = 1 | Y = 0)"
+
+
+def _top_split(text: str, seps: str) -> list[str]:
+    """``text`` split at the characters of ``seps`` outside brackets."""
+    out, depth, cur = [], 0, ""
+    for c in text:
+        depth += c in "(["
+        depth -= c in ")]"
+        if depth == 0 and c in seps:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += c
+    return out + [cur]
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the bracket closing the one at ``start``, or None."""
+    depth = 0
+    for k in range(start, len(text)):
+        depth += text[k] in "(["
+        depth -= text[k] in ")]"
+        if depth == 0:
+            return k
+    return None
+
+
+def _relations(item: str) -> list[tuple[int, str]]:
+    """The comparisons of ``item`` outside brackets: ``[(position, "<="), ...]``."""
+    out, depth, k = [], 0, 0
+    while k < len(item):
+        c = item[k]
+        depth += c in "(["
+        depth -= c in ")]"
+        m = _EVENT_REL.match(item, k) if depth == 0 else None
+        if m:
+            out.append((k, m.group(0)))
+            k = m.end()
+            continue
+        k += 1
+    return out
+
+
+def _comparison(item: str, whole: str) -> str:
+    """One comparison of an event as Python reads it: ``X = 1`` → ``(X == 1)``; ``0 < X <= 1`` kept."""
+    rels = _relations(item)
+    cuts = [0] + [k for at, r in rels for k in (at, at + len(r))] + [len(item)]
+    parts = [item[cuts[n] : cuts[n + 1]] for n in range(0, len(cuts), 2)]
+    if not rels or any(not p.strip() for p in parts):
+        raise ParseError(f"{whole.strip()!r}: {_EVENT_USAGE}")
+    if any(r == "!=" for _, r in rels):
+        raise ParseError(f"{whole.strip()!r}: '!=' in an event is not read; {_EVENT_USAGE}")
+    if any(_events(p) != p for p in parts):
+        raise ParseError(f"{whole.strip()!r}: a probability inside an event is not read; {_EVENT_USAGE}")
+    out = parts[0].strip()
+    for (_, r), p in zip(rels, parts[1:]):
+        out += f" {'==' if r in ('=', '==') else r} {p.strip()}"
+    return f"({out})"
+
+
+def _events(text: str) -> str:
+    """Each ``P(…)``/``Pr(…)`` whose argument holds a comparison rewritten to ``Pr((A, …), (B, …))``,
+    the comparisons before and after its one ``|``; anything else left as it is.
+
+        >>> _events("P(X = 1) + Pr(X <= a | Y > 0)")
+        'Pr(((X == 1),), ()) + Pr(((X <= a),), ((Y > 0),))'
+    """
+    out, i = "", 0
+    for m in _EVENT_HEAD.finditer(text):
+        if m.start() < i:
+            continue
+        end = _closing(text, m.end() - 1)
+        inside = text[m.end() : end] if end is not None else text[m.end() :]
+        if not any(_relations(x) for x in _top_split(inside, ",|")):
+            continue  # P(x), a function or a law: not an event
+        whole = text[m.start() : (end + 1 if end is not None else len(text))]
+        if end is None:
+            raise ParseError(f"{whole.strip()!r}: the probability's parenthesis is not closed")
+        sides = _top_split(inside, "|")
+        if len(sides) > 2:
+            raise ParseError(f"{whole.strip()!r}: one | at most (the event | the condition)")
+        tuples = []
+        for side in sides:
+            items = _top_split(side, ",")
+            tuples.append("(" + "".join(_comparison(x, whole) + ", " for x in items).rstrip() + ")")
+        if len(tuples) == 1:
+            tuples.append("()")
+        out += text[i : m.start()] + f"Pr({tuples[0]}, {tuples[1]})"
+        i = end + 1
+    return out + text[i:]
+
+
+def _outside_events(text: str) -> str:
+    """``text`` without the events :func:`_events` wrote (their comparisons are the grammar's)."""
+    out, i = "", 0
+    for m in re.finditer(r"(?<![A-Za-z0-9_.])Pr\(\(\(", text):
+        if m.start() < i:
+            continue
+        end = _closing(text, m.end() - 3)
+        out += text[i : m.start()] + "Pr()"
+        i = (end if end is not None else len(text) - 1) + 1
+    return out + text[i:]
 
 
 def _tree(text: str, limits: Limits, laws=frozenset()) -> tuple[ast.expr, str]:
@@ -849,6 +960,8 @@ class _Builder:
             self.fail(node.keywords[0].value, "keyword arguments are not allowed", grammar=True)
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.fail(node, "starred arguments are not allowed", grammar=True)
+        if name == "Pr" and len(node.args) == 2 and all(isinstance(a, ast.Tuple) for a in node.args):
+            return self._event(node)
         if name in ("Sum", "Product"):
             return self._sum(node, sp.Sum if name == "Sum" else sp.Product)
         if name == "Integral":
@@ -867,6 +980,8 @@ class _Builder:
             return self._law(node, name)
         if name.startswith("E_") and name[2:] in self.laws:
             return self._law_expectation(node, name[2:])
+        if name == "Pr":  # not an event (those are read above)
+            self.fail(node, _EVENT_USAGE)
         if name in PROBABILITY:  # E(X), Var(X), Cov(X, Y): kept whole for userexpr.probability
             if len(node.args) != PROBABILITY[name]:
                 self.fail(
@@ -892,6 +1007,29 @@ class _Builder:
             return f.build(*xs)
         except functions.Refused as exc:
             self.fail(node.args[exc.arg], str(exc))
+
+    _RELATIONS = {ast.Eq: "Eq", ast.LtE: "Le", ast.Lt: "Lt", ast.GtE: "Ge", ast.Gt: "Gt"}
+
+    def _event(self, node):
+        """``Pr((A, …), (B, …))`` (what :func:`_events` wrote for ``P(A, … | B, …)``): the head ``Pr``
+        over two tuples of relations, the event and its condition (docs/probability.md)."""
+        sides = []
+        for tup in node.args:
+            rels = []
+            for c in tup.elts:
+                if not isinstance(c, ast.Compare):
+                    self.fail(c, _EVENT_USAGE)
+                terms = [self.build(c.left)] + [self.build(x) for x in c.comparators]
+                for op, a, b in zip(c.ops, terms, terms[1:]):
+                    kind = self._RELATIONS.get(type(op))
+                    if kind is None:
+                        self.fail(c, _EVENT_USAGE)
+                    rel = getattr(sp, kind)(a, b)
+                    if rel in (sp.true, sp.false):
+                        self.fail(c, f"this comparison is {rel} whatever the random variables are; {_EVENT_USAGE}")
+                    rels.append(rel)
+            sides.append(sp.Tuple(*rels))
+        return sp.Function("Pr")(*sides)
 
     def _extreme_over(self, node, kind):
         """``Max(x[i], (i, 1, 4))``: the largest of x[1..4], written out (the range must be numeric:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace, field
 
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
-from mathcheck.latex import cases, indicator, information
+from mathcheck.latex import cases, indicator, information, probability
 from mathcheck.latex.tokens import (
     ENVIRONMENTS,
     GREEK,
@@ -472,6 +472,12 @@ def _links(toks: list[Tok], src: _Source, rows_may_start: bool = True, isolate: 
             continue
         if reason_from is not None:
             i += 1
+            continue
+        if (span := probability.event_span(toks, i)) is not None:
+            if span[2] is None:
+                src.fail(t.pos, r"the probability's bracket is not closed: \Pr(X = 1), P(X \le a \mid Y = 0)")
+            links[-1].toks.extend(toks[i : span[2]])  # \Pr(X = 1): no link inside (latex/probability.py)
+            i = span[2]
             continue
         if t.text in indicator.FONTS and indicator.starts(toks, i) and indicator.end(toks, i) > i:
             links[-1].toks.extend(toks[i : indicator.end(toks, i)])  # \mathbb{1}(x \ge y): no link inside
@@ -3265,7 +3271,10 @@ def _about_random_variables(text: str) -> bool:
     """Whether a side (grammar text) applies a probability operator (E, Var, Cov, KL, a distribution)."""
     from mathcheck.parser import PROBABILITY
 
-    return bool(re.search(r"(?<![\w])(" + "|".join(map(re.escape, PROBABILITY)) + r")\(", text))
+    return bool(
+        re.search(r"(?<![\w])(" + "|".join(map(re.escape, PROBABILITY)) + r")\(", text)
+        or re.search(r"(?<![\w])P\([^()]*[=<>]", text)  # P(X = 1): an event (latex/probability.py)
+    )
 
 
 def _not_unrelated(src: _Source, group: list, steps: list, doc: _Document, stated: set, since: int) -> None:

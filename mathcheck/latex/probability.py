@@ -277,3 +277,127 @@ def _plain(raw: str) -> str:
     text = re.sub(r"\\[,;:! ]|\\quad|\\qquad|~", " ", text)
     text = text.replace("{", "").replace("}", "")
     return re.sub(r"\s+", " ", text).replace(" ,", ",").strip()
+
+
+# --- the probability of an event: \Pr(X = 1), P(X \le a \mid Y = 0), \mathbb{P}[X > 0] ---------------
+
+_SIZING = ("left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr")
+_EVENT_OPS = {
+    "le": "<=",
+    "leq": "<=",
+    "leqslant": "<=",
+    "ge": ">=",
+    "geq": ">=",
+    "geqslant": ">=",
+    "lt": "<",
+    "gt": ">",
+}
+_EVENT_USAGE = "an event is comparisons of random variables: \\Pr(X = 1), P(X \\le a, Y > 0), P(X = 1 \\mid Y = 0)"
+
+
+def _event_head(toks, i: int) -> int | None:
+    """The index after ``P``, ``\\Pr``, ``\\mathbb{P}`` (or ``\\mathbb P``) at ``toks[i]``, or None."""
+    t = toks[i]
+    if t.kind == "ch" and t.text == "P" or t.kind == "cmd" and t.text == "Pr":
+        return i + 1
+    if t.kind == "cmd" and t.text in ("mathbb", "mathrm", "operatorname"):
+        if i + 1 < len(toks) and toks[i + 1].kind == "ch" and toks[i + 1].text == "P":
+            return i + 2
+        texts = [x.text for x in toks[i + 1 : i + 4]]
+        if texts == ["{", "P", "}"]:
+            return i + 4
+    return None
+
+
+def _event_relation(toks, k: int) -> tuple[str, int] | None:
+    """``(op, width)`` for a comparison at ``toks[k]`` (``<=`` of two characters is width 2), or None;
+    ``("!=", 1)`` for ``\\ne``."""
+    x = toks[k]
+    if x.kind == "ch" and x.text in "<>=":
+        two = x.text in "<>" and k + 1 < len(toks) and toks[k + 1].kind == "ch" and toks[k + 1].text == "="
+        return (x.text + "=" * two, 1 + two)
+    if x.kind == "cmd" and x.text in _EVENT_OPS:
+        return _EVENT_OPS[x.text], 1
+    if x.kind == "cmd" and x.text in ("ne", "neq"):
+        return "!=", 1
+    return None
+
+
+def event_span(toks, i: int) -> tuple[int, int, int] | None:
+    """``(open, close, end)``: where the bracket after a probability's head at ``toks[i]`` opens and
+    closes, and the index after it, when it holds a comparison outside inner brackets (an event: the
+    block's splitter must not take it for a link); None for another ``P`` (``P(y \\mid x)``, ``P``)."""
+    j = _event_head(toks, i)
+    if j is None:
+        return None
+    while j < len(toks) and toks[j].kind == "cmd" and toks[j].text in _SIZING:
+        j += 1
+    if j >= len(toks) or toks[j].kind != "ch" or toks[j].text not in "([":
+        return None
+    depth, found = 0, False
+    for k in range(j + 1, len(toks)):
+        x = toks[k]
+        if x.kind == "ch" and x.text in "([{" or x.kind == "cmd" and x.text == "lbrace":
+            depth += 1
+        elif x.kind == "ch" and x.text in ")]}" or x.kind == "cmd" and x.text == "rbrace":
+            if depth == 0:
+                return (j, k, k + 1) if found else None
+            depth -= 1
+        elif depth == 0 and _event_relation(toks, k) is not None:
+            found = True
+    return (j, None, None) if found else None  # not closed: the caller says so
+
+
+def event(reader, t) -> str | None:
+    """``\\Pr(X = 1)`` at ``t`` (not yet taken) as the text grammar's ``P(X = 1)`` (mathcheck/parser.py
+    reads it: docs/probability.md), the event's sides read; None where ``t`` starts no event."""
+    span = event_span(reader.t, reader.i)
+    if span is None:
+        return None
+    opened, closed, end = span
+    if closed is None:
+        reader.fail(t, f"the probability's bracket is not closed; {_EVENT_USAGE}")
+    inner = reader.t[opened + 1 : closed]
+    reader.i = end
+    seps = _split_at(
+        reader, inner, lambda x: x.kind == "cmd" and x.text in ("mid", "vert") or x.kind == "ch" and x.text == "|"
+    )
+    if len(seps) > 2:
+        reader.fail(t, f"{_EVENT_USAGE}; one \\mid at most")
+    sides = []
+    for side in seps:
+        items = []
+        for item in _split_at(reader, side, lambda y: y.kind == "ch" and y.text in ",;"):
+            items.append(_event_item(reader, t, item, side))
+        sides.append(", ".join(items))
+    return "P(" + " | ".join(sides) + ")"
+
+
+def _event_item(reader, t, item, side) -> str:
+    """One comparison of an event, ``X \\le a`` → ``X <= a`` (a chain ``0 < X \\le 1`` too)."""
+    if any(x.kind == "ch" and x.text == ";" for x in side):
+        reader.fail(t, f"P(… ; θ): a model's probability with parameters is not read as an event; {_EVENT_USAGE}")
+    parts, ops, cur, k, depth = [], [], [], 0, 0
+    while k < len(item):
+        x = item[k]
+        if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
+            depth += 1
+        elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
+            depth -= 1
+        rel = _event_relation(item, k) if depth == 0 else None
+        if rel is not None:
+            if rel[0] == "!=":
+                reader.fail(x, f"\\ne in an event is not read; {_EVENT_USAGE}")
+            parts.append(cur)
+            ops.append(rel[0])
+            cur, k = [], k + rel[1]
+            continue
+        cur.append(x)
+        k += 1
+    parts.append(cur)
+    if not ops or any(not p for p in parts):
+        reader.fail(t, _EVENT_USAGE)
+    out = reader.sub(parts[0]).read()
+    for op, p in zip(ops, parts[1:]):
+        out += f" {op} {reader.sub(p).read()}"
+    return out

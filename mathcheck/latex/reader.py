@@ -484,6 +484,11 @@ class Reader:
                 "order), not a power; write ^{1} for a power, or a subscript for a label",
             )
 
+    def _event(self, t) -> str | None:
+        from mathcheck.latex import probability
+
+        return probability.event(self, t)
+
     def script(self, tok, what: str) -> str:
         """The argument of ``^`` (or of another one-argument command): a group or one token."""
         toks, self.i = _group(self.t, self.i, self.src, what)
@@ -507,6 +512,8 @@ class Reader:
             self.take()
             return self.apply(self.function_name(t.text, t), t)
         if t.kind == "ch":
+            if t.text == "P" and (reading := self._event(t)) is not None:  # P(X = 1): latex/probability.py
+                return reading
             if t.text == "D" and (after := self._kl_subscript()) is not None:  # D_{\mathrm{KL}}(P \| Q)
                 from mathcheck.latex import probability
 
@@ -532,6 +539,8 @@ class Reader:
                 return self.absolute("|", "|")
             self.fail(t, f"cannot read {t.text!r} here")
         name = t.text
+        if name in ("Pr", "mathbb", "mathrm", "operatorname") and (reading := self._event(t)) is not None:
+            return reading  # \Pr(X = 1), \mathbb{P}(X \le 0): latex/probability.py
         if name in indicator.FONTS and indicator.starts(self.t, self.i):  # \mathbb{1}(x \ge y): latex/indicator.py
             return indicator.indicator(self, t)
         if name in _PROBABILITY_STARTS:  # \mathbb{E}[…], \mathrm{Var}(…), \mathcal{N}(…): latex/probability.py
@@ -1255,13 +1264,17 @@ class Reader:
         """``\\sin^2 x``, ``\\log_2 x``, ``\\log(1 + x)``, ``\\sin m\\theta`` (the argument runs over the
         juxtaposed factors, as TeX is read), ``\\exp\\left(…\\right)``."""
         power = base = None
+        inverse = False
         for _ in range(2):
-            if self.at("ch", "^") and power is None:
+            if self.at("ch", "^") and power is None and not inverse:
                 t = self.take()
                 self.not_a_transpose(t)  # f^{(n)}(x) is f's n-th derivative, \sigma^T a transpose
                 power = self.script(t, "^")
                 if power.replace(" ", "") in ("-1", "(-1)"):
-                    self.fail(t, f"{fname}^{{-1}} is ambiguous (inverse or reciprocal); write \\arc… or 1/{fname}(x)")
+                    # sin^{-1} x is arcsin x in every textbook; a reciprocal is written (\sin x)^{-1} or \csc x
+                    if fname not in _INVERSE:
+                        self.fail(t, f"{fname}^{{-1}}: an inverse mathcheck does not know; write 1/{fname}(x)")
+                    fname, power, inverse = _INVERSE[fname], None, True
             elif self.at("ch", "_") and base is None and fname == "log":
                 t = self.take()
                 base = self.script(t, "_")
@@ -1739,6 +1752,9 @@ def _parser_functions() -> set:
 
 
 _PARSER_FUNCTIONS = _parser_functions()
+
+# f^{-1} as the inverse function, for the functions whose inverse the table has.
+_INVERSE = {"sin": "asin", "cos": "acos", "tan": "atan"}
 _LIMIT_ARROWS = ("to", "rightarrow", "longrightarrow")  # \\lim_{h \\to 0}: the arrow between variable and point
 _OVER_AN_INDEX = {"max", "min", "argmax", "argmin", "sup", "inf", "lim", "limsup", "liminf"}
 # the table's functions the grammar does not call (sign) and their usual spellings: never an unknown function

@@ -87,8 +87,8 @@ class Facts:
 
 
 def head(x: sp.Basic) -> str | None:
-    """``"E"``, ``"Var"``, ``"Cov"``, ``"KL"`` for an applied operator, else None."""
-    if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in ("E", "Var", "Cov", "KL"):
+    """``"E"``, ``"Var"``, ``"Cov"``, ``"KL"``, ``"Pr"`` for an applied operator, else None."""
+    if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ in ("E", "Var", "Cov", "KL", "Pr"):
         return x.func.__name__
     return None
 
@@ -104,6 +104,7 @@ class Instance:
     shown: dict  # name → how its distribution prints
     exact: bool = True  # False once a continuous family is replaced by its quadrature rule
     continuous: frozenset = frozenset()  # the atoms a Gauss rule stands in for
+    laws: dict = field(default_factory=dict)  # a continuous atom → (family, numeric parameters): P(X ≤ a)
 
 
 class NotExact(ValueError):
@@ -308,7 +309,7 @@ def _subs(e, values):
 
 
 def _distributions(facts: Facts, values, r, symbols, size):
-    blocks, shown, exact, continuous = [], {}, True, set()
+    blocks, shown, exact, continuous, laws = [], {}, True, set(), {}
     objects = {str(s): s for s in symbols}  # the parser's own symbols (their assumptions included)
     families = {s for s in symbols if isinstance(s, sp.IndexedBase) and str(s) in facts.names()}
     n = max([v for v in size.values() if v > 0] + [2])  # entries enough for every drawn size
@@ -330,6 +331,7 @@ def _distributions(facts: Facts, values, r, symbols, size):
             exact &= is_exact
             if not is_exact:
                 continuous |= set(entries)
+                laws.update({a: (family, num) for a in entries})
             for a in entries:  # a family's entries i.i.d., each its own block
                 blocks.append([(w, {a: v}) for w, v in rule])
             shown[name] = f"{family}({', '.join(_show_param(p) for p in num)})"
@@ -353,7 +355,7 @@ def _distributions(facts: Facts, values, r, symbols, size):
             return None
         blocks.append(atoms)
         shown.update(_show(atoms, entries))
-    return Instance(values, blocks, shown, exact, frozenset(continuous))
+    return Instance(values, blocks, shown, exact, frozenset(continuous), laws)
 
 
 def _zm(facts, atoms):
@@ -464,6 +466,8 @@ def _kl(x):
 
 def _operator(x, inst: Instance):
     h = head(x)
+    if h == "Pr":
+        return _probability(x, inst)
     if h == "KL":
         inst.exact = False
         return _kl(x)
@@ -511,3 +515,104 @@ def _product(blocks):
 def fraction(x: sp.Basic) -> Fraction | None:
     """An exact rational value as a Fraction (for printing), else None."""
     return Fraction(int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None
+
+
+# --- the probability of an event: P(X = 1), P(X <= a, Y > 0 | Z = 1) ---------------------------------
+
+FLIPPED = {"==": "==", "<=": ">=", "<": ">", ">=": "<=", ">": "<"}
+
+
+def comparison(rel, is_random) -> tuple | None:
+    """``(atom, op, c)`` for a relation of one random atom and a constant (``1 < X`` is ``(X, ">", 1)``),
+    ``op`` one of ``== <= < >= >``; None for another relation (``X <= Y``, ``2*X <= 1``)."""
+    a, b, op = rel.lhs, rel.rhs, rel.rel_op
+    for atom, c, o in ((a, b, op), (b, a, FLIPPED.get(op))):
+        if o and isinstance(atom, (sp.Symbol, sp.Indexed)) and is_random(atom):
+            if not any(is_random(y) for y in c.atoms(sp.Symbol, sp.Indexed)):
+                return atom, o, c
+    return None
+
+
+def _probability(x, inst: Instance):
+    """``P(A | B)`` by definition at one instance: the mass of A ∩ B over the mass of B (a null B
+    leaves it undefined there: the draw is missed, never judged)."""
+    event, given = x.args
+    joint = _mass(list(event) + list(given), inst)
+    if not given:
+        return joint
+    below = _mass(list(given), inst)
+    if below == 0:
+        raise ValueError("P(B) = 0 at this draw: the conditional probability is undefined there")
+    return joint / below
+
+
+def _mass(rels, inst: Instance):
+    """The probability that every relation holds: a continuous atom's comparisons with numbers give
+    an interval, whose mass is its density's integral (mpmath at 30 digits); the others are summed
+    over the finite blocks they touch, exactly. Blocks are independent, so the parts multiply."""
+    import mpmath
+
+    finite, intervals = [], {}
+    for rel in rels:
+        cont = [a for a in rel.atoms(sp.Symbol, sp.Indexed) if a in inst.continuous]
+        if not cont:
+            finite.append(rel)
+            continue
+        found = comparison(rel, lambda y: y in inst.continuous or any(y in b[0][1] for b in inst.blocks))
+        if found is None or not found[2].is_number:
+            raise NotExact(f"{sp.sstr(rel)}: an event of a continuous law compares it with a number here")
+        intervals.setdefault(found[0], []).append(found[1:])
+    out = sp.Integer(1)
+    for atom, cuts in intervals.items():
+        inst.exact = False
+        lo, hi, point = -mpmath.inf, mpmath.inf, False
+        with mpmath.workdps(30):
+            for op, c in cuts:
+                c = mpmath.mpf(sp.N(c, 30))
+                if op == "==":
+                    point = True
+                elif op in ("<", "<="):
+                    hi = min(hi, c)
+                else:
+                    lo = max(lo, c)
+            family, params = inst.laws[atom]
+            mass = 0 if point or hi <= lo else _interval(family, params, lo, hi)
+        out *= sp.Float(mass, 30)
+    touched = [b for b in inst.blocks if any(a in b[0][1] for r in finite for a in r.atoms(sp.Symbol, sp.Indexed))]
+    if finite:
+        total = sp.Integer(0)
+        for combo in _product(touched):
+            w, rep = sp.Integer(1), {}
+            for wi, atoms in combo:
+                w *= wi
+                rep.update(atoms)
+            holds = [r.xreplace(rep) for r in finite]
+            if any(h not in (sp.true, sp.false) for h in holds):
+                raise ValueError("an event is not decided at a drawn value")
+            total += w if all(h == sp.true for h in holds) else 0
+        out *= total
+    return out
+
+
+def _interval(family: str, params: tuple, lo, hi):
+    """∫_lo^hi f(x) dx for a continuous family's density f at numeric parameters (mpmath)."""
+    import mpmath
+
+    p = [mpmath.mpf(sp.N(v, 30)) for v in params]
+    if family == "Normal":
+        mu, v = p
+        f, edges = (lambda t: mpmath.exp(-((t - mu) ** 2) / (2 * v)) / mpmath.sqrt(2 * mpmath.pi * v)), [mu]
+    elif family == "Exponential":
+        (lam,) = p
+        f, edges, lo = (lambda t: lam * mpmath.exp(-lam * t)), [], max(lo, 0)
+    elif family == "Uniform":
+        a, b = p
+        f, edges, lo, hi = (lambda t: 1 / (b - a)), [], max(lo, a), min(hi, b)
+    elif family == "Laplace":
+        mu, b = p
+        f, edges = (lambda t: mpmath.exp(-abs(t - mu) / b) / (2 * b)), [mu]
+    else:
+        raise NotExact(f"no density for {family}")
+    if hi <= lo:
+        return mpmath.mpf(0)
+    return mpmath.quad(f, [lo] + [e for e in edges if lo < e < hi] + [hi])

@@ -11,6 +11,9 @@ the cache stores has one); the words are made here only.
     >>> link_words("proved", {"how": "expand", "message": "", "symbolic": {"status": "proved", "how": "expand"},
     ...                       "numeric": {"status": "passed", "points": 24, "skipped": 2, "note": None, "summary": None}})
     'expand; float64 agrees at 24 points (2 more where a side is not real)'
+    >>> link_words("inconclusive", {"how": "unknown functions: ValueError: …", "message": "", "symbolic": None,
+    ...                             "numeric": None})
+    'unknown functions: ValueError: …'
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ def link_words(status: str, account: dict) -> str:
     if status == "refuted":
         side = "symbolic" if sym is not None and sym["status"] == "refuted" else "numeric"
         return f"{side}: {account['how']}"
+    if sym is None and account["numeric"] is None:  # neither side ran: the check's own words (its failure)
+        return account["how"] or account["message"]
     return f"{sym['how'] if sym else ''}; {numeric(account['numeric'])}"
 
 

@@ -36,7 +36,7 @@ from mathcheck.lazy import sympy as sp
 from mathcheck.numeric.distributions import Facts  # the one description of the facts
 from mathcheck.symbolic.rules.probability import E, Var  # noqa: F401 - the heads the catalog uses
 
-HEADS = ("E", "Var", "Cov", "KL")
+HEADS = ("E", "Var", "Cov", "KL", "Pr")
 FAMILIES = ("Bernoulli", "Normal", "Uniform", "Exponential", "Laplace", "Categorical")
 
 
@@ -122,6 +122,7 @@ class Lowering:
             self.rules.append(rule)
 
     def lower(self, e) -> sp.Expr:
+        e = e.replace(lambda x: is_head(x, "Pr"), self._pr)
         e = e.replace(lambda x: is_head(x, "KL"), self._kl)
         e = e.replace(lambda x: is_head(x, "Var"), self._var)
         e = e.replace(lambda x: is_head(x, "Cov"), self._cov)
@@ -164,6 +165,82 @@ class Lowering:
         self.note(f"KL(P ‖ Q) = E_(x∼P)[log p(x) − log q(x)], the log-densities of {P[0]} and {Q[0]}")
         self.note(f"moments of {P[0]}")
         return sp.Add(*[c * raw_moment(P[0], P[1], k) for (k,), c in poly.terms()])
+
+    def _pr(self, x):
+        """``P(A | B) = P(A, B)/P(B)``, needing P(B) > 0 known; ``P(A)`` by :meth:`_event`."""
+        event, given = x.args
+        if not given:
+            return self._event(list(event), x)
+        joint, below = self._event(list(event) + list(given), x), self._event(list(given), x)
+        if sp.simplify(below).is_positive is not True:
+            raise Unsupported(
+                f"{show_event(x)}: P(A | B) = P(A, B)/P(B) needs P(B) > 0, and P(B) = {sp.sstr(below)} is not "
+                f"known positive; state what makes it so"
+                + "".join(f" (e.g. assume: {sp.sstr(y)}=positive)" for y in sorted(below.free_symbols, key=str)[:1])
+            )
+        self.note("conditional probability: P(A | B) = P(A, B)/P(B), P(B) > 0")
+        return joint / below
+
+    def _event(self, rels, x):
+        """The probability that every relation holds: each compares one random variable of a named law
+        with a constant; several variables only when declared independent (P(A, B) = P(A)P(B))."""
+        missing = undeclared_events([x], self.facts)
+        if missing:
+            raise Unsupported(missing)
+        from mathcheck.numeric.distributions import comparison
+
+        by_atom: dict = {}
+        for rel in rels:
+            found = comparison(rel, lambda y: bool(random_atoms(y, self.facts)))
+            if found is None:
+                raise Unsupported(
+                    f"{show_event(x)}: {sp.sstr(rel)}: an event read compares one random variable with a constant"
+                )
+            by_atom.setdefault(found[0], []).append(found[1:])
+        names = {_name(a) for a in by_atom}
+        groups = {self.facts.group(n) for n in names}
+        if len(by_atom) > 1:
+            if len(names) != len(by_atom) or None in groups or len(groups) > 1:
+                raise Unsupported(
+                    f"{show_event(x)}: the joint law of {', '.join(sorted(names))} is not known; "
+                    f"declare them independent (assume: {', '.join(sorted(names))} independent)"
+                )
+            self.note("independence of " + ", ".join(sorted(names)) + ": P(A, B) = P(A)P(B)")
+        out = sp.Integer(1)
+        for atom, cuts in by_atom.items():
+            out *= self._one(atom, cuts, x)
+        return out
+
+    def _one(self, atom, cuts, x):
+        """P(X op c, …) for one variable X of a named law."""
+        family, params = self.facts.distributions[_name(atom)]
+        if family in ("Bernoulli", "Categorical"):
+            self.note(f"the mass function of {family}: P(X ∈ A) = Σ_(s ∈ A) P(X = s)")
+            if family == "Bernoulli":
+                (p,) = params
+                return sum(w * sp.Mul(*[_indicator(s, op, c) for op, c in cuts]) for s, w in ((0, 1 - p), (1, p)))
+            p, K = params
+            j = sp.Dummy("j", integer=True, positive=True)
+            return sp.Sum(p[j] * sp.Mul(*[_indicator(j, op, c) for op, c in cuts]), (j, 1, K))
+        if any(op == "==" for op, _ in cuts):
+            self.note(f"{family} is continuous: P(X = a) = 0")
+            return sp.Integer(0)
+        t = sp.Dummy("t", real=True)
+        cdf = _cdf(family, params, t)
+        if cdf is None:
+            raise Unsupported(
+                f"{show_event(x)}: the parameters of {family}{tuple(params)} are not known to make a law "
+                f"(a variance, rate or scale positive, b − a > 0); assume it"
+            )
+        lows = [c for op, c in cuts if op in (">", ">=")]
+        highs = [c for op, c in cuts if op in ("<", "<=")]
+        lo, hi = _tightest(lows, max), _tightest(highs, min)
+        if lo is False or hi is False or (lo is not None and hi is not None and (hi - lo).is_nonnegative is not True):
+            raise Unsupported(f"{show_event(x)}: the order of the bounds on {atom} is not known")
+        self.note(f"the CDF of {family}: P(X ≤ a) = {sp.sstr(cdf.xreplace({t: sp.Symbol('a')}))}")
+        upper = cdf.xreplace({t: hi}) if hi is not None else sp.Integer(1)
+        lower = cdf.xreplace({t: lo}) if lo is not None else sp.Integer(0)
+        return upper - lower
 
     def _var(self, x):
         self.note("definition of variance: Var(A) = E[A²] − E[A]²")
@@ -338,6 +415,108 @@ def _density(family: str, params: tuple, t):
     return None
 
 
+def _over_the_support(e):
+    """``Σ_(k=1)^K Σ_(j=1)^K δ_jk f(j, k)`` → ``Σ_(k=1)^K f(k, k)``: a Categorical's P(X = k) summed over
+    its own support {1..K} (the two ranges the same, so the δ keeps the diagonal)."""
+
+    def one(x):
+        limits, f = list(x.limits), x.function
+        for n, (j, a, b) in enumerate(limits):
+            for k, c, d in limits:
+                if k == j or (a, b) != (c, d) or {j, k} & (a.free_symbols | b.free_symbols):
+                    continue
+                delta = sp.KroneckerDelta(j, k)
+                if delta in sp.Mul.make_args(f):
+                    rest = [lim for m, lim in enumerate(limits) if m != n]
+                    return one(sp.Sum((f / delta).xreplace({j: k}), *rest))
+        return x
+
+    return e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) > 1, one)
+
+
+def _indicator(s, op: str, c):
+    """1 where ``s op c``, else 0: KroneckerDelta for ``=``, the grammar's step (Heaviside(·, 1)) else."""
+    if op == "==":
+        return sp.KroneckerDelta(s, c)
+    if op == "<=":
+        return sp.Heaviside(c - s, 1)
+    if op == ">=":
+        return sp.Heaviside(s - c, 1)
+    if op == "<":
+        return 1 - sp.Heaviside(s - c, 1)
+    return 1 - sp.Heaviside(c - s, 1)
+
+
+def _tightest(bounds: list, pick):
+    """The largest (``max``) or smallest (``min``) of ``bounds`` where their order is known; None for
+    none, False where it is not known."""
+    if not bounds:
+        return None
+    best = bounds[0]
+    for b in bounds[1:]:
+        d = b - best
+        if d.is_nonnegative:
+            best = b if pick is max else best
+        elif d.is_nonpositive:
+            best = best if pick is max else b
+        else:
+            return False
+    return best
+
+
+def _cdf(family: str, params: tuple, t):
+    """P(X ≤ t) of a named continuous law, or None where a parameter's side condition is not known."""
+    if _density(family, params, t) is None:
+        return None
+    if family == "Normal":
+        mu, v = params
+        return (1 + sp.erf((t - mu) / sp.sqrt(2 * v))) / 2
+    if family == "Exponential":
+        (lam,) = params
+        return sp.Heaviside(t, 1) * (1 - sp.exp(-lam * t))
+    if family == "Uniform":
+        a, b = params
+        return sp.Min(1, sp.Max(0, (t - a) / (b - a)))
+    mu, b = params  # Laplace
+    return sp.Rational(1, 2) + sp.sign(t - mu) * (1 - sp.exp(-sp.Abs(t - mu) / b)) / 2
+
+
+def show_event(x) -> str:
+    """``Pr((Eq(X, 1),), (Y > 0,))`` as its author wrote it: ``P(X = 1 | Y > 0)``."""
+
+    def one(rel):
+        op = {"==": "="}.get(rel.rel_op, rel.rel_op)
+        return f"{sp.sstr(rel.lhs)} {op} {sp.sstr(rel.rhs)}"
+
+    event, given = x.args
+    text = ", ".join(one(r) for r in event)
+    return f"P({text}" + (f" | {', '.join(one(r) for r in given)})" if given else ")")
+
+
+def undeclared_events(exprs, facts: Facts) -> str | None:
+    """One line when an event's variable has no named law (or the event names no random variable):
+    its probability is then not known — never guessed from a drawn law."""
+    for e in exprs:
+        for x in sp.preorder_traversal(e):
+            if not is_head(x, "Pr"):
+                continue
+            for rel in [*x.args[0], *x.args[1]]:
+                names = sorted({_name(a) for a in random_atoms(rel, facts)})
+                if not names:
+                    return (
+                        f"{show_event(x)}: {sp.sstr(rel)} names no random variable; declare its law, e.g. "
+                        f"assume: X ~ Bernoulli(p) (% assume: X \\sim \\mathrm{{Bernoulli}}(p))"
+                    )
+                loose = [n for n in names if n not in facts.distributions]
+                if loose:
+                    return (
+                        f"{show_event(x)}: {', '.join(loose)} has no declared law, so the probability is not "
+                        f"known; declare it, e.g. assume: {loose[0]} ~ Bernoulli(p) "
+                        f"(% assume: {loose[0]} \\sim \\mathrm{{Bernoulli}}(p))"
+                    )
+    return None
+
+
 def _moment_symbol(e, k: int):
     """``E[X**2]`` as a real symbol; for an entry ``q[i]``, the entry ``i`` of the IndexedBase
     ``E[q**2]`` (so that a sum over i keeps its index)."""
@@ -416,7 +595,7 @@ def lower(e: sp.Expr, facts: Facts) -> tuple[sp.Expr, list[str]]:
     """``(lowered, rules)``: ``e`` with every ``E``/``Var``/``Cov`` rewritten by the rules above, and
     the rules used, in order; :class:`Unsupported` for what they do not decide."""
     low = Lowering(facts)
-    out = low.lower(e)
+    out = _over_the_support(low.lower(e))
     if has_probability(out):
         raise Unsupported(f"{sp.sstr(e)}: an expectation is left after the rules")
     return simplify_deltas(out), low.rules

@@ -456,6 +456,11 @@ def _numeric(lhs, rhs, relation, given, facts, seed: int, seconds: float) -> dic
 
     if has_laws(lhs, rhs, *given):
         return _numeric_laws(lhs, rhs, relation, given, facts, seed, seconds)
+    from mathcheck.symbolic.expectation import undeclared_events
+
+    missing = undeclared_events((lhs, rhs, *given), facts)
+    if missing:  # P(X = 1) of a variable without a law: a drawn law would be a guess
+        return _inconclusive(missing, 0, _evaluator(True))
     from mathcheck.numeric import montecarlo
     from mathcheck.numeric.distributions import NotExact, draw, value
     from mathcheck.numeric.tolerance import HP_REL, QUADRATURE_REL
@@ -600,6 +605,13 @@ def _untied(lhs, rhs, facts) -> list[str]:
         for q in params
         for a in (q.atoms(sp.Symbol) if isinstance(q, sp.Basic) else ())
     } | facts.names()
+    in_facts |= {  # a threshold of an event, P(X > t), is tied to X by the event
+        str(a)
+        for e in (lhs, rhs)
+        for x in sp.preorder_traversal(e)
+        if isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == "Pr"
+        for a in x.atoms(sp.Symbol)
+    }
     loose = set()
     for side, other in ((lhs, rhs), (rhs, lhs)):
         loose |= names(side) - names(other) - {str(a) for a in other.atoms(sp.Symbol)} - in_facts

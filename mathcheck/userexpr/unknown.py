@@ -84,10 +84,26 @@ def canonical(expr) -> sp.Basic:
         inner = s.expr
         if isinstance(inner, sp.Subs) and tuple(inner.point) == tuple(s.variables):
             return sp.Subs(inner.expr, inner.variables, s.point)
-        return s
+        return _sequential(s)
 
     expr = expr.replace(lambda e: isinstance(e, sp.Derivative), as_subs)
     return expr.replace(lambda e: isinstance(e, sp.Subs), flat)
+
+
+def _sequential(s: sp.Subs) -> sp.Basic:
+    """SymPy merges ``Subs(Subs(f'(ξ), ξ, U), U, u + b)`` into one substitution ``(ξ, U) → (U, u + b)``,
+    which it makes at once: f' was left at a free U — drawn as a value of its own, so Leibniz's
+    ∂a/∂z with ``z = u + b``, ``a = f(u + b)`` was refuted, f' taken at a random point. The merged
+    substitution is the inner one, then the outer: a point that names a later variable gets that
+    variable's point."""
+    variables, points = list(s.variables), list(s.point)
+    later = [dict(zip(variables[k + 1 :], points[k + 1 :])) for k in range(len(variables))]
+    if not any(p.free_symbols & set(later[k]) for k, p in enumerate(points)):
+        return s
+    for k in reversed(range(len(points))):
+        points[k] = points[k].xreplace({v: points[j] for j, v in enumerate(variables) if j > k})
+    kept = [(v, p) for v, p in zip(variables, points) if v in s.expr.free_symbols]  # U, now put, is gone
+    return sp.Subs(s.expr, tuple(v for v, _ in kept), tuple(p for _, p in kept)) if kept else s.expr
 
 
 def _key(atom):

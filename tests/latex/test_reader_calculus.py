@@ -380,6 +380,28 @@ def test_a_planted_slip_in_the_leibniz_chain_rule_is_refuted(planted, status):
     assert _statuses(D2L_CHAIN.replace(r"\frac{dy}{du} \frac{du}{dx}", planted))[-1] == status
 
 
+# style of statnotes logistic.tex:32/64 (our own symbols): u's meaning a sum of two free names, not g(x)
+LEIBNIZ_SUM = r"""
+With $v = p + c$ we write $$ h = g(p + c) $$
+
+$$ \frac{\partial h}{\partial v} = g'(v) $$
+"""
+
+
+@pytest.mark.parametrize(
+    "claim, status",
+    [
+        (r"g'(v)", "proved"),
+        (r"g'(p + c)", "proved"),
+        (r"g'(p)", "refuted"),  # planted: g' at the wrong point
+    ],
+)
+def test_leibniz_dh_dv_at_a_meaning_in_two_names_is_taken_there(claim, status):
+    # SymPy merged Subs(Subs(g'(ξ), ξ, V), V, p + c) into one simultaneous substitution, leaving g' at a free
+    # V drawn as a value of its own: the true g'(v) was refuted
+    assert _statuses(LEIBNIZ_SUM.replace("g'(v)", claim))[-1] == status
+
+
 def test_leibniz_dy_du_is_read_only_where_y_is_written_in_u():
     from mathcheck.parser import parse_definition, parse_many
 
