@@ -1538,14 +1538,30 @@ def _layer_family(head: list, entry, notation: Notation):
     a_j^{(l)} + b^{(l)}_i``: the left side an entry of a layer's array (:meth:`Reader.layer_entry`, read
     ``z_layer_lplus1[i]``) at an index no sum binds and nothing declares — the entries of that layer's
     array, ``z_layer_lplus1(i) = Sum(W_layer_l[i, j]*a_layer_l[j], (j, 1, s_l)) + b_layer_l[i]``, so
-    ``z_j^{(l+1)}`` is z_layer_lplus1(j) later (and ``z_j^{(l)}``, another layer's, is not unfolded).
-    None for anything else."""
-    if entry is None or not any(t.kind == "ch" and t.text == "^" for t in head):
+    ``z_j^{(l+1)}`` is z_layer_lplus1(j) later (and ``z_j^{(l)}``, another layer's, is not unfolded); a matrix's
+    entries ``W_{ij}^{(l)} = …`` too, W_layer_l(i, j) (read as a claim in a free array, one was refuted). None for
+    anything else."""
+    if entry is None or "_layer_" not in entry.group(1) or not any(t.kind == "ch" and t.text == "^" for t in head):
         return None
     name, index = entry.group(1), entry.group(2)
-    if index in notation.indices or index in notation.variables or name in notation.families:
-        return None
-    return (name, name, index)
+    letters = index.split(", ")
+    if len(set(letters)) < len(letters) or set(letters) & (notation.indices | notation.variables):
+        return None  # W_{ii}^{(l)}: a diagonal, not the entries
+    return None if name in notation.families else (name, name, index)
+
+
+def _no_name_in_index(src: _Source, link, rhs: str, params: list) -> None:
+    r"""Refuse a layer's entries defined by a right side holding a plain name subscripted by the entries' index
+    (``W_{ij}^{(l)} = 2 x_i``, x indexed nowhere: the name x_i): unfolded at another index, W_{ji}^{(l)}, the name
+    would stay x_i where its author means x_j — a claim in it was refuted."""
+    for p in params:
+        m = re.search(rf"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*_{p}(?![A-Za-z0-9_\[(])", rhs)
+        if m:
+            src.fail(
+                link.at.pos,
+                f"{m.group(0)} on the right side is a name, not an entry at the index {p} this display defines the "
+                f"entries by; write it as an entry (declare the index, % assume: {p} \\in \\mathbb{{Z}}), or % let:",
+            )
 
 
 def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
@@ -1599,7 +1615,8 @@ def _definition(
     entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
     if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
         name = f"{entry.group(1)}_{entry.group(2)}"
-    layered = _layer_family(head, entry, notation) if not params else None
+    matrix = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z](?:, [A-Za-z])*)\]", name or "")
+    layered = _layer_family(head, matrix, notation) if not params else None
     if layered is not None:  # z_i^{(l+1)} = \sum_j W^{(l)}_{ij} a_j^{(l)} + b^{(l)}_i: the entries of z_layer_lplus1
         name = layered[1]
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
@@ -1646,7 +1663,9 @@ def _definition(
     entries = entries or (normalised[:3] if normalised else None) or (layered if family is None else None)
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
-        family, vector, params = (key, name, index, rhs, ""), "", [index]
+        family, vector, params = (key, name, index, rhs, ""), "", index.split(", ")  # W_layer_l(i, j): two
+        if entries is layered:
+            _no_name_in_index(src, link, rhs, params)
     elif entry and entry.group(2) in notation.free:
         return None  # y_i = … at a free i, not the entries of a function of a vector: a claim
     if vectors:

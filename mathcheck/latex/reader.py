@@ -354,9 +354,9 @@ class Reader:
         at = self.indices(sub, tok)
         if name in self.n.families:  # z_j^{(l+1)} after z_i^{(l+1)} = …: the family's entry at j
             family, _, index = self.n.families[name]
-            if len(at) != 1 or not index:
-                self.fail(tok, f"{name} is defined entry by entry, one index ({name}_{index}); here {len(at)}")
-            return f"{family}({at[0]})"
+            if not index or len(at) != len(index.split(", ")):
+                self.fail(tok, f"{name} is defined entry by entry, {name}({index}); here {len(at)} indices")
+            return f"{family}({', '.join(at)})"
         return f"{name}[{', '.join(at)}]"
 
     def calligraphic_label(self) -> str | None:

@@ -196,3 +196,27 @@ def test_a_layer_label_beside_an_index_reads_the_entry_of_that_layers_array(tmp_
     # a definition in a cost not read: never unfolded, and a later chain in it is refused
     assert delta.steps[0].text == "epsilon_layer_k" and delta.unread, delta
     assert later.error and "epsilon_layer_k is defined in a display" in later.error, later
+
+
+# a layer's matrix defined entry by entry (our own, in the style of the notes' W^{(l)}_{ij}), given again at
+# swapped indices: unfolded at those indices
+MATRIX = r"""\begin{equation}
+V_{pq}^{(k)} = 2 h_p^{(k)} h_q^{(k)} + h_q^{(k)}
+\end{equation}
+\begin{equation}
+V_{qp}^{(k)} = 2 h_q^{(k)} h_p^{(k)} + h_p^{(k)}
+\end{equation}
+\begin{equation}
+V_{qp}^{(k)} = 2 h_q^{(k)} h_p^{(k)} + h_q^{(k)}
+\end{equation}
+"""
+
+
+def test_a_layers_matrix_defined_entry_by_entry_is_unfolded_at_other_indices(tmp_path):
+    defined, swapped, slip = _read(tmp_path, MATRIX)
+    assert defined.definition and defined.steps[0].text == "V_layer_k(p, q)", defined
+    assert swapped.steps[0].text == "V_layer_k(q, p)", swapped
+    assert [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in (swapped, slip)] == ["proved", "refuted"]
+    # a plain name subscripted by the entries' index would not follow them to other indices: refused
+    (named,) = _read(tmp_path, r"\begin{equation} V_{pq}^{(k)} = 2 x_p \end{equation}")
+    assert named.error and "x_p on the right side is a name" in named.error, named
