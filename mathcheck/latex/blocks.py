@@ -1538,6 +1538,37 @@ def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
     return (key, name, index, vector) if WORD.fullmatch(name) and name != vector else None
 
 
+def _layer_family(head: list, entry, notation: Notation):
+    r"""``(key, name, i)`` for UFLDL-style backprop notes' ``z_i^{(l+1)} = \sum_{j=1}^{s_l} W^{(l)}_{ij}
+    a_j^{(l)} + b^{(l)}_i``: the left side an entry of a layer's array (:meth:`Reader.layer_entry`, read
+    ``z_layer_lplus1[i]``) at an index no sum binds and nothing declares — the entries of that layer's
+    array, ``z_layer_lplus1(i) = Sum(W_layer_l[i, j]*a_layer_l[j], (j, 1, s_l)) + b_layer_l[i]``, so
+    ``z_j^{(l+1)}`` is z_layer_lplus1(j) later (and ``z_j^{(l)}``, another layer's, is not unfolded); a matrix's
+    entries ``W_{ij}^{(l)} = …`` too, W_layer_l(i, j) (read as a claim in a free array, one was refuted). None for
+    anything else."""
+    if entry is None or "_layer_" not in entry.group(1) or not any(t.kind == "ch" and t.text == "^" for t in head):
+        return None
+    name, index = entry.group(1), entry.group(2)
+    letters = index.split(", ")
+    if len(set(letters)) < len(letters) or set(letters) & (notation.indices | notation.variables):
+        return None  # W_{ii}^{(l)}: a diagonal, not the entries
+    return None if name in notation.families else (name, name, index)
+
+
+def _no_name_in_index(src: _Source, link, rhs: str, params: list) -> None:
+    r"""Refuse a layer's entries defined by a right side holding a plain name subscripted by the entries' index
+    (``W_{ij}^{(l)} = 2 x_i``, x indexed nowhere: the name x_i): unfolded at another index, W_{ji}^{(l)}, the name
+    would stay x_i where its author means x_j — a claim in it was refuted."""
+    for p in params:
+        m = re.search(rf"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*_{p}(?![A-Za-z0-9_\[(])", rhs)
+        if m:
+            src.fail(
+                link.at.pos,
+                f"{m.group(0)} on the right side is a name, not an entry at the index {p} this display defines the "
+                f"entries by; write it as an entry (declare the index, % assume: {p} \\in \\mathbb{{Z}}), or % let:",
+            )
+
+
 def _entry_family(src: _Source, head: list, rhs: str, notation: Notation):
     r"""``(key, name, i)`` for statnotes' ``$y_i=\sigma_i(z)$``: the entries of y named by those of a
     function of a vector (``sigma(i)``, :func:`_vector_family`) at the same free index i — read as
@@ -1591,6 +1622,10 @@ def _definition(
     entry = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z])\]", name or "")
     if entry and entry.group(2) in notation.free and not params:  # $y_i = \sigma_i(z)$, i free: y's entries
         name = f"{entry.group(1)}_{entry.group(2)}"
+    matrix = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z](?:, [A-Za-z])*)\]", name or "")
+    layered = _layer_family(head, matrix, notation) if not params else None
+    if layered is not None:  # z_i^{(l+1)} = \sum_j W^{(l)}_{ij} a_j^{(l)} + b^{(l)}_i: the entries of z_layer_lplus1
+        name = layered[1]
     # Var(X) = p^2 names no new quantity: Var is probability's operator (latex/probability.py), so the
     # display is a claim about X, checked (a planted mistake read as a definition was never refuted)
     word = _word(head) if params else None  # sigmoid(z), \operatorname{tanh}(x): a word, the table's maybe
@@ -1632,10 +1667,12 @@ def _definition(
         params, vectors = [index] if index else None, []
     entries = _entry_family(src, head, rhs, notation) if family is None and not params else None
     normalised = _normalised_family(src, head, rhs, notation) if family is None and not params and not entries else None
-    entries = entries or (normalised[:3] if normalised else None)
+    entries = entries or (normalised[:3] if normalised else None) or (layered if family is None else None)
     if entries is not None:  # $y_i=\sigma_i(z)$: y(i), the entries of y are σ's
         key, name, index = entries
-        family, vector, params = (key, name, index, rhs, ""), "", [index]
+        family, vector, params = (key, name, index, rhs, ""), "", index.split(", ")  # W_layer_l(i, j): two
+        if entries is layered:
+            _no_name_in_index(src, link, rhs, params)
     elif entry and entry.group(2) in notation.free:
         return None  # y_i = … at a free i, not the entries of a function of a vector: a claim
     if vectors:
@@ -2238,6 +2275,8 @@ def _unread_definition(
         name = Reader(head, src, Notation(set(), set(), {}, set())).read() if not primes else None
     except DeriveError:
         name = None
+    if name is not None and (layer := re.fullmatch(r"([A-Za-z]\w*_layer_\w+)\[[a-z](?:, [a-z])*\]", name)):
+        name = layer.group(1)  # \delta_i^{(l)} = \frac{\partial J}{\partial z_i^{(l)}}: the layer's array delta_layer_l
     core, relatives = _core(head, 0)[0], _names_in(rhs, cores=True)
     # d2l's \mathbf{v}_t = \beta \mathbf{v}_{t-1} + \mathbf{g}_{t, t-1} alone: the recurrence defining v (the
     # display says so), a definition never unfolded
@@ -3113,6 +3152,43 @@ def _names_premise(src: _Source, group: list, chains: list, name: str) -> None:
             )
 
 
+def _after_groups(toks: list, k: int, n: int) -> int:
+    """The index after ``n`` brace groups from ``toks[k]`` (len(toks) where they do not close)."""
+    for _ in range(n):
+        if k >= len(toks) or toks[k].text != "{":
+            return len(toks)
+        depth = 0
+        while k < len(toks):
+            depth += toks[k].kind == "ch" and toks[k].text == "{"
+            depth -= toks[k].kind == "ch" and toks[k].text == "}"
+            k += 1
+            if depth == 0:
+                break
+    return k
+
+
+def _leibniz_fraction(term: list, k: int) -> set | None:
+    r"""The indices of a Leibniz derivative ``\frac{\partial z_i}{\partial W_{ij}}`` at ``term[k]`` (a name
+    by a name, each with its subscripts), counted once each: free in i and j, never i summed over the
+    fraction's two parts; None where ``term[k]`` is no such fraction (``\frac{\partial}{\partial x_k}``, an
+    operator, applies to what follows, which :func:`_free_indices` counts as before)."""
+    t = term[k]
+    if not (t.kind == "cmd" and t.text in ("frac", "dfrac") and k + 1 < len(term) and term[k + 1].text == "{"):
+        return None
+    mid = _after_groups(term, k + 1, 1)
+    end = _after_groups(term, mid, 1)
+    num, den = term[k + 2 : mid - 1], term[mid + 1 : end - 1]
+    if end > len(term) or not (num and den) or num[0].text != "partial" or den[0].text != "partial" or len(num) < 2:
+        return None
+    out = set()
+    for part in (num[1:], den[1:]):
+        found = _free_indices(part)
+        if found is None or found[1]:
+            return None
+        out |= found[0]
+    return out
+
+
 def _free_indices(toks: list):
     """The free indices of an expression in Einstein's convention, or None where the convention
     does not fit it: per term (split at top-level + and −) the single-letter subscripts counted,
@@ -3140,6 +3216,12 @@ def _free_indices(toks: list):
         k = 0
         while k < len(term):
             t = term[k]
+            leibniz = _leibniz_fraction(term, k)
+            if leibniz is not None:  # ∂z_i/∂W_{ij}: one factor free in i and j, none summed (i is no product's)
+                for x in leibniz:
+                    counts[x] = counts.get(x, 0) + 1
+                k = _after_groups(term, k + 1, 2)
+                continue
             if t.kind == "ch" and t.text in "([{":
                 close = {"(": ")", "[": "]", "{": "}"}[t.text]
                 d, j = 0, k
@@ -3613,6 +3695,24 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     tail = _unreadable_tail(src, group, notation)
     if tail is not None:  # d2l's e^x = \sum_{n=0}^\infty \frac{x^n}{n!} = 1 + x + \cdots: the readable head alone
         at, exc = tail
+        series = _series_tail(src, group, at, notation)
+        if series is not None:  # … unless the written terms are the series' first ones: \cdots its rest
+            written, written_text, tail_text, note = series
+            out = _equation(
+                src,
+                blk,
+                n,
+                [*group[:at], replace(group[at], toks=written)],
+                label,
+                notation,
+                doc,
+                block_lets,
+                assumptions,
+                given,
+                chain_lets,
+                readings,
+            )
+            return [_with_series_tail(c, tail_text, note, src, group[at], written_text) for c in out]
         line = src.line(group[at].at.pos if group[at].at is not None else blk.body)
         return _equation(
             src, blk, n, group[:at], label, notation, doc, block_lets, assumptions, given, chain_lets, readings
@@ -3691,6 +3791,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     )
     _not_redefined_unread(src, group, lets, doc, src.line(blk.start), blk)
     _not_opaque(src, group, texts + [t for _, t in lets], doc, blk, set(assumptions))
+    _not_another_layer(src, group, texts, doc, blk)
     _not_related_by_prose(src, group, steps, doc, unknown)
     _not_difference_quotient(src, group, steps)
     # a function the chain also applies as typeset, g(x + \epsilon), is one: read from its derivative alone it
@@ -3786,6 +3887,105 @@ def _unreadable_tail(src: _Source, group: list, notation: Notation) -> tuple | N
     if any(link.conditions for link in group[first:]):
         return None
     return first, exc
+
+
+_ELIDED = ("cdots", "ldots", "dots")
+
+
+def _series_tail(src: _Source, group: list, at: int, notation: Notation) -> tuple | None:
+    r"""d2l's ``e^{x} = \sum_{n = 0}^\infty \frac{x^{n}}{n!} = 1 + x + \frac{x^2}{2} + \frac{x^3}{6} + \cdots``:
+    the last expression is written terms then ``+ \cdots`` after a series to ∞ in the expression before it.
+    Where the written terms are, one by one, the series' first terms (SymPy: each term equal to the body at
+    n = a, a + 1, …), the ellipsis is the series' remaining terms, the same body from n = a + k on — the
+    only rest that makes the written terms the series' own. ``(written tokens, their reading, the expression
+    as read, note)``; None where any of it is otherwise (the ellipsis elsewhere, fewer than two terms, a term that is
+    not the series' own — a reordering or skipped zero terms are the author's to say: left bad input)."""
+    if at != len(group) - 1 or at < 1 or group[at].relation != "=" or group[at].conditions or group[at].reason:
+        return None
+    toks = list(group[at].toks)
+    while toks and toks[-1].kind == "ch" and toks[-1].text in ".,;":
+        toks.pop()
+    if len(toks) < 3 or not (toks[-1].kind == "cmd" and toks[-1].text in _ELIDED):
+        return None
+    if not (toks[-2].kind == "ch" and toks[-2].text == "+"):
+        return None
+    written = toks[:-2]
+    if any(t.kind == "cmd" and t.text in _ELIDED for t in written):
+        return None
+    try:
+        series = Reader(list(group[at - 1].toks), src, copy.deepcopy(notation)).read()
+        text = Reader(list(written), src, copy.deepcopy(notation)).read()
+    except LatexRefused:
+        raise
+    except DeriveError:
+        return None
+    m = re.fullmatch(r"Sum\((.*)\)", series)
+    parts = split_top(m.group(1), (",",)) if m else []
+    if len(parts) != 2 or not re.fullmatch(r"\([A-Za-z]\w*, -?\d+, oo\)", parts[1][1]):
+        return None
+    body = parts[0][1]
+    index, start, _ = parts[1][1][1:-1].split(", ")
+    terms = _terms(text)
+    if terms is None or len(terms) < 2 or not _first_terms(body, index, int(start), terms, text):
+        return None
+    rest = f"Sum({body}, ({index}, {int(start) + len(terms)}, oo))"
+    note = (
+        f"\\{toks[-1].text} read as the series' remaining terms, {rest}: the {len(terms)} terms written are its "
+        f"first {len(terms)}, {index} = {start} to {int(start) + len(terms) - 1}"
+    )
+    return written, text, f"{text} + {rest}", note
+
+
+def _terms(text: str) -> list[str] | None:
+    """The top-level terms of ``text`` with their signs (``1 + u - (u^2)/2`` → ``1``, ``u``, ``-(u^2)/2``);
+    None where a sign does not separate two terms (``2*-x``, ``1e-5``)."""
+    out = []
+    for sep, part in split_top(text, ("+", "-")):
+        if not part:
+            if sep is None and not out:
+                out.append("")  # a leading minus: joined to the next term below
+                continue
+            return None
+        if part[-1] in "*/^(" or re.search(r"(?<![A-Za-z0-9_])[0-9.]+e$", part):
+            return None
+        out.append(("-" if sep == "-" else "") + part)
+    if out and out[0] == "":
+        return None  # a leading minus on its own, never reached by the reader's output
+    return out
+
+
+def _first_terms(body: str, index: str, start: int, terms: list[str], whole: str) -> bool:
+    """Whether ``terms`` are ``body`` at ``index`` = start, start + 1, … in order, and add up to ``whole``."""
+    import sympy as sp
+
+    from mathcheck.parser import ParseError, parse_many
+
+    try:
+        parsed = parse_many([body, whole, *terms])
+    except (ParseError, ValueError, TypeError):
+        return False
+    general, total, written = parsed[0], parsed[1], parsed[2:]
+    if sp.simplify(total - sp.Add(*written)) != 0:
+        return False
+    at = [s for s in general.free_symbols if s.name == index]
+    if len(at) != 1:
+        return False
+    for k, term in enumerate(written):
+        own = general.subs(at[0], start + k)
+        if own.has(sp.nan, sp.zoo) or sp.simplify(sp.expand_func(own - term)) != 0:
+            return False
+    return True
+
+
+def _with_series_tail(chain: Chain, text: str, note: str, src: _Source, link, written: str) -> Chain:
+    """The chain whose last expression is the series' written terms, with the ellipsis read as its rest
+    (:func:`_series_tail`): that expression's reading and its source as typeset, ``\\cdots`` included."""
+    if not chain.steps or chain.error or chain.steps[-1].text != written:
+        return chain
+    last = chain.steps[-1]
+    source = " ".join(src.text[(link.at or link.toks[0]).pos : link.toks[-1].end].split())
+    steps = (*chain.steps[:-1], replace(last, text=text, source=source))
+    return replace(chain, steps=steps, notes=(*chain.notes, note))
 
 
 def _listed_quantities(group: list, doc: _Document) -> list | None:
@@ -4250,6 +4450,33 @@ def _top(toks):
         elif depth == 0:
             out.append(t)
     return out
+
+
+_LAYERED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9]*)_layer_(\w+)")
+
+
+def _not_another_layer(src: _Source, group: list, texts: list, doc: _Document, blk: Block) -> None:
+    r"""Refuse a chain in a layer's array (:meth:`Reader.layer_entry`) whose letter the document defines at
+    another layer's label only: backprop notes define ``\delta_i^{(l)} = \frac{\partial J}{\partial z_i^{(l)}}``
+    for every layer l, then write ``\delta_j^{(l+1)}`` — read as a free array (the labels' shift is not read),
+    a claim in it could be refuted where its author means the definition at l + 1."""
+    defined = {m.group(1): (m.group(2), line) for line, name, _, _ in doc.defs if (m := _LAYERED.fullmatch(name))}
+    defined |= {m.group(1): (m.group(2), line) for name, line in doc.opaque.items() if (m := _LAYERED.fullmatch(name))}
+    for text in texts:
+        for m in _LAYERED.finditer(text):
+            base, label = m.group(1), m.group(2)
+            if base in defined and defined[base][0] != label:
+                src.fail(
+                    group[0].toks[0].pos if group[0].toks else blk.body,
+                    f"{base} is defined at layer ({_shown_label(defined[base][0])}) (line {defined[base][1]}); at "
+                    f"layer ({_shown_label(label)}) it is that definition with the label shifted, which is not "
+                    f"read; define it at this layer too, or % mathcheck: skip",
+                )
+
+
+def _shown_label(word: str) -> str:
+    """``lplus1`` → ``l+1``, as typeset."""
+    return word.replace("plus", "+").replace("minus", "-")
 
 
 def _not_opaque(

@@ -319,6 +319,53 @@ class Reader:
         ]
         return before_parens
 
+    def layer_entry(self, base: str, tok) -> str | None:
+        r"""``a_j^{(l)}``, ``W^{(l)}_{ij}``, ``z_i^{(l+1)}``, ``\delta_i^{(l)}`` (UFLDL-style backprop notes): a
+        name with a layer's label in parentheses and a subscript of index letters is an entry of that layer's
+        array — the label names the array (one quantity per layer, so W^{(l)} and W^{(l+1)} are two) and the
+        subscript its entry: ``a_layer_l[j]``, ``W_layer_l[i, j]``, ``z_layer_lplus1[i]``. The label is a
+        letter, a letter plus or minus a digit, or a subscripted letter (``n_l``); the subscript one or more
+        single letters. None otherwise (the caller reads the name as before: a label alone, ``a^{(l)}``, is
+        the name a_l, the notes' layer vector in their matrix form, never one of these entries; a label with
+        a subscript that is none of these stays refused). Layers are not related to each other:
+        ``z_layer_l`` is no shift of ``z_layer_lplus1``, so a definition at one label is never unfolded at
+        another."""
+        if base in self.n.functions or base in ("e",) or not self.at("ch", "^", "_"):
+            return None
+        t = list(self.t)
+        first = t[self.i].text
+        script, after = _group(t, self.i + 1, self.src, first)
+        if after >= len(t) or t[after].kind != "ch" or t[after].text not in "^_" or t[after].text == first:
+            return None
+        other, end = _group(t, after + 1, self.src, t[after].text)
+        label, sub = (script, other) if first == "^" else (other, script)
+        word = _layer_word(label)
+        letters = [x for x in sub if x.text != ","]
+        running = self.bound | self.n.indices | self.n.variables  # a sum's index, a declared quantity
+        if (
+            word is None
+            # x_j^{(i)} in a sum over i: the label runs with the sum, no fixed layer's array (x_layer_i would be
+            # one quantity for every i, the sum n times it)
+            or any(x.kind == "ch" and x.text in running for x in label)
+            or not letters
+            or not all(x.kind == "ch" and len(x.text) == 1 and x.text.isalpha() for x in letters)
+            or (end < len(t) and t[end].kind == "ch" and t[end].text in "(^'")
+        ):
+            return None
+        name = _checked_name(f"{base}_layer_{word}", self, tok)
+        if name not in self.n.families and name in self.n.variables | self.n.defined | set(self.n.functions):
+            return None
+        self.i = end
+        if self.collect is not None:
+            return name
+        at = self.indices(sub, tok)
+        if name in self.n.families:  # z_j^{(l+1)} after z_i^{(l+1)} = …: the family's entry at j
+            family, _, index = self.n.families[name]
+            if not index or len(at) != len(index.split(", ")):
+                self.fail(tok, f"{name} is defined entry by entry, {name}({index}); here {len(at)} indices")
+            return f"{family}({', '.join(at)})"
+        return f"{name}[{', '.join(at)}]"
+
     def calligraphic_label(self) -> str | None:
         r"""``\mathcal{L}^{(i)}``: a calligraphic capital with a sample's label is one member of a family
         (statnotes' loss of sample i, ``J = \frac{1}{m}\sum_i \mathcal{L}^{(i)}``): the name ``L_cal``
@@ -822,6 +869,9 @@ class Reader:
                 f"{base} is a vector here (w^t x is the inner product of w and x): a vector as a value, "
                 f"or a derivative in it (a gradient), is not read",
             )
+        layered = self.layer_entry(base, tok)
+        if layered is not None:
+            return layered
         valued = self.sample_label(base)
         if base in self.n.functions and self.at("ch", "'"):  # \sigma'(x) after % let: \sigma = sigmoid
             return self.primed(self.n.functions[base], tok)
@@ -1862,6 +1912,26 @@ def _styled(toks) -> bool:
 def _letter(t: Tok) -> bool:
     """One Latin letter, or a Greek one."""
     return (t.kind == "ch" and len(t.text) == 1 and t.text.isalpha()) or (t.kind == "cmd" and t.text in GREEK)
+
+
+def _layer_word(label: list[Tok]) -> str | None:
+    """The word a layer's (or a sample's) label ``(l)``, ``(l+1)``, ``(l-1)``, ``(n_l)`` puts in its array's
+    name (``l``, ``lplus1``, ``lminus1``, ``n_l``); None for anything else (digits: a power?)."""
+    if len(label) < 3 or label[0].text != "(" or label[-1].text != ")":
+        return None
+    inner = label[1:-1]
+    texts = [x.text for x in inner]
+    if not (inner[0].kind == "ch" and len(texts[0]) == 1 and texts[0].isalpha()):
+        return None
+    if len(inner) == 1:
+        return texts[0]
+    if len(inner) == 3 and texts[1] in "+-" and inner[2].kind == "num" and texts[2].isdigit():
+        return f"{texts[0]}{'plus' if texts[1] == '+' else 'minus'}{texts[2]}"
+    if _subscripted_letter(inner):
+        sub = [x.text for x in inner[2:] if x.text not in "{}"]
+        if len(sub) == 1 and sub[0].isalnum():
+            return f"{texts[0]}_{sub[0]}"
+    return None
 
 
 def _subscripted_letter(toks: list[Tok]) -> bool:

@@ -72,19 +72,19 @@ def test_a_chain_whose_later_expressions_fail_of_their_own_stays_bad_input(tmp_p
     assert output.error and not output.steps, output
 
 
-@pytest.mark.parametrize(
-    "tex",
-    [
-        # style of tex-backprop-backprop.tex:209, :213: a layer's label on the variable of a derivative; it was
-        # dropped, so ∂J/∂z_i^{(l)} and ∂J/∂z_i^{(l+1)} were one derivative (this link "proved")
-        r"\frac{\partial C}{\partial q_k^{(s)}} = \frac{\partial C}{\partial q_k^{(s+1)}}",
-        # style of tex-backprop-backprop.tex:164: the last layer's label, a subscripted letter (read as a power)
-        r"v^{(n_s)} = v^{n_s}",
-    ],
-)
-def test_a_layer_label_is_never_dropped_nor_a_power(tex):
+def test_a_layer_label_is_never_dropped_nor_a_power():
+    # style of tex-backprop-backprop.tex:164: the last layer's label, a subscripted letter (read as a power)
     with pytest.raises(DeriveError, match="is a label"):
-        latex.translate(tex)
+        latex.translate(r"v^{(n_s)} = v^{n_s}")
+    # a sample's label that a sum runs over is no layer's array (x_layer_i would be one quantity for every i)
+    with pytest.raises(DeriveError, match="is a label"):
+        latex.translate(r"\sum_{i=1}^{n} x_j^{(i)}")
+    # style of :209, :213: a layer's label on the variable of a derivative; it was dropped, so ∂J/∂z_i^{(l)} and
+    # ∂J/∂z_i^{(l+1)} were one derivative (this link "proved"); now two layers' entries, two derivatives
+    assert latex.translate(r"\frac{\partial C}{\partial q_k^{(s)}}") == "diff(C(q_layer_s[k]), q_layer_s[k])"
+    assert (
+        latex.translate(r"\frac{\partial C}{\partial q_k^{(s+1)}}") == "diff(C(q_layer_splus1[k]), q_layer_splus1[k])"
+    )
 
 
 def test_a_derivative_order_and_a_sample_label_still_read():
@@ -150,3 +150,73 @@ def test_a_dropped_link_s_condition_keeps_the_chain_bad_input(tmp_path):
     )
     assert "u > 0" in text
     assert _read(tmp_path, text)[1].error
+
+
+# style of tex-backprop-backprop.tex:149-154, :203-209: a layer's weighted sums defined entry by entry with the
+# layer's label beside the entry's index, the derivative by one weight, and an error term of a cost whose
+# definition is not read (our own letters: u for z, V for W, h for a, c for b, k for l, m_k for s_l)
+LAYERS = r"""\begin{equation}
+u_p^{(k+1)} = \sum_{q=1}^{m_{k}} V^{(k)}_{pq} h_q^{(k)} + c^{(k)}_p,
+\end{equation}
+\begin{equation}
+\frac{\partial u_p^{(k+1)}}{\partial V_{pq}^{(k)}} = h_q^{(k)}
+\end{equation}
+\begin{equation}
+\frac{\partial u_p^{(k+1)}}{\partial V_{pq}^{(k)}} = h_p^{(k)}
+\end{equation}
+\begin{equation}
+\frac{\partial u_p^{(k)}}{\partial V_{pq}^{(k)}} = h_q^{(k)}
+\end{equation}
+\begin{equation}
+u_p^{(k)} - c^{(k)}_p = \sum_{q=1}^{m_{k}} V^{(k)}_{pq} h_q^{(k)}
+\end{equation}
+\begin{equation}
+C(\theta,c;x,y) = \frac{1}{2} \|g(x)-y\|^2.
+\end{equation}
+\begin{equation}
+\epsilon_p^{(k)} = \frac{\partial C}{\partial u_p^{(k)}}
+\end{equation}
+\begin{equation}
+\epsilon_p^{(k)} = 2 \epsilon_p^{(k)} - \epsilon_p^{(k)}
+\end{equation}
+"""
+
+
+def test_a_layer_label_beside_an_index_reads_the_entry_of_that_layers_array(tmp_path):
+    defined, right, slip, other, shifted, _, delta, later = _read(tmp_path, LAYERS)
+    assert defined.definition and defined.steps[0].text == "u_layer_kplus1(p)", defined
+    assert defined.steps[1].text == "Sum(V_layer_k[p, q]*h_layer_k[q], (q, 1, m_k)) + c_layer_k[p]", defined
+    assert right.steps[0].text == "diff(u_layer_kplus1(p), V_layer_k[p, q])" and right.steps[1].text == "h_layer_k[q]"
+    # the notes' own slip (:205 writes a_i^{(l)} where line 151 gives a_j^{(l)}): refuted, at an index of the sum
+    assert [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in (right, slip)] == ["proved", "refuted"]
+    # another layer's u (label k, defined at k+1) is not unfolded: no shift of the label is read
+    assert other.error and "u_layer_k[p]" in other.error, other
+    # read as a free array, u at layer k would be refuted where the author means line 1's u at k
+    assert shifted.error and "u is defined at layer (k+1)" in shifted.error, shifted
+    # a definition in a cost not read: never unfolded, and a later chain in it is refused
+    assert delta.steps[0].text == "epsilon_layer_k" and delta.unread, delta
+    assert later.error and "epsilon_layer_k is defined in a display" in later.error, later
+
+
+# a layer's matrix defined entry by entry (our own, in the style of the notes' W^{(l)}_{ij}), given again at
+# swapped indices: unfolded at those indices
+MATRIX = r"""\begin{equation}
+V_{pq}^{(k)} = 2 h_p^{(k)} h_q^{(k)} + h_q^{(k)}
+\end{equation}
+\begin{equation}
+V_{qp}^{(k)} = 2 h_q^{(k)} h_p^{(k)} + h_p^{(k)}
+\end{equation}
+\begin{equation}
+V_{qp}^{(k)} = 2 h_q^{(k)} h_p^{(k)} + h_q^{(k)}
+\end{equation}
+"""
+
+
+def test_a_layers_matrix_defined_entry_by_entry_is_unfolded_at_other_indices(tmp_path):
+    defined, swapped, slip = _read(tmp_path, MATRIX)
+    assert defined.definition and defined.steps[0].text == "V_layer_k(p, q)", defined
+    assert swapped.steps[0].text == "V_layer_k(q, p)", swapped
+    assert [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in (swapped, slip)] == ["proved", "refuted"]
+    # a plain name subscripted by the entries' index would not follow them to other indices: refused
+    (named,) = _read(tmp_path, r"\begin{equation} V_{pq}^{(k)} = 2 x_p \end{equation}")
+    assert named.error and "x_p on the right side is a name" in named.error, named

@@ -625,10 +625,37 @@ $$
 """
 
 
-def test_a_series_to_infinity_is_proved_and_its_elided_terms_refused():
-    chains = latex.chains(SERIES, "n.md", markdown=True)
-    assert "cdots" in chains[1].error and chains[0].steps[1].text == "Sum((u^j)/factorial(j), (j, 0, oo))"
-    assert derive.check_chain(chains[0], seed=0, timeout=TIMEOUT).status == "proved"
+def test_elided_terms_after_the_series_first_terms_are_its_rest():
+    # the written terms are the series' first three, so \cdots is the rest of the same series, from j = 3
+    (chain,) = latex.chains(SERIES, "n.md", markdown=True)
+    assert chain.steps[1].text == "Sum((u^j)/factorial(j), (j, 0, oo))"
+    assert chain.steps[2].text == "1 + u + (u^2)/2 + Sum((u^j)/factorial(j), (j, 3, oo))"
+    assert chain.steps[2].source.endswith(r"\cdots") and any("remaining terms" in n for n in chain.notes)
+
+
+def test_a_series_written_out_is_proved():
+    # a series of numbers (cheap to check): 2 = 1 + 1/2 + 1/4 + the rest of the same series
+    note = SERIES.replace(r"e^{u}", "2").replace(r"\frac{u^{j}}{j!}", r"\frac{1}{2^{j}}")
+    (chain,) = latex.chains(note.replace(r"u + \frac{u^2}{2}", r"\frac{1}{2} + \frac{1}{4}"), "n.md", markdown=True)
+    assert chain.steps[2].text == "1 + 1/2 + 1/4 + Sum(1/(2^j), (j, 3, oo))"
+    report = derive.check_chain(chain, seed=0, timeout=TIMEOUT)
+    assert report.status == "proved" and [s.status for s in report.steps[1:]] == ["proved", "proved"]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        r"1 + u + \frac{u^2}{3} + \cdots",  # a planted slip in a written term: not the series' own
+        r"1 + \frac{u^2}{2} + u + \cdots",  # the terms out of the series' order
+        r"1 + \cdots",  # one term: no pattern to hold it to
+        r"1 + u + \cdots + \frac{u^9}{9!}",  # the ellipsis between terms: elided, not the rest
+    ],
+)
+def test_elided_terms_that_are_not_the_series_rest_stay_unread(written):
+    # style of d2l single-variable-calculus.md:443: never proved, and never refuted on a guess of the rest
+    chains = latex.chains(SERIES.replace(r"1 + u + \frac{u^2}{2} + \cdots", written), "n.md", markdown=True)
+    assert len(chains) == 2 and "elided terms" in chains[1].error
+    assert [s.text for s in chains[0].steps] == ["exp(u)", "Sum((u^j)/factorial(j), (j, 0, oo))"]
 
 
 def test_a_planted_slip_in_a_series_is_refuted():
