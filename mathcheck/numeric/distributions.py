@@ -637,11 +637,7 @@ def _expect(g, inst: Instance):
     touched = _touched(inst, outside)
     memo: dict = {}
     out = sp.Integer(0)
-    for combo in _product(touched):
-        w, rep = sp.Integer(1), {}
-        for wi, atoms in combo:
-            w *= wi
-            rep.update(atoms)
+    for w, rep in _joint(touched):
         if conds:
             rep = {**{c: _conditional(c, rep, inst, memo) for c in conds}, **rep}
         out += w * g.xreplace(rep)
@@ -696,16 +692,23 @@ def _conditional(c, rep: dict, inst: Instance, memo: dict):
     if key in memo:
         return memo[key]
     num, den = sp.Integer(0), sp.Integer(0)
-    for combo in _product(_touched(inst, f.atoms(sp.Symbol, sp.Indexed) | set(given))):
-        w, at = sp.Integer(1), {}
-        for wi, atoms in combo:
-            w *= wi
-            at.update(atoms)
+    for w, at in _joint(_touched(inst, f.atoms(sp.Symbol, sp.Indexed) | set(given))):
         if all(at[y] == rep[y] for y in given):
             num += w * f.xreplace(at)
             den += w
     memo[key] = num / den
     return memo[key]
+
+
+def _joint(blocks):
+    """Each outcome of independent finite blocks (a block: its ``(weight, values)`` outcomes) as
+    ``(product of the weights, the values merged)``."""
+    for combo in _product(blocks):
+        w, rep = sp.Integer(1), {}
+        for wi, atoms in combo:
+            w *= wi
+            rep.update(atoms)
+        yield w, rep
 
 
 def _product(blocks):
@@ -788,11 +791,7 @@ def _mass(rels, inst: Instance):
     touched = [b for b in inst.blocks if any(a in b[0][1] for r in finite for a in r.atoms(sp.Symbol, sp.Indexed))]
     if finite:
         total = sp.Integer(0)
-        for combo in _product(touched):
-            w, rep = sp.Integer(1), {}
-            for wi, atoms in combo:
-                w *= wi
-                rep.update(atoms)
+        for w, rep in _joint(touched):
             holds = [r.xreplace(rep) for r in finite]
             if any(h not in (sp.true, sp.false) for h in holds):
                 raise ValueError("an event is not decided at a drawn value")

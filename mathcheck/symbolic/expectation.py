@@ -203,16 +203,7 @@ class Lowering:
         family, params = self.facts.distributions[_name(X)]
         t = sp.Dummy("t", real=True)
         f, lo, hi = self._law_density(family, params, t, _name(X))
-        s = sp.Dummy("s", positive=True)
-        inside = (
-            sp.Dummy("x", real=True)
-            if lo == -sp.oo and hi == sp.oo
-            else lo + s
-            if hi == sp.oo
-            else hi - s
-            if lo == -sp.oo
-            else lo + (hi - lo) / (1 + s)
-        )
+        inside = _inside(lo, hi, sp.Dummy("x", real=True))
         slope = sp.simplify(sp.diff(g, X).xreplace({X: inside}))
         way = "increasing" if slope.is_positive else "decreasing" if slope.is_negative else None
         if way is None:
@@ -540,16 +531,7 @@ class Lowering:
         if density is None:
             return None
         f, lo, hi = density
-        s = sp.Dummy("s", positive=True)
-        inside = (
-            t
-            if lo == -sp.oo and hi == sp.oo
-            else lo + s
-            if hi == sp.oo
-            else hi - s
-            if lo == -sp.oo
-            else lo + (hi - lo) / (1 + s)
-        )
+        inside = _inside(lo, hi, t)
         if any(a.args[0].xreplace({atom: inside}).is_nonnegative is not True for a in g.atoms(sp.log)):
             return None  # E[log X] where X may be < 0 is no real number (and SymPy's integral of it takes seconds)
         try:
@@ -857,3 +839,20 @@ def _support_point(g, facts: Facts):
     point = lo + s if hi == sp.oo else lo + (hi - lo) / (1 + s)
     interval = f"t > {sp.sstr(lo)}" if hi == sp.oo else f"{sp.sstr(lo)} < t < {sp.sstr(hi)}"
     return point, f"{g} ~ {family}({', '.join(map(sp.sstr, params))}), {interval}"
+
+
+def _inside(lo, hi, free):
+    """Every point of the support (lo, hi) as one expression in a positive dummy s (``free`` on the
+    whole line): lo + s, hi − s, or lo + (hi − lo)/(1 + s) — a sign shown in s holds on the support.
+
+        >>> _inside(sp.Integer(0), sp.oo, sp.Symbol("x")).is_positive
+        True
+    """
+    s = sp.Dummy("s", positive=True)
+    if lo == -sp.oo and hi == sp.oo:
+        return free
+    if hi == sp.oo:
+        return lo + s
+    if lo == -sp.oo:
+        return hi - s
+    return lo + (hi - lo) / (1 + s)
