@@ -2817,6 +2817,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
     if not facts:
         out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
+    out = [_prose_given(src, blk, c) for c in out]
     # facts stated (% assume: p(x, y) \text{ law}): the chain's law is the author's, so a refutation stands
     return [_stated(c, facts) for c in out] if facts else out
 
@@ -2837,8 +2838,8 @@ def _head_unread(src: _Source, toks: list, notation, doc: _Document) -> bool:
         t.kind == "cmd" and t.text in ("frac", "dfrac") and [x.text for x in toks[k + 1 : k + 3]] == ["{", "d"]
         for k, t in enumerate(toks)
     )
-    if not derivative:
-        return False
+    if not derivative and not (toks and _one_hot(src, toks[0].pos)):
+        return False  # the loss itself is dropped only where the prose states its hypothesis (_prose_given)
     if _names_in(toks) & doc.opaque_names:
         return True  # as written (\frac{\partial E}{\partial net_l}), whatever else fails to read beside it
     try:
@@ -2941,6 +2942,39 @@ def _stated(chain: Chain, facts: tuple) -> Chain:
         return replace(chain, facts=chain.facts + facts)
     said = {t for _, t in facts}
     return replace(chain, facts=tuple(f for f in chain.facts if f[1] not in said) + facts, prose_facts="")
+
+
+# d2l's "Since $\mathbf{y}$ is a one-hot vector of length $q$": the label's entries add up to 1
+_ONE_HOT = re.compile(
+    r"\$\s*(?:\\(?:mathbf|boldsymbol|vec)\s*\{\s*)?([A-Za-z])\s*\}?\s*\$,?\s+(?:is|are)\s+(?:an?\s+)?one-hot\b"
+)
+_NEAR = 2000  # how far before a display its prose is read for such a hypothesis (characters)
+
+
+def _one_hot(src: _Source, pos: int) -> list:
+    """The names the prose shortly before ``pos`` calls one-hot, with the line saying so (``[("y", 315)]``),
+    nearest last."""
+    return [(m.group(1), src.line(m.start())) for m in _ONE_HOT.finditer(src.text, max(0, pos - _NEAR), pos)]
+
+
+def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
+    r"""A chain summing the entries of a vector the prose just before its display calls one-hot (d2l's
+    ``\sum_{j=1}^q y_j \log \sum_k \exp(o_k) - … = \log \sum_k \exp(o_k) - …``, "Since $\mathbf{y}$ is a
+    one-hot vector"): the hypothesis ``\sum_{j=1}^q y_j = 1`` is the prose's, not written, so a link refuted
+    without it and not refuted under it is inconclusive, saying what to state (``Chain.prose_given``); a
+    link refuted under it (a planted error at a one-hot y) stays refuted, and a proof without it stands."""
+    if chain.error or chain.definition or chain.unread or chain.prose_given:
+        return chain
+    for name, said in reversed(_one_hot(src, blk.start)):
+        for st in chain.steps:
+            for m in re.finditer(r"\((\w+), ([^,()]+), ([^,()]+)\)\)", st.text):
+                idx, lo, hi = m.groups()
+                if f"{name}[{idx}]" in st.text:
+                    given = f"Sum({name}[{idx}], ({idx}, {lo}, {hi})) = 1"
+                    line = f"% given: \\sum_{{{idx}={lo}}}^{{{hi}}} {name}_{idx} = 1"
+                    words = f"{name} is one-hot, line {said}"
+                    return replace(chain, prose_given=f"{given}\t{line}\t{words}")
+    return chain
 
 
 _PROSE_FACT = re.compile(

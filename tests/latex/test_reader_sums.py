@@ -317,3 +317,37 @@ def test_a_plain_name_beside_its_family_is_one_more_random_variable(tmp_path):
     r, got = run(tmp_path, FAMILY.replace("have zero mean and are identically distributed", "are given"))
     assert statuses(got) == ["bad-input"], r.output
     assert "a is indexed elsewhere" in got[0]["message"]
+
+
+# --- a hypothesis the prose states in words: a one-hot label (cf. d2l-en softmax-regression.md:203,
+# :309, :315 and :343-347, the softmax cross-entropy unfolded) -----------------------------------------
+
+ONE_HOT = r"""$$\hat{\mathbf{p}} = \mathrm{softmax}(\mathbf{z}) \quad \textrm{with}\quad \hat{p}_c = \frac{\exp(z_c)}{\sum_r \exp(z_r)}.$$
+
+Because $\mathbf{t}$ is a one-hot vector of length $m$, only one term of the sum is left.
+Unfolding the loss gives
+
+$$
+\begin{aligned}
+L(\mathbf{t}, \hat{\mathbf{p}}) &= - \sum_{c=1}^m t_c \log \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} \\
+&= \sum_{c=1}^m t_c \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c \\
+&= \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c.
+\end{aligned}
+$$
+"""
+
+
+def test_a_one_hot_label_in_prose_leaves_the_link_that_needs_it_inconclusive(tmp_path):
+    # the loss L(t, p_hat) (p_hat's display not read) is the chain's subject: its links are read from the
+    # next expression, under the prose's one-hot t; the last needs sum_c t_c = 1, which the prose states in
+    # words: inconclusive naming the line to state, never refuted, never proved
+    r, got = run(tmp_path, ONE_HOT)
+    chain = got[-1]
+    assert chain["status"] == "inconclusive", r.output
+    assert [s["status"] for s in chain["steps"][1:]] == ["proved", "inconclusive"], r.output
+    assert "% given: \\sum_{c=1}^{m} t_c = 1" in chain["steps"][-1]["how"], r.output
+    assert "t is one-hot, line 3" in chain["steps"][-1]["how"], r.output
+    # a planted mistake that fails at a one-hot t too is still refuted
+    r, got = run(tmp_path, ONE_HOT.replace(r"\exp(z_r) - \sum_{c=1}^m t_c z_c.", r"\exp(z_r) + \sum_{c=1}^m t_c z_c."))
+    assert got[-1]["status"] == "refuted", r.output
+    assert [s["status"] for s in got[-1]["steps"][1:]] == ["proved", "refuted"], r.output
