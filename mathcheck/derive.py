@@ -710,19 +710,30 @@ def _under_prose_given(chain: Chain, i: int, j: int, relation: str, seed: int, t
 
     given, line, words = chain.prose_given.split("\t")
     try:
-        exprs, hyps = validate(replace(chain, given=(*chain.given, (chain.line, given)), prose_given=""))
+        if given.startswith("range "):  # 0 < pi_i < 1: each entry read as sigmoid(pi_i), onto (0, 1)
+            exprs, hyps = validate(replace(chain, prose_given=""))
+            name = given.split()[1]
+
+            def normed(e):
+                return e.replace(
+                    lambda x: isinstance(x, sp.Indexed) and str(x.base) == name, lambda x: 1 / (1 + sp.exp(-x))
+                )
+
+        else:  # sum_j y_j = 1: each y[j] read as y[j] / sum_k y[k]
+            exprs, hyps = validate(replace(chain, given=(*chain.given, (chain.line, given)), prose_given=""))
+            total = hyps[-1].lhs if isinstance(hyps[-1], sp.Equality) else None
+            if not (isinstance(total, sp.Sum) and isinstance(total.function, sp.Indexed)):
+                return None
+            hyps = hyps[:-1]
+
+            def normed(e, base=total.function.base, total=total):
+                return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: x / total)
+
     except DeriveError:
         return None
-    total = hyps[-1].lhs if isinstance(hyps[-1], sp.Equality) else None
-    if not (isinstance(total, sp.Sum) and isinstance(total.function, sp.Indexed)):
-        return None
-    base = total.function.base
-
-    def normed(e):
-        return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: x / total)
 
     try:
-        again = numeric_side(normed(exprs[i]), normed(exprs[j]), relation, seed, hyps[:-1], "auto", timeout)
+        again = numeric_side(normed(exprs[i]), normed(exprs[j]), relation, seed, hyps, "auto", timeout)
     except DeriveError:
         return None
     if again["status"] != "passed":  # refuted there, or no point of it checked: the refutation stands

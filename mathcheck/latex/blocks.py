@@ -2851,6 +2851,25 @@ def _head_unread(src: _Source, toks: list, notation, doc: _Document) -> bool:
     return bool(set(WORD.findall(text)) & set(doc.opaque))
 
 
+def _defines_first(src: _Source, group: list, exc) -> int:
+    r"""Where the equation's links are read from (0: as written) when one of its first two links is refused as
+    relating new quantities (a definition written as a link) and the prose shortly before calls a family
+    of it a probability — d2l's ``l(\theta) = \log L(\theta) = \log \prod_{i=1}^n \pi_i^{y_i} (1 - \pi_i)^{1 -
+    y_i} = \sum_{i=1}^n …``, L the likelihood the product defines, "the probability to be classified as
+    positive is $\pi_i$": the links after it are the author's claims, read from its right side under the
+    prose's hypothesis (:func:`_prose_given`)."""
+    if "appear first here, on either side of" not in str(exc) or not group[0].toks:
+        return 0
+    if group[0].implied or group[0].beside or not _probabilities(src, group[0].toks[0].pos):
+        return 0
+    for k in (1, 2):
+        if k + 1 < len(group) and group[k].at is not None and f"{src.where(group[k].at.pos)}:" in str(exc):
+            if any(link.conditions or link.reason for link in group[1 : k + 1]):
+                return 0
+            return k
+    return 0
+
+
 def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
     r"""The links of an equation after its first, where the first expression is a quantity defined in a
     display that is not read (backprop notes: ``\frac{\partial E}{\partial y_m} = \frac{\partial}{\partial
@@ -2957,6 +2976,19 @@ def _one_hot(src: _Source, pos: int) -> list:
     return [(m.group(1), src.line(m.start())) for m in _ONE_HOT.finditer(src.text, max(0, pos - _NEAR), pos)]
 
 
+# d2l's "the probability to be classified as positive is $\pi_i= p_{\theta}(y_i = 1 \mid x_i)$"
+_PROBABILITY_IS = re.compile(r"\bprobabilit(?:y|ies)\b[^.$]{0,80}?\bis\s+\$\s*\\?([A-Za-z]+)_\{?\s*([A-Za-z])\s*\}?")
+
+
+def _probabilities(src: _Source, pos: int) -> list:
+    """The families the prose shortly before ``pos`` calls a probability, with the line saying so
+    (``[("pi", "i", 527)]``), nearest last."""
+    return [
+        (m.group(1), m.group(2), src.line(m.start()))
+        for m in _PROBABILITY_IS.finditer(src.text, max(0, pos - _NEAR), pos)
+    ]
+
+
 def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
     r"""A chain summing the entries of a vector the prose just before its display calls one-hot (d2l's
     ``\sum_{j=1}^q y_j \log \sum_k \exp(o_k) - … = \log \sum_k \exp(o_k) - …``, "Since $\mathbf{y}$ is a
@@ -2974,6 +3006,12 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
                     line = f"% given: \\sum_{{{idx}={lo}}}^{{{hi}}} {name}_{idx} = 1"
                     words = f"{name} is one-hot, line {said}"
                     return replace(chain, prose_given=f"{given}\t{line}\t{words}")
+    for name, idx, said in reversed(_probabilities(src, blk.start)):
+        base = "pi_" if name == "pi" else name  # the reader's name of \pi_i's family
+        if any(re.search(rf"(?<![\w]){re.escape(base)}\[", st.text) for st in chain.steps):
+            shown = f"\\{name}" if name in GREEK else name
+            words = f"{name}_{idx} is a probability, line {said}"
+            return replace(chain, prose_given=f"range {base}\t% given: 0 < {shown}_{idx} < 1\t{words}")
     return chain
 
 
@@ -3702,6 +3740,34 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             except LatexRefused:
                 raise
             except DeriveError as exc:  # the definition stands; the rest alone is bad input
+                k = _defines_first(src, rest, exc)
+                if k:  # … or read after the likelihood it defines, under the prose's probabilities
+                    after = [_Link(None, None, rest[k].toks, "")] + rest[k + 1 :]
+                    try:
+                        chains = _equation(
+                            src,
+                            blk,
+                            1,
+                            after,
+                            None,
+                            notation,
+                            doc,
+                            block_lets,
+                            assumptions,
+                            given,
+                            chain_lets,
+                            readings,
+                        )
+                    except LatexRefused:
+                        raise
+                    except DeriveError:
+                        chains = []
+                    why = re.sub(r"^.*?:\d+:\d+: ", "", str(exc)).split(":")[0]
+                    note = (
+                        f"the links before the expression on line {src.line(rest[k].toks[0].pos)} are not read: {why}"
+                    )
+                    if chains:
+                        return [definition] + [replace(c, notes=(*c.notes, note)) for c in chains]
                 line = src.line(group[1].toks[0].pos)
                 return [definition, Chain(f"line {line}", src.path, line, error=str(exc))]
     if doc.lead:
