@@ -122,6 +122,7 @@ def _fields(chain: Chain, k: int, seed: int, timeout: float) -> dict:
         "implicit": [str(u) for u in chain.implicit],
         "prose": [bool(s.source) for s in chain.steps],  # read from a document: its prose unread (derive)
         "prose_facts": chain.prose_facts,
+        **({"prose_given": chain.prose_given} if chain.prose_given else {}),  # other chains' keys unchanged
         "k": k,
         "seed": seed,
         "timeout": timeout,
@@ -552,6 +553,7 @@ def _plain(c: Chain) -> dict:
         "unread": c.unread,
         "table": c.table,
         "prose_facts": c.prose_facts,
+        "prose_given": c.prose_given,
     }
 
 
@@ -573,6 +575,7 @@ def _chain(d: dict) -> Chain:
         d.get("unread", ""),
         d.get("table", ""),
         d.get("prose_facts", ""),
+        d.get("prose_given", ""),
     )
 
 

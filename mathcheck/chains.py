@@ -86,6 +86,10 @@ class Chain:
     # LaTeX: the words of the section's prose that state facts about the random variables of a chain
     # that states none (d2l's "drawn independently … zero mean"): a refutation is then inconclusive
     prose_facts: str = ""
+    # LaTeX: a hypothesis the prose states in words (d2l's "y is a one-hot vector": sum_j y_j = 1), as
+    # "given text\tthe line to state\twhat the prose says": a link refuted without it and not refuted
+    # under it is inconclusive, naming the line to state (derive); refuted under it, it stays refuted
+    prose_given: str = ""
 
     @property
     def relation(self) -> str:

@@ -680,6 +680,8 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         chain.prose_facts or bool(cur.source),
     )  # source: read from a document, its prose unread (prose_facts: what it says of the variables)
     example = _worked_example(L, R, prev.text, cur.text) if r.status == "refuted" and cur.source else None
+    if r.status == "refuted" and chain.prose_given and not example:
+        example = _under_prose_given(chain, k - 1, k, cur.relation, seed, timeout)
     if example:
         return StepReport(cur.line, cur.text, cur.relation, cur.reason, "inconclusive", example, source=cur.source)
     return StepReport(
@@ -693,6 +695,50 @@ def check_link(chain: Chain, k: int, seed: int = 0, timeout: float = 30.0, parse
         source=cur.source,
         account=_account(r),
     )
+
+
+def _under_prose_given(chain: Chain, i: int, j: int, relation: str, seed: int, timeout: float) -> str | None:
+    r"""What to say of a link (or statement: expressions ``i``, ``j``) refuted without the hypothesis its
+    document's prose states in words (``Chain.prose_given``: d2l's "y is a one-hot vector", \sum_j y_j = 1):
+    checked again under it, numerically (never a proof: the hypothesis is the prose's, not written), one
+    line saying what to state when it passes there; None where it does not (a mistake at a one-hot y, or
+    no point checked): that refutation stands. The sum is made to hold by construction, each y[j] read
+    as y[j] / \sum_k y[k] (every family summing to 1 is its own such quotient): no point is rejected."""
+    import sympy as sp
+
+    from mathcheck.userexpr.relation import numeric_side
+
+    given, line, words = chain.prose_given.split("\t")
+    try:
+        if given.startswith("range "):  # 0 < pi_i < 1: each entry read as sigmoid(pi_i), onto (0, 1)
+            exprs, hyps = validate(replace(chain, prose_given=""))
+            name = given.split()[1]
+
+            def normed(e):
+                return e.replace(
+                    lambda x: isinstance(x, sp.Indexed) and str(x.base) == name, lambda x: 1 / (1 + sp.exp(-x))
+                )
+
+        else:  # sum_j y_j = 1: each y[j] read as y[j] / sum_k y[k]
+            exprs, hyps = validate(replace(chain, given=(*chain.given, (chain.line, given)), prose_given=""))
+            total = hyps[-1].lhs if isinstance(hyps[-1], sp.Equality) else None
+            if not (isinstance(total, sp.Sum) and isinstance(total.function, sp.Indexed)):
+                return None
+            hyps = hyps[:-1]
+
+            def normed(e, base=total.function.base, total=total):
+                return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == base, lambda x: x / total)
+
+    except DeriveError:
+        return None
+
+    try:
+        again = numeric_side(normed(exprs[i]), normed(exprs[j]), relation, seed, hyps, "auto", timeout)
+    except DeriveError:
+        return None
+    if again["status"] != "passed":  # refuted there, or no point of it checked: the refutation stands
+        return None
+    return f"refuted without the hypothesis the prose states ({words}), passed under it: state it, {line}"
 
 
 def _worked_example(L, R, *texts: str) -> str | None:
@@ -769,6 +815,8 @@ def check_statement(chain: Chain, seed: int = 0, timeout: float = 30.0, parsed=N
         num = numeric_side(exprs[0], exprs[-1], chain.relation, seed, hyps, "auto", timeout)
     first, last = chain.steps[0], chain.steps[-1]
     example = _worked_example(exprs[0], exprs[-1], first.text, last.text) if first.source else None
+    if num["status"] == "refuted" and chain.prose_given and not example:
+        example = _under_prose_given(chain, 0, -1, chain.relation, seed, timeout)
     if num["status"] == "refuted" and example:
         num = {"status": "inconclusive", "points": 0, "skipped": 0, "note": None, "summary": example}
     side = NumericSide.of({k: v for k, v in num.items() if k not in ("counterexample", "values")})

@@ -329,6 +329,7 @@ def test_the_read_cache_keeps_every_field_of_a_chain():
         "unread": "a transpose",
         "table": "sigmoid",
         "prose_facts": "independently",
+        "prose_given": "Sum(y[j], (j, 1, q)) = 1\t% given: \\sum_{j=1}^{q} y_j = 1\ty is one-hot, line 2",
     }
     fields = {f.name: f for f in dataclasses.fields(Chain)}
     assert set(values) == set(fields), "a new Chain field: give it a value here and cache it in book._plain"

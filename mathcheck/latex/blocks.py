@@ -2817,6 +2817,7 @@ def _block_chains(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Do
             out += defined or [Chain(f"line {line}", src.path, line, error=str(exc))]
     if not facts:
         out = [_facts_in_prose(src, blk, c, doc.prose) for c in out]
+    out = [_prose_given(src, blk, c) for c in out]
     # facts stated (% assume: p(x, y) \text{ law}): the chain's law is the author's, so a refutation stands
     return [_stated(c, facts) for c in out] if facts else out
 
@@ -2837,8 +2838,8 @@ def _head_unread(src: _Source, toks: list, notation, doc: _Document) -> bool:
         t.kind == "cmd" and t.text in ("frac", "dfrac") and [x.text for x in toks[k + 1 : k + 3]] == ["{", "d"]
         for k, t in enumerate(toks)
     )
-    if not derivative:
-        return False
+    if not derivative and not (toks and _one_hot(src, toks[0].pos)):
+        return False  # the loss itself is dropped only where the prose states its hypothesis (_prose_given)
     if _names_in(toks) & doc.opaque_names:
         return True  # as written (\frac{\partial E}{\partial net_l}), whatever else fails to read beside it
     try:
@@ -2848,6 +2849,25 @@ def _head_unread(src: _Source, toks: list, notation, doc: _Document) -> bool:
     except DeriveError as exc:
         return bool(_UNREAD_HEAD.search(str(exc)))
     return bool(set(WORD.findall(text)) & set(doc.opaque))
+
+
+def _defines_first(src: _Source, group: list, exc) -> int:
+    r"""Where the equation's links are read from (0: as written) when one of its first two links is refused as
+    relating new quantities (a definition written as a link) and the prose shortly before calls a family
+    of it a probability — d2l's ``l(\theta) = \log L(\theta) = \log \prod_{i=1}^n \pi_i^{y_i} (1 - \pi_i)^{1 -
+    y_i} = \sum_{i=1}^n …``, L the likelihood the product defines, "the probability to be classified as
+    positive is $\pi_i$": the links after it are the author's claims, read from its right side under the
+    prose's hypothesis (:func:`_prose_given`)."""
+    if "appear first here, on either side of" not in str(exc) or not group[0].toks:
+        return 0
+    if group[0].implied or group[0].beside or not _probabilities(src, group[0].toks[0].pos):
+        return 0
+    for k in (1, 2):
+        if k + 1 < len(group) and group[k].at is not None and f"{src.where(group[k].at.pos)}:" in str(exc):
+            if any(link.conditions or link.reason for link in group[1 : k + 1]):
+                return 0
+            return k
+    return 0
 
 
 def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
@@ -2941,6 +2961,58 @@ def _stated(chain: Chain, facts: tuple) -> Chain:
         return replace(chain, facts=chain.facts + facts)
     said = {t for _, t in facts}
     return replace(chain, facts=tuple(f for f in chain.facts if f[1] not in said) + facts, prose_facts="")
+
+
+# d2l's "Since $\mathbf{y}$ is a one-hot vector of length $q$": the label's entries add up to 1
+_ONE_HOT = re.compile(
+    r"\$\s*(?:\\(?:mathbf|boldsymbol|vec)\s*\{\s*)?([A-Za-z])\s*\}?\s*\$,?\s+(?:is|are)\s+(?:an?\s+)?one-hot\b"
+)
+_NEAR = 2000  # how far before a display its prose is read for such a hypothesis (characters)
+
+
+def _one_hot(src: _Source, pos: int) -> list:
+    """The names the prose shortly before ``pos`` calls one-hot, with the line saying so (``[("y", 315)]``),
+    nearest last."""
+    return [(m.group(1), src.line(m.start())) for m in _ONE_HOT.finditer(src.text, max(0, pos - _NEAR), pos)]
+
+
+# d2l's "the probability to be classified as positive is $\pi_i= p_{\theta}(y_i = 1 \mid x_i)$"
+_PROBABILITY_IS = re.compile(r"\bprobabilit(?:y|ies)\b[^.$]{0,80}?\bis\s+\$\s*\\?([A-Za-z]+)_\{?\s*([A-Za-z])\s*\}?")
+
+
+def _probabilities(src: _Source, pos: int) -> list:
+    """The families the prose shortly before ``pos`` calls a probability, with the line saying so
+    (``[("pi", "i", 527)]``), nearest last."""
+    return [
+        (m.group(1), m.group(2), src.line(m.start()))
+        for m in _PROBABILITY_IS.finditer(src.text, max(0, pos - _NEAR), pos)
+    ]
+
+
+def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
+    r"""A chain summing the entries of a vector the prose just before its display calls one-hot (d2l's
+    ``\sum_{j=1}^q y_j \log \sum_k \exp(o_k) - … = \log \sum_k \exp(o_k) - …``, "Since $\mathbf{y}$ is a
+    one-hot vector"): the hypothesis ``\sum_{j=1}^q y_j = 1`` is the prose's, not written, so a link refuted
+    without it and not refuted under it is inconclusive, saying what to state (``Chain.prose_given``); a
+    link refuted under it (a planted error at a one-hot y) stays refuted, and a proof without it stands."""
+    if chain.error or chain.definition or chain.unread or chain.prose_given:
+        return chain
+    for name, said in reversed(_one_hot(src, blk.start)):
+        for st in chain.steps:
+            for m in re.finditer(r"\((\w+), ([^,()]+), ([^,()]+)\)\)", st.text):
+                idx, lo, hi = m.groups()
+                if f"{name}[{idx}]" in st.text:
+                    given = f"Sum({name}[{idx}], ({idx}, {lo}, {hi})) = 1"
+                    line = f"% given: \\sum_{{{idx}={lo}}}^{{{hi}}} {name}_{idx} = 1"
+                    words = f"{name} is one-hot, line {said}"
+                    return replace(chain, prose_given=f"{given}\t{line}\t{words}")
+    for name, idx, said in reversed(_probabilities(src, blk.start)):
+        base = "pi_" if name == "pi" else name  # the reader's name of \pi_i's family
+        if any(re.search(rf"(?<![\w]){re.escape(base)}\[", st.text) for st in chain.steps):
+            shown = f"\\{name}" if name in GREEK else name
+            words = f"{name}_{idx} is a probability, line {said}"
+            return replace(chain, prose_given=f"range {base}\t% given: 0 < {shown}_{idx} < 1\t{words}")
+    return chain
 
 
 _PROSE_FACT = re.compile(
@@ -3668,6 +3740,34 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             except LatexRefused:
                 raise
             except DeriveError as exc:  # the definition stands; the rest alone is bad input
+                k = _defines_first(src, rest, exc)
+                if k:  # … or read after the likelihood it defines, under the prose's probabilities
+                    after = [_Link(None, None, rest[k].toks, "")] + rest[k + 1 :]
+                    try:
+                        chains = _equation(
+                            src,
+                            blk,
+                            1,
+                            after,
+                            None,
+                            notation,
+                            doc,
+                            block_lets,
+                            assumptions,
+                            given,
+                            chain_lets,
+                            readings,
+                        )
+                    except LatexRefused:
+                        raise
+                    except DeriveError:
+                        chains = []
+                    why = re.sub(r"^.*?:\d+:\d+: ", "", str(exc)).split(":")[0]
+                    note = (
+                        f"the links before the expression on line {src.line(rest[k].toks[0].pos)} are not read: {why}"
+                    )
+                    if chains:
+                        return [definition] + [replace(c, notes=(*c.notes, note)) for c in chains]
                 line = src.line(group[1].toks[0].pos)
                 return [definition, Chain(f"line {line}", src.path, line, error=str(exc))]
     if doc.lead:

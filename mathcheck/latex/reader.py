@@ -930,7 +930,8 @@ class Reader:
         if family[2] and (self.at("ch", "(") or not family[1]):
             return self.family(base, toks, t)
         if base in self.n.indexed:
-            entry = f"{base}[{', '.join(self.indices(toks, t))}]"
+            # \pi_i: a family pi_ (pi is the number π)
+            entry = f"{'pi_' if base == 'pi' else base}[{', '.join(self.indices(toks, t))}]"
             if self.collect is None and base not in self.n.variables | self.n.defined and self.names_in_parens():
                 # \sigma_i(z) under a sum over i: a family of functions applied (the author's softmax σ_i), or
                 # the entry σ_i times (z)? Read as the product, J(z) = -Σ t_i log σ_i(z) was log(σ[i]·z)

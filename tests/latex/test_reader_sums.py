@@ -317,3 +317,68 @@ def test_a_plain_name_beside_its_family_is_one_more_random_variable(tmp_path):
     r, got = run(tmp_path, FAMILY.replace("have zero mean and are identically distributed", "are given"))
     assert statuses(got) == ["bad-input"], r.output
     assert "a is indexed elsewhere" in got[0]["message"]
+
+
+# --- a hypothesis the prose states in words: a one-hot label (cf. d2l-en softmax-regression.md:203,
+# :309, :315 and :343-347, the softmax cross-entropy unfolded) -----------------------------------------
+
+ONE_HOT = r"""$$\hat{\mathbf{p}} = \mathrm{softmax}(\mathbf{z}) \quad \textrm{with}\quad \hat{p}_c = \frac{\exp(z_c)}{\sum_r \exp(z_r)}.$$
+
+Because $\mathbf{t}$ is a one-hot vector of length $m$, only one term of the sum is left.
+Unfolding the loss gives
+
+$$
+\begin{aligned}
+L(\mathbf{t}, \hat{\mathbf{p}}) &= - \sum_{c=1}^m t_c \log \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} \\
+&= \sum_{c=1}^m t_c \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c \\
+&= \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c.
+\end{aligned}
+$$
+"""
+
+
+def test_a_one_hot_label_in_prose_leaves_the_link_that_needs_it_inconclusive(tmp_path):
+    # the loss L(t, p_hat) (p_hat's display not read) is the chain's subject: its links are read from the
+    # next expression, under the prose's one-hot t; the last needs sum_c t_c = 1, which the prose states in
+    # words: inconclusive naming the line to state, never refuted, never proved
+    r, got = run(tmp_path, ONE_HOT)
+    chain = got[-1]
+    assert chain["status"] == "inconclusive", r.output
+    assert [s["status"] for s in chain["steps"][1:]] == ["proved", "inconclusive"], r.output
+    assert "% given: \\sum_{c=1}^{m} t_c = 1" in chain["steps"][-1]["how"], r.output
+    assert "t is one-hot, line 3" in chain["steps"][-1]["how"], r.output
+    # a planted mistake that fails at a one-hot t too is still refuted
+    r, got = run(tmp_path, ONE_HOT.replace(r"\exp(z_r) - \sum_{c=1}^m t_c z_c.", r"\exp(z_r) + \sum_{c=1}^m t_c z_c."))
+    assert got[-1]["status"] == "refuted", r.output
+    assert [s["status"] for s in got[-1]["steps"][1:]] == ["proved", "refuted"], r.output
+
+
+# --- a family the prose calls a probability (cf. d2l-en information-theory.md:526-532, the binary
+# log-likelihood) ----------------------------------------------------------------------------------------
+
+PROBABILITY = r"""For labels $t_i$, the probability to count as positive is $\pi_i = q(t_i = 1)$. So
+
+$$
+\begin{aligned}
+\ell(w) &= \log M(w) \\
+  &= \log \prod_{i=1}^m \pi_i^{t_i} (1 - \pi_i)^{1 - t_i} \\
+  &= \sum_{i=1}^m t_i \log(\pi_i) + (1 - t_i) \log (1 - \pi_i).
+\end{aligned}
+$$
+"""
+
+
+def test_a_probability_in_prose_leaves_the_log_of_a_product_inconclusive(tmp_path):
+    # M(w) is the likelihood the product defines: the link after it is the author's claim, true for
+    # 0 < pi_i < 1 (the prose: pi_i is a probability), false at pi_i > 1: inconclusive, saying what to state
+    r, got = run(tmp_path, PROBABILITY)
+    link = got[-1]["steps"][-1]
+    assert [c["status"] for c in got] == ["definition", "inconclusive"], r.output
+    assert link["status"] == "inconclusive" and "% given: 0 < \\pi_i < 1" in link["how"], r.output
+    assert exprs(got[-1])[0] == "log(Product(pi_[i]^t[i]*(1 - pi_[i])^(1 - t[i]), (i, 1, m)))", r.output
+    # a planted mistake that fails at every probability pi_i stays refuted
+    r, got = run(tmp_path, PROBABILITY.replace(r"+ (1 - t_i) \log (1 - \pi_i).", r"- (1 - t_i) \log (1 - \pi_i)."))
+    assert got[-1]["steps"][-1]["status"] == "refuted", r.output
+    # without the prose's word the first link relates new quantities, as before: bad input
+    r, got = run(tmp_path, PROBABILITY.replace("the probability to", "the chance to"))
+    assert got[-1]["status"] == "bad-input", r.output
