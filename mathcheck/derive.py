@@ -719,6 +719,20 @@ def _under_prose_given(chain: Chain, i: int, j: int, relation: str, seed: int, t
                     lambda x: isinstance(x, sp.Indexed) and str(x.base) == name, lambda x: 1 / (1 + sp.exp(-x))
                 )
 
+        elif given.startswith("simplex "):  # a vector of probabilities: pi[j] read as a softmax over 1..k
+            exprs, hyps = validate(replace(chain, prose_given=""))
+            _, name, size = given.split()
+            sizes = {str(x): x for e in exprs for x in e.free_symbols}
+            if size not in sizes:
+                return None
+            m = sp.Dummy("m", integer=True)
+
+            def normed(e, size=sizes[size]):
+                def soft(x):
+                    return sp.exp(x) / sp.Sum(sp.exp(x.base[m]), (m, 1, size))
+
+                return e.replace(lambda x: isinstance(x, sp.Indexed) and str(x.base) == name, soft)
+
         else:  # sum_j y_j = 1: each y[j] read as y[j] / sum_k y[k]
             exprs, hyps = validate(replace(chain, given=(*chain.given, (chain.line, given)), prose_given=""))
             total = hyps[-1].lhs if isinstance(hyps[-1], sp.Equality) else None

@@ -1048,9 +1048,13 @@ def chains(text: str, path: str, markdown: bool = False, preamble: tuple[str, st
         if doc.pending_after and snapshot is not None:
             # the prose right after the display says what its y is ("Here … $y_i=\sigma_i(z)$"): that
             # definition first, then the display read again with it (a definition in force from here on)
+            free = _free_probabilities(src, blk, defs, doc, snapshot)
             again = snapshot
             first = [c for b in _pending_blocks(doc) for c in _inline_definition(src, b, defs, again)]
-            if len(first) == len(doc.pending_after) and all(c.definition for c in first):
+            if free is not None:  # … unless it is a conditional probability the prose before names
+                got = _display_free(src, blk, defs, markdown, free)
+                doc = free
+            elif len(first) == len(doc.pending_after) and all(c.definition for c in first):
                 early |= {b.start for b in _pending_blocks(doc)}
                 doc = again
                 got = first + _display_chains(src, blk, defs, markdown, doc)
@@ -1110,6 +1114,48 @@ def _where_law(src: _Source, blk: Block, defs: dict, markdown: bool) -> list:
             unread=f"the law of {name}, stated",
         )
     ]
+
+
+# the right side of a prose definition that is one conditional probability, p_\theta(y_{ij} \mid x_i)
+_CONDITIONAL = re.compile(r"\s*[A-Za-z]\w*\([^()|]*\|[^()|]*\)\s*")
+_CONDITIONAL_TEX = re.compile(r"\s*\\?[A-Za-z]+(?:_\{?\\?[A-Za-z]+\}?)?\s*\(\s*[^()|$]*(?:\\mid|\|)[^()|$]*\)\s*")
+
+
+def _free_probabilities(src: _Source, blk: Block, defs: dict, doc: _Document, snapshot: _Document):
+    r"""The document to read a display again with, where every name its chains need from the prose after it
+    (``doc.pending_after``) is given there as one conditional probability — d2l's "by having $\pi_{j} =
+    p_{\theta} (y_{ij} \mid \mathbf{x}_i)$" after the log-likelihood — which is not read (no law declared)
+    and not a formula of the display's names, while the prose before calls the name's family probabilities
+    ("with probabilities $\boldsymbol{\pi} =$ ($\pi_{1}, \ldots, \pi_{k}$)", "the probability … is
+    $\pi_i$"): the display is read with it free, a family of probabilities (:func:`_prose_given` says what
+    to state). None otherwise: a later definition that reads is the display's, as before."""
+    if re.search(r"%\s*assume:[^\n]*\blaw\b", src.text):
+        return None  # a declared law: the conditional may be read
+    before = {n for n, _, _ in _probabilities(src, blk.start)} | {n for n, _, _ in _probability_vectors(src, blk.start)}
+    for name in doc.pending_after:
+        b = doc.after_blocks[name]
+        said = _inline_definition(src, b, defs, copy.deepcopy(snapshot))
+        if name not in before or len(said) > 1 or (said and not said[0].definition):
+            return None
+        right = said[0].definition.split("=", 1)[1] if said else src.text[b.body : b.body_end].split("=", 1)[1]
+        if not (_CONDITIONAL if said else _CONDITIONAL_TEX).fullmatch(right):
+            return None  # (not read by the reader: p_\theta(y \mid x) as typeset)
+    out = copy.deepcopy(snapshot)
+    out.after = {k: v for k, v in out.after.items() if k not in doc.pending_after}
+    out.after_blocks = {k: v for k, v in out.after_blocks.items() if k not in doc.pending_after}
+    out.pending_after = set(doc.pending_after)
+    return out
+
+
+def _display_free(src: _Source, blk: Block, defs: dict, markdown: bool, doc: _Document) -> list:
+    """The chains of a display read with the names :func:`_free_probabilities` frees, each noting it."""
+    names, doc.pending_after = sorted(doc.pending_after), set()
+    got = _display_chains(src, blk, defs, markdown, doc)
+    note = ", ".join(names) + (
+        ": the prose after this display gives it as a conditional probability, not read; read here as the "
+        "free probabilities the prose before names"
+    )
+    return [c if c.definition or c.error else replace(c, notes=(*c.notes, note)) for c in got]
 
 
 def _pending_blocks(doc: _Document) -> list:
@@ -2858,16 +2904,44 @@ def _defines_first(src: _Source, group: list, exc) -> int:
     y_i} = \sum_{i=1}^n …``, L the likelihood the product defines, "the probability to be classified as
     positive is $\pi_i$": the links after it are the author's claims, read from its right side under the
     prose's hypothesis (:func:`_prose_given`)."""
-    if "appear first here, on either side of" not in str(exc) or not group[0].toks:
+    said = str(exc)
+    if (
+        not ("appear first here, on either side of" in said or "a vector to a vector power" in said)
+        or not group[0].toks
+    ):
+        return 0  # (or its right side is d2l's multinoulli mass \boldsymbol{\pi}^{\mathbf{y}_i}, not read)
+    if group[0].implied or group[0].beside:
         return 0
-    if group[0].implied or group[0].beside or not _probabilities(src, group[0].toks[0].pos):
+    if not (_probabilities(src, group[0].toks[0].pos) or _probability_vectors(src, group[0].toks[0].pos)):
         return 0
     for k in (1, 2):
-        if k + 1 < len(group) and group[k].at is not None and f"{src.where(group[k].at.pos)}:" in str(exc):
+        at = [group[k].at] if group[k].at is not None else []
+        if "a vector to a vector power" in said:  # said inside the expression, not at its sign
+            at = list(group[k].toks)
+        if k + 1 < len(group) and any(f"{src.where(t.pos)}:" in said for t in at):
             if any(link.conditions or link.reason for link in group[1 : k + 1]):
                 return 0
             return k
     return 0
+
+
+def _from_readable(src, blk, rest, k, *args) -> tuple:
+    r"""The chains of ``rest`` read from its ``k``-th expression, or from the first after it that reads —
+    d2l's ``\log \prod_i \boldsymbol{\pi}^{\mathbf{y}_i} = \log \prod_i \prod_j \pi_j^{y_{ij}} = …``: the vector
+    power is not read, the links after it are the author's claims — with where they start; ``([], k)`` where
+    none does (at least one link left)."""
+    for j in range(k, len(rest) - 1):
+        if j > k and (rest[j].conditions or rest[j].reason):
+            break
+        try:
+            chains = _equation(src, blk, 1, [_Link(None, None, rest[j].toks, "")] + rest[j + 1 :], None, *args)
+        except LatexRefused:
+            raise
+        except DeriveError:
+            continue
+        if not (chains and chains[0].error and len(chains) > 1):  # its head unread: from the next expression
+            return chains, j
+    return [], k
 
 
 def _after_unread_head(src, blk, n, group, args, readings, exc) -> list:
@@ -2989,6 +3063,23 @@ def _probabilities(src: _Source, pos: int) -> list:
     ]
 
 
+# d2l's "following a $k$-class multinoulli distribution with probabilities $\boldsymbol{\pi} =$ ($\pi_{1}, \ldots,
+# \pi_{k}$)": a vector of probabilities, its entries in (0, 1) adding up to 1
+_PROBABILITY_VECTOR = re.compile(
+    r"\bprobabilities\s+\$\s*(?:\\(?:boldsymbol|mathbf|vec)\s*\{\s*)?\\?([A-Za-z]+)\s*\}?\s*=?\s*\$?\s*=?\s*\(?"
+    r"\s*\$?\s*\(?\s*\\?\1_\{?\s*1\s*\}?\s*,\s*\\[lc]?dots\s*,\s*\\?\1_\{?\s*([A-Za-z])\s*\}?"
+)
+
+
+def _probability_vectors(src: _Source, pos: int) -> list:
+    """The vectors of probabilities the prose shortly before ``pos`` names entry by entry, with their size and
+    the line saying so (``[("pi", "k", 642)]``), nearest last."""
+    return [
+        (m.group(1), m.group(2), src.line(m.start()))
+        for m in _PROBABILITY_VECTOR.finditer(src.text, max(0, pos - _NEAR), pos)
+    ]
+
+
 def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
     r"""A chain summing the entries of a vector the prose just before its display calls one-hot (d2l's
     ``\sum_{j=1}^q y_j \log \sum_k \exp(o_k) - … = \log \sum_k \exp(o_k) - …``, "Since $\mathbf{y}$ is a
@@ -3012,6 +3103,17 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
             shown = f"\\{name}" if name in GREEK else name
             words = f"{name}_{idx} is a probability, line {said}"
             return replace(chain, prose_given=f"range {base}\t% given: 0 < {shown}_{idx} < 1\t{words}")
+    for name, size, said in reversed(_probability_vectors(src, blk.start)):
+        base = "pi_" if name == "pi" else name
+        # an entry over 1..size in a sum of the chain: pi[j] with (j, 1, k)
+        for st in chain.steps:
+            for m in re.finditer(rf"\((\w+), 1, {re.escape(size)}\)", st.text):
+                idx = m.group(1)
+                if re.search(rf"(?<![\w]){re.escape(base)}\[{idx}\]", st.text):
+                    shown = f"\\{name}" if name in GREEK else name
+                    line = f"% given: 0 < {shown}_{idx} < 1, \\sum_{{{idx}=1}}^{{{size}}} {shown}_{idx} = 1"
+                    words = f"{name} is a vector of probabilities, line {said}"
+                    return replace(chain, prose_given=f"simplex {base} {size}\t{line}\t{words}")
     return chain
 
 
@@ -3742,26 +3844,9 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
             except DeriveError as exc:  # the definition stands; the rest alone is bad input
                 k = _defines_first(src, rest, exc)
                 if k:  # … or read after the likelihood it defines, under the prose's probabilities
-                    after = [_Link(None, None, rest[k].toks, "")] + rest[k + 1 :]
-                    try:
-                        chains = _equation(
-                            src,
-                            blk,
-                            1,
-                            after,
-                            None,
-                            notation,
-                            doc,
-                            block_lets,
-                            assumptions,
-                            given,
-                            chain_lets,
-                            readings,
-                        )
-                    except LatexRefused:
-                        raise
-                    except DeriveError:
-                        chains = []
+                    chains, k = _from_readable(
+                        src, blk, rest, k, notation, doc, block_lets, assumptions, given, chain_lets, readings
+                    )
                     why = re.sub(r"^.*?:\d+:\d+: ", "", str(exc)).split(":")[0]
                     note = (
                         f"the links before the expression on line {src.line(rest[k].toks[0].pos)} are not read: {why}"
@@ -3843,7 +3928,9 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
     name = (label if n == 0 else None) or f"line {src.line(blk.start) if n == 0 else steps[0].line}"
     line = src.line(blk.start) if n == 0 else steps[0].line
     texts = [s.text for s in steps] + [g for _, g in given] + [t for _, t in chain_lets]
-    later = sorted({w for t in texts for w in WORD.findall(t)} & set(doc.after) - doc.names())
+    words = {w for t in texts for w in WORD.findall(t)}
+    words |= {"pi"} if "pi_" in words else set()  # \pi_j's family is the reader's pi_[j]; the prose's pi
+    later = sorted(words & set(doc.after) - doc.names())
     later = later or _labelled_after(src, texts, doc)
     if later:
         # "Here … $y_i=\sigma_i(z)$ is the softmax output": read that prose first, then this display again

@@ -249,12 +249,14 @@ class Reader:
 
     def factor(self) -> str:
         self.enter()
+        start = self.i
         out, powered = self.atom(), False
         while True:
             if self.at("ch", "^"):
                 t = self.take()
                 if powered:
                     self.fail(t, "a double superscript (a^b^c); write a^{b^c} or {a^b}^c")
+                self.not_a_vector_power(start, t)
                 tag = self.word_label(out)
                 if tag is not None:
                     out = _checked_name(f"{out}_{tag}", self, t)
@@ -279,6 +281,14 @@ class Reader:
                 break
         self.depth -= 1
         return out
+
+    def not_a_vector_power(self, start: int, tok) -> None:
+        r"""Refuse a bold base raised to a bold exponent — d2l's multinoulli mass ``\boldsymbol{\pi}^{\mathbf{y}_i}``,
+        the product of π_j^{y_ij} over the entries (a notation, not a power of one value): read as π^y[i] it
+        made π one name beside its entries π_j."""
+        bold = lambda k: k < len(self.t) and self.t[k].kind == "cmd" and self.t[k].text in _BOLD  # noqa: E731
+        if bold(start) and (bold(self.i) or (self.at("ch", "{") and bold(self.i + 1))):
+            self.fail(tok, "a vector to a vector power (the product of p_j^{z_j} over the entries) is not read")
 
     def power(self, base: str, exponent: str, tok) -> str:
         """``base^exponent`` with both operands whole: ``\\frac{a}{b}^2`` is ``(a/b)^2`` and
