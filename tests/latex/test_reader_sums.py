@@ -382,3 +382,46 @@ def test_a_probability_in_prose_leaves_the_log_of_a_product_inconclusive(tmp_pat
     # without the prose's word the first link relates new quantities, as before: bad input
     r, got = run(tmp_path, PROBABILITY.replace("the probability to", "the chance to"))
     assert got[-1]["status"] == "bad-input", r.output
+
+
+# --- a vector of probabilities named entry by entry in prose, the likelihood a vector power (style of d2l-en
+# information-theory.md:640-653, the multinoulli log-likelihood; our own symbols and words) ----------------
+
+VECTOR = r"""Each label $\mathbf{t}_r$ follows a $c$-class categorical law with probabilities $\boldsymbol{\rho} =$ ($\rho_{1}, \ldots, \rho_{c}$). So the mass of one label is $\boldsymbol{\rho}^{\mathbf{t}_r} = \prod_{s=1}^c \rho_{s}^{t_{rs}}.$
+The log-likelihood is then
+
+$$
+\begin{aligned}
+\ell(w)
+ = \log M(w)
+ = \log \prod_{r=1}^m \boldsymbol{\rho}^{\mathbf{t}_r}
+ = \log \prod_{r=1}^m \prod_{s=1}^c \rho_{s}^{t_{rs}}
+ = \sum_{r=1}^m \sum_{s=1}^c t_{rs} \log{\rho_{s}}.\\
+\end{aligned}
+$$
+
+We fit $w$ by taking $\rho_{s} = q_{w} (t_{rs}  \mid  \mathbf{u}_r)$ in the above.
+"""
+
+
+def test_a_vector_of_probabilities_leaves_the_log_of_a_product_inconclusive(tmp_path):
+    # the vector power rho^{t_r} is not read (never rho^t[r]); the links after it are the author's claims,
+    # true for probabilities rho_s (the prose before; the prose after gives rho_s as a conditional, not read)
+    r, got = run(tmp_path, VECTOR)
+    chain = got[1]
+    assert [c["status"] for c in got[:2]] == ["definition", "inconclusive"], r.output
+    assert exprs(chain)[0] == "log(Product(Product(rho[s]^t[r, s], (s, 1, c)), (r, 1, m)))", r.output
+    how = chain["steps"][-1]["how"]
+    assert "% given: 0 < \\rho_s < 1, \\sum_{s=1}^{c} \\rho_s = 1" in how and "line 1" in how, r.output
+    assert any("links before the expression on line 9 are not read" in n for n in chain["notes"]), r.output
+    assert any("conditional probability, not read" in n for n in chain["notes"]), r.output
+    # a planted mistake (a wrong exponent) fails at probabilities too: refuted
+    r, got = run(tmp_path, VECTOR.replace(r"t_{rs} \log{\rho_{s}}.", r"2 t_{rs} \log{\rho_{s}}."), "--timeout", "3")
+    assert got[1]["steps"][-1]["status"] == "refuted", r.output
+    # a later prose definition that reads is the display's, as before: not read with rho free
+    r, got = run(tmp_path, VECTOR.replace(r"q_{w} (t_{rs}  \mid  \mathbf{u}_r)", r"\frac{1}{c}"))
+    assert "conditional probability, not read" not in r.output, r.output
+    assert "inconclusive" not in [c["status"] for c in got], r.output
+    # without the prose's probabilities the chain is not read free
+    r, got = run(tmp_path, VECTOR.replace("with probabilities", "with weights"))
+    assert "inconclusive" not in [c["status"] for c in got], r.output
