@@ -417,7 +417,7 @@ def test_a_vector_of_probabilities_leaves_the_log_of_a_product_inconclusive(tmp_
     assert any("conditional probability, not read" in n for n in chain["notes"]), r.output
     # a planted mistake (a wrong factor) fails at probabilities too: refuted (the link; its statement check
     # runs out of a 2 s budget, kept short for CI)
-    r, got = run(tmp_path, VECTOR.replace(r"t_{rs} \log{\rho_{s}}.", r"2 t_{rs} \log{\rho_{s}}."), "--timeout", "1")
+    r, got = run(tmp_path, VECTOR.replace(r"t_{rs} \log{\rho_{s}}.", r"2 t_{rs} \log{\rho_{s}}."), "--timeout", "2")
     assert got[1]["steps"][-1]["status"] == "refuted", r.output
     # a later prose definition that reads is the display's, as before: not read with rho free
     r, got = run(tmp_path, VECTOR.replace(r"q_{w} (t_{rs}  \mid  \mathbf{u}_r)", r"\frac{1}{c}"))
