@@ -4395,7 +4395,9 @@ def _sized_by_chain(lets: tuple, texts) -> tuple:
     the range the chain writes for that vector's entries: d2l's ``\hat{y}_i = \frac{\exp(o_i)}{\sum_j \exp(o_j)}``
     unfolded in ``… \log \frac{\exp(o_j)}{\sum_{k=1}^q \exp(o_k)}`` — o has q entries there, and "all of them"
     is 1..q (left 1..N_sum, the author's unfolding was refuted at N_sum ≠ q). Only where every sum the chain and
-    its other definitions write over the vector's entries runs over one range, from 1."""
+    its other definitions write over the vector's entries runs over one range, from 1 to one name, and only for
+    the entries of a family normalised by that sum (``y_hat(i) = …``): a plain sum ``S = \\sum_i x_i`` beside a
+    partial ``\\sum_{i=1}^k x_i`` is not made that partial sum."""
     written: dict = {}
     for t in list(texts) + [t for _, t in lets]:
         for v, ranges in _summed_vectors(t).items():
@@ -4405,9 +4407,10 @@ def _sized_by_chain(lets: tuple, texts) -> tuple:
         head, eq, body = text.partition("=")
         generic = {v for v, ranges in _summed_vectors(body).items() if ranges == {("1", GENERIC_SIZE)}}
         sizes = {hi for v in generic for lo, hi in written.get(v, set()) - {("1", GENERIC_SIZE)} if lo == "1"}
-        if len(sizes) == 1 and all(len(written[v] - {("1", GENERIC_SIZE)}) == 1 for v in generic):
+        family = re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_]*\([A-Za-z]\)\s*", head)
+        if family and len(sizes) == 1 and all(len(written[v] - {("1", GENERIC_SIZE)}) == 1 for v in generic):
             size = sizes.pop()
-            if set(_summed_vectors(body)) == generic and GENERIC_SIZE not in head:
+            if WORD.fullmatch(size) and set(_summed_vectors(body)) == generic and GENERIC_SIZE not in head:
                 body = re.sub(rf"(?<![A-Za-z0-9_]){GENERIC_SIZE}(?![A-Za-z0-9_])", size, body)
         out.append((line, head + eq + body))
     return tuple(out)

@@ -384,6 +384,12 @@ In one variable, $\partial_x$ applies to the term after it:
 $$ \partial_x x^2 \sin y = 2 x \sin y $$
 
 $$ \partial_{y} x^2 \sin y = x^2 \sin y $$
+
+A plain sum over all of $\mathbf{x}$ is not made the partial sum a chain writes beside it:
+
+$$ S = \sum_i x_i $$
+
+$$ S \ge \sum_{i=1}^k x_i $$
 """
 
 
@@ -394,7 +400,9 @@ def test_a_loss_of_vectors_defined_by_entries_is_unfolded_and_differentiated(tmp
     # refuted. \partial_{z_c} L is dL/dz_c: equal to softmax_c - t_c only where sum_c t_c = 1 (the prose's
     # one-hot t): inconclusive saying what to state; a wrong derivative fails at a one-hot t too: refuted
     r, got = run(tmp_path, VECTOR_LOSS)
-    assert statuses(got) == ["definition"] * 3 + ["proved", "refuted", "inconclusive", "refuted", "proved", "refuted"]
+    loss = ["definition"] * 3 + ["proved", "refuted", "inconclusive", "refuted"]
+    assert statuses(got) == loss + ["proved", "refuted"] + ["definition", "refuted"], r.output
+    assert "N_sum" in got[-1]["let"][0], r.output  # S's sum stays over all of x, never 1..k
     assert exprs(got[2]) == ["L", "-Sum(t[c]*log(p_hat(c)), (c, 1, m))"], r.output
     assert got[3]["let"][0] == "p_hat(c) = exp(z[c])/Sum(exp(z[r]), (r, 1, m))", r.output
     assert exprs(got[5])[0] == "diff(L, z[c])", r.output
