@@ -11,7 +11,7 @@ expected: ``correct`` code must hold, a ``plant`` entry is a bug planted in a co
 entry (a text substitution) and must fail with the named property.
 
 ``build`` writes each fetched file under ``--out/<owner+repo>/<path>`` from a repository snapshot
-(``git show commit:path``): the named top-level definitions copied verbatim, in file order, with the
+(``git show commit:path``): the named top-level definitions taken unchanged, in file order, with the
 file's top-level imports that import here (torch, math, typing, einops, …; a package's own imports
 such as ``from torchtune.modules import …`` are dropped; nothing else is changed). Third-party text
 stays there, never in this repository. ``run`` runs ``mathcheck conform`` in a fresh process per

@@ -272,13 +272,32 @@ def validate(chain: Chain) -> tuple[tuple[sp.Basic, ...], tuple[sp.Basic, ...]]:
             try:
                 parse_many([text], chain.assumptions, defs=defs, unused_ok=True, unknown=unknown, laws=laws)
             except ParseError as exc:
-                raise DeriveError(f"{chain.path}:{line}: {exc}") from None
-        raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {whole}") from None
+                raise DeriveError(f"{chain.path}:{line}: {_composition(chain, exc)}") from None
+        raise DeriveError(f"{chain.path}:{chain.line}: chain {chain.name!r}: {_composition(chain, whole)}") from None
     _entry_assumptions(chain, texts)
     facts(chain)  # a bad fact is bad input before anything is proved
     exprs, rest = parsed[: len(chain.steps)], iter(parsed[len(chain.steps) :])
     hyps = tuple(_hypothesis(next(rest), next(rest), rel) for _, rels in givens for _a, rel, _b in rels)
     return exprs, hyps
+
+
+def _composition(chain: Chain, exc) -> str:
+    r"""The parser's "y is used both as a function and as a value", said as the reader's case it is: y read
+    as an unknown function from its derivative (dy/dx) and a variable of another (dz/dy) —
+    ``\frac{dz}{dx} = \frac{dz}{dy} \frac{dy}{dx}`` with nothing said of z and y is the chain rule of a
+    composition z(y(x)) the document never states; with ``$y = g(x)$`` and ``$z = f(y)$`` before the
+    display it is read and checked."""
+    import re
+
+    m = re.match(r"(\w+) is used both as a function", str(exc))
+    if not (m and m.group(1) in chain.implicit):
+        return str(exc)
+    y = m.group(1)
+    return (
+        f"{y} is a function here (d{y}/d…, read from its derivative) and the variable of another derivative "
+        f"(d…/d{y}): a composition the document does not state; state it before the display, e.g. with "
+        f"$y = g(x)$ and $z = f(y)$"
+    )
 
 
 def _entry_assumptions(chain: Chain, texts) -> None:

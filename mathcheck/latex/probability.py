@@ -240,19 +240,34 @@ def operator(reader, t) -> str | None:
     return f"{name}({', '.join(args)})"
 
 
-def _split_at(reader, toks, is_sep):
-    parts, cur, depth = [], [], 0
-    for x in toks:
+def _top_cuts(toks, sep) -> list:
+    """``[(k, width, what), ...]``: each separator outside brackets, where ``sep(toks, k)`` returns
+    ``(width, what)`` for one of ``width`` tokens at ``k`` (``||`` is two) or None — the one scan the
+    splitters below share."""
+    out, depth, k = [], 0, 0
+    while k < len(toks):
+        x = toks[k]
         if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
             depth += 1
         elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
             depth -= 1
-        if depth == 0 and is_sep(x):
-            parts.append(cur)
-            cur = []
-        else:
-            cur.append(x)
-    return parts + [cur]
+        elif depth == 0 and (hit := sep(toks, k)):
+            out.append((k, *hit))
+            k += hit[0]
+            continue
+        k += 1
+    return out
+
+
+def _pieces(toks, cuts) -> list:
+    """The runs of ``toks`` between the cuts of :func:`_top_cuts`."""
+    ends = [(k, k + width) for k, width, _ in cuts]
+    starts = [0] + [b for _, b in ends]
+    return [toks[a:b] for a, b in zip(starts, [k for k, _ in ends] + [len(toks)])]
+
+
+def _split_at(reader, toks, is_sep):
+    return _pieces(toks, _top_cuts(toks, lambda ts, k: (1, None) if is_sep(ts[k]) else None))
 
 
 def _bracketed(reader):
@@ -263,23 +278,21 @@ def _bracketed(reader):
 def _kl(reader, t) -> str:
     """``KL(P \\| Q)``: two distributions, split at the top-level ``\\|``, ``||`` or ``\\parallel``."""
     _, inner = _bracketed(reader)
-    cut, depth, k = [], 0, 0
-    while k < len(inner):
-        x = inner[k]
-        if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
-            depth += 1
-        elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
-            depth -= 1
-        elif depth == 0 and x.kind == "cmd" and x.text in ("|", "parallel", "Vert"):
-            cut.append((k, k + 1))
-        elif depth == 0 and x.kind == "ch" and x.text == "|" and k + 1 < len(inner) and inner[k + 1].text == "|":
-            cut.append((k, k + 2))
-            k += 1
-        k += 1
-    if len(cut) != 1 or cut[0][0] == 0 or cut[0][1] >= len(inner):
+    cut = _top_cuts(inner, _parallel)
+    if len(cut) != 1 or cut[0][0] == 0 or cut[0][0] + cut[0][1] >= len(inner):
         reader.fail(t, "KL takes two distributions separated by \\|: \\mathrm{KL}(P \\,\\|\\, Q)")
-    ((a, b),) = cut
-    return f"KL({reader.sub(inner[:a]).read()}, {reader.sub(inner[b:]).read()})"
+    p, q = _pieces(inner, cut)
+    return f"KL({reader.sub(p).read()}, {reader.sub(q).read()})"
+
+
+def _parallel(toks, k: int) -> tuple[int, None] | None:
+    """``\\|``, ``\\parallel``, ``\\Vert`` (one token) or ``||`` (two) at ``toks[k]``."""
+    x = toks[k]
+    if x.kind == "cmd" and x.text in ("|", "parallel", "Vert"):
+        return 1, None
+    if x.kind == "ch" and x.text == "|" and k + 1 < len(toks) and toks[k + 1].text == "|":
+        return 2, None
+    return None
 
 
 def _family(reader, t, family: str) -> str:
@@ -435,24 +448,11 @@ def _event_item(reader, t, item, side) -> str:
     """One comparison of an event, ``X \\le a`` → ``X <= a`` (a chain ``0 < X \\le 1`` too)."""
     if any(x.kind == "ch" and x.text == ";" for x in side):
         reader.fail(t, f"P(… ; θ): a model's probability with parameters is not read as an event; {_EVENT_USAGE}")
-    parts, ops, cur, k, depth = [], [], [], 0, 0
-    while k < len(item):
-        x = item[k]
-        if x.kind in ("ch", "cmd") and x.text in ("(", "[", "{", "lbrace"):
-            depth += 1
-        elif x.kind in ("ch", "cmd") and x.text in (")", "]", "}", "rbrace"):
-            depth -= 1
-        rel = _event_relation(item, k) if depth == 0 else None
-        if rel is not None:
-            if rel[0] == "!=":
-                reader.fail(x, f"\\ne in an event is not read; {_EVENT_USAGE}")
-            parts.append(cur)
-            ops.append(rel[0])
-            cur, k = [], k + rel[1]
-            continue
-        cur.append(x)
-        k += 1
-    parts.append(cur)
+    cuts = _top_cuts(item, lambda ts, k: (r[1], r[0]) if (r := _event_relation(ts, k)) else None)
+    for k, _, op in cuts:
+        if op == "!=":
+            reader.fail(item[k], f"\\ne in an event is not read; {_EVENT_USAGE}")
+    parts, ops = _pieces(item, cuts), [op for _, _, op in cuts]
     if not ops or any(not p for p in parts):
         reader.fail(t, _EVENT_USAGE)
     out = reader.sub(parts[0]).read()

@@ -54,6 +54,19 @@ def test_leibniz_chain_rule_of_undefined_names_is_never_zero_equals_zero(tmp_pat
     assert got[0]["status"] == "bad-input", r.output
 
 
+def test_the_chain_rule_reads_once_the_composition_is_stated(tmp_path):
+    """Without prose, dz/dx = dz/dy dy/dx is refused naming what to state; stated (style of d2l's
+    calculus :361, "suppose that $y=f(u)$ and $u=g(x)$"), it is proved, and the sum is refuted."""
+    r, got = run(tmp_path, "$$ \\frac{dv}{dt} = \\frac{dv}{dw} \\frac{dw}{dt} $$\n")
+    assert got[0]["status"] == "bad-input", r.output
+    assert "w is a function here (dw/d…" in got[0]["message"] and "a composition the document does not state" in (
+        got[0]["message"]
+    )
+    stated = "With $w = h(t)$ and $v = k(w)$:\n\n$$ \\frac{dv}{dt} = \\frac{dv}{dw} \\frac{dw}{dt} $$\n\n"
+    r, got = run(tmp_path, stated + "$$ \\frac{dv}{dt} = \\frac{dv}{dw} + \\frac{dw}{dt} $$\n")
+    assert [c["status"] for c in got if c["status"] != "definition"] == ["proved", "refuted"], r.output
+
+
 def test_a_derivative_of_an_undefined_name_is_an_unknown_function_and_a_constant_is_not_refuted(tmp_path):
     r, got = run(tmp_path, "$$ \\frac{dz}{dx} = 1 $$\n\n$$ \\frac{d}{dx} C = 0 $$\n")
     assert [c["steps"][0]["expr"] for c in got] == ["diff(z(x), x)", "diff(C(x), x)"]
