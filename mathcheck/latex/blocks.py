@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace, field
 from mathcheck.chains import WORD, Chain, DeriveError, Line, split_top
 from mathcheck.latex import cases, indicator, information, probability
 from mathcheck.latex.tokens import (
+    ACCENTS,
     ENVIRONMENTS,
     GREEK,
     INNER_ENVIRONMENTS,
@@ -1497,10 +1498,24 @@ def _lhs_shape(toks: list[Tok]):
     top = [k for k, t in enumerate(toks) if t.kind == "ch" and t.text == "("]
     if top and toks[-1].kind == "ch" and toks[-1].text == ")" and top[0] > 0:
         k = top[0]
-        params = [_word(p) for p in _split(toks[k + 1 : -1], lambda t: t.kind == "ch" and t.text == ",")]
+        params = [
+            _word(p) or _accented_word(p) for p in _split(toks[k + 1 : -1], lambda t: t.kind == "ch" and t.text == ",")
+        ]
         if params and None not in params and len(set(params)) == len(params):
             return toks[:k], params
     return toks, None
+
+
+def _accented_word(toks: list[Tok]) -> str | None:
+    r"""``y_hat`` for a parameter written ``\hat{\mathbf{y}}`` (``\bar{x}``: ``x_bar``), the name the reader
+    gives it (d2l's loss ``l(\mathbf{y}, \hat{\mathbf{y}})`` of the label and the prediction); None for anything
+    else."""
+    if len(toks) < 4 or toks[0].kind != "cmd" or toks[0].text not in ACCENTS or toks[1].text != "{":
+        return None
+    if toks[-1].text != "}" or _closing(toks, 1) != len(toks) - 1:
+        return None
+    word = _word(toks[2:-1])
+    return f"{word}_{ACCENTS[toks[0].text]}" if word and WORD.fullmatch(word) else None
 
 
 def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: list, notation: Notation):
@@ -1511,21 +1526,25 @@ def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: li
     (:meth:`Reader.family`) — z the same vector everywhere, its entries z[k] the unknowns a derivative
     ∂/∂z_j takes. None where it is not such a definition: z another than the one parameter, z also
     used whole on the right (``f(z) = z^\top z``), or the index bound or declared."""
-    if params != vectors or len(params) != 1:
+    if not vectors or not set(vectors) <= set(params or ()) or len(params) == 1 and params != vectors:
         return None
-    vector, key, index = params[0], head[0].text, ""
+    # l(\mathbf{y}, \hat{\mathbf{y}}) = -\sum_j y_j \log \hat{y}_j (d2l's loss): a function of several vectors
+    # in their entries, no index of its own — the name l, unfolded where l is applied to the same vectors
+    vector, key, index = ", ".join(params), head[0].text, ""
     spelled = [t.text for t in head[1:]]
     if spelled[:2] == ["_", "{"] and spelled[-1:] == ["}"]:
         spelled = ["_"] + spelled[2:-1]
+    if spelled and len(params) > 1:
+        return None
     if spelled:
         if len(spelled) != 2 or spelled[0] != "_" or not (len(spelled[1]) == 1 and spelled[1].isalpha()):
             return None
         index = spelled[1]
-    if head[0].kind not in ("ch", "cmd") or index in notation.indices or index == vector:
+    if head[0].kind not in ("ch", "cmd") or len(head) > 1 and not index or index in notation.indices | set(params):
         return None
     inner = Notation(
         notation.indices | ({index} if index else set()),
-        notation.indexed | {vector},
+        notation.indexed | set(params),
         dict(notation.functions),
         set(notation.variables),
         set(notation.defined),
@@ -1535,7 +1554,8 @@ def _vector_family(src: _Source, head: list, params, vectors: list, rhs_toks: li
         name, rhs = Reader(head[:1], src, inner).read(), Reader(rhs_toks, src, inner).read()
     except DeriveError:
         return None
-    bare = rf"(?<![A-Za-z0-9_]){re.escape(vector)}(?![A-Za-z0-9_\[])"
+    entries = {v[0] for v in notation.families.values() if v[2]}  # y_hat(j), an entry of the family y_hat
+    bare = "|".join(rf"(?<![A-Za-z0-9_]){re.escape(p)}(?![A-Za-z0-9_\[{'(' if p in entries else ''}])" for p in params)
     if not WORD.fullmatch(name) or re.search(bare, rhs) or name in notation.functions:
         return None
     notation.unknown |= inner.unknown
@@ -1562,7 +1582,9 @@ def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
     …)``, so ``a_k``, ``a_i`` are a(k), a(i) and ∂a_k/∂z_i is taken (as the name a_j, with a_k another
     unknown, the softmax's derivative was bad input). None for anything else (``x_j = w_j + b`` has no sum
     over the vector: it stays what it was)."""
-    found = _subscripted_head(head, notation)
+    found, base = _subscripted_head(head, notation), head[:1]
+    if found is None and (accented := _accented_head(head, notation)) is not None:
+        found, base = accented  # d2l's \hat{y}_i = \frac{\exp(o_i)}{\sum_j \exp(o_j)}: the entries of y_hat
     if found is None or found[1] in notation.families:
         return None
     index, key = found
@@ -1578,10 +1600,26 @@ def _normalised_family(src: _Source, head: list, rhs: str, notation: Notation):
     else:
         return None
     try:
-        name = Reader(head[:1], src, Notation(set(), set(), {}, set())).read()
+        name = Reader(base, src, Notation(set(), set(), {}, set())).read()
     except DeriveError:
         return None
     return (key, name, index, vector) if WORD.fullmatch(name) and name != vector else None
+
+
+def _accented_head(head: list, notation: Notation):
+    r"""``((index, key), base tokens)`` for a head ``\hat{y}_i`` (``\hat y_i``, ``\bar{x}_{j}``): an accented letter
+    with a one-letter index no enclosing sum binds; the key is the name the reader gives the base (``y_hat``), so
+    ``\hat{y}_j`` later is the family's entry. None otherwise."""
+    if not head or head[0].kind != "cmd" or head[0].text not in ACCENTS or len(head) < 2:
+        return None
+    end = _closing(head, 1) + 1 if head[1].text == "{" else 2
+    word = _word(head[2 : end - 1]) if head[1].text == "{" else _word(head[1:2])
+    if end <= 0 or not word or not re.fullmatch(r"[A-Za-z]", word):
+        return None
+    found = _subscripted_head([Tok("ch", word, head[0].pos, head[0].end)] + head[end:], notation)
+    if found is None:
+        return None
+    return (found[0], f"{word}_{ACCENTS[head[0].text]}"), head[:end]
 
 
 def _layer_family(head: list, entry, notation: Notation):
@@ -1659,6 +1697,13 @@ def _definition(
     first, link = group
     head, params = _lhs_shape(first.toks)
     head, squared = _squared(head, params)
+    if (
+        params
+        and len(params) > 1
+        and len(head) == 1
+        and notation.families.get(head[0].text, ("", "", "x"))[1:] == (", ".join(params), "")
+    ):
+        return None  # l(y, y_hat) again after its definition in the entries (d2l :345): a claim, l unfolded
     try:
         name = Reader(head, src, Notation(notation.indices, notation.indexed, {}, notation.variables)).read()
     except DeriveError:
@@ -1706,6 +1751,9 @@ def _definition(
         for p in params or ()
         if re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\[", rhs)
         or any(notation.families[k][1] == p for k in notation.families if notation.families[k][0] in used)
+        # \hat{\mathbf{y}} beside the entries \hat{y}_j of its family (d2l's ŷ_i = softmax's): y_hat(j) on the right
+        or any(v[0] == p and v[2] for v in notation.families.values())
+        and re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}\(", rhs)
     ]
     family = _vector_family(src, head, params, vectors, link.toks, notation) if vectors else None
     if family is not None:  # σ_i(z) = e^{z_i}/Σ_k e^{z_k}: sigma(i), an entry of a function of the vector z
@@ -3088,13 +3136,17 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
     link refuted under it (a planted error at a one-hot y) stays refuted, and a proof without it stands."""
     if chain.error or chain.definition or chain.unread or chain.prose_given:
         return chain
+    # the sum over y's entries may be the chain's own or one a definition it unfolds writes (d2l's
+    # \partial_{o_j} l(\mathbf{y}, \hat{\mathbf{y}}), l = -\sum_{j=1}^q y_j \log \hat{y}_j: its index renamed j1)
+    texts = [st.text for st in chain.steps] + [t.split("=", 1)[-1] for _, t in chain.lets]
     for name, said in reversed(_one_hot(src, blk.start)):
-        for st in chain.steps:
-            for m in re.finditer(r"\((\w+), ([^,()]+), ([^,()]+)\)\)", st.text):
+        for text in texts:
+            for m in re.finditer(r"\((\w+), ([^,()]+), ([^,()]+)\)\)", text):
                 idx, lo, hi = m.groups()
-                if f"{name}[{idx}]" in st.text:
+                if f"{name}[{idx}]" in text:
                     given = f"Sum({name}[{idx}], ({idx}, {lo}, {hi})) = 1"
-                    line = f"% given: \\sum_{{{idx}={lo}}}^{{{hi}}} {name}_{idx} = 1"
+                    shown = re.sub(r"(?<=[A-Za-z])[0-9]+$", "", idx)  # j1, a definition's j renamed: j as written
+                    line = f"% given: \\sum_{{{shown}={lo}}}^{{{hi}}} {name}_{shown} = 1"
                     words = f"{name} is one-hot, line {said}"
                     return replace(chain, prose_given=f"{given}\t{line}\t{words}")
     for name, idx, said in reversed(_probabilities(src, blk.start)):
@@ -3953,6 +4005,7 @@ def _equation(src, blk, n, group, label, notation, doc, block_lets, assumptions,
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
     excluded = set(notation.excluded).union(*(doc.excluded.get(t, ()) for _, t in lets))
     lets = _fresh_bound(lets, texts)  # after the look-up: doc.excluded is keyed by each definition as given
+    lets = _sized_by_chain(lets, texts)  # ŷ_i's \sum_j over all of o, where the chain sums o over 1..q
     excluded = _free_range(src, group[0].toks[0].pos if group[0].toks else blk.body, excluded, texts, lets)
     if any(hi == GENERIC_SIZE for _, _, hi in excluded):
         assumptions.setdefault(GENERIC_SIZE, ("positive", "integer"))
@@ -4404,6 +4457,50 @@ def _fresh_bound(lets: tuple, texts) -> tuple:
 
 
 _ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\[([A-Za-z0-9_, ]+)\]$")
+
+
+def _summed_vectors(text: str) -> dict:
+    """``{vector: {(lo, hi), …}}``: the ranges over which ``text``'s sums run through a vector's entries
+    (``Sum(exp(o[k]), (k, 1, q))``: o over (1, q)) — the entry indexed by the sum's own index alone."""
+    out: dict = {}
+    for m in re.finditer(r"(?<![A-Za-z0-9_])Sum\(", text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        whole = text[m.start() : j]
+        r = re.search(r", \(([A-Za-z][A-Za-z0-9_]*), ([^,()]+), ([^,()]+)\)\)$", whole)
+        if r is None:
+            continue
+        for v in re.findall(rf"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\[{re.escape(r.group(1))}\]", whole):
+            out.setdefault(v, set()).add((r.group(2), r.group(3)))
+    return out
+
+
+def _sized_by_chain(lets: tuple, texts) -> tuple:
+    r"""``lets`` with a definition's sum over all of a vector's entries (no range written, so 1..N_sum) run over
+    the range the chain writes for that vector's entries: d2l's ``\hat{y}_i = \frac{\exp(o_i)}{\sum_j \exp(o_j)}``
+    unfolded in ``… \log \frac{\exp(o_j)}{\sum_{k=1}^q \exp(o_k)}`` — o has q entries there, and "all of them"
+    is 1..q (left 1..N_sum, the author's unfolding was refuted at N_sum ≠ q). Only where every sum the chain and
+    its other definitions write over the vector's entries runs over one range, from 1 to one name, and only for
+    the entries of a family normalised by that sum (``y_hat(i) = …``): a plain sum ``S = \\sum_i x_i`` beside a
+    partial ``\\sum_{i=1}^k x_i`` is not made that partial sum."""
+    written: dict = {}
+    for t in list(texts) + [t for _, t in lets]:
+        for v, ranges in _summed_vectors(t).items():
+            written.setdefault(v, set()).update(ranges)
+    out = []
+    for line, text in lets:
+        head, eq, body = text.partition("=")
+        generic = {v for v, ranges in _summed_vectors(body).items() if ranges == {("1", GENERIC_SIZE)}}
+        sizes = {hi for v in generic for lo, hi in written.get(v, set()) - {("1", GENERIC_SIZE)} if lo == "1"}
+        family = re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_]*\([A-Za-z]\)\s*", head)
+        if family and len(sizes) == 1 and all(len(written[v] - {("1", GENERIC_SIZE)}) == 1 for v in generic):
+            size = sizes.pop()
+            if WORD.fullmatch(size) and set(_summed_vectors(body)) == generic and GENERIC_SIZE not in head:
+                body = re.sub(rf"(?<![A-Za-z0-9_]){GENERIC_SIZE}(?![A-Za-z0-9_])", size, body)
+        out.append((line, head + eq + body))
+    return tuple(out)
 
 
 def _differentiated_in_range(texts) -> set:

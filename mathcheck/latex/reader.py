@@ -687,8 +687,10 @@ class Reader:
             return self.limit(t)
         if name == "nabla":
             return self.nabla(t)
+        if name == "partial" and (nxt := self.peek(1)) is not None and nxt.kind == "ch" and nxt.text == "_":
+            return self.partial_subscript(t)
         if name == "partial":
-            self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x} or \\frac{d}{dx} f")
+            self.fail(t, "a derivative is read as \\frac{\\partial f}{\\partial x}, \\partial_x f or \\frac{d}{dx} f")
         if name == "mathcal" and (cal := self.calligraphic_label()) is not None:
             return self.named(cal, t)
         if name in OUT or name.rstrip("*") in OUT:
@@ -1111,7 +1113,7 @@ class Reader:
         (σ_i(2z) is not unfolded)."""
         name, vector, index = self.n.families[key]
         args = self.arguments() if vector else [vector]  # y_c of $y_i = \sigma_i(z)$: no argument
-        if args != [vector]:
+        if args != vector.split(", ") and args != [vector]:  # l(y, y_hat) of a function of two vectors
             self.fail(
                 tok, f"{name} is defined as a function of the vector {vector}; at ({', '.join(args)}) it is not read"
             )
@@ -1455,6 +1457,23 @@ class Reader:
             )
         if self.peek() is None or not self.starts_factor(self.peek()):
             self.fail(t, f"\\nabla_{{{x}}} needs something to differentiate after it")
+        start = self.i
+        f = self.term()
+        self.one_operator(start, t)
+        return f"diff({self.dependent(f, x, t)}, {x})"
+
+    def partial_subscript(self, t) -> str:
+        """``\\partial_{o_j} l(\\mathbf{y}, \\hat{\\mathbf{y}})``, ``\\partial_x f`` (d2l's softmax regression): ∂f/∂x of
+        the whole term after it, read as after ``\\frac{\\partial}{\\partial x}`` — f a name not defined is an
+        unknown function of x (:meth:`dependent`), never a constant."""
+        self.take()
+        self.take()
+        var, self.i = _group(self.t, self.i, self.src, "\\partial_")
+        if not var or any(y.kind == "cmd" and y.text in _BOLD + ("vec",) for y in var):
+            self.fail(t, "\\partial_x is read over one scalar x or an entry x_j; a gradient in a vector is not read")
+        x = self.sub(var).read()
+        if self.peek() is None or not self.starts_factor(self.peek()):
+            self.fail(t, f"\\partial_{{{x}}} needs something to differentiate after it")
         start = self.i
         f = self.term()
         self.one_operator(start, t)

@@ -84,6 +84,10 @@ def test_notation_is_written_in_the_text_grammar(tex, text):
         (r"\int x\,dx", r"<latex>:1:1: give limits: .* an indefinite integral is read only with limits"),
         (r"\iint_D x\,dA", r"<latex>:1:1: \\iint: double integrals over a region"),
         (r"\nabla f", r"\\nabla without a subscript is a gradient in every variable"),
+        # \partial_x f is read (d2l softmax-regression :355's style); a bold subscript is a gradient, \partial alone
+        (r"\partial_{\mathbf{x}} f", r"\\partial_x is read over one scalar x or an entry x_j; a gradient"),
+        (r"\partial f", r"a derivative is read as .*\\partial_x f"),
+        (r"\partial_x", r"\\partial_\{x\} needs something to differentiate after it"),
         (r"x_1 + \cdots + x_n", r"elided terms"),
         (r"\mathrm{Re}(z)", r"\\mathrm\{Re\}: complex parts is not read"),
         (r"\operatorname{softmax}(z)", r"\\operatorname\{softmax\}: a vector or matrix function is not read"),

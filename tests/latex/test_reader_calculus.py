@@ -603,6 +603,8 @@ NABLA = r"""
 def test_nabla_in_a_declared_scalar_is_its_derivative_and_a_slip_refuted():
     # the gradient in one real variable (the issue's \nabla_x f of a scalar): our own example
     assert latex.translate(r"\nabla_{w} \log w + 1", variables=["w"]) == "diff(log(w), w) + 1"
+    # \partial_w likewise, the term after it (d2l softmax-regression :355's style); no declaration needed
+    assert latex.translate(r"\partial_{w} w \log w + 1") == "diff(w*log(w), w) + 1"
     statuses = [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in latex.chains(NABLA, "n.tex")]
     planted = NABLA.replace("= 2 w + 3", "= 2 w")
     statuses += [derive.check_chain(c, seed=0, timeout=TIMEOUT).status for c in latex.chains(planted, "n.tex")]

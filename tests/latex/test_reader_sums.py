@@ -338,9 +338,9 @@ $$
 
 
 def test_a_one_hot_label_in_prose_leaves_the_link_that_needs_it_inconclusive(tmp_path):
-    # the loss L(t, p_hat) (p_hat's display not read) is the chain's subject: its links are read from the
-    # next expression, under the prose's one-hot t; the last needs sum_c t_c = 1, which the prose states in
-    # words: inconclusive naming the line to state, never refuted, never proved
+    # the loss L(t, p_hat), defined nowhere before, is defined by the first link (a function of the vectors in
+    # their entries); the rest is checked under the prose's one-hot t: the last needs sum_c t_c = 1, which the
+    # prose states in words: inconclusive naming the line to state, never refuted, never proved
     r, got = run(tmp_path, ONE_HOT)
     chain = got[-1]
     assert chain["status"] == "inconclusive", r.output
@@ -351,6 +351,64 @@ def test_a_one_hot_label_in_prose_leaves_the_link_that_needs_it_inconclusive(tmp
     r, got = run(tmp_path, ONE_HOT.replace(r"\exp(z_r) - \sum_{c=1}^m t_c z_c.", r"\exp(z_r) + \sum_{c=1}^m t_c z_c."))
     assert got[-1]["status"] == "refuted", r.output
     assert [s["status"] for s in got[-1]["steps"][1:]] == ["proved", "refuted"], r.output
+
+
+# --- a function of vectors defined by their entries, unfolded, and \partial_x f (cf. d2l-en
+# softmax-regression.md:203, :309, :315, :345 and :355: the loss l(y, y_hat) of the label and the softmax) -----
+
+VECTOR_LOSS = r"""$$\hat{\mathbf{p}} = \mathrm{softmax}(\mathbf{z}) \quad \textrm{with}\quad \hat{p}_c = \frac{\exp(z_c)}{\sum_r \exp(z_r)}.$$
+
+For a target $\mathbf{t}$ and a prediction $\hat{\mathbf{p}}$ over $m$ classes the loss is
+
+$$ L(\mathbf{t}, \hat{\mathbf{p}}) = - \sum_{c=1}^m t_c \log \hat{p}_c. $$
+
+Because $\mathbf{t}$ is a one-hot vector of length $m$, only one term of the sum is left.
+Putting the prediction into the loss,
+
+$$ L(\mathbf{t}, \hat{\mathbf{p}}) = - \sum_{c=1}^m t_c \log \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} $$
+
+and, with a sign lost,
+
+$$ L(\mathbf{t}, \hat{\mathbf{p}}) = \sum_{c=1}^m t_c \log \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} $$
+
+The derivative in one logit is
+
+$$ \partial_{z_c} L(\mathbf{t}, \hat{\mathbf{p}}) = \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} - t_c $$
+
+and a wrong one
+
+$$ \partial_{z_c} L(\mathbf{t}, \hat{\mathbf{p}}) = \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} + t_c $$
+
+In one variable, $\partial_x$ applies to the term after it:
+
+$$ \partial_x x^2 \sin y = 2 x \sin y $$
+
+$$ \partial_{y} x^2 \sin y = x^2 \sin y $$
+
+A plain sum over all of $\mathbf{x}$ is not made the partial sum a chain writes beside it:
+
+$$ S = \sum_i x_i $$
+
+$$ S \ge \sum_{i=1}^k x_i $$
+"""
+
+
+def test_a_loss_of_vectors_defined_by_entries_is_unfolded_and_differentiated(tmp_path):
+    # L(t, p_hat) := -sum_c t_c log p_hat_c, p_hat_c the entries of the softmax (the vector's own display not
+    # read): at line 10 L unfolds, and p_hat_c by its entry definition over all of z's entries — 1..m, the
+    # range the chain writes for z (left 1..N_sum, the unfolding was refuted at N_sum != m); a sign lost is
+    # refuted. \partial_{z_c} L is dL/dz_c: equal to softmax_c - t_c only where sum_c t_c = 1 (the prose's
+    # one-hot t): inconclusive saying what to state; a wrong derivative fails at a one-hot t too: refuted
+    r, got = run(tmp_path, VECTOR_LOSS)
+    loss = ["definition"] * 3 + ["proved", "refuted", "inconclusive", "refuted"]
+    assert statuses(got) == loss + ["proved", "refuted"] + ["definition", "refuted"], r.output
+    assert "N_sum" in got[-1]["let"][0], r.output  # S's sum stays over all of x, never 1..k
+    assert exprs(got[2]) == ["L", "-Sum(t[c]*log(p_hat(c)), (c, 1, m))"], r.output
+    assert got[3]["let"][0] == "p_hat(c) = exp(z[c])/Sum(exp(z[r]), (r, 1, m))", r.output
+    assert exprs(got[5])[0] == "diff(L, z[c])", r.output
+    assert "% given: \\sum_{c=1}^{m} t_c = 1" in got[5]["steps"][-1]["how"], r.output
+    assert "t is one-hot, line 7" in got[5]["steps"][-1]["how"], r.output
+    assert exprs(got[7]) == ["diff(x^2*sin(y), x)", "2*x*sin(y)"], r.output
 
 
 # --- a family the prose calls a probability (cf. d2l-en information-theory.md:526-532, the binary
