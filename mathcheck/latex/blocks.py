@@ -3146,6 +3146,9 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
                 if f"{name}[{idx}]" in text:
                     given = f"Sum({name}[{idx}], ({idx}, {lo}, {hi})) = 1"
                     shown = re.sub(r"(?<=[A-Za-z])[0-9]+$", "", idx)  # j1, a definition's j renamed: j as written
+                    if shown in chain.assumptions:  # j free in the link (\partial_{o_j}): the line states another
+                        seen = {w for t in texts for w in WORD.findall(t)}
+                        shown = next((c for c in "kmlrstuv" if c not in seen), shown)
                     line = f"% given: \\sum_{{{shown}={lo}}}^{{{hi}}} {name}_{shown} = 1"
                     words = f"{name} is one-hot, line {said}"
                     return replace(chain, prose_given=f"{given}\t{line}\t{words}")

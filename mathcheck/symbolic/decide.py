@@ -282,6 +282,12 @@ def use_hypotheses(e, hypotheses: tuple) -> sp.Basic | None:
             lhs, rhs = canonical_sums(h.lhs), canonical_sums(h.rhs)
             if lhs.is_number and not rhs.is_number:
                 lhs, rhs = rhs, lhs
+            if isinstance(lhs, sp.Sum) and not out.has(lhs):
+                # given Σ_j y_j = 1, the difference holds Σ_j y_j·c, or the sum under a derivative: the
+                # derivative taken and each sum split over its terms, the factors free of its index pulled
+                # out (identities), so Σ_j y_j stands alone where it is there (d2l's one-hot y:
+                # Σ_j y_j log Σ_k e^{o_k} = log Σ_k e^{o_k}, and ∂/∂o_j of the cross-entropy)
+                out = canonical_sums(pull_sums(out.doit() if out.has(sp.Derivative) else out))
             if not lhs.is_number:
                 out = out.xreplace({lhs: rhs})
         elif (

@@ -406,9 +406,40 @@ def test_a_loss_of_vectors_defined_by_entries_is_unfolded_and_differentiated(tmp
     assert exprs(got[2]) == ["L", "-Sum(t[c]*log(p_hat(c)), (c, 1, m))"], r.output
     assert got[3]["let"][0] == "p_hat(c) = exp(z[c])/Sum(exp(z[r]), (r, 1, m))", r.output
     assert exprs(got[5])[0] == "diff(L, z[c])", r.output
-    assert "% given: \\sum_{c=1}^{m} t_c = 1" in got[5]["steps"][-1]["how"], r.output
+    # c is free in the link (\partial_{z_c}): the line to state sums over another index, so that it reads
+    assert "% given: \\sum_{k=1}^{m} t_k = 1" in got[5]["steps"][-1]["how"], r.output
     assert "t is one-hot, line 7" in got[5]["steps"][-1]["how"], r.output
     assert exprs(got[7]) == ["diff(x^2*sin(y), x)", "2*x*sin(y)"], r.output
+
+
+STATED = r"""With the label's entries summing to one, the loss's two forms agree and its derivative is the
+error of the softmax:
+
+$$
+% given: \sum_{k=1}^{m} t_k = 1
+\sum_{c=1}^m t_c \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c = \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c
+$$
+
+$$
+% given: \sum_{k=1}^{m} t_k = 1
+\frac{\partial}{\partial z_c} \left(- \sum_{j=1}^m t_j \log \frac{\exp(z_j)}{\sum_{r=1}^m \exp(z_r)}\right) = \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} - t_c
+$$
+
+$$
+% given: \sum_{k=1}^{m} t_k = 1
+\frac{\partial}{\partial z_c} \left(- \sum_{j=1}^m t_j \log \frac{\exp(z_j)}{\sum_{r=1}^m \exp(z_r)}\right) = \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} + t_c
+$$
+"""
+
+
+@pytest.mark.slow  # 30 s: each link runs its strategies and a counterexample search under sum_k t_k = 1 first
+def test_the_one_hot_hypothesis_stated_as_told_proves_the_links(tmp_path):
+    # the line the two tests above name, written as told: the equation hypothesis sum_k t_k = 1 is used
+    # symbolically once the sums are split and their free factors pulled out (the derivative taken first);
+    # a wrong sign under it is refuted
+    r, got = run(tmp_path, STATED)
+    assert statuses(got) == ["proved", "proved", "refuted"], r.output
+    assert "using the hypotheses" in got[0]["steps"][-1]["how"] and "using the hypotheses" in got[1]["steps"][-1]["how"]
 
 
 # --- a family the prose calls a probability (cf. d2l-en information-theory.md:526-532, the binary
