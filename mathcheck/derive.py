@@ -727,7 +727,7 @@ def _under_prose_given(chain: Chain, i: int, j: int, relation: str, seed: int, t
 
     from mathcheck.userexpr.relation import numeric_side
 
-    given, line, words = chain.prose_given.split("\t")
+    given, line, words, *positive = chain.prose_given.split("\t")
     try:
         if given.startswith("range "):  # 0 < pi_i < 1: each entry read as sigmoid(pi_i), onto (0, 1)
             exprs, hyps = validate(replace(chain, prose_given=""))
@@ -771,6 +771,27 @@ def _under_prose_given(chain: Chain, i: int, j: int, relation: str, seed: int, t
         return None
     if again["status"] != "passed":  # refuted there, or no point of it checked: the refutation stands
         return None
+    if positive:  # probabilities: what the directives can say is every entry positive; does the link need more?
+        name = given.split()[1]
+
+        def exped(e):
+            return e.replace(lambda x: isinstance(x, sp.Indexed) and str(x.base) == name, sp.exp)
+
+        try:
+            pos = numeric_side(exped(exprs[i]), exped(exprs[j]), relation, seed, hyps, "auto", timeout)
+        except DeriveError:
+            pos = {"status": "error"}
+        # every entry positive is enough where it passes with no more points off the reals than the prose's
+        # range had (d2l's log ∏_j π_j^{y_j}); log(1 - π_i) needs π_i < 1 too: the line says what, in words
+        if pos["status"] == "passed" and pos.get("skipped", 0) <= again.get("skipped", 0):
+            return (
+                f"refuted without the hypothesis the prose states ({words}), passed under it; every entry "
+                f"positive is all it needs: state it, {positive[0]}"
+            )
+        return (
+            f"refuted without the hypothesis the prose states ({words}), passed under it; it needs {line}, "
+            f"which mathcheck cannot take as a hypothesis yet ({positive[0]} states the lower bound only)"
+        )
     return f"refuted without the hypothesis the prose states ({words}), passed under it: state it, {line}"
 
 

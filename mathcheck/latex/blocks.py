@@ -959,7 +959,7 @@ def _assumed_name(src: _Source, part: list[Tok], notation: Notation) -> str:
                     f"assume: {src.text[part[0].pos : part[-1].end]!r} is about one entry of the "
                     f"indexed {b}; an assumption is about a name or every entry ({b}_i > 0)",
                 )
-            return b
+            return "pi_" if b == "pi" else b  # \pi_i's family is the reader's pi_ (pi is the number π)
     r = Reader(part, src, Notation(notation.indices, set(), {}, notation.variables))
     name = r.read()
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
@@ -3157,7 +3157,8 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
         if any(re.search(rf"(?<![\w]){re.escape(base)}\[", st.text) for st in chain.steps):
             shown = f"\\{name}" if name in GREEK else name
             words = f"{name}_{idx} is a probability, line {said}"
-            return replace(chain, prose_given=f"range {base}\t% given: 0 < {shown}_{idx} < 1\t{words}")
+            said = f"0 < {shown}_{idx} < 1 for every {idx}"
+            return replace(chain, prose_given=f"range {base}\t{said}\t{words}\t% assume: {shown}_{idx} > 0")
     for name, size, said in reversed(_probability_vectors(src, blk.start)):
         base = "pi_" if name == "pi" else name
         # an entry over 1..size in a sum of the chain: pi[j] with (j, 1, k)
@@ -3166,9 +3167,10 @@ def _prose_given(src: _Source, blk: Block, chain: Chain) -> Chain:
                 idx = m.group(1)
                 if re.search(rf"(?<![\w]){re.escape(base)}\[{idx}\]", st.text):
                     shown = f"\\{name}" if name in GREEK else name
-                    line = f"% given: 0 < {shown}_{idx} < 1, \\sum_{{{idx}=1}}^{{{size}}} {shown}_{idx} = 1"
+                    line = f"0 < {shown}_{idx} < 1 for every {idx} and \\sum_{{{idx}=1}}^{{{size}}} {shown}_{idx} = 1"
                     words = f"{name} is a vector of probabilities, line {said}"
-                    return replace(chain, prose_given=f"simplex {base} {size}\t{line}\t{words}")
+                    pos = f"% assume: {shown}_{idx} > 0"
+                    return replace(chain, prose_given=f"simplex {base} {size}\t{line}\t{words}\t{pos}")
     return chain
 
 
