@@ -399,8 +399,9 @@ def test_misreadings_that_proved_false_links_are_read_as_written(tmp_path):
         "x/(a/b)",
     ]
     # z, y unknown functions: y is one of x (dy/dx) and a variable (dz/dy) — refused, never 0 = 0 + 0
-    assert "y is a function here (dy/d…, read from its derivative) and the variable of another derivative" in (
-        got[2]["message"]
+    assert (
+        "y is a function here (dy/d…, read from its derivative) and the variable of another derivative"
+        in (got[2]["message"])
     )
     assert "state it before the display, e.g. with $y = g(x)$ and $z = f(y)$" in got[2]["message"]
     text = CliRunner().invoke(main, ["derive", str(p)]).output

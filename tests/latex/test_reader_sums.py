@@ -465,8 +465,9 @@ def test_a_probability_in_prose_leaves_the_log_of_a_product_inconclusive(tmp_pat
     assert [c["status"] for c in got] == ["definition", "inconclusive"], r.output
     assert link["status"] == "inconclusive" and "it needs 0 < \\pi_i < 1 for every i" in link["how"], r.output
     # log(1 - pi_i) needs pi_i < 1 too: '% assume: \pi_i > 0' is not offered as enough
-    assert "which mathcheck cannot take as a hypothesis yet (% assume: \\pi_i > 0 states the lower bound only)" in (
-        link["how"]
+    assert (
+        "which mathcheck cannot take as a hypothesis yet (% assume: \\pi_i > 0 states the lower bound only)"
+        in (link["how"])
     ), r.output
     assert exprs(got[-1])[0] == "log(Product(pi_[i]^t[i]*(1 - pi_[i])^(1 - t[i]), (i, 1, m)))", r.output
     # a planted mistake that fails at every probability pi_i stays refuted

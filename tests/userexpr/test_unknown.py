@@ -59,8 +59,9 @@ def test_the_chain_rule_reads_once_the_composition_is_stated(tmp_path):
     calculus :361, "suppose that $y=f(u)$ and $u=g(x)$"), it is proved, and the sum is refuted."""
     r, got = run(tmp_path, "$$ \\frac{dv}{dt} = \\frac{dv}{dw} \\frac{dw}{dt} $$\n")
     assert got[0]["status"] == "bad-input", r.output
-    assert "w is a function here (dw/d…" in got[0]["message"] and "a composition the document does not state" in (
-        got[0]["message"]
+    assert (
+        "w is a function here (dw/d…" in got[0]["message"]
+        and "a composition the document does not state" in (got[0]["message"])
     )
     stated = "With $w = h(t)$ and $v = k(w)$:\n\n$$ \\frac{dv}{dt} = \\frac{dv}{dw} \\frac{dw}{dt} $$\n\n"
     r, got = run(tmp_path, stated + "$$ \\frac{dv}{dt} = \\frac{dv}{dw} + \\frac{dw}{dt} $$\n")
