@@ -1455,12 +1455,7 @@ class Reader:
                 "\\nabla_x is read as the derivative only in a scalar x the chain declares "
                 "(% assume: x \\in \\mathbb{R}); a gradient in a vector is not read",
             )
-        if self.peek() is None or not self.starts_factor(self.peek()):
-            self.fail(t, f"\\nabla_{{{x}}} needs something to differentiate after it")
-        start = self.i
-        f = self.term()
-        self.one_operator(start, t)
-        return f"diff({self.dependent(f, x, t)}, {x})"
+        return self.differentiated(t, x, "\\nabla_")
 
     def partial_subscript(self, t) -> str:
         """``\\partial_{o_j} l(\\mathbf{y}, \\hat{\\mathbf{y}})``, ``\\partial_x f`` (d2l's softmax regression): ∂f/∂x of
@@ -1472,8 +1467,12 @@ class Reader:
         if not var or any(y.kind == "cmd" and y.text in _BOLD + ("vec",) for y in var):
             self.fail(t, "\\partial_x is read over one scalar x or an entry x_j; a gradient in a vector is not read")
         x = self.sub(var).read()
+        return self.differentiated(t, x, "\\partial_")
+
+    def differentiated(self, t, x: str, written: str) -> str:
+        """``diff(f, x)`` of the whole term f after an operator ``written`` in x (``\\nabla_x f``, ``\\partial_x f``)."""
         if self.peek() is None or not self.starts_factor(self.peek()):
-            self.fail(t, f"\\partial_{{{x}}} needs something to differentiate after it")
+            self.fail(t, f"{written}{{{x}}} needs something to differentiate after it")
         start = self.i
         f = self.term()
         self.one_operator(start, t)
