@@ -417,11 +417,6 @@ error of the softmax:
 
 $$
 % given: \sum_{k=1}^{m} t_k = 1
-\sum_{c=1}^m t_c \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c = \log \sum_{r=1}^m \exp(z_r) - \sum_{c=1}^m t_c z_c
-$$
-
-$$
-% given: \sum_{k=1}^{m} t_k = 1
 \frac{\partial}{\partial z_c} \left(- \sum_{j=1}^m t_j \log \frac{\exp(z_j)}{\sum_{r=1}^m \exp(z_r)}\right) = \frac{\exp(z_c)}{\sum_{r=1}^m \exp(z_r)} - t_c
 $$
 
@@ -432,14 +427,14 @@ $$
 """
 
 
-@pytest.mark.slow  # 30 s: each link runs its strategies and a counterexample search under sum_k t_k = 1 first
+@pytest.mark.slow  # 20 s: the numeric side draws its points on sum_k t_k = 1 (symbolic: 0.1 s)
 def test_the_one_hot_hypothesis_stated_as_told_proves_the_links(tmp_path):
     # the line the two tests above name, written as told: the equation hypothesis sum_k t_k = 1 is used
     # symbolically once the sums are split and their free factors pulled out (the derivative taken first);
     # a wrong sign under it is refuted
     r, got = run(tmp_path, STATED)
-    assert statuses(got) == ["proved", "proved", "refuted"], r.output
-    assert "using the hypotheses" in got[0]["steps"][-1]["how"] and "using the hypotheses" in got[1]["steps"][-1]["how"]
+    assert statuses(got) == ["proved", "refuted"], r.output
+    assert "using the hypotheses" in got[0]["steps"][-1]["how"], r.output
 
 
 # --- a family the prose calls a probability (cf. d2l-en information-theory.md:526-532, the binary
@@ -526,6 +521,6 @@ def test_a_vector_of_probabilities_leaves_the_log_of_a_product_inconclusive(tmp_
 @pytest.mark.slow  # the statement check of the planted chain runs out its budget (nested products at 50 digits)
 def test_a_wrong_factor_at_a_vector_of_probabilities_is_refuted(tmp_path):
     # a planted mistake (a wrong factor) fails at probabilities too: the link refuted, never made inconclusive
-    # by the prose's hypothesis (its statement check runs out of the 10 s budget: inconclusive, not refuted)
-    r, got = run(tmp_path, VECTOR.replace(r"t_{rs} \log{\rho_{s}}.", r"2 t_{rs} \log{\rho_{s}}."), "--timeout", "10")
+    # by the prose's hypothesis (its statement check runs out of the 5 s budget: inconclusive, not refuted)
+    r, got = run(tmp_path, VECTOR.replace(r"t_{rs} \log{\rho_{s}}.", r"2 t_{rs} \log{\rho_{s}}."), "--timeout", "5")
     assert got[1]["steps"][-1]["status"] == "refuted", r.output
